@@ -1,0 +1,15 @@
+"""mlsql: evaluate predictions where they live, in DuckDB SQL, Polars and Spark.
+
+Examples
+--------
+>>> import mlsql
+>>> con = mlsql.connect()
+>>> con.sql("SELECT micro_f1(['cat', 'bird'], ['cat', 'dog'])").fetchone()[0]
+0.5
+"""
+
+from mlsql._duckdb.register import connect, register
+from mlsql._errors import MlsqlError
+
+__version__ = "0.1.0"
+__all__ = ["MlsqlError", "__version__", "connect", "register"]

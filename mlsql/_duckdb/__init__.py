@@ -1,0 +1,1 @@
+"""The DuckDB engine: SQL macros generated from the registry's formulas."""

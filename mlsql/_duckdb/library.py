@@ -1,0 +1,437 @@
+"""The DuckDB macro library, generated from the registry.
+
+:func:`macros` returns every macro of the library, grouped by the ``sql/``
+file it belongs to; :func:`render` writes them as SQL. The committed files in
+``sql/`` are ``render(qualify=identity)``; ``tests/test_sql_library.py`` fails
+when they are stale (regenerate with ``python -m mlsql._duckdb.generate``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from mlsql import _params as P
+from mlsql._duckdb.ops import SqlOps
+from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
+from mlsql._registry import Measure, Param, measures
+from mlsql._sqlexpr import Sql, call, lit
+from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
+
+Qualify = Callable[[str], str]
+
+#: the sql/ files, in loading order, with what each holds
+FILES = {
+    "internal.sql": "Helpers the public macros share: zero division, parameter checks, label counts.",
+    "formulas.sql": "Every formula, once: ratios with zero division, F-beta, averages, shares.",
+    "sets.sql": "Set helpers and per-row counts and ratios over two label lists.",
+    "micro.sql": "Aggregates: micro and samples averages, subset accuracy, Hamming loss.",
+    "counts.sql": "Mergeable counts: store multilabel_counts, combine, score later.",
+    "hivemall.sql": "Hivemall's fmeasure: option string, arrays, int and boolean binary input.",
+}
+
+
+@dataclass(frozen=True)
+class Macro:
+    """One DuckDB macro: its file, name, parameters (with defaults) and body."""
+
+    file: str
+    name: str
+    params: tuple[str, ...]
+    body: str
+    doc: str
+    public: bool = True
+    table: bool = False
+
+
+def sql_message(template: str, *exprs: str) -> str:
+    """A SQL string expression for ``error()``: ``template`` with ``{}`` filled by SQL ``exprs``."""
+    parts = template.replace("'", "''").split("{}")
+    out = "'" + parts[0] + "'"
+    for expr, part in zip(exprs, parts[1:], strict=True):
+        out += f" || {expr} || '{part}'"
+    return out
+
+
+def _param_sql(p: Param) -> str:
+    return p.name if p.default is None else f"{p.name} := {lit(p.default)}"
+
+
+def _signature(m: Measure) -> tuple[str, ...]:
+    return (*m.inputs, *(_param_sql(p) for p in m.params))
+
+
+def _checked_params(m: Measure, q: Qualify) -> dict[str, Sql]:
+    """The macro's parameters as SQL, each wrapped in its runtime check."""
+    out: dict[str, Sql] = {}
+    for p in m.params:
+        if p.name == "beta":
+            out["beta"] = call(q("_mlsql_check_beta"), Sql("beta"), m.name)
+        elif p.name == "zero_division":
+            out["zero_division"] = call(
+                q("_mlsql_check_zero_division"), Sql("zero_division"), m.name
+            )
+        elif p.name == "n_labels":
+            out["n_labels"] = call(q("_mlsql_check_n_labels"), Sql("n_labels"), m.name)
+        else:
+            out[p.name] = Sql(p.name)
+    return out
+
+
+def row_stats(q: Qualify, actual: str = "actual", predicted: str = "predicted") -> RowStats:
+    """Per-row statistics as calls of the library's own macros."""
+    a, p = Sql(actual), Sql(predicted)
+    return RowStats(
+        tp=call(q("true_positives"), a, p),
+        n_actual=call(q("_mlsql_n_labels"), a, p),
+        n_predicted=call(q("_mlsql_n_labels"), p, a),
+        fp=call(q("false_positives"), a, p),
+        fn=call(q("false_negatives"), a, p),
+    )
+
+
+def _formulas(ops: SqlOps) -> list[Macro]:
+    """One macro per formula: ``_mlsql_fbeta(tp, fp, fn, beta, zero_division)`` and so on."""
+    out = []
+    for name, fn in FORMULAS.items():
+        params = formula_params(name)
+        args = [Sql(p) for p in params]
+        if "tp" in params:
+            i = params.index("tp")
+            args[i : i + 3] = [Counts(*args[i : i + 3])]
+        doc = (fn.raw.__doc__ or "").strip().splitlines()[0]
+        out.append(
+            Macro(
+                "formulas.sql",
+                f"_mlsql_{name}",
+                tuple(params),
+                str(fn.raw(ops, *args)),
+                doc,
+                public=False,
+            )
+        )
+    return out
+
+
+def _internal(q: Qualify) -> list[Macro]:
+    zd_allowed = ", ".join(P.ZERO_DIVISION_CHOICES)
+    zd_text = "lower(CAST(zero_division AS VARCHAR))"
+    return [
+        Macro(
+            "internal.sql",
+            "_mlsql_check_zero_division",
+            ("zero_division", "func"),
+            f"CASE WHEN {zd_text} IN ('0', '0.0', '1', '1.0', 'nan', 'diagnose', 'ignore')\n"
+            f"         THEN {zd_text}\n"
+            f"         ELSE error('The ''zero_division'' parameter of ' || func || ' must be one of "
+            f"{zd_allowed.replace(chr(39), chr(39) * 2)}. Got ' || CAST(zero_division AS VARCHAR) || ' instead.') END",
+            "Validate zero_division; return it as lower-case text.",
+            public=False,
+        ),
+        Macro(
+            "internal.sql",
+            "_mlsql_undefined",
+            ("zero_division", "nothing_to_score"),
+            "CASE zero_division\n"
+            "         WHEN '0' THEN 0.0 WHEN '0.0' THEN 0.0 WHEN '1' THEN 1.0 WHEN '1.0' THEN 1.0\n"
+            "         WHEN 'nan' THEN 'nan'::DOUBLE\n"
+            "         WHEN 'diagnose' THEN CASE WHEN nothing_to_score THEN 1.0 ELSE 0.0 END\n"
+            "         ELSE NULL END",
+            "The value of an undefined ratio under a checked zero_division ('ignore': NULL).",
+            public=False,
+        ),
+        Macro(
+            "internal.sql",
+            "_mlsql_check_beta",
+            ("beta", "func"),
+            "CASE WHEN beta > 0 AND isfinite(beta) THEN beta\n"
+            "         ELSE error('The ''beta'' parameter of ' || func || ' must be a finite number > 0. Got '\n"
+            "                    || coalesce(CAST(beta AS VARCHAR), 'NULL') || ' instead.') END",
+            "Validate beta.",
+            public=False,
+        ),
+        Macro(
+            "internal.sql",
+            "_mlsql_check_n_labels",
+            ("n_labels", "func"),
+            "CASE WHEN n_labels > 0 AND n_labels = floor(n_labels) THEN n_labels\n"
+            "         ELSE error('The ''n_labels'' parameter of ' || func || ' must be a whole number > 0. Got '\n"
+            "                    || coalesce(CAST(n_labels AS VARCHAR), 'NULL') || ' instead.') END",
+            "Validate n_labels.",
+            public=False,
+        ),
+        Macro(
+            "internal.sql",
+            "_mlsql_n_labels",
+            ("labels", "other"),
+            "CASE WHEN other IS NULL THEN NULL ELSE list_unique(labels) END",
+            "Distinct non-NULL labels in a list; NULL when either list of the row is NULL.",
+            public=False,
+        ),
+    ]
+
+
+def _sets(q: Qualify) -> list[Macro]:
+    f = "sets.sql"
+    diff = "list_filter(list_distinct({x}), lambda x: NOT coalesce(list_contains({y}, x), false))"
+    null_guard = "CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE {body} END"
+    return [
+        Macro(
+            f,
+            "set_intersection",
+            ("actual", "predicted"),
+            "list_sort(list_intersect(actual, predicted))",
+            "Labels in both lists, distinct and sorted, no NULLs.",
+        ),
+        Macro(
+            f,
+            "set_difference",
+            ("actual", "predicted"),
+            null_guard.format(body="list_sort(" + diff.format(x="actual", y="predicted") + ")"),
+            "Labels of the first list missing from the second, distinct and sorted.",
+        ),
+        Macro(
+            f,
+            "set_union",
+            ("actual", "predicted"),
+            null_guard.format(body="list_sort(list_distinct(list_concat(actual, predicted)))"),
+            "Labels in either list, distinct and sorted, no NULLs.",
+        ),
+        Macro(
+            f,
+            "set_symmetric_difference",
+            ("actual", "predicted"),
+            null_guard.format(
+                body="list_sort(list_concat("
+                + diff.format(x="actual", y="predicted")
+                + ",\n        "
+                + diff.format(x="predicted", y="actual")
+                + "))"
+            ),
+            "Labels in exactly one of the lists, distinct and sorted.",
+        ),
+    ]
+
+
+def _tp_macro() -> Macro:
+    return Macro(
+        "sets.sql",
+        "true_positives",
+        ("actual", "predicted"),
+        "len(list_intersect(actual, predicted))",
+        "|A ∩ P|: distinct true labels that were predicted (NULL elements ignored).",
+    )
+
+
+def _from_registry(m: Measure, q: Qualify, ops: SqlOps, file: str) -> Macro:
+    params = _checked_params(m, q)
+    if m.kind == "from_counts":
+        k = CountsFields(*(call("struct_extract", Sql("counts"), f) for f in COUNTS_FIELDS))
+        body = m.build(ops, k, **params)
+    elif m.name in ("false_positives", "false_negatives"):
+        s = row_stats(q)  # fp and fn from |P| - tp and |A| - tp, not from themselves
+        body = m.build(ops, RowStats(s.tp, s.n_actual, s.n_predicted), **params)
+    else:
+        body = m.build(ops, row_stats(q), **params)
+    if "zero_division" in params:  # check it even when no ratio turns out undefined
+        body = Sql(f"CASE WHEN {params['zero_division']} IS NULL THEN NULL ELSE {body} END")
+    return Macro(file, m.name, _signature(m), str(body), m.summary)
+
+
+def _counts(q: Qualify, ops: SqlOps) -> list[Macro]:
+    fields = counts_fields(ops, row_stats(q))
+    pack = ",\n    ".join(f"{name} := {expr}" for name, expr in fields.items())
+    merged = ",\n    ".join(
+        f"{name} := sum(struct_extract(counts, '{name}'))" for name in COUNTS_FIELDS
+    )
+    return [
+        Macro(
+            "counts.sql",
+            "multilabel_counts",
+            ("actual", "predicted"),
+            f"struct_pack(\n    {pack})",
+            "Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.",
+        ),
+        Macro(
+            "counts.sql",
+            "merge_counts",
+            ("counts",),
+            f"struct_pack(\n    {merged})",
+            "Sum stored multilabel_counts structs field by field.",
+        ),
+    ]
+
+
+def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
+    f = "hivemall.sql"
+    union = "UNION(s VARCHAR[], i BIGINT[], n BIGINT, b BOOLEAN)"
+    esc = lambda text: text.replace("'", "''")  # noqa: E731
+    tp = q("true_positives")
+    nl = q("_mlsql_n_labels")
+    mismatch = sql_message(
+        "fmeasure needs actual and predicted of the same kind (both arrays of one label type, "
+        "both int or both boolean). Got actual {} and predicted {}.",
+        "actual_type",
+        "predicted_type",
+    )
+    row = f"""CASE
+        WHEN union_tag(a) <> union_tag(p)
+             OR (union_tag(a) IN ('s', 'i')) <> (union_tag(p) IN ('s', 'i'))
+        THEN error({mismatch})
+        WHEN union_tag(a) IN ('s', 'i') AND average = 'binary'
+        THEN error('{esc(P.BINARY_ON_ARRAYS_MESSAGE)}')
+        WHEN union_tag(a) = 's' THEN struct_pack(
+            tp := {tp}(union_extract(a, 's'), union_extract(p, 's')),
+            n_actual := {nl}(union_extract(a, 's'), union_extract(p, 's')),
+            n_predicted := {nl}(union_extract(p, 's'), union_extract(a, 's')))
+        WHEN union_tag(a) = 'i' THEN struct_pack(
+            tp := {tp}(union_extract(a, 'i'), union_extract(p, 'i')),
+            n_actual := {nl}(union_extract(a, 'i'), union_extract(p, 'i')),
+            n_predicted := {nl}(union_extract(p, 'i'), union_extract(a, 'i')))
+        ELSE {q("_mlsql_hivemall_binary_row")}(
+            {q("_mlsql_hivemall_int_label")}(coalesce(union_extract(a, 'b')::BIGINT, union_extract(a, 'n'))),
+            {q("_mlsql_hivemall_int_label")}(coalesce(union_extract(p, 'b')::BIGINT, union_extract(p, 'n'))),
+            average)
+    END"""
+    binary_row = """CASE WHEN a IS NULL OR p IS NULL THEN NULL
+         WHEN average = 'binary' THEN struct_pack(
+             tp := (a = 1 AND p = 1)::BIGINT, n_actual := (a = 1)::BIGINT, n_predicted := (p = 1)::BIGINT)
+         ELSE struct_pack(tp := (a = p)::BIGINT, n_actual := 1::BIGINT, n_predicted := 1::BIGINT) END"""
+    s = RowStats(
+        *(
+            call("sum", call("struct_extract", Sql("r"), f))
+            for f in ("tp", "n_actual", "n_predicted")
+        )
+    )
+    f_body = fbeta(ops, s.counts, Sql("beta"), lit("0"))
+    options_ok = P.OPTIONS_PATTERN
+    beta_text = "regexp_extract(coalesce(options, ''), '--?beta\\s+(\\S+)', 1)"
+    average_text = "regexp_extract(coalesce(options, ''), '--?average\\s+(\\S+)', 1)"
+    bad_options = sql_message(P.OPTIONS_MESSAGE.format(got="'{}'"), "options")
+    bad_average = sql_message(P.AVERAGE_MESSAGE.format(got="'{}'"), average_text)
+    bad_int = sql_message(P.INT_LABEL_MESSAGE.format(got="{}"), "CAST(x AS VARCHAR)")
+    return [
+        Macro(
+            f,
+            "_mlsql_hivemall_beta",
+            ("options",),
+            f"""CASE WHEN NOT regexp_full_match(coalesce(options, ''), '{options_ok}')
+         THEN error({bad_options})
+         WHEN {beta_text} = '' THEN 1.0::DOUBLE
+         ELSE {q("_mlsql_check_beta")}(TRY_CAST({beta_text} AS DOUBLE), 'fmeasure') END""",
+            "The -beta of a Hivemall option string (default 1).",
+            public=False,
+        ),
+        Macro(
+            f,
+            "_mlsql_hivemall_average",
+            ("options",),
+            f"""CASE coalesce(nullif({average_text}, ''), 'micro')
+         WHEN 'micro' THEN 'micro' WHEN 'binary' THEN 'binary'
+         WHEN 'macro' THEN error('{esc(P.AVERAGE_MACRO_MESSAGE)}')
+         ELSE error({bad_average}) END""",
+            "The -average of a Hivemall option string (default micro).",
+            public=False,
+        ),
+        Macro(
+            f,
+            "_mlsql_hivemall_int_label",
+            ("x",),
+            f"""CASE WHEN x IS NULL THEN NULL WHEN x = 1 THEN 1 WHEN x IN (0, -1) THEN 0
+         ELSE error({bad_int}) END""",
+            "Hivemall's binary label: 1 stays 1; 0 and -1 are 0.",
+            public=False,
+        ),
+        Macro(
+            f,
+            "_mlsql_hivemall_binary_row",
+            ("a", "p", "average"),
+            binary_row,
+            "One binary row's tp, n_actual, n_predicted.",
+            public=False,
+        ),
+        Macro(
+            f,
+            "_mlsql_hivemall_row",
+            ("a", "p", "actual_type", "predicted_type", "average"),
+            row,
+            "One row's tp, n_actual, n_predicted, whatever the input kind.",
+            public=False,
+        ),
+        Macro(
+            f,
+            "_mlsql_hivemall_fmeasure",
+            ("r", "beta"),
+            str(f_body),
+            "F-beta of pooled Hivemall rows (0 where undefined, as Hivemall).",
+            public=False,
+        ),
+        Macro(
+            f,
+            "_mlsql_hivemall",
+            ("actual", "predicted", "options"),
+            f"""{q("_mlsql_hivemall_fmeasure")}(
+        {q("_mlsql_hivemall_row")}(CAST([actual][1] AS {union}), CAST([predicted][1] AS {union}),
+                            typeof(actual), typeof(predicted), {q("_mlsql_hivemall_average")}(options)),
+        {q("_mlsql_hivemall_beta")}(options))""",
+            "Hivemall's fmeasure over any input kind.",
+            public=False,
+        ),
+        Macro(
+            f,
+            "fmeasure",
+            ("actual", "predicted"),
+            f"{q('_mlsql_hivemall')}(actual, predicted, '')",
+            "Hivemall's fmeasure with default options (-beta 1 -average micro).",
+        ),
+        Macro(
+            f,
+            "fmeasure",
+            ("actual", "predicted", "options"),
+            f"{q('_mlsql_hivemall')}(actual, predicted, options)",
+            "Hivemall's fmeasure(actual, predicted, options): micro F-beta over label arrays, "
+            "or over int (1, 0, -1) or boolean binary inputs with -average micro|binary.",
+        ),
+    ]
+
+
+def macros(qualify: Qualify = lambda name: name) -> list[Macro]:
+    """Every macro of the library, in loading order, named through ``qualify``."""
+    ops = SqlOps(qualify)
+    out = [*_internal(qualify), *_formulas(ops), *_sets(qualify), _tp_macro()]
+    for m in measures():
+        if m.build is None or m.name == "true_positives" or not m.available_in("duckdb"):
+            continue
+        file = (
+            "sets.sql"
+            if m.kind == "row"
+            else "counts.sql"
+            if m.kind == "from_counts"
+            else "micro.sql"
+        )
+        if m.family != "multilabel" and m.family != "hivemall":
+            continue  # other families render their own files (see FAMILY_FILES)
+        out.append(_from_registry(m, qualify, ops, file))
+    out += _counts(qualify, ops)
+    out += _hivemall(qualify, ops)
+    return [replace(m, name=qualify(m.name)) for m in out]
+
+
+def render(all_macros: list[Macro], *, temporary: bool = False) -> dict[str, str]:
+    """SQL text per file; overloads of one name become one statement."""
+    texts: dict[str, list[str]] = {name: [] for name in FILES}
+    i = 0
+    while i < len(all_macros):
+        group = [all_macros[i]]
+        while i + len(group) < len(all_macros) and all_macros[i + len(group)].name == group[0].name:
+            group.append(all_macros[i + len(group)])
+        i += len(group)
+        head = group[0]
+        docs = "\n".join(f"-- {m.name}({', '.join(m.params)}): {m.doc}" for m in group)
+        kind = "TABLE " if head.table else ""
+        bodies = ",\n    ".join(f"({', '.join(m.params)}) AS {kind}\n    {m.body}" for m in group)
+        temp = "TEMP " if temporary else ""
+        texts.setdefault(head.file, []).append(
+            f"{docs}\nCREATE OR REPLACE {temp}MACRO {head.name}{bodies.removeprefix('')};"
+        )
+    return {name: "\n\n".join(parts) + "\n" for name, parts in texts.items() if parts}

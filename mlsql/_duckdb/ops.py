@@ -1,0 +1,51 @@
+"""The primitives the formulas need, written as DuckDB SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mlsql._formulas import flatten
+from mlsql._sqlexpr import Sql, call, lit, when
+
+
+class SqlOps:
+    """Formula primitives for DuckDB; ``qualify`` names mlsql's own macros.
+
+    Examples
+    --------
+    >>> ops = SqlOps(lambda name: name)
+    >>> str(ops.sum(Sql("x")))
+    'sum(x)'
+    """
+
+    def __init__(self, qualify: Callable[[str], str]) -> None:
+        self.qualify = qualify
+
+    def call_formula(self, name: str, args: tuple[Any, ...]) -> Sql:
+        """Name the formula's macro instead of inlining it."""
+        return call(self.qualify(f"_mlsql_{name}"), *flatten(args))
+
+    def when(self, condition: Any, then: Any, otherwise: Any) -> Sql:
+        return when(condition, then, otherwise)
+
+    def undefined(self, zero_division: Any, nothing_to_score: Any) -> Sql:
+        return call(self.qualify("_mlsql_undefined"), zero_division, nothing_to_score)
+
+    def sum(self, x: Any) -> Sql:
+        return call("sum", x)
+
+    def mean(self, x: Any) -> Sql:
+        return call("avg", x)
+
+    def count(self, x: Any) -> Sql:
+        return call("count", x)
+
+    def is_nan(self, x: Any) -> Sql:
+        return call("isnan", x)
+
+    def nan(self) -> Sql:
+        return lit(float("nan"))
+
+    def skips_undefined(self, zero_division: Any) -> bool | None:
+        return None  # a macro parameter: known only when the query runs

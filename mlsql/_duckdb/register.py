@@ -1,0 +1,106 @@
+"""Load mlsql's macros into a DuckDB connection without clobbering the user's own."""
+
+from __future__ import annotations
+
+import duckdb
+
+from mlsql._duckdb.library import macros, render
+from mlsql._errors import MlsqlError
+from mlsql._sqlexpr import quote_ident
+
+MARKER = "mlsql macro"
+
+
+def _existing(con: duckdb.DuckDBPyConnection, names: set[str]) -> dict[str, str]:
+    """Functions already named like ours: name -> its comment ('' if none)."""
+    rows = con.execute(
+        "SELECT function_name, coalesce(comment, ''), schema_name FROM duckdb_functions() "
+        "WHERE function_name IN (SELECT unnest(?))",
+        [sorted(names)],
+    ).fetchall()
+    return {name: comment for name, comment, _schema in rows}
+
+
+def register(
+    con: duckdb.DuckDBPyConnection,
+    *,
+    temporary: bool = True,
+    replace: bool = False,
+    prefix: str = "",
+    schema: str | None = None,
+) -> duckdb.DuckDBPyConnection:
+    """Register every mlsql macro on ``con``.
+
+    Parameters
+    ----------
+    con : duckdb.DuckDBPyConnection
+        The user's connection; nothing else in it is changed.
+    temporary : bool, default True
+        Create TEMP macros, so nothing is written into the database file.
+        ``False`` stores them in the database (``schema`` implies ``False``).
+    replace : bool, default False
+        Replace functions of the same names that mlsql did not create. Without
+        it such a clash is an error naming the functions.
+    prefix : str, default ""
+        Prepend this to every macro name (``prefix="ml_"`` gives ``ml_micro_f1``).
+    schema : str, optional
+        Create the macros in this schema (created if missing), called as
+        ``schema.micro_f1(...)``.
+
+    Returns
+    -------
+    duckdb.DuckDBPyConnection
+        ``con`` itself.
+
+    Examples
+    --------
+    >>> import duckdb, mlsql
+    >>> con = mlsql.register(duckdb.connect())
+    >>> con.sql("SELECT micro_f1(['a', 'b'], ['a'])").fetchone()[0]
+    0.6666666666666666
+    """
+    if schema is not None:
+        temporary = False
+        qualify = lambda name: f"{quote_ident(schema)}.{prefix}{name}"  # noqa: E731
+        con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
+    else:
+        qualify = lambda name: f"{prefix}{name}"  # noqa: E731
+    all_macros = macros(qualify)
+    names = {f"{prefix}{m.name}" for m in macros()}
+    if schema is None and not replace:
+        clashes = sorted(
+            n for n, comment in _existing(con, names).items() if not comment.startswith(MARKER)
+        )
+        if clashes:
+            raise MlsqlError(
+                f"mlsql would replace functions already defined on this connection: {', '.join(clashes)}. "
+                "Pass replace=True to replace them, or prefix='ml_' or schema='mlsql' to install beside them."
+            )
+    texts = render(all_macros, temporary=temporary)
+    for text in texts.values():
+        con.execute(text)
+    for m in {m.name: m for m in all_macros}.values():  # mark them ours, for the clash check
+        con.execute(
+            f"COMMENT ON MACRO {m.name} IS '{MARKER}: {m.doc.replace(chr(39), chr(39) * 2)}'"
+        )
+    return con
+
+
+def connect(database: str = ":memory:", **kwargs: object) -> duckdb.DuckDBPyConnection:
+    """Open a DuckDB connection with every mlsql macro registered.
+
+    Parameters
+    ----------
+    database : str, default ":memory:"
+        As for :func:`duckdb.connect`.
+    **kwargs
+        Passed to :func:`register` (``prefix``, ``schema``, ``replace``, ...).
+
+    Examples
+    --------
+    >>> import mlsql
+    >>> con = mlsql.connect()
+    >>> con.sql("SELECT fmeasure(['cat', 'dog'], ['cat'])").fetchone()[0]
+    0.6666666666666666
+    """
+    return register(duckdb.connect(database), **kwargs)  # type: ignore[arg-type]

@@ -1,0 +1,208 @@
+"""Every measure's formula, written once over sufficient statistics.
+
+The functions here never see an engine. They take an ``ops`` object (the few
+primitives an engine supplies: ``when``, ``undefined``, ``sum``, ``mean``,
+``count``, ``is_nan``, ``nan``) and statistics that are DuckDB :class:`Sql`
+expressions, Polars expressions or Spark Columns, all of which overload
+Python's arithmetic. ``zero_division`` is whatever the engine's ``undefined``
+understands (a validated :class:`~mlsql._params.ZeroDivision` in Python
+engines, a macro parameter in SQL).
+
+Notes
+-----
+A ratio is undefined when its denominator is zero. Its value then follows
+``zero_division`` (DESIGN.md section 1.8): 0 or 1; NaN (left out of
+averages); 'diagnose' (1 where tp + fp + fn = 0 for that row or label, else
+0, as MULAN and mldr); 'ignore' (NULL, left out of averages, as mldr).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from functools import wraps
+from typing import Any, Protocol
+
+E = Any  # an engine expression: Sql, pl.Expr or a Spark Column
+
+
+class Ops(Protocol):
+    """The primitives an engine supplies to the formulas."""
+
+    def when(self, condition: E, then: E, otherwise: E) -> E: ...
+
+    def undefined(self, zero_division: Any, nothing_to_score: E) -> E: ...
+
+    def sum(self, x: E) -> E: ...
+
+    def mean(self, x: E) -> E: ...
+
+    def count(self, x: E) -> E: ...
+
+    def is_nan(self, x: E) -> E: ...
+
+    def nan(self) -> E: ...
+
+    def skips_undefined(self, zero_division: Any) -> bool | None: ...
+
+
+#: every formula by name, for engines that name them (DuckDB emits one macro each)
+FORMULAS: dict[str, Callable[..., Any]] = {}
+
+
+def formula(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Register ``fn`` as a formula; an ``ops`` with ``call_formula`` may name it instead.
+
+    DuckDB's ops answer with a call of the macro ``_mlsql_<name>``, whose body
+    is ``fn`` itself, so the SQL library reads as the formulas do.
+    """
+
+    @wraps(fn)
+    def wrapper(ops: Any, *args: Any) -> Any:
+        hook = getattr(ops, "call_formula", None)
+        if hook is not None:
+            return hook(fn.__name__, args)
+        return fn(ops, *args)
+
+    wrapper.raw = fn  # type: ignore[attr-defined]
+    FORMULAS[fn.__name__] = wrapper
+    return wrapper
+
+
+def formula_params(name: str) -> list[str]:
+    """The flat parameter names of a formula (a Counts argument gives tp, fp, fn)."""
+    out: list[str] = []
+    for p in list(inspect.signature(FORMULAS[name].raw).parameters.values())[1:]:
+        out += ["tp", "fp", "fn"] if p.annotation == "Counts" else [p.name]
+    return out
+
+
+def flatten(args: tuple[Any, ...]) -> list[Any]:
+    """Formula arguments with each Counts spread into tp, fp, fn."""
+    out: list[Any] = []
+    for a in args:
+        out += [getattr(a, f.name) for f in fields(a)] if isinstance(a, Counts) else [a]
+    return out
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Confusion counts of one row, one label or a pooled set of them."""
+
+    tp: E
+    fp: E
+    fn: E
+
+    @property
+    def nothing_to_score(self) -> E:
+        """True where tp + fp + fn = 0: nothing true and nothing predicted."""
+        return (self.tp + self.fp + self.fn) == 0
+
+
+@dataclass(frozen=True)
+class RowStats:
+    """Per-row statistics of two label sets: |A ∩ P|, |A| and |P| (distinct, no NULLs).
+
+    ``fp`` and ``fn`` default to |P| - tp and |A| - tp; an engine may give
+    expressions of its own for them (DuckDB names its macros).
+    """
+
+    tp: E
+    n_actual: E
+    n_predicted: E
+    fp: E = None
+    fn: E = None
+
+    @property
+    def counts(self) -> Counts:
+        """tp, fp = |P| - tp, fn = |A| - tp."""
+        fp = self.n_predicted - self.tp if self.fp is None else self.fp
+        fn = self.n_actual - self.tp if self.fn is None else self.fn
+        return Counts(self.tp, fp, fn)
+
+    @property
+    def exact_match(self) -> E:
+        """True where A = P as sets."""
+        return (self.tp == self.n_actual) & (self.tp == self.n_predicted)
+
+
+@formula
+def ratio(ops: Ops, num: E, den: E, zero_division: Any, nothing_to_score: E) -> E:
+    """``num / den``, or the ``zero_division`` value where ``den`` is 0."""
+    return ops.when(den == 0, ops.undefined(zero_division, nothing_to_score), num / den)
+
+
+@formula
+def precision(ops: Ops, c: Counts, zero_division: Any) -> E:
+    """tp / (tp + fp): undefined when nothing is predicted."""
+    return ratio(ops, c.tp, c.tp + c.fp, zero_division, c.nothing_to_score)
+
+
+@formula
+def recall(ops: Ops, c: Counts, zero_division: Any) -> E:
+    """tp / (tp + fn): undefined when nothing is true."""
+    return ratio(ops, c.tp, c.tp + c.fn, zero_division, c.nothing_to_score)
+
+
+@formula
+def fbeta(ops: Ops, c: Counts, beta: Any, zero_division: Any) -> E:
+    """(1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.
+
+    The lecture's F_alpha = (alpha + 1) P R / (alpha P + R) is this with alpha = beta².
+    """
+    b2 = beta * beta
+    weighted_tp = (1 + b2) * c.tp
+    return ratio(
+        ops, weighted_tp, weighted_tp + b2 * c.fn + c.fp, zero_division, c.nothing_to_score
+    )
+
+
+@formula
+def jaccard(ops: Ops, c: Counts, zero_division: Any) -> E:
+    """tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty."""
+    return ratio(ops, c.tp, c.tp + c.fp + c.fn, zero_division, c.nothing_to_score)
+
+
+def pooled(ops: Ops, c: Counts) -> Counts:
+    """Sum counts over rows (and labels): the micro average's statistics."""
+    return Counts(ops.sum(c.tp), ops.sum(c.fp), ops.sum(c.fn))
+
+
+@formula
+def average(ops: Ops, values: E, zero_division: Any) -> E:
+    """Mean of per-row or per-label values, leaving undefined ones out where asked.
+
+    Under NaN and 'ignore', undefined values (NaN, NULL) are left out; if
+    values exist but all are undefined the mean is NaN (under NaN) or NULL
+    (under 'ignore'). With no values at all (zero rows) it is NULL.
+    """
+    if ops.skips_undefined(zero_division) is False:
+        return ops.mean(values)
+    kept = ops.when(ops.is_nan(values), None, values)
+    all_nan = (ops.count(values) > 0) & (ops.count(kept) == 0)
+    return ops.when(all_nan, ops.nan(), ops.mean(kept))
+
+
+@formula
+def share(ops: Ops, part: E, whole: E) -> E:
+    """``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown)."""
+    return ops.when(whole == 0, None, part / whole)
+
+
+@formula
+def hamming_loss(ops: Ops, fp: E, fn: E, n_rows: E, n_labels: E) -> E:
+    """(fp + fn) / (rows x labels): the share of label decisions that are wrong."""
+    return share(ops, fp + fn, n_rows * n_labels)
+
+
+@formula
+def subset_accuracy(ops: Ops, exact_match: E) -> E:
+    """Share of rows whose predicted set equals the true set."""
+    return ops.mean(ops.when(exact_match, 1.0, 0.0))
+
+
+@formula
+def zero_one_loss(ops: Ops, exact_match: E) -> E:
+    """1 - subset accuracy."""
+    return 1 - subset_accuracy(ops, exact_match)

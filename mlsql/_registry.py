@@ -1,0 +1,105 @@
+"""The one registry of measures: it drives registration, documentation and tests.
+
+Each family module under :mod:`mlsql.measures` declares its measures with
+:func:`measure`. Engines read the registry to build their functions (DuckDB
+macros, Polars expressions, Spark Columns); ``tests/test_registry.py`` fails
+when a measure exists in one engine and not another without a stated reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+ENGINES = ("duckdb", "polars", "spark")
+
+#: what a measure takes and returns, which decides how an engine builds it
+KINDS = {
+    "set": "per row: a list (distinct, sorted, no NULLs) from two label lists",
+    "row": "per row: a number from two label lists; NULL where either list is NULL",
+    "aggregate": "over rows (GROUP BY / group_by().agg / groupBy().agg): one number",
+    "counts": "over rows: a struct of counts that can be stored and merged",
+    "from_counts": "per row of stored counts: a number",
+    "table": "over a table: one row per group (and label)",
+}
+
+
+@dataclass(frozen=True)
+class Param:
+    """A parameter beyond the inputs, with its default."""
+
+    name: str
+    default: Any
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One public function of mlsql, as every engine names it."""
+
+    name: str
+    kind: str
+    family: str
+    summary: str
+    inputs: tuple[str, ...] = ("actual", "predicted")
+    params: tuple[Param, ...] = ()
+    build: Callable[..., Any] | None = None
+    unavailable: Mapping[str, str] = field(default_factory=dict)
+    aliases: tuple[str, ...] = ()
+
+    def available_in(self, engine: str) -> bool:
+        """Whether ``engine`` offers this measure (else ``unavailable`` says why)."""
+        return engine not in self.unavailable
+
+
+REGISTRY: dict[str, Measure] = {}
+
+
+def measure(
+    name: str,
+    kind: str,
+    family: str,
+    summary: str,
+    *,
+    inputs: tuple[str, ...] = ("actual", "predicted"),
+    params: tuple[Param, ...] = (),
+    unavailable: Mapping[str, str] | None = None,
+    aliases: tuple[str, ...] = (),
+) -> Callable[[Callable[..., Any] | None], Callable[..., Any] | None]:
+    """Declare a measure; decorates its formula (or ``None`` when engine-specific).
+
+    Examples
+    --------
+    >>> from mlsql._registry import REGISTRY
+    >>> import mlsql.measures  # noqa: F401  (fills the registry)
+    >>> REGISTRY["micro_f1"].kind
+    'aggregate'
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {sorted(KINDS)}")
+
+    def decorate(build: Callable[..., Any] | None) -> Callable[..., Any] | None:
+        if name in REGISTRY:
+            raise ValueError(f"measure {name!r} is declared twice")
+        REGISTRY[name] = Measure(
+            name, kind, family, summary, inputs, params, build, dict(unavailable or {}), aliases
+        )
+        return build
+
+    return decorate
+
+
+def declare(name: str, kind: str, family: str, summary: str, **kwargs: Any) -> None:
+    """Declare a measure whose engines build it themselves (no shared formula)."""
+    measure(name, kind, family, summary, **kwargs)(None)
+
+
+def measures(*, kind: str | None = None, family: str | None = None) -> list[Measure]:
+    """The registered measures, optionally of one kind or family, in declaration order."""
+    import mlsql.measures  # noqa: F401  (fills the registry)
+
+    return [
+        m
+        for m in REGISTRY.values()
+        if (kind is None or m.kind == kind) and (family is None or m.family == family)
+    ]

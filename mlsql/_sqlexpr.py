@@ -1,0 +1,163 @@
+"""SQL expressions as Python objects, so one formula serves SQL, Polars and Spark.
+
+Polars expressions and Spark Columns overload Python's arithmetic already;
+:class:`Sql` does the same for SQL text, so the formulas in
+:mod:`mlsql._formulas` build readable DuckDB SQL when handed :class:`Sql`
+operands. Every binary operation is parenthesised: the output is meant to be
+read, but never to be wrong about precedence.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+class Sql:
+    """A SQL expression.
+
+    Examples
+    --------
+    >>> tp, fp = Sql("tp"), Sql("fp")
+    >>> str(tp / (tp + fp))
+    '(tp / (tp + fp))'
+    >>> str((tp == 0) & ~(fp > 1))
+    '((tp = 0) AND (NOT (fp > 1)))'
+    """
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"Sql({self.text!r})"
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def _op(self, op: str, other: Any, *, reverse: bool = False) -> Sql:
+        left, right = (lit(other), self) if reverse else (self, lit(other))
+        return Sql(f"({left} {op} {right})")
+
+    def __add__(self, other: Any) -> Sql:
+        return self._op("+", other)
+
+    def __radd__(self, other: Any) -> Sql:
+        return self._op("+", other, reverse=True)
+
+    def __sub__(self, other: Any) -> Sql:
+        return self._op("-", other)
+
+    def __rsub__(self, other: Any) -> Sql:
+        return self._op("-", other, reverse=True)
+
+    def __mul__(self, other: Any) -> Sql:
+        return self._op("*", other)
+
+    def __rmul__(self, other: Any) -> Sql:
+        return self._op("*", other, reverse=True)
+
+    def __truediv__(self, other: Any) -> Sql:
+        return self._op("/", other)
+
+    def __rtruediv__(self, other: Any) -> Sql:
+        return self._op("/", other, reverse=True)
+
+    def __pow__(self, other: Any) -> Sql:
+        return Sql(f"pow({self}, {lit(other)})")
+
+    def __neg__(self) -> Sql:
+        return Sql(f"(- {self})")
+
+    def __eq__(self, other: Any) -> Sql:  # type: ignore[override]
+        return self._op("=", other)
+
+    def __ne__(self, other: Any) -> Sql:  # type: ignore[override]
+        return self._op("<>", other)
+
+    def __lt__(self, other: Any) -> Sql:
+        return self._op("<", other)
+
+    def __le__(self, other: Any) -> Sql:
+        return self._op("<=", other)
+
+    def __gt__(self, other: Any) -> Sql:
+        return self._op(">", other)
+
+    def __ge__(self, other: Any) -> Sql:
+        return self._op(">=", other)
+
+    def __and__(self, other: Any) -> Sql:
+        return self._op("AND", other)
+
+    def __rand__(self, other: Any) -> Sql:
+        return self._op("AND", other, reverse=True)
+
+    def __or__(self, other: Any) -> Sql:
+        return self._op("OR", other)
+
+    def __ror__(self, other: Any) -> Sql:
+        return self._op("OR", other, reverse=True)
+
+    def __invert__(self) -> Sql:
+        return Sql(f"(NOT {self})")
+
+
+def lit(value: Any) -> Sql:
+    """Return ``value`` as a SQL literal (or itself if it is already SQL).
+
+    Examples
+    --------
+    >>> str(lit(2)), str(lit(0.5)), str(lit("it's")), str(lit(float("nan")))
+    ('2', '0.5', "'it''s'", "'nan'::DOUBLE")
+    """
+    if isinstance(value, Sql):
+        return value
+    if value is None:
+        return Sql("NULL")
+    if isinstance(value, bool):
+        return Sql("true" if value else "false")
+    if isinstance(value, int):
+        return Sql(str(value))
+    if isinstance(value, float):
+        if math.isnan(value):
+            return Sql("'nan'::DOUBLE")
+        if math.isinf(value):
+            return Sql("'inf'::DOUBLE" if value > 0 else "'-inf'::DOUBLE")
+        return Sql(repr(value))
+    if isinstance(value, str):
+        return Sql("'" + value.replace("'", "''") + "'")
+    raise TypeError(f"cannot write {type(value).__name__} as a SQL literal")
+
+
+def call(name: str, *args: Any) -> Sql:
+    """Return the SQL call ``name(args...)``.
+
+    Examples
+    --------
+    >>> str(call("sum", Sql("x")))
+    'sum(x)'
+    """
+    return Sql(f"{name}({', '.join(str(lit(a)) for a in args)})")
+
+
+def when(condition: Any, then: Any, otherwise: Any) -> Sql:
+    """Return ``CASE WHEN condition THEN then ELSE otherwise END``."""
+    return Sql(f"CASE WHEN {lit(condition)} THEN {lit(then)} ELSE {lit(otherwise)} END")
+
+
+def quote_ident(name: str) -> str:
+    """Quote ``name`` as a SQL identifier (any text is safe).
+
+    Examples
+    --------
+    >>> quote_ident('x"; DROP TABLE t; --')
+    '"x""; DROP TABLE t; --"'
+    """
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"an identifier must be a non-empty string, got {name!r}")
+    return '"' + name.replace('"', '""') + '"'

@@ -1,0 +1,298 @@
+"""Multi-label set measures: per-row helpers, micro and samples averages, counts.
+
+Each declaration names a public function and, where one formula serves every
+engine, carries it. ``s`` is a :class:`~mlsql._formulas.RowStats` of one row
+(per-row kinds) or of every row (aggregates, which pool with ``ops.sum``);
+``k`` is a stored :class:`CountsFields`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mlsql import _formulas as F
+from mlsql._registry import Param, declare, measure
+
+FAMILY = "multilabel"
+BETA = Param("beta", 1.0)
+ZD = Param("zero_division", 0)
+
+# ------------------------------------------------------------------ set helpers
+declare("set_intersection", "set", FAMILY, "Labels in both lists: A ∩ P.")
+declare("set_difference", "set", FAMILY, "Labels in the first list only: A \\ P.")
+declare("set_union", "set", FAMILY, "Labels in either list: A ∪ P.")
+declare("set_symmetric_difference", "set", FAMILY, "Labels in exactly one list: A △ P.")
+
+
+@measure("true_positives", "row", FAMILY, "|A ∩ P|: true labels that were predicted.")
+def _tp(ops: Any, s: F.RowStats) -> Any:
+    return s.tp
+
+
+@measure("false_positives", "row", FAMILY, "|P \\ A|: predicted labels that are not true.")
+def _fp(ops: Any, s: F.RowStats) -> Any:
+    return s.counts.fp
+
+
+@measure("false_negatives", "row", FAMILY, "|A \\ P|: true labels that were not predicted.")
+def _fn(ops: Any, s: F.RowStats) -> Any:
+    return s.counts.fn
+
+
+@measure("set_jaccard", "row", FAMILY, "|A ∩ P| / |A ∪ P| of one row.", params=(ZD,))
+def _set_jaccard(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
+    return F.jaccard(ops, s.counts, zero_division)
+
+
+@measure("row_precision", "row", FAMILY, "|A ∩ P| / |P| of one row.", params=(ZD,))
+def _row_precision(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
+    return F.precision(ops, s.counts, zero_division)
+
+
+@measure("row_recall", "row", FAMILY, "|A ∩ P| / |A| of one row.", params=(ZD,))
+def _row_recall(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
+    return F.recall(ops, s.counts, zero_division)
+
+
+@measure("row_fbeta", "row", FAMILY, "F-beta of one row, from its counts.", params=(BETA, ZD))
+def _row_fbeta(ops: Any, s: F.RowStats, beta: Any, zero_division: Any) -> Any:
+    return F.fbeta(ops, s.counts, beta, zero_division)
+
+
+# ------------------------------------------------------------------ micro averages
+@measure(
+    "micro_precision", "aggregate", FAMILY, "Precision of counts pooled over rows.", params=(ZD,)
+)
+def _micro_precision(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
+    return F.precision(ops, F.pooled(ops, s.counts), zero_division)
+
+
+@measure("micro_recall", "aggregate", FAMILY, "Recall of counts pooled over rows.", params=(ZD,))
+def _micro_recall(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
+    return F.recall(ops, F.pooled(ops, s.counts), zero_division)
+
+
+@measure(
+    "micro_fbeta", "aggregate", FAMILY, "F-beta of counts pooled over rows.", params=(BETA, ZD)
+)
+def _micro_fbeta(ops: Any, s: F.RowStats, beta: Any, zero_division: Any) -> Any:
+    return F.fbeta(ops, F.pooled(ops, s.counts), beta, zero_division)
+
+
+@measure("micro_f1", "aggregate", FAMILY, "F1 of counts pooled over rows.", params=(ZD,))
+def _micro_f1(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
+    return F.fbeta(ops, F.pooled(ops, s.counts), 1, zero_division)
+
+
+@measure("micro_jaccard", "aggregate", FAMILY, "Jaccard of counts pooled over rows.", params=(ZD,))
+def _micro_jaccard(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
+    return F.jaccard(ops, F.pooled(ops, s.counts), zero_division)
+
+
+# ------------------------------------------------------------------ samples averages
+@measure("samples_precision", "aggregate", FAMILY, "Mean over rows of row precision.", params=(ZD,))
+def _samples_precision(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
+    return F.average(ops, F.precision(ops, s.counts, zero_division), zero_division)
+
+
+@measure("samples_recall", "aggregate", FAMILY, "Mean over rows of row recall.", params=(ZD,))
+def _samples_recall(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
+    return F.average(ops, F.recall(ops, s.counts, zero_division), zero_division)
+
+
+@measure("samples_fbeta", "aggregate", FAMILY, "Mean over rows of row F-beta.", params=(BETA, ZD))
+def _samples_fbeta(ops: Any, s: F.RowStats, beta: Any, zero_division: Any) -> Any:
+    return F.average(ops, F.fbeta(ops, s.counts, beta, zero_division), zero_division)
+
+
+@measure("samples_f1", "aggregate", FAMILY, "Mean over rows of row F1.", params=(ZD,))
+def _samples_f1(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
+    return F.average(ops, F.fbeta(ops, s.counts, 1, zero_division), zero_division)
+
+
+@measure("samples_jaccard", "aggregate", FAMILY, "Mean over rows of row Jaccard.", params=(ZD,))
+def _samples_jaccard(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
+    return F.average(ops, F.jaccard(ops, s.counts, zero_division), zero_division)
+
+
+# ------------------------------------------------------------------ exact match and Hamming
+@measure("subset_accuracy", "aggregate", FAMILY, "Share of rows predicted exactly.")
+def _subset_accuracy(ops: Any, s: F.RowStats) -> Any:
+    return F.subset_accuracy(ops, s.exact_match)
+
+
+@measure("zero_one_loss", "aggregate", FAMILY, "Share of rows not predicted exactly.")
+def _zero_one_loss(ops: Any, s: F.RowStats) -> Any:
+    return F.zero_one_loss(ops, s.exact_match)
+
+
+@measure(
+    "hamming_loss",
+    "aggregate",
+    FAMILY,
+    "(fp + fn) / (rows x n_labels): share of wrong label decisions.",
+    params=(Param("n_labels", None),),
+)
+def _hamming_loss(ops: Any, s: F.RowStats, n_labels: Any) -> Any:
+    c = s.counts
+    return F.hamming_loss(ops, ops.sum(c.fp), ops.sum(c.fn), ops.count(s.tp), n_labels)
+
+
+# ------------------------------------------------------------------ stored counts
+#: fields of the multilabel_counts struct, in order
+COUNTS_FIELDS = ("n_rows", "tp", "fp", "fn", "n_actual", "n_predicted", "n_exact")
+
+
+@dataclass(frozen=True)
+class CountsFields:
+    """The fields of a stored ``multilabel_counts`` struct, as engine expressions."""
+
+    n_rows: Any
+    tp: Any
+    fp: Any
+    fn: Any
+    n_actual: Any
+    n_predicted: Any
+    n_exact: Any
+
+    @property
+    def counts(self) -> F.Counts:
+        """The pooled tp, fp, fn."""
+        return F.Counts(self.tp, self.fp, self.fn)
+
+
+def counts_fields(ops: Any, s: F.RowStats) -> dict[str, Any]:
+    """The ``multilabel_counts`` struct's fields, aggregated over rows."""
+    c = s.counts
+    return {
+        "n_rows": ops.count(s.tp),
+        "tp": ops.sum(c.tp),
+        "fp": ops.sum(c.fp),
+        "fn": ops.sum(c.fn),
+        "n_actual": ops.sum(s.n_actual),
+        "n_predicted": ops.sum(s.n_predicted),
+        "n_exact": ops.sum(ops.when(s.exact_match, 1, 0)),
+    }
+
+
+declare(
+    "multilabel_counts",
+    "counts",
+    FAMILY,
+    "Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.",
+)
+declare(
+    "merge_counts",
+    "counts",
+    FAMILY,
+    "Sum stored multilabel_counts structs field by field (combine partitions).",
+    inputs=("counts",),
+)
+
+CI = ("counts",)
+
+
+@measure(
+    "micro_precision_from_counts",
+    "from_counts",
+    FAMILY,
+    "micro_precision of stored counts.",
+    inputs=CI,
+    params=(ZD,),
+)
+def _p_from_counts(ops: Any, k: CountsFields, zero_division: Any) -> Any:
+    return F.precision(ops, k.counts, zero_division)
+
+
+@measure(
+    "micro_recall_from_counts",
+    "from_counts",
+    FAMILY,
+    "micro_recall of stored counts.",
+    inputs=CI,
+    params=(ZD,),
+)
+def _r_from_counts(ops: Any, k: CountsFields, zero_division: Any) -> Any:
+    return F.recall(ops, k.counts, zero_division)
+
+
+@measure(
+    "micro_fbeta_from_counts",
+    "from_counts",
+    FAMILY,
+    "micro_fbeta of stored counts.",
+    inputs=CI,
+    params=(BETA, ZD),
+)
+def _fb_from_counts(ops: Any, k: CountsFields, beta: Any, zero_division: Any) -> Any:
+    return F.fbeta(ops, k.counts, beta, zero_division)
+
+
+@measure(
+    "micro_f1_from_counts",
+    "from_counts",
+    FAMILY,
+    "micro_f1 of stored counts.",
+    inputs=CI,
+    params=(ZD,),
+)
+def _f1_from_counts(ops: Any, k: CountsFields, zero_division: Any) -> Any:
+    return F.fbeta(ops, k.counts, 1, zero_division)
+
+
+@measure(
+    "micro_jaccard_from_counts",
+    "from_counts",
+    FAMILY,
+    "micro_jaccard of stored counts.",
+    inputs=CI,
+    params=(ZD,),
+)
+def _j_from_counts(ops: Any, k: CountsFields, zero_division: Any) -> Any:
+    return F.jaccard(ops, k.counts, zero_division)
+
+
+@measure(
+    "subset_accuracy_from_counts",
+    "from_counts",
+    FAMILY,
+    "subset_accuracy of stored counts.",
+    inputs=CI,
+)
+def _sa_from_counts(ops: Any, k: CountsFields) -> Any:
+    return F.share(ops, k.n_exact, k.n_rows)
+
+
+@measure(
+    "zero_one_loss_from_counts",
+    "from_counts",
+    FAMILY,
+    "zero_one_loss of stored counts.",
+    inputs=CI,
+)
+def _zol_from_counts(ops: Any, k: CountsFields) -> Any:
+    return 1 - F.share(ops, k.n_exact, k.n_rows)
+
+
+@measure(
+    "hamming_loss_from_counts",
+    "from_counts",
+    FAMILY,
+    "hamming_loss of stored counts.",
+    inputs=CI,
+    params=(Param("n_labels", None),),
+)
+def _hl_from_counts(ops: Any, k: CountsFields, n_labels: Any) -> Any:
+    return F.hamming_loss(ops, k.fp, k.fn, k.n_rows, n_labels)
+
+
+# ------------------------------------------------------------------ Hivemall
+declare(
+    "fmeasure",
+    "aggregate",
+    "hivemall",
+    "Hivemall's fmeasure: micro F-beta with an option string '-beta B -average micro|binary', "
+    "over label arrays or int (1, 0, -1) / boolean binary inputs.",
+    params=(Param("options", ""),),
+)
