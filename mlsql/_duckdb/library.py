@@ -8,8 +8,12 @@ when they are stale (regenerate with ``python -m mlsql._duckdb.generate``).
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from types import ModuleType
+from typing import Any
 
 from mlsql import _params as P
 from mlsql._duckdb.ops import SqlOps
@@ -223,7 +227,8 @@ def _tp_macro() -> Macro:
     )
 
 
-def _from_registry(m: Measure, q: Qualify, ops: SqlOps, file: str) -> Macro:
+def _from_registry(m: Measure, q: Qualify, ops: SqlOps, file: str, stats: Any = None) -> Macro:
+    """A registry measure as a macro; ``stats`` replaces the multi-label row statistics."""
     params = _checked_params(m, q)
     if m.kind == "from_counts":
         k = CountsFields(*(call("struct_extract", Sql("counts"), f) for f in COUNTS_FIELDS))
@@ -232,7 +237,7 @@ def _from_registry(m: Measure, q: Qualify, ops: SqlOps, file: str) -> Macro:
         s = row_stats(q)  # fp and fn from |P| - tp and |A| - tp, not from themselves
         body = m.build(ops, RowStats(s.tp, s.n_actual, s.n_predicted), **params)
     else:
-        body = m.build(ops, row_stats(q), **params)
+        body = m.build(ops, row_stats(q) if stats is None else stats, **params)
     if "zero_division" in params:  # check it even when no ratio turns out undefined
         body = Sql(f"CASE WHEN {params['zero_division']} IS NULL THEN NULL ELSE {body} END")
     return Macro(file, m.name, _signature(m), str(body), m.summary)
@@ -395,31 +400,45 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
     ]
 
 
+def family_modules() -> list[ModuleType]:
+    """The modules of :mod:`mlsql._duckdb.families`, in loading order."""
+    from mlsql._duckdb import families
+
+    mods = [
+        importlib.import_module(f"{families.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(families.__path__)
+    ]
+    return sorted(mods, key=lambda mod: (mod.ORDER, mod.FILE))
+
+
+def files() -> dict[str, str]:
+    """Every ``sql/`` file (but the entry file) in loading order, with what it holds."""
+    return {**FILES, **{mod.FILE: mod.DESCRIPTION for mod in family_modules()}}
+
+
 def macros(qualify: Qualify = lambda name: name) -> list[Macro]:
     """Every macro of the library, in loading order, named through ``qualify``."""
     ops = SqlOps(qualify)
     out = [*_internal(qualify), *_formulas(ops), *_sets(qualify), _tp_macro()]
     for m in measures():
-        if m.build is None or m.name == "true_positives" or not m.available_in("duckdb"):
+        if m.family != "multilabel" or m.build is None or m.name == "true_positives":
             continue
-        file = (
-            "sets.sql"
-            if m.kind == "row"
-            else "counts.sql"
-            if m.kind == "from_counts"
-            else "micro.sql"
-        )
-        if m.family != "multilabel" and m.family != "hivemall":
-            continue  # other families render their own files (see FAMILY_FILES)
+        file = {"row": "sets.sql", "from_counts": "counts.sql"}.get(m.kind, "micro.sql")
         out.append(_from_registry(m, qualify, ops, file))
     out += _counts(qualify, ops)
     out += _hivemall(qualify, ops)
+    for mod in family_modules():
+        out += mod.macros(qualify, ops)
+        for m in measures():
+            if m.family in mod.FAMILIES and m.build is not None and m.available_in("duckdb"):
+                stats = mod.stats(qualify, m) if hasattr(mod, "stats") else None
+                out.append(_from_registry(m, qualify, ops, mod.FILE, stats))
     return [replace(m, name=qualify(m.name)) for m in out]
 
 
 def render(all_macros: list[Macro], *, temporary: bool = False) -> dict[str, str]:
     """SQL text per file; overloads of one name become one statement."""
-    texts: dict[str, list[str]] = {name: [] for name in FILES}
+    texts: dict[str, list[str]] = {name: [] for name in files()}
     i = 0
     while i < len(all_macros):
         group = [all_macros[i]]

@@ -1,0 +1,206 @@
+"""Benchmark cases, one line each.
+
+A case is an engine, a name and a body:
+
+- ``duckdb``: an SQL string; ``{f}`` is replaced by the Parquet path. With
+  ``mlsql=True`` the connection comes from ``mlsql.connect()``, otherwise
+  from ``duckdb.connect()``. The result is fetched with ``fetchall()``.
+- ``polars``, ``sklearn``, ``spark``: a callable taking an :class:`Env`
+  (the path as ``e.f``, the engine's handles, and ``e.mlsql``, the engine's
+  mlsql module when ``mlsql=True``).
+
+Each case runs once per file in ``files`` in its own subprocess (see
+``run.py``); its time is the best of ``--repeat`` runs and its ratio is to
+``baseline`` (by default the same engine's ``bare scan``) on the same file.
+Heavy imports happen inside the worker, never at module level here, so the
+peak RSS of a case only counts the engine it uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+#: Data files written by ``generate.py``, by short name.
+FILES: tuple[str, ...] = ("strings", "ints", "dirty_strings")
+CLEAN: tuple[str, ...] = ("strings", "ints")
+
+#: The module a case with ``mlsql=True`` needs, per engine.
+MLSQL_MODULES: dict[str, str] = {
+    "duckdb": "mlsql",
+    "polars": "mlsql.polars",
+    "spark": "mlsql.spark",
+}
+
+
+@dataclass
+class Env:
+    """What a callable case body receives.
+
+    Attributes
+    ----------
+    f : str
+        Path of the Parquet file.
+    con : Any
+        DuckDB connection (``duckdb`` cases).
+    pl : Any
+        The ``polars`` module (``polars`` cases).
+    spark : Any
+        SparkSession (``spark`` cases).
+    F : Any
+        ``pyspark.sql.functions`` (``spark`` cases).
+    mlsql : Any
+        The engine's mlsql module, for cases with ``mlsql=True``.
+    """
+
+    f: str = ""
+    con: Any = None
+    pl: Any = None
+    spark: Any = None
+    F: Any = None
+    mlsql: Any = None
+
+
+@dataclass(frozen=True)
+class Case:
+    """One benchmark measure.
+
+    Attributes
+    ----------
+    engine : str
+        ``duckdb``, ``polars``, ``sklearn`` or ``spark``.
+    name : str
+        Short name, unique within the engine.
+    body : str or callable or None
+        SQL with ``{f}`` for DuckDB, else ``body(env)``; None when only the
+        engine's setup is timed (``setup_only``).
+    files : tuple of str
+        Files to run on; empty for a case that reads no file.
+    baseline : tuple of (str, str) or None
+        ``(engine, name)`` of the case the ratio is taken to, on the same
+        file; None means ``(engine, "bare scan")``.
+    mlsql : bool
+        The case needs mlsql; skipped when mlsql is not importable yet.
+    setup_only : bool
+        Time the engine setup (e.g. JVM start) instead of a body.
+    repeat : int or None
+        Runs to take the best of; None uses ``--repeat``.
+    """
+
+    engine: str
+    name: str
+    body: str | Callable[[Env], Any] | None
+    files: tuple[str, ...] = FILES
+    baseline: tuple[str, str] | None = None
+    mlsql: bool = False
+    setup_only: bool = False
+    repeat: int | None = None
+
+    @property
+    def key(self) -> str:
+        """Return ``engine:name``, the id used on the worker command line."""
+        return f"{self.engine}:{self.name}"
+
+    @property
+    def baseline_key(self) -> tuple[str, str]:
+        """Return the ``(engine, name)`` the ratio is taken to."""
+        return self.baseline or (self.engine, "bare scan")
+
+
+def _pl_lengths(pl: Any) -> Any:
+    """Polars expression: total number of actual and predicted labels."""
+    return pl.col("actual").list.len().sum() + pl.col("predicted").list.len().sum()
+
+
+def _pl_naive_micro_f(pl: Any) -> Any:
+    """Polars expression: micro F from list lengths and set_intersection."""
+    tp = pl.col("actual").list.set_intersection("predicted").list.len().sum()
+    return 2 * tp / _pl_lengths(pl)
+
+
+def _spark_lengths(e: Env) -> Any:
+    """Spark column: total number of actual and predicted labels."""
+    return e.F.sum(e.F.size("actual") + e.F.size("predicted"))
+
+
+def sklearn_micro_f1(e: Env) -> float:
+    """Micro F1 the scikit-learn way, reading included.
+
+    Parquet is read with pyarrow and turned into Python lists, a
+    ``MultiLabelBinarizer(sparse_output=True)`` is fitted on the union of
+    actual and predicted labels, and ``f1_score(average="micro")`` scores
+    the two sparse indicator matrices.
+
+    Parameters
+    ----------
+    e : Env
+        Environment with the file path.
+
+    Returns
+    -------
+    float
+        Micro F1.
+    """
+    import pyarrow.parquet as pq
+    from sklearn.metrics import f1_score
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    table = pq.read_table(e.f, columns=["actual", "predicted"])
+    actual = table.column("actual").to_pylist()
+    predicted = table.column("predicted").to_pylist()
+    mlb = MultiLabelBinarizer(sparse_output=True).fit(actual + predicted)
+    return float(f1_score(mlb.transform(actual), mlb.transform(predicted), average="micro"))
+
+
+PARQUET = "read_parquet('{f}')"
+#: The Parquet source as a string literal, for table macros taking a query.
+PARQUET_LITERAL = "'read_parquet(''{f}'')'"
+
+CASES: list[Case] = [
+    # DuckDB ------------------------------------------------------------------
+    Case("duckdb", "bare scan", f"SELECT sum(len(actual) + len(predicted)) FROM {PARQUET}"),
+    Case("duckdb", "naive list_intersect micro F", f"SELECT 2 * sum(len(list_intersect(actual, predicted))) / (sum(len(actual)) + sum(len(predicted))) FROM {PARQUET}"),  # fmt: skip
+    Case("duckdb", "mlsql micro_f1", f"SELECT micro_f1(actual, predicted) FROM {PARQUET}", mlsql=True),  # fmt: skip
+    Case("duckdb", "mlsql micro_f1 by model", f"SELECT model, micro_f1(actual, predicted) FROM {PARQUET} GROUP BY model", mlsql=True),  # fmt: skip
+    Case("duckdb", "mlsql multilabel_counts", f"SELECT multilabel_counts(actual, predicted) FROM {PARQUET}", mlsql=True),  # fmt: skip
+    Case("duckdb", "mlsql samples_f1", f"SELECT samples_f1(actual, predicted) FROM {PARQUET}", mlsql=True),  # fmt: skip
+    Case("duckdb", "mlsql label_metrics", f"SELECT * FROM label_metrics({PARQUET_LITERAL}, 'actual', 'predicted')", mlsql=True),  # fmt: skip
+    Case("duckdb", "mlsql multilabel_report", f"SELECT * FROM multilabel_report({PARQUET_LITERAL}, 'actual', 'predicted')", mlsql=True),  # fmt: skip
+    # Polars: streaming scans, then eager read_parquet -------------------------
+    Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),  # fmt: skip
+    Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),  # fmt: skip
+    Case("polars", "mlsql micro_f1", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")).collect(engine="streaming"), mlsql=True),  # fmt: skip
+    Case("polars", "bare scan eager", lambda e: e.pl.read_parquet(e.f).select(_pl_lengths(e.pl)), baseline=("polars", "bare scan eager")),  # fmt: skip
+    Case("polars", "mlsql micro_f1 eager", lambda e: e.pl.read_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")), mlsql=True, baseline=("polars", "bare scan eager")),  # fmt: skip
+    # scikit-learn: ratio to mlsql's DuckDB micro_f1 ---------------------------
+    Case("sklearn", "MultiLabelBinarizer + f1_score", sklearn_micro_f1, files=CLEAN, baseline=("duckdb", "mlsql micro_f1")),  # fmt: skip
+    # Spark (local[2]) ----------------------------------------------------------
+    Case("spark", "JVM start (SparkSession)", None, files=(), setup_only=True, repeat=1),
+    Case("spark", "bare scan", lambda e: e.spark.read.parquet(e.f).agg(_spark_lengths(e)).collect()),  # fmt: skip
+    Case("spark", "mlsql micro_f1", lambda e: e.spark.read.parquet(e.f).agg(e.mlsql.micro_f1("actual", "predicted")).collect(), mlsql=True),  # fmt: skip
+]
+
+
+def find(key: str) -> Case:
+    """Return the case whose :attr:`Case.key` is ``key``.
+
+    Parameters
+    ----------
+    key : str
+        ``engine:name``.
+
+    Returns
+    -------
+    Case
+        The case.
+
+    Raises
+    ------
+    KeyError
+        When no case has that key.
+    """
+    for case in CASES:
+        if case.key == key:
+            return case
+    raise KeyError(key)
