@@ -157,29 +157,32 @@ PARQUET = "read_parquet('{f}')"
 #: The Parquet source as a string literal, for table macros taking a query.
 PARQUET_LITERAL = "'read_parquet(''{f}'')'"
 
+# One line per case: keep them unwrapped.
+# fmt: off
 CASES: list[Case] = [
     # DuckDB ------------------------------------------------------------------
     Case("duckdb", "bare scan", f"SELECT sum(len(actual) + len(predicted)) FROM {PARQUET}"),
-    Case("duckdb", "naive list_intersect micro F", f"SELECT 2 * sum(len(list_intersect(actual, predicted))) / (sum(len(actual)) + sum(len(predicted))) FROM {PARQUET}"),  # fmt: skip
-    Case("duckdb", "mlsql micro_f1", f"SELECT micro_f1(actual, predicted) FROM {PARQUET}", mlsql=True),  # fmt: skip
-    Case("duckdb", "mlsql micro_f1 by model", f"SELECT model, micro_f1(actual, predicted) FROM {PARQUET} GROUP BY model", mlsql=True),  # fmt: skip
-    Case("duckdb", "mlsql multilabel_counts", f"SELECT multilabel_counts(actual, predicted) FROM {PARQUET}", mlsql=True),  # fmt: skip
-    Case("duckdb", "mlsql samples_f1", f"SELECT samples_f1(actual, predicted) FROM {PARQUET}", mlsql=True),  # fmt: skip
-    Case("duckdb", "mlsql label_metrics", f"SELECT * FROM label_metrics({PARQUET_LITERAL}, 'actual', 'predicted')", mlsql=True),  # fmt: skip
-    Case("duckdb", "mlsql multilabel_report", f"SELECT * FROM multilabel_report({PARQUET_LITERAL}, 'actual', 'predicted')", mlsql=True),  # fmt: skip
+    Case("duckdb", "naive list_intersect micro F", f"SELECT 2 * sum(len(list_intersect(actual, predicted))) / (sum(len(actual)) + sum(len(predicted))) FROM {PARQUET}"),
+    Case("duckdb", "mlsql micro_f1", f"SELECT micro_f1(actual, predicted) FROM {PARQUET}", mlsql=True),
+    Case("duckdb", "mlsql micro_f1 by model", f"SELECT model, micro_f1(actual, predicted) FROM {PARQUET} GROUP BY model", mlsql=True),
+    Case("duckdb", "mlsql multilabel_counts", f"SELECT multilabel_counts(actual, predicted) FROM {PARQUET}", mlsql=True),
+    Case("duckdb", "mlsql samples_f1", f"SELECT samples_f1(actual, predicted) FROM {PARQUET}", mlsql=True),
+    Case("duckdb", "mlsql label_metrics", f"SELECT * FROM label_metrics({PARQUET_LITERAL}, 'actual', 'predicted')", mlsql=True),
+    Case("duckdb", "mlsql multilabel_report", f"SELECT * FROM multilabel_report({PARQUET_LITERAL}, 'actual', 'predicted')", mlsql=True),
     # Polars: streaming scans, then eager read_parquet -------------------------
-    Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),  # fmt: skip
-    Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),  # fmt: skip
-    Case("polars", "mlsql micro_f1", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")).collect(engine="streaming"), mlsql=True),  # fmt: skip
-    Case("polars", "bare scan eager", lambda e: e.pl.read_parquet(e.f).select(_pl_lengths(e.pl)), baseline=("polars", "bare scan eager")),  # fmt: skip
-    Case("polars", "mlsql micro_f1 eager", lambda e: e.pl.read_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")), mlsql=True, baseline=("polars", "bare scan eager")),  # fmt: skip
+    Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),
+    Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),
+    Case("polars", "mlsql micro_f1", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")).collect(engine="streaming"), mlsql=True),
+    Case("polars", "bare scan eager", lambda e: e.pl.read_parquet(e.f).select(_pl_lengths(e.pl)), baseline=("polars", "bare scan eager")),
+    Case("polars", "mlsql micro_f1 eager", lambda e: e.pl.read_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")), mlsql=True, baseline=("polars", "bare scan eager")),
     # scikit-learn: ratio to mlsql's DuckDB micro_f1 ---------------------------
-    Case("sklearn", "MultiLabelBinarizer + f1_score", sklearn_micro_f1, files=CLEAN, baseline=("duckdb", "mlsql micro_f1")),  # fmt: skip
+    Case("sklearn", "MultiLabelBinarizer + f1_score", sklearn_micro_f1, files=CLEAN, baseline=("duckdb", "mlsql micro_f1")),
     # Spark (local[2]) ----------------------------------------------------------
     Case("spark", "JVM start (SparkSession)", None, files=(), setup_only=True, repeat=1),
-    Case("spark", "bare scan", lambda e: e.spark.read.parquet(e.f).agg(_spark_lengths(e)).collect()),  # fmt: skip
-    Case("spark", "mlsql micro_f1", lambda e: e.spark.read.parquet(e.f).agg(e.mlsql.micro_f1("actual", "predicted")).collect(), mlsql=True),  # fmt: skip
+    Case("spark", "bare scan", lambda e: e.spark.read.parquet(e.f).agg(_spark_lengths(e)).collect()),
+    Case("spark", "mlsql micro_f1", lambda e: e.spark.read.parquet(e.f).agg(e.mlsql.micro_f1("actual", "predicted")).collect(), mlsql=True),
 ]
+# fmt: on
 
 
 def find(key: str) -> Case:
