@@ -198,8 +198,8 @@ def hamming_loss(ops: Ops, fp: E, fn: E, n_rows: E, n_labels: E) -> E:
 
 @formula
 def subset_accuracy(ops: Ops, exact_match: E) -> E:
-    """Share of rows whose predicted set equals the true set."""
-    return ops.mean(ops.when(exact_match, 1.0, 0.0))
+    """Share of rows whose predicted set equals the true set (unknown rows left out)."""
+    return ops.mean(ops.when(exact_match, 1.0, ops.when(~exact_match, 0.0, None)))
 
 
 @formula

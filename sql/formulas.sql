@@ -33,9 +33,9 @@ CREATE OR REPLACE MACRO _mlsql_share(part, whole) AS
 CREATE OR REPLACE MACRO _mlsql_hamming_loss(fp, fn, n_rows, n_labels) AS 
     _mlsql_share((fp + fn), (n_rows * n_labels));
 
--- _mlsql_subset_accuracy(exact_match): Share of rows whose predicted set equals the true set.
+-- _mlsql_subset_accuracy(exact_match): Share of rows whose predicted set equals the true set (unknown rows left out).
 CREATE OR REPLACE MACRO _mlsql_subset_accuracy(exact_match) AS 
-    avg(CASE WHEN exact_match THEN 1.0 ELSE 0.0 END);
+    avg(CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END);
 
 -- _mlsql_zero_one_loss(exact_match): 1 - subset accuracy.
 CREATE OR REPLACE MACRO _mlsql_zero_one_loss(exact_match) AS 

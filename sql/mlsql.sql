@@ -68,9 +68,9 @@ CREATE OR REPLACE MACRO _mlsql_share(part, whole) AS
 CREATE OR REPLACE MACRO _mlsql_hamming_loss(fp, fn, n_rows, n_labels) AS 
     _mlsql_share((fp + fn), (n_rows * n_labels));
 
--- _mlsql_subset_accuracy(exact_match): Share of rows whose predicted set equals the true set.
+-- _mlsql_subset_accuracy(exact_match): Share of rows whose predicted set equals the true set (unknown rows left out).
 CREATE OR REPLACE MACRO _mlsql_subset_accuracy(exact_match) AS 
-    avg(CASE WHEN exact_match THEN 1.0 ELSE 0.0 END);
+    avg(CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END);
 
 -- _mlsql_zero_one_loss(exact_match): 1 - subset accuracy.
 CREATE OR REPLACE MACRO _mlsql_zero_one_loss(exact_match) AS 
@@ -80,7 +80,7 @@ CREATE OR REPLACE MACRO _mlsql_zero_one_loss(exact_match) AS
 
 -- set_intersection(actual, predicted): Labels in both lists, distinct and sorted, no NULLs.
 CREATE OR REPLACE MACRO set_intersection(actual, predicted) AS 
-    list_sort(list_intersect(actual, predicted));
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END;
 
 -- set_difference(actual, predicted): Labels of the first list missing from the second, distinct and sorted.
 CREATE OR REPLACE MACRO set_difference(actual, predicted) AS 
@@ -97,7 +97,8 @@ CREATE OR REPLACE MACRO set_symmetric_difference(actual, predicted) AS
 
 -- true_positives(actual, predicted): |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).
 CREATE OR REPLACE MACRO true_positives(actual, predicted) AS 
-    len(list_intersect(actual, predicted));
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
+         ELSE len(list_intersect(actual, predicted)) END;
 
 -- false_positives(actual, predicted): |P \ A|: predicted labels that are not true.
 CREATE OR REPLACE MACRO false_positives(actual, predicted) AS 

@@ -3,7 +3,7 @@
 
 -- set_intersection(actual, predicted): Labels in both lists, distinct and sorted, no NULLs.
 CREATE OR REPLACE MACRO set_intersection(actual, predicted) AS 
-    list_sort(list_intersect(actual, predicted));
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END;
 
 -- set_difference(actual, predicted): Labels of the first list missing from the second, distinct and sorted.
 CREATE OR REPLACE MACRO set_difference(actual, predicted) AS 
@@ -20,7 +20,8 @@ CREATE OR REPLACE MACRO set_symmetric_difference(actual, predicted) AS
 
 -- true_positives(actual, predicted): |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).
 CREATE OR REPLACE MACRO true_positives(actual, predicted) AS 
-    len(list_intersect(actual, predicted));
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
+         ELSE len(list_intersect(actual, predicted)) END;
 
 -- false_positives(actual, predicted): |P \ A|: predicted labels that are not true.
 CREATE OR REPLACE MACRO false_positives(actual, predicted) AS 

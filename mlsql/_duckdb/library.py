@@ -184,7 +184,7 @@ def _sets(q: Qualify) -> list[Macro]:
             f,
             "set_intersection",
             ("actual", "predicted"),
-            "list_sort(list_intersect(actual, predicted))",
+            null_guard.format(body="list_sort(list_intersect(actual, predicted))"),
             "Labels in both lists, distinct and sorted, no NULLs.",
         ),
         Macro(
@@ -222,7 +222,8 @@ def _tp_macro() -> Macro:
         "sets.sql",
         "true_positives",
         ("actual", "predicted"),
-        "len(list_intersect(actual, predicted))",
+        "CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL\n"
+        "         ELSE len(list_intersect(actual, predicted)) END",
         "|A ∩ P|: distinct true labels that were predicted (NULL elements ignored).",
     )
 
