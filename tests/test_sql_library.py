@@ -1,0 +1,85 @@
+"""The SQL library itself: generated files are fresh, load in bare DuckDB, register safely."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+import mlsql
+from mlsql._duckdb.generate import library_texts
+from mlsql._duckdb.library import macros
+from tests.conftest import ROOT, conformance
+
+SQL_DIR = ROOT / "sql"
+
+
+def test_committed_sql_is_what_the_code_generates():
+    stale = [name for name, text in library_texts().items() if (SQL_DIR / name).read_text() != text]
+    assert not stale, f"sql/ is stale ({stale}): run python -m mlsql._duckdb.generate"
+
+
+def test_bare_duckdb_loads_the_entry_file_and_scores_blog_tags():
+    data = conformance("hivemall_blog_tags.json")
+    con = duckdb.connect()
+    con.execute((SQL_DIR / "mlsql.sql").read_text())
+    con.execute("CREATE TABLE preds (actual VARCHAR[], predicted VARCHAR[])")
+    con.executemany(
+        "INSERT INTO preds VALUES (?, ?)", [(r["actual"], r["predicted"]) for r in data["rows"]]
+    )
+    f1, f2 = con.execute(
+        "SELECT micro_f1(actual, predicted), fmeasure(actual, predicted, '-beta 2.') FROM preds"
+    ).fetchone()
+    assert f1 == pytest.approx(data["published"]["fmeasure(actual, predicted)"], rel=1e-12)
+    assert f2 == pytest.approx(
+        data["published"]["fmeasure(actual, predicted, '-beta 2.')"], rel=1e-12
+    )
+
+
+def test_every_public_macro_is_in_the_entry_file():
+    entry = (SQL_DIR / "mlsql.sql").read_text()
+    for m in macros():
+        assert f"MACRO {m.name}(" in entry or f"MACRO {m.name}" in entry, m.name
+
+
+def test_register_is_temporary_by_default(tmp_path):
+    path = tmp_path / "user.duckdb"
+    con = mlsql.register(duckdb.connect(str(path)))
+    assert con.execute("SELECT micro_f1(['a'], ['a'])").fetchone()[0] == 1.0
+    con.close()
+    fresh = duckdb.connect(str(path))
+    names = {r[0] for r in fresh.execute("SELECT function_name FROM duckdb_functions()").fetchall()}
+    assert "micro_f1" not in names, "register() wrote macros into the user's database file"
+
+
+def test_register_refuses_to_shadow_a_users_function():
+    con = duckdb.connect()
+    con.execute("CREATE MACRO micro_f1(a, b) AS 42")
+    with pytest.raises(mlsql.MlsqlError, match=r"micro_f1.*replace=True.*prefix"):
+        mlsql.register(con)
+    assert con.execute("SELECT micro_f1(1, 2)").fetchone()[0] == 42
+
+
+def test_register_with_prefix_or_schema_installs_beside_the_users_function():
+    con = duckdb.connect()
+    con.execute("CREATE MACRO micro_f1(a, b) AS 42")
+    mlsql.register(con, prefix="ml_")
+    mlsql.register(con, schema="mlsql")
+    got = con.execute(
+        "SELECT micro_f1(1, 2), ml_micro_f1(['a', 'b'], ['a']), mlsql.micro_f1(['a', 'b'], ['a']),"
+        " ml_fmeasure(['a'], ['a'], '-beta 2'), mlsql.samples_f1(['a'], ['b'])"
+    ).fetchone()
+    assert got == (42, pytest.approx(2 / 3), pytest.approx(2 / 3), 1.0, 0.0)
+
+
+def test_register_replace_opts_in_and_registering_twice_is_fine():
+    con = duckdb.connect()
+    con.execute("CREATE MACRO micro_f1(a, b) AS 42")
+    mlsql.register(con, replace=True)
+    mlsql.register(con)
+    assert con.execute("SELECT micro_f1(['a', 'b'], ['a'])").fetchone()[0] == pytest.approx(2 / 3)
+
+
+def test_persistent_register_writes_into_the_database(tmp_path):
+    path = tmp_path / "shared.duckdb"
+    mlsql.register(duckdb.connect(str(path)), temporary=False).close()
+    assert duckdb.connect(str(path)).execute("SELECT micro_f1(['a'], ['b'])").fetchone()[0] == 0.0
