@@ -42,7 +42,7 @@ def test_label_type_mismatch_names_both_types(engine, measure):
     )
     with pytest.raises(
         Exception,
-        match=r"(?i)(varchar|string|str).*(int|bigint)|(int|bigint).*(varchar|string|str)",
+        match=r"(?is)(varchar|string|str).*(int|bigint)|(int|bigint).*(varchar|string|str)",
     ):
         engine.aggregate(measure, table)
 
