@@ -4,7 +4,7 @@ Examples
 --------
 >>> import mlsql
 >>> con = mlsql.connect()
->>> con.sql("SELECT micro_f1(['cat', 'bird'], ['cat', 'dog'])").fetchone()[0]
+>>> con.execute("SELECT micro_f1(['cat', 'bird'], ['cat', 'dog'])").fetchall()[0][0]
 0.5
 """
 

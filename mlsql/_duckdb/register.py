@@ -56,7 +56,7 @@ def register(
     --------
     >>> import duckdb, mlsql
     >>> con = mlsql.register(duckdb.connect())
-    >>> con.sql("SELECT micro_f1(['a', 'b'], ['a'])").fetchone()[0]
+    >>> con.execute("SELECT micro_f1(['a', 'b'], ['a'])").fetchall()[0][0]
     0.6666666666666666
     """
     if schema is not None:
@@ -100,7 +100,7 @@ def connect(database: str = ":memory:", **kwargs: object) -> duckdb.DuckDBPyConn
     --------
     >>> import mlsql
     >>> con = mlsql.connect()
-    >>> con.sql("SELECT fmeasure(['cat', 'dog'], ['cat'])").fetchone()[0]
+    >>> con.execute("SELECT fmeasure(['cat', 'dog'], ['cat'])").fetchall()[0][0]
     0.6666666666666666
     """
     return register(duckdb.connect(database), **kwargs)  # type: ignore[arg-type]
