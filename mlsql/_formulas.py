@@ -170,7 +170,7 @@ def pooled(ops: Ops, c: Counts) -> Counts:
 
 
 @formula
-def average(ops: Ops, values: E, zero_division: Any) -> E:
+def average(ops: Ops, per_item: E, zero_division: Any) -> E:
     """Mean of per-row or per-label values, leaving undefined ones out where asked.
 
     Under NaN and 'ignore', undefined values (NaN, NULL) are left out; if
@@ -178,9 +178,9 @@ def average(ops: Ops, values: E, zero_division: Any) -> E:
     (under 'ignore'). With no values at all (zero rows) it is NULL.
     """
     if ops.skips_undefined(zero_division) is False:
-        return ops.mean(values)
-    kept = ops.when(ops.is_nan(values), None, values)
-    all_nan = (ops.count(values) > 0) & (ops.count(kept) == 0)
+        return ops.mean(per_item)
+    kept = ops.when(ops.is_nan(per_item), None, per_item)
+    all_nan = (ops.count(per_item) > 0) & (ops.count(kept) == 0)
     return ops.when(all_nan, ops.nan(), ops.mean(kept))
 
 

@@ -56,9 +56,9 @@ CREATE OR REPLACE MACRO _mlsql_fbeta(tp, fp, fn, beta, zero_division) AS
 CREATE OR REPLACE MACRO _mlsql_jaccard(tp, fp, fn, zero_division) AS 
     _mlsql_ratio(tp, ((tp + fp) + fn), zero_division, (((tp + fp) + fn) = 0));
 
--- _mlsql_average(values, zero_division): Mean of per-row or per-label values, leaving undefined ones out where asked.
-CREATE OR REPLACE MACRO _mlsql_average(values, zero_division) AS 
-    CASE WHEN ((count(values) > 0) AND (count(CASE WHEN isnan(values) THEN NULL ELSE values END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(values) THEN NULL ELSE values END) END;
+-- _mlsql_average(per_item, zero_division): Mean of per-row or per-label values, leaving undefined ones out where asked.
+CREATE OR REPLACE MACRO _mlsql_average(per_item, zero_division) AS 
+    CASE WHEN ((count(per_item) > 0) AND (count(CASE WHEN isnan(per_item) THEN NULL ELSE per_item END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(per_item) THEN NULL ELSE per_item END) END;
 
 -- _mlsql_share(part, whole): ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).
 CREATE OR REPLACE MACRO _mlsql_share(part, whole) AS 

@@ -11,14 +11,18 @@ from mlsql._sqlexpr import quote_ident
 MARKER = "mlsql macro"
 
 
-def _existing(con: duckdb.DuckDBPyConnection, names: set[str]) -> dict[str, str]:
-    """Functions already named like ours: name -> its comment ('' if none)."""
+def _clashes(con: duckdb.DuckDBPyConnection, names: set[str]) -> list[str]:
+    """Names among ``names`` taken by a function that mlsql did not create.
+
+    A name that already has an mlsql macro (an earlier ``register``, possibly
+    with ``replace=True`` over the user's function) is not a clash.
+    """
     rows = con.execute(
-        "SELECT function_name, coalesce(comment, ''), schema_name FROM duckdb_functions() "
-        "WHERE function_name IN (SELECT unnest(?))",
-        [sorted(names)],
+        "SELECT function_name, bool_or(coalesce(comment, '') LIKE ?) FROM duckdb_functions() "
+        "WHERE function_name IN (SELECT unnest(?)) GROUP BY function_name",
+        [f"{MARKER}%", sorted(names)],
     ).fetchall()
-    return {name: comment for name, comment, _schema in rows}
+    return sorted(name for name, ours in rows if not ours)
 
 
 def register(
@@ -68,9 +72,7 @@ def register(
     all_macros = macros(qualify)
     names = {f"{prefix}{m.name}" for m in macros()}
     if schema is None and not replace:
-        clashes = sorted(
-            n for n, comment in _existing(con, names).items() if not comment.startswith(MARKER)
-        )
+        clashes = _clashes(con, names)
         if clashes:
             raise MlsqlError(
                 f"mlsql would replace functions already defined on this connection: {', '.join(clashes)}. "
