@@ -1,0 +1,5 @@
+"""``python -m mlsql.cli``: the same as the ``mlsql`` console script."""
+
+from mlsql.cli import main
+
+main()

@@ -1,0 +1,297 @@
+"""Compute a :class:`~mlsql.report.model.Report` on the engine the user chose.
+
+Every engine gets the same prepared data (the view :data:`~mlsql.cli.sources.PREPARED`:
+group columns, then ``actual`` and ``predicted`` label lists) and is asked
+for mlsql's two table functions, ``multilabel_report`` and ``label_metrics``.
+The CLI computes no measure itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import duckdb
+
+from mlsql._sqlexpr import lit, quote_ident
+from mlsql.cli.errors import UserError
+from mlsql.cli.sources import ACTUAL, PREDICTED, PREPARED, Prepared
+from mlsql.report.model import Confusion, Report
+
+ENGINE_MODULES = {"duckdb": "mlsql", "polars": "mlsql.polars", "spark": "mlsql.spark"}
+
+
+@dataclass(frozen=True)
+class Options:
+    """What ``mlsql eval`` was asked, validated."""
+
+    engine: str = "duckdb"
+    beta: float = 1.0
+    zero_division: Any = 0
+    labels: tuple[Any, ...] | None = None
+    per_label: bool = False
+
+    def params(self, prepared: Prepared, sep: str | None) -> dict[str, Any]:
+        """The parameters as a report shows them."""
+        zd = self.zero_division
+        return {
+            "actual": prepared.actual,
+            "predicted": prepared.predicted,
+            "by": list(prepared.by),
+            "beta": self.beta,
+            "zero_division": "nan" if isinstance(zd, float) and math.isnan(zd) else zd,
+            "labels": list(self.labels) if self.labels is not None else None,
+            "sep": sep,
+        }
+
+
+def _module(engine: str) -> ModuleType:
+    name = ENGINE_MODULES[engine]
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        missing = getattr(exc, "name", None) or name
+        if missing.startswith("mlsql"):
+            raise UserError(
+                f"--engine {engine} needs {name}, which this installation of mlsql does not have"
+            ) from None
+        raise UserError(
+            f"--engine {engine} needs the Python package {missing.split('.')[0]!r}; "
+            f"install it (pip install 'mlsql[{engine}]' for spark, or pip install {missing})"
+        ) from None
+
+
+def _function(module: ModuleType, name: str, engine: str) -> Callable[..., Any]:
+    fn = getattr(module, name, None)
+    if fn is None:
+        raise UserError(
+            f"--engine {engine} needs {module.__name__}.{name}, which this installation "
+            "of mlsql does not have"
+        )
+    return fn
+
+
+def _kwargs(prepared: Prepared, options: Options) -> dict[str, Any]:
+    return {
+        "labels": list(options.labels) if options.labels is not None else None,
+        "beta": options.beta,
+        "zero_division": options.zero_division,
+        "by": list(prepared.by) or None,
+    }
+
+
+# ---------------------------------------------------------------- engines
+
+
+def _duckdb(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
+    import mlsql
+
+    if not hasattr(mlsql, "multilabel_report"):
+        return _duckdb_interim(con, prepared, options)
+    report = _function(mlsql, "multilabel_report", "duckdb")
+    summary = _relation_rows(report(con, PREPARED, ACTUAL, PREDICTED, **_kwargs(prepared, options)))
+    labels = _relation_rows(
+        _function(mlsql, "label_metrics", "duckdb")(
+            con, PREPARED, ACTUAL, PREDICTED, **_kwargs(prepared, options)
+        )
+    )
+    return summary, labels
+
+
+INTERIM = (
+    "macro and weighted averages, label accuracy and the per-label table need "
+    "mlsql.multilabel_report and mlsql.label_metrics, which this installation of mlsql does not have"
+)
+
+
+def _duckdb_interim(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
+    """Micro and samples averages from the aggregate macros, until the table functions exist."""
+    zd = lit(options.zero_division)
+    beta = lit(options.beta)
+    if options.labels is not None:
+        n_labels = len(set(options.labels))
+    else:
+        n_labels = con.execute(
+            f"SELECT count(DISTINCT label) FROM (SELECT unnest(list_concat({ACTUAL}, "
+            f"{PREDICTED})) AS label FROM {PREPARED})"
+        ).fetchall()[0][0]
+    measures = [
+        f"count({ACTUAL} IS NOT NULL AND {PREDICTED} IS NOT NULL) AS n_rows",
+        f"{n_labels} AS n_labels",
+    ]
+    for average in ("micro", "samples"):
+        measures += [
+            f"{average}_precision({ACTUAL}, {PREDICTED}, zero_division := {zd}) AS {average}_precision",
+            f"{average}_recall({ACTUAL}, {PREDICTED}, zero_division := {zd}) AS {average}_recall",
+            f"{average}_fbeta({ACTUAL}, {PREDICTED}, beta := {beta}, zero_division := {zd}) "
+            f"AS {average}_f1",
+            f"{average}_jaccard({ACTUAL}, {PREDICTED}, zero_division := {zd}) AS {average}_jaccard",
+        ]
+    if n_labels:
+        measures.append(f"hamming_loss({ACTUAL}, {PREDICTED}, {n_labels}) AS hamming_loss")
+    measures += [
+        f"subset_accuracy({ACTUAL}, {PREDICTED}) AS subset_accuracy",
+        f"zero_one_loss({ACTUAL}, {PREDICTED}) AS zero_one_loss",
+    ]
+    groups = ", ".join(quote_ident(c) for c in prepared.by)
+    select = f"SELECT {groups + ', ' if groups else ''}{', '.join(measures)} FROM {PREPARED}"
+    if groups:
+        select += f" GROUP BY {groups}"
+    return _relation_rows(con.sql(select)), None
+
+
+def _relation_rows(rel: duckdb.DuckDBPyRelation) -> list[dict[str, Any]]:
+    columns = rel.columns
+    return [dict(zip(columns, row, strict=True)) for row in rel.fetchall()]
+
+
+def _polars(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
+    mp = _module("polars")
+    frame = con.sql(f"SELECT * FROM {PREPARED}").pl()
+    kwargs = _kwargs(prepared, options)
+    summary = _function(mp, "multilabel_report", "polars")(frame, ACTUAL, PREDICTED, **kwargs)
+    labels = _function(mp, "label_metrics", "polars")(frame, ACTUAL, PREDICTED, **kwargs)
+    return summary.to_dicts(), labels.to_dicts()
+
+
+def _spark(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
+    ms = _module("spark")
+    _module_or_package("pyspark.sql")
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[*]")
+        .appName("mlsql eval")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    frame = spark.createDataFrame(con.sql(f"SELECT * FROM {PREPARED}").arrow())
+    kwargs = _kwargs(prepared, options)
+    summary = _function(ms, "multilabel_report", "spark")(frame, ACTUAL, PREDICTED, **kwargs)
+    labels = _function(ms, "label_metrics", "spark")(frame, ACTUAL, PREDICTED, **kwargs)
+    return [r.asDict() for r in summary.collect()], [r.asDict() for r in labels.collect()]
+
+
+def _module_or_package(name: str) -> None:
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        raise UserError(
+            f"--engine spark needs the Python package {name.split('.')[0]!r}; "
+            "install it with pip install 'mlsql[spark]'"
+        ) from None
+
+
+ENGINES = {"duckdb": _duckdb, "polars": _polars, "spark": _spark}
+
+
+def _sorted_rows(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
+    def key(row: dict[str, Any]) -> tuple:
+        return tuple((row[k] is None, str(type(row[k])), row[k]) for k in keys)
+
+    try:
+        return sorted(rows, key=key)
+    except TypeError:
+        return sorted(rows, key=lambda r: tuple(str(r[k]) for k in keys))
+
+
+def confusion_matrices(
+    con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options
+) -> dict[tuple[Any, ...], Confusion]:
+    """Count (actual, predicted) pairs per group, for one-label-per-row data."""
+    groups = "".join(f"{quote_ident(c)}, " for c in prepared.by)
+    rows = con.execute(
+        f"SELECT {groups}{ACTUAL}[1], {PREDICTED}[1], count(*) FROM {PREPARED} "
+        f"WHERE {ACTUAL} IS NOT NULL AND {PREDICTED} IS NOT NULL GROUP BY ALL"
+    ).fetchall()
+    n = len(prepared.by)
+    cells: dict[tuple[Any, ...], dict[tuple[Any, Any], int]] = {}
+    for row in rows:
+        cells.setdefault(tuple(row[:n]), {})[(row[n], row[n + 1])] = row[n + 2]
+    out = {}
+    for key, counts in cells.items():
+        if options.labels is not None:
+            classes = list(options.labels)
+            classes += sorted({c for pair in counts for c in pair} - set(classes), key=str)
+        else:
+            classes = sorted({c for pair in counts for c in pair}, key=lambda c: (str(type(c)), c))
+        matrix = tuple(tuple(counts.get((a, p), 0) for p in classes) for a in classes)
+        out[key] = Confusion(tuple(classes), matrix)
+    return out
+
+
+def evaluate(
+    con: duckdb.DuckDBPyConnection,
+    prepared: Prepared,
+    options: Options,
+    *,
+    source: str,
+    sep: str | None = None,
+) -> Report:
+    """Run ``multilabel_report`` and ``label_metrics`` on the chosen engine."""
+    import mlsql
+
+    summary, labels = ENGINES[options.engine](con, prepared, options)
+    by = prepared.by
+    summary = _sorted_rows(summary, by)
+    labels = _sorted_rows(labels, (*by, "label")) if labels is not None else None
+    report = Report(
+        source=source,
+        engine=options.engine,
+        params=options.params(prepared, sep),
+        group_columns=by,
+        summary=summary,
+        labels=labels,
+        single_label=prepared.single_label,
+    )
+    if labels is None and not hasattr(mlsql, "label_metrics"):
+        report.notes.append(INTERIM)
+    if prepared.single_label:
+        report.confusion = confusion_matrices(con, prepared, options)
+    return report
+
+
+def label_universe(values: str, kind: str) -> tuple[Any, ...]:
+    """Parse ``--labels a,b,c`` for labels of ``kind`` ('text' or 'integer')."""
+    items = [v.strip() for v in values.split(",")]
+    if not values.strip() or any(v == "" for v in items):
+        raise UserError(f"--labels must be a comma-separated list of labels; got {values!r}")
+    if kind == "integer":
+        try:
+            return tuple(int(v) for v in items)
+        except ValueError:
+            raise UserError(
+                f"--labels {values!r}: the label columns hold integers, so every label must be one"
+            ) from None
+    return tuple(items)
+
+
+def zero_division_value(text: str) -> Any:
+    """Parse ``--zero-division``: 0, 1, nan, diagnose or ignore."""
+    value = text.strip().lower()
+    if value in ("0", "0.0"):
+        return 0
+    if value in ("1", "1.0"):
+        return 1
+    if value == "nan":
+        return float("nan")
+    if value in ("diagnose", "ignore"):
+        return value
+    raise UserError(f"--zero-division must be one of 0, 1, nan, diagnose, ignore; got {text!r}")
+
+
+def beta_value(text: str) -> float:
+    """Parse ``--beta``: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise UserError(f"--beta must be a finite number > 0; got {text!r}")
+    return value

@@ -1,0 +1,158 @@
+"""What ``mlsql eval`` and ``mlsql sql`` do, apart from parsing their options."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from mlsql.cli.errors import UserError, fail
+from mlsql.cli.progress import _is_terminal, progress
+
+#: terminal width used when a table is written to a file
+FILE_WIDTH = 120
+
+
+def _console(file: Any) -> Any:
+    from rich.console import Console
+
+    if file is None:
+        return Console(highlight=False)
+    return Console(file=file, width=FILE_WIDTH, color_system=None, highlight=False, soft_wrap=False)
+
+
+def _write(
+    output: Path | None, text: str | None, draw: Callable[[Any], None] | None = None
+) -> None:
+    """Write ``text`` (or what ``draw`` prints on a rich console) to ``output`` or stdout."""
+    if output is None:
+        if draw is not None:
+            draw(_console(None))
+        else:
+            sys.stdout.write(text or "")
+            sys.stdout.flush()
+        return
+    try:
+        with output.open("w", encoding="utf-8") as handle:
+            if draw is not None:
+                draw(_console(handle))
+            else:
+                handle.write(text or "")
+    except OSError as exc:
+        raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
+    if _is_terminal(sys.stderr):
+        sys.stderr.write(f"mlsql: wrote {output}\n")
+
+
+def _connect(database: str = ":memory:", *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    import mlsql
+
+    con = duckdb.connect(database, read_only=read_only)
+    return mlsql.register(con, temporary=True)
+
+
+def run_eval(
+    *,
+    path: str,
+    actual: str,
+    predicted: str,
+    by: tuple[str, ...],
+    beta: str,
+    zero_division: str,
+    labels: str | None,
+    sep: str | None,
+    engine: str,
+    format_: str,
+    output: Path | None,
+    per_label: bool,
+    digits: int,
+    show_progress: bool,
+) -> None:
+    """Read ``path``, evaluate on ``engine`` and write the report in ``format_``."""
+    from mlsql.cli.evaluate import (
+        Options,
+        beta_value,
+        evaluate,
+        label_universe,
+        zero_division_value,
+    )
+    from mlsql.cli.sources import open_source, prepare
+
+    options = Options(
+        engine=engine,
+        beta=beta_value(beta),
+        zero_division=zero_division_value(zero_division),
+        per_label=per_label,
+    )
+    if format_ == "html" and output is None and _is_terminal(sys.stdout):
+        fail("--format html writes a web page: add --output report.html (or redirect stdout)")
+    con = _connect()
+    with progress(
+        con, f"mlsql: evaluating {path} on {engine}", engine=engine, enabled=show_progress
+    ):
+        opened = open_source(con, path)
+        prepared = prepare(con, opened, actual, predicted, by=by, sep=sep)
+        if labels is not None:
+            options = Options(
+                engine=engine,
+                beta=options.beta,
+                zero_division=options.zero_division,
+                labels=label_universe(labels, prepared.label_kind),
+                per_label=per_label,
+            )
+        report = evaluate(con, prepared, options, source=path, sep=sep)
+    _write_report(report, format_, output, per_label=per_label, digits=digits)
+
+
+def _write_report(
+    report: Any, format_: str, output: Path | None, *, per_label: bool, digits: int
+) -> None:
+    from mlsql.report import formats, text
+
+    if per_label and report.labels is None:
+        raise UserError(
+            "--per-label needs mlsql.label_metrics, which this installation of mlsql does not have"
+        )
+    if format_ == "table":
+        _write(output, None, lambda c: text.render(report, c, digits=digits, per_label=per_label))
+    elif format_ == "json":
+        _write(output, formats.to_json(report))
+    elif format_ == "csv":
+        _write(output, formats.to_csv(report, per_label=per_label))
+    elif format_ == "markdown":
+        _write(output, formats.to_markdown(report, digits=digits, per_label=per_label))
+    else:
+        from mlsql.report.html import to_html
+
+        _write(output, to_html(report, digits=digits))
+
+
+def run_sql(
+    query: str,
+    *,
+    db: Path | None,
+    read_only: bool,
+    format_: str,
+    output: Path | None,
+    show_progress: bool,
+) -> None:
+    """Run ``query`` with every macro loaded and write its result."""
+    from mlsql.report import tabular
+
+    if db is not None and not db.is_file():
+        raise UserError(f"no such database file: {db} (mlsql sql opens existing databases only)")
+    try:
+        con = _connect(str(db) if db is not None else ":memory:", read_only=read_only)
+    except duckdb.Error as exc:
+        raise UserError(f"cannot open {db} as a DuckDB database: {exc}") from None
+    with progress(con, "mlsql: running SQL", enabled=show_progress):
+        result = con.execute(query)
+        columns = [d[0] for d in result.description] if result.description else []
+        rows = result.fetchall() if columns else []
+    if format_ == "table":
+        _write(output, None, lambda c: tabular.print_table(c, columns, rows))
+    else:
+        _write(output, tabular.render(format_, columns, rows))

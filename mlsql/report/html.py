@@ -1,0 +1,288 @@
+"""The report as one self-contained HTML page: inline CSS and SVG, no scripts, no requests.
+
+The page holds, per group, the averages table, the one-number measures, the
+per-label precision/recall/F bars sorted by support, a label frequency
+against F scatter, the confusion matrix as a heatmap for single-label data,
+and the whole label table (folded).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mlsql
+from mlsql.report import svg
+from mlsql.report.model import AVERAGES, LABEL_PROBLEMS, MEASURES, TOTALS, Group, Report
+from mlsql.report.numbers import fmt, ratio
+from mlsql.report.svg import esc
+from mlsql.report.text import by_support
+
+CSS = """
+:root { --ink:#1f2933; --muted:#6b7280; --line:#e3e6ea; --panel:#f7f8fa; --accent:#54a24b; }
+* { box-sizing: border-box; }
+body { margin: 0; background: #fff; color: var(--ink);
+  font: 14px/1.45 -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Helvetica, Arial, sans-serif; }
+main { max-width: 860px; margin: 0 auto; padding: 28px 24px 48px; }
+header h1 { font-size: 22px; margin: 0 0 4px; }
+header .source { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 13px;
+  color: var(--muted); word-break: break-all; }
+.params { margin: 10px 0 0; display: flex; flex-wrap: wrap; gap: 6px; }
+.params span { background: var(--panel); border: 1px solid var(--line); border-radius: 999px;
+  padding: 1px 10px; font-size: 12px; color: var(--muted); }
+.params b { color: var(--ink); font-weight: 600; }
+section.group { margin-top: 30px; }
+section.group > h2 { font-size: 18px; margin: 0 0 12px; padding-bottom: 6px;
+  border-bottom: 2px solid var(--line); }
+h3 { font-size: 15px; margin: 26px 0 8px; }
+.cards { display: grid; grid-template-columns: repeat(4, 1fr); gap: 10px; }
+.card { background: var(--panel); border: 1px solid var(--line); border-radius: 10px; padding: 10px 12px; }
+.card .k { font-size: 12px; color: var(--muted); }
+.card .v { font-size: 20px; font-weight: 650; font-variant-numeric: tabular-nums; }
+.card.main { grid-column: span 2; border-color: #b7dcb3; background: #f1f8f0; }
+.card.main .v { font-size: 22px; color: #2f6b2a; }
+.twocol table { width: 100%; }
+.twocol td:first-child { word-break: break-all; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+table.summary { width: 100%; }
+th, td { padding: 6px 10px; text-align: right; border-bottom: 1px solid var(--line); }
+th { font-size: 12px; color: var(--muted); font-weight: 600; text-transform: uppercase;
+  letter-spacing: .03em; }
+th:first-child, td:first-child { text-align: left; }
+td.cell { min-width: 120px; }
+.bar { height: 5px; background: var(--line); border-radius: 3px; margin-top: 3px; overflow: hidden; }
+.bar i { display: block; height: 100%; background: var(--accent); }
+.twocol { display: grid; grid-template-columns: 1fr 1fr; gap: 24px; align-items: start; }
+table.totals td { border-bottom: 1px dotted var(--line); }
+svg.chart { display: block; max-width: 100%; height: auto; }
+svg .tick { font-size: 11px; fill: var(--muted); }
+svg .label { font-size: 12px; fill: var(--ink); }
+svg .num { font-size: 12px; font-variant-numeric: tabular-nums; }
+svg text.num:not([fill]) { fill: var(--muted); }
+svg .val { font-size: 11px; fill: #2f6b2a; }
+svg .na { font-size: 10px; fill: var(--muted); font-style: italic; }
+svg .axis { font-size: 12px; fill: var(--muted); }
+.legend { display: flex; gap: 16px; font-size: 12px; color: var(--muted); margin: 2px 0 8px; }
+.legend .key i { display: inline-block; width: 11px; height: 11px; border-radius: 2px;
+  margin-right: 5px; vertical-align: -1px; }
+.note { color: var(--muted); font-size: 12px; margin: 6px 0; }
+.notes { margin-top: 28px; padding: 10px 14px; background: #fff8e6; border: 1px solid #f3d58a;
+  border-radius: 8px; font-size: 13px; }
+details { margin-top: 18px; }
+summary { cursor: pointer; font-weight: 600; }
+table.labels { width: 100%; font-size: 13px; margin-top: 8px; }
+footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
+@media print { main { padding: 0; } }
+"""
+
+CARDS = (
+    ("n_rows", "rows", 0),
+    ("n_labels", "labels", 0),
+    ("macro_f1", "macro {f}", 4),
+    ("samples_f1", "samples {f}", 4),
+    ("hamming_loss", "Hamming loss", 4),
+    ("subset_accuracy", "subset accuracy", 4),
+)
+
+
+def _cards(report: Report, group: Group) -> str:
+    s = group.summary
+    f = report.f_name
+    out = [
+        '<div class="card main"><div class="k">micro '
+        f'{esc(f)}</div><div class="v">{esc(fmt(s.get("micro_f1"), None))}</div></div>'
+    ]
+    for key, name, digits in CARDS:
+        if key in s:
+            out.append(
+                f'<div class="card"><div class="k">{esc(name.format(f=f))}</div>'
+                f'<div class="v">{esc(fmt(s[key], digits))}</div></div>'
+            )
+    return f'<div class="cards">{"".join(out)}</div>'
+
+
+def _summary_table(report: Report, group: Group, digits: int) -> str:
+    s = group.summary
+    present = [a for a in AVERAGES if any(f"{a}_{m}" in s for m in MEASURES)]
+    names = {
+        "precision": "precision",
+        "recall": "recall",
+        "f1": report.f_name,
+        "jaccard": "Jaccard",
+    }
+    head = "".join(f"<th>{esc(a)}</th>" for a in present)
+    rows = []
+    for m in MEASURES:
+        cells = []
+        for a in present:
+            value = s.get(f"{a}_{m}")
+            width = ratio(value)
+            bar = (
+                f'<div class="bar"><i style="width:{width * 100:.1f}%"></i></div>'
+                if width is not None
+                else ""
+            )
+            cells.append(f'<td class="cell">{esc(fmt(value, digits))}{bar}</td>')
+        rows.append(f"<tr><td>{esc(names[m])}</td>{''.join(cells)}</tr>")
+    return f'<table class="summary"><tr><th></th>{head}</tr>{"".join(rows)}</table>'
+
+
+def _totals_table(group: Group, digits: int) -> str:
+    s = group.summary
+    rows = [
+        f"<tr><td>{esc(name)}</td><td>{esc(fmt(s[key], digits))}</td></tr>"
+        for key, name in {**TOTALS, **LABEL_PROBLEMS}.items()
+        if key in s
+    ]
+    return f'<table class="totals">{"".join(rows)}</table>' if rows else ""
+
+
+def _best_worst(report: Report, group: Group, digits: int) -> str:
+    best, worst = group.best_and_worst()
+    if not best:
+        return ""
+    f = report.f_name
+
+    def table(rows: list[dict[str, Any]]) -> str:
+        body = "".join(
+            f"<tr><td>{esc(r['label'])}</td><td>{esc(fmt(r.get('support')))}</td>"
+            f"<td>{esc(fmt(r.get('f1'), digits))}</td></tr>"
+            for r in rows
+        )
+        return f"<table><tr><th>label</th><th>support</th><th>{esc(f)}</th></tr>{body}</table>"
+
+    if not worst:
+        return f"<h3>Labels, best to worst</h3>{table(best)}"
+    return f"<h3>Best labels</h3>{table(best)}<h3>Worst labels</h3>{table(worst)}"
+
+
+def _label_table(report: Report, rows: list[dict[str, Any]], digits: int) -> str:
+    columns = ["label", "support", "tp", "fp", "fn", "tn", "precision", "recall", "f1", "jaccard"]
+    if any("accuracy" in r for r in rows):
+        columns.append("accuracy")
+    head = "".join(f"<th>{esc(report.f_name if c == 'f1' else c)}</th>" for c in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc(fmt(r.get(c), digits))}</td>" for c in columns) + "</tr>"
+        for r in rows
+    )
+    return (
+        f"<details><summary>All {len(rows)} labels</summary>"
+        f'<table class="labels"><tr>{head}</tr>{body}</table></details>'
+    )
+
+
+def _group_section(report: Report, group: Group, digits: int) -> str:
+    f = report.f_name
+    parts = [f"<h2>{esc(group.title)}</h2>" if report.group_columns else "", _cards(report, group)]
+    parts.append("<h3>Averages</h3>")
+    parts.append(_summary_table(report, group, digits))
+    parts.append(
+        f'<div class="twocol"><div><h3>Whole-set measures</h3>{_totals_table(group, digits)}</div>'
+        f"<div>{_best_worst(report, group, digits)}</div></div>"
+    )
+    if group.labels:
+        rows = by_support(group.labels)
+        parts.append(f"<h3>Precision, recall and {esc(f)} per label, by support</h3>")
+        parts.append(svg.legend({"precision": "precision", "recall": "recall", "f1": f}))
+        parts.append(svg.label_bars(rows, f))
+        if len(rows) > svg.MAX_BAR_LABELS:
+            parts.append(
+                f'<p class="note">The {svg.MAX_BAR_LABELS} most frequent of {len(rows)} labels; '
+                "the table below has them all.</p>"
+            )
+        parts.append(f"<h3>Label frequency against {esc(f)}</h3>")
+        parts.append(svg.frequency_scatter(rows, f))
+        undefined = sum(1 for r in rows if ratio(r.get("f1")) is None)
+        if undefined:
+            parts.append(
+                f'<p class="note">{undefined} label(s) with undefined {esc(f)} not drawn.</p>'
+            )
+    if group.confusion is not None:
+        parts.append("<h3>Confusion matrix</h3>")
+        parts.append(
+            '<p class="note">Rows are the actual class, columns the predicted one; the colour is '
+            "the share of the actual class's rows.</p>"
+        )
+        parts.append(svg.confusion_heatmap(group.confusion))
+        if len(group.confusion.classes) > svg.MAX_CLASSES:
+            parts.append(
+                f'<p class="note">The {svg.MAX_CLASSES} most frequent of '
+                f"{len(group.confusion.classes)} classes.</p>"
+            )
+    if group.labels:
+        parts.append(_label_table(report, by_support(group.labels), digits))
+    return f'<section class="group">{"".join(parts)}</section>'
+
+
+def _groups_overview(report: Report, digits: int) -> str:
+    f = report.f_name
+    columns = [
+        ("n_rows", "rows"),
+        ("micro_f1", f"micro {f}"),
+        ("macro_f1", f"macro {f}"),
+        ("samples_f1", f"samples {f}"),
+        ("hamming_loss", "Hamming loss"),
+        ("subset_accuracy", "subset acc."),
+    ]
+    columns = [(k, n) for k, n in columns if any(k in s for s in report.summary)]
+    head = "".join(f"<th>{esc(c)}</th>" for c in report.group_columns)
+    head += "".join(f"<th>{esc(n)}</th>" for _, n in columns)
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td>{esc(fmt(g.key[c]))}</td>" for c in report.group_columns)
+        + "".join(f"<td>{esc(fmt(g.summary.get(k), digits))}</td>" for k, _ in columns)
+        + "</tr>"
+        for g in report.groups()
+    )
+    return f'<h3>Groups</h3><table class="summary"><tr>{head}</tr>{body}</table>'
+
+
+def _params(report: Report) -> str:
+    p = report.params
+    shown = {
+        "engine": report.engine,
+        "actual": p.get("actual"),
+        "predicted": p.get("predicted"),
+        "by": ", ".join(p.get("by") or []) or None,
+        "beta": fmt(p.get("beta"), None) if p.get("beta") not in (None, 1, 1.0) else None,
+        "zero_division": p.get("zero_division"),
+        "labels": ", ".join(map(str, p["labels"])) if p.get("labels") else None,
+        "sep": repr(p["sep"]) if p.get("sep") else None,
+        "data": "one label per row" if report.single_label else "label sets",
+    }
+    return "".join(
+        f"<span>{esc(k)} <b>{esc(v)}</b></span>" for k, v in shown.items() if v is not None
+    )
+
+
+def to_html(report: Report, *, digits: int = 4) -> str:
+    """The whole report as one HTML document (UTF-8, no external resources).
+
+    Examples
+    --------
+    >>> from mlsql.report.model import Report
+    >>> page = to_html(Report("x.parquet", "duckdb", {}, (), [{"n_rows": 1, "micro_f1": 0.5}]))
+    >>> page.startswith("<!DOCTYPE html>"), "http://" in page
+    (True, False)
+    """
+    sections = []
+    if report.group_columns and len(report.summary) > 1:
+        sections.append(_groups_overview(report, digits))
+    sections += [_group_section(report, g, digits) for g in report.groups()]
+    if not report.summary:
+        sections.append('<p class="note">No rows to evaluate.</p>')
+    notes = "".join(f"<p>{esc(n)}</p>" for n in report.notes)
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>mlsql report: {esc(report.source)}</title>"
+        f"<style>{CSS}</style></head><body><main>"
+        "<header><h1>mlsql evaluation report</h1>"
+        f'<div class="source">{esc(report.source)}</div>'
+        f'<div class="params">{_params(report)}</div></header>'
+        + "".join(sections)
+        + (f'<div class="notes">{notes}</div>' if notes else "")
+        + f"<footer>Made by mlsql {esc(mlsql.__version__)}. "
+        "Hover a bar, point or cell for its numbers.</footer>"
+        "</main></body></html>\n"
+    )

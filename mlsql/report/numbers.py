@@ -1,0 +1,53 @@
+"""How numbers and cells read in every format."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+MISSING = "–"
+
+
+def fmt(value: Any, digits: int | None = 4) -> str:
+    """A cell as text: floats to ``digits`` places (``None``: every digit Python keeps).
+
+    Examples
+    --------
+    >>> fmt(0.6956521739130435), fmt(0.6956521739130435, None), fmt(7), fmt(None)
+    ('0.6957', '0.6956521739130435', '7', '–')
+    """
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if digits is None or math.isinf(value):
+            return repr(value)
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def finite_or_none(value: Any) -> Any:
+    """``value`` with NaN and infinities as ``None`` (JSON has no NaN)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: finite_or_none(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite_or_none(v) for v in value]
+    return value
+
+
+def ratio(value: Any) -> float | None:
+    """A number in [0, 1] for drawing, or ``None`` when it is missing or NaN."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    if math.isnan(number):
+        return None
+    return min(max(number, 0.0), 1.0)

@@ -1,0 +1,55 @@
+"""Any query result (columns and rows) as a rich table, JSON, CSV or Markdown."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from mlsql.report.numbers import finite_or_none, fmt
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_cell(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_cell(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, str):
+        return value
+    return fmt(value, None)
+
+
+def print_table(console: Console, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
+    """Print the result as a table (``OK`` for a statement that returns nothing)."""
+    if not columns:
+        console.print("OK")
+        return
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    for i, name in enumerate(columns):
+        numeric = any(isinstance(r[i], (int, float)) and not isinstance(r[i], bool) for r in rows)
+        table.add_column(name, justify="right" if numeric else "left")
+    for row in rows:
+        table.add_row(*(_cell(v) for v in row))
+    console.print(table)
+    console.print(f"{len(rows)} row{'s' if len(rows) != 1 else ''}", style="dim")
+
+
+def render(format_: str, columns: list[str], rows: list[tuple[Any, ...]]) -> str:
+    """The result as ``json`` (a list of objects), ``csv`` or ``markdown`` text."""
+    if format_ == "json":
+        records = [dict(zip(columns, row, strict=True)) for row in rows]
+        return json.dumps(finite_or_none(records), indent=2, default=str) + "\n"
+    if format_ == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([[("" if v is None else _cell(v)) for v in row] for row in rows])
+        return out.getvalue()
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(_cell(v).replace("|", "\\|") for v in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"

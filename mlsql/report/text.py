@@ -1,0 +1,115 @@
+"""The report as rich tables, for a terminal (or plain text when redirected)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.console import Group as RichGroup
+from rich.table import Table
+from rich.text import Text
+
+from mlsql.report.model import AVERAGES, LABEL_PROBLEMS, MEASURES, TOTALS, Group, Report
+from mlsql.report.numbers import fmt
+
+MEASURE_NAMES = {"precision": "precision", "recall": "recall", "jaccard": "Jaccard"}
+
+
+def headline(report: Report, group: Group) -> Text:
+    """``7 rows · 3 labels · micro F1 0.6956521739130435`` (micro F at full precision)."""
+    s = group.summary
+    text = Text()
+    text.append(f"{fmt(s.get('n_rows'))} rows", style="bold")
+    if s.get("n_labels") is not None:
+        text.append(f" · {fmt(s.get('n_labels'))} labels", style="bold")
+    text.append(f" · micro {report.f_name} ")
+    text.append(fmt(s.get("micro_f1"), None), style="bold green")
+    return text
+
+
+def averages_table(report: Report, group: Group, digits: int) -> Table:
+    """Rows precision, recall, F, Jaccard; columns micro, macro, weighted, samples."""
+    s = group.summary
+    present = [a for a in AVERAGES if any(f"{a}_{m}" in s for m in MEASURES)]
+    table = Table(box=box.SIMPLE_HEAD, title=None, pad_edge=False)
+    table.add_column("", style="bold")
+    for average in present:
+        table.add_column(average, justify="right")
+    for measure in MEASURES:
+        name = report.f_name if measure == "f1" else MEASURE_NAMES[measure]
+        table.add_row(name, *(fmt(s.get(f"{a}_{measure}"), digits) for a in present))
+    return table
+
+
+def totals_table(group: Group, digits: int) -> Table:
+    """Hamming loss, subset accuracy and the other one-number measures of a group."""
+    s = group.summary
+    table = Table(box=None, show_header=False, pad_edge=False)
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    for key, name in {**TOTALS, **LABEL_PROBLEMS}.items():
+        if key in s:
+            table.add_row(name, fmt(s[key], digits))
+    return table
+
+
+def label_table(
+    report: Report, rows: list[dict[str, Any]], digits: int, *, title: str | None, full: bool
+) -> Table:
+    """Labels with support, precision, recall, F (and the counts when ``full``)."""
+    table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", pad_edge=False)
+    columns = ["label", "support"]
+    if full:
+        columns += ["tp", "fp", "fn", "tn"]
+    columns += ["precision", "recall", "f1", "jaccard"]
+    if full and any("accuracy" in r for r in rows):
+        columns.append("accuracy")
+    for c in columns:
+        name = report.f_name if c == "f1" else MEASURE_NAMES.get(c, c)
+        table.add_column(name, justify="left" if c == "label" else "right")
+    for r in rows:
+        table.add_row(*(fmt(r.get(c), digits) for c in columns))
+    return table
+
+
+def best_worst(report: Report, group: Group, digits: int) -> list[Table]:
+    """The best and worst labels by F (every label, ranked, when there are few)."""
+    best, worst = group.best_and_worst()
+    if not best:
+        return []
+    if not worst:
+        return [label_table(report, best, digits, title="labels, best to worst", full=False)]
+    return [
+        label_table(report, best, digits, title="best labels", full=False),
+        label_table(report, worst, digits, title="worst labels", full=False),
+    ]
+
+
+def by_support(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Label rows, most frequent first (then by label)."""
+    return sorted(rows, key=lambda r: (-(r.get("support") or 0), str(r["label"])))
+
+
+def render(report: Report, console: Console, *, digits: int = 4, per_label: bool = False) -> None:
+    """Print ``report`` on ``console``."""
+    title = Text()
+    title.append("mlsql eval ", style="bold")
+    title.append(report.source)
+    title.append(f" · engine {report.engine}", style="dim")
+    console.print(title)
+    for group in report.groups():
+        parts: list[Any] = []
+        if report.group_columns:
+            parts.append(Text(f"\n{group.title}", style="bold underline"))
+        parts.append(headline(report, group))
+        if per_label:
+            parts.append(
+                label_table(report, by_support(group.labels or []), digits, title=None, full=True)
+            )
+        else:
+            parts += [averages_table(report, group, digits), totals_table(group, digits)]
+            parts += best_worst(report, group, digits)
+        console.print(RichGroup(*parts))
+    for note in report.notes:
+        console.print(Text(f"note: {note}", style="yellow"))
