@@ -120,7 +120,7 @@ def _duckdb_interim(con: duckdb.DuckDBPyConnection, prepared: Prepared, options:
             f"{PREDICTED})) AS label FROM {PREPARED})"
         ).fetchall()[0][0]
     measures = [
-        f"count({ACTUAL} IS NOT NULL AND {PREDICTED} IS NOT NULL) AS n_rows",
+        f"count(*) FILTER (WHERE {ACTUAL} IS NOT NULL AND {PREDICTED} IS NOT NULL) AS n_rows",
         f"{n_labels} AS n_labels",
     ]
     for average in ("micro", "samples"):

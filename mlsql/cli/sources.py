@@ -241,8 +241,14 @@ WRONG_TYPE = (
 )
 
 
-def _expression(column: str, t: duckdb.DuckDBPyType, sep: str | None) -> tuple[str, str, str]:
-    """SQL turning ``column`` into a list of labels, with its kind and shape."""
+def _expression(
+    column: str, t: duckdb.DuckDBPyType, sep: str | None, *, empty_cells: bool = False
+) -> tuple[str, str, str]:
+    """SQL turning ``column`` into a list of labels, with its kind and shape.
+
+    With ``empty_cells`` (CSV, where an empty cell reads as NULL) a NULL
+    delimited text is the empty list, not an unknown row.
+    """
     shape, kind = _describe(t)
     q = quote_ident(column)
     if kind is None:
@@ -257,6 +263,12 @@ def _expression(column: str, t: duckdb.DuckDBPyType, sep: str | None) -> tuple[s
     if sep is not None and kind == "text":
         parts = f"string_split({q}, {lit(sep)})"
         cleaned = f"list_filter(list_transform({parts}, lambda x: trim(x)), lambda x: x <> '')"
+        if empty_cells:
+            return (
+                f"list_filter(list_transform(string_split(coalesce({q}, ''), {lit(sep)}), lambda x: trim(x)), lambda x: x <> '')",
+                "text",
+                "split",
+            )
         return f"CASE WHEN {q} IS NULL THEN NULL ELSE {cleaned} END", "text", "split"
     value = f"CAST({q} AS VARCHAR)" if kind in ("boolean",) or t.id == "enum" else q
     kind = "text" if kind == "boolean" else kind
@@ -298,19 +310,20 @@ def prepare(
             raise UserError(f"--by {column!r} is a label column; group by another column")
     if sep == "":
         raise UserError("--sep must not be empty")
-    a_sql, a_kind, a_shape = _expression(actual, opened.type_of(actual), sep)
-    p_sql, p_kind, p_shape = _expression(predicted, opened.type_of(predicted), sep)
-    if a_kind != p_kind:
-        raise UserError(
-            f"--actual {actual!r} holds {opened.type_of(actual)} labels but --predicted "
-            f"{predicted!r} holds {opened.type_of(predicted)}; both sides must hold the same "
-            "kind of label (both text or both integers)"
-        )
+    csv = opened.format in ("CSV", "TSV")
+    a_sql, a_kind, a_shape = _expression(actual, opened.type_of(actual), sep, empty_cells=csv)
+    p_sql, p_kind, p_shape = _expression(predicted, opened.type_of(predicted), sep, empty_cells=csv)
     if (a_shape == "value") != (p_shape == "value"):
         which = actual if a_shape == "value" else predicted
         raise UserError(
             f"column {which!r} holds one label per row but the other side holds lists; "
             "pass --sep to split delimited text, or give two columns of the same shape"
+        )
+    if a_kind != p_kind:
+        raise UserError(
+            f"--actual {actual!r} holds {opened.type_of(actual)} labels but --predicted "
+            f"{predicted!r} holds {opened.type_of(predicted)}; both sides must hold the same "
+            "kind of label (both text or both integers)"
         )
     single = a_shape == "value"
     if single and a_kind == "text":
@@ -320,7 +333,21 @@ def prepare(
         f"CREATE OR REPLACE TEMP VIEW {PREPARED} AS SELECT {groups}"
         f"{a_sql} AS {ACTUAL}, {p_sql} AS {PREDICTED} FROM {RAW}"
     )
+    _warn_unknown_rows(con, actual, predicted)
     return Prepared(opened, actual, predicted, tuple(by), a_kind, single)
+
+
+def _warn_unknown_rows(con: duckdb.DuckDBPyConnection, actual: str, predicted: str) -> None:
+    """Say how many rows are left out because a side is NULL (DESIGN: an unknown row)."""
+    [(unknown, total)] = con.execute(
+        f"SELECT count(*) FILTER ({ACTUAL} IS NULL OR {PREDICTED} IS NULL), count(*) "
+        f"FROM {PREPARED}"
+    ).fetchall()
+    if unknown:
+        warn(
+            f"{unknown} of {total} rows have a NULL {actual!r} or {predicted!r} and are left "
+            "out as unknown (an empty list [] counts as predicting nothing)"
+        )
 
 
 def _hint_delimited(
