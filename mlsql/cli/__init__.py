@@ -64,9 +64,27 @@ PATH_HELP = (
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        import mlsql
+
+        typer.echo(f"mlsql {mlsql.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
+    ] = False,
+) -> None:
+    """Evaluate predictions where they live: multi-label and single-label measures from Parquet, CSV, NDJSON or DuckDB tables, and SQL with every mlsql macro loaded."""
+
+
 @app.command("eval")
 def eval_command(
-    path: Annotated[str, typer.Argument(help=PATH_HELP, show_default=False)],
+    path: Annotated[str, typer.Argument(help=PATH_HELP, show_default=False, metavar="PATH")],
     actual: Annotated[
         str, typer.Option("--actual", "-a", help="Column of true labels.", show_default=False)
     ],
@@ -114,11 +132,9 @@ def eval_command(
         typer.Option("--progress/--no-progress", help="Progress on a terminal (never in pipes)."),
     ] = True,
 ) -> None:
-    """Score predictions: micro, macro, weighted and samples averages, Hamming loss, subset
-    accuracy, and the best and worst labels (per group with --by).
+    """Score predictions: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, and the best and worst labels (per group with --by).
 
-    Label columns may be lists (VARCHAR[], INTEGER[]), one label per row (single-label data,
-    which adds a confusion matrix to the HTML report), or delimited text with --sep.
+    Label columns may be lists (VARCHAR[], INTEGER[]), one label per row (single-label data: the HTML report adds a confusion matrix), or delimited text split with --sep (in CSV an empty cell is an empty list). Rows where either side is NULL are left out as unknown.
     """
     from mlsql.cli.run import run_eval
 
