@@ -74,7 +74,7 @@ def formula_params(name: str) -> list[str]:
     """The flat parameter names of a formula (a Counts argument gives tp, fp, fn)."""
     out: list[str] = []
     for p in list(inspect.signature(FORMULAS[name].raw).parameters.values())[1:]:
-        out += ["tp", "fp", "fn"] if p.annotation == "Counts" else [p.name]
+        out += ["tp", "fp", "fn"] if str(p.annotation).split(".")[-1] == "Counts" else [p.name]
     return out
 
 
@@ -164,9 +164,16 @@ def jaccard(ops: Ops, c: Counts, zero_division: Any) -> E:
     return ratio(ops, c.tp, c.tp + c.fp + c.fn, zero_division, c.nothing_to_score)
 
 
-def pooled(ops: Ops, c: Counts) -> Counts:
-    """Sum counts over rows (and labels): the micro average's statistics."""
-    return Counts(ops.sum(c.tp), ops.sum(c.fp), ops.sum(c.fn))
+def pooled(ops: Ops, s: RowStats | Counts) -> Counts:
+    """Counts pooled over rows (or labels), the micro average's statistics.
+
+    From :class:`RowStats` it sums |A ∩ P|, |A| and |P| and derives fp and fn
+    from the sums, so each row's statistics are computed once.
+    """
+    if isinstance(s, Counts):
+        return Counts(ops.sum(s.tp), ops.sum(s.fp), ops.sum(s.fn))
+    tp = ops.sum(s.tp)
+    return Counts(tp, ops.sum(s.n_predicted) - tp, ops.sum(s.n_actual) - tp)
 
 
 @formula

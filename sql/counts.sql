@@ -38,8 +38,8 @@ CREATE OR REPLACE MACRO multilabel_counts(actual, predicted) AS
     struct_pack(
     n_rows := count(true_positives(actual, predicted)),
     tp := sum(true_positives(actual, predicted)),
-    fp := sum(false_positives(actual, predicted)),
-    fn := sum(false_negatives(actual, predicted)),
+    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))),
+    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))),
     n_actual := sum(_mlsql_n_labels(actual, predicted)),
     n_predicted := sum(_mlsql_n_labels(predicted, actual)),
     n_exact := sum(CASE WHEN ((true_positives(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (true_positives(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END));

@@ -29,4 +29,5 @@ CREATE OR REPLACE MACRO _mlsql_check_n_labels(n_labels, func) AS
 
 -- _mlsql_n_labels(labels, other): Distinct non-NULL labels in a list; NULL when either list of the row is NULL.
 CREATE OR REPLACE MACRO _mlsql_n_labels(labels, other) AS 
-    CASE WHEN other IS NULL THEN NULL ELSE list_unique(labels) END;
+    CASE WHEN other IS NULL THEN NULL
+         ELSE len(list_filter(labels, lambda x, i: x IS NOT NULL AND list_position(labels, x) = i)) END;

@@ -3,23 +3,23 @@
 
 -- micro_precision(actual, predicted, zero_division := 0): Precision of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_precision(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(true_positives(actual, predicted)), sum(false_positives(actual, predicted)), sum(false_negatives(actual, predicted)), _mlsql_check_zero_division(zero_division, 'micro_precision')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(true_positives(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END;
 
 -- micro_recall(actual, predicted, zero_division := 0): Recall of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_recall(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(true_positives(actual, predicted)), sum(false_positives(actual, predicted)), sum(false_negatives(actual, predicted)), _mlsql_check_zero_division(zero_division, 'micro_recall')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(true_positives(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END;
 
 -- micro_fbeta(actual, predicted, beta := 1.0, zero_division := 0): F-beta of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_fbeta(actual, predicted, beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(true_positives(actual, predicted)), sum(false_positives(actual, predicted)), sum(false_negatives(actual, predicted)), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(true_positives(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END;
 
 -- micro_f1(actual, predicted, zero_division := 0): F1 of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_f1(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(true_positives(actual, predicted)), sum(false_positives(actual, predicted)), sum(false_negatives(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(true_positives(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END;
 
 -- micro_jaccard(actual, predicted, zero_division := 0): Jaccard of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_jaccard(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(true_positives(actual, predicted)), sum(false_positives(actual, predicted)), sum(false_negatives(actual, predicted)), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(true_positives(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END;
 
 -- samples_precision(actual, predicted, zero_division := 0): Mean over rows of row precision.
 CREATE OR REPLACE MACRO samples_precision(actual, predicted, zero_division := 0) AS 
@@ -51,4 +51,4 @@ CREATE OR REPLACE MACRO zero_one_loss(actual, predicted) AS
 
 -- hamming_loss(actual, predicted, n_labels): (fp + fn) / (rows x n_labels): share of wrong label decisions.
 CREATE OR REPLACE MACRO hamming_loss(actual, predicted, n_labels) AS 
-    _mlsql_hamming_loss(sum(false_positives(actual, predicted)), sum(false_negatives(actual, predicted)), count(true_positives(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss'));
+    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))), count(true_positives(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss'));

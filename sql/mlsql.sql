@@ -32,7 +32,8 @@ CREATE OR REPLACE MACRO _mlsql_check_n_labels(n_labels, func) AS
 
 -- _mlsql_n_labels(labels, other): Distinct non-NULL labels in a list; NULL when either list of the row is NULL.
 CREATE OR REPLACE MACRO _mlsql_n_labels(labels, other) AS 
-    CASE WHEN other IS NULL THEN NULL ELSE list_unique(labels) END;
+    CASE WHEN other IS NULL THEN NULL
+         ELSE len(list_filter(labels, lambda x, i: x IS NOT NULL AND list_position(labels, x) = i)) END;
 
 -- ===== formulas.sql: Every formula, once: ratios with zero division, F-beta, averages, shares.
 
@@ -98,7 +99,8 @@ CREATE OR REPLACE MACRO set_symmetric_difference(actual, predicted) AS
 -- true_positives(actual, predicted): |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).
 CREATE OR REPLACE MACRO true_positives(actual, predicted) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
-         ELSE len(list_intersect(actual, predicted)) END;
+         ELSE len(list_filter(actual, lambda x, i: list_contains(predicted, x)
+                                                AND list_position(actual, x) = i)) END;
 
 -- false_positives(actual, predicted): |P \ A|: predicted labels that are not true.
 CREATE OR REPLACE MACRO false_positives(actual, predicted) AS 
@@ -128,23 +130,23 @@ CREATE OR REPLACE MACRO row_fbeta(actual, predicted, beta := 1.0, zero_division 
 
 -- micro_precision(actual, predicted, zero_division := 0): Precision of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_precision(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(true_positives(actual, predicted)), sum(false_positives(actual, predicted)), sum(false_negatives(actual, predicted)), _mlsql_check_zero_division(zero_division, 'micro_precision')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(true_positives(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END;
 
 -- micro_recall(actual, predicted, zero_division := 0): Recall of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_recall(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(true_positives(actual, predicted)), sum(false_positives(actual, predicted)), sum(false_negatives(actual, predicted)), _mlsql_check_zero_division(zero_division, 'micro_recall')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(true_positives(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END;
 
 -- micro_fbeta(actual, predicted, beta := 1.0, zero_division := 0): F-beta of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_fbeta(actual, predicted, beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(true_positives(actual, predicted)), sum(false_positives(actual, predicted)), sum(false_negatives(actual, predicted)), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(true_positives(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END;
 
 -- micro_f1(actual, predicted, zero_division := 0): F1 of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_f1(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(true_positives(actual, predicted)), sum(false_positives(actual, predicted)), sum(false_negatives(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(true_positives(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END;
 
 -- micro_jaccard(actual, predicted, zero_division := 0): Jaccard of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_jaccard(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(true_positives(actual, predicted)), sum(false_positives(actual, predicted)), sum(false_negatives(actual, predicted)), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(true_positives(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END;
 
 -- samples_precision(actual, predicted, zero_division := 0): Mean over rows of row precision.
 CREATE OR REPLACE MACRO samples_precision(actual, predicted, zero_division := 0) AS 
@@ -176,7 +178,7 @@ CREATE OR REPLACE MACRO zero_one_loss(actual, predicted) AS
 
 -- hamming_loss(actual, predicted, n_labels): (fp + fn) / (rows x n_labels): share of wrong label decisions.
 CREATE OR REPLACE MACRO hamming_loss(actual, predicted, n_labels) AS 
-    _mlsql_hamming_loss(sum(false_positives(actual, predicted)), sum(false_negatives(actual, predicted)), count(true_positives(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss'));
+    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))), count(true_positives(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss'));
 
 -- ===== counts.sql: Mergeable counts: store multilabel_counts, combine, score later.
 
@@ -217,8 +219,8 @@ CREATE OR REPLACE MACRO multilabel_counts(actual, predicted) AS
     struct_pack(
     n_rows := count(true_positives(actual, predicted)),
     tp := sum(true_positives(actual, predicted)),
-    fp := sum(false_positives(actual, predicted)),
-    fn := sum(false_negatives(actual, predicted)),
+    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(true_positives(actual, predicted))),
+    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(true_positives(actual, predicted))),
     n_actual := sum(_mlsql_n_labels(actual, predicted)),
     n_predicted := sum(_mlsql_n_labels(predicted, actual)),
     n_exact := sum(CASE WHEN ((true_positives(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (true_positives(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END));

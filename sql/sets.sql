@@ -21,7 +21,8 @@ CREATE OR REPLACE MACRO set_symmetric_difference(actual, predicted) AS
 -- true_positives(actual, predicted): |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).
 CREATE OR REPLACE MACRO true_positives(actual, predicted) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
-         ELSE len(list_intersect(actual, predicted)) END;
+         ELSE len(list_filter(actual, lambda x, i: list_contains(predicted, x)
+                                                AND list_position(actual, x) = i)) END;
 
 -- false_positives(actual, predicted): |P \ A|: predicted labels that are not true.
 CREATE OR REPLACE MACRO false_positives(actual, predicted) AS 

@@ -168,7 +168,8 @@ def _internal(q: Qualify) -> list[Macro]:
             "internal.sql",
             "_mlsql_n_labels",
             ("labels", "other"),
-            "CASE WHEN other IS NULL THEN NULL ELSE list_unique(labels) END",
+            "CASE WHEN other IS NULL THEN NULL\n"
+            "         ELSE len(list_filter(labels, lambda x, i: x IS NOT NULL AND list_position(labels, x) = i)) END",
             "Distinct non-NULL labels in a list; NULL when either list of the row is NULL.",
             public=False,
         ),
@@ -223,7 +224,8 @@ def _tp_macro() -> Macro:
         "true_positives",
         ("actual", "predicted"),
         "CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL\n"
-        "         ELSE len(list_intersect(actual, predicted)) END",
+        "         ELSE len(list_filter(actual, lambda x, i: list_contains(predicted, x)\n"
+        "                                                AND list_position(actual, x) = i)) END",
         "|A ∩ P|: distinct true labels that were predicted (NULL elements ignored).",
     )
 

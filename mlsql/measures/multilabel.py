@@ -65,29 +65,29 @@ def _row_fbeta(ops: Any, s: F.RowStats, beta: Any, zero_division: Any) -> Any:
     "micro_precision", "aggregate", FAMILY, "Precision of counts pooled over rows.", params=(ZD,)
 )
 def _micro_precision(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
-    return F.precision(ops, F.pooled(ops, s.counts), zero_division)
+    return F.precision(ops, F.pooled(ops, s), zero_division)
 
 
 @measure("micro_recall", "aggregate", FAMILY, "Recall of counts pooled over rows.", params=(ZD,))
 def _micro_recall(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
-    return F.recall(ops, F.pooled(ops, s.counts), zero_division)
+    return F.recall(ops, F.pooled(ops, s), zero_division)
 
 
 @measure(
     "micro_fbeta", "aggregate", FAMILY, "F-beta of counts pooled over rows.", params=(BETA, ZD)
 )
 def _micro_fbeta(ops: Any, s: F.RowStats, beta: Any, zero_division: Any) -> Any:
-    return F.fbeta(ops, F.pooled(ops, s.counts), beta, zero_division)
+    return F.fbeta(ops, F.pooled(ops, s), beta, zero_division)
 
 
 @measure("micro_f1", "aggregate", FAMILY, "F1 of counts pooled over rows.", params=(ZD,))
 def _micro_f1(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
-    return F.fbeta(ops, F.pooled(ops, s.counts), 1, zero_division)
+    return F.fbeta(ops, F.pooled(ops, s), 1, zero_division)
 
 
 @measure("micro_jaccard", "aggregate", FAMILY, "Jaccard of counts pooled over rows.", params=(ZD,))
 def _micro_jaccard(ops: Any, s: F.RowStats, zero_division: Any) -> Any:
-    return F.jaccard(ops, F.pooled(ops, s.counts), zero_division)
+    return F.jaccard(ops, F.pooled(ops, s), zero_division)
 
 
 # ------------------------------------------------------------------ samples averages
@@ -135,8 +135,8 @@ def _zero_one_loss(ops: Any, s: F.RowStats) -> Any:
     params=(Param("n_labels", None),),
 )
 def _hamming_loss(ops: Any, s: F.RowStats, n_labels: Any) -> Any:
-    c = s.counts
-    return F.hamming_loss(ops, ops.sum(c.fp), ops.sum(c.fn), ops.count(s.tp), n_labels)
+    c = F.pooled(ops, s)
+    return F.hamming_loss(ops, c.fp, c.fn, ops.count(s.tp), n_labels)
 
 
 # ------------------------------------------------------------------ stored counts
@@ -164,12 +164,12 @@ class CountsFields:
 
 def counts_fields(ops: Any, s: F.RowStats) -> dict[str, Any]:
     """The ``multilabel_counts`` struct's fields, aggregated over rows."""
-    c = s.counts
+    c = F.pooled(ops, s)
     return {
         "n_rows": ops.count(s.tp),
-        "tp": ops.sum(c.tp),
-        "fp": ops.sum(c.fp),
-        "fn": ops.sum(c.fn),
+        "tp": c.tp,
+        "fp": c.fp,
+        "fn": c.fn,
         "n_actual": ops.sum(s.n_actual),
         "n_predicted": ops.sum(s.n_predicted),
         "n_exact": ops.sum(ops.when(s.exact_match, 1, 0)),
