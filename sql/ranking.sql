@@ -83,7 +83,7 @@ CREATE OR REPLACE MACRO _mlsql_top_k_of(entries, n) AS
 CREATE OR REPLACE MACRO _mlsql_scored_above(scores, threshold) AS 
     list_transform([threshold], lambda t: list_filter(_mlsql_scored(scores), lambda e: e.value >= t))[1];
 
--- top_k(scores, k := NULL): The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.
+-- top_k(scores, k): The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.
 CREATE OR REPLACE MACRO top_k(scores, k := NULL) AS 
     _mlsql_top_k_of(_mlsql_scored(scores), _mlsql_check_top_k(k, 'top_k'));
 
@@ -99,7 +99,7 @@ CREATE OR REPLACE MACRO top_k_above(scores, k, threshold) AS
 CREATE OR REPLACE MACRO _mlsql_precision_at_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_precision_at_k(len(s.hits), s.n_ranked, s.n_true) END)[1];
 
--- precision_at(rank_items, correct_items, k := NULL): Hivemall's Precision@k: hits in the top k / k, averaged over rows.
+-- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_precision_at_row(rank_items, correct_items, _mlsql_check_k(k, 'precision_at')));
 
@@ -107,7 +107,7 @@ CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS
 CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_recall_at_k(len(s.hits), s.n_ranked, s.n_true) END)[1];
 
--- recall_at(rank_items, correct_items, k := NULL): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
+-- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_recall_at_row(rank_items, correct_items, _mlsql_check_k(k, 'recall_at')));
 
@@ -115,7 +115,7 @@ CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS
 CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_average_precision_at_k(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth))), 0), len(s.hits), s.n_ranked, s.n_true) END)[1];
 
--- average_precision(rank_items, correct_items, k := NULL): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
+-- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_average_precision_row(rank_items, correct_items, _mlsql_check_k(k, 'average_precision')));
 
@@ -123,7 +123,7 @@ CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) 
 CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_hit(len(s.hits)) END)[1];
 
--- hitrate(rank_items, correct_items, k := NULL): Hivemall's HitRate@k: share of rows with a true item in the top k.
+-- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k.
 CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_hitrate_row(rank_items, correct_items, _mlsql_check_k(k, 'hitrate')));
 
@@ -131,7 +131,7 @@ CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS
 CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_reciprocal_rank(coalesce(s.hits[1], 0)) END)[1];
 
--- mrr(rank_items, correct_items, k := NULL): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
+-- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_mrr_row(rank_items, correct_items, _mlsql_check_k(k, 'mrr')));
 
@@ -139,7 +139,7 @@ CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS
 CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: (1 / log2((pos + 1))))), 0), coalesce(list_sum(list_transform(range(1, CASE WHEN (s.n_true < s.n_ranked) THEN s.n_true ELSE s.n_ranked END + 1), lambda p: (1 / log2((p + 1))))), 0)) END)[1];
 
--- ndcg(rank_items, correct_items, k := NULL): Hivemall's binary nDCG@k, averaged over rows.
+-- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows.
 CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_ndcg_row(rank_items, correct_items, _mlsql_check_k(k, 'ndcg')));
 
@@ -147,7 +147,7 @@ CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS
 CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_ranking_auc_at_k(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: _mlsql_misses_below_hit(pos, nth, len(s.hits), s.n_ranked))), 0), len(s.hits), s.n_ranked) END)[1];
 
--- ranking_auc(rank_items, correct_items, k := NULL): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
+-- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_ranking_auc_row(rank_items, correct_items, _mlsql_check_k(k, 'ranking_auc')));
 
@@ -155,7 +155,7 @@ CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS
 CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k) AS 
     list_transform([_mlsql_graded_row(ranked_relevance, ideal_relevance, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(s.ranked, lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0), coalesce(list_sum(list_transform(s.ideal, lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0)) END)[1];
 
--- graded_ndcg(ranked_relevance, ideal_relevance, k := NULL): Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
+-- graded_ndcg(ranked_relevance, ideal_relevance, k): Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL) AS 
     avg(_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg')));
 
@@ -199,6 +199,6 @@ CREATE OR REPLACE MACRO one_error(scores, actual) AS
 CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(scores, actual, k) AS 
     list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': k}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'above': len(list_filter(sr.labels, lambda u: u.score > t.score))}), lambda r: _mlsql_tie_averaged_gain(coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN sr.k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0), r.at_or_above, r.above))), 0), coalesce(list_sum(list_transform(range(0 + 1, CASE WHEN sr.k IS NULL THEN len(list_filter(sr.labels, lambda t: t.is_true)) ELSE least(len(list_filter(sr.labels, lambda t: t.is_true)), sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0)) END)[1];
 
--- ndcg_score(scores, actual, k := NULL): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
+-- ndcg_score(scores, actual, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 CREATE OR REPLACE MACRO ndcg_score(scores, actual, k := NULL) AS 
     avg(_mlsql_ndcg_score_row(scores, actual, _mlsql_check_k(k, 'ndcg_score')));

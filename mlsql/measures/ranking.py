@@ -1,0 +1,499 @@
+"""Ranking measures: ranked lists, label scores, and from scores to label sets.
+
+Three groups, each a formula over per-row statistics that the engines supply:
+
+- Hivemall's @k family over ``(rank_items, correct_items [, k])``:
+  ``precision_at``, ``recall_at``, ``average_precision`` (MAP), ``hitrate``,
+  ``mrr``, ``ndcg``, ``ranking_auc`` (Hivemall's ranking ``auc``: the binary
+  ``auc(score, label)`` keeps that name) and ``graded_ndcg`` (Hivemall's
+  ``ndcg`` over relevance grades). Statistics: :class:`RankedStats`,
+  :class:`GradedStats`.
+- scikit-learn's label-ranking measures over per-row label scores and the true
+  label set: ``coverage_error``, ``label_ranking_loss``,
+  ``label_ranking_average_precision``, ``one_error``, ``ndcg_score``.
+  Statistics: :class:`ScoreStats`.
+- From scores to label lists: ``top_k``, ``above_threshold``, ``top_k_above``.
+
+Notes
+-----
+Ranked lists (Hivemall's measures, as in its ``BinaryResponsesMeasures``):
+
+- NULL items and repeats are dropped first (the first occurrence keeps its
+  place), so ``R`` below is a list of distinct items; ``T`` is the true set.
+- ``k`` (NULL or left out: the whole list) must be a whole number > 0; a ``k``
+  larger than the list looks at the whole list (``n = min(|R|, k)``).
+- A row whose ``correct_items`` or ``rank_items`` is NULL is skipped (Hivemall
+  reads a NULL ``rank_items`` as empty: write ``coalesce(rank_items, [])``).
+- Empty lists: precision is 1 when both lists are empty, else 0 for an empty
+  ``R``; recall and average precision are 1 when both are empty, else 0 for
+  an empty ``T``; nDCG is 0 when nothing is true; AUC is 0.5 when the top
+  ``n`` holds no hit or no miss.
+- Average precision divides by the hits in the top ``n`` (Hivemall's code
+  since 2017; its ``rank.md`` still prints the older values).
+- ``ranking_auc`` counts pairs within the top ``n``; Hivemall counts ``k``
+  slots even where the list is shorter (it rejects such ``k`` in its UDAF).
+- Hivemall's UDAFs return 0 over zero rows; mlsql returns NULL.
+
+Label scores (scikit-learn's definitions; a row's labels are its scored labels
+and its true labels, so scores for every label give scikit-learn's numbers):
+
+- a label whose score is NULL is not scored; a true label that is not scored
+  ranks below every scored label (score -infinity);
+- ties: ``coverage_error`` counts every label scored at least as high as the
+  lowest true label; ``label_ranking_loss`` counts a false label tied with a
+  true one as a wrong pair; ``label_ranking_average_precision`` ranks tied
+  labels at the lowest of their places (``rankdata(..., 'max')``);
+  ``ndcg_score`` averages the gain over tied labels (``ignore_ties=False``);
+  ``one_error`` counts the share of top-scored labels that are not true (the
+  expected error when ties are broken at random);
+- a row without true labels contributes 0 to ``coverage_error``,
+  ``label_ranking_loss`` and ``ndcg_score``, 1 to
+  ``label_ranking_average_precision`` and 1 to ``one_error``; a row whose
+  labels are all true contributes 0 to ``label_ranking_loss`` and 1 to
+  ``label_ranking_average_precision``; a row with no scored label contributes
+  1 to ``one_error``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mlsql._errors import MlsqlError
+from mlsql._formulas import formula
+from mlsql._registry import Param, declare, measure
+
+E = Any  # an engine expression
+Term = Callable[..., E]
+
+FAMILY = "ranking"
+K = Param("k", None)
+
+
+# ------------------------------------------------------------------ parameters
+def k_message(func: str, got: str, *, at_least: int = 1) -> str:
+    """The error text for an invalid ``k``."""
+    what = "a whole number > 0" if at_least == 1 else "a whole number >= 0"
+    return f"The 'k' parameter of {func} must be {what} (or NULL for all). Got {got} instead."
+
+
+def check_k(k: Any, func: str, *, at_least: int = 1) -> int | None:
+    """Validate ``k``: None (all) or a whole number >= ``at_least``.
+
+    Examples
+    --------
+    >>> check_k(4, "precision_at"), check_k(None, "precision_at")
+    (4, None)
+    >>> check_k(0, "top_k", at_least=0)
+    0
+    """
+    if k is None:
+        return None
+    ok = not isinstance(k, bool) and isinstance(k, (int, float))
+    if ok and isinstance(k, float):
+        ok = math.isfinite(k) and k == int(k)
+    if not ok or k < at_least:
+        raise MlsqlError(k_message(func, repr(k), at_least=at_least))
+    return int(k)
+
+
+def threshold_message(func: str, got: str) -> str:
+    """The error text for an invalid ``threshold``."""
+    return f"The 'threshold' parameter of {func} must be a number. Got {got} instead."
+
+
+def check_threshold(threshold: Any, func: str) -> float:
+    """Validate ``threshold``: a number (labels scored >= it are kept)."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise MlsqlError(threshold_message(func, repr(threshold)))
+    return float(threshold)
+
+
+# ------------------------------------------------------------------ statistics
+@dataclass(frozen=True)
+class RankedStats:
+    """One row of a ranked list ``R`` (no NULLs, no repeats) against its true set ``T``.
+
+    ``over_hits(term)`` is the sum over the hits in the top ``n_ranked`` of
+    ``term(position, nth)``: the hit's 1-based position and its 1-based number
+    among the hits. ``over_positions(count, term)`` is the sum of
+    ``term(position)`` over positions 1..count.
+    """
+
+    unknown: E
+    n_ranked: E
+    n_true: E
+    hits: E
+    first_hit: E
+    over_hits: Callable[[Term], E]
+    over_positions: Callable[[E, Term], E]
+
+
+@dataclass(frozen=True)
+class GradedStats:
+    """One row of relevance grades in ranked order and the grades of an ideal ranking.
+
+    ``over_ranked(term)`` and ``over_ideal(term)`` sum ``term(relevance, position)``
+    over the first ``k`` grades of the ranked list and of the ideal list (sorted
+    descending); a NULL grade contributes nothing.
+    """
+
+    unknown: E
+    over_ranked: Callable[[Term], E]
+    over_ideal: Callable[[Term], E]
+
+
+@dataclass(frozen=True)
+class LabelRank:
+    """Where one true label stands among its row's labels (by score, descending)."""
+
+    at_or_above: E  # labels scored >= it, itself included
+    above: E  # labels scored > it
+    true_at_or_above: E  # true labels scored >= it, itself included
+
+
+@dataclass(frozen=True)
+class ScoreStats:
+    """One row of label scores against its true label set.
+
+    ``n_labels`` counts the scored labels and the true labels; ``n_top`` the
+    scored labels sharing the highest score, ``n_top_true`` the true ones among
+    them. ``over_true(term)`` sums ``term(LabelRank)`` over the true labels and
+    ``max_over_true(term)`` takes its maximum; ``over_positions(start, stop,
+    term)`` sums ``term(position)`` over positions start+1..stop; ``cut(n)`` is
+    ``min(n, k)`` (``n`` when no ``k`` is given).
+    """
+
+    unknown: E
+    n_labels: E
+    n_true: E
+    n_top: E
+    n_top_true: E
+    over_true: Callable[[Callable[[LabelRank], E]], E]
+    max_over_true: Callable[[Callable[[LabelRank], E]], E]
+    over_positions: Callable[[E, E, Term], E]
+    cut: Callable[[E], E]
+
+
+# ------------------------------------------------------------------ formulas
+# Formulas needing a logarithm or a power are plain functions: the engines that
+# render them hand in ops with ``log2`` and ``pow`` (the core Ops have neither).
+
+
+def discount(ops: Any, position: E) -> E:
+    """1 / log2(position + 1): the DCG weight of a 1-based position."""
+    return 1 / ops.log2(position + 1)
+
+
+def graded_gain(ops: Any, relevance: E) -> E:
+    """2^relevance - 1: the DCG gain of a relevance grade (Hivemall, Järvelin-Kekäläinen)."""
+    return ops.pow(2.0, relevance) - 1
+
+
+@formula
+def precision_at_k(ops: Any, hits: E, n_ranked: E, n_true: E) -> E:
+    """hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall)."""
+    return ops.when(n_ranked == 0, ops.when(n_true == 0, 1.0, 0.0), hits / n_ranked)
+
+
+@formula
+def recall_at_k(ops: Any, hits: E, n_ranked: E, n_true: E) -> E:
+    """hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall)."""
+    return ops.when(n_true == 0, ops.when(n_ranked == 0, 1.0, 0.0), hits / n_true)
+
+
+@formula
+def hit(ops: Any, hits: E) -> E:
+    """1 when a true item is in the top n, else 0."""
+    return ops.when(hits > 0, 1.0, 0.0)
+
+
+@formula
+def reciprocal_rank(ops: Any, first_hit: E) -> E:
+    """1 / position of the first hit in the top n; 0 without one."""
+    return ops.when(first_hit > 0, 1.0 / first_hit, 0.0)
+
+
+@formula
+def precision_at_hit(ops: Any, position: E, nth: E) -> E:
+    """Precision of the top ``position`` items when the item there is the ``nth`` hit."""
+    return nth / position
+
+
+@formula
+def average_precision_at_k(ops: Any, precision_sum: E, hits: E, n_ranked: E, n_true: E) -> E:
+    """Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.
+
+    An empty true set scores 1 when nothing is ranked, else 0.
+    """
+    return ops.when(
+        n_true == 0,
+        ops.when(n_ranked == 0, 1.0, 0.0),
+        ops.when(hits == 0, 0.0, precision_sum / hits),
+    )
+
+
+@formula
+def misses_below_hit(ops: Any, position: E, nth: E, hits: E, n_ranked: E) -> E:
+    """Misses ranked below a hit within the top n: its correctly ordered (hit, miss) pairs."""
+    return (n_ranked - position) - (hits - nth)
+
+
+@formula
+def ranking_auc_at_k(ops: Any, correct_pairs: E, hits: E, n_ranked: E) -> E:
+    """Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs."""
+    pairs = hits * (n_ranked - hits)
+    return ops.when(pairs == 0, 0.5, correct_pairs / pairs)
+
+
+@formula
+def normalized_dcg(ops: Any, dcg: E, ideal_dcg: E) -> E:
+    """DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant)."""
+    return ops.when(ideal_dcg == 0, 0.0, dcg / ideal_dcg)
+
+
+@formula
+def coverage(ops: Any, n_true: E, worst_rank: E) -> E:
+    """How far down the ranking to go to cover every true label; 0 without true labels."""
+    return ops.when(n_true == 0, 0, worst_rank)
+
+
+@formula
+def false_at_or_above(ops: Any, at_or_above: E, true_at_or_above: E) -> E:
+    """False labels scored at least as high as a true label: its wrongly ordered pairs."""
+    return at_or_above - true_at_or_above
+
+
+@formula
+def ranking_loss_of_row(ops: Any, wrong_pairs: E, n_true: E, n_labels: E) -> E:
+    """Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none."""
+    pairs = n_true * (n_labels - n_true)
+    return ops.when(pairs == 0, 0.0, wrong_pairs / pairs)
+
+
+@formula
+def precision_at_label(ops: Any, true_at_or_above: E, at_or_above: E) -> E:
+    """Share of true labels among the labels scored at least as high as a true label."""
+    return true_at_or_above / at_or_above
+
+
+@formula
+def label_ranking_precision_of_row(ops: Any, precision_sum: E, n_true: E, n_labels: E) -> E:
+    """Mean precision at the true labels; 1 where none or all labels are true."""
+    return ops.when((n_true == 0) | (n_true == n_labels), 1.0, precision_sum / n_true)
+
+
+@formula
+def one_error_of_row(ops: Any, n_top: E, n_top_true: E) -> E:
+    """Share of top-scored labels that are not true; 1 when no label is scored."""
+    return ops.when(n_top == 0, 1.0, (n_top - n_top_true) / n_top)
+
+
+@formula
+def tie_averaged_gain(ops: Any, discount_sum: E, at_or_above: E, above: E) -> E:
+    """A relevant label's DCG share: the discounts of its tie group's places / the group size."""
+    return discount_sum / (at_or_above - above)
+
+
+def smaller(ops: Any, a: E, b: E) -> E:
+    """The smaller of two numbers."""
+    return ops.when(a < b, a, b)
+
+
+# ------------------------------------------------------------------ per-row values
+def _precision_at(ops: Any, s: RankedStats) -> E:
+    return precision_at_k(ops, s.hits, s.n_ranked, s.n_true)
+
+
+def _recall_at(ops: Any, s: RankedStats) -> E:
+    return recall_at_k(ops, s.hits, s.n_ranked, s.n_true)
+
+
+def _hitrate(ops: Any, s: RankedStats) -> E:
+    return hit(ops, s.hits)
+
+
+def _mrr(ops: Any, s: RankedStats) -> E:
+    return reciprocal_rank(ops, s.first_hit)
+
+
+def _average_precision(ops: Any, s: RankedStats) -> E:
+    precision_sum = s.over_hits(lambda position, nth: precision_at_hit(ops, position, nth))
+    return average_precision_at_k(ops, precision_sum, s.hits, s.n_ranked, s.n_true)
+
+
+def _ndcg(ops: Any, s: RankedStats) -> E:
+    dcg = s.over_hits(lambda position, nth: discount(ops, position))
+    ideal = s.over_positions(smaller(ops, s.n_true, s.n_ranked), lambda p: discount(ops, p))
+    return normalized_dcg(ops, dcg, ideal)
+
+
+def _ranking_auc(ops: Any, s: RankedStats) -> E:
+    pairs = s.over_hits(
+        lambda position, nth: misses_below_hit(ops, position, nth, s.hits, s.n_ranked)
+    )
+    return ranking_auc_at_k(ops, pairs, s.hits, s.n_ranked)
+
+
+def _graded_ndcg(ops: Any, s: GradedStats) -> E:
+    def term(relevance: E, position: E) -> E:
+        return graded_gain(ops, relevance) * discount(ops, position)
+
+    return normalized_dcg(ops, s.over_ranked(term), s.over_ideal(term))
+
+
+def _coverage_error(ops: Any, s: ScoreStats) -> E:
+    return coverage(ops, s.n_true, s.max_over_true(lambda r: r.at_or_above))
+
+
+def _label_ranking_loss(ops: Any, s: ScoreStats) -> E:
+    wrong = s.over_true(lambda r: false_at_or_above(ops, r.at_or_above, r.true_at_or_above))
+    return ranking_loss_of_row(ops, wrong, s.n_true, s.n_labels)
+
+
+def _label_ranking_average_precision(ops: Any, s: ScoreStats) -> E:
+    total = s.over_true(lambda r: precision_at_label(ops, r.true_at_or_above, r.at_or_above))
+    return label_ranking_precision_of_row(ops, total, s.n_true, s.n_labels)
+
+
+def _one_error(ops: Any, s: ScoreStats) -> E:
+    return one_error_of_row(ops, s.n_top, s.n_top_true)
+
+
+def _ndcg_score(ops: Any, s: ScoreStats) -> E:
+    def gain(r: LabelRank) -> E:
+        places = s.over_positions(r.above, s.cut(r.at_or_above), lambda p: discount(ops, p))
+        return tie_averaged_gain(ops, places, r.at_or_above, r.above)
+
+    ideal = s.over_positions(0, s.cut(s.n_true), lambda p: discount(ops, p))
+    return normalized_dcg(ops, s.over_true(gain), ideal)
+
+
+#: every ranking aggregate's per-row value, by public name (the aggregate is its mean)
+PER_ROW: dict[str, Callable[[Any, Any], E]] = {}
+
+
+def row_value(ops: Any, name: str, s: Any) -> E:
+    """The per-row value of measure ``name``: NULL where the row is unknown."""
+    return ops.when(s.unknown, None, PER_ROW[name](ops, s))
+
+
+def _aggregate(name: str, row: Callable[[Any, Any], E]) -> Callable[..., E]:
+    PER_ROW[name] = row
+
+    def build(ops: Any, s: Any, **params: Any) -> E:
+        """Mean over rows of the per-row value (``k`` is part of the statistics)."""
+        return ops.mean(row_value(ops, name, s))
+
+    return build
+
+
+# ------------------------------------------------------------------ declarations
+RANKED = ("rank_items", "correct_items")
+SCORED = ("scores", "actual")
+
+_AT_K = {
+    "precision_at": (
+        "Hivemall's Precision@k: hits in the top k / k, averaged over rows.",
+        _precision_at,
+    ),
+    "recall_at": (
+        "Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.",
+        _recall_at,
+    ),
+    "average_precision": (
+        "Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.",
+        _average_precision,
+    ),
+    "hitrate": ("Hivemall's HitRate@k: share of rows with a true item in the top k.", _hitrate),
+    "mrr": ("Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.", _mrr),
+    "ndcg": ("Hivemall's binary nDCG@k, averaged over rows.", _ndcg),
+    "ranking_auc": (
+        "Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered "
+        "(hit, miss) pairs in the top k, averaged over rows.",
+        _ranking_auc,
+    ),
+}
+for _name, (_summary, _row) in _AT_K.items():
+    measure(_name, "aggregate", FAMILY, _summary, inputs=RANKED, params=(K,))(
+        _aggregate(_name, _row)
+    )
+
+measure(
+    "graded_ndcg",
+    "aggregate",
+    FAMILY,
+    "Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, "
+    "gain 2^rel - 1, averaged over rows.",
+    inputs=("ranked_relevance", "ideal_relevance"),
+    params=(K,),
+)(_aggregate("graded_ndcg", _graded_ndcg))
+
+_SCORED = {
+    "coverage_error": (
+        "scikit-learn's coverage_error: how far down the scores to go to cover every true "
+        "label (1-based), averaged over rows.",
+        _coverage_error,
+        (),
+        (),
+    ),
+    "label_ranking_loss": (
+        "scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly "
+        "by score, averaged over rows.",
+        _label_ranking_loss,
+        (),
+        (),
+    ),
+    "label_ranking_average_precision": (
+        "scikit-learn's label_ranking_average_precision_score: mean precision at each true "
+        "label's rank, averaged over rows.",
+        _label_ranking_average_precision,
+        (),
+        ("label_ranking_average_precision_score",),
+    ),
+    "one_error": (
+        "One-error: share of rows whose top-scored label is not true (ties count fractionally).",
+        _one_error,
+        (),
+        (),
+    ),
+    "ndcg_score": (
+        "scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), "
+        "averaged over rows.",
+        _ndcg_score,
+        (K,),
+        (),
+    ),
+}
+for _name, (_summary, _row, _params, _aliases) in _SCORED.items():
+    measure(_name, "aggregate", FAMILY, _summary, inputs=SCORED, params=_params, aliases=_aliases)(
+        _aggregate(_name, _row)
+    )
+
+# ------------------------------------------------------------------ scores to label lists
+declare(
+    "top_k",
+    "set",
+    FAMILY,
+    "The k best-scored labels, best first (ties by label); all scored labels without k.",
+    inputs=("scores",),
+    params=(K,),
+)
+declare(
+    "above_threshold",
+    "set",
+    FAMILY,
+    "Labels scored >= threshold, best first (ties by label).",
+    inputs=("scores",),
+    params=(Param("threshold", None),),
+)
+declare(
+    "top_k_above",
+    "set",
+    FAMILY,
+    "At most k labels, each scored >= threshold, best first (ties by label).",
+    inputs=("scores",),
+    params=(K, Param("threshold", None)),
+)

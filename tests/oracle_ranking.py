@@ -1,0 +1,221 @@
+"""A plain-Python reference for the ranking measures, written from their definitions.
+
+Independent of mlsql's code: loops over positions and label pairs, exact
+fractions where the measure is rational (logarithms make nDCG a float).
+
+- Ranked lists follow Hivemall's ``BinaryResponsesMeasures`` after dropping
+  NULL items and repeats (first occurrence kept); ``k`` None means the whole
+  list; a row with a NULL list is skipped; no rows gives None.
+- Score maps follow scikit-learn's definitions over the row's labels: the
+  scored ones (NULL scores dropped) and the true ones (unscored: -infinity).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+NEG_INF = float("-inf")
+
+
+def clean(items: list[Any]) -> list[Any]:
+    """Items without None and repeats, first occurrence kept."""
+    out: list[Any] = []
+    for x in items:
+        if x is not None and x not in out:
+            out.append(x)
+    return out
+
+
+def _top(rank: list[Any], truth: list[Any], k: int | None) -> tuple[list[Any], set[Any], int]:
+    r = clean(rank)
+    t = {x for x in truth if x is not None}
+    n = len(r) if k is None else min(len(r), k)
+    return r[:n], t, len(r)
+
+
+def precision_at(rank: list[Any], truth: list[Any], k: int | None) -> Any:
+    top, t, size = _top(rank, truth, k)
+    if size == 0:
+        return Fraction(1 if not t else 0)
+    return Fraction(sum(x in t for x in top), len(top))
+
+
+def recall_at(rank: list[Any], truth: list[Any], k: int | None) -> Any:
+    top, t, size = _top(rank, truth, k)
+    if not t:
+        return Fraction(1 if size == 0 else 0)
+    return Fraction(sum(x in t for x in top), len(t))
+
+
+def hitrate(rank: list[Any], truth: list[Any], k: int | None) -> Any:
+    top, t, _ = _top(rank, truth, k)
+    return Fraction(int(any(x in t for x in top)))
+
+
+def mrr(rank: list[Any], truth: list[Any], k: int | None) -> Any:
+    top, t, _ = _top(rank, truth, k)
+    for i, x in enumerate(top, start=1):
+        if x in t:
+            return Fraction(1, i)
+    return Fraction(0)
+
+
+def average_precision(rank: list[Any], truth: list[Any], k: int | None) -> Any:
+    top, t, size = _top(rank, truth, k)
+    if not t:
+        return Fraction(1 if size == 0 else 0)
+    hits, total = 0, Fraction(0)
+    for i, x in enumerate(top, start=1):
+        if x in t:
+            hits += 1
+            total += Fraction(hits, i)
+    return total / hits if hits else Fraction(0)
+
+
+def ranking_auc(rank: list[Any], truth: list[Any], k: int | None) -> Any:
+    top, t, _ = _top(rank, truth, k)
+    flags = [x in t for x in top]
+    pairs = [(i, j) for i in range(len(flags)) for j in range(len(flags)) if flags[i] != flags[j]]
+    hit_miss = [(i, j) for i, j in pairs if flags[i]]  # (hit, miss) pairs
+    if not hit_miss:
+        return Fraction(1, 2)
+    return Fraction(sum(i < j for i, j in hit_miss), len(hit_miss))
+
+
+def _dcg_weight(position: int) -> float:
+    return 1 / math.log2(position + 1)
+
+
+def ndcg(rank: list[Any], truth: list[Any], k: int | None) -> Any:
+    top, t, _ = _top(rank, truth, k)
+    dcg = sum(_dcg_weight(i) for i, x in enumerate(top, start=1) if x in t)
+    ideal = sum(_dcg_weight(i) for i in range(1, min(len(t), len(top)) + 1))
+    return 0.0 if ideal == 0 else dcg / ideal
+
+
+def graded_ndcg(ranked: list[Any], ideal: list[Any], k: int | None) -> float:
+    n = len(ranked) if k is None else k
+
+    def dcg(grades: list[Any]) -> float:
+        return sum(
+            (2.0**g - 1) * _dcg_weight(i)
+            for i, g in enumerate(grades[:n], start=1)
+            if g is not None
+        )
+
+    best = dcg(sorted((g for g in ideal if g is not None), reverse=True))
+    return 0.0 if best == 0 else dcg(ranked) / best
+
+
+AT_K: dict[str, Callable[..., Any]] = {
+    "precision_at": precision_at,
+    "recall_at": recall_at,
+    "hitrate": hitrate,
+    "mrr": mrr,
+    "average_precision": average_precision,
+    "ranking_auc": ranking_auc,
+    "ndcg": ndcg,
+}
+
+
+def mean_over_rows(fn: Callable[..., Any], rows: list[tuple[Any, Any]], *args: Any) -> Any:
+    """Mean of ``fn`` over rows where neither list is None; None without such rows."""
+    values = [fn(a, b, *args) for a, b in rows if a is not None and b is not None]
+    if not values:
+        return None
+    return sum(values) / len(values)
+
+
+# ------------------------------------------------------------------ label scores
+def universe(scores: dict[Any, Any], actual: list[Any]) -> tuple[dict[Any, float], set[Any]]:
+    """Every label of the row with its score (unscored true labels at -inf), and the true set."""
+    truth = {x for x in actual if x is not None}
+    scored = {label: float(s) for label, s in scores.items() if s is not None}
+    return {**{t: NEG_INF for t in truth}, **scored}, truth
+
+
+def coverage_error(scores: dict[Any, Any], actual: list[Any]) -> Any:
+    s, truth = universe(scores, actual)
+    if not truth:
+        return Fraction(0)
+    return Fraction(max(sum(v >= s[t] for v in s.values()) for t in truth))
+
+
+def label_ranking_loss(scores: dict[Any, Any], actual: list[Any]) -> Any:
+    s, truth = universe(scores, actual)
+    false = [f for f in s if f not in truth]
+    if not truth or not false:
+        return Fraction(0)
+    wrong = sum(s[f] >= s[t] for t in truth for f in false)
+    return Fraction(wrong, len(truth) * len(false))
+
+
+def label_ranking_average_precision(scores: dict[Any, Any], actual: list[Any]) -> Any:
+    s, truth = universe(scores, actual)
+    if not truth or len(truth) == len(s):
+        return Fraction(1)
+    total = Fraction(0)
+    for t in truth:
+        at_or_above = [u for u in s if s[u] >= s[t]]
+        total += Fraction(sum(u in truth for u in at_or_above), len(at_or_above))
+    return total / len(truth)
+
+
+def one_error(scores: dict[Any, Any], actual: list[Any]) -> Any:
+    truth = {x for x in actual if x is not None}
+    scored = {label: s for label, s in scores.items() if s is not None}
+    if not scored:
+        return Fraction(1)
+    best = max(scored.values())
+    top = [label for label, v in scored.items() if v == best]
+    return Fraction(sum(label not in truth for label in top), len(top))
+
+
+def ndcg_score(scores: dict[Any, Any], actual: list[Any], k: int | None = None) -> float:
+    """scikit-learn's tie-averaged nDCG with binary relevance: the expected DCG over tie orders."""
+    s, truth = universe(scores, actual)
+    n = len(s) if k is None else k
+    dcg = 0.0
+    for t in truth:
+        above = sum(v > s[t] for v in s.values())
+        tied = sum(v == s[t] for v in s.values())
+        places = [p for p in range(above + 1, above + tied + 1) if p <= n]
+        dcg += sum(_dcg_weight(p) for p in places) / tied
+    ideal = sum(_dcg_weight(p) for p in range(1, min(len(truth), n) + 1))
+    return 0.0 if ideal == 0 else dcg / ideal
+
+
+SCORED: dict[str, Callable[..., Any]] = {
+    "coverage_error": coverage_error,
+    "label_ranking_loss": label_ranking_loss,
+    "label_ranking_average_precision": label_ranking_average_precision,
+    "one_error": one_error,
+    "ndcg_score": ndcg_score,
+}
+
+
+def ranked_labels(scores: dict[Any, Any] | None) -> list[Any] | None:
+    """Scored labels, best first, ties by label."""
+    if scores is None:
+        return None
+    kept = [(label, s) for label, s in scores.items() if s is not None]
+    return [label for label, _ in sorted(kept, key=lambda e: (-e[1], e[0]))]
+
+
+def top_k(scores: dict[Any, Any] | None, k: int | None = None) -> list[Any] | None:
+    labels = ranked_labels(scores)
+    return labels if labels is None or k is None else labels[:k]
+
+
+def above_threshold(scores: dict[Any, Any] | None, threshold: float) -> list[Any] | None:
+    if scores is None:
+        return None
+    return ranked_labels({x: s for x, s in scores.items() if s is not None and s >= threshold})
+
+
+def top_k_above(scores: dict[Any, Any] | None, k: int | None, threshold: float) -> Any:
+    labels = above_threshold(scores, threshold)
+    return labels if labels is None or k is None else labels[:k]
