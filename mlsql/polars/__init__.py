@@ -1,0 +1,65 @@
+"""mlsql for Polars: every measure as a function returning ``pl.Expr``.
+
+Each function takes column names or expressions and works in ``select``,
+``with_columns``, ``group_by().agg`` and ``over()``, on DataFrames and
+LazyFrames, and on the streaming engine. Importing this module also registers
+the ``.mlsql`` expression namespace with the same functions.
+
+Semantics are those of the SQL library (DESIGN.md section 1): labels are sets
+(repeats count once, NULL elements are ignored), a NULL list makes the row
+unknown (aggregates skip it, per-row functions give NULL), and both sides must
+hold the same kind of label: a type mismatch raises :class:`MlsqlError`
+naming both types when the plan is resolved, before any data is read.
+
+Functions are generated from the measure registry (:mod:`mlsql._registry`);
+family modules in :mod:`mlsql.polars.families` supply their statistics and
+hand-written functions.
+
+Examples
+--------
+>>> import polars as pl
+>>> import mlsql.polars as mp
+>>> df = pl.DataFrame(
+...     {"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "fish"]]}
+... )
+>>> df.select(mp.micro_f1("actual", "predicted")).item()
+0.6666666666666666
+>>> df.select(pl.col("actual").mlsql.samples_jaccard("predicted")).item()
+0.5
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import polars as pl
+
+from mlsql._errors import MlsqlError
+from mlsql._registry import measures
+from mlsql.polars import _build, families, namespace
+
+
+def _functions() -> dict[str, Callable[..., pl.Expr]]:
+    mods = families.modules()
+    out: dict[str, Callable[..., pl.Expr]] = {}
+    for mod in mods:
+        for name in getattr(mod, "__all__", ()):
+            out[name] = getattr(mod, name)
+    for m in measures():
+        if m.build is None or not m.available_in("polars") or m.name in out:
+            continue
+        mod = families.serving(m.family, mods)
+        if mod is not None and hasattr(mod, "stats"):
+            out[m.name] = _build.generated(m, mod, families.input_check(mod, m))
+    for m in measures():
+        for alias in m.aliases:
+            if m.name in out and alias not in out:
+                out[alias] = out[m.name]
+    return out
+
+
+FUNCTIONS = _functions()
+globals().update(FUNCTIONS)
+namespace.install(FUNCTIONS)
+
+__all__ = ["MlsqlError", *sorted(FUNCTIONS)]

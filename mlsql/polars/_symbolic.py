@@ -1,0 +1,427 @@
+"""Formulas as a small expression graph, lowered to Polars with each statistic computed once.
+
+Polars' streaming engine does not eliminate common subexpressions: a formula
+that names ``tp`` three times would intersect every row's label lists three
+times. The formulas therefore run over :class:`Node` objects (which overload
+Python's operators like ``pl.Expr``), and :func:`lower` turns the finished
+graph into one ``pl.Expr`` in which every statistic and every aggregation
+appears once:
+
+- a row-level expression that names a statistic more than once is evaluated in
+  a struct *scope*: ``pl.struct(u0=tp, u1=n_actual).struct.with_fields(out=<formula
+  over pl.field("u0"), ...>).struct.field("out")``;
+- an aggregate formula puts each aggregation in such a scope, so ``sum(tp)``
+  is computed once however often the formula names it;
+- ``sum`` of a linear combination of statistics that are NULL on the same rows
+  is split into sums of the statistics (``sum(|P| - tp) = sum(|P|) - sum(tp)``),
+  so the micro average sums three statistics, each once;
+- counting rows costs nothing extra when the statistics are NULL exactly where
+  a cheap ``known`` mask is false (``actual`` or ``predicted`` NULL).
+
+Only engine primitives live here; the formulas stay in :mod:`mlsql._formulas`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import polars as pl
+
+#: levels: a constant, a value per row, a value per group (after aggregation)
+CONST, ROW, AGG = 0, 1, 2
+
+#: Where a node is NULL, as (on unknown rows, on known rows), ``known`` being the
+#: mask of rows where no input is NULL. On unknown rows a node is always "null",
+#: never NULL ("value") or either ("mixed"); on known rows "value" or "mixed".
+NEVER = ("value", "value")
+STRICT = ("null", "value")  # NULL exactly where the row is unknown: a statistic
+MAYBE = ("mixed", "mixed")
+NULL = ("null", "mixed")  # the NULL literal
+
+_BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "truediv": lambda a, b: a / b,
+    "pow": lambda a, b: a.pow(b),
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "lt": lambda a, b: a < b,
+    "le": lambda a, b: a <= b,
+    "gt": lambda a, b: a > b,
+    "ge": lambda a, b: a >= b,
+    "and": lambda a, b: a & b,
+    "or": lambda a, b: a | b,
+}
+_UNARY = {
+    "neg": lambda a: -a,
+    "not": lambda a: ~a,
+    "abs": lambda a: a.abs(),
+    "is_nan": lambda a: a.cast(pl.Float64).is_nan(),
+    "log2": lambda a: a.cast(pl.Float64).log(2),
+    "sqrt": lambda a: a.cast(pl.Float64).sqrt(),
+}
+#: aggregations over a row-level argument, as Polars computes them
+_AGGREGATIONS = {
+    "raw_sum": lambda x: x.sum(),
+    "raw_mean": lambda x: x.mean(),
+    "raw_count": lambda x: x.count().cast(pl.Int64),
+}
+
+
+class Node:
+    """One operation of a formula: a statistic, a constant, arithmetic or an aggregation.
+
+    Examples
+    --------
+    >>> tp = leaf(pl.col("tp"))
+    >>> node = (tp + 1) * 2
+    >>> node.level == ROW
+    True
+    """
+
+    __slots__ = ("args", "level", "nulls", "op")
+
+    def __init__(self, op: str, args: tuple[Any, ...], level: int, nulls: tuple[str, str]) -> None:
+        self.op = op
+        self.args = args
+        self.level = level
+        self.nulls = nulls
+
+    __hash__ = object.__hash__
+
+    def __bool__(self) -> bool:
+        raise TypeError("a formula value has no truth value until it is computed")
+
+    def __repr__(self) -> str:
+        if self.op == "leaf":
+            return f"leaf({self.args[0]})"
+        if self.op == "const":
+            return repr(self.args[0])
+        return f"{self.op}({', '.join(map(repr, self.args))})"
+
+    # arithmetic and comparisons ------------------------------------------------
+    def __add__(self, other: Any) -> Node:
+        return binary("add", self, other)
+
+    def __radd__(self, other: Any) -> Node:
+        return binary("add", other, self)
+
+    def __sub__(self, other: Any) -> Node:
+        return binary("sub", self, other)
+
+    def __rsub__(self, other: Any) -> Node:
+        return binary("sub", other, self)
+
+    def __mul__(self, other: Any) -> Node:
+        return binary("mul", self, other)
+
+    def __rmul__(self, other: Any) -> Node:
+        return binary("mul", other, self)
+
+    def __truediv__(self, other: Any) -> Node:
+        return binary("truediv", self, other)
+
+    def __rtruediv__(self, other: Any) -> Node:
+        return binary("truediv", other, self)
+
+    def __pow__(self, other: Any) -> Node:
+        return binary("pow", self, other)
+
+    def __rpow__(self, other: Any) -> Node:
+        return binary("pow", other, self)
+
+    def __eq__(self, other: Any) -> Node:  # type: ignore[override]
+        return binary("eq", self, other)
+
+    def __ne__(self, other: Any) -> Node:  # type: ignore[override]
+        return binary("ne", self, other)
+
+    def __lt__(self, other: Any) -> Node:
+        return binary("lt", self, other)
+
+    def __le__(self, other: Any) -> Node:
+        return binary("le", self, other)
+
+    def __gt__(self, other: Any) -> Node:
+        return binary("gt", self, other)
+
+    def __ge__(self, other: Any) -> Node:
+        return binary("ge", self, other)
+
+    def __and__(self, other: Any) -> Node:
+        return binary("and", self, other)
+
+    def __rand__(self, other: Any) -> Node:
+        return binary("and", other, self)
+
+    def __or__(self, other: Any) -> Node:
+        return binary("or", self, other)
+
+    def __ror__(self, other: Any) -> Node:
+        return binary("or", other, self)
+
+    def __neg__(self) -> Node:
+        return unary("neg", self)
+
+    def __invert__(self) -> Node:
+        return unary("not", self)
+
+    def __abs__(self) -> Node:
+        return unary("abs", self)
+
+
+# ---------------------------------------------------------------- constructors
+def const(value: Any) -> Node:
+    """A literal (``None`` is NULL)."""
+    return Node("const", (value,), CONST, NULL if value is None else NEVER)
+
+
+def as_node(value: Any) -> Node:
+    """``value`` as a node: nodes stay, Python values become constants."""
+    if isinstance(value, Node):
+        return value
+    if isinstance(value, pl.Expr):
+        raise TypeError(
+            "a pl.Expr met a formula node: hand statistics to mlsql.polars._build, "
+            "which turns them into nodes"
+        )
+    return const(value)
+
+
+def leaf(expr: pl.Expr, *, strict: bool = False) -> Node:
+    """A per-row statistic; ``strict``: NULL exactly where the ``known`` mask is false."""
+    return Node("leaf", (expr,), ROW, STRICT if strict else MAYBE)
+
+
+def _level(*nodes: Node) -> int:
+    return max(n.level for n in nodes)
+
+
+def _same(*sides: str) -> str:
+    return sides[0] if len(set(sides)) == 1 else "mixed"
+
+
+def _arithmetic(*nodes: Node) -> tuple[str, str]:
+    """NULLs of an arithmetic result: NULL where any operand is NULL."""
+    unknown = [n.nulls[0] for n in nodes]
+    on_unknown = "null" if "null" in unknown else _same(*unknown)
+    on_known = "value" if all(n.nulls[1] == "value" for n in nodes) else "mixed"
+    return on_unknown, on_known
+
+
+def binary(op: str, a: Any, b: Any) -> Node:
+    """``a <op> b``."""
+    a, b = as_node(a), as_node(b)
+    if op in ("and", "or"):  # Kleene logic: NULL & false is false, NULL | true is true
+        on_known = "value" if a.nulls[1] == b.nulls[1] == "value" else "mixed"
+        nulls = (_same(a.nulls[0], b.nulls[0]), on_known)
+    else:
+        nulls = _arithmetic(a, b)
+    return Node(op, (a, b), _level(a, b), nulls)
+
+
+def unary(op: str, a: Any) -> Node:
+    """``op(a)``."""
+    a = as_node(a)
+    return Node(op, (a,), a.level, a.nulls)
+
+
+def when(condition: Any, then: Any, otherwise: Any) -> Node:
+    """``then`` where ``condition`` is true, else ``otherwise`` (also where it is NULL)."""
+    c, t, o = as_node(condition), as_node(then), as_node(otherwise)
+    # where the condition is NULL (unknown rows, if it is a statistic) ``otherwise`` is taken
+    on_unknown = o.nulls[0] if c.nulls[0] == "null" else _same(t.nulls[0], o.nulls[0])
+    on_known = "value" if t.nulls[1] == o.nulls[1] == "value" else "mixed"
+    return Node("when", (c, t, o), _level(c, t, o), (on_unknown, on_known))
+
+
+def aggregation(op: str, x: Node) -> Node:
+    """One Polars aggregation of a per-row node."""
+    return Node(op, (x,), AGG, MAYBE)
+
+
+def known_count() -> Node:
+    """Rows where the ``known`` mask is true."""
+    return Node("known_count", (), AGG, NEVER)
+
+
+def row_count() -> Node:
+    """Rows, NULL or not."""
+    return Node("row_count", (), AGG, NEVER)
+
+
+# ---------------------------------------------------------------- aggregates
+def linear(node: Node) -> dict[Node, float] | None:
+    """``node`` as a sum of coefficient x leaf, or None if it is not one."""
+    if node.op == "leaf":
+        return {node: 1}
+    if node.op in ("add", "sub"):
+        left, right = linear(node.args[0]), linear(node.args[1])
+        if left is None or right is None:
+            return None
+        sign = 1 if node.op == "add" else -1
+        out = dict(left)
+        for k, v in right.items():
+            out[k] = out.get(k, 0) + sign * v
+        return out
+    if node.op == "neg":
+        inner = linear(node.args[0])
+        return None if inner is None else {k: -v for k, v in inner.items()}
+    if node.op == "mul":
+        a, b = node.args
+        for scalar, other in ((a, b), (b, a)):
+            value = scalar.args[0] if scalar.op == "const" else None
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                inner = linear(other)
+                return None if inner is None else {k: value * v for k, v in inner.items()}
+    return None
+
+
+def count(x: Any) -> Node:
+    """Non-NULL values of ``x`` (cheap when the NULLs of ``x`` are known in advance)."""
+    x = as_node(x)
+    if x.level == CONST:
+        return row_count() if x.nulls == NEVER else const(0)
+    if x.nulls == NEVER:
+        return row_count()
+    if x.nulls == STRICT:
+        return known_count()
+    return aggregation("raw_count", x)
+
+
+def total(x: Any) -> Node:
+    """SQL ``sum``: NULL over no non-NULL values; linear sums are split per statistic."""
+    x = as_node(x)
+    terms = linear(x) if x.nulls == STRICT else None
+    if terms and all(stat.nulls == STRICT for stat in terms):
+        out: Node | None = None
+        for stat, coefficient in terms.items():
+            if coefficient == 0:
+                continue
+            part = when(known_count() == 0, None, aggregation("raw_sum", stat))
+            if coefficient not in (1, -1):
+                part = coefficient * part
+            if out is None:
+                out = part if coefficient != -1 else -part
+            else:
+                out = out + part if coefficient != -1 else out - part
+        if out is not None:
+            return out
+    return when(count(x) == 0, None, aggregation("raw_sum", x))
+
+
+def mean(x: Any) -> Node:
+    """SQL ``avg``: NULL over no non-NULL values."""
+    return aggregation("raw_mean", as_node(x))
+
+
+# ---------------------------------------------------------------- lowering
+def _is_unit(node: Node) -> bool:
+    return node.op == "leaf" or node.op in _AGGREGATIONS or node.op in ("known_count", "row_count")
+
+
+def _key(node: Node) -> Any:
+    """Units that compute the same thing share a key (the same aggregation of one node)."""
+    if node.op in _AGGREGATIONS:
+        return (node.op, id(node.args[0]))
+    if node.op in ("known_count", "row_count"):
+        return node.op
+    return node
+
+
+def _units(node: Node, memo: dict[int, Counter[Any]], first: dict[Any, Node]) -> Counter[Any]:
+    """How often each unit (statistic or aggregation) is named, counting every path."""
+    if id(node) in memo:
+        return memo[id(node)]
+    out: Counter[Any] = Counter()
+    if _is_unit(node):
+        key = _key(node)
+        first.setdefault(key, node)
+        out[key] += 1
+    else:
+        for arg in node.args:
+            if isinstance(arg, Node):
+                out.update(_units(arg, memo, first))
+    memo[id(node)] = out
+    return out
+
+
+class Lowering:
+    """Turns nodes into Polars expressions; ``known`` marks rows where no input is NULL."""
+
+    def __init__(self, known: pl.Expr | None = None) -> None:
+        self.known = known
+
+    def expr(self, node: Any) -> pl.Expr:
+        """One expression for ``node``, each statistic and aggregation computed once.
+
+        Units named once are inlined; otherwise all units of this level become
+        fields of one struct and the formula reads them with ``pl.field``.
+        """
+        node = as_node(node)
+        first: dict[Any, Node] = {}
+        uses = _units(node, {}, first)
+        if all(n == 1 for n in uses.values()):
+            return self.tree(node, {key: self.unit(first[key]) for key in uses})
+        names = {key: f"u{i}" for i, key in enumerate(uses)}
+        scope = pl.struct(**{names[key]: self.unit(first[key]) for key in uses})
+        body = self.tree(node, {key: pl.field(names[key]) for key in uses})
+        return scope.struct.with_fields(__mlsql=body).struct.field("__mlsql")
+
+    def struct(self, nodes: dict[str, Any]) -> pl.Expr:
+        """A struct of the named nodes, computed in one scope (e.g. a counts struct)."""
+        return self.expr(_Pack({name: as_node(n) for name, n in nodes.items()}))
+
+    def unit(self, node: Node) -> pl.Expr:
+        """The Polars expression of one unit."""
+        if node.op == "leaf":
+            return node.args[0]
+        if node.op == "known_count":
+            if self.known is None:
+                raise TypeError("a count of known rows needs the known mask")
+            return self.known.sum().cast(pl.Int64)
+        if node.op == "row_count":
+            return pl.len().cast(pl.Int64)
+        return _AGGREGATIONS[node.op](self.expr(node.args[0]))
+
+    def tree(self, node: Node, env: dict[Any, pl.Expr]) -> pl.Expr:
+        """``node`` with its units taken from ``env`` (keyed by :func:`_key`)."""
+        if _is_unit(node):
+            return env[_key(node)]
+        if isinstance(node, _Pack):
+            return pl.struct(**{k: self.tree(n, env) for k, n in node.fields.items()})
+        op, args = node.op, node.args
+        if op == "const":
+            return _literal(args[0])
+        if op in _BINARY:
+            return _BINARY[op](self.tree(args[0], env), self.tree(args[1], env))
+        if op in _UNARY:
+            return _UNARY[op](self.tree(args[0], env))
+        if op == "when":
+            c, t, o = (self.tree(a, env) for a in args)
+            return pl.when(c).then(t).otherwise(o)
+        raise AssertionError(f"unknown node {op}")
+
+
+class _Pack(Node):
+    """Several named outputs lowered in one scope (a struct)."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, fields: dict[str, Node]) -> None:
+        super().__init__("pack", tuple(fields.values()), _level(*fields.values()), MAYBE)
+        self.fields = fields
+
+
+def _literal(value: Any) -> pl.Expr:
+    if value is None:
+        return pl.lit(None)
+    if isinstance(value, bool):
+        return pl.lit(value)
+    if isinstance(value, int):
+        return pl.lit(value, dtype=pl.Int64)
+    if isinstance(value, float):
+        return pl.lit(value, dtype=pl.Float64)
+    return pl.lit(value)

@@ -1,0 +1,110 @@
+"""The primitives the formulas need, for Polars.
+
+:class:`PolarsOps` implements the ``Ops`` protocol of :mod:`mlsql._formulas`
+with a *static* ``zero_division`` (a validated
+:class:`~mlsql._params.ZeroDivision`, known when the expression is built), so
+``skips_undefined`` is a real bool and averages under 0, 1 or 'diagnose' skip
+the NaN bookkeeping entirely.
+
+The same object works on two kinds of values:
+
+- formula nodes (:class:`mlsql.polars._symbolic.Node`), which
+  :mod:`mlsql.polars._build` lowers so that every statistic is computed once
+  (the streaming engine does not eliminate common subexpressions);
+- plain ``pl.Expr``, for hand-written code (a family's own functions) that
+  wants the formulas' primitives directly.
+
+``sum`` follows SQL: NULL over no non-NULL values (Polars' own ``sum`` gives 0).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+
+from mlsql._params import ZeroDivision
+from mlsql.polars import _symbolic as S
+
+
+def _symbolic(*values: Any) -> bool:
+    return any(isinstance(v, S.Node) for v in values)
+
+
+def _expr(value: Any) -> pl.Expr:
+    return value if isinstance(value, pl.Expr) else pl.lit(value)
+
+
+class PolarsOps:
+    """Formula primitives for Polars.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from mlsql._params import check_zero_division
+    >>> ops = PolarsOps()
+    >>> pl.DataFrame({"x": [None, None]}).select(ops.sum(pl.col("x"))).item() is None
+    True
+    >>> ops.skips_undefined(check_zero_division("ignore", "samples_f1"))
+    True
+    """
+
+    def when(self, condition: Any, then: Any, otherwise: Any) -> Any:
+        """``then`` where ``condition`` holds, else ``otherwise`` (also where it is NULL)."""
+        if _symbolic(condition, then, otherwise):
+            return S.when(condition, then, otherwise)
+        return pl.when(condition).then(_expr(then)).otherwise(_expr(otherwise))
+
+    def undefined(self, zero_division: ZeroDivision, nothing_to_score: Any) -> Any:
+        """The value of an undefined ratio under ``zero_division``."""
+        if not isinstance(zero_division, ZeroDivision):
+            raise TypeError("PolarsOps needs a validated ZeroDivision (mlsql._params)")
+        if zero_division.kind == "value":
+            return zero_division.value
+        if zero_division.kind == "nan":
+            return float("nan")
+        if zero_division.kind == "ignore":
+            return None
+        return self.when(nothing_to_score, 1.0, 0.0)  # 'diagnose'
+
+    def skips_undefined(self, zero_division: ZeroDivision) -> bool:
+        """Whether averages leave undefined values out (NaN and 'ignore')."""
+        return zero_division.skips_undefined
+
+    def sum(self, x: Any) -> Any:
+        """SQL ``sum``: NULL over no non-NULL values."""
+        if _symbolic(x):
+            return S.total(x)
+        x = _expr(x)
+        return pl.when(x.count() == 0).then(None).otherwise(x.sum())
+
+    def mean(self, x: Any) -> Any:
+        """SQL ``avg``: NULL over no non-NULL values."""
+        return S.mean(x) if _symbolic(x) else _expr(x).mean()
+
+    def count(self, x: Any) -> Any:
+        """Non-NULL values of ``x``."""
+        return S.count(x) if _symbolic(x) else _expr(x).count().cast(pl.Int64)
+
+    def is_nan(self, x: Any) -> Any:
+        """True where ``x`` is NaN (NULL stays NULL)."""
+        return S.unary("is_nan", x) if _symbolic(x) else _expr(x).cast(pl.Float64).is_nan()
+
+    def nan(self) -> Any:
+        """NaN."""
+        return float("nan")
+
+    # beyond the core protocol: formulas of other families use these ---------------
+    def log2(self, x: Any) -> Any:
+        """Base-2 logarithm."""
+        return S.unary("log2", x) if _symbolic(x) else _expr(x).cast(pl.Float64).log(2)
+
+    def sqrt(self, x: Any) -> Any:
+        """Square root."""
+        return S.unary("sqrt", x) if _symbolic(x) else _expr(x).cast(pl.Float64).sqrt()
+
+    def pow(self, base: Any, exponent: Any) -> Any:
+        """``base ** exponent``."""
+        if _symbolic(base, exponent):
+            return S.binary("pow", base, exponent)
+        return _expr(base).cast(pl.Float64).pow(_expr(exponent))
