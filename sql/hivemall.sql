@@ -20,49 +20,49 @@ CREATE OR REPLACE MACRO _mlsql_hivemall_int_label(x) AS
     CASE WHEN x IS NULL THEN NULL WHEN x = 1 THEN 1 WHEN x IN (0, -1) THEN 0
          ELSE error('fmeasure takes int labels 1, 0 or -1 (as Hivemall). Got ' || CAST(x AS VARCHAR) || ' instead.') END;
 
--- _mlsql_hivemall_binary_row(a, p, average): One binary row's tp, n_actual, n_predicted.
-CREATE OR REPLACE MACRO _mlsql_hivemall_binary_row(a, p, average) AS 
+-- _mlsql_hivemall_tp(a, p, average): One binary row's tp: both 1 (binary), or equal labels (micro).
+CREATE OR REPLACE MACRO _mlsql_hivemall_tp(a, p, average) AS 
     CASE WHEN a IS NULL OR p IS NULL THEN NULL
-         WHEN average = 'binary' THEN struct_pack(
-             tp := (a = 1 AND p = 1)::BIGINT, n_actual := (a = 1)::BIGINT, n_predicted := (p = 1)::BIGINT)
-         ELSE struct_pack(tp := (a = p)::BIGINT, n_actual := 1::BIGINT, n_predicted := 1::BIGINT) END;
+         WHEN average = 'binary' THEN (a = 1 AND p = 1)::BIGINT ELSE (a = p)::BIGINT END;
 
--- _mlsql_hivemall_row(a, p, actual_type, predicted_type, average): One row's tp, n_actual, n_predicted, whatever the input kind.
-CREATE OR REPLACE MACRO _mlsql_hivemall_row(a, p, actual_type, predicted_type, average) AS 
-    CASE
-        WHEN union_tag(a) <> union_tag(p)
-             OR (union_tag(a) IN ('s', 'i')) <> (union_tag(p) IN ('s', 'i'))
-        THEN error('fmeasure needs actual and predicted of the same kind (both arrays of one label type, both int or both boolean). Got actual ' || actual_type || ' and predicted ' || predicted_type || '.')
-        WHEN union_tag(a) IN ('s', 'i') AND average = 'binary'
-        THEN error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.')
-        WHEN union_tag(a) = 's' THEN struct_pack(
-            tp := true_positives(union_extract(a, 's'), union_extract(p, 's')),
-            n_actual := _mlsql_n_labels(union_extract(a, 's'), union_extract(p, 's')),
-            n_predicted := _mlsql_n_labels(union_extract(p, 's'), union_extract(a, 's')))
-        WHEN union_tag(a) = 'i' THEN struct_pack(
-            tp := true_positives(union_extract(a, 'i'), union_extract(p, 'i')),
-            n_actual := _mlsql_n_labels(union_extract(a, 'i'), union_extract(p, 'i')),
-            n_predicted := _mlsql_n_labels(union_extract(p, 'i'), union_extract(a, 'i')))
-        ELSE _mlsql_hivemall_binary_row(
-            _mlsql_hivemall_int_label(coalesce(union_extract(a, 'b')::BIGINT, union_extract(a, 'n'))),
-            _mlsql_hivemall_int_label(coalesce(union_extract(p, 'b')::BIGINT, union_extract(p, 'n'))),
-            average)
-    END;
+-- _mlsql_hivemall_n(x, other, average): One binary row's labels on one side: 1 if positive (binary); always 1 (micro).
+CREATE OR REPLACE MACRO _mlsql_hivemall_n(x, other, average) AS 
+    CASE WHEN x IS NULL OR other IS NULL THEN NULL
+         WHEN average = 'binary' THEN (x = 1)::BIGINT ELSE 1 END;
 
--- _mlsql_hivemall_fmeasure(r, beta): F-beta of pooled Hivemall rows (0 where undefined, as Hivemall).
-CREATE OR REPLACE MACRO _mlsql_hivemall_fmeasure(r, beta) AS 
-    _mlsql_fbeta(sum(struct_extract(r, 'tp')), (sum(struct_extract(r, 'n_predicted')) - sum(struct_extract(r, 'tp'))), (sum(struct_extract(r, 'n_actual')) - sum(struct_extract(r, 'tp'))), beta, '0');
+-- _mlsql_hivemall_arrays(actual, predicted, options): fmeasure over label arrays (sets).
+CREATE OR REPLACE MACRO _mlsql_hivemall_arrays(actual, predicted, options) AS 
+    CASE WHEN _mlsql_hivemall_average(options) = 'binary'
+         THEN error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.')
+         ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_hivemall_beta(options), '0') END;
 
--- _mlsql_hivemall(actual, predicted, options): Hivemall's fmeasure over any input kind.
-CREATE OR REPLACE MACRO _mlsql_hivemall(actual, predicted, options) AS 
-    _mlsql_hivemall_fmeasure(
-        _mlsql_hivemall_row(CAST([actual][1] AS UNION(s VARCHAR[], i BIGINT[], n BIGINT, b BOOLEAN)), CAST([predicted][1] AS UNION(s VARCHAR[], i BIGINT[], n BIGINT, b BOOLEAN)),
-                            typeof(actual), typeof(predicted), _mlsql_hivemall_average(options)),
-        _mlsql_hivemall_beta(options));
+-- _mlsql_hivemall_binary(actual, predicted, options): fmeasure over binary int labels.
+CREATE OR REPLACE MACRO _mlsql_hivemall_binary(actual, predicted, options) AS 
+    _mlsql_fbeta(sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options))), (sum(_mlsql_hivemall_n(_mlsql_hivemall_int_label(predicted), _mlsql_hivemall_int_label(actual), _mlsql_hivemall_average(options))) - sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)))), (sum(_mlsql_hivemall_n(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options))) - sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)))), _mlsql_hivemall_beta(options), '0');
 
--- fmeasure(actual, predicted): Hivemall's fmeasure with default options (-beta 1 -average micro).
--- fmeasure(actual, predicted, options): Hivemall's fmeasure(actual, predicted, options): micro F-beta over label arrays, or over int (1, 0, -1) or boolean binary inputs with -average micro|binary.
-CREATE OR REPLACE MACRO fmeasure(actual, predicted) AS 
-    _mlsql_hivemall(actual, predicted, ''),
+-- fmeasure(actual, predicted): Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'.
+-- fmeasure(actual, predicted, options): Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'.
+CREATE OR REPLACE MACRO fmeasure(actual VARCHAR[], predicted VARCHAR[]) AS 
+    _mlsql_hivemall_arrays(actual, predicted, ''),
+    (actual VARCHAR[], predicted VARCHAR[], options) AS 
+    _mlsql_hivemall_arrays(actual, predicted, options),
+    (actual INTEGER[], predicted INTEGER[]) AS 
+    _mlsql_hivemall_arrays(actual, predicted, ''),
+    (actual INTEGER[], predicted INTEGER[], options) AS 
+    _mlsql_hivemall_arrays(actual, predicted, options),
+    (actual BIGINT[], predicted BIGINT[]) AS 
+    _mlsql_hivemall_arrays(actual, predicted, ''),
+    (actual BIGINT[], predicted BIGINT[], options) AS 
+    _mlsql_hivemall_arrays(actual, predicted, options),
+    (actual BIGINT, predicted BIGINT) AS 
+    _mlsql_hivemall_binary(actual, predicted, ''),
+    (actual BIGINT, predicted BIGINT, options) AS 
+    _mlsql_hivemall_binary(actual, predicted, options),
+    (actual BOOLEAN, predicted BOOLEAN) AS 
+    _mlsql_hivemall_binary(actual::BIGINT, predicted::BIGINT, ''),
+    (actual BOOLEAN, predicted BOOLEAN, options) AS 
+    _mlsql_hivemall_binary(actual::BIGINT, predicted::BIGINT, options),
+    (actual, predicted) AS 
+    error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.'),
     (actual, predicted, options) AS 
-    _mlsql_hivemall(actual, predicted, options);
+    error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.');

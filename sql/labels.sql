@@ -27,19 +27,19 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))))
     GROUP BY g, label, f;
 
--- label_metrics(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy.
+-- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy.
 CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     WITH spread AS (
         FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by")),
     groups AS (
-        SELECT g, coalesce(sum(n) FILTER (WHERE f < 0), 0) AS n_rows
+        SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
-                   coalesce(sum(n) FILTER (WHERE f = 1048577), 0) AS tp,
-                   coalesce(sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS n_actual,
-                   coalesce(sum(n) FILTER (WHERE f = 1099511627776), 0) AS n_predicted
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1048577), 0) AS BIGINT) AS tp,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS BIGINT) AS n_actual,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1099511627776), 0) AS BIGINT) AS n_predicted
             FROM spread WHERE label IS NOT NULL GROUP BY g, label)),
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
@@ -67,19 +67,19 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
         FROM k)
     ORDER BY __mlsql_g, label;
 
--- multilabel_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL): One row per group: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, label accuracies, CLP, MLP, WLP.
+-- multilabel_report(source, actual, predicted, labels, beta, zero_division, "by"): One row per group: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, label accuracies, CLP, MLP, WLP.
 CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     WITH spread AS (
         FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by")),
     groups AS (
-        SELECT g, coalesce(sum(n) FILTER (WHERE f < 0), 0) AS n_rows
+        SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
-                   coalesce(sum(n) FILTER (WHERE f = 1048577), 0) AS tp,
-                   coalesce(sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS n_actual,
-                   coalesce(sum(n) FILTER (WHERE f = 1099511627776), 0) AS n_predicted
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1048577), 0) AS BIGINT) AS tp,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS BIGINT) AS n_actual,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1099511627776), 0) AS BIGINT) AS n_predicted
             FROM spread WHERE label IS NOT NULL GROUP BY g, label)),
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
@@ -134,8 +134,8 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         FROM k GROUP BY g)
     SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['macro_fbeta', 'macro_fbeta_of_means', 'micro_fbeta', 'samples_fbeta', 'weighted_fbeta'] ELSE ['macro_f1', 'macro_f1_of_means', 'micro_f1', 'samples_f1', 'weighted_f1'] END, c)) FROM (
         SELECT unnest(groups.g),
-               coalesce(r.n_rows, 0) AS n_rows,
-               coalesce(l.n_labels, 0) AS n_labels,
+               CAST(coalesce(r.n_rows, 0) AS BIGINT) AS n_rows,
+               CAST(coalesce(l.n_labels, 0) AS BIGINT) AS n_labels,
                r.micro_precision,
                r.micro_recall,
                r.micro_f1,
@@ -170,103 +170,103 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         FROM groups LEFT JOIN r ON r.g = groups.g LEFT JOIN l ON l.g = groups.g)
     ORDER BY __mlsql_g;
 
--- macro_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): Mean over labels of per-label precision.
+-- macro_precision(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label precision.
 CREATE OR REPLACE MACRO macro_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'macro_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- macro_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): Mean over labels of per-label recall.
+-- macro_recall(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label recall.
 CREATE OR REPLACE MACRO macro_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'macro_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- macro_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
+-- macro_f1(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 CREATE OR REPLACE MACRO macro_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'macro_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- macro_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL): Mean over labels of per-label F-beta.
+-- macro_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
 CREATE OR REPLACE MACRO macro_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by");
 
--- macro_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): Mean over labels of per-label Jaccard.
+-- macro_jaccard(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
 CREATE OR REPLACE MACRO macro_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- macro_f1_of_means(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): F1 of macro precision and macro recall (the R walkthrough's macro F1).
+-- macro_f1_of_means(source, actual, predicted, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
 CREATE OR REPLACE MACRO macro_f1_of_means(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- macro_fbeta_of_means(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL): F-beta of macro precision and macro recall.
+-- macro_fbeta_of_means(source, actual, predicted, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
 CREATE OR REPLACE MACRO macro_fbeta_of_means(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by");
 
--- weighted_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): Per-label precision averaged with support weights.
+-- weighted_precision(source, actual, predicted, labels, zero_division, "by"): Per-label precision averaged with support weights.
 CREATE OR REPLACE MACRO weighted_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'weighted_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- weighted_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): Per-label recall averaged with support weights.
+-- weighted_recall(source, actual, predicted, labels, zero_division, "by"): Per-label recall averaged with support weights.
 CREATE OR REPLACE MACRO weighted_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'weighted_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- weighted_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): Per-label F1 averaged with support weights.
+-- weighted_f1(source, actual, predicted, labels, zero_division, "by"): Per-label F1 averaged with support weights.
 CREATE OR REPLACE MACRO weighted_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'weighted_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- weighted_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL): Per-label F-beta averaged with support weights.
+-- weighted_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
 CREATE OR REPLACE MACRO weighted_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by");
 
--- weighted_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): Per-label Jaccard averaged with support weights.
+-- weighted_jaccard(source, actual, predicted, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
 CREATE OR REPLACE MACRO weighted_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- label_accuracy_macro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): Mean over labels of (tp + tn) / rows.
+-- label_accuracy_macro(source, actual, predicted, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
 CREATE OR REPLACE MACRO label_accuracy_macro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- label_accuracy_micro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): 1 - Hamming loss over the label universe.
+-- label_accuracy_micro(source, actual, predicted, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
 CREATE OR REPLACE MACRO label_accuracy_micro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- clp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): Share of labels never predicted negative (tn + fn = 0).
+-- clp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
 CREATE OR REPLACE MACRO clp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'clp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- mlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): Share of labels never predicted (tp + fp = 0).
+-- mlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
 CREATE OR REPLACE MACRO mlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'mlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by");
 
--- wlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL): Share of labels never predicted right (tp = 0).
+-- wlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
 CREATE OR REPLACE MACRO wlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     SELECT COLUMNS(lambda c: c = 'wlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
@@ -284,12 +284,8 @@ CREATE OR REPLACE MACRO _mlsql_labels_from_indicators(indicators, labels) AS
          ELSE list_filter(labels, lambda l, i: _mlsql_indicator(indicators[i])) END;
 
 -- labels_from_indicators(indicators, labels): The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], ['L1', 'L2', 'L3']). NULL if any indicator is NULL.
--- labels_from_indicators(indicators): The field names whose indicator is 1, from a struct of 0/1 columns: labels_from_indicators(struct_pack(*COLUMNS('^L\d$'))).
 CREATE OR REPLACE MACRO labels_from_indicators(indicators, labels) AS 
-    _mlsql_labels_from_indicators(indicators, labels),
-    (indicators) AS 
-    _mlsql_labels_from_indicators(
-        map_values(CAST(indicators AS MAP(VARCHAR, DOUBLE))), struct_keys(indicators));
+    _mlsql_labels_from_indicators(indicators, labels);
 
 -- indicators_from_labels(actual, labels): 0/1 per label of the universe ``labels``: 1 where the list holds it.
 CREATE OR REPLACE MACRO indicators_from_labels(actual, labels) AS 

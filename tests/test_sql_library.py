@@ -81,5 +81,6 @@ def test_register_replace_opts_in_and_registering_twice_is_fine():
 
 def test_persistent_register_writes_into_the_database(tmp_path):
     path = tmp_path / "shared.duckdb"
-    mlsql.register(duckdb.connect(str(path)), temporary=False).close()
+    config = {"storage_compatibility_version": "latest"}  # typed macros need storage >= 1.4
+    mlsql.register(duckdb.connect(str(path), config=config), temporary=False).close()
     assert duckdb.connect(str(path)).execute("SELECT micro_f1(['a'], ['b'])").fetchone()[0] == 0.0

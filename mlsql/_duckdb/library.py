@@ -18,6 +18,7 @@ from typing import Any
 from mlsql import _params as P
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
+from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import Measure, Param, measures
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
@@ -83,14 +84,12 @@ def _checked_params(m: Measure, q: Qualify) -> dict[str, Sql]:
 
 
 def row_stats(q: Qualify, actual: str = "actual", predicted: str = "predicted") -> RowStats:
-    """Per-row statistics as calls of the library's own macros."""
+    """Per-row statistics as calls of the library's internal macros."""
     a, p = Sql(actual), Sql(predicted)
     return RowStats(
-        tp=call(q("true_positives"), a, p),
+        tp=call(q("_mlsql_tp"), a, p),
         n_actual=call(q("_mlsql_n_labels"), a, p),
         n_predicted=call(q("_mlsql_n_labels"), p, a),
-        fp=call(q("false_positives"), a, p),
-        fn=call(q("false_negatives"), a, p),
     )
 
 
@@ -166,6 +165,21 @@ def _internal(q: Qualify) -> list[Macro]:
         ),
         Macro(
             "internal.sql",
+            "_mlsql_label_type_error",
+            ("actual", "predicted", "func"),
+            "error("
+            + sql_message(
+                P.LABEL_TYPE_MESSAGE.format(func="{}", actual="{}", predicted="{}"),
+                "func",
+                "typeof(actual)",
+                "typeof(predicted)",
+            )
+            + ")",
+            "The error for label lists of other or different types.",
+            public=False,
+        ),
+        Macro(
+            "internal.sql",
             "_mlsql_n_labels",
             ("labels", "other"),
             "CASE WHEN other IS NULL THEN NULL\n"
@@ -220,14 +234,32 @@ def _sets(q: Qualify) -> list[Macro]:
 
 def _tp_macro() -> Macro:
     return Macro(
-        "sets.sql",
-        "true_positives",
+        "internal.sql",
+        "_mlsql_tp",
         ("actual", "predicted"),
         "CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL\n"
         "         ELSE len(list_filter(actual, lambda x, i: list_contains(predicted, x)\n"
         "                                                AND list_position(actual, x) = i)) END",
         "|A ∩ P|: distinct true labels that were predicted (NULL elements ignored).",
+        public=False,
     )
+
+
+#: the label list types the public macros accept; anything else meets the fallback's error
+LABEL_LIST_TYPES = ("VARCHAR[]", "INTEGER[]", "BIGINT[]")
+
+
+def typed(m: Macro, q: Qualify, types: tuple[str, ...] = LABEL_LIST_TYPES) -> list[Macro]:
+    """``m`` as overloads on the label list types, plus a fallback naming both types.
+
+    DuckDB picks the overload by the argument types, so a text list against an
+    integer list (or any other type) meets mlsql's own error, and integer
+    widths may differ (INTEGER[] widens to BIGINT[]).
+    """
+    rest = m.params[2:]
+    out = [replace(m, params=(f"actual {t}", f"predicted {t}", *rest)) for t in types]
+    error = call(q("_mlsql_label_type_error"), Sql("actual"), Sql("predicted"), m.name)
+    return [*out, replace(m, body=str(error))]
 
 
 def _from_registry(m: Measure, q: Qualify, ops: SqlOps, file: str, stats: Any = None) -> Macro:
@@ -236,9 +268,6 @@ def _from_registry(m: Measure, q: Qualify, ops: SqlOps, file: str, stats: Any = 
     if m.kind == "from_counts":
         k = CountsFields(*(call("struct_extract", Sql("counts"), f) for f in COUNTS_FIELDS))
         body = m.build(ops, k, **params)
-    elif m.name in ("false_positives", "false_negatives"):
-        s = row_stats(q)  # fp and fn from |P| - tp and |A| - tp, not from themselves
-        body = m.build(ops, RowStats(s.tp, s.n_actual, s.n_predicted), **params)
     else:
         body = m.build(ops, row_stats(q) if stats is None else stats, **params)
     if "zero_division" in params:  # check it even when no ratio turns out undefined
@@ -271,59 +300,64 @@ def _counts(q: Qualify, ops: SqlOps) -> list[Macro]:
 
 
 def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
+    """Hivemall's fmeasure: overloads by input kind, Hivemall's options and errors."""
     f = "hivemall.sql"
-    union = "UNION(s VARCHAR[], i BIGINT[], n BIGINT, b BOOLEAN)"
-    esc = lambda text: text.replace("'", "''")  # noqa: E731
-    tp = q("true_positives")
-    nl = q("_mlsql_n_labels")
-    mismatch = sql_message(
-        "fmeasure needs actual and predicted of the same kind (both arrays of one label type, "
-        "both int or both boolean). Got actual {} and predicted {}.",
-        "actual_type",
-        "predicted_type",
-    )
-    row = f"""CASE
-        WHEN union_tag(a) <> union_tag(p)
-             OR (union_tag(a) IN ('s', 'i')) <> (union_tag(p) IN ('s', 'i'))
-        THEN error({mismatch})
-        WHEN union_tag(a) IN ('s', 'i') AND average = 'binary'
-        THEN error('{esc(P.BINARY_ON_ARRAYS_MESSAGE)}')
-        WHEN union_tag(a) = 's' THEN struct_pack(
-            tp := {tp}(union_extract(a, 's'), union_extract(p, 's')),
-            n_actual := {nl}(union_extract(a, 's'), union_extract(p, 's')),
-            n_predicted := {nl}(union_extract(p, 's'), union_extract(a, 's')))
-        WHEN union_tag(a) = 'i' THEN struct_pack(
-            tp := {tp}(union_extract(a, 'i'), union_extract(p, 'i')),
-            n_actual := {nl}(union_extract(a, 'i'), union_extract(p, 'i')),
-            n_predicted := {nl}(union_extract(p, 'i'), union_extract(a, 'i')))
-        ELSE {q("_mlsql_hivemall_binary_row")}(
-            {q("_mlsql_hivemall_int_label")}(coalesce(union_extract(a, 'b')::BIGINT, union_extract(a, 'n'))),
-            {q("_mlsql_hivemall_int_label")}(coalesce(union_extract(p, 'b')::BIGINT, union_extract(p, 'n'))),
-            average)
-    END"""
-    binary_row = """CASE WHEN a IS NULL OR p IS NULL THEN NULL
-         WHEN average = 'binary' THEN struct_pack(
-             tp := (a = 1 AND p = 1)::BIGINT, n_actual := (a = 1)::BIGINT, n_predicted := (p = 1)::BIGINT)
-         ELSE struct_pack(tp := (a = p)::BIGINT, n_actual := 1::BIGINT, n_predicted := 1::BIGINT) END"""
-    s = RowStats(
-        *(
-            call("sum", call("struct_extract", Sql("r"), f))
-            for f in ("tp", "n_actual", "n_predicted")
-        )
-    )
-    f_body = fbeta(ops, s.counts, Sql("beta"), lit("0"))
-    options_ok = P.OPTIONS_PATTERN
     beta_text = "regexp_extract(coalesce(options, ''), '--?beta\\s+(\\S+)', 1)"
     average_text = "regexp_extract(coalesce(options, ''), '--?average\\s+(\\S+)', 1)"
     bad_options = sql_message(P.OPTIONS_MESSAGE.format(got="'{}'"), "options")
     bad_average = sql_message(P.AVERAGE_MESSAGE.format(got="'{}'"), average_text)
     bad_int = sql_message(P.INT_LABEL_MESSAGE.format(got="{}"), "CAST(x AS VARCHAR)")
+    bad_types = sql_message(
+        P.HIVEMALL_TYPE_MESSAGE.format(actual="{}", predicted="{}"),
+        "typeof(actual)",
+        "typeof(predicted)",
+    )
+    beta = call(q("_mlsql_hivemall_beta"), Sql("options"))
+    average = call(q("_mlsql_hivemall_average"), Sql("options"))
+    la, lp = (call(q("_mlsql_hivemall_int_label"), Sql(x)) for x in ("actual", "predicted"))
+    avg = str(call(q("_mlsql_hivemall_average"), Sql("options")))
+    binary_stats = (
+        RowStats(  # Hivemall: under binary only label 1 counts; under micro 0 is a label too
+            tp=call(q("_mlsql_hivemall_tp"), la, lp, Sql(avg)),
+            n_actual=call(q("_mlsql_hivemall_n"), la, lp, Sql(avg)),
+            n_predicted=call(q("_mlsql_hivemall_n"), lp, la, Sql(avg)),
+        )
+    )
+    arrays_f = fbeta(ops, F_pooled(ops, row_stats(q)), beta, lit("0"))
+    binary_f = fbeta(ops, F_pooled(ops, binary_stats), beta, lit("0"))
+    arrays = (
+        f"CASE WHEN {average} = 'binary'\n"
+        f"         THEN error({sql_message(P.BINARY_ON_ARRAYS_MESSAGE)})\n"
+        f"         ELSE {arrays_f} END"
+    )
+    doc = (
+        "Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int "
+        "(1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'."
+    )
+    overloads = []
+    for types, impl, cast in [
+        (("VARCHAR[]",), "_mlsql_hivemall_arrays", ""),
+        (("INTEGER[]",), "_mlsql_hivemall_arrays", ""),
+        (("BIGINT[]",), "_mlsql_hivemall_arrays", ""),
+        (("BIGINT",), "_mlsql_hivemall_binary", ""),
+        (("BOOLEAN",), "_mlsql_hivemall_binary", "::BIGINT"),
+    ]:
+        t = types[0]
+        for opts in ((), ("options",)):
+            body = f"{q(impl)}(actual{cast}, predicted{cast}, {'options' if opts else chr(39) * 2})"
+            overloads.append(
+                Macro(f, "fmeasure", (f"actual {t}", f"predicted {t}", *opts), body, doc)
+            )
+    for opts in ((), ("options",)):
+        overloads.append(
+            Macro(f, "fmeasure", ("actual", "predicted", *opts), f"error({bad_types})", doc)
+        )
     return [
         Macro(
             f,
             "_mlsql_hivemall_beta",
             ("options",),
-            f"""CASE WHEN NOT regexp_full_match(coalesce(options, ''), '{options_ok}')
+            f"""CASE WHEN NOT regexp_full_match(coalesce(options, ''), '{P.OPTIONS_PATTERN}')
          THEN error({bad_options})
          WHEN {beta_text} = '' THEN 1.0::DOUBLE
          ELSE {q("_mlsql_check_beta")}(TRY_CAST({beta_text} AS DOUBLE), 'fmeasure') END""",
@@ -336,7 +370,7 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
             ("options",),
             f"""CASE coalesce(nullif({average_text}, ''), 'micro')
          WHEN 'micro' THEN 'micro' WHEN 'binary' THEN 'binary'
-         WHEN 'macro' THEN error('{esc(P.AVERAGE_MACRO_MESSAGE)}')
+         WHEN 'macro' THEN error({sql_message(P.AVERAGE_MACRO_MESSAGE)})
          ELSE error({bad_average}) END""",
             "The -average of a Hivemall option string (default micro).",
             public=False,
@@ -352,54 +386,39 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
         ),
         Macro(
             f,
-            "_mlsql_hivemall_binary_row",
+            "_mlsql_hivemall_tp",
             ("a", "p", "average"),
-            binary_row,
-            "One binary row's tp, n_actual, n_predicted.",
+            """CASE WHEN a IS NULL OR p IS NULL THEN NULL
+         WHEN average = 'binary' THEN (a = 1 AND p = 1)::BIGINT ELSE (a = p)::BIGINT END""",
+            "One binary row's tp: both 1 (binary), or equal labels (micro).",
             public=False,
         ),
         Macro(
             f,
-            "_mlsql_hivemall_row",
-            ("a", "p", "actual_type", "predicted_type", "average"),
-            row,
-            "One row's tp, n_actual, n_predicted, whatever the input kind.",
+            "_mlsql_hivemall_n",
+            ("x", "other", "average"),
+            """CASE WHEN x IS NULL OR other IS NULL THEN NULL
+         WHEN average = 'binary' THEN (x = 1)::BIGINT ELSE 1 END""",
+            "One binary row's labels on one side: 1 if positive (binary); always 1 (micro).",
             public=False,
         ),
         Macro(
             f,
-            "_mlsql_hivemall_fmeasure",
-            ("r", "beta"),
-            str(f_body),
-            "F-beta of pooled Hivemall rows (0 where undefined, as Hivemall).",
-            public=False,
-        ),
-        Macro(
-            f,
-            "_mlsql_hivemall",
+            "_mlsql_hivemall_arrays",
             ("actual", "predicted", "options"),
-            f"""{q("_mlsql_hivemall_fmeasure")}(
-        {q("_mlsql_hivemall_row")}(CAST([actual][1] AS {union}), CAST([predicted][1] AS {union}),
-                            typeof(actual), typeof(predicted), {q("_mlsql_hivemall_average")}(options)),
-        {q("_mlsql_hivemall_beta")}(options))""",
-            "Hivemall's fmeasure over any input kind.",
+            arrays,
+            "fmeasure over label arrays (sets).",
             public=False,
         ),
         Macro(
             f,
-            "fmeasure",
-            ("actual", "predicted"),
-            f"{q('_mlsql_hivemall')}(actual, predicted, '')",
-            "Hivemall's fmeasure with default options (-beta 1 -average micro).",
-        ),
-        Macro(
-            f,
-            "fmeasure",
+            "_mlsql_hivemall_binary",
             ("actual", "predicted", "options"),
-            f"{q('_mlsql_hivemall')}(actual, predicted, options)",
-            "Hivemall's fmeasure(actual, predicted, options): micro F-beta over label arrays, "
-            "or over int (1, 0, -1) or boolean binary inputs with -average micro|binary.",
+            str(binary_f),
+            "fmeasure over binary int labels.",
+            public=False,
         ),
+        *overloads,
     ]
 
 
@@ -422,13 +441,17 @@ def files() -> dict[str, str]:
 def macros(qualify: Qualify = lambda name: name) -> list[Macro]:
     """Every macro of the library, in loading order, named through ``qualify``."""
     ops = SqlOps(qualify)
-    out = [*_internal(qualify), *_formulas(ops), *_sets(qualify), _tp_macro()]
+    out = [*_internal(qualify), _tp_macro(), *_formulas(ops)]
+    for m in _sets(qualify):
+        out += typed(m, qualify)
     for m in measures():
-        if m.family != "multilabel" or m.build is None or m.name == "true_positives":
+        if m.family != "multilabel" or m.build is None:
             continue
         file = {"row": "sets.sql", "from_counts": "counts.sql"}.get(m.kind, "micro.sql")
-        out.append(_from_registry(m, qualify, ops, file))
-    out += _counts(qualify, ops)
+        made = _from_registry(m, qualify, ops, file)
+        out += [made] if m.kind == "from_counts" else typed(made, qualify)
+    counts, merge = _counts(qualify, ops)
+    out += [*typed(counts, qualify), merge]
     out += _hivemall(qualify, ops)
     for mod in family_modules():
         out += mod.macros(qualify, ops)
@@ -449,7 +472,11 @@ def render(all_macros: list[Macro], *, temporary: bool = False) -> dict[str, str
             group.append(all_macros[i + len(group)])
         i += len(group)
         head = group[0]
-        docs = "\n".join(f"-- {m.name}({', '.join(m.params)}): {m.doc}" for m in group)
+        lines = {
+            f"-- {m.name}({', '.join(p.split()[0] for p in m.params)}): {m.doc}": None
+            for m in group
+        }
+        docs = "\n".join(lines)
         kind = "TABLE " if head.table else ""
         bodies = ",\n    ".join(f"({', '.join(m.params)}) AS {kind}\n    {m.body}" for m in group)
         temp = "TEMP " if temporary else ""

@@ -80,10 +80,20 @@ def register(
             )
     texts = render(all_macros, temporary=temporary)
     for text in texts.values():
-        con.execute(text)
-    for m in {m.name: m for m in all_macros}.values():  # mark them ours, for the clash check
+        try:
+            con.execute(text)
+        except duckdb.BinderException as exc:
+            if "storage version" not in str(exc).lower():
+                raise
+            raise MlsqlError(
+                "This database file's storage version is older than 1.4, which cannot store mlsql's "
+                "typed macros. Register them as TEMP macros (temporary=True, the default), or open the "
+                "file with config={'storage_compatibility_version': 'latest'}."
+            ) from exc
+    for m in {(m.name, m.table): m for m in all_macros}.values():  # mark them ours
+        kind = "MACRO TABLE" if m.table else "MACRO"
         con.execute(
-            f"COMMENT ON MACRO {m.name} IS '{MARKER}: {m.doc.replace(chr(39), chr(39) * 2)}'"
+            f"COMMENT ON {kind} {m.name} IS '{MARKER}: {m.doc.replace(chr(39), chr(39) * 2)}'"
         )
     return con
 
