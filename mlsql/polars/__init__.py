@@ -35,7 +35,7 @@ from collections.abc import Callable
 import polars as pl
 
 from mlsql._errors import MlsqlError
-from mlsql._registry import measures
+from mlsql._registry import REGISTRY, measures
 from mlsql.polars import _build, families, namespace
 
 
@@ -58,8 +58,32 @@ def _functions() -> dict[str, Callable[..., pl.Expr]]:
     return out
 
 
+def _add_examples(functions: dict[str, Callable[..., pl.Expr]]) -> None:
+    """Append a runnable example, its output computed now, to each generated docstring."""
+    import sys
+
+    mods = families.modules()
+    for name, fn in functions.items():
+        m = REGISTRY.get(name)
+        doc = fn.__doc__ or ""
+        if m is None or "Examples\n--------" in doc:
+            continue  # an alias (documented under its name) or written by hand
+        mod = families.serving(m.family, mods)
+        hook = getattr(mod, "example", None)
+        if hook is None:
+            continue
+        columns, params = hook(m)
+        statements = _build.example(name, m.kind, columns, m.inputs, params)
+        try:
+            lines = _build.run(statements, sys.modules[__name__])
+        except Exception as error:  # a broken example must not break the import
+            lines = [f">>> {s}" for s in statements] + [f"<example failed: {error}>"]
+        fn.__doc__ = doc.rstrip("\n") + "\n\nExamples\n--------\n" + "\n".join(lines) + "\n"
+
+
 FUNCTIONS = _functions()
 globals().update(FUNCTIONS)
+_add_examples(FUNCTIONS)
 namespace.install(FUNCTIONS)
 
 __all__ = ["MlsqlError", *sorted(FUNCTIONS)]

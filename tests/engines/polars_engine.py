@@ -1,0 +1,59 @@
+"""The Polars adapter: mlsql.polars expressions on LazyFrames, collected by the streaming engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+
+import mlsql.polars as mp
+
+
+def _frame(table: pa.Table) -> pl.LazyFrame:
+    return pl.from_arrow(table).lazy()  # type: ignore[union-attr]
+
+
+def _collect(lf: pl.LazyFrame) -> pl.DataFrame:
+    return lf.collect(engine="streaming")
+
+
+class PolarsEngine:
+    """Runs each case as one ``select`` or ``group_by().agg`` on a LazyFrame (streaming)."""
+
+    name = "polars"
+
+    def function(self, measure: str) -> Any:
+        """The public function ``mlsql.polars.<measure>`` (fails loudly if missing)."""
+        return getattr(mp, measure)
+
+    def aggregate(
+        self,
+        measure: str,
+        table: pa.Table,
+        *,
+        columns: tuple[str, ...] = ("actual", "predicted"),
+        **params: Any,
+    ) -> Any:
+        expr = self.function(measure)(*columns, **params).alias("value")
+        return _collect(_frame(table).select(expr)).item()
+
+    def grouped(self, measure: str, table: pa.Table, **params: Any) -> dict[Any, Any]:
+        expr = self.function(measure)("actual", "predicted", **params).alias("value")
+        out = _collect(_frame(table).group_by("g").agg(expr))
+        return dict(zip(out["g"].to_list(), out["value"].to_list(), strict=True))
+
+    def per_row(self, measure: str, table: pa.Table, **params: Any) -> list[Any]:
+        expr = self.function(measure)("actual", "predicted", **params).alias("value")
+        return _collect(_frame(table).select(expr))["value"].to_list()
+
+    def from_stored_counts(self, measure: str, table: pa.Table, **params: Any) -> Any:
+        daily = (
+            _frame(table).group_by("g").agg(mp.multilabel_counts("actual", "predicted").alias("c"))
+        )
+        merged = daily.select(mp.merge_counts("c").alias("c"))
+        return _collect(merged.select(self.function(measure)("c", **params).alias("value"))).item()
+
+    def counts(self, table: pa.Table) -> dict[str, int]:
+        expr = mp.multilabel_counts("actual", "predicted").alias("value")
+        return _collect(_frame(table).select(expr)).item()
