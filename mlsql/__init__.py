@@ -13,3 +13,6 @@ from mlsql._errors import MlsqlError
 
 __version__ = "0.1.0"
 __all__ = ["MlsqlError", "__version__", "connect", "register"]
+from mlsql.tables import label_metrics, multilabel_report
+
+__all__ += ["label_metrics", "multilabel_report"]

@@ -40,3 +40,91 @@ CREATE OR REPLACE MACRO _mlsql_subset_accuracy(exact_match) AS
 -- _mlsql_zero_one_loss(exact_match): 1 - subset accuracy.
 CREATE OR REPLACE MACRO _mlsql_zero_one_loss(exact_match) AS 
     (1 - _mlsql_subset_accuracy(exact_match));
+
+-- _mlsql_true_negatives(tp, fp, fn, n_rows): rows - tp - fp - fn: rows where the label is neither true nor predicted.
+CREATE OR REPLACE MACRO _mlsql_true_negatives(tp, fp, fn, n_rows) AS 
+    (((n_rows - tp) - fp) - fn);
+
+-- _mlsql_label_accuracy(tp, fp, fn, n_rows): (tp + tn) / rows: share of rows where the label is decided right.
+CREATE OR REPLACE MACRO _mlsql_label_accuracy(tp, fp, fn, n_rows) AS 
+    _mlsql_share((tp + _mlsql_true_negatives(tp, fp, fn, n_rows)), n_rows);
+
+-- _mlsql_weighted_average(values, weights, zero_division, nothing_to_score): Sum of weight x value over the sum of weights, leaving undefined values out.
+CREATE OR REPLACE MACRO _mlsql_weighted_average(values, weights, zero_division, nothing_to_score) AS 
+    CASE WHEN ((count(values) > 0) AND (count(CASE WHEN isnan(values) THEN NULL ELSE values END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(values) THEN NULL ELSE values END * weights)), sum(((CASE WHEN isnan(values) THEN NULL ELSE values END * 0) + weights)), zero_division, nothing_to_score) END;
+
+-- _mlsql_fbeta_of_means(p, r, beta): (1 + b²) P R / (b² P + R) of two averages (the R walkthrough's macro F1); 0 when both are 0.
+CREATE OR REPLACE MACRO _mlsql_fbeta_of_means(p, r, beta) AS 
+    CASE WHEN ((((beta * beta) * p) + r) = 0) THEN 0.0 ELSE ((((1 + (beta * beta)) * p) * r) / (((beta * beta) * p) + r)) END;
+
+-- _mlsql_share_of_labels(condition): Share of label rows where ``condition`` holds (CLP, MLP, WLP).
+CREATE OR REPLACE MACRO _mlsql_share_of_labels(condition) AS 
+    avg(CASE WHEN condition THEN 1.0 ELSE 0.0 END);
+
+-- _mlsql_label_accuracy_micro(fp, fn, n_rows, n_labels): 1 - Hamming loss: share of the rows x labels decisions that are right.
+CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro(fp, fn, n_rows, n_labels) AS 
+    (1 - _mlsql_hamming_loss(fp, fn, n_rows, n_labels));
+
+-- _mlsql_precision_at_k(hits, n_ranked, n_true): hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).
+CREATE OR REPLACE MACRO _mlsql_precision_at_k(hits, n_ranked, n_true) AS 
+    CASE WHEN (n_ranked = 0) THEN CASE WHEN (n_true = 0) THEN 1.0 ELSE 0.0 END ELSE (hits / n_ranked) END;
+
+-- _mlsql_recall_at_k(hits, n_ranked, n_true): hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall).
+CREATE OR REPLACE MACRO _mlsql_recall_at_k(hits, n_ranked, n_true) AS 
+    CASE WHEN (n_true = 0) THEN CASE WHEN (n_ranked = 0) THEN 1.0 ELSE 0.0 END ELSE (hits / n_true) END;
+
+-- _mlsql_hit(hits): 1 when a true item is in the top n, else 0.
+CREATE OR REPLACE MACRO _mlsql_hit(hits) AS 
+    CASE WHEN (hits > 0) THEN 1.0 ELSE 0.0 END;
+
+-- _mlsql_reciprocal_rank(first_hit): 1 / position of the first hit in the top n; 0 without one.
+CREATE OR REPLACE MACRO _mlsql_reciprocal_rank(first_hit) AS 
+    CASE WHEN (first_hit > 0) THEN (1.0 / first_hit) ELSE 0.0 END;
+
+-- _mlsql_precision_at_hit(position, nth): Precision of the top ``position`` items when the item there is the ``nth`` hit.
+CREATE OR REPLACE MACRO _mlsql_precision_at_hit(position, nth) AS 
+    (nth / position);
+
+-- _mlsql_average_precision_at_k(precision_sum, hits, n_ranked, n_true): Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.
+CREATE OR REPLACE MACRO _mlsql_average_precision_at_k(precision_sum, hits, n_ranked, n_true) AS 
+    CASE WHEN (n_true = 0) THEN CASE WHEN (n_ranked = 0) THEN 1.0 ELSE 0.0 END ELSE CASE WHEN (hits = 0) THEN 0.0 ELSE (precision_sum / hits) END END;
+
+-- _mlsql_misses_above_hit(position, nth): Misses ranked above the ``nth`` hit at ``position``: its wrongly ordered (hit, miss) pairs.
+CREATE OR REPLACE MACRO _mlsql_misses_above_hit(position, nth) AS 
+    (position - nth);
+
+-- _mlsql_ranking_auc_at_k(wrong_pairs, hits, n_ranked): Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.
+CREATE OR REPLACE MACRO _mlsql_ranking_auc_at_k(wrong_pairs, hits, n_ranked) AS 
+    CASE WHEN ((hits * (n_ranked - hits)) = 0) THEN 0.5 ELSE (((hits * (n_ranked - hits)) - wrong_pairs) / (hits * (n_ranked - hits))) END;
+
+-- _mlsql_normalized_dcg(dcg, ideal_dcg): DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant).
+CREATE OR REPLACE MACRO _mlsql_normalized_dcg(dcg, ideal_dcg) AS 
+    CASE WHEN (ideal_dcg = 0) THEN 0.0 ELSE (dcg / ideal_dcg) END;
+
+-- _mlsql_coverage(n_true, worst_rank): How far down the ranking to go to cover every true label; 0 without true labels.
+CREATE OR REPLACE MACRO _mlsql_coverage(n_true, worst_rank) AS 
+    CASE WHEN (n_true = 0) THEN 0 ELSE worst_rank END;
+
+-- _mlsql_false_at_or_above(at_or_above, true_at_or_above): False labels scored at least as high as a true label: its wrongly ordered pairs.
+CREATE OR REPLACE MACRO _mlsql_false_at_or_above(at_or_above, true_at_or_above) AS 
+    (at_or_above - true_at_or_above);
+
+-- _mlsql_ranking_loss_of_row(wrong_pairs, n_true, n_labels): Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none.
+CREATE OR REPLACE MACRO _mlsql_ranking_loss_of_row(wrong_pairs, n_true, n_labels) AS 
+    CASE WHEN ((n_true * (n_labels - n_true)) = 0) THEN 0.0 ELSE (wrong_pairs / (n_true * (n_labels - n_true))) END;
+
+-- _mlsql_precision_at_label(true_at_or_above, at_or_above): Share of true labels among the labels scored at least as high as a true label.
+CREATE OR REPLACE MACRO _mlsql_precision_at_label(true_at_or_above, at_or_above) AS 
+    (true_at_or_above / at_or_above);
+
+-- _mlsql_label_ranking_precision_of_row(precision_sum, n_true, n_labels): Mean precision at the true labels; 1 where none or all labels are true.
+CREATE OR REPLACE MACRO _mlsql_label_ranking_precision_of_row(precision_sum, n_true, n_labels) AS 
+    CASE WHEN ((n_true = 0) OR (n_true = n_labels)) THEN 1.0 ELSE (precision_sum / n_true) END;
+
+-- _mlsql_one_error_of_row(n_top, n_top_true): Share of top-scored labels that are not true; 1 when no label is scored.
+CREATE OR REPLACE MACRO _mlsql_one_error_of_row(n_top, n_top_true) AS 
+    CASE WHEN (n_top = 0) THEN 1.0 ELSE ((n_top - n_top_true) / n_top) END;
+
+-- _mlsql_tie_averaged_gain(discount_sum, at_or_above, above): A relevant label's DCG share: the discounts of its tie group's places / the group size.
+CREATE OR REPLACE MACRO _mlsql_tie_averaged_gain(discount_sum, at_or_above, above) AS 
+    (discount_sum / (at_or_above - above));

@@ -12,7 +12,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
         SELECT g,
                unnest(CASE WHEN a IS NULL OR p IS NULL THEN [NULL] ELSE list_concat([NULL], a, p) END) AS label,
                unnest(CASE WHEN a IS NULL OR p IS NULL THEN [NULL::BIGINT]
-                           ELSE list_concat([-1 - list_sum(list_concat(fa, fp))::BIGINT], fa, fp) END) AS f
+                           ELSE list_concat([-1 - coalesce(list_sum(list_concat(fa, fp)), 0)::BIGINT], fa, fp) END) AS f
         FROM (
             SELECT g, a, p,
                    list_transform(a, lambda x, i: CASE WHEN x IS NULL OR list_position(a, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0
@@ -29,7 +29,10 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
 
 -- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy.
 CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    WITH spread AS (
+    WITH params AS (
+        SELECT _mlsql_check_zero_division(zero_division, 'label_metrics') AS zd,
+               _mlsql_check_beta(coalesce(beta, 1.0), 'label_metrics') AS b),
+    spread AS (
         FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by")),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
@@ -47,8 +50,8 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
         SELECT g, unnest(list_distinct(_mlsql_check_labels(labels, 'label_metrics'))) AS label FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
-               coalesce(s.fn, 0) AS fn, gr.n_rows
-        FROM universe u JOIN groups gr ON u.g = gr.g
+               coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
+        FROM universe u JOIN groups gr ON u.g = gr.g CROSS JOIN params
         LEFT JOIN seen s ON s.g = u.g AND s.label = u.label)
     SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['fbeta'] ELSE [] END, c)) FROM (
         SELECT unnest(g), label,
@@ -57,11 +60,11 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
                fn AS fn,
                _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
                (tp + fn) AS support,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'label_metrics')) END AS precision,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'label_metrics')) END AS recall,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, _mlsql_check_zero_division(zero_division, 'label_metrics')) END AS f1,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, _mlsql_check_beta(coalesce(beta, 1.0), 'label_metrics'), _mlsql_check_zero_division(zero_division, 'label_metrics')) END AS fbeta,
-               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'label_metrics')) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy,
                g AS __mlsql_g
         FROM k)
@@ -69,7 +72,10 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
 
 -- multilabel_report(source, actual, predicted, labels, beta, zero_division, "by"): One row per group: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, label accuracies, CLP, MLP, WLP.
 CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    WITH spread AS (
+    WITH params AS (
+        SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
+               _mlsql_check_beta(coalesce(beta, 1.0), 'multilabel_report') AS b),
+    spread AS (
         FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by")),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
@@ -87,87 +93,110 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         SELECT g, unnest(list_distinct(_mlsql_check_labels(labels, 'multilabel_report'))) AS label FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
-               coalesce(s.fn, 0) AS fn, gr.n_rows
-        FROM universe u JOIN groups gr ON u.g = gr.g
+               coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
+        FROM universe u JOIN groups gr ON u.g = gr.g CROSS JOIN params
         LEFT JOIN seen s ON s.g = u.g AND s.label = u.label),
-    row_codes AS (
-        SELECT g, n, code // 1099511627776 AS n_predicted, (code % 1099511627776) // 1048576 AS tp,
-               code % 1048576 AS n_actual
-        FROM (SELECT g, n, -1 - f AS code FROM spread WHERE label IS NULL AND f < 0)),
-    r AS (
-        SELECT g,
-               sum(n) AS n_rows,
-               _mlsql_precision(sum((n * tp)), sum((n * (n_predicted - tp))), sum((n * (n_actual - tp))), _mlsql_check_zero_division(zero_division, 'multilabel_report')) AS micro_precision,
-               _mlsql_recall(sum((n * tp)), sum((n * (n_predicted - tp))), sum((n * (n_actual - tp))), _mlsql_check_zero_division(zero_division, 'multilabel_report')) AS micro_recall,
-               _mlsql_fbeta(sum((n * tp)), sum((n * (n_predicted - tp))), sum((n * (n_actual - tp))), 1, _mlsql_check_zero_division(zero_division, 'multilabel_report')) AS micro_f1,
-               _mlsql_fbeta(sum((n * tp)), sum((n * (n_predicted - tp))), sum((n * (n_actual - tp))), _mlsql_check_beta(coalesce(beta, 1.0), 'multilabel_report'), _mlsql_check_zero_division(zero_division, 'multilabel_report')) AS micro_fbeta,
-               _mlsql_jaccard(sum((n * tp)), sum((n * (n_predicted - tp))), sum((n * (n_actual - tp))), _mlsql_check_zero_division(zero_division, 'multilabel_report')) AS micro_jaccard,
-               _mlsql_weighted_average(_mlsql_precision(tp, (n_predicted - tp), (n_actual - tp), _mlsql_check_zero_division(zero_division, 'multilabel_report')), n, _mlsql_check_zero_division(zero_division, 'multilabel_report'), (((sum((n * tp)) + sum((n * (n_predicted - tp)))) + sum((n * (n_actual - tp)))) = 0)) AS samples_precision,
-               _mlsql_weighted_average(_mlsql_recall(tp, (n_predicted - tp), (n_actual - tp), _mlsql_check_zero_division(zero_division, 'multilabel_report')), n, _mlsql_check_zero_division(zero_division, 'multilabel_report'), (((sum((n * tp)) + sum((n * (n_predicted - tp)))) + sum((n * (n_actual - tp)))) = 0)) AS samples_recall,
-               _mlsql_weighted_average(_mlsql_fbeta(tp, (n_predicted - tp), (n_actual - tp), 1, _mlsql_check_zero_division(zero_division, 'multilabel_report')), n, _mlsql_check_zero_division(zero_division, 'multilabel_report'), (((sum((n * tp)) + sum((n * (n_predicted - tp)))) + sum((n * (n_actual - tp)))) = 0)) AS samples_f1,
-               _mlsql_weighted_average(_mlsql_fbeta(tp, (n_predicted - tp), (n_actual - tp), _mlsql_check_beta(coalesce(beta, 1.0), 'multilabel_report'), _mlsql_check_zero_division(zero_division, 'multilabel_report')), n, _mlsql_check_zero_division(zero_division, 'multilabel_report'), (((sum((n * tp)) + sum((n * (n_predicted - tp)))) + sum((n * (n_actual - tp)))) = 0)) AS samples_fbeta,
-               _mlsql_weighted_average(_mlsql_jaccard(tp, (n_predicted - tp), (n_actual - tp), _mlsql_check_zero_division(zero_division, 'multilabel_report')), n, _mlsql_check_zero_division(zero_division, 'multilabel_report'), (((sum((n * tp)) + sum((n * (n_predicted - tp)))) + sum((n * (n_actual - tp)))) = 0)) AS samples_jaccard,
-               _mlsql_share(sum((n * CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1 ELSE 0 END)), sum(n)) AS subset_accuracy,
-               (1 - _mlsql_share(sum((n * CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1 ELSE 0 END)), sum(n))) AS zero_one_loss
-        FROM row_codes GROUP BY g),
-    l AS (
+    label_values AS (
+        SELECT g, n_rows, zd,
+               tp AS tp,
+               fp AS fp,
+               fn AS fn,
+               _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+        FROM k),
+    by_label AS (
         SELECT g,
                count(tp) AS n_labels,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(_mlsql_precision(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'multilabel_report')), _mlsql_check_zero_division(zero_division, 'multilabel_report')) END AS macro_precision,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(_mlsql_recall(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'multilabel_report')), _mlsql_check_zero_division(zero_division, 'multilabel_report')) END AS macro_recall,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(_mlsql_fbeta(tp, fp, fn, 1, _mlsql_check_zero_division(zero_division, 'multilabel_report')), _mlsql_check_zero_division(zero_division, 'multilabel_report')) END AS macro_f1,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(_mlsql_fbeta(tp, fp, fn, _mlsql_check_beta(coalesce(beta, 1.0), 'multilabel_report'), _mlsql_check_zero_division(zero_division, 'multilabel_report')), _mlsql_check_zero_division(zero_division, 'multilabel_report')) END AS macro_fbeta,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_fbeta_of_means(_mlsql_average(_mlsql_precision(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'multilabel_report')), _mlsql_check_zero_division(zero_division, 'multilabel_report')), _mlsql_average(_mlsql_recall(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'multilabel_report')), _mlsql_check_zero_division(zero_division, 'multilabel_report')), 1) END AS macro_f1_of_means,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_fbeta_of_means(_mlsql_average(_mlsql_precision(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'multilabel_report')), _mlsql_check_zero_division(zero_division, 'multilabel_report')), _mlsql_average(_mlsql_recall(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'multilabel_report')), _mlsql_check_zero_division(zero_division, 'multilabel_report')), _mlsql_check_beta(coalesce(beta, 1.0), 'multilabel_report')) END AS macro_fbeta_of_means,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(_mlsql_jaccard(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'multilabel_report')), _mlsql_check_zero_division(zero_division, 'multilabel_report')) END AS macro_jaccard,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(_mlsql_precision(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'multilabel_report')), (tp + fn), _mlsql_check_zero_division(zero_division, 'multilabel_report'), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_precision,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(_mlsql_recall(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'multilabel_report')), (tp + fn), _mlsql_check_zero_division(zero_division, 'multilabel_report'), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_recall,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(_mlsql_fbeta(tp, fp, fn, 1, _mlsql_check_zero_division(zero_division, 'multilabel_report')), (tp + fn), _mlsql_check_zero_division(zero_division, 'multilabel_report'), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_f1,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(_mlsql_fbeta(tp, fp, fn, _mlsql_check_beta(coalesce(beta, 1.0), 'multilabel_report'), _mlsql_check_zero_division(zero_division, 'multilabel_report')), (tp + fn), _mlsql_check_zero_division(zero_division, 'multilabel_report'), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_fbeta,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(_mlsql_jaccard(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'multilabel_report')), (tp + fn), _mlsql_check_zero_division(zero_division, 'multilabel_report'), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_jaccard,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(precision, any_value(zd)) END AS macro_precision,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(recall, any_value(zd)) END AS macro_recall,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(f1, any_value(zd)) END AS macro_f1,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(fbeta, any_value(zd)) END AS macro_fbeta,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(jaccard, any_value(zd)) END AS macro_jaccard,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(precision, support, any_value(zd), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_precision,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(recall, support, any_value(zd), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_recall,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(f1, support, any_value(zd), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_f1,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(fbeta, support, any_value(zd), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_fbeta,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(jaccard, support, any_value(zd), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_jaccard,
                CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(sum(fp), sum(fn), avg(n_rows), count(tp)) END AS hamming_loss,
                CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(sum(fp), sum(fn), avg(n_rows), count(tp)) END AS label_accuracy_micro,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE avg(_mlsql_label_accuracy(tp, fp, fn, n_rows)) END AS label_accuracy_macro,
-               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels(((_mlsql_true_negatives(tp, fp, fn, n_rows) + fn) = 0)) END AS clp,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE avg(accuracy) END AS label_accuracy_macro,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels(((tn + fn) = 0)) END AS clp,
                CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels(((tp + fp) = 0)) END AS mlp,
                CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels((tp = 0)) END AS wlp
-        FROM k GROUP BY g)
+        FROM label_values GROUP BY g),
+    row_values AS (
+        SELECT g, n, zd,
+               tp AS tp,
+               (n_predicted - tp) AS fp,
+               (n_actual - tp) AS fn,
+               _mlsql_precision(tp, (n_predicted - tp), (n_actual - tp), zd) AS precision,
+               _mlsql_recall(tp, (n_predicted - tp), (n_actual - tp), zd) AS recall,
+               _mlsql_fbeta(tp, (n_predicted - tp), (n_actual - tp), 1, zd) AS f1,
+               _mlsql_fbeta(tp, (n_predicted - tp), (n_actual - tp), b, zd) AS fbeta,
+               _mlsql_jaccard(tp, (n_predicted - tp), (n_actual - tp), zd) AS jaccard,
+               CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1 ELSE 0 END AS exact
+        FROM (
+            SELECT g, n, code // 1099511627776 AS n_predicted, (code % 1099511627776) // 1048576 AS tp,
+                   code % 1048576 AS n_actual
+            FROM (SELECT g, n, -1 - f AS code FROM spread WHERE label IS NULL AND f < 0))
+        CROSS JOIN params),
+    by_row AS (
+        SELECT g,
+               sum(n) AS n_rows,
+               sum((n * tp)) AS pooled_tp,
+               sum((n * fp)) AS pooled_fp,
+               sum((n * fn)) AS pooled_fn,
+               _mlsql_weighted_average(precision, n, any_value(zd), (((sum((n * tp)) + sum((n * fp))) + sum((n * fn))) = 0)) AS samples_precision,
+               _mlsql_weighted_average(recall, n, any_value(zd), (((sum((n * tp)) + sum((n * fp))) + sum((n * fn))) = 0)) AS samples_recall,
+               _mlsql_weighted_average(f1, n, any_value(zd), (((sum((n * tp)) + sum((n * fp))) + sum((n * fn))) = 0)) AS samples_f1,
+               _mlsql_weighted_average(fbeta, n, any_value(zd), (((sum((n * tp)) + sum((n * fp))) + sum((n * fn))) = 0)) AS samples_fbeta,
+               _mlsql_weighted_average(jaccard, n, any_value(zd), (((sum((n * tp)) + sum((n * fp))) + sum((n * fn))) = 0)) AS samples_jaccard,
+               _mlsql_share(sum((n * exact)), sum(n)) AS subset_accuracy,
+               (1 - _mlsql_share(sum((n * exact)), sum(n))) AS zero_one_loss
+        FROM row_values GROUP BY g)
     SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['macro_fbeta', 'macro_fbeta_of_means', 'micro_fbeta', 'samples_fbeta', 'weighted_fbeta'] ELSE ['macro_f1', 'macro_f1_of_means', 'micro_f1', 'samples_f1', 'weighted_f1'] END, c)) FROM (
         SELECT unnest(groups.g),
-               CAST(coalesce(r.n_rows, 0) AS BIGINT) AS n_rows,
-               CAST(coalesce(l.n_labels, 0) AS BIGINT) AS n_labels,
-               r.micro_precision,
-               r.micro_recall,
-               r.micro_f1,
-               r.micro_fbeta,
-               r.micro_jaccard,
-               l.macro_precision,
-               l.macro_recall,
-               l.macro_f1,
-               l.macro_fbeta,
-               l.macro_f1_of_means,
-               l.macro_fbeta_of_means,
-               l.macro_jaccard,
-               l.weighted_precision,
-               l.weighted_recall,
-               l.weighted_f1,
-               l.weighted_fbeta,
-               l.weighted_jaccard,
-               r.samples_precision,
-               r.samples_recall,
-               r.samples_f1,
-               r.samples_fbeta,
-               r.samples_jaccard,
-               l.hamming_loss,
-               r.subset_accuracy,
-               r.zero_one_loss,
-               l.label_accuracy_micro,
-               l.label_accuracy_macro,
-               l.clp,
-               l.mlp,
-               l.wlp,
+               CAST(coalesce(groups.n_rows, 0) AS BIGINT) AS n_rows,
+               CAST(coalesce(by_label.n_labels, 0) AS BIGINT) AS n_labels,
+               _mlsql_precision(pooled_tp, pooled_fp, pooled_fn, zd) AS micro_precision,
+               _mlsql_recall(pooled_tp, pooled_fp, pooled_fn, zd) AS micro_recall,
+               _mlsql_fbeta(pooled_tp, pooled_fp, pooled_fn, 1, zd) AS micro_f1,
+               _mlsql_fbeta(pooled_tp, pooled_fp, pooled_fn, b, zd) AS micro_fbeta,
+               _mlsql_jaccard(pooled_tp, pooled_fp, pooled_fn, zd) AS micro_jaccard,
+               macro_precision,
+               macro_recall,
+               macro_f1,
+               macro_fbeta,
+               _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) AS macro_f1_of_means,
+               _mlsql_fbeta_of_means(macro_precision, macro_recall, b) AS macro_fbeta_of_means,
+               macro_jaccard,
+               weighted_precision,
+               weighted_recall,
+               weighted_f1,
+               weighted_fbeta,
+               weighted_jaccard,
+               samples_precision,
+               samples_recall,
+               samples_f1,
+               samples_fbeta,
+               samples_jaccard,
+               hamming_loss,
+               subset_accuracy,
+               zero_one_loss,
+               label_accuracy_micro,
+               label_accuracy_macro,
+               clp,
+               mlp,
+               wlp,
                groups.g AS __mlsql_g
-        FROM groups LEFT JOIN r ON r.g = groups.g LEFT JOIN l ON l.g = groups.g)
+        FROM groups CROSS JOIN params
+        LEFT JOIN by_row ON by_row.g = groups.g LEFT JOIN by_label ON by_label.g = groups.g)
     ORDER BY __mlsql_g;
 
 -- macro_precision(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label precision.

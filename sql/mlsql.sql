@@ -87,6 +87,94 @@ CREATE OR REPLACE MACRO _mlsql_subset_accuracy(exact_match) AS
 CREATE OR REPLACE MACRO _mlsql_zero_one_loss(exact_match) AS 
     (1 - _mlsql_subset_accuracy(exact_match));
 
+-- _mlsql_true_negatives(tp, fp, fn, n_rows): rows - tp - fp - fn: rows where the label is neither true nor predicted.
+CREATE OR REPLACE MACRO _mlsql_true_negatives(tp, fp, fn, n_rows) AS 
+    (((n_rows - tp) - fp) - fn);
+
+-- _mlsql_label_accuracy(tp, fp, fn, n_rows): (tp + tn) / rows: share of rows where the label is decided right.
+CREATE OR REPLACE MACRO _mlsql_label_accuracy(tp, fp, fn, n_rows) AS 
+    _mlsql_share((tp + _mlsql_true_negatives(tp, fp, fn, n_rows)), n_rows);
+
+-- _mlsql_weighted_average(values, weights, zero_division, nothing_to_score): Sum of weight x value over the sum of weights, leaving undefined values out.
+CREATE OR REPLACE MACRO _mlsql_weighted_average(values, weights, zero_division, nothing_to_score) AS 
+    CASE WHEN ((count(values) > 0) AND (count(CASE WHEN isnan(values) THEN NULL ELSE values END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(values) THEN NULL ELSE values END * weights)), sum(((CASE WHEN isnan(values) THEN NULL ELSE values END * 0) + weights)), zero_division, nothing_to_score) END;
+
+-- _mlsql_fbeta_of_means(p, r, beta): (1 + b²) P R / (b² P + R) of two averages (the R walkthrough's macro F1); 0 when both are 0.
+CREATE OR REPLACE MACRO _mlsql_fbeta_of_means(p, r, beta) AS 
+    CASE WHEN ((((beta * beta) * p) + r) = 0) THEN 0.0 ELSE ((((1 + (beta * beta)) * p) * r) / (((beta * beta) * p) + r)) END;
+
+-- _mlsql_share_of_labels(condition): Share of label rows where ``condition`` holds (CLP, MLP, WLP).
+CREATE OR REPLACE MACRO _mlsql_share_of_labels(condition) AS 
+    avg(CASE WHEN condition THEN 1.0 ELSE 0.0 END);
+
+-- _mlsql_label_accuracy_micro(fp, fn, n_rows, n_labels): 1 - Hamming loss: share of the rows x labels decisions that are right.
+CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro(fp, fn, n_rows, n_labels) AS 
+    (1 - _mlsql_hamming_loss(fp, fn, n_rows, n_labels));
+
+-- _mlsql_precision_at_k(hits, n_ranked, n_true): hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).
+CREATE OR REPLACE MACRO _mlsql_precision_at_k(hits, n_ranked, n_true) AS 
+    CASE WHEN (n_ranked = 0) THEN CASE WHEN (n_true = 0) THEN 1.0 ELSE 0.0 END ELSE (hits / n_ranked) END;
+
+-- _mlsql_recall_at_k(hits, n_ranked, n_true): hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall).
+CREATE OR REPLACE MACRO _mlsql_recall_at_k(hits, n_ranked, n_true) AS 
+    CASE WHEN (n_true = 0) THEN CASE WHEN (n_ranked = 0) THEN 1.0 ELSE 0.0 END ELSE (hits / n_true) END;
+
+-- _mlsql_hit(hits): 1 when a true item is in the top n, else 0.
+CREATE OR REPLACE MACRO _mlsql_hit(hits) AS 
+    CASE WHEN (hits > 0) THEN 1.0 ELSE 0.0 END;
+
+-- _mlsql_reciprocal_rank(first_hit): 1 / position of the first hit in the top n; 0 without one.
+CREATE OR REPLACE MACRO _mlsql_reciprocal_rank(first_hit) AS 
+    CASE WHEN (first_hit > 0) THEN (1.0 / first_hit) ELSE 0.0 END;
+
+-- _mlsql_precision_at_hit(position, nth): Precision of the top ``position`` items when the item there is the ``nth`` hit.
+CREATE OR REPLACE MACRO _mlsql_precision_at_hit(position, nth) AS 
+    (nth / position);
+
+-- _mlsql_average_precision_at_k(precision_sum, hits, n_ranked, n_true): Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.
+CREATE OR REPLACE MACRO _mlsql_average_precision_at_k(precision_sum, hits, n_ranked, n_true) AS 
+    CASE WHEN (n_true = 0) THEN CASE WHEN (n_ranked = 0) THEN 1.0 ELSE 0.0 END ELSE CASE WHEN (hits = 0) THEN 0.0 ELSE (precision_sum / hits) END END;
+
+-- _mlsql_misses_above_hit(position, nth): Misses ranked above the ``nth`` hit at ``position``: its wrongly ordered (hit, miss) pairs.
+CREATE OR REPLACE MACRO _mlsql_misses_above_hit(position, nth) AS 
+    (position - nth);
+
+-- _mlsql_ranking_auc_at_k(wrong_pairs, hits, n_ranked): Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.
+CREATE OR REPLACE MACRO _mlsql_ranking_auc_at_k(wrong_pairs, hits, n_ranked) AS 
+    CASE WHEN ((hits * (n_ranked - hits)) = 0) THEN 0.5 ELSE (((hits * (n_ranked - hits)) - wrong_pairs) / (hits * (n_ranked - hits))) END;
+
+-- _mlsql_normalized_dcg(dcg, ideal_dcg): DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant).
+CREATE OR REPLACE MACRO _mlsql_normalized_dcg(dcg, ideal_dcg) AS 
+    CASE WHEN (ideal_dcg = 0) THEN 0.0 ELSE (dcg / ideal_dcg) END;
+
+-- _mlsql_coverage(n_true, worst_rank): How far down the ranking to go to cover every true label; 0 without true labels.
+CREATE OR REPLACE MACRO _mlsql_coverage(n_true, worst_rank) AS 
+    CASE WHEN (n_true = 0) THEN 0 ELSE worst_rank END;
+
+-- _mlsql_false_at_or_above(at_or_above, true_at_or_above): False labels scored at least as high as a true label: its wrongly ordered pairs.
+CREATE OR REPLACE MACRO _mlsql_false_at_or_above(at_or_above, true_at_or_above) AS 
+    (at_or_above - true_at_or_above);
+
+-- _mlsql_ranking_loss_of_row(wrong_pairs, n_true, n_labels): Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none.
+CREATE OR REPLACE MACRO _mlsql_ranking_loss_of_row(wrong_pairs, n_true, n_labels) AS 
+    CASE WHEN ((n_true * (n_labels - n_true)) = 0) THEN 0.0 ELSE (wrong_pairs / (n_true * (n_labels - n_true))) END;
+
+-- _mlsql_precision_at_label(true_at_or_above, at_or_above): Share of true labels among the labels scored at least as high as a true label.
+CREATE OR REPLACE MACRO _mlsql_precision_at_label(true_at_or_above, at_or_above) AS 
+    (true_at_or_above / at_or_above);
+
+-- _mlsql_label_ranking_precision_of_row(precision_sum, n_true, n_labels): Mean precision at the true labels; 1 where none or all labels are true.
+CREATE OR REPLACE MACRO _mlsql_label_ranking_precision_of_row(precision_sum, n_true, n_labels) AS 
+    CASE WHEN ((n_true = 0) OR (n_true = n_labels)) THEN 1.0 ELSE (precision_sum / n_true) END;
+
+-- _mlsql_one_error_of_row(n_top, n_top_true): Share of top-scored labels that are not true; 1 when no label is scored.
+CREATE OR REPLACE MACRO _mlsql_one_error_of_row(n_top, n_top_true) AS 
+    CASE WHEN (n_top = 0) THEN 1.0 ELSE ((n_top - n_top_true) / n_top) END;
+
+-- _mlsql_tie_averaged_gain(discount_sum, at_or_above, above): A relevant label's DCG share: the discounts of its tie group's places / the group size.
+CREATE OR REPLACE MACRO _mlsql_tie_averaged_gain(discount_sum, at_or_above, above) AS 
+    (discount_sum / (at_or_above - above));
+
 -- ===== sets.sql: Set helpers and per-row counts and ratios over two label lists.
 
 -- set_intersection(actual, predicted): Labels in both lists, distinct and sorted, no NULLs.
@@ -477,3 +565,529 @@ CREATE OR REPLACE MACRO fmeasure(actual VARCHAR[], predicted VARCHAR[]) AS
     error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.'),
     (actual, predicted, options) AS 
     error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.');
+
+-- ===== labels.sql: Per-label tables: label_metrics, multilabel_report, macro and weighted measures, indicator columns.
+
+-- _mlsql_check_labels(labels, func): Validate a label universe: NULL (labels seen) or a list with a label.
+CREATE OR REPLACE MACRO _mlsql_check_labels(labels, func) AS 
+    CASE WHEN labels IS NOT NULL AND len(list_filter(labels, lambda x: x IS NOT NULL)) = 0
+         THEN error('The ''labels'' parameter of ' || func || ' must hold at least one label.') ELSE labels END;
+
+-- _mlsql_label_spread(source, actual, predicted, labels, "by"): One pass over the source: count per (group, label, flag); label NULL rows hold row codes.
+CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "by") AS TABLE 
+    SELECT g, label, f, count(*) AS n FROM (
+        SELECT g,
+               unnest(CASE WHEN a IS NULL OR p IS NULL THEN [NULL] ELSE list_concat([NULL], a, p) END) AS label,
+               unnest(CASE WHEN a IS NULL OR p IS NULL THEN [NULL::BIGINT]
+                           ELSE list_concat([-1 - coalesce(list_sum(list_concat(fa, fp)), 0)::BIGINT], fa, fp) END) AS f
+        FROM (
+            SELECT g, a, p,
+                   list_transform(a, lambda x, i: CASE WHEN x IS NULL OR list_position(a, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0
+                       WHEN list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
+                   list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0
+                       ELSE 1099511627776 END) AS fp
+            FROM (
+                SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
+                       COLUMNS(lambda c: lower(c) = lower(actual)) AS a,
+                       COLUMNS(lambda c: lower(c) = lower(predicted)) AS p
+                FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))))
+    GROUP BY g, label, f;
+
+-- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy.
+CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    WITH params AS (
+        SELECT _mlsql_check_zero_division(zero_division, 'label_metrics') AS zd,
+               _mlsql_check_beta(coalesce(beta, 1.0), 'label_metrics') AS b),
+    spread AS (
+        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by")),
+    groups AS (
+        SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
+        FROM spread WHERE label IS NULL GROUP BY g),
+    seen AS (
+        SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
+            SELECT g, label,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1048577), 0) AS BIGINT) AS tp,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS BIGINT) AS n_actual,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1099511627776), 0) AS BIGINT) AS n_predicted
+            FROM spread WHERE label IS NOT NULL GROUP BY g, label)),
+    universe AS (
+        SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
+        UNION ALL
+        SELECT g, unnest(list_distinct(_mlsql_check_labels(labels, 'label_metrics'))) AS label FROM groups WHERE labels IS NOT NULL),
+    k AS (
+        SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
+               coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
+        FROM universe u JOIN groups gr ON u.g = gr.g CROSS JOIN params
+        LEFT JOIN seen s ON s.g = u.g AND s.label = u.label)
+    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['fbeta'] ELSE [] END, c)) FROM (
+        SELECT unnest(g), label,
+               tp AS tp,
+               fp AS fp,
+               fn AS fn,
+               _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy,
+               g AS __mlsql_g
+        FROM k)
+    ORDER BY __mlsql_g, label;
+
+-- multilabel_report(source, actual, predicted, labels, beta, zero_division, "by"): One row per group: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, label accuracies, CLP, MLP, WLP.
+CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    WITH params AS (
+        SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
+               _mlsql_check_beta(coalesce(beta, 1.0), 'multilabel_report') AS b),
+    spread AS (
+        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by")),
+    groups AS (
+        SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
+        FROM spread WHERE label IS NULL GROUP BY g),
+    seen AS (
+        SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
+            SELECT g, label,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1048577), 0) AS BIGINT) AS tp,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS BIGINT) AS n_actual,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1099511627776), 0) AS BIGINT) AS n_predicted
+            FROM spread WHERE label IS NOT NULL GROUP BY g, label)),
+    universe AS (
+        SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
+        UNION ALL
+        SELECT g, unnest(list_distinct(_mlsql_check_labels(labels, 'multilabel_report'))) AS label FROM groups WHERE labels IS NOT NULL),
+    k AS (
+        SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
+               coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
+        FROM universe u JOIN groups gr ON u.g = gr.g CROSS JOIN params
+        LEFT JOIN seen s ON s.g = u.g AND s.label = u.label),
+    label_values AS (
+        SELECT g, n_rows, zd,
+               tp AS tp,
+               fp AS fp,
+               fn AS fn,
+               _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+        FROM k),
+    by_label AS (
+        SELECT g,
+               count(tp) AS n_labels,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(precision, any_value(zd)) END AS macro_precision,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(recall, any_value(zd)) END AS macro_recall,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(f1, any_value(zd)) END AS macro_f1,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(fbeta, any_value(zd)) END AS macro_fbeta,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_average(jaccard, any_value(zd)) END AS macro_jaccard,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(precision, support, any_value(zd), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_precision,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(recall, support, any_value(zd), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_recall,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(f1, support, any_value(zd), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_f1,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(fbeta, support, any_value(zd), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_fbeta,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_weighted_average(jaccard, support, any_value(zd), (((sum(tp) + sum(fp)) + sum(fn)) = 0)) END AS weighted_jaccard,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(sum(fp), sum(fn), avg(n_rows), count(tp)) END AS hamming_loss,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(sum(fp), sum(fn), avg(n_rows), count(tp)) END AS label_accuracy_micro,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE avg(accuracy) END AS label_accuracy_macro,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels(((tn + fn) = 0)) END AS clp,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels(((tp + fp) = 0)) END AS mlp,
+               CASE WHEN (avg(n_rows) = 0) THEN NULL ELSE _mlsql_share_of_labels((tp = 0)) END AS wlp
+        FROM label_values GROUP BY g),
+    row_values AS (
+        SELECT g, n, zd,
+               tp AS tp,
+               (n_predicted - tp) AS fp,
+               (n_actual - tp) AS fn,
+               _mlsql_precision(tp, (n_predicted - tp), (n_actual - tp), zd) AS precision,
+               _mlsql_recall(tp, (n_predicted - tp), (n_actual - tp), zd) AS recall,
+               _mlsql_fbeta(tp, (n_predicted - tp), (n_actual - tp), 1, zd) AS f1,
+               _mlsql_fbeta(tp, (n_predicted - tp), (n_actual - tp), b, zd) AS fbeta,
+               _mlsql_jaccard(tp, (n_predicted - tp), (n_actual - tp), zd) AS jaccard,
+               CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1 ELSE 0 END AS exact
+        FROM (
+            SELECT g, n, code // 1099511627776 AS n_predicted, (code % 1099511627776) // 1048576 AS tp,
+                   code % 1048576 AS n_actual
+            FROM (SELECT g, n, -1 - f AS code FROM spread WHERE label IS NULL AND f < 0))
+        CROSS JOIN params),
+    by_row AS (
+        SELECT g,
+               sum(n) AS n_rows,
+               sum((n * tp)) AS pooled_tp,
+               sum((n * fp)) AS pooled_fp,
+               sum((n * fn)) AS pooled_fn,
+               _mlsql_weighted_average(precision, n, any_value(zd), (((sum((n * tp)) + sum((n * fp))) + sum((n * fn))) = 0)) AS samples_precision,
+               _mlsql_weighted_average(recall, n, any_value(zd), (((sum((n * tp)) + sum((n * fp))) + sum((n * fn))) = 0)) AS samples_recall,
+               _mlsql_weighted_average(f1, n, any_value(zd), (((sum((n * tp)) + sum((n * fp))) + sum((n * fn))) = 0)) AS samples_f1,
+               _mlsql_weighted_average(fbeta, n, any_value(zd), (((sum((n * tp)) + sum((n * fp))) + sum((n * fn))) = 0)) AS samples_fbeta,
+               _mlsql_weighted_average(jaccard, n, any_value(zd), (((sum((n * tp)) + sum((n * fp))) + sum((n * fn))) = 0)) AS samples_jaccard,
+               _mlsql_share(sum((n * exact)), sum(n)) AS subset_accuracy,
+               (1 - _mlsql_share(sum((n * exact)), sum(n))) AS zero_one_loss
+        FROM row_values GROUP BY g)
+    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['macro_fbeta', 'macro_fbeta_of_means', 'micro_fbeta', 'samples_fbeta', 'weighted_fbeta'] ELSE ['macro_f1', 'macro_f1_of_means', 'micro_f1', 'samples_f1', 'weighted_f1'] END, c)) FROM (
+        SELECT unnest(groups.g),
+               CAST(coalesce(groups.n_rows, 0) AS BIGINT) AS n_rows,
+               CAST(coalesce(by_label.n_labels, 0) AS BIGINT) AS n_labels,
+               _mlsql_precision(pooled_tp, pooled_fp, pooled_fn, zd) AS micro_precision,
+               _mlsql_recall(pooled_tp, pooled_fp, pooled_fn, zd) AS micro_recall,
+               _mlsql_fbeta(pooled_tp, pooled_fp, pooled_fn, 1, zd) AS micro_f1,
+               _mlsql_fbeta(pooled_tp, pooled_fp, pooled_fn, b, zd) AS micro_fbeta,
+               _mlsql_jaccard(pooled_tp, pooled_fp, pooled_fn, zd) AS micro_jaccard,
+               macro_precision,
+               macro_recall,
+               macro_f1,
+               macro_fbeta,
+               _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) AS macro_f1_of_means,
+               _mlsql_fbeta_of_means(macro_precision, macro_recall, b) AS macro_fbeta_of_means,
+               macro_jaccard,
+               weighted_precision,
+               weighted_recall,
+               weighted_f1,
+               weighted_fbeta,
+               weighted_jaccard,
+               samples_precision,
+               samples_recall,
+               samples_f1,
+               samples_fbeta,
+               samples_jaccard,
+               hamming_loss,
+               subset_accuracy,
+               zero_one_loss,
+               label_accuracy_micro,
+               label_accuracy_macro,
+               clp,
+               mlp,
+               wlp,
+               groups.g AS __mlsql_g
+        FROM groups CROSS JOIN params
+        LEFT JOIN by_row ON by_row.g = groups.g LEFT JOIN by_label ON by_label.g = groups.g)
+    ORDER BY __mlsql_g;
+
+-- macro_precision(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label precision.
+CREATE OR REPLACE MACRO macro_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'macro_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- macro_recall(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label recall.
+CREATE OR REPLACE MACRO macro_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'macro_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- macro_f1(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
+CREATE OR REPLACE MACRO macro_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'macro_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- macro_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
+CREATE OR REPLACE MACRO macro_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
+                           zero_division := zero_division, "by" := "by");
+
+-- macro_jaccard(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
+CREATE OR REPLACE MACRO macro_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- macro_f1_of_means(source, actual, predicted, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
+CREATE OR REPLACE MACRO macro_f1_of_means(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- macro_fbeta_of_means(source, actual, predicted, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
+CREATE OR REPLACE MACRO macro_fbeta_of_means(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
+                           zero_division := zero_division, "by" := "by");
+
+-- weighted_precision(source, actual, predicted, labels, zero_division, "by"): Per-label precision averaged with support weights.
+CREATE OR REPLACE MACRO weighted_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'weighted_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- weighted_recall(source, actual, predicted, labels, zero_division, "by"): Per-label recall averaged with support weights.
+CREATE OR REPLACE MACRO weighted_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'weighted_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- weighted_f1(source, actual, predicted, labels, zero_division, "by"): Per-label F1 averaged with support weights.
+CREATE OR REPLACE MACRO weighted_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'weighted_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- weighted_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
+CREATE OR REPLACE MACRO weighted_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
+                           zero_division := zero_division, "by" := "by");
+
+-- weighted_jaccard(source, actual, predicted, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
+CREATE OR REPLACE MACRO weighted_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- label_accuracy_macro(source, actual, predicted, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
+CREATE OR REPLACE MACRO label_accuracy_macro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- label_accuracy_micro(source, actual, predicted, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
+CREATE OR REPLACE MACRO label_accuracy_micro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- clp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
+CREATE OR REPLACE MACRO clp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'clp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- mlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
+CREATE OR REPLACE MACRO mlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'mlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- wlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
+CREATE OR REPLACE MACRO wlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    SELECT COLUMNS(lambda c: c = 'wlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by");
+
+-- _mlsql_indicator(v): An indicator value as a boolean (0/1 or false/true; anything else is an error).
+CREATE OR REPLACE MACRO _mlsql_indicator(v) AS 
+    CASE WHEN CAST(v AS DOUBLE) = 1 THEN true WHEN CAST(v AS DOUBLE) = 0 THEN false
+         ELSE error('labels_from_indicators takes indicators 0 or 1 (or booleans). Got ' || CAST(v AS VARCHAR) || ' instead.') END;
+
+-- _mlsql_labels_from_indicators(indicators, labels): The labels whose indicator is 1; NULL if any indicator is NULL.
+CREATE OR REPLACE MACRO _mlsql_labels_from_indicators(indicators, labels) AS 
+    CASE WHEN indicators IS NULL OR list_count(indicators) < len(indicators) THEN NULL
+         WHEN len(indicators) <> len(labels) THEN error('labels_from_indicators needs one label name per indicator. Got ' || CAST(len(indicators) AS VARCHAR) || ' indicators and ' || CAST(len(labels) AS VARCHAR) || ' labels.')
+         ELSE list_filter(labels, lambda l, i: _mlsql_indicator(indicators[i])) END;
+
+-- labels_from_indicators(indicators, labels): The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], ['L1', 'L2', 'L3']). NULL if any indicator is NULL.
+CREATE OR REPLACE MACRO labels_from_indicators(indicators, labels) AS 
+    _mlsql_labels_from_indicators(indicators, labels);
+
+-- indicators_from_labels(actual, labels): 0/1 per label of the universe ``labels``: 1 where the list holds it.
+CREATE OR REPLACE MACRO indicators_from_labels(actual, labels) AS 
+    CASE WHEN actual IS NULL THEN NULL
+         ELSE list_transform(labels, lambda l: list_contains(actual, l)::INTEGER) END;
+
+-- ===== ranking.sql: Ranking: Hivemall's @k measures over ranked lists, scikit-learn's label-ranking measures over score maps, and scores to label lists.
+
+-- _mlsql_check_k(k, func): Validate an @k cut: NULL (the whole list) or a whole number > 0.
+CREATE OR REPLACE MACRO _mlsql_check_k(k, func) AS 
+    CASE WHEN k IS NULL THEN NULL
+         WHEN k >= 1 AND k = floor(k) THEN CAST(k AS BIGINT)
+         ELSE error('The ''k'' parameter of ' || func || ' must be a whole number > 0 (or NULL for all). Got ' || coalesce(CAST(k AS VARCHAR), 'NULL') || ' instead.') END;
+
+-- _mlsql_check_top_k(k, func): Validate the k of top_k: NULL (every label) or a whole number >= 0.
+CREATE OR REPLACE MACRO _mlsql_check_top_k(k, func) AS 
+    CASE WHEN k IS NULL THEN NULL
+         WHEN k >= 0 AND k = floor(k) THEN CAST(k AS BIGINT)
+         ELSE error('The ''k'' parameter of ' || func || ' must be a whole number >= 0 (or NULL for all). Got ' || coalesce(CAST(k AS VARCHAR), 'NULL') || ' instead.') END;
+
+-- _mlsql_check_threshold(threshold, func): Validate a score threshold: any number, not NULL.
+CREATE OR REPLACE MACRO _mlsql_check_threshold(threshold, func) AS 
+    CASE WHEN threshold IS NULL THEN error('The ''threshold'' parameter of ' || func || ' must be a number. Got ' || coalesce(CAST(threshold AS VARCHAR), 'NULL') || ' instead.') ELSE threshold END;
+
+-- _mlsql_ranked(items): A ranked list without NULLs and repeats (the first occurrence keeps its place).
+CREATE OR REPLACE MACRO _mlsql_ranked(items) AS 
+    CASE WHEN len(list_distinct(items)) = list_count(items)
+         THEN list_filter(items, lambda x: x IS NOT NULL)
+         ELSE list_transform([items], lambda l:
+             list_filter(l, lambda x, i: x IS NOT NULL AND NOT list_contains(l[1:i - 1], x)))[1] END;
+
+-- _mlsql_ranked_row(rank_items, correct_items, k): One row's @k statistics: n_ranked = min(|R|, k), n_true = |T|, and the positions of the hits in the top k; NULL when either list is NULL.
+CREATE OR REPLACE MACRO _mlsql_ranked_row(rank_items, correct_items, k) AS 
+    CASE WHEN rank_items IS NULL OR correct_items IS NULL THEN NULL ELSE
+    list_transform([{'ranked': _mlsql_ranked(rank_items), 'truth': correct_items, 'k': k}], lambda r:
+        struct_pack(
+            n_ranked := least(len(r.ranked), coalesce(r.k, len(r.ranked))),
+            n_true := len(list_distinct(r.truth)),
+            hits := list_filter(
+                list_transform(list_slice(r.ranked, 1, coalesce(r.k, len(r.ranked))),
+                               lambda item, pos: CASE WHEN list_contains(r.truth, item) THEN pos END),
+                lambda pos: pos IS NOT NULL)))[1] END;
+
+-- _mlsql_graded_row(ranked_relevance, ideal_relevance, k): One row's relevance grades cut at k (default: the ranked list's length), the ideal ones sorted descending; NULL when either list is NULL.
+CREATE OR REPLACE MACRO _mlsql_graded_row(ranked_relevance, ideal_relevance, k) AS 
+    CASE WHEN ranked_relevance IS NULL OR ideal_relevance IS NULL THEN NULL ELSE
+    struct_pack(
+        ranked := list_slice(ranked_relevance, 1, coalesce(k, len(ranked_relevance))),
+        ideal := list_slice(list_reverse_sort(list_filter(ideal_relevance, lambda x: x IS NOT NULL)),
+                            1, coalesce(k, len(ranked_relevance)))) END;
+
+-- _mlsql_scored(scores): The (key, value) entries of a score map whose score is not NULL.
+CREATE OR REPLACE MACRO _mlsql_scored(scores) AS 
+    list_filter(map_entries(scores), lambda e: e.value IS NOT NULL);
+
+-- _mlsql_label_scores(scores, actual): A row's labels (scored, and true but unscored at -infinity) with score and truth; NULL when either input is NULL.
+CREATE OR REPLACE MACRO _mlsql_label_scores(scores, actual) AS 
+    CASE WHEN scores IS NULL OR actual IS NULL THEN NULL ELSE
+    list_transform([{'scored': _mlsql_scored(scores), 'truth': list_distinct(actual)}], lambda r:
+        list_concat(
+            list_transform(r.scored, lambda e: {
+                'score': CAST(e.value AS DOUBLE),
+                'is_true': coalesce(list_contains(r.truth, e.key), false),
+                'scored': true}),
+            list_transform(
+                list_filter(r.truth, lambda a: NOT list_contains(list_transform(r.scored, lambda e: e.key), a)),
+                lambda a: {'score': CAST('-inf' AS DOUBLE), 'is_true': true, 'scored': false})))[1] END;
+
+-- _mlsql_n_top(labels, only_true): How many scored labels (true ones if only_true) share the highest score.
+CREATE OR REPLACE MACRO _mlsql_n_top(labels, only_true) AS 
+    list_transform(
+        [list_max(list_transform(list_filter(labels, lambda u: u.scored), lambda u: u.score))],
+        lambda top: len(list_filter(labels,
+            lambda u: u.scored AND u.score = top AND (u.is_true OR NOT only_true))))[1];
+
+-- _mlsql_ranked_labels(entries): Labels of (key, value) entries, best score first, ties by label.
+CREATE OR REPLACE MACRO _mlsql_ranked_labels(entries) AS 
+    list_transform(
+        list_sort(list_transform(entries, lambda e: {'neg_score': - CAST(e.value AS DOUBLE), 'label': e.key})),
+        lambda e: e.label);
+
+-- _mlsql_top_k_of(entries, n): The labels of the n best-scored entries, best first (all of them when n is NULL).
+CREATE OR REPLACE MACRO _mlsql_top_k_of(entries, n) AS 
+    list_transform([_mlsql_ranked_labels(entries)], lambda labels:
+        CASE WHEN n IS NULL THEN labels ELSE list_slice(labels, 1, n) END)[1];
+
+-- _mlsql_scored_above(scores, threshold): The entries of a score map scored >= threshold.
+CREATE OR REPLACE MACRO _mlsql_scored_above(scores, threshold) AS 
+    list_transform([threshold], lambda t: list_filter(_mlsql_scored(scores), lambda e: e.value >= t))[1];
+
+-- top_k(scores, k): The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.
+CREATE OR REPLACE MACRO top_k(scores, k := NULL) AS 
+    _mlsql_top_k_of(_mlsql_scored(scores), _mlsql_check_top_k(k, 'top_k'));
+
+-- above_threshold(scores, threshold): Labels of a score map scored >= threshold, best first (ties by label).
+CREATE OR REPLACE MACRO above_threshold(scores, threshold) AS 
+    _mlsql_top_k_of(_mlsql_scored_above(scores, _mlsql_check_threshold(threshold, 'above_threshold')), NULL);
+
+-- top_k_above(scores, k, threshold): At most k labels of a score map, each scored >= threshold, best first (ties by label).
+CREATE OR REPLACE MACRO top_k_above(scores, k, threshold) AS 
+    _mlsql_top_k_of(_mlsql_scored_above(scores, _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above'));
+
+-- _mlsql_precision_at_row(rank_items, correct_items, k): Per row: Hivemall's Precision@k: hits in the top k / k, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_precision_at_row(rank_items, correct_items, k) AS 
+    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_precision_at_k(len(s.hits), s.n_ranked, s.n_true) END)[1];
+
+-- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows.
+CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS 
+    avg(_mlsql_precision_at_row(rank_items, correct_items, _mlsql_check_k(k, 'precision_at')));
+
+-- _mlsql_recall_at_row(rank_items, correct_items, k): Per row: Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS 
+    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_recall_at_k(len(s.hits), s.n_ranked, s.n_true) END)[1];
+
+-- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
+CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS 
+    avg(_mlsql_recall_at_row(rank_items, correct_items, _mlsql_check_k(k, 'recall_at')));
+
+-- _mlsql_average_precision_row(rank_items, correct_items, k): Per row: Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, k) AS 
+    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_average_precision_at_k(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth))), 0), len(s.hits), s.n_ranked, s.n_true) END)[1];
+
+-- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
+CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) AS 
+    avg(_mlsql_average_precision_row(rank_items, correct_items, _mlsql_check_k(k, 'average_precision')));
+
+-- _mlsql_hitrate_row(rank_items, correct_items, k): Per row: Hivemall's HitRate@k: share of rows with a true item in the top k.
+CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS 
+    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_hit(len(s.hits)) END)[1];
+
+-- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k.
+CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS 
+    avg(_mlsql_hitrate_row(rank_items, correct_items, _mlsql_check_k(k, 'hitrate')));
+
+-- _mlsql_mrr_row(rank_items, correct_items, k): Per row: Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
+CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS 
+    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_reciprocal_rank(coalesce(s.hits[1], 0)) END)[1];
+
+-- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
+CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS 
+    avg(_mlsql_mrr_row(rank_items, correct_items, _mlsql_check_k(k, 'mrr')));
+
+-- _mlsql_ndcg_row(rank_items, correct_items, k): Per row: Hivemall's binary nDCG@k, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS 
+    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: (1 / log2((pos + 1))))), 0), coalesce(list_sum(list_transform(range(1, CASE WHEN (s.n_true < s.n_ranked) THEN s.n_true ELSE s.n_ranked END + 1), lambda p: (1 / log2((p + 1))))), 0)) END)[1];
+
+-- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows.
+CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS 
+    avg(_mlsql_ndcg_row(rank_items, correct_items, _mlsql_check_k(k, 'ndcg')));
+
+-- _mlsql_ranking_auc_row(rank_items, correct_items, k): Per row: Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS 
+    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_ranking_auc_at_k(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: _mlsql_misses_above_hit(pos, nth))), 0), len(s.hits), s.n_ranked) END)[1];
+
+-- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
+CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
+    avg(_mlsql_ranking_auc_row(rank_items, correct_items, _mlsql_check_k(k, 'ranking_auc')));
+
+-- _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k): Per row: Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k) AS 
+    list_transform([_mlsql_graded_row(ranked_relevance, ideal_relevance, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(s.ranked, lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0), coalesce(list_sum(list_transform(s.ideal, lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0)) END)[1];
+
+-- graded_ndcg(ranked_relevance, ideal_relevance, k): Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
+CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL) AS 
+    avg(_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg')));
+
+-- _mlsql_coverage_error_row(scores, actual): Per row: scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_coverage_error_row(scores, actual) AS 
+    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_coverage(len(list_filter(sr.labels, lambda t: t.is_true)), list_max(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score))}), lambda r: r.at_or_above))) END)[1];
+
+-- coverage_error(scores, actual): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
+CREATE OR REPLACE MACRO coverage_error(scores, actual) AS 
+    avg(_mlsql_coverage_error_row(scores, actual));
+
+-- _mlsql_label_ranking_loss_row(scores, actual): Per row: scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_label_ranking_loss_row(scores, actual) AS 
+    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_ranking_loss_of_row(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'true_at_or_above': len(list_filter(sr.labels, lambda u: u.is_true AND u.score >= t.score))}), lambda r: _mlsql_false_at_or_above(r.at_or_above, r.true_at_or_above))), 0), len(list_filter(sr.labels, lambda t: t.is_true)), len(sr.labels)) END)[1];
+
+-- label_ranking_loss(scores, actual): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
+CREATE OR REPLACE MACRO label_ranking_loss(scores, actual) AS 
+    avg(_mlsql_label_ranking_loss_row(scores, actual));
+
+-- _mlsql_label_ranking_average_precision_row(scores, actual): Per row: scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_label_ranking_average_precision_row(scores, actual) AS 
+    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_label_ranking_precision_of_row(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'true_at_or_above': len(list_filter(sr.labels, lambda u: u.is_true AND u.score >= t.score))}), lambda r: _mlsql_precision_at_label(r.true_at_or_above, r.at_or_above))), 0), len(list_filter(sr.labels, lambda t: t.is_true)), len(sr.labels)) END)[1];
+
+-- label_ranking_average_precision(scores, actual): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
+CREATE OR REPLACE MACRO label_ranking_average_precision(scores, actual) AS 
+    avg(_mlsql_label_ranking_average_precision_row(scores, actual));
+
+-- label_ranking_average_precision_score(scores, actual): Alias of label_ranking_average_precision.
+CREATE OR REPLACE MACRO label_ranking_average_precision_score(scores, actual) AS 
+    label_ranking_average_precision(scores, actual);
+
+-- _mlsql_one_error_row(scores, actual): Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).
+CREATE OR REPLACE MACRO _mlsql_one_error_row(scores, actual) AS 
+    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_one_error_of_row(_mlsql_n_top(sr.labels, false), _mlsql_n_top(sr.labels, true)) END)[1];
+
+-- one_error(scores, actual): One-error: share of rows whose top-scored label is not true (ties count fractionally).
+CREATE OR REPLACE MACRO one_error(scores, actual) AS 
+    avg(_mlsql_one_error_row(scores, actual));
+
+-- _mlsql_ndcg_score_row(scores, actual, k): Per row: scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(scores, actual, k) AS 
+    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': k}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'above': len(list_filter(sr.labels, lambda u: u.score > t.score))}), lambda r: _mlsql_tie_averaged_gain(coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN sr.k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0), r.at_or_above, r.above))), 0), coalesce(list_sum(list_transform(range(1, CASE WHEN sr.k IS NULL THEN len(list_filter(sr.labels, lambda t: t.is_true)) ELSE least(len(list_filter(sr.labels, lambda t: t.is_true)), sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0)) END)[1];
+
+-- ndcg_score(scores, actual, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
+CREATE OR REPLACE MACRO ndcg_score(scores, actual, k := NULL) AS 
+    avg(_mlsql_ndcg_score_row(scores, actual, _mlsql_check_k(k, 'ndcg_score')));

@@ -61,3 +61,42 @@ class DuckDBEngine:
 
     def counts(self, table: pa.Table) -> dict[str, int]:
         return self._query(table, "SELECT multilabel_counts(actual, predicted) FROM t")[0][0]
+
+    # ---------------------------------------------------------- label tables (issue 3)
+    def table_function(
+        self,
+        name: str,
+        table: pa.Table,
+        *,
+        columns: tuple[str, str] = ("actual", "predicted"),
+        **params: Any,
+    ) -> pa.Table:
+        """``SELECT * FROM name('t', actual, predicted, **params)``: label_metrics, multilabel_report,
+        macro_f1, ... (params: labels, beta, zero_division, by), as an Arrow table."""
+        named = "".join(f", {k} := ?" for k in params)
+        sql = f"SELECT * FROM {name}('t', ?, ?{named})"
+        self.con.register("t", table)
+        try:
+            return self.con.sql(sql, params=[*columns, *params.values()]).to_arrow_table()
+        finally:
+            self.con.unregister("t")
+
+    def lists_from_indicators(
+        self, table: pa.Table, sides: dict[str, list[str]], labels: list[Any]
+    ) -> pa.Table:
+        """Each ``sides`` entry (output name -> its 0/1 columns, in ``labels`` order) as a label list."""
+        cols = ", ".join(
+            f"labels_from_indicators([{', '.join(quote_ident(c) for c in cs)}], ?) AS {quote_ident(out)}"
+            for out, cs in sides.items()
+        )
+        self.con.register("t", table)
+        try:
+            sql = f"SELECT {cols} FROM t"
+            return self.con.sql(sql, params=[labels] * len(sides)).to_arrow_table()
+        finally:
+            self.con.unregister("t")
+
+    def indicators_from_lists(self, table: pa.Table, column: str, labels: list[Any]) -> list[Any]:
+        """``indicators_from_labels(column, labels)`` per row: 0/1 lists in ``labels`` order."""
+        sql = f"SELECT indicators_from_labels({quote_ident(column)}, ?) FROM t"
+        return [r[0] for r in self._query(table, sql, [labels])]

@@ -1,0 +1,305 @@
+"""Per-label tables in DuckDB: ``label_metrics``, ``multilabel_report``, macro and weighted measures.
+
+Everything rests on one table macro, ``_mlsql_label_spread``, which reads the
+source once and spreads each row over its labels with ONE unnest: the row's
+actual and predicted lists side by side, each element carrying a flag
+(:data:`~mlsql.measures.label_based.FLAG_ACTUAL`, ``FLAG_BOTH``,
+``FLAG_PREDICTED``; 0 for a duplicate, a NULL element or a label outside the
+universe), preceded by a marker element (label NULL) whose flag encodes the
+row's own tp, |A| and |P| (negated, so markers sort apart). A single
+``GROUP BY group, label, flag`` then yields the per-label counts and a
+histogram of row statistics, from which every column is computed on small
+tables. tn is rows - tp - fp - fn per group.
+
+The column formulas come from :mod:`mlsql.measures.label_based`.
+"""
+
+from __future__ import annotations
+
+from mlsql._duckdb.library import Macro, Qualify, sql_message
+from mlsql._duckdb.ops import SqlOps
+from mlsql._formulas import RowStats
+from mlsql._sqlexpr import Sql
+from mlsql.measures import label_based as LB
+
+FILE = "labels.sql"
+DESCRIPTION = (
+    "Per-label tables: label_metrics, multilabel_report, macro and weighted measures, "
+    "indicator columns."
+)
+ORDER = 10
+FAMILIES = (LB.FAMILY,)
+
+#: the dummy column that makes the group key non-empty when there is no ``by``
+ALL = "__mlsql_all"
+#: a source string is a query (not a table name or file) when it starts like one
+QUERY_START = r"^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()"
+TABLE_SIGNATURE = (
+    "source",
+    "actual",
+    "predicted",
+    "labels := NULL",
+    "beta := NULL",
+    "zero_division := 0",
+    '"by" := NULL',
+)
+
+
+def _read_source() -> str:
+    """SQL reading ``source``: a query as given, else a table, view or file name."""
+    return (
+        f"query(CASE WHEN regexp_matches(source, '{QUERY_START}', 'i') THEN source\n"
+        "                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)"
+    )
+
+
+def _spread(q: Qualify) -> Macro:
+    in_universe = "(labels IS NULL OR list_contains(labels, x))"
+    skip = f"x IS NULL OR list_position({{side}}, x) <> i OR NOT {in_universe}"
+    by_names = 'list_transform("by", lambda b: lower(b))'
+    body = f"""SELECT g, label, f, count(*) AS n FROM (
+        SELECT g,
+               unnest(CASE WHEN a IS NULL OR p IS NULL THEN [NULL] ELSE list_concat([NULL], a, p) END) AS label,
+               unnest(CASE WHEN a IS NULL OR p IS NULL THEN [NULL::BIGINT]
+                           ELSE list_concat([-1 - coalesce(list_sum(list_concat(fa, fp)), 0)::BIGINT], fa, fp) END) AS f
+        FROM (
+            SELECT g, a, p,
+                   list_transform(a, lambda x, i: CASE WHEN {skip.format(side="a")} THEN 0
+                       WHEN list_contains(p, x) THEN {LB.FLAG_BOTH} ELSE {LB.FLAG_ACTUAL} END) AS fa,
+                   list_transform(p, lambda x, i: CASE WHEN {skip.format(side="p")} THEN 0
+                       ELSE {LB.FLAG_PREDICTED} END) AS fp
+            FROM (
+                SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
+                       COLUMNS(lambda c: lower(c) = lower(actual)) AS a,
+                       COLUMNS(lambda c: lower(c) = lower(predicted)) AS p
+                FROM (SELECT *, 0 AS {ALL} FROM {_read_source()}))))
+    GROUP BY g, label, f"""
+    return Macro(
+        FILE,
+        "_mlsql_label_spread",
+        ("source", "actual", "predicted", "labels", '"by"'),
+        body,
+        "One pass over the source: count per (group, label, flag); label NULL rows hold row codes.",
+        public=False,
+        table=True,
+    )
+
+
+def _check_labels() -> Macro:
+    empty = sql_message("The 'labels' parameter of {} must hold at least one label.", "func")
+    return Macro(
+        FILE,
+        "_mlsql_check_labels",
+        ("labels", "func"),
+        f"CASE WHEN labels IS NOT NULL AND len(list_filter(labels, lambda x: x IS NOT NULL)) = 0\n"
+        f"         THEN error({empty}) ELSE labels END",
+        "Validate a label universe: NULL (labels seen) or a list with a label.",
+        public=False,
+    )
+
+
+def _counts_ctes(q: Qualify, func: str) -> str:
+    """CTEs ``params`` (zd, b), ``spread``, ``groups`` (g, n_rows), ``seen`` and ``k``
+    (g, label, tp, fp, fn, n_rows, zd, b): one row per label of each group's universe."""
+    labels = f"{q('_mlsql_check_labels')}(labels, '{func}')"
+    flag = {"both": LB.FLAG_BOTH, "actual": LB.FLAG_ACTUAL, "predicted": LB.FLAG_PREDICTED}
+    count = "CAST(coalesce(sum(n) FILTER (WHERE {}), 0) AS BIGINT)"
+    return f"""WITH params AS (
+        SELECT {q("_mlsql_check_zero_division")}(zero_division, '{func}') AS zd,
+               {q("_mlsql_check_beta")}(coalesce(beta, 1.0), '{func}') AS b),
+    spread AS (
+        FROM {q("_mlsql_label_spread")}(source, actual, predicted, {labels}, "by")),
+    groups AS (
+        SELECT g, {count.format("f < 0")} AS n_rows
+        FROM spread WHERE label IS NULL GROUP BY g),
+    seen AS (
+        SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
+            SELECT g, label,
+                   {count.format(f"f = {flag['both']}")} AS tp,
+                   {count.format(f"f = {flag['actual']} OR f = {flag['both']}")} AS n_actual,
+                   {count.format(f"f = {flag['predicted']}")} AS n_predicted
+            FROM spread WHERE label IS NOT NULL GROUP BY g, label)),
+    universe AS (
+        SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
+        UNION ALL
+        SELECT g, unnest(list_distinct({labels})) AS label FROM groups WHERE labels IS NOT NULL),
+    k AS (
+        SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
+               coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
+        FROM universe u JOIN groups gr ON u.g = gr.g CROSS JOIN params
+        LEFT JOIN seen s ON s.g = u.g AND s.label = u.label)"""
+
+
+def _select(columns: dict[str, Sql]) -> str:
+    return ",\n               ".join(f"{expr} AS {name}" for name, expr in columns.items())
+
+
+def _keep(names_without_beta: tuple[str, ...], names_with_beta: tuple[str, ...]) -> str:
+    """A COLUMNS lambda keeping the group columns and the columns for this beta."""
+    drop_without = sorted(set(names_with_beta) - set(names_without_beta))
+    drop_with = sorted(set(names_without_beta) - set(names_with_beta))
+    as_list = lambda names: "[" + ", ".join(f"'{n}'" for n in names) + "]"  # noqa: E731
+    return (
+        f"lambda c: c <> '{ALL}' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL "
+        f"THEN {as_list(drop_without)} ELSE {as_list(drop_with)} END, c)"
+    )
+
+
+#: zero_division and beta, checked once (CTE ``params``) and carried as columns
+ZD, BETA = Sql("zd"), Sql("b")
+COUNTS = LB.LabelCounts(Sql("tp"), Sql("fp"), Sql("fn"), Sql("n_rows"))
+
+
+def _label_metrics(q: Qualify, ops: SqlOps) -> Macro:
+    columns = LB.label_values(ops, COUNTS, BETA, ZD)
+    keep = _keep(LB.label_metrics_columns(False), LB.label_metrics_columns(True))
+    body = f"""{_counts_ctes(q, "label_metrics")}
+    SELECT COLUMNS({keep}) FROM (
+        SELECT unnest(g), label,
+               {_select(columns)},
+               g AS __mlsql_g
+        FROM k)
+    ORDER BY __mlsql_g, label"""
+    return Macro(
+        FILE,
+        "label_metrics",
+        TABLE_SIGNATURE,
+        body,
+        "One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 "
+        "(fbeta with beta), jaccard, accuracy.",
+        table=True,
+    )
+
+
+def _report(q: Qualify, ops: SqlOps) -> Macro:
+    base, pred = LB.CODE_BASE, LB.FLAG_PREDICTED
+    zd_agg = Sql("any_value(zd)")
+    per_label = LB.label_values(ops, COUNTS, BETA, ZD)
+    by_label = LB.label_aggregates(ops, Sql, zd_agg)
+    rows = RowStats(Sql("tp"), Sql("n_actual"), Sql("n_predicted"))
+    per_row = LB.row_values(ops, rows, BETA, ZD)
+    by_row = LB.row_aggregates(ops, Sql, Sql("n"), zd_agg)
+    by_group = LB.group_columns(ops, Sql, BETA, ZD)
+    outer = []
+    for name in LB.REPORT_COLUMNS:
+        if name in ("n_rows", "n_labels"):
+            src = "groups" if name == "n_rows" else "by_label"
+            outer.append(f"CAST(coalesce({src}.{name}, 0) AS BIGINT) AS {name}")
+        elif name in by_group:
+            outer.append(f"{by_group[name]} AS {name}")
+        else:
+            outer.append(name)
+    select_outer = ",\n               ".join(outer)
+    keep = _keep(LB.report_columns(False), LB.report_columns(True))
+    body = f"""{_counts_ctes(q, "multilabel_report")},
+    label_values AS (
+        SELECT g, n_rows, zd,
+               {_select(per_label)}
+        FROM k),
+    by_label AS (
+        SELECT g,
+               {_select(by_label)}
+        FROM label_values GROUP BY g),
+    row_values AS (
+        SELECT g, n, zd,
+               {_select(per_row)}
+        FROM (
+            SELECT g, n, code // {pred} AS n_predicted, (code % {pred}) // {base} AS tp,
+                   code % {base} AS n_actual
+            FROM (SELECT g, n, -1 - f AS code FROM spread WHERE label IS NULL AND f < 0))
+        CROSS JOIN params),
+    by_row AS (
+        SELECT g,
+               {_select(by_row)}
+        FROM row_values GROUP BY g)
+    SELECT COLUMNS({keep}) FROM (
+        SELECT unnest(groups.g),
+               {select_outer},
+               groups.g AS __mlsql_g
+        FROM groups CROSS JOIN params
+        LEFT JOIN by_row ON by_row.g = groups.g LEFT JOIN by_label ON by_label.g = groups.g)
+    ORDER BY __mlsql_g"""
+    return Macro(
+        FILE,
+        "multilabel_report",
+        TABLE_SIGNATURE,
+        body,
+        "One row per group: micro, macro, weighted and samples averages, Hamming loss, "
+        "subset accuracy, label accuracies, CLP, MLP, WLP.",
+        table=True,
+    )
+
+
+def _standalone(q: Qualify) -> list[Macro]:
+    out = []
+    by_names = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    for name, summary in LB.STANDALONE.items():
+        with_beta = "fbeta" in name
+        beta = "coalesce(beta, 1.0)" if with_beta else "NULL"
+        signature = tuple(p for p in TABLE_SIGNATURE if with_beta or not p.startswith("beta"))
+        body = f"""SELECT COLUMNS(lambda c: c = '{name}' OR list_contains({by_names}, lower(c)))
+    FROM {q("multilabel_report")}(source, actual, predicted, labels := labels, beta := {beta},
+                           zero_division := zero_division, "by" := "by")"""
+        out.append(Macro(FILE, name, signature, body, summary, table=True))
+    return out
+
+
+def _indicators(q: Qualify) -> list[Macro]:
+    bad_length = sql_message(
+        "labels_from_indicators needs one label name per indicator. Got {} indicators and {} labels.",
+        "CAST(len(indicators) AS VARCHAR)",
+        "CAST(len(labels) AS VARCHAR)",
+    )
+    bad_value = sql_message(
+        "labels_from_indicators takes indicators 0 or 1 (or booleans). Got {} instead.",
+        "CAST(v AS VARCHAR)",
+    )
+    return [
+        Macro(
+            FILE,
+            "_mlsql_indicator",
+            ("v",),
+            f"CASE WHEN CAST(v AS DOUBLE) = 1 THEN true WHEN CAST(v AS DOUBLE) = 0 THEN false\n"
+            f"         ELSE error({bad_value}) END",
+            "An indicator value as a boolean (0/1 or false/true; anything else is an error).",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_labels_from_indicators",
+            ("indicators", "labels"),
+            f"""CASE WHEN indicators IS NULL OR list_count(indicators) < len(indicators) THEN NULL
+         WHEN len(indicators) <> len(labels) THEN error({bad_length})
+         ELSE list_filter(labels, lambda l, i: {q("_mlsql_indicator")}(indicators[i])) END""",
+            "The labels whose indicator is 1; NULL if any indicator is NULL.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "labels_from_indicators",
+            ("indicators", "labels"),
+            f"{q('_mlsql_labels_from_indicators')}(indicators, labels)",
+            "The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], ['L1', 'L2', 'L3']). "
+            "NULL if any indicator is NULL.",
+        ),
+        Macro(
+            FILE,
+            "indicators_from_labels",
+            ("actual", "labels"),
+            "CASE WHEN actual IS NULL THEN NULL\n"
+            "         ELSE list_transform(labels, lambda l: list_contains(actual, l)::INTEGER) END",
+            "0/1 per label of the universe ``labels``: 1 where the list holds it.",
+        ),
+    ]
+
+
+def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
+    """Every macro of labels.sql, in loading order."""
+    return [
+        _check_labels(),
+        _spread(qualify),
+        _label_metrics(qualify, ops),
+        _report(qualify, ops),
+        *_standalone(qualify),
+        *_indicators(qualify),
+    ]

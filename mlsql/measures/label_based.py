@@ -1,0 +1,410 @@
+"""Label-based multi-label measures: per-label counts, macro and weighted averages, reports.
+
+The per-label statistics of a group are tp, fp, fn and the number of known
+rows (tn = rows - tp - fp - fn, support = tp + fn). Every engine computes them
+in one pass that spreads each row over its labels, then hands them to the
+builders here, which are written once with the formulas of
+:mod:`mlsql._formulas` and the ones below:
+
+* :func:`label_values`: the columns of ``label_metrics`` (one row per label);
+* :func:`label_aggregates`: macro and weighted averages, Hamming loss,
+  label accuracies and the label-problem rates, over the label rows of a group;
+* :func:`row_values` and :func:`row_aggregates`: pooled counts, samples
+  averages and subset accuracy over a histogram of row statistics (each
+  distinct row's tp, |A| and |P| with the number of rows that have them);
+* :func:`group_columns`: micro averages and the F of macro means per group.
+
+Notes
+-----
+The label universe of a group is the ``labels`` the caller gives, else every
+label seen in the group's actual or predicted lists. Given ``labels``, each
+row's sets are first intersected with it, so labels outside the universe are
+ignored by every column (as scikit-learn's ``labels=`` selects columns of the
+indicator matrix); a label of the universe that never occurs has
+tp = fp = fn = 0 and tn = rows.
+
+Per label, undefined ratios follow ``zero_division`` as everywhere: 0 or 1;
+NaN, left out of macro and weighted averages; 'diagnose', 1 where the label
+has tp + fp + fn = 0, else 0; 'ignore', left out of the averages (NULL).
+The weighted average weighs each label by its support; when the labels it
+keeps have no support at all it is undefined and follows ``zero_division``
+(scikit-learn special-cases that corner by measure). In a group without known
+rows every ratio is NULL.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mlsql import _formulas as F
+from mlsql._formulas import formula
+from mlsql._registry import Param, declare
+
+FAMILY = "label_based"
+E = Any
+
+#: Why an engine lacks the label tables (until its helper writes them).
+NOT_IN_SPARK = {"spark": "label tables are not written for Spark yet"}
+
+# ------------------------------------------------------------------ row codes
+#: A row's statistics packed in one integer: |A| + tp * CODE_BASE + |P| * CODE_BASE²
+#: (each count below 2**20 labels per row). Engines that spread rows over labels
+#: carry it on one marker element per row, so one GROUP BY yields both the
+#: per-label counts and a histogram of row statistics.
+CODE_BASE = 1 << 20
+#: flag of an element: first occurrence in A, not in P (a false negative)
+FLAG_ACTUAL = 1
+#: flag of an element: first occurrence in A, also in P (a true positive)
+FLAG_BOTH = 1 + CODE_BASE
+#: flag of an element: first occurrence in P (tp or fp, decided by FLAG_BOTH)
+FLAG_PREDICTED = CODE_BASE * CODE_BASE
+
+
+def decode_row(code: E) -> F.RowStats:
+    """tp, |A| and |P| of a row code (``code`` = sum of the row's flags).
+
+    Examples
+    --------
+    >>> s = decode_row(2 * FLAG_PREDICTED + FLAG_BOTH + FLAG_ACTUAL)
+    >>> (s.tp, s.n_actual, s.n_predicted)
+    (1, 2, 2)
+    """
+    n_predicted = code // FLAG_PREDICTED
+    rest = code - n_predicted * FLAG_PREDICTED
+    tp = rest // CODE_BASE
+    return F.RowStats(tp=tp, n_actual=rest - tp * CODE_BASE, n_predicted=n_predicted)
+
+
+# ------------------------------------------------------------------ formulas
+@formula
+def true_negatives(ops: F.Ops, c: F.Counts, n_rows: E) -> E:
+    """rows - tp - fp - fn: rows where the label is neither true nor predicted."""
+    return n_rows - c.tp - c.fp - c.fn
+
+
+@formula
+def label_accuracy(ops: F.Ops, c: F.Counts, n_rows: E) -> E:
+    """(tp + tn) / rows: share of rows where the label is decided right."""
+    return F.share(ops, c.tp + true_negatives(ops, c, n_rows), n_rows)
+
+
+@formula
+def weighted_average(
+    ops: F.Ops, values: E, weights: E, zero_division: Any, nothing_to_score: E
+) -> E:
+    """Sum of weight x value over the sum of weights, leaving undefined values out.
+
+    Under NaN and 'ignore' undefined values (NaN, NULL) are left out with
+    their weights; if values exist but all are undefined the result is NaN
+    (NaN) or NULL ('ignore'); with no values it is NULL; when the kept
+    weights sum to 0 it follows ``zero_division``. With weights of 1 it is
+    :func:`~mlsql._formulas.average`.
+    """
+    kept = ops.when(ops.is_nan(values), None, values)
+    kept_weights = kept * 0 + weights  # NULL where the value is left out
+    all_undefined = (ops.count(values) > 0) & (ops.count(kept) == 0)
+    mean = F.ratio(
+        ops, ops.sum(kept * weights), ops.sum(kept_weights), zero_division, nothing_to_score
+    )
+    return ops.when(all_undefined, ops.nan(), mean)
+
+
+@formula
+def fbeta_of_means(ops: F.Ops, p: E, r: E, beta: Any) -> E:
+    """(1 + b²) P R / (b² P + R) of two averages (the R walkthrough's macro F1); 0 when both are 0."""
+    b2 = beta * beta
+    den = b2 * p + r
+    return ops.when(den == 0, 0.0, (1 + b2) * p * r / den)
+
+
+@formula
+def share_of_labels(ops: F.Ops, condition: E) -> E:
+    """Share of label rows where ``condition`` holds (CLP, MLP, WLP)."""
+    return ops.mean(ops.when(condition, 1.0, 0.0))
+
+
+@formula
+def label_accuracy_micro(ops: F.Ops, fp: E, fn: E, n_rows: E, n_labels: E) -> E:
+    """1 - Hamming loss: share of the rows x labels decisions that are right."""
+    return 1 - F.hamming_loss(ops, fp, fn, n_rows, n_labels)
+
+
+# ------------------------------------------------------------------ statistics
+@dataclass(frozen=True)
+class LabelCounts:
+    """One label of one group: its tp, fp, fn and the group's known rows."""
+
+    tp: E
+    fp: E
+    fn: E
+    n_rows: E
+
+    @property
+    def counts(self) -> F.Counts:
+        """tp, fp, fn as :class:`~mlsql._formulas.Counts`."""
+        return F.Counts(self.tp, self.fp, self.fn)
+
+
+def _known(ops: Any, n_rows: E, value: E) -> E:
+    """``value``, or NULL where the group has no known rows (aggregates over nothing)."""
+    return ops.when(n_rows == 0, None, value)
+
+
+#: the ratios computed per label and per row, each averaged in the report
+RATIOS = ("precision", "recall", "f1", "fbeta", "jaccard")
+
+
+def _ratios(ops: Any, c: F.Counts, beta: Any, zero_division: Any) -> dict[str, E]:
+    return {
+        "precision": F.precision(ops, c, zero_division),
+        "recall": F.recall(ops, c, zero_division),
+        "f1": F.fbeta(ops, c, 1, zero_division),
+        "fbeta": F.fbeta(ops, c, beta, zero_division),
+        "jaccard": F.jaccard(ops, c, zero_division),
+    }
+
+
+# The report is built in stages, each over the columns of the one before
+# (``col(name)`` names such a column in the engine), so that no expression
+# nests another stage's formulas: label values, then their aggregates per
+# group; row values, then their aggregates; then the group's own columns.
+
+
+def label_values(ops: Any, k: LabelCounts, beta: Any, zero_division: Any) -> dict[str, E]:
+    """Per label (stage 1): the columns of ``label_metrics`` after ``label``.
+
+    Engines drop ``fbeta`` when no beta is given.
+    """
+    c = k.counts
+    ratios = {
+        **_ratios(ops, c, beta, zero_division),
+        "accuracy": label_accuracy(ops, c, k.n_rows),
+    }
+    return {
+        "tp": k.tp,
+        "fp": k.fp,
+        "fn": k.fn,
+        "tn": true_negatives(ops, c, k.n_rows),
+        "support": k.tp + k.fn,
+        **{name: _known(ops, k.n_rows, e) for name, e in ratios.items()},
+    }
+
+
+def label_aggregates(ops: Any, col: Callable[[str], E], zero_division: Any) -> dict[str, E]:
+    """Over the label rows of a group (stage 2), from :func:`label_values` and ``n_rows``.
+
+    Macro (mean over labels) and weighted (by support) averages, Hamming
+    loss, label accuracies and the label-problem rates.
+    """
+    tp, fp, fn, tn = col("tp"), col("fp"), col("fn"), col("tn")
+    n_rows = ops.mean(col("n_rows"))  # the same on every label row of the group
+    n_labels = ops.count(tp)
+    pooled = F.pooled(ops, F.Counts(tp, fp, fn))
+    out = {
+        **{f"macro_{r}": F.average(ops, col(r), zero_division) for r in RATIOS},
+        **{
+            f"weighted_{r}": weighted_average(
+                ops, col(r), col("support"), zero_division, pooled.nothing_to_score
+            )
+            for r in RATIOS
+        },
+        "hamming_loss": F.hamming_loss(ops, pooled.fp, pooled.fn, n_rows, n_labels),
+        "label_accuracy_micro": label_accuracy_micro(ops, pooled.fp, pooled.fn, n_rows, n_labels),
+        "label_accuracy_macro": ops.mean(col("accuracy")),
+        "clp": share_of_labels(ops, (tn + fn) == 0),
+        "mlp": share_of_labels(ops, (tp + fp) == 0),
+        "wlp": share_of_labels(ops, tp == 0),
+    }
+    return {"n_labels": n_labels, **{k: _known(ops, n_rows, e) for k, e in out.items()}}
+
+
+def row_values(ops: Any, s: F.RowStats, beta: Any, zero_division: Any) -> dict[str, E]:
+    """Per distinct row (stage 1): tp, fp, fn, the row's ratios and whether it is exact."""
+    c = s.counts
+    return {
+        "tp": c.tp,
+        "fp": c.fp,
+        "fn": c.fn,
+        **_ratios(ops, c, beta, zero_division),
+        "exact": ops.when(s.exact_match, 1, 0),
+    }
+
+
+def row_aggregates(ops: Any, col: Callable[[str], E], n: E, zero_division: Any) -> dict[str, E]:
+    """Over a histogram of rows (stage 2): ``n`` rows have the values of :func:`row_values`.
+
+    Pooled counts (for micro) and samples averages (each row's value
+    weighted by how many rows have it: the plain mean over the rows).
+    """
+    pooled = F.Counts(ops.sum(n * col("tp")), ops.sum(n * col("fp")), ops.sum(n * col("fn")))
+    subset = F.share(ops, ops.sum(n * col("exact")), ops.sum(n))
+    return {
+        "n_rows": ops.sum(n),
+        "pooled_tp": pooled.tp,
+        "pooled_fp": pooled.fp,
+        "pooled_fn": pooled.fn,
+        **{
+            f"samples_{r}": weighted_average(ops, col(r), n, zero_division, pooled.nothing_to_score)
+            for r in RATIOS
+        },
+        "subset_accuracy": subset,
+        "zero_one_loss": 1 - subset,
+    }
+
+
+def group_columns(ops: Any, col: Callable[[str], E], beta: Any, zero_division: Any) -> dict[str, E]:
+    """Per group (stage 3), from the aggregates: micro averages and the F of macro means."""
+    pooled = F.Counts(col("pooled_tp"), col("pooled_fp"), col("pooled_fn"))
+    p, r = col("macro_precision"), col("macro_recall")
+    return {
+        **{f"micro_{name}": e for name, e in _ratios(ops, pooled, beta, zero_division).items()},
+        "macro_f1_of_means": fbeta_of_means(ops, p, r, 1),
+        "macro_fbeta_of_means": fbeta_of_means(ops, p, r, beta),
+    }
+
+
+#: the columns of multilabel_report, in order; ``*_fbeta*`` replace ``*_f1*`` with beta
+REPORT_COLUMNS = (
+    "n_rows",
+    "n_labels",
+    "micro_precision",
+    "micro_recall",
+    "micro_f1",
+    "micro_fbeta",
+    "micro_jaccard",
+    "macro_precision",
+    "macro_recall",
+    "macro_f1",
+    "macro_fbeta",
+    "macro_f1_of_means",
+    "macro_fbeta_of_means",
+    "macro_jaccard",
+    "weighted_precision",
+    "weighted_recall",
+    "weighted_f1",
+    "weighted_fbeta",
+    "weighted_jaccard",
+    "samples_precision",
+    "samples_recall",
+    "samples_f1",
+    "samples_fbeta",
+    "samples_jaccard",
+    "hamming_loss",
+    "subset_accuracy",
+    "zero_one_loss",
+    "label_accuracy_micro",
+    "label_accuracy_macro",
+    "clp",
+    "mlp",
+    "wlp",
+)
+
+#: the columns of label_metrics after the group columns, in order
+LABEL_COLUMNS = (
+    "label",
+    "tp",
+    "fp",
+    "fn",
+    "tn",
+    "support",
+    "precision",
+    "recall",
+    "f1",
+    "fbeta",
+    "jaccard",
+    "accuracy",
+)
+
+
+def report_columns(with_beta: bool) -> tuple[str, ...]:
+    """The report's columns: the F ones are ``*_f1*`` without beta, ``*_fbeta*`` with it."""
+    drop = "_f1" if with_beta else "_fbeta"
+    return tuple(c for c in REPORT_COLUMNS if drop not in c)
+
+
+def label_metrics_columns(with_beta: bool) -> tuple[str, ...]:
+    """The columns of label_metrics after the group columns (``fbeta`` only with beta)."""
+    return tuple(c for c in LABEL_COLUMNS if with_beta or c != "fbeta")
+
+
+# ------------------------------------------------------------------ declarations
+LABELS = Param("labels", None)
+BETA = Param("beta", None)
+ZD = Param("zero_division", 0)
+BY = Param("by", None)
+TABLE_INPUTS = ("source", "actual", "predicted")
+TABLE_PARAMS = (LABELS, BETA, ZD, BY)
+
+declare(
+    "label_metrics",
+    "table",
+    FAMILY,
+    "One row per (group, label): tp, fp, fn, tn, support, precision, recall, F1 "
+    "(and F-beta with beta), Jaccard and accuracy.",
+    inputs=TABLE_INPUTS,
+    params=TABLE_PARAMS,
+    unavailable=NOT_IN_SPARK,
+)
+declare(
+    "multilabel_report",
+    "table",
+    FAMILY,
+    "One row per group: micro, macro, weighted and samples averages, Hamming loss, subset "
+    "accuracy, label accuracies and the label-problem rates CLP, MLP, WLP.",
+    inputs=TABLE_INPUTS,
+    params=TABLE_PARAMS,
+    unavailable=NOT_IN_SPARK,
+)
+
+#: the report columns also offered as table functions of their own
+STANDALONE = {
+    "macro_precision": "Mean over labels of per-label precision.",
+    "macro_recall": "Mean over labels of per-label recall.",
+    "macro_f1": "Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).",
+    "macro_fbeta": "Mean over labels of per-label F-beta.",
+    "macro_jaccard": "Mean over labels of per-label Jaccard.",
+    "macro_f1_of_means": "F1 of macro precision and macro recall (the R walkthrough's macro F1).",
+    "macro_fbeta_of_means": "F-beta of macro precision and macro recall.",
+    "weighted_precision": "Per-label precision averaged with support weights.",
+    "weighted_recall": "Per-label recall averaged with support weights.",
+    "weighted_f1": "Per-label F1 averaged with support weights.",
+    "weighted_fbeta": "Per-label F-beta averaged with support weights.",
+    "weighted_jaccard": "Per-label Jaccard averaged with support weights.",
+    "label_accuracy_macro": "Mean over labels of (tp + tn) / rows.",
+    "label_accuracy_micro": "1 - Hamming loss over the label universe.",
+    "clp": "Share of labels never predicted negative (tn + fn = 0).",
+    "mlp": "Share of labels never predicted (tp + fp = 0).",
+    "wlp": "Share of labels never predicted right (tp = 0).",
+}
+
+for _name, _summary in STANDALONE.items():
+    declare(
+        _name,
+        "table",
+        FAMILY,
+        _summary + " One row per group, over a table.",
+        inputs=TABLE_INPUTS,
+        params=(LABELS, Param("beta", 1.0), ZD, BY) if "fbeta" in _name else (LABELS, ZD, BY),
+        unavailable=NOT_IN_SPARK,
+    )
+
+# ------------------------------------------------------------------ indicator columns
+declare(
+    "labels_from_indicators",
+    "row",
+    FAMILY,
+    "The label list of a row from 0/1 (or boolean) indicator values and their label names; "
+    "NULL if any indicator is NULL.",
+    inputs=("indicators", "labels"),
+    unavailable=NOT_IN_SPARK,
+)
+declare(
+    "indicators_from_labels",
+    "row",
+    FAMILY,
+    "0/1 indicators of a label list over a label universe, in the universe's order.",
+    inputs=("actual", "labels"),
+    unavailable=NOT_IN_SPARK,
+)

@@ -1,0 +1,349 @@
+"""Per-label tables from Python: ``label_metrics`` and ``multilabel_report`` over any source.
+
+Both run the SQL table macros of the same names on a DuckDB connection and
+return a :class:`duckdb.DuckDBPyRelation` (``.arrow()``, ``.pl()``, ``.df()``).
+The source may be a table or view name, a query, a Parquet (or CSV, JSON)
+path, a DuckDB relation, or a DataFrame (Arrow, Polars or pandas).
+
+Every name the caller gives (source, columns, ``by``) reaches SQL as a
+parameter value, never spliced into the text; the schema is checked here
+first, so a missing column or a type mismatch is an :class:`~mlsql.MlsqlError`
+that names what was wrong.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+
+from mlsql import _params as P
+from mlsql._errors import MlsqlError
+from mlsql.measures import label_based as LB
+
+#: a source string is a query when it starts like one (the SQL macros use the same test)
+QUERY_START = re.compile(
+    r"^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()", re.I
+)
+_INTEGER_TYPES = {
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+}
+_TEXT_TYPES = {"VARCHAR"}
+
+
+def label_metrics(
+    con: duckdb.DuckDBPyConnection,
+    source: Any,
+    actual: str,
+    predicted: str,
+    *,
+    labels: Sequence[Any] | None = None,
+    beta: float | None = None,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+) -> duckdb.DuckDBPyRelation:
+    """One row per (group, label): counts and ratios of each label.
+
+    Parameters
+    ----------
+    con : duckdb.DuckDBPyConnection
+        A connection; mlsql's macros are registered on it (as temporary
+        macros) if they are missing.
+    source : str, os.PathLike, DuckDBPyRelation or DataFrame
+        A table or view name, a query (``"SELECT ..."``), a Parquet, CSV or
+        JSON path, a relation, or an Arrow table, Polars or pandas DataFrame.
+    actual, predicted : str
+        The columns holding the true and the predicted label lists.
+    labels : sequence, optional
+        The label universe. Labels in it that never occur get a row with
+        tp = fp = fn = 0; labels outside it are ignored (as scikit-learn's
+        ``labels=``). Default: every label seen in the group.
+    beta : float, optional
+        Adds an ``fbeta`` column with F-beta for this beta.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        Value of an undefined ratio (DESIGN.md section 1.8).
+    by : str or sequence of str, optional
+        Grouping columns; each group gets its own rows (and universe).
+
+    Returns
+    -------
+    duckdb.DuckDBPyRelation
+        Columns: the ``by`` columns, label, tp, fp, fn, tn, support,
+        precision, recall, f1, [fbeta,] jaccard, accuracy ((tp + tn) / rows),
+        ordered by group and label.
+
+    Raises
+    ------
+    MlsqlError
+        On a missing column, columns of different label types, or an invalid
+        parameter.
+
+    Examples
+    --------
+    >>> import mlsql, pyarrow as pa
+    >>> con = mlsql.connect()
+    >>> preds = pa.table({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
+    >>> mlsql.label_metrics(con, preds, "actual", "predicted").select("label, tp, fp, fn, tn").fetchall()
+    [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
+    """
+    return _run(con, "label_metrics", source, actual, predicted, labels, beta, zero_division, by)
+
+
+def multilabel_report(
+    con: duckdb.DuckDBPyConnection,
+    source: Any,
+    actual: str,
+    predicted: str,
+    *,
+    labels: Sequence[Any] | None = None,
+    beta: float | None = None,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+) -> duckdb.DuckDBPyRelation:
+    """One row per group with every multi-label average, loss and label-problem rate.
+
+    Parameters are those of :func:`label_metrics`.
+
+    Returns
+    -------
+    duckdb.DuckDBPyRelation
+        Columns: the ``by`` columns, n_rows, n_labels, micro_precision,
+        micro_recall, micro_f1, micro_jaccard, macro_precision, macro_recall,
+        macro_f1, macro_f1_of_means, macro_jaccard, weighted_precision,
+        weighted_recall, weighted_f1, weighted_jaccard, samples_precision,
+        samples_recall, samples_f1, samples_jaccard, hamming_loss,
+        subset_accuracy, zero_one_loss, label_accuracy_micro,
+        label_accuracy_macro, clp, mlp, wlp. With ``beta`` the F columns are
+        F-beta and named ``*_fbeta`` (``macro_fbeta_of_means`` ...).
+
+    Notes
+    -----
+    macro = unweighted mean over the label universe; weighted = mean weighted
+    by support (tp + fn); macro_f1_of_means = F1 of macro precision and macro
+    recall; samples = mean over rows; micro = pooled counts.
+    label_accuracy_micro = 1 - hamming_loss; label_accuracy_macro = mean over
+    labels of (tp + tn) / rows; clp, mlp, wlp = share of labels never
+    predicted negative (tn + fn = 0), never predicted (tp + fp = 0), never
+    predicted right (tp = 0). Given ``labels``, each row's sets are first
+    intersected with it, so every column sees only those labels. A group
+    whose rows are all unknown (NULL lists) has n_rows = 0 and NULL measures.
+
+    Examples
+    --------
+    >>> import mlsql, pyarrow as pa
+    >>> con = mlsql.connect()
+    >>> preds = pa.table({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
+    >>> report = mlsql.multilabel_report(con, preds, "actual", "predicted")
+    >>> report.select("n_rows, n_labels, macro_recall, wlp").fetchall()
+    [(2, 3, 0.6666666666666666, 0.3333333333333333)]
+    """
+    return _run(
+        con, "multilabel_report", source, actual, predicted, labels, beta, zero_division, by
+    )
+
+
+# ------------------------------------------------------------------ helpers
+def _zero_division(value: Any, func: str) -> Any:
+    zd = P.check_zero_division(value, func)
+    if zd.kind == "value":
+        return int(zd.value)
+    return zd.kind  # 'nan', 'diagnose', 'ignore'
+
+
+def _by_list(by: str | Sequence[str] | None, func: str) -> list[str] | None:
+    if by is None:
+        return None
+    names = [by] if isinstance(by, str) else list(by)
+    if not names:
+        return None
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise MlsqlError(
+                f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
+            )
+    return names
+
+
+def _labels_list(labels: Sequence[Any] | None, func: str) -> list[Any] | None:
+    if labels is None:
+        return None
+    if isinstance(labels, (str, bytes)):
+        raise MlsqlError(
+            f"The 'labels' parameter of {func} must be a list of labels. Got {labels!r} instead."
+        )
+    values = [x for x in labels if x is not None]
+    if not values:
+        raise MlsqlError(f"The 'labels' parameter of {func} must hold at least one label.")
+    kinds = {_python_kind(x) for x in values}
+    if len(kinds) > 1 or None in kinds:
+        raise MlsqlError(
+            f"The 'labels' parameter of {func} must hold labels of one kind (all text or all "
+            f"integers). Got {labels!r} instead."
+        )
+    return list(dict.fromkeys(values))
+
+
+def _python_kind(x: Any) -> str | None:
+    if isinstance(x, str):
+        return "text"
+    if isinstance(x, int) and not isinstance(x, bool):
+        return "integer"
+    return None
+
+
+def _kind(duck_type: Any) -> tuple[str, str] | None:
+    """(element kind, element type) of a list column type; None if not a list."""
+    text = str(duck_type)
+    match = re.fullmatch(r"(.*)\[\d*\]", text)
+    if not match:
+        return None
+    element = match.group(1)
+    if element in _INTEGER_TYPES:
+        return "integer", element
+    if element in _TEXT_TYPES:
+        return "text", element
+    return element, element
+
+
+def _is_path(source: str) -> bool:
+    return os.path.exists(source) or bool(
+        re.search(r"\.(parquet|csv|tsv|json|ndjson|jsonl)(\.gz|\.zst)?$", source, re.I)
+    )
+
+
+def _ensure_macros(con: duckdb.DuckDBPyConnection, func: str) -> None:
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE function_name = ? "
+        "AND function_type = 'table_macro'",
+        [func],
+    ).fetchall()[0][0]
+    if not found:
+        from mlsql._duckdb.register import register
+
+        register(con)
+
+
+def _run(
+    con: duckdb.DuckDBPyConnection,
+    func: str,
+    source: Any,
+    actual: str,
+    predicted: str,
+    labels: Sequence[Any] | None,
+    beta: float | None,
+    zero_division: Any,
+    by: str | Sequence[str] | None,
+) -> duckdb.DuckDBPyRelation:
+    zd = _zero_division(zero_division, func)
+    beta_value = None if beta is None else P.check_beta(beta, func)
+    by_names = _by_list(by, func)
+    universe = _labels_list(labels, func)
+    for role, name in (("actual", actual), ("predicted", predicted)):
+        if not isinstance(name, str) or not name:
+            raise MlsqlError(
+                f"The '{role}' parameter of {func} must be a column name. Got {name!r}."
+            )
+    _ensure_macros(con, func)
+
+    view = None
+    if isinstance(source, os.PathLike):
+        source = os.fspath(source)
+    if not isinstance(source, str):
+        view = f"__mlsql_source_{uuid.uuid4().hex}"
+        if isinstance(source, duckdb.DuckDBPyRelation):
+            source.create_view(view, replace=True)
+        else:
+            try:
+                con.register(view, source)
+            except Exception as exc:
+                raise MlsqlError(
+                    f"{func} reads a table name, a query, a file path, a DuckDB relation or a "
+                    f"DataFrame (Arrow, Polars, pandas). Got {type(source).__name__}."
+                ) from exc
+        source_text = view
+    else:
+        source_text = source
+    try:
+        _check_schema(con, func, source_text, actual, predicted, by_names, universe)
+        call = f"SELECT * FROM {func}(?, ?, ?, labels := ?, beta := ?, zero_division := ?, by := ?)"
+        params = [source_text, actual, predicted, universe, beta_value, zd, by_names]
+        relation = con.sql(call, params=params)
+        if view is None:
+            return relation
+        # an in-memory source: run now (the result is small), then drop the view
+        return con.from_arrow(relation.to_arrow_table())
+    finally:
+        if view is not None:
+            con.execute(f'DROP VIEW IF EXISTS "{view}"')
+
+
+def _check_schema(
+    con: duckdb.DuckDBPyConnection,
+    func: str,
+    source: str,
+    actual: str,
+    predicted: str,
+    by: list[str] | None,
+    universe: list[Any] | None,
+) -> None:
+    if QUERY_START.match(source):
+        probe = con.sql(f"SELECT * FROM ({source}) LIMIT 0")
+    else:
+        try:
+            probe = con.sql("SELECT * FROM query_table(?) LIMIT 0", params=[source])
+        except duckdb.Error as exc:
+            what = "file" if _is_path(source) else "table or view"
+            raise MlsqlError(f"{func} cannot read the {what} {source!r}: {exc}") from exc
+    types = {name.lower(): t for name, t in zip(probe.columns, probe.types, strict=True)}
+    found = ", ".join(probe.columns)
+    for role, name in (
+        ("actual", actual),
+        ("predicted", predicted),
+        *(("by", b) for b in by or []),
+    ):
+        if name.lower() not in types:
+            raise MlsqlError(
+                f"{func}: the {role} column {name!r} is not in the source. Its columns: {found}."
+            )
+    kinds = {}
+    for role, name in (("actual", actual), ("predicted", predicted)):
+        kind = _kind(types[name.lower()])
+        if kind is None:
+            raise MlsqlError(
+                f"{func} needs {role} to be a list of labels. Got column {name!r} of type "
+                f"{types[name.lower()]}."
+            )
+        kinds[role] = kind
+    if kinds["actual"][0] != kinds["predicted"][0]:
+        raise MlsqlError(
+            f"{func} needs actual and predicted of the same label type (both text or both "
+            f"integers). Got actual {types[actual.lower()]} and predicted "
+            f"{types[predicted.lower()]}."
+        )
+    if universe is not None:
+        want = kinds["actual"][0]
+        got = _python_kind(universe[0])
+        if got != want:
+            raise MlsqlError(
+                f"The 'labels' parameter of {func} must hold labels of the columns' type "
+                f"({types[actual.lower()]}). Got {universe!r} instead."
+            )
+    outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
+    for name in by or []:
+        if name.lower() in outputs:
+            raise MlsqlError(
+                f"{func}: the by column {name!r} has the name of an output column; rename it."
+            )

@@ -1,0 +1,192 @@
+"""Conformance of the label tables: every key of every multi-label seed, on every engine.
+
+Each key of ``expected`` (and ``expected_mldr_diagnose`` / ``expected_mldr_ignore``)
+maps to a column of ``multilabel_report`` or ``label_metrics``; a key that
+maps to nothing fails the test, so no figure of the seeds is left unchecked.
+The mldr and R walkthrough seeds are also read from their 0/1 indicator
+columns through ``labels_from_indicators``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from tests.conftest import conformance
+from tests.engines import label_table
+
+FILES = ["hivemall_blog_tags.json", "mldr_example.json", "gatto_51.json"]
+INDICATOR_FILES = ["mldr_example.json", "gatto_51.json"]
+REL = 1e-12
+
+
+def close(got: Any, want: float) -> bool:
+    return got is not None and math.isclose(got, want, rel_tol=REL, abs_tol=REL)
+
+
+def report_column(key: str) -> tuple[str, dict[str, Any]]:
+    """(report column, parameters) for a conformance key; KeyError if it has none."""
+    if key in ("n_rows", "n_labels", "hamming_loss", "subset_accuracy", "zero_one_loss"):
+        return key, {}
+    if key in ("clp", "mlp", "wlp"):
+        return key, {}
+    if key == "label_accuracy.micro":
+        return "label_accuracy_micro", {}
+    m = re.fullmatch(
+        r"(micro|macro|weighted|samples)\.(precision|recall|jaccard|f1|f2|f0\.5|f1_of_means)"
+        r"(?:\[zd=(\d)\])?",
+        key,
+    )
+    if not m:
+        raise KeyError(key)
+    average, measure, zd = m.groups()
+    params: dict[str, Any] = {} if zd is None else {"zero_division": int(zd)}
+    if measure in ("f2", "f0.5"):
+        return f"{average}_fbeta", {"beta": float(measure[1:]), **params}
+    return f"{average}_{measure}", params
+
+
+def cases() -> list[tuple[str, str, str, dict[str, Any], Any]]:
+    out = []
+    for file in FILES:
+        data = conformance(file)
+        sections = [("expected", {})]
+        if "expected_mldr_diagnose" in data:
+            sections.append(("expected_mldr_diagnose", {"zero_division": "diagnose"}))
+        if "expected_mldr_ignore" in data:
+            sections.append(("expected_mldr_ignore", {"zero_division": "ignore"}))
+        for section, extra in sections:
+            for key, want in data[section].items():
+                if key == "per_label" or re.fullmatch(r"micro\.(tp|fp|fn)", key):
+                    continue  # checked against label_metrics below
+                column, params = report_column(key)
+                out.append((file, f"{section}:{key}", column, {**params, **extra}, want))
+    return out
+
+
+def rows_of(file: str) -> list[tuple[Any, Any]]:
+    return [(r["actual"], r["predicted"]) for r in conformance(file)["rows"]]
+
+
+def only_row(table: pa.Table) -> dict[str, Any]:
+    rows = table.to_pylist()
+    assert len(rows) == 1, rows
+    return rows[0]
+
+
+@pytest.mark.parametrize(("file", "key", "column", "params", "want"), cases(), ids=str)
+def test_report_value(engine, file, key, column, params, want):
+    got = only_row(engine.table_function("multilabel_report", label_table(rows_of(file)), **params))
+    assert close(got[column], want), (
+        f"{engine.name} {column}{params} on {file}: {got[column]} != {want}"
+    )
+
+
+STANDALONE_CASES = [c for c in cases() if c[2].startswith(("macro_", "weighted_"))]
+
+
+@pytest.mark.parametrize(("file", "key", "column", "params", "want"), STANDALONE_CASES, ids=str)
+def test_standalone_value(engine, file, key, column, params, want):
+    """The macro_* and weighted_* table functions give the report's numbers."""
+    table = engine.table_function(column, label_table(rows_of(file)), **params)
+    assert table.column_names == [column]
+    assert close(only_row(table)[column], want)
+
+
+@pytest.mark.parametrize("file", FILES)
+def test_per_label_counts(engine, file):
+    expected = conformance(file)["expected"]
+    got = engine.table_function("label_metrics", label_table(rows_of(file))).to_pylist()
+    assert [r["label"] for r in got] == sorted(expected["per_label"])
+    for r in got:
+        want = expected["per_label"][r["label"]]
+        assert {k: r[k] for k in ("tp", "fp", "fn", "tn", "support")} == want, r["label"]
+    assert sum(r["tp"] for r in got) == expected["micro.tp"]
+    assert sum(r["fp"] for r in got) == expected["micro.fp"]
+    assert sum(r["fn"] for r in got) == expected["micro.fn"]
+    for r in got:  # each label's ratios from its own counts
+        tp, fp, fn, tn = r["tp"], r["fp"], r["fn"], r["tn"]
+        assert close(r["precision"], tp / (tp + fp) if tp + fp else 0.0)
+        assert close(r["recall"], tp / (tp + fn) if tp + fn else 0.0)
+        assert close(r["f1"], 2 * tp / (2 * tp + fp + fn) if tp + fp + fn else 0.0)
+        assert close(r["jaccard"], tp / (tp + fp + fn) if tp + fp + fn else 0.0)
+        assert close(r["accuracy"], (tp + tn) / expected["n_rows"])
+
+
+def test_every_key_is_mapped():
+    for file in FILES:
+        data = conformance(file)
+        for section in ("expected", "expected_mldr_diagnose", "expected_mldr_ignore"):
+            for key in data.get(section, {}):
+                if key != "per_label" and not re.fullmatch(r"micro\.(tp|fp|fn)", key):
+                    report_column(key)  # raises KeyError on a key no column covers
+
+
+def indicator_table(file: str) -> tuple[pa.Table, list[str]]:
+    """The seed as the R walkthrough holds it: L1..Ln true, L1.1..Ln.1 predicted (0/1 ints)."""
+    data = conformance(file)
+    labels = data["labels"]
+    columns = {}
+    for matrix, suffix in ((data["true_indicators"], ""), (data["predicted_indicators"], ".1")):
+        for j, label in enumerate(labels):
+            columns[label + suffix] = pa.array([row[j] for row in matrix], pa.int32())
+    return pa.table(columns), labels
+
+
+@pytest.mark.parametrize("file", INDICATOR_FILES)
+def test_indicator_columns_give_the_seed_rows(engine, file):
+    table, labels = indicator_table(file)
+    sides = {"actual": labels, "predicted": [f"{lab}.1" for lab in labels]}
+    lists = engine.lists_from_indicators(table, sides, labels)
+    got = list(
+        zip(lists.column("actual").to_pylist(), lists.column("predicted").to_pylist(), strict=True)
+    )
+    assert got == [(sorted(a), sorted(p)) for a, p in rows_of(file)]
+
+
+@pytest.mark.parametrize("file", INDICATOR_FILES)
+def test_indicator_columns_report(engine, file):
+    """Every expected figure, from the indicator columns (the seeds' own layout)."""
+    table, labels = indicator_table(file)
+    sides = {"actual": labels, "predicted": [f"{lab}.1" for lab in labels]}
+    lists = engine.lists_from_indicators(table, sides, labels)
+    by_params: dict[str, dict[str, Any]] = {}
+    for f, key, column, params, want in cases():
+        if f != file:
+            continue
+        frozen = repr(sorted(params.items()))
+        if frozen not in by_params:
+            by_params[frozen] = only_row(
+                engine.table_function("multilabel_report", lists, **params)
+            )
+        got = by_params[frozen][column]
+        assert close(got, want), f"{key}: {got} != {want}"
+    expected = conformance(file)["expected"]["per_label"]
+    per_label = engine.table_function("label_metrics", lists, labels=labels).to_pylist()
+    for r in per_label:
+        assert {k: r[k] for k in ("tp", "fp", "fn", "tn", "support")} == expected[r["label"]]
+
+
+@pytest.mark.parametrize("file", INDICATOR_FILES)
+def test_indicators_round_trip(engine, file):
+    data = conformance(file)
+    labels = data["labels"]
+    got = engine.indicators_from_lists(label_table(rows_of(file)), "actual", labels)
+    assert got == data["true_indicators"]
+    got = engine.indicators_from_lists(label_table(rows_of(file)), "predicted", labels)
+    assert got == data["predicted_indicators"]
+
+
+def test_gatto_errata_are_not_reproduced(engine):
+    """The walkthrough's printed (wrong) figures must not come out."""
+    got = only_row(
+        engine.table_function("multilabel_report", label_table(rows_of("gatto_51.json")))
+    )
+    assert not close(got["macro_precision"], 0.8630952)
+    assert not close(got["micro_precision"], 0.9622642)
+    assert got["wlp"] == 0.25
+    assert not close(got["subset_accuracy"], got["label_accuracy_micro"])
