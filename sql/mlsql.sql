@@ -127,17 +127,17 @@ CREATE OR REPLACE MACRO _mlsql_hit(hits) AS
 CREATE OR REPLACE MACRO _mlsql_reciprocal_rank(first_hit) AS 
     CASE WHEN (first_hit > 0) THEN (1.0 / first_hit) ELSE 0.0 END;
 
--- _mlsql_precision_at_hit(position, nth): Precision of the top ``position`` items when the item there is the ``nth`` hit.
-CREATE OR REPLACE MACRO _mlsql_precision_at_hit(position, nth) AS 
-    (nth / position);
+-- _mlsql_precision_at_hit(pos, nth): Precision of the top ``pos`` items when the item at ``pos`` is the ``nth`` hit.
+CREATE OR REPLACE MACRO _mlsql_precision_at_hit(pos, nth) AS 
+    (nth / pos);
 
 -- _mlsql_average_precision_at_k(precision_sum, hits, n_ranked, n_true): Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.
 CREATE OR REPLACE MACRO _mlsql_average_precision_at_k(precision_sum, hits, n_ranked, n_true) AS 
     CASE WHEN (n_true = 0) THEN CASE WHEN (n_ranked = 0) THEN 1.0 ELSE 0.0 END ELSE CASE WHEN (hits = 0) THEN 0.0 ELSE (precision_sum / hits) END END;
 
--- _mlsql_misses_above_hit(position, nth): Misses ranked above the ``nth`` hit at ``position``: its wrongly ordered (hit, miss) pairs.
-CREATE OR REPLACE MACRO _mlsql_misses_above_hit(position, nth) AS 
-    (position - nth);
+-- _mlsql_misses_above_hit(pos, nth): Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.
+CREATE OR REPLACE MACRO _mlsql_misses_above_hit(pos, nth) AS 
+    (pos - nth);
 
 -- _mlsql_ranking_auc_at_k(wrong_pairs, hits, n_ranked): Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.
 CREATE OR REPLACE MACRO _mlsql_ranking_auc_at_k(wrong_pairs, hits, n_ranked) AS 

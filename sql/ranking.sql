@@ -145,7 +145,7 @@ CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_ranking_auc_row(rank_items, correct_items, k): Per row: Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_ranking_auc_at_k(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: _mlsql_misses_below_hit(pos, nth, len(s.hits), s.n_ranked))), 0), len(s.hits), s.n_ranked) END)[1];
+    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_ranking_auc_at_k(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: _mlsql_misses_above_hit(pos, nth))), 0), len(s.hits), s.n_ranked) END)[1];
 
 -- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
@@ -197,7 +197,7 @@ CREATE OR REPLACE MACRO one_error(scores, actual) AS
 
 -- _mlsql_ndcg_score_row(scores, actual, k): Per row: scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(scores, actual, k) AS 
-    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': k}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'above': len(list_filter(sr.labels, lambda u: u.score > t.score))}), lambda r: _mlsql_tie_averaged_gain(coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN sr.k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0), r.at_or_above, r.above))), 0), coalesce(list_sum(list_transform(range(0 + 1, CASE WHEN sr.k IS NULL THEN len(list_filter(sr.labels, lambda t: t.is_true)) ELSE least(len(list_filter(sr.labels, lambda t: t.is_true)), sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0)) END)[1];
+    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': k}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'above': len(list_filter(sr.labels, lambda u: u.score > t.score))}), lambda r: _mlsql_tie_averaged_gain(coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN sr.k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0), r.at_or_above, r.above))), 0), coalesce(list_sum(list_transform(range(1, CASE WHEN sr.k IS NULL THEN len(list_filter(sr.labels, lambda t: t.is_true)) ELSE least(len(list_filter(sr.labels, lambda t: t.is_true)), sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0)) END)[1];
 
 -- ndcg_score(scores, actual, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 CREATE OR REPLACE MACRO ndcg_score(scores, actual, k := NULL) AS 

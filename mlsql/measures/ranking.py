@@ -161,9 +161,11 @@ class ScoreStats:
     ``n_labels`` counts the scored labels and the true labels; ``n_top`` the
     scored labels sharing the highest score, ``n_top_true`` the true ones among
     them. ``over_true(term)`` sums ``term(LabelRank)`` over the true labels and
-    ``max_over_true(term)`` takes its maximum; ``over_positions(start, stop,
-    term)`` sums ``term(position)`` over positions start+1..stop; ``cut(n)`` is
-    ``min(n, k)`` (``n`` when no ``k`` is given).
+    ``max_over_true(term)`` takes its maximum. ``over_places(start, stop,
+    term)``, for use inside those terms, sums ``term(position)`` over the
+    positions start+1..stop (the places of a group of tied labels);
+    ``over_positions(count, term)`` sums it over positions 1..count.
+    ``cut(n)`` is ``min(n, k)`` (``n`` when no ``k`` is given).
     """
 
     unknown: E
@@ -173,7 +175,8 @@ class ScoreStats:
     n_top_true: E
     over_true: Callable[[Callable[[LabelRank], E]], E]
     max_over_true: Callable[[Callable[[LabelRank], E]], E]
-    over_positions: Callable[[E, E, Term], E]
+    over_places: Callable[[E, E, Term], E]
+    over_positions: Callable[[E, Term], E]
     cut: Callable[[E], E]
 
 
@@ -182,9 +185,9 @@ class ScoreStats:
 # render them hand in ops with ``log2`` and ``pow`` (the core Ops have neither).
 
 
-def discount(ops: Any, position: E) -> E:
-    """1 / log2(position + 1): the DCG weight of a 1-based position."""
-    return 1 / ops.log2(position + 1)
+def discount(ops: Any, pos: E) -> E:
+    """1 / log2(pos + 1): the DCG weight of a 1-based position."""
+    return 1 / ops.log2(pos + 1)
 
 
 def graded_gain(ops: Any, relevance: E) -> E:
@@ -217,9 +220,9 @@ def reciprocal_rank(ops: Any, first_hit: E) -> E:
 
 
 @formula
-def precision_at_hit(ops: Any, position: E, nth: E) -> E:
-    """Precision of the top ``position`` items when the item there is the ``nth`` hit."""
-    return nth / position
+def precision_at_hit(ops: Any, pos: E, nth: E) -> E:
+    """Precision of the top ``pos`` items when the item at ``pos`` is the ``nth`` hit."""
+    return nth / pos
 
 
 @formula
@@ -236,16 +239,16 @@ def average_precision_at_k(ops: Any, precision_sum: E, hits: E, n_ranked: E, n_t
 
 
 @formula
-def misses_below_hit(ops: Any, position: E, nth: E, hits: E, n_ranked: E) -> E:
-    """Misses ranked below a hit within the top n: its correctly ordered (hit, miss) pairs."""
-    return (n_ranked - position) - (hits - nth)
+def misses_above_hit(ops: Any, pos: E, nth: E) -> E:
+    """Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs."""
+    return pos - nth
 
 
 @formula
-def ranking_auc_at_k(ops: Any, correct_pairs: E, hits: E, n_ranked: E) -> E:
+def ranking_auc_at_k(ops: Any, wrong_pairs: E, hits: E, n_ranked: E) -> E:
     """Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs."""
     pairs = hits * (n_ranked - hits)
-    return ops.when(pairs == 0, 0.5, correct_pairs / pairs)
+    return ops.when(pairs == 0, 0.5, (pairs - wrong_pairs) / pairs)
 
 
 @formula
@@ -331,10 +334,8 @@ def _ndcg(ops: Any, s: RankedStats) -> E:
 
 
 def _ranking_auc(ops: Any, s: RankedStats) -> E:
-    pairs = s.over_hits(
-        lambda position, nth: misses_below_hit(ops, position, nth, s.hits, s.n_ranked)
-    )
-    return ranking_auc_at_k(ops, pairs, s.hits, s.n_ranked)
+    wrong = s.over_hits(lambda position, nth: misses_above_hit(ops, position, nth))
+    return ranking_auc_at_k(ops, wrong, s.hits, s.n_ranked)
 
 
 def _graded_ndcg(ops: Any, s: GradedStats) -> E:
@@ -364,10 +365,10 @@ def _one_error(ops: Any, s: ScoreStats) -> E:
 
 def _ndcg_score(ops: Any, s: ScoreStats) -> E:
     def gain(r: LabelRank) -> E:
-        places = s.over_positions(r.above, s.cut(r.at_or_above), lambda p: discount(ops, p))
+        places = s.over_places(r.above, s.cut(r.at_or_above), lambda p: discount(ops, p))
         return tie_averaged_gain(ops, places, r.at_or_above, r.above)
 
-    ideal = s.over_positions(0, s.cut(s.n_true), lambda p: discount(ops, p))
+    ideal = s.over_positions(s.cut(s.n_true), lambda p: discount(ops, p))
     return normalized_dcg(ops, s.over_true(gain), ideal)
 
 

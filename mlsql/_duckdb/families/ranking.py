@@ -206,9 +206,10 @@ def _score_stats(q: Qualify, row: str) -> R.ScoreStats:
         n_top_true=call(q("_mlsql_n_top"), Sql(labels), True),
         over_true=over_true,
         max_over_true=max_over_true,
-        over_positions=lambda start, stop, term: total(
+        over_places=lambda start, stop, term: total(
             f"range({start} + 1, {stop} + 1)", "p", term(Sql("p"))
         ),
+        over_positions=lambda count, term: total(f"range(1, {count} + 1)", "p", term(Sql("p"))),
         cut=lambda n: Sql(f"CASE WHEN {row}.k IS NULL THEN {n} ELSE least({n}, {row}.k) END"),
     )
 

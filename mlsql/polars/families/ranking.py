@@ -1,0 +1,327 @@
+"""Ranking in Polars: @k measures over ranked lists, label-ranking measures over scores.
+
+The formulas are those of :mod:`mlsql.measures.ranking`; this module supplies
+their per-row statistics as ``pl.Expr``, each list worked through with
+``list.eval`` (no Python per row). Scores are a ``Map(label, score)`` (an Arrow
+``map`` column, as DuckDB's ``MAP``) or a list of structs per row whose first
+field is the label and second the score; in a list, a label given twice keeps
+its first score. A NULL score is no score.
+
+``list.eval`` cannot read another column, so where a list is compared with
+another row's list (hits of a ranked list, true labels among scored ones) both
+are concatenated into one list of tagged structs and compared inside a single
+``list.eval``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import polars as pl
+
+from mlsql._errors import MlsqlError
+from mlsql._registry import Measure, measures
+from mlsql.measures import ranking as R
+from mlsql.polars._build import OPS, evaluate, function, lookup
+from mlsql.polars._dtypes import (
+    NOT_A_LIST_MESSAGE,
+    Pairs,
+    check_same_kind,
+    inner,
+    kind,
+    label_lists,
+)
+
+FAMILIES = ("ranking",)
+SCORES_MESSAGE = (
+    "{func} takes scores as a map or a list of (label, score) structs per row, the score "
+    "a number. Got {name} {dtype}."
+)
+GRADES_MESSAGE = (
+    "{func} takes a list of numeric relevance grades per row for {name}. Got {name} {dtype}."
+)
+
+
+def _field(name: str) -> pl.Expr:
+    return pl.element().struct.field(name)
+
+
+def _positions() -> pl.Expr:
+    """1-based positions of the elements of the list being evaluated."""
+    return pl.int_range(1, pl.len() + 1)
+
+
+def _in_row(lists: pl.Expr, agg: pl.Expr) -> pl.Expr:
+    """One value per row: the aggregation ``agg`` over each list."""
+    return lists.list.eval(agg).list.first()
+
+
+# ------------------------------------------------------------------ type checks
+def _ranked_check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
+    """Two lists of one label kind (integer widths may differ: both become Int64)."""
+    out = label_lists(func, names, pairs)
+    if all(kind(inner(d)) == "integer" for _, d in pairs):  # type: ignore[arg-type]
+        out = [e.cast(pl.List(pl.Int64)) for e in out]
+    return out
+
+
+def _graded_check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
+    """Two lists of numbers (or NULL-only lists)."""
+    out = []
+    for (expr, dtype), name in zip(pairs, names, strict=True):
+        element = inner(dtype)
+        if element is None or not (element.is_numeric() or element == pl.Null):
+            raise MlsqlError(GRADES_MESSAGE.format(func=func, name=name, dtype=dtype))
+        if isinstance(dtype, pl.Array):
+            expr = expr.arr.to_list()
+        out.append(expr.cast(pl.List(pl.Float64)))
+    return out
+
+
+def _score_entries(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> tuple[pl.Expr, Any]:
+    """Scores as ``list[struct[label, score: f64]]``, and the label type."""
+    if isinstance(dtype, pl.Map):
+        expr = expr.map.entries()
+        dtype = pl.List(pl.Struct({"key": dtype.key, "value": dtype.value}))
+    entry = inner(dtype)
+    fields = entry.fields if isinstance(entry, pl.Struct) else []
+    if len(fields) < 2 or not (fields[1].dtype.is_numeric() or fields[1].dtype == pl.Null):
+        raise MlsqlError(SCORES_MESSAGE.format(func=func, name=name, dtype=dtype))
+    label, score = fields[0], fields[1]
+    label_type = pl.String() if kind(label.dtype) == "text" else label.dtype
+    if isinstance(dtype, pl.Array):
+        expr = expr.arr.to_list()
+    entries = expr.list.eval(
+        pl.struct(
+            _field(label.name).cast(label_type).alias("label"),
+            _field(score.name).cast(pl.Float64).alias("score"),
+        )
+    )
+    return entries, label.dtype
+
+
+def _scores_check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
+    """Scores (list of (label, score) structs) and a list of true labels of the same kind."""
+    (s_expr, s_dtype), (a_expr, a_dtype) = pairs
+    entries, label_type = _score_entries(func, names[0], s_expr, s_dtype)
+    actual_type = inner(a_dtype)
+    if actual_type is None:
+        raise MlsqlError(NOT_A_LIST_MESSAGE.format(func=func, name=names[1], dtype=a_dtype))
+    check_same_kind(func, names, [s_dtype, a_dtype], [label_type, actual_type])
+    if kind(label_type) == "text" or kind(actual_type) == "null":
+        target = pl.String() if kind(label_type) == "text" else label_type
+        a_expr = a_expr.cast(pl.List(target))
+        entries = entries.list.eval(
+            pl.struct(_field("label").cast(target).alias("label"), _field("score"))
+        )
+    elif isinstance(a_dtype, pl.Array):
+        a_expr = a_expr.arr.to_list()
+    return [entries, a_expr]
+
+
+def _scores_only_check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
+    (expr, dtype) = pairs[0]
+    return [_score_entries(func, names[0], expr, dtype)[0]]
+
+
+def input_check(measure: Measure) -> Callable[[str, Sequence[str], Pairs], list[pl.Expr]]:
+    """The type check of each kind of ranking input."""
+    if measure.inputs == R.RANKED:
+        return _ranked_check
+    if measure.inputs == R.SCORED:
+        return _scores_check
+    if measure.inputs == ("scores",):
+        return _scores_only_check
+    return _graded_check
+
+
+def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
+    """Validate ``k`` and ``threshold`` (same messages as SQL)."""
+    out = dict(given)
+    if "k" in out:
+        at_least = 0 if measure.kind == "set" else 1
+        out["k"] = R.check_k(out["k"], measure.name, at_least=at_least)
+    if "threshold" in out:
+        out["threshold"] = R.check_threshold(out["threshold"], measure.name)
+    return out
+
+
+# ------------------------------------------------------------------ ranked lists
+def ranked_stats(rank_items: pl.Expr, correct_items: pl.Expr, k: int | None) -> R.RankedStats:
+    """Hivemall's @k statistics of each row (NULL items and repeats dropped first)."""
+    ranked = rank_items.list.eval(pl.element().drop_nulls().unique(maintain_order=True))
+    top = ranked if k is None else ranked.list.head(k)
+    tagged = pl.concat_list(
+        top.list.eval(pl.struct(pl.element().alias("item"), pl.lit(True).alias("ranked"))),
+        correct_items.list.eval(
+            pl.struct(pl.element().alias("item"), pl.lit(False).alias("ranked"))
+        ),
+    )
+    item, is_ranked = _field("item"), _field("ranked")
+    hits = tagged.list.eval(
+        _positions().filter(is_ranked & item.is_in(item.filter(~is_ranked).implode()))
+    )
+    return R.RankedStats(
+        unknown=rank_items.is_null() | correct_items.is_null(),
+        n_ranked=top.list.len(),
+        n_true=correct_items.list.drop_nulls().list.n_unique(),
+        hits=hits.list.len(),
+        first_hit=hits.list.first().fill_null(0),
+        over_hits=lambda term: hits.list.eval(term(pl.element(), _positions())).list.sum(),
+        over_positions=lambda count, term: (
+            pl.int_ranges(1, count + 1).list.eval(term(pl.element())).list.sum()
+        ),
+    )
+
+
+def graded_stats(ranked: pl.Expr, ideal: pl.Expr, k: int | None) -> R.GradedStats:
+    """Grades cut at k (default: the ranked list's length), the ideal ones sorted descending."""
+    n = ranked.list.len() if k is None else k
+    best = ideal.list.drop_nulls().list.sort(descending=True).list.head(n)
+
+    def over(grades: pl.Expr) -> Callable[[Any], pl.Expr]:
+        return lambda term: grades.list.eval(term(pl.element(), _positions())).list.sum()
+
+    return R.GradedStats(
+        unknown=ranked.is_null() | ideal.is_null(),
+        over_ranked=over(ranked.list.head(n)),
+        over_ideal=over(best),
+    )
+
+
+# ------------------------------------------------------------------ label scores
+def label_scores(entries: pl.Expr, actual: pl.Expr) -> pl.Expr:
+    """Each row's labels as ``list[struct[score, is_true, scored]]``.
+
+    The labels are the scored ones (first score of a label, NULL scores
+    dropped) and the true ones that are not scored (score -infinity).
+    """
+    valid = _field("score").is_not_null() & _field("label").is_not_null()
+    scored = entries.list.eval(pl.element().filter(valid)).list.eval(
+        pl.struct(_field("label"), _field("score"), pl.lit(True).alias("scored"))
+    )
+    truth = actual.list.eval(
+        pl.struct(
+            pl.element().alias("label"),
+            pl.lit(None, pl.Float64).alias("score"),
+            pl.lit(False).alias("scored"),
+        )
+    )
+    label, is_scored = _field("label"), _field("scored")
+    keep = (
+        label.is_not_null()
+        & label.is_first_distinct()
+        & (is_scored | ~label.is_in(label.filter(is_scored).implode()))
+    )
+    return pl.concat_list(scored, truth).list.eval(
+        pl.struct(
+            pl.when(is_scored).then(_field("score")).otherwise(float("-inf")).alias("score"),
+            label.is_in(label.filter(~is_scored).implode()).alias("is_true"),
+            is_scored.alias("scored"),
+        ).filter(keep)
+    )
+
+
+def score_stats(entries: pl.Expr, actual: pl.Expr, k: int | None) -> R.ScoreStats:
+    """The label-ranking statistics of each row."""
+    labels = label_scores(entries, actual)
+    score, is_true, scored = _field("score"), _field("is_true"), _field("scored")
+    rank = R.LabelRank(
+        at_or_above=score.rank("max", descending=True).cast(pl.Int64).filter(is_true),
+        above=(score.rank("min", descending=True).cast(pl.Int64) - 1).filter(is_true),
+        true_at_or_above=score.filter(is_true).rank("max", descending=True).cast(pl.Int64),
+    )
+    top = scored & (score == score.filter(scored).max())
+
+    def over_places(start: pl.Expr, stop: pl.Expr, term: Callable[[Any], Any]) -> pl.Expr:
+        running = term(_positions()).cum_sum()  # over positions 1..len of the row's labels
+
+        def up_to(n: pl.Expr) -> pl.Expr:
+            return pl.when(n > 0).then(running.gather((n - 1).clip(0))).otherwise(0.0)
+
+        return pl.when(stop > start).then(up_to(stop) - up_to(start)).otherwise(0.0)
+
+    return R.ScoreStats(
+        unknown=entries.is_null() | actual.is_null(),
+        n_labels=labels.list.len().cast(pl.Int64),
+        n_true=_in_row(labels, is_true.sum()).cast(pl.Int64),
+        n_top=_in_row(labels, top.sum()).cast(pl.Int64),
+        n_top_true=_in_row(labels, (top & is_true).sum()).cast(pl.Int64),
+        over_true=lambda term: _in_row(labels, term(rank).sum()),
+        max_over_true=lambda term: _in_row(labels, term(rank).max()),
+        over_places=over_places,
+        over_positions=lambda count, term: (
+            pl.int_ranges(1, count + 1).list.eval(term(pl.element())).list.sum()
+        ),
+        cut=lambda n: n if k is None else R.smaller(OPS, n, k),
+    )
+
+
+# ------------------------------------------------------------------ scores to label lists
+def ranked_labels(entries: pl.Expr, threshold: float | None = None) -> pl.Expr:
+    """Labels best score first (ties by label), optionally only those scored >= threshold."""
+    valid = _field("score").is_not_null() & _field("label").is_not_null()
+    if threshold is not None:
+        valid = valid & (_field("score") >= threshold)
+    label, score = _field("label"), _field("score")
+    return (
+        entries.list.eval(pl.element().filter(valid))
+        .list.eval(pl.element().filter(_field("label").is_first_distinct()))
+        .list.eval(label.sort_by([score, label], descending=[True, False]))
+    )
+
+
+def _head(labels: pl.Expr, k: int | None) -> pl.Expr:
+    return labels if k is None else labels.list.head(k)
+
+
+# ------------------------------------------------------------------ public functions
+_THIS = sys.modules[__name__]
+SET_RETURNS = (
+    "polars.Expr\n    A list of labels per row, best score first (ties by label); NULL where the\n"
+    "    scores are NULL."
+)
+
+
+def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
+    has_k = any(p.name == "k" for p in m.params)
+
+    def build(a: pl.Expr, b: pl.Expr, **given: Any) -> pl.Expr:
+        k = given.get("k") if has_k else None
+        if m.inputs == R.RANKED:
+            stats: Any = ranked_stats(a, b, k)
+        elif m.inputs == R.SCORED:
+            stats = score_stats(a, b, k)
+        else:
+            stats = graded_stats(a, b, k)
+        return evaluate(m.build, stats, symbolic=False)  # type: ignore[arg-type]
+
+    return function(m, build, input_check(m), _THIS)
+
+
+def _set(m: Measure, build: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
+    public = function(m, build, _scores_only_check, _THIS)
+    public.__doc__ = (public.__doc__ or "").replace(
+        public.__doc__.split("Returns\n-------\n")[1], SET_RETURNS + "\n"
+    )
+    return public
+
+
+_public: dict[str, Callable[..., pl.Expr]] = {}
+for _m in measures(family=R.FAMILY, kind="aggregate"):
+    _public[_m.name] = _aggregate(_m)
+    for _alias in _m.aliases:
+        _public[_alias] = _public[_m.name]
+
+_public["top_k"] = _set(lookup("top_k"), lambda s, k=None: _head(ranked_labels(s), k))
+_public["above_threshold"] = _set(
+    lookup("above_threshold"), lambda s, threshold: ranked_labels(s, threshold)
+)
+_public["top_k_above"] = _set(
+    lookup("top_k_above"), lambda s, k, threshold: _head(ranked_labels(s, threshold), k)
+)
+
+globals().update(_public)
+__all__ = sorted(_public)  # built from the registry

@@ -1,0 +1,107 @@
+"""From scores to label lists (top_k, above_threshold, top_k_above) on every engine.
+
+The adapters' ``per_row`` takes (actual, predicted); these one-input functions
+run through ``aggregate`` on one-row tables instead (its single value is that
+row's list).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests import oracle_ranking as oracle
+
+MAPS = [
+    {"a": 0.2, "b": 0.9, "c": 0.5},
+    {"b": 0.5, "a": 0.5, "c": 0.5, "d": 0.1},  # ties: by label
+    {"a": None, "b": 0.3},  # a NULL score is no score
+    {},
+    None,
+]
+
+
+def scores_table(scores: dict[str, Any] | None, key: pa.DataType | None = None) -> pa.Table:
+    key = pa.string() if key is None else key
+    value = None if scores is None else list(scores.items())
+    return pa.table({"scores": pa.array([value], pa.map_(key, pa.float64()))})
+
+
+def as_list(value: Any) -> Any:
+    """A list value as a Python list (a DataFrame's ``item()`` gives a Series)."""
+    return value.to_list() if hasattr(value, "to_list") else value
+
+
+def run(engine: Any, name: str, scores: dict[str, Any] | None, **params: Any) -> Any:
+    return as_list(engine.aggregate(name, scores_table(scores), columns=("scores",), **params))
+
+
+@pytest.mark.parametrize("scores", MAPS, ids=str)
+@pytest.mark.parametrize("k", [None, 0, 1, 2, 10])
+def test_top_k(engine, scores, k):
+    params = {} if k is None else {"k": k}
+    assert run(engine, "top_k", scores, **params) == oracle.top_k(scores, k)
+
+
+@pytest.mark.parametrize("scores", MAPS, ids=str)
+@pytest.mark.parametrize("threshold", [0.0, 0.3, 0.5, 1.0])
+def test_above_threshold_keeps_scores_at_or_above(engine, scores, threshold):
+    got = run(engine, "above_threshold", scores, threshold=threshold)
+    assert got == oracle.above_threshold(scores, threshold)
+
+
+@pytest.mark.parametrize("scores", MAPS, ids=str)
+@pytest.mark.parametrize(("k", "threshold"), [(1, 0.5), (2, 0.1), (0, 0.0), (None, 0.5)])
+def test_top_k_above(engine, scores, k, threshold):
+    got = run(engine, "top_k_above", scores, k=k, threshold=threshold)
+    assert got == oracle.top_k_above(scores, k, threshold)
+
+
+def test_documented_examples(engine):
+    scores = {"a": 0.5, "b": 0.9, "c": 0.5}
+    assert run(engine, "top_k", scores, k=2) == ["b", "a"]
+    assert run(engine, "above_threshold", scores, threshold=0.5) == ["b", "a", "c"]
+    assert run(engine, "top_k_above", scores, k=1, threshold=0.95) == []
+
+
+def test_integer_labels_stay_integers(engine):
+    table = scores_table({3: 0.1, 1: 0.7, 2: 0.7}, key=pa.int64())
+    assert as_list(engine.aggregate("top_k", table, columns=("scores",), k=2)) == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("name", "params", "message"),
+    [
+        ("top_k", {"k": -1}, "'k' parameter of top_k must be a whole number >= 0"),
+        ("top_k", {"k": 1.5}, "'k' parameter of top_k must be a whole number >= 0"),
+        ("top_k_above", {"k": -2, "threshold": 0.5}, "'k' parameter of top_k_above"),
+        ("above_threshold", {"threshold": None}, "'threshold' parameter of above_threshold"),
+        ("top_k_above", {"k": 1, "threshold": None}, "'threshold' parameter of top_k_above"),
+    ],
+)
+def test_parameter_errors(engine, name, params, message):
+    with pytest.raises(Exception, match=message):
+        run(engine, name, {"a": 0.5}, **params)
+
+
+SCORE_MAPS = st.one_of(
+    st.none(),
+    st.dictionaries(
+        st.sampled_from("abcdef"),
+        st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 1.0])),
+        max_size=6,
+    ),
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(SCORE_MAPS, st.one_of(st.none(), st.integers(0, 7)), st.sampled_from([0.0, 0.25, 0.6]))
+def test_sets_match_the_oracle(engine, scores, k, threshold):
+    params = {} if k is None else {"k": k}
+    assert run(engine, "top_k", scores, **params) == oracle.top_k(scores, k)
+    got = run(engine, "top_k_above", scores, k=k, threshold=threshold)
+    assert got == oracle.top_k_above(scores, k, threshold)
