@@ -288,7 +288,7 @@ def example(
     """Doctest statements showing ``name`` on a small DataFrame (output added by :func:`run`)."""
     args = ", ".join([*map(repr, inputs), *(f"{k}={v!r}" for k, v in (params or {}).items())])
     out = ["import polars as pl", "import mlsql.polars as mp", f"df = pl.DataFrame({columns!r})"]
-    if kind == "from_counts":
+    if tuple(inputs) == ("counts",):
         out.append("df = df.select(mp.multilabel_counts('actual', 'predicted').alias('counts'))")
     if kind in ("set", "row"):
         out.append(f"df.select(mp.{name}({args})).to_series().to_list()")

@@ -358,7 +358,9 @@ class Lowering:
         """One expression for ``node``, each statistic and aggregation computed once.
 
         Units named once are inlined; otherwise all units of this level become
-        fields of one struct and the formula reads them with ``pl.field``.
+        fields of one struct, which the formula reads with ``pl.field`` (per row,
+        in ``struct.with_fields``) or as the one element of a list (after
+        aggregation, in ``list.eval``).
         """
         node = as_node(node)
         first: dict[Any, Node] = {}
@@ -367,8 +369,14 @@ class Lowering:
             return self.tree(node, {key: self.unit(first[key]) for key in uses})
         names = {key: f"u{i}" for i, key in enumerate(uses)}
         scope = pl.struct(**{names[key]: self.unit(first[key]) for key in uses})
-        body = self.tree(node, {key: pl.field(names[key]) for key in uses})
-        return scope.struct.with_fields(__mlsql=body).struct.field("__mlsql")
+        if node.level == ROW:
+            body = self.tree(node, {key: pl.field(names[key]) for key in uses})
+            return scope.struct.with_fields(__mlsql=body).struct.field("__mlsql")
+        # After aggregation, struct.with_fields makes the streaming engine fall back to the
+        # in-memory one in group_by and over(); a one-element list evaluated with
+        # list.eval streams everywhere (and keeps each unit's type).
+        body = self.tree(node, {key: pl.element().struct.field(names[key]) for key in uses})
+        return pl.concat_list(scope).list.eval(body).list.first()
 
     def struct(self, nodes: dict[str, Any]) -> pl.Expr:
         """A struct of the named nodes, computed in one scope (e.g. a counts struct)."""

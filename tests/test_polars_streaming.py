@@ -1,0 +1,161 @@
+"""mlsql.polars on the streaming engine: no fallback to the in-memory engine, each statistic once.
+
+A fallback shows two ways, both checked: a node of the physical streaming plan
+that runs the in-memory engine (``in-memory-map``, ...), and the verbose log
+(``POLARS_VERBOSE``) of a query that runs one or falls back as a whole. The
+functions are every public function whose family gives a docstring example
+(its small table is the input here), in every context that applies to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import polars as pl
+import pytest
+
+import mlsql.polars as mp
+from mlsql._registry import REGISTRY
+from mlsql.polars import families
+
+#: physical nodes that run (part of) the query on the in-memory engine
+FALLBACK_NODES = ("in-memory-map", "in-memory-join", "columnar-function")
+FALLBACK_LOG = re.compile(
+    r"fall(ing)? ?back|running (in-memory-map|in-memory-join|columnar-function)"
+)
+
+
+def physical_nodes(lf: pl.LazyFrame) -> list[str]:
+    """The node names of ``lf``'s physical plan on the streaming engine."""
+    graph = lf.show_graph(engine="streaming", plan_stage="physical", raw_output=True)
+    return [label.split("\\n")[0] for label in re.findall(r'label="([^"]*)"', graph or "")]
+
+
+def fallbacks(lf: pl.LazyFrame, capfd: pytest.CaptureFixture[str]) -> list[str]:
+    """Everything in ``lf``'s streaming plan and run that is not streaming."""
+    found = [n for n in physical_nodes(lf) if n.startswith(FALLBACK_NODES)]
+    capfd.readouterr()
+    with pl.Config(verbose=True):
+        lf.collect(engine="streaming")
+    log = capfd.readouterr().err
+    return found + [m.group(0) for m in FALLBACK_LOG.finditer(log)]
+
+
+# ---------------------------------------------------------------- the cases
+def _example(name: str) -> tuple[dict[str, list[Any]], dict[str, Any], Any] | None:
+    m = REGISTRY.get(name)
+    if m is None:
+        return None
+    mod = families.serving(m.family, families.modules())
+    hook = getattr(mod, "example", None)
+    if hook is None:
+        return None
+    columns, params = hook(m)
+    return columns, params, m
+
+
+def _frame(columns: dict[str, list[Any]], inputs: tuple[str, ...]) -> pl.LazyFrame:
+    n = len(next(iter(columns.values())))
+    lf = pl.LazyFrame({**columns, "g": [i % 2 for i in range(n)]})
+    if inputs == ("counts",):  # stored counts, two partitions
+        counts = lf.group_by("g").agg(mp.multilabel_counts("actual", "predicted").alias("counts"))
+        lf = pl.LazyFrame(counts.collect())
+    return lf
+
+
+def cases() -> list[tuple[str, str, Callable[[], pl.LazyFrame]]]:
+    out = []
+    for name in sorted(mp.FUNCTIONS):
+        found = _example(name)
+        if found is None:
+            continue
+        columns, params, m = found
+        fn = getattr(mp, name)
+
+        def call(fn: Any = fn, m: Any = m, params: Any = params) -> pl.Expr:
+            return fn(*m.inputs, **params).alias("out")
+
+        def lf(columns: Any = columns, m: Any = m) -> pl.LazyFrame:
+            return _frame(columns, m.inputs)
+
+        if m.kind in ("set", "row", "from_counts"):
+            contexts = {
+                "select": lambda lf=lf, call=call: lf().select(call()),
+                "with_columns": lambda lf=lf, call=call: lf().with_columns(call()),
+            }
+        else:
+            contexts = {
+                "select": lambda lf=lf, call=call: lf().select(call()),
+                "group_by": lambda lf=lf, call=call: lf().group_by("g").agg(call()),
+                "over": lambda lf=lf, call=call: lf().select(call().over("g")),
+            }
+        out += [(name, context, build) for context, build in contexts.items()]
+    return out
+
+
+CASES = cases()
+BINARY = pl.LazyFrame({"actual": [1, 0, -1, 1], "predicted": [1, 1, -1, 0], "g": [0, 1, 0, 1]})
+
+
+@pytest.mark.parametrize(("name", "context", "build"), CASES, ids=[f"{n}-{c}" for n, c, _ in CASES])
+def test_streaming_engine_does_not_fall_back(name, context, build, capfd):
+    assert fallbacks(build(), capfd) == []
+
+
+@pytest.mark.parametrize("options", ["", "-average binary"])
+@pytest.mark.parametrize("kind", ["int", "bool"])
+def test_binary_fmeasure_streams(options, kind, capfd):
+    lf = BINARY if kind == "int" else BINARY.with_columns(pl.col("actual", "predicted") == 1)
+    expr = mp.fmeasure("actual", "predicted", options)
+    assert fallbacks(lf.select(expr), capfd) == []
+    assert fallbacks(lf.group_by("g").agg(expr), capfd) == []
+
+
+def test_every_multilabel_function_is_checked():
+    checked = {name for name, _, _ in CASES}
+    core = {n for n in mp.FUNCTIONS if REGISTRY.get(n) and REGISTRY[n].family == "multilabel"}
+    assert core and core <= checked
+
+
+def test_the_check_sees_a_fallback(capfd):
+    lf = pl.LazyFrame({"x": [1, 2, 3]})
+    assert fallbacks(lf.select(pl.col("x").implode()), capfd)
+    udf = pl.col("x").map_batches(lambda s: s, return_dtype=pl.Int64).sum()
+    assert fallbacks(lf.select(udf), capfd)
+
+
+# ---------------------------------------------------------------- each statistic once
+LISTS = pl.LazyFrame({"actual": [["a", "b"], ["c"]], "predicted": [["a"], ["c", "d"]]})
+
+
+def plan(expr: pl.Expr) -> str:
+    return LISTS.select(expr).explain(engine="streaming")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "micro_f1",
+        "micro_precision",
+        "micro_jaccard",
+        "samples_f1",
+        "samples_recall",
+        "subset_accuracy",
+    ],
+)
+def test_each_row_statistic_is_computed_once(name):
+    text = plan(getattr(mp, name)("actual", "predicted"))
+    assert text.count(".intersection(") == 1, text
+    assert 1 <= text.count("n_unique") <= 2, text  # |A| and |P|, each at most once
+
+
+def test_micro_average_sums_three_statistics():
+    text = plan(mp.micro_fbeta("actual", "predicted", beta=2))
+    assert text.count(".sum()") == 4, text  # tp, |A|, |P| and the count of known rows
+
+
+def test_the_type_guard_leaves_no_trace_in_the_plan():
+    text = plan(mp.micro_f1("actual", "predicted"))
+    assert "python" not in text.lower() and "udf" not in text.lower(), text
