@@ -603,7 +603,10 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
         FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by")),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
-        FROM spread WHERE label IS NULL GROUP BY g),
+        FROM spread WHERE label IS NULL GROUP BY g
+        UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
+        SELECT NULL AS g, 0 AS n_rows
+        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -618,7 +621,7 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
                coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
-        FROM universe u JOIN groups gr ON u.g = gr.g CROSS JOIN params
+        FROM universe u JOIN groups gr ON u.g IS NOT DISTINCT FROM gr.g CROSS JOIN params
         LEFT JOIN seen s ON s.g = u.g AND s.label = u.label)
     SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['fbeta'] ELSE [] END, c)) FROM (
         SELECT unnest(g), label,
@@ -646,7 +649,10 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by")),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
-        FROM spread WHERE label IS NULL GROUP BY g),
+        FROM spread WHERE label IS NULL GROUP BY g
+        UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
+        SELECT NULL AS g, 0 AS n_rows
+        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -661,7 +667,7 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
                coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
-        FROM universe u JOIN groups gr ON u.g = gr.g CROSS JOIN params
+        FROM universe u JOIN groups gr ON u.g IS NOT DISTINCT FROM gr.g CROSS JOIN params
         LEFT JOIN seen s ON s.g = u.g AND s.label = u.label),
     label_values AS (
         SELECT g, n_rows, zd,
@@ -763,7 +769,8 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
                wlp,
                groups.g AS __mlsql_g
         FROM groups CROSS JOIN params
-        LEFT JOIN by_row ON by_row.g = groups.g LEFT JOIN by_label ON by_label.g = groups.g)
+        LEFT JOIN by_row ON by_row.g = groups.g
+        LEFT JOIN by_label ON by_label.g IS NOT DISTINCT FROM groups.g)
     ORDER BY __mlsql_g;
 
 -- macro_precision(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label precision.
@@ -988,7 +995,7 @@ CREATE OR REPLACE MACRO top_k_above(scores, k, threshold) AS
 CREATE OR REPLACE MACRO _mlsql_precision_at_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_precision_at_k(len(s.hits), s.n_ranked, s.n_true) END)[1];
 
--- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows.
+-- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.
 CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_precision_at_row(rank_items, correct_items, _mlsql_check_k(k, 'precision_at')));
 
@@ -996,7 +1003,7 @@ CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS
 CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_recall_at_k(len(s.hits), s.n_ranked, s.n_true) END)[1];
 
--- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
+-- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.
 CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_recall_at_row(rank_items, correct_items, _mlsql_check_k(k, 'recall_at')));
 
@@ -1004,7 +1011,7 @@ CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS
 CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_average_precision_at_k(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth))), 0), len(s.hits), s.n_ranked, s.n_true) END)[1];
 
--- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
+-- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.
 CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_average_precision_row(rank_items, correct_items, _mlsql_check_k(k, 'average_precision')));
 
@@ -1012,7 +1019,7 @@ CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) 
 CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_hit(len(s.hits)) END)[1];
 
--- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k.
+-- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.
 CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_hitrate_row(rank_items, correct_items, _mlsql_check_k(k, 'hitrate')));
 
@@ -1020,7 +1027,7 @@ CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS
 CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_reciprocal_rank(coalesce(s.hits[1], 0)) END)[1];
 
--- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
+-- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.
 CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_mrr_row(rank_items, correct_items, _mlsql_check_k(k, 'mrr')));
 
@@ -1028,7 +1035,7 @@ CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS
 CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: (1 / log2((pos + 1))))), 0), coalesce(list_sum(list_transform(range(1, CASE WHEN (s.n_true < s.n_ranked) THEN s.n_true ELSE s.n_ranked END + 1), lambda p: (1 / log2((p + 1))))), 0)) END)[1];
 
--- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows.
+-- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.
 CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_ndcg_row(rank_items, correct_items, _mlsql_check_k(k, 'ndcg')));
 
@@ -1036,7 +1043,7 @@ CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS
 CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS 
     list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_ranking_auc_at_k(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: _mlsql_misses_above_hit(pos, nth))), 0), len(s.hits), s.n_ranked) END)[1];
 
--- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
+-- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.
 CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_ranking_auc_row(rank_items, correct_items, _mlsql_check_k(k, 'ranking_auc')));
 
@@ -1044,7 +1051,7 @@ CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS
 CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k) AS 
     list_transform([_mlsql_graded_row(ranked_relevance, ideal_relevance, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(s.ranked, lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0), coalesce(list_sum(list_transform(s.ideal, lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0)) END)[1];
 
--- graded_ndcg(ranked_relevance, ideal_relevance, k): Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
+-- graded_ndcg(ranked_relevance, ideal_relevance, k): Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).
 CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL) AS 
     avg(_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg')));
 
@@ -1052,7 +1059,7 @@ CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL
 CREATE OR REPLACE MACRO _mlsql_coverage_error_row(scores, actual) AS 
     list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_coverage(len(list_filter(sr.labels, lambda t: t.is_true)), list_max(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score))}), lambda r: r.at_or_above))) END)[1];
 
--- coverage_error(scores, actual): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
+-- coverage_error(scores, actual): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.
 CREATE OR REPLACE MACRO coverage_error(scores, actual) AS 
     avg(_mlsql_coverage_error_row(scores, actual));
 
@@ -1060,7 +1067,7 @@ CREATE OR REPLACE MACRO coverage_error(scores, actual) AS
 CREATE OR REPLACE MACRO _mlsql_label_ranking_loss_row(scores, actual) AS 
     list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_ranking_loss_of_row(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'true_at_or_above': len(list_filter(sr.labels, lambda u: u.is_true AND u.score >= t.score))}), lambda r: _mlsql_false_at_or_above(r.at_or_above, r.true_at_or_above))), 0), len(list_filter(sr.labels, lambda t: t.is_true)), len(sr.labels)) END)[1];
 
--- label_ranking_loss(scores, actual): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
+-- label_ranking_loss(scores, actual): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.
 CREATE OR REPLACE MACRO label_ranking_loss(scores, actual) AS 
     avg(_mlsql_label_ranking_loss_row(scores, actual));
 
@@ -1068,7 +1075,7 @@ CREATE OR REPLACE MACRO label_ranking_loss(scores, actual) AS
 CREATE OR REPLACE MACRO _mlsql_label_ranking_average_precision_row(scores, actual) AS 
     list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_label_ranking_precision_of_row(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'true_at_or_above': len(list_filter(sr.labels, lambda u: u.is_true AND u.score >= t.score))}), lambda r: _mlsql_precision_at_label(r.true_at_or_above, r.at_or_above))), 0), len(list_filter(sr.labels, lambda t: t.is_true)), len(sr.labels)) END)[1];
 
--- label_ranking_average_precision(scores, actual): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
+-- label_ranking_average_precision(scores, actual): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.
 CREATE OR REPLACE MACRO label_ranking_average_precision(scores, actual) AS 
     avg(_mlsql_label_ranking_average_precision_row(scores, actual));
 
@@ -1080,7 +1087,7 @@ CREATE OR REPLACE MACRO label_ranking_average_precision_score(scores, actual) AS
 CREATE OR REPLACE MACRO _mlsql_one_error_row(scores, actual) AS 
     list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_one_error_of_row(_mlsql_n_top(sr.labels, false), _mlsql_n_top(sr.labels, true)) END)[1];
 
--- one_error(scores, actual): One-error: share of rows whose top-scored label is not true (ties count fractionally).
+-- one_error(scores, actual): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
 CREATE OR REPLACE MACRO one_error(scores, actual) AS 
     avg(_mlsql_one_error_row(scores, actual));
 
@@ -1088,6 +1095,6 @@ CREATE OR REPLACE MACRO one_error(scores, actual) AS
 CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(scores, actual, k) AS 
     list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': k}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'above': len(list_filter(sr.labels, lambda u: u.score > t.score))}), lambda r: _mlsql_tie_averaged_gain(coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN sr.k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0), r.at_or_above, r.above))), 0), coalesce(list_sum(list_transform(range(1, CASE WHEN sr.k IS NULL THEN len(list_filter(sr.labels, lambda t: t.is_true)) ELSE least(len(list_filter(sr.labels, lambda t: t.is_true)), sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0)) END)[1];
 
--- ndcg_score(scores, actual, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
+-- ndcg_score(scores, actual, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn's ignore_ties=False). No true label: 0.
 CREATE OR REPLACE MACRO ndcg_score(scores, actual, k := NULL) AS 
     avg(_mlsql_ndcg_score_row(scores, actual, _mlsql_check_k(k, 'ndcg_score')));

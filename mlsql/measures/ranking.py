@@ -391,6 +391,63 @@ def _aggregate(name: str, row: Callable[[Any, Any], E]) -> Callable[..., E]:
     return build
 
 
+# ------------------------------------------------------------------ documentation
+#: what each input holds, for the engines' docstrings
+INPUT_DOCS = {
+    "rank_items": "The recommended items of each row, best first (NULL items and repeats dropped).",
+    "correct_items": "The true items of each row (a set; a NULL list skips the row).",
+    "ranked_relevance": "The relevance grade of each recommended item, in ranked order.",
+    "ideal_relevance": "The relevance grades of the ideal ranking (sorted descending first).",
+    "scores": (
+        "Each row's label scores: a map label -> score (in Polars also a list of "
+        "(label, score) structs); a NULL score is no score."
+    ),
+    "actual": "The true labels of each row (a set; a NULL list skips the row).",
+}
+AT_K_NOTE = (
+    "k: look at the first k items, a whole number > 0 (default: the whole list; a k "
+    "beyond the list looks at the whole list). A row with a NULL list is skipped; over "
+    "no rows the result is NULL."
+)
+SCORED_NOTE = (
+    "A row's labels are its scored labels and its true labels; a true label without a "
+    "score ranks below every scored label. A row with a NULL input is skipped."
+)
+#: per measure: the tie rule and what an empty true set gives
+NOTES = {
+    "precision_at": "An empty ranked list scores 1 if nothing is true, else 0.",
+    "recall_at": "An empty true set scores 1 if nothing is ranked, else 0.",
+    "average_precision": (
+        "Divides by the hits in the top k (Hivemall since 2017). An empty true set "
+        "scores 1 if nothing is ranked, else 0; no hit scores 0."
+    ),
+    "hitrate": "1 if a true item is in the top k, else 0.",
+    "mrr": "1 / position of the first true item in the top k; 0 without one.",
+    "ndcg": "Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.",
+    "ranking_auc": (
+        "Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k "
+        "holds no hit or no miss."
+    ),
+    "graded_ndcg": (
+        "Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; "
+        "0 when the ideal DCG is 0 (Hivemall divides by it)."
+    ),
+    "coverage_error": "Ties count against: every label scored >= the lowest true one. No true label: 0.",
+    "label_ranking_loss": "A false label tied with a true one is a wrong pair. No true or no false label: 0.",
+    "label_ranking_average_precision": (
+        "Tied labels rank at the lowest of their places. No true label, or all true: 1."
+    ),
+    "one_error": (
+        "Ties: the share of top-scored labels that are not true. No true label, or no "
+        "scored label: 1."
+    ),
+    "ndcg_score": (
+        "k: count the first k places (whole number > 0; default all). Tied labels share "
+        "their gain (scikit-learn's ignore_ties=False). No true label: 0."
+    ),
+}
+
+
 # ------------------------------------------------------------------ declarations
 RANKED = ("rank_items", "correct_items")
 SCORED = ("scores", "actual")

@@ -342,7 +342,8 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
         if has_k:
             args.append(call(q("_mlsql_check_k"), Sql("k"), m.name))
         public = (a, b, "k := NULL") if has_k else (a, b)
-        out.append(Macro(FILE, m.name, public, str(ops.mean(call(q(row_name), *args))), m.summary))
+        doc = f"{m.summary} {R.NOTES[m.name]}"
+        out.append(Macro(FILE, m.name, public, str(ops.mean(call(q(row_name), *args))), doc))
         for alias in m.aliases:
             out.append(Macro(FILE, alias, (a, b), f"{q(m.name)}({a}, {b})", f"Alias of {m.name}."))
     return out

@@ -11,11 +11,34 @@ its first score. A NULL score is no score.
 another row's list (hits of a ranked list, true labels among scored ones) both
 are concatenated into one list of tagged structs and compared inside a single
 ``list.eval``.
+
+Examples
+--------
+>>> import polars as pl
+>>> import mlsql.polars as mp
+>>> df = pl.DataFrame({"rank_items": [[1, 3, 2, 6]], "correct_items": [[1, 2, 4]]})
+>>> df.select(mp.precision_at("rank_items", "correct_items", k=2)).item()
+0.5
+>>> round(df.select(pl.col("rank_items").mlsql.average_precision("correct_items")).item(), 6)
+0.833333
+>>> scores = pl.DataFrame(
+...     {
+...         "scores": [[{"label": "cat", "score": 0.9}, {"label": "dog", "score": 0.4}]],
+...         "actual": [["dog"]],
+...     }
+... )
+>>> scores.select(mp.coverage_error("scores", "actual")).item()
+2.0
+>>> scores.select(mp.top_k("scores", k=1)).item().to_list()
+['cat']
+>>> scores.select(mp.precision_at(mp.top_k("scores"), "actual", k=1)).item()
+0.0
 """
 
 from __future__ import annotations
 
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -277,12 +300,72 @@ def _head(labels: pl.Expr, k: int | None) -> pl.Expr:
     return labels if k is None else labels.list.head(k)
 
 
+# ------------------------------------------------------------------ docstring examples
+EXAMPLE_RANKED = {"rank_items": [[1, 3, 2, 6], [4, 5]], "correct_items": [[1, 2, 4], [5]]}
+EXAMPLE_SCORED = {
+    "scores": [
+        [{"label": "cat", "score": 0.9}, {"label": "dog", "score": 0.4}],
+        [
+            {"label": "cat", "score": 0.2},
+            {"label": "dog", "score": 0.7},
+            {"label": "owl", "score": 0.7},
+        ],
+    ],
+    "actual": [["cat"], ["owl", "cat"]],
+}
+EXAMPLE_GRADED = {"ranked_relevance": [[5, 2, 4, 1, 3]], "ideal_relevance": [[5, 4, 3]]}
+
+
+def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """A small table for ``measure``'s docstring example, and its parameters."""
+    if measure.inputs == R.RANKED:
+        return EXAMPLE_RANKED, {"k": 2}
+    if measure.inputs == R.SCORED:
+        return EXAMPLE_SCORED, {}
+    if measure.inputs == ("scores",):
+        given = {"top_k": {"k": 1}, "above_threshold": {"threshold": 0.5}}
+        return {"scores": EXAMPLE_SCORED["scores"]}, given.get(
+            measure.name, {"k": 1, "threshold": 0.5}
+        )
+    return EXAMPLE_GRADED, {"k": 3}
+
+
 # ------------------------------------------------------------------ public functions
 _THIS = sys.modules[__name__]
 SET_RETURNS = (
     "polars.Expr\n    A list of labels per row, best score first (ties by label); NULL where the\n"
     "    scores are NULL."
 )
+AGGREGATE_RETURNS = (
+    "polars.Expr\n    An aggregate: one number per ``select``, ``group_by().agg`` group or\n"
+    "    ``over()`` window; NULL over no known rows."
+)
+PARAM_DOCS = {
+    "k": "k : int, optional\n    Look at the first k items (a whole number > 0); default: all of them.",
+    "k_set": "k : int, optional\n    Keep at most k labels (a whole number >= 0); default: all of them.",
+    "threshold": "threshold : float\n    Keep the labels scored >= threshold.",
+}
+
+
+def _doc(m: Measure) -> str:
+    """The docstring of a ranking function (its example is added by :mod:`mlsql.polars`)."""
+    lines = [m.summary, "", "Parameters", "----------"]
+    for name in m.inputs:
+        lines += [f"{name} : str or polars.Expr", f"    {R.INPUT_DOCS[name]}"]
+    for p in m.params:
+        key = "k_set" if p.name == "k" and m.kind == "set" else p.name
+        lines += PARAM_DOCS[key].splitlines()
+    returns = SET_RETURNS if m.kind == "set" else AGGREGATE_RETURNS
+    lines += ["", "Returns", "-------", *returns.splitlines()]
+    notes = [R.NOTES.get(m.name, "")]
+    if m.inputs == R.RANKED:
+        notes.append(R.AT_K_NOTE)
+    elif m.inputs == R.SCORED:
+        notes.append(R.SCORED_NOTE)
+    notes = [n for n in notes if n]
+    if notes:
+        lines += ["", "Notes", "-----", *textwrap.wrap(" ".join(notes), 88)]
+    return "\n".join(lines) + "\n"
 
 
 def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
@@ -298,14 +381,14 @@ def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
             stats = graded_stats(a, b, k)
         return evaluate(m.build, stats, symbolic=False)  # type: ignore[arg-type]
 
-    return function(m, build, input_check(m), _THIS)
+    public = function(m, build, input_check(m), _THIS)
+    public.__doc__ = _doc(m)
+    return public
 
 
 def _set(m: Measure, build: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
     public = function(m, build, _scores_only_check, _THIS)
-    public.__doc__ = (public.__doc__ or "").replace(
-        public.__doc__.split("Returns\n-------\n")[1], SET_RETURNS + "\n"
-    )
+    public.__doc__ = _doc(m)
     return public
 
 
