@@ -17,7 +17,7 @@ from typing import Any
 
 import duckdb
 
-from mlsql._sqlexpr import lit, quote_ident
+from mlsql._sqlexpr import quote_ident
 from mlsql.cli.errors import UserError
 from mlsql.cli.sources import ACTUAL, PREDICTED, PREPARED, Prepared
 from mlsql.report.model import Confusion, Report
@@ -78,7 +78,8 @@ def _function(module: ModuleType, name: str, engine: str) -> Callable[..., Any]:
 def _kwargs(prepared: Prepared, options: Options) -> dict[str, Any]:
     return {
         "labels": list(options.labels) if options.labels is not None else None,
-        "beta": options.beta,
+        # beta=None keeps the F columns F1 (named *_f1); any other beta names them *_fbeta
+        "beta": None if options.beta == 1 else options.beta,
         "zero_division": options.zero_division,
         "by": list(prepared.by) or None,
     }
@@ -90,8 +91,6 @@ def _kwargs(prepared: Prepared, options: Options) -> dict[str, Any]:
 def _duckdb(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
     import mlsql
 
-    if not hasattr(mlsql, "multilabel_report"):
-        return _duckdb_interim(con, prepared, options)
     report = _function(mlsql, "multilabel_report", "duckdb")
     summary = _relation_rows(report(con, PREPARED, ACTUAL, PREDICTED, **_kwargs(prepared, options)))
     labels = _relation_rows(
@@ -102,48 +101,6 @@ def _duckdb(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options
     return summary, labels
 
 
-INTERIM = (
-    "macro and weighted averages, label accuracy and the per-label table need "
-    "mlsql.multilabel_report and mlsql.label_metrics, which this installation of mlsql does not have"
-)
-
-
-def _duckdb_interim(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
-    """Micro and samples averages from the aggregate macros, until the table functions exist."""
-    zd = lit(options.zero_division)
-    beta = lit(options.beta)
-    if options.labels is not None:
-        n_labels = len(set(options.labels))
-    else:
-        n_labels = con.execute(
-            f"SELECT count(DISTINCT label) FROM (SELECT unnest(list_concat({ACTUAL}, "
-            f"{PREDICTED})) AS label FROM {PREPARED})"
-        ).fetchall()[0][0]
-    measures = [
-        f"count(*) FILTER (WHERE {ACTUAL} IS NOT NULL AND {PREDICTED} IS NOT NULL) AS n_rows",
-        f"{n_labels} AS n_labels",
-    ]
-    for average in ("micro", "samples"):
-        measures += [
-            f"{average}_precision({ACTUAL}, {PREDICTED}, zero_division := {zd}) AS {average}_precision",
-            f"{average}_recall({ACTUAL}, {PREDICTED}, zero_division := {zd}) AS {average}_recall",
-            f"{average}_fbeta({ACTUAL}, {PREDICTED}, beta := {beta}, zero_division := {zd}) "
-            f"AS {average}_f1",
-            f"{average}_jaccard({ACTUAL}, {PREDICTED}, zero_division := {zd}) AS {average}_jaccard",
-        ]
-    if n_labels:
-        measures.append(f"hamming_loss({ACTUAL}, {PREDICTED}, {n_labels}) AS hamming_loss")
-    measures += [
-        f"subset_accuracy({ACTUAL}, {PREDICTED}) AS subset_accuracy",
-        f"zero_one_loss({ACTUAL}, {PREDICTED}) AS zero_one_loss",
-    ]
-    groups = ", ".join(quote_ident(c) for c in prepared.by)
-    select = f"SELECT {groups + ', ' if groups else ''}{', '.join(measures)} FROM {PREPARED}"
-    if groups:
-        select += f" GROUP BY {groups}"
-    return _relation_rows(con.sql(select)), None
-
-
 def _relation_rows(rel: duckdb.DuckDBPyRelation) -> list[dict[str, Any]]:
     columns = rel.columns
     return [dict(zip(columns, row, strict=True)) for row in rel.fetchall()]
@@ -151,15 +108,26 @@ def _relation_rows(rel: duckdb.DuckDBPyRelation) -> list[dict[str, Any]]:
 
 def _polars(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
     mp = _module("polars")
+    report = _function(mp, "multilabel_report", "polars")
+    label_metrics = _function(mp, "label_metrics", "polars")
     frame = con.sql(f"SELECT * FROM {PREPARED}").pl()
     kwargs = _kwargs(prepared, options)
-    summary = _function(mp, "multilabel_report", "polars")(frame, ACTUAL, PREDICTED, **kwargs)
-    labels = _function(mp, "label_metrics", "polars")(frame, ACTUAL, PREDICTED, **kwargs)
-    return summary.to_dicts(), labels.to_dicts()
+    summary = report(frame, ACTUAL, PREDICTED, **kwargs)
+    labels = label_metrics(frame, ACTUAL, PREDICTED, **kwargs)
+    return _polars_rows(summary), _polars_rows(labels)
+
+
+def _polars_rows(frame: Any) -> list[dict[str, Any]]:
+    """Rows of a Polars DataFrame (or LazyFrame)."""
+    if hasattr(frame, "collect"):
+        frame = frame.collect()
+    return frame.to_dicts()
 
 
 def _spark(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
     ms = _module("spark")
+    report = _function(ms, "multilabel_report", "spark")
+    label_metrics = _function(ms, "label_metrics", "spark")
     _module_or_package("pyspark.sql")
     from pyspark.sql import SparkSession
 
@@ -171,10 +139,10 @@ def _spark(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options)
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    frame = spark.createDataFrame(con.sql(f"SELECT * FROM {PREPARED}").arrow())
+    frame = spark.createDataFrame(con.sql(f"SELECT * FROM {PREPARED}").to_arrow_table())
     kwargs = _kwargs(prepared, options)
-    summary = _function(ms, "multilabel_report", "spark")(frame, ACTUAL, PREDICTED, **kwargs)
-    labels = _function(ms, "label_metrics", "spark")(frame, ACTUAL, PREDICTED, **kwargs)
+    summary = report(frame, ACTUAL, PREDICTED, **kwargs)
+    labels = label_metrics(frame, ACTUAL, PREDICTED, **kwargs)
     return [r.asDict() for r in summary.collect()], [r.asDict() for r in labels.collect()]
 
 
@@ -235,8 +203,6 @@ def evaluate(
     sep: str | None = None,
 ) -> Report:
     """Run ``multilabel_report`` and ``label_metrics`` on the chosen engine."""
-    import mlsql
-
     summary, labels = ENGINES[options.engine](con, prepared, options)
     by = prepared.by
     summary = _sorted_rows(summary, by)
@@ -250,8 +216,6 @@ def evaluate(
         labels=labels,
         single_label=prepared.single_label,
     )
-    if labels is None and not hasattr(mlsql, "label_metrics"):
-        report.notes.append(INTERIM)
     if prepared.single_label:
         report.confusion = confusion_matrices(con, prepared, options)
     return report

@@ -89,7 +89,9 @@ def run_eval(
     )
     if format_ == "html" and output is None and _is_terminal(sys.stdout):
         fail("--format html writes a web page: add --output report.html (or redirect stdout)")
-    con = _connect()
+    import mlsql
+
+    con = duckdb.connect()  # macros come after the data is found: mistakes fail fast
     with progress(
         con, f"mlsql: evaluating {path} on {engine}", engine=engine, enabled=show_progress
     ):
@@ -103,6 +105,7 @@ def run_eval(
                 labels=label_universe(labels, prepared.label_kind),
                 per_label=per_label,
             )
+        mlsql.register(con, temporary=True)
         report = evaluate(con, prepared, options, source=path, sep=sep)
     _write_report(report, format_, output, per_label=per_label, digits=digits)
 

@@ -7,7 +7,7 @@ import io
 import json
 from typing import Any
 
-from mlsql.report.model import AVERAGES, LABEL_PROBLEMS, MEASURES, TOTALS, Report
+from mlsql.report.model import AVERAGES, MEASURES, Report
 from mlsql.report.numbers import finite_or_none, fmt
 from mlsql.report.text import by_support
 
@@ -68,18 +68,21 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
             lines += [f"### {group.title}", ""]
         lines += [
             f"{fmt(s.get('n_rows'))} rows, {fmt(s.get('n_labels'))} labels, "
-            f"micro {f_name} **{fmt(s.get('micro_f1'), None)}**",
+            f"micro {f_name} **{fmt(s.get(report.column('micro', 'f')), None)}**",
             "",
         ]
-        present = [a for a in AVERAGES if any(f"{a}_{m}" in s for m in MEASURES)]
-        names = {"precision": "precision", "recall": "recall", "f1": f_name, "jaccard": "Jaccard"}
-        rows = [[names[m], *(fmt(s.get(f"{a}_{m}"), digits) for a in present)] for m in MEASURES]
+        present = [a for a in AVERAGES if any(report.column(a, m) in s for m in MEASURES)]
+        names = {"precision": "precision", "recall": "recall", "f": f_name, "jaccard": "Jaccard"}
+        rows = [
+            [names[m], *(fmt(s.get(report.column(a, m)), digits) for a in present)]
+            for m in MEASURES
+        ]
         lines += _md_table(["", *present], rows)
-        totals = [[n, fmt(s[k], digits)] for k, n in {**TOTALS, **LABEL_PROBLEMS}.items() if k in s]
+        totals = [[n, fmt(s[k], digits)] for k, n in report.total_columns().items() if k in s]
         if totals:
             lines += _md_table(["measure", "value"], totals)
         if group.labels:
-            columns = ["label", "support", "precision", "recall", "f1", "jaccard"]
+            columns = ["label", "support", "precision", "recall", report.f_key, "jaccard"]
             if per_label:
                 columns[2:2] = ["tp", "fp", "fn", "tn"]
                 rows_ = by_support(group.labels)
@@ -88,7 +91,7 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
                 best, worst = group.best_and_worst()
                 rows_ = best + worst
                 title = "best and worst labels" if worst else "labels, best to worst"
-            header = [f_name if c == "f1" else c for c in columns]
+            header = [f_name if c == report.f_key else c for c in columns]
             lines.append(f"**{title}**")
             lines.append("")
             lines += _md_table(header, [[fmt(r.get(c), digits) for c in columns] for r in rows_])

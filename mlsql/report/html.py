@@ -12,7 +12,7 @@ from typing import Any
 
 import mlsql
 from mlsql.report import svg
-from mlsql.report.model import AVERAGES, LABEL_PROBLEMS, MEASURES, TOTALS, Group, Report
+from mlsql.report.model import AVERAGES, MEASURES, Group, Report
 from mlsql.report.numbers import fmt, ratio
 from mlsql.report.svg import esc
 from mlsql.report.text import by_support
@@ -77,8 +77,8 @@ footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
 CARDS = (
     ("n_rows", "rows", 0),
     ("n_labels", "labels", 0),
-    ("macro_f1", "macro {f}", 4),
-    ("samples_f1", "samples {f}", 4),
+    ("macro_f", "macro {f}", 4),
+    ("samples_f", "samples {f}", 4),
     ("hamming_loss", "Hamming loss", 4),
     ("subset_accuracy", "subset accuracy", 4),
 )
@@ -89,9 +89,12 @@ def _cards(report: Report, group: Group) -> str:
     f = report.f_name
     out = [
         '<div class="card main"><div class="k">micro '
-        f'{esc(f)}</div><div class="v">{esc(fmt(s.get("micro_f1"), None))}</div></div>'
+        f'{esc(f)}</div><div class="v">{esc(fmt(s.get(report.column("micro", "f")), None))}'
+        "</div></div>"
     ]
     for key, name, digits in CARDS:
+        if key.endswith("_f"):
+            key = report.column(key[:-2], "f")
         if key in s:
             out.append(
                 f'<div class="card"><div class="k">{esc(name.format(f=f))}</div>'
@@ -102,19 +105,14 @@ def _cards(report: Report, group: Group) -> str:
 
 def _summary_table(report: Report, group: Group, digits: int) -> str:
     s = group.summary
-    present = [a for a in AVERAGES if any(f"{a}_{m}" in s for m in MEASURES)]
-    names = {
-        "precision": "precision",
-        "recall": "recall",
-        "f1": report.f_name,
-        "jaccard": "Jaccard",
-    }
+    present = [a for a in AVERAGES if any(report.column(a, m) in s for m in MEASURES)]
+    names = {"precision": "precision", "recall": "recall", "f": report.f_name, "jaccard": "Jaccard"}
     head = "".join(f"<th>{esc(a)}</th>" for a in present)
     rows = []
     for m in MEASURES:
         cells = []
         for a in present:
-            value = s.get(f"{a}_{m}")
+            value = s.get(report.column(a, m))
             width = ratio(value)
             bar = (
                 f'<div class="bar"><i style="width:{width * 100:.1f}%"></i></div>'
@@ -126,11 +124,11 @@ def _summary_table(report: Report, group: Group, digits: int) -> str:
     return f'<table class="summary"><tr><th></th>{head}</tr>{"".join(rows)}</table>'
 
 
-def _totals_table(group: Group, digits: int) -> str:
+def _totals_table(report: Report, group: Group, digits: int) -> str:
     s = group.summary
     rows = [
         f"<tr><td>{esc(name)}</td><td>{esc(fmt(s[key], digits))}</td></tr>"
-        for key, name in {**TOTALS, **LABEL_PROBLEMS}.items()
+        for key, name in report.total_columns().items()
         if key in s
     ]
     return f'<table class="totals">{"".join(rows)}</table>' if rows else ""
@@ -145,7 +143,7 @@ def _best_worst(report: Report, group: Group, digits: int) -> str:
     def table(rows: list[dict[str, Any]]) -> str:
         body = "".join(
             f"<tr><td>{esc(r['label'])}</td><td>{esc(fmt(r.get('support')))}</td>"
-            f"<td>{esc(fmt(r.get('f1'), digits))}</td></tr>"
+            f"<td>{esc(fmt(r.get(report.f_key), digits))}</td></tr>"
             for r in rows
         )
         return f"<table><tr><th>label</th><th>support</th><th>{esc(f)}</th></tr>{body}</table>"
@@ -156,10 +154,11 @@ def _best_worst(report: Report, group: Group, digits: int) -> str:
 
 
 def _label_table(report: Report, rows: list[dict[str, Any]], digits: int) -> str:
-    columns = ["label", "support", "tp", "fp", "fn", "tn", "precision", "recall", "f1", "jaccard"]
+    columns = ["label", "support", "tp", "fp", "fn", "tn", "precision", "recall", report.f_key]
+    columns.append("jaccard")
     if any("accuracy" in r for r in rows):
         columns.append("accuracy")
-    head = "".join(f"<th>{esc(report.f_name if c == 'f1' else c)}</th>" for c in columns)
+    head = "".join(f"<th>{esc(report.f_name if c == report.f_key else c)}</th>" for c in columns)
     body = "".join(
         "<tr>" + "".join(f"<td>{esc(fmt(r.get(c), digits))}</td>" for c in columns) + "</tr>"
         for r in rows
@@ -176,22 +175,22 @@ def _group_section(report: Report, group: Group, digits: int) -> str:
     parts.append("<h3>Averages</h3>")
     parts.append(_summary_table(report, group, digits))
     parts.append(
-        f'<div class="twocol"><div><h3>Whole-set measures</h3>{_totals_table(group, digits)}</div>'
+        f'<div class="twocol"><div><h3>Whole-set measures</h3>{_totals_table(report, group, digits)}</div>'
         f"<div>{_best_worst(report, group, digits)}</div></div>"
     )
     if group.labels:
         rows = by_support(group.labels)
         parts.append(f"<h3>Precision, recall and {esc(f)} per label, by support</h3>")
         parts.append(svg.legend({"precision": "precision", "recall": "recall", "f1": f}))
-        parts.append(svg.label_bars(rows, f))
+        parts.append(svg.label_bars(rows, f, report.f_key))
         if len(rows) > svg.MAX_BAR_LABELS:
             parts.append(
                 f'<p class="note">The {svg.MAX_BAR_LABELS} most frequent of {len(rows)} labels; '
                 "the table below has them all.</p>"
             )
         parts.append(f"<h3>Label frequency against {esc(f)}</h3>")
-        parts.append(svg.frequency_scatter(rows, f))
-        undefined = sum(1 for r in rows if ratio(r.get("f1")) is None)
+        parts.append(svg.frequency_scatter(rows, f, report.f_key))
+        undefined = sum(1 for r in rows if ratio(r.get(report.f_key)) is None)
         if undefined:
             parts.append(
                 f'<p class="note">{undefined} label(s) with undefined {esc(f)} not drawn.</p>'
@@ -217,9 +216,9 @@ def _groups_overview(report: Report, digits: int) -> str:
     f = report.f_name
     columns = [
         ("n_rows", "rows"),
-        ("micro_f1", f"micro {f}"),
-        ("macro_f1", f"macro {f}"),
-        ("samples_f1", f"samples {f}"),
+        (report.column("micro", "f"), f"micro {f}"),
+        (report.column("macro", "f"), f"macro {f}"),
+        (report.column("samples", "f"), f"samples {f}"),
         ("hamming_loss", "Hamming loss"),
         ("subset_accuracy", "subset acc."),
     ]

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-#: the averages shown side by side, and the measures shown for each
+#: the averages shown side by side, and the measures shown for each ("f" is F1 or F-beta)
 AVERAGES = ("micro", "macro", "weighted", "samples")
-MEASURES = ("precision", "recall", "f1", "jaccard")
+MEASURES = ("precision", "recall", "f", "jaccard")
 #: one-number measures of a group, in display order, with their display names
 TOTALS = {
     "hamming_loss": "Hamming loss",
@@ -17,14 +17,13 @@ TOTALS = {
     "zero_one_loss": "zero-one loss",
     "label_accuracy_micro": "label accuracy (micro)",
     "label_accuracy_macro": "label accuracy (macro)",
-    "macro_f1_of_means": "macro F of mean P and R",
+    "macro_f_of_means": "macro F of mean P and R",
 }
 LABEL_PROBLEMS = {
     "clp": "CLP (never predicted negative)",
     "mlp": "MLP (never predicted)",
     "wlp": "WLP (never predicted right)",
 }
-LABEL_COLUMNS = ("tp", "fp", "fn", "tn", "support", "precision", "recall", "f1", "jaccard")
 
 
 @dataclass(frozen=True)
@@ -44,6 +43,7 @@ class Group:
     summary: dict[str, Any]
     labels: list[dict[str, Any]] | None
     confusion: Confusion | None
+    f_key: str = "f1"
 
     @property
     def title(self) -> str:
@@ -56,7 +56,8 @@ class Group:
         """Labels from best to worst F (ties: larger support first, then the label)."""
         rows = list(self.labels or [])
         return sorted(
-            rows, key=lambda r: (-_score(r.get("f1")), -(r.get("support") or 0), str(r["label"]))
+            rows,
+            key=lambda r: (-_score(r.get(self.f_key)), -(r.get("support") or 0), str(r["label"])),
         )
 
     def best_and_worst(self, n: int = 3) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -93,6 +94,31 @@ class Report:
         beta = self.params.get("beta", 1.0)
         return "F1" if beta == 1 else f"F{beta:g}"
 
+    @property
+    def f_key(self) -> str:
+        """The F column: ``f1``, or ``fbeta`` when beta is not 1 (as multilabel_report names it)."""
+        return "f1" if self.params.get("beta", 1.0) == 1 else "fbeta"
+
+    def column(self, average: str | None, measure: str) -> str:
+        """The summary (or, without ``average``, label) column of ``measure``.
+
+        Examples
+        --------
+        >>> r = Report("x", "duckdb", {"beta": 2.0}, (), [])
+        >>> r.column("micro", "f"), r.column(None, "f"), r.column("macro", "f_of_means")
+        ('micro_fbeta', 'fbeta', 'macro_fbeta_of_means')
+        """
+        name = measure.replace("f", self.f_key, 1) if measure.startswith("f") else measure
+        return f"{average}_{name}" if average else name
+
+    def total_columns(self) -> dict[str, str]:
+        """Summary column -> display name of the one-number measures (losses, rates)."""
+        out = {}
+        for key, name in {**TOTALS, **LABEL_PROBLEMS}.items():
+            column = self.column("macro", "f_of_means") if key == "macro_f_of_means" else key
+            out[column] = name
+        return out
+
     def groups(self) -> Iterator[Group]:
         """Each group in summary order, with its label rows and confusion matrix."""
         for row in self.summary:
@@ -103,7 +129,7 @@ class Report:
                 labels = [
                     r for r in self.labels if tuple(r[c] for c in self.group_columns) == values
                 ]
-            yield Group(key, row, labels, self.confusion.get(values))
+            yield Group(key, row, labels, self.confusion.get(values), self.f_key)
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (NaN is kept as a float; the JSON writer turns it into null)."""

@@ -49,7 +49,9 @@ def legend(names: dict[str, str]) -> str:
     return f'<div class="legend">{items}</div>'
 
 
-def label_bars(rows: list[dict[str, Any]], f_name: str, *, width: float = 760) -> str:
+def label_bars(
+    rows: list[dict[str, Any]], f_name: str, f_key: str = "f1", *, width: float = 760
+) -> str:
     """Precision, recall and F of each label as three bars, most frequent label first."""
     shown = rows[:MAX_BAR_LABELS]
     longest = min(max((len(str(r["label"])) for r in shown), default=5), 26)
@@ -89,10 +91,11 @@ def label_bars(rows: list[dict[str, Any]], f_name: str, *, width: float = 760) -
             f"{esc(fmt(row.get('support')))}</text>"
         )
         for j, measure in enumerate(("precision", "recall", "f1")):
-            value = ratio(row.get(measure))
+            column = f_key if measure == "f1" else measure
+            value = ratio(row.get(column))
             y = y0 + j * (bar_h + gap)
             name = f_name if measure == "f1" else measure
-            tip = f"{label}: {name} {fmt(row.get(measure), 4)}"
+            tip = f"{label}: {name} {fmt(row.get(column), 4)}"
             if value is None:
                 body.append(
                     f'<text x="{left + 4:.1f}" y="{y + bar_h:.1f}" class="na">'
@@ -104,7 +107,7 @@ def label_bars(rows: list[dict[str, Any]], f_name: str, *, width: float = 760) -
                 f'height="{bar_h:.1f}" rx="1.5" fill="{COLORS[measure]}">'
                 f"<title>{esc(tip)}</title></rect>"
             )
-        f_value = row.get("f1")
+        f_value = row.get(f_key)
         if ratio(f_value) is not None:
             x = left + ratio(f_value) * plot_w + 4  # type: ignore[operator]
             body.append(
@@ -126,9 +129,11 @@ def _nice_ticks(top: float, count: int = 5) -> list[float]:
     return [i * step for i in range(int(top / step + 1e-9) + 1)]
 
 
-def frequency_scatter(rows: list[dict[str, Any]], f_name: str, *, width: float = 760) -> str:
+def frequency_scatter(
+    rows: list[dict[str, Any]], f_name: str, f_key: str = "f1", *, width: float = 760
+) -> str:
     """Each label's support (x; log scale when it spans decades) against its F (y)."""
-    points = [(r, float(r.get("support") or 0), ratio(r.get("f1"))) for r in rows]
+    points = [(r, float(r.get("support") or 0), ratio(r.get(f_key))) for r in rows]
     drawn = [(r, s, f) for r, s, f in points if f is not None]
     height = 340.0
     left, right, top, bottom = 56.0, 24.0, 16.0, 46.0
@@ -189,7 +194,7 @@ def frequency_scatter(rows: list[dict[str, Any]], f_name: str, *, width: float =
     named = len(drawn) <= 20
     for r, s, f in sorted(drawn, key=lambda p: p[1]):
         x, y = sx(s), sy(f)
-        tip = f"{r['label']}: support {fmt(r.get('support'))}, {f_name} {fmt(r.get('f1'), 4)}"
+        tip = f"{r['label']}: support {fmt(r.get('support'))}, {f_name} {fmt(r.get(f_key), 4)}"
         body.append(
             f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5.5" fill="{COLORS["f1"]}" fill-opacity="0.75" '
             f'stroke="#2f6b2a" stroke-width="1"><title>{esc(tip)}</title></circle>'

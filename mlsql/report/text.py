@@ -10,7 +10,7 @@ from rich.console import Group as RichGroup
 from rich.table import Table
 from rich.text import Text
 
-from mlsql.report.model import AVERAGES, LABEL_PROBLEMS, MEASURES, TOTALS, Group, Report
+from mlsql.report.model import AVERAGES, MEASURES, Group, Report
 from mlsql.report.numbers import fmt
 
 MEASURE_NAMES = {"precision": "precision", "recall": "recall", "jaccard": "Jaccard"}
@@ -24,31 +24,31 @@ def headline(report: Report, group: Group) -> Text:
     if s.get("n_labels") is not None:
         text.append(f" · {fmt(s.get('n_labels'))} labels", style="bold")
     text.append(f" · micro {report.f_name} ")
-    text.append(fmt(s.get("micro_f1"), None), style="bold green")
+    text.append(fmt(s.get(report.column("micro", "f")), None), style="bold green")
     return text
 
 
 def averages_table(report: Report, group: Group, digits: int) -> Table:
     """Rows precision, recall, F, Jaccard; columns micro, macro, weighted, samples."""
     s = group.summary
-    present = [a for a in AVERAGES if any(f"{a}_{m}" in s for m in MEASURES)]
+    present = [a for a in AVERAGES if any(report.column(a, m) in s for m in MEASURES)]
     table = Table(box=box.SIMPLE_HEAD, title=None, pad_edge=False)
     table.add_column("", style="bold")
     for average in present:
         table.add_column(average, justify="right")
     for measure in MEASURES:
-        name = report.f_name if measure == "f1" else MEASURE_NAMES[measure]
-        table.add_row(name, *(fmt(s.get(f"{a}_{measure}"), digits) for a in present))
+        name = report.f_name if measure == "f" else MEASURE_NAMES[measure]
+        table.add_row(name, *(fmt(s.get(report.column(a, measure)), digits) for a in present))
     return table
 
 
-def totals_table(group: Group, digits: int) -> Table:
+def totals_table(report: Report, group: Group, digits: int) -> Table:
     """Hamming loss, subset accuracy and the other one-number measures of a group."""
     s = group.summary
     table = Table(box=None, show_header=False, pad_edge=False)
     table.add_column(style="bold")
     table.add_column(justify="right")
-    for key, name in {**TOTALS, **LABEL_PROBLEMS}.items():
+    for key, name in report.total_columns().items():
         if key in s:
             table.add_row(name, fmt(s[key], digits))
     return table
@@ -62,11 +62,11 @@ def label_table(
     columns = ["label", "support"]
     if full:
         columns += ["tp", "fp", "fn", "tn"]
-    columns += ["precision", "recall", "f1", "jaccard"]
+    columns += ["precision", "recall", report.f_key, "jaccard"]
     if full and any("accuracy" in r for r in rows):
         columns.append("accuracy")
     for c in columns:
-        name = report.f_name if c == "f1" else MEASURE_NAMES.get(c, c)
+        name = report.f_name if c == report.f_key else MEASURE_NAMES.get(c, c)
         table.add_column(name, justify="left" if c == "label" else "right")
     for r in rows:
         table.add_row(*(fmt(r.get(c), digits) for c in columns))
@@ -108,7 +108,7 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
                 label_table(report, by_support(group.labels or []), digits, title=None, full=True)
             )
         else:
-            parts += [averages_table(report, group, digits), totals_table(group, digits)]
+            parts += [averages_table(report, group, digits), totals_table(report, group, digits)]
             parts += best_worst(report, group, digits)
         console.print(RichGroup(*parts))
     for note in report.notes:

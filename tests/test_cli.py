@@ -1,0 +1,568 @@
+"""The ``mlsql`` command through its real entry point, on the conformance data.
+
+Expected numbers come from ../shared/conformance (exact fractions) or from
+the plain-Python oracle in tests/oracle.py, never from mlsql's own output.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import io
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from typer.testing import CliRunner
+
+from mlsql.cli import app
+from tests import oracle
+from tests.conftest import ROOT, _engines, conformance
+
+EXAMPLE = ROOT / "examples" / "data" / "blog_tags.parquet"
+BLOG = conformance("hivemall_blog_tags.json")
+ROWS = [(r["actual"], r["predicted"]) for r in BLOG["rows"]]
+EXPECTED = BLOG["expected"]
+SLIDES = conformance("slides_single_label.json")
+ANIMALS = SLIDES["animals"]
+INJECTION = 'x"; DROP TABLE t; --'
+
+runner = CliRunner()
+
+
+def invoke(*args: Any) -> Any:
+    """Run ``mlsql ARGS`` in-process; return the click result."""
+    return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
+
+
+def eval_json(path: Any, *args: Any, actual: str = "actual", predicted: str = "predicted") -> dict:
+    result = invoke("eval", path, "--actual", actual, "--predicted", predicted, "-f", "json", *args)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+# ---------------------------------------------------------------- expected values
+
+#: conformance key -> multilabel_report column
+SUMMARY_KEYS = {
+    "n_rows": "n_rows",
+    "n_labels": "n_labels",
+    "micro.precision": "micro_precision",
+    "micro.recall": "micro_recall",
+    "micro.f1": "micro_f1",
+    "micro.jaccard": "micro_jaccard",
+    "macro.precision[zd={zd}]": "macro_precision",
+    "macro.recall[zd={zd}]": "macro_recall",
+    "macro.f1[zd={zd}]": "macro_f1",
+    "macro.jaccard[zd={zd}]": "macro_jaccard",
+    "macro.f1_of_means[zd={zd}]": "macro_f1_of_means",
+    "weighted.precision[zd={zd}]": "weighted_precision",
+    "weighted.f1[zd={zd}]": "weighted_f1",
+    "samples.precision[zd={zd}]": "samples_precision",
+    "samples.recall[zd={zd}]": "samples_recall",
+    "samples.f1[zd={zd}]": "samples_f1",
+    "samples.jaccard[zd={zd}]": "samples_jaccard",
+    "hamming_loss": "hamming_loss",
+    "subset_accuracy": "subset_accuracy",
+    "zero_one_loss": "zero_one_loss",
+    "label_accuracy.micro": "label_accuracy_micro",
+    "clp": "clp",
+    "mlp": "mlp",
+    "wlp": "wlp",
+}
+
+
+def expected_summary(zd: int = 0) -> dict[str, Any]:
+    return {col: EXPECTED[key.format(zd=zd)] for key, col in SUMMARY_KEYS.items()}
+
+
+def close(got: Any, want: Any) -> bool:
+    if want is None or got is None:
+        return got is want
+    return math.isclose(float(got), float(want), rel_tol=1e-12, abs_tol=1e-15)
+
+
+def assert_summary(row: dict[str, Any], want: dict[str, Any]) -> None:
+    wrong = {k: (row.get(k), v) for k, v in want.items() if not close(row.get(k), v)}
+    assert not wrong, f"(got, expected) per column: {wrong}"
+
+
+def assert_labels(rows: list[dict[str, Any]], per_label: dict[str, dict[str, int]]) -> None:
+    got = {r["label"]: {k: r[k] for k in ("tp", "fp", "fn", "tn", "support")} for r in rows}
+    assert got == per_label
+    for r in rows:  # the ratios from the counts, as the definitions say
+        tp, fp, fn = r["tp"], r["fp"], r["fn"]
+        assert close(r["precision"], oracle.precision(tp, fp, fn))
+        assert close(r["recall"], oracle.recall(tp, fp, fn))
+        assert close(r["f1"], oracle.fbeta(tp, fp, fn))
+        assert close(r["jaccard"], oracle.jaccard(tp, fp, fn))
+
+
+# ---------------------------------------------------------------- data files
+
+
+def _labels_table(rows: list[tuple[Any, Any]], **extra: list[Any]) -> pa.Table:
+    kind = pa.list_(pa.string())
+    return pa.table(
+        {
+            **{k: pa.array(v) for k, v in extra.items()},
+            "actual": pa.array([a for a, _ in rows], kind),
+            "predicted": pa.array([p for _, p in rows], kind),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    d = tmp_path_factory.mktemp("cli")
+    out: dict[str, Path] = {}
+    table = _labels_table(ROWS)
+    out["parquet"] = d / "blog.parquet"
+    pq.write_table(table, out["parquet"])
+    parts = d / "parts"
+    parts.mkdir()
+    pq.write_table(table.slice(0, 3), parts / "part-0.parquet")
+    pq.write_table(table.slice(3), parts / "part-1.parquet")
+    out["dir"] = parts
+    out["ndjson"] = d / "blog.ndjson"
+    out["ndjson"].write_text(
+        "".join(json.dumps({"actual": a, "predicted": p}) + "\n" for a, p in ROWS)
+    )
+    out["csv"] = d / "blog.csv"
+    with out["csv"].open("w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["actual", "predicted"])
+        writer.writerows([",".join(a), ",".join(p)] for a, p in ROWS)
+    out["duckdb"] = d / "blog.duckdb"
+    con = duckdb.connect(str(out["duckdb"]))
+    con.register("src", table)
+    con.execute("CREATE TABLE tags AS SELECT * FROM src")
+    con.close()
+    groups = ["a", "a", "a", "b", "b", "b", "b"]
+    out["grouped"] = d / "grouped.parquet"
+    pq.write_table(_labels_table(ROWS, g=groups), out["grouped"])
+    out["injection"] = d / "injection.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                INJECTION: pa.array(groups),
+                "a'); DROP TABLE t; --": table["actual"],
+                'p"': table["predicted"],
+            }
+        ),
+        out["injection"],
+    )
+    ints = {"bird": 1, "cat": 2, "dog": 3}
+    out["ints"] = d / "ints.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "actual": pa.array([[ints[x] for x in a] for a, _ in ROWS], pa.list_(pa.int32())),
+                "predicted": pa.array(
+                    [[ints[x] for x in p] for _, p in ROWS], pa.list_(pa.int64())
+                ),
+                "score": pa.array([0.5] * len(ROWS)),
+                "words": pa.array(["x"] * len(ROWS)),
+            }
+        ),
+        out["ints"],
+    )
+    out["animals"] = d / "animals.parquet"
+    pq.write_table(
+        pa.table({"actual": ANIMALS["actual"], "predicted": ANIMALS["predicted"]}),
+        out["animals"],
+    )
+    out["garbage"] = d / "garbage.parquet"
+    out["garbage"].write_bytes(b"this is not parquet at all\n" * 10)
+    out["garbage_db"] = d / "garbage.duckdb"
+    out["garbage_db"].write_bytes(b"this is not a database\n" * 10)
+    out["unknown"] = d / "notes.xyz"
+    out["unknown"].write_bytes(b"\x00\x01 who knows")
+    return out
+
+
+# ---------------------------------------------------------------- the example
+
+
+def test_example_file_holds_the_conformance_rows() -> None:
+    table = pq.read_table(EXAMPLE)
+    assert table.schema.field("actual").type == pa.list_(pa.string())
+    assert table.schema.field("predicted").type == pa.list_(pa.string())
+    assert list(zip(*(table[c].to_pylist() for c in ("actual", "predicted")), strict=True)) == [
+        tuple(r) for r in ROWS
+    ]
+
+
+def test_quick_start_table_shows_micro_f1_at_full_precision() -> None:
+    result = invoke("eval", EXAMPLE, "--actual", "actual", "--predicted", "predicted")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert repr(EXPECTED["micro.f1"]) == "0.6956521739130435"
+    assert "0.6956521739130435" in out
+    assert re.search(r"micro\s+macro\s+weighted\s+samples", out)
+    assert "Hamming loss" in out and "subset accuracy" in out
+    # the best and worst labels: cat (F1 8/9) before dog (2/3) before bird (1/2)
+    assert out.index("cat") < out.index("dog") < out.index("bird")
+    assert "0.8889" in out and "0.5000" in out
+    assert result.stderr == ""
+
+
+def engine_lacks_tables(engine: str) -> str | None:
+    """The module an engine's table functions would come from, when it lacks them."""
+    name = {"duckdb": "mlsql", "polars": "mlsql.polars", "spark": "mlsql.spark"}[engine]
+    try:
+        module = importlib.import_module(name)
+    except ImportError:
+        return name
+    if not all(hasattr(module, f) for f in ("multilabel_report", "label_metrics")):
+        return f"{name}.multilabel_report"
+    return None
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_json_matches_conformance_on_every_engine(engine: str) -> None:
+    missing = engine_lacks_tables(engine)
+    if missing is not None:  # the CLI must say what it needs, in one line
+        result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "--engine", engine)
+        assert result.exit_code == 2
+        assert f"--engine {engine} needs {missing.split('.multilabel')[0]}" in result.stderr
+        return
+    report = eval_json(EXAMPLE, "--engine", engine)
+    assert report["engine"] == engine
+    [row] = report["summary"]
+    assert_summary(row, expected_summary(0))
+    assert row["micro_f1"] == 0.6956521739130435  # exactly, as printed in the README
+    assert_labels(report["labels"], EXPECTED["per_label"])
+
+
+@pytest.mark.parametrize("engine", [e for e in _engines() if e != "spark"])
+def test_zero_division_one_and_beta_two(engine: str) -> None:
+    if engine_lacks_tables(engine):
+        return  # test_json_matches_conformance_on_every_engine checks the message
+    [row] = eval_json(EXAMPLE, "--engine", engine, "--zero-division", "1")["summary"]
+    assert_summary(row, expected_summary(1))
+    # with a beta the F columns are F-beta, named *_fbeta (as multilabel_report names them)
+    report = eval_json(EXAMPLE, "--engine", engine, "--beta", "2")
+    [row] = report["summary"]
+    assert close(row["micro_fbeta"], EXPECTED["micro.f2"])
+    assert close(row["samples_fbeta"], oracle.aggregate("samples_fbeta", ROWS, beta=2))
+    assert "micro_f1" not in row
+    for label in report["labels"]:
+        assert close(label["fbeta"], oracle.fbeta(label["tp"], label["fp"], label["fn"], beta=2))
+    [row] = eval_json(EXAMPLE, "--engine", engine, "--beta", "0.5")["summary"]
+    assert close(row["micro_fbeta"], EXPECTED["micro.f0.5"])
+
+
+def test_zero_division_nan_is_null_in_json(tmp_path: Path) -> None:
+    path = tmp_path / "empty_predictions.parquet"
+    pq.write_table(_labels_table([(["a"], []), (["b"], [])]), path)
+    [row] = eval_json(path, "--zero-division", "nan")["summary"]
+    assert row["micro_precision"] is None  # NaN: JSON has no NaN, so null
+    assert row["micro_recall"] == 0.0
+
+
+# ---------------------------------------------------------------- inputs
+
+
+@pytest.mark.parametrize(
+    ("key", "extra"),
+    [
+        ("parquet", ()),
+        ("dir", ()),
+        ("ndjson", ()),
+        ("csv", ("--sep", ",")),
+    ],
+)
+def test_every_input_kind(files: dict[str, Path], key: str, extra: tuple[str, ...]) -> None:
+    [row] = eval_json(files[key], *extra)["summary"]
+    assert_summary(row, expected_summary(0))
+
+
+def test_glob_and_duckdb_table(files: dict[str, Path]) -> None:
+    [row] = eval_json(f"{files['dir']}/*.parquet")["summary"]
+    assert_summary(row, expected_summary(0))
+    [row] = eval_json(f"{files['duckdb']}:tags")["summary"]
+    assert_summary(row, expected_summary(0))
+
+
+def test_integer_labels_and_a_label_universe(files: dict[str, Path]) -> None:
+    report = eval_json(files["ints"], "--labels", "1,2,3,4")
+    [row] = report["summary"]
+    int_rows = [
+        (
+            [{"bird": 1, "cat": 2, "dog": 3}[x] for x in a],
+            [{"bird": 1, "cat": 2, "dog": 3}[x] for x in p],
+        )
+        for a, p in ROWS
+    ]
+    assert row["n_labels"] == 4
+    assert close(row["hamming_loss"], oracle.hamming_loss(int_rows, 4))
+    assert close(row["micro_f1"], EXPECTED["micro.f1"])
+    # label 4 never occurs: precision and recall 0/0 -> 0, so the macro mean has one more 0
+    assert close(row["macro_f1"], EXPECTED["macro.f1[zd=0]"] * 3 / 4)
+    assert {r["label"] for r in report["labels"]} == {1, 2, 3, 4}
+
+
+def test_groups_match_the_oracle(files: dict[str, Path]) -> None:
+    report = eval_json(files["grouped"], "--by", "g")
+    assert [r["g"] for r in report["summary"]] == ["a", "b"]
+    for row, part in zip(report["summary"], (ROWS[:3], ROWS[3:]), strict=True):
+        for name in (
+            "micro_precision",
+            "micro_recall",
+            "micro_f1",
+            "samples_f1",
+            "subset_accuracy",
+        ):
+            assert close(row[name], oracle.aggregate(name, part)), name
+    assert {r["g"] for r in report["labels"]} == {"a", "b"}
+
+
+def test_names_are_quoted_everywhere(files: dict[str, Path]) -> None:
+    report = eval_json(
+        files["injection"], "--by", INJECTION, actual="a'); DROP TABLE t; --", predicted='p"'
+    )
+    assert [r[INJECTION] for r in report["summary"]] == ["a", "b"]
+    assert close(report["summary"][0]["micro_f1"], oracle.aggregate("micro_f1", ROWS[:3]))
+    result = invoke(
+        "eval", files["injection"], "-a", "a'); DROP TABLE t; --", "-p", 'p"', "--by", INJECTION,
+        "-f", "html",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.stderr
+    assert "x&quot;; DROP TABLE t; --" in result.stdout
+
+
+def test_single_label_columns_give_a_confusion_matrix(files: dict[str, Path]) -> None:
+    report = eval_json(files["animals"])
+    assert report["single_label"] is True
+    [row] = report["summary"]
+    # one label per row: micro F1 (and subset accuracy) is the accuracy
+    assert close(row["micro_f1"], ANIMALS["expected"]["accuracy"])
+    assert close(row["subset_accuracy"], ANIMALS["expected"]["accuracy"])
+    [matrix] = report["confusion_matrices"]
+    want = ANIMALS["expected"]["confusion_matrix(actual row, predicted column, classes sorted)"]
+    assert matrix["classes"] == want["classes"]
+    assert matrix["matrix"] == want["matrix"]
+
+
+def test_forgotten_sep_is_warned_about(files: dict[str, Path]) -> None:
+    result = invoke("eval", files["csv"], "-a", "actual", "-p", "predicted", "-f", "json")
+    assert result.exit_code == 0
+    assert "pass --sep" in result.stderr
+
+
+def test_unknown_rows_are_left_out_with_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "nulls.parquet"
+    pq.write_table(_labels_table([*ROWS, (["cat"], None), (None, ["dog"])]), path)
+    result = invoke("eval", path, "-a", "actual", "-p", "predicted", "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    assert "2 of 9 rows have a NULL" in result.stderr
+    assert_summary(json.loads(result.stdout)["summary"][0], expected_summary(0))
+
+
+# ---------------------------------------------------------------- formats
+
+
+def test_csv_summary_and_per_label() -> None:
+    result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "-f", "csv")
+    assert result.exit_code == 0, result.stderr
+    [row] = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert row["micro_f1"] == "0.6956521739130435"
+    assert close(float(row["hamming_loss"]), EXPECTED["hamming_loss"])
+    result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "-f", "csv", "--per-label")
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert {r["label"]: int(r["support"]) for r in rows} == {
+        k: v["support"] for k, v in EXPECTED["per_label"].items()
+    }
+
+
+def test_markdown() -> None:
+    result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "-f", "markdown")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "**0.6956521739130435**" in out
+    assert "| precision | 0.7273 | 0.7222 | 0.7500 | 0.6667 |" in out
+    assert "| cat |" in out
+
+
+def test_per_label_table() -> None:
+    result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "--per-label")
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    for label, c in EXPECTED["per_label"].items():
+        line = next(line for line in out.splitlines() if line.strip().startswith(label))
+        assert line.split()[1:6] == [str(c[k]) for k in ("support", "tp", "fp", "fn", "tn")]
+
+
+def test_output_file_and_html(tmp_path: Path) -> None:
+    target = tmp_path / "report.html"
+    result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "-f", "html", "-o", target)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout == ""
+    page = target.read_text()
+    assert page.startswith("<!DOCTYPE html>")
+    assert_self_contained(page)
+    assert "0.6956521739130435" in page
+    assert page.count("<svg") == 2  # the label bars and the frequency scatter
+    assert "<rect" in page and "<circle" in page
+
+
+def assert_self_contained(page: str) -> None:
+    """No external URL anywhere: no http(s) src/href, no protocol-relative links, no scripts."""
+    assert not re.search(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", page, re.I)
+    assert "http://" not in page and "https://" not in page
+    assert "<script" not in page.lower()
+    assert "@import" not in page and "url(" not in page
+
+
+def test_html_escapes_labels(tmp_path: Path) -> None:
+    path = tmp_path / "evil.parquet"
+    evil = "<img src=x onerror=alert(1)>"
+    pq.write_table(_labels_table([([evil], [evil]), (["ok"], [evil])]), path)
+    result = invoke("eval", path, "-a", "actual", "-p", "predicted", "-f", "html")
+    assert result.exit_code == 0, result.stderr
+    assert evil not in result.stdout
+    assert "&lt;img src=x onerror=alert(1)&gt;" in result.stdout
+    assert_self_contained(result.stdout)
+
+
+def test_single_label_html_has_a_heatmap(files: dict[str, Path]) -> None:
+    result = invoke("eval", files["animals"], "-a", "actual", "-p", "predicted", "-f", "html")
+    assert result.exit_code == 0, result.stderr
+    assert "Confusion matrix" in result.stdout
+    assert "actual mamiferos, predicted repteis: 1 of 7 rows" in result.stdout
+
+
+# ---------------------------------------------------------------- newcomer errors
+
+
+def _error_cases(files: dict[str, Path]) -> list[tuple[list[Any], str]]:
+    ex = [EXAMPLE, "-a", "actual", "-p", "predicted"]
+    return [
+        ([files["parquet"].with_name("missing.parquet"), "-a", "actual", "-p", "predicted"], "no such file"),
+        ([f"{files['dir']}/*.csv", "-a", "actual", "-p", "predicted"], "no files match"),
+        ([EXAMPLE, "-a", "actuals", "-p", "predicted"], "columns: actual, predicted"),
+        ([EXAMPLE, "-a", "actual", "-p", "Predicted"], "did you mean 'predicted'"),
+        ([*ex, "--by", "nope"], "--by 'nope': no such column"),
+        ([files["ints"], "-a", "score", "-p", "predicted"], "column 'score' has type DOUBLE"),
+        ([files["ints"], "-a", "words", "-p", "predicted"], "holds one label per row"),
+        ([files["ints"], "-a", "actual", "-p", "words", "--sep", ","], "same kind of label"),
+        ([files["garbage"], "-a", "actual", "-p", "predicted"], "cannot read"),
+        ([files["unknown"], "-a", "actual", "-p", "predicted"], "cannot tell the format"),
+        ([f"{files['duckdb']}:nope", "-a", "actual", "-p", "predicted"], "tables: tags"),
+        ([f"{files['garbage_db']}:t", "-a", "actual", "-p", "predicted"], "as a DuckDB database"),
+        ([files["duckdb"], "-a", "actual", "-p", "predicted"], "name a table"),
+        ([*ex, "--zero-division", "2"], "--zero-division must be one of 0, 1, nan, diagnose, ignore"),
+        ([*ex, "--zero-division", "warn"], "got 'warn'"),
+        ([*ex, "--beta", "-1"], "--beta must be a finite number > 0; got '-1'"),
+        ([*ex, "--beta", "0"], "--beta must be a finite number > 0"),
+        ([*ex, "--beta", "inf"], "--beta must be a finite number > 0"),
+        ([*ex, "--beta", "two"], "got 'two'"),
+        ([files["ints"], "-a", "actual", "-p", "predicted", "--labels", "1,x"], "must be one"),
+        ([*ex, "--labels", "a,,b"], "comma-separated"),
+        ([*ex, "--sep", ""], "--sep must not be empty"),
+        ([*ex, "-o", files["parquet"].parent / "no" / "dir" / "out.json"], "cannot write"),
+    ]  # fmt: skip
+
+
+def test_newcomer_errors_are_one_line_with_exit_code_2(files: dict[str, Path]) -> None:
+    for args, message in _error_cases(files):
+        result = invoke("eval", *args)
+        assert result.exit_code == 2, (args, result.stdout, result.stderr)
+        assert result.stdout == "", args
+        lines = result.stderr.splitlines()
+        assert len(lines) == 1, (args, result.stderr)
+        assert lines[0].startswith("mlsql: error: "), lines[0]
+        assert message in lines[0], (message, lines[0])
+        assert "Traceback" not in result.stderr
+
+
+def test_unknown_option_values_exit_2() -> None:
+    for args in (["--engine", "pandas"], ["--format", "xml"], ["--digits", "40"]):
+        result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", *args)
+        assert result.exit_code == 2, args
+        assert "Traceback" not in result.stderr
+
+
+# ---------------------------------------------------------------- sql and sql-path
+
+
+def test_sql_runs_with_every_macro() -> None:
+    result = invoke("sql", "SELECT micro_f1(['cat', 'bird'], ['cat', 'dog']) AS f, 'x' AS s")
+    assert result.exit_code == 0, result.stderr
+    assert "0.5" in result.stdout and "1 row" in result.stdout
+    result = invoke("sql", "SELECT fmeasure(['cat', 'dog'], ['cat']) AS f", "-f", "json")
+    assert json.loads(result.stdout) == [{"f": 2 / 3}]
+    result = invoke(
+        "sql", "SELECT 1 AS a, NULL AS b UNION ALL SELECT 2, 'y' ORDER BY a", "-f", "csv"
+    )
+    assert result.stdout == "a,b\n1,\n2,y\n"
+
+
+def test_sql_on_a_database_file(files: dict[str, Path]) -> None:
+    query = "SELECT micro_f1(actual, predicted) AS f FROM tags"
+    result = invoke("sql", query, "--db", files["duckdb"], "--read-only", "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == [{"f": EXPECTED["micro.f1"]}]
+    # the macros are temporary: a new connection to the file finds none of them
+    result = invoke("sql", query, "--db", files["duckdb"])
+    assert result.exit_code == 0, result.stderr
+    con = duckdb.connect(str(files["duckdb"]), read_only=True)
+    found = "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'micro_f1'"
+    assert con.execute(found).fetchall() == [(0,)]
+    con.close()
+
+
+def test_sql_errors_are_one_line(files: dict[str, Path]) -> None:
+    for args, message in (
+        (["SELECT nope FROM"], "Parser Error"),
+        (["SELECT micro_f1(['a'], ['a'], zero_division := 7)"], "zero_division"),
+        (["SELECT 1", "--db", files["parquet"].with_name("none.duckdb")], "no such database file"),
+        (["SELECT 1", "--db", files["garbage_db"]], "cannot open"),
+    ):
+        result = invoke("sql", *args)
+        assert result.exit_code == 2, (args, result.stdout)
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+        assert message in result.stderr, result.stderr
+
+
+def test_sql_path_loads_into_plain_duckdb() -> None:
+    result = invoke("sql-path")
+    assert result.exit_code == 0
+    where = Path(result.stdout.strip())
+    assert where.is_dir()
+    whole = Path(invoke("sql-path", "--file").stdout.strip())
+    assert whole == where / "mlsql.sql"
+    con = duckdb.connect()  # no mlsql.register: only the SQL file
+    con.execute(whole.read_text())
+    assert con.execute("SELECT micro_f1(['cat', 'bird'], ['cat', 'dog'])").fetchall() == [(0.5,)]
+
+
+# ---------------------------------------------------------------- the installed command
+
+
+def test_python_dash_m_is_quiet_in_a_pipe() -> None:
+    """A real process: stdout is a pipe, so no progress bar or spinner may appear anywhere."""
+    command = [sys.executable, "-m", "mlsql.cli", "eval", str(EXAMPLE), "--actual", "actual"]
+    done = subprocess.run(
+        [*command, "--predicted", "predicted", "--format", "json"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    assert json.loads(done.stdout)["summary"][0]["micro_f1"] == 0.6956521739130435
+    failed = subprocess.run(
+        [*command, "--predicted", "nope"], capture_output=True, text=True, cwd=ROOT, timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert failed.returncode == 2
+    assert failed.stderr.startswith("mlsql: error: --predicted 'nope': no such column")
+    assert "Traceback" not in failed.stderr
