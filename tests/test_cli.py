@@ -201,6 +201,28 @@ def test_example_file_holds_the_conformance_rows() -> None:
     ]
 
 
+def test_readme_quick_start_shows_what_the_command_prints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first command of the README's command-line section, and its output, verbatim."""
+    monkeypatch.chdir(ROOT)
+    pages = [ROOT / "mlsql" / "cli" / "README_SECTION.md", ROOT / "README.md"]
+    text = next((t for t in (p.read_text() for p in pages if p.is_file()) if QUICK in t), None)
+    assert text is not None, f"no README holds the section {QUICK!r}"
+    section = text[text.index(QUICK) :]
+    command = re.search(r"```bash\n(mlsql eval [^\n]+)\n```", section).group(1)
+    assert command == (
+        "mlsql eval examples/data/blog_tags.parquet --actual actual --predicted predicted"
+    )
+    shown = re.search(r"```text\n(.*?)```", section, re.S).group(1)
+    result = invoke(*command.split()[1:])
+    assert result.exit_code == 0, result.stderr
+    printed = "\n".join(line.rstrip() for line in result.stdout.splitlines())
+    assert printed.strip() == shown.strip()
+    assert "micro F1 0.6956521739130435" in shown
+
+
+QUICK = "## Command line quick start"
+
+
 def test_quick_start_table_shows_micro_f1_at_full_precision() -> None:
     result = invoke("eval", EXAMPLE, "--actual", "actual", "--predicted", "predicted")
     assert result.exit_code == 0, result.stderr

@@ -17,7 +17,7 @@ TOTALS = {
     "zero_one_loss": "zero-one loss",
     "label_accuracy_micro": "label accuracy (micro)",
     "label_accuracy_macro": "label accuracy (macro)",
-    "macro_f_of_means": "macro F of mean P and R",
+    "macro_f_of_means": "macro {f} of mean P and R",
 }
 LABEL_PROBLEMS = {
     "clp": "CLP (never predicted negative)",
@@ -116,7 +116,7 @@ class Report:
         out = {}
         for key, name in {**TOTALS, **LABEL_PROBLEMS}.items():
             column = self.column("macro", "f_of_means") if key == "macro_f_of_means" else key
-            out[column] = name
+            out[column] = name.format(f=self.f_name)
         return out
 
     def groups(self) -> Iterator[Group]:

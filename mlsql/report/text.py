@@ -103,13 +103,22 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
         if report.group_columns:
             parts.append(Text(f"\n{group.title}", style="bold underline"))
         parts.append(headline(report, group))
+        if report.single_label:
+            parts.append(
+                Text(
+                    f"one label per row: micro {report.f_name} equals accuracy; "
+                    "the per-label rows are per class",
+                    style="dim",
+                )
+            )
         if per_label:
             parts.append(
                 label_table(report, by_support(group.labels or []), digits, title=None, full=True)
             )
         else:
             parts += [averages_table(report, group, digits), totals_table(report, group, digits)]
-            parts += best_worst(report, group, digits)
+            for table in best_worst(report, group, digits):
+                parts += [Text(""), table]
         console.print(RichGroup(*parts))
     for note in report.notes:
         console.print(Text(f"note: {note}", style="yellow"))
