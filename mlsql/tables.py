@@ -23,6 +23,7 @@ import duckdb
 
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql._sqlexpr import quote_ident
 from mlsql.measures import label_based as LB
 
 #: a source string is a query when it starts like one (the SQL macros use the same test)
@@ -224,6 +225,16 @@ def _is_path(source: str) -> bool:
     )
 
 
+def _is_relation_name(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    """Whether a table or view is named exactly ``name`` (not a qualified name)."""
+    found = con.execute(
+        "SELECT count(*) FROM (SELECT table_name AS name FROM duckdb_tables() "
+        "UNION ALL SELECT view_name FROM duckdb_views()) WHERE name = ?",
+        [name],
+    ).fetchall()
+    return bool(found[0][0])
+
+
 def _ensure_macros(con: duckdb.DuckDBPyConnection, func: str) -> None:
     found = con.execute(
         "SELECT count(*) FROM duckdb_functions() WHERE function_name = ? "
@@ -274,8 +285,10 @@ def _run(
                     f"DataFrame (Arrow, Polars, pandas). Got {type(source).__name__}."
                 ) from exc
         source_text = view
+    elif not QUERY_START.match(source) and _is_relation_name(con, source):
+        source_text = quote_ident(source)  # a table or view named exactly so: quote it whole
     else:
-        source_text = source
+        source_text = source  # a query, a path, or a qualified name as SQL writes it
     try:
         _check_schema(con, func, source_text, actual, predicted, by_names, universe)
         call = f"SELECT * FROM {func}(?, ?, ?, labels := ?, beta := ?, zero_division := ?, by := ?)"

@@ -36,7 +36,10 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
         FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by")),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
-        FROM spread WHERE label IS NULL GROUP BY g),
+        FROM spread WHERE label IS NULL GROUP BY g
+        UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
+        SELECT NULL AS g, 0 AS n_rows
+        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -51,7 +54,7 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
                coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
-        FROM universe u JOIN groups gr ON u.g = gr.g CROSS JOIN params
+        FROM universe u JOIN groups gr ON u.g IS NOT DISTINCT FROM gr.g CROSS JOIN params
         LEFT JOIN seen s ON s.g = u.g AND s.label = u.label)
     SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['fbeta'] ELSE [] END, c)) FROM (
         SELECT unnest(g), label,
@@ -79,7 +82,10 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by")),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
-        FROM spread WHERE label IS NULL GROUP BY g),
+        FROM spread WHERE label IS NULL GROUP BY g
+        UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
+        SELECT NULL AS g, 0 AS n_rows
+        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -94,7 +100,7 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
                coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
-        FROM universe u JOIN groups gr ON u.g = gr.g CROSS JOIN params
+        FROM universe u JOIN groups gr ON u.g IS NOT DISTINCT FROM gr.g CROSS JOIN params
         LEFT JOIN seen s ON s.g = u.g AND s.label = u.label),
     label_values AS (
         SELECT g, n_rows, zd,
@@ -196,7 +202,8 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
                wlp,
                groups.g AS __mlsql_g
         FROM groups CROSS JOIN params
-        LEFT JOIN by_row ON by_row.g = groups.g LEFT JOIN by_label ON by_label.g = groups.g)
+        LEFT JOIN by_row ON by_row.g = groups.g
+        LEFT JOIN by_label ON by_label.g IS NOT DISTINCT FROM groups.g)
     ORDER BY __mlsql_g;
 
 -- macro_precision(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label precision.

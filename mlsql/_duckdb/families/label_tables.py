@@ -111,7 +111,10 @@ def _counts_ctes(q: Qualify, func: str) -> str:
         FROM {q("_mlsql_label_spread")}(source, actual, predicted, {labels}, "by")),
     groups AS (
         SELECT g, {count.format("f < 0")} AS n_rows
-        FROM spread WHERE label IS NULL GROUP BY g),
+        FROM spread WHERE label IS NULL GROUP BY g
+        UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
+        SELECT NULL AS g, 0 AS n_rows
+        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -126,7 +129,7 @@ def _counts_ctes(q: Qualify, func: str) -> str:
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
                coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
-        FROM universe u JOIN groups gr ON u.g = gr.g CROSS JOIN params
+        FROM universe u JOIN groups gr ON u.g IS NOT DISTINCT FROM gr.g CROSS JOIN params
         LEFT JOIN seen s ON s.g = u.g AND s.label = u.label)"""
 
 
@@ -217,7 +220,8 @@ def _report(q: Qualify, ops: SqlOps) -> Macro:
                {select_outer},
                groups.g AS __mlsql_g
         FROM groups CROSS JOIN params
-        LEFT JOIN by_row ON by_row.g = groups.g LEFT JOIN by_label ON by_label.g = groups.g)
+        LEFT JOIN by_row ON by_row.g = groups.g
+        LEFT JOIN by_label ON by_label.g IS NOT DISTINCT FROM groups.g)
     ORDER BY __mlsql_g"""
     return Macro(
         FILE,
