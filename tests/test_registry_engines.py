@@ -25,14 +25,15 @@ def duckdb_names() -> frozenset[str]:
     return frozenset(r[0] for r in rows)
 
 
-def offers(engine: str, name: str) -> bool:
-    """Whether ``engine`` has a public function called ``name``."""
+def offers(engine: str, name: str, kind: str = "row") -> bool:
+    """Whether ``engine`` has a public function called ``name`` (Polars: and a namespace method,
+    but for label tables, which take a frame)."""
     if engine == "duckdb":
         return name in duckdb_names()
     if engine == "polars":
         import mlsql.polars as mp
 
-        return hasattr(mp, name) and hasattr(pl.col("x").mlsql, name)
+        return hasattr(mp, name) and (kind == "table" or hasattr(pl.col("x").mlsql, name))
     try:
         spark = importlib.import_module("mlsql.spark")
     except ImportError as error:
@@ -56,7 +57,8 @@ def test_engine_offers_the_measure_or_says_why_not(measure: Measure, engine: str
     if not measure.available_in(engine):
         assert measure.unavailable[engine].strip(), f"{measure.name}: empty reason for {engine}"
         return
-    missing = [n for n in (measure.name, *measure.aliases) if not offers(engine, n)]
+    names = (measure.name, *measure.aliases)
+    missing = [n for n in names if not offers(engine, n, measure.kind)]
     assert not missing, (
         f"{engine} has no function {', '.join(missing)} (registry family {measure.family!r}); "
         f"add it or declare unavailable={{{engine!r}: 'reason'}}"

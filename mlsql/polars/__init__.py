@@ -31,6 +31,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import polars as pl
 
@@ -81,9 +82,15 @@ def _add_examples(functions: dict[str, Callable[..., pl.Expr]]) -> None:
         fn.__doc__ = doc.rstrip("\n") + "\n\nExamples\n--------\n" + "\n".join(lines) + "\n"
 
 
+def _expression_functions(functions: dict[str, Callable[..., pl.Expr]]) -> dict[str, Any]:
+    """The functions that return an expression (label tables take and return frames)."""
+    kinds = {alias: m.kind for m in measures() for alias in (m.name, *m.aliases)}
+    return {name: fn for name, fn in functions.items() if kinds.get(name) != "table"}
+
+
 FUNCTIONS = _functions()
 globals().update(FUNCTIONS)
 _add_examples(FUNCTIONS)
-namespace.install(FUNCTIONS)
+namespace.install(_expression_functions(FUNCTIONS))
 
 __all__ = ["MlsqlError", *sorted(FUNCTIONS)]

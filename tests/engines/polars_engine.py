@@ -1,4 +1,9 @@
-"""The Polars adapter: mlsql.polars expressions on LazyFrames, collected by the streaming engine."""
+"""The Polars adapter: mlsql.polars expressions on LazyFrames, collected by the streaming engine.
+
+Label tables (registry kind ``table``) are ``mp.<name>(source, actual, predicted, **params)``
+with a LazyFrame source, returning a DataFrame or LazyFrame; ``labels_from_indicators`` and
+``indicators_from_labels`` are expressions like the DuckDB macros of the same names.
+"""
 
 from __future__ import annotations
 
@@ -57,3 +62,31 @@ class PolarsEngine:
     def counts(self, table: pa.Table) -> dict[str, int]:
         expr = mp.multilabel_counts("actual", "predicted").alias("value")
         return _collect(_frame(table).select(expr)).item()
+
+    # ---------------------------------------------------------- label tables
+    def table_function(
+        self,
+        name: str,
+        table: pa.Table,
+        *,
+        columns: tuple[str, str] = ("actual", "predicted"),
+        **params: Any,
+    ) -> pa.Table:
+        """``mp.<name>(LazyFrame, actual, predicted, **params)`` as an Arrow table."""
+        out = self.function(name)(_frame(table), *columns, **params)
+        if isinstance(out, pl.LazyFrame):
+            out = _collect(out)
+        return out.to_arrow()
+
+    def lists_from_indicators(
+        self, table: pa.Table, sides: dict[str, list[str]], labels: list[Any]
+    ) -> pa.Table:
+        """Each ``sides`` entry (output name -> its 0/1 columns, in ``labels`` order) as a label list."""
+        fn = self.function("labels_from_indicators")
+        exprs = [fn(list(cols), labels).alias(out) for out, cols in sides.items()]
+        return _collect(_frame(table).select(exprs)).to_arrow()
+
+    def indicators_from_lists(self, table: pa.Table, column: str, labels: list[Any]) -> list[Any]:
+        """``indicators_from_labels(column, labels)`` per row: 0/1 lists in ``labels`` order."""
+        expr = self.function("indicators_from_labels")(column, labels).alias("value")
+        return _collect(_frame(table).select(expr))["value"].to_list()
