@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib
 import math
-from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -23,6 +22,8 @@ from mlsql.cli.sources import ACTUAL, PREDICTED, PREPARED, Prepared
 from mlsql.report.model import Confusion, Report
 
 ENGINE_MODULES = {"duckdb": "mlsql", "polars": "mlsql.polars", "spark": "mlsql.spark"}
+#: the table functions a report is built from: one row per group, one row per (group, label)
+TABLES = ("multilabel_report", "label_metrics")
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class Options:
     zero_division: Any = 0
     labels: tuple[Any, ...] | None = None
     per_label: bool = False
+    #: which of TABLES to compute (CSV needs only one of them)
+    tables: tuple[str, ...] = TABLES
 
     def params(self, prepared: Prepared, sep: str | None) -> dict[str, Any]:
         """The parameters as a report shows them."""
@@ -65,14 +68,18 @@ def _module(engine: str) -> ModuleType:
         ) from None
 
 
-def _function(module: ModuleType, name: str, engine: str) -> Callable[..., Any]:
-    fn = getattr(module, name, None)
-    if fn is None:
-        raise UserError(
-            f"--engine {engine} needs {module.__name__}.{name}, which this installation "
-            "of mlsql does not have"
-        )
-    return fn
+def _functions(module: ModuleType, engine: str, wanted: tuple[str, ...]) -> list[Any]:
+    """The wanted table functions of ``module`` (None for those not wanted), in TABLES order."""
+    out = []
+    for name in TABLES:
+        fn = getattr(module, name, None) if name in wanted else None
+        if name in wanted and fn is None:
+            raise UserError(
+                f"--engine {engine} needs {module.__name__}.{name}, which this installation "
+                "of mlsql does not have"
+            )
+        out.append(fn)
+    return out
 
 
 def _kwargs(prepared: Prepared, options: Options) -> dict[str, Any]:
@@ -91,14 +98,11 @@ def _kwargs(prepared: Prepared, options: Options) -> dict[str, Any]:
 def _duckdb(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
     import mlsql
 
-    report = _function(mlsql, "multilabel_report", "duckdb")
-    summary = _relation_rows(report(con, PREPARED, ACTUAL, PREDICTED, **_kwargs(prepared, options)))
-    labels = _relation_rows(
-        _function(mlsql, "label_metrics", "duckdb")(
-            con, PREPARED, ACTUAL, PREDICTED, **_kwargs(prepared, options)
-        )
+    kwargs = _kwargs(prepared, options)
+    return tuple(
+        _relation_rows(fn(con, PREPARED, ACTUAL, PREDICTED, **kwargs)) if fn else None
+        for fn in _functions(mlsql, "duckdb", options.tables)
     )
-    return summary, labels
 
 
 def _relation_rows(rel: duckdb.DuckDBPyRelation) -> list[dict[str, Any]]:
@@ -107,14 +111,12 @@ def _relation_rows(rel: duckdb.DuckDBPyRelation) -> list[dict[str, Any]]:
 
 
 def _polars(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
-    mp = _module("polars")
-    report = _function(mp, "multilabel_report", "polars")
-    label_metrics = _function(mp, "label_metrics", "polars")
+    functions = _functions(_module("polars"), "polars", options.tables)
     frame = con.sql(f"SELECT * FROM {PREPARED}").pl()
     kwargs = _kwargs(prepared, options)
-    summary = report(frame, ACTUAL, PREDICTED, **kwargs)
-    labels = label_metrics(frame, ACTUAL, PREDICTED, **kwargs)
-    return _polars_rows(summary), _polars_rows(labels)
+    return tuple(
+        _polars_rows(fn(frame, ACTUAL, PREDICTED, **kwargs)) if fn else None for fn in functions
+    )
 
 
 def _polars_rows(frame: Any) -> list[dict[str, Any]]:
@@ -125,9 +127,7 @@ def _polars_rows(frame: Any) -> list[dict[str, Any]]:
 
 
 def _spark(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
-    ms = _module("spark")
-    report = _function(ms, "multilabel_report", "spark")
-    label_metrics = _function(ms, "label_metrics", "spark")
+    functions = _functions(_module("spark"), "spark", options.tables)
     _module_or_package("pyspark.sql")
     from pyspark.sql import SparkSession
 
@@ -141,9 +141,10 @@ def _spark(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options)
     spark.sparkContext.setLogLevel("ERROR")
     frame = spark.createDataFrame(con.sql(f"SELECT * FROM {PREPARED}").to_arrow_table())
     kwargs = _kwargs(prepared, options)
-    summary = report(frame, ACTUAL, PREDICTED, **kwargs)
-    labels = label_metrics(frame, ACTUAL, PREDICTED, **kwargs)
-    return [r.asDict() for r in summary.collect()], [r.asDict() for r in labels.collect()]
+    return tuple(
+        [r.asDict() for r in fn(frame, ACTUAL, PREDICTED, **kwargs).collect()] if fn else None
+        for fn in functions
+    )
 
 
 def _module_or_package(name: str) -> None:
@@ -205,7 +206,7 @@ def evaluate(
     """Run ``multilabel_report`` and ``label_metrics`` on the chosen engine."""
     summary, labels = ENGINES[options.engine](con, prepared, options)
     by = prepared.by
-    summary = _sorted_rows(summary, by)
+    summary = _sorted_rows(summary or [], by)
     labels = _sorted_rows(labels, (*by, "label")) if labels is not None else None
     report = Report(
         source=source,

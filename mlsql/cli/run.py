@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,7 @@ def run_eval(
 ) -> None:
     """Read ``path``, evaluate on ``engine`` and write the report in ``format_``."""
     from mlsql.cli.evaluate import (
+        TABLES,
         Options,
         beta_value,
         evaluate,
@@ -81,11 +83,15 @@ def run_eval(
     )
     from mlsql.cli.sources import open_source, prepare
 
+    tables = TABLES
+    if format_ == "csv":  # CSV holds one table: compute only that one
+        tables = ("label_metrics",) if per_label else ("multilabel_report",)
     options = Options(
         engine=engine,
         beta=beta_value(beta),
         zero_division=zero_division_value(zero_division),
         per_label=per_label,
+        tables=tables,
     )
     if format_ == "html" and output is None and _is_terminal(sys.stdout):
         fail("--format html writes a web page: add --output report.html (or redirect stdout)")
@@ -98,13 +104,7 @@ def run_eval(
         opened = open_source(con, path)
         prepared = prepare(con, opened, actual, predicted, by=by, sep=sep)
         if labels is not None:
-            options = Options(
-                engine=engine,
-                beta=options.beta,
-                zero_division=options.zero_division,
-                labels=label_universe(labels, prepared.label_kind),
-                per_label=per_label,
-            )
+            options = replace(options, labels=label_universe(labels, prepared.label_kind))
         mlsql.register(con, temporary=True)
         report = evaluate(con, prepared, options, source=path, sep=sep)
     _write_report(report, format_, output, per_label=per_label, digits=digits)

@@ -9,7 +9,7 @@ from typing import Any
 
 from mlsql.report.model import AVERAGES, MEASURES, Report
 from mlsql.report.numbers import finite_or_none, fmt
-from mlsql.report.text import by_support
+from mlsql.report.text import by_support, count
 
 
 def to_json(report: Report) -> str:
@@ -67,7 +67,7 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
         if report.group_columns:
             lines += [f"### {group.title}", ""]
         lines += [
-            f"{fmt(s.get('n_rows'))} rows, {fmt(s.get('n_labels'))} labels, "
+            f"{count(s.get('n_rows'), 'row')}, {count(s.get('n_labels'), 'label')}, "
             f"micro {f_name} **{fmt(s.get(report.column('micro', 'f')), None)}**",
             "",
         ]

@@ -50,7 +50,7 @@ class Group:
         """``col = value, ...``, or ``all rows`` when ungrouped."""
         if not self.key:
             return "all rows"
-        return ", ".join(f"{k} = {v}" for k, v in self.key.items())
+        return ", ".join(f"{k} = {'NULL' if v is None else v}" for k, v in self.key.items())
 
     def ranked_labels(self) -> list[dict[str, Any]]:
         """Labels from best to worst F (ties: larger support first, then the label)."""

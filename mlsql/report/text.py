@@ -20,12 +20,23 @@ def headline(report: Report, group: Group) -> Text:
     """``7 rows · 3 labels · micro F1 0.6956521739130435`` (micro F at full precision)."""
     s = group.summary
     text = Text()
-    text.append(f"{fmt(s.get('n_rows'))} rows", style="bold")
+    text.append(count(s.get("n_rows"), "row"), style="bold")
     if s.get("n_labels") is not None:
-        text.append(f" · {fmt(s.get('n_labels'))} labels", style="bold")
+        text.append(f" · {count(s.get('n_labels'), 'label')}", style="bold")
     text.append(f" · micro {report.f_name} ")
     text.append(fmt(s.get(report.column("micro", "f")), None), style="bold green")
     return text
+
+
+def count(n: Any, noun: str) -> str:
+    """``1 row``, ``7 rows``.
+
+    Examples
+    --------
+    >>> count(1, "row"), count(0, "label")
+    ('1 row', '0 labels')
+    """
+    return f"{fmt(n)} {noun}{'' if n == 1 else 's'}"
 
 
 def averages_table(report: Report, group: Group, digits: int) -> Table:
