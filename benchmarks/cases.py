@@ -154,8 +154,8 @@ def sklearn_micro_f1(e: Env) -> float:
 
 
 PARQUET = "read_parquet('{f}')"
-#: The Parquet source as a string literal, for table macros taking a query.
-PARQUET_LITERAL = "'read_parquet(''{f}'')'"
+#: The Parquet source as a query string literal, for table macros taking a source.
+PARQUET_QUERY = "'FROM read_parquet(''{f}'')'"
 
 # One line per case: keep them unwrapped.
 # fmt: off
@@ -167,8 +167,8 @@ CASES: list[Case] = [
     Case("duckdb", "mlsql micro_f1 by model", f"SELECT model, micro_f1(actual, predicted) FROM {PARQUET} GROUP BY model", mlsql=True),
     Case("duckdb", "mlsql multilabel_counts", f"SELECT multilabel_counts(actual, predicted) FROM {PARQUET}", mlsql=True),
     Case("duckdb", "mlsql samples_f1", f"SELECT samples_f1(actual, predicted) FROM {PARQUET}", mlsql=True),
-    Case("duckdb", "mlsql label_metrics", f"SELECT * FROM label_metrics({PARQUET_LITERAL}, 'actual', 'predicted')", mlsql=True),
-    Case("duckdb", "mlsql multilabel_report", f"SELECT * FROM multilabel_report({PARQUET_LITERAL}, 'actual', 'predicted')", mlsql=True),
+    Case("duckdb", "mlsql label_metrics", f"SELECT * FROM label_metrics({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True),
+    Case("duckdb", "mlsql multilabel_report", f"SELECT * FROM multilabel_report({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True),
     # Polars: streaming scans, then eager read_parquet -------------------------
     Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),
     Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),

@@ -352,6 +352,10 @@ class Row:
         The computed value, shortened.
     note : str
         Why a case failed or was skipped.
+    other_cpu_share : float or None
+        Share of the machine's CPU that other processes used while the case
+        ran (its subprocess's own CPU time excluded): above
+        ``NOISY_SHARE`` its time is marked ``*`` as noisy.
     """
 
     engine: str
@@ -365,6 +369,7 @@ class Row:
     peak_rss_mb: float | None
     result: str
     note: str
+    other_cpu_share: float | None
 
 
 def data_paths(data: Path, rows: int, seed: int) -> dict[str, Path]:
@@ -396,6 +401,48 @@ def data_paths(data: Path, rows: int, seed: int) -> dict[str, Path]:
         if n != rows:
             raise SystemExit(f"{p} has {n:,} rows, not {rows:,}: choose another --data")
     return paths
+
+
+def cpu_busy_seconds() -> float:
+    """Return the CPU time all processes of the machine have used, from ``/proc/stat``."""
+    try:
+        with open("/proc/stat") as fh:
+            fields = [int(x) for x in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return math.nan
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+#: A case is marked noisy when other processes used more than this share of
+#: the machine's CPU while it ran.
+NOISY_SHARE = 0.10
+
+
+def wait_quiet(limit: float, share: float = NOISY_SHARE) -> float:
+    """Wait until other processes leave the CPU (almost) idle.
+
+    Parameters
+    ----------
+    limit : float
+        Give up after this many seconds.
+    share : float
+        Busy share of the machine's CPU, over half a second, that counts as
+        quiet.
+
+    Returns
+    -------
+    float
+        Seconds waited.
+    """
+    start = time.monotonic()
+    cores = os.cpu_count() or 1
+    while time.monotonic() - start < limit:
+        before = cpu_busy_seconds()
+        time.sleep(0.5)
+        if (cpu_busy_seconds() - before) / (0.5 * cores) <= share:
+            break
+    return time.monotonic() - start
 
 
 def run_worker(
@@ -438,24 +485,39 @@ def run_worker(
         proc = subprocess.Popen(
             cmd, stdout=log, stderr=subprocess.STDOUT, cwd=tmp, env=env, start_new_session=True
         )
-    deadline = time.monotonic() + timeout
+    started = time.monotonic()
+    busy_before = cpu_busy_seconds()
+    deadline = started + timeout
     timed_out = False
-    while True:
-        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-        if pid:
-            break
-        if time.monotonic() > deadline:
-            timed_out = True
+    try:
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                timed_out = True
+                os.killpg(proc.pid, signal.SIGKILL)
+                pid, status, usage = os.wait4(proc.pid, 0)
+                break
+            time.sleep(0.02)
+    except BaseException:  # interrupted: take the worker (and its JVM) down too
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
-            pid, status, usage = os.wait4(proc.pid, 0)
-            break
-        time.sleep(0.02)
+        os.wait4(proc.pid, 0)
+        proc.returncode = -signal.SIGKILL
+        raise
     proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.monotonic() - started
+    own = usage.ru_utime + usage.ru_stime
+    other = max(0.0, cpu_busy_seconds() - busy_before - own)
+    other_share = other / (wall * (os.cpu_count() or 1)) if wall > 0 else 0.0
     # Anything the worker left behind in its own session (a JVM).
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     if result_path.exists():
-        return json.loads(result_path.read_text())
+        result = json.loads(result_path.read_text())
+        result["other_cpu_share"] = other_share
+        return result
     tail = log_path.read_text(errors="replace").strip().splitlines()[-1:] or [""]
     return {
         "status": "timeout" if timed_out else "error",
@@ -465,6 +527,7 @@ def run_worker(
         if timed_out
         else f"worker exit {proc.returncode}: {tail[0]}",
         "peak_rss_kb": usage.ru_maxrss,  # kB on Linux; includes the fork's parent image
+        "other_cpu_share": other_share,
     }
 
 
@@ -577,9 +640,15 @@ def build_rows(results: list[tuple[Case, str, dict[str, Any]]]) -> list[Row]:
                 peak_rss_mb=rss / 1024 if rss else None,
                 result=res.get("result", ""),
                 note=res.get("note", ""),
+                other_cpu_share=res.get("other_cpu_share"),
             )
         )
     return rows
+
+
+def noisy(r: Row) -> bool:
+    """Tell whether other processes used much CPU while the case ran."""
+    return r.other_cpu_share is not None and r.other_cpu_share > NOISY_SHARE
 
 
 def cells(r: Row, width: int = 100) -> list[str]:
@@ -609,7 +678,7 @@ def cells(r: Row, width: int = 100) -> list[str]:
         r.engine,
         r.file,
         r.case,
-        f"{r.seconds:.3f}" if r.seconds is not None else "-",
+        "-" if r.seconds is None else f"{r.seconds:.3f}" + ("*" if noisy(r) else ""),
         f"{r.ratio:.2f}" if r.ratio is not None else "-",
         r.baseline,
         f"{rss:,.0f}" if rss is not None else "-",
@@ -700,6 +769,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     p.add_argument("--repeat", type=int, default=3, help="timed runs per case, best kept")
     p.add_argument("--timeout", type=float, default=1800, help="seconds per case (default 1800)")
+    p.add_argument(
+        "--wait-quiet",
+        type=float,
+        default=0,
+        metavar="S",
+        help="before each case, wait up to S seconds for other processes to leave the CPU idle",
+    )
     p.add_argument("--seed", type=int, default=42, help="seed when generating data")
     p.add_argument(
         "--sklearn-max-rows",
@@ -734,6 +810,8 @@ def main(argv: list[str] | None = None) -> int:
         Exit status: 0 when the run completed, whatever the cases did.
     """
     args = parse_args(argv)
+    # On SIGTERM unwind like on Ctrl-C, so the running worker is killed too.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     if args.worker:
         return worker(args.worker, args.file, args.repeat, args.result, args.spark_driver_memory)
     if args.list:
@@ -771,6 +849,8 @@ def main(argv: list[str] | None = None) -> int:
             if why_not:
                 res: dict[str, Any] = {"status": "skipped", "times": [], "note": why_not}
             else:
+                if args.wait_quiet:
+                    wait_quiet(args.wait_quiet)
                 res = run_worker(
                     case, path, args.repeat, args.timeout, tmp, args.spark_driver_memory
                 )
@@ -789,6 +869,7 @@ def main(argv: list[str] | None = None) -> int:
     caption = (
         f"best of {args.repeat} runs; ratio = seconds / 'ratio to' case on the same file; "
         "peak RSS = the case's process and its children (VmHWM); "
+        f"* = other processes used > {NOISY_SHARE:.0%} of the CPU meanwhile; "
         + ", ".join(f"{k} {v}" for k, v in vers.items() if k not in ("duckdb", "polars"))
     )
     render(rows, title, caption)
