@@ -169,7 +169,11 @@ def _label_table(report: Report, rows: list[dict[str, Any]], digits: int) -> str
     )
 
 
-def _group_section(report: Report, group: Group, digits: int) -> str:
+#: groups beyond this many get their tables but no charts (the page stays a few MB)
+MAX_GROUP_CHARTS = 12
+
+
+def _group_section(report: Report, group: Group, digits: int, *, charts: bool = True) -> str:
     f = report.f_name
     parts = [f"<h2>{esc(group.title)}</h2>" if report.group_columns else "", _cards(report, group)]
     parts.append("<h3>Averages</h3>")
@@ -178,7 +182,7 @@ def _group_section(report: Report, group: Group, digits: int) -> str:
         f'<div class="twocol"><div><h3>Whole-set measures</h3>{_totals_table(report, group, digits)}</div>'
         f"<div>{_best_worst(report, group, digits)}</div></div>"
     )
-    if group.labels:
+    if group.labels and charts:
         rows = by_support(group.labels)
         parts.append(f"<h3>Precision, recall and {esc(f)} per label, by support</h3>")
         parts.append(svg.legend({"precision": "precision", "recall": "recall", "f1": f}))
@@ -190,12 +194,14 @@ def _group_section(report: Report, group: Group, digits: int) -> str:
             )
         parts.append(f"<h3>Label frequency against {esc(f)}</h3>")
         parts.append(svg.frequency_scatter(rows, f, report.f_key))
+        if len(rows) > svg.MAX_POINTS:
+            parts.append(f'<p class="note">The {svg.MAX_POINTS} most frequent labels.</p>')
         undefined = sum(1 for r in rows if ratio(r.get(report.f_key)) is None)
         if undefined:
             parts.append(
                 f'<p class="note">{undefined} label(s) with undefined {esc(f)} not drawn.</p>'
             )
-    if group.confusion is not None:
+    if group.confusion is not None and charts:
         parts.append("<h3>Confusion matrix</h3>")
         parts.append(
             '<p class="note">Rows are the actual class, columns the predicted one; the colour is '
@@ -266,7 +272,15 @@ def to_html(report: Report, *, digits: int = 4) -> str:
     sections = []
     if report.group_columns and len(report.summary) > 1:
         sections.append(_groups_overview(report, digits))
-    sections += [_group_section(report, g, digits) for g in report.groups()]
+    sections += [
+        _group_section(report, g, digits, charts=i < MAX_GROUP_CHARTS)
+        for i, g in enumerate(report.groups())
+    ]
+    if len(report.summary) > MAX_GROUP_CHARTS:
+        sections.append(
+            f'<p class="note">Charts are drawn for the first {MAX_GROUP_CHARTS} of '
+            f"{len(report.summary)} groups.</p>"
+        )
     if not report.summary:
         sections.append('<p class="note">No rows to evaluate.</p>')
     notes = "".join(f"<p>{esc(n)}</p>" for n in report.notes)

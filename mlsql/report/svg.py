@@ -20,6 +20,7 @@ INK = "#1f2933"
 CHAR_PX = 7.6  # a generous width of one character at 12px
 MAX_BAR_LABELS = 40
 MAX_CLASSES = 30
+MAX_POINTS = 2000
 
 
 def esc(value: Any) -> str:
@@ -117,43 +118,60 @@ def label_bars(
     return _svg(width, height, body, f"precision, recall and {f_name} per label, by support")
 
 
-def _nice_ticks(top: float, count: int = 5) -> list[float]:
-    if top <= 0:
-        return [0.0]
-    raw = top / count
+def _nice_step(span: float, count: int = 5) -> float:
+    raw = span / count
     step = 10 ** math.floor(math.log10(raw))
     for m in (1, 2, 2.5, 5, 10):
         if raw <= m * step:
-            step *= m
-            break
-    return [i * step for i in range(int(top / step + 1e-9) + 1)]
+            return step * m
+    return step * 10
+
+
+def _tick(value: float) -> str:
+    """``0``, ``2.5``, ``10,000``."""
+    return f"{value:,.0f}" if value == int(value) else f"{value:g}"
+
+
+def _support_scale(
+    supports: list[float], left: float, width: float
+) -> tuple[Any, list[float], bool]:
+    """x position of a support, tick values, and whether the scale is logarithmic.
+
+    Log scale (of 1 + support, so 0 has a place) when supports span more than
+    a factor of 20; otherwise linear over a nice range around them.
+    """
+    hi = max(supports, default=1.0) or 1.0
+    positive = [x for x in supports if x > 0]
+    lo_pos = min(positive, default=hi)
+    if hi / lo_pos > 20:
+        span = math.log10(1 + hi)
+        ticks = [0.0] + [10.0**k for k in range(math.floor(math.log10(hi)) + 1)]
+        return (lambda x: left + math.log10(1 + x) / span * width), ticks, True
+    lo = min(supports, default=0.0)
+    if lo < hi / 2:
+        lo = 0.0
+    step = max(_nice_step(max(hi - lo, 1.0)), 1.0)  # supports are whole numbers
+    start = math.floor(lo / step) * step if lo else 0.0
+    if lo and start == lo:  # keep points off the axis
+        start = max(start - step, 0.0)
+    stop = math.ceil(hi / step) * step
+    if stop == hi:
+        stop += step
+    ticks = [start + i * step for i in range(round((stop - start) / step) + 1)]
+    return (lambda x: left + (x - start) / (stop - start) * width), ticks, False
 
 
 def frequency_scatter(
     rows: list[dict[str, Any]], f_name: str, f_key: str = "f1", *, width: float = 760
 ) -> str:
     """Each label's support (x; log scale when it spans decades) against its F (y)."""
+    rows = sorted(rows, key=lambda r: -(r.get("support") or 0))[:MAX_POINTS]
     points = [(r, float(r.get("support") or 0), ratio(r.get(f_key))) for r in rows]
     drawn = [(r, s, f) for r, s, f in points if f is not None]
     height = 340.0
     left, right, top, bottom = 56.0, 24.0, 16.0, 46.0
     plot_w, plot_h = width - left - right, height - top - bottom
-    top_support = max((s for _, s, _ in drawn), default=1.0) or 1.0
-    log = top_support > 50
-    if log:
-        span = math.log10(1 + top_support)
-
-        def sx(s: float) -> float:
-            return left + math.log10(1 + s) / span * plot_w
-
-        ticks = [0.0] + [10.0**k for k in range(math.floor(math.log10(top_support)) + 1)]
-    else:
-        xmax = top_support * 1.05
-
-        def sx(s: float) -> float:
-            return left + s / xmax * plot_w
-
-        ticks = _nice_ticks(top_support)
+    sx, ticks, log = _support_scale([x for _, x, _ in drawn], left, plot_w)
 
     def sy(f: float) -> float:
         return top + (1 - f) * plot_h
@@ -176,7 +194,7 @@ def frequency_scatter(
         )
         body.append(
             f'<text x="{x:.1f}" y="{top + plot_h + 18:.1f}" text-anchor="middle" class="tick">'
-            f"{t:g}</text>"
+            f"{_tick(t)}</text>"
         )
     body.append(
         f'<line x1="{left:.1f}" y1="{top + plot_h:.1f}" x2="{left + plot_w:.1f}" '
@@ -192,12 +210,15 @@ def frequency_scatter(
         f'text-anchor="middle" class="axis">{esc(f_name)}</text>'
     )
     named = len(drawn) <= 20
+    radius, opacity = (5.5, 0.75) if len(drawn) <= 200 else (3.5, 0.45)
     for r, s, f in sorted(drawn, key=lambda p: p[1]):
         x, y = sx(s), sy(f)
         tip = f"{r['label']}: support {fmt(r.get('support'))}, {f_name} {fmt(r.get(f_key), 4)}"
         body.append(
-            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5.5" fill="{COLORS["f1"]}" fill-opacity="0.75" '
-            f'stroke="#2f6b2a" stroke-width="1"><title>{esc(tip)}</title></circle>'
+            f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{radius}" fill="{COLORS["f1"]}" '
+            f'fill-opacity="{opacity}" '
+            f'stroke="#2f6b2a" stroke-width="{1 if radius > 4 else 0.6}">'
+            f"<title>{esc(tip)}</title></circle>"
         )
         if named:
             text_w = len(_short(r["label"], 20)) * CHAR_PX
