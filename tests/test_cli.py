@@ -529,6 +529,23 @@ def test_sql_runs_with_every_macro() -> None:
     assert result.stdout == "a,b\n1,\n2,y\n"
 
 
+def test_sql_table_shows_at_most_max_rows() -> None:
+    result = invoke("sql", "SELECT range AS i FROM range(5)", "--max-rows", "3")
+    assert result.exit_code == 0, result.stderr
+    assert "first 3 rows shown" in result.stdout
+    shown = [line.strip() for line in result.stdout.splitlines()]
+    assert "2" in shown and "3" not in shown
+    result = invoke("sql", "SELECT range AS i FROM range(5)", "--max-rows", "3", "-f", "csv")
+    assert result.stdout == "i\n0\n1\n2\n3\n4\n"
+
+
+def test_html_is_not_poured_onto_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("mlsql.cli.run._is_terminal", lambda stream: True)
+    result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "-f", "html")
+    assert result.exit_code == 2
+    assert "add --output report.html" in result.stderr
+
+
 def test_sql_on_a_database_file(files: dict[str, Path]) -> None:
     query = "SELECT micro_f1(actual, predicted) AS f FROM tags"
     result = invoke("sql", query, "--db", files["duckdb"], "--read-only", "-f", "json")

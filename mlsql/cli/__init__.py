@@ -172,6 +172,9 @@ def sql_command(
         Optional[Path],  # noqa: UP045
         typer.Option("--output", "-o", help="Write to this file instead of stdout."),
     ] = None,
+    max_rows: Annotated[
+        int, typer.Option("--max-rows", min=0, help="Rows a table shows at most (0: all).")
+    ] = 1000,
     show_progress: Annotated[
         bool,
         typer.Option("--progress/--no-progress", help="Progress on a terminal (never in pipes)."),
@@ -188,6 +191,7 @@ def sql_command(
             format_=format_.value,
             output=output,
             show_progress=show_progress,
+            max_rows=max_rows,
         )
 
 

@@ -141,8 +141,12 @@ def run_sql(
     format_: str,
     output: Path | None,
     show_progress: bool,
+    max_rows: int = 0,
 ) -> None:
-    """Run ``query`` with every macro loaded and write its result."""
+    """Run ``query`` with every macro loaded and write its result.
+
+    A table shows at most ``max_rows`` rows (0: all); other formats get every row.
+    """
     from mlsql.report import tabular
 
     if db is not None and not db.is_file():
@@ -154,8 +158,16 @@ def run_sql(
     with progress(con, "mlsql: running SQL", enabled=show_progress):
         result = con.execute(query)
         columns = [d[0] for d in result.description] if result.description else []
-        rows = result.fetchall() if columns else []
+        limit = max_rows if format_ == "table" and max_rows > 0 else None
+        if not columns:
+            rows = []
+        elif limit is None:
+            rows = result.fetchall()
+        else:
+            rows = result.fetchmany(limit + 1)
     if format_ == "table":
-        _write(output, None, lambda c: tabular.print_table(c, columns, rows))
+        more = limit is not None and len(rows) > limit
+        rows = rows[:limit] if more else rows
+        _write(output, None, lambda c: tabular.print_table(c, columns, rows, more=more))
     else:
         _write(output, tabular.render(format_, columns, rows))

@@ -24,8 +24,13 @@ def _cell(value: Any) -> str:
     return fmt(value, None)
 
 
-def print_table(console: Console, columns: list[str], rows: list[tuple[Any, ...]]) -> None:
-    """Print the result as a table (``OK`` for a statement that returns nothing)."""
+def print_table(
+    console: Console, columns: list[str], rows: list[tuple[Any, ...]], *, more: bool = False
+) -> None:
+    """Print the result as a table (``OK`` for a statement that returns nothing).
+
+    ``more`` says the result had rows beyond those given.
+    """
     if not columns:
         console.print("OK")
         return
@@ -36,7 +41,13 @@ def print_table(console: Console, columns: list[str], rows: list[tuple[Any, ...]
     for row in rows:
         table.add_row(*(_cell(v) for v in row))
     console.print(table)
-    console.print(f"{len(rows)} row{'s' if len(rows) != 1 else ''}", style="dim")
+    if more:
+        console.print(
+            f"first {len(rows)} rows shown; --max-rows 0 shows all, --format csv writes all",
+            style="dim",
+        )
+    else:
+        console.print(f"{len(rows)} row{'s' if len(rows) != 1 else ''}", style="dim")
 
 
 def render(format_: str, columns: list[str], rows: list[tuple[Any, ...]]) -> str:
