@@ -540,7 +540,7 @@ def test_sql_table_shows_at_most_max_rows() -> None:
 
 
 def test_html_is_not_poured_onto_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("mlsql.cli.run._is_terminal", lambda stream: True)
+    monkeypatch.setattr("mlsql.cli.run.is_terminal", lambda stream: True)
     result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "-f", "html")
     assert result.exit_code == 2
     assert "add --output report.html" in result.stderr

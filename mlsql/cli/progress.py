@@ -17,7 +17,7 @@ import duckdb
 DUCKDB_BAR_AFTER_MS = 500
 
 
-def _is_terminal(stream: object) -> bool:
+def is_terminal(stream: object) -> bool:
     isatty = getattr(stream, "isatty", None)
     try:
         return bool(isatty and isatty())
@@ -30,13 +30,13 @@ def progress(
     con: duckdb.DuckDBPyConnection, message: str, *, engine: str = "duckdb", enabled: bool = True
 ) -> Iterator[None]:
     """Show progress while the block runs, if (and only if) someone is watching."""
-    duckdb_bar = enabled and engine == "duckdb" and _is_terminal(sys.stdout)
+    duckdb_bar = enabled and engine == "duckdb" and is_terminal(sys.stdout)
     con.execute(f"SET enable_progress_bar = {str(duckdb_bar).lower()}")
     if duckdb_bar:
         con.execute(f"SET progress_bar_time = {DUCKDB_BAR_AFTER_MS}")
         yield
         return
-    if enabled and _is_terminal(sys.stderr):
+    if enabled and is_terminal(sys.stderr):
         from rich.console import Console
 
         with Console(stderr=True).status(message):

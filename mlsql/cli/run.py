@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 
 from mlsql.cli.errors import UserError, fail
-from mlsql.cli.progress import _is_terminal, progress
+from mlsql.cli.progress import is_terminal, progress
 
 #: terminal width used when a table is written to a file
 FILE_WIDTH = 120
@@ -44,7 +44,7 @@ def _write(
                 handle.write(text or "")
     except OSError as exc:
         raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
-    if _is_terminal(sys.stderr):
+    if is_terminal(sys.stderr):
         sys.stderr.write(f"mlsql: wrote {output}\n")
 
 
@@ -93,7 +93,7 @@ def run_eval(
         per_label=per_label,
         tables=tables,
     )
-    if format_ == "html" and output is None and _is_terminal(sys.stdout):
+    if format_ == "html" and output is None and is_terminal(sys.stdout):
         fail("--format html writes a web page: add --output report.html (or redirect stdout)")
     import mlsql
 
