@@ -1,0 +1,141 @@
+"""Inputs as Columns, and the label type guard where Spark lets mlsql see the types.
+
+A PySpark Column has no type until a DataFrame resolves it, and Spark resolves
+a ``select`` or ``agg`` in the JVM, out of mlsql's reach. So:
+
+- a Column taken from a DataFrame (``df.actual``, ``df["actual"]``) is already
+  resolved in Spark Classic: mlsql reads its type when the function is called
+  and raises :class:`~mlsql.MlsqlError` naming both types on a mismatch
+  (DESIGN.md section 1.3), before Spark sees the query;
+- a name (``"actual"``) or ``F.col("actual")`` is resolved only by Spark's
+  analyzer. Under Spark 4's ANSI mode Spark never casts one label kind to the
+  other inside mlsql's set functions: the ``select`` raises an
+  ``AnalysisException`` (``DATATYPE_MISMATCH``) that names both array types,
+  e.g. ``["ARRAY<INT>", "ARRAY<STRING>"]``, before any data is read;
+- the frame-level functions (``label_metrics``, ``multilabel_report``) take the
+  DataFrame and check its schema.
+
+Integer widths may differ (Spark widens ``array<int>`` to ``array<bigint>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from mlsql._errors import MlsqlError
+
+MISMATCH_MESSAGE = (
+    "{func} needs {left} and {right} of the same label type (both text, both integers, ...). "
+    "Got {left} {left_type} and {right} {right_type}."
+)
+NOT_A_LIST_MESSAGE = "{func} takes an array of labels per row for {name}. Got {name} {type}."
+NOT_A_COLUMN_MESSAGE = (
+    "{func} takes a column name or a pyspark Column for {name}. Got {value!r} instead."
+)
+
+
+def to_column(value: Any, func: str, name: str) -> Column:
+    """A column name or a Column as a Column.
+
+    Examples
+    --------
+    >>> to_column(1, "micro_f1", "actual")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: micro_f1 takes a column name or a pyspark Column for actual. Got 1 instead.
+    """
+    if isinstance(value, str):
+        return F.col(value)
+    if isinstance(value, Column):
+        return value
+    raise MlsqlError(NOT_A_COLUMN_MESSAGE.format(func=func, name=name, value=value))
+
+
+def data_type(col: Column) -> T.DataType | None:
+    """The type of a Column already resolved against a DataFrame (``df.x``), else None.
+
+    Spark Connect Columns and unresolved ones (names, ``F.col``, expressions)
+    give None: Spark checks their types itself when the query is analysed.
+    """
+    try:
+        node = col._jc.node()  # type: ignore[attr-defined]
+        if node.getClass().getSimpleName() != "ExpressionColumnNode":
+            return None
+        expr = node.expression()
+        if not expr.resolved():
+            return None
+        return T._parse_datatype_json_string(expr.dataType().json())
+    except Exception:  # not Spark Classic, or an internal API that moved: Spark checks
+        return None
+
+
+def kind(dtype: T.DataType) -> str:
+    """The kind of a label type: integer, text, float, decimal, boolean, null or the type.
+
+    Examples
+    --------
+    >>> kind(T.IntegerType()), kind(T.StringType()), kind(T.DoubleType())
+    ('integer', 'text', 'float')
+    """
+    if isinstance(dtype, T.IntegralType):
+        return "integer"
+    if isinstance(dtype, (T.StringType, T.CharType, T.VarcharType)):
+        return "text"
+    if isinstance(dtype, T.FractionalType) and not isinstance(dtype, T.DecimalType):
+        return "float"
+    if isinstance(dtype, T.DecimalType):
+        return "decimal"
+    if isinstance(dtype, T.BooleanType):
+        return "boolean"
+    if isinstance(dtype, T.NullType):
+        return "null"
+    return dtype.simpleString()
+
+
+def compatible(left: T.DataType, right: T.DataType) -> bool:
+    """Whether two label types are of one kind (an all-NULL side fits anything)."""
+    a, b = kind(left), kind(right)
+    return "null" in (a, b) or a == b
+
+
+def element(dtype: T.DataType | None) -> T.DataType | None:
+    """The element type of an array type, else None."""
+    return dtype.elementType if isinstance(dtype, T.ArrayType) else None
+
+
+def check_label_lists(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
+    """Raise :class:`MlsqlError` unless the (known) types are arrays of one label kind.
+
+    Columns whose type is unknown (see the module docstring) are left to Spark.
+    """
+    types = [data_type(c) for c in cols]
+    for name, dtype in zip(names, types, strict=True):
+        if dtype is not None and not isinstance(dtype, (T.ArrayType, T.NullType)):
+            raise MlsqlError(
+                NOT_A_LIST_MESSAGE.format(func=func, name=name, type=dtype.simpleString())
+            )
+    check_same_kind(func, names, types)
+
+
+def check_same_kind(func: str, names: Sequence[str], types: Sequence[T.DataType | None]) -> None:
+    """Raise :class:`MlsqlError` naming both types unless all known types hold one label kind."""
+    known = [(n, t) for n, t in zip(names, types, strict=True) if t is not None]
+    labels = [(n, t, element(t) or t) for n, t in known]
+    for i, (n1, t1, l1) in enumerate(labels):
+        for n2, t2, l2 in labels[i + 1 :]:
+            if compatible(l1, l2):
+                continue
+            raise MlsqlError(
+                MISMATCH_MESSAGE.format(
+                    func=func,
+                    left=n1,
+                    right=n2,
+                    left_type=t1.simpleString(),
+                    right_type=t2.simpleString(),
+                )
+            )

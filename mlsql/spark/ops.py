@@ -1,0 +1,96 @@
+"""The primitives the formulas need, as PySpark Columns.
+
+:class:`SparkOps` implements the ``Ops`` protocol of :mod:`mlsql._formulas`
+with a *static* ``zero_division`` (a validated
+:class:`~mlsql._params.ZeroDivision`, known when the Column is built), so
+``skips_undefined`` is a real bool and averages under 0, 1 or 'diagnose' skip
+the NaN bookkeeping entirely.
+
+Division and ANSI mode: Spark 4 runs with ``spark.sql.ansi.enabled`` on, where
+``x / 0`` raises ``DIVIDE_BY_ZERO``. Every ratio of the formulas is written
+``when(den == 0, undefined, num / den)``; Spark evaluates a ``CASE`` branch
+only for the rows that take it (and constant folding leaves a branch alone
+when folding it would raise), so ``num / 0`` is never evaluated.
+``tests/test_spark_ansi.py`` checks that on every measure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from mlsql._params import ZeroDivision
+
+
+def column(value: Any) -> Column:
+    """``value`` as a Column (a Python value becomes a literal; None a NULL)."""
+    return value if isinstance(value, Column) else F.lit(value)
+
+
+class SparkOps:
+    """Formula primitives for Spark.
+
+    Examples
+    --------
+    >>> from mlsql._params import check_zero_division
+    >>> ops = SparkOps()
+    >>> ops.skips_undefined(check_zero_division("ignore", "samples_f1"))
+    True
+    >>> ops.skips_undefined(check_zero_division(0, "samples_f1"))
+    False
+    """
+
+    def when(self, condition: Any, then: Any, otherwise: Any) -> Column:
+        """``then`` where ``condition`` holds, else ``otherwise`` (also where it is NULL)."""
+        return F.when(column(condition), column(then)).otherwise(column(otherwise))
+
+    def undefined(self, zero_division: ZeroDivision, nothing_to_score: Any) -> Any:
+        """The value of an undefined ratio under ``zero_division``."""
+        if not isinstance(zero_division, ZeroDivision):
+            raise TypeError("SparkOps needs a validated ZeroDivision (mlsql._params)")
+        if zero_division.kind == "value":
+            return F.lit(zero_division.value)
+        if zero_division.kind == "nan":
+            return F.lit(float("nan"))
+        if zero_division.kind == "ignore":
+            return F.lit(None).cast("double")
+        return self.when(nothing_to_score, 1.0, 0.0)  # 'diagnose'
+
+    def skips_undefined(self, zero_division: ZeroDivision) -> bool:
+        """Whether averages leave undefined values out (NaN and 'ignore')."""
+        return zero_division.skips_undefined
+
+    def sum(self, x: Any) -> Column:
+        """SQL ``sum``: NULL over no non-NULL values (Spark's ``sum`` already is)."""
+        return F.sum(column(x))
+
+    def mean(self, x: Any) -> Column:
+        """SQL ``avg``: NULL over no non-NULL values."""
+        return F.avg(column(x))
+
+    def count(self, x: Any) -> Column:
+        """Non-NULL values of ``x``."""
+        return F.count(column(x))
+
+    def is_nan(self, x: Any) -> Column:
+        """True where ``x`` is NaN (false where it is NULL)."""
+        return F.isnan(column(x))
+
+    def nan(self) -> Column:
+        """NaN."""
+        return F.lit(float("nan"))
+
+    # beyond the core protocol: formulas of other families use these ---------------
+    def log2(self, x: Any) -> Column:
+        """Base-2 logarithm."""
+        return F.log2(column(x))
+
+    def sqrt(self, x: Any) -> Column:
+        """Square root."""
+        return F.sqrt(column(x))
+
+    def pow(self, base: Any, exponent: Any) -> Column:
+        """``base ** exponent``."""
+        return F.pow(column(base), column(exponent))

@@ -1,0 +1,274 @@
+"""mlsql in Spark SQL: the per-row and from-counts functions as SQL functions of a session.
+
+Spark 4 SQL functions (``CREATE TEMPORARY FUNCTION name(params) RETURN
+expr``) are scalar: Spark SQL has no aggregate written in SQL, so the micro
+and samples averages, ``multilabel_counts`` and ``fmeasure`` stay in the
+Python API (``df.agg(ms.micro_f1(...))``), and plain SQL scores stored
+counts with the ``*_from_counts`` functions. The functions are SQL
+expressions that Spark inlines into the query: they run in the JVM like
+built-in functions, no Python involved (a Python UDF would ship every row to
+a Python worker).
+
+Each body is generated from the same registry formula as the Python API,
+written over SQL text by :class:`SparkSqlOps`. What SQL adds:
+
+- ``zero_division`` is a runtime value (STRING): each body holds the formula
+  once per convention, chosen by ``CASE``; with a literal argument Spark folds
+  the ``CASE`` away. An unknown value raises with mlsql's message.
+- ``beta`` (DOUBLE) and ``n_labels`` (DOUBLE, a whole number) are checked at
+  run time with mlsql's messages (``raise_error``).
+- Labels: SQL function parameters have one type, so the label arrays are
+  ``ARRAY<STRING>`` by default (``label_type``): Spark casts integer arrays to
+  text on the way in, which keeps the sets (and every count and ratio) the
+  same; the set helpers then return text. Because the cast happens before the
+  function sees the values, SQL cannot reject an integer array against a text
+  one: the Python API does (DESIGN.md section 1.3). ``label_type="BIGINT"``
+  registers integer-label functions instead.
+- Stored counts are read by field name from a ``VARIANT`` (any struct with the
+  fields of ``multilabel_counts``, in any order; Spark casts structs to
+  ``VARIANT`` by itself), so a hand-made ``named_struct`` cannot be read in
+  the wrong order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from mlsql import _params as P
+from mlsql._errors import MlsqlError
+from mlsql._registry import Measure, measures
+from mlsql._sqlexpr import Sql
+
+#: every zero_division convention, by the text a SQL caller's value becomes
+ZERO_DIVISIONS = {
+    "0": P.ZeroDivision("value", 0.0),
+    "1": P.ZeroDivision("value", 1.0),
+    "nan": P.ZeroDivision("nan"),
+    "diagnose": P.ZeroDivision("diagnose"),
+    "ignore": P.ZeroDivision("ignore"),
+}
+#: SQL types of the parameters beyond the inputs, with their defaults as SQL
+PARAM_TYPES = {
+    "zero_division": ("STRING", "'0'"),
+    "beta": ("DOUBLE", "1.0D"),
+    "n_labels": ("DOUBLE", None),
+}
+LABEL_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_(), ]*")
+
+
+def string(text: str) -> Sql:
+    """A Spark SQL string literal (backslash escapes, Spark's default).
+
+    Examples
+    --------
+    >>> str(string("it's"))
+    "'it\\\\'s'"
+    """
+    return Sql("'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'")
+
+
+def number(value: Any) -> Sql:
+    """A Python number as a Spark SQL literal (floats as DOUBLE, not DECIMAL)."""
+    if isinstance(value, Sql):
+        return value
+    if isinstance(value, bool) or value is None:
+        return Sql({True: "true", False: "false", None: "NULL"}[value])
+    if isinstance(value, float):
+        return Sql(f"CAST('{value!r}' AS DOUBLE)" if value != value else f"{value!r}D")
+    return Sql(str(value))
+
+
+def message(template: str, got: Sql) -> Sql:
+    """``template`` (one ``{}``) as a SQL string expression with ``got`` spliced in."""
+    before, after = template.split("{}")
+    return Sql(
+        f"concat({string(before)}, coalesce(CAST({got} AS STRING), 'NULL'), {string(after)})"
+    )
+
+
+class SparkSqlOps:
+    """Formula primitives written as Spark SQL text, with a static ``zero_division``.
+
+    Examples
+    --------
+    >>> ops = SparkSqlOps()
+    >>> str(ops.when(Sql("x = 0"), 1.0, None))
+    'CASE WHEN x = 0 THEN 1.0D ELSE NULL END'
+    """
+
+    def when(self, condition: Any, then: Any, otherwise: Any) -> Sql:
+        return Sql(
+            f"CASE WHEN {number(condition)} THEN {number(then)} ELSE {number(otherwise)} END"
+        )
+
+    def undefined(self, zero_division: P.ZeroDivision, nothing_to_score: Any) -> Sql:
+        if zero_division.kind == "value":
+            return number(zero_division.value)
+        if zero_division.kind == "nan":
+            return self.nan()
+        if zero_division.kind == "ignore":
+            return Sql("CAST(NULL AS DOUBLE)")
+        return self.when(nothing_to_score, 1.0, 0.0)
+
+    def skips_undefined(self, zero_division: P.ZeroDivision) -> bool:
+        return zero_division.skips_undefined
+
+    def sum(self, x: Any) -> Sql:
+        return Sql(f"sum({number(x)})")
+
+    def mean(self, x: Any) -> Sql:
+        return Sql(f"avg({number(x)})")
+
+    def count(self, x: Any) -> Sql:
+        return Sql(f"count({number(x)})")
+
+    def is_nan(self, x: Any) -> Sql:
+        return Sql(f"isnan({number(x)})")
+
+    def nan(self) -> Sql:
+        return number(float("nan"))
+
+    def log2(self, x: Any) -> Sql:
+        return Sql(f"log2({number(x)})")
+
+    def sqrt(self, x: Any) -> Sql:
+        return Sql(f"sqrt({number(x)})")
+
+    def pow(self, base: Any, exponent: Any) -> Sql:
+        return Sql(f"pow({number(base)}, {number(exponent)})")
+
+
+OPS = SparkSqlOps()
+
+
+@dataclass(frozen=True)
+class Function:
+    """One SQL function: its name, parameters (``name TYPE [DEFAULT x]``) and body."""
+
+    name: str
+    params: tuple[str, ...]
+    body: str
+
+    def create(self, qualify: Callable[[str], str]) -> str:
+        """The ``CREATE OR REPLACE TEMPORARY FUNCTION`` statement."""
+        return (
+            f"CREATE OR REPLACE TEMPORARY FUNCTION {qualify(self.name)}({', '.join(self.params)})\n"
+            f"RETURN {self.body}"
+        )
+
+
+# ---------------------------------------------------------------- checked parameters
+def _checked_beta(func: str) -> Sql:
+    bad = "beta IS NULL OR isnan(beta) OR beta <= 0 OR beta = CAST('Infinity' AS DOUBLE)"
+    text = P.beta_message(func, "{}")
+    return Sql(f"(CASE WHEN {bad} THEN raise_error({message(text, Sql('beta'))}) ELSE beta END)")
+
+
+def _checked_n_labels(func: str) -> Sql:
+    bad = "n_labels IS NULL OR isnan(n_labels) OR n_labels <= 0 OR n_labels <> floor(n_labels)"
+    text = f"The 'n_labels' parameter of {func} must be a whole number > 0. Got {{}} instead."
+    return Sql(
+        f"(CASE WHEN {bad} THEN raise_error({message(text, Sql('n_labels'))}) ELSE n_labels END)"
+    )
+
+
+def _by_zero_division(func: str, body: Callable[[P.ZeroDivision], Sql]) -> Sql:
+    """``body`` under the caller's ``zero_division``, chosen at run time."""
+    norm = "regexp_replace(lower(trim(CAST(zero_division AS STRING))), '^([01])\\\\.0*$', '$1')"
+    cases = " ".join(f"WHEN '{k}' THEN {body(zd)}" for k, zd in ZERO_DIVISIONS.items())
+    bad = message(P.zero_division_message(func, "{}"), Sql("zero_division"))
+    return Sql(f"CASE {norm} {cases} ELSE raise_error({bad}) END")
+
+
+def formula_function(m: Measure, stats: Any, inputs: Sequence[str]) -> Function:
+    """The SQL function of a formula measure: ``inputs`` are its typed parameters."""
+    names = {p.name for p in m.params}
+    unknown = names - set(PARAM_TYPES)
+    if unknown:
+        raise ValueError(f"{m.name}: no SQL type for parameters {sorted(unknown)}")
+    params = list(inputs)
+    for p in m.params:
+        sql_type, default = PARAM_TYPES[p.name]
+        params.append(f"{p.name} {sql_type}" + ("" if default is None else f" DEFAULT {default}"))
+    fixed: dict[str, Any] = {}
+    if "beta" in names:
+        fixed["beta"] = _checked_beta(m.name)
+    if "n_labels" in names:
+        fixed["n_labels"] = _checked_n_labels(m.name)
+
+    def body(zd: P.ZeroDivision | None) -> Sql:
+        extra = {} if zd is None else {"zero_division": zd}
+        return number(m.build(OPS, stats, **fixed, **extra))  # type: ignore[misc]
+
+    text = _by_zero_division(m.name, body) if "zero_division" in names else body(None)
+    return Function(m.name, tuple(params), str(text))
+
+
+# ---------------------------------------------------------------- registration
+def functions(label_type: str = "STRING") -> list[Function]:
+    """Every SQL function mlsql registers, from the families' ``sql_functions`` hooks."""
+    if not isinstance(label_type, str) or not LABEL_TYPE.fullmatch(label_type):
+        raise MlsqlError(
+            f"label_type must be a Spark SQL type name such as 'STRING' or 'BIGINT'. "
+            f"Got {label_type!r} instead."
+        )
+    from mlsql.spark import families
+
+    out: list[Function] = []
+    for mod in families.modules():
+        hook: Callable[[str], list[Function]] | None = getattr(mod, "sql_functions", None)
+        if hook is not None:
+            out += hook(label_type)
+    return out
+
+
+def register(spark: Any, *, prefix: str = "", label_type: str = "STRING") -> list[str]:
+    """Create mlsql's per-row and from-counts functions as temporary SQL functions.
+
+    Parameters
+    ----------
+    spark : pyspark.sql.SparkSession
+        The session; the functions live as long as it does (``TEMPORARY``).
+    prefix : str, default ''
+        Put before every function name (e.g. ``'mlsql_'``), to keep clear of
+        other functions of the session.
+    label_type : str, default 'STRING'
+        The element type of the label array parameters. Integer arrays are
+        cast to text by Spark under the default (same sets, same numbers);
+        ``'BIGINT'`` keeps integer labels as integers.
+
+    Returns
+    -------
+    list of str
+        The names of the functions created.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> names = ms.register(spark)
+    >>> spark.sql("SELECT row_fbeta(array('a', 'b'), array('a'), beta => 2.0)").first()[0]
+    0.5555555555555556
+    >>> spark.sql(
+    ...     "SELECT micro_f1_from_counts(named_struct('tp', 2L, 'fp', 1L, 'fn', 1L))"
+    ... ).first()[0]
+    0.6666666666666666
+    """
+    if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z0-9_]*", prefix):
+        raise MlsqlError(f"prefix must be letters, digits or underscores. Got {prefix!r} instead.")
+    names = []
+    for fn in functions(label_type):
+        spark.sql(fn.create(lambda name: f"`{prefix}{name}`"))
+        names.append(prefix + fn.name)
+    return names
+
+
+def available(mods: Sequence[ModuleType] | None = None) -> list[str]:
+    """Names of the registry measures registered in SQL (for documentation)."""
+    names = {fn.name for fn in functions()}
+    return [m.name for m in measures() if m.name in names]

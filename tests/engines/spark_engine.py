@@ -1,0 +1,149 @@
+"""The Spark adapter: mlsql.spark Columns on one local SparkSession for the whole run.
+
+The session is created lazily, once per test process (``local[2]``, two
+shuffle partitions, no UI), with Spark 4's defaults otherwise (ANSI mode on).
+Arrow tables become Spark DataFrames through an explicit schema derived from
+the Arrow types, so a list of int32 stays ``array<int>`` and a NULL-only
+column keeps its declared type; each is one partition, so the many tiny
+queries of the suite run without a shuffle (``tests/test_spark_frames.py``
+covers aggregates merged across partitions). Functions get Columns of the DataFrame
+(``df["actual"]``), as a user holding the DataFrame would pass them, so mlsql
+can check the label types itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+import pyarrow as pa
+
+_SESSION: Any = None
+
+
+def session() -> Any:
+    """The one SparkSession of the test run."""
+    global _SESSION
+    if _SESSION is None:
+        os.environ.setdefault("PYSPARK_PYTHON", os.sys.executable)  # type: ignore[attr-defined]
+        from pyspark.sql import SparkSession
+
+        _SESSION = (
+            SparkSession.builder.master("local[2]")
+            .appName("mlsql-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.sql.shuffle.partitions", "2")
+            .config("spark.default.parallelism", "2")
+            .config("spark.driver.memory", "1g")
+            .config("spark.sql.adaptive.enabled", "false")
+            .getOrCreate()
+        )
+        _SESSION.sparkContext.setLogLevel("OFF")
+        # pyspark logs every analysis error it raises; the tests expect many
+        for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
+            logging.getLogger(name).disabled = True
+    return _SESSION
+
+
+def spark_type(t: pa.DataType) -> Any:
+    """The Spark type of an Arrow type."""
+    from pyspark.sql import types as T
+
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return T.ArrayType(spark_type(t.value_type), True)
+    if pa.types.is_struct(t):
+        return T.StructType([T.StructField(f.name, spark_type(f.type), True) for f in t])
+    if pa.types.is_map(t):
+        return T.MapType(spark_type(t.key_type), spark_type(t.item_type), True)
+    simple = {
+        pa.int8(): T.ByteType(),
+        pa.int16(): T.ShortType(),
+        pa.int32(): T.IntegerType(),
+        pa.int64(): T.LongType(),
+        pa.float32(): T.FloatType(),
+        pa.float64(): T.DoubleType(),
+        pa.bool_(): T.BooleanType(),
+        pa.string(): T.StringType(),
+        pa.large_string(): T.StringType(),
+        pa.null(): T.NullType(),
+    }
+    if t in simple:
+        return simple[t]
+    raise TypeError(f"no Spark type for Arrow {t}")
+
+
+def frame(table: pa.Table) -> Any:
+    """``table`` as a Spark DataFrame with the matching explicit schema, in one partition.
+
+    Arrow data becomes a local relation (no Python worker, no job to read
+    it); one partition lets aggregates run without a shuffle stage.
+    """
+    from pyspark.sql import types as T
+
+    schema = T.StructType([T.StructField(f.name, spark_type(f.type), True) for f in table.schema])
+    return session().createDataFrame(table, schema).coalesce(1)
+
+
+def _plain(value: Any) -> Any:
+    """A collected value as plain Python (a Row struct becomes a dict)."""
+    from pyspark.sql import Row
+
+    if isinstance(value, Row):
+        return value.asDict(recursive=True)
+    return value
+
+
+class SparkEngine:
+    """Runs each case as one ``select``, ``agg`` or ``groupBy().agg`` on a local session."""
+
+    name = "spark"
+
+    def __init__(self) -> None:
+        import mlsql.spark
+
+        self.ms = mlsql.spark
+        session()
+
+    def function(self, measure: str) -> Any:
+        """The public function ``mlsql.spark.<measure>`` (fails loudly if missing)."""
+        return getattr(self.ms, measure)
+
+    def aggregate(
+        self,
+        measure: str,
+        table: pa.Table,
+        *,
+        columns: tuple[str, ...] = ("actual", "predicted"),
+        **params: Any,
+    ) -> Any:
+        df = frame(table)
+        col = self.function(measure)(*(df[c] for c in columns), **params)
+        return _plain(df.agg(col.alias("value")).first()[0])
+
+    def grouped(self, measure: str, table: pa.Table, **params: Any) -> dict[Any, Any]:
+        df = frame(table)
+        col = self.function(measure)(df["actual"], df["predicted"], **params)
+        return {r[0]: _plain(r[1]) for r in df.groupBy("g").agg(col.alias("value")).collect()}
+
+    def per_row(self, measure: str, table: pa.Table, **params: Any) -> list[Any]:
+        from pyspark.sql import functions as F
+
+        df = frame(table).withColumn("_row", F.monotonically_increasing_id())
+        col = self.function(measure)(df["actual"], df["predicted"], **params)
+        rows = df.select("_row", col.alias("value")).orderBy("_row").collect()
+        return [_plain(r[1]) for r in rows]
+
+    def from_stored_counts(self, measure: str, table: pa.Table, **params: Any) -> Any:
+        df = frame(table)
+        daily = df.groupBy("g").agg(
+            self.ms.multilabel_counts(df["actual"], df["predicted"]).alias("c")
+        )
+        merged = daily.agg(self.ms.merge_counts(daily["c"]).alias("c"))
+        return merged.select(self.function(measure)(merged["c"], **params)).first()[0]
+
+    def counts(self, table: pa.Table) -> dict[str, int]:
+        df = frame(table)
+        col = self.ms.multilabel_counts(df["actual"], df["predicted"])
+        return _plain(df.agg(col).first()[0])
