@@ -8,24 +8,30 @@ CREATE OR REPLACE MACRO _mlsql_check_labels(labels, func) AS
 
 -- _mlsql_label_spread(source, actual, predicted, labels, "by"): One pass over the source: count per (group, label, flag); label NULL rows hold row codes.
 CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "by") AS TABLE 
-    SELECT g, label, f, count(*) AS n FROM (
-        SELECT g,
-               unnest(CASE WHEN a IS NULL OR p IS NULL THEN [NULL] ELSE list_concat([NULL], a, p) END) AS label,
-               unnest(CASE WHEN a IS NULL OR p IS NULL THEN [NULL::BIGINT]
-                           ELSE list_concat([-1 - coalesce(list_sum(list_concat(fa, fp)), 0)::BIGINT], fa, fp) END) AS f
+    SELECT g,
+           CASE WHEN GROUPING(la) = 0 THEN la WHEN GROUPING(lp) = 0 THEN lp END AS label,
+           CASE WHEN GROUPING(la) = 0 THEN fa WHEN GROUPING(lp) = 0 THEN fp * 1099511627776
+                ELSE -1 - code END AS f,
+           count(*) AS n
+    FROM (
+        SELECT g, unnest(a) AS la, unnest(fa) AS fa, unnest(p) AS lp, unnest(fp) AS fp,
+               unnest([CASE WHEN a IS NULL OR p IS NULL THEN NULL
+                            ELSE coalesce(list_sum(fa), 0) + coalesce(list_sum(fp), 0) * 1099511627776 END]) AS code
         FROM (
             SELECT g, a, p,
                    list_transform(a, lambda x, i: CASE WHEN x IS NULL OR list_position(a, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0
                        WHEN list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
-                   list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0
-                       ELSE 1099511627776 END) AS fp
+                   list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
-                       COLUMNS(lambda c: lower(c) = lower(actual)) AS a,
-                       COLUMNS(lambda c: lower(c) = lower(predicted)) AS p
-                FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))))
-    GROUP BY g, label, f;
+                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE a0 END AS a,
+                       CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
+                FROM (
+                    SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
+                           COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
+                           COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0
+                    FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))))
+    GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy.
 CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 

@@ -57,23 +57,30 @@ def _spread(q: Qualify) -> Macro:
     in_universe = "(labels IS NULL OR list_contains(labels, x))"
     skip = f"x IS NULL OR list_position({{side}}, x) <> i OR NOT {in_universe}"
     by_names = 'list_transform("by", lambda b: lower(b))'
-    body = f"""SELECT g, label, f, count(*) AS n FROM (
-        SELECT g,
-               unnest(CASE WHEN a IS NULL OR p IS NULL THEN [NULL] ELSE list_concat([NULL], a, p) END) AS label,
-               unnest(CASE WHEN a IS NULL OR p IS NULL THEN [NULL::BIGINT]
-                           ELSE list_concat([-1 - coalesce(list_sum(list_concat(fa, fp)), 0)::BIGINT], fa, fp) END) AS f
+    pred = LB.FLAG_PREDICTED
+    body = f"""SELECT g,
+           CASE WHEN GROUPING(la) = 0 THEN la WHEN GROUPING(lp) = 0 THEN lp END AS label,
+           CASE WHEN GROUPING(la) = 0 THEN fa WHEN GROUPING(lp) = 0 THEN fp * {pred}
+                ELSE -1 - code END AS f,
+           count(*) AS n
+    FROM (
+        SELECT g, unnest(a) AS la, unnest(fa) AS fa, unnest(p) AS lp, unnest(fp) AS fp,
+               unnest([CASE WHEN a IS NULL OR p IS NULL THEN NULL
+                            ELSE coalesce(list_sum(fa), 0) + coalesce(list_sum(fp), 0) * {pred} END]) AS code
         FROM (
             SELECT g, a, p,
                    list_transform(a, lambda x, i: CASE WHEN {skip.format(side="a")} THEN 0
                        WHEN list_contains(p, x) THEN {LB.FLAG_BOTH} ELSE {LB.FLAG_ACTUAL} END) AS fa,
-                   list_transform(p, lambda x, i: CASE WHEN {skip.format(side="p")} THEN 0
-                       ELSE {LB.FLAG_PREDICTED} END) AS fp
+                   list_transform(p, lambda x, i: CASE WHEN {skip.format(side="p")} THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
-                       COLUMNS(lambda c: lower(c) = lower(actual)) AS a,
-                       COLUMNS(lambda c: lower(c) = lower(predicted)) AS p
-                FROM (SELECT *, 0 AS {ALL} FROM {_read_source()}))))
-    GROUP BY g, label, f"""
+                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE a0 END AS a,
+                       CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
+                FROM (
+                    SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
+                           COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
+                           COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0
+                    FROM (SELECT *, 0 AS {ALL} FROM {_read_source()})))))
+    GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code))"""
     return Macro(
         FILE,
         "_mlsql_label_spread",
