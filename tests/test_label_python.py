@@ -21,7 +21,7 @@ from tests.conftest import conformance
 EVIL = 'x"; DROP TABLE t; --'
 
 
-@pytest.fixture()
+@pytest.fixture(scope="module")
 def con() -> duckdb.DuckDBPyConnection:
     return mlsql.connect()
 
@@ -41,7 +41,7 @@ def blog() -> pa.Table:
 def test_every_source_kind_gives_the_same_report(con, blog, tmp_path):
     path = tmp_path / "blog.parquet"
     pq.write_table(blog, path)
-    con.execute("CREATE TABLE blog AS SELECT * FROM read_parquet(?)", [str(path)])
+    con.execute("CREATE OR REPLACE TABLE blog AS SELECT * FROM read_parquet(?)", [str(path)])
     sources = {
         "table": "blog",
         "query": "SELECT * FROM blog WHERE true",
@@ -89,7 +89,7 @@ def test_a_plain_connection_gets_the_macros():
 
 def test_hostile_names_are_values_not_sql(con):
     con.execute(
-        f"CREATE TABLE t AS SELECT ['a', 'b'] AS {quote_ident(EVIL)}, "
+        f"CREATE OR REPLACE TABLE t AS SELECT ['a', 'b'] AS {quote_ident(EVIL)}, "
         f"['a'] AS predicted, 'g1' AS {quote_ident(EVIL + 'g')}"
     )
     got = mlsql.label_metrics(con, "t", EVIL, "predicted", by=[EVIL + "g"]).fetchall()
@@ -98,7 +98,7 @@ def test_hostile_names_are_values_not_sql(con):
     assert report.fetchall()[0][:2] == (1, 2)
     assert con.execute("SELECT count(*) FROM t").fetchall() == [(1,)]  # t is still there
     evil_table = 'my "t"; DROP TABLE t; --'
-    con.execute(f"CREATE TABLE {quote_ident(evil_table)} AS FROM t")
+    con.execute(f"CREATE OR REPLACE TABLE {quote_ident(evil_table)} AS FROM t")
     got = mlsql.label_metrics(con, evil_table, EVIL, "predicted").fetchall()
     assert len(got) == 2
     sql_got = con.execute(  # in SQL a name with quotes is written quoted, as for query_table
@@ -160,18 +160,21 @@ def test_unknown_source_kind(con):
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        ("label_metrics('t', 'actual', 'predicted', zero_division := 'warn')", "zero_division"),
-        ("multilabel_report('t', 'actual', 'predicted', beta := 0)", "'beta' parameter"),
-        ("label_metrics('t', 'actual', 'predicted', labels := [])", "at least one label"),
+        (
+            "label_metrics('blog_view', 'actual', 'predicted', zero_division := 'warn')",
+            "zero_division",
+        ),
+        ("multilabel_report('blog_view', 'actual', 'predicted', beta := 0)", "'beta' parameter"),
+        ("label_metrics('blog_view', 'actual', 'predicted', labels := [])", "at least one label"),
     ],
 )
 def test_sql_checks_parameters_too(con, blog, call, message):
-    con.register("t", blog)
+    con.register("blog_view", blog)
     with pytest.raises(duckdb.Error, match=message):
         con.execute(f"SELECT * FROM {call}").fetchall()
 
 
 def test_sql_type_mismatch_is_an_error(con):
-    con.execute("CREATE TABLE mixed AS SELECT ['a'] AS actual, [1] AS predicted")
+    con.execute("CREATE OR REPLACE TABLE mixed AS SELECT ['a'] AS actual, [1] AS predicted")
     with pytest.raises(duckdb.Error, match=r"(?s)INTEGER.*VARCHAR|VARCHAR.*INTEGER"):
         con.execute("SELECT * FROM label_metrics('mixed', 'actual', 'predicted')").fetchall()

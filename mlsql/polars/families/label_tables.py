@@ -1,0 +1,378 @@
+"""Per-label tables for Polars: ``label_metrics``, ``multilabel_report``, macro and weighted measures.
+
+These take a frame, not columns: ``label_metrics(frame, "actual", "predicted")``
+returns a frame (lazy if the input is lazy) with one row per (group, label),
+as the DuckDB table macros of the same names do. Each row's sets are spread
+over their labels with ``explode`` and counted with ``group_by``; every column
+then comes from the builders of :mod:`mlsql.measures.label_based`, the same
+ones the SQL library renders.
+
+``labels_from_indicators`` and ``indicators_from_labels`` are expressions:
+0/1 indicator columns to a label list and back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import polars as pl
+
+from mlsql import _params as P
+from mlsql._errors import MlsqlError
+from mlsql._formulas import RowStats
+from mlsql.measures import label_based as LB
+from mlsql.polars._dtypes import label_lists
+from mlsql.polars.ops import PolarsOps
+
+FAMILIES = (LB.FAMILY,)
+OPS = PolarsOps()
+ALL = "__mlsql_all"
+Frame = pl.DataFrame | pl.LazyFrame
+
+
+# ------------------------------------------------------------------ inputs
+def _by(by: str | Sequence[str] | None, func: str) -> list[str]:
+    if by is None:
+        return []
+    names = [by] if isinstance(by, str) else list(by)
+    if not all(isinstance(n, str) and n for n in names):
+        raise MlsqlError(
+            f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
+        )
+    return names
+
+
+def _universe(labels: Sequence[Any] | None, func: str) -> list[Any] | None:
+    if labels is None:
+        return None
+    if isinstance(labels, (str, bytes)):
+        raise MlsqlError(
+            f"The 'labels' parameter of {func} must be a list of labels. Got {labels!r} instead."
+        )
+    values = list(dict.fromkeys(x for x in labels if x is not None))
+    if not values:
+        raise MlsqlError(f"The 'labels' parameter of {func} must hold at least one label.")
+    return values
+
+
+def _prepared(
+    func: str,
+    source: Frame,
+    actual: str,
+    predicted: str,
+    labels: Sequence[Any] | None,
+    by: str | Sequence[str] | None,
+) -> tuple[pl.LazyFrame, list[str], list[Any] | None]:
+    """(rows with group columns, ``__a`` and ``__p`` as clean sets, group names, universe)."""
+    if not isinstance(source, (pl.DataFrame, pl.LazyFrame)):
+        raise MlsqlError(
+            f"mlsql.polars.{func} takes a Polars DataFrame or LazyFrame. "
+            f"Got {type(source).__name__}."
+        )
+    lf = source.lazy()
+    schema = lf.collect_schema()
+    groups = _by(by, func)
+    universe = _universe(labels, func)
+    for role, name in (("actual", actual), ("predicted", predicted), *(("by", b) for b in groups)):
+        if name not in schema:
+            raise MlsqlError(
+                f"{func}: the {role} column {name!r} is not in the frame. "
+                f"Its columns: {', '.join(schema.names())}."
+            )
+    outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
+    for name in groups:
+        if name in outputs:
+            raise MlsqlError(f"{func}: the by column {name!r} has the name of an output column.")
+    a, p = label_lists(
+        func,
+        ["actual", "predicted"],
+        [(pl.col(actual), schema[actual]), (pl.col(predicted), schema[predicted])],
+    )
+    if not groups:
+        groups = [ALL]
+        lf = lf.with_columns(pl.lit(0).alias(ALL))
+
+    def clean(side: pl.Expr) -> pl.Expr:
+        out = side.list.unique().list.drop_nulls()
+        if universe is not None:
+            out = out.list.eval(pl.element().filter(pl.element().is_in(universe)))
+        return out
+
+    rows = lf.select(
+        *[pl.col(g) for g in groups],
+        clean(a).alias("__a"),
+        clean(p).alias("__p"),
+        (a.is_not_null() & p.is_not_null()).alias("__known"),
+    )
+    return rows, groups, universe
+
+
+def _counts(
+    rows: pl.LazyFrame, groups: list[str], universe: list[Any] | None
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """(groups with n_rows, one row per (group, label) with tp, fp, fn, n_rows)."""
+    known = rows.filter("__known")
+    if groups == [ALL]:
+        all_groups = pl.LazyFrame({ALL: [0]}, schema={ALL: pl.Int32})
+    else:
+        all_groups = rows.select(groups).unique()
+    n_rows = known.group_by(groups).agg(pl.len().cast(pl.Int64).alias("n_rows"))
+    group_rows = all_groups.join(
+        n_rows, on=groups, how="left", nulls_equal=True, coalesce=True
+    ).with_columns(pl.col("n_rows").fill_null(0))
+
+    def per_label(side: pl.Expr, name: str) -> pl.LazyFrame:
+        exploded = known.select(*groups, side.alias("label")).explode("label")
+        return (
+            exploded.filter(pl.col("label").is_not_null())
+            .group_by([*groups, "label"])
+            .agg(pl.len().cast(pl.Int64).alias(name))
+        )
+
+    n_actual = per_label(pl.col("__a"), "n_actual")
+    n_predicted = per_label(pl.col("__p"), "n_predicted")
+    tp = per_label(pl.col("__a").list.set_intersection(pl.col("__p")), "tp")
+    if universe is None:
+        seen = pl.concat([n_actual.select(*groups, "label"), n_predicted.select(*groups, "label")])
+        labels = seen.unique()
+    else:
+        label_type = known.collect_schema()["__a"].inner  # type: ignore[union-attr]
+        labels = all_groups.join(
+            pl.LazyFrame({"label": pl.Series(universe, dtype=label_type)}), how="cross"
+        )
+    keys = [*groups, "label"]
+    k = labels.join(group_rows, on=groups, how="left", nulls_equal=True, coalesce=True)
+    for part in (n_actual, n_predicted, tp):
+        k = k.join(part, on=keys, how="left", nulls_equal=True, coalesce=True)
+    k = k.with_columns(pl.col("n_actual", "n_predicted", "tp").fill_null(0)).select(
+        *keys,
+        "tp",
+        (pl.col("n_predicted") - pl.col("tp")).alias("fp"),
+        (pl.col("n_actual") - pl.col("tp")).alias("fn"),
+        "n_rows",
+    )
+    return group_rows, k
+
+
+def _label_values(k: pl.LazyFrame, beta: float, zd: P.ZeroDivision) -> pl.LazyFrame:
+    counts = LB.LabelCounts(pl.col("tp"), pl.col("fp"), pl.col("fn"), pl.col("n_rows"))
+    values = LB.label_values(OPS, counts, beta, zd)
+    return k.with_columns(**{name: e for name, e in values.items()})
+
+
+def _finish(frame: pl.LazyFrame, source: Frame) -> Frame:
+    return frame if isinstance(source, pl.LazyFrame) else frame.collect()
+
+
+def _params(func: str, beta: float | None, zero_division: Any) -> tuple[float, P.ZeroDivision]:
+    zd = P.check_zero_division(zero_division, func)
+    return (1.0 if beta is None else P.check_beta(beta, func)), zd
+
+
+# ------------------------------------------------------------------ public functions
+def label_metrics(
+    source: Frame,
+    actual: str,
+    predicted: str,
+    *,
+    labels: Sequence[Any] | None = None,
+    beta: float | None = None,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+) -> Frame:
+    """One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1, jaccard, accuracy.
+
+    Parameters
+    ----------
+    source : polars.DataFrame or polars.LazyFrame
+        The rows, with label-list columns ``actual`` and ``predicted``.
+    actual, predicted : str
+        Column names.
+    labels : sequence, optional
+        The label universe: its labels that never occur get a row with
+        tp = fp = fn = 0; labels outside it are ignored. Default: the labels
+        seen in each group.
+    beta : float, optional
+        Adds an ``fbeta`` column.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        Value of an undefined ratio.
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        Lazy if ``source`` is; ordered by group and label.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
+    >>> mp.label_metrics(df, "actual", "predicted").select("label", "tp", "fp", "fn", "tn").rows()
+    [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
+    """
+    func = "label_metrics"
+    b, zd = _params(func, beta, zero_division)
+    rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)
+    _, k = _counts(rows, groups, universe)
+    columns = [c for c in LB.label_metrics_columns(beta is not None)]
+    out = _label_values(k, b, zd).sort([*groups, "label"], nulls_last=True)
+    shown = [g for g in groups if g != ALL]
+    return _finish(out.select(*shown, *columns), source)
+
+
+def multilabel_report(
+    source: Frame,
+    actual: str,
+    predicted: str,
+    *,
+    labels: Sequence[Any] | None = None,
+    beta: float | None = None,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+) -> Frame:
+    """One row per group: micro, macro, weighted and samples averages, losses and CLP, MLP, WLP.
+
+    Parameters are those of :func:`label_metrics`; the columns those of the
+    DuckDB ``multilabel_report`` (with ``beta``, ``*_fbeta*`` replace ``*_f1*``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
+    >>> mp.multilabel_report(df, "actual", "predicted").select("n_rows", "macro_recall", "wlp").row(0)
+    (2, 0.6666666666666666, 0.3333333333333333)
+    """
+    func = "multilabel_report"
+    b, zd = _params(func, beta, zero_division)
+    rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)
+    group_rows, k = _counts(rows, groups, universe)
+    by_label = (
+        _label_values(k, b, zd)
+        .group_by(groups)
+        .agg(**{n: e for n, e in LB.label_aggregates(OPS, pl.col, zd).items()})
+    )
+    known = rows.filter("__known")
+    histogram = known.group_by(
+        *groups,
+        pl.col("__a").list.set_intersection(pl.col("__p")).list.len().cast(pl.Int64).alias("tp"),
+        pl.col("__a").list.len().cast(pl.Int64).alias("n_actual"),
+        pl.col("__p").list.len().cast(pl.Int64).alias("n_predicted"),
+    ).agg(pl.len().cast(pl.Int64).alias("n"))
+    stats = RowStats(pl.col("tp"), pl.col("n_actual"), pl.col("n_predicted"))
+    by_row = (
+        histogram.with_columns(**LB.row_values(OPS, stats, b, zd))
+        .group_by(groups)
+        .agg(**LB.row_aggregates(OPS, pl.col, pl.col("n"), zd))
+        .drop("n_rows")
+    )
+    out = (
+        group_rows.join(by_row, on=groups, how="left", nulls_equal=True, coalesce=True)
+        .join(by_label, on=groups, how="left", nulls_equal=True, coalesce=True)
+        .with_columns(pl.col("n_labels").fill_null(0))
+        .with_columns(**LB.group_columns(OPS, pl.col, b, zd))
+        .sort(groups, nulls_last=True)
+    )
+    shown = [g for g in groups if g != ALL]
+    return _finish(out.select(*shown, *LB.report_columns(beta is not None)), source)
+
+
+def _standalone(name: str, summary: str) -> Callable[..., Frame]:
+    with_beta = "fbeta" in name
+
+    def measure(
+        source: Frame,
+        actual: str,
+        predicted: str,
+        *,
+        labels: Sequence[Any] | None = None,
+        zero_division: Any = 0,
+        by: str | Sequence[str] | None = None,
+        **beta: Any,
+    ) -> Frame:
+        if set(beta) - ({"beta"} if with_beta else set()):
+            raise TypeError(f"{name}() got unexpected keyword arguments {sorted(beta)}")
+        given = beta.get("beta", 1.0) if with_beta else None
+        report = multilabel_report(
+            source,
+            actual,
+            predicted,
+            labels=labels,
+            beta=given,
+            zero_division=zero_division,
+            by=by,
+        )
+        shown = _by(by, name)
+        return report.select(*shown, name)
+
+    measure.__name__ = measure.__qualname__ = name
+    measure.__doc__ = (
+        f"{summary}\n\nOne row per group over a frame: ``{name}(source, actual, predicted, *, "
+        f"labels=None, {'beta=1.0, ' if with_beta else ''}zero_division=0, by=None)``; "
+        f"the ``{name}`` column of :func:`multilabel_report`.\n"
+    )
+    return measure
+
+
+_STANDALONE = {name: _standalone(name, summary) for name, summary in LB.STANDALONE.items()}
+globals().update(_STANDALONE)
+
+
+# ------------------------------------------------------------------ indicator columns
+def labels_from_indicators(indicators: Sequence[str | pl.Expr], labels: Sequence[Any]) -> pl.Expr:
+    """The labels whose indicator is 1, as a list; NULL if any indicator of the row is NULL.
+
+    Parameters
+    ----------
+    indicators : sequence of str or polars.Expr
+        0/1 (or boolean) columns, one per label, in the order of ``labels``.
+    labels : sequence
+        The label of each indicator column.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"L1": [1, 0], "L2": [1, None], "L3": [0, 1]})
+    >>> df.select(labels_from_indicators(["L1", "L2", "L3"], ["L1", "L2", "L3"])).to_series().to_list()
+    [['L1', 'L2'], None]
+    """
+    cols = [pl.col(c) if isinstance(c, str) else c for c in indicators]
+    names = list(labels)
+    if len(cols) != len(names):
+        raise MlsqlError(
+            "labels_from_indicators needs one label name per indicator. "
+            f"Got {len(cols)} indicators and {len(names)} labels."
+        )
+    picked = [
+        pl.when(c.cast(pl.Float64) == 1).then(pl.lit(name)).otherwise(None)
+        for c, name in zip(cols, names, strict=True)
+    ]
+    listed = pl.concat_list(picked).list.drop_nulls()
+    return pl.when(pl.any_horizontal([c.is_null() for c in cols])).then(None).otherwise(listed)
+
+
+def indicators_from_labels(actual: str | pl.Expr, labels: Sequence[Any]) -> pl.Expr:
+    """0/1 (Int32) per label of ``labels``: 1 where the row's list holds it; NULL for a NULL list.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"actual": [["L3", "L1"], None]})
+    >>> df.select(indicators_from_labels("actual", ["L1", "L2", "L3"])).to_series().to_list()
+    [[1, 0, 1], None]
+    """
+    col = pl.col(actual) if isinstance(actual, str) else actual
+    flags = [col.list.contains(pl.lit(label)).cast(pl.Int32) for label in labels]
+    return pl.when(col.is_null()).then(None).otherwise(pl.concat_list(flags))
+
+
+__all__ = [
+    "indicators_from_labels",
+    "label_metrics",
+    "labels_from_indicators",
+    "multilabel_report",
+    *_STANDALONE,
+]
