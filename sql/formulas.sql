@@ -41,6 +41,58 @@ CREATE OR REPLACE MACRO _mlsql_subset_accuracy(exact_match) AS
 CREATE OR REPLACE MACRO _mlsql_zero_one_loss(exact_match) AS 
     (1 - _mlsql_subset_accuracy(exact_match));
 
+-- _mlsql_negative_predictive_value(tp, fp, fn, tn, zero_division): tn / (tn + fn) (the lecture's nrel): precision of the negative class.
+CREATE OR REPLACE MACRO _mlsql_negative_predictive_value(tp, fp, fn, tn, zero_division) AS 
+    _mlsql_precision(tn, fn, fp, zero_division);
+
+-- _mlsql_specificity(tp, fp, fn, tn, zero_division): tn / (tn + fp) (the lecture's spec): recall of the negative class.
+CREATE OR REPLACE MACRO _mlsql_specificity(tp, fp, fn, tn, zero_division) AS 
+    _mlsql_recall(tn, fn, fp, zero_division);
+
+-- _mlsql_false_negative_rate(tp, fp, fn, zero_division): fn / (tp + fn): the positive class's error rate (1 - recall).
+CREATE OR REPLACE MACRO _mlsql_false_negative_rate(tp, fp, fn, zero_division) AS 
+    _mlsql_ratio(fn, (tp + fn), zero_division, (((tp + fp) + fn) = 0));
+
+-- _mlsql_false_positive_rate(tp, fp, fn, tn, zero_division): fp / (fp + tn): the negative class's error rate (1 - specificity).
+CREATE OR REPLACE MACRO _mlsql_false_positive_rate(tp, fp, fn, tn, zero_division) AS 
+    _mlsql_false_negative_rate(tn, fn, fp, zero_division);
+
+-- _mlsql_joint_share(tp, fp, fn, tn): tp / n (the lecture's sup, a rule's support p(LR)).
+CREATE OR REPLACE MACRO _mlsql_joint_share(tp, fp, fn, tn) AS 
+    _mlsql_share(tp, (((tp + fp) + fn) + tn));
+
+-- _mlsql_table_accuracy(tp, fp, fn, tn): (tp + tn) / n (the lecture's tacc).
+CREATE OR REPLACE MACRO _mlsql_table_accuracy(tp, fp, fn, tn) AS 
+    _mlsql_share((tp + tn), (((tp + fp) + fn) + tn));
+
+-- _mlsql_table_error_rate(tp, fp, fn, tn): (fp + fn) / n: 1 - accuracy.
+CREATE OR REPLACE MACRO _mlsql_table_error_rate(tp, fp, fn, tn) AS 
+    _mlsql_share((fp + fn), (((tp + fp) + fn) + tn));
+
+-- _mlsql_table_coverage(tp, fp, fn, tn): (tp + fp) / n (the lecture's cov): share of rows predicted positive (where a rule fires).
+CREATE OR REPLACE MACRO _mlsql_table_coverage(tp, fp, fn, tn) AS 
+    _mlsql_share((tp + fp), (((tp + fp) + fn) + tn));
+
+-- _mlsql_table_cost_error(tp, fp, fn, tn, cost_fn, cost_fp): (cost_fn fn + cost_fp fp) / n: the cost-weighted error of a 2x2 table.
+CREATE OR REPLACE MACRO _mlsql_table_cost_error(tp, fp, fn, tn, cost_fn, cost_fp) AS 
+    _mlsql_share(((cost_fn * fn) + (cost_fp * fp)), (((tp + fp) + fn) + tn));
+
+-- _mlsql_novelty(tp, fp, fn, tn): p(LR) - p(L) p(R) = (n tp - (tp + fp)(tp + fn)) / n² (the lecture's nov).
+CREATE OR REPLACE MACRO _mlsql_novelty(tp, fp, fn, tn) AS 
+    _mlsql_share((((((tp + fp) + fn) + tn) * tp) - ((tp + fp) * (tp + fn))), ((((tp + fp) + fn) + tn) * (((tp + fp) + fn) + tn)));
+
+-- _mlsql_satisfaction(tp, fp, fn, tn, zero_division): 1 - n fp / (|L| |not R|) (the lecture's sat); undefined when L or not R is empty.
+CREATE OR REPLACE MACRO _mlsql_satisfaction(tp, fp, fn, tn, zero_division) AS 
+    _mlsql_ratio((((tp + fp) * (fp + tn)) - ((((tp + fp) + fn) + tn) * fp)), ((tp + fp) * (fp + tn)), zero_division, (((tp + fp) + fn) = 0));
+
+-- _mlsql_cohen_kappa(n, disagreement, chance_disagreement, zero_division): 1 - n Σw·O / Σw·r·c: kappa from the (weighted) disagreement seen and expected by chance.
+CREATE OR REPLACE MACRO _mlsql_cohen_kappa(n, disagreement, chance_disagreement, zero_division) AS 
+    _mlsql_ratio((chance_disagreement - (n * disagreement)), chance_disagreement, zero_division, (disagreement = 0));
+
+-- _mlsql_table_kappa(tp, fp, fn, tn, zero_division): Cohen's kappa of a 2x2 table: chance disagreement (tp+fn)(fn+tn) + (fp+tn)(tp+fp).
+CREATE OR REPLACE MACRO _mlsql_table_kappa(tp, fp, fn, tn, zero_division) AS 
+    _mlsql_cohen_kappa((((tp + fp) + fn) + tn), (fp + fn), (((tp + fn) * (fn + tn)) + ((fp + tn) * (tp + fp))), zero_division);
+
 -- _mlsql_true_negatives(tp, fp, fn, n_rows): rows - tp - fp - fn: rows where the label is neither true nor predicted.
 CREATE OR REPLACE MACRO _mlsql_true_negatives(tp, fp, fn, n_rows) AS 
     (((n_rows - tp) - fp) - fn);
@@ -128,3 +180,27 @@ CREATE OR REPLACE MACRO _mlsql_one_error_of_row(n_top, n_top_true) AS
 -- _mlsql_tie_averaged_gain(discount_sum, at_or_above, above): A relevant label's DCG share: the discounts of its tie group's places / the group size.
 CREATE OR REPLACE MACRO _mlsql_tie_averaged_gain(discount_sum, at_or_above, above) AS 
     (discount_sum / (at_or_above - above));
+
+-- _mlsql_relative_error(error, baseline, zero_division): error / baseline (rse, rae); undefined when y is constant ('diagnose': 0 if error = 0, else 1).
+CREATE OR REPLACE MACRO _mlsql_relative_error(error, baseline, zero_division) AS 
+    _mlsql_ratio(error, baseline, zero_division, (error > 0));
+
+-- _mlsql_explained(error, baseline, zero_division): 1 - error / baseline (r2, explained variance); undefined when baseline = 0.
+CREATE OR REPLACE MACRO _mlsql_explained(error, baseline, zero_division) AS 
+    CASE WHEN (baseline = 0) THEN _mlsql_undefined(zero_division, (error = 0)) ELSE (1 - (error / baseline)) END;
+
+-- _mlsql_pearson(covariance, var_a, var_b, sse, zero_division): cov / (sd_a sd_b); undefined when either side is constant ('diagnose': 1 if equal).
+CREATE OR REPLACE MACRO _mlsql_pearson(covariance, var_a, var_b, sse, zero_division) AS 
+    _mlsql_ratio(covariance, (pow(var_a, 0.5) * pow(var_b, 0.5)), zero_division, (sse = 0));
+
+-- _mlsql_log_loss_term(y, ln_p, ln_not_p): -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.
+CREATE OR REPLACE MACRO _mlsql_log_loss_term(y, ln_p, ln_not_p) AS 
+    (- ((y * ln_p) + ((1 - y) * ln_not_p)));
+
+-- _mlsql_mann_whitney_auc(u, n_positive, n_negative, zero_division): U / (positives x negatives); undefined with one class ('diagnose': 1).
+CREATE OR REPLACE MACRO _mlsql_mann_whitney_auc(u, n_positive, n_negative, zero_division) AS 
+    _mlsql_ratio(u, (n_positive * n_negative), zero_division, true);
+
+-- _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division): (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).
+CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division) AS 
+    _mlsql_ratio(((n * correct) - sum_rc), (pow(((n * n) - sum_cc), 0.5) * pow(((n * n) - sum_rr), 0.5)), zero_division, (correct = n));

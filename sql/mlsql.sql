@@ -87,6 +87,58 @@ CREATE OR REPLACE MACRO _mlsql_subset_accuracy(exact_match) AS
 CREATE OR REPLACE MACRO _mlsql_zero_one_loss(exact_match) AS 
     (1 - _mlsql_subset_accuracy(exact_match));
 
+-- _mlsql_negative_predictive_value(tp, fp, fn, tn, zero_division): tn / (tn + fn) (the lecture's nrel): precision of the negative class.
+CREATE OR REPLACE MACRO _mlsql_negative_predictive_value(tp, fp, fn, tn, zero_division) AS 
+    _mlsql_precision(tn, fn, fp, zero_division);
+
+-- _mlsql_specificity(tp, fp, fn, tn, zero_division): tn / (tn + fp) (the lecture's spec): recall of the negative class.
+CREATE OR REPLACE MACRO _mlsql_specificity(tp, fp, fn, tn, zero_division) AS 
+    _mlsql_recall(tn, fn, fp, zero_division);
+
+-- _mlsql_false_negative_rate(tp, fp, fn, zero_division): fn / (tp + fn): the positive class's error rate (1 - recall).
+CREATE OR REPLACE MACRO _mlsql_false_negative_rate(tp, fp, fn, zero_division) AS 
+    _mlsql_ratio(fn, (tp + fn), zero_division, (((tp + fp) + fn) = 0));
+
+-- _mlsql_false_positive_rate(tp, fp, fn, tn, zero_division): fp / (fp + tn): the negative class's error rate (1 - specificity).
+CREATE OR REPLACE MACRO _mlsql_false_positive_rate(tp, fp, fn, tn, zero_division) AS 
+    _mlsql_false_negative_rate(tn, fn, fp, zero_division);
+
+-- _mlsql_joint_share(tp, fp, fn, tn): tp / n (the lecture's sup, a rule's support p(LR)).
+CREATE OR REPLACE MACRO _mlsql_joint_share(tp, fp, fn, tn) AS 
+    _mlsql_share(tp, (((tp + fp) + fn) + tn));
+
+-- _mlsql_table_accuracy(tp, fp, fn, tn): (tp + tn) / n (the lecture's tacc).
+CREATE OR REPLACE MACRO _mlsql_table_accuracy(tp, fp, fn, tn) AS 
+    _mlsql_share((tp + tn), (((tp + fp) + fn) + tn));
+
+-- _mlsql_table_error_rate(tp, fp, fn, tn): (fp + fn) / n: 1 - accuracy.
+CREATE OR REPLACE MACRO _mlsql_table_error_rate(tp, fp, fn, tn) AS 
+    _mlsql_share((fp + fn), (((tp + fp) + fn) + tn));
+
+-- _mlsql_table_coverage(tp, fp, fn, tn): (tp + fp) / n (the lecture's cov): share of rows predicted positive (where a rule fires).
+CREATE OR REPLACE MACRO _mlsql_table_coverage(tp, fp, fn, tn) AS 
+    _mlsql_share((tp + fp), (((tp + fp) + fn) + tn));
+
+-- _mlsql_table_cost_error(tp, fp, fn, tn, cost_fn, cost_fp): (cost_fn fn + cost_fp fp) / n: the cost-weighted error of a 2x2 table.
+CREATE OR REPLACE MACRO _mlsql_table_cost_error(tp, fp, fn, tn, cost_fn, cost_fp) AS 
+    _mlsql_share(((cost_fn * fn) + (cost_fp * fp)), (((tp + fp) + fn) + tn));
+
+-- _mlsql_novelty(tp, fp, fn, tn): p(LR) - p(L) p(R) = (n tp - (tp + fp)(tp + fn)) / n² (the lecture's nov).
+CREATE OR REPLACE MACRO _mlsql_novelty(tp, fp, fn, tn) AS 
+    _mlsql_share((((((tp + fp) + fn) + tn) * tp) - ((tp + fp) * (tp + fn))), ((((tp + fp) + fn) + tn) * (((tp + fp) + fn) + tn)));
+
+-- _mlsql_satisfaction(tp, fp, fn, tn, zero_division): 1 - n fp / (|L| |not R|) (the lecture's sat); undefined when L or not R is empty.
+CREATE OR REPLACE MACRO _mlsql_satisfaction(tp, fp, fn, tn, zero_division) AS 
+    _mlsql_ratio((((tp + fp) * (fp + tn)) - ((((tp + fp) + fn) + tn) * fp)), ((tp + fp) * (fp + tn)), zero_division, (((tp + fp) + fn) = 0));
+
+-- _mlsql_cohen_kappa(n, disagreement, chance_disagreement, zero_division): 1 - n Σw·O / Σw·r·c: kappa from the (weighted) disagreement seen and expected by chance.
+CREATE OR REPLACE MACRO _mlsql_cohen_kappa(n, disagreement, chance_disagreement, zero_division) AS 
+    _mlsql_ratio((chance_disagreement - (n * disagreement)), chance_disagreement, zero_division, (disagreement = 0));
+
+-- _mlsql_table_kappa(tp, fp, fn, tn, zero_division): Cohen's kappa of a 2x2 table: chance disagreement (tp+fn)(fn+tn) + (fp+tn)(tp+fp).
+CREATE OR REPLACE MACRO _mlsql_table_kappa(tp, fp, fn, tn, zero_division) AS 
+    _mlsql_cohen_kappa((((tp + fp) + fn) + tn), (fp + fn), (((tp + fn) * (fn + tn)) + ((fp + tn) * (tp + fp))), zero_division);
+
 -- _mlsql_true_negatives(tp, fp, fn, n_rows): rows - tp - fp - fn: rows where the label is neither true nor predicted.
 CREATE OR REPLACE MACRO _mlsql_true_negatives(tp, fp, fn, n_rows) AS 
     (((n_rows - tp) - fp) - fn);
@@ -174,6 +226,30 @@ CREATE OR REPLACE MACRO _mlsql_one_error_of_row(n_top, n_top_true) AS
 -- _mlsql_tie_averaged_gain(discount_sum, at_or_above, above): A relevant label's DCG share: the discounts of its tie group's places / the group size.
 CREATE OR REPLACE MACRO _mlsql_tie_averaged_gain(discount_sum, at_or_above, above) AS 
     (discount_sum / (at_or_above - above));
+
+-- _mlsql_relative_error(error, baseline, zero_division): error / baseline (rse, rae); undefined when y is constant ('diagnose': 0 if error = 0, else 1).
+CREATE OR REPLACE MACRO _mlsql_relative_error(error, baseline, zero_division) AS 
+    _mlsql_ratio(error, baseline, zero_division, (error > 0));
+
+-- _mlsql_explained(error, baseline, zero_division): 1 - error / baseline (r2, explained variance); undefined when baseline = 0.
+CREATE OR REPLACE MACRO _mlsql_explained(error, baseline, zero_division) AS 
+    CASE WHEN (baseline = 0) THEN _mlsql_undefined(zero_division, (error = 0)) ELSE (1 - (error / baseline)) END;
+
+-- _mlsql_pearson(covariance, var_a, var_b, sse, zero_division): cov / (sd_a sd_b); undefined when either side is constant ('diagnose': 1 if equal).
+CREATE OR REPLACE MACRO _mlsql_pearson(covariance, var_a, var_b, sse, zero_division) AS 
+    _mlsql_ratio(covariance, (pow(var_a, 0.5) * pow(var_b, 0.5)), zero_division, (sse = 0));
+
+-- _mlsql_log_loss_term(y, ln_p, ln_not_p): -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.
+CREATE OR REPLACE MACRO _mlsql_log_loss_term(y, ln_p, ln_not_p) AS 
+    (- ((y * ln_p) + ((1 - y) * ln_not_p)));
+
+-- _mlsql_mann_whitney_auc(u, n_positive, n_negative, zero_division): U / (positives x negatives); undefined with one class ('diagnose': 1).
+CREATE OR REPLACE MACRO _mlsql_mann_whitney_auc(u, n_positive, n_negative, zero_division) AS 
+    _mlsql_ratio(u, (n_positive * n_negative), zero_division, true);
+
+-- _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division): (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).
+CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division) AS 
+    _mlsql_ratio(((n * correct) - sum_rc), (pow(((n * n) - sum_cc), 0.5) * pow(((n * n) - sum_rr), 0.5)), zero_division, (correct = n));
 
 -- ===== sets.sql: Set helpers and per-row counts and ratios over two label lists.
 
@@ -575,24 +651,30 @@ CREATE OR REPLACE MACRO _mlsql_check_labels(labels, func) AS
 
 -- _mlsql_label_spread(source, actual, predicted, labels, "by"): One pass over the source: count per (group, label, flag); label NULL rows hold row codes.
 CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "by") AS TABLE 
-    SELECT g, label, f, count(*) AS n FROM (
-        SELECT g,
-               unnest(CASE WHEN a IS NULL OR p IS NULL THEN [NULL] ELSE list_concat([NULL], a, p) END) AS label,
-               unnest(CASE WHEN a IS NULL OR p IS NULL THEN [NULL::BIGINT]
-                           ELSE list_concat([-1 - coalesce(list_sum(list_concat(fa, fp)), 0)::BIGINT], fa, fp) END) AS f
+    SELECT g,
+           CASE WHEN GROUPING(la) = 0 THEN la WHEN GROUPING(lp) = 0 THEN lp END AS label,
+           CASE WHEN GROUPING(la) = 0 THEN fa WHEN GROUPING(lp) = 0 THEN fp * 1099511627776
+                ELSE -1 - code END AS f,
+           count(*) AS n
+    FROM (
+        SELECT g, unnest(a) AS la, unnest(fa) AS fa, unnest(p) AS lp, unnest(fp) AS fp,
+               unnest([CASE WHEN a IS NULL OR p IS NULL THEN NULL
+                            ELSE coalesce(list_sum(fa), 0) + coalesce(list_sum(fp), 0) * 1099511627776 END]) AS code
         FROM (
             SELECT g, a, p,
                    list_transform(a, lambda x, i: CASE WHEN x IS NULL OR list_position(a, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0
                        WHEN list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
-                   list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0
-                       ELSE 1099511627776 END) AS fp
+                   list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
-                       COLUMNS(lambda c: lower(c) = lower(actual)) AS a,
-                       COLUMNS(lambda c: lower(c) = lower(predicted)) AS p
-                FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))))
-    GROUP BY g, label, f;
+                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE a0 END AS a,
+                       CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
+                FROM (
+                    SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
+                           COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
+                           COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0
+                    FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))))
+    GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy.
 CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
@@ -895,6 +977,566 @@ CREATE OR REPLACE MACRO indicators_from_labels(actual, labels) AS
     CASE WHEN actual IS NULL THEN NULL
          ELSE list_transform(labels, lambda l: list_contains(actual, l)::INTEGER) END;
 
+-- ===== classification_checks.sql: Checks shared by the single-label, binary, rule, regression and score macros: parameters, binary and numeric inputs, label kinds.
+
+-- _mlsql_check_average(x, func): Validate average (micro, macro, weighted).
+CREATE OR REPLACE MACRO _mlsql_check_average(x, func) AS 
+    CASE WHEN lower(x) IN ('micro', 'macro', 'weighted') THEN lower(x) ELSE error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted''. Got ' || coalesce(chr(39) || CAST(x AS VARCHAR) || chr(39), 'NULL') || ' instead.') END;
+
+-- _mlsql_check_weights(x, func): Validate kappa's weights (NULL, linear, quadratic); NULL becomes 'none'.
+CREATE OR REPLACE MACRO _mlsql_check_weights(x, func) AS 
+    CASE WHEN x IS NULL THEN 'none' WHEN lower(x) IN ('linear', 'quadratic') THEN lower(x)
+         ELSE error('The ''weights'' parameter of ' || func || ' must be one of ''linear'', ''quadratic''. Got ' || coalesce(chr(39) || CAST(x AS VARCHAR) || chr(39), 'NULL') || ' instead.') END;
+
+-- _mlsql_check_positive(x, name, func): Validate a finite number > 0.
+CREATE OR REPLACE MACRO _mlsql_check_positive(x, name, func) AS 
+    CASE WHEN x > 0 AND isfinite(x) THEN x ELSE error('The ''' || name || ''' parameter of ' || func || ' must be a finite number > 0. Got ' || coalesce(CAST(x AS VARCHAR), 'NULL') || ' instead.') END;
+
+-- _mlsql_check_number(x, name, func): Validate a finite number.
+CREATE OR REPLACE MACRO _mlsql_check_number(x, name, func) AS 
+    CASE WHEN isfinite(x) THEN x ELSE error('The ''' || name || ''' parameter of ' || func || ' must be a finite number. Got ' || coalesce(CAST(x AS VARCHAR), 'NULL') || ' instead.') END;
+
+-- _mlsql_binary_flag(x, name, func): A boolean or 0/1 input as BOOLEAN (anything else is an error).
+CREATE OR REPLACE MACRO _mlsql_binary_flag(x, name, func) AS 
+    CASE WHEN NOT regexp_full_match(typeof(x), '(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
+         THEN error('' || func || ' takes boolean or 0/1 values for ' || name || '. Got ' || name || ' ' || typeof(x) || '.')
+         WHEN x IS NULL THEN NULL WHEN CAST(x AS DOUBLE) = 1 THEN true
+         WHEN CAST(x AS DOUBLE) = 0 THEN false ELSE error('' || func || ' takes boolean or 0/1 values. Got ' || CAST(x AS VARCHAR) || ' instead.') END;
+
+-- _mlsql_number(x, name, func): A numeric input as DOUBLE (other types are an error).
+CREATE OR REPLACE MACRO _mlsql_number(x, name, func) AS 
+    CASE WHEN NOT regexp_full_match(typeof(x), '(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
+         THEN error('' || func || ' takes numbers for ' || name || '. Got ' || name || ' ' || typeof(x) || '.') ELSE CAST(x AS DOUBLE) END;
+
+-- _mlsql_same_kind(x, y, func): x, after checking that x and y hold labels of one kind (integer widths may differ).
+CREATE OR REPLACE MACRO _mlsql_same_kind(x, y, func) AS 
+    CASE WHEN CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END <> CASE WHEN regexp_full_match(typeof(y), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(y) = 'VARCHAR' THEN 'text' WHEN typeof(y) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(y) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(y) = '"NULL"' THEN 'null' ELSE typeof(y) END
+              AND 'null' NOT IN (CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END, CASE WHEN regexp_full_match(typeof(y), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(y) = 'VARCHAR' THEN 'text' WHEN typeof(y) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(y) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(y) = '"NULL"' THEN 'null' ELSE typeof(y) END)
+         THEN error('' || func || ' needs actual and predicted of the same label type (both text, both integers, ...). Got actual ' || typeof(x) || ' and predicted ' || typeof(y) || '.') ELSE x END;
+
+-- ===== binary.sql: Binary classification: 2x2 measures over boolean or 0/1 columns, or stored counts.
+
+-- _mlsql_binary_cell(actual, predicted, a, p, a_name, p_name, func): 1 where (actual, predicted) is the cell (a, p), 0 elsewhere, NULL for an unknown row.
+CREATE OR REPLACE MACRO _mlsql_binary_cell(actual, predicted, a, p, a_name, p_name, func) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
+         WHEN _mlsql_binary_flag(actual, a_name, func) = a AND _mlsql_binary_flag(predicted, p_name, func) = p THEN 1 ELSE 0 END;
+
+-- _mlsql_binary_counts(actual, predicted, a_name, p_name, func): tp, fp, fn, tn over rows (NULL over no known rows).
+CREATE OR REPLACE MACRO _mlsql_binary_counts(actual, predicted, a_name, p_name, func) AS 
+    struct_pack(
+    tp := sum(_mlsql_binary_cell(actual, predicted, true, true, a_name, p_name, func)),
+    fp := sum(_mlsql_binary_cell(actual, predicted, false, true, a_name, p_name, func)),
+    fn := sum(_mlsql_binary_cell(actual, predicted, true, false, a_name, p_name, func)),
+    tn := sum(_mlsql_binary_cell(actual, predicted, false, false, a_name, p_name, func)));
+
+-- binary_counts(actual, predicted): Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.
+CREATE OR REPLACE MACRO binary_counts(actual, predicted) AS 
+    _mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_counts');
+
+-- binary_precision(actual, predicted, zero_division): tp / (tp + fp): the lecture's prel.
+CREATE OR REPLACE MACRO binary_precision(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_precision') IS NULL THEN NULL ELSE _mlsql_precision(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_precision'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_precision'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_precision'), 'fn'), _mlsql_check_zero_division(zero_division, 'binary_precision')) END;
+
+-- prel(actual, predicted, zero_division): Alias of binary_precision.
+CREATE OR REPLACE MACRO prel(actual, predicted, zero_division := 0) AS 
+    binary_precision(actual, predicted, zero_division := zero_division);
+
+-- binary_precision_from_counts(tp, fp, fn, tn, zero_division): binary_precision of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_precision_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_precision_from_counts') IS NULL THEN NULL ELSE _mlsql_precision(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'binary_precision_from_counts')) END;
+
+-- binary_recall(actual, predicted, zero_division): tp / (tp + fn): the lecture's sens.
+CREATE OR REPLACE MACRO binary_recall(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_recall') IS NULL THEN NULL ELSE _mlsql_recall(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_recall'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_recall'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_recall'), 'fn'), _mlsql_check_zero_division(zero_division, 'binary_recall')) END;
+
+-- sens(actual, predicted, zero_division): Alias of binary_recall.
+CREATE OR REPLACE MACRO sens(actual, predicted, zero_division := 0) AS 
+    binary_recall(actual, predicted, zero_division := zero_division);
+
+-- binary_recall_from_counts(tp, fp, fn, tn, zero_division): binary_recall of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_recall_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_recall_from_counts') IS NULL THEN NULL ELSE _mlsql_recall(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'binary_recall_from_counts')) END;
+
+-- binary_specificity(actual, predicted, zero_division): tn / (tn + fp): the lecture's spec.
+CREATE OR REPLACE MACRO binary_specificity(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_specificity') IS NULL THEN NULL ELSE _mlsql_specificity(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_specificity'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_specificity'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_specificity'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_specificity'), 'tn'), _mlsql_check_zero_division(zero_division, 'binary_specificity')) END;
+
+-- spec(actual, predicted, zero_division): Alias of binary_specificity.
+CREATE OR REPLACE MACRO spec(actual, predicted, zero_division := 0) AS 
+    binary_specificity(actual, predicted, zero_division := zero_division);
+
+-- binary_specificity_from_counts(tp, fp, fn, tn, zero_division): binary_specificity of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_specificity_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_specificity_from_counts') IS NULL THEN NULL ELSE _mlsql_specificity(tp, fp, fn, tn, _mlsql_check_zero_division(zero_division, 'binary_specificity_from_counts')) END;
+
+-- binary_negative_predictive_value(actual, predicted, zero_division): tn / (tn + fn): the lecture's nrel.
+CREATE OR REPLACE MACRO binary_negative_predictive_value(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value') IS NULL THEN NULL ELSE _mlsql_negative_predictive_value(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_negative_predictive_value'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_negative_predictive_value'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_negative_predictive_value'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_negative_predictive_value'), 'tn'), _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value')) END;
+
+-- nrel(actual, predicted, zero_division): Alias of binary_negative_predictive_value.
+CREATE OR REPLACE MACRO nrel(actual, predicted, zero_division := 0) AS 
+    binary_negative_predictive_value(actual, predicted, zero_division := zero_division);
+
+-- binary_negative_predictive_value_from_counts(tp, fp, fn, tn, zero_division): binary_negative_predictive_value of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_negative_predictive_value_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value_from_counts') IS NULL THEN NULL ELSE _mlsql_negative_predictive_value(tp, fp, fn, tn, _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value_from_counts')) END;
+
+-- binary_support(actual, predicted): tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
+CREATE OR REPLACE MACRO binary_support(actual, predicted) AS 
+    _mlsql_joint_share(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_support'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_support'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_support'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_support'), 'tn'));
+
+-- sup(actual, predicted): Alias of binary_support.
+CREATE OR REPLACE MACRO sup(actual, predicted) AS 
+    binary_support(actual, predicted);
+
+-- binary_support_from_counts(tp, fp, fn, tn): binary_support of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_support_from_counts(tp, fp, fn, tn) AS 
+    _mlsql_joint_share(tp, fp, fn, tn);
+
+-- binary_accuracy(actual, predicted): (tp + tn) / n: the lecture's tacc.
+CREATE OR REPLACE MACRO binary_accuracy(actual, predicted) AS 
+    _mlsql_table_accuracy(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_accuracy'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_accuracy'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_accuracy'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_accuracy'), 'tn'));
+
+-- tacc(actual, predicted): Alias of binary_accuracy.
+CREATE OR REPLACE MACRO tacc(actual, predicted) AS 
+    binary_accuracy(actual, predicted);
+
+-- binary_accuracy_from_counts(tp, fp, fn, tn): binary_accuracy of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_accuracy_from_counts(tp, fp, fn, tn) AS 
+    _mlsql_table_accuracy(tp, fp, fn, tn);
+
+-- binary_coverage(actual, predicted): (tp + fp) / n: share predicted positive, the lecture's cov.
+CREATE OR REPLACE MACRO binary_coverage(actual, predicted) AS 
+    _mlsql_table_coverage(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_coverage'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_coverage'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_coverage'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_coverage'), 'tn'));
+
+-- cov(actual, predicted): Alias of binary_coverage.
+CREATE OR REPLACE MACRO cov(actual, predicted) AS 
+    binary_coverage(actual, predicted);
+
+-- binary_coverage_from_counts(tp, fp, fn, tn): binary_coverage of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_coverage_from_counts(tp, fp, fn, tn) AS 
+    _mlsql_table_coverage(tp, fp, fn, tn);
+
+-- binary_error_rate(actual, predicted): (fp + fn) / n: 1 - accuracy.
+CREATE OR REPLACE MACRO binary_error_rate(actual, predicted) AS 
+    _mlsql_table_error_rate(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_error_rate'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_error_rate'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_error_rate'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_error_rate'), 'tn'));
+
+-- binary_error_rate_from_counts(tp, fp, fn, tn): binary_error_rate of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_error_rate_from_counts(tp, fp, fn, tn) AS 
+    _mlsql_table_error_rate(tp, fp, fn, tn);
+
+-- binary_fbeta(actual, predicted, beta, zero_division): F-beta of the positive class, from counts.
+CREATE OR REPLACE MACRO binary_fbeta(actual, predicted, beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_fbeta'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_fbeta'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_fbeta'), 'fn'), _mlsql_check_beta(beta, 'binary_fbeta'), _mlsql_check_zero_division(zero_division, 'binary_fbeta')) END;
+
+-- binary_fbeta_from_counts(tp, fp, fn, tn, beta, zero_division): binary_fbeta of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_fbeta_from_counts(tp, fp, fn, tn, beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_fbeta_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, _mlsql_check_beta(beta, 'binary_fbeta_from_counts'), _mlsql_check_zero_division(zero_division, 'binary_fbeta_from_counts')) END;
+
+-- binary_f1(actual, predicted, zero_division): F1 of the positive class, from counts.
+CREATE OR REPLACE MACRO binary_f1(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f1'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f1'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f1'), 'fn'), 1, _mlsql_check_zero_division(zero_division, 'binary_f1')) END;
+
+-- binary_f1_from_counts(tp, fp, fn, tn, zero_division): binary_f1 of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_f1_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f1_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, _mlsql_check_zero_division(zero_division, 'binary_f1_from_counts')) END;
+
+-- binary_f_alpha(actual, predicted, alpha, zero_division): The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
+CREATE OR REPLACE MACRO binary_f_alpha(actual, predicted, alpha := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha') IS NULL THEN NULL ELSE _mlsql_fbeta(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f_alpha'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f_alpha'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f_alpha'), 'fn'), pow(_mlsql_check_positive(alpha, 'alpha', 'binary_f_alpha'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha')) END;
+
+-- binary_f_alpha_from_counts(tp, fp, fn, tn, alpha, zero_division): binary_f_alpha of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_f_alpha_from_counts(tp, fp, fn, tn, alpha := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, pow(_mlsql_check_positive(alpha, 'alpha', 'binary_f_alpha_from_counts'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts')) END;
+
+-- binary_kappa(actual, predicted, zero_division): Cohen's kappa of the 2x2 table.
+CREATE OR REPLACE MACRO binary_kappa(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_kappa') IS NULL THEN NULL ELSE _mlsql_table_kappa(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa'), 'tn'), _mlsql_check_zero_division(zero_division, 'binary_kappa')) END;
+
+-- binary_kappa_from_counts(tp, fp, fn, tn, zero_division): binary_kappa of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_kappa_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_kappa_from_counts') IS NULL THEN NULL ELSE _mlsql_table_kappa(tp, fp, fn, tn, _mlsql_check_zero_division(zero_division, 'binary_kappa_from_counts')) END;
+
+-- binary_false_negative_rate(actual, predicted, zero_division): fn / (tp + fn): the positive class's error rate (1 - recall).
+CREATE OR REPLACE MACRO binary_false_negative_rate(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate') IS NULL THEN NULL ELSE _mlsql_false_negative_rate(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_negative_rate'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_negative_rate'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_negative_rate'), 'fn'), _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate')) END;
+
+-- binary_false_negative_rate_from_counts(tp, fp, fn, tn, zero_division): binary_false_negative_rate of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_false_negative_rate_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate_from_counts') IS NULL THEN NULL ELSE _mlsql_false_negative_rate(tp, fp, fn, _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate_from_counts')) END;
+
+-- binary_false_positive_rate(actual, predicted, zero_division): fp / (fp + tn): the negative class's error rate (1 - specificity).
+CREATE OR REPLACE MACRO binary_false_positive_rate(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate') IS NULL THEN NULL ELSE _mlsql_false_positive_rate(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_positive_rate'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_positive_rate'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_positive_rate'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_positive_rate'), 'tn'), _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate')) END;
+
+-- binary_false_positive_rate_from_counts(tp, fp, fn, tn, zero_division): binary_false_positive_rate of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_false_positive_rate_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate_from_counts') IS NULL THEN NULL ELSE _mlsql_false_positive_rate(tp, fp, fn, tn, _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate_from_counts')) END;
+
+-- binary_cost_error(actual, predicted, cost_fn, cost_fp): (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
+CREATE OR REPLACE MACRO binary_cost_error(actual, predicted, cost_fn := 1.0, cost_fp := 1.0) AS 
+    _mlsql_table_cost_error(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error'), 'tn'), _mlsql_check_number(cost_fn, 'cost_fn', 'binary_cost_error'), _mlsql_check_number(cost_fp, 'cost_fp', 'binary_cost_error'));
+
+-- binary_cost_error_from_counts(tp, fp, fn, tn, cost_fn, cost_fp): binary_cost_error of stored counts tp, fp, fn, tn.
+CREATE OR REPLACE MACRO binary_cost_error_from_counts(tp, fp, fn, tn, cost_fn := 1.0, cost_fp := 1.0) AS 
+    _mlsql_table_cost_error(tp, fp, fn, tn, _mlsql_check_number(cost_fn, 'cost_fn', 'binary_cost_error_from_counts'), _mlsql_check_number(cost_fp, 'cost_fp', 'binary_cost_error_from_counts'));
+
+-- ===== rules.sql: A rule's contingency measures: novelty and satisfaction (beside the binary ones).
+
+-- rule_novelty(holds, fires): p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
+CREATE OR REPLACE MACRO rule_novelty(holds, fires) AS 
+    _mlsql_novelty(struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_novelty'), 'tp'), struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_novelty'), 'fp'), struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_novelty'), 'fn'), struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_novelty'), 'tn'));
+
+-- nov(holds, fires): Alias of rule_novelty.
+CREATE OR REPLACE MACRO nov(holds, fires) AS 
+    rule_novelty(holds, fires);
+
+-- rule_novelty_from_counts(tp, fp, fn, tn): rule_novelty of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.
+CREATE OR REPLACE MACRO rule_novelty_from_counts(tp, fp, fn, tn) AS 
+    _mlsql_novelty(tp, fp, fn, tn);
+
+-- rule_satisfaction(holds, fires, zero_division): 1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
+CREATE OR REPLACE MACRO rule_satisfaction(holds, fires, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'rule_satisfaction') IS NULL THEN NULL ELSE _mlsql_satisfaction(struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_satisfaction'), 'tp'), struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_satisfaction'), 'fp'), struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_satisfaction'), 'fn'), struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_satisfaction'), 'tn'), _mlsql_check_zero_division(zero_division, 'rule_satisfaction')) END;
+
+-- sat(holds, fires, zero_division): Alias of rule_satisfaction.
+CREATE OR REPLACE MACRO sat(holds, fires, zero_division := 0) AS 
+    rule_satisfaction(holds, fires, zero_division := zero_division);
+
+-- rule_satisfaction_from_counts(tp, fp, fn, tn, zero_division): rule_satisfaction of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.
+CREATE OR REPLACE MACRO rule_satisfaction_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'rule_satisfaction_from_counts') IS NULL THEN NULL ELSE _mlsql_satisfaction(tp, fp, fn, tn, _mlsql_check_zero_division(zero_division, 'rule_satisfaction_from_counts')) END;
+
+-- ===== single_label.sql: Single-label (multiclass) measures: accuracy, averaged precision/recall/F, kappa, MCC, class distribution, confusion matrix, per-class tables, cost-weighted error.
+
+-- _mlsql_align_classes(n, classes, ha, hp, hd): Per class (sorted): row total, column total and diagonal from histograms.
+CREATE OR REPLACE MACRO _mlsql_align_classes(n, classes, ha, hp, hd) AS 
+    struct_pack(
+        n := n,
+        classes := classes,
+        actual := list_transform(classes, lambda x: CAST(coalesce(ha[x], 0) AS BIGINT)),
+        predicted := list_transform(classes, lambda x: CAST(coalesce(hp[x], 0) AS BIGINT)),
+        correct := list_transform(classes, lambda x: CAST(coalesce(hd[x], 0) AS BIGINT)));
+
+-- _mlsql_class_lists(actual, predicted, func): One pass: known rows n, the sorted classes and per class actual, predicted, correct.
+CREATE OR REPLACE MACRO _mlsql_class_lists(actual, predicted, func) AS 
+    _mlsql_align_classes(
+        count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END),
+        list_sort(list_distinct(list_concat(
+            map_keys(histogram(CASE WHEN predicted IS NOT NULL THEN _mlsql_same_kind(actual, predicted, func) END)),
+            map_keys(histogram(CASE WHEN actual IS NOT NULL THEN predicted END))))),
+        histogram(CASE WHEN predicted IS NOT NULL THEN _mlsql_same_kind(actual, predicted, func) END),
+        histogram(CASE WHEN actual IS NOT NULL THEN predicted END),
+        histogram(CASE WHEN actual = predicted THEN actual END));
+
+-- _mlsql_class_pairs(actual, predicted): Rows per (actual, predicted) pair, as a map.
+CREATE OR REPLACE MACRO _mlsql_class_pairs(actual, predicted) AS 
+    histogram(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN struct_pack(a := actual, p := predicted) END);
+
+-- _mlsql_classwise_average(per_class_per_item, zero_division): Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.
+CREATE OR REPLACE MACRO _mlsql_classwise_average(per_class_per_item, zero_division) AS 
+    CASE WHEN ((list_count(list_transform(range(1, len(per_class_per_item) + 1), lambda k: per_class_per_item[k])) > 0) AND (list_count(list_transform(range(1, len(per_class_per_item) + 1), lambda k: CASE WHEN isnan(per_class_per_item[k]) THEN NULL ELSE per_class_per_item[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE list_avg(list_transform(range(1, len(per_class_per_item) + 1), lambda k: CASE WHEN isnan(per_class_per_item[k]) THEN NULL ELSE per_class_per_item[k] END)) END;
+
+-- _mlsql_classwise_weighted_average(per_class_values, per_class_weights, zero_division, nothing_to_score): Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.
+CREATE OR REPLACE MACRO _mlsql_classwise_weighted_average(per_class_values, per_class_weights, zero_division, nothing_to_score) AS 
+    CASE WHEN ((list_count(list_transform(range(1, len(per_class_values) + 1), lambda k: per_class_values[k])) > 0) AND (list_count(list_transform(range(1, len(per_class_values) + 1), lambda k: CASE WHEN isnan(per_class_values[k]) THEN NULL ELSE per_class_values[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(list_sum(list_transform(range(1, len(per_class_values) + 1), lambda k: (CASE WHEN isnan(per_class_values[k]) THEN NULL ELSE per_class_values[k] END * per_class_weights[k]))), list_sum(list_transform(range(1, len(per_class_values) + 1), lambda k: ((CASE WHEN isnan(per_class_values[k]) THEN NULL ELSE per_class_values[k] END * 0) + per_class_weights[k]))), zero_division, nothing_to_score) END;
+
+-- majority_class(label): The most frequent class (ties: the smallest); NULLs skipped.
+CREATE OR REPLACE MACRO majority_class(label) AS 
+    struct_extract(list_sort(list_transform(map_entries(histogram(label)),
+        lambda e: struct_pack(c := -CAST(e.value AS BIGINT), k := e.key)))[1], 'k');
+
+-- minority_class(label): The least frequent class that occurs (ties: the smallest); NULLs skipped.
+CREATE OR REPLACE MACRO minority_class(label) AS 
+    struct_extract(list_sort(list_transform(map_entries(histogram(label)),
+        lambda e: struct_pack(c := CAST(e.value AS BIGINT), k := e.key)))[1], 'k');
+
+-- _mlsql_cost_map_of(entries): A list of (a, p, cost) as the map a -> p -> cost.
+CREATE OR REPLACE MACRO _mlsql_cost_map_of(entries) AS 
+    map_from_entries(list_transform(list_distinct(list_transform(entries, lambda e: e.a)),
+        lambda x: struct_pack(k := x, v := map_from_entries(list_transform(
+            list_filter(entries, lambda e: e.a = x), lambda e: struct_pack(k := e.p, v := e.cost))))));
+
+-- cost_map(actual, predicted, cost): A cost table's rows (actual, predicted, cost) as the nested map cost_error takes.
+CREATE OR REPLACE MACRO cost_map(actual, predicted, cost) AS 
+    _mlsql_cost_map_of(list(struct_pack(a := actual, p := predicted, cost := cost))
+        FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND cost IS NOT NULL));
+
+-- majority_error(label): 1 - the largest class share: the error of always predicting the majority class.
+CREATE OR REPLACE MACRO majority_error(label) AS 
+    _mlsql_share((count(label) - list_max(map_values(histogram(label)))), count(label));
+
+-- prevalence(label, positive): Share of known rows whose label is the given positive class.
+CREATE OR REPLACE MACRO prevalence(label, positive) AS 
+    _mlsql_share(count(CASE WHEN label = positive THEN 1 END), count(label));
+
+-- accuracy(actual, predicted): Share of known rows where actual = predicted.
+CREATE OR REPLACE MACRO accuracy(actual, predicted) AS 
+    _mlsql_share(count(CASE WHEN _mlsql_same_kind(actual, predicted, 'accuracy') = predicted THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END));
+
+-- accuracy_score(actual, predicted): Alias of accuracy.
+CREATE OR REPLACE MACRO accuracy_score(actual, predicted) AS 
+    accuracy(actual, predicted);
+
+-- error_rate(actual, predicted): Share of known rows where actual <> predicted.
+CREATE OR REPLACE MACRO error_rate(actual, predicted) AS 
+    _mlsql_share((count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) - count(CASE WHEN _mlsql_same_kind(actual, predicted, 'error_rate') = predicted THEN 1 END)), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END));
+
+-- _mlsql_precision_score_of(cl, average, zero_division): Precision over classes, averaged micro, macro (default) or weighted by support.
+CREATE OR REPLACE MACRO _mlsql_precision_score_of(cl, average, zero_division) AS 
+    CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_precision(list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]))), zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_precision(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_precision(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), zero_division)), list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'actual')[k]), zero_division, false) END END END;
+
+-- precision_score(actual, predicted, average, zero_division): Precision over classes, averaged micro, macro (default) or weighted by support.
+CREATE OR REPLACE MACRO precision_score(actual, predicted, average := 'macro', zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE _mlsql_precision_score_of(_mlsql_class_lists(actual, predicted, 'precision_score'), _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')) END;
+
+-- _mlsql_recall_score_of(cl, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
+CREATE OR REPLACE MACRO _mlsql_recall_score_of(cl, average, zero_division) AS 
+    CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_recall(list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]))), zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_recall(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_recall(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), zero_division)), list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'actual')[k]), zero_division, false) END END END;
+
+-- recall_score(actual, predicted, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
+CREATE OR REPLACE MACRO recall_score(actual, predicted, average := 'macro', zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE _mlsql_recall_score_of(_mlsql_class_lists(actual, predicted, 'recall_score'), _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')) END;
+
+-- _mlsql_fbeta_score_of(cl, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
+CREATE OR REPLACE MACRO _mlsql_fbeta_score_of(cl, beta, average, zero_division) AS 
+    CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_fbeta(list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]))), beta, zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), beta, zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), beta, zero_division)), list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'actual')[k]), zero_division, false) END END END;
+
+-- fbeta_score(actual, predicted, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
+CREATE OR REPLACE MACRO fbeta_score(actual, predicted, beta := 1.0, average := 'macro', zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE _mlsql_fbeta_score_of(_mlsql_class_lists(actual, predicted, 'fbeta_score'), _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')) END;
+
+-- _mlsql_f1_score_of(cl, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
+CREATE OR REPLACE MACRO _mlsql_f1_score_of(cl, average, zero_division) AS 
+    CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_fbeta(list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]))), 1, zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), 1, zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), 1, zero_division)), list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'actual')[k]), zero_division, false) END END END;
+
+-- f1_score(actual, predicted, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
+CREATE OR REPLACE MACRO f1_score(actual, predicted, average := 'macro', zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE _mlsql_f1_score_of(_mlsql_class_lists(actual, predicted, 'f1_score'), _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')) END;
+
+-- _mlsql_balanced_accuracy_score_of(cl): Mean recall over the classes that occur in actual.
+CREATE OR REPLACE MACRO _mlsql_balanced_accuracy_score_of(cl) AS 
+    CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE list_avg(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: CASE WHEN (struct_extract(cl, 'actual')[k] > 0) THEN (struct_extract(cl, 'correct')[k] / struct_extract(cl, 'actual')[k]) ELSE NULL END)) END;
+
+-- balanced_accuracy_score(actual, predicted): Mean recall over the classes that occur in actual.
+CREATE OR REPLACE MACRO balanced_accuracy_score(actual, predicted) AS 
+    _mlsql_balanced_accuracy_score_of(_mlsql_class_lists(actual, predicted, 'balanced_accuracy_score'));
+
+-- balanced_accuracy(actual, predicted): Alias of balanced_accuracy_score.
+CREATE OR REPLACE MACRO balanced_accuracy(actual, predicted) AS 
+    balanced_accuracy_score(actual, predicted);
+
+-- _mlsql_cohen_kappa_score_of(cl, pairs, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
+CREATE OR REPLACE MACRO _mlsql_cohen_kappa_score_of(cl, pairs, weights, zero_division) AS 
+    CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE CASE WHEN (weights = 'none') THEN _mlsql_cohen_kappa(struct_extract(cl, 'n'), (struct_extract(cl, 'n') - list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k]))), ((struct_extract(cl, 'n') * struct_extract(cl, 'n')) - list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] * struct_extract(cl, 'predicted')[k])))), zero_division) ELSE CASE WHEN (weights = 'linear') THEN _mlsql_cohen_kappa(struct_extract(cl, 'n'), list_sum(list_transform(map_entries(pairs), lambda e: CAST(e.value AS BIGINT) * CASE WHEN ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) > (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) THEN ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) ELSE ((list_position(struct_extract(cl, 'classes'), e.key.p) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.a) - 1)) END)), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda i: list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda j: ((CASE WHEN ((i - 1) > (j - 1)) THEN ((i - 1) - (j - 1)) ELSE ((j - 1) - (i - 1)) END * struct_extract(cl, 'actual')[i]) * struct_extract(cl, 'predicted')[j]))))), zero_division) ELSE _mlsql_cohen_kappa(struct_extract(cl, 'n'), list_sum(list_transform(map_entries(pairs), lambda e: CAST(e.value AS BIGINT) * (((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) * ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1))))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda i: list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda j: (((((i - 1) - (j - 1)) * ((i - 1) - (j - 1))) * struct_extract(cl, 'actual')[i]) * struct_extract(cl, 'predicted')[j]))))), zero_division) END END END;
+
+-- cohen_kappa_score(actual, predicted, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
+CREATE OR REPLACE MACRO cohen_kappa_score(actual, predicted, weights := NULL, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE _mlsql_cohen_kappa_score_of(_mlsql_class_lists(actual, predicted, 'cohen_kappa_score'), _mlsql_class_pairs(actual, predicted), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')) END;
+
+-- kappa(actual, predicted, weights, zero_division): Alias of cohen_kappa_score.
+CREATE OR REPLACE MACRO kappa(actual, predicted, weights := NULL, zero_division := 0) AS 
+    cohen_kappa_score(actual, predicted, weights := weights, zero_division := zero_division);
+
+-- _mlsql_matthews_corrcoef_of(cl, zero_division): Matthews correlation coefficient (multiclass).
+CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef_of(cl, zero_division) AS 
+    CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE _mlsql_matthews_corrcoef(struct_extract(cl, 'n'), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] * struct_extract(cl, 'predicted')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] * struct_extract(cl, 'actual')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] * struct_extract(cl, 'predicted')[k]))), zero_division) END;
+
+-- matthews_corrcoef(actual, predicted, zero_division): Matthews correlation coefficient (multiclass).
+CREATE OR REPLACE MACRO matthews_corrcoef(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE _mlsql_matthews_corrcoef_of(_mlsql_class_lists(actual, predicted, 'matthews_corrcoef'), _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')) END;
+
+-- mcc(actual, predicted, zero_division): Alias of matthews_corrcoef.
+CREATE OR REPLACE MACRO mcc(actual, predicted, zero_division := 0) AS 
+    matthews_corrcoef(actual, predicted, zero_division := zero_division);
+
+-- class_error_rate(actual, predicted, label, zero_division): Share of the rows truly of the given class that were predicted otherwise.
+CREATE OR REPLACE MACRO class_error_rate(actual, predicted, label, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = false AND (predicted = label) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = false THEN 1 END), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END;
+
+-- cost_error(actual, predicted, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
+CREATE OR REPLACE MACRO cost_error(actual, predicted, costs) AS 
+    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(costs[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END));
+
+-- class_distribution(source, label, "by"): One row per class (and group): class, count, share of the known rows.
+CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE 
+    WITH counts AS (
+        SELECT g, __mlsql_label AS class, count(*) AS count
+        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(label)) AS __mlsql_label
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+        WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
+               g AS __mlsql_g
+        FROM counts)
+    ORDER BY __mlsql_g, class;
+
+-- confusion_matrix(source, actual, predicted, "by"): The confusion matrix, long: actual, predicted, count (every cell, zeros too).
+CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL) AS TABLE 
+    WITH known AS (
+        SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p
+        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+        WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
+    classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
+    cells AS (SELECT g, a, p, count(*) AS n FROM known GROUP BY g, a, p)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(ca.g), ca.class AS actual, cp.class AS predicted,
+               coalesce(cells.n, 0) AS count, ca.g AS __mlsql_g, ca.class AS __mlsql_a,
+               cp.class AS __mlsql_p
+        FROM classes ca JOIN classes cp ON ca.g IS NOT DISTINCT FROM cp.g
+        LEFT JOIN cells ON cells.g IS NOT DISTINCT FROM ca.g AND cells.a = ca.class
+                           AND cells.p = cp.class)
+    ORDER BY __mlsql_g, __mlsql_a, __mlsql_p;
+
+-- class_metrics(source, actual, predicted, beta, zero_division, "by"): One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
+CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, zero_division := 0, "by" := NULL) AS TABLE 
+    WITH known AS (
+        SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p
+        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+        WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
+    params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
+                      _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
+    totals AS (SELECT g, count(*) AS n FROM known GROUP BY g),
+    per_class AS (
+        SELECT g, class, sum(is_a) AS r, sum(is_p) AS c, sum(hit) AS d FROM (
+            SELECT g, a AS class, 1 AS is_a, 0 AS is_p, CASE WHEN a = p THEN 1 ELSE 0 END AS hit
+            FROM known
+            UNION ALL
+            SELECT g, p, 0, 1, 0 FROM known)
+        GROUP BY g, class)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(per_class.g), class,
+               d AS tp,
+               (c - d) AS fp,
+               (r - d) AS fn,
+               (((n - r) - c) + d) AS tn,
+               r AS support,
+               _mlsql_precision(d, (c - d), (r - d), zd) AS precision,
+               _mlsql_recall(d, (c - d), (r - d), zd) AS recall,
+               _mlsql_fbeta(d, (c - d), (r - d), b, zd) AS fbeta,
+               _mlsql_false_negative_rate(d, (c - d), (r - d), zd) AS class_error_rate,
+               per_class.g AS __mlsql_g
+        FROM per_class JOIN totals ON per_class.g IS NOT DISTINCT FROM totals.g CROSS JOIN params)
+    ORDER BY __mlsql_g, class;
+
+-- ===== regression.sql: Regression: mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance.
+
+-- _mlsql_known_number(x, other, name, func): x as DOUBLE where the other side of the row is known, else NULL.
+CREATE OR REPLACE MACRO _mlsql_known_number(x, other, name, func) AS 
+    CASE WHEN other IS NULL THEN NULL ELSE _mlsql_number(x, name, func) END;
+
+-- mse(actual, predicted): Mean squared error.
+CREATE OR REPLACE MACRO mse(actual, predicted) AS 
+    _mlsql_share(sum((_mlsql_known_number(actual, predicted, 'actual', 'mse') - _mlsql_known_number(predicted, actual, 'predicted', 'mse')) * (_mlsql_known_number(actual, predicted, 'actual', 'mse') - _mlsql_known_number(predicted, actual, 'predicted', 'mse'))), count((_mlsql_known_number(actual, predicted, 'actual', 'mse') - _mlsql_known_number(predicted, actual, 'predicted', 'mse'))));
+
+-- mean_squared_error(actual, predicted): Alias of mse.
+CREATE OR REPLACE MACRO mean_squared_error(actual, predicted) AS 
+    mse(actual, predicted);
+
+-- rmse(actual, predicted): Root mean squared error.
+CREATE OR REPLACE MACRO rmse(actual, predicted) AS 
+    pow(_mlsql_share(sum((_mlsql_known_number(actual, predicted, 'actual', 'rmse') - _mlsql_known_number(predicted, actual, 'predicted', 'rmse')) * (_mlsql_known_number(actual, predicted, 'actual', 'rmse') - _mlsql_known_number(predicted, actual, 'predicted', 'rmse'))), count((_mlsql_known_number(actual, predicted, 'actual', 'rmse') - _mlsql_known_number(predicted, actual, 'predicted', 'rmse')))), 0.5);
+
+-- mae(actual, predicted): Mean absolute error (the lecture's mad).
+CREATE OR REPLACE MACRO mae(actual, predicted) AS 
+    _mlsql_share(sum(abs((_mlsql_known_number(actual, predicted, 'actual', 'mae') - _mlsql_known_number(predicted, actual, 'predicted', 'mae')))), count((_mlsql_known_number(actual, predicted, 'actual', 'mae') - _mlsql_known_number(predicted, actual, 'predicted', 'mae'))));
+
+-- mean_absolute_error(actual, predicted): Alias of mae.
+CREATE OR REPLACE MACRO mean_absolute_error(actual, predicted) AS 
+    mae(actual, predicted);
+
+-- mape(actual, predicted): Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
+CREATE OR REPLACE MACRO mape(actual, predicted) AS 
+    _mlsql_share(sum(abs((_mlsql_known_number(actual, predicted, 'actual', 'mape') - _mlsql_known_number(predicted, actual, 'predicted', 'mape'))) / greatest(abs(_mlsql_known_number(actual, predicted, 'actual', 'mape')), 2.220446049250313e-16)), count((_mlsql_known_number(actual, predicted, 'actual', 'mape') - _mlsql_known_number(predicted, actual, 'predicted', 'mape'))));
+
+-- mean_absolute_percentage_error(actual, predicted): Alias of mape.
+CREATE OR REPLACE MACRO mean_absolute_percentage_error(actual, predicted) AS 
+    mape(actual, predicted);
+
+-- rse(actual, predicted, zero_division): Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².
+CREATE OR REPLACE MACRO rse(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'rse') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse'))) = 0) THEN NULL ELSE _mlsql_relative_error(sum((_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse')) * (_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse'))), (count((_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse'))) * var_pop(_mlsql_known_number(actual, predicted, 'actual', 'rse'))), _mlsql_check_zero_division(zero_division, 'rse')) END END;
+
+-- rrse(actual, predicted, zero_division): Root relative squared error: sqrt(rse).
+CREATE OR REPLACE MACRO rrse(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'rrse') IS NULL THEN NULL ELSE pow(CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse'))) = 0) THEN NULL ELSE _mlsql_relative_error(sum((_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse')) * (_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse'))), (count((_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse'))) * var_pop(_mlsql_known_number(actual, predicted, 'actual', 'rrse'))), _mlsql_check_zero_division(zero_division, 'rrse')) END, 0.5) END;
+
+-- rae(actual, predicted, zero_division): Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).
+CREATE OR REPLACE MACRO rae(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'rae') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'rae') - _mlsql_known_number(predicted, actual, 'predicted', 'rae'))) = 0) THEN NULL ELSE _mlsql_relative_error(sum(abs((_mlsql_known_number(actual, predicted, 'actual', 'rae') - _mlsql_known_number(predicted, actual, 'predicted', 'rae')))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'rae')), lambda v: abs(v - avg(_mlsql_known_number(actual, predicted, 'actual', 'rae'))))), _mlsql_check_zero_division(zero_division, 'rae')) END END;
+
+-- pearson_corr(actual, predicted, zero_division): Pearson correlation of actual and predicted (the lecture's corr).
+CREATE OR REPLACE MACRO pearson_corr(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'pearson_corr') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr') - _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr'))) = 0) THEN NULL ELSE _mlsql_pearson(covar_pop(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr'), _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')), var_pop(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr')), var_pop(_mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')), sum((_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr') - _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')) * (_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr') - _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr'))), _mlsql_check_zero_division(zero_division, 'pearson_corr')) END END;
+
+-- r2(actual, predicted, zero_division): Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
+CREATE OR REPLACE MACRO r2(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'r2') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2'))) = 0) THEN NULL ELSE _mlsql_explained(sum((_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2')) * (_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2'))), (count((_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2'))) * var_pop(_mlsql_known_number(actual, predicted, 'actual', 'r2'))), _mlsql_check_zero_division(zero_division, 'r2')) END END;
+
+-- r2_score(actual, predicted, zero_division): Alias of r2.
+CREATE OR REPLACE MACRO r2_score(actual, predicted, zero_division := 0) AS 
+    r2(actual, predicted, zero_division := zero_division);
+
+-- explained_variance(actual, predicted, zero_division): Explained variance: 1 - var(y - ŷ) / var(y).
+CREATE OR REPLACE MACRO explained_variance(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'explained_variance') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'explained_variance') - _mlsql_known_number(predicted, actual, 'predicted', 'explained_variance'))) = 0) THEN NULL ELSE _mlsql_explained(var_pop((_mlsql_known_number(actual, predicted, 'actual', 'explained_variance') - _mlsql_known_number(predicted, actual, 'predicted', 'explained_variance'))), var_pop(_mlsql_known_number(actual, predicted, 'actual', 'explained_variance')), _mlsql_check_zero_division(zero_division, 'explained_variance')) END END;
+
+-- explained_variance_score(actual, predicted, zero_division): Alias of explained_variance.
+CREATE OR REPLACE MACRO explained_variance_score(actual, predicted, zero_division := 0) AS 
+    explained_variance(actual, predicted, zero_division := zero_division);
+
+-- hivemall_r2(predicted, actual, zero_division): r2 in Hivemall's argument order: hivemall_r2(predicted, actual).
+CREATE OR REPLACE MACRO hivemall_r2(predicted, actual, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'hivemall_r2') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2'))) = 0) THEN NULL ELSE _mlsql_explained(sum((_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2')) * (_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2'))), (count((_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2'))) * var_pop(_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2'))), _mlsql_check_zero_division(zero_division, 'hivemall_r2')) END END;
+
+-- ===== scores.sql: Scores against binary labels: logloss and auc (Mann-Whitney, ties one half).
+
+-- _mlsql_positive_rank_sum(sorted): Σ of the 1-based positions of the positives in a sorted list of (s, k, y).
+CREATE OR REPLACE MACRO _mlsql_positive_rank_sum(sorted) AS 
+    list_sum(list_transform(sorted, lambda x, i: CASE WHEN x.y THEN i ELSE 0 END));
+
+-- logloss(actual, predicted): Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
+CREATE OR REPLACE MACRO logloss(actual, predicted) AS 
+    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_log_loss_term(CAST(_mlsql_binary_flag(actual, 'actual', 'logloss') AS DOUBLE), ln(greatest(least(_mlsql_number(predicted, 'predicted', 'logloss'), 0.999999999999999), 1e-15)), ln(1 - greatest(least(_mlsql_number(predicted, 'predicted', 'logloss'), 0.999999999999999), 1e-15))) END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END));
+
+-- log_loss(actual, predicted): Alias of logloss.
+CREATE OR REPLACE MACRO log_loss(actual, predicted) AS 
+    logloss(actual, predicted);
+
+-- hivemall_logloss(predicted, actual): logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).
+CREATE OR REPLACE MACRO hivemall_logloss(predicted, actual) AS 
+    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_log_loss_term(CAST(_mlsql_binary_flag(actual, 'actual', 'hivemall_logloss') AS DOUBLE), ln(greatest(least(_mlsql_number(predicted, 'predicted', 'hivemall_logloss'), 0.999999999999999), 1e-15)), ln(1 - greatest(least(_mlsql_number(predicted, 'predicted', 'hivemall_logloss'), 0.999999999999999), 1e-15))) END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END));
+
+-- auc(actual, predicted, zero_division): ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
+CREATE OR REPLACE MACRO auc(actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'auc') IS NULL THEN NULL ELSE CASE WHEN ((sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) + sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END)) = 0) THEN NULL ELSE _mlsql_mann_whitney_auc(((_mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(predicted, 'predicted', 'auc'), k := _mlsql_binary_flag(actual, 'actual', 'auc'), y := _mlsql_binary_flag(actual, 'actual', 'auc'))) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL))) + _mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(predicted, 'predicted', 'auc'), k := NOT _mlsql_binary_flag(actual, 'actual', 'auc'), y := _mlsql_binary_flag(actual, 'actual', 'auc'))) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL)))) / 2 - sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) * (sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) + 1) / 2), sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END), sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END), _mlsql_check_zero_division(zero_division, 'auc')) END END;
+
+-- roc_auc_score(actual, predicted, zero_division): Alias of auc.
+CREATE OR REPLACE MACRO roc_auc_score(actual, predicted, zero_division := 0) AS 
+    auc(actual, predicted, zero_division := zero_division);
+
+-- hivemall_auc(score, label, zero_division): auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.
+CREATE OR REPLACE MACRO hivemall_auc(score, label, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'hivemall_auc') IS NULL THEN NULL ELSE CASE WHEN ((sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END) + sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END)) = 0) THEN NULL ELSE _mlsql_mann_whitney_auc(((_mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(score, 'score', 'hivemall_auc'), k := _mlsql_binary_flag(label, 'label', 'hivemall_auc'), y := _mlsql_binary_flag(label, 'label', 'hivemall_auc'))) FILTER (WHERE label IS NOT NULL AND score IS NOT NULL))) + _mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(score, 'score', 'hivemall_auc'), k := NOT _mlsql_binary_flag(label, 'label', 'hivemall_auc'), y := _mlsql_binary_flag(label, 'label', 'hivemall_auc'))) FILTER (WHERE label IS NOT NULL AND score IS NOT NULL)))) / 2 - sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END) * (sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END) + 1) / 2), sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END), sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END), _mlsql_check_zero_division(zero_division, 'hivemall_auc')) END END;
+
 -- ===== ranking.sql: Ranking: Hivemall's @k measures over ranked lists, scikit-learn's label-ranking measures over score maps, and scores to label lists.
 
 -- _mlsql_check_k(k, func): Validate an @k cut: NULL (the whole list) or a whole number > 0.
@@ -913,56 +1555,42 @@ CREATE OR REPLACE MACRO _mlsql_check_top_k(k, func) AS
 CREATE OR REPLACE MACRO _mlsql_check_threshold(threshold, func) AS 
     CASE WHEN threshold IS NULL THEN error('The ''threshold'' parameter of ' || func || ' must be a number. Got ' || coalesce(CAST(threshold AS VARCHAR), 'NULL') || ' instead.') ELSE threshold END;
 
--- _mlsql_ranked(items): A ranked list without NULLs and repeats (the first occurrence keeps its place).
+-- _mlsql_ranked(items): A list without NULLs and repeats (the first occurrence keeps its place).
 CREATE OR REPLACE MACRO _mlsql_ranked(items) AS 
-    CASE WHEN len(list_distinct(items)) = list_count(items)
-         THEN list_filter(items, lambda x: x IS NOT NULL)
-         ELSE list_transform([items], lambda l:
-             list_filter(l, lambda x, i: x IS NOT NULL AND NOT list_contains(l[1:i - 1], x)))[1] END;
+    list_transform([items], lambda l:
+        list_filter(l, lambda x, i: x IS NOT NULL AND list_position(l, x) = i))[1];
 
--- _mlsql_ranked_row(rank_items, correct_items, k): One row's @k statistics: n_ranked = min(|R|, k), n_true = |T|, and the positions of the hits in the top k; NULL when either list is NULL.
-CREATE OR REPLACE MACRO _mlsql_ranked_row(rank_items, correct_items, k) AS 
-    CASE WHEN rank_items IS NULL OR correct_items IS NULL THEN NULL ELSE
-    list_transform([{'ranked': _mlsql_ranked(rank_items), 'truth': correct_items, 'k': k}], lambda r:
-        struct_pack(
-            n_ranked := least(len(r.ranked), coalesce(r.k, len(r.ranked))),
-            n_true := len(list_distinct(r.truth)),
-            hits := list_filter(
-                list_transform(list_slice(r.ranked, 1, coalesce(r.k, len(r.ranked))),
-                               lambda item, pos: CASE WHEN list_contains(r.truth, item) THEN pos END),
-                lambda pos: pos IS NOT NULL)))[1] END;
+-- _mlsql_hit_positions(ranked, correct_items, k): Positions (1-based) of the true items among the first k of a ranked list (all of it when k is NULL).
+CREATE OR REPLACE MACRO _mlsql_hit_positions(ranked, correct_items, k) AS 
+    list_transform([ranked], lambda r: list_transform([correct_items], lambda truth:
+        list_filter(
+            list_transform(list_slice(r, 1, coalesce(k, len(r))),
+                           lambda item, pos: CASE WHEN list_contains(truth, item) THEN pos END),
+            lambda pos: pos IS NOT NULL))[1])[1];
 
--- _mlsql_graded_row(ranked_relevance, ideal_relevance, k): One row's relevance grades cut at k (default: the ranked list's length), the ideal ones sorted descending; NULL when either list is NULL.
-CREATE OR REPLACE MACRO _mlsql_graded_row(ranked_relevance, ideal_relevance, k) AS 
-    CASE WHEN ranked_relevance IS NULL OR ideal_relevance IS NULL THEN NULL ELSE
-    struct_pack(
-        ranked := list_slice(ranked_relevance, 1, coalesce(k, len(ranked_relevance))),
-        ideal := list_slice(list_reverse_sort(list_filter(ideal_relevance, lambda x: x IS NOT NULL)),
-                            1, coalesce(k, len(ranked_relevance)))) END;
+-- _mlsql_ideal_grades(ideal_relevance, n): The n best grades of an ideal ranking, best first (NULL grades dropped).
+CREATE OR REPLACE MACRO _mlsql_ideal_grades(ideal_relevance, n) AS 
+    list_slice(list_reverse_sort(list_filter(ideal_relevance, lambda x: x IS NOT NULL)), 1, n);
 
 -- _mlsql_scored(scores): The (key, value) entries of a score map whose score is not NULL.
 CREATE OR REPLACE MACRO _mlsql_scored(scores) AS 
     list_filter(map_entries(scores), lambda e: e.value IS NOT NULL);
 
--- _mlsql_label_scores(scores, actual): A row's labels (scored, and true but unscored at -infinity) with score and truth; NULL when either input is NULL.
-CREATE OR REPLACE MACRO _mlsql_label_scores(scores, actual) AS 
+-- _mlsql_score_lists(scores, actual): A row's scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.
+CREATE OR REPLACE MACRO _mlsql_score_lists(scores, actual) AS 
     CASE WHEN scores IS NULL OR actual IS NULL THEN NULL ELSE
-    list_transform([{'scored': _mlsql_scored(scores), 'truth': list_distinct(actual)}], lambda r:
-        list_concat(
-            list_transform(r.scored, lambda e: {
-                'score': CAST(e.value AS DOUBLE),
-                'is_true': coalesce(list_contains(r.truth, e.key), false),
-                'scored': true}),
-            list_transform(
-                list_filter(r.truth, lambda a: NOT list_contains(list_transform(r.scored, lambda e: e.key), a)),
-                lambda a: {'score': CAST('-inf' AS DOUBLE), 'is_true': true, 'scored': false})))[1] END;
+    list_transform([scores], lambda m:
+        list_transform([list_transform(list_distinct(actual), lambda a: CAST(map_extract_value(m, a) AS DOUBLE))],
+            lambda truth: list_transform([list_filter(CAST(map_values(m) AS DOUBLE[]), lambda v: v IS NOT NULL)],
+                lambda scored: struct_pack(
+                    scored := scored,
+                    truth := list_transform(truth, lambda v: coalesce(v, CAST('-inf' AS DOUBLE))),
+                    labels := list_concat(scored, list_transform(list_filter(truth, lambda v: v IS NULL),
+                                                              lambda v: CAST('-inf' AS DOUBLE)))))[1])[1])[1] END;
 
--- _mlsql_n_top(labels, only_true): How many scored labels (true ones if only_true) share the highest score.
-CREATE OR REPLACE MACRO _mlsql_n_top(labels, only_true) AS 
-    list_transform(
-        [list_max(list_transform(list_filter(labels, lambda u: u.scored), lambda u: u.score))],
-        lambda top: len(list_filter(labels,
-            lambda u: u.scored AND u.score = top AND (u.is_true OR NOT only_true))))[1];
+-- _mlsql_n_top(scored, among): How many of the scores ``among`` equal the highest scored one.
+CREATE OR REPLACE MACRO _mlsql_n_top(scored, among) AS 
+    list_transform([list_max(scored)], lambda top: len(list_filter(among, lambda v: v = top)))[1];
 
 -- _mlsql_ranked_labels(entries): Labels of (key, value) entries, best score first, ties by label.
 CREATE OR REPLACE MACRO _mlsql_ranked_labels(entries) AS 
@@ -993,7 +1621,7 @@ CREATE OR REPLACE MACRO top_k_above(scores, k, threshold) AS
 
 -- _mlsql_precision_at_row(rank_items, correct_items, k): Per row: Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_precision_at_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_precision_at_k(len(s.hits), s.n_ranked, s.n_true) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': len(hits), 'x1': least(len(ranked), coalesce(k, len(ranked))), 'x2': len(_mlsql_ranked(correct_items))}], lambda f: _mlsql_precision_at_k(f.x0, f.x1, f.x2))[1] END)[1])[1];
 
 -- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.
 CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS 
@@ -1001,7 +1629,7 @@ CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_recall_at_row(rank_items, correct_items, k): Per row: Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_recall_at_k(len(s.hits), s.n_ranked, s.n_true) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': len(hits), 'x1': least(len(ranked), coalesce(k, len(ranked))), 'x2': len(_mlsql_ranked(correct_items))}], lambda f: _mlsql_recall_at_k(f.x0, f.x1, f.x2))[1] END)[1])[1];
 
 -- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.
 CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS 
@@ -1009,7 +1637,7 @@ CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_average_precision_row(rank_items, correct_items, k): Per row: Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_average_precision_at_k(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth))), 0), len(s.hits), s.n_ranked, s.n_true) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth))), 0), 'x1': len(hits), 'x2': least(len(ranked), coalesce(k, len(ranked))), 'x3': len(_mlsql_ranked(correct_items))}], lambda f: _mlsql_average_precision_at_k(f.x0, f.x1, f.x2, f.x3))[1] END)[1])[1];
 
 -- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.
 CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) AS 
@@ -1017,7 +1645,7 @@ CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) 
 
 -- _mlsql_hitrate_row(rank_items, correct_items, k): Per row: Hivemall's HitRate@k: share of rows with a true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_hit(len(s.hits)) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_hit(len(hits)) END)[1])[1];
 
 -- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.
 CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS 
@@ -1025,7 +1653,7 @@ CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_mrr_row(rank_items, correct_items, k): Per row: Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_reciprocal_rank(coalesce(s.hits[1], 0)) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_reciprocal_rank(coalesce(hits[1], 0)) END)[1])[1];
 
 -- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.
 CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS 
@@ -1033,7 +1661,7 @@ CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_ndcg_row(rank_items, correct_items, k): Per row: Hivemall's binary nDCG@k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: (1 / log2((pos + 1))))), 0), coalesce(list_sum(list_transform(range(1, CASE WHEN (s.n_true < s.n_ranked) THEN s.n_true ELSE s.n_ranked END + 1), lambda p: (1 / log2((p + 1))))), 0)) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(hits, lambda pos, nth: (1 / log2((pos + 1))))), 0), 'x1': coalesce(list_sum(list_transform(range(1, CASE WHEN (len(_mlsql_ranked(correct_items)) < least(len(ranked), coalesce(k, len(ranked)))) THEN len(_mlsql_ranked(correct_items)) ELSE least(len(ranked), coalesce(k, len(ranked))) END + 1), lambda p: (1 / log2((p + 1))))), 0)}], lambda f: _mlsql_normalized_dcg(f.x0, f.x1))[1] END)[1])[1];
 
 -- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.
 CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS 
@@ -1041,7 +1669,7 @@ CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_ranking_auc_row(rank_items, correct_items, k): Per row: Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_ranking_auc_at_k(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: _mlsql_misses_above_hit(pos, nth))), 0), len(s.hits), s.n_ranked) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(hits, lambda pos, nth: _mlsql_misses_above_hit(pos, nth))), 0), 'x1': len(hits), 'x2': least(len(ranked), coalesce(k, len(ranked)))}], lambda f: _mlsql_ranking_auc_at_k(f.x0, f.x1, f.x2))[1] END)[1])[1];
 
 -- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.
 CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
@@ -1049,7 +1677,7 @@ CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k): Per row: Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k) AS 
-    list_transform([_mlsql_graded_row(ranked_relevance, ideal_relevance, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(s.ranked, lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0), coalesce(list_sum(list_transform(s.ideal, lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0)) END)[1];
+    CASE WHEN (ranked_relevance IS NULL OR ideal_relevance IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(list_slice(ranked_relevance, 1, coalesce(k, len(ranked_relevance))), lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0), 'x1': coalesce(list_sum(list_transform(_mlsql_ideal_grades(ideal_relevance, coalesce(k, len(ranked_relevance))), lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0)}], lambda f: _mlsql_normalized_dcg(f.x0, f.x1))[1] END;
 
 -- graded_ndcg(ranked_relevance, ideal_relevance, k): Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).
 CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL) AS 
@@ -1057,7 +1685,7 @@ CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL
 
 -- _mlsql_coverage_error_row(scores, actual): Per row: scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_coverage_error_row(scores, actual) AS 
-    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_coverage(len(list_filter(sr.labels, lambda t: t.is_true)), list_max(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score))}), lambda r: r.at_or_above))) END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': len(sr.truth), 'x1': list_max(list_transform(sr.truth, lambda t: len(list_filter(sr.labels, lambda u: u >= t))))}], lambda f: _mlsql_coverage(f.x0, f.x1))[1] END)[1];
 
 -- coverage_error(scores, actual): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.
 CREATE OR REPLACE MACRO coverage_error(scores, actual) AS 
@@ -1065,7 +1693,7 @@ CREATE OR REPLACE MACRO coverage_error(scores, actual) AS
 
 -- _mlsql_label_ranking_loss_row(scores, actual): Per row: scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_label_ranking_loss_row(scores, actual) AS 
-    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_ranking_loss_of_row(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'true_at_or_above': len(list_filter(sr.labels, lambda u: u.is_true AND u.score >= t.score))}), lambda r: _mlsql_false_at_or_above(r.at_or_above, r.true_at_or_above))), 0), len(list_filter(sr.labels, lambda t: t.is_true)), len(sr.labels)) END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(sr.truth, lambda t: list_transform([{'x0': len(list_filter(sr.labels, lambda u: u >= t)), 'x1': len(list_filter(sr.truth, lambda u: u >= t))}], lambda f: _mlsql_false_at_or_above(f.x0, f.x1))[1])), 0), 'x1': len(sr.truth), 'x2': len(sr.labels)}], lambda f: _mlsql_ranking_loss_of_row(f.x0, f.x1, f.x2))[1] END)[1];
 
 -- label_ranking_loss(scores, actual): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.
 CREATE OR REPLACE MACRO label_ranking_loss(scores, actual) AS 
@@ -1073,7 +1701,7 @@ CREATE OR REPLACE MACRO label_ranking_loss(scores, actual) AS
 
 -- _mlsql_label_ranking_average_precision_row(scores, actual): Per row: scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_label_ranking_average_precision_row(scores, actual) AS 
-    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_label_ranking_precision_of_row(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'true_at_or_above': len(list_filter(sr.labels, lambda u: u.is_true AND u.score >= t.score))}), lambda r: _mlsql_precision_at_label(r.true_at_or_above, r.at_or_above))), 0), len(list_filter(sr.labels, lambda t: t.is_true)), len(sr.labels)) END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(sr.truth, lambda t: list_transform([{'x0': len(list_filter(sr.truth, lambda u: u >= t)), 'x1': len(list_filter(sr.labels, lambda u: u >= t))}], lambda f: _mlsql_precision_at_label(f.x0, f.x1))[1])), 0), 'x1': len(sr.truth), 'x2': len(sr.labels)}], lambda f: _mlsql_label_ranking_precision_of_row(f.x0, f.x1, f.x2))[1] END)[1];
 
 -- label_ranking_average_precision(scores, actual): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.
 CREATE OR REPLACE MACRO label_ranking_average_precision(scores, actual) AS 
@@ -1085,7 +1713,7 @@ CREATE OR REPLACE MACRO label_ranking_average_precision_score(scores, actual) AS
 
 -- _mlsql_one_error_row(scores, actual): Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).
 CREATE OR REPLACE MACRO _mlsql_one_error_row(scores, actual) AS 
-    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_one_error_of_row(_mlsql_n_top(sr.labels, false), _mlsql_n_top(sr.labels, true)) END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': _mlsql_n_top(sr.scored, sr.scored), 'x1': _mlsql_n_top(sr.scored, sr.truth)}], lambda f: _mlsql_one_error_of_row(f.x0, f.x1))[1] END)[1];
 
 -- one_error(scores, actual): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
 CREATE OR REPLACE MACRO one_error(scores, actual) AS 
@@ -1093,7 +1721,7 @@ CREATE OR REPLACE MACRO one_error(scores, actual) AS
 
 -- _mlsql_ndcg_score_row(scores, actual, k): Per row: scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(scores, actual, k) AS 
-    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': k}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'above': len(list_filter(sr.labels, lambda u: u.score > t.score))}), lambda r: _mlsql_tie_averaged_gain(coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN sr.k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0), r.at_or_above, r.above))), 0), coalesce(list_sum(list_transform(range(1, CASE WHEN sr.k IS NULL THEN len(list_filter(sr.labels, lambda t: t.is_true)) ELSE least(len(list_filter(sr.labels, lambda t: t.is_true)), sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0)) END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(list_transform(sr.truth, lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u >= t)), 'above': len(list_filter(sr.labels, lambda u: u > t))}), lambda r: list_transform([{'x0': coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, k) END + 1), lambda p: (1 / log2((p + 1))))), 0), 'x1': r.at_or_above, 'x2': r.above}], lambda f: _mlsql_tie_averaged_gain(f.x0, f.x1, f.x2))[1])), 0), 'x1': coalesce(list_sum(list_transform(range(1, CASE WHEN k IS NULL THEN len(sr.truth) ELSE least(len(sr.truth), k) END + 1), lambda p: (1 / log2((p + 1))))), 0)}], lambda f: _mlsql_normalized_dcg(f.x0, f.x1))[1] END)[1];
 
 -- ndcg_score(scores, actual, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn's ignore_ties=False). No true label: 0.
 CREATE OR REPLACE MACRO ndcg_score(scores, actual, k := NULL) AS 

@@ -1,0 +1,220 @@
+"""Checks the single-label, binary, rule, regression and score macros share, and their renderer.
+
+The macros here validate parameters (same texts as
+:mod:`mlsql.measures.classification_params`) and inputs: binary inputs must be
+boolean or 0/1, numeric inputs numbers, both label sides of one kind. Type
+tests use ``typeof()``, which DuckDB folds to a constant when it binds the
+query, so they cost nothing per row.
+
+:func:`render` turns a registry measure of these families into its macro (and
+one macro per alias), with each parameter wrapped in its check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from mlsql._duckdb.library import Macro, Qualify, sql_message
+from mlsql._duckdb.ops import SqlOps
+from mlsql._registry import Measure, Param
+from mlsql._sqlexpr import Sql, call, lit
+from mlsql.measures import classification_params as CP
+
+FILE = "classification_checks.sql"
+DESCRIPTION = (
+    "Checks shared by the single-label, binary, rule, regression and score macros: "
+    "parameters, binary and numeric inputs, label kinds."
+)
+ORDER = 20
+FAMILIES: tuple[str, ...] = ()
+
+NUMERIC_TYPES = (
+    "TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT"
+    "|FLOAT|DOUBLE|DECIMAL.*"
+)
+#: parameters that have no default (a macro parameter without ``:=``)
+REQUIRED = frozenset({"positive", "label", "costs"})
+
+
+def _esc(text: str) -> str:
+    return text.replace("'", "''")
+
+
+def _kind(t: str) -> str:
+    """SQL: the label kind of a type name (integer, text, float, decimal, boolean, null, itself)."""
+    return f"""CASE WHEN regexp_full_match({t}, '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN {t} = 'VARCHAR' THEN 'text' WHEN {t} IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN {t} LIKE 'DECIMAL%' THEN 'decimal' WHEN {t} = '"NULL"' THEN 'null' ELSE {t} END"""
+
+
+def _checks() -> list[Macro]:
+    choice = lambda name, allowed: sql_message(  # noqa: E731
+        CP.choice_message("{}", name, allowed, "{}"),
+        "func",
+        "coalesce(chr(39) || CAST(x AS VARCHAR) || chr(39), 'NULL')",
+    )
+    positive = sql_message(
+        CP.positive_message("{}", "{}", "{}"),
+        "name",
+        "func",
+        "coalesce(CAST(x AS VARCHAR), 'NULL')",
+    )
+    number = sql_message(
+        CP.number_message("{}", "{}", "{}"), "name", "func", "coalesce(CAST(x AS VARCHAR), 'NULL')"
+    )
+    binary_type = sql_message(
+        CP.binary_type_message("{}", "{}", "{}"), "func", "name", "name", "typeof(x)"
+    )
+    binary_value = sql_message(CP.binary_value_message("{}", "{}"), "func", "CAST(x AS VARCHAR)")
+    number_type = sql_message(
+        CP.number_type_message("{}", "{}", "{}"), "func", "name", "name", "typeof(x)"
+    )
+    mismatch = sql_message(
+        "{} needs actual and predicted of the same label type (both text, both integers, ...). "
+        "Got actual {} and predicted {}.",
+        "func",
+        "typeof(x)",
+        "typeof(y)",
+    )
+    averages = ", ".join(f"'{a}'" for a in CP.AVERAGES)
+    return [
+        Macro(
+            FILE,
+            "_mlsql_check_average",
+            ("x", "func"),
+            f"CASE WHEN lower(x) IN ({averages}) THEN lower(x) ELSE error({choice('average', CP.AVERAGES)}) END",
+            "Validate average (micro, macro, weighted).",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_check_weights",
+            ("x", "func"),
+            "CASE WHEN x IS NULL THEN 'none' WHEN lower(x) IN ('linear', 'quadratic') THEN lower(x)\n"
+            f"         ELSE error({choice('weights', ('linear', 'quadratic'))}) END",
+            "Validate kappa's weights (NULL, linear, quadratic); NULL becomes 'none'.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_check_positive",
+            ("x", "name", "func"),
+            f"CASE WHEN x > 0 AND isfinite(x) THEN x ELSE error({positive}) END",
+            "Validate a finite number > 0.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_check_number",
+            ("x", "name", "func"),
+            f"CASE WHEN isfinite(x) THEN x ELSE error({number}) END",
+            "Validate a finite number.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_binary_flag",
+            ("x", "name", "func"),
+            f"""CASE WHEN NOT regexp_full_match(typeof(x), '(BOOLEAN|{NUMERIC_TYPES}|"NULL")')
+         THEN error({binary_type})
+         WHEN x IS NULL THEN NULL WHEN CAST(x AS DOUBLE) = 1 THEN true
+         WHEN CAST(x AS DOUBLE) = 0 THEN false ELSE error({binary_value}) END""",
+            "A boolean or 0/1 input as BOOLEAN (anything else is an error).",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_number",
+            ("x", "name", "func"),
+            f"""CASE WHEN NOT regexp_full_match(typeof(x), '({NUMERIC_TYPES}|"NULL")')
+         THEN error({number_type}) ELSE CAST(x AS DOUBLE) END""",
+            "A numeric input as DOUBLE (other types are an error).",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_same_kind",
+            ("x", "y", "func"),
+            f"""CASE WHEN {_kind("typeof(x)")} <> {_kind("typeof(y)")}
+              AND 'null' NOT IN ({_kind("typeof(x)")}, {_kind("typeof(y)")})
+         THEN error({mismatch}) ELSE x END""",
+            "x, after checking that x and y hold labels of one kind (integer widths may differ).",
+            public=False,
+        ),
+    ]
+
+
+def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
+    """The shared check macros."""
+    return _checks()
+
+
+# ------------------------------------------------------------------ rendering
+def param_sql(p: Param) -> str:
+    """A macro parameter: ``name`` when required, else ``name := default``."""
+    return p.name if p.name in REQUIRED else f"{p.name} := {lit(p.default)}"
+
+
+def signature(m: Measure) -> tuple[str, ...]:
+    """The macro's parameters: inputs, then parameters with defaults."""
+    return (*m.inputs, *(param_sql(p) for p in m.params))
+
+
+def checked(m: Measure, q: Qualify) -> dict[str, Sql]:
+    """Each parameter of ``m`` as SQL, wrapped in its check."""
+    out: dict[str, Sql] = {}
+    for p in m.params:
+        x = Sql(p.name)
+        if p.name == "zero_division":
+            out[p.name] = call(q("_mlsql_check_zero_division"), x, m.name)
+        elif p.name == "beta":
+            out[p.name] = call(q("_mlsql_check_beta"), x, m.name)
+        elif p.name == "average":
+            out[p.name] = call(q("_mlsql_check_average"), x, m.name)
+        elif p.name == "weights":
+            out[p.name] = call(q("_mlsql_check_weights"), x, m.name)
+        elif p.name == "alpha":
+            out[p.name] = call(q("_mlsql_check_positive"), x, p.name, m.name)
+        elif p.name in ("cost_fn", "cost_fp"):
+            out[p.name] = call(q("_mlsql_check_number"), x, p.name, m.name)
+        else:
+            out[p.name] = x
+    return out
+
+
+def guard_zero_division(body: Any, params: dict[str, Sql]) -> Sql:
+    """``body``, NULL when zero_division is NULL; the check runs even if no ratio is undefined."""
+    if "zero_division" not in params:
+        return Sql(str(body))
+    return Sql(f"CASE WHEN {params['zero_division']} IS NULL THEN NULL ELSE {body} END")
+
+
+def aliases(m: Measure, file: str, q: Qualify) -> list[Macro]:
+    """One macro per alias of ``m``, calling it."""
+    args = [
+        *m.inputs,
+        *(p.name if p.name in REQUIRED else f"{p.name} := {p.name}" for p in m.params),
+    ]
+    return [
+        Macro(file, alias, signature(m), f"{q(m.name)}({', '.join(args)})", f"Alias of {m.name}.")
+        for alias in m.aliases
+    ]
+
+
+def render(
+    m: Measure,
+    q: Qualify,
+    ops: SqlOps,
+    file: str,
+    stats: Any,
+    *,
+    body: Callable[..., Any] | None = None,
+) -> list[Macro]:
+    """The macro of registry measure ``m`` over ``stats`` (and its aliases)."""
+    params = checked(m, q)
+    value = m.build(ops, stats, **params) if body is None else body(params)
+    return [
+        Macro(file, m.name, signature(m), str(guard_zero_division(value, params)), m.summary),
+        *aliases(m, file, q),
+    ]

@@ -1,0 +1,66 @@
+"""Regression measures in DuckDB: the registry formulas over streaming aggregates.
+
+Statistics (:class:`mlsql.measures.regression.RegressionStats`) are plain
+aggregates over the rows where neither side is NULL: ``count``, ``sum`` of
+squared, absolute and relative errors, ``var_pop`` and ``covar_pop`` (DuckDB's
+streaming, numerically stable moments). Only ``rae`` keeps the group's values
+(``list``) to take Σ|y - mean(y)|.
+"""
+
+from __future__ import annotations
+
+from mlsql._duckdb.families import classification_checks as CC
+from mlsql._duckdb.library import Macro, Qualify
+from mlsql._duckdb.ops import SqlOps
+from mlsql._registry import Measure, measures
+from mlsql._sqlexpr import Sql, lit
+from mlsql.measures import regression as RG
+
+FILE = "regression.sql"
+DESCRIPTION = (
+    "Regression: mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance."
+)
+ORDER = 24
+FAMILIES: tuple[str, ...] = ()  # rendered here
+
+
+def _known_number(q: Qualify) -> Macro:
+    return Macro(
+        FILE,
+        "_mlsql_known_number",
+        ("x", "other", "name", "func"),
+        f"CASE WHEN other IS NULL THEN NULL ELSE {q('_mlsql_number')}(x, name, func) END",
+        "x as DOUBLE where the other side of the row is known, else NULL.",
+        public=False,
+    )
+
+
+def stats(q: Qualify, m: Measure) -> RG.RegressionStats:
+    """The statistics over the measure's inputs (actual and predicted, in its order)."""
+
+    def side(name: str) -> str:
+        other = "predicted" if name == "actual" else "actual"
+        return f"{q('_mlsql_known_number')}({name}, {other}, '{name}', '{m.name}')"
+
+    y, p = side("actual"), side("predicted")
+    err = f"({y} - {p})"
+    return RG.RegressionStats(
+        n=Sql(f"count({err})"),
+        sse=Sql(f"sum({err} * {err})"),
+        sae=Sql(f"sum(abs({err}))"),
+        sape=Sql(f"sum(abs({err}) / greatest(abs({y}), {lit(RG.EPSILON)}))"),
+        var_actual=Sql(f"var_pop({y})"),
+        var_predicted=Sql(f"var_pop({p})"),
+        covariance=Sql(f"covar_pop({y}, {p})"),
+        var_error=Sql(f"var_pop({err})"),
+        sad_actual=Sql(f"list_sum(list_transform(list({y}), lambda v: abs(v - avg({y}))))"),
+    )
+
+
+def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
+    """Every regression measure and its aliases."""
+    out = [_known_number(qualify)]
+    for m in measures(family=RG.FAMILY):
+        if m.build is not None and m.available_in("duckdb"):
+            out += CC.render(m, qualify, ops, FILE, stats(qualify, m))
+    return out

@@ -1,0 +1,474 @@
+"""Single-label (multiclass) measures in DuckDB.
+
+The class-wise aggregates (``precision_score``, ``recall_score``,
+``fbeta_score``, ``f1_score``, ``balanced_accuracy_score``,
+``cohen_kappa_score``, ``matthews_corrcoef``) read the data once, in ONE
+aggregate, ``_mlsql_class_lists(actual, predicted)``: three ``histogram()``
+maps (actual, predicted, and actual where predicted right) give the sorted
+classes and, aligned with them, each class's row total, column total and
+diagonal. A hash aggregate per group, memory of the order of the number of
+classes, usable in ``GROUP BY``. Each measure is then a macro over that struct,
+``_mlsql_<name>_of(cl, ...)``, whose body is the registry formula run with
+:class:`ClassAxisOps`: reductions over classes are list functions over
+``range(1, len(classes) + 1)``. Weighted kappa also counts (actual, predicted)
+pairs, ``_mlsql_class_pairs``, to weigh each row by its classes' positions.
+
+Why aggregates over lists rather than table macros: they stay one pass, work
+per group like any aggregate, and the class set is small next to the rows.
+The per-class tables (``class_distribution``, ``confusion_matrix``,
+``class_metrics``) are table macros over a source (table, view, file or
+query) with optional ``"by"`` columns, written as plain GROUP BY queries with
+the same formulas over columns.
+
+``confusion_matrix_wide`` is not a macro: DuckDB cannot PIVOT on values read
+from the data inside a macro. Run ``PIVOT confusion_matrix('t', 'actual',
+'predicted') ON predicted USING sum(count) ORDER BY actual`` or
+:func:`mlsql.single_label_tables.confusion_matrix_wide`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from mlsql._duckdb.families import classification_checks as CC
+from mlsql._duckdb.library import Macro, Qualify
+from mlsql._duckdb.ops import SqlOps
+from mlsql._formulas import FORMULAS, Counts, formula_params
+from mlsql._registry import Measure, measures
+from mlsql._sqlexpr import Sql, call, lit
+from mlsql.measures import single_label as SL
+from mlsql.measures.contingency import Table2x2
+
+FILE = "single_label.sql"
+DESCRIPTION = (
+    "Single-label (multiclass) measures: accuracy, averaged precision/recall/F, kappa, MCC, "
+    "class distribution, confusion matrix, per-class tables, cost-weighted error."
+)
+ORDER = 23
+FAMILIES: tuple[str, ...] = ()  # rendered here
+
+#: the dummy column that makes the group key non-empty when there is no ``by``
+ALL = "__mlsql_all"
+QUERY_START = r"^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()"
+#: measures whose statistics are the per-class lists (rendered as an inner macro over them)
+CLASS_MEASURES = (
+    "precision_score",
+    "recall_score",
+    "fbeta_score",
+    "f1_score",
+    "balanced_accuracy_score",
+    "cohen_kappa_score",
+    "matthews_corrcoef",
+)
+
+
+# ------------------------------------------------------------------ the class axis
+@cache
+def aggregating(name: str) -> bool:
+    """Whether formula ``name`` aggregates (calls ``sum``, ``mean`` or ``count``)."""
+
+    class Probe(SqlOps):
+        call_formula = None  # type: ignore[assignment]  # inline nested formulas too
+        used = False
+
+        def sum(self, x: Any) -> Sql:
+            Probe.used = True
+            return super().sum(x)
+
+        def mean(self, x: Any) -> Sql:
+            Probe.used = True
+            return super().mean(x)
+
+        def count(self, x: Any) -> Sql:
+            Probe.used = True
+            return super().count(x)
+
+    params = formula_params(name)
+    args: list[Any] = [Sql(p) for p in params]
+    if "tp" in params:
+        i = params.index("tp")
+        args[i : i + 3] = [Counts(*args[i : i + 3])]
+    FORMULAS[name].raw(Probe(lambda n: n), *args)
+    return Probe.used
+
+
+#: aggregating formulas given per-class lists: name -> positions of the per-class arguments
+CLASSWISE = {"average": (0,), "weighted_average": (0, 1)}
+
+
+def classwise_macros(q: Qualify) -> list[Macro]:
+    """``_mlsql_classwise_<formula>(lists, ...)``: an aggregating formula over per-class lists."""
+    out = []
+    for name, per_class in CLASSWISE.items():
+        params = [
+            f"per_class_{p}" if i in per_class else p for i, p in enumerate(formula_params(name))
+        ]
+        args = [Sql(f"{p}[k]") if i in per_class else Sql(p) for i, p in enumerate(params)]
+        axis = ClassAxisOps(q, Sql(f"len({params[per_class[0]]})"))
+        body = FORMULAS[name].raw(axis, *args)
+        doc = (FORMULAS[name].raw.__doc__ or "").strip().splitlines()[0]
+        out.append(
+            Macro(
+                FILE,
+                f"_mlsql_classwise_{name}",
+                tuple(params),
+                str(body),
+                f"Over classes: {doc}",
+                public=False,
+            )
+        )
+    return out
+
+
+class ClassAxisOps(SqlOps):
+    """Formula primitives over the class axis: values are expressions in the lambda variable.
+
+    ``sum``, ``mean`` and ``count`` reduce ``x`` over classes 1..``size`` with
+    list functions; formulas that aggregate are inlined (their ``sum`` becomes
+    a list sum), the others stay calls of their macros.
+
+    Examples
+    --------
+    >>> ops = ClassAxisOps(lambda n: n, Sql("3"))
+    >>> str(ops.sum(Sql("k * 2")))
+    'list_sum(list_transform(range(1, 3 + 1), lambda k: (k * 2)))'
+    """
+
+    def __init__(self, qualify: Qualify, size: Sql, var: str = "k") -> None:
+        super().__init__(qualify)
+        self.size = size
+        self.var = var
+
+    def over(self, x: Any) -> Sql:
+        """``x`` for every class, as a list."""
+        return Sql(f"list_transform(range(1, {self.size} + 1), lambda {self.var}: {lit(x)})")
+
+    def call_formula(self, name: str, args: tuple[Any, ...]) -> Sql:
+        if name in CLASSWISE:  # per-class values as lists, to a macro written for lists
+            per_class = CLASSWISE[name]
+            lists = [self.over(a) if i in per_class else a for i, a in enumerate(args)]
+            return call(self.qualify(f"_mlsql_classwise_{name}"), *lists)
+        if aggregating(name):
+            return FORMULAS[name].raw(self, *args)
+        return super().call_formula(name, args)
+
+    def sum(self, x: Any) -> Sql:
+        return call("list_sum", self.over(x))
+
+    def mean(self, x: Any) -> Sql:
+        return call("list_avg", self.over(x))
+
+    def count(self, x: Any) -> Sql:
+        return call("list_count", self.over(x))
+
+
+def class_stats(q: Qualify, cl: Sql, pairs: Sql | None = None) -> SL.ClassStats:
+    """The per-class statistics of a ``_mlsql_class_lists`` struct ``cl``."""
+    size = Sql(f"len(struct_extract({cl}, 'classes'))")
+
+    def at(field: str, var: str) -> Sql:
+        return Sql(f"struct_extract({cl}, '{field}')[{var}]")
+
+    def view(var: str) -> SL.ClassView:
+        return SL.ClassView(Sql(f"({var} - 1)"), at("actual", var), at("predicted", var))
+
+    def pair_sum(term: Callable[[SL.ClassView, SL.ClassView], Any]) -> Sql:
+        inner = f"list_sum(list_transform(range(1, {size} + 1), lambda j: {lit(term(view('i'), view('j')))}))"
+        return Sql(f"list_sum(list_transform(range(1, {size} + 1), lambda i: {inner}))")
+
+    def row_pair_sum(term: Callable[[Any, Any], Any]) -> Sql:
+        classes = f"struct_extract({cl}, 'classes')"
+        ia = Sql(f"(list_position({classes}, e.key.a) - 1)")
+        ip = Sql(f"(list_position({classes}, e.key.p) - 1)")
+        return Sql(
+            f"list_sum(list_transform(map_entries({pairs}), lambda e: CAST(e.value AS BIGINT) * {lit(term(ia, ip))}))"
+        )
+
+    return SL.ClassStats(
+        n=Sql(f"struct_extract({cl}, 'n')"),
+        index=Sql("(k - 1)"),
+        actual=at("actual", "k"),
+        predicted=at("predicted", "k"),
+        correct=at("correct", "k"),
+        axis=ClassAxisOps(q, size),
+        pair_sum=pair_sum,
+        row_pair_sum=row_pair_sum,
+    )
+
+
+def _class_lists(q: Qualify) -> list[Macro]:
+    both = "actual IS NOT NULL AND predicted IS NOT NULL"
+    align = """struct_pack(
+        n := n,
+        classes := classes,
+        actual := list_transform(classes, lambda x: CAST(coalesce(ha[x], 0) AS BIGINT)),
+        predicted := list_transform(classes, lambda x: CAST(coalesce(hp[x], 0) AS BIGINT)),
+        correct := list_transform(classes, lambda x: CAST(coalesce(hd[x], 0) AS BIGINT)))"""
+    return [
+        Macro(
+            FILE,
+            "_mlsql_align_classes",
+            ("n", "classes", "ha", "hp", "hd"),
+            align,
+            "Per class (sorted): row total, column total and diagonal from histograms.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_class_lists",
+            ("actual", "predicted", "func"),
+            f"""{q("_mlsql_align_classes")}(
+        count(CASE WHEN {both} THEN 1 END),
+        list_sort(list_distinct(list_concat(
+            map_keys(histogram(CASE WHEN predicted IS NOT NULL THEN {q("_mlsql_same_kind")}(actual, predicted, func) END)),
+            map_keys(histogram(CASE WHEN actual IS NOT NULL THEN predicted END))))),
+        histogram(CASE WHEN predicted IS NOT NULL THEN {q("_mlsql_same_kind")}(actual, predicted, func) END),
+        histogram(CASE WHEN actual IS NOT NULL THEN predicted END),
+        histogram(CASE WHEN actual = predicted THEN actual END))""",
+            "One pass: known rows n, the sorted classes and per class actual, predicted, correct.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_class_pairs",
+            ("actual", "predicted"),
+            f"histogram(CASE WHEN {both} THEN struct_pack(a := actual, p := predicted) END)",
+            "Rows per (actual, predicted) pair, as a map.",
+            public=False,
+        ),
+    ]
+
+
+def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
+    """``_mlsql_<name>_of(cl [, pairs], params)`` and the public aggregate calling it."""
+    pairs = m.name == "cohen_kappa_score"
+    inner_params = ("cl", *(("pairs",) if pairs else ()), *(p.name for p in m.params))
+    stats = class_stats(q, Sql("cl"), Sql("pairs") if pairs else None)
+    body = m.build(ops, stats, **{p.name: Sql(p.name) for p in m.params})
+    inner = Macro(FILE, f"_mlsql_{m.name}_of", inner_params, str(body), m.summary, public=False)
+    params = CC.checked(m, q)
+    args = [
+        call(q("_mlsql_class_lists"), Sql("actual"), Sql("predicted"), m.name),
+        *((call(q("_mlsql_class_pairs"), Sql("actual"), Sql("predicted")),) if pairs else ()),
+        *params.values(),
+    ]
+    public = call(q(f"_mlsql_{m.name}_of"), *args)
+    return [
+        inner,
+        Macro(
+            FILE, m.name, CC.signature(m), str(CC.guard_zero_division(public, params)), m.summary
+        ),
+        *CC.aliases(m, FILE, q),
+    ]
+
+
+# ------------------------------------------------------------------ other statistics
+def _known(a: str = "actual", p: str = "predicted") -> str:
+    return f"{a} IS NOT NULL AND {p} IS NOT NULL"
+
+
+def stats(q: Qualify, m: Measure) -> Any:
+    """The statistics of a measure that is not class-wise."""
+    if m.inputs == ("label",):
+        return SL.LabelStats(
+            n=Sql("count(label)"),
+            largest=Sql("list_max(map_values(histogram(label)))"),
+            matching=lambda x: Sql(f"count(CASE WHEN label = {lit(x)} THEN 1 END)"),
+        )
+    n = Sql(f"count(CASE WHEN {_known()} THEN 1 END)")
+    if m.name in ("accuracy", "error_rate"):
+        same = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
+        return SL.Agreement(n, Sql(f"count(CASE WHEN {same} = predicted THEN 1 END)"))
+    if m.name == "class_error_rate":
+
+        def table(label: Any) -> Table2x2:
+            a = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
+            cell = lambda ca, cp: Sql(  # noqa: E731
+                f"count(CASE WHEN {_known()} AND ({a} = {lit(label)}) = {ca} "
+                f"AND (predicted = {lit(label)}) = {cp} THEN 1 END)"
+            )
+            return Table2x2(
+                cell("true", "true"),
+                cell("false", "true"),
+                cell("true", "false"),
+                cell("false", "false"),
+            )
+
+        return SL.OneVsRest(n, table)
+    if m.name == "cost_error":
+
+        def total_cost(costs: Any) -> Sql:
+            same = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
+            return Sql(
+                f"sum(CASE WHEN {_known()} THEN coalesce({lit(costs)}[actual][predicted], "
+                f"CASE WHEN {same} = predicted THEN 0 ELSE 1 END) END)"
+            )
+
+        return SL.CostStats(n, total_cost)
+    raise KeyError(m.name)
+
+
+def _hand_written(q: Qualify) -> list[Macro]:
+    def extreme(sign: str) -> str:
+        return (
+            "struct_extract(list_sort(list_transform(map_entries(histogram(label)),\n"
+            f"        lambda e: struct_pack(c := {sign}CAST(e.value AS BIGINT), k := e.key)))[1], 'k')"
+        )
+
+    cost_map = """map_from_entries(list_transform(list_distinct(list_transform(entries, lambda e: e.a)),
+        lambda x: struct_pack(k := x, v := map_from_entries(list_transform(
+            list_filter(entries, lambda e: e.a = x), lambda e: struct_pack(k := e.p, v := e.cost))))))"""
+    return [
+        Macro(
+            FILE,
+            "majority_class",
+            ("label",),
+            extreme("-"),
+            "The most frequent class (ties: the smallest); NULLs skipped.",
+        ),
+        Macro(
+            FILE,
+            "minority_class",
+            ("label",),
+            extreme(""),
+            "The least frequent class that occurs (ties: the smallest); NULLs skipped.",
+        ),
+        Macro(
+            FILE,
+            "_mlsql_cost_map_of",
+            ("entries",),
+            cost_map,
+            "A list of (a, p, cost) as the map a -> p -> cost.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "cost_map",
+            ("actual", "predicted", "cost"),
+            f"{q('_mlsql_cost_map_of')}(list(struct_pack(a := actual, p := predicted, cost := cost))\n"
+            "        FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND cost IS NOT NULL))",
+            "A cost table's rows (actual, predicted, cost) as the nested map cost_error takes.",
+        ),
+    ]
+
+
+# ------------------------------------------------------------------ table macros
+def _read_source() -> str:
+    """SQL reading ``source``: a query as given, else a table, view or file name."""
+    return (
+        f"query(CASE WHEN regexp_matches(source, '{QUERY_START}', 'i') THEN source\n"
+        "                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)"
+    )
+
+
+def _columns(*names: str) -> str:
+    """Select the group struct and the named input columns (case-insensitive) of ``source``."""
+    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    picks = ",\n               ".join(
+        f"COLUMNS(lambda c: lower(c) = lower({name})) AS __mlsql_{name}" for name in names
+    )
+    return f"""SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
+               {picks}
+        FROM (SELECT *, 0 AS {ALL} FROM {_read_source()})"""
+
+
+KEEP = "lambda c: NOT starts_with(c, '__mlsql_')"
+
+
+def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
+    same = q("_mlsql_same_kind")
+    known = f"""known AS (
+        SELECT g, {same}(__mlsql_actual, __mlsql_predicted, '{{func}}') AS a, __mlsql_predicted AS p
+        FROM ({_columns("actual", "predicted")})
+        WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL)"""
+    distribution = f"""WITH counts AS (
+        SELECT g, __mlsql_label AS class, count(*) AS count
+        FROM ({_columns("label")})
+        WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
+    SELECT COLUMNS({KEEP}) FROM (
+        SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
+               g AS __mlsql_g
+        FROM counts)
+    ORDER BY __mlsql_g, class"""
+    confusion = f"""WITH {known.format(func="confusion_matrix")},
+    classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
+    cells AS (SELECT g, a, p, count(*) AS n FROM known GROUP BY g, a, p)
+    SELECT COLUMNS({KEEP}) FROM (
+        SELECT unnest(ca.g), ca.class AS actual, cp.class AS predicted,
+               coalesce(cells.n, 0) AS count, ca.g AS __mlsql_g, ca.class AS __mlsql_a,
+               cp.class AS __mlsql_p
+        FROM classes ca JOIN classes cp ON ca.g IS NOT DISTINCT FROM cp.g
+        LEFT JOIN cells ON cells.g IS NOT DISTINCT FROM ca.g AND cells.a = ca.class
+                           AND cells.p = cp.class)
+    ORDER BY __mlsql_g, __mlsql_a, __mlsql_p"""
+    s = SL.ClassStats(
+        n=Sql("n"),
+        index=None,
+        actual=Sql("r"),
+        predicted=Sql("c"),
+        correct=Sql("d"),
+        axis=ops,
+        pair_sum=None,  # type: ignore[arg-type]
+        row_pair_sum=None,  # type: ignore[arg-type]
+    )
+    columns = SL.class_values(ops, s, Sql("b"), Sql("zd"))
+    select = ",\n               ".join(f"{expr} AS {name}" for name, expr in columns.items())
+    metrics = f"""WITH {known.format(func="class_metrics")},
+    params AS (SELECT {q("_mlsql_check_beta")}(beta, 'class_metrics') AS b,
+                      {q("_mlsql_check_zero_division")}(zero_division, 'class_metrics') AS zd),
+    totals AS (SELECT g, count(*) AS n FROM known GROUP BY g),
+    per_class AS (
+        SELECT g, class, sum(is_a) AS r, sum(is_p) AS c, sum(hit) AS d FROM (
+            SELECT g, a AS class, 1 AS is_a, 0 AS is_p, CASE WHEN a = p THEN 1 ELSE 0 END AS hit
+            FROM known
+            UNION ALL
+            SELECT g, p, 0, 1, 0 FROM known)
+        GROUP BY g, class)
+    SELECT COLUMNS({KEEP}) FROM (
+        SELECT unnest(per_class.g), class,
+               {select},
+               per_class.g AS __mlsql_g
+        FROM per_class JOIN totals ON per_class.g IS NOT DISTINCT FROM totals.g CROSS JOIN params)
+    ORDER BY __mlsql_g, class"""
+    return [
+        Macro(
+            FILE,
+            "class_distribution",
+            ("source", "label", '"by" := NULL'),
+            distribution,
+            "One row per class (and group): class, count, share of the known rows.",
+            table=True,
+        ),
+        Macro(
+            FILE,
+            "confusion_matrix",
+            ("source", "actual", "predicted", '"by" := NULL'),
+            confusion,
+            "The confusion matrix, long: actual, predicted, count (every cell, zeros too).",
+            table=True,
+        ),
+        Macro(
+            FILE,
+            "class_metrics",
+            ("source", "actual", "predicted", "beta := 1.0", "zero_division := 0", '"by" := NULL'),
+            metrics,
+            "One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, "
+            "class_error_rate.",
+            table=True,
+        ),
+    ]
+
+
+def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
+    """Class lists, every single-label measure, the hand-written ones and the tables."""
+    out = [*_class_lists(qualify), *classwise_macros(qualify), *_hand_written(qualify)]
+    for m in measures(family=SL.FAMILY):
+        if m.build is None or not m.available_in("duckdb"):
+            continue
+        if m.name in CLASS_MEASURES:
+            out += _class_measure(m, qualify, ops)
+        else:
+            out += CC.render(m, qualify, ops, FILE, stats(qualify, m))
+    return out + _tables(qualify, ops)

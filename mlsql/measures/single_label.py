@@ -1,0 +1,457 @@
+"""Single-label (multiclass) measures: one label per row, actual against predicted.
+
+Labels are any comparable values (text, integers, booleans); both sides must
+be of one kind. A row where either side is NULL is unknown and skipped; over
+no known rows every aggregate is NULL.
+
+From one label column: ``class_distribution`` (table: class, count, share),
+``majority_class``, ``minority_class`` (ties go to the smallest class),
+``majority_error`` (1 - the largest share) and ``prevalence(label, positive)``.
+
+From (actual, predicted): ``accuracy`` and ``error_rate``; ``precision_score``,
+``recall_score``, ``fbeta_score`` and ``f1_score`` with ``average`` micro,
+macro or weighted over the classes seen on either side (scikit-learn's
+definitions); ``balanced_accuracy_score``; ``cohen_kappa_score`` (plain,
+linear or quadratic weights over the sorted classes); ``matthews_corrcoef``;
+``class_error_rate(actual, predicted, label)``; ``cost_error(actual,
+predicted, costs)``; and the tables ``confusion_matrix`` (long: actual,
+predicted, count, every cell), ``confusion_matrix_wide`` and ``class_metrics``
+(one row per class).
+
+How the class-wise measures run: the statistics are the confusion counts of
+every class (rows truly of it, predicted as it, right) along a *class axis*
+that each engine supplies: DuckDB builds them inside ONE aggregate from
+``histogram()`` maps (a hash aggregate, one pass, memory per group of the
+order of the number of classes) and reduces over them with list functions;
+Polars from sorted values with ``search_sorted``. The formulas below are the
+same for both: an average over classes is :func:`mlsql._formulas.average`
+with the engine's class-axis ``ops``.
+
+Notes
+-----
+- Undefined per-class ratios follow ``zero_division`` and averages treat them
+  as :func:`mlsql._formulas.average` does (NaN and 'ignore' leave them out).
+- ``cohen_kappa_score`` is undefined only when every row is of one class on
+  both sides (perfect agreement): its value then follows ``zero_division``
+  (1 under 'diagnose'). scikit-learn returns NaN there.
+- ``matthews_corrcoef`` is undefined when either side holds one class only:
+  ``zero_division`` (default 0 as scikit-learn; 'diagnose': 1 if every row is
+  right, else 0).
+- ``balanced_accuracy_score`` is the mean recall over the classes that occur
+  in ``actual`` (scikit-learn; classes only predicted are left out).
+- ``cost_error``: (1/n) Σ M(i, j) cost(i, j); a pair (i, j) without a cost
+  costs 1 off the diagonal and 0 on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mlsql import _formulas as F
+from mlsql._formulas import Counts, formula
+from mlsql._registry import Param, declare, measure
+from mlsql.measures import contingency as C
+from mlsql.measures.contingency import Table2x2
+from mlsql.measures.label_based import weighted_average
+
+E = Any  # an engine expression
+FAMILY = "single_label"
+ZD = Param("zero_division", 0)
+BETA = Param("beta", 1.0)
+AVERAGE = Param("average", "macro")
+WEIGHTS = Param("weights", None)
+BY = Param("by", None)
+
+
+# ------------------------------------------------------------------ statistics
+@dataclass(frozen=True)
+class LabelStats:
+    """One label column: ``n`` known rows, the ``largest`` class count, rows ``matching(x)``."""
+
+    n: E
+    largest: E
+    matching: Callable[[E], E]
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Known rows ``n`` and rows where actual = predicted."""
+
+    n: E
+    correct: E
+
+
+@dataclass(frozen=True)
+class ClassView:
+    """One class on the class axis: its position, its row total and its column total."""
+
+    index: E
+    actual: E
+    predicted: E
+
+
+@dataclass(frozen=True)
+class ClassStats:
+    """The confusion counts of every class, along a class axis an engine supplies.
+
+    ``actual``, ``predicted`` and ``correct`` are per-class expressions (rows
+    truly of the class, predicted as it, and both), ``axis`` is an ops object
+    whose ``sum``/``mean``/``count`` reduce over classes; ``n`` is the number
+    of known rows. Classes are those seen on either side, sorted.
+
+    ``index`` is each class's position (0, 1, ...). ``pair_sum(term)`` is
+    Σ over class pairs (i, j) of ``term(view_i, view_j)``; ``row_pair_sum(term)``
+    is Σ over known rows of ``term(index of actual, index of predicted)``
+    (weighted kappa needs both).
+    """
+
+    n: E
+    index: E
+    actual: E
+    predicted: E
+    correct: E
+    axis: Any
+    pair_sum: Callable[[Callable[[ClassView, ClassView], E]], E]
+    row_pair_sum: Callable[[Callable[[E, E], E]], E]
+
+    @property
+    def counts(self) -> Counts:
+        """Per class: tp = correct, fp = predicted - correct, fn = actual - correct."""
+        return Counts(self.correct, self.predicted - self.correct, self.actual - self.correct)
+
+    @property
+    def tn(self) -> E:
+        """Per class: rows neither truly of it nor predicted as it."""
+        return self.n - self.actual - self.predicted + self.correct
+
+    @property
+    def pooled(self) -> Counts:
+        """tp, fp, fn summed over classes (the micro average's statistics)."""
+        return F.pooled(self.axis, self.counts)
+
+
+@dataclass(frozen=True)
+class OneVsRest:
+    """Known rows ``n`` and the 2x2 table of one class against the rest, ``table(label)``."""
+
+    n: E
+    table: Callable[[E], Table2x2]
+
+
+@dataclass(frozen=True)
+class CostStats:
+    """Known rows ``n`` and ``total_cost(costs)``: Σ over rows of cost(actual, predicted)."""
+
+    n: E
+    total_cost: Callable[[Any], E]
+
+
+# ------------------------------------------------------------------ helpers
+def choose(ops: Any, value: Any, options: dict[str, E]) -> E:
+    """The option named by ``value``: picked now when it is known (Python), else a CASE.
+
+    Examples
+    --------
+    >>> choose(None, "macro", {"micro": 1, "macro": 2})
+    2
+    """
+    if isinstance(value, str):
+        return options[value]
+    items = list(options.items())
+    out = items[-1][1]
+    for key, expr in reversed(items[:-1]):
+        out = ops.when(value == key, expr, out)
+    return out
+
+
+def when_known(ops: Any, n: E, value: E) -> E:
+    """``value``, or NULL over no known rows."""
+    return ops.when(n == 0, None, value)
+
+
+def kappa_weight(ops: Any, weights: str, i: E, j: E) -> E:
+    """Disagreement weight of classes at positions i and j: |i - j| or (i - j)²."""
+    if weights == "linear":
+        return ops.when(i > j, i - j, j - i)
+    return (i - j) * (i - j)
+
+
+# ------------------------------------------------------------------ formulas
+@formula
+def matthews_corrcoef(
+    ops: Any, n: E, correct: E, sum_rc: E, sum_rr: E, sum_cc: E, zero_division: Any
+) -> E:
+    """(n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).
+
+    Undefined when either side holds one class only.
+    """
+    den = ((n * n - sum_cc) ** 0.5) * ((n * n - sum_rr) ** 0.5)
+    return F.ratio(ops, n * correct - sum_rc, den, zero_division, correct == n)
+
+
+def class_values(ops: Any, s: ClassStats, beta: Any, zero_division: Any) -> dict[str, E]:
+    """Per class: tp, fp, fn, tn, support, precision, recall, fbeta, class error rate."""
+    c = s.counts
+    return {
+        "tp": c.tp,
+        "fp": c.fp,
+        "fn": c.fn,
+        "tn": s.tn,
+        "support": s.actual,
+        "precision": F.precision(ops, c, zero_division),
+        "recall": F.recall(ops, c, zero_division),
+        "fbeta": F.fbeta(ops, c, beta, zero_division),
+        "class_error_rate": C.false_negative_rate(ops, c, zero_division),
+    }
+
+
+def averaged(ops: Any, s: ClassStats, ratio: Callable[..., E], average: Any, zd: Any) -> E:
+    """A per-class ratio averaged over classes: micro (pooled), macro or weighted by support."""
+    per_class = ratio(s.axis, s.counts, zd)
+    options = {
+        "micro": ratio(ops, s.pooled, zd),
+        "macro": F.average(s.axis, per_class, zd),
+        "weighted": weighted_average(s.axis, per_class, s.actual, zd, False),
+    }
+    return when_known(ops, s.n, choose(ops, average, options))
+
+
+# ------------------------------------------------------------------ one label column
+declare(
+    "class_distribution",
+    "table",
+    FAMILY,
+    "One row per class of a label column (and group): class, count, share of known rows.",
+    inputs=("label",),
+    params=(BY,),
+)
+declare(
+    "majority_class",
+    "aggregate",
+    FAMILY,
+    "The most frequent class (ties: the smallest); NULLs skipped.",
+    inputs=("label",),
+)
+declare(
+    "minority_class",
+    "aggregate",
+    FAMILY,
+    "The least frequent class that occurs (ties: the smallest); NULLs skipped.",
+    inputs=("label",),
+)
+
+
+@measure(
+    "majority_error",
+    "aggregate",
+    FAMILY,
+    "1 - the largest class share: the error of always predicting the majority class.",
+    inputs=("label",),
+)
+def _majority_error(ops: Any, s: LabelStats) -> E:
+    return F.share(ops, s.n - s.largest, s.n)
+
+
+@measure(
+    "prevalence",
+    "aggregate",
+    FAMILY,
+    "Share of known rows whose label is the given positive class.",
+    inputs=("label",),
+    params=(Param("positive", None),),
+)
+def _prevalence(ops: Any, s: LabelStats, positive: Any) -> E:
+    return F.share(ops, s.matching(positive), s.n)
+
+
+# ------------------------------------------------------------------ actual vs predicted
+@measure(
+    "accuracy",
+    "aggregate",
+    FAMILY,
+    "Share of known rows where actual = predicted.",
+    aliases=("accuracy_score",),
+)
+def _accuracy(ops: Any, s: Agreement) -> E:
+    return F.share(ops, s.correct, s.n)
+
+
+@measure("error_rate", "aggregate", FAMILY, "Share of known rows where actual <> predicted.")
+def _error_rate(ops: Any, s: Agreement) -> E:
+    return F.share(ops, s.n - s.correct, s.n)
+
+
+@measure(
+    "precision_score",
+    "aggregate",
+    FAMILY,
+    "Precision over classes, averaged micro, macro (default) or weighted by support.",
+    params=(AVERAGE, ZD),
+)
+def _precision_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> E:
+    return averaged(ops, s, F.precision, average, zero_division)
+
+
+@measure(
+    "recall_score",
+    "aggregate",
+    FAMILY,
+    "Recall over classes, averaged micro, macro (default) or weighted by support.",
+    params=(AVERAGE, ZD),
+)
+def _recall_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> E:
+    return averaged(ops, s, F.recall, average, zero_division)
+
+
+@measure(
+    "fbeta_score",
+    "aggregate",
+    FAMILY,
+    "F-beta over classes (from counts), averaged micro, macro (default) or weighted.",
+    params=(BETA, AVERAGE, ZD),
+)
+def _fbeta_score(ops: Any, s: ClassStats, beta: Any, average: Any, zero_division: Any) -> E:
+    def ratio(o: Any, c: Counts, zd: Any) -> E:
+        return F.fbeta(o, c, beta, zd)
+
+    return averaged(ops, s, ratio, average, zero_division)
+
+
+@measure(
+    "f1_score",
+    "aggregate",
+    FAMILY,
+    "F1 over classes (from counts), averaged micro, macro (default) or weighted.",
+    params=(AVERAGE, ZD),
+)
+def _f1_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> E:
+    def ratio(o: Any, c: Counts, zd: Any) -> E:
+        return F.fbeta(o, c, 1, zd)
+
+    return averaged(ops, s, ratio, average, zero_division)
+
+
+@measure(
+    "balanced_accuracy_score",
+    "aggregate",
+    FAMILY,
+    "Mean recall over the classes that occur in actual.",
+    aliases=("balanced_accuracy",),
+)
+def _balanced_accuracy(ops: Any, s: ClassStats) -> E:
+    recall = s.axis.when(s.actual > 0, s.correct / s.actual, None)
+    return when_known(ops, s.n, s.axis.mean(recall))
+
+
+@measure(
+    "cohen_kappa_score",
+    "aggregate",
+    FAMILY,
+    "Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.",
+    params=(WEIGHTS, ZD),
+    aliases=("kappa",),
+)
+def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, zero_division: Any) -> E:
+    n = s.n
+    options = {
+        "none": C.cohen_kappa(
+            ops,
+            n,
+            n - s.axis.sum(s.correct),
+            n * n - s.axis.sum(s.actual * s.predicted),
+            zero_division,
+        )
+    }
+    for w in ("linear", "quadratic"):
+
+        def row_term(i: E, j: E, w: str = w) -> E:
+            return kappa_weight(ops, w, i, j)
+
+        def pair_term(a: ClassView, b: ClassView, w: str = w) -> E:
+            return kappa_weight(ops, w, a.index, b.index) * a.actual * b.predicted
+
+        disagreement, chance = s.row_pair_sum(row_term), s.pair_sum(pair_term)
+        options[w] = C.cohen_kappa(ops, n, disagreement, chance, zero_division)
+    return when_known(ops, n, choose(ops, weights, options))
+
+
+@measure(
+    "matthews_corrcoef",
+    "aggregate",
+    FAMILY,
+    "Matthews correlation coefficient (multiclass).",
+    params=(ZD,),
+    aliases=("mcc",),
+)
+def _mcc(ops: Any, s: ClassStats, zero_division: Any) -> E:
+    value = matthews_corrcoef(
+        ops,
+        s.n,
+        s.axis.sum(s.correct),
+        s.axis.sum(s.actual * s.predicted),
+        s.axis.sum(s.actual * s.actual),
+        s.axis.sum(s.predicted * s.predicted),
+        zero_division,
+    )
+    return when_known(ops, s.n, value)
+
+
+@measure(
+    "class_error_rate",
+    "aggregate",
+    FAMILY,
+    "Share of the rows truly of the given class that were predicted otherwise.",
+    params=(Param("label", None), ZD),
+)
+def _class_error_rate(ops: Any, s: OneVsRest, label: Any, zero_division: Any) -> E:
+    t = s.table(label)
+    return when_known(ops, s.n, C.false_negative_rate(ops, t.counts, zero_division))
+
+
+@measure(
+    "cost_error",
+    "aggregate",
+    FAMILY,
+    "(1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost "
+    "(missing pairs: 1 off the diagonal, 0 on it).",
+    params=(Param("costs", None),),
+)
+def _cost_error(ops: Any, s: CostStats, costs: Any) -> E:
+    return F.share(ops, s.total_cost(costs), s.n)
+
+
+declare(
+    "cost_map",
+    "aggregate",
+    FAMILY,
+    "A cost table's rows (actual, predicted, cost) as the nested map cost_error takes.",
+    inputs=("actual", "predicted", "cost"),
+)
+declare(
+    "confusion_matrix",
+    "table",
+    FAMILY,
+    "The confusion matrix as a long table: actual, predicted, count (every cell, zeros too).",
+    params=(BY,),
+)
+declare(
+    "confusion_matrix_wide",
+    "table",
+    FAMILY,
+    "The confusion matrix as a wide table: one row per actual class, a column per predicted class.",
+    params=(BY,),
+    unavailable={
+        "duckdb": "a DuckDB macro cannot PIVOT on values read from the data: run PIVOT "
+        "confusion_matrix(...) ON predicted USING sum(count), or call "
+        "mlsql.single_label_tables.confusion_matrix_wide(con, ...)"
+    },
+)
+declare(
+    "class_metrics",
+    "table",
+    FAMILY,
+    "One row per class: tp, fp, fn, tn, support, precision, recall, fbeta, class error rate.",
+    params=(BETA, ZD, BY),
+)
