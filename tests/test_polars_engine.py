@@ -270,3 +270,17 @@ def test_functions_have_the_registry_signature_and_a_runnable_example(name):
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)
     assert runner.failures == 0 and runner.tries >= 3
+
+
+def test_aggregates_over_zero_rows_are_null_on_the_streaming_engine():
+    schema = {"actual": pl.List(pl.String), "predicted": pl.List(pl.String)}
+    lf = pl.LazyFrame({"actual": [], "predicted": []}, schema=schema)
+    names = [*AGGREGATES, "subset_accuracy", "zero_one_loss", "fmeasure"]
+    exprs = [getattr(mp, n)("actual", "predicted") for n in names]
+    out = lf.select(*exprs, mp.hamming_loss("actual", "predicted", n_labels=3)).collect(
+        engine="streaming"
+    )
+    assert out.row(0) == (None,) * (len(names) + 1)
+    counts = lf.select(mp.multilabel_counts("actual", "predicted")).collect(engine="streaming")
+    assert counts.item()["n_rows"] == 0
+    assert {k for k, v in counts.item().items() if v is not None} == {"n_rows"}
