@@ -16,7 +16,9 @@ from __future__ import annotations
 import os
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import duckdb
@@ -235,16 +237,83 @@ def _is_relation_name(con: duckdb.DuckDBPyConnection, name: str) -> bool:
     return bool(found[0][0])
 
 
-def _ensure_macros(con: duckdb.DuckDBPyConnection, func: str) -> None:
+def ensure_macros(con: duckdb.DuckDBPyConnection, func: str) -> None:
+    """Register mlsql's macros on ``con`` (temporary) unless ``func`` is already there."""
     found = con.execute(
-        "SELECT count(*) FROM duckdb_functions() WHERE function_name = ? "
-        "AND function_type = 'table_macro'",
-        [func],
+        "SELECT count(*) FROM duckdb_functions() WHERE function_name = ?", [func]
     ).fetchall()[0][0]
     if not found:
         from mlsql._duckdb.register import register
 
         register(con)
+
+
+@contextmanager
+def source_text(con: duckdb.DuckDBPyConnection, source: Any, func: str) -> Iterator[Source]:
+    """``source`` as SQL text the table macros read (a name, path or query).
+
+    In-memory sources (relations, DataFrames) become a temporary view for the
+    duration of the block; ``Source.in_memory`` says so (run the query inside).
+    """
+    view = None
+    if isinstance(source, os.PathLike):
+        source = os.fspath(source)
+    if not isinstance(source, str):
+        view = f"__mlsql_source_{uuid.uuid4().hex}"
+        if isinstance(source, duckdb.DuckDBPyRelation):
+            source.create_view(view, replace=True)
+        else:
+            try:
+                con.register(view, source)
+            except Exception as exc:
+                raise MlsqlError(
+                    f"{func} reads a table name, a query, a file path, a DuckDB relation or a "
+                    f"DataFrame (Arrow, Polars, pandas). Got {type(source).__name__}."
+                ) from exc
+        text = view
+    elif not QUERY_START.match(source) and _is_relation_name(con, source):
+        text = quote_ident(source)  # a table or view named exactly so: quote it whole
+    else:
+        text = source  # a query, a path, or a qualified name as SQL writes it
+    try:
+        yield Source(text, view is not None)
+    finally:
+        if view is not None:
+            con.execute(f"DROP VIEW IF EXISTS {quote_ident(view)}")
+
+
+@dataclass(frozen=True)
+class Source:
+    """A source as SQL text: ``text`` is a query, or a name or path for ``query_table``."""
+
+    text: str
+    in_memory: bool
+
+    @property
+    def is_query(self) -> bool:
+        return bool(QUERY_START.match(self.text))
+
+    def from_clause(self) -> tuple[str, list[Any]]:
+        """``FROM ...`` SQL reading the source, and its parameters."""
+        if self.is_query:
+            return f"FROM ({self.text})", []
+        return "FROM query_table(?)", [self.text]
+
+    def probe(self, con: duckdb.DuckDBPyConnection, func: str) -> duckdb.DuckDBPyRelation:
+        """The source's columns and types (no rows read)."""
+        clause, params = self.from_clause()
+        try:
+            return con.sql(f"SELECT * {clause} LIMIT 0", params=params)
+        except duckdb.Error as exc:
+            what = "query" if self.is_query else "file" if _is_path(self.text) else "table or view"
+            raise MlsqlError(f"{func} cannot read the {what} {self.text!r}: {exc}") from exc
+
+
+def finish(
+    con: duckdb.DuckDBPyConnection, relation: duckdb.DuckDBPyRelation, source: Source
+) -> duckdb.DuckDBPyRelation:
+    """``relation`` as is, or run now for an in-memory source (its view goes away after)."""
+    return con.from_arrow(relation.to_arrow_table()) if source.in_memory else relation
 
 
 def _run(
@@ -267,59 +336,24 @@ def _run(
             raise MlsqlError(
                 f"The '{role}' parameter of {func} must be a column name. Got {name!r}."
             )
-    _ensure_macros(con, func)
-
-    view = None
-    if isinstance(source, os.PathLike):
-        source = os.fspath(source)
-    if not isinstance(source, str):
-        view = f"__mlsql_source_{uuid.uuid4().hex}"
-        if isinstance(source, duckdb.DuckDBPyRelation):
-            source.create_view(view, replace=True)
-        else:
-            try:
-                con.register(view, source)
-            except Exception as exc:
-                raise MlsqlError(
-                    f"{func} reads a table name, a query, a file path, a DuckDB relation or a "
-                    f"DataFrame (Arrow, Polars, pandas). Got {type(source).__name__}."
-                ) from exc
-        source_text = view
-    elif not QUERY_START.match(source) and _is_relation_name(con, source):
-        source_text = quote_ident(source)  # a table or view named exactly so: quote it whole
-    else:
-        source_text = source  # a query, a path, or a qualified name as SQL writes it
-    try:
-        _check_schema(con, func, source_text, actual, predicted, by_names, universe)
+    ensure_macros(con, func)
+    with source_text(con, source, func) as src:
+        _check_schema(con, func, src, actual, predicted, by_names, universe)
         call = f"SELECT * FROM {func}(?, ?, ?, labels := ?, beta := ?, zero_division := ?, by := ?)"
-        params = [source_text, actual, predicted, universe, beta_value, zd, by_names]
-        relation = con.sql(call, params=params)
-        if view is None:
-            return relation
-        # an in-memory source: run now (the result is small), then drop the view
-        return con.from_arrow(relation.to_arrow_table())
-    finally:
-        if view is not None:
-            con.execute(f'DROP VIEW IF EXISTS "{view}"')
+        params = [src.text, actual, predicted, universe, beta_value, zd, by_names]
+        return finish(con, con.sql(call, params=params), src)
 
 
 def _check_schema(
     con: duckdb.DuckDBPyConnection,
     func: str,
-    source: str,
+    source: Source,
     actual: str,
     predicted: str,
     by: list[str] | None,
     universe: list[Any] | None,
 ) -> None:
-    if QUERY_START.match(source):
-        probe = con.sql(f"SELECT * FROM ({source}) LIMIT 0")
-    else:
-        try:
-            probe = con.sql("SELECT * FROM query_table(?) LIMIT 0", params=[source])
-        except duckdb.Error as exc:
-            what = "file" if _is_path(source) else "table or view"
-            raise MlsqlError(f"{func} cannot read the {what} {source!r}: {exc}") from exc
+    probe = source.probe(con, func)
     types = {name.lower(): t for name, t in zip(probe.columns, probe.types, strict=True)}
     found = ", ".join(probe.columns)
     for role, name in (
