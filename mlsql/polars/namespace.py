@@ -40,7 +40,12 @@ def _method(name: str, fn: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
     self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
     method.__signature__ = sig.replace(parameters=[self_param, *params[1:]])  # type: ignore[attr-defined]
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = fn.__doc__
+    summary = inspect.getdoc(fn).split("\n\n")[0] if fn.__doc__ else name
+    first = params[0].name if params else "the first input"
+    method.__doc__ = (
+        f"{summary}\n\n``expr.mlsql.{name}(...)`` is ``mlsql.polars.{name}(expr, ...)``: this "
+        f"expression is its ``{first}``; see that function for parameters and examples.\n"
+    )
     return method
 
 
