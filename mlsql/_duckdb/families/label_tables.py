@@ -176,7 +176,10 @@ def _label_metrics(q: Qualify, ops: SqlOps) -> Macro:
         TABLE_SIGNATURE,
         body,
         "One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 "
-        "(fbeta with beta), jaccard, accuracy.",
+        "(fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or "
+        "file name, or a query; labels: the universe (labels in it that never occur get a row, "
+        "labels outside it are ignored, as scikit-learn's labels=); by: grouping columns. "
+        "Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).",
         table=True,
     )
 
@@ -235,8 +238,12 @@ def _report(q: Qualify, ops: SqlOps) -> Macro:
         "multilabel_report",
         TABLE_SIGNATURE,
         body,
-        "One row per group: micro, macro, weighted and samples averages, Hamming loss, "
-        "subset accuracy, label accuracies, CLP, MLP, WLP.",
+        "One row per group: n_rows, n_labels, micro, macro (mean over the label universe), "
+        "macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, "
+        "subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta "
+        "the F columns are *_fbeta. Given labels, each row's sets are first intersected with "
+        "them (labels outside are ignored, as scikit-learn's labels=). "
+        "Example: SELECT * FROM multilabel_report('preds', 'actual', 'predicted', labels := ['a', 'b']).",
         table=True,
     )
 
