@@ -428,6 +428,10 @@ declare(
     FAMILY,
     "A cost table's rows (actual, predicted, cost) as the nested map cost_error takes.",
     inputs=("actual", "predicted", "cost"),
+    unavailable={
+        "polars": "cost_error takes the cost table itself (a DataFrame actual, predicted, cost) "
+        "or a dict; no map column is needed"
+    },
 )
 declare(
     "confusion_matrix",

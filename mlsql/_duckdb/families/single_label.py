@@ -133,7 +133,7 @@ class ClassAxisOps(SqlOps):
     --------
     >>> ops = ClassAxisOps(lambda n: n, Sql("3"))
     >>> str(ops.sum(Sql("k * 2")))
-    'list_sum(list_transform(range(1, 3 + 1), lambda k: (k * 2)))'
+    'list_sum(list_transform(range(1, 3 + 1), lambda k: k * 2))'
     """
 
     def __init__(self, qualify: Qualify, size: Sql, var: str = "k") -> None:

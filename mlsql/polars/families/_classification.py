@@ -1,0 +1,182 @@
+"""What the single-label, binary, rule, regression and score families share in Polars.
+
+Their statistics are aggregates (sums over rows, per-class counts, moments),
+so their formulas run *directly* on ``pl.Expr`` with
+:class:`~mlsql.polars.ops.PolarsOps` (:func:`direct`), not through the
+symbolic row-statistics builder. Inputs are checked at plan time from their
+dtypes (binary: boolean or numeric; numbers: numeric; labels: one kind), and
+binary values (0/1 only) when the data is read, by a cheap elementwise check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+import polars as pl
+
+from mlsql._errors import MlsqlError
+from mlsql._registry import Measure
+from mlsql.measures import classification_params as CP
+from mlsql.polars._build import evaluate, function
+from mlsql.polars._dtypes import Check, Pairs, same_kind
+from mlsql.polars.ops import PolarsOps
+
+OPS = PolarsOps()
+Frame = pl.DataFrame | pl.LazyFrame
+
+
+# ------------------------------------------------------------------ inputs
+def _check_01(func: str) -> Callable[[pl.Series], pl.Series]:
+    def check(values: pl.Series) -> pl.Series:
+        bad = values.filter(values.is_not_null() & ~values.is_in([0, 1]))
+        if len(bad):
+            raise MlsqlError(CP.binary_value_message(func, str(bad[0])))
+        return values
+
+    return check
+
+
+def binary_flag(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """A boolean or 0/1 input as Boolean (NULL stays NULL); anything else is an error."""
+    if dtype == pl.Boolean:
+        return expr
+    if dtype == pl.Null:
+        return expr.cast(pl.Boolean)
+    if dtype.is_numeric():
+        checked = expr.map_batches(_check_01(func), return_dtype=dtype, is_elementwise=True)
+        return checked == 1
+    raise MlsqlError(CP.binary_type_message(func, name, str(dtype)))
+
+
+def number(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """A numeric input as Float64; other types are an error."""
+    if dtype.is_numeric() or dtype == pl.Null:
+        return expr.cast(pl.Float64)
+    raise MlsqlError(CP.number_type_message(func, name, str(dtype)))
+
+
+def binary_inputs(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
+    """Every input boolean or 0/1."""
+    return [binary_flag(func, n, e, d) for n, (e, d) in zip(names, pairs, strict=True)]
+
+
+def numeric_inputs(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
+    """Every input a number (as Float64)."""
+    return [number(func, n, e, d) for n, (e, d) in zip(names, pairs, strict=True)]
+
+
+def labels(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
+    """Scalar labels of one kind (lists are refused)."""
+    for name, (_, dtype) in zip(names, pairs, strict=True):
+        if isinstance(dtype, (pl.List, pl.Array)):
+            raise MlsqlError(f"{func} takes one label per row for {name}. Got {name} {dtype}.")
+    return same_kind(func, names, pairs)
+
+
+def known(*inputs: pl.Expr) -> pl.Expr:
+    """True where no input is NULL."""
+    out = inputs[0].is_not_null()
+    for x in inputs[1:]:
+        out = out & x.is_not_null()
+    return out
+
+
+def total(x: pl.Expr) -> pl.Expr:
+    """SQL ``sum`` (NULL over no non-NULL values)."""
+    return OPS.sum(x)
+
+
+# ------------------------------------------------------------------ parameters
+def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
+    """Validate this family's own parameters (average, weights, alpha, costs)."""
+    out = dict(given)
+    for name, value in given.items():
+        if name == "average":
+            out[name] = CP.check_average(value, measure.name)
+        elif name == "weights":
+            out[name] = CP.check_weights(value, measure.name)
+        elif name == "alpha":
+            out[name] = CP.check_positive(value, name, measure.name)
+        elif name in ("cost_fn", "cost_fp"):
+            out[name] = CP.check_number(value, name, measure.name)
+    return out
+
+
+# ------------------------------------------------------------------ functions
+#: how this family's inputs are described in docstrings
+INPUT_DOCS = {
+    "actual": "The true values of each row (column name or expression).",
+    "predicted": "The predicted values of each row (column name or expression).",
+    "label": "A label column (name or expression).",
+    "holds": "Whether the row is of the rule's class, R: boolean or 0/1.",
+    "fires": "Whether the rule fires on the row, L: boolean or 0/1.",
+    "score": "The score of each row (column name or expression).",
+    "tp": "Stored true positives.",
+    "fp": "Stored false positives.",
+    "fn": "Stored false negatives.",
+    "tn": "Stored true negatives.",
+}
+
+
+def _documented(fn: Callable[..., pl.Expr], m: Measure) -> Callable[..., pl.Expr]:
+    lines = (fn.__doc__ or "").splitlines()
+    for i, line in enumerate(lines[:-1]):
+        name = line.split(" : ")[0]
+        if name in m.inputs and " : str or polars.Expr" in line and name in INPUT_DOCS:
+            lines[i + 1] = f"    {INPUT_DOCS[name]}"
+    fn.__doc__ = "\n".join(lines) + "\n"
+    return fn
+
+
+def direct(
+    m: Measure, stats: Callable[..., Any], check: Check, family: ModuleType
+) -> Callable[..., pl.Expr]:
+    """The public function of ``m``: its formula run directly over ``stats(*inputs)``."""
+
+    def build(*inputs: pl.Expr, **checked: Any) -> pl.Expr:
+        return evaluate(m.build, stats(*inputs), symbolic=False, **checked)  # type: ignore[arg-type]
+
+    return _documented(function(m, build, check, family), m)
+
+
+def pooled(
+    m: Measure,
+    rows: Callable[..., Any],
+    pool: Callable[[Any, Any], Any],
+    check: Check,
+    family: ModuleType,
+) -> Callable[..., pl.Expr]:
+    """The public function of ``m`` over per-row statistics ``rows(*inputs)``.
+
+    ``pool(ops, row_stats)`` turns them into the aggregated statistics the
+    formula takes (sums through ``ops``), so the symbolic builder computes each
+    per-row statistic and each sum once, also on the streaming engine. Every
+    per-row statistic must be NULL exactly where an input is NULL.
+    """
+
+    def formula(ops: Any, s: Any, **checked: Any) -> Any:
+        return m.build(ops, pool(ops, s), **checked)  # type: ignore[misc]
+
+    def build(*inputs: pl.Expr, **checked: Any) -> pl.Expr:
+        return evaluate(formula, rows(*inputs), known=known(*inputs), **checked)
+
+    return _documented(function(m, build, check, family), m)
+
+
+def by_columns(by: str | Sequence[str] | None, func: str) -> list[str]:
+    """Grouping column names (``by``) as a list."""
+    if by is None:
+        return []
+    names = [by] if isinstance(by, str) else list(by)
+    if not all(isinstance(n, str) and n for n in names):
+        raise MlsqlError(
+            f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
+        )
+    return names
+
+
+def finish(frame: pl.LazyFrame, source: Frame) -> Frame:
+    """Lazy if the source was lazy, else collected."""
+    return frame if isinstance(source, pl.LazyFrame) else frame.collect()

@@ -1,0 +1,70 @@
+"""Regression measures in Polars: the registry formulas over aggregate statistics.
+
+Statistics (:class:`mlsql.measures.regression.RegressionStats`) over the rows
+where neither side is NULL: sums of squared, absolute and relative errors and
+Polars' own ``var``/``cov`` (population, ``ddof=0``); ``rae`` also takes
+Σ|y - mean(y)|.
+
+Examples
+--------
+>>> import polars as pl
+>>> import mlsql.polars as mp
+>>> df = pl.DataFrame({"actual": [3.0, -0.5, 2.0, 7.0], "predicted": [2.5, 0.0, 2.0, 8.0]})
+>>> df.select(mp.mse("actual", "predicted")).item()
+0.375
+>>> round(df.select(mp.r2("actual", "predicted")).item(), 6)
+0.948608
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import polars as pl
+
+from mlsql._registry import Measure, measures
+from mlsql.measures import regression as RG
+from mlsql.polars._build import lookup
+from mlsql.polars.families import _classification as K
+from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)
+
+FAMILIES = (RG.FAMILY,)
+EXAMPLE = {"actual": [3.0, -0.5, 2.0, 7.0], "predicted": [2.5, 0.0, 2.0, 8.0]}
+
+
+def stats_of(m: Measure) -> Any:
+    """Statistics over the measure's inputs, whatever their order."""
+
+    def stats(*inputs: pl.Expr) -> RG.RegressionStats:
+        by_name = dict(zip(m.inputs, inputs, strict=True))
+        mask = K.known(*inputs)
+        y, p = by_name["actual"].filter(mask), by_name["predicted"].filter(mask)
+        err = y - p
+        return RG.RegressionStats(
+            n=mask.sum().cast(pl.Int64),
+            sse=(err * err).sum(),
+            sae=err.abs().sum(),
+            sape=(err.abs() / pl.max_horizontal(y.abs(), pl.lit(RG.EPSILON))).sum(),
+            var_actual=y.var(ddof=0),
+            var_predicted=p.var(ddof=0),
+            covariance=pl.cov(y, p, ddof=0),
+            var_error=err.var(ddof=0),
+            sad_actual=(y - y.mean()).abs().sum(),
+        )
+
+    return stats
+
+
+def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """scikit-learn's four-row example."""
+    return {name: EXAMPLE[name] for name in measure.inputs}, {}
+
+
+__all__: list[str] = []
+for _m in measures(family=RG.FAMILY):
+    if _m.build is not None and _m.available_in("polars"):
+        globals()[_m.name] = K.direct(
+            lookup(_m), stats_of(_m), K.numeric_inputs, sys.modules[__name__]
+        )
+        __all__.append(_m.name)

@@ -1,0 +1,41 @@
+"""A rule's measures in Polars: novelty and satisfaction over (holds, fires) or stored counts.
+
+The other rule measures are the binary ones with actual = holds (R) and
+predicted = fires (L); see :mod:`mlsql.measures.rules`.
+
+Examples
+--------
+>>> import polars as pl
+>>> import mlsql.polars as mp
+>>> df = pl.DataFrame(
+...     {"holds": [True, False, True, False, False], "fires": [True, True, False, False, False]}
+... )
+>>> round(df.select(mp.nov("holds", "fires")).item(), 12)
+0.04
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from mlsql._registry import Measure, measures
+from mlsql.measures import rules as R
+from mlsql.polars._build import lookup
+from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)
+from mlsql.polars.families.binary import EXAMPLE_COUNTS, function_of
+
+FAMILIES = (R.FAMILY,)
+EXAMPLE = {"holds": [True, False, True, False, False], "fires": [True, True, False, False, False]}
+
+
+def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """The lecture's five-row rule example, or its counts."""
+    return (EXAMPLE_COUNTS if measure.kind == "from_counts" else EXAMPLE), {}
+
+
+__all__: list[str] = []
+for _m in measures(family=R.FAMILY):
+    if _m.build is not None and _m.available_in("polars"):
+        globals()[_m.name] = function_of(lookup(_m), sys.modules[__name__])
+        __all__.append(_m.name)

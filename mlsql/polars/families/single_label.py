@@ -1,0 +1,520 @@
+"""Single-label (multiclass) measures in Polars.
+
+The class-wise aggregates (averaged precision, recall and F, balanced
+accuracy, kappa, MCC) take their statistics from one expression per class
+statistic, each as long as the number of classes: the sorted classes seen on
+either side, and, by ``search_sorted`` on the sorted values, each class's row
+total, column total and diagonal. The registry formulas then reduce over those
+class-length expressions with the ordinary Polars ops; it works in ``select``
+and ``group_by().agg``. The tables (``class_distribution``,
+``confusion_matrix``, ``confusion_matrix_wide``, ``class_metrics``) take a
+frame and return one.
+
+Examples
+--------
+>>> import polars as pl
+>>> import mlsql.polars as mp
+>>> df = pl.DataFrame({"actual": ["a", "a", "b", "c"], "predicted": ["a", "b", "b", "c"]})
+>>> df.select(mp.accuracy("actual", "predicted")).item()
+0.75
+>>> round(df.select(mp.f1_score("actual", "predicted", average="macro")).item(), 6)
+0.777778
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from mlsql._errors import MlsqlError
+from mlsql._params import check_beta, check_zero_division
+from mlsql._registry import Measure, measures
+from mlsql.measures import single_label as SL
+from mlsql.measures.contingency import Table2x2
+from mlsql.polars._build import lookup
+from mlsql.polars._dtypes import IntoExpr, check_same_kind, guarded
+from mlsql.polars.families import _classification as K
+from mlsql.polars.families._classification import Frame, params  # noqa: F401  (plug-in hook)
+
+FAMILIES = (SL.FAMILY,)
+OPS = K.OPS
+EXAMPLE = {"actual": ["a", "a", "b", "c"], "predicted": ["a", "b", "b", "c"]}
+COSTS_MESSAGE = (
+    "The 'costs' parameter of {func} must be a mapping actual -> {{predicted: cost}}, a mapping "
+    "(actual, predicted) -> cost, or a DataFrame with columns actual, predicted, cost, the costs "
+    "finite numbers. Got {got} instead."
+)
+
+
+# ------------------------------------------------------------------ statistics
+def _counts_at(values: pl.Expr, classes: pl.Expr) -> pl.Expr:
+    """How often each class occurs in ``values`` (classes sorted, unique)."""
+    s = values.sort()
+    right = s.search_sorted(classes, side="right").cast(pl.Int64)
+    return right - s.search_sorted(classes, side="left").cast(pl.Int64)
+
+
+def class_stats(actual: pl.Expr, predicted: pl.Expr) -> SL.ClassStats:
+    """Per-class counts as class-length expressions, the classes sorted."""
+    mask = K.known(actual, predicted)
+    a, p = actual.filter(mask), predicted.filter(mask)
+    classes = a.append(p).unique().sort()
+    size = classes.len().cast(pl.Int64)
+    per_class = {
+        "actual": _counts_at(a, classes),
+        "predicted": _counts_at(p, classes),
+        "correct": _counts_at(a.filter(a == p), classes),
+    }
+
+    def pair_sum(term: Any) -> pl.Expr:
+        cells = pl.int_range(0, size * size, dtype=pl.Int64)
+        i, j = cells // size, cells % size
+
+        def view(at: pl.Expr) -> SL.ClassView:
+            return SL.ClassView(
+                at, per_class["actual"].gather(at), per_class["predicted"].gather(at)
+            )
+
+        return OPS.sum(term(view(i), view(j)))
+
+    def row_pair_sum(term: Any) -> pl.Expr:
+        ia = classes.search_sorted(a).cast(pl.Int64)
+        ip = classes.search_sorted(p).cast(pl.Int64)
+        return OPS.sum(term(ia, ip))
+
+    return SL.ClassStats(
+        n=mask.sum().cast(pl.Int64),
+        index=pl.int_range(0, size, dtype=pl.Int64),
+        axis=OPS,
+        pair_sum=pair_sum,
+        row_pair_sum=row_pair_sum,
+        **per_class,
+    )
+
+
+def label_stats(label: pl.Expr) -> SL.LabelStats:
+    """Known rows, the largest class count, rows matching a value."""
+    known = label.drop_nulls()
+    classes = known.unique()
+    return SL.LabelStats(
+        n=label.count().cast(pl.Int64),
+        largest=_counts_at(known, classes.sort()).max(),
+        matching=lambda x: (label == x).sum().cast(pl.Int64),
+    )
+
+
+def agreement(actual: pl.Expr, predicted: pl.Expr) -> SL.Agreement:
+    """Known rows and rows where actual = predicted."""
+    mask = K.known(actual, predicted)
+    return SL.Agreement(mask.sum().cast(pl.Int64), (actual == predicted).sum().cast(pl.Int64))
+
+
+def one_vs_rest(actual: pl.Expr, predicted: pl.Expr) -> SL.OneVsRest:
+    """Known rows and the 2x2 table of one class against the rest."""
+    mask = K.known(actual, predicted)
+
+    def table(label: Any) -> Table2x2:
+        def cell(a: bool, p: bool) -> pl.Expr:
+            hit = mask & ((actual == label) == a) & ((predicted == label) == p)
+            return hit.sum().cast(pl.Int64)
+
+        return Table2x2(cell(True, True), cell(False, True), cell(True, False), cell(False, False))
+
+    return SL.OneVsRest(mask.sum().cast(pl.Int64), table)
+
+
+def cost_entries(costs: Any, func: str) -> list[tuple[Any, Any, float]]:
+    """``costs`` (nested mapping, pair mapping or DataFrame) as (actual, predicted, cost) triples."""
+    entries: list[tuple[Any, Any, Any]] = []
+    if isinstance(costs, pl.LazyFrame):
+        costs = costs.collect()
+    if isinstance(costs, pl.DataFrame) and {"actual", "predicted", "cost"} <= set(costs.columns):
+        entries = list(costs.select("actual", "predicted", "cost").iter_rows())
+    elif isinstance(costs, dict):
+        for key, value in costs.items():
+            if isinstance(value, dict):
+                entries += [(key, p, c) for p, c in value.items()]
+            elif isinstance(key, tuple) and len(key) == 2:
+                entries.append((*key, value))
+            else:
+                entries = []
+                break
+    ok = bool(entries) or costs == {}
+    for _, _, c in entries:
+        ok = ok and not isinstance(c, bool) and isinstance(c, (int, float)) and math.isfinite(c)
+    if not ok:
+        raise MlsqlError(COSTS_MESSAGE.format(func=func, got=repr(costs)))
+    return [(a, p, float(c)) for a, p, c in entries]
+
+
+def cost_stats(actual: pl.Expr, predicted: pl.Expr) -> SL.CostStats:
+    """Known rows and Σ cost(actual, predicted): 1 per error, corrected where costs are given."""
+    mask = K.known(actual, predicted)
+
+    def total_cost(costs: Any) -> pl.Expr:
+        out = (mask & (actual != predicted)).sum().cast(pl.Float64)
+        for a, p, c in cost_entries(costs, "cost_error"):
+            default = 0.0 if a == p else 1.0
+            if c != default:
+                out = out + (c - default) * ((actual == a) & (predicted == p)).sum()
+        return OPS.when(mask.sum() == 0, None, out)
+
+    return SL.CostStats(mask.sum().cast(pl.Int64), total_cost)
+
+
+STATS = {
+    "majority_error": label_stats,
+    "prevalence": label_stats,
+    "accuracy": agreement,
+    "error_rate": agreement,
+    "class_error_rate": one_vs_rest,
+    "cost_error": cost_stats,
+}
+
+
+def function_of(m: Measure) -> Any:
+    """The Polars function of a single-label registry measure."""
+    stats = STATS.get(m.name, class_stats)
+    return K.direct(m, stats, K.labels, sys.modules[__name__])
+
+
+# ------------------------------------------------------------------ hand-written aggregates
+def _extreme(label: pl.Expr, most: bool) -> pl.Expr:
+    classes = label.drop_nulls().unique().sort()
+    counts = _counts_at(label.drop_nulls(), classes)
+    return classes.sort_by(counts, descending=most, maintain_order=True).first()
+
+
+def majority_class(label: IntoExpr) -> pl.Expr:
+    """The most frequent class (ties: the smallest); NULLs skipped.
+
+    Parameters
+    ----------
+    label : str or polars.Expr
+        A label column.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> pl.DataFrame({"y": ["b", "a", "b", None]}).select(mp.majority_class("y")).item()
+    'b'
+    """
+    return guarded("majority_class", ("label",), [label], lambda x: _extreme(x, True), K.labels)
+
+
+def minority_class(label: IntoExpr) -> pl.Expr:
+    """The least frequent class that occurs (ties: the smallest); NULLs skipped.
+
+    Parameters
+    ----------
+    label : str or polars.Expr
+        A label column.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> pl.DataFrame({"y": ["b", "a", "b", "c"]}).select(mp.minority_class("y")).item()
+    'a'
+    """
+    return guarded("minority_class", ("label",), [label], lambda x: _extreme(x, False), K.labels)
+
+
+# ------------------------------------------------------------------ tables
+def _prepared(
+    source: Frame, columns: dict[str, str], by: Any, func: str
+) -> tuple[pl.LazyFrame, list[str]]:
+    """The source with its groups and the named columns (checked) renamed; known rows only."""
+    groups = K.by_columns(by, func)
+    lf = source.lazy()
+    schema = lf.collect_schema()
+    missing = [c for c in [*columns.values(), *groups] if c not in schema]
+    if missing:
+        raise MlsqlError(f"{func}: no column {missing[0]!r} in the source.")
+    names = list(columns)
+    dtypes = [schema[c] for c in columns.values()]
+    check_same_kind(func, names, dtypes, dtypes)
+    picked = [pl.col(c).alias(f"__mlsql_{n}") for n, c in columns.items()]
+    lf = lf.select(*(pl.col(g) for g in groups), *picked)
+    lf = lf.filter(pl.all_horizontal(pl.col(f"__mlsql_{n}").is_not_null() for n in names))
+    return lf, groups
+
+
+def class_distribution(
+    source: Frame, label: str, *, by: str | Sequence[str] | None = None
+) -> Frame:
+    """One row per class (and group): class, count, share of the known rows.
+
+    Parameters
+    ----------
+    source : polars.DataFrame or polars.LazyFrame
+        The rows.
+    label : str
+        The label column.
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        Lazy if ``source`` is; ordered by group and class.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> mp.class_distribution(pl.DataFrame({"y": ["a", "b", "a", None]}), "y").rows()
+    [('a', 2, 0.6666666666666666), ('b', 1, 0.3333333333333333)]
+    """
+    lf, groups = _prepared(source, {"label": label}, by, "class_distribution")
+    out = (
+        lf.group_by(*groups, pl.col("__mlsql_label").alias("class"))
+        .agg(pl.len().cast(pl.Int64).alias("count"))
+        .with_columns(
+            share=pl.col("count") / pl.col("count").sum().over(groups)
+            if groups
+            else pl.col("count") / pl.col("count").sum()
+        )
+        .sort(*groups, "class", nulls_last=True)
+    )
+    return K.finish(out, source)
+
+
+def _classes(lf: pl.LazyFrame, groups: list[str]) -> pl.LazyFrame:
+    both = pl.concat(
+        [
+            lf.select(*groups, pl.col("__mlsql_actual").alias("class")),
+            lf.select(*groups, pl.col("__mlsql_predicted").alias("class")),
+        ]
+    )
+    return both.unique()
+
+
+def confusion_matrix(
+    source: Frame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+) -> Frame:
+    """The confusion matrix, long: actual, predicted, count (every cell, zeros too).
+
+    Parameters
+    ----------
+    source : polars.DataFrame or polars.LazyFrame
+        The rows.
+    actual, predicted : str
+        Column names (labels of one kind).
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        Lazy if ``source`` is; ordered by group, actual, predicted.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
+    >>> mp.confusion_matrix(df, "a", "p").rows()
+    [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
+    """
+    lf, groups = _prepared(
+        source, {"actual": actual, "predicted": predicted}, by, "confusion_matrix"
+    )
+    classes = _classes(lf, groups)
+    grid = (
+        classes.rename({"class": "actual"}).join(
+            classes.rename({"class": "predicted"}), on=groups, how="inner", nulls_equal=True
+        )
+        if groups
+        else classes.rename({"class": "actual"}).join(
+            classes.rename({"class": "predicted"}), how="cross"
+        )
+    )
+    cells = lf.group_by(
+        *groups,
+        pl.col("__mlsql_actual").alias("actual"),
+        pl.col("__mlsql_predicted").alias("predicted"),
+    ).agg(pl.len().cast(pl.Int64).alias("count"))
+    out = (
+        grid.join(cells, on=[*groups, "actual", "predicted"], how="left", nulls_equal=True)
+        .with_columns(pl.col("count").fill_null(0))
+        .sort(*groups, "actual", "predicted", nulls_last=True)
+    )
+    return K.finish(out, source)
+
+
+def confusion_matrix_wide(
+    source: Frame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+) -> pl.DataFrame:
+    """The confusion matrix, wide: one row per actual class, one column per predicted class.
+
+    Parameters
+    ----------
+    source : polars.DataFrame or polars.LazyFrame
+        The rows.
+    actual, predicted : str
+        Column names (labels of one kind).
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    polars.DataFrame
+        Columns: the groups, ``actual``, then each class (as text) in sorted
+        order (NULL where a class does not occur in that group). Always
+        collected (the columns depend on the data).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
+    >>> mp.confusion_matrix_wide(df, "a", "p").rows()
+    [('x', 1, 1), ('y', 0, 1)]
+    """
+    long = confusion_matrix(source.lazy(), actual, predicted, by=by).collect()  # type: ignore[union-attr]
+    groups = K.by_columns(by, "confusion_matrix_wide")
+    order = [str(c) for c in long["predicted"].unique().sort().to_list()]
+    wide = long.with_columns(pl.col("predicted").cast(pl.String)).pivot(
+        "predicted", index=[*groups, "actual"], values="count"
+    )
+    return wide.select(*groups, "actual", *order).sort(*groups, "actual", nulls_last=True)
+
+
+def class_metrics(
+    source: Frame,
+    actual: str,
+    predicted: str,
+    *,
+    beta: float = 1.0,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+) -> Frame:
+    """One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
+
+    Parameters
+    ----------
+    source : polars.DataFrame or polars.LazyFrame
+        The rows.
+    actual, predicted : str
+        Column names (labels of one kind).
+    beta : float, default 1.0
+        The beta of the ``fbeta`` column.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        Value of an undefined ratio.
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        Lazy if ``source`` is; ordered by group and class.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
+    >>> mp.class_metrics(df, "a", "p").select("class", "precision", "recall").rows()
+    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
+    """
+    func = "class_metrics"
+    b, zd = check_beta(beta, func), check_zero_division(zero_division, func)
+    lf, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
+    a, p = pl.col("__mlsql_actual"), pl.col("__mlsql_predicted")
+    totals = (
+        lf.group_by(*groups).agg(pl.len().cast(pl.Int64).alias("n"))
+        if groups
+        else (lf.select(pl.len().cast(pl.Int64).alias("n")))
+    )
+    spread = pl.concat(
+        [
+            lf.select(
+                *groups,
+                a.alias("class"),
+                pl.lit(1, pl.Int64).alias("r"),
+                pl.lit(0, pl.Int64).alias("c"),
+                (a == p).cast(pl.Int64).alias("d"),
+            ),
+            lf.select(
+                *groups,
+                p.alias("class"),
+                pl.lit(0, pl.Int64).alias("r"),
+                pl.lit(1, pl.Int64).alias("c"),
+                pl.lit(0, pl.Int64).alias("d"),
+            ),
+        ]
+    )
+    per_class = spread.group_by(*groups, "class").agg(pl.col("r", "c", "d").sum())
+    joined = (
+        per_class.join(totals, on=groups, how="left", nulls_equal=True)
+        if groups
+        else per_class.join(totals, how="cross")
+    )
+    s = SL.ClassStats(
+        n=pl.col("n"),
+        index=None,
+        actual=pl.col("r"),
+        predicted=pl.col("c"),
+        correct=pl.col("d"),
+        axis=OPS,
+        pair_sum=None,  # type: ignore[arg-type]
+        row_pair_sum=None,  # type: ignore[arg-type]
+    )
+    values = SL.class_values(OPS, s, b, zd)
+    out = joined.select(*groups, "class", **{name: e for name, e in values.items()}).sort(
+        *groups, "class", nulls_last=True
+    )
+    return K.finish(out, source)
+
+
+def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """Four rows of three classes."""
+    if measure.inputs == ("label",):
+        return {"label": EXAMPLE["actual"]}, ({"positive": "a"} if measure.params else {})
+    given: dict[str, Any] = {}
+    if measure.name == "class_error_rate":
+        given = {"label": "a"}
+    elif measure.name == "cost_error":
+        given = {"costs": {"a": {"b": 5.0}}}
+    return EXAMPLE, given
+
+
+for _fn in (
+    majority_class,
+    minority_class,
+    class_distribution,
+    confusion_matrix,
+    confusion_matrix_wide,
+    class_metrics,
+):
+    _fn.__doc__ = inspect.cleandoc(_fn.__doc__ or "")  # its Examples found as written
+
+__all__ = [
+    "class_distribution",
+    "class_metrics",
+    "confusion_matrix",
+    "confusion_matrix_wide",
+    "majority_class",
+    "minority_class",
+]
+for _m in measures(family=SL.FAMILY):
+    if _m.build is not None and _m.available_in("polars"):
+        globals()[_m.name] = function_of(lookup(_m))
+        __all__.append(_m.name)
