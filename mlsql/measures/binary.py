@@ -35,6 +35,8 @@ from mlsql.measures import contingency as C
 from mlsql.measures.contingency import Table2x2
 
 FAMILY = "binary"
+#: engines without this family yet, and why
+NOT_PORTED = {"spark": "binary family not yet ported to Spark"}
 ZD = Param("zero_division", 0)
 BETA = Param("beta", 1.0)
 ALPHA = Param("alpha", 1.0)
@@ -159,7 +161,15 @@ MEASURES: dict[str, tuple[str, Callable[..., Any], tuple[Param, ...], tuple[str,
 }
 
 for _name, (_summary, _build, _params, _aliases) in MEASURES.items():
-    measure(_name, "aggregate", FAMILY, _summary, params=_params, aliases=_aliases)(_build)
+    measure(
+        _name,
+        "aggregate",
+        FAMILY,
+        _summary,
+        params=_params,
+        aliases=_aliases,
+        unavailable=NOT_PORTED,
+    )(_build)
     measure(
         f"{_name}_from_counts",
         "from_counts",
@@ -167,6 +177,7 @@ for _name, (_summary, _build, _params, _aliases) in MEASURES.items():
         f"{_name} of stored counts tp, fp, fn, tn.",
         inputs=COUNT_INPUTS,
         params=_params,
+        unavailable=NOT_PORTED,
     )(_build)
 
 declare(
@@ -174,4 +185,5 @@ declare(
     "counts",
     FAMILY,
     "Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.",
+    unavailable=NOT_PORTED,
 )
