@@ -24,10 +24,11 @@ written over SQL text by :class:`SparkSqlOps`. What SQL adds:
   function sees the values, SQL cannot reject an integer array against a text
   one: the Python API does (DESIGN.md section 1.3). ``label_type="BIGINT"``
   registers integer-label functions instead.
-- Stored counts are read by field name from a ``VARIANT`` (any struct with the
-  fields of ``multilabel_counts``, in any order; Spark casts structs to
-  ``VARIANT`` by itself), so a hand-made ``named_struct`` cannot be read in
-  the wrong order.
+- Stored counts are a ``STRUCT`` of the seven ``multilabel_counts`` fields.
+  Spark casts a struct argument to it field by field *in order*: the structs
+  ``multilabel_counts`` returns (stored anywhere) fit; a hand-made
+  ``named_struct`` must list n_rows, tp, fp, fn, n_actual, n_predicted,
+  n_exact in that order (a struct with other fields is an error).
 """
 
 from __future__ import annotations

@@ -189,15 +189,14 @@ def _sql_row_stats() -> Any:
     )
 
 
-def _sql_counts_field(name: str) -> str:
-    return f"variant_get(counts, '$.{name}', 'BIGINT')"
+COUNTS_SQL_TYPE = "STRUCT<" + ", ".join(f"{f}: BIGINT" for f in COUNTS_FIELDS) + ">"
 
 
 def sql_functions(label_type: str) -> list[Any]:
     """The SQL functions of this family for :func:`mlsql.spark.register`."""
     from mlsql._registry import measures
     from mlsql._sqlexpr import Sql
-    from mlsql.spark.sql import Function, formula_function, message
+    from mlsql.spark.sql import Function, formula_function
 
     labels = (f"actual ARRAY<{label_type}>", f"predicted ARRAY<{label_type}>")
     out = [Function(name, labels, body) for name, body in SQL_SET_HELPERS.items()]
@@ -205,25 +204,13 @@ def sql_functions(label_type: str) -> list[Any]:
         if m.build is None or not m.available_in("spark"):
             continue
         if m.kind == "row":
-            stats_ = _sql_row_stats()
+            s = _sql_row_stats()
             if m.name in ("false_positives", "false_negatives"):
-                stats_ = RowStats(stats_.tp, stats_.n_actual, stats_.n_predicted)
-            out.append(formula_function(m, stats_, labels))
+                s = RowStats(s.tp, s.n_actual, s.n_predicted)
+            out.append(formula_function(m, s, labels))
         elif m.kind == "from_counts":
-            k = CountsFields(*(Sql(_sql_counts_field(f)) for f in COUNTS_FIELDS))
-            fn = formula_function(m, k, ("counts VARIANT",))
-            used = [f for f in COUNTS_FIELDS if _sql_counts_field(f) in fn.body]
-            text = COUNTS_MESSAGE.format(
-                func=m.name, fields=", ".join(used), name="counts", type="{}"
-            )
-            keys = "map_keys(variant_get(counts, '$', 'MAP<STRING, VARIANT>'))"
-            wanted = "array(" + ", ".join(f"'{f}'" for f in used) + ")"
-            check = (
-                f"CASE WHEN counts IS NOT NULL AND size(array_except({wanted}, {keys})) > 0 "
-                f"THEN raise_error({message(text, Sql('schema_of_variant(counts)'))}) "
-                f"ELSE {fn.body} END"
-            )
-            out.append(Function(fn.name, fn.params, check))
+            k = CountsFields(*(Sql(f"counts.{f}") for f in COUNTS_FIELDS))
+            out.append(formula_function(m, k, (f"counts {COUNTS_SQL_TYPE}",)))
     return out
 
 

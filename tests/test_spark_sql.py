@@ -1,0 +1,201 @@
+"""mlsql.spark.register(spark): per-row and from-counts functions in plain Spark SQL."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from tests import oracle
+from tests.engines.spark_engine import session
+
+pytest.importorskip("pyspark")
+
+import mlsql.spark as ms
+
+ROWS = [
+    (["a", "b", "b", None], ["a", "c"]),
+    ([], []),
+    (None, ["a"]),
+    (["c", None], [None, "c", "d"]),
+    (["a"], []),
+]
+PER_ROW = [
+    "true_positives",
+    "false_positives",
+    "false_negatives",
+    "set_jaccard",
+    "row_precision",
+    "row_recall",
+    "row_fbeta",
+    "set_intersection",
+    "set_difference",
+    "set_union",
+    "set_symmetric_difference",
+]
+FROM_COUNTS = [
+    ("micro_precision_from_counts", "micro_precision", {}),
+    ("micro_recall_from_counts", "micro_recall", {}),
+    ("micro_fbeta_from_counts", "micro_fbeta", {"beta": 2.0}),
+    ("micro_f1_from_counts", "micro_f1", {}),
+    ("micro_jaccard_from_counts", "micro_jaccard", {}),
+    ("subset_accuracy_from_counts", "subset_accuracy", {}),
+    ("zero_one_loss_from_counts", "zero_one_loss", {}),
+    ("hamming_loss_from_counts", "hamming_loss", {"n_labels": 5}),
+]
+
+
+def same(got: Any, want: Any) -> bool:
+    if want is None or got is None:
+        return want is None and got is None
+    if isinstance(want, float) and math.isnan(want):
+        return isinstance(got, float) and math.isnan(got)
+    if isinstance(want, list):
+        return got == want
+    return math.isclose(float(got), float(want), rel_tol=1e-12, abs_tol=1e-12)
+
+
+def sql_value(value: Any) -> str:
+    if isinstance(value, str):
+        return f"'{value}'"
+    if isinstance(value, float) and math.isnan(value):
+        return "double('NaN')"
+    return repr(value)
+
+
+@pytest.fixture(scope="module")
+def spark():
+    s = session()
+    ms.register(s)
+    s.createDataFrame(
+        ROWS, "actual array<string>, predicted array<string>"
+    ).createOrReplaceTempView("preds")
+    return s
+
+
+@pytest.mark.parametrize("zd", [0, 1, float("nan"), "diagnose", "ignore"])
+def test_per_row_functions_in_plain_sql(spark, zd):
+    def call(name: str) -> tuple[str, dict[str, Any]]:
+        params: dict[str, Any] = {}
+        if name in ("set_jaccard", "row_precision", "row_recall", "row_fbeta"):
+            params["zero_division"] = zd
+        if name == "row_fbeta":
+            params["beta"] = 0.5
+        args = "".join(f", {k} => {sql_value(v)}" for k, v in params.items())
+        return f"{name}(actual, predicted{args}) AS {name}", params
+
+    calls = {name: call(name) for name in PER_ROW}
+    sql = f"SELECT actual, predicted, {', '.join(c for c, _ in calls.values())} FROM preds"
+    for row in spark.sql(sql).collect():
+        for name, (_, params) in calls.items():
+            want = oracle.per_row(name, row["actual"], row["predicted"], **params)
+            assert same(row[name], want), f"{name}{params} on {row}: {row[name]} != {want}"
+
+
+def test_from_counts_functions_score_stored_counts(spark):
+    counts = spark.table("preds").agg(ms.multilabel_counts("actual", "predicted").alias("c"))
+    counts.createOrReplaceTempView("stored")
+    data = [(a, p) for a, p in ROWS]
+    for fn, direct, params in FROM_COUNTS:
+        args = "".join(f", {k} => {sql_value(v)}" for k, v in params.items())
+        got = spark.sql(f"SELECT {fn}(c{args}) FROM stored").first()[0]
+        assert same(got, oracle.aggregate(direct, data, **params)), fn
+
+
+def counts_sql(tp: int, fp: int, fn: int, n_rows: int = 1, n_exact: int = 0) -> str:
+    """A hand-made counts struct, fields in multilabel_counts order."""
+    return (
+        f"named_struct('n_rows', {n_rows}L, 'tp', {tp}L, 'fp', {fp}L, 'fn', {fn}L, "
+        f"'n_actual', {tp + fn}L, 'n_predicted', {tp + fp}L, 'n_exact', {n_exact}L)"
+    )
+
+
+def test_from_counts_takes_hand_made_structs(spark):
+    got = spark.sql(
+        f"SELECT micro_precision_from_counts({counts_sql(1, 3, 0)}), "
+        f"micro_recall_from_counts({counts_sql(1, 0, 3)}), "
+        f"subset_accuracy_from_counts({counts_sql(1, 0, 0, n_rows=4, n_exact=1)})"
+    ).first()
+    assert tuple(got) == (0.25, 0.25, 0.25)
+
+
+def test_from_counts_zero_division_conventions(spark):
+    empty = counts_sql(0, 0, 0)
+    row = spark.sql(
+        f"SELECT micro_f1_from_counts({empty}), micro_f1_from_counts({empty}, zero_division => 1), "
+        f"micro_f1_from_counts({empty}, zero_division => 'diagnose'), "
+        f"micro_f1_from_counts({empty}, zero_division => 'ignore'), "
+        f"micro_f1_from_counts({empty}, zero_division => double('NaN')), "
+        f"micro_f1_from_counts({empty}, zero_division => 1.0)"
+    ).first()
+    assert row[0] == 0.0 and row[1] == 1.0 and row[2] == 1.0 and row[3] is None
+    assert math.isnan(row[4]) and row[5] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("sql", "message"),
+    [
+        (
+            f"micro_f1_from_counts({counts_sql(1, 0, 0)}, zero_division => 'warn')",
+            "The 'zero_division' parameter of micro_f1_from_counts must be one of 0, 1, nan, "
+            "'diagnose', 'ignore'. Got warn instead.",
+        ),
+        (
+            "row_fbeta(array('a'), array('a'), beta => -1)",
+            "The 'beta' parameter of row_fbeta must be a finite number > 0. Got -1.0 instead.",
+        ),
+        (
+            "row_fbeta(array('a'), array('a'), beta => double('NaN'))",
+            "The 'beta' parameter of row_fbeta must be a finite number > 0. Got NaN instead.",
+        ),
+        (
+            f"hamming_loss_from_counts({counts_sql(1, 0, 0)}, 2.5)",
+            "The 'n_labels' parameter of hamming_loss_from_counts must be a whole number > 0. "
+            "Got 2.5 instead.",
+        ),
+        (
+            "micro_f1_from_counts(named_struct('tp', 1L, 'fp', 0L))",
+            'cannot cast "STRUCT<tp: BIGINT NOT NULL, fp: BIGINT NOT NULL>" to "STRUCT<n_rows',
+        ),
+    ],
+)
+def test_sql_errors_carry_mlsql_messages(spark, sql, message):
+    with pytest.raises(Exception) as info:
+        spark.sql(f"SELECT {sql}").collect()
+    assert message in str(info.value)
+
+
+def test_zero_division_checked_even_when_nothing_is_undefined(spark):
+    with pytest.raises(Exception, match="'zero_division' parameter of set_jaccard"):
+        spark.sql("SELECT set_jaccard(array('a'), array('a'), zero_division => 'bogus')").collect()
+
+
+def test_integer_labels_and_a_prefix():
+    s = session()
+    names = ms.register(s, prefix="ml_", label_type="BIGINT")
+    assert "ml_set_union" in names and "ml_micro_f1_from_counts" in names
+    row = s.sql(
+        "SELECT ml_set_union(array(3, 1), array(CAST(2 AS INT), NULL)), "
+        "ml_true_positives(array(1, 1, 2), array(1L))"
+    ).first()
+    assert row[0] == [1, 2, 3] and row[1] == 1
+    with pytest.raises(ms.MlsqlError, match="prefix must be letters"):
+        ms.register(s, prefix="x`; DROP")
+    with pytest.raises(ms.MlsqlError, match="label_type must be a Spark SQL type"):
+        ms.register(s, label_type="STRING>, x INT) RETURN 1; --")
+
+
+def test_registered_functions_are_the_per_row_and_from_counts_measures(spark):
+    from mlsql._registry import measures
+
+    names = set(ms.register(spark))
+    want = {
+        m.name
+        for m in measures()
+        if m.kind in ("set", "row", "from_counts")
+        and m.available_in("spark")
+        and m.family in ("multilabel",)
+    }
+    assert want <= names
+    assert not any(m.kind == "aggregate" and m.name in names for m in measures())
