@@ -17,18 +17,21 @@ import pytest
 
 from tests import oracle_labels as O
 from tests.engines import label_table
+from tests.test_label_conformance import needs
 from tests.test_label_properties import ZERO_DIVISIONS, same
 
 NAN = float("nan")
 
 
 def report(engine: Any, rows: list, **params: Any) -> dict[str, Any]:
+    needs(engine, "multilabel_report")
     out = engine.table_function("multilabel_report", label_table(rows), **params).to_pylist()
     assert len(out) == 1
     return out[0]
 
 
 def metrics(engine: Any, rows: list, **params: Any) -> dict[Any, dict[str, Any]]:
+    needs(engine, "label_metrics")
     out = engine.table_function("label_metrics", label_table(rows), **params).to_pylist()
     return {r["label"]: r for r in out}
 
@@ -82,6 +85,7 @@ def test_labels_outside_the_universe_are_ignored(engine):
 
 
 def test_groups_without_known_rows(engine):
+    needs(engine, "label_metrics", "multilabel_report")
     rows = [(None, ["a"]), (["a"], None), (["a"], ["a", "b"]), (None, None)]
     groups = ["empty", "empty", "full", "empty"]
     table = label_table(rows, groups=groups)
@@ -103,6 +107,7 @@ def test_groups_without_known_rows(engine):
 
 
 def test_an_empty_table_gives_one_empty_report_row(engine):
+    needs(engine, "label_metrics", "multilabel_report")
     table = label_table([], pa.string())
     got = engine.table_function("multilabel_report", table).to_pylist()
     assert len(got) == 1 and got[0]["n_rows"] == 0 and got[0]["micro_f1"] is None
@@ -143,6 +148,7 @@ def test_duplicates_and_null_elements_count_once(engine):
 
 
 def test_beta_adds_fbeta_and_renames_the_report_f_columns(engine):
+    needs(engine, "label_metrics", "multilabel_report")
     rows = [(["a", "b"], ["a"]), (["b"], ["a", "b"])]
     plain = engine.table_function("multilabel_report", label_table(rows))
     with_beta = engine.table_function("multilabel_report", label_table(rows), beta=2.0)

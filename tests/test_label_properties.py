@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from tests import oracle_labels as O
 from tests.engines import label_table
+from tests.test_label_conformance import needs
 
 ZERO_DIVISIONS = [0, 1, float("nan"), "diagnose", "ignore"]
 SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
@@ -70,6 +71,7 @@ def by_group(rows: list[tuple[Any, Any]], groups: list[str]) -> dict[str, list[t
 def check(
     engine: Any, rows: list, groups: list, labels: Any, beta: Any, zd: Any, ltype: Any
 ) -> None:
+    needs(engine, "label_metrics", "multilabel_report")
     table = label_table(rows, ltype, groups) if rows else empty_table(ltype)
     params: dict[str, Any] = {"zero_division": zd, "by": ["g"]}
     if labels is not None:
