@@ -43,10 +43,35 @@ def invoke(*args: Any) -> Any:
     return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
 
 
-def eval_json(path: Any, *args: Any, actual: str = "actual", predicted: str = "predicted") -> dict:
-    result = invoke("eval", path, "--actual", actual, "--predicted", predicted, "-f", "json", *args)
+def eval_json(
+    path: Any,
+    *args: Any,
+    actual: str = "actual",
+    predicted: str = "predicted",
+    engine: str = "duckdb",
+) -> dict:
+    result = invoke(
+        "eval", path, "-a", actual, "-p", predicted, "-f", "json", "--engine", engine, *args
+    )
     assert result.exit_code == 0, result.stderr
-    return json.loads(result.stdout)
+    report = json.loads(result.stdout)
+    assert report["engine"] == engine
+    return report
+
+
+#: engines run in-process by most tests (Spark only where it says so: its start is slow)
+LOCAL_ENGINES = [e for e in _engines() if e != "spark"]
+
+
+@pytest.fixture(params=LOCAL_ENGINES)
+def cli_engine(request: pytest.FixtureRequest) -> str:
+    """--engine duckdb, then --engine polars."""
+    return request.param
+
+
+def eval_on(engine: str, path: Any, *args: Any) -> Any:
+    """``mlsql eval PATH -a actual -p predicted --engine ENGINE ARGS``."""
+    return invoke("eval", path, "-a", "actual", "-p", "predicted", "--engine", engine, *args)
 
 
 # ---------------------------------------------------------------- expected values
@@ -223,8 +248,8 @@ def test_readme_quick_start_shows_what_the_command_prints(monkeypatch: pytest.Mo
 QUICK = "## Command line quick start"
 
 
-def test_quick_start_table_shows_micro_f1_at_full_precision() -> None:
-    result = invoke("eval", EXAMPLE, "--actual", "actual", "--predicted", "predicted")
+def test_quick_start_table_shows_micro_f1_at_full_precision(cli_engine: str) -> None:
+    result = eval_on(cli_engine, EXAMPLE)
     assert result.exit_code == 0, result.stderr
     out = result.stdout
     assert repr(EXPECTED["micro.f1"]) == "0.6956521739130435"
@@ -257,36 +282,35 @@ def test_json_matches_conformance_on_every_engine(engine: str) -> None:
         assert result.exit_code == 2
         assert f"--engine {engine} needs {missing.split('.multilabel')[0]}" in result.stderr
         return
-    report = eval_json(EXAMPLE, "--engine", engine)
-    assert report["engine"] == engine
+    report = eval_json(EXAMPLE, engine=engine)
     [row] = report["summary"]
     assert_summary(row, expected_summary(0))
     assert row["micro_f1"] == 0.6956521739130435  # exactly, as printed in the README
     assert_labels(report["labels"], EXPECTED["per_label"])
 
 
-@pytest.mark.parametrize("engine", [e for e in _engines() if e != "spark"])
+@pytest.mark.parametrize("engine", LOCAL_ENGINES)
 def test_zero_division_one_and_beta_two(engine: str) -> None:
     if engine_lacks_tables(engine):
         return  # test_json_matches_conformance_on_every_engine checks the message
-    [row] = eval_json(EXAMPLE, "--engine", engine, "--zero-division", "1")["summary"]
+    [row] = eval_json(EXAMPLE, "--zero-division", "1", engine=engine)["summary"]
     assert_summary(row, expected_summary(1))
     # with a beta the F columns are F-beta, named *_fbeta (as multilabel_report names them)
-    report = eval_json(EXAMPLE, "--engine", engine, "--beta", "2")
+    report = eval_json(EXAMPLE, "--beta", "2", engine=engine)
     [row] = report["summary"]
     assert close(row["micro_fbeta"], EXPECTED["micro.f2"])
     assert close(row["samples_fbeta"], oracle.aggregate("samples_fbeta", ROWS, beta=2))
     assert "micro_f1" not in row
     for label in report["labels"]:
         assert close(label["fbeta"], oracle.fbeta(label["tp"], label["fp"], label["fn"], beta=2))
-    [row] = eval_json(EXAMPLE, "--engine", engine, "--beta", "0.5")["summary"]
+    [row] = eval_json(EXAMPLE, "--beta", "0.5", engine=engine)["summary"]
     assert close(row["micro_fbeta"], EXPECTED["micro.f0.5"])
 
 
-def test_zero_division_nan_is_null_in_json(tmp_path: Path) -> None:
+def test_zero_division_nan_is_null_in_json(tmp_path: Path, cli_engine: str) -> None:
     path = tmp_path / "empty_predictions.parquet"
     pq.write_table(_labels_table([(["a"], []), (["b"], [])]), path)
-    [row] = eval_json(path, "--zero-division", "nan")["summary"]
+    [row] = eval_json(path, "--zero-division", "nan", engine=cli_engine)["summary"]
     assert row["micro_precision"] is None  # NaN: JSON has no NaN, so null
     assert row["micro_recall"] == 0.0
 
@@ -315,8 +339,8 @@ def test_glob_and_duckdb_table(files: dict[str, Path]) -> None:
     assert_summary(row, expected_summary(0))
 
 
-def test_integer_labels_and_a_label_universe(files: dict[str, Path]) -> None:
-    report = eval_json(files["ints"], "--labels", "1,2,3,4")
+def test_integer_labels_and_a_label_universe(files: dict[str, Path], cli_engine: str) -> None:
+    report = eval_json(files["ints"], "--labels", "1,2,3,4", engine=cli_engine)
     [row] = report["summary"]
     int_rows = [
         (
@@ -333,8 +357,8 @@ def test_integer_labels_and_a_label_universe(files: dict[str, Path]) -> None:
     assert {r["label"] for r in report["labels"]} == {1, 2, 3, 4}
 
 
-def test_groups_match_the_oracle(files: dict[str, Path]) -> None:
-    report = eval_json(files["grouped"], "--by", "g")
+def test_groups_match_the_oracle(files: dict[str, Path], cli_engine: str) -> None:
+    report = eval_json(files["grouped"], "--by", "g", engine=cli_engine)
     assert [r["g"] for r in report["summary"]] == ["a", "b"]
     for row, part in zip(report["summary"], (ROWS[:3], ROWS[3:]), strict=True):
         for name in (
@@ -348,9 +372,14 @@ def test_groups_match_the_oracle(files: dict[str, Path]) -> None:
     assert {r["g"] for r in report["labels"]} == {"a", "b"}
 
 
-def test_names_are_quoted_everywhere(files: dict[str, Path]) -> None:
+def test_names_are_quoted_everywhere(files: dict[str, Path], cli_engine: str) -> None:
     report = eval_json(
-        files["injection"], "--by", INJECTION, actual="a'); DROP TABLE t; --", predicted='p"'
+        files["injection"],
+        "--by",
+        INJECTION,
+        actual="a'); DROP TABLE t; --",
+        predicted='p"',
+        engine=cli_engine,
     )
     assert [r[INJECTION] for r in report["summary"]] == ["a", "b"]
     assert close(report["summary"][0]["micro_f1"], oracle.aggregate("micro_f1", ROWS[:3]))
@@ -362,8 +391,10 @@ def test_names_are_quoted_everywhere(files: dict[str, Path]) -> None:
     assert "x&quot;; DROP TABLE t; --" in result.stdout
 
 
-def test_single_label_columns_give_a_confusion_matrix(files: dict[str, Path]) -> None:
-    report = eval_json(files["animals"])
+def test_single_label_columns_give_a_confusion_matrix(
+    files: dict[str, Path], cli_engine: str
+) -> None:
+    report = eval_json(files["animals"], engine=cli_engine)
     assert report["single_label"] is True
     [row] = report["summary"]
     # one label per row: micro F1 (and subset accuracy) is the accuracy
@@ -381,10 +412,10 @@ def test_forgotten_sep_is_warned_about(files: dict[str, Path]) -> None:
     assert "pass --sep" in result.stderr
 
 
-def test_unknown_rows_are_left_out_with_a_warning(tmp_path: Path) -> None:
+def test_unknown_rows_are_left_out_with_a_warning(tmp_path: Path, cli_engine: str) -> None:
     path = tmp_path / "nulls.parquet"
     pq.write_table(_labels_table([*ROWS, (["cat"], None), (None, ["dog"])]), path)
-    result = invoke("eval", path, "-a", "actual", "-p", "predicted", "-f", "json")
+    result = eval_on(cli_engine, path, "-f", "json")
     assert result.exit_code == 0, result.stderr
     assert "2 of 9 rows have a NULL" in result.stderr
     assert_summary(json.loads(result.stdout)["summary"][0], expected_summary(0))
@@ -393,21 +424,21 @@ def test_unknown_rows_are_left_out_with_a_warning(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- formats
 
 
-def test_csv_summary_and_per_label() -> None:
-    result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "-f", "csv")
+def test_csv_summary_and_per_label(cli_engine: str) -> None:
+    result = eval_on(cli_engine, EXAMPLE, "-f", "csv")
     assert result.exit_code == 0, result.stderr
     [row] = list(csv.DictReader(io.StringIO(result.stdout)))
     assert row["micro_f1"] == "0.6956521739130435"
     assert close(float(row["hamming_loss"]), EXPECTED["hamming_loss"])
-    result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "-f", "csv", "--per-label")
+    result = eval_on(cli_engine, EXAMPLE, "-f", "csv", "--per-label")
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
     assert {r["label"]: int(r["support"]) for r in rows} == {
         k: v["support"] for k, v in EXPECTED["per_label"].items()
     }
 
 
-def test_markdown() -> None:
-    result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "-f", "markdown")
+def test_markdown(cli_engine: str) -> None:
+    result = eval_on(cli_engine, EXAMPLE, "-f", "markdown")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
     assert "**0.6956521739130435**" in out
@@ -415,8 +446,8 @@ def test_markdown() -> None:
     assert "| cat |" in out
 
 
-def test_per_label_table() -> None:
-    result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "--per-label")
+def test_per_label_table(cli_engine: str) -> None:
+    result = eval_on(cli_engine, EXAMPLE, "--per-label")
     assert result.exit_code == 0, result.stderr
     out = result.stdout
     for label, c in EXPECTED["per_label"].items():
@@ -424,9 +455,9 @@ def test_per_label_table() -> None:
         assert line.split()[1:6] == [str(c[k]) for k in ("support", "tp", "fp", "fn", "tn")]
 
 
-def test_output_file_and_html(tmp_path: Path) -> None:
+def test_output_file_and_html(tmp_path: Path, cli_engine: str) -> None:
     target = tmp_path / "report.html"
-    result = invoke("eval", EXAMPLE, "-a", "actual", "-p", "predicted", "-f", "html", "-o", target)
+    result = eval_on(cli_engine, EXAMPLE, "-f", "html", "-o", target)
     assert result.exit_code == 0, result.stderr
     assert result.stdout == ""
     page = target.read_text()
@@ -445,19 +476,19 @@ def assert_self_contained(page: str) -> None:
     assert "@import" not in page and "url(" not in page
 
 
-def test_html_escapes_labels(tmp_path: Path) -> None:
+def test_html_escapes_labels(tmp_path: Path, cli_engine: str) -> None:
     path = tmp_path / "evil.parquet"
     evil = "<img src=x onerror=alert(1)>"
     pq.write_table(_labels_table([([evil], [evil]), (["ok"], [evil])]), path)
-    result = invoke("eval", path, "-a", "actual", "-p", "predicted", "-f", "html")
+    result = eval_on(cli_engine, path, "-f", "html")
     assert result.exit_code == 0, result.stderr
     assert evil not in result.stdout
     assert "&lt;img src=x onerror=alert(1)&gt;" in result.stdout
     assert_self_contained(result.stdout)
 
 
-def test_single_label_html_has_a_heatmap(files: dict[str, Path]) -> None:
-    result = invoke("eval", files["animals"], "-a", "actual", "-p", "predicted", "-f", "html")
+def test_single_label_html_has_a_heatmap(files: dict[str, Path], cli_engine: str) -> None:
+    result = eval_on(cli_engine, files["animals"], "-f", "html")
     assert result.exit_code == 0, result.stderr
     assert "Confusion matrix" in result.stdout
     assert "actual mamiferos, predicted repteis: 1 of 7 rows" in result.stdout
@@ -505,6 +536,18 @@ def test_newcomer_errors_are_one_line_with_exit_code_2(files: dict[str, Path]) -
         assert lines[0].startswith("mlsql: error: "), lines[0]
         assert message in lines[0], (message, lines[0])
         assert "Traceback" not in result.stderr
+
+
+def test_engine_errors_are_one_line_too(files: dict[str, Path], cli_engine: str) -> None:
+    for args, message in (
+        ([EXAMPLE, "--zero-division", "2"], "--zero-division must be one of"),
+        ([EXAMPLE, "--beta", "-1"], "--beta must be a finite number > 0"),
+        ([files["ints"], "--labels", "a,b"], "the label columns hold integers"),
+        ([files["parquet"].with_name("missing.parquet")], "no such file"),
+    ):
+        result = eval_on(cli_engine, *args)
+        assert result.exit_code == 2, (args, result.stdout)
+        assert result.stderr.count("\n") == 1 and message in result.stderr, result.stderr
 
 
 def test_unknown_option_values_exit_2() -> None:

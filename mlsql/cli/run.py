@@ -105,7 +105,8 @@ def run_eval(
         prepared = prepare(con, opened, actual, predicted, by=by, sep=sep)
         if labels is not None:
             options = replace(options, labels=label_universe(labels, prepared.label_kind))
-        mlsql.register(con, temporary=True)
+        if engine == "duckdb":  # other engines only read the data through DuckDB
+            mlsql.register(con, temporary=True)
         report = evaluate(con, prepared, options, source=path, sep=sep)
     _write_report(report, format_, output, per_label=per_label, digits=digits)
 

@@ -241,36 +241,43 @@ WRONG_TYPE = (
 )
 
 
+#: integer label types wider than BIGINT holds; labels of these are read as HUGEINT
+WIDE_INTEGERS = {"ubigint", "hugeint", "uhugeint"}
+
+
+def _element(t: duckdb.DuckDBPyType) -> duckdb.DuckDBPyType:
+    return dict(t.children)["child"] if t.id in ("list", "array") else t
+
+
 def _expression(
-    column: str, t: duckdb.DuckDBPyType, sep: str | None, *, empty_cells: bool = False
+    column: str,
+    t: duckdb.DuckDBPyType,
+    sep: str | None,
+    *,
+    empty_cells: bool = False,
+    integer: str = "BIGINT",
 ) -> tuple[str, str, str]:
     """SQL turning ``column`` into a list of labels, with its kind and shape.
 
-    With ``empty_cells`` (CSV, where an empty cell reads as NULL) a NULL
-    delimited text is the empty list, not an unknown row.
+    Integer labels become ``integer`` (both sides get one width, which every
+    engine accepts); enums become text. With ``empty_cells`` (CSV, where an
+    empty cell reads as NULL) a NULL delimited text is the empty list, not an
+    unknown row.
     """
     shape, kind = _describe(t)
     q = quote_ident(column)
-    if kind is None:
+    if kind is None or (shape == "list" and kind == "boolean"):
         raise UserError(WRONG_TYPE.format(col=column, type=t))
     if shape == "list":
-        if kind == "boolean":
-            raise UserError(WRONG_TYPE.format(col=column, type=t))
-        target = "VARCHAR[]" if kind == "text" else "BIGINT[]"
-        if t.id == "array" or dict(t.children)["child"].id in ("enum", "hugeint", "uhugeint"):
-            return f"CAST({q} AS {target})", kind, "list"
-        return q, kind, "list"
+        return f"CAST({q} AS {'VARCHAR' if kind == 'text' else integer}[])", kind, "list"
     if sep is not None and kind == "text":
-        parts = f"string_split({q}, {lit(sep)})"
-        cleaned = f"list_filter(list_transform({parts}, lambda x: trim(x)), lambda x: x <> '')"
+        text = f"coalesce({q}, '')" if empty_cells else q
+        parts = f"list_transform(string_split({text}, {lit(sep)}), lambda x: trim(x))"
+        cleaned = f"list_filter({parts}, lambda x: x <> '')"
         if empty_cells:
-            return (
-                f"list_filter(list_transform(string_split(coalesce({q}, ''), {lit(sep)}), lambda x: trim(x)), lambda x: x <> '')",
-                "text",
-                "split",
-            )
+            return cleaned, "text", "split"
         return f"CASE WHEN {q} IS NULL THEN NULL ELSE {cleaned} END", "text", "split"
-    value = f"CAST({q} AS VARCHAR)" if kind in ("boolean",) or t.id == "enum" else q
+    value = f"CAST({q} AS {'VARCHAR' if kind in ('text', 'boolean') else integer})"
     kind = "text" if kind == "boolean" else kind
     return f"CASE WHEN {q} IS NULL THEN NULL ELSE [{value}] END", kind, "value"
 
@@ -311,8 +318,14 @@ def prepare(
     if sep == "":
         raise UserError("--sep must not be empty")
     csv = opened.format in ("CSV", "TSV")
-    a_sql, a_kind, a_shape = _expression(actual, opened.type_of(actual), sep, empty_cells=csv)
-    p_sql, p_kind, p_shape = _expression(predicted, opened.type_of(predicted), sep, empty_cells=csv)
+    wide = {_element(opened.type_of(c)).id for c in (actual, predicted)} & WIDE_INTEGERS
+    integer = "HUGEINT" if wide else "BIGINT"
+    a_sql, a_kind, a_shape = _expression(
+        actual, opened.type_of(actual), sep, empty_cells=csv, integer=integer
+    )
+    p_sql, p_kind, p_shape = _expression(
+        predicted, opened.type_of(predicted), sep, empty_cells=csv, integer=integer
+    )
     if (a_shape == "value") != (p_shape == "value"):
         which = actual if a_shape == "value" else predicted
         raise UserError(
