@@ -676,7 +676,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
--- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy.
+-- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn's labels=); by: grouping columns. Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).
 CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'label_metrics') AS zd,
@@ -722,7 +722,7 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
         FROM k)
     ORDER BY __mlsql_g, label;
 
--- multilabel_report(source, actual, predicted, labels, beta, zero_division, "by"): One row per group: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, label accuracies, CLP, MLP, WLP.
+-- multilabel_report(source, actual, predicted, labels, beta, zero_division, "by"): One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row's sets are first intersected with them (labels outside are ignored, as scikit-learn's labels=). Example: SELECT * FROM multilabel_report('preds', 'actual', 'predicted', labels := ['a', 'b']).
 CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,

@@ -17,56 +17,42 @@ CREATE OR REPLACE MACRO _mlsql_check_top_k(k, func) AS
 CREATE OR REPLACE MACRO _mlsql_check_threshold(threshold, func) AS 
     CASE WHEN threshold IS NULL THEN error('The ''threshold'' parameter of ' || func || ' must be a number. Got ' || coalesce(CAST(threshold AS VARCHAR), 'NULL') || ' instead.') ELSE threshold END;
 
--- _mlsql_ranked(items): A ranked list without NULLs and repeats (the first occurrence keeps its place).
+-- _mlsql_ranked(items): A list without NULLs and repeats (the first occurrence keeps its place).
 CREATE OR REPLACE MACRO _mlsql_ranked(items) AS 
-    CASE WHEN len(list_distinct(items)) = list_count(items)
-         THEN list_filter(items, lambda x: x IS NOT NULL)
-         ELSE list_transform([items], lambda l:
-             list_filter(l, lambda x, i: x IS NOT NULL AND NOT list_contains(l[1:i - 1], x)))[1] END;
+    list_transform([items], lambda l:
+        list_filter(l, lambda x, i: x IS NOT NULL AND list_position(l, x) = i))[1];
 
--- _mlsql_ranked_row(rank_items, correct_items, k): One row's @k statistics: n_ranked = min(|R|, k), n_true = |T|, and the positions of the hits in the top k; NULL when either list is NULL.
-CREATE OR REPLACE MACRO _mlsql_ranked_row(rank_items, correct_items, k) AS 
-    CASE WHEN rank_items IS NULL OR correct_items IS NULL THEN NULL ELSE
-    list_transform([{'ranked': _mlsql_ranked(rank_items), 'truth': correct_items, 'k': k}], lambda r:
-        struct_pack(
-            n_ranked := least(len(r.ranked), coalesce(r.k, len(r.ranked))),
-            n_true := len(list_distinct(r.truth)),
-            hits := list_filter(
-                list_transform(list_slice(r.ranked, 1, coalesce(r.k, len(r.ranked))),
-                               lambda item, pos: CASE WHEN list_contains(r.truth, item) THEN pos END),
-                lambda pos: pos IS NOT NULL)))[1] END;
+-- _mlsql_hit_positions(ranked, correct_items, k): Positions (1-based) of the true items among the first k of a ranked list (all of it when k is NULL).
+CREATE OR REPLACE MACRO _mlsql_hit_positions(ranked, correct_items, k) AS 
+    list_transform([ranked], lambda r: list_transform([correct_items], lambda truth:
+        list_filter(
+            list_transform(list_slice(r, 1, coalesce(k, len(r))),
+                           lambda item, pos: CASE WHEN list_contains(truth, item) THEN pos END),
+            lambda pos: pos IS NOT NULL))[1])[1];
 
--- _mlsql_graded_row(ranked_relevance, ideal_relevance, k): One row's relevance grades cut at k (default: the ranked list's length), the ideal ones sorted descending; NULL when either list is NULL.
-CREATE OR REPLACE MACRO _mlsql_graded_row(ranked_relevance, ideal_relevance, k) AS 
-    CASE WHEN ranked_relevance IS NULL OR ideal_relevance IS NULL THEN NULL ELSE
-    struct_pack(
-        ranked := list_slice(ranked_relevance, 1, coalesce(k, len(ranked_relevance))),
-        ideal := list_slice(list_reverse_sort(list_filter(ideal_relevance, lambda x: x IS NOT NULL)),
-                            1, coalesce(k, len(ranked_relevance)))) END;
+-- _mlsql_ideal_grades(ideal_relevance, n): The n best grades of an ideal ranking, best first (NULL grades dropped).
+CREATE OR REPLACE MACRO _mlsql_ideal_grades(ideal_relevance, n) AS 
+    list_slice(list_reverse_sort(list_filter(ideal_relevance, lambda x: x IS NOT NULL)), 1, n);
 
 -- _mlsql_scored(scores): The (key, value) entries of a score map whose score is not NULL.
 CREATE OR REPLACE MACRO _mlsql_scored(scores) AS 
     list_filter(map_entries(scores), lambda e: e.value IS NOT NULL);
 
--- _mlsql_label_scores(scores, actual): A row's labels (scored, and true but unscored at -infinity) with score and truth; NULL when either input is NULL.
-CREATE OR REPLACE MACRO _mlsql_label_scores(scores, actual) AS 
+-- _mlsql_score_lists(scores, actual): A row's scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.
+CREATE OR REPLACE MACRO _mlsql_score_lists(scores, actual) AS 
     CASE WHEN scores IS NULL OR actual IS NULL THEN NULL ELSE
-    list_transform([{'scored': _mlsql_scored(scores), 'truth': list_distinct(actual)}], lambda r:
-        list_concat(
-            list_transform(r.scored, lambda e: {
-                'score': CAST(e.value AS DOUBLE),
-                'is_true': coalesce(list_contains(r.truth, e.key), false),
-                'scored': true}),
-            list_transform(
-                list_filter(r.truth, lambda a: NOT list_contains(list_transform(r.scored, lambda e: e.key), a)),
-                lambda a: {'score': CAST('-inf' AS DOUBLE), 'is_true': true, 'scored': false})))[1] END;
+    list_transform([scores], lambda m:
+        list_transform([list_transform(list_distinct(actual), lambda a: CAST(map_extract_value(m, a) AS DOUBLE))],
+            lambda truth: list_transform([list_filter(CAST(map_values(m) AS DOUBLE[]), lambda v: v IS NOT NULL)],
+                lambda scored: struct_pack(
+                    scored := scored,
+                    truth := list_transform(truth, lambda v: coalesce(v, CAST('-inf' AS DOUBLE))),
+                    labels := list_concat(scored, list_transform(list_filter(truth, lambda v: v IS NULL),
+                                                              lambda v: CAST('-inf' AS DOUBLE)))))[1])[1])[1] END;
 
--- _mlsql_n_top(labels, only_true): How many scored labels (true ones if only_true) share the highest score.
-CREATE OR REPLACE MACRO _mlsql_n_top(labels, only_true) AS 
-    list_transform(
-        [list_max(list_transform(list_filter(labels, lambda u: u.scored), lambda u: u.score))],
-        lambda top: len(list_filter(labels,
-            lambda u: u.scored AND u.score = top AND (u.is_true OR NOT only_true))))[1];
+-- _mlsql_n_top(scored, among): How many of the scores ``among`` equal the highest scored one.
+CREATE OR REPLACE MACRO _mlsql_n_top(scored, among) AS 
+    list_transform([list_max(scored)], lambda top: len(list_filter(among, lambda v: v = top)))[1];
 
 -- _mlsql_ranked_labels(entries): Labels of (key, value) entries, best score first, ties by label.
 CREATE OR REPLACE MACRO _mlsql_ranked_labels(entries) AS 
@@ -97,7 +83,7 @@ CREATE OR REPLACE MACRO top_k_above(scores, k, threshold) AS
 
 -- _mlsql_precision_at_row(rank_items, correct_items, k): Per row: Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_precision_at_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_precision_at_k(len(s.hits), s.n_ranked, s.n_true) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': len(hits), 'x1': least(len(ranked), coalesce(k, len(ranked))), 'x2': len(_mlsql_ranked(correct_items))}], lambda f: _mlsql_precision_at_k(f.x0, f.x1, f.x2))[1] END)[1])[1];
 
 -- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.
 CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS 
@@ -105,7 +91,7 @@ CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_recall_at_row(rank_items, correct_items, k): Per row: Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_recall_at_k(len(s.hits), s.n_ranked, s.n_true) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': len(hits), 'x1': least(len(ranked), coalesce(k, len(ranked))), 'x2': len(_mlsql_ranked(correct_items))}], lambda f: _mlsql_recall_at_k(f.x0, f.x1, f.x2))[1] END)[1])[1];
 
 -- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.
 CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS 
@@ -113,7 +99,7 @@ CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_average_precision_row(rank_items, correct_items, k): Per row: Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_average_precision_at_k(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth))), 0), len(s.hits), s.n_ranked, s.n_true) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth))), 0), 'x1': len(hits), 'x2': least(len(ranked), coalesce(k, len(ranked))), 'x3': len(_mlsql_ranked(correct_items))}], lambda f: _mlsql_average_precision_at_k(f.x0, f.x1, f.x2, f.x3))[1] END)[1])[1];
 
 -- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.
 CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) AS 
@@ -121,7 +107,7 @@ CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) 
 
 -- _mlsql_hitrate_row(rank_items, correct_items, k): Per row: Hivemall's HitRate@k: share of rows with a true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_hit(len(s.hits)) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_hit(len(hits)) END)[1])[1];
 
 -- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.
 CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS 
@@ -129,7 +115,7 @@ CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_mrr_row(rank_items, correct_items, k): Per row: Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_reciprocal_rank(coalesce(s.hits[1], 0)) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_reciprocal_rank(coalesce(hits[1], 0)) END)[1])[1];
 
 -- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.
 CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS 
@@ -137,7 +123,7 @@ CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_ndcg_row(rank_items, correct_items, k): Per row: Hivemall's binary nDCG@k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: (1 / log2((pos + 1))))), 0), coalesce(list_sum(list_transform(range(1, CASE WHEN (s.n_true < s.n_ranked) THEN s.n_true ELSE s.n_ranked END + 1), lambda p: (1 / log2((p + 1))))), 0)) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(hits, lambda pos, nth: (1 / log2((pos + 1))))), 0), 'x1': coalesce(list_sum(list_transform(range(1, CASE WHEN (len(_mlsql_ranked(correct_items)) < least(len(ranked), coalesce(k, len(ranked)))) THEN len(_mlsql_ranked(correct_items)) ELSE least(len(ranked), coalesce(k, len(ranked))) END + 1), lambda p: (1 / log2((p + 1))))), 0)}], lambda f: _mlsql_normalized_dcg(f.x0, f.x1))[1] END)[1])[1];
 
 -- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.
 CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS 
@@ -145,7 +131,7 @@ CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_ranking_auc_row(rank_items, correct_items, k): Per row: Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked_row(rank_items, correct_items, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_ranking_auc_at_k(coalesce(list_sum(list_transform(s.hits, lambda pos, nth: _mlsql_misses_above_hit(pos, nth))), 0), len(s.hits), s.n_ranked) END)[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(hits, lambda pos, nth: _mlsql_misses_above_hit(pos, nth))), 0), 'x1': len(hits), 'x2': least(len(ranked), coalesce(k, len(ranked)))}], lambda f: _mlsql_ranking_auc_at_k(f.x0, f.x1, f.x2))[1] END)[1])[1];
 
 -- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.
 CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
@@ -153,7 +139,7 @@ CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k): Per row: Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k) AS 
-    list_transform([_mlsql_graded_row(ranked_relevance, ideal_relevance, k)], lambda s: CASE WHEN (s IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(s.ranked, lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0), coalesce(list_sum(list_transform(s.ideal, lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0)) END)[1];
+    CASE WHEN (ranked_relevance IS NULL OR ideal_relevance IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(list_slice(ranked_relevance, 1, coalesce(k, len(ranked_relevance))), lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0), 'x1': coalesce(list_sum(list_transform(_mlsql_ideal_grades(ideal_relevance, coalesce(k, len(ranked_relevance))), lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0)}], lambda f: _mlsql_normalized_dcg(f.x0, f.x1))[1] END;
 
 -- graded_ndcg(ranked_relevance, ideal_relevance, k): Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).
 CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL) AS 
@@ -161,7 +147,7 @@ CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL
 
 -- _mlsql_coverage_error_row(scores, actual): Per row: scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_coverage_error_row(scores, actual) AS 
-    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_coverage(len(list_filter(sr.labels, lambda t: t.is_true)), list_max(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score))}), lambda r: r.at_or_above))) END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': len(sr.truth), 'x1': list_max(list_transform(sr.truth, lambda t: len(list_filter(sr.labels, lambda u: u >= t))))}], lambda f: _mlsql_coverage(f.x0, f.x1))[1] END)[1];
 
 -- coverage_error(scores, actual): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.
 CREATE OR REPLACE MACRO coverage_error(scores, actual) AS 
@@ -169,7 +155,7 @@ CREATE OR REPLACE MACRO coverage_error(scores, actual) AS
 
 -- _mlsql_label_ranking_loss_row(scores, actual): Per row: scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_label_ranking_loss_row(scores, actual) AS 
-    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_ranking_loss_of_row(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'true_at_or_above': len(list_filter(sr.labels, lambda u: u.is_true AND u.score >= t.score))}), lambda r: _mlsql_false_at_or_above(r.at_or_above, r.true_at_or_above))), 0), len(list_filter(sr.labels, lambda t: t.is_true)), len(sr.labels)) END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(sr.truth, lambda t: list_transform([{'x0': len(list_filter(sr.labels, lambda u: u >= t)), 'x1': len(list_filter(sr.truth, lambda u: u >= t))}], lambda f: _mlsql_false_at_or_above(f.x0, f.x1))[1])), 0), 'x1': len(sr.truth), 'x2': len(sr.labels)}], lambda f: _mlsql_ranking_loss_of_row(f.x0, f.x1, f.x2))[1] END)[1];
 
 -- label_ranking_loss(scores, actual): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.
 CREATE OR REPLACE MACRO label_ranking_loss(scores, actual) AS 
@@ -177,7 +163,7 @@ CREATE OR REPLACE MACRO label_ranking_loss(scores, actual) AS
 
 -- _mlsql_label_ranking_average_precision_row(scores, actual): Per row: scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_label_ranking_average_precision_row(scores, actual) AS 
-    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_label_ranking_precision_of_row(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'true_at_or_above': len(list_filter(sr.labels, lambda u: u.is_true AND u.score >= t.score))}), lambda r: _mlsql_precision_at_label(r.true_at_or_above, r.at_or_above))), 0), len(list_filter(sr.labels, lambda t: t.is_true)), len(sr.labels)) END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(sr.truth, lambda t: list_transform([{'x0': len(list_filter(sr.truth, lambda u: u >= t)), 'x1': len(list_filter(sr.labels, lambda u: u >= t))}], lambda f: _mlsql_precision_at_label(f.x0, f.x1))[1])), 0), 'x1': len(sr.truth), 'x2': len(sr.labels)}], lambda f: _mlsql_label_ranking_precision_of_row(f.x0, f.x1, f.x2))[1] END)[1];
 
 -- label_ranking_average_precision(scores, actual): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.
 CREATE OR REPLACE MACRO label_ranking_average_precision(scores, actual) AS 
@@ -189,7 +175,7 @@ CREATE OR REPLACE MACRO label_ranking_average_precision_score(scores, actual) AS
 
 -- _mlsql_one_error_row(scores, actual): Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).
 CREATE OR REPLACE MACRO _mlsql_one_error_row(scores, actual) AS 
-    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': NULL}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_one_error_of_row(_mlsql_n_top(sr.labels, false), _mlsql_n_top(sr.labels, true)) END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': _mlsql_n_top(sr.scored, sr.scored), 'x1': _mlsql_n_top(sr.scored, sr.truth)}], lambda f: _mlsql_one_error_of_row(f.x0, f.x1))[1] END)[1];
 
 -- one_error(scores, actual): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
 CREATE OR REPLACE MACRO one_error(scores, actual) AS 
@@ -197,7 +183,7 @@ CREATE OR REPLACE MACRO one_error(scores, actual) AS
 
 -- _mlsql_ndcg_score_row(scores, actual, k): Per row: scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(scores, actual, k) AS 
-    list_transform([{'labels': _mlsql_label_scores(scores, actual), 'k': k}], lambda sr: CASE WHEN (sr.labels IS NULL) THEN NULL ELSE _mlsql_normalized_dcg(coalesce(list_sum(list_transform(list_transform(list_filter(sr.labels, lambda t: t.is_true), lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u.score >= t.score)), 'above': len(list_filter(sr.labels, lambda u: u.score > t.score))}), lambda r: _mlsql_tie_averaged_gain(coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN sr.k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0), r.at_or_above, r.above))), 0), coalesce(list_sum(list_transform(range(1, CASE WHEN sr.k IS NULL THEN len(list_filter(sr.labels, lambda t: t.is_true)) ELSE least(len(list_filter(sr.labels, lambda t: t.is_true)), sr.k) END + 1), lambda p: (1 / log2((p + 1))))), 0)) END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(list_transform(sr.truth, lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u >= t)), 'above': len(list_filter(sr.labels, lambda u: u > t))}), lambda r: list_transform([{'x0': coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, k) END + 1), lambda p: (1 / log2((p + 1))))), 0), 'x1': r.at_or_above, 'x2': r.above}], lambda f: _mlsql_tie_averaged_gain(f.x0, f.x1, f.x2))[1])), 0), 'x1': coalesce(list_sum(list_transform(range(1, CASE WHEN k IS NULL THEN len(sr.truth) ELSE least(len(sr.truth), k) END + 1), lambda p: (1 / log2((p + 1))))), 0)}], lambda f: _mlsql_normalized_dcg(f.x0, f.x1))[1] END)[1];
 
 -- ndcg_score(scores, actual, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn's ignore_ties=False). No true label: 0.
 CREATE OR REPLACE MACRO ndcg_score(scores, actual, k := NULL) AS 

@@ -219,3 +219,27 @@ def above_threshold(scores: dict[Any, Any] | None, threshold: float) -> list[Any
 def top_k_above(scores: dict[Any, Any] | None, k: int | None, threshold: float) -> Any:
     labels = above_threshold(scores, threshold)
     return labels if labels is None or k is None else labels[:k]
+
+
+# ------------------------------------------------------------------ test support
+class Available:
+    """An engine adapter that skips a measure the registry says the engine lacks.
+
+    Registry-declared gaps (``unavailable[engine]``, with the reason) are the
+    only skips; tests/test_registry_engines.py checks every other measure.
+    """
+
+    def __init__(self, engine: Any) -> None:
+        self.engine = engine
+        self.name = engine.name
+
+    def aggregate(self, measure: str, *args: Any, **kwargs: Any) -> Any:
+        import pytest
+
+        from mlsql._registry import REGISTRY, measures
+
+        measures()  # fills the registry
+        m = REGISTRY[measure]
+        if not m.available_in(self.name):
+            pytest.skip(f"{measure} is not in {self.name}: {m.unavailable[self.name]}")
+        return self.engine.aggregate(measure, *args, **kwargs)

@@ -14,6 +14,13 @@ import pytest
 
 from tests import oracle_ranking as oracle
 
+
+@pytest.fixture
+def engine(engine):
+    """Each engine, skipping (with the registry's reason) a measure it lacks."""
+    return oracle.Available(engine)
+
+
 RANKED = ("rank_items", "correct_items")
 SCORED = ("scores", "actual")
 AT_K = sorted(oracle.AT_K)

@@ -11,11 +11,19 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sklearn import metrics
 
 from tests import oracle_ranking as oracle
+
+
+@pytest.fixture
+def engine(engine):
+    """Each engine, skipping (with the registry's reason) a measure it lacks."""
+    return oracle.Available(engine)
+
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 SCORES = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])

@@ -16,6 +16,13 @@ from hypothesis import strategies as st
 
 from tests import oracle_ranking as oracle
 
+
+@pytest.fixture
+def engine(engine):
+    """Each engine, skipping (with the registry's reason) a measure it lacks."""
+    return oracle.Available(engine)
+
+
 MAPS = [
     {"a": 0.2, "b": 0.9, "c": 0.5},
     {"b": 0.5, "a": 0.5, "c": 0.5, "d": 0.1},  # ties: by label

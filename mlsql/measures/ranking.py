@@ -70,6 +70,8 @@ Term = Callable[..., E]
 
 FAMILY = "ranking"
 K = Param("k", None)
+#: the ranking family has no Spark implementation yet
+NOT_IN_SPARK = {"spark": "the ranking measures are not written for Spark yet"}
 
 
 # ------------------------------------------------------------------ parameters
@@ -475,9 +477,9 @@ _AT_K = {
     ),
 }
 for _name, (_summary, _row) in _AT_K.items():
-    measure(_name, "aggregate", FAMILY, _summary, inputs=RANKED, params=(K,))(
-        _aggregate(_name, _row)
-    )
+    measure(
+        _name, "aggregate", FAMILY, _summary, inputs=RANKED, params=(K,), unavailable=NOT_IN_SPARK
+    )(_aggregate(_name, _row))
 
 measure(
     "graded_ndcg",
@@ -487,6 +489,7 @@ measure(
     "gain 2^rel - 1, averaged over rows.",
     inputs=("ranked_relevance", "ideal_relevance"),
     params=(K,),
+    unavailable=NOT_IN_SPARK,
 )(_aggregate("graded_ndcg", _graded_ndcg))
 
 _SCORED = {
@@ -526,9 +529,16 @@ _SCORED = {
     ),
 }
 for _name, (_summary, _row, _params, _aliases) in _SCORED.items():
-    measure(_name, "aggregate", FAMILY, _summary, inputs=SCORED, params=_params, aliases=_aliases)(
-        _aggregate(_name, _row)
-    )
+    measure(
+        _name,
+        "aggregate",
+        FAMILY,
+        _summary,
+        inputs=SCORED,
+        params=_params,
+        aliases=_aliases,
+        unavailable=NOT_IN_SPARK,
+    )(_aggregate(_name, _row))
 
 # ------------------------------------------------------------------ scores to label lists
 declare(
@@ -538,6 +548,7 @@ declare(
     "The k best-scored labels, best first (ties by label); all scored labels without k.",
     inputs=("scores",),
     params=(K,),
+    unavailable=NOT_IN_SPARK,
 )
 declare(
     "above_threshold",
@@ -546,6 +557,7 @@ declare(
     "Labels scored >= threshold, best first (ties by label).",
     inputs=("scores",),
     params=(Param("threshold", None),),
+    unavailable=NOT_IN_SPARK,
 )
 declare(
     "top_k_above",
@@ -554,4 +566,5 @@ declare(
     "At most k labels, each scored >= threshold, best first (ties by label).",
     inputs=("scores",),
     params=(K, Param("threshold", None)),
+    unavailable=NOT_IN_SPARK,
 )

@@ -17,8 +17,9 @@ from typing import Any
 
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
+from mlsql._formulas import flatten
 from mlsql._registry import measures
-from mlsql._sqlexpr import Sql, call
+from mlsql._sqlexpr import Sql, call, lit
 from mlsql.measures import ranking as R
 
 FILE = "ranking.sql"
@@ -31,7 +32,21 @@ FAMILIES: tuple[str, ...] = ()  # rendered here: optional k and per-row macros
 
 
 class RankingSqlOps(SqlOps):
-    """The core SQL primitives plus the logarithm and power the DCG formulas need."""
+    """The core SQL primitives plus the logarithm and power the DCG formulas need.
+
+    A formula macro whose arguments do work over lists (lambdas, mlsql's own
+    macros) gets them bound first: DuckDB expands a macro's parameters where
+    they are used, and a formula that names an argument twice would compute it
+    twice.
+    """
+
+    def call_formula(self, name: str, args: tuple[Any, ...]) -> Sql:
+        flat = [lit(a) for a in flatten(args)]
+        if not any("lambda" in str(a) or "_mlsql_" in str(a) for a in flat):
+            return super().call_formula(name, args)
+        fields = ", ".join(f"'x{i}': {a}" for i, a in enumerate(flat))
+        inner = call(self.qualify(f"_mlsql_{name}"), *(Sql(f"f.x{i}") for i in range(len(flat))))
+        return Sql(f"list_transform([{{{fields}}}], lambda f: {inner})[1]")
 
     def log2(self, x: Any) -> Sql:
         return call("log2", x)
@@ -94,72 +109,64 @@ def _checks() -> list[Macro]:
 
 
 # ------------------------------------------------------------------ ranked lists
-def _ranked_stats(s: str) -> R.RankedStats:
+def _ranked_stats(q: Qualify, a: str, b: str) -> R.RankedStats:
+    """Statistics over the lists bound as ``ranked`` and ``hits`` (see ``_measure_macros``)."""
     return R.RankedStats(
-        unknown=Sql(f"({s} IS NULL)"),
-        n_ranked=Sql(f"{s}.n_ranked"),
-        n_true=Sql(f"{s}.n_true"),
-        hits=Sql(f"len({s}.hits)"),
-        first_hit=Sql(f"coalesce({s}.hits[1], 0)"),
-        over_hits=lambda term: total(f"{s}.hits", "pos, nth", term(Sql("pos"), Sql("nth"))),
+        unknown=Sql(f"({a} IS NULL OR {b} IS NULL)"),
+        n_ranked=Sql("least(len(ranked), coalesce(k, len(ranked)))"),
+        n_true=Sql(f"len({q('_mlsql_ranked')}({b}))"),
+        hits=Sql("len(hits)"),
+        first_hit=Sql("coalesce(hits[1], 0)"),
+        over_hits=lambda term: total("hits", "pos, nth", term(Sql("pos"), Sql("nth"))),
         over_positions=lambda count, term: total(f"range(1, {count} + 1)", "p", term(Sql("p"))),
     )
 
 
 def _ranked(q: Qualify) -> list[Macro]:
-    ranked_row = f"""CASE WHEN rank_items IS NULL OR correct_items IS NULL THEN NULL ELSE
-    list_transform([{{'ranked': {q("_mlsql_ranked")}(rank_items), 'truth': correct_items, 'k': k}}], lambda r:
-        struct_pack(
-            n_ranked := least(len(r.ranked), coalesce(r.k, len(r.ranked))),
-            n_true := len(list_distinct(r.truth)),
-            hits := list_filter(
-                list_transform(list_slice(r.ranked, 1, coalesce(r.k, len(r.ranked))),
-                               lambda item, pos: CASE WHEN list_contains(r.truth, item) THEN pos END),
-                lambda pos: pos IS NOT NULL)))[1] END"""
     return [
         Macro(
             FILE,
             "_mlsql_ranked",
             ("items",),
-            """CASE WHEN len(list_distinct(items)) = list_count(items)
-         THEN list_filter(items, lambda x: x IS NOT NULL)
-         ELSE list_transform([items], lambda l:
-             list_filter(l, lambda x, i: x IS NOT NULL AND NOT list_contains(l[1:i - 1], x)))[1] END""",
-            "A ranked list without NULLs and repeats (the first occurrence keeps its place).",
+            "list_transform([items], lambda l:\n"
+            "        list_filter(l, lambda x, i: x IS NOT NULL AND list_position(l, x) = i))[1]",
+            "A list without NULLs and repeats (the first occurrence keeps its place).",
             public=False,
         ),
         Macro(
             FILE,
-            "_mlsql_ranked_row",
-            ("rank_items", "correct_items", "k"),
-            ranked_row,
-            "One row's @k statistics: n_ranked = min(|R|, k), n_true = |T|, and the "
-            "positions of the hits in the top k; NULL when either list is NULL.",
+            "_mlsql_hit_positions",
+            ("ranked", "correct_items", "k"),
+            """list_transform([ranked], lambda r: list_transform([correct_items], lambda truth:
+        list_filter(
+            list_transform(list_slice(r, 1, coalesce(k, len(r))),
+                           lambda item, pos: CASE WHEN list_contains(truth, item) THEN pos END),
+            lambda pos: pos IS NOT NULL))[1])[1]""",
+            "Positions (1-based) of the true items among the first k of a ranked list "
+            "(all of it when k is NULL).",
             public=False,
         ),
     ]
 
 
-def _graded_stats(s: str) -> R.GradedStats:
+def _graded_stats(q: Qualify, a: str, b: str) -> R.GradedStats:
+    top = f"coalesce(k, len({a}))"
+    ranked = f"list_slice({a}, 1, {top})"
+    ideal = f"{q('_mlsql_ideal_grades')}({b}, {top})"
     return R.GradedStats(
-        unknown=Sql(f"({s} IS NULL)"),
-        over_ranked=lambda term: total(f"{s}.ranked", "grade, pos", term(Sql("grade"), Sql("pos"))),
-        over_ideal=lambda term: total(f"{s}.ideal", "grade, pos", term(Sql("grade"), Sql("pos"))),
+        unknown=Sql(f"({a} IS NULL OR {b} IS NULL)"),
+        over_ranked=lambda term: total(ranked, "grade, pos", term(Sql("grade"), Sql("pos"))),
+        over_ideal=lambda term: total(ideal, "grade, pos", term(Sql("grade"), Sql("pos"))),
     )
 
 
 def _graded() -> Macro:
     return Macro(
         FILE,
-        "_mlsql_graded_row",
-        ("ranked_relevance", "ideal_relevance", "k"),
-        """CASE WHEN ranked_relevance IS NULL OR ideal_relevance IS NULL THEN NULL ELSE
-    struct_pack(
-        ranked := list_slice(ranked_relevance, 1, coalesce(k, len(ranked_relevance))),
-        ideal := list_slice(list_reverse_sort(list_filter(ideal_relevance, lambda x: x IS NOT NULL)),
-                            1, coalesce(k, len(ranked_relevance)))) END""",
-        "One row's relevance grades cut at k (default: the ranked list's length), the ideal "
-        "ones sorted descending; NULL when either list is NULL.",
+        "_mlsql_ideal_grades",
+        ("ideal_relevance", "n"),
+        "list_slice(list_reverse_sort(list_filter(ideal_relevance, lambda x: x IS NOT NULL)), 1, n)",
+        "The n best grades of an ideal ranking, best first (NULL grades dropped).",
         public=False,
     )
 
@@ -169,48 +176,50 @@ RANK_FIELDS = ("at_or_above", "above", "true_at_or_above")
 
 
 def _score_stats(q: Qualify, row: str) -> R.ScoreStats:
-    labels = f"{row}.labels"
+    """Statistics over a row's score lists (``_mlsql_score_lists``) bound to ``row``."""
 
     def rank_of(t: str) -> R.LabelRank:
         return R.LabelRank(
-            at_or_above=Sql(f"len(list_filter({labels}, lambda u: u.score >= {t}.score))"),
-            above=Sql(f"len(list_filter({labels}, lambda u: u.score > {t}.score))"),
-            true_at_or_above=Sql(
-                f"len(list_filter({labels}, lambda u: u.is_true AND u.score >= {t}.score))"
-            ),
+            at_or_above=Sql(f"len(list_filter({row}.labels, lambda u: u >= {t}))"),
+            above=Sql(f"len(list_filter({row}.labels, lambda u: u > {t}))"),
+            true_at_or_above=Sql(f"len(list_filter({row}.truth, lambda u: u >= {t}))"),
         )
 
-    true_labels = f"list_filter({labels}, lambda t: t.is_true)"
     placeholders = R.LabelRank(*(Sql(f"r.{f}") for f in RANK_FIELDS))
 
-    def per_true_label(term: Any) -> tuple[str, Sql]:
-        """Each true label's rank fields that ``term`` uses (only those are counted), and the term."""
+    def per_true_label(term: Any) -> tuple[str, str, Sql]:
+        """(list, lambda parameter, body) of ``term`` over the true labels.
+
+        A rank field the term names more than once is counted once, in a first pass.
+        """
         body = term(placeholders)
-        used = [f for f in RANK_FIELDS if f"r.{f}" in str(body)] or ["at_or_above"]
+        text = str(body)
+        if all(text.count(f"r.{f}") <= 1 for f in RANK_FIELDS):
+            return f"{row}.truth", "t", term(rank_of("t"))
+        used = [f for f in RANK_FIELDS if f"r.{f}" in text]
         fields = ", ".join(f"'{f}': {getattr(rank_of('t'), f)}" for f in used)
-        return f"list_transform({true_labels}, lambda t: {{{fields}}})", body
+        return f"list_transform({row}.truth, lambda t: {{{fields}}})", "r", body
 
     def over_true(term: Any) -> Sql:
-        ranks, body = per_true_label(term)
-        return total(ranks, "r", body)
+        return total(*per_true_label(term))
 
     def max_over_true(term: Any) -> Sql:
-        ranks, body = per_true_label(term)
-        return Sql(f"list_max(list_transform({ranks}, lambda r: {body}))")
+        items, var, body = per_true_label(term)
+        return Sql(f"list_max(list_transform({items}, lambda {var}: {body}))")
 
     return R.ScoreStats(
-        unknown=Sql(f"({labels} IS NULL)"),
-        n_labels=Sql(f"len({labels})"),
-        n_true=Sql(f"len({true_labels})"),
-        n_top=call(q("_mlsql_n_top"), Sql(labels), False),
-        n_top_true=call(q("_mlsql_n_top"), Sql(labels), True),
+        unknown=Sql(f"({row} IS NULL)"),
+        n_labels=Sql(f"len({row}.labels)"),
+        n_true=Sql(f"len({row}.truth)"),
+        n_top=call(q("_mlsql_n_top"), Sql(f"{row}.scored"), Sql(f"{row}.scored")),
+        n_top_true=call(q("_mlsql_n_top"), Sql(f"{row}.scored"), Sql(f"{row}.truth")),
         over_true=over_true,
         max_over_true=max_over_true,
         over_places=lambda start, stop, term: total(
             f"range({start} + 1, {stop} + 1)", "p", term(Sql("p"))
         ),
         over_positions=lambda count, term: total(f"range(1, {count} + 1)", "p", term(Sql("p"))),
-        cut=lambda n: Sql(f"CASE WHEN {row}.k IS NULL THEN {n} ELSE least({n}, {row}.k) END"),
+        cut=lambda n: Sql(f"CASE WHEN k IS NULL THEN {n} ELSE least({n}, k) END"),
     )
 
 
@@ -226,31 +235,27 @@ def _scores(q: Qualify) -> list[Macro]:
         ),
         Macro(
             FILE,
-            "_mlsql_label_scores",
+            "_mlsql_score_lists",
             ("scores", "actual"),
-            f"""CASE WHEN scores IS NULL OR actual IS NULL THEN NULL ELSE
-    list_transform([{{'scored': {q("_mlsql_scored")}(scores), 'truth': list_distinct(actual)}}], lambda r:
-        list_concat(
-            list_transform(r.scored, lambda e: {{
-                'score': CAST(e.value AS DOUBLE),
-                'is_true': coalesce(list_contains(r.truth, e.key), false),
-                'scored': true}}),
-            list_transform(
-                list_filter(r.truth, lambda a: NOT list_contains(list_transform(r.scored, lambda e: e.key), a)),
-                lambda a: {{'score': CAST('-inf' AS DOUBLE), 'is_true': true, 'scored': false}})))[1] END""",
-            "A row's labels (scored, and true but unscored at -infinity) with score and truth; "
-            "NULL when either input is NULL.",
+            """CASE WHEN scores IS NULL OR actual IS NULL THEN NULL ELSE
+    list_transform([scores], lambda m:
+        list_transform([list_transform(list_distinct(actual), lambda a: CAST(map_extract_value(m, a) AS DOUBLE))],
+            lambda truth: list_transform([list_filter(CAST(map_values(m) AS DOUBLE[]), lambda v: v IS NOT NULL)],
+                lambda scored: struct_pack(
+                    scored := scored,
+                    truth := list_transform(truth, lambda v: coalesce(v, CAST('-inf' AS DOUBLE))),
+                    labels := list_concat(scored, list_transform(list_filter(truth, lambda v: v IS NULL),
+                                                              lambda v: CAST('-inf' AS DOUBLE)))))[1])[1])[1] END""",
+            "A row's scores: of its scored labels, of its true labels (-infinity where not "
+            "scored) and of all its labels; NULL when either input is NULL.",
             public=False,
         ),
         Macro(
             FILE,
             "_mlsql_n_top",
-            ("labels", "only_true"),
-            """list_transform(
-        [list_max(list_transform(list_filter(labels, lambda u: u.scored), lambda u: u.score))],
-        lambda top: len(list_filter(labels,
-            lambda u: u.scored AND u.score = top AND (u.is_true OR NOT only_true))))[1]""",
-            "How many scored labels (true ones if only_true) share the highest score.",
+            ("scored", "among"),
+            "list_transform([list_max(scored)], lambda top: len(list_filter(among, lambda v: v = top)))[1]",
+            "How many of the scores ``among`` equal the highest scored one.",
             public=False,
         ),
     ]
@@ -321,18 +326,20 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
         a, b = m.inputs
         has_k = any(p.name == "k" for p in m.params)
         if m.inputs == R.RANKED:
-            base, var, stats = q("_mlsql_ranked_row"), "s", _ranked_stats("s")
-            body = let(call(base, Sql(a), Sql(b), Sql("k")), var, R.row_value(ops, m.name, stats))
-        elif m.inputs == R.SCORED:
-            row = f"{{'labels': {q('_mlsql_label_scores')}(scores, actual), 'k': {'k' if has_k else 'NULL'}}}"
-            body = let(Sql(row), "sr", R.row_value(ops, m.name, _score_stats(q, "sr")))
-        else:
-            base = q("_mlsql_graded_row")
             body = let(
-                call(base, Sql(a), Sql(b), Sql("k")),
-                "s",
-                R.row_value(ops, m.name, _graded_stats("s")),
+                f"{q('_mlsql_ranked')}({a})",
+                "ranked",
+                let(
+                    f"{q('_mlsql_hit_positions')}(ranked, {b}, k)",
+                    "hits",
+                    R.row_value(ops, m.name, _ranked_stats(q, a, b)),
+                ),
             )
+        elif m.inputs == R.SCORED:
+            lists = f"{q('_mlsql_score_lists')}(scores, actual)"
+            body = let(lists, "sr", R.row_value(ops, m.name, _score_stats(q, "sr")))
+        else:
+            body = R.row_value(ops, m.name, _graded_stats(q, a, b))
         row_params = (a, b, "k") if has_k else (a, b)
         row_name = f"_mlsql_{m.name}_row"
         out.append(

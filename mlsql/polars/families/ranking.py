@@ -45,9 +45,10 @@ from typing import Any
 import polars as pl
 
 from mlsql._errors import MlsqlError
+from mlsql._formulas import FORMULAS
 from mlsql._registry import Measure, measures
 from mlsql.measures import ranking as R
-from mlsql.polars._build import OPS, evaluate, function, lookup
+from mlsql.polars._build import function, lookup
 from mlsql.polars._dtypes import (
     NOT_A_LIST_MESSAGE,
     Pairs,
@@ -56,6 +57,7 @@ from mlsql.polars._dtypes import (
     kind,
     label_lists,
 )
+from mlsql.polars.ops import PolarsOps
 
 FAMILIES = ("ranking",)
 SCORES_MESSAGE = (
@@ -171,92 +173,150 @@ def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+# ------------------------------------------------------------------ computing once
+class RankingOps(PolarsOps):
+    """PolarsOps whose formula calls compute list-heavy arguments once.
+
+    A formula that names an argument twice would evaluate its ``list.eval``
+    twice (the streaming engine has no common-subexpression elimination), so
+    such arguments are bound first as fields of a struct (see :func:`let`).
+    """
+
+    def call_formula(self, name: str, args: tuple[Any, ...]) -> Any:
+        fn = FORMULAS[name].raw
+        exprs = {f"x{i}": a for i, a in enumerate(args) if isinstance(a, pl.Expr)}
+        if not any("eval" in str(a) for a in exprs.values()):
+            return fn(self, *args)
+        return let(
+            exprs,
+            lambda f: fn(self, *(f.get(f"x{i}", a) for i, a in enumerate(args))),
+        )
+
+
+ROPS = RankingOps()
+_LETS = iter(range(1 << 62))
+
+
+def let(fields: dict[str, pl.Expr], body: Callable[[dict[str, pl.Expr]], Any]) -> pl.Expr:
+    """``body`` over ``fields``, each computed once per row (a struct scope)."""
+    tag = f"__mlsql{next(_LETS)}"
+    names = {name: f"{tag}_{name}" for name in fields}
+    scope = pl.struct(**{names[n]: e for n, e in fields.items()})
+    out = body({n: pl.field(names[n]) for n in fields})
+    out = out if isinstance(out, pl.Expr) else pl.lit(out)
+    return scope.struct.with_fields(out.alias(tag)).struct.field(tag)
+
+
+def _distinct(items: pl.Expr) -> pl.Expr:
+    """Items without NULLs and repeats, the first occurrence keeping its place."""
+    return items.list.drop_nulls().list.unique(maintain_order=True)
+
+
 # ------------------------------------------------------------------ ranked lists
-def ranked_stats(rank_items: pl.Expr, correct_items: pl.Expr, k: int | None) -> R.RankedStats:
-    """Hivemall's @k statistics of each row (NULL items and repeats dropped first)."""
-    ranked = rank_items.list.eval(pl.element().drop_nulls().unique(maintain_order=True))
-    top = ranked if k is None else ranked.list.head(k)
-    tagged = pl.concat_list(
-        top.list.eval(pl.struct(pl.element().alias("item"), pl.lit(True).alias("ranked"))),
-        correct_items.list.eval(
-            pl.struct(pl.element().alias("item"), pl.lit(False).alias("ranked"))
-        ),
-    )
-    item, is_ranked = _field("item"), _field("ranked")
-    hits = tagged.list.eval(
-        _positions().filter(is_ranked & item.is_in(item.filter(~is_ranked).implode()))
-    )
-    return R.RankedStats(
-        unknown=rank_items.is_null() | correct_items.is_null(),
-        n_ranked=top.list.len(),
-        n_true=correct_items.list.drop_nulls().list.n_unique(),
-        hits=hits.list.len(),
-        first_hit=hits.list.first().fill_null(0),
-        over_hits=lambda term: hits.list.eval(term(pl.element(), _positions())).list.sum(),
-        over_positions=lambda count, term: (
-            pl.int_ranges(1, count + 1).list.eval(term(pl.element())).list.sum()
-        ),
-    )
+def ranked_row(rank_items: pl.Expr, correct_items: pl.Expr, k: int | None, body: Callable) -> Any:
+    """``body(stats)`` per row, Hivemall's @k statistics computed once each."""
+    top = _distinct(rank_items)
+    top = top if k is None else top.list.head(k)
+    truth = _distinct(correct_items)
+    # both lists are distinct: an item of the top that recurs in top ++ truth is a hit
+    flags = pl.concat_list(top, truth).list.eval(pl.element().is_duplicated())
+    fields = {
+        "unknown": rank_items.is_null() | correct_items.is_null(),
+        "n_ranked": top.list.len(),
+        "n_true": truth.list.len(),
+        "flags": flags.list.head(top.list.len()),
+    }
+
+    def stats(f: dict[str, pl.Expr]) -> R.RankedStats:
+        hits = f["flags"].list.sum().cast(pl.Int64)
+        nth = pl.element().cum_sum().cast(pl.Int64)
+        return R.RankedStats(
+            unknown=f["unknown"],
+            n_ranked=f["n_ranked"],
+            n_true=f["n_true"],
+            hits=hits,
+            first_hit=pl.when(hits > 0).then(f["flags"].list.arg_max() + 1).otherwise(0),
+            over_hits=lambda term: (
+                f["flags"].list.eval(term(_positions(), nth).filter(pl.element())).list.sum()
+            ),
+            over_positions=lambda count, term: (
+                pl.int_ranges(1, count + 1).list.eval(term(pl.element())).list.sum()
+            ),
+        )
+
+    return let(fields, lambda f: body(stats(f)))
 
 
-def graded_stats(ranked: pl.Expr, ideal: pl.Expr, k: int | None) -> R.GradedStats:
-    """Grades cut at k (default: the ranked list's length), the ideal ones sorted descending."""
+def graded_row(ranked: pl.Expr, ideal: pl.Expr, k: int | None, body: Callable) -> Any:
+    """``body(stats)`` per row: grades cut at k (default: the ranked list's length)."""
     n = ranked.list.len() if k is None else k
-    best = ideal.list.drop_nulls().list.sort(descending=True).list.head(n)
+    fields = {
+        "unknown": ranked.is_null() | ideal.is_null(),
+        "ranked": ranked.list.head(n),
+        "ideal": ideal.list.drop_nulls().list.sort(descending=True).list.head(n),
+    }
 
     def over(grades: pl.Expr) -> Callable[[Any], pl.Expr]:
         return lambda term: grades.list.eval(term(pl.element(), _positions())).list.sum()
 
-    return R.GradedStats(
-        unknown=ranked.is_null() | ideal.is_null(),
-        over_ranked=over(ranked.list.head(n)),
-        over_ideal=over(best),
-    )
+    def stats(f: dict[str, pl.Expr]) -> R.GradedStats:
+        return R.GradedStats(
+            unknown=f["unknown"], over_ranked=over(f["ranked"]), over_ideal=over(f["ideal"])
+        )
+
+    return let(fields, lambda f: body(stats(f)))
 
 
 # ------------------------------------------------------------------ label scores
-def label_scores(entries: pl.Expr, actual: pl.Expr) -> pl.Expr:
-    """Each row's labels as ``list[struct[score, is_true, scored]]``.
+RANK_FIELDS = ("at_or_above", "above", "true_at_or_above")
 
-    The labels are the scored ones (first score of a label, NULL scores
-    dropped) and the true ones that are not scored (score -infinity).
+
+def label_scores(entries: pl.Expr, truth: pl.Expr) -> pl.Expr:
+    """Each row's labels as ``list[struct[score, is_true]]``.
+
+    ``truth`` holds the distinct true labels. The labels are the scored ones
+    (a label's first entry; NULL scores dropped) and the true ones that are
+    not scored (score -infinity).
     """
-    valid = _field("score").is_not_null() & _field("label").is_not_null()
-    scored = entries.list.eval(pl.element().filter(valid)).list.eval(
-        pl.struct(_field("label"), _field("score"), pl.lit(True).alias("scored"))
+    label, score = _field("label"), _field("score")
+    first = label.is_not_null() & label.is_first_distinct() & score.is_not_null()
+    scored = entries.list.eval(pl.element().filter(first))
+    unscored = truth.list.eval(
+        pl.struct(pl.element().alias("label"), pl.lit(None, pl.Float64).alias("score"))
     )
-    truth = actual.list.eval(
+    # a label in both lists is scored and true; the copy from the true list is dropped
+    return pl.concat_list(scored, unscored).list.eval(
         pl.struct(
-            pl.element().alias("label"),
-            pl.lit(None, pl.Float64).alias("score"),
-            pl.lit(False).alias("scored"),
-        )
-    )
-    label, is_scored = _field("label"), _field("scored")
-    keep = (
-        label.is_not_null()
-        & label.is_first_distinct()
-        & (is_scored | ~label.is_in(label.filter(is_scored).implode()))
-    )
-    return pl.concat_list(scored, truth).list.eval(
-        pl.struct(
-            pl.when(is_scored).then(_field("score")).otherwise(float("-inf")).alias("score"),
-            label.is_in(label.filter(~is_scored).implode()).alias("is_true"),
-            is_scored.alias("scored"),
-        ).filter(keep)
+            score.fill_null(float("-inf")).alias("score"),
+            (label.is_duplicated() | score.is_null()).alias("is_true"),
+        ).filter(label.is_first_distinct())
     )
 
 
-def score_stats(entries: pl.Expr, actual: pl.Expr, k: int | None) -> R.ScoreStats:
-    """The label-ranking statistics of each row."""
-    labels = label_scores(entries, actual)
-    score, is_true, scored = _field("score"), _field("is_true"), _field("scored")
+def score_row(entries: pl.Expr, actual: pl.Expr, k: int | None, body: Callable) -> Any:
+    """``body(stats)`` per row, the label-ranking statistics computed once each."""
+    truth = _distinct(actual)
+    labels = label_scores(entries, truth)
+    score, is_true = _field("score"), _field("is_true")
+    scored = score > float("-inf")
     rank = R.LabelRank(
         at_or_above=score.rank("max", descending=True).cast(pl.Int64).filter(is_true),
         above=(score.rank("min", descending=True).cast(pl.Int64) - 1).filter(is_true),
         true_at_or_above=score.filter(is_true).rank("max", descending=True).cast(pl.Int64),
     )
     top = scored & (score == score.filter(scored).max())
+
+    def per_true_label(term: Callable[[R.LabelRank], Any]) -> pl.Expr:
+        """``term`` for each true label; a rank it names twice is computed once."""
+        names = {f: f"__mlsql_{f}" for f in RANK_FIELDS}
+        probe = str(term(R.LabelRank(**{f: pl.field(n) for f, n in names.items()})))
+        uses = {f: probe.count(f'"{n}"') for f, n in names.items()}
+        if all(n <= 1 for n in uses.values()):
+            return term(rank)
+        used = [f for f in RANK_FIELDS if uses[f]]
+        scope = pl.struct(**{names[f]: getattr(rank, f) for f in used})
+        out = term(R.LabelRank(**{f: pl.field(names[f]) for f in RANK_FIELDS}))
+        return scope.struct.with_fields(out.alias("__mlsql_term")).struct.field("__mlsql_term")
 
     def over_places(start: pl.Expr, stop: pl.Expr, term: Callable[[Any], Any]) -> pl.Expr:
         running = term(_positions()).cum_sum()  # over positions 1..len of the row's labels
@@ -266,20 +326,30 @@ def score_stats(entries: pl.Expr, actual: pl.Expr, k: int | None) -> R.ScoreStat
 
         return pl.when(stop > start).then(up_to(stop) - up_to(start)).otherwise(0.0)
 
-    return R.ScoreStats(
-        unknown=entries.is_null() | actual.is_null(),
-        n_labels=labels.list.len().cast(pl.Int64),
-        n_true=_in_row(labels, is_true.sum()).cast(pl.Int64),
-        n_top=_in_row(labels, top.sum()).cast(pl.Int64),
-        n_top_true=_in_row(labels, (top & is_true).sum()).cast(pl.Int64),
-        over_true=lambda term: _in_row(labels, term(rank).sum()),
-        max_over_true=lambda term: _in_row(labels, term(rank).max()),
-        over_places=over_places,
-        over_positions=lambda count, term: (
-            pl.int_ranges(1, count + 1).list.eval(term(pl.element())).list.sum()
-        ),
-        cut=lambda n: n if k is None else R.smaller(OPS, n, k),
-    )
+    fields = {
+        "unknown": entries.is_null() | actual.is_null(),
+        "labels": labels,
+        "n_true": truth.list.len().cast(pl.Int64),
+    }
+
+    def stats(f: dict[str, pl.Expr]) -> R.ScoreStats:
+        u = f["labels"]
+        return R.ScoreStats(
+            unknown=f["unknown"],
+            n_labels=u.list.len().cast(pl.Int64),
+            n_true=f["n_true"],
+            n_top=_in_row(u, top.sum()).cast(pl.Int64),
+            n_top_true=_in_row(u, (top & is_true).sum()).cast(pl.Int64),
+            over_true=lambda term: _in_row(u, per_true_label(term).sum()),
+            max_over_true=lambda term: _in_row(u, per_true_label(term).max()),
+            over_places=over_places,
+            over_positions=lambda count, term: (
+                pl.int_ranges(1, count + 1).list.eval(term(pl.element())).list.sum()
+            ),
+            cut=lambda n: n if k is None else R.smaller(ROPS, n, k),
+        )
+
+    return let(fields, lambda f: body(stats(f)))
 
 
 # ------------------------------------------------------------------ scores to label lists
@@ -373,13 +443,8 @@ def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
 
     def build(a: pl.Expr, b: pl.Expr, **given: Any) -> pl.Expr:
         k = given.get("k") if has_k else None
-        if m.inputs == R.RANKED:
-            stats: Any = ranked_stats(a, b, k)
-        elif m.inputs == R.SCORED:
-            stats = score_stats(a, b, k)
-        else:
-            stats = graded_stats(a, b, k)
-        return evaluate(m.build, stats, symbolic=False)  # type: ignore[arg-type]
+        row = {R.RANKED: ranked_row, R.SCORED: score_row}.get(m.inputs, graded_row)
+        return ROPS.mean(row(a, b, k, lambda s: R.row_value(ROPS, m.name, s)))
 
     public = function(m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)
