@@ -404,6 +404,28 @@ def test_single_label_columns_give_a_confusion_matrix(
     want = ANIMALS["expected"]["confusion_matrix(actual row, predicted column, classes sorted)"]
     assert matrix["classes"] == want["classes"]
     assert matrix["matrix"] == want["matrix"]
+    assert close(row["accuracy"], ANIMALS["expected"]["accuracy"])
+    assert close(row["cohen_kappa_score"], ANIMALS["expected"]["kappa"])
+    # the ten-row example of the slides, with a class universe that adds a class never seen
+    ten = SLIDES["ten_rows"]
+    path = files["animals"].with_name("ten_rows.parquet")
+    pq.write_table(pa.table({"actual": ten["actual"], "predicted": ten["predicted"]}), path)
+    report = eval_json(path, "--labels", "inimigo,amigo,chato,neutro", engine=cli_engine)
+    [row] = report["summary"]
+    assert close(row["accuracy"], ten["expected"]["accuracy"])
+    assert close(row["cohen_kappa_score"], ten["expected"]["kappa"])
+    [matrix] = report["confusion_matrices"]
+    assert matrix["classes"] == ["inimigo", "amigo", "chato", "neutro"]
+    counts = {
+        (a, p): sum(
+            1 for x, y in zip(ten["actual"], ten["predicted"], strict=True) if (x, y) == (a, p)
+        )
+        for a in matrix["classes"]
+        for p in matrix["classes"]
+    }
+    assert matrix["matrix"] == [
+        [counts[a, p] for p in matrix["classes"]] for a in matrix["classes"]
+    ]
 
 
 def test_forgotten_sep_is_warned_about(files: dict[str, Path]) -> None:

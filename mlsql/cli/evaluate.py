@@ -16,10 +16,9 @@ from typing import Any
 
 import duckdb
 
-from mlsql._sqlexpr import quote_ident
 from mlsql.cli.errors import UserError
 from mlsql.cli.sources import ACTUAL, PREDICTED, PREPARED, Prepared
-from mlsql.report.model import Confusion, Report
+from mlsql.report.model import Report
 
 ENGINE_MODULES = {"duckdb": "mlsql", "polars": "mlsql.polars", "spark": "mlsql.spark"}
 #: the table functions a report is built from: one row per group, one row per (group, label)
@@ -170,31 +169,6 @@ def _sorted_rows(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict
         return sorted(rows, key=lambda r: tuple(str(r[k]) for k in keys))
 
 
-def confusion_matrices(
-    con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options
-) -> dict[tuple[Any, ...], Confusion]:
-    """Count (actual, predicted) pairs per group, for one-label-per-row data."""
-    groups = "".join(f"{quote_ident(c)}, " for c in prepared.by)
-    rows = con.execute(
-        f"SELECT {groups}{ACTUAL}[1], {PREDICTED}[1], count(*) FROM {PREPARED} "
-        f"WHERE {ACTUAL} IS NOT NULL AND {PREDICTED} IS NOT NULL GROUP BY ALL"
-    ).fetchall()
-    n = len(prepared.by)
-    cells: dict[tuple[Any, ...], dict[tuple[Any, Any], int]] = {}
-    for row in rows:
-        cells.setdefault(tuple(row[:n]), {})[(row[n], row[n + 1])] = row[n + 2]
-    out = {}
-    for key, counts in cells.items():
-        if options.labels is not None:
-            classes = list(options.labels)
-            classes += sorted({c for pair in counts for c in pair} - set(classes), key=str)
-        else:
-            classes = sorted({c for pair in counts for c in pair}, key=lambda c: (str(type(c)), c))
-        matrix = tuple(tuple(counts.get((a, p), 0) for p in classes) for a in classes)
-        out[key] = Confusion(tuple(classes), matrix)
-    return out
-
-
 def evaluate(
     con: duckdb.DuckDBPyConnection,
     prepared: Prepared,
@@ -218,8 +192,26 @@ def evaluate(
         single_label=prepared.single_label,
     )
     if prepared.single_label:
-        report.confusion = confusion_matrices(con, prepared, options)
+        _add_single_label(con, prepared, options, report)
     return report
+
+
+def _add_single_label(
+    con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options, report: Report
+) -> None:
+    """Accuracy, kappa, MCC into each summary row; the confusion matrices."""
+    from mlsql.cli import single
+
+    found = single.evaluate(con, prepared, options.engine, options.labels)
+    if found is None:
+        report.notes.append(
+            f"accuracy, Cohen's kappa, MCC and the confusion matrix need the single-label "
+            f"functions of mlsql.{options.engine}, which this installation does not have"
+        )
+        return
+    measures, report.confusion = found
+    for row in report.summary:
+        row.update(measures.get(tuple(row[c] for c in prepared.by), {}))
 
 
 def label_universe(values: str, kind: str) -> tuple[Any, ...]:

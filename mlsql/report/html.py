@@ -84,6 +84,17 @@ CARDS = (
 )
 
 
+#: one label per row: the cards that say more than samples averages and Hamming loss do
+SINGLE_LABEL_CARDS = (
+    ("n_rows", "rows", 0),
+    ("n_labels", "classes", 0),
+    ("macro_f", "macro {f}", 4),
+    ("balanced_accuracy_score", "balanced accuracy", 4),
+    ("cohen_kappa_score", "Cohen's kappa", 4),
+    ("matthews_corrcoef", "MCC", 4),
+)
+
+
 def _cards(report: Report, group: Group) -> str:
     s = group.summary
     f = report.f_name
@@ -92,7 +103,7 @@ def _cards(report: Report, group: Group) -> str:
         f'{esc(f)}</div><div class="v">{esc(fmt(s.get(report.column("micro", "f")), None))}'
         "</div></div>"
     ]
-    for key, name, digits in CARDS:
+    for key, name, digits in SINGLE_LABEL_CARDS if report.single_label else CARDS:
         if key.endswith("_f"):
             key = report.column(key[:-2], "f")
         if key in s:

@@ -11,7 +11,14 @@ from typing import Any
 AVERAGES = ("micro", "macro", "weighted", "samples")
 MEASURES = ("precision", "recall", "f", "jaccard")
 #: one-number measures of a group, in display order, with their display names
+SINGLE_LABEL = {
+    "accuracy": "accuracy",
+    "balanced_accuracy_score": "balanced accuracy",
+    "cohen_kappa_score": "Cohen's kappa",
+    "matthews_corrcoef": "Matthews correlation (MCC)",
+}
 TOTALS = {
+    **SINGLE_LABEL,
     "hamming_loss": "Hamming loss",
     "subset_accuracy": "subset accuracy",
     "zero_one_loss": "zero-one loss",
