@@ -240,6 +240,31 @@ def _status_kb(pid: int | str, field: str) -> int:
     return 0
 
 
+def cpu_seconds(pids: list[int]) -> float:
+    """Return the CPU time used so far by this process and ``pids``.
+
+    Parameters
+    ----------
+    pids : list of int
+        Other processes to count (all their threads), e.g. Spark's JVM.
+
+    Returns
+    -------
+    float
+        User plus system seconds.
+    """
+    total = time.process_time()
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
 def descendants(pid: int) -> list[int]:
     """Return the pids of all live descendants of ``pid``, from ``/proc``.
 
@@ -296,7 +321,13 @@ def worker(key: str, path: str, repeat: int, result_path: Path, driver_memory: s
         result).
     """
     case = find(key)
-    result: dict[str, Any] = {"status": "ok", "times": [], "result": "", "note": ""}
+    result: dict[str, Any] = {
+        "status": "ok",
+        "times": [],
+        "cpu_times": [],
+        "result": "",
+        "note": "",
+    }
     env: Env | None = None
     try:
         env, setup_seconds = setup(case, path, driver_memory)
@@ -304,10 +335,13 @@ def worker(key: str, path: str, repeat: int, result_path: Path, driver_memory: s
             result["times"] = [setup_seconds]
         else:
             value = None
+            helpers = descendants(os.getpid())  # Spark's JVM does the work there
             for _ in range(case.repeat or repeat):
+                cpu = cpu_seconds(helpers)
                 start = time.perf_counter()
                 value = run_body(case, env)
                 result["times"].append(time.perf_counter() - start)
+                result["cpu_times"].append(cpu_seconds(helpers) - cpu)
             result["result"] = summarize(value)
     except MlsqlMissingError as exc:
         result.update(status="skipped", note=f"{MLSQL_MISSING} ({exc})")
@@ -342,6 +376,10 @@ class Row:
         Best time.
     times : list of float
         All timed runs.
+    cpu_seconds : float or None
+        Least CPU time (all threads, and child processes such as Spark's
+        JVM) of one run: the work done, much less sensitive than
+        ``seconds`` to other processes competing for the CPU.
     ratio : float or None
         ``seconds`` over the baseline's, on the same file.
     baseline : str
@@ -364,6 +402,7 @@ class Row:
     status: str
     seconds: float | None
     times: list[float]
+    cpu_seconds: float | None
     ratio: float | None
     baseline: str
     peak_rss_mb: float | None
@@ -635,6 +674,7 @@ def build_rows(results: list[tuple[Case, str, dict[str, Any]]]) -> list[Row]:
                 status=res["status"],
                 seconds=seconds,
                 times=res["times"],
+                cpu_seconds=min(res["cpu_times"]) if res.get("cpu_times") else None,
                 ratio=ratio,
                 baseline="" if case.setup_only else label,
                 peak_rss_mb=rss / 1024 if rss else None,
@@ -664,7 +704,7 @@ def cells(r: Row, width: int = 100) -> list[str]:
     Returns
     -------
     list of str
-        engine, file, case, seconds, ratio, ratio to, peak RSS MB and the
+        engine, file, case, seconds, CPU s, ratio, ratio to, peak RSS MB and the
         result (or the status and its first line of explanation).
     """
     if r.status == "ok":
@@ -679,6 +719,7 @@ def cells(r: Row, width: int = 100) -> list[str]:
         r.file,
         r.case,
         "-" if r.seconds is None else f"{r.seconds:.3f}" + ("*" if noisy(r) else ""),
+        "-" if r.cpu_seconds is None else f"{r.cpu_seconds:.3f}",
         f"{r.ratio:.2f}" if r.ratio is not None else "-",
         r.baseline,
         f"{rss:,.0f}" if rss is not None else "-",
@@ -686,7 +727,18 @@ def cells(r: Row, width: int = 100) -> list[str]:
     ]
 
 
-HEADERS = ["engine", "file", "case", "seconds", "ratio", "ratio to", "peak RSS MB", "result"]
+RIGHT = {"seconds", "CPU s", "ratio", "peak RSS MB"}
+HEADERS = [
+    "engine",
+    "file",
+    "case",
+    "seconds",
+    "CPU s",
+    "ratio",
+    "ratio to",
+    "peak RSS MB",
+    "result",
+]
 
 
 def render(rows: list[Row], title: str, caption: str) -> None:
@@ -705,7 +757,7 @@ def render(rows: list[Row], title: str, caption: str) -> None:
 
     table = Table(title=title, caption=caption)
     for h in HEADERS:
-        table.add_column(h, justify="right" if h in ("seconds", "ratio", "peak RSS MB") else "left")
+        table.add_column(h, justify="right" if h in RIGHT else "left")
     styles = {"ok": "", "skipped": "yellow", "error": "red", "timeout": "red"}
     previous = None
     for r in rows:
@@ -734,7 +786,7 @@ def markdown(rows: list[Row], title: str, caption: str) -> str:
     str
         Markdown text.
     """
-    right = {"seconds", "ratio", "peak RSS MB"}
+    right = RIGHT
     lines = [f"**{title}**", "", "| " + " | ".join(HEADERS) + " |"]
     lines.append("| " + " | ".join("---:" if h in right else "---" for h in HEADERS) + " |")
     for r in rows:
@@ -867,7 +919,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{info.get('ram_gib', '?')} GiB RAM, duckdb {vers['duckdb']}, polars {vers['polars']}"
     )
     caption = (
-        f"best of {args.repeat} runs; ratio = seconds / 'ratio to' case on the same file; "
+        f"best of {args.repeat} runs; CPU s = least CPU time of a run (all threads and "
+        "child processes); ratio = seconds / 'ratio to' case on the same file; "
         "peak RSS = the case's process and its children (VmHWM); "
         f"* = other processes used > {NOISY_SHARE:.0%} of the CPU meanwhile; "
         + ", ".join(f"{k} {v}" for k, v in vers.items() if k not in ("duckdb", "polars"))
