@@ -151,20 +151,20 @@ class CostStats:
 
 
 # ------------------------------------------------------------------ helpers
-def choose(ops: Any, value: Any, options: dict[str, E]) -> E:
-    """The option named by ``value``: picked now when it is known (Python), else a CASE.
+def choose(ops: Any, value: Any, options: dict[str, Callable[[], E]]) -> E:
+    """The option named by ``value``: only it built when ``value`` is known (Python), else a CASE.
 
     Examples
     --------
-    >>> choose(None, "macro", {"micro": 1, "macro": 2})
+    >>> choose(None, "macro", {"micro": lambda: 1, "macro": lambda: 2})
     2
     """
     if isinstance(value, str):
-        return options[value]
+        return options[value]()
     items = list(options.items())
-    out = items[-1][1]
-    for key, expr in reversed(items[:-1]):
-        out = ops.when(value == key, expr, out)
+    out = items[-1][1]()
+    for key, build in reversed(items[:-1]):
+        out = ops.when(value == key, build(), out)
     return out
 
 
@@ -211,11 +211,12 @@ def class_values(ops: Any, s: ClassStats, beta: Any, zero_division: Any) -> dict
 
 def averaged(ops: Any, s: ClassStats, ratio: Callable[..., E], average: Any, zd: Any) -> E:
     """A per-class ratio averaged over classes: micro (pooled), macro or weighted by support."""
-    per_class = ratio(s.axis, s.counts, zd)
     options = {
-        "micro": ratio(ops, s.pooled, zd),
-        "macro": F.average(s.axis, per_class, zd),
-        "weighted": weighted_average(s.axis, per_class, s.actual, zd, False),
+        "micro": lambda: ratio(ops, s.pooled, zd),
+        "macro": lambda: F.average(s.axis, ratio(s.axis, s.counts, zd), zd),
+        "weighted": lambda: weighted_average(
+            s.axis, ratio(s.axis, s.counts, zd), s.actual, zd, False
+        ),
     }
     return when_known(ops, s.n, choose(ops, average, options))
 
@@ -375,25 +376,28 @@ def _balanced_accuracy(ops: Any, s: ClassStats) -> E:
 )
 def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, zero_division: Any) -> E:
     n = s.n
-    options = {
-        "none": C.cohen_kappa(
-            ops,
-            n,
-            n - s.axis.sum(s.correct),
-            n * n - s.axis.sum(s.actual * s.predicted),
-            zero_division,
-        )
-    }
-    for w in ("linear", "quadratic"):
 
-        def row_term(i: E, j: E, w: str = w) -> E:
+    def plain() -> E:
+        disagreement = n - s.axis.sum(s.correct)
+        return C.cohen_kappa(
+            ops, n, disagreement, n * n - s.axis.sum(s.actual * s.predicted), zero_division
+        )
+
+    def weighted(w: str) -> E:
+        def row_term(i: E, j: E) -> E:
             return kappa_weight(ops, w, i, j)
 
-        def pair_term(a: ClassView, b: ClassView, w: str = w) -> E:
+        def pair_term(a: ClassView, b: ClassView) -> E:
             return kappa_weight(ops, w, a.index, b.index) * a.actual * b.predicted
 
         disagreement, chance = s.row_pair_sum(row_term), s.pair_sum(pair_term)
-        options[w] = C.cohen_kappa(ops, n, disagreement, chance, zero_division)
+        return C.cohen_kappa(ops, n, disagreement, chance, zero_division)
+
+    options = {
+        "none": plain,
+        "linear": lambda: weighted("linear"),
+        "quadratic": lambda: weighted("quadratic"),
+    }
     return when_known(ops, n, choose(ops, weights, options))
 
 

@@ -98,6 +98,11 @@ def aggregating(name: str) -> bool:
 CLASSWISE = {"average": (0,), "weighted_average": (0, 1)}
 
 
+def let(value: Any, name: str, body: Any) -> Sql:
+    """``body`` with ``name`` bound to ``value``, computed (and bound by DuckDB) once."""
+    return Sql(f"list_transform([{value}], lambda {name}: {body})[1]")
+
+
 def classwise_macros(q: Qualify) -> list[Macro]:
     """``_mlsql_classwise_<formula>(lists, ...)``: an aggregating formula over per-class lists."""
     out = []
@@ -105,9 +110,12 @@ def classwise_macros(q: Qualify) -> list[Macro]:
         params = [
             f"per_class_{p}" if i in per_class else p for i, p in enumerate(formula_params(name))
         ]
-        args = [Sql(f"{p}[k]") if i in per_class else Sql(p) for i, p in enumerate(params)]
-        axis = ClassAxisOps(q, Sql(f"len({params[per_class[0]]})"))
+        bound = {i: f"v{i}" for i in per_class}  # each list bound once (a lambda variable)
+        args = [Sql(f"{bound[i]}[k]") if i in per_class else Sql(p) for i, p in enumerate(params)]
+        axis = ClassAxisOps(q, Sql(f"len({bound[per_class[0]]})"))
         body = FORMULAS[name].raw(axis, *args)
+        for i in reversed(per_class):
+            body = let(params[i], bound[i], body)
         doc = (FORMULAS[name].raw.__doc__ or "").strip().splitlines()[0]
         out.append(
             Macro(
@@ -233,9 +241,9 @@ def _class_lists(q: Qualify) -> list[Macro]:
         Macro(
             FILE,
             "_mlsql_class_pairs",
-            ("actual", "predicted"),
-            f"histogram(CASE WHEN {both} THEN struct_pack(a := actual, p := predicted) END)",
-            "Rows per (actual, predicted) pair, as a map.",
+            ("actual", "predicted", "wanted"),
+            f"histogram(CASE WHEN wanted AND {both} THEN struct_pack(a := actual, p := predicted) END)",
+            "Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).",
             public=False,
         ),
     ]
@@ -251,10 +259,21 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
     params = CC.checked(m, q)
     args = [
         call(q("_mlsql_class_lists"), Sql("actual"), Sql("predicted"), m.name),
-        *((call(q("_mlsql_class_pairs"), Sql("actual"), Sql("predicted")),) if pairs else ()),
+        *(
+            (
+                call(
+                    q("_mlsql_class_pairs"),
+                    Sql("actual"),
+                    Sql("predicted"),
+                    Sql("weights IS NOT NULL"),
+                ),
+            )
+            if pairs
+            else ()
+        ),
         *params.values(),
     ]
-    public = call(q(f"_mlsql_{m.name}_of"), *args)
+    public = let(args[0], "cl", call(q(f"_mlsql_{m.name}_of"), Sql("cl"), *args[1:]))
     return [
         inner,
         Macro(

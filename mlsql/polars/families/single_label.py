@@ -23,6 +23,7 @@ Examples
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 import sys
@@ -177,10 +178,57 @@ STATS = {
 }
 
 
+def _in_scope(m: Measure) -> Any:
+    """``m``'s formula over the per-class statistics, each computed once.
+
+    The class-length statistics (and n) become the fields of one struct,
+    imploded to a list per group; the formula runs inside ``list.eval`` on
+    them, so the sorts behind them run once however often the formula names
+    a statistic (Polars' streaming engine has no common-subexpression
+    elimination). Row sums that weighted kappa needs (``row_pair_sum``) are
+    computed outside and carried as fields.
+    """
+
+    def formula(ops: Any, raw: SL.ClassStats, **checked: Any) -> pl.Expr:
+        extras: dict[str, pl.Expr] = {}
+        field = pl.element().struct.field
+
+        def row_pair_sum(term: Any) -> pl.Expr:
+            name = f"row_sum_{len(extras)}"
+            extras[name] = raw.row_pair_sum(term)
+            return field(name)
+
+        def pair_sum(term: Any) -> pl.Expr:
+            size = pl.len().cast(pl.Int64)
+            cells = pl.int_range(0, size * size, dtype=pl.Int64)
+
+            def view(at: pl.Expr) -> SL.ClassView:
+                return SL.ClassView(at, field("actual").gather(at), field("predicted").gather(at))
+
+            return ops.sum(term(view(cells // size), view(cells % size)))
+
+        names = ("n", "index", "actual", "predicted", "correct")
+        scoped = SL.ClassStats(
+            **{f: field(f) for f in names},
+            axis=ops,
+            pair_sum=pair_sum,
+            row_pair_sum=row_pair_sum,
+        )
+        out = m.build(ops, scoped, **checked)  # type: ignore[misc]
+        out = out if isinstance(out, pl.Expr) else pl.lit(out)
+        struct = pl.struct(**{f: getattr(raw, f) for f in names}, **extras)
+        return struct.implode().list.eval(out).list.first()
+
+    return formula
+
+
 def function_of(m: Measure) -> Any:
     """The Polars function of a single-label registry measure."""
-    stats = STATS.get(m.name, class_stats)
-    return K.direct(m, stats, K.labels, sys.modules[__name__])
+    module = sys.modules[__name__]
+    if m.name in STATS:
+        return K.direct(m, STATS[m.name], K.labels, module)
+    scoped = dataclasses.replace(lookup(m), build=_in_scope(m))
+    return K.direct(scoped, class_stats, K.labels, module)
 
 
 # ------------------------------------------------------------------ hand-written aggregates

@@ -1,0 +1,197 @@
+"""Single-label tables on every engine: class distribution, confusion matrix (long, wide), per class.
+
+``run_table`` is the engine-agnostic way to call a table function: DuckDB's
+table macro ``name('t', column, ...)`` or Polars' ``mp.name(frame, column,
+...)``. Engines the registry says lack a function are skipped (the only skips).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+from mlsql._registry import REGISTRY, measures
+from tests import oracle_single as O
+from tests.conftest import conformance
+
+measures()  # fill the registry
+
+
+def needs(engine: Any, name: str) -> None:
+    """Skip where the registry says ``engine`` lacks ``name`` (with its reason)."""
+    m = REGISTRY.get(name) or next(m for m in REGISTRY.values() if name in m.aliases)
+    if not m.available_in(engine.name):
+        pytest.skip(f"{name} is not in {engine.name}: {m.unavailable[engine.name]}")
+
+
+def run_table(engine: Any, name: str, table: pa.Table, *columns: str, **params: Any) -> list[tuple]:
+    """Rows of table function ``name`` over ``table`` (registered as ``t``)."""
+    needs(engine, name)
+    if engine.name == "duckdb":
+        named = "".join(f', "{k}" := ?' for k in params)
+        marks = ", ".join("?" for _ in columns)
+        engine.con.register("t", table)
+        try:
+            sql = f"SELECT * FROM {name}('t', {marks}{named})"
+            return engine.con.execute(sql, [*columns, *params.values()]).fetchall()
+        finally:
+            engine.con.unregister("t")
+    if engine.name == "polars":
+        import polars as pl
+
+        import mlsql.polars as mp
+
+        out = getattr(mp, name)(pl.from_arrow(table).lazy(), *columns, **params)
+        return (out.collect() if isinstance(out, pl.LazyFrame) else out).rows()
+    pytest.fail(f"no table runner for engine {engine.name}")
+
+
+def close(got: Any, want: Any) -> bool:
+    if want is None:
+        return got is None
+    if isinstance(want, float) and math.isnan(want):
+        return got is not None and math.isnan(got)
+    return got is not None and math.isclose(got, float(want), rel_tol=1e-12, abs_tol=1e-12)
+
+
+def pairs(actual: list[Any], predicted: list[Any], **extra: list[Any]) -> pa.Table:
+    return pa.table({"actual": actual, "predicted": predicted, **extra})
+
+
+SLIDES = conformance("slides_single_label.json")
+
+
+@pytest.mark.parametrize("example", ["ten_rows", "animals"])
+def test_class_distribution_of_the_slides(engine, example):
+    data = SLIDES[example]
+    rows = run_table(engine, "class_distribution", pa.table({"y": data["actual"]}), "y")
+    want = O.distribution(data["actual"])
+    assert [r[0] for r in rows] == list(want)
+    for cls, count, share in rows:
+        assert count == want[cls][0] and close(share, want[cls][1])
+    if "class_distribution" in data["expected"]:
+        assert {r[0]: r[2] for r in rows} == pytest.approx(data["expected"]["class_distribution"])
+
+
+def test_confusion_matrix_of_the_twenty_animals(engine):
+    data = SLIDES["animals"]
+    want = data["expected"]["confusion_matrix(actual row, predicted column, classes sorted)"]
+    rows = run_table(
+        engine, "confusion_matrix", pairs(data["actual"], data["predicted"]), "actual", "predicted"
+    )
+    classes = want["classes"]
+    assert rows == [
+        (a, p, want["matrix"][i][j]) for i, a in enumerate(classes) for j, p in enumerate(classes)
+    ]
+
+
+def test_wide_confusion_matrix_of_the_twenty_animals(engine):
+    data = SLIDES["animals"]
+    want = data["expected"]["confusion_matrix(actual row, predicted column, classes sorted)"]
+    table = pairs(data["actual"], data["predicted"])
+    if engine.name == "duckdb":  # a Python helper: a macro cannot PIVOT on data
+        from mlsql.single_label_tables import confusion_matrix_wide
+
+        engine.con.register("t", table)
+        try:
+            rel = confusion_matrix_wide(engine.con, "t", "actual", "predicted")
+            columns, rows = rel.columns, rel.fetchall()
+        finally:
+            engine.con.unregister("t")
+    else:
+        needs(engine, "confusion_matrix_wide")
+        import polars as pl
+
+        import mlsql.polars as mp
+
+        out = mp.confusion_matrix_wide(pl.from_arrow(table), "actual", "predicted")
+        columns, rows = out.columns, out.rows()
+    assert columns == ["actual", *want["classes"]]
+    assert rows == [(c, *want["matrix"][i]) for i, c in enumerate(want["classes"])]
+
+
+def test_class_metrics_match_the_oracle_per_class(engine):
+    data = SLIDES["animals"]
+    rows = run_table(
+        engine,
+        "class_metrics",
+        pairs(data["actual"], data["predicted"]),
+        "actual",
+        "predicted",
+        beta=2.0,
+    )
+    want = O.per_class(list(zip(data["actual"], data["predicted"], strict=True)))
+    assert [r[0] for r in rows] == list(want)
+    for cls, tp, fp, fn, tn, support, precision, recall, fbeta, error in rows:
+        k = want[cls]
+        assert (tp, fp, fn, tn, support) == (k["tp"], k["fp"], k["fn"], k["tn"], k["support"])
+        assert close(precision, O._class_ratio(k, "precision", 0))
+        assert close(recall, O._class_ratio(k, "recall", 0))
+        assert close(fbeta, O._class_ratio(k, "fbeta", 0, 2))
+        assert close(error, 1 - O._class_ratio(k, "recall", 0))
+
+
+def test_tables_group_by_columns_and_skip_unknown_rows(engine):
+    table = pairs(
+        ["x", "x", "y", None, "z", "z"],
+        ["x", "y", "y", "x", "z", None],
+        g=[1, 1, 1, 1, 2, 2],
+    )
+    rows = run_table(engine, "confusion_matrix", table, "actual", "predicted", by=["g"])
+    assert rows == [
+        (1, "x", "x", 1),
+        (1, "x", "y", 1),
+        (1, "y", "x", 0),
+        (1, "y", "y", 1),
+        (2, "z", "z", 1),
+    ]
+    dist = run_table(engine, "class_distribution", table, "actual", by=["g"])
+    assert [(g, c, n) for g, c, n, _ in dist] == [(1, "x", 2), (1, "y", 1), (2, "z", 2)]
+    assert [s for *_, s in dist] == pytest.approx([2 / 3, 1 / 3, 1.0])
+    metrics = run_table(engine, "class_metrics", table, "actual", "predicted", by=["g"])
+    assert [(r[0], r[1], r[2:7]) for r in metrics] == [
+        (1, "x", (1, 0, 1, 1, 2)),
+        (1, "y", (1, 1, 0, 1, 1)),
+        (2, "z", (1, 0, 0, 0, 1)),
+    ]
+
+
+def test_table_functions_take_any_column_name(engine):
+    weird = 'x"; DROP TABLE t; --'
+    table = pa.table({weird: ["a", "b", "a"], "p p": ["a", "a", "a"]})
+    rows = run_table(engine, "confusion_matrix", table, weird, "p p")
+    assert rows == [("a", "a", 2), ("a", "b", 0), ("b", "a", 1), ("b", "b", 0)]
+    assert run_table(engine, "class_distribution", table, weird)[0][:2] == ("a", 2)
+
+
+def test_class_metrics_zero_division_and_parameter_checks(engine):
+    table = pairs(["x", "x"], ["y", "y"])
+    rows = run_table(engine, "class_metrics", table, "actual", "predicted", zero_division=1)
+    # x: never predicted -> precision undefined (1); y: never true -> recall undefined (1)
+    assert [(r[0], r[6], r[7]) for r in rows] == [("x", 1.0, 0.0), ("y", 0.0, 1.0)]
+    with pytest.raises(Exception, match="'zero_division' parameter of class_metrics"):
+        run_table(engine, "class_metrics", table, "actual", "predicted", zero_division=2)
+    with pytest.raises(Exception, match="'beta' parameter of class_metrics"):
+        run_table(engine, "class_metrics", table, "actual", "predicted", beta=0.0)
+
+
+def test_integer_and_boolean_labels_keep_their_type(engine):
+    rows = run_table(
+        engine, "confusion_matrix", pairs([2, 10, 2], [10, 10, 2]), "actual", "predicted"
+    )
+    assert rows == [(2, 2, 1), (2, 10, 1), (10, 2, 0), (10, 10, 1)]
+    rows = run_table(engine, "class_distribution", pa.table({"b": [True, False, True]}), "b")
+    assert [r[:2] for r in rows] == [(False, 1), (True, 2)]
+
+
+def test_registry_lists_the_tables():
+    names = {m.name for m in measures(kind="table", family="single_label")}
+    assert names == {
+        "class_distribution",
+        "confusion_matrix",
+        "confusion_matrix_wide",
+        "class_metrics",
+    }
