@@ -1237,17 +1237,17 @@ CREATE OR REPLACE MACRO _mlsql_class_lists(actual, predicted, func) AS
         histogram(CASE WHEN actual IS NOT NULL THEN predicted END),
         histogram(CASE WHEN actual = predicted THEN actual END));
 
--- _mlsql_class_pairs(actual, predicted): Rows per (actual, predicted) pair, as a map.
-CREATE OR REPLACE MACRO _mlsql_class_pairs(actual, predicted) AS 
-    histogram(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN struct_pack(a := actual, p := predicted) END);
+-- _mlsql_class_pairs(actual, predicted, wanted): Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).
+CREATE OR REPLACE MACRO _mlsql_class_pairs(actual, predicted, wanted) AS 
+    histogram(CASE WHEN wanted AND actual IS NOT NULL AND predicted IS NOT NULL THEN struct_pack(a := actual, p := predicted) END);
 
 -- _mlsql_classwise_average(per_class_per_item, zero_division): Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.
 CREATE OR REPLACE MACRO _mlsql_classwise_average(per_class_per_item, zero_division) AS 
-    CASE WHEN ((list_count(list_transform(range(1, len(per_class_per_item) + 1), lambda k: per_class_per_item[k])) > 0) AND (list_count(list_transform(range(1, len(per_class_per_item) + 1), lambda k: CASE WHEN isnan(per_class_per_item[k]) THEN NULL ELSE per_class_per_item[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE list_avg(list_transform(range(1, len(per_class_per_item) + 1), lambda k: CASE WHEN isnan(per_class_per_item[k]) THEN NULL ELSE per_class_per_item[k] END)) END;
+    list_transform([per_class_per_item], lambda v0: CASE WHEN ((list_count(list_transform(range(1, len(v0) + 1), lambda k: v0[k])) > 0) AND (list_count(list_transform(range(1, len(v0) + 1), lambda k: CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE list_avg(list_transform(range(1, len(v0) + 1), lambda k: CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END)) END)[1];
 
 -- _mlsql_classwise_weighted_average(per_class_values, per_class_weights, zero_division, nothing_to_score): Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.
 CREATE OR REPLACE MACRO _mlsql_classwise_weighted_average(per_class_values, per_class_weights, zero_division, nothing_to_score) AS 
-    CASE WHEN ((list_count(list_transform(range(1, len(per_class_values) + 1), lambda k: per_class_values[k])) > 0) AND (list_count(list_transform(range(1, len(per_class_values) + 1), lambda k: CASE WHEN isnan(per_class_values[k]) THEN NULL ELSE per_class_values[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(list_sum(list_transform(range(1, len(per_class_values) + 1), lambda k: (CASE WHEN isnan(per_class_values[k]) THEN NULL ELSE per_class_values[k] END * per_class_weights[k]))), list_sum(list_transform(range(1, len(per_class_values) + 1), lambda k: ((CASE WHEN isnan(per_class_values[k]) THEN NULL ELSE per_class_values[k] END * 0) + per_class_weights[k]))), zero_division, nothing_to_score) END;
+    list_transform([per_class_values], lambda v0: list_transform([per_class_weights], lambda v1: CASE WHEN ((list_count(list_transform(range(1, len(v0) + 1), lambda k: v0[k])) > 0) AND (list_count(list_transform(range(1, len(v0) + 1), lambda k: CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(list_sum(list_transform(range(1, len(v0) + 1), lambda k: (CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END * v1[k]))), list_sum(list_transform(range(1, len(v0) + 1), lambda k: ((CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END * 0) + v1[k]))), zero_division, nothing_to_score) END)[1])[1];
 
 -- majority_class(label): The most frequent class (ties: the smallest); NULLs skipped.
 CREATE OR REPLACE MACRO majority_class(label) AS 
@@ -1296,7 +1296,7 @@ CREATE OR REPLACE MACRO _mlsql_precision_score_of(cl, average, zero_division) AS
 
 -- precision_score(actual, predicted, average, zero_division): Precision over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO precision_score(actual, predicted, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE _mlsql_precision_score_of(_mlsql_class_lists(actual, predicted, 'precision_score'), _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'precision_score')], lambda cl: _mlsql_precision_score_of(cl, _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')))[1] END;
 
 -- _mlsql_recall_score_of(cl, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO _mlsql_recall_score_of(cl, average, zero_division) AS 
@@ -1304,7 +1304,7 @@ CREATE OR REPLACE MACRO _mlsql_recall_score_of(cl, average, zero_division) AS
 
 -- recall_score(actual, predicted, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO recall_score(actual, predicted, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE _mlsql_recall_score_of(_mlsql_class_lists(actual, predicted, 'recall_score'), _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'recall_score')], lambda cl: _mlsql_recall_score_of(cl, _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')))[1] END;
 
 -- _mlsql_fbeta_score_of(cl, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO _mlsql_fbeta_score_of(cl, beta, average, zero_division) AS 
@@ -1312,7 +1312,7 @@ CREATE OR REPLACE MACRO _mlsql_fbeta_score_of(cl, beta, average, zero_division) 
 
 -- fbeta_score(actual, predicted, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO fbeta_score(actual, predicted, beta := 1.0, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE _mlsql_fbeta_score_of(_mlsql_class_lists(actual, predicted, 'fbeta_score'), _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'fbeta_score')], lambda cl: _mlsql_fbeta_score_of(cl, _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')))[1] END;
 
 -- _mlsql_f1_score_of(cl, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO _mlsql_f1_score_of(cl, average, zero_division) AS 
@@ -1320,7 +1320,7 @@ CREATE OR REPLACE MACRO _mlsql_f1_score_of(cl, average, zero_division) AS
 
 -- f1_score(actual, predicted, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO f1_score(actual, predicted, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE _mlsql_f1_score_of(_mlsql_class_lists(actual, predicted, 'f1_score'), _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'f1_score')], lambda cl: _mlsql_f1_score_of(cl, _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')))[1] END;
 
 -- _mlsql_balanced_accuracy_score_of(cl): Mean recall over the classes that occur in actual.
 CREATE OR REPLACE MACRO _mlsql_balanced_accuracy_score_of(cl) AS 
@@ -1328,7 +1328,7 @@ CREATE OR REPLACE MACRO _mlsql_balanced_accuracy_score_of(cl) AS
 
 -- balanced_accuracy_score(actual, predicted): Mean recall over the classes that occur in actual.
 CREATE OR REPLACE MACRO balanced_accuracy_score(actual, predicted) AS 
-    _mlsql_balanced_accuracy_score_of(_mlsql_class_lists(actual, predicted, 'balanced_accuracy_score'));
+    list_transform([_mlsql_class_lists(actual, predicted, 'balanced_accuracy_score')], lambda cl: _mlsql_balanced_accuracy_score_of(cl))[1];
 
 -- balanced_accuracy(actual, predicted): Alias of balanced_accuracy_score.
 CREATE OR REPLACE MACRO balanced_accuracy(actual, predicted) AS 
@@ -1340,7 +1340,7 @@ CREATE OR REPLACE MACRO _mlsql_cohen_kappa_score_of(cl, pairs, weights, zero_div
 
 -- cohen_kappa_score(actual, predicted, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 CREATE OR REPLACE MACRO cohen_kappa_score(actual, predicted, weights := NULL, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE _mlsql_cohen_kappa_score_of(_mlsql_class_lists(actual, predicted, 'cohen_kappa_score'), _mlsql_class_pairs(actual, predicted), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'cohen_kappa_score')], lambda cl: _mlsql_cohen_kappa_score_of(cl, _mlsql_class_pairs(actual, predicted, weights IS NOT NULL), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')))[1] END;
 
 -- kappa(actual, predicted, weights, zero_division): Alias of cohen_kappa_score.
 CREATE OR REPLACE MACRO kappa(actual, predicted, weights := NULL, zero_division := 0) AS 
@@ -1352,7 +1352,7 @@ CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef_of(cl, zero_division) AS
 
 -- matthews_corrcoef(actual, predicted, zero_division): Matthews correlation coefficient (multiclass).
 CREATE OR REPLACE MACRO matthews_corrcoef(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE _mlsql_matthews_corrcoef_of(_mlsql_class_lists(actual, predicted, 'matthews_corrcoef'), _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'matthews_corrcoef')], lambda cl: _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')))[1] END;
 
 -- mcc(actual, predicted, zero_division): Alias of matthews_corrcoef.
 CREATE OR REPLACE MACRO mcc(actual, predicted, zero_division := 0) AS 
