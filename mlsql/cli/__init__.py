@@ -12,7 +12,6 @@ From a shell::
 
 from __future__ import annotations
 
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Optional
@@ -218,7 +217,3 @@ def main() -> None:
 
 
 __all__ = ["UserError", "app", "main"]
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
-    sys.exit(0)

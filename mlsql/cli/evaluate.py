@@ -215,7 +215,13 @@ def _add_single_label(
 
 
 def label_universe(values: str, kind: str) -> tuple[Any, ...]:
-    """Parse ``--labels a,b,c`` for labels of ``kind`` ('text' or 'integer')."""
+    """Parse ``--labels a,b,c`` for labels of ``kind`` ('text' or 'integer').
+
+    Examples
+    --------
+    >>> label_universe("cat, dog", "text"), label_universe("3,1", "integer")
+    (('cat', 'dog'), (3, 1))
+    """
     items = [v.strip() for v in values.split(",")]
     if not values.strip() or any(v == "" for v in items):
         raise UserError(f"--labels must be a comma-separated list of labels; got {values!r}")
@@ -230,7 +236,13 @@ def label_universe(values: str, kind: str) -> tuple[Any, ...]:
 
 
 def zero_division_value(text: str) -> Any:
-    """Parse ``--zero-division``: 0, 1, nan, diagnose or ignore."""
+    """Parse ``--zero-division``: 0, 1, nan, diagnose or ignore.
+
+    Examples
+    --------
+    >>> zero_division_value("1"), zero_division_value("Diagnose")
+    (1, 'diagnose')
+    """
     value = text.strip().lower()
     if value in ("0", "0.0"):
         return 0
@@ -244,7 +256,13 @@ def zero_division_value(text: str) -> Any:
 
 
 def beta_value(text: str) -> float:
-    """Parse ``--beta``: a finite number > 0."""
+    """Parse ``--beta``: a finite number > 0.
+
+    Examples
+    --------
+    >>> beta_value("2")
+    2.0
+    """
     try:
         value = float(text)
     except ValueError:

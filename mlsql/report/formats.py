@@ -43,7 +43,16 @@ def _csv_cell(value: Any) -> Any:
 
 
 def to_csv(report: Report, *, per_label: bool = False) -> str:
-    """The summary (one row per group), or with ``per_label`` the label table."""
+    """The summary (one row per group), or with ``per_label`` the label table.
+
+    Examples
+    --------
+    >>> from mlsql.report.model import Report
+    >>> print(to_csv(Report("x", "duckdb", {}, (), [{"n_rows": 7, "micro_f1": 0.6956521739130435}])))
+    n_rows,micro_f1
+    7,0.6956521739130435
+    <BLANKLINE>
+    """
     if per_label:
         return _csv(report.labels or [])
     return _csv(report.summary)
@@ -59,7 +68,15 @@ def _md_table(header: list[str], rows: list[list[str]], right_from: int = 1) -> 
 
 
 def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> str:
-    """Markdown: per group, the averages, the one-number measures and the labels."""
+    """Markdown: per group, the averages, the one-number measures and the labels.
+
+    Examples
+    --------
+    >>> from mlsql.report.model import Report
+    >>> page = to_markdown(Report("x", "duckdb", {}, (), [{"n_rows": 7, "micro_f1": 0.5}]))
+    >>> page.splitlines()[2]
+    '7 rows, – labels, micro F1 **0.5**'
+    """
     f_name = report.f_name
     lines = [f"## mlsql eval: `{report.source}`", ""]
     for group in report.groups():
