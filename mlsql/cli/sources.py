@@ -101,6 +101,11 @@ def _sniff(path: Path) -> str | None:
 
 def _files(path: str) -> tuple[list[str], str]:
     """The files ``path`` names, and their format."""
+    if re.match(r"^[a-z][a-z0-9+.-]*://", path, flags=re.I):  # s3://, https://: DuckDB reads it
+        kind = _format_of(path.split("?", 1)[0])
+        if kind is None:
+            raise UserError(f"cannot tell the format of {path} from its name; mlsql reads {KNOWN}")
+        return [path], kind
     if any(ch in path for ch in "*?["):
         matches = sorted(m for m in glob.glob(path, recursive=True) if Path(m).is_file())
         if not matches:
