@@ -49,6 +49,38 @@ def run_table(engine: Any, name: str, table: pa.Table, *columns: str, **params: 
     pytest.fail(f"no table runner for engine {engine.name}")
 
 
+def run_cost_error(engine: Any, table: pa.Table, costs: list[tuple[Any, Any, float]]) -> Any:
+    """cost_error with costs given as a table of (actual, predicted, cost) rows.
+
+    DuckDB: ``cost_error(actual, predicted, (SELECT cost_map(...) FROM costs))``;
+    Polars: ``costs=`` the DataFrame.
+    """
+    needs(engine, "cost_error")
+    kinds = pa.table({"actual": table["actual"], "predicted": table["predicted"]}).schema
+    cost_table = pa.table(
+        {
+            "actual": pa.array([a for a, _, _ in costs], kinds.field("actual").type),
+            "predicted": pa.array([p for _, p, _ in costs], kinds.field("predicted").type),
+            "cost": pa.array([c for _, _, c in costs], pa.float64()),
+        }
+    )
+    if engine.name == "duckdb":
+        engine.con.register("t", table)
+        engine.con.register("costs", cost_table)
+        try:
+            sql = (
+                "SELECT cost_error(actual, predicted, "
+                "(SELECT cost_map(actual, predicted, cost) FROM costs)) FROM t"
+            )
+            return engine.con.execute(sql).fetchall()[0][0]
+        finally:
+            engine.con.unregister("t")
+            engine.con.unregister("costs")
+    import polars as pl
+
+    return engine.aggregate("cost_error", table, costs=pl.from_arrow(cost_table))
+
+
 def close(got: Any, want: Any) -> bool:
     if want is None:
         return got is None

@@ -31,6 +31,9 @@ Notes
 -----
 - Undefined per-class ratios follow ``zero_division`` and averages treat them
   as :func:`mlsql._formulas.average` does (NaN and 'ignore' leave them out).
+  When the classes left in a weighted average all have support 0, the average
+  follows ``zero_division`` (as the multi-label weighted average does);
+  scikit-learn then takes their unweighted mean.
 - ``cohen_kappa_score`` is undefined only when every row is of one class on
   both sides (perfect agreement): its value then follows ``zero_division``
   (1 under 'diagnose'). scikit-learn returns NaN there.

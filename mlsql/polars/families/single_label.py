@@ -134,18 +134,18 @@ def cost_entries(costs: Any, func: str) -> list[tuple[Any, Any, float]]:
     entries: list[tuple[Any, Any, Any]] = []
     if isinstance(costs, pl.LazyFrame):
         costs = costs.collect()
+    ok = False
     if isinstance(costs, pl.DataFrame) and {"actual", "predicted", "cost"} <= set(costs.columns):
-        entries = list(costs.select("actual", "predicted", "cost").iter_rows())
+        entries, ok = list(costs.select("actual", "predicted", "cost").iter_rows()), True
     elif isinstance(costs, dict):
+        ok = True
         for key, value in costs.items():
             if isinstance(value, dict):
                 entries += [(key, p, c) for p, c in value.items()]
             elif isinstance(key, tuple) and len(key) == 2:
                 entries.append((*key, value))
             else:
-                entries = []
-                break
-    ok = bool(entries) or costs == {}
+                ok = False
     for _, _, c in entries:
         ok = ok and not isinstance(c, bool) and isinstance(c, (int, float)) and math.isfinite(c)
     if not ok:
