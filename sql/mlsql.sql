@@ -1572,6 +1572,12 @@ CREATE OR REPLACE MACRO _mlsql_hit_positions(ranked, correct_items, k) AS
 CREATE OR REPLACE MACRO _mlsql_ideal_grades(ideal_relevance, n) AS 
     list_slice(list_reverse_sort(list_filter(ideal_relevance, lambda x: x IS NOT NULL)), 1, n);
 
+-- _mlsql_scores_map(entries): A list of {label, score} structs as a MAP (a label's first entry kept, NULL labels dropped).
+CREATE OR REPLACE MACRO _mlsql_scores_map(entries) AS 
+    list_transform([list_transform(entries, lambda e: e.label)], lambda labels:
+        map_from_entries(list_filter(entries,
+            lambda e, i: e.label IS NOT NULL AND list_position(labels, e.label) = i)))[1];
+
 -- _mlsql_scored(scores): The (key, value) entries of a score map whose score is not NULL.
 CREATE OR REPLACE MACRO _mlsql_scored(scores) AS 
     list_filter(map_entries(scores), lambda e: e.value IS NOT NULL);
@@ -1608,20 +1614,32 @@ CREATE OR REPLACE MACRO _mlsql_scored_above(scores, threshold) AS
     list_transform([threshold], lambda t: list_filter(_mlsql_scored(scores), lambda e: e.value >= t))[1];
 
 -- top_k(scores, k): The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.
-CREATE OR REPLACE MACRO top_k(scores, k := NULL) AS 
+CREATE OR REPLACE MACRO top_k(scores STRUCT(label VARCHAR, score DOUBLE)[], k := NULL) AS 
+    _mlsql_top_k_of(_mlsql_scored(_mlsql_scores_map(scores)), _mlsql_check_top_k(k, 'top_k')),
+    (scores STRUCT(label BIGINT, score DOUBLE)[], k := NULL) AS 
+    _mlsql_top_k_of(_mlsql_scored(_mlsql_scores_map(scores)), _mlsql_check_top_k(k, 'top_k')),
+    (scores, k := NULL) AS 
     _mlsql_top_k_of(_mlsql_scored(scores), _mlsql_check_top_k(k, 'top_k'));
 
 -- above_threshold(scores, threshold): Labels of a score map scored >= threshold, best first (ties by label).
-CREATE OR REPLACE MACRO above_threshold(scores, threshold) AS 
+CREATE OR REPLACE MACRO above_threshold(scores STRUCT(label VARCHAR, score DOUBLE)[], threshold) AS 
+    _mlsql_top_k_of(_mlsql_scored_above(_mlsql_scores_map(scores), _mlsql_check_threshold(threshold, 'above_threshold')), NULL),
+    (scores STRUCT(label BIGINT, score DOUBLE)[], threshold) AS 
+    _mlsql_top_k_of(_mlsql_scored_above(_mlsql_scores_map(scores), _mlsql_check_threshold(threshold, 'above_threshold')), NULL),
+    (scores, threshold) AS 
     _mlsql_top_k_of(_mlsql_scored_above(scores, _mlsql_check_threshold(threshold, 'above_threshold')), NULL);
 
 -- top_k_above(scores, k, threshold): At most k labels of a score map, each scored >= threshold, best first (ties by label).
-CREATE OR REPLACE MACRO top_k_above(scores, k, threshold) AS 
+CREATE OR REPLACE MACRO top_k_above(scores STRUCT(label VARCHAR, score DOUBLE)[], k, threshold) AS 
+    _mlsql_top_k_of(_mlsql_scored_above(_mlsql_scores_map(scores), _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above')),
+    (scores STRUCT(label BIGINT, score DOUBLE)[], k, threshold) AS 
+    _mlsql_top_k_of(_mlsql_scored_above(_mlsql_scores_map(scores), _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above')),
+    (scores, k, threshold) AS 
     _mlsql_top_k_of(_mlsql_scored_above(scores, _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above'));
 
 -- _mlsql_precision_at_row(rank_items, correct_items, k): Per row: Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_precision_at_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': len(hits), 'x1': least(len(ranked), coalesce(k, len(ranked))), 'x2': len(_mlsql_ranked(correct_items))}], lambda f: _mlsql_precision_at_k(f.x0, f.x1, f.x2))[1] END)[1])[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: list_transform([len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_precision_at_k(len(hits), least(len(ranked), coalesce(k, len(ranked))), n_true) END)[1])[1])[1];
 
 -- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.
 CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS 
@@ -1629,7 +1647,7 @@ CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_recall_at_row(rank_items, correct_items, k): Per row: Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': len(hits), 'x1': least(len(ranked), coalesce(k, len(ranked))), 'x2': len(_mlsql_ranked(correct_items))}], lambda f: _mlsql_recall_at_k(f.x0, f.x1, f.x2))[1] END)[1])[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: list_transform([len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_recall_at_k(len(hits), least(len(ranked), coalesce(k, len(ranked))), n_true) END)[1])[1])[1];
 
 -- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.
 CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS 
@@ -1637,7 +1655,7 @@ CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_average_precision_row(rank_items, correct_items, k): Per row: Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth))), 0), 'x1': len(hits), 'x2': least(len(ranked), coalesce(k, len(ranked))), 'x3': len(_mlsql_ranked(correct_items))}], lambda f: _mlsql_average_precision_at_k(f.x0, f.x1, f.x2, f.x3))[1] END)[1])[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: list_transform([len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_average_precision_at_k(coalesce(list_sum(list_transform(hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth))), 0), len(hits), least(len(ranked), coalesce(k, len(ranked))), n_true) END)[1])[1])[1];
 
 -- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.
 CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) AS 
@@ -1645,7 +1663,7 @@ CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) 
 
 -- _mlsql_hitrate_row(rank_items, correct_items, k): Per row: Hivemall's HitRate@k: share of rows with a true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_hit(len(hits)) END)[1])[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: list_transform([len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_hit(len(hits)) END)[1])[1])[1];
 
 -- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.
 CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS 
@@ -1653,7 +1671,7 @@ CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_mrr_row(rank_items, correct_items, k): Per row: Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_reciprocal_rank(coalesce(hits[1], 0)) END)[1])[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: list_transform([len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_reciprocal_rank(coalesce(hits[1], 0)) END)[1])[1])[1];
 
 -- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.
 CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS 
@@ -1661,7 +1679,7 @@ CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_ndcg_row(rank_items, correct_items, k): Per row: Hivemall's binary nDCG@k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(hits, lambda pos, nth: (1 / log2((pos + 1))))), 0), 'x1': coalesce(list_sum(list_transform(range(1, CASE WHEN (len(_mlsql_ranked(correct_items)) < least(len(ranked), coalesce(k, len(ranked)))) THEN len(_mlsql_ranked(correct_items)) ELSE least(len(ranked), coalesce(k, len(ranked))) END + 1), lambda p: (1 / log2((p + 1))))), 0)}], lambda f: _mlsql_normalized_dcg(f.x0, f.x1))[1] END)[1])[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: list_transform([len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x1': coalesce(list_sum(list_transform(range(1, CASE WHEN (n_true < least(len(ranked), coalesce(k, len(ranked)))) THEN n_true ELSE least(len(ranked), coalesce(k, len(ranked))) END + 1), lambda p: (1 / log2((p + 1))))), 0)}], lambda f: _mlsql_normalized_dcg(coalesce(list_sum(list_transform(hits, lambda pos, nth: (1 / log2((pos + 1))))), 0), f.x1))[1] END)[1])[1])[1];
 
 -- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.
 CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS 
@@ -1669,7 +1687,7 @@ CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_ranking_auc_row(rank_items, correct_items, k): Per row: Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS 
-    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(hits, lambda pos, nth: _mlsql_misses_above_hit(pos, nth))), 0), 'x1': len(hits), 'x2': least(len(ranked), coalesce(k, len(ranked)))}], lambda f: _mlsql_ranking_auc_at_k(f.x0, f.x1, f.x2))[1] END)[1])[1];
+    list_transform([_mlsql_ranked(rank_items)], lambda ranked: list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: list_transform([len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_ranking_auc_at_k(coalesce(list_sum(list_transform(hits, lambda pos, nth: _mlsql_misses_above_hit(pos, nth))), 0), len(hits), least(len(ranked), coalesce(k, len(ranked)))) END)[1])[1])[1];
 
 -- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.
 CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
@@ -1677,7 +1695,7 @@ CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS
 
 -- _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k): Per row: Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k) AS 
-    CASE WHEN (ranked_relevance IS NULL OR ideal_relevance IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(list_slice(ranked_relevance, 1, coalesce(k, len(ranked_relevance))), lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0), 'x1': coalesce(list_sum(list_transform(_mlsql_ideal_grades(ideal_relevance, coalesce(k, len(ranked_relevance))), lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0)}], lambda f: _mlsql_normalized_dcg(f.x0, f.x1))[1] END;
+    CASE WHEN (ranked_relevance IS NULL OR ideal_relevance IS NULL) THEN NULL ELSE list_transform([{'x1': coalesce(list_sum(list_transform(_mlsql_ideal_grades(ideal_relevance, coalesce(k, len(ranked_relevance))), lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0)}], lambda f: _mlsql_normalized_dcg(coalesce(list_sum(list_transform(list_slice(ranked_relevance, 1, coalesce(k, len(ranked_relevance))), lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0), f.x1))[1] END;
 
 -- graded_ndcg(ranked_relevance, ideal_relevance, k): Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).
 CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL) AS 
@@ -1685,44 +1703,68 @@ CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL
 
 -- _mlsql_coverage_error_row(scores, actual): Per row: scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_coverage_error_row(scores, actual) AS 
-    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': len(sr.truth), 'x1': list_max(list_transform(sr.truth, lambda t: len(list_filter(sr.labels, lambda u: u >= t))))}], lambda f: _mlsql_coverage(f.x0, f.x1))[1] END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_coverage(len(sr.truth), list_max(list_transform(sr.truth, lambda t: len(list_filter(sr.labels, lambda u: u >= t))))) END)[1];
 
 -- coverage_error(scores, actual): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.
-CREATE OR REPLACE MACRO coverage_error(scores, actual) AS 
+CREATE OR REPLACE MACRO coverage_error(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
+    avg(_mlsql_coverage_error_row(_mlsql_scores_map(scores), actual)),
+    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
+    avg(_mlsql_coverage_error_row(_mlsql_scores_map(scores), actual)),
+    (scores, actual) AS 
     avg(_mlsql_coverage_error_row(scores, actual));
 
 -- _mlsql_label_ranking_loss_row(scores, actual): Per row: scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_label_ranking_loss_row(scores, actual) AS 
-    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(sr.truth, lambda t: list_transform([{'x0': len(list_filter(sr.labels, lambda u: u >= t)), 'x1': len(list_filter(sr.truth, lambda u: u >= t))}], lambda f: _mlsql_false_at_or_above(f.x0, f.x1))[1])), 0), 'x1': len(sr.truth), 'x2': len(sr.labels)}], lambda f: _mlsql_ranking_loss_of_row(f.x0, f.x1, f.x2))[1] END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_ranking_loss_of_row(coalesce(list_sum(list_transform(sr.truth, lambda t: _mlsql_false_at_or_above(len(list_filter(sr.labels, lambda u: u >= t)), len(list_filter(sr.truth, lambda u: u >= t))))), 0), len(sr.truth), len(sr.labels)) END)[1];
 
 -- label_ranking_loss(scores, actual): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.
-CREATE OR REPLACE MACRO label_ranking_loss(scores, actual) AS 
+CREATE OR REPLACE MACRO label_ranking_loss(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
+    avg(_mlsql_label_ranking_loss_row(_mlsql_scores_map(scores), actual)),
+    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
+    avg(_mlsql_label_ranking_loss_row(_mlsql_scores_map(scores), actual)),
+    (scores, actual) AS 
     avg(_mlsql_label_ranking_loss_row(scores, actual));
 
 -- _mlsql_label_ranking_average_precision_row(scores, actual): Per row: scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_label_ranking_average_precision_row(scores, actual) AS 
-    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(sr.truth, lambda t: list_transform([{'x0': len(list_filter(sr.truth, lambda u: u >= t)), 'x1': len(list_filter(sr.labels, lambda u: u >= t))}], lambda f: _mlsql_precision_at_label(f.x0, f.x1))[1])), 0), 'x1': len(sr.truth), 'x2': len(sr.labels)}], lambda f: _mlsql_label_ranking_precision_of_row(f.x0, f.x1, f.x2))[1] END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_label_ranking_precision_of_row(coalesce(list_sum(list_transform(sr.truth, lambda t: _mlsql_precision_at_label(len(list_filter(sr.truth, lambda u: u >= t)), len(list_filter(sr.labels, lambda u: u >= t))))), 0), len(sr.truth), len(sr.labels)) END)[1];
 
 -- label_ranking_average_precision(scores, actual): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.
-CREATE OR REPLACE MACRO label_ranking_average_precision(scores, actual) AS 
+CREATE OR REPLACE MACRO label_ranking_average_precision(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
+    avg(_mlsql_label_ranking_average_precision_row(_mlsql_scores_map(scores), actual)),
+    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
+    avg(_mlsql_label_ranking_average_precision_row(_mlsql_scores_map(scores), actual)),
+    (scores, actual) AS 
     avg(_mlsql_label_ranking_average_precision_row(scores, actual));
 
 -- label_ranking_average_precision_score(scores, actual): Alias of label_ranking_average_precision.
-CREATE OR REPLACE MACRO label_ranking_average_precision_score(scores, actual) AS 
-    label_ranking_average_precision(scores, actual);
+CREATE OR REPLACE MACRO label_ranking_average_precision_score(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
+    avg(_mlsql_label_ranking_average_precision_row(_mlsql_scores_map(scores), actual)),
+    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
+    avg(_mlsql_label_ranking_average_precision_row(_mlsql_scores_map(scores), actual)),
+    (scores, actual) AS 
+    avg(_mlsql_label_ranking_average_precision_row(scores, actual));
 
 -- _mlsql_one_error_row(scores, actual): Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).
 CREATE OR REPLACE MACRO _mlsql_one_error_row(scores, actual) AS 
-    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': _mlsql_n_top(sr.scored, sr.scored), 'x1': _mlsql_n_top(sr.scored, sr.truth)}], lambda f: _mlsql_one_error_of_row(f.x0, f.x1))[1] END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': _mlsql_n_top(sr.scored, sr.scored)}], lambda f: _mlsql_one_error_of_row(f.x0, _mlsql_n_top(sr.scored, sr.truth)))[1] END)[1];
 
 -- one_error(scores, actual): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
-CREATE OR REPLACE MACRO one_error(scores, actual) AS 
+CREATE OR REPLACE MACRO one_error(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
+    avg(_mlsql_one_error_row(_mlsql_scores_map(scores), actual)),
+    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
+    avg(_mlsql_one_error_row(_mlsql_scores_map(scores), actual)),
+    (scores, actual) AS 
     avg(_mlsql_one_error_row(scores, actual));
 
 -- _mlsql_ndcg_score_row(scores, actual, k): Per row: scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(scores, actual, k) AS 
-    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': coalesce(list_sum(list_transform(list_transform(sr.truth, lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u >= t)), 'above': len(list_filter(sr.labels, lambda u: u > t))}), lambda r: list_transform([{'x0': coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, k) END + 1), lambda p: (1 / log2((p + 1))))), 0), 'x1': r.at_or_above, 'x2': r.above}], lambda f: _mlsql_tie_averaged_gain(f.x0, f.x1, f.x2))[1])), 0), 'x1': coalesce(list_sum(list_transform(range(1, CASE WHEN k IS NULL THEN len(sr.truth) ELSE least(len(sr.truth), k) END + 1), lambda p: (1 / log2((p + 1))))), 0)}], lambda f: _mlsql_normalized_dcg(f.x0, f.x1))[1] END)[1];
+    list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x1': coalesce(list_sum(list_transform(range(1, CASE WHEN k IS NULL THEN len(sr.truth) ELSE least(len(sr.truth), k) END + 1), lambda p: (1 / log2((p + 1))))), 0)}], lambda f: _mlsql_normalized_dcg(coalesce(list_sum(list_transform(list_transform(sr.truth, lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u >= t)), 'above': len(list_filter(sr.labels, lambda u: u > t))}), lambda r: _mlsql_tie_averaged_gain(coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, k) END + 1), lambda p: (1 / log2((p + 1))))), 0), r.at_or_above, r.above))), 0), f.x1))[1] END)[1];
 
 -- ndcg_score(scores, actual, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn's ignore_ties=False). No true label: 0.
-CREATE OR REPLACE MACRO ndcg_score(scores, actual, k := NULL) AS 
+CREATE OR REPLACE MACRO ndcg_score(scores STRUCT(label VARCHAR, score DOUBLE)[], actual, k := NULL) AS 
+    avg(_mlsql_ndcg_score_row(_mlsql_scores_map(scores), actual, _mlsql_check_k(k, 'ndcg_score'))),
+    (scores STRUCT(label BIGINT, score DOUBLE)[], actual, k := NULL) AS 
+    avg(_mlsql_ndcg_score_row(_mlsql_scores_map(scores), actual, _mlsql_check_k(k, 'ndcg_score'))),
+    (scores, actual, k := NULL) AS 
     avg(_mlsql_ndcg_score_row(scores, actual, _mlsql_check_k(k, 'ndcg_score')));

@@ -17,6 +17,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+import pyarrow as pa
+
 NEG_INF = float("-inf")
 
 
@@ -222,6 +224,30 @@ def top_k_above(scores: dict[Any, Any] | None, k: int | None, threshold: float) 
 
 
 # ------------------------------------------------------------------ test support
+#: the two ways to give scores: a map, or a list of {label, score} structs
+FORMS = ("map", "list")
+
+
+def score_column(maps: list[Any], form: str = "map", key: pa.DataType | None = None) -> pa.Array:
+    """Score maps (dicts, or lists of (label, score) pairs) as a map or struct-list column."""
+    key = pa.string() if key is None else key
+    pairs = [None if m is None else list(m.items() if isinstance(m, dict) else m) for m in maps]
+    if form == "map":
+        return pa.array(pairs, pa.map_(key, pa.float64()))
+    entry = pa.struct([("label", key), ("score", pa.float64())])
+    entries = [None if p is None else [{"label": x, "score": v} for x, v in p] for p in pairs]
+    return pa.array(entries, pa.list_(entry))
+
+
+def scored(rows: list[tuple[Any, Any]], form: str = "map") -> pa.Table:
+    return pa.table(
+        {
+            "scores": score_column([s for s, _ in rows], form),
+            "actual": pa.array([a for _, a in rows], pa.list_(pa.string())),
+        }
+    )
+
+
 class Available:
     """An engine adapter that skips a measure the registry says the engine lacks.
 

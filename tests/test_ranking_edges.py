@@ -37,14 +37,8 @@ def ranked(rows: list[tuple[Any, Any]], item_type: pa.DataType | None = None) ->
     )
 
 
-def scored(rows: list[tuple[Any, Any]]) -> pa.Table:
-    maps = [None if s is None else list(s.items()) for s, _ in rows]
-    return pa.table(
-        {
-            "scores": pa.array(maps, pa.map_(pa.string(), pa.float64())),
-            "actual": pa.array([a for _, a in rows], pa.list_(pa.string())),
-        }
-    )
+FORMS = oracle.FORMS
+score_column, scored = oracle.score_column, oracle.scored
 
 
 def close(got: Any, want: Any) -> bool:
@@ -237,8 +231,9 @@ def test_rows_whose_labels_are_all_true(engine):
     assert engine.aggregate("coverage_error", table, columns=SCORED) == 2.0
 
 
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("name", SCORE_MEASURES)
-def test_unscored_true_labels_rank_last_and_null_scores_are_not_scores(engine, name):
+def test_unscored_true_labels_rank_last_and_null_scores_are_not_scores(engine, name, form):
     rows = [
         ({"a": 0.9, "b": 0.5, "c": None}, ["c", "b"]),
         ({"a": 0.2}, ["z", "y"]),
@@ -246,15 +241,16 @@ def test_unscored_true_labels_rank_last_and_null_scores_are_not_scores(engine, n
         ({}, []),
         ({"a": 0.5, "b": 0.5}, ["b", None, "b"]),
     ]
-    got = engine.aggregate(name, scored(rows), columns=SCORED)
+    got = engine.aggregate(name, scored(rows, form), columns=SCORED)
     want = sum(oracle.SCORED[name](s, a) for s, a in rows) / len(rows)
     assert close(got, want), f"{engine.name} {name}: {got} != {want}"
 
 
+@pytest.mark.parametrize("form", FORMS)
 @pytest.mark.parametrize("name", SCORE_MEASURES)
-def test_null_score_maps_and_label_lists_skip_the_row(engine, name):
+def test_null_score_maps_and_label_lists_skip_the_row(engine, name, form):
     rows = [({"a": 0.9, "b": 0.5}, ["b"]), (None, ["a"]), ({"a": 0.1}, None)]
-    got = engine.aggregate(name, scored(rows), columns=SCORED)
+    got = engine.aggregate(name, scored(rows, form), columns=SCORED)
     assert close(got, oracle.SCORED[name]({"a": 0.9, "b": 0.5}, ["b"]))
 
 
@@ -301,3 +297,20 @@ def test_integer_labels_and_integer_scores(engine):
     )
     assert engine.aggregate("coverage_error", table, columns=SCORED) == 3.0
     assert close(engine.aggregate("label_ranking_average_precision", table, columns=SCORED), 1 / 3)
+
+
+@pytest.mark.parametrize("name", SCORE_MEASURES)
+def test_in_a_struct_list_a_label_keeps_its_first_entry(engine, name):
+    rows = [([("a", 0.2), ("b", 0.5), ("a", 0.9), (None, 1.0)], ["a"])]
+    got = engine.aggregate(name, scored(rows, "list"), columns=SCORED)
+    assert close(got, oracle.SCORED[name]({"a": 0.2, "b": 0.5}, ["a"]))
+
+
+def test_integer_labels_in_a_struct_list(engine):
+    table = pa.table(
+        {
+            "scores": score_column([[(1, 3.0), (2, 1.0), (3, 2.0)]], "list", key=pa.int64()),
+            "actual": pa.array([[2]], pa.list_(pa.int64())),
+        }
+    )
+    assert engine.aggregate("coverage_error", table, columns=SCORED) == 3.0

@@ -32,10 +32,9 @@ MAPS = [
 ]
 
 
-def scores_table(scores: dict[str, Any] | None, key: pa.DataType | None = None) -> pa.Table:
-    key = pa.string() if key is None else key
-    value = None if scores is None else list(scores.items())
-    return pa.table({"scores": pa.array([value], pa.map_(key, pa.float64()))})
+def scores_table(scores: Any, key: pa.DataType | None = None, form: str = "map") -> pa.Table:
+    """One row of scores: a map, or a list of {label, score} structs."""
+    return pa.table({"scores": oracle.score_column([scores], form, key)})
 
 
 def as_list(value: Any) -> Any:
@@ -43,21 +42,24 @@ def as_list(value: Any) -> Any:
     return value.to_list() if hasattr(value, "to_list") else value
 
 
-def run(engine: Any, name: str, scores: dict[str, Any] | None, **params: Any) -> Any:
-    return as_list(engine.aggregate(name, scores_table(scores), columns=("scores",), **params))
+def run(engine: Any, name: str, scores: Any, form: str = "map", **params: Any) -> Any:
+    table = scores_table(scores, form=form)
+    return as_list(engine.aggregate(name, table, columns=("scores",), **params))
 
 
+@pytest.mark.parametrize("form", oracle.FORMS)
 @pytest.mark.parametrize("scores", MAPS, ids=str)
 @pytest.mark.parametrize("k", [None, 0, 1, 2, 10])
-def test_top_k(engine, scores, k):
+def test_top_k(engine, scores, k, form):
     params = {} if k is None else {"k": k}
-    assert run(engine, "top_k", scores, **params) == oracle.top_k(scores, k)
+    assert run(engine, "top_k", scores, form, **params) == oracle.top_k(scores, k)
 
 
+@pytest.mark.parametrize("form", oracle.FORMS)
 @pytest.mark.parametrize("scores", MAPS, ids=str)
 @pytest.mark.parametrize("threshold", [0.0, 0.3, 0.5, 1.0])
-def test_above_threshold_keeps_scores_at_or_above(engine, scores, threshold):
-    got = run(engine, "above_threshold", scores, threshold=threshold)
+def test_above_threshold_keeps_scores_at_or_above(engine, scores, threshold, form):
+    got = run(engine, "above_threshold", scores, form, threshold=threshold)
     assert got == oracle.above_threshold(scores, threshold)
 
 
@@ -73,6 +75,12 @@ def test_documented_examples(engine):
     assert run(engine, "top_k", scores, k=2) == ["b", "a"]
     assert run(engine, "above_threshold", scores, threshold=0.5) == ["b", "a", "c"]
     assert run(engine, "top_k_above", scores, k=1, threshold=0.95) == []
+
+
+def test_in_a_struct_list_a_label_keeps_its_first_entry(engine):
+    entries = [("a", 0.2), ("b", 0.5), ("a", 0.9), (None, 1.0), ("c", None), ("c", 0.7)]
+    assert run(engine, "top_k", entries, "list") == ["b", "a"]
+    assert run(engine, "above_threshold", entries, "list", threshold=0.3) == ["b"]
 
 
 def test_integer_labels_stay_integers(engine):

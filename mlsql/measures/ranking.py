@@ -401,8 +401,8 @@ INPUT_DOCS = {
     "ranked_relevance": "The relevance grade of each recommended item, in ranked order.",
     "ideal_relevance": "The relevance grades of the ideal ranking (sorted descending first).",
     "scores": (
-        "Each row's label scores: a map label -> score (in Polars also a list of "
-        "(label, score) structs); a NULL score is no score."
+        "Each row's label scores: a map label -> score, or a list of {label, score} "
+        "structs (a label's first entry counts); a NULL score is no score."
     ),
     "actual": "The true labels of each row (a set; a NULL list skips the row).",
 }

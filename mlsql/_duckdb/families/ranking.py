@@ -2,8 +2,9 @@
 
 Every per-row quantity is a macro; the aggregates average it with the shared
 ``ops.mean``. Scores are a ``MAP(label, score)`` (an Arrow map column arrives
-as one); a list of ``{label, score}`` structs becomes one with
-``map_from_entries(list)``.
+as one) or a list of ``{label, score}`` structs: typed overloads take the list
+(text or integer labels, a label's first entry kept) and the untyped macro the
+map.
 
 A value used inside a lambda is bound first with ``list_transform([value],
 lambda v: ...)[1]``: DuckDB evaluates a lambda body once per list element, so
@@ -13,11 +14,13 @@ every element.
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import Any
 
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
-from mlsql._formulas import flatten
+from mlsql._formulas import FORMULAS, flatten
 from mlsql._registry import measures
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql.measures import ranking as R
@@ -34,18 +37,26 @@ FAMILIES: tuple[str, ...] = ()  # rendered here: optional k and per-row macros
 class RankingSqlOps(SqlOps):
     """The core SQL primitives plus the logarithm and power the DCG formulas need.
 
-    A formula macro whose arguments do work over lists (lambdas, mlsql's own
-    macros) gets them bound first: DuckDB expands a macro's parameters where
-    they are used, and a formula that names an argument twice would compute it
-    twice.
+    A formula macro that names an argument more than once gets it bound first
+    when that argument does work over lists (lambdas, mlsql's own macros):
+    DuckDB expands a macro's parameters wherever they are named.
     """
 
     def call_formula(self, name: str, args: tuple[Any, ...]) -> Sql:
         flat = [lit(a) for a in flatten(args)]
-        if not any("lambda" in str(a) or "_mlsql_" in str(a) for a in flat):
-            return super().call_formula(name, args)
-        fields = ", ".join(f"'x{i}': {a}" for i, a in enumerate(flat))
-        inner = call(self.qualify(f"_mlsql_{name}"), *(Sql(f"f.x{i}") for i in range(len(flat))))
+        macro = self.qualify(f"_mlsql_{name}")
+        inline = str(
+            FORMULAS[name].raw(_Inline(self.qualify), *(Sql(f"__p{i}__") for i in range(len(flat))))
+        )
+        bind = [
+            i
+            for i, a in enumerate(flat)
+            if inline.count(f"__p{i}__") > 1 and ("lambda" in str(a) or "_mlsql_" in str(a))
+        ]
+        if not bind:
+            return call(macro, *flat)
+        fields = ", ".join(f"'x{i}': {flat[i]}" for i in bind)
+        inner = call(macro, *(Sql(f"f.x{i}") if i in bind else a for i, a in enumerate(flat)))
         return Sql(f"list_transform([{{{fields}}}], lambda f: {inner})[1]")
 
     def log2(self, x: Any) -> Sql:
@@ -53,6 +64,12 @@ class RankingSqlOps(SqlOps):
 
     def pow(self, base: Any, exponent: Any) -> Sql:
         return call("pow", base, exponent)
+
+
+class _Inline(RankingSqlOps):
+    """The same primitives with every formula written out (to see how often it names each argument)."""
+
+    call_formula = None  # type: ignore[assignment]
 
 
 def let(value: Any, name: str, body: Any) -> Sql:
@@ -110,11 +127,11 @@ def _checks() -> list[Macro]:
 
 # ------------------------------------------------------------------ ranked lists
 def _ranked_stats(q: Qualify, a: str, b: str) -> R.RankedStats:
-    """Statistics over the lists bound as ``ranked`` and ``hits`` (see ``_measure_macros``)."""
+    """Statistics over ``ranked``, ``hits`` and ``n_true``, bound per row (see ``_measure_macros``)."""
     return R.RankedStats(
         unknown=Sql(f"({a} IS NULL OR {b} IS NULL)"),
         n_ranked=Sql("least(len(ranked), coalesce(k, len(ranked)))"),
-        n_true=Sql(f"len({q('_mlsql_ranked')}({b}))"),
+        n_true=Sql("n_true"),
         hits=Sql("len(hits)"),
         first_hit=Sql("coalesce(hits[1], 0)"),
         over_hits=lambda term: total("hits", "pos, nth", term(Sql("pos"), Sql("nth"))),
@@ -223,8 +240,31 @@ def _score_stats(q: Qualify, row: str) -> R.ScoreStats:
     )
 
 
+#: the typed overloads for scores given as a list of {label, score} structs (DuckDB picks
+#: one by the argument's type; a MAP, or any other type, takes the untyped macro)
+ENTRY_TYPES = ("STRUCT(label VARCHAR, score DOUBLE)[]", "STRUCT(label BIGINT, score DOUBLE)[]")
+
+
+def with_entry_lists(q: Qualify, m: Macro) -> list[Macro]:
+    """``m`` (over a score MAP) plus overloads taking a list of {label, score} structs."""
+    convert = f"{q('_mlsql_scores_map')}(scores)"
+    body = re.sub(r"\(scores([,)])", lambda g: f"({convert}{g.group(1)}", m.body)
+    typed = [replace(m, params=(f"scores {t}", *m.params[1:]), body=body) for t in ENTRY_TYPES]
+    return [*typed, m]
+
+
 def _scores(q: Qualify) -> list[Macro]:
     return [
+        Macro(
+            FILE,
+            "_mlsql_scores_map",
+            ("entries",),
+            """list_transform([list_transform(entries, lambda e: e.label)], lambda labels:
+        map_from_entries(list_filter(entries,
+            lambda e, i: e.label IS NOT NULL AND list_position(labels, e.label) = i)))[1]""",
+            "A list of {label, score} structs as a MAP (a label's first entry kept, NULL labels dropped).",
+            public=False,
+        ),
         Macro(
             FILE,
             "_mlsql_scored",
@@ -294,27 +334,36 @@ def _sets(q: Qualify) -> list[Macro]:
             "The entries of a score map scored >= threshold.",
             public=False,
         ),
-        Macro(
-            FILE,
-            "top_k",
-            ("scores", "k := NULL"),
-            f"{top}({scored}(scores), {check_k}(k, 'top_k'))",
-            "The k best-scored labels of a score map, best first (ties by label); "
-            "every scored label without k. NULL scores are not scored.",
+        *with_entry_lists(
+            q,
+            Macro(
+                FILE,
+                "top_k",
+                ("scores", "k := NULL"),
+                f"{top}({scored}(scores), {check_k}(k, 'top_k'))",
+                "The k best-scored labels of a score map, best first (ties by label); "
+                "every scored label without k. NULL scores are not scored.",
+            ),
         ),
-        Macro(
-            FILE,
-            "above_threshold",
-            ("scores", "threshold"),
-            f"{top}({above}(scores, {check_t}(threshold, 'above_threshold')), NULL)",
-            "Labels of a score map scored >= threshold, best first (ties by label).",
+        *with_entry_lists(
+            q,
+            Macro(
+                FILE,
+                "above_threshold",
+                ("scores", "threshold"),
+                f"{top}({above}(scores, {check_t}(threshold, 'above_threshold')), NULL)",
+                "Labels of a score map scored >= threshold, best first (ties by label).",
+            ),
         ),
-        Macro(
-            FILE,
-            "top_k_above",
-            ("scores", "k", "threshold"),
-            f"{top}({above}(scores, {check_t}(threshold, 'top_k_above')), {check_k}(k, 'top_k_above'))",
-            "At most k labels of a score map, each scored >= threshold, best first (ties by label).",
+        *with_entry_lists(
+            q,
+            Macro(
+                FILE,
+                "top_k_above",
+                ("scores", "k", "threshold"),
+                f"{top}({above}(scores, {check_t}(threshold, 'top_k_above')), {check_k}(k, 'top_k_above'))",
+                "At most k labels of a score map, each scored >= threshold, best first (ties by label).",
+            ),
         ),
     ]
 
@@ -332,7 +381,11 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
                 let(
                     f"{q('_mlsql_hit_positions')}(ranked, {b}, k)",
                     "hits",
-                    R.row_value(ops, m.name, _ranked_stats(q, a, b)),
+                    let(
+                        f"len({q('_mlsql_ranked')}({b}))",
+                        "n_true",
+                        R.row_value(ops, m.name, _ranked_stats(q, a, b)),
+                    ),
                 ),
             )
         elif m.inputs == R.SCORED:
@@ -350,9 +403,13 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
             args.append(call(q("_mlsql_check_k"), Sql("k"), m.name))
         public = (a, b, "k := NULL") if has_k else (a, b)
         doc = f"{m.summary} {R.NOTES[m.name]}"
-        out.append(Macro(FILE, m.name, public, str(ops.mean(call(q(row_name), *args))), doc))
-        for alias in m.aliases:
-            out.append(Macro(FILE, alias, (a, b), f"{q(m.name)}({a}, {b})", f"Alias of {m.name}."))
+        made = Macro(FILE, m.name, public, str(ops.mean(call(q(row_name), *args))), doc)
+        overloads = with_entry_lists(q, made) if m.inputs == R.SCORED else [made]
+        out += overloads
+        for (
+            alias
+        ) in m.aliases:  # the same overloads (a macro calling an overloaded one is ambiguous)
+            out += [replace(o, name=alias, doc=f"Alias of {m.name}.") for o in overloads]
     return out
 
 

@@ -354,16 +354,16 @@ def score_row(entries: pl.Expr, actual: pl.Expr, k: int | None, body: Callable) 
 
 # ------------------------------------------------------------------ scores to label lists
 def ranked_labels(entries: pl.Expr, threshold: float | None = None) -> pl.Expr:
-    """Labels best score first (ties by label), optionally only those scored >= threshold."""
-    valid = _field("score").is_not_null() & _field("label").is_not_null()
-    if threshold is not None:
-        valid = valid & (_field("score") >= threshold)
+    """Labels best score first (ties by label), optionally only those scored >= threshold.
+
+    A label's first entry counts; a NULL score is no score.
+    """
     label, score = _field("label"), _field("score")
-    return (
-        entries.list.eval(pl.element().filter(valid))
-        .list.eval(pl.element().filter(_field("label").is_first_distinct()))
-        .list.eval(label.sort_by([score, label], descending=[True, False]))
-    )
+    keep = label.is_not_null() & label.is_first_distinct() & score.is_not_null()
+    if threshold is not None:
+        keep = keep & (score >= threshold)
+    kept = entries.list.eval(pl.element().filter(keep))
+    return kept.list.eval(label.sort_by([score, label], descending=[True, False]))
 
 
 def _head(labels: pl.Expr, k: int | None) -> pl.Expr:
