@@ -235,6 +235,8 @@ def example(
         lines.append(">>> df = df.agg(ms.multilabel_counts('actual', 'predicted').alias('counts'))")
     if kind in ("set", "row"):
         lines.append(f">>> [r[0] for r in df.select(ms.{name}({args})).collect()]")
+    elif kind == "from_counts":
+        lines.append(f">>> df.select(ms.{name}({args})).first()[0]")
     else:
         lines.append(f">>> df.agg(ms.{name}({args})).first()[0]")
     return [*lines, output]

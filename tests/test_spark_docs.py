@@ -1,0 +1,89 @@
+"""The Spark documentation runs: every docstring example of mlsql.spark, and the README section's SQL.
+
+Generated functions carry their examples in ``__doc__`` (doctest does not find
+functions built at import time), so they are collected here and run on the
+test session; the README section's SQL runs on small views with the numbers
+checked against the oracle.
+"""
+
+from __future__ import annotations
+
+import doctest
+import re
+from pathlib import Path
+
+import pytest
+
+from tests import oracle
+from tests.engines.spark_engine import session
+
+pytest.importorskip("pyspark")
+
+import mlsql.spark as ms
+
+SECTION = Path(ms.__file__).with_name("README_SECTION.md")
+
+
+def examples() -> list[str]:
+    return sorted(name for name, fn in ms.FUNCTIONS.items() if ">>>" in (fn.__doc__ or ""))
+
+
+def test_every_generated_function_of_the_core_has_an_example():
+    missing = [
+        m.name
+        for m in ms._build.measures()
+        if m.family in ("multilabel", "hivemall")
+        and m.name in ms.FUNCTIONS
+        and m.name not in examples()
+    ]
+    assert not missing, missing
+
+
+@pytest.mark.parametrize("name", examples())
+def test_docstring_example_runs(name):
+    session()  # the examples' getOrCreate() finds the test session
+    fn = ms.FUNCTIONS[name]
+    parser = doctest.DocTestParser()
+    test = parser.get_doctest(fn.__doc__, {}, name, None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, f"{name}: {result.failed} of {result.attempted} examples failed"
+
+
+ROWS = [
+    (1, "m1", "2024-06-01", ["cat", "bird"], ["cat"]),
+    (2, "m1", "2024-06-02", ["dog"], ["dog", "fish"]),
+    (3, "m2", "2024-06-01", ["dog", None], ["cat", "cat"]),
+    (4, "m2", "2024-06-02", [], []),
+]
+
+
+def sql_statements() -> list[str]:
+    text = SECTION.read_text()
+    blocks = re.findall(r"```sql\n(.*?)```", text, re.S)
+    out = []
+    for block in blocks:
+        out += [s.strip() for s in block.split(";") if s.strip()]
+    return out
+
+
+def test_readme_sql_runs_and_agrees():
+    spark = session()
+    ms.register(spark)
+    df = spark.createDataFrame(
+        ROWS, "id int, model string, day string, actual array<string>, predicted array<string>"
+    )
+    df.createOrReplaceTempView("preds")
+    df.groupBy("model", "day").agg(
+        ms.multilabel_counts("actual", "predicted").alias("counts")
+    ).createOrReplaceTempView("daily_counts")
+    statements = sql_statements()
+    assert len(statements) == 3
+    per_row, stored, plain = (spark.sql(s).collect() for s in statements)
+    assert [r["missed"] for r in sorted(per_row)] == [["bird"], [], ["dog"], []]
+    for model in ("m1", "m2"):
+        rows = [(a, p) for _, m, _, a, p in ROWS if m == model]
+        want = float(oracle.aggregate("micro_f1", rows))
+        assert next(r["micro_f1"] for r in stored if r["model"] == model) == pytest.approx(want)
+        assert next(r["micro_f1"] for r in plain if r["model"] == model) == pytest.approx(want)
