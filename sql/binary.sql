@@ -20,7 +20,7 @@ CREATE OR REPLACE MACRO binary_counts(actual, predicted) AS
 
 -- binary_precision(actual, predicted, zero_division): tp / (tp + fp): the lecture's prel.
 CREATE OR REPLACE MACRO binary_precision(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_precision') IS NULL THEN NULL ELSE _mlsql_precision(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_precision'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_precision'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_precision'), 'fn'), _mlsql_check_zero_division(zero_division, 'binary_precision')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_precision') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_precision')], lambda c: _mlsql_precision(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_precision')))[1] END;
 
 -- prel(actual, predicted, zero_division): Alias of binary_precision.
 CREATE OR REPLACE MACRO prel(actual, predicted, zero_division := 0) AS 
@@ -32,7 +32,7 @@ CREATE OR REPLACE MACRO binary_precision_from_counts(tp, fp, fn, tn, zero_divisi
 
 -- binary_recall(actual, predicted, zero_division): tp / (tp + fn): the lecture's sens.
 CREATE OR REPLACE MACRO binary_recall(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_recall') IS NULL THEN NULL ELSE _mlsql_recall(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_recall'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_recall'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_recall'), 'fn'), _mlsql_check_zero_division(zero_division, 'binary_recall')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_recall') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_recall')], lambda c: _mlsql_recall(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_recall')))[1] END;
 
 -- sens(actual, predicted, zero_division): Alias of binary_recall.
 CREATE OR REPLACE MACRO sens(actual, predicted, zero_division := 0) AS 
@@ -44,7 +44,7 @@ CREATE OR REPLACE MACRO binary_recall_from_counts(tp, fp, fn, tn, zero_division 
 
 -- binary_specificity(actual, predicted, zero_division): tn / (tn + fp): the lecture's spec.
 CREATE OR REPLACE MACRO binary_specificity(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_specificity') IS NULL THEN NULL ELSE _mlsql_specificity(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_specificity'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_specificity'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_specificity'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_specificity'), 'tn'), _mlsql_check_zero_division(zero_division, 'binary_specificity')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_specificity') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_specificity')], lambda c: _mlsql_specificity(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_specificity')))[1] END;
 
 -- spec(actual, predicted, zero_division): Alias of binary_specificity.
 CREATE OR REPLACE MACRO spec(actual, predicted, zero_division := 0) AS 
@@ -56,7 +56,7 @@ CREATE OR REPLACE MACRO binary_specificity_from_counts(tp, fp, fn, tn, zero_divi
 
 -- binary_negative_predictive_value(actual, predicted, zero_division): tn / (tn + fn): the lecture's nrel.
 CREATE OR REPLACE MACRO binary_negative_predictive_value(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value') IS NULL THEN NULL ELSE _mlsql_negative_predictive_value(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_negative_predictive_value'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_negative_predictive_value'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_negative_predictive_value'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_negative_predictive_value'), 'tn'), _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_negative_predictive_value')], lambda c: _mlsql_negative_predictive_value(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value')))[1] END;
 
 -- nrel(actual, predicted, zero_division): Alias of binary_negative_predictive_value.
 CREATE OR REPLACE MACRO nrel(actual, predicted, zero_division := 0) AS 
@@ -68,7 +68,7 @@ CREATE OR REPLACE MACRO binary_negative_predictive_value_from_counts(tp, fp, fn,
 
 -- binary_support(actual, predicted): tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 CREATE OR REPLACE MACRO binary_support(actual, predicted) AS 
-    _mlsql_joint_share(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_support'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_support'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_support'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_support'), 'tn'));
+    list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_support')], lambda c: _mlsql_joint_share(c.tp, c.fp, c.fn, c.tn))[1];
 
 -- sup(actual, predicted): Alias of binary_support.
 CREATE OR REPLACE MACRO sup(actual, predicted) AS 
@@ -80,7 +80,7 @@ CREATE OR REPLACE MACRO binary_support_from_counts(tp, fp, fn, tn) AS
 
 -- binary_accuracy(actual, predicted): (tp + tn) / n: the lecture's tacc.
 CREATE OR REPLACE MACRO binary_accuracy(actual, predicted) AS 
-    _mlsql_table_accuracy(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_accuracy'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_accuracy'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_accuracy'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_accuracy'), 'tn'));
+    list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_accuracy')], lambda c: _mlsql_table_accuracy(c.tp, c.fp, c.fn, c.tn))[1];
 
 -- tacc(actual, predicted): Alias of binary_accuracy.
 CREATE OR REPLACE MACRO tacc(actual, predicted) AS 
@@ -92,7 +92,7 @@ CREATE OR REPLACE MACRO binary_accuracy_from_counts(tp, fp, fn, tn) AS
 
 -- binary_coverage(actual, predicted): (tp + fp) / n: share predicted positive, the lecture's cov.
 CREATE OR REPLACE MACRO binary_coverage(actual, predicted) AS 
-    _mlsql_table_coverage(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_coverage'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_coverage'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_coverage'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_coverage'), 'tn'));
+    list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_coverage')], lambda c: _mlsql_table_coverage(c.tp, c.fp, c.fn, c.tn))[1];
 
 -- cov(actual, predicted): Alias of binary_coverage.
 CREATE OR REPLACE MACRO cov(actual, predicted) AS 
@@ -104,7 +104,7 @@ CREATE OR REPLACE MACRO binary_coverage_from_counts(tp, fp, fn, tn) AS
 
 -- binary_error_rate(actual, predicted): (fp + fn) / n: 1 - accuracy.
 CREATE OR REPLACE MACRO binary_error_rate(actual, predicted) AS 
-    _mlsql_table_error_rate(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_error_rate'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_error_rate'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_error_rate'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_error_rate'), 'tn'));
+    list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_error_rate')], lambda c: _mlsql_table_error_rate(c.tp, c.fp, c.fn, c.tn))[1];
 
 -- binary_error_rate_from_counts(tp, fp, fn, tn): binary_error_rate of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_error_rate_from_counts(tp, fp, fn, tn) AS 
@@ -112,7 +112,7 @@ CREATE OR REPLACE MACRO binary_error_rate_from_counts(tp, fp, fn, tn) AS
 
 -- binary_fbeta(actual, predicted, beta, zero_division): F-beta of the positive class, from counts.
 CREATE OR REPLACE MACRO binary_fbeta(actual, predicted, beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_fbeta'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_fbeta'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_fbeta'), 'fn'), _mlsql_check_beta(beta, 'binary_fbeta'), _mlsql_check_zero_division(zero_division, 'binary_fbeta')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_fbeta') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_fbeta')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, _mlsql_check_beta(beta, 'binary_fbeta'), _mlsql_check_zero_division(zero_division, 'binary_fbeta')))[1] END;
 
 -- binary_fbeta_from_counts(tp, fp, fn, tn, beta, zero_division): binary_fbeta of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_fbeta_from_counts(tp, fp, fn, tn, beta := 1.0, zero_division := 0) AS 
@@ -120,7 +120,7 @@ CREATE OR REPLACE MACRO binary_fbeta_from_counts(tp, fp, fn, tn, beta := 1.0, ze
 
 -- binary_f1(actual, predicted, zero_division): F1 of the positive class, from counts.
 CREATE OR REPLACE MACRO binary_f1(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f1'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f1'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f1'), 'fn'), 1, _mlsql_check_zero_division(zero_division, 'binary_f1')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f1') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f1')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, 1, _mlsql_check_zero_division(zero_division, 'binary_f1')))[1] END;
 
 -- binary_f1_from_counts(tp, fp, fn, tn, zero_division): binary_f1 of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_f1_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
@@ -128,7 +128,7 @@ CREATE OR REPLACE MACRO binary_f1_from_counts(tp, fp, fn, tn, zero_division := 0
 
 -- binary_f_alpha(actual, predicted, alpha, zero_division): The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 CREATE OR REPLACE MACRO binary_f_alpha(actual, predicted, alpha := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha') IS NULL THEN NULL ELSE _mlsql_fbeta(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f_alpha'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f_alpha'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f_alpha'), 'fn'), pow(_mlsql_check_positive(alpha, 'alpha', 'binary_f_alpha'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f_alpha')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, pow(_mlsql_check_positive(alpha, 'alpha', 'binary_f_alpha'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha')))[1] END;
 
 -- binary_f_alpha_from_counts(tp, fp, fn, tn, alpha, zero_division): binary_f_alpha of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_f_alpha_from_counts(tp, fp, fn, tn, alpha := 1.0, zero_division := 0) AS 
@@ -136,7 +136,7 @@ CREATE OR REPLACE MACRO binary_f_alpha_from_counts(tp, fp, fn, tn, alpha := 1.0,
 
 -- binary_kappa(actual, predicted, zero_division): Cohen's kappa of the 2x2 table.
 CREATE OR REPLACE MACRO binary_kappa(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_kappa') IS NULL THEN NULL ELSE _mlsql_table_kappa(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa'), 'tn'), _mlsql_check_zero_division(zero_division, 'binary_kappa')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_kappa') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa')], lambda c: _mlsql_table_kappa(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_kappa')))[1] END;
 
 -- binary_kappa_from_counts(tp, fp, fn, tn, zero_division): binary_kappa of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_kappa_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
@@ -144,7 +144,7 @@ CREATE OR REPLACE MACRO binary_kappa_from_counts(tp, fp, fn, tn, zero_division :
 
 -- binary_false_negative_rate(actual, predicted, zero_division): fn / (tp + fn): the positive class's error rate (1 - recall).
 CREATE OR REPLACE MACRO binary_false_negative_rate(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate') IS NULL THEN NULL ELSE _mlsql_false_negative_rate(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_negative_rate'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_negative_rate'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_negative_rate'), 'fn'), _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_negative_rate')], lambda c: _mlsql_false_negative_rate(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate')))[1] END;
 
 -- binary_false_negative_rate_from_counts(tp, fp, fn, tn, zero_division): binary_false_negative_rate of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_false_negative_rate_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
@@ -152,7 +152,7 @@ CREATE OR REPLACE MACRO binary_false_negative_rate_from_counts(tp, fp, fn, tn, z
 
 -- binary_false_positive_rate(actual, predicted, zero_division): fp / (fp + tn): the negative class's error rate (1 - specificity).
 CREATE OR REPLACE MACRO binary_false_positive_rate(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate') IS NULL THEN NULL ELSE _mlsql_false_positive_rate(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_positive_rate'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_positive_rate'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_positive_rate'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_positive_rate'), 'tn'), _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_positive_rate')], lambda c: _mlsql_false_positive_rate(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate')))[1] END;
 
 -- binary_false_positive_rate_from_counts(tp, fp, fn, tn, zero_division): binary_false_positive_rate of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_false_positive_rate_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
@@ -160,7 +160,7 @@ CREATE OR REPLACE MACRO binary_false_positive_rate_from_counts(tp, fp, fn, tn, z
 
 -- binary_cost_error(actual, predicted, cost_fn, cost_fp): (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 CREATE OR REPLACE MACRO binary_cost_error(actual, predicted, cost_fn := 1.0, cost_fp := 1.0) AS 
-    _mlsql_table_cost_error(struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error'), 'tp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error'), 'fp'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error'), 'fn'), struct_extract(_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error'), 'tn'), _mlsql_check_number(cost_fn, 'cost_fn', 'binary_cost_error'), _mlsql_check_number(cost_fp, 'cost_fp', 'binary_cost_error'));
+    list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error')], lambda c: _mlsql_table_cost_error(c.tp, c.fp, c.fn, c.tn, _mlsql_check_number(cost_fn, 'cost_fn', 'binary_cost_error'), _mlsql_check_number(cost_fp, 'cost_fp', 'binary_cost_error')))[1];
 
 -- binary_cost_error_from_counts(tp, fp, fn, tn, cost_fn, cost_fp): binary_cost_error of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_cost_error_from_counts(tp, fp, fn, tn, cost_fn := 1.0, cost_fp := 1.0) AS 

@@ -32,14 +32,10 @@ CREATE OR REPLACE MACRO _mlsql_number(x, name, func) AS
 
 -- _mlsql_same_kind(x, y, func): x, after checking that x and y hold labels of one kind (integer widths may differ).
 CREATE OR REPLACE MACRO _mlsql_same_kind(x, y, func) AS 
-    CASE WHEN CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+    CASE WHEN typeof(x) = typeof(y) OR '"NULL"' IN (typeof(x), typeof(y))
+              OR CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END <> CASE WHEN regexp_full_match(typeof(y), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END = CASE WHEN regexp_full_match(typeof(y), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(y) = 'VARCHAR' THEN 'text' WHEN typeof(y) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(y) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(y) = '"NULL"' THEN 'null' ELSE typeof(y) END
-              AND 'null' NOT IN (CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END, CASE WHEN regexp_full_match(typeof(y), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN typeof(y) = 'VARCHAR' THEN 'text' WHEN typeof(y) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(y) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(y) = '"NULL"' THEN 'null' ELSE typeof(y) END)
-         THEN error('' || func || ' needs actual and predicted of the same label type (both text, both integers, ...). Got actual ' || typeof(x) || ' and predicted ' || typeof(y) || '.') ELSE x END;
+         WHEN typeof(y) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(y) = '"NULL"' THEN 'null' ELSE typeof(y) END THEN x
+         ELSE error('' || func || ' needs actual and predicted of the same label type (both text, both integers, ...). Got actual ' || typeof(x) || ' and predicted ' || typeof(y) || '.') END;

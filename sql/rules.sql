@@ -3,7 +3,7 @@
 
 -- rule_novelty(holds, fires): p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 CREATE OR REPLACE MACRO rule_novelty(holds, fires) AS 
-    _mlsql_novelty(struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_novelty'), 'tp'), struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_novelty'), 'fp'), struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_novelty'), 'fn'), struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_novelty'), 'tn'));
+    list_transform([_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_novelty')], lambda c: _mlsql_novelty(c.tp, c.fp, c.fn, c.tn))[1];
 
 -- nov(holds, fires): Alias of rule_novelty.
 CREATE OR REPLACE MACRO nov(holds, fires) AS 
@@ -15,7 +15,7 @@ CREATE OR REPLACE MACRO rule_novelty_from_counts(tp, fp, fn, tn) AS
 
 -- rule_satisfaction(holds, fires, zero_division): 1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 CREATE OR REPLACE MACRO rule_satisfaction(holds, fires, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'rule_satisfaction') IS NULL THEN NULL ELSE _mlsql_satisfaction(struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_satisfaction'), 'tp'), struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_satisfaction'), 'fp'), struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_satisfaction'), 'fn'), struct_extract(_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_satisfaction'), 'tn'), _mlsql_check_zero_division(zero_division, 'rule_satisfaction')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'rule_satisfaction') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_satisfaction')], lambda c: _mlsql_satisfaction(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'rule_satisfaction')))[1] END;
 
 -- sat(holds, fires, zero_division): Alias of rule_satisfaction.
 CREATE OR REPLACE MACRO sat(holds, fires, zero_division := 0) AS 

@@ -3,12 +3,12 @@
 
 -- _mlsql_align_classes(n, classes, ha, hp, hd): Per class (sorted): row total, column total and diagonal from histograms.
 CREATE OR REPLACE MACRO _mlsql_align_classes(n, classes, ha, hp, hd) AS 
-    struct_pack(
+    list_transform([classes], lambda cs: struct_pack(
         n := n,
-        classes := classes,
-        actual := list_transform(classes, lambda x: CAST(coalesce(ha[x], 0) AS BIGINT)),
-        predicted := list_transform(classes, lambda x: CAST(coalesce(hp[x], 0) AS BIGINT)),
-        correct := list_transform(classes, lambda x: CAST(coalesce(hd[x], 0) AS BIGINT)));
+        classes := cs,
+        actual := list_transform(cs, lambda x: CAST(coalesce(ha[x], 0) AS BIGINT)),
+        predicted := list_transform(cs, lambda x: CAST(coalesce(hp[x], 0) AS BIGINT)),
+        correct := list_transform(cs, lambda x: CAST(coalesce(hd[x], 0) AS BIGINT))))[1];
 
 -- _mlsql_class_lists(actual, predicted, func): One pass: known rows n, the sorted classes and per class actual, predicted, correct.
 CREATE OR REPLACE MACRO _mlsql_class_lists(actual, predicted, func) AS 

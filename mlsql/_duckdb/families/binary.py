@@ -10,6 +10,7 @@ formula over stored counts.
 from __future__ import annotations
 
 from mlsql._duckdb.families import classification_checks as CC
+from mlsql._duckdb.families.classification_checks import let
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, measures
@@ -67,17 +68,36 @@ def table_stats(q: Qualify, m: Measure) -> Table2x2:
     """The 2x2 table a measure scores: stored counts, or the sums over its two inputs."""
     if m.kind == "from_counts":
         return Table2x2(*(Sql(name) for name in m.inputs))
-    a, p = m.inputs
-    counts = call(q("_mlsql_binary_counts"), Sql(a), Sql(p), a, p, m.name)
+    counts = counts_call(q, m)
     return Table2x2(*(call("struct_extract", counts, f) for f in B.COUNTS_FIELDS))
 
 
+def counts_call(q: Qualify, m: Measure) -> Sql:
+    """``_mlsql_binary_counts`` over the measure's two inputs."""
+    a, p = m.inputs
+    return call(q("_mlsql_binary_counts"), Sql(a), Sql(p), a, p, m.name)
+
+
 def family_macros(family: str, file: str, q: Qualify, ops: SqlOps) -> list[Macro]:
-    """Every measure of ``family`` (binary or rules) and its aliases."""
+    """Every measure of ``family`` (binary or rules) and its aliases.
+
+    An aggregate binds its four sums to a lambda variable ``c`` once
+    (``list_transform([counts], lambda c: formula(c.tp, ...))[1]``), so the
+    formula's many mentions of tp, fp, fn, tn do not each expand the sums.
+    """
     out: list[Macro] = []
+    bound = Table2x2(*(Sql(f"c.{f}") for f in B.COUNTS_FIELDS))
     for m in measures(family=family):
-        if m.build is not None and m.available_in("duckdb"):
+        if m.build is None or not m.available_in("duckdb"):
+            continue
+        if m.kind == "from_counts":
             out += CC.render(m, q, ops, file, table_stats(q, m))
+            continue
+
+        def body(params: dict[str, Sql], m: Measure = m) -> Sql:
+            return let(counts_call(q, m), "c", m.build(ops, bound, **params))
+
+        out += CC.render(m, q, ops, file, None, body=body)
     return out
 
 

@@ -136,9 +136,9 @@ def _checks() -> list[Macro]:
             FILE,
             "_mlsql_same_kind",
             ("x", "y", "func"),
-            f"""CASE WHEN {_kind("typeof(x)")} <> {_kind("typeof(y)")}
-              AND 'null' NOT IN ({_kind("typeof(x)")}, {_kind("typeof(y)")})
-         THEN error({mismatch}) ELSE x END""",
+            f"""CASE WHEN typeof(x) = typeof(y) OR '"NULL"' IN (typeof(x), typeof(y))
+              OR {_kind("typeof(x)")} = {_kind("typeof(y)")} THEN x
+         ELSE error({mismatch}) END""",
             "x, after checking that x and y hold labels of one kind (integer widths may differ).",
             public=False,
         ),
@@ -151,6 +151,15 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
 
 
 # ------------------------------------------------------------------ rendering
+def let(value: Any, name: str, body: Any) -> Sql:
+    """``body`` with ``name`` bound to ``value``: computed, and bound by DuckDB, once.
+
+    Macro parameters are substituted as text, so a formula naming a statistic
+    ten times would bind its expression ten times; a lambda variable does not.
+    """
+    return Sql(f"list_transform([{value}], lambda {name}: {body})[1]")
+
+
 def param_sql(p: Param) -> str:
     """A macro parameter: ``name`` when required, else ``name := default``."""
     return p.name if p.name in REQUIRED else f"{p.name} := {lit(p.default)}"

@@ -33,6 +33,7 @@ from functools import cache
 from typing import Any
 
 from mlsql._duckdb.families import classification_checks as CC
+from mlsql._duckdb.families.classification_checks import let
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import FORMULAS, Counts, formula_params
@@ -96,11 +97,6 @@ def aggregating(name: str) -> bool:
 
 #: aggregating formulas given per-class lists: name -> positions of the per-class arguments
 CLASSWISE = {"average": (0,), "weighted_average": (0, 1)}
-
-
-def let(value: Any, name: str, body: Any) -> Sql:
-    """``body`` with ``name`` bound to ``value``, computed (and bound by DuckDB) once."""
-    return Sql(f"list_transform([{value}], lambda {name}: {body})[1]")
 
 
 def classwise_macros(q: Qualify) -> list[Macro]:
@@ -208,18 +204,22 @@ def class_stats(q: Qualify, cl: Sql, pairs: Sql | None = None) -> SL.ClassStats:
 
 def _class_lists(q: Qualify) -> list[Macro]:
     both = "actual IS NOT NULL AND predicted IS NOT NULL"
-    align = """struct_pack(
+    align = let(
+        Sql("classes"),
+        "cs",
+        """struct_pack(
         n := n,
-        classes := classes,
-        actual := list_transform(classes, lambda x: CAST(coalesce(ha[x], 0) AS BIGINT)),
-        predicted := list_transform(classes, lambda x: CAST(coalesce(hp[x], 0) AS BIGINT)),
-        correct := list_transform(classes, lambda x: CAST(coalesce(hd[x], 0) AS BIGINT)))"""
+        classes := cs,
+        actual := list_transform(cs, lambda x: CAST(coalesce(ha[x], 0) AS BIGINT)),
+        predicted := list_transform(cs, lambda x: CAST(coalesce(hp[x], 0) AS BIGINT)),
+        correct := list_transform(cs, lambda x: CAST(coalesce(hd[x], 0) AS BIGINT)))""",
+    )
     return [
         Macro(
             FILE,
             "_mlsql_align_classes",
             ("n", "classes", "ha", "hp", "hd"),
-            align,
+            str(align),
             "Per class (sorted): row total, column total and diagonal from histograms.",
             public=False,
         ),
