@@ -128,22 +128,34 @@ def _polars_rows(frame: Any) -> list[dict[str, Any]]:
 def _spark(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
     functions = _functions(_module("spark"), "spark", options.tables)
     _module_or_package("pyspark.sql")
-    from pyspark.sql import SparkSession
-
-    spark = (
-        SparkSession.builder.master("local[*]")
-        .appName("mlsql eval")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
+    spark = _spark_session()
     frame = spark.createDataFrame(con.sql(f"SELECT * FROM {PREPARED}").to_arrow_table())
     kwargs = _kwargs(prepared, options)
     return tuple(
         [r.asDict() for r in fn(frame, ACTUAL, PREDICTED, **kwargs).collect()] if fn else None
         for fn in functions
     )
+
+
+def _spark_session() -> Any:
+    """A local session that logs only errors and draws no console progress of its own
+    (mlsql's spinner shows on a terminal; pipes stay clean). An existing session is reused."""
+    from pathlib import Path
+
+    from pyspark.sql import SparkSession
+
+    log_config = (Path(__file__).with_name("log4j2.properties")).as_uri()
+    spark = (
+        SparkSession.builder.master("local[*]")
+        .appName("mlsql eval")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
 
 
 def _module_or_package(name: str) -> None:

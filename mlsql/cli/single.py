@@ -68,9 +68,9 @@ def _spark(con: duckdb.DuckDBPyConnection, by: list[str]) -> tuple[list[dict], l
     ms = importlib.import_module("mlsql.spark")
     if not all(hasattr(ms, name) for name in (*MEASURES, CONFUSION)):
         return None
-    from pyspark.sql import SparkSession
+    from mlsql.cli.evaluate import _spark_session
 
-    spark = SparkSession.builder.getOrCreate()
+    spark = _spark_session()
     frame = spark.createDataFrame(con.sql(f"SELECT * FROM {SINGLE}").to_arrow_table())
     exprs = [getattr(ms, m)(ACTUAL, PREDICTED).alias(m) for m in MEASURES]
     measures = frame.groupBy(*by).agg(*exprs) if by else frame.agg(*exprs)
