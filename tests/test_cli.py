@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 
 from mlsql.cli import app
 from tests import oracle
-from tests.conftest import ROOT, _engines, conformance
+from tests.conftest import ENGINE_ADAPTERS, ROOT, _engines, _load_adapter, conformance
 
 EXAMPLE = ROOT / "examples" / "data" / "blog_tags.parquet"
 BLOG = conformance("hivemall_blog_tags.json")
@@ -282,6 +282,8 @@ def test_json_matches_conformance_on_every_engine(engine: str) -> None:
         assert result.exit_code == 2
         assert f"--engine {engine} needs {missing.split('.multilabel')[0]}" in result.stderr
         return
+    if engine == "spark":  # the CLI reuses a running session: make it the test suite's one
+        _load_adapter(ENGINE_ADAPTERS["spark"])
     report = eval_json(EXAMPLE, engine=engine)
     [row] = report["summary"]
     assert_summary(row, expected_summary(0))
