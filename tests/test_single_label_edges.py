@@ -377,3 +377,19 @@ def test_duckdb_macros_work_with_a_prefix_and_a_schema():
 def test_every_aggregate_of_these_families_has_zero_row_coverage():
     names = {m.name for m in aggregates()}
     assert {"f1_score", "binary_kappa", "rule_satisfaction", "r2", "auc", "cost_error"} <= names
+
+
+@pytest.mark.parametrize(
+    ("name", "columns"),
+    [
+        ("prevalence", ("actual",)),
+        ("class_error_rate", ("actual", "predicted")),
+        ("cost_error", ("actual", "predicted")),
+    ],
+)
+def test_required_parameters(engine, name, columns):
+    needs(engine, name)
+    table = pa.table({"actual": ["a", "b"], "predicted": ["a", "a"]})
+    param = {"prevalence": "positive", "class_error_rate": "label", "cost_error": "costs"}[name]
+    with pytest.raises(Exception, match=param):
+        engine.aggregate(name, table, columns=columns)

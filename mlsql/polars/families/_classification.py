@@ -89,10 +89,20 @@ def total(x: pl.Expr) -> pl.Expr:
 
 
 # ------------------------------------------------------------------ parameters
+#: parameters without a default, and what they are
+REQUIRED = {
+    "positive": "the class whose share is wanted",
+    "label": "the class whose error rate is wanted",
+    "costs": "a mapping actual -> {predicted: cost}, or a DataFrame actual, predicted, cost",
+}
+
+
 def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
     """Validate this family's own parameters (average, weights, alpha, costs)."""
     out = dict(given)
     for name, value in given.items():
+        if name in REQUIRED and value is None:
+            raise MlsqlError(f"{measure.name} needs the '{name}' parameter ({REQUIRED[name]}).")
         if name == "average":
             out[name] = CP.check_average(value, measure.name)
         elif name == "weights":
@@ -120,12 +130,41 @@ INPUT_DOCS = {
 }
 
 
+#: this family's parameters as docstrings describe them (type line, text)
+PARAM_DOCS = {
+    "average": (
+        "average : {'micro', 'macro', 'weighted'}, default 'macro'",
+        "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
+        "    mean weighted by each class's support. Classes: those seen on either side.",
+    ),
+    "weights": (
+        "weights : {None, 'linear', 'quadratic'}, default None",
+        "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
+    ),
+    "alpha": (
+        "alpha : float, default 1.0",
+        "The lecture's alpha, a finite number > 0: F_alpha is F-beta with alpha = beta².",
+    ),
+    "cost_fn": ("cost_fn : float, default 1.0", "Cost of a false negative."),
+    "cost_fp": ("cost_fp : float, default 1.0", "Cost of a false positive."),
+    "positive": ("positive : label", "The class whose share is wanted (required)."),
+    "label": ("label : label", "The class whose error rate is wanted (required)."),
+    "costs": (
+        "costs : dict or polars.DataFrame",
+        "actual -> {predicted: cost}, (actual, predicted) -> cost, or a DataFrame with\n"
+        "    columns actual, predicted, cost. Pairs not given cost 1 off the diagonal, 0 on it.",
+    ),
+}
+
+
 def _documented(fn: Callable[..., pl.Expr], m: Measure) -> Callable[..., pl.Expr]:
     lines = (fn.__doc__ or "").splitlines()
     for i, line in enumerate(lines[:-1]):
         name = line.split(" : ")[0]
         if name in m.inputs and " : str or polars.Expr" in line and name in INPUT_DOCS:
             lines[i + 1] = f"    {INPUT_DOCS[name]}"
+        elif name in PARAM_DOCS and lines[i + 1].strip() == "See the summary.":
+            lines[i], lines[i + 1] = PARAM_DOCS[name][0], f"    {PARAM_DOCS[name][1]}"
     fn.__doc__ = "\n".join(lines) + "\n"
     return fn
 
