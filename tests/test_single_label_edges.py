@@ -393,3 +393,14 @@ def test_required_parameters(engine, name, columns):
     param = {"prevalence": "positive", "class_error_rate": "label", "cost_error": "costs"}[name]
     with pytest.raises(Exception, match=param):
         engine.aggregate(name, table, columns=columns)
+
+
+def test_these_families_formulas_are_not_shadowed_by_another_module():
+    from mlsql._formulas import FORMULAS
+    from mlsql.measures import contingency, regression, scores, single_label
+
+    for module in (contingency, regression, scores, single_label):
+        for name, value in vars(module).items():
+            if getattr(value, "raw", None) is not None and name in FORMULAS:
+                assert FORMULAS[name].raw.__module__ == module.__name__, name
+    assert FORMULAS["specificity"].raw.__module__ == contingency.__name__
