@@ -401,6 +401,7 @@ def test_these_families_formulas_are_not_shadowed_by_another_module():
 
     for module in (contingency, regression, scores, single_label):
         for name, value in vars(module).items():
-            if getattr(value, "raw", None) is not None and name in FORMULAS:
-                assert FORMULAS[name].raw.__module__ == module.__name__, name
+            raw = getattr(value, "raw", None)
+            if raw is not None and raw.__module__ == module.__name__:  # defined here
+                assert FORMULAS[name] is value, name
     assert FORMULAS["specificity"].raw.__module__ == contingency.__name__
