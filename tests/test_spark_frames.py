@@ -201,3 +201,11 @@ def test_public_functions_have_signatures_and_docstrings():
     for name, fn in ms.FUNCTIONS.items():
         doc = inspect.getdoc(fn) or ""
         assert "Parameters\n----------" in doc and "Returns\n-------" in doc, name
+
+
+def test_a_name_is_the_whole_column_name():
+    # "L1.1" is a column named so (the R walkthrough's indicator layout), not a struct field
+    df = session().createDataFrame(
+        [(["a"], ["a", "b"])], "`L1.1` array<string>, `p `` q` array<string>"
+    )
+    assert df.agg(ms.micro_precision("L1.1", "p ` q")).first()[0] == 0.5

@@ -42,6 +42,9 @@ NOT_A_COLUMN_MESSAGE = (
 def to_column(value: Any, func: str, name: str) -> Column:
     """A column name or a Column as a Column.
 
+    A name is the column's whole name: ``"L1.1"`` is the column named so, not
+    field ``1`` of a struct ``L1`` (pass ``F.col("s.field")`` for that).
+
     Examples
     --------
     >>> to_column(1, "micro_f1", "actual")
@@ -50,7 +53,7 @@ def to_column(value: Any, func: str, name: str) -> Column:
     mlsql._errors.MlsqlError: micro_f1 takes a column name or a pyspark Column for actual. Got 1 instead.
     """
     if isinstance(value, str):
-        return F.col(value)
+        return F.col("`" + value.replace("`", "``") + "`")
     if isinstance(value, Column):
         return value
     raise MlsqlError(NOT_A_COLUMN_MESSAGE.format(func=func, name=name, value=value))

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from functools import reduce
 from typing import Any
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -69,7 +69,7 @@ def _universe(labels: Sequence[Any] | None, func: str) -> list[Any] | None:
 
 def _quoted(name: str) -> Column:
     """The column ``name`` whatever characters it holds (no dots or backticks parsed)."""
-    return F.col("`" + name.replace("`", "``") + "`")
+    return to_column(name, "label tables", "a column")
 
 
 def _prepared(
@@ -119,7 +119,9 @@ def _prepared(
             )
         return out
 
-    cols = [_quoted(g).alias(g) for g in groups]
+    # group columns get plain internal names; _shown gives them their own back
+    cols = [_quoted(g).alias(f"__g{i}") for i, g in enumerate(groups)]
+    groups = [f"__g{i}" for i in range(len(groups))]
     if not groups:
         groups = [ALL]
         cols = [F.lit(0).alias(ALL)]
@@ -130,6 +132,11 @@ def _prepared(
         (a.isNotNull() & p.isNotNull()).alias("__known"),
     )
     return rows, groups, universe, label_type
+
+
+def _shown(by: str | Sequence[str] | None, func: str) -> list[Column]:
+    """The group columns under the caller's names."""
+    return [F.col(f"__g{i}").alias(name) for i, name in enumerate(_by(by, func))]
 
 
 def _common_type(left: T.DataType, right: T.DataType) -> T.DataType:
@@ -143,70 +150,117 @@ def _common_type(left: T.DataType, right: T.DataType) -> T.DataType:
     return left
 
 
-def _join(left: DataFrame, right: DataFrame, keys: Sequence[str], how: str = "left") -> DataFrame:
-    """``left`` joined with ``right`` on ``keys``, NULL keys matching NULL (group columns)."""
-    renamed = right.select(
-        *(F.col(c).alias(f"__r{i}") for i, c in enumerate(keys)),
-        *(c for c in right.columns if c not in keys),
+def _element(
+    label: Column, kind: str, stats: Sequence[Column | None], label_type: T.DataType
+) -> Column:
+    """One spread element: a label with its kind, or a row marker with the row's statistics."""
+    return F.struct(
+        label.cast(label_type).alias("label"),
+        F.lit(kind).alias("kind"),
+        *(
+            (F.lit(None).cast("long") if x is None else x.cast("long")).alias(n)
+            for x, n in zip(stats, ("row_tp", "row_n_actual", "row_n_predicted"), strict=True)
+        ),
     )
-    cond = reduce(
-        lambda x, y: x & y, (left[k].eqNullSafe(renamed[f"__r{i}"]) for i, k in enumerate(keys))
-    )
-    joined = left.join(renamed, cond, how)
-    return joined.drop(*(f"__r{i}" for i in range(len(keys))))
 
 
-def _counts(
+def _spread(
     rows: DataFrame, groups: list[str], universe: list[Any] | None, label_type: T.DataType
-) -> tuple[DataFrame, DataFrame]:
-    """(groups with n_rows, one row per (group, label) with tp, fp, fn, n_rows)."""
-    known = rows.where("__known")
-    n_rows = F.count(F.when(F.col("__known"), 1)).alias("n_rows")
-    if groups == [ALL]:  # one group, even over no rows
-        group_rows = rows.agg(n_rows).select(F.lit(0).alias(ALL), "n_rows")
-    else:
-        group_rows = rows.groupBy(*groups).agg(n_rows)
+) -> DataFrame:
+    """Every (group, label) and (group, row statistics) with its counts, in one pass.
+
+    Each known row is spread into its labels, each tagged tp (in both sets),
+    fn (actual only) or fp (predicted only), plus one marker carrying the
+    row's tp, |A| and |P|; an unknown row into one marker of its own (so its
+    group exists). One ``groupBy`` then counts, per group, each label's tp,
+    fp and fn (rows with a label) and how many rows have each combination of
+    row statistics (rows without one: the histogram of the samples averages).
+    A window adds the group's known rows, ``n_rows``, to every row. With a
+    ``labels`` universe, its labels that never occur in a group join in with
+    zero counts.
+    """
     a, p = F.col("__a"), F.col("__p")
+    none = F.lit(None)
+    nothing = (None, None, None)
+    row_stats = (F.size(F.array_intersect(a, p)), F.size(a), F.size(p))
     tagged = [
-        F.transform(part, _tagger(kind))
+        F.transform(part, _tagger(kind, label_type))
         for part, kind in (
             (F.array_intersect(a, p), "tp"),
             (F.array_except(a, p), "fn"),
             (F.array_except(p, a), "fp"),
         )
     ]
-    spread = known.select(*groups, F.explode(F.concat(*tagged)).alias("e")).select(
-        *groups, F.col("e.label").alias("label"), F.col("e.kind").alias("kind")
+    known = F.concat(*tagged, F.array(_element(none, "row", row_stats, label_type)))
+    unknown = F.array(_element(none, "unknown", nothing, label_type))
+    elements = F.when(F.col("__known"), known).otherwise(unknown)
+    spread = rows.select(*groups, F.explode(elements).alias("e")).select(*groups, "e.*")
+    keys = [*groups, "label", "row_tp", "row_n_actual", "row_n_predicted"]
+    counted = spread.groupBy(*keys).agg(
+        *(F.count(F.when(F.col("kind") == k, 1)).alias(k) for k in (*KINDS, "row"))
     )
-    per_label = spread.groupBy(*groups, "label").agg(
-        *(F.count(F.when(F.col("kind") == kind, 1)).alias(kind) for kind in KINDS)
-    )
-    keys = [*groups, "label"]
-    if universe is None:
-        k = per_label
-    else:
-        listed = F.explode(F.array(*(F.lit(x) for x in universe)).cast(T.ArrayType(label_type)))
-        every = group_rows.select(*groups, listed.alias("label"))
-        k = _join(every, per_label, keys).fillna(0, subset=list(KINDS))
-    k = _join(k, group_rows, groups)
-    return group_rows, k.select(*keys, "tp", "fp", "fn", "n_rows")
+    if groups == [ALL]:  # one group, even over no rows
+        session = rows.sparkSession
+        empty = session.range(1).select(
+            F.lit(0).alias(ALL),
+            *(F.lit(None).cast(label_type if k == "label" else "long").alias(k) for k in keys[1:]),
+            *(F.lit(0).cast("long").alias(k) for k in (*KINDS, "row")),
+        )
+        counted = counted.unionByName(empty)
+    if universe is not None:
+        listed = F.array(*(F.lit(x) for x in universe)).cast(T.ArrayType(label_type))
+        extra = (
+            counted.select(*groups)
+            .distinct()
+            .select(
+                *groups,
+                F.explode(listed).alias("label"),
+                *(F.lit(None).cast("long").alias(k) for k in keys[len(groups) + 1 :]),
+                *(F.lit(0).cast("long").alias(k) for k in (*KINDS, "row")),
+            )
+        )
+        counted = (
+            counted.unionByName(extra)
+            .groupBy(*keys)
+            .agg(*(F.sum(k).alias(k) for k in (*KINDS, "row")))
+        )
+    group = Window.partitionBy(*groups)
+    return counted.withColumn("n_rows", F.sum("row").over(group))
 
 
-def _tagger(kind: str) -> Callable[[Column], Column]:
-    """A one-argument lambda for ``transform``: each label with its kind."""
+def _tagger(kind: str, label_type: T.DataType) -> Callable[[Column], Column]:
+    """A one-argument lambda for ``transform``: each label as an element of its kind."""
 
     def tag(x: Column) -> Column:
-        return F.struct(x.alias("label"), F.lit(kind).alias("kind"))
+        return _element(x, kind, (None, None, None), label_type)
 
     return tag
 
 
-def _label_values(k: DataFrame, groups: list[str], beta: float, zd: P.ZeroDivision) -> DataFrame:
+class MaskedOps(SparkOps):
+    """SparkOps whose aggregates see only the rows where ``mask`` holds.
+
+    The report aggregates label rows and row-statistics rows of a group in
+    one ``groupBy``; each builder's aggregates must see only its own kind.
+    """
+
+    def __init__(self, mask: Column) -> None:
+        self.mask = mask
+
+    def sum(self, x: Any) -> Column:
+        return super().sum(F.when(self.mask, _column(x)))
+
+    def mean(self, x: Any) -> Column:
+        return super().mean(F.when(self.mask, _column(x)))
+
+    def count(self, x: Any) -> Column:
+        return super().count(F.when(self.mask, _column(x)))
+
+
+def _label_values(spread: DataFrame, beta: float, zd: P.ZeroDivision) -> dict[str, Column]:
+    """The columns of label_metrics (label rows of :func:`_spread`; elsewhere meaningless)."""
     counts = LB.LabelCounts(F.col("tp"), F.col("fp"), F.col("fn"), F.col("n_rows"))
-    values = LB.label_values(OPS, counts, beta, zd)
-    return k.select(
-        *groups, "label", "n_rows", *(_column(e).alias(name) for name, e in values.items())
-    )
+    return {n: _column(e) for n, e in LB.label_values(OPS, counts, beta, zd).items()}
 
 
 def _column(value: Any) -> Column:
@@ -273,11 +327,11 @@ def label_metrics(
     func = "label_metrics"
     b, zd = _params(func, beta, zero_division)
     rows, groups, universe, label_type = _prepared(func, source, actual, predicted, labels, by)
-    _, k = _counts(rows, groups, universe, label_type)
+    spread = _spread(rows, groups, universe, label_type).where(F.col("label").isNotNull())
+    values = _label_values(spread, b, zd)
     columns = LB.label_metrics_columns(beta is not None)
-    out = _label_values(k, groups, b, zd)
-    shown = [g for g in groups if g != ALL]
-    return _order(out, [*groups, "label"]).select(*shown, *columns)
+    out = spread.select(*groups, "label", *(values[c].alias(c) for c in columns if c != "label"))
+    return _order(out, [*groups, "label"]).select(*_shown(by, func), *columns)
 
 
 def multilabel_report(
@@ -310,37 +364,34 @@ def multilabel_report(
     func = "multilabel_report"
     b, zd = _params(func, beta, zero_division)
     rows, groups, universe, label_type = _prepared(func, source, actual, predicted, labels, by)
-    group_rows, k = _counts(rows, groups, universe, label_type)
-    aggregates = LB.label_aggregates(OPS, F.col, zd)
-    by_label = (
-        _label_values(k, groups, b, zd)
-        .groupBy(*groups)
-        .agg(*(_column(e).alias(n) for n, e in aggregates.items()))
+    spread = _spread(rows, groups, universe, label_type)
+    is_label = F.col("label").isNotNull()
+    is_row = F.col("row") > 0
+    stats = RowStats(F.col("row_tp"), F.col("row_n_actual"), F.col("row_n_predicted"))
+    label_values = _label_values(spread, b, zd)
+    row_values = {n: _column(e) for n, e in LB.row_values(OPS, stats, b, zd).items()}
+    staged = spread.select(
+        *groups,
+        "n_rows",
+        is_label.alias("__is_label"),
+        is_row.alias("__is_row"),
+        F.when(is_row, F.col("row")).alias("n"),
+        *(F.when(is_label, e).alias(f"l_{n}") for n, e in label_values.items()),
+        F.when(is_label, F.col("n_rows")).alias("l_n_rows"),
+        *(F.when(is_row, e).alias(f"r_{n}") for n, e in row_values.items()),
     )
-    a, p = F.col("__a"), F.col("__p")
-    histogram = (
-        rows.where("__known")
-        .groupBy(
-            *groups,
-            F.size(F.array_intersect(a, p)).cast("long").alias("tp"),
-            F.size(a).cast("long").alias("n_actual"),
-            F.size(p).cast("long").alias("n_predicted"),
-        )
-        .agg(F.count(F.lit(1)).alias("n"))
+    label_ops, row_ops = MaskedOps(F.col("__is_label")), MaskedOps(F.col("__is_row"))
+    by_label = LB.label_aggregates(label_ops, lambda n: F.col(f"l_{n}"), zd)
+    by_row = LB.row_aggregates(row_ops, lambda n: F.col(f"r_{n}"), F.col("n"), zd)
+    aggregated = staged.groupBy(*groups).agg(
+        F.max("n_rows").alias("n_rows"),
+        *(_column(e).alias(n) for n, e in by_label.items()),
+        *(_column(e).alias(n) for n, e in by_row.items() if n != "n_rows"),
     )
-    stats = RowStats(F.col("tp"), F.col("n_actual"), F.col("n_predicted"))
-    values = LB.row_values(OPS, stats, b, zd)
-    row_aggs = LB.row_aggregates(OPS, F.col, F.col("n"), zd)
-    by_row = (
-        histogram.select(*groups, "n", *(_column(e).alias(n) for n, e in values.items()))
-        .groupBy(*groups)
-        .agg(*(_column(e).alias(n) for n, e in row_aggs.items() if n != "n_rows"))
-    )
-    joined = _join(_join(group_rows, by_row, groups), by_label, groups).fillna(0, ["n_labels"])
     final = LB.group_columns(OPS, F.col, b, zd)
-    out = joined.withColumns({n: _column(e) for n, e in final.items()})
-    shown = [g for g in groups if g != ALL]
-    return _order(out, groups).select(*shown, *LB.report_columns(beta is not None))
+    out = aggregated.withColumns({n: _column(e) for n, e in final.items()})
+    columns = LB.report_columns(beta is not None)
+    return _order(out, groups).select(*_shown(by, func), *columns)
 
 
 def _standalone(name: str, summary: str) -> Callable[..., DataFrame]:
@@ -368,7 +419,7 @@ def _standalone(name: str, summary: str) -> Callable[..., DataFrame]:
             zero_division=zero_division,
             by=by,
         )
-        return report.select(*_by(by, name), name)
+        return report.select(*(_quoted(g) for g in _by(by, name)), name)
 
     measure.__name__ = measure.__qualname__ = name
     measure.__module__ = "mlsql.spark"
