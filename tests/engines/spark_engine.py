@@ -130,9 +130,14 @@ class SparkEngine:
         columns: tuple[str, ...] = ("actual", "predicted"),
         **params: Any,
     ) -> Any:
+        from mlsql._registry import REGISTRY
+
         df = frame(table)
-        col = self.function(measure)(*(df[c] for c in columns), **params)
-        return _plain(df.agg(col.alias("value")).first()[0])
+        col = self.function(measure)(*(df[c] for c in columns), **params).alias("value")
+        m = REGISTRY.get(measure)
+        if m is not None and m.kind not in ("aggregate", "counts"):  # per row: the first row's
+            return _plain(df.select(col).first()[0])
+        return _plain(df.agg(col).first()[0])
 
     def grouped(self, measure: str, table: pa.Table, **params: Any) -> dict[Any, Any]:
         df = frame(table)

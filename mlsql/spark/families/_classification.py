@@ -1,0 +1,62 @@
+"""What the binary, rule and regression families share in Spark: input checks and parameters.
+
+Inputs are checked where Spark lets mlsql see their types (Columns of a
+DataFrame, see :mod:`mlsql.spark._types`): binary inputs must be boolean or
+numeric, numbers numeric. A numeric binary input must hold 0 or 1: Spark
+checks each value as it reads it (``raise_error`` with mlsql's message).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from mlsql._errors import MlsqlError
+from mlsql._registry import Measure
+from mlsql.measures import classification_params as CP
+from mlsql.spark._types import data_type
+
+
+def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
+    """Validate the classification families' own parameters (alpha, costs) with mlsql's messages."""
+    out = dict(given)
+    for name, value in given.items():
+        if name == "alpha":
+            out[name] = CP.check_positive(value, name, measure.name)
+        elif name in ("cost_fn", "cost_fp"):
+            out[name] = CP.check_number(value, name, measure.name)
+    return out
+
+
+def binary_inputs(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
+    """Columns of a DataFrame must be boolean or numeric (values are checked when read)."""
+    for name, col in zip(names, cols, strict=True):
+        dtype = data_type(col)
+        if dtype is not None and not isinstance(dtype, (T.BooleanType, T.NumericType, T.NullType)):
+            raise MlsqlError(CP.binary_type_message(func, name, dtype.simpleString()))
+
+
+def numeric_inputs(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
+    """Columns of a DataFrame must be numbers."""
+    for name, col in zip(names, cols, strict=True):
+        dtype = data_type(col)
+        if dtype is not None and not isinstance(dtype, (T.NumericType, T.NullType)):
+            raise MlsqlError(CP.number_type_message(func, name, dtype.simpleString()))
+
+
+def binary_flag(func: str, x: Column) -> Column:
+    """1 for true / 1, 0 for false / 0, NULL for NULL; any other value raises when read."""
+    text = CP.binary_value_message(func, "{}")
+    before, after = text.split("{}")
+    bad = F.raise_error(F.concat(F.lit(before), x.cast("string"), F.lit(after)))
+    return (
+        F.when(x.isNull(), F.lit(None))
+        .when(x.cast("double") == 1, 1)
+        .when(x.cast("double") == 0, 0)
+        .otherwise(bad)
+        .cast("long")
+    )

@@ -1,0 +1,66 @@
+"""Regression measures in Spark: the registry formulas over aggregate statistics.
+
+Statistics (:class:`mlsql.measures.regression.RegressionStats`) over the rows
+where neither side is NULL: sums of squared, absolute and relative errors and
+Spark's own ``var_pop``/``covar_pop`` (streaming and mergeable, no
+Σy² - (Σy)²/n cancellation). ``rae`` needs Σ|y - mean(y)|, which no single
+streaming pass gives: Spark collects the group's y (``collect_list``) and sums
+over it once the group's mean is known.
+
+Inputs are numbers (cast to DOUBLE, so integer sums never overflow under ANSI
+mode); a non-numeric Column of a DataFrame is an :class:`~mlsql.MlsqlError`.
+
+Examples
+--------
+>>> from pyspark.sql import SparkSession
+>>> import mlsql.spark as ms
+>>> spark = SparkSession.builder.getOrCreate()
+>>> df = spark.createDataFrame(
+...     [(3.0, 2.5), (-0.5, 0.0), (2.0, 2.0), (7.0, 8.0)], "actual double, predicted double"
+... )
+>>> df.agg(ms.mse("actual", "predicted")).first()[0]
+0.375
+>>> round(df.agg(ms.r2("actual", "predicted")).first()[0], 6)
+0.948608
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+from mlsql._registry import Measure
+from mlsql.measures import regression as RG
+from mlsql.spark.families import _classification as K
+
+FAMILIES = (RG.FAMILY,)
+
+
+def input_check(measure: Measure) -> Any:
+    """Every input a number."""
+    return K.numeric_inputs
+
+
+def stats(measure: Measure, *inputs: Column) -> RG.RegressionStats:
+    """Aggregates over the known rows, whatever the order of the measure's inputs."""
+    by_name = dict(zip(measure.inputs, inputs, strict=True))
+    known = by_name["actual"].isNotNull() & by_name["predicted"].isNotNull()
+    y = F.when(known, by_name["actual"].cast("double"))
+    p = F.when(known, by_name["predicted"].cast("double"))
+    err = y - p
+    mean_y = F.avg(y)
+    return RG.RegressionStats(
+        n=F.count(y),
+        sse=F.sum(err * err),
+        sae=F.sum(F.abs(err)),
+        sape=F.sum(F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
+        var_actual=F.var_pop(y),
+        var_predicted=F.var_pop(p),
+        covariance=F.covar_pop(y, p),
+        var_error=F.var_pop(err),
+        sad_actual=F.aggregate(
+            F.collect_list(y), F.lit(0.0), lambda acc, x: acc + F.abs(x - mean_y)
+        ),
+    )

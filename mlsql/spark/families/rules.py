@@ -1,0 +1,44 @@
+"""A rule's measures in Spark: novelty and satisfaction over (holds, fires) or stored counts.
+
+The other rule measures are the binary ones with actual = holds (R) and
+predicted = fires (L); see :mod:`mlsql.measures.rules`.
+
+Examples
+--------
+>>> from pyspark.sql import SparkSession
+>>> import mlsql.spark as ms
+>>> spark = SparkSession.builder.getOrCreate()
+>>> df = spark.createDataFrame(
+...     [(True, True), (False, True), (True, False), (False, False), (False, False)],
+...     "holds boolean, fires boolean",
+... )
+>>> round(df.agg(ms.nov("holds", "fires")).first()[0], 12)
+0.04
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pyspark.sql import Column
+
+from mlsql._registry import Measure
+from mlsql.measures import rules as R
+from mlsql.measures.contingency import Table2x2
+from mlsql.spark.families import _classification as K
+from mlsql.spark.families._classification import params  # noqa: F401  (plug-in hook)
+from mlsql.spark.families.binary import cells
+
+FAMILIES = (R.FAMILY,)
+
+
+def stats(measure: Measure, *inputs: Column) -> Table2x2:
+    """Pooled cells of (holds, fires), or one row's stored counts."""
+    if measure.kind == "from_counts":
+        return Table2x2(*(x.cast("long") for x in inputs))
+    return cells(measure.name, *inputs)
+
+
+def input_check(measure: Measure) -> Any:
+    """Stored counts are numbers; holds and fires boolean or 0/1."""
+    return K.numeric_inputs if measure.kind == "from_counts" else K.binary_inputs
