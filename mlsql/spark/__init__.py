@@ -32,7 +32,7 @@ Examples
 ...     "model string, actual array<string>, predicted array<string>",
 ... )
 >>> df.agg(ms.micro_f1("actual", "predicted")).first()[0]
-0.5
+0.5714285714285714
 >>> sorted(df.groupBy("model").agg(ms.samples_jaccard("actual", "predicted")).collect())
 [Row(model='m1', samples_jaccard=0.5), Row(model='m2', samples_jaccard=0.0)]
 """

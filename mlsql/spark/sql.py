@@ -256,7 +256,8 @@ def register(spark: Any, *, prefix: str = "", label_type: str = "STRING") -> lis
     >>> spark.sql("SELECT row_fbeta(array('a', 'b'), array('a'), beta => 2.0)").first()[0]
     0.5555555555555556
     >>> spark.sql(
-    ...     "SELECT micro_f1_from_counts(named_struct('tp', 2L, 'fp', 1L, 'fn', 1L))"
+    ...     "SELECT micro_f1_from_counts(named_struct('n_rows', 2L, 'tp', 2L, 'fp', 1L, "
+    ...     "'fn', 1L, 'n_actual', 3L, 'n_predicted', 3L, 'n_exact', 0L))"
     ... ).first()[0]
     0.6666666666666666
     """

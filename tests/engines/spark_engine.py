@@ -145,12 +145,9 @@ class SparkEngine:
         return {r[0]: _plain(r[1]) for r in df.groupBy("g").agg(col.alias("value")).collect()}
 
     def per_row(self, measure: str, table: pa.Table, **params: Any) -> list[Any]:
-        from pyspark.sql import functions as F
-
-        df = frame(table).withColumn("_row", F.monotonically_increasing_id())
+        df = frame(table)  # one partition: a select keeps the rows' order
         col = self.function(measure)(df["actual"], df["predicted"], **params)
-        rows = df.select("_row", col.alias("value")).orderBy("_row").collect()
-        return [_plain(r[1]) for r in rows]
+        return [_plain(r[0]) for r in df.select(col).collect()]
 
     def from_stored_counts(self, measure: str, table: pa.Table, **params: Any) -> Any:
         df = frame(table)

@@ -346,8 +346,26 @@ def multilabel_report(
 ) -> DataFrame:
     """One row per group: micro, macro, weighted and samples averages, losses and CLP, MLP, WLP.
 
-    Parameters are those of :func:`label_metrics`; the columns those of the
-    DuckDB ``multilabel_report`` (with ``beta``, ``*_fbeta*`` replace ``*_f1*``).
+    Parameters
+    ----------
+    source : pyspark.sql.DataFrame
+        The rows, with label-array columns ``actual`` and ``predicted``.
+    actual, predicted : str
+        Column names.
+    labels : sequence, optional
+        The label universe (see :func:`label_metrics`).
+    beta : float, optional
+        Report F-beta: the ``*_fbeta*`` columns replace the ``*_f1*`` ones.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        Value of an undefined ratio.
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, then the columns of the DuckDB ``multilabel_report``;
+        one row per group (one row over an empty frame), ordered by group.
 
     Examples
     --------
