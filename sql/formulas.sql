@@ -101,9 +101,9 @@ CREATE OR REPLACE MACRO _mlsql_true_negatives(tp, fp, fn, n_rows) AS
 CREATE OR REPLACE MACRO _mlsql_label_accuracy(tp, fp, fn, n_rows) AS 
     _mlsql_share((tp + _mlsql_true_negatives(tp, fp, fn, n_rows)), n_rows);
 
--- _mlsql_weighted_average(values, weights, zero_division, nothing_to_score): Sum of weight x value over the sum of weights, leaving undefined values out.
-CREATE OR REPLACE MACRO _mlsql_weighted_average(values, weights, zero_division, nothing_to_score) AS 
-    CASE WHEN ((count(values) > 0) AND (count(CASE WHEN isnan(values) THEN NULL ELSE values END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(values) THEN NULL ELSE values END * weights)), sum(((CASE WHEN isnan(values) THEN NULL ELSE values END * 0) + weights)), zero_division, nothing_to_score) END;
+-- _mlsql_weighted_average(value, weights, zero_division, nothing_to_score): Sum of weight x value over the sum of weights, leaving undefined values out.
+CREATE OR REPLACE MACRO _mlsql_weighted_average(value, weights, zero_division, nothing_to_score) AS 
+    CASE WHEN ((count(value) > 0) AND (count(CASE WHEN isnan(value) THEN NULL ELSE value END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(value) THEN NULL ELSE value END * weights)), sum(((CASE WHEN isnan(value) THEN NULL ELSE value END * 0) + weights)), zero_division, nothing_to_score) END;
 
 -- _mlsql_fbeta_of_means(p, r, beta): (1 + b²) P R / (b² P + R) of two averages (the R walkthrough's macro F1); 0 when both are 0.
 CREATE OR REPLACE MACRO _mlsql_fbeta_of_means(p, r, beta) AS 

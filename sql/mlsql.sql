@@ -147,9 +147,9 @@ CREATE OR REPLACE MACRO _mlsql_true_negatives(tp, fp, fn, n_rows) AS
 CREATE OR REPLACE MACRO _mlsql_label_accuracy(tp, fp, fn, n_rows) AS 
     _mlsql_share((tp + _mlsql_true_negatives(tp, fp, fn, n_rows)), n_rows);
 
--- _mlsql_weighted_average(values, weights, zero_division, nothing_to_score): Sum of weight x value over the sum of weights, leaving undefined values out.
-CREATE OR REPLACE MACRO _mlsql_weighted_average(values, weights, zero_division, nothing_to_score) AS 
-    CASE WHEN ((count(values) > 0) AND (count(CASE WHEN isnan(values) THEN NULL ELSE values END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(values) THEN NULL ELSE values END * weights)), sum(((CASE WHEN isnan(values) THEN NULL ELSE values END * 0) + weights)), zero_division, nothing_to_score) END;
+-- _mlsql_weighted_average(value, weights, zero_division, nothing_to_score): Sum of weight x value over the sum of weights, leaving undefined values out.
+CREATE OR REPLACE MACRO _mlsql_weighted_average(value, weights, zero_division, nothing_to_score) AS 
+    CASE WHEN ((count(value) > 0) AND (count(CASE WHEN isnan(value) THEN NULL ELSE value END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(value) THEN NULL ELSE value END * weights)), sum(((CASE WHEN isnan(value) THEN NULL ELSE value END * 0) + weights)), zero_division, nothing_to_score) END;
 
 -- _mlsql_fbeta_of_means(p, r, beta): (1 + b²) P R / (b² P + R) of two averages (the R walkthrough's macro F1); 0 when both are 0.
 CREATE OR REPLACE MACRO _mlsql_fbeta_of_means(p, r, beta) AS 
@@ -1241,9 +1241,9 @@ CREATE OR REPLACE MACRO _mlsql_class_pairs(actual, predicted, wanted) AS
 CREATE OR REPLACE MACRO _mlsql_classwise_average(per_class_per_item, zero_division) AS 
     list_transform([per_class_per_item], lambda v0: CASE WHEN ((list_count(list_transform(range(1, len(v0) + 1), lambda k: v0[k])) > 0) AND (list_count(list_transform(range(1, len(v0) + 1), lambda k: CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE list_avg(list_transform(range(1, len(v0) + 1), lambda k: CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END)) END)[1];
 
--- _mlsql_classwise_weighted_average(per_class_values, per_class_weights, zero_division, nothing_to_score): Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.
-CREATE OR REPLACE MACRO _mlsql_classwise_weighted_average(per_class_values, per_class_weights, zero_division, nothing_to_score) AS 
-    list_transform([per_class_values], lambda v0: list_transform([per_class_weights], lambda v1: CASE WHEN ((list_count(list_transform(range(1, len(v0) + 1), lambda k: v0[k])) > 0) AND (list_count(list_transform(range(1, len(v0) + 1), lambda k: CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(list_sum(list_transform(range(1, len(v0) + 1), lambda k: (CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END * v1[k]))), list_sum(list_transform(range(1, len(v0) + 1), lambda k: ((CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END * 0) + v1[k]))), zero_division, nothing_to_score) END)[1])[1];
+-- _mlsql_classwise_weighted_average(per_class_value, per_class_weights, zero_division, nothing_to_score): Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.
+CREATE OR REPLACE MACRO _mlsql_classwise_weighted_average(per_class_value, per_class_weights, zero_division, nothing_to_score) AS 
+    list_transform([per_class_value], lambda v0: list_transform([per_class_weights], lambda v1: CASE WHEN ((list_count(list_transform(range(1, len(v0) + 1), lambda k: v0[k])) > 0) AND (list_count(list_transform(range(1, len(v0) + 1), lambda k: CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(list_sum(list_transform(range(1, len(v0) + 1), lambda k: (CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END * v1[k]))), list_sum(list_transform(range(1, len(v0) + 1), lambda k: ((CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END * 0) + v1[k]))), zero_division, nothing_to_score) END)[1])[1];
 
 -- majority_class(label): The most frequent class (ties: the smallest); NULLs skipped.
 CREATE OR REPLACE MACRO majority_class(label) AS 

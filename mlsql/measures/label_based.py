@@ -99,7 +99,7 @@ def label_accuracy(ops: F.Ops, c: F.Counts, n_rows: E) -> E:
 
 @formula
 def weighted_average(
-    ops: F.Ops, values: E, weights: E, zero_division: Any, nothing_to_score: E
+    ops: F.Ops, value: E, weights: E, zero_division: Any, nothing_to_score: E
 ) -> E:
     """Sum of weight x value over the sum of weights, leaving undefined values out.
 
@@ -109,9 +109,9 @@ def weighted_average(
     weights sum to 0 it follows ``zero_division``. With weights of 1 it is
     :func:`~mlsql._formulas.average`.
     """
-    kept = ops.when(ops.is_nan(values), None, values)
+    kept = ops.when(ops.is_nan(value), None, value)
     kept_weights = kept * 0 + weights  # NULL where the value is left out
-    all_undefined = (ops.count(values) > 0) & (ops.count(kept) == 0)
+    all_undefined = (ops.count(value) > 0) & (ops.count(kept) == 0)
     mean = F.ratio(
         ops, ops.sum(kept * weights), ops.sum(kept_weights), zero_division, nothing_to_score
     )
