@@ -35,8 +35,6 @@ from mlsql.measures import contingency as C
 from mlsql.measures.contingency import Table2x2
 
 FAMILY = "binary"
-#: engines without this family yet, and why
-NOT_PORTED = {"spark": "binary family not yet ported to Spark"}
 ZD = Param("zero_division", 0)
 BETA = Param("beta", 1.0)
 ALPHA = Param("alpha", 1.0)
@@ -168,7 +166,6 @@ for _name, (_summary, _build, _params, _aliases) in MEASURES.items():
         _summary,
         params=_params,
         aliases=_aliases,
-        unavailable=NOT_PORTED,
     )(_build)
     measure(
         f"{_name}_from_counts",
@@ -177,7 +174,6 @@ for _name, (_summary, _build, _params, _aliases) in MEASURES.items():
         f"{_name} of stored counts tp, fp, fn, tn.",
         inputs=COUNT_INPUTS,
         params=_params,
-        unavailable=NOT_PORTED,
     )(_build)
 
 declare(
@@ -185,5 +181,4 @@ declare(
     "counts",
     FAMILY,
     "Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.",
-    unavailable=NOT_PORTED,
 )

@@ -52,8 +52,6 @@ from mlsql._registry import Param, declare
 FAMILY = "label_based"
 E = Any
 
-#: Why an engine lacks the label tables (until its helper writes them).
-NOT_IN_SPARK = {"spark": "label tables are not written for Spark yet"}
 
 # ------------------------------------------------------------------ row codes
 #: A row's statistics packed in one integer: |A| + tp * CODE_BASE + |P| * CODE_BASE²
@@ -352,7 +350,6 @@ declare(
     "(and F-beta with beta), Jaccard and accuracy.",
     inputs=TABLE_INPUTS,
     params=TABLE_PARAMS,
-    unavailable=NOT_IN_SPARK,
 )
 declare(
     "multilabel_report",
@@ -362,7 +359,6 @@ declare(
     "accuracy, label accuracies and the label-problem rates CLP, MLP, WLP.",
     inputs=TABLE_INPUTS,
     params=TABLE_PARAMS,
-    unavailable=NOT_IN_SPARK,
 )
 
 #: the report columns also offered as table functions of their own
@@ -394,7 +390,6 @@ for _name, _summary in STANDALONE.items():
         _summary + " One row per group, over a table.",
         inputs=TABLE_INPUTS,
         params=(LABELS, Param("beta", 1.0), ZD, BY) if "fbeta" in _name else (LABELS, ZD, BY),
-        unavailable=NOT_IN_SPARK,
     )
 
 # ------------------------------------------------------------------ indicator columns
@@ -405,7 +400,6 @@ declare(
     "The label list of a row from 0/1 (or boolean) indicator values and their label names; "
     "NULL if any indicator is NULL.",
     inputs=("indicators", "labels"),
-    unavailable=NOT_IN_SPARK,
 )
 declare(
     "indicators_from_labels",
@@ -413,5 +407,4 @@ declare(
     FAMILY,
     "0/1 indicators of a label list over a label universe, in the universe's order.",
     inputs=("actual", "labels"),
-    unavailable=NOT_IN_SPARK,
 )

@@ -55,8 +55,6 @@ from mlsql._registry import Param, measure
 
 E = Any  # an engine expression
 FAMILY = "regression"
-#: engines without this family yet, and why
-NOT_PORTED = {"spark": "regression family not yet ported to Spark"}
 ZD = Param("zero_division", 0)
 #: mape's floor for |y| (scikit-learn: numpy's float64 epsilon)
 EPSILON = sys.float_info.epsilon
@@ -221,5 +219,4 @@ for _name, (_summary, _build, _params, _aliases, _inputs) in MEASURES.items():
         inputs=_inputs,
         params=_params,
         aliases=_aliases,
-        unavailable=NOT_PORTED,
     )(_build)

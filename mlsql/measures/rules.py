@@ -37,8 +37,6 @@ from mlsql.measures import contingency as C
 from mlsql.measures.contingency import Table2x2
 
 FAMILY = "rules"
-#: engines without this family yet, and why
-NOT_PORTED = {"spark": "rules family not yet ported to Spark"}
 ZD = Param("zero_division", 0)
 RULE_INPUTS = ("holds", "fires")
 COUNT_INPUTS = ("tp", "fp", "fn", "tn")
@@ -71,7 +69,6 @@ for _name, (_summary, _build, _params, _aliases) in MEASURES.items():
         inputs=RULE_INPUTS,
         params=_params,
         aliases=_aliases,
-        unavailable=NOT_PORTED,
     )(_build)
     measure(
         f"{_name}_from_counts",
@@ -80,5 +77,4 @@ for _name, (_summary, _build, _params, _aliases) in MEASURES.items():
         f"{_name} of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.",
         inputs=COUNT_INPUTS,
         params=_params,
-        unavailable=NOT_PORTED,
     )(_build)

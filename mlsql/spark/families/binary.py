@@ -9,14 +9,11 @@ the same over (holds, fires).
 
 Examples
 --------
-The examples run once the registry lists this family for Spark (until then its
-measures say ``unavailable['spark']`` and ``mlsql.spark`` does not offer them):
-
 >>> from pyspark.sql import SparkSession
 >>> import mlsql.spark as ms
 >>> spark = SparkSession.builder.getOrCreate()
 >>> df = spark.createDataFrame([(1, 1), (1, 0), (0, 1), (0, 0)], "actual int, predicted int")
->>> df.agg(ms.binary_precision("actual", "predicted")).first()[0]  # doctest: +SKIP
+>>> df.agg(ms.binary_precision("actual", "predicted")).first()[0]
 0.5"""
 
 from __future__ import annotations

@@ -12,18 +12,15 @@ mode); a non-numeric Column of a DataFrame is an :class:`~mlsql.MlsqlError`.
 
 Examples
 --------
-The examples run once the registry lists this family for Spark (until then its
-measures say ``unavailable['spark']`` and ``mlsql.spark`` does not offer them):
-
 >>> from pyspark.sql import SparkSession
 >>> import mlsql.spark as ms
 >>> spark = SparkSession.builder.getOrCreate()
 >>> df = spark.createDataFrame(
 ...     [(3.0, 2.5), (-0.5, 0.0), (2.0, 2.0), (7.0, 8.0)], "actual double, predicted double"
 ... )
->>> df.agg(ms.mse("actual", "predicted")).first()[0]  # doctest: +SKIP
+>>> df.agg(ms.mse("actual", "predicted")).first()[0]
 0.375
->>> round(df.agg(ms.r2("actual", "predicted")).first()[0], 6)  # doctest: +SKIP
+>>> round(df.agg(ms.r2("actual", "predicted")).first()[0], 6)
 0.948608"""
 
 from __future__ import annotations

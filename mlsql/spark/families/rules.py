@@ -5,9 +5,6 @@ predicted = fires (L); see :mod:`mlsql.measures.rules`.
 
 Examples
 --------
-The examples run once the registry lists this family for Spark (until then its
-measures say ``unavailable['spark']`` and ``mlsql.spark`` does not offer them):
-
 >>> from pyspark.sql import SparkSession
 >>> import mlsql.spark as ms
 >>> spark = SparkSession.builder.getOrCreate()
@@ -15,7 +12,7 @@ measures say ``unavailable['spark']`` and ``mlsql.spark`` does not offer them):
 ...     [(True, True), (False, True), (True, False), (False, False), (False, False)],
 ...     "holds boolean, fires boolean",
 ... )
->>> round(df.agg(ms.nov("holds", "fires")).first()[0], 12)  # doctest: +SKIP
+>>> round(df.agg(ms.nov("holds", "fires")).first()[0], 12)
 0.04"""
 
 from __future__ import annotations
