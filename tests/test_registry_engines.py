@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 from functools import cache
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -42,14 +43,9 @@ def offers(engine: str, name: str, kind: str = "row") -> bool:
 
 
 def cases() -> list[object]:
-    out = []
-    for m in MEASURES:
-        for engine in ENGINES:
-            marks = []
-            if engine == "spark":
-                marks.append(pytest.mark.xfail(strict=False, reason="mlsql.spark in progress"))
-            out.append(pytest.param(m, engine, id=f"{engine}-{m.name}", marks=marks))
-    return out
+    return [
+        pytest.param(m, engine, id=f"{engine}-{m.name}") for m in MEASURES for engine in ENGINES
+    ]
 
 
 @pytest.mark.parametrize(("measure", "engine"), cases())
@@ -72,3 +68,40 @@ def test_the_check_fails_for_a_name_no_engine_has():
 
 def test_the_registry_is_not_empty():
     assert len(MEASURES) > 30 and {m.family for m in MEASURES} >= {"multilabel", "hivemall"}
+
+
+def gaps_section() -> str:
+    """The README's list of what an engine lacks, as the registry says it."""
+    by_reason: dict[tuple[str, str], list[str]] = {}
+    for m in MEASURES:
+        for engine, why in m.unavailable.items():
+            by_reason.setdefault((engine, why.strip()), []).append(m.name)
+    lines = [
+        f"- **{engine}**: {', '.join(f'`{n}`' for n in names)}: {why.rstrip('.')}."
+        for (engine, why), names in sorted(by_reason.items())
+    ]
+    return "\n".join(lines)
+
+
+def test_readme_lists_every_engine_gap_with_its_reason():
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    heading = "### Not in every engine"
+    assert heading in text
+    section = text[text.index(heading) :]
+    section = section[: section.index("\n## ")]
+    expected = gaps_section()
+    assert expected in section, f"README's gaps section should hold:\n{expected}"
+
+
+def test_readme_names_every_function_and_alias():
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+
+    def named(name: str) -> bool:
+        if f"`{name}" in text:
+            return True
+        # the 2x2 families say once that each measure has a stored-counts twin
+        base = name.removesuffix("_from_counts")
+        return base != name and f"`{base}`" in text and "`*_from_counts(tp, fp, fn, tn)`" in text
+
+    missing = [name for m in MEASURES for name in (m.name, *m.aliases) if not named(name)]
+    assert not missing, f"README.md does not mention {missing}"

@@ -21,7 +21,7 @@ pytest.importorskip("pyspark")
 
 import mlsql.spark as ms
 
-SECTION = Path(ms.__file__).with_name("README_SECTION.md")
+README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def examples() -> list[str]:
@@ -60,7 +60,9 @@ ROWS = [
 
 
 def sql_statements() -> list[str]:
-    text = SECTION.read_text()
+    text = README.read_text()
+    text = text[text.index("\n## Spark\n") :]
+    text = text[: text.index("\n## ", 1)]  # the Spark section only
     blocks = re.findall(r"```sql\n(.*?)```", text, re.S)
     out = []
     for block in blocks:
