@@ -5,7 +5,7 @@ A case is an engine, a name and a body:
 - ``duckdb``: an SQL string; ``{f}`` is replaced by the Parquet path. With
   ``mlsql=True`` the connection comes from ``mlsql.connect()``, otherwise
   from ``duckdb.connect()``. The result is fetched with ``fetchall()``.
-- ``polars``, ``sklearn``, ``spark``: a callable taking an :class:`Env`
+- ``polars``, ``sklearn``, ``spark``, ``mllib``: a callable taking an :class:`Env`
   (the path as ``e.f``, the engine's handles, and ``e.mlsql``, the engine's
   mlsql module when ``mlsql=True``).
 
@@ -69,7 +69,8 @@ class Case:
     Attributes
     ----------
     engine : str
-        ``duckdb``, ``polars``, ``sklearn`` or ``spark``.
+        ``duckdb``, ``polars``, ``sklearn``, ``spark`` or ``mllib`` (Spark MLlib,
+        on a Spark session like ``spark``).
     name : str
         Short name, unique within the engine.
     body : str or callable or None
@@ -122,6 +123,31 @@ def _pl_naive_micro_f(pl: Any) -> Any:
 def _spark_lengths(e: Env) -> Any:
     """Spark column: total number of actual and predicted labels."""
     return e.F.sum(e.F.size("actual") + e.F.size("predicted"))
+
+
+def mllib_micro_f1(e: Env) -> float:
+    """Micro F1 with Spark MLlib's ``MultilabelMetrics``, the built-in Spark answer.
+
+    MLlib takes an RDD of (predicted, actual) label arrays of doubles, so the
+    integer labels are cast to double in the DataFrame first; the RDD then
+    goes through Python (pickled rows), as MLlib's Python API requires.
+
+    Parameters
+    ----------
+    e : Env
+        Environment with the file path and the Spark session.
+
+    Returns
+    -------
+    float
+        Micro F1.
+    """
+    from pyspark.mllib.evaluation import MultilabelMetrics
+
+    F = e.F
+    as_double = [F.transform(c, lambda x: x.cast("double")) for c in ("predicted", "actual")]
+    pairs = e.spark.read.parquet(e.f).select(*as_double).rdd.map(lambda r: (r[0], r[1]))
+    return float(MultilabelMetrics(pairs).microF1Measure)
 
 
 def sklearn_micro_f1(e: Env) -> float:
@@ -181,6 +207,8 @@ CASES: list[Case] = [
     Case("spark", "JVM start (SparkSession)", None, files=(), setup_only=True, repeat=1),
     Case("spark", "bare scan", lambda e: e.spark.read.parquet(e.f).agg(_spark_lengths(e)).collect()),
     Case("spark", "mlsql micro_f1", lambda e: e.spark.read.parquet(e.f).agg(e.mlsql.micro_f1("actual", "predicted")).collect(), mlsql=True),
+    # MLlib's MultilabelMetrics on the same session: ratio to mlsql's Spark micro_f1; labels must be doubles, so ints only
+    Case("mllib", "MultilabelMetrics micro F1", mllib_micro_f1, files=("ints",), baseline=("spark", "mlsql micro_f1")),
 ]
 # fmt: on
 

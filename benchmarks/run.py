@@ -44,7 +44,7 @@ from cases import CASES, FILES, MLSQL_MODULES, Case, Env, find
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-ENGINES = ("duckdb", "polars", "sklearn", "spark")
+ENGINES = ("duckdb", "polars", "sklearn", "spark", "mllib")
 DEFAULT_ENGINES = "duckdb,polars,sklearn"
 MLSQL_MISSING = "mlsql not importable yet"
 
@@ -157,7 +157,7 @@ def setup(case: Case, path: str, driver_memory: str) -> tuple[Env, float]:
         import pyarrow.parquet  # noqa: F401
         import sklearn.metrics
         import sklearn.preprocessing  # noqa: F401
-    elif case.engine == "spark":
+    elif case.engine in ("spark", "mllib"):
         import pyspark.sql  # noqa: F401
 
         start = time.perf_counter()
@@ -835,6 +835,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=2_000_000,
         help="skip scikit-learn above this many rows (default 2000000)",
     )
+    p.add_argument(
+        "--mllib-max-rows",
+        type=int,
+        default=2_000_000,
+        help="skip MLlib's MultilabelMetrics above this many rows (default 2000000)",
+    )
     p.add_argument("--spark-driver-memory", default="4g", help="spark.driver.memory (default 4g)")
     p.add_argument("--json", type=Path, help="also write the results to this JSON file")
     p.add_argument("--markdown", type=Path, help="also write the table to this Markdown file")
@@ -887,6 +893,13 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "spark": lambda: (
             "pyspark not importable" if importlib.util.find_spec("pyspark") is None else ""
+        ),
+        "mllib": lambda: (
+            "pyspark not importable"
+            if importlib.util.find_spec("pyspark") is None
+            else f"rows > --mllib-max-rows ({args.mllib_max_rows:,})"
+            if args.rows > args.mllib_max_rows
+            else ""
         ),
     }
     from rich.console import Console
