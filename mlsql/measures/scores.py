@@ -11,7 +11,8 @@ scores higher, a tie counting one half, which is scikit-learn's
 ``roc_auc_score`` with ties. It needs no sorted input (Hivemall's ``auc``
 does). DuckDB sorts the group's (score, label) pairs inside the aggregate, so
 it holds the group's rows in memory (about 1.5 s per million rows on one
-core); Polars ranks them (``rank('average')``).
+core); Polars ranks them (``rank('average')``); Spark collects and sorts them
+inside the aggregate, holding the group's rows in memory as DuckDB does.
 
 Notes
 -----
@@ -34,8 +35,6 @@ from mlsql._registry import Param, measure
 
 E = Any  # an engine expression
 FAMILY = "scores"
-#: engines without this family yet, and why
-NOT_PORTED = {"spark": "scores family not yet ported to Spark"}
 ZD = Param("zero_division", 0)
 #: Hivemall's clip of probabilities in logloss
 CLIP = 1e-15
@@ -86,7 +85,6 @@ measure(
     FAMILY,
     "Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.",
     aliases=("log_loss",),
-    unavailable=NOT_PORTED,
 )(_logloss)
 measure(
     "hivemall_logloss",
@@ -94,7 +92,6 @@ measure(
     FAMILY,
     "logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).",
     inputs=("predicted", "actual"),
-    unavailable=NOT_PORTED,
 )(_logloss)
 measure(
     "auc",
@@ -103,7 +100,6 @@ measure(
     "ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.",
     params=(ZD,),
     aliases=("roc_auc_score",),
-    unavailable=NOT_PORTED,
 )(_auc)
 measure(
     "hivemall_auc",
@@ -112,5 +108,4 @@ measure(
     "auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.",
     inputs=("score", "label"),
     params=(ZD,),
-    unavailable=NOT_PORTED,
 )(_auc)
