@@ -46,6 +46,8 @@ def run_table(engine: Any, name: str, table: pa.Table, *columns: str, **params: 
 
         out = getattr(mp, name)(pl.from_arrow(table).lazy(), *columns, **params)
         return (out.collect() if isinstance(out, pl.LazyFrame) else out).rows()
+    if engine.name == "spark":
+        return engine.table_rows(name, table, *columns, **params)
     pytest.fail(f"no table runner for engine {engine.name}")
 
 
@@ -53,7 +55,7 @@ def run_cost_error(engine: Any, table: pa.Table, costs: list[tuple[Any, Any, flo
     """cost_error with costs given as a table of (actual, predicted, cost) rows.
 
     DuckDB: ``cost_error(actual, predicted, (SELECT cost_map(...) FROM costs))``;
-    Polars: ``costs=`` the DataFrame.
+    Polars and Spark: ``costs=`` the DataFrame.
     """
     needs(engine, "cost_error")
     kinds = pa.table({"actual": table["actual"], "predicted": table["predicted"]}).schema
@@ -76,6 +78,8 @@ def run_cost_error(engine: Any, table: pa.Table, costs: list[tuple[Any, Any, flo
         finally:
             engine.con.unregister("t")
             engine.con.unregister("costs")
+    if engine.name == "spark":  # costs= the cost table as a DataFrame
+        return engine.cost_error_from_table(table, cost_table)
     import polars as pl
 
     return engine.aggregate("cost_error", table, costs=pl.from_arrow(cost_table))
@@ -133,6 +137,9 @@ def test_wide_confusion_matrix_of_the_twenty_animals(engine):
             columns, rows = rel.columns, rel.fetchall()
         finally:
             engine.con.unregister("t")
+    elif engine.name == "spark":
+        needs(engine, "confusion_matrix_wide")
+        columns, rows = engine.wide_table("confusion_matrix_wide", table, "actual", "predicted")
     else:
         needs(engine, "confusion_matrix_wide")
         import polars as pl

@@ -61,8 +61,6 @@ from mlsql.measures.label_based import weighted_average
 
 E = Any  # an engine expression
 FAMILY = "single_label"
-#: engines without this family yet, and why
-NOT_PORTED = {"spark": "single-label family not yet ported to Spark"}
 ZD = Param("zero_division", 0)
 BETA = Param("beta", 1.0)
 AVERAGE = Param("average", "macro")
@@ -232,7 +230,6 @@ declare(
     "One row per class of a label column (and group): class, count, share of known rows.",
     inputs=("label",),
     params=(BY,),
-    unavailable=NOT_PORTED,
 )
 declare(
     "majority_class",
@@ -240,7 +237,6 @@ declare(
     FAMILY,
     "The most frequent class (ties: the smallest); NULLs skipped.",
     inputs=("label",),
-    unavailable=NOT_PORTED,
 )
 declare(
     "minority_class",
@@ -248,7 +244,6 @@ declare(
     FAMILY,
     "The least frequent class that occurs (ties: the smallest); NULLs skipped.",
     inputs=("label",),
-    unavailable=NOT_PORTED,
 )
 
 
@@ -258,7 +253,6 @@ declare(
     FAMILY,
     "1 - the largest class share: the error of always predicting the majority class.",
     inputs=("label",),
-    unavailable=NOT_PORTED,
 )
 def _majority_error(ops: Any, s: LabelStats) -> E:
     return F.share(ops, s.n - s.largest, s.n)
@@ -271,7 +265,6 @@ def _majority_error(ops: Any, s: LabelStats) -> E:
     "Share of known rows whose label is the given positive class.",
     inputs=("label",),
     params=(Param("positive", None),),
-    unavailable=NOT_PORTED,
 )
 def _prevalence(ops: Any, s: LabelStats, positive: Any) -> E:
     return F.share(ops, s.matching(positive), s.n)
@@ -284,7 +277,6 @@ def _prevalence(ops: Any, s: LabelStats, positive: Any) -> E:
     FAMILY,
     "Share of known rows where actual = predicted.",
     aliases=("accuracy_score",),
-    unavailable=NOT_PORTED,
 )
 def _accuracy(ops: Any, s: Agreement) -> E:
     return F.share(ops, s.correct, s.n)
@@ -295,7 +287,6 @@ def _accuracy(ops: Any, s: Agreement) -> E:
     "aggregate",
     FAMILY,
     "Share of known rows where actual <> predicted.",
-    unavailable=NOT_PORTED,
 )
 def _error_rate(ops: Any, s: Agreement) -> E:
     return F.share(ops, s.n - s.correct, s.n)
@@ -307,7 +298,6 @@ def _error_rate(ops: Any, s: Agreement) -> E:
     FAMILY,
     "Precision over classes, averaged micro, macro (default) or weighted by support.",
     params=(AVERAGE, ZD),
-    unavailable=NOT_PORTED,
 )
 def _precision_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> E:
     return averaged(ops, s, F.precision, average, zero_division)
@@ -319,7 +309,6 @@ def _precision_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) 
     FAMILY,
     "Recall over classes, averaged micro, macro (default) or weighted by support.",
     params=(AVERAGE, ZD),
-    unavailable=NOT_PORTED,
 )
 def _recall_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> E:
     return averaged(ops, s, F.recall, average, zero_division)
@@ -331,7 +320,6 @@ def _recall_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> 
     FAMILY,
     "F-beta over classes (from counts), averaged micro, macro (default) or weighted.",
     params=(BETA, AVERAGE, ZD),
-    unavailable=NOT_PORTED,
 )
 def _fbeta_score(ops: Any, s: ClassStats, beta: Any, average: Any, zero_division: Any) -> E:
     def ratio(o: Any, c: Counts, zd: Any) -> E:
@@ -346,7 +334,6 @@ def _fbeta_score(ops: Any, s: ClassStats, beta: Any, average: Any, zero_division
     FAMILY,
     "F1 over classes (from counts), averaged micro, macro (default) or weighted.",
     params=(AVERAGE, ZD),
-    unavailable=NOT_PORTED,
 )
 def _f1_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> E:
     def ratio(o: Any, c: Counts, zd: Any) -> E:
@@ -361,7 +348,6 @@ def _f1_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> E:
     FAMILY,
     "Mean recall over the classes that occur in actual.",
     aliases=("balanced_accuracy",),
-    unavailable=NOT_PORTED,
 )
 def _balanced_accuracy(ops: Any, s: ClassStats) -> E:
     recall = s.axis.when(s.actual > 0, s.correct / s.actual, None)
@@ -375,7 +361,6 @@ def _balanced_accuracy(ops: Any, s: ClassStats) -> E:
     "Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.",
     params=(WEIGHTS, ZD),
     aliases=("kappa",),
-    unavailable=NOT_PORTED,
 )
 def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, zero_division: Any) -> E:
     n = s.n
@@ -411,7 +396,6 @@ def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, zero_division: Any) -> E
     "Matthews correlation coefficient (multiclass).",
     params=(ZD,),
     aliases=("mcc",),
-    unavailable=NOT_PORTED,
 )
 def _mcc(ops: Any, s: ClassStats, zero_division: Any) -> E:
     value = matthews_corrcoef(
@@ -432,7 +416,6 @@ def _mcc(ops: Any, s: ClassStats, zero_division: Any) -> E:
     FAMILY,
     "Share of the rows truly of the given class that were predicted otherwise.",
     params=(Param("label", None), ZD),
-    unavailable=NOT_PORTED,
 )
 def _class_error_rate(ops: Any, s: OneVsRest, label: Any, zero_division: Any) -> E:
     t = s.table(label)
@@ -446,7 +429,6 @@ def _class_error_rate(ops: Any, s: OneVsRest, label: Any, zero_division: Any) ->
     "(1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost "
     "(missing pairs: 1 off the diagonal, 0 on it).",
     params=(Param("costs", None),),
-    unavailable=NOT_PORTED,
 )
 def _cost_error(ops: Any, s: CostStats, costs: Any) -> E:
     return F.share(ops, s.total_cost(costs), s.n)
@@ -459,7 +441,6 @@ declare(
     "A cost table's rows (actual, predicted, cost) as the nested map cost_error takes.",
     inputs=("actual", "predicted", "cost"),
     unavailable={
-        **NOT_PORTED,
         "polars": "cost_error takes the cost table itself (a DataFrame actual, predicted, cost) "
         "or a dict; no map column is needed",
     },
@@ -470,7 +451,6 @@ declare(
     FAMILY,
     "The confusion matrix as a long table: actual, predicted, count (every cell, zeros too).",
     params=(BY,),
-    unavailable=NOT_PORTED,
 )
 declare(
     "confusion_matrix_wide",
@@ -479,7 +459,6 @@ declare(
     "The confusion matrix as a wide table: one row per actual class, a column per predicted class.",
     params=(BY,),
     unavailable={
-        **NOT_PORTED,
         "duckdb": "a DuckDB macro cannot PIVOT on values read from the data: run PIVOT "
         "confusion_matrix(...) ON predicted USING sum(count), or call "
         "mlsql.single_label_tables.confusion_matrix_wide(con, ...)",
@@ -491,5 +470,4 @@ declare(
     FAMILY,
     "One row per class: tp, fp, fn, tn, support, precision, recall, fbeta, class error rate.",
     params=(BETA, ZD, BY),
-    unavailable=NOT_PORTED,
 )

@@ -175,6 +175,24 @@ class SparkEngine:
         out = self.function(name)(frame(table), *columns, **params)
         return out.toArrow()
 
+    def table_rows(self, name: str, table: pa.Table, *columns: str, **params: Any) -> list[tuple]:
+        """``ms.<name>(DataFrame, *columns, **params)`` as a list of tuples (single-label tables)."""
+        out = self.function(name)(frame(table), *columns, **params)
+        return [tuple(_plain(v) for v in r) for r in out.collect()]
+
+    def wide_table(
+        self, name: str, table: pa.Table, *columns: str, **params: Any
+    ) -> tuple[list[str], list[tuple]]:
+        """A table whose columns depend on the data: (column names, rows)."""
+        out = self.function(name)(frame(table), *columns, **params)
+        return out.columns, [tuple(r) for r in out.collect()]
+
+    def cost_error_from_table(self, table: pa.Table, costs: pa.Table) -> Any:
+        """``cost_error(actual, predicted, costs=<DataFrame actual, predicted, cost>)``."""
+        df = frame(table)
+        col = self.function("cost_error")(df["actual"], df["predicted"], costs=frame(costs))
+        return df.agg(col).first()[0]
+
     def lists_from_indicators(
         self, table: pa.Table, sides: dict[str, list[str]], labels: list[Any]
     ) -> pa.Table:

@@ -1,0 +1,939 @@
+"""Single-label (multiclass) measures in Spark: one label per row, actual against predicted.
+
+Every measure has the name, parameters and numbers of the SQL library and of
+Polars (:mod:`mlsql.measures.single_label`); the formulas are the registry's,
+run on Columns. Labels are text, integers or booleans, one kind on both sides
+(a Column of a DataFrame of another kind, or an array, is an
+:class:`~mlsql.MlsqlError`); a row where either side is NULL is unknown and
+skipped; over no known rows every aggregate is NULL.
+
+How each aggregate runs, and what it holds per group:
+
+- ``accuracy``, ``error_rate``, ``prevalence``, ``class_error_rate`` and
+  ``cost_error`` are counts and sums over the rows: streaming and mergeable,
+  a few numbers per group.
+- ``majority_class`` is Spark's ``mode`` (lowest value on ties): a hash map of
+  the classes per group, mergeable.
+- ``minority_class``, ``majority_error`` and the class-wise measures
+  (``precision_score``, ``recall_score``, ``fbeta_score``, ``f1_score``,
+  ``balanced_accuracy_score``, ``cohen_kappa_score``, ``matthews_corrcoef``)
+  need every class's counts, and Spark has no exact aggregate that counts per
+  value (``histogram_numeric`` and the sketches are approximate): they
+  **collect the group's known (actual, predicted) values** (``collect_list``,
+  memory per group of the order of its rows, like ``rae``). The per-class
+  counts then come from sorting: the sorted classes seen on either side,
+  concatenated with one side's values and sorted again, fall into runs whose
+  lengths minus one are that side's count of each class, aligned with the
+  classes (``O(n log n)``, no per-class scan). These statistics are computed
+  once per group and bound to a lambda variable; the formula reads them and
+  reduces over the class axis with Spark's higher-order functions
+  (:class:`ClassAxisOps`). Weighted kappa also counts the distinct (actual,
+  predicted) cells of the sorted pairs. For very large groups, compute the
+  tables (``class_metrics``, ``confusion_matrix``) instead, which are plain
+  ``groupBy`` jobs.
+- ``cost_map`` collects a cost table's rows (small) into the nested map that
+  ``cost_error`` takes.
+
+The tables (``class_distribution``, ``confusion_matrix``,
+``confusion_matrix_wide``, ``class_metrics``) take a DataFrame and column
+names and return a DataFrame (``groupBy`` and joins, no collecting), with
+optional ``by`` grouping columns, ordered by group and class.
+
+Examples
+--------
+>>> from pyspark.sql import SparkSession
+>>> import mlsql.spark as ms
+>>> spark = SparkSession.builder.getOrCreate()
+>>> df = spark.createDataFrame(
+...     [("a", "a"), ("a", "b"), ("b", "b"), ("c", "c")], "actual string, predicted string"
+... )
+>>> df.agg(ms.accuracy("actual", "predicted")).first()[0]
+0.75
+>>> round(df.agg(ms.f1_score("actual", "predicted", average="macro")).first()[0], 6)
+0.777778
+>>> [tuple(r) for r in ms.confusion_matrix(df, "actual", "predicted").where("count > 0").collect()]
+[('a', 'a', 1), ('a', 'b', 1), ('b', 'b', 1), ('c', 'c', 1)]
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from mlsql import _params as P
+from mlsql._errors import MlsqlError
+from mlsql._registry import Measure, measures
+from mlsql.measures import classification_params as CP
+from mlsql.measures import single_label as SL
+from mlsql.measures.contingency import Table2x2
+from mlsql.spark._build import example as example_lines
+from mlsql.spark._build import function, lookup
+from mlsql.spark._types import check_same_kind, data_type, to_column
+from mlsql.spark.ops import SparkOps, column
+
+FAMILIES = (SL.FAMILY,)
+OPS = SparkOps()
+#: measures whose statistics are every class's counts (the group's values collected)
+CLASS_MEASURES = (
+    "precision_score",
+    "recall_score",
+    "fbeta_score",
+    "f1_score",
+    "balanced_accuracy_score",
+    "cohen_kappa_score",
+    "matthews_corrcoef",
+)
+ALL = "__mlsql_all"
+LABEL_MESSAGE = "{func} takes one label per row for {name}. Got {name} {type}."
+COSTS_MESSAGE = (
+    "The 'costs' parameter of {func} must be a mapping actual -> {{predicted: cost}}, a mapping "
+    "(actual, predicted) -> cost, a DataFrame with columns actual, predicted, cost, or a map "
+    "Column (cost_map), the costs finite numbers. Got {got} instead."
+)
+#: parameters without a default, and what they are
+REQUIRED = {
+    "positive": "the class whose share is wanted",
+    "label": "the class whose error rate is wanted",
+    "costs": "a mapping actual -> {predicted: cost}, a DataFrame actual, predicted, cost, "
+    "or a cost_map Column",
+}
+
+
+# ------------------------------------------------------------------ inputs
+def labels(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
+    """Scalar labels of one kind where the types are known (arrays, maps, structs refused)."""
+    types = [data_type(c) for c in cols]
+    for name, dtype in zip(names, types, strict=True):
+        if isinstance(dtype, (T.ArrayType, T.MapType, T.StructType)):
+            raise MlsqlError(LABEL_MESSAGE.format(func=func, name=name, type=dtype.simpleString()))
+    check_same_kind(func, names, types)
+
+
+def _cost_inputs(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
+    """cost_map: labels of one kind, and a numeric cost."""
+    labels(func, names[:2], cols[:2])
+    dtype = data_type(cols[2])
+    if dtype is not None and not isinstance(dtype, (T.NumericType, T.NullType)):
+        raise MlsqlError(CP.number_type_message(func, names[2], dtype.simpleString()))
+
+
+def input_check(measure: Measure) -> Any:
+    """Every input a scalar label (cost_map: and a numeric cost)."""
+    return _cost_inputs if measure.name == "cost_map" else labels
+
+
+def known(*inputs: Column) -> Column:
+    """True where no input is NULL."""
+    out = inputs[0].isNotNull()
+    for x in inputs[1:]:
+        out = out & x.isNotNull()
+    return out
+
+
+# ------------------------------------------------------------------ parameters
+@dataclass(frozen=True)
+class Costs:
+    """Validated costs: (actual, predicted, cost) entries, or a map Column actual -> predicted -> cost."""
+
+    entries: tuple[tuple[Any, Any, float], ...] = ()
+    table: Column | None = None
+
+
+def check_costs(costs: Any, func: str) -> Costs:
+    """A nested mapping, a pair mapping, a DataFrame (actual, predicted, cost) or a map Column."""
+    if isinstance(costs, Column):
+        return Costs(table=costs)
+    if isinstance(costs, DataFrame):
+        fields = {f.name: f.dataType for f in costs.schema.fields}
+        if {"actual", "predicted", "cost"} <= set(fields) and isinstance(
+            fields["cost"], T.NumericType
+        ):
+            picked = costs.agg(_cost_map(costs["actual"], costs["predicted"], costs["cost"]))
+            return Costs(table=picked.scalar())
+        raise MlsqlError(COSTS_MESSAGE.format(func=func, got=f"a DataFrame of {list(fields)}"))
+    entries: list[tuple[Any, Any, Any]] = []
+    ok = isinstance(costs, dict)
+    if ok:
+        for key, value in costs.items():
+            if isinstance(value, dict):
+                entries += [(key, p, c) for p, c in value.items()]
+            elif isinstance(key, tuple) and len(key) == 2:
+                entries.append((*key, value))
+            else:
+                ok = False
+    for _, _, c in entries:
+        ok = ok and not isinstance(c, bool) and isinstance(c, (int, float)) and math.isfinite(c)
+    if not ok:
+        raise MlsqlError(COSTS_MESSAGE.format(func=func, got=repr(costs)))
+    return Costs(entries=tuple((a, p, float(c)) for a, p, c in entries))
+
+
+def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
+    """Validate this family's own parameters (positive, label, costs, average, weights)."""
+    out = dict(given)
+    for name, value in given.items():
+        if name in REQUIRED and value is None:
+            raise MlsqlError(f"{measure.name} needs the '{name}' parameter ({REQUIRED[name]}).")
+        if name == "average":
+            out[name] = CP.check_average(value, measure.name)
+        elif name == "weights":
+            out[name] = CP.check_weights(value, measure.name)
+        elif name == "costs":
+            out[name] = check_costs(value, measure.name)
+    return out
+
+
+# ------------------------------------------------------------------ the class axis
+def let(value: Column, body: Callable[[Column], Column]) -> Column:
+    """``body(x)`` with ``x`` bound to ``value``, computed once: ``transform(array(value), body)[0]``."""
+    return F.transform(F.array(value), body)[0]
+
+
+def at(x: Any, i: Column) -> Any:
+    """``x`` at class position ``i`` (a per-class value), or ``x`` itself (one value for all)."""
+    return x.at(i) if isinstance(x, PerClass) else x
+
+
+class PerClass:
+    """A value per class: ``at(i)`` is its Column at class position ``i`` (a lambda variable).
+
+    Arithmetic, comparisons and boolean operators combine per class, as they
+    do on Columns, so the registry formulas run on it unchanged;
+    :class:`ClassAxisOps` reduces it over the classes.
+    """
+
+    __hash__ = None  # type: ignore[assignment]  # == builds a PerClass
+
+    def __init__(self, at: Callable[[Column], Any]) -> None:
+        self.at = at
+
+    def _with(self, other: Any, op: Callable[[Any, Any], Any], swap: bool = False) -> PerClass:
+        def value(i: Column) -> Any:
+            a, b = column(self.at(i)), at(other, i)
+            return op(b, a) if swap else op(a, b)
+
+        return PerClass(value)
+
+    def __add__(self, o: Any) -> PerClass:
+        return self._with(o, operator.add)
+
+    def __radd__(self, o: Any) -> PerClass:
+        return self._with(o, operator.add, True)
+
+    def __sub__(self, o: Any) -> PerClass:
+        return self._with(o, operator.sub)
+
+    def __rsub__(self, o: Any) -> PerClass:
+        return self._with(o, operator.sub, True)
+
+    def __mul__(self, o: Any) -> PerClass:
+        return self._with(o, operator.mul)
+
+    def __rmul__(self, o: Any) -> PerClass:
+        return self._with(o, operator.mul, True)
+
+    def __truediv__(self, o: Any) -> PerClass:
+        return self._with(o, operator.truediv)
+
+    def __rtruediv__(self, o: Any) -> PerClass:
+        return self._with(o, operator.truediv, True)
+
+    def __pow__(self, o: Any) -> PerClass:
+        return self._with(o, operator.pow)
+
+    def __eq__(self, o: Any) -> PerClass:  # type: ignore[override]
+        return self._with(o, operator.eq)
+
+    def __ne__(self, o: Any) -> PerClass:  # type: ignore[override]
+        return self._with(o, operator.ne)
+
+    def __lt__(self, o: Any) -> PerClass:
+        return self._with(o, operator.lt)
+
+    def __le__(self, o: Any) -> PerClass:
+        return self._with(o, operator.le)
+
+    def __gt__(self, o: Any) -> PerClass:
+        return self._with(o, operator.gt)
+
+    def __ge__(self, o: Any) -> PerClass:
+        return self._with(o, operator.ge)
+
+    def __and__(self, o: Any) -> PerClass:
+        return self._with(o, operator.and_)
+
+    def __rand__(self, o: Any) -> PerClass:
+        return self._with(o, operator.and_, True)
+
+    def __or__(self, o: Any) -> PerClass:
+        return self._with(o, operator.or_)
+
+    def __ror__(self, o: Any) -> PerClass:
+        return self._with(o, operator.or_, True)
+
+    def __neg__(self) -> PerClass:
+        return PerClass(lambda i: -column(self.at(i)))
+
+    def __invert__(self) -> PerClass:
+        return PerClass(lambda i: ~column(self.at(i)))
+
+    def __bool__(self) -> bool:
+        raise TypeError("a PerClass value has no truth value; use ops.when")
+
+
+class ClassAxisOps(SparkOps):
+    """Formula primitives over the class axis of one group's statistics.
+
+    ``sum``, ``mean`` and ``count`` reduce a :class:`PerClass` value over the
+    classes (``positions``: any array as long as the classes) with
+    ``transform`` and ``aggregate``, as SQL's aggregates do: NULLs left out,
+    NULL over no values; ``when`` and ``is_nan`` stay per class. Values that
+    are not per class are handled as :class:`~mlsql.spark.ops.SparkOps` does.
+    Sums are DOUBLE (exact for counts below 2**53).
+    """
+
+    def __init__(self, positions: Column) -> None:
+        self.positions = positions
+
+    def when(self, condition: Any, then: Any, otherwise: Any) -> Any:
+        if not any(isinstance(x, PerClass) for x in (condition, then, otherwise)):
+            return super().when(condition, then, otherwise)
+        return PerClass(
+            lambda i: F.when(column(at(condition, i)), column(at(then, i))).otherwise(
+                column(at(otherwise, i))
+            )
+        )
+
+    def is_nan(self, x: Any) -> Any:
+        if isinstance(x, PerClass):
+            return PerClass(lambda i: F.isnan(column(x.at(i))))
+        return super().is_nan(x)
+
+    def _reduce(self, x: Any, reduce: Callable[[Column], Column]) -> Column:
+        per_class = x if isinstance(x, PerClass) else PerClass(lambda i: x)
+        values = F.transform(self.positions, lambda _, i: column(per_class.at(i)))
+        return let(F.filter(values, lambda v: v.isNotNull()), reduce)
+
+    def sum(self, x: Any) -> Column:
+        return self._reduce(x, total)
+
+    def mean(self, x: Any) -> Column:
+        return self._reduce(x, lambda v: total(v) / F.size(v))
+
+    def count(self, x: Any) -> Column:
+        return self._reduce(x, lambda v: F.size(v).cast("long"))
+
+
+def total(values: Column) -> Column:
+    """Sum of an array without NULLs as DOUBLE; NULL when it is empty (SQL ``sum``)."""
+    summed = F.aggregate(values, F.lit(0.0), lambda acc, v: acc + v.cast("double"))
+    return F.when(F.size(values) > 0, summed)
+
+
+def runs(values: Column) -> Column:
+    """Struct (values, counts) of the runs of equal values of a sorted array.
+
+    Each run ends where the next element differs (or the array ends); the
+    run's length is the distance from the previous end.
+    """
+
+    def from_sorted(s: Column) -> Column:
+        size = F.size(s)
+        ends = F.filter(
+            F.transform(s, lambda x, i: F.when(i + 1 == size, i + 1).when(x != s[i + 1], i + 1)),
+            lambda e: e.isNotNull(),
+        )
+        return let(
+            ends,
+            lambda e: F.struct(
+                F.transform(e, lambda k: s[k - 1]).alias("values"),
+                F.transform(
+                    e, lambda k, j: (k - F.when(j == 0, 0).otherwise(e[j - 1])).cast("long")
+                ).alias("counts"),
+            ),
+        )
+
+    return let(values, from_sorted)
+
+
+def counts_by_class(classes: Column, values: Column) -> Column:
+    """How often each class (sorted, distinct) occurs in ``values`` (all of them classes).
+
+    The classes sorted with the values fall into one run per class, one
+    longer than the class's count.
+    """
+    grouped = runs(F.sort_array(F.concat(classes, values)))
+    return F.transform(grouped["counts"], lambda c: c - 1)
+
+
+def class_struct(actual: Column, predicted: Column) -> Column:
+    """One group's statistics as a struct: n, classes, per class actual, predicted, correct; pairs.
+
+    ``pairs`` are the known rows' (a, p) as collected; ``classes`` the sorted
+    classes seen on either side; ``actual``, ``predicted`` and ``correct``
+    (BIGINT) are aligned with them.
+    """
+    pairs = F.collect_list(
+        F.when(known(actual, predicted), F.struct(actual.alias("a"), predicted.alias("p")))
+    )
+
+    def from_pairs(xs: Column) -> Column:
+        a = F.transform(xs, lambda r: r["a"])
+        p = F.transform(xs, lambda r: r["p"])
+        right = F.transform(F.filter(xs, lambda r: r["a"] == r["p"]), lambda r: r["a"])
+        return let(
+            F.sort_array(F.array_distinct(F.concat(a, p))),
+            lambda cs: F.struct(
+                F.size(xs).cast("long").alias("n"),
+                cs.alias("classes"),
+                counts_by_class(cs, a).alias("actual"),
+                counts_by_class(cs, p).alias("predicted"),
+                counts_by_class(cs, right).alias("correct"),
+                xs.alias("pairs"),
+            ),
+        )
+
+    return let(pairs, from_pairs)
+
+
+def class_stats(s: Column) -> SL.ClassStats:
+    """:class:`~mlsql.measures.single_label.ClassStats` over a :func:`class_struct` ``s``."""
+    classes = s["classes"]
+    axis = ClassAxisOps(classes)
+
+    def per_class(field: str) -> PerClass:
+        return PerClass(lambda i: s[field][i])
+
+    def view(i: Column) -> SL.ClassView:
+        return SL.ClassView(i, s["actual"][i], s["predicted"][i])
+
+    def pair_sum(term: Callable[[SL.ClassView, SL.ClassView], Any]) -> Column:
+        def row(_: Column, i: Column) -> Column:
+            cells = F.transform(classes, lambda _, j: column(term(view(i), view(j))))
+            return total(cells)
+
+        return total(F.transform(classes, row))
+
+    def row_pair_sum(term: Callable[[Any, Any], Any]) -> Column:
+        def over(cells: Column) -> Column:
+            def weighed(cell: Column, j: Column) -> Column:
+                ia = F.array_position(classes, cell["a"]) - 1
+                ip = F.array_position(classes, cell["p"]) - 1
+                return cells["counts"][j] * column(term(ia, ip))
+
+            return total(F.transform(cells["values"], weighed))
+
+        return let(runs(F.sort_array(s["pairs"])), over)
+
+    return SL.ClassStats(
+        n=s["n"],
+        index=PerClass(lambda i: i),
+        actual=per_class("actual"),
+        predicted=per_class("predicted"),
+        correct=per_class("correct"),
+        axis=axis,
+        pair_sum=pair_sum,
+        row_pair_sum=row_pair_sum,
+    )
+
+
+# ------------------------------------------------------------------ other statistics
+def _count(condition: Column) -> Column:
+    return F.count(F.when(condition, 1))
+
+
+def label_stats(label: Column) -> SL.LabelStats:
+    """Known rows, the largest class count (the labels collected), rows matching a value."""
+    largest = F.array_max(runs(F.sort_array(F.collect_list(label)))["counts"])
+    return SL.LabelStats(
+        n=F.count(label),
+        largest=largest,
+        matching=lambda x: _count(label == F.lit(x)),
+    )
+
+
+def agreement(actual: Column, predicted: Column) -> SL.Agreement:
+    """Known rows and rows where actual = predicted."""
+    return SL.Agreement(_count(known(actual, predicted)), _count(actual == predicted))
+
+
+def one_vs_rest(actual: Column, predicted: Column) -> SL.OneVsRest:
+    """Known rows and the 2x2 table of one class against the rest."""
+    ok = known(actual, predicted)
+
+    def table(label: Any) -> Table2x2:
+        def cell(a: bool, p: bool) -> Column:
+            return _count(ok & ((actual == F.lit(label)) == a) & ((predicted == F.lit(label)) == p))
+
+        return Table2x2(cell(True, True), cell(False, True), cell(True, False), cell(False, False))
+
+    return SL.OneVsRest(_count(ok), table)
+
+
+def cost_stats(actual: Column, predicted: Column) -> SL.CostStats:
+    """Known rows and Σ cost(actual, predicted) (1 per error unless a cost is given)."""
+    ok = known(actual, predicted)
+    default = F.when(actual == predicted, 0.0).otherwise(1.0)
+
+    def total_cost(costs: Costs) -> Column:
+        if costs.table is not None:
+            given = costs.table[actual][predicted].cast("double")
+            return F.sum(F.when(ok, F.coalesce(given, default)))
+        out = F.sum(F.when(ok, default))
+        for a, p, c in costs.entries:
+            base = 0.0 if a == p else 1.0
+            if c != base:
+                out = out + (c - base) * _count(ok & (actual == F.lit(a)) & (predicted == F.lit(p)))
+        return out
+
+    return SL.CostStats(_count(ok), total_cost)
+
+
+STATS: dict[str, Callable[..., Any]] = {
+    "majority_error": label_stats,
+    "prevalence": label_stats,
+    "accuracy": agreement,
+    "error_rate": agreement,
+    "class_error_rate": one_vs_rest,
+    "cost_error": cost_stats,
+}
+
+
+def stats(measure: Measure, *inputs: Column) -> Any:
+    """The statistics of ``measure`` (class-wise ones: over a :func:`class_struct` Column)."""
+    if measure.name in CLASS_MEASURES:
+        return class_stats(*inputs)
+    return STATS[measure.name](*inputs)
+
+
+# ------------------------------------------------------------------ public aggregates
+EXAMPLE_ROWS = [("a", "a"), ("a", "b"), ("b", "b"), ("c", "c")]
+EXAMPLE_SCHEMA = "actual string, predicted string"
+#: docstring examples: params and the printed output
+EXAMPLES: dict[str, tuple[dict[str, Any], str]] = {
+    "majority_class": ({}, "'a'"),
+    "minority_class": ({}, "'b'"),
+    "majority_error": ({}, "0.5"),
+    "prevalence": ({"positive": "a"}, "0.5"),
+    "accuracy": ({}, "0.75"),
+    "error_rate": ({}, "0.25"),
+    "precision_score": ({"average": "macro"}, "0.8333333333333334"),
+    "recall_score": ({"average": "macro"}, "0.8333333333333334"),
+    "fbeta_score": ({"beta": 2.0}, "0.7962962962962963"),
+    "f1_score": ({"average": "weighted"}, "0.75"),
+    "balanced_accuracy_score": ({}, "0.8333333333333334"),
+    "cohen_kappa_score": ({"weights": "linear"}, "0.7142857142857143"),
+    "matthews_corrcoef": ({}, "0.6999999999999998"),
+    "class_error_rate": ({"label": "a"}, "0.5"),
+    "cost_error": ({"costs": {"a": {"b": 5.0}}}, "1.25"),
+}
+#: the family's inputs and parameters as docstrings describe them (type line, text)
+DOCS = {
+    "actual": ("actual : str or pyspark.sql.Column", "The true class of each row."),
+    "predicted": ("predicted : str or pyspark.sql.Column", "The predicted class of each row."),
+    "label": ("label : str or pyspark.sql.Column", "A label column."),
+    "cost": ("cost : str or pyspark.sql.Column", "The cost of each (actual, predicted) pair."),
+    "average": (
+        "average : {'micro', 'macro', 'weighted'}, default 'macro'",
+        "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
+        "    mean weighted by each class's support. Classes: those seen on either side.",
+    ),
+    "weights": (
+        "weights : {None, 'linear', 'quadratic'}, default None",
+        "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
+    ),
+    "positive": ("positive : label", "The class whose share is wanted (required)."),
+    "class": ("label : label", "The class whose error rate is wanted (required)."),
+    "costs": (
+        "costs : dict, pyspark.sql.DataFrame or pyspark.sql.Column",
+        "actual -> {predicted: cost}, (actual, predicted) -> cost, a DataFrame with\n"
+        "    columns actual, predicted, cost, or a map Column such as\n"
+        "    ``costs_df.agg(ms.cost_map('actual', 'predicted', 'cost')).scalar()``.\n"
+        "    Pairs not given cost 1 off the diagonal, 0 on it.",
+    ),
+}
+
+
+def _documented(fn: Callable[..., Any], m: Measure) -> Callable[..., Any]:
+    """Replace the generic input and parameter lines of a built docstring with this family's."""
+    lines = (fn.__doc__ or "").splitlines()
+    for i, line in enumerate(lines[:-1]):
+        name = line.split(" : ")[0]
+        if " : " not in line:
+            continue
+        key = "class" if name == "label" and "label" not in m.inputs else name
+        if key in DOCS and (name in m.inputs or lines[i + 1].strip() == "See the summary."):
+            lines[i], lines[i + 1] = DOCS[key][0], f"    {DOCS[key][1]}"
+    fn.__doc__ = "\n".join(lines) + "\n"
+    return fn
+
+
+def _example(m: Measure) -> list[str]:
+    given, output = EXAMPLES[m.name]
+    inputs = ("actual",) if m.inputs == ("label",) else m.inputs
+    lines = example_lines(m.name, "aggregate", EXAMPLE_ROWS, EXAMPLE_SCHEMA, inputs, given, output)
+    return lines
+
+
+def _build(m: Measure) -> Callable[..., Column]:
+    """``build(*inputs, **params)`` of a formula measure."""
+    if m.name in CLASS_MEASURES:
+
+        def class_wise(actual: Column, predicted: Column, **checked: Any) -> Column:
+            def formula(s: Column) -> Column:
+                return column(m.build(OPS, class_stats(s), **checked))  # type: ignore[misc]
+
+            return let(class_struct(actual, predicted), formula)
+
+        return class_wise
+
+    def direct(*inputs: Column, **checked: Any) -> Column:
+        return column(m.build(OPS, STATS[m.name](*inputs), **checked))  # type: ignore[misc]
+
+    return direct
+
+
+def _public(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
+    module = sys.modules[__name__]
+    fn = function(m, build, input_check(m), module, _example(m) if m.name in EXAMPLES else ())
+    return _documented(fn, m)
+
+
+def _extreme(label: Column, most: bool) -> Column:
+    if most:  # Spark's mode: a hash map of the classes, lowest value on ties
+        return F.mode(label, True)
+    grouped = runs(F.sort_array(F.collect_list(label)))
+    return let(
+        grouped,
+        lambda g: F.when(
+            F.size(g["values"]) > 0,
+            g["values"][F.array_position(g["counts"], F.array_min(g["counts"])) - 1],
+        ),
+    )
+
+
+def _cost_map(actual: Column, predicted: Column, cost: Column) -> Column:
+    entries = F.collect_list(
+        F.when(
+            known(actual, predicted, cost),
+            F.struct(actual.alias("a"), predicted.alias("p"), cost.cast("double").alias("cost")),
+        )
+    )
+
+    def nested(es: Column) -> Column:
+        keys = F.array_distinct(F.transform(es, lambda e: e["a"]))
+        inner = F.transform(
+            keys,
+            lambda x: F.map_from_entries(
+                F.transform(
+                    F.filter(es, lambda e: e["a"] == x),
+                    lambda e: F.struct(e["p"].alias("key"), e["cost"].alias("value")),
+                )
+            ),
+        )
+        return F.map_from_arrays(keys, inner)
+
+    return let(entries, nested)
+
+
+majority_class = _public(lookup("majority_class"), lambda x: _extreme(x, True))
+minority_class = _public(lookup("minority_class"), lambda x: _extreme(x, False))
+cost_map = _public(lookup("cost_map"), _cost_map)
+cost_map.__doc__ = (cost_map.__doc__ or "") + (
+    "\nThe cost table's rows are collected (a small table); each (actual, predicted) once.\n"
+    "\nExamples\n--------\n"
+    ">>> from pyspark.sql import SparkSession\n"
+    ">>> import mlsql.spark as ms\n"
+    ">>> spark = SparkSession.builder.getOrCreate()\n"
+    ">>> costs = spark.createDataFrame([('a', 'b', 5.0)], 'actual string, predicted string, cost double')\n"
+    ">>> df = spark.createDataFrame([('a', 'a'), ('a', 'b'), ('b', 'a')], 'actual string, predicted string')\n"
+    ">>> m = costs.agg(ms.cost_map('actual', 'predicted', 'cost')).scalar()\n"
+    ">>> df.agg(ms.cost_error('actual', 'predicted', costs=m)).first()[0]\n"
+    "2.0\n"
+)
+
+
+# ------------------------------------------------------------------ tables
+def _by(by: str | Sequence[str] | None, func: str) -> list[str]:
+    if by is None:
+        return []
+    names = [by] if isinstance(by, str) else list(by)
+    if not all(isinstance(n, str) and n for n in names):
+        raise MlsqlError(
+            f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
+        )
+    return names
+
+
+def _prepared(
+    source: DataFrame, columns: dict[str, str], by: Any, func: str
+) -> tuple[DataFrame, list[str]]:
+    """Known rows: internal group columns ``__g<i>`` (or one constant group) and ``__<role>``."""
+    if not isinstance(source, DataFrame):
+        raise MlsqlError(
+            f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
+        )
+    schema = {f.name: f.dataType for f in source.schema.fields}
+    groups = _by(by, func)
+    for role, name in (*columns.items(), *(("by", b) for b in groups)):
+        if not isinstance(name, str) or name not in schema:
+            raise MlsqlError(
+                f"{func}: the {role} column {name!r} is not in the frame. "
+                f"Its columns: {', '.join(schema)}."
+            )
+    roles = list(columns)
+    cols = [to_column(c, func, r) for r, c in columns.items()]
+    for role, name in columns.items():
+        dtype = schema[name]
+        if isinstance(dtype, (T.ArrayType, T.MapType, T.StructType)):
+            raise MlsqlError(LABEL_MESSAGE.format(func=func, name=role, type=dtype.simpleString()))
+    check_same_kind(func, roles, [schema[c] for c in columns.values()])
+    picked = [c.alias(f"__{r}") for r, c in zip(roles, cols, strict=True)]
+    keys = [to_column(g, func, "by").alias(f"__g{i}") for i, g in enumerate(groups)] or [
+        F.lit(0).alias(ALL)
+    ]
+    internal = [f"__g{i}" for i in range(len(groups))] or [ALL]
+    rows = source.select(*keys, *picked).where(known(*(F.col(f"__{r}") for r in roles)))
+    return rows, internal
+
+
+def _shown(by: Any, func: str) -> list[Column]:
+    return [F.col(f"__g{i}").alias(name) for i, name in enumerate(_by(by, func))]
+
+
+def _ordered(df: DataFrame, keys: Sequence[str]) -> DataFrame:
+    return df.orderBy(*(F.col(k).asc_nulls_last() for k in keys))
+
+
+def class_distribution(
+    source: DataFrame, label: str, *, by: str | Sequence[str] | None = None
+) -> DataFrame:
+    """One row per class (and group): class, count, share of the known rows.
+
+    Parameters
+    ----------
+    source : pyspark.sql.DataFrame
+        The rows.
+    label : str
+        The label column.
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, then class, count, share; ordered by group and class.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([("a",), ("b",), ("a",), (None,)], "y string")
+    >>> [tuple(r) for r in ms.class_distribution(df, "y").collect()]
+    [('a', 2, 0.6666666666666666), ('b', 1, 0.3333333333333333)]
+    """
+    func = "class_distribution"
+    rows, groups = _prepared(source, {"label": label}, by, func)
+    counted = rows.groupBy(*groups, F.col("__label").alias("class")).agg(
+        F.count(F.lit(1)).alias("count")
+    )
+    share = F.col("count") / F.sum("count").over(Window.partitionBy(*groups))
+    out = counted.withColumn("share", share)
+    return _ordered(out, [*groups, "class"]).select(*_shown(by, func), "class", "count", "share")
+
+
+def _long(rows: DataFrame, groups: list[str]) -> DataFrame:
+    """Every cell of each group's confusion matrix: groups, actual, predicted, count (zeros too)."""
+    cells = rows.groupBy(*groups, F.col("__actual").alias("a"), F.col("__predicted").alias("p"))
+    cells = cells.agg(F.count(F.lit(1)).alias("n"))
+    seen = F.array_distinct(F.concat(F.collect_set("a"), F.collect_set("p")))
+    classes = cells.groupBy(*groups).agg(F.sort_array(seen).alias("classes"))
+    grid = classes.select(*groups, F.explode("classes").alias("actual"), "classes").select(
+        *groups, "actual", F.explode("classes").alias("predicted")
+    )
+    # the cells under names of their own: grid and cells come from one frame
+    cells = cells.select(*(F.col(g).alias(f"__cells{g}") for g in groups), "a", "p", "n")
+    on = (F.col("actual") == F.col("a")) & (F.col("predicted") == F.col("p"))
+    for g in groups:
+        on = on & F.col(g).eqNullSafe(F.col(f"__cells{g}"))
+    return grid.join(cells, on, "left").select(
+        *groups,
+        "actual",
+        "predicted",
+        F.coalesce(F.col("n"), F.lit(0)).cast("long").alias("count"),
+    )
+
+
+def confusion_matrix(
+    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+) -> DataFrame:
+    """The confusion matrix, long: actual, predicted, count (every cell, zeros too).
+
+    Parameters
+    ----------
+    source : pyspark.sql.DataFrame
+        The rows.
+    actual, predicted : str
+        Column names (labels of one kind).
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, then actual, predicted, count over the classes seen
+        in the group on either side; ordered by group, actual, predicted.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
+    >>> [tuple(r) for r in ms.confusion_matrix(df, "a", "p").collect()]
+    [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
+    """
+    func = "confusion_matrix"
+    rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
+    out = _long(rows, groups)
+    return _ordered(out, [*groups, "actual", "predicted"]).select(
+        *_shown(by, func), "actual", "predicted", "count"
+    )
+
+
+def confusion_matrix_wide(
+    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+) -> DataFrame:
+    """The confusion matrix, wide: one row per actual class, one column per predicted class.
+
+    Parameters
+    ----------
+    source : pyspark.sql.DataFrame
+        The rows.
+    actual, predicted : str
+        Column names (labels of one kind).
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, ``actual``, then each class (named as text) in
+        sorted order, NULL where a class does not occur in that group. The
+        classes are read first (one Spark job), as ``pivot`` needs them.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
+    >>> [tuple(r) for r in ms.confusion_matrix_wide(df, "a", "p").collect()]
+    [('x', 1, 1), ('y', 0, 1)]
+    """
+    func = "confusion_matrix_wide"
+    rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
+    long = _long(rows, groups)
+    classes = [r[0] for r in long.select("predicted").distinct().orderBy("predicted").collect()]
+    names = [str(c).lower() if isinstance(c, bool) else str(c) for c in classes]
+    wide = long.groupBy(*groups, "actual").pivot("predicted", classes).agg(F.first("count"))
+    renamed = [wide[f"`{n}`"].alias(n) for n in names] if names else []
+    return _ordered(wide, [*groups, "actual"]).select(*_shown(by, func), "actual", *renamed)
+
+
+def class_metrics(
+    source: DataFrame,
+    actual: str,
+    predicted: str,
+    *,
+    beta: float = 1.0,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+) -> DataFrame:
+    """One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
+
+    Parameters
+    ----------
+    source : pyspark.sql.DataFrame
+        The rows.
+    actual, predicted : str
+        Column names (labels of one kind).
+    beta : float, default 1.0
+        The beta of the ``fbeta`` column.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        Value of an undefined ratio.
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, then class and the per-class columns of the
+        registry (:func:`mlsql.measures.single_label.class_values`); ordered
+        by group and class.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
+    >>> [tuple(r) for r in ms.class_metrics(df, "a", "p").select("class", "precision", "recall").collect()]
+    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
+    """
+    func = "class_metrics"
+    b, zd = P.check_beta(beta, func), P.check_zero_division(zero_division, func)
+    rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
+    a, p = F.col("__actual"), F.col("__predicted")
+    both = F.array(
+        F.struct(
+            a.alias("class"),
+            F.lit(1).alias("r"),
+            F.lit(0).alias("c"),
+            F.when(a == p, 1).otherwise(0).alias("d"),
+        ),
+        F.struct(p.alias("class"), F.lit(0).alias("r"), F.lit(1).alias("c"), F.lit(0).alias("d")),
+    )
+    spread = rows.select(*groups, F.explode(both).alias("e")).select(*groups, "e.*")
+    per_class = spread.groupBy(*groups, "class").agg(
+        *(F.sum(k).cast("long").alias(k) for k in ("r", "c", "d"))
+    )
+    with_n = per_class.withColumn("n", F.sum("r").over(Window.partitionBy(*groups)))
+    s = SL.ClassStats(
+        n=F.col("n"),
+        index=None,
+        actual=F.col("r"),
+        predicted=F.col("c"),
+        correct=F.col("d"),
+        axis=OPS,
+        pair_sum=None,  # type: ignore[arg-type]
+        row_pair_sum=None,  # type: ignore[arg-type]
+    )
+    values = SL.class_values(OPS, s, b, zd)
+    out = with_n.select(*groups, "class", *(column(e).alias(n) for n, e in values.items()))
+    return _ordered(out, [*groups, "class"]).select(*_shown(by, func), "class", *values)
+
+
+# ------------------------------------------------------------------ public functions
+__all__ = [
+    "class_distribution",
+    "class_metrics",
+    "confusion_matrix",
+    "confusion_matrix_wide",
+    "cost_map",
+    "majority_class",
+    "minority_class",
+]
+for _m in measures(family=SL.FAMILY):
+    if _m.build is not None and _m.available_in("spark"):
+        globals()[_m.name] = _public(_m, _build(_m))
+        __all__.append(_m.name)
