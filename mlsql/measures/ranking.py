@@ -70,8 +70,6 @@ Term = Callable[..., E]
 
 FAMILY = "ranking"
 K = Param("k", None)
-#: the ranking family has no Spark implementation yet
-NOT_IN_SPARK = {"spark": "the ranking measures are not written for Spark yet"}
 
 
 # ------------------------------------------------------------------ parameters
@@ -477,9 +475,9 @@ _AT_K = {
     ),
 }
 for _name, (_summary, _row) in _AT_K.items():
-    measure(
-        _name, "aggregate", FAMILY, _summary, inputs=RANKED, params=(K,), unavailable=NOT_IN_SPARK
-    )(_aggregate(_name, _row))
+    measure(_name, "aggregate", FAMILY, _summary, inputs=RANKED, params=(K,))(
+        _aggregate(_name, _row)
+    )
 
 measure(
     "graded_ndcg",
@@ -489,7 +487,6 @@ measure(
     "gain 2^rel - 1, averaged over rows.",
     inputs=("ranked_relevance", "ideal_relevance"),
     params=(K,),
-    unavailable=NOT_IN_SPARK,
 )(_aggregate("graded_ndcg", _graded_ndcg))
 
 _SCORED = {
@@ -537,7 +534,6 @@ for _name, (_summary, _row, _params, _aliases) in _SCORED.items():
         inputs=SCORED,
         params=_params,
         aliases=_aliases,
-        unavailable=NOT_IN_SPARK,
     )(_aggregate(_name, _row))
 
 # ------------------------------------------------------------------ scores to label lists
@@ -548,7 +544,6 @@ declare(
     "The k best-scored labels, best first (ties by label); all scored labels without k.",
     inputs=("scores",),
     params=(K,),
-    unavailable=NOT_IN_SPARK,
 )
 declare(
     "above_threshold",
@@ -557,7 +552,6 @@ declare(
     "Labels scored >= threshold, best first (ties by label).",
     inputs=("scores",),
     params=(Param("threshold", None),),
-    unavailable=NOT_IN_SPARK,
 )
 declare(
     "top_k_above",
@@ -566,5 +560,4 @@ declare(
     "At most k labels, each scored >= threshold, best first (ties by label).",
     inputs=("scores",),
     params=(K, Param("threshold", None)),
-    unavailable=NOT_IN_SPARK,
 )

@@ -1,0 +1,547 @@
+"""Ranking in Spark: @k measures over ranked arrays, label-ranking measures over scores.
+
+The formulas are those of :mod:`mlsql.measures.ranking`; this module supplies
+their per-row statistics as Spark Columns built from Spark's own array
+functions and higher-order functions (``transform``, ``filter``,
+``aggregate``): no Python UDF. Each aggregate is the mean over rows of the
+per-row value (``avg``), so it works in ``agg`` and ``groupBy().agg`` and
+merges across partitions like any ``avg``; nothing is collected.
+
+Scores are a ``map<label, score>`` or an ``array<struct<label, score>>`` per
+row (the struct's first field is the label, its second the score, whatever
+their names); in an array a label given twice keeps its first entry. A NULL
+score is no score. Which of the two forms a column holds is read from its
+type, so an array of structs must be passed as a Column of its DataFrame
+(``df.scores``); a name (or ``F.col``) is read as a map.
+
+Computing once: Spark evaluates a higher-order function's lambda once per
+array element, and an expression from outside the lambda named inside it is
+evaluated again each time (no common subexpression elimination reaches into
+lambdas). So each row's lists are worked out once and bound to a lambda
+variable with ``transform(array(value), v -> body)[0]`` (:func:`let`), and a
+formula that names a list-heavy argument more than once gets it bound the
+same way (:class:`RankingOps`).
+
+Examples
+--------
+>>> from pyspark.sql import SparkSession
+>>> import mlsql.spark as ms
+>>> spark = SparkSession.builder.getOrCreate()
+>>> df = spark.createDataFrame(
+...     [([1, 3, 2, 6], [1, 2, 4])], "rank_items array<int>, correct_items array<int>"
+... )
+>>> df.agg(ms.precision_at("rank_items", "correct_items", k=2)).first()[0]
+0.5
+>>> round(df.agg(ms.average_precision(df.rank_items, df.correct_items)).first()[0], 6)
+0.833333
+>>> scores = spark.createDataFrame(
+...     [({"cat": 0.9, "dog": 0.4}, ["dog"])], "scores map<string, double>, actual array<string>"
+... )
+>>> scores.agg(ms.coverage_error("scores", "actual")).first()[0]
+2.0
+>>> scores.select(ms.top_k("scores", k=1)).first()[0]
+['cat']
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import textwrap
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from mlsql._errors import MlsqlError
+from mlsql._formulas import FORMULAS
+from mlsql._registry import Measure, measures
+from mlsql.measures import ranking as R
+from mlsql.spark._build import example as example_lines
+from mlsql.spark._build import function, lookup
+from mlsql.spark._types import (
+    MISMATCH_MESSAGE,
+    NOT_A_LIST_MESSAGE,
+    check_label_lists,
+    compatible,
+    data_type,
+    element,
+)
+from mlsql.spark.ops import SparkOps, column
+
+FAMILIES = (R.FAMILY,)
+SCORES_MESSAGE = (
+    "{func} takes scores as a map or an array of (label, score) structs per row, the score "
+    "a number. Got {name} {type}."
+)
+GRADES_MESSAGE = (
+    "{func} takes an array of numeric relevance grades per row for {name}. Got {name} {type}."
+)
+NEG_INF = float("-inf")
+
+
+# ------------------------------------------------------------------ binding values once
+def let(value: Column, body: Callable[[Column], Any]) -> Column:
+    """``body(v)`` with ``v`` bound to ``value``, which Spark computes once per row."""
+    return F.transform(F.array(value), lambda v: column(body(v))).getItem(0)
+
+
+def let_fields(fields: dict[str, Column], body: Callable[[dict[str, Column]], Any]) -> Column:
+    """``body`` over ``fields`` (name -> Column), each computed once per row."""
+    scope = F.struct(*(value.alias(name) for name, value in fields.items()))
+    return let(scope, lambda s: body({name: s[name] for name in fields}))
+
+
+def total(values: Column) -> Column:
+    """The sum of an array of numbers, NULL elements adding nothing (0.0 for an empty array)."""
+    return F.aggregate(values, F.lit(0.0), lambda acc, x: acc + F.coalesce(x, F.lit(0.0)))
+
+
+def positions(count: Any, term: Callable[[Column], Any]) -> Column:
+    """The sum of ``term(p)`` over the positions p = 1..count (0 when count <= 0)."""
+    slots = F.array_repeat(F.lit(0), F.greatest(column(count), F.lit(0)).cast("int"))
+    return total(F.transform(slots, lambda _, i: column(term(i + 1))))
+
+
+class RankingOps(SparkOps):
+    """SparkOps whose formulas compute a list-heavy argument once.
+
+    A formula naming an argument twice would evaluate it twice inside a lambda;
+    an argument holding a higher-order function (its text holds
+    ``lambdafunction``) that the formula names more than once is bound first.
+    """
+
+    _probes = itertools.count()
+
+    def call_formula(self, name: str, args: tuple[Any, ...]) -> Any:
+        fn = FORMULAS[name].raw
+        heavy = [
+            i
+            for i, a in enumerate(args)
+            if isinstance(a, Column) and "lambdafunction" in str(a).lower()
+        ]
+        if heavy:
+            tag = f"__mlsql_probe{next(self._probes)}_"
+            probe = [F.col(f"{tag}{i}") if isinstance(a, Column) else a for i, a in enumerate(args)]
+            text = str(column(fn(SparkOps(), *probe)))
+            heavy = [i for i in heavy if text.count(f"{tag}{i}") > 1]
+        if not heavy:
+            return fn(self, *args)
+        fields = {f"x{i}": args[i] for i in heavy}
+        return let_fields(
+            fields, lambda f: fn(self, *(f.get(f"x{i}", a) for i, a in enumerate(args)))
+        )
+
+
+OPS = RankingOps()
+
+
+def _distinct(items: Column) -> Column:
+    """Items without NULLs and repeats, the first occurrence keeping its place."""
+    return F.array_distinct(F.array_compact(items))
+
+
+# ------------------------------------------------------------------ type checks
+def _graded_check(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
+    """Arrays of numbers (where the Column's type is known)."""
+    for name, col in zip(names, cols, strict=True):
+        dtype = data_type(col)
+        if dtype is None or isinstance(dtype, T.NullType):
+            continue
+        inner = element(dtype)
+        if inner is None or not isinstance(inner, (T.NumericType, T.NullType)):
+            raise MlsqlError(GRADES_MESSAGE.format(func=func, name=name, type=dtype.simpleString()))
+
+
+def _score_fields(func: str, name: str, dtype: T.DataType) -> tuple[str, str, T.DataType] | None:
+    """(label field, score field, label type) of an array of structs; None for a map.
+
+    Raises :class:`MlsqlError` for any other type.
+    """
+    if isinstance(dtype, T.MapType) and isinstance(dtype.valueType, (T.NumericType, T.NullType)):
+        return None
+    inner = element(dtype)
+    if isinstance(inner, T.StructType) and len(inner.fields) >= 2:
+        label, score = inner.fields[0], inner.fields[1]
+        if isinstance(score.dataType, (T.NumericType, T.NullType)):
+            return label.name, score.name, label.dataType
+    raise MlsqlError(SCORES_MESSAGE.format(func=func, name=name, type=dtype.simpleString()))
+
+
+def _label_type(dtype: T.DataType) -> T.DataType:
+    if isinstance(dtype, T.MapType):
+        return dtype.keyType
+    fields = element(dtype).fields  # type: ignore[union-attr]
+    return fields[0].dataType
+
+
+def _scores_check(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
+    """Scores (a map or an array of (label, score) structs), and true labels of the same kind."""
+    s_type = data_type(cols[0])
+    if s_type is not None and not isinstance(s_type, T.NullType):
+        _score_fields(func, names[0], s_type)
+    if len(cols) == 1:
+        return
+    a_type = data_type(cols[1])
+    if a_type is not None and not isinstance(a_type, (T.ArrayType, T.NullType)):
+        raise MlsqlError(
+            NOT_A_LIST_MESSAGE.format(func=func, name=names[1], type=a_type.simpleString())
+        )
+    if s_type is None or a_type is None or isinstance(s_type, T.NullType):
+        return
+    a_label = element(a_type) or a_type
+    if not compatible(_label_type(s_type), a_label):
+        raise MlsqlError(
+            MISMATCH_MESSAGE.format(
+                func=func,
+                left=names[0],
+                right=names[1],
+                left_type=s_type.simpleString(),
+                right_type=a_type.simpleString(),
+            )
+        )
+
+
+def input_check(measure: Measure) -> Callable[[str, Sequence[str], Sequence[Column]], None]:
+    """The type check of each kind of ranking input."""
+    if measure.inputs == R.RANKED:
+        return check_label_lists
+    if measure.inputs in (R.SCORED, ("scores",)):
+        return _scores_check
+    return _graded_check
+
+
+def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
+    """Validate ``k`` and ``threshold`` (same messages as SQL)."""
+    out = dict(given)
+    if "k" in out:
+        at_least = 0 if measure.kind == "set" else 1
+        out["k"] = R.check_k(out["k"], measure.name, at_least=at_least)
+    if "threshold" in out:
+        out["threshold"] = R.check_threshold(out["threshold"], measure.name)
+    return out
+
+
+# ------------------------------------------------------------------ ranked lists
+def ranked_row(rank_items: Column, correct_items: Column, k: int | None, body: Callable) -> Column:
+    """``body(stats)`` per row, Hivemall's @k statistics computed once each."""
+    top = _distinct(rank_items)
+    top = top if k is None else F.slice(top, 1, k)
+    lists = {"top": top, "truth": _distinct(correct_items)}
+
+    def with_hits(f: dict[str, Column]) -> Column:
+        def hit_at(x: Column, i: Column) -> Column:
+            return F.when(F.array_contains(f["truth"], x), i + 1)
+
+        hits = F.filter(F.transform(f["top"], hit_at), lambda p: p.isNotNull())
+        row = {"n_ranked": F.size(f["top"]), "n_true": F.size(f["truth"]), "hits": hits}
+        return let_fields(row, lambda g: body(_ranked_stats(rank_items, correct_items, g)))
+
+    return let_fields(lists, with_hits)
+
+
+def _ranked_stats(rank_items: Column, correct_items: Column, g: dict[str, Column]) -> Any:
+    hits = g["hits"]  # 1-based positions of the hits in the top n, ascending
+    return R.RankedStats(
+        unknown=rank_items.isNull() | correct_items.isNull(),
+        n_ranked=g["n_ranked"],
+        n_true=g["n_true"],
+        hits=F.size(hits),
+        first_hit=F.coalesce(F.array_min(hits), F.lit(0)),
+        over_hits=lambda term: total(F.transform(hits, lambda pos, j: column(term(pos, j + 1)))),
+        over_positions=positions,
+    )
+
+
+def graded_row(ranked: Column, ideal: Column, k: int | None, body: Callable) -> Column:
+    """``body(stats)`` per row: grades cut at k (default: the ranked list's length)."""
+    grades = ranked.cast("array<double>")
+    best = F.sort_array(F.array_compact(ideal.cast("array<double>")), asc=False)
+    n = F.size(grades) if k is None else F.lit(k)
+    lists = {
+        "ranked": grades if k is None else F.slice(grades, 1, k),
+        "ideal": F.slice(best, 1, n),
+    }
+
+    def over(grades: Column) -> Callable[[Any], Column]:
+        return lambda term: total(F.transform(grades, lambda g, i: column(term(g, i + 1))))
+
+    def stats(f: dict[str, Column]) -> R.GradedStats:
+        return R.GradedStats(
+            unknown=ranked.isNull() | ideal.isNull(),
+            over_ranked=over(f["ranked"]),
+            over_ideal=over(f["ideal"]),
+        )
+
+    return let_fields(lists, lambda f: body(stats(f)))
+
+
+# ------------------------------------------------------------------ label scores
+def score_entries(scores: Column, fields: tuple[str, str, T.DataType] | None) -> Column:
+    """A row's scored labels as ``array<struct<label, score: double>>``.
+
+    A map's entries, or an array's structs keeping each label's first entry (NULL
+    labels dropped); then the entries whose score is NULL are dropped.
+    """
+    if fields is None:
+        entries = F.transform(
+            F.map_entries(scores),
+            lambda e: F.struct(e["key"].alias("label"), e["value"].cast("double").alias("score")),
+        )
+    else:
+        label, score = fields[0], fields[1]
+
+        def first(labels: Column) -> Column:
+            return F.filter(
+                scores,
+                lambda e, i: e[label].isNotNull() & (F.array_position(labels, e[label]) == i + 1),
+            )
+
+        kept = let(F.transform(scores, lambda e: e[label]), first)
+        entries = F.transform(
+            kept,
+            lambda e: F.struct(e[label].alias("label"), e[score].cast("double").alias("score")),
+        )
+    return F.filter(entries, lambda e: e["score"].isNotNull())
+
+
+def _fields_of(func: str, scores: Column) -> tuple[str, str, T.DataType] | None:
+    dtype = data_type(scores)
+    if dtype is None or isinstance(dtype, T.NullType):
+        return None
+    return _score_fields(func, "scores", dtype)
+
+
+RANK_FIELDS = ("at_or_above", "above", "true_at_or_above")
+
+
+def score_row(func: str, scores: Column, actual: Column, k: int | None, body: Callable) -> Column:
+    """``body(stats)`` per row, the label-ranking statistics computed once each.
+
+    A row's labels are its scored labels and its true labels; a true label that
+    is not scored has score -infinity. Bound per row: the scores of the scored
+    labels, of the true labels and of all labels, and the highest score.
+    """
+    entries = score_entries(scores, _fields_of(func, scores))
+
+    def split(entries: Column) -> Column:
+        first = {
+            "labels": F.transform(entries, lambda e: e["label"]),
+            "scored": F.transform(entries, lambda e: e["score"]),
+            "truth": _distinct(actual),
+        }
+        return let_fields(first, truth_scores)
+
+    def truth_scores(f: dict[str, Column]) -> Column:
+        def score_of(a: Column) -> Column:  # NULL where the true label is not scored
+            return F.element_at(
+                f["scored"], F.nullif(F.array_position(f["labels"], a).cast("int"), F.lit(0))
+            )
+
+        raw = F.transform(f["truth"], score_of)
+        missing = F.transform(F.filter(raw, lambda v: v.isNull()), lambda v: F.lit(NEG_INF))
+        row = {
+            "scored": f["scored"],
+            "truth": F.transform(raw, lambda v: F.coalesce(v, F.lit(NEG_INF))),
+            "labels": F.concat(f["scored"], missing),
+            "top": F.array_max(f["scored"]),
+        }
+        return let_fields(row, lambda g: body(_score_stats(scores, actual, k, g)))
+
+    return let(entries, split)
+
+
+def _score_stats(scores: Column, actual: Column, k: int | None, g: dict[str, Column]) -> Any:
+    labels, truth, top = g["labels"], g["truth"], g["top"]
+
+    def rank_of(t: Column, used: Sequence[str]) -> Column:
+        counts = {
+            "at_or_above": lambda: F.size(F.filter(labels, lambda u: u >= t)),
+            "above": lambda: F.size(F.filter(labels, lambda u: u > t)),
+            "true_at_or_above": lambda: F.size(F.filter(truth, lambda u: u >= t)),
+        }
+        return F.struct(*(counts[f]().alias(f) for f in used))
+
+    def per_true_label(term: Callable[[R.LabelRank], Any]) -> Column:
+        """``term`` for each true label, the ranks it names counted once each."""
+        probe = str(column(term(R.LabelRank(*(F.col(f"__mlsql_{f}") for f in RANK_FIELDS)))))
+        used = [f for f in RANK_FIELDS if f"__mlsql_{f}" in probe]
+        ranks = F.transform(truth, lambda t: rank_of(t, used))
+
+        def apply(r: Column) -> Column:
+            given = {f: (r[f] if f in used else F.lit(None)) for f in RANK_FIELDS}
+            return column(term(R.LabelRank(**given)))
+
+        return F.transform(ranks, apply)
+
+    def over_places(start: Any, stop: Any, term: Callable[[Column], Any]) -> Column:
+        start = column(start)
+        return positions(column(stop) - start, lambda i: term(start + i))
+
+    return R.ScoreStats(
+        unknown=scores.isNull() | actual.isNull(),
+        n_labels=F.size(labels),
+        n_true=F.size(truth),
+        n_top=F.size(F.filter(g["scored"], lambda v: v == top)),
+        n_top_true=F.size(F.filter(truth, lambda v: v == top)),
+        over_true=lambda term: total(per_true_label(term)),
+        max_over_true=lambda term: F.array_max(per_true_label(term)),
+        over_places=over_places,
+        over_positions=positions,
+        cut=lambda n: n if k is None else F.least(column(n), F.lit(k)),
+    )
+
+
+# ------------------------------------------------------------------ scores to label lists
+def ranked_labels(
+    func: str, scores: Column, threshold: float | None = None, k: int | None = None
+) -> Column:
+    """Labels best score first (ties by label), optionally only those scored >= threshold."""
+    entries = score_entries(scores, _fields_of(func, scores))
+    if threshold is not None:
+        entries = F.filter(entries, lambda e: e["score"] >= F.lit(threshold))
+    keyed = F.transform(
+        entries, lambda e: F.struct((-e["score"]).alias("neg_score"), e["label"].alias("label"))
+    )
+    labels = F.transform(F.sort_array(keyed), lambda e: e["label"])
+    return labels if k is None else F.slice(labels, 1, k)
+
+
+# ------------------------------------------------------------------ docstrings
+EXAMPLE_RANKED = (
+    [([1, 3, 2, 6], [1, 2, 4]), ([4, 5], [5])],
+    "rank_items array<int>, correct_items array<int>",
+)
+EXAMPLE_SCORED = (
+    [({"cat": 0.9, "dog": 0.4}, ["cat"]), ({"cat": 0.2, "dog": 0.7, "owl": 0.7}, ["owl", "cat"])],
+    "scores map<string, double>, actual array<string>",
+)
+EXAMPLE_GRADED = (
+    [([5.0, 2.0, 4.0, 1.0, 3.0], [5.0, 4.0, 3.0])],
+    "ranked_relevance array<double>, ideal_relevance array<double>",
+)
+#: each function's output on its example table (checked against tests/oracle_ranking.py)
+EXAMPLE_OUTPUTS = {
+    "precision_at": "0.5",
+    "recall_at": "0.6666666666666666",
+    "average_precision": "0.75",
+    "hitrate": "1.0",
+    "mrr": "0.75",
+    "ndcg": "0.622038473168458",
+    "ranking_auc": "0.5",
+    "graded_ndcg": "0.9187707805346094",
+    "coverage_error": "2.0",
+    "label_ranking_loss": "0.5",
+    "label_ranking_average_precision": "0.7916666666666666",
+    "one_error": "0.25",
+    "ndcg_score": "0.9032867981913646",
+    "top_k": "[['cat'], ['dog']]",
+    "above_threshold": "[['cat'], ['dog', 'owl']]",
+    "top_k_above": "[['cat'], ['dog']]",
+}
+PARAM_DOCS = {
+    "k": "k : int, optional\n    Look at the first k items (a whole number > 0); default: all of them.",
+    "k_set": "k : int, optional\n    Keep at most k labels (a whole number >= 0); default: all of them.",
+    "threshold": "threshold : float\n    Keep the labels scored >= threshold.",
+}
+SET_RETURNS = (
+    "pyspark.sql.Column\n    An array of labels per row, best score first (ties by label); NULL where\n"
+    "    the scores are NULL."
+)
+AGGREGATE_RETURNS = (
+    "pyspark.sql.Column\n    An aggregate: one number per ``agg`` or ``groupBy().agg`` group (the mean\n"
+    "    over rows); NULL over no known rows."
+)
+
+
+def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str]:
+    """A small DataFrame for ``measure``'s docstring example, its parameters and output."""
+    output = EXAMPLE_OUTPUTS[measure.name]
+    if measure.inputs == R.RANKED:
+        return *EXAMPLE_RANKED, {"k": 2}, output
+    if measure.inputs == R.SCORED:
+        return *EXAMPLE_SCORED, {}, output
+    if measure.inputs == ("scores",):
+        given = {"top_k": {"k": 1}, "above_threshold": {"threshold": 0.5}}
+        rows = [(s,) for s, _ in EXAMPLE_SCORED[0]]
+        params = given.get(measure.name, {"k": 1, "threshold": 0.5})
+        return rows, "scores map<string, double>", params, output
+    return *EXAMPLE_GRADED, {"k": 3}, output
+
+
+def _doc(m: Measure) -> str:
+    """The numpydoc docstring of a ranking function, with its runnable example."""
+    lines = [m.summary, "", "Parameters", "----------"]
+    for name in m.inputs:
+        lines += [f"{name} : str or pyspark.sql.Column", f"    {R.INPUT_DOCS[name]}"]
+    for p in m.params:
+        key = "k_set" if p.name == "k" and m.kind == "set" else p.name
+        lines += PARAM_DOCS[key].splitlines()
+    returns = SET_RETURNS if m.kind == "set" else AGGREGATE_RETURNS
+    lines += ["", "Returns", "-------", *returns.splitlines()]
+    notes = [R.NOTES.get(m.name, "")]
+    if m.inputs == R.RANKED:
+        notes.append(R.AT_K_NOTE)
+    elif m.inputs == R.SCORED:
+        notes.append(R.SCORED_NOTE)
+    if "scores" in m.inputs:
+        notes.append(
+            "An array of (label, score) structs is recognised from its type: pass it as a "
+            "Column of its DataFrame (df.scores); a name is read as a map."
+        )
+    lines += ["", "Notes", "-----", *textwrap.wrap(" ".join(n for n in notes if n), 88)]
+    rows, schema, params, output = example(m)
+    lines += ["", "Examples", "--------"]
+    lines += example_lines(m.name, m.kind, rows, schema, m.inputs, params, output)
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------ public functions
+def _aggregate(m: Measure) -> Callable[..., Column]:
+    has_k = any(p.name == "k" for p in m.params)
+
+    def build(a: Column, b: Column, **given: Any) -> Column:
+        k = given.get("k") if has_k else None
+
+        def value(s: Any) -> Any:
+            return R.row_value(OPS, m.name, s)
+
+        if m.inputs == R.RANKED:
+            row = ranked_row(a, b, k, value)
+        elif m.inputs == R.SCORED:
+            row = score_row(m.name, a, b, k, value)
+        else:
+            row = graded_row(a, b, k, value)
+        return OPS.mean(row)
+
+    public = function(m, build, input_check(m), _THIS)
+    public.__doc__ = _doc(m)
+    return public
+
+
+def _set(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
+    public = function(m, build, _scores_check, _THIS)
+    public.__doc__ = _doc(m)
+    return public
+
+
+_THIS = sys.modules[__name__]
+_public: dict[str, Callable[..., Column]] = {}
+for _m in measures(family=R.FAMILY, kind="aggregate"):
+    if _m.available_in("spark"):
+        _public[_m.name] = _aggregate(_m)
+
+_public["top_k"] = _set(lookup("top_k"), lambda s, k=None: ranked_labels("top_k", s, k=k))
+_public["above_threshold"] = _set(
+    lookup("above_threshold"),
+    lambda s, threshold: ranked_labels("above_threshold", s, threshold),
+)
+_public["top_k_above"] = _set(
+    lookup("top_k_above"),
+    lambda s, k, threshold: ranked_labels("top_k_above", s, threshold, k),
+)
+
+globals().update(_public)
+__all__ = sorted(_public)  # built from the registry
