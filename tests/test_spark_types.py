@@ -98,3 +98,25 @@ def test_text_labels_are_never_cast_to_numbers():
     df = session().createDataFrame([(["1"], [1])], "actual array<string>, predicted array<int>")
     with pytest.raises(AnalysisException):
         df.select(ms.true_positives("actual", "predicted")).collect()
+
+
+SINGLE_LABEL = sorted(
+    m.name
+    for m in measures()
+    if m.family == "single_label"
+    and m.kind == "aggregate"
+    and m.inputs == ("actual", "predicted")
+    and m.available_in("spark")
+)
+REQUIRED = {"class_error_rate": {"label": "1"}, "cost_error": {"costs": {"1": {"2": 2.0}}}}
+
+
+@pytest.mark.parametrize("name", SINGLE_LABEL)
+def test_single_label_names_of_two_kinds_are_rejected_by_spark(name):
+    # '1' against 1 would compare after a silent cast under ANSI mode; the analyzer refuses it
+    df = session().createDataFrame([("1", 1)], "actual string, predicted int")
+    column = ms.FUNCTIONS[name]("actual", "predicted", **REQUIRED.get(name, {}))
+    with pytest.raises(AnalysisException, match=r"(?i)array<string>.*array<int>"):
+        df.agg(column).collect()
+    with pytest.raises(ms.MlsqlError, match=r"Got actual string and predicted int"):
+        ms.FUNCTIONS[name](df.actual, df.predicted, **REQUIRED.get(name, {}))

@@ -4,7 +4,8 @@ Every measure has the name, parameters and numbers of the SQL library and of
 Polars (:mod:`mlsql.measures.single_label`); the formulas are the registry's,
 run on Columns. Labels are text, integers or booleans, one kind on both sides
 (a Column of a DataFrame of another kind, or an array, is an
-:class:`~mlsql.MlsqlError`); a row where either side is NULL is unknown and
+:class:`~mlsql.MlsqlError`; for names, Spark's analyzer rejects two kinds
+with an ``AnalysisException`` naming both types, see :func:`both_known`); a row where either side is NULL is unknown and
 skipped; over no known rows every aggregate is NULL.
 
 How each aggregate runs, and what it holds per group:
@@ -136,6 +137,20 @@ def known(*inputs: Column) -> Column:
     for x in inputs[1:]:
         out = out & x.isNotNull()
     return out
+
+
+def both_known(actual: Column, predicted: Column) -> Column:
+    """True where neither side is NULL; Spark's analyzer also checks that both are one kind.
+
+    Names and expressions have no type until Spark analyses the query, and a
+    comparison would cast text to numbers silently under ANSI mode. A branch
+    that is never taken, ``array_union(array(actual), array(predicted))``,
+    makes the analyzer reject two label kinds (an ``AnalysisException`` naming
+    both array types, integer widths may differ); the optimizer then folds it
+    away, so no row pays for it.
+    """
+    guard = F.when(F.lit(False), F.array_union(F.array(actual), F.array(predicted)))
+    return known(actual, predicted) & guard.isNull()
 
 
 # ------------------------------------------------------------------ parameters
@@ -382,7 +397,7 @@ def class_struct(actual: Column, predicted: Column) -> Column:
     (BIGINT) are aligned with them.
     """
     pairs = F.collect_list(
-        F.when(known(actual, predicted), F.struct(actual.alias("a"), predicted.alias("p")))
+        F.when(both_known(actual, predicted), F.struct(actual.alias("a"), predicted.alias("p")))
     )
 
     def from_pairs(xs: Column) -> Column:
@@ -462,12 +477,12 @@ def label_stats(label: Column) -> SL.LabelStats:
 
 def agreement(actual: Column, predicted: Column) -> SL.Agreement:
     """Known rows and rows where actual = predicted."""
-    return SL.Agreement(_count(known(actual, predicted)), _count(actual == predicted))
+    return SL.Agreement(_count(both_known(actual, predicted)), _count(actual == predicted))
 
 
 def one_vs_rest(actual: Column, predicted: Column) -> SL.OneVsRest:
     """Known rows and the 2x2 table of one class against the rest."""
-    ok = known(actual, predicted)
+    ok = both_known(actual, predicted)
 
     def table(label: Any) -> Table2x2:
         def cell(a: bool, p: bool) -> Column:
@@ -480,7 +495,7 @@ def one_vs_rest(actual: Column, predicted: Column) -> SL.OneVsRest:
 
 def cost_stats(actual: Column, predicted: Column) -> SL.CostStats:
     """Known rows and Σ cost(actual, predicted) (1 per error unless a cost is given)."""
-    ok = known(actual, predicted)
+    ok = both_known(actual, predicted)
     default = F.when(actual == predicted, 0.0).otherwise(1.0)
 
     def total_cost(costs: Costs) -> Column:
@@ -623,7 +638,7 @@ def _extreme(label: Column, most: bool) -> Column:
 def _cost_map(actual: Column, predicted: Column, cost: Column) -> Column:
     entries = F.collect_list(
         F.when(
-            known(actual, predicted, cost),
+            both_known(actual, predicted) & cost.isNotNull(),
             F.struct(actual.alias("a"), predicted.alias("p"), cost.cast("double").alias("cost")),
         )
     )
