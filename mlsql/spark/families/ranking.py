@@ -367,7 +367,8 @@ def _score_stats(scores: Column, actual: Column, k: int | None, g: dict[str, Col
     def per_true_label(term: Callable[[R.LabelRank], Any]) -> Column:
         """``term`` for each true label, the ranks it names counted once each."""
         probe = str(column(term(R.LabelRank(*(F.col(f"__mlsql_{f}") for f in RANK_FIELDS)))))
-        used = [f for f in RANK_FIELDS if f"__mlsql_{f}" in probe]
+        # a Column's text that names none of them (another Spark client): compute all three
+        used = [f for f in RANK_FIELDS if f"__mlsql_{f}" in probe] or list(RANK_FIELDS)
         ranks = F.transform(truth, lambda t: rank_of(t, used))
 
         def apply(r: Column) -> Column:
