@@ -46,3 +46,34 @@ def conformance(name: str) -> dict[str, Any]:
     if not path.exists():
         pytest.fail(f"conformance data missing: {path} (the repo expects shared/ beside it)")
     return json.loads(path.read_text())
+
+
+#: Spark runs each property example as several jobs (a second or more under load); it gets this
+#: share of a property test's examples, and never fewer than SPARK_MIN_EXAMPLES.
+SPARK_EXAMPLE_SHARE = 4
+SPARK_MIN_EXAMPLES = 5
+
+
+@pytest.fixture(autouse=True)
+def _fewer_property_examples_on_spark(request: pytest.FixtureRequest) -> Any:
+    """Property tests on Spark draw a quarter of their examples (DuckDB and Polars run them all).
+
+    The formulas are shared by every engine, and DuckDB and Polars check each
+    one on the full budget; on Spark the examples check the engine's own
+    statistics, which a few draws reach. Hypothesis reads a test's settings
+    when the test is called, so they are swapped for this call only.
+    """
+    from hypothesis import settings
+
+    callspec = getattr(request.node, "callspec", None)
+    test = getattr(request.node, "obj", None)
+    current = getattr(test, "_hypothesis_internal_use_settings", None)
+    if callspec is None or callspec.params.get("engine") != "spark" or current is None:
+        yield
+        return
+    fewer = max(SPARK_MIN_EXAMPLES, current.max_examples // SPARK_EXAMPLE_SHARE)
+    test._hypothesis_internal_use_settings = settings(current, max_examples=fewer)
+    try:
+        yield
+    finally:
+        test._hypothesis_internal_use_settings = current
