@@ -626,6 +626,30 @@ def test_sql_on_a_database_file(files: dict[str, Path]) -> None:
     con.close()
 
 
+def test_each_command_releases_the_database_file_it_opened(files: dict[str, Path]) -> None:
+    """In one process (a notebook, a test run), eval then sql on the same file: no handle is left.
+
+    A failed command keeps its traceback, whose frames hold the connection: only
+    the cycle collector would close it, so the commands close it themselves.
+    """
+    import gc
+
+    gc.disable()
+    try:
+        source = f"{files['duckdb']}:tags"
+        failed = invoke("eval", files["duckdb"], "-a", "actual", "-p", "predicted")
+        assert failed.exit_code == 2  # no table named: a mistake, after the file was attached
+        failed_sql = invoke("sql", "SELECT nope FROM tags", "--db", files["duckdb"])
+        assert failed_sql.exit_code == 2
+        for _ in range(2):
+            result = invoke("eval", source, "-a", "actual", "-p", "predicted", "-f", "json")
+            assert result.exit_code == 0, result.stderr
+            result = invoke("sql", "SELECT count(*) AS n FROM tags", "--db", files["duckdb"])
+            assert result.exit_code == 0, result.stderr
+    finally:
+        gc.enable()
+
+
 def test_sql_errors_are_one_line(files: dict[str, Path]) -> None:
     for args, message in (
         (["SELECT nope FROM"], "Parser Error"),

@@ -98,17 +98,20 @@ def run_eval(
     import mlsql
 
     con = duckdb.connect()  # macros come after the data is found: mistakes fail fast
-    with progress(
-        con, f"mlsql: evaluating {path} on {engine}", engine=engine, enabled=show_progress
-    ):
-        opened = open_source(con, path)
-        prepared = prepare(con, opened, actual, predicted, by=by, sep=sep)
-        if labels is not None:
-            options = replace(options, labels=label_universe(labels, prepared.label_kind))
-        if engine == "duckdb":  # other engines only read the data through DuckDB
-            mlsql.register(con, temporary=True)
-        report = evaluate(con, prepared, options, source=path, sep=sep)
-    _write_report(report, format_, output, per_label=per_label, digits=digits)
+    try:
+        with progress(
+            con, f"mlsql: evaluating {path} on {engine}", engine=engine, enabled=show_progress
+        ):
+            opened = open_source(con, path)
+            prepared = prepare(con, opened, actual, predicted, by=by, sep=sep)
+            if labels is not None:
+                options = replace(options, labels=label_universe(labels, prepared.label_kind))
+            if engine == "duckdb":  # other engines only read the data through DuckDB
+                mlsql.register(con, temporary=True)
+            report = evaluate(con, prepared, options, source=path, sep=sep)
+        _write_report(report, format_, output, per_label=per_label, digits=digits)
+    finally:
+        con.close()  # detach a database file now, not whenever the connection is collected
 
 
 def _write_report(
@@ -156,16 +159,19 @@ def run_sql(
         con = _connect(str(db) if db is not None else ":memory:", read_only=read_only)
     except duckdb.Error as exc:
         raise UserError(f"cannot open {db} as a DuckDB database: {exc}") from None
-    with progress(con, "mlsql: running SQL", enabled=show_progress):
-        result = con.execute(query)
-        columns = [d[0] for d in result.description] if result.description else []
-        limit = max_rows if format_ == "table" and max_rows > 0 else None
-        if not columns:
-            rows = []
-        elif limit is None:
-            rows = result.fetchall()
-        else:
-            rows = result.fetchmany(limit + 1)
+    try:
+        with progress(con, "mlsql: running SQL", enabled=show_progress):
+            result = con.execute(query)
+            columns = [d[0] for d in result.description] if result.description else []
+            limit = max_rows if format_ == "table" and max_rows > 0 else None
+            if not columns:
+                rows = []
+            elif limit is None:
+                rows = result.fetchall()
+            else:
+                rows = result.fetchmany(limit + 1)
+    finally:
+        con.close()  # release the database file now, not whenever the connection is collected
     if format_ == "table":
         more = limit is not None and len(rows) > limit
         rows = rows[:limit] if more else rows
