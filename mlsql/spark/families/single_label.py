@@ -616,10 +616,27 @@ def _build(m: Measure) -> Callable[..., Column]:
     return direct
 
 
+#: aggregates that collect their group's known values (see the module docstring)
+COLLECTING = (*CLASS_MEASURES, "minority_class", "majority_error")
+NOTES_END = "check the label types when the Column is built; a name is checked by Spark.\n"
+
+
 def _public(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
     module = sys.modules[__name__]
-    fn = function(m, build, input_check(m), module, _example(m) if m.name in EXAMPLES else ())
-    return _documented(fn, m)
+    fn = _documented(
+        function(m, build, input_check(m), module, _example(m) if m.name in EXAMPLES else ()), m
+    )
+    doc = fn.__doc__ or ""
+    if m.name in ("majority_class", "minority_class"):
+        doc = doc.replace("one number per", "one class per")
+    if m.name in COLLECTING:
+        doc = doc.replace(
+            NOTES_END,
+            NOTES_END + "It collects the group's known values (memory per group of the order of\n"
+            "its rows): Spark has no exact aggregate that counts per value.\n",
+        )
+    fn.__doc__ = doc
+    return fn
 
 
 def _extreme(label: Column, most: bool) -> Column:
@@ -861,7 +878,7 @@ def confusion_matrix_wide(
     classes = [r[0] for r in long.select("predicted").distinct().orderBy("predicted").collect()]
     names = [str(c).lower() if isinstance(c, bool) else str(c) for c in classes]
     wide = long.groupBy(*groups, "actual").pivot("predicted", classes).agg(F.first("count"))
-    renamed = [wide[f"`{n}`"].alias(n) for n in names] if names else []
+    renamed = [wide["`" + n.replace("`", "``") + "`"].alias(n) for n in names]
     return _ordered(wide, [*groups, "actual"]).select(*_shown(by, func), "actual", *renamed)
 
 
