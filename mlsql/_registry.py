@@ -51,6 +51,14 @@ class Measure:
         """Whether ``engine`` offers this measure (else ``unavailable`` says why)."""
         return engine not in self.unavailable
 
+    @property
+    def takes_label_lists(self) -> bool:
+        """Whether ``actual`` and ``predicted`` are label lists (else one value per row)."""
+        return self.family in LIST_FAMILIES
+
+
+#: families whose ``actual`` and ``predicted`` inputs are lists of labels
+LIST_FAMILIES = frozenset({"multilabel", "hivemall", "label_based"})
 
 REGISTRY: dict[str, Measure] = {}
 

@@ -179,6 +179,15 @@ INPUT_DOCS = {
     "predicted": "The predicted labels of each row: a list column (name or expression).",
     "counts": "Stored ``multilabel_counts`` structs (or ``merge_counts`` of them).",
 }
+
+
+def input_doc(m: Measure, name: str) -> str:
+    """What input ``name`` of ``m`` holds: label lists, or one value per row."""
+    if name in ("actual", "predicted") and not m.takes_label_lists:
+        return f"The {'true' if name == 'actual' else 'predicted'} value of each row: a column (name or expression)."
+    return INPUT_DOCS.get(name, "Column name or expression.")
+
+
 PARAM_DOCS = {
     "beta": "beta : float, default {default}\n    Weight of recall against precision; a finite number > 0.",
     "zero_division": (
@@ -223,7 +232,7 @@ def docstring(m: Measure, example: list[str] | None = None) -> str:
     for name in m.inputs:
         lines += [
             f"{name} : str or polars.Expr",
-            f"    {INPUT_DOCS.get(name, 'Column name or expression.')}",
+            f"    {input_doc(m, name)}",
         ]
     for p in m.params:
         lines += (

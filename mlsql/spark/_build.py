@@ -107,6 +107,15 @@ INPUT_DOCS = {
     "predicted": "The predicted labels of each row: an array column (name or Column).",
     "counts": "Stored ``multilabel_counts`` structs (or ``merge_counts`` of them).",
 }
+
+
+def input_doc(m: Measure, name: str) -> str:
+    """What input ``name`` of ``m`` holds: label lists, or one value per row."""
+    if name in ("actual", "predicted") and not m.takes_label_lists:
+        return f"The {'true' if name == 'actual' else 'predicted'} value of each row: a column (name or Column)."
+    return INPUT_DOCS.get(name, "Column name or Column.")
+
+
 PARAM_DOCS = {
     "beta": "beta : float, default {default}\n    Weight of recall against precision; a finite number > 0.",
     "zero_division": (
@@ -149,7 +158,7 @@ def docstring(m: Measure, example: Sequence[str] = ()) -> str:
     for name in m.inputs:
         lines += [
             f"{name} : str or pyspark.sql.Column",
-            f"    {INPUT_DOCS.get(name, 'Column name or Column.')}",
+            f"    {input_doc(m, name)}",
         ]
     for p in m.params:
         lines += (
