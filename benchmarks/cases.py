@@ -199,6 +199,8 @@ CASES: list[Case] = [
     Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),
     Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),
     Case("polars", "mlsql micro_f1", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")).collect(engine="streaming"), mlsql=True),
+    Case("polars", "mlsql label_metrics", lambda e: e.mlsql.label_metrics(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True),
+    Case("polars", "mlsql multilabel_report", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True),
     Case("polars", "bare scan eager", lambda e: e.pl.read_parquet(e.f).select(_pl_lengths(e.pl)), baseline=("polars", "bare scan eager")),
     Case("polars", "mlsql micro_f1 eager", lambda e: e.pl.read_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")), mlsql=True, baseline=("polars", "bare scan eager")),
     # scikit-learn: ratio to mlsql's DuckDB micro_f1 ---------------------------
