@@ -195,7 +195,85 @@ def test_registered_functions_are_the_per_row_and_from_counts_measures(spark):
         for m in measures()
         if m.kind in ("set", "row", "from_counts")
         and m.available_in("spark")
-        and m.family in ("multilabel",)
+        and (
+            m.family == "multilabel"
+            or (m.kind == "from_counts" and m.family in ("binary", "rules"))
+        )
     }
     assert want <= names
     assert not any(m.kind == "aggregate" and m.name in names for m in measures())
+
+
+#: the 2x2 families' stored-counts functions in SQL -> (oracle name, parameters given in SQL)
+TWO_BY_TWO = {
+    "binary_precision_from_counts": ("prel", {}),
+    "binary_negative_predictive_value_from_counts": ("nrel", {}),
+    "binary_recall_from_counts": ("sens", {}),
+    "binary_specificity_from_counts": ("spec", {}),
+    "binary_support_from_counts": ("sup", {}),
+    "binary_accuracy_from_counts": ("tacc", {}),
+    "binary_coverage_from_counts": ("cov", {}),
+    "binary_error_rate_from_counts": ("error_rate", {}),
+    "binary_false_negative_rate_from_counts": ("fnr", {}),
+    "binary_false_positive_rate_from_counts": ("fpr", {}),
+    "binary_kappa_from_counts": ("kappa", {}),
+    "binary_f1_from_counts": ("fbeta", {"beta": 1}),
+    "binary_fbeta_from_counts": ("fbeta", {"beta": 2}),
+    "binary_f_alpha_from_counts": ("f_alpha", {"alpha": 4}),
+    "binary_cost_error_from_counts": ("cost_error", {"cost_fn": 5, "cost_fp": 0.5}),
+    "rule_novelty_from_counts": ("nov", {}),
+    "rule_satisfaction_from_counts": ("sat", {}),
+}
+CELLS = [(3, 1, 2, 4), (0, 0, 0, 5), (0, 2, 0, 0), (5, 0, 0, 0), (0, 0, 3, 0), (1, 1, 1, 1)]
+
+
+@pytest.mark.parametrize("zd", ["0", "1", "nan", "diagnose", "ignore"])
+def test_two_by_two_from_counts_in_plain_sql_match_the_oracle(spark, zd):
+    from mlsql._registry import REGISTRY
+    from tests import oracle_single as O
+    from tests.test_single_label_tables import close
+
+    ms.register(spark)
+    zd_value = {"nan": float("nan")}.get(zd, int(zd) if zd in "01" else zd)
+    calls, wants = [], []
+    for name, (short, params) in TWO_BY_TWO.items():
+        takes_zd = any(p.name == "zero_division" for p in REGISTRY[name].params)
+        sql_params = {} if name == "binary_f1_from_counts" else params  # F1 takes no beta
+        args = [f"{k} => {float(v)}D" for k, v in sql_params.items()]
+        if takes_zd:
+            args.append(f"zero_division => '{zd}'")
+        for tp, fp, fn, tn in CELLS:
+            calls.append(f"{name}({tp}, {fp}, {fn}, {tn}{''.join(', ' + a for a in args)})")
+            wants.append(
+                (name, O.two_by_two(tp, fp, fn, tn, short, zd_value if takes_zd else 0, **params))
+            )
+    got = spark.sql("SELECT " + ", ".join(calls)).first()
+    for value, (name, want) in zip(got, wants, strict=True):
+        assert close(value, want), (name, value, want)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            "binary_f_alpha_from_counts(1, 1, 1, 1, alpha => 0.0D)",
+            "'alpha' parameter of binary_f_alpha_from_counts must be a finite number > 0",
+        ),
+        (
+            "binary_cost_error_from_counts(1, 1, 1, 1, cost_fn => CAST('NaN' AS DOUBLE))",
+            "'cost_fn' parameter of binary_cost_error_from_counts must be a finite number",
+        ),
+        (
+            "binary_fbeta_from_counts(1, 1, 1, 1, beta => -1.0D)",
+            "'beta' parameter of binary_fbeta_from_counts must be a finite number > 0",
+        ),
+        (
+            "rule_satisfaction_from_counts(1, 1, 1, 1, zero_division => 'x')",
+            "'zero_division' parameter of rule_satisfaction_from_counts must be one of",
+        ),
+    ],
+)
+def test_two_by_two_sql_parameters_are_checked(spark, call, message):
+    ms.register(spark)
+    with pytest.raises(Exception, match=message.replace("(", r"\(")):
+        spark.sql(f"SELECT {call}").collect()

@@ -57,6 +57,9 @@ PARAM_TYPES = {
     "zero_division": ("STRING", "'0'"),
     "beta": ("DOUBLE", "1.0D"),
     "n_labels": ("DOUBLE", None),
+    "alpha": ("DOUBLE", "1.0D"),
+    "cost_fn": ("DOUBLE", "1.0D"),
+    "cost_fp": ("DOUBLE", "1.0D"),
 }
 LABEL_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_(), ]*")
 
@@ -177,6 +180,24 @@ def _checked_n_labels(func: str) -> Sql:
     )
 
 
+def _checked_positive(name: str, func: str) -> Sql:
+    """``name`` (F_alpha's alpha) checked to be a finite number > 0."""
+    from mlsql.measures.classification_params import positive_message
+
+    bad = f"{name} IS NULL OR isnan({name}) OR {name} <= 0 OR {name} = CAST('Infinity' AS DOUBLE)"
+    text = positive_message(func, name, "{}")
+    return Sql(f"(CASE WHEN {bad} THEN raise_error({message(text, Sql(name))}) ELSE {name} END)")
+
+
+def _checked_finite(name: str, func: str) -> Sql:
+    """``name`` (a cost) checked to be a finite number."""
+    from mlsql.measures.classification_params import number_message
+
+    bad = f"{name} IS NULL OR isnan({name}) OR abs({name}) = CAST('Infinity' AS DOUBLE)"
+    text = number_message(func, name, "{}")
+    return Sql(f"(CASE WHEN {bad} THEN raise_error({message(text, Sql(name))}) ELSE {name} END)")
+
+
 def _by_zero_division(func: str, body: Callable[[P.ZeroDivision], Sql]) -> Sql:
     """``body`` under the caller's ``zero_division``, chosen at run time."""
     norm = "regexp_replace(lower(trim(CAST(zero_division AS STRING))), '^([01])\\\\.0*$', '$1')"
@@ -200,6 +221,11 @@ def formula_function(m: Measure, stats: Any, inputs: Sequence[str]) -> Function:
         fixed["beta"] = _checked_beta(m.name)
     if "n_labels" in names:
         fixed["n_labels"] = _checked_n_labels(m.name)
+    if "alpha" in names:
+        fixed["alpha"] = _checked_positive("alpha", m.name)
+    for cost in ("cost_fn", "cost_fp"):
+        if cost in names:
+            fixed[cost] = _checked_finite(cost, m.name)
 
     def body(zd: P.ZeroDivision | None) -> Sql:
         extra = {} if zd is None else {"zero_division": zd}

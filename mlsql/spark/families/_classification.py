@@ -60,3 +60,23 @@ def binary_flag(func: str, x: Column) -> Column:
         .otherwise(bad)
         .cast("long")
     )
+
+
+def sql_from_counts(family: str) -> list[Any]:
+    """The ``*_from_counts`` measures of a 2x2 family as Spark SQL functions of tp, fp, fn, tn.
+
+    They are scalar (one row of stored counts in, a number out), so Spark SQL
+    can hold them; the aggregates over boolean columns stay in the Python API.
+    """
+    from mlsql._registry import measures
+    from mlsql._sqlexpr import Sql
+    from mlsql.measures.contingency import Table2x2
+    from mlsql.spark.sql import formula_function
+
+    cells = Table2x2(*(Sql(f"CAST({c} AS BIGINT)") for c in ("tp", "fp", "fn", "tn")))
+    inputs = ("tp BIGINT", "fp BIGINT", "fn BIGINT", "tn BIGINT")
+    return [
+        formula_function(m, cells, inputs)
+        for m in measures(family=family)
+        if m.kind == "from_counts" and m.build is not None and m.available_in("spark")
+    ]

@@ -87,3 +87,8 @@ def binary_counts(actual: IntoColumn, predicted: IntoColumn) -> Column:
 
 
 __all__ = ["binary_counts"]
+
+
+def sql_functions(label_type: str) -> list[Any]:
+    """The stored-counts measures as Spark SQL functions (see :func:`mlsql.spark.register`)."""
+    return K.sql_from_counts(B.FAMILY)

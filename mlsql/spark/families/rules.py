@@ -41,3 +41,8 @@ def stats(measure: Measure, *inputs: Column) -> Table2x2:
 def input_check(measure: Measure) -> Any:
     """Stored counts are numbers; holds and fires boolean or 0/1."""
     return K.numeric_inputs if measure.kind == "from_counts" else K.binary_inputs
+
+
+def sql_functions(label_type: str) -> list[Any]:
+    """The stored-counts measures as Spark SQL functions (see :func:`mlsql.spark.register`)."""
+    return K.sql_from_counts(R.FAMILY)
