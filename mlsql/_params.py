@@ -158,3 +158,23 @@ def parse_hivemall_options(options: str | None) -> HivemallOptions:
     if average not in HIVEMALL_AVERAGES:
         raise MlsqlError(AVERAGE_MESSAGE.format(got=repr(average)))
     return HivemallOptions(beta, average)
+
+
+def check_by(by: Any, func: str) -> list[str]:
+    """Validate ``by`` (a column name or names) and return it as a list (empty for None).
+
+    Examples
+    --------
+    >>> check_by("model", "label_metrics")
+    ['model']
+    >>> check_by(None, "label_metrics")
+    []
+    """
+    if by is None:
+        return []
+    names = [by] if isinstance(by, str) else list(by)
+    if not all(isinstance(n, str) and n for n in names):
+        raise MlsqlError(
+            f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
+        )
+    return names

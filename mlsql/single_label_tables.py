@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import duckdb
 
-from mlsql._errors import MlsqlError
+from mlsql import _params as P
 from mlsql._sqlexpr import lit, quote_ident
 
 
@@ -53,12 +53,7 @@ def confusion_matrix_wide(
     >>> confusion_matrix_wide(con, "t", "a", "p").fetchall()
     [('x', 1, 1), ('y', 0, 1)]
     """
-    groups = [by] if isinstance(by, str) else list(by or [])
-    if not all(isinstance(g, str) and g for g in groups):
-        raise MlsqlError(
-            "The 'by' parameter of confusion_matrix_wide must be column names (strings). "
-            f"Got {by!r} instead."
-        )
+    groups = P.check_by(by, "confusion_matrix_wide")
     by_sql = "NULL" if not groups else "[" + ", ".join(str(lit(g)) for g in groups) + "]"
     long = f'confusion_matrix({lit(source)}, {lit(actual)}, {lit(predicted)}, "by" := {by_sql})'
     keys = ", ".join([*(quote_ident(g) for g in groups), "actual"])

@@ -167,17 +167,7 @@ def _zero_division(value: Any, func: str) -> Any:
 
 
 def _by_list(by: str | Sequence[str] | None, func: str) -> list[str] | None:
-    if by is None:
-        return None
-    names = [by] if isinstance(by, str) else list(by)
-    if not names:
-        return None
-    for name in names:
-        if not isinstance(name, str) or not name:
-            raise MlsqlError(
-                f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
-            )
-    return names
+    return P.check_by(by, func) or None
 
 
 def _labels_list(labels: Sequence[Any] | None, func: str) -> list[Any] | None:

@@ -61,6 +61,16 @@ from mlsql.measures.label_based import weighted_average
 
 E = Any  # an engine expression
 FAMILY = "single_label"
+#: measures whose statistics are every class's counts (engines gather them per class)
+CLASS_MEASURES = (
+    "precision_score",
+    "recall_score",
+    "fbeta_score",
+    "f1_score",
+    "balanced_accuracy_score",
+    "cohen_kappa_score",
+    "matthews_corrcoef",
+)
 ZD = Param("zero_division", 0)
 BETA = Param("beta", 1.0)
 AVERAGE = Param("average", "macro")

@@ -53,16 +53,8 @@ FAMILIES: tuple[str, ...] = ()  # rendered here
 #: the dummy column that makes the group key non-empty when there is no ``by``
 ALL = "__mlsql_all"
 QUERY_START = r"^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()"
-#: measures whose statistics are the per-class lists (rendered as an inner macro over them)
-CLASS_MEASURES = (
-    "precision_score",
-    "recall_score",
-    "fbeta_score",
-    "f1_score",
-    "balanced_accuracy_score",
-    "cohen_kappa_score",
-    "matthews_corrcoef",
-)
+#: measures whose statistics are every class's counts
+CLASS_MEASURES = SL.CLASS_MEASURES
 
 
 # ------------------------------------------------------------------ the class axis

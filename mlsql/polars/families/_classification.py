@@ -16,6 +16,7 @@ from typing import Any
 
 import polars as pl
 
+from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._registry import Measure
 from mlsql.measures import classification_params as CP
@@ -206,14 +207,7 @@ def pooled(
 
 def by_columns(by: str | Sequence[str] | None, func: str) -> list[str]:
     """Grouping column names (``by``) as a list."""
-    if by is None:
-        return []
-    names = [by] if isinstance(by, str) else list(by)
-    if not all(isinstance(n, str) and n for n in names):
-        raise MlsqlError(
-            f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
-        )
-    return names
+    return P.check_by(by, func)
 
 
 def finish(frame: pl.LazyFrame, source: Frame) -> Frame:

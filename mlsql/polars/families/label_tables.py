@@ -32,17 +32,6 @@ Frame = pl.DataFrame | pl.LazyFrame
 
 
 # ------------------------------------------------------------------ inputs
-def _by(by: str | Sequence[str] | None, func: str) -> list[str]:
-    if by is None:
-        return []
-    names = [by] if isinstance(by, str) else list(by)
-    if not all(isinstance(n, str) and n for n in names):
-        raise MlsqlError(
-            f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
-        )
-    return names
-
-
 def _universe(labels: Sequence[Any] | None, func: str) -> list[Any] | None:
     if labels is None:
         return None
@@ -72,7 +61,7 @@ def _prepared(
         )
     lf = source.lazy()
     schema = lf.collect_schema()
-    groups = _by(by, func)
+    groups = P.check_by(by, func)
     universe = _universe(labels, func)
     for role, name in (("actual", actual), ("predicted", predicted), *(("by", b) for b in groups)):
         if name not in schema:
@@ -344,7 +333,7 @@ def _standalone(name: str, summary: str) -> Callable[..., Frame]:
             zero_division=zero_division,
             by=by,
         )
-        shown = _by(by, name)
+        shown = P.check_by(by, name)
         return report.select(*shown, name)
 
     measure.__name__ = measure.__qualname__ = name

@@ -43,17 +43,6 @@ KINDS = ("tp", "fn", "fp")
 
 
 # ------------------------------------------------------------------ inputs
-def _by(by: str | Sequence[str] | None, func: str) -> list[str]:
-    if by is None:
-        return []
-    names = [by] if isinstance(by, str) else list(by)
-    if not all(isinstance(n, str) and n for n in names):
-        raise MlsqlError(
-            f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
-        )
-    return names
-
-
 def _universe(labels: Sequence[Any] | None, func: str) -> list[Any] | None:
     if labels is None:
         return None
@@ -87,7 +76,7 @@ def _prepared(
             f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
         )
     schema = {f.name: f.dataType for f in source.schema.fields}
-    groups = _by(by, func)
+    groups = P.check_by(by, func)
     universe = _universe(labels, func)
     for role, name in (("actual", actual), ("predicted", predicted), *(("by", b) for b in groups)):
         if not isinstance(name, str) or name not in schema:
@@ -136,7 +125,7 @@ def _prepared(
 
 def _shown(by: str | Sequence[str] | None, func: str) -> list[Column]:
     """The group columns under the caller's names."""
-    return [F.col(f"__g{i}").alias(name) for i, name in enumerate(_by(by, func))]
+    return [F.col(f"__g{i}").alias(name) for i, name in enumerate(P.check_by(by, func))]
 
 
 def _common_type(left: T.DataType, right: T.DataType) -> T.DataType:
@@ -437,7 +426,7 @@ def _standalone(name: str, summary: str) -> Callable[..., DataFrame]:
             zero_division=zero_division,
             by=by,
         )
-        return report.select(*(_quoted(g) for g in _by(by, name)), name)
+        return report.select(*(_quoted(g) for g in P.check_by(by, name)), name)
 
     measure.__name__ = measure.__qualname__ = name
     measure.__module__ = "mlsql.spark"

@@ -82,16 +82,8 @@ from mlsql.spark.ops import SparkOps, column
 
 FAMILIES = (SL.FAMILY,)
 OPS = SparkOps()
-#: measures whose statistics are every class's counts (the group's values collected)
-CLASS_MEASURES = (
-    "precision_score",
-    "recall_score",
-    "fbeta_score",
-    "f1_score",
-    "balanced_accuracy_score",
-    "cohen_kappa_score",
-    "matthews_corrcoef",
-)
+#: measures whose statistics are every class's counts
+CLASS_MEASURES = SL.CLASS_MEASURES
 ALL = "__mlsql_all"
 LABEL_MESSAGE = "{func} takes one label per row for {name}. Got {name} {type}."
 COSTS_MESSAGE = (
@@ -694,17 +686,6 @@ cost_map.__doc__ = (cost_map.__doc__ or "") + (
 
 
 # ------------------------------------------------------------------ tables
-def _by(by: str | Sequence[str] | None, func: str) -> list[str]:
-    if by is None:
-        return []
-    names = [by] if isinstance(by, str) else list(by)
-    if not all(isinstance(n, str) and n for n in names):
-        raise MlsqlError(
-            f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
-        )
-    return names
-
-
 def _prepared(
     source: DataFrame, columns: dict[str, str], by: Any, func: str
 ) -> tuple[DataFrame, list[str]]:
@@ -714,7 +695,7 @@ def _prepared(
             f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
         )
     schema = {f.name: f.dataType for f in source.schema.fields}
-    groups = _by(by, func)
+    groups = P.check_by(by, func)
     for role, name in (*columns.items(), *(("by", b) for b in groups)):
         if not isinstance(name, str) or name not in schema:
             raise MlsqlError(
@@ -738,7 +719,7 @@ def _prepared(
 
 
 def _shown(by: Any, func: str) -> list[Column]:
-    return [F.col(f"__g{i}").alias(name) for i, name in enumerate(_by(by, func))]
+    return [F.col(f"__g{i}").alias(name) for i, name in enumerate(P.check_by(by, func))]
 
 
 def _ordered(df: DataFrame, keys: Sequence[str]) -> DataFrame:
