@@ -178,3 +178,25 @@ def check_by(by: Any, func: str) -> list[str]:
             f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
         )
     return names
+
+
+def check_sql_name(value: Any, param: str, func: str, *, empty: bool = False) -> str:
+    """Validate a name that becomes part of SQL text (a prefix, a schema).
+
+    Letters, digits and underscores only (a schema must not start with a
+    digit), so the name can never be read as anything but a name.
+
+    Examples
+    --------
+    >>> check_sql_name("ml_", "prefix", "register", empty=True)
+    'ml_'
+    >>> check_sql_name("x; DROP TABLE t", "prefix", "register", empty=True)
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'prefix' parameter of register must be letters, digits or underscores. Got 'x; DROP TABLE t' instead.
+    """
+    pattern = r"[A-Za-z0-9_]*" if empty else r"[A-Za-z_][A-Za-z0-9_]*"
+    if isinstance(value, str) and re.fullmatch(pattern, value):
+        return value
+    rule = "letters, digits or underscores" + ("" if empty else ", not starting with a digit")
+    raise MlsqlError(f"The '{param}' parameter of {func} must be {rule}. Got {value!r} instead.")

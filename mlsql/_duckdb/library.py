@@ -462,8 +462,14 @@ def macros(qualify: Qualify = lambda name: name) -> list[Macro]:
     return [replace(m, name=qualify(m.name)) for m in out]
 
 
-def render(all_macros: list[Macro], *, temporary: bool = False) -> dict[str, str]:
-    """SQL text per file; overloads of one name become one statement."""
+def render(
+    all_macros: list[Macro], *, temporary: bool = False, replace: bool = True
+) -> dict[str, str]:
+    """SQL text per file; overloads of one name become one statement.
+
+    ``replace=False`` writes ``CREATE MACRO`` (an existing function of the
+    same name is an error) instead of ``CREATE OR REPLACE MACRO``.
+    """
     texts: dict[str, list[str]] = {name: [] for name in files()}
     i = 0
     while i < len(all_macros):
@@ -481,6 +487,6 @@ def render(all_macros: list[Macro], *, temporary: bool = False) -> dict[str, str
         bodies = ",\n    ".join(f"({', '.join(m.params)}) AS {kind}\n    {m.body}" for m in group)
         temp = "TEMP " if temporary else ""
         texts.setdefault(head.file, []).append(
-            f"{docs}\nCREATE OR REPLACE {temp}MACRO {head.name}{bodies.removeprefix('')};"
+            f"{docs}\nCREATE {'OR REPLACE ' if replace else ''}{temp}MACRO {head.name}{bodies.removeprefix('')};"
         )
     return {name: "\n\n".join(parts) + "\n" for name, parts in texts.items() if parts}
