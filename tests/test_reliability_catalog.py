@@ -1,0 +1,148 @@
+"""Catalog reliability (issue 17 items 1, 2, 4, 10, 16; issue 18 item 2).
+
+register() never clobbers a user's function, names built into SQL are only
+names, table names that start like a keyword are tables, Hivemall queries
+run, macros of mlsql.connect() serve every cursor, concurrent registration
+is safe, and the plain-SQL library loads into a new database file with the
+DuckDB command-line shell.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import threading
+import time
+
+import duckdb
+import pytest
+
+import mlsql
+from mlsql._duckdb.generate import library_texts
+from tests.conftest import ROOT
+
+SQL_DIR = ROOT / "sql"
+
+
+# ------------------------------------------------------------- 17.1 never clobber
+def test_register_in_a_schema_refuses_to_replace_a_users_macro():
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA mlsql; CREATE MACRO mlsql.micro_f1(a, b) AS 'mine'")
+    with pytest.raises(mlsql.MlsqlError, match=r"schema 'mlsql': micro_f1\..*replace=True"):
+        mlsql.register(con, schema="mlsql")
+    assert con.execute("SELECT mlsql.micro_f1(1, 2)").fetchone()[0] == "mine"
+    mlsql.register(con, schema="mlsql", replace=True)
+    assert con.execute("SELECT mlsql.micro_f1(['a'], ['a'])").fetchone()[0] == 1.0
+
+
+def test_a_users_macro_commented_like_mlsqls_is_still_the_users():
+    con = duckdb.connect()
+    con.execute("CREATE MACRO micro_f1(a, b) AS 'mine'")
+    con.execute("COMMENT ON MACRO micro_f1 IS 'mlsql macro: my own, not the library''s'")
+    with pytest.raises(mlsql.MlsqlError, match=r"micro_f1\..*replace=True"):
+        mlsql.register(con)
+    assert con.execute("SELECT micro_f1(1, 2)").fetchone()[0] == "mine"
+
+
+def test_a_comment_copied_from_another_mlsql_macro_does_not_make_it_mlsqls():
+    con = mlsql.register(duckdb.connect())
+    theirs = con.execute(
+        "SELECT comment FROM duckdb_functions() WHERE function_name = 'micro_recall'"
+    ).fetchone()[0]
+    other = duckdb.connect()
+    other.execute("CREATE MACRO micro_f1(a, b) AS 'mine'")
+    other.execute(f"COMMENT ON MACRO micro_f1 IS '{theirs.replace(chr(39), chr(39) * 2)}'")
+    with pytest.raises(mlsql.MlsqlError, match=r"micro_f1\."):
+        mlsql.register(other)
+
+
+def test_a_user_table_macro_of_a_library_name_is_refused_too():
+    con = duckdb.connect()
+    con.execute("CREATE MACRO label_metrics(x) AS TABLE SELECT x AS mine")
+    with pytest.raises(mlsql.MlsqlError, match=r"label_metrics\."):
+        mlsql.register(con)
+    assert con.execute("FROM label_metrics(7)").fetchall() == [(7,)]
+
+
+# ------------------------------------------------------------- 17.2 names are names
+HOSTILE_PREFIX = "x(a) AS 1; DROP TABLE keep; CREATE MACRO y"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "param"),
+    [
+        ({"prefix": HOSTILE_PREFIX}, "prefix"),
+        ({"schema": 'm"; DROP TABLE keep; --'}, "schema"),
+        ({"schema": "1abc"}, "schema"),
+        ({"prefix": "ml-"}, "prefix"),
+    ],
+)
+def test_hostile_prefix_or_schema_is_refused_and_the_users_table_survives(kwargs, param):
+    con = duckdb.connect()
+    con.execute("CREATE TABLE keep AS SELECT 1 AS x")
+    with pytest.raises(mlsql.MlsqlError, match=rf"'{param}' parameter of register must be letters"):
+        mlsql.register(con, **kwargs)
+    assert con.execute("SELECT x FROM keep").fetchall() == [(1,)]
+    assert not con.execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE '%micro_f1'"
+    ).fetchone()[0]
+
+
+# ------------------------------------------------------------- 17.16 cursors, threads, speed
+def test_macros_of_connect_serve_every_cursor():
+    con = mlsql.connect()
+    cursor = con.cursor()
+    assert cursor.execute("SELECT micro_f1(['a', 'b'], ['a'])").fetchone()[0] == pytest.approx(
+        2 / 3
+    )
+    con.execute("CREATE TABLE preds AS SELECT ['a'] AS actual, ['a', 'b'] AS predicted")
+    got = cursor.execute("SELECT label, tp, fp FROM label_metrics('preds', 'actual', 'predicted')")
+    assert got.fetchall() == [("a", 1, 0), ("b", 0, 1)]
+
+
+def test_connect_to_a_file_writes_nothing_into_it(tmp_path):
+    path = tmp_path / "user.duckdb"
+    mlsql.connect(str(path)).close()
+    names = duckdb.connect(str(path)).execute("SELECT function_name FROM duckdb_functions()")
+    assert "micro_f1" not in {r[0] for r in names.fetchall()}
+
+
+def test_concurrent_persistent_registration_on_four_cursors():
+    con = duckdb.connect()
+    cursors = [con.cursor() for _ in range(4)]
+    errors: list[BaseException] = []
+    start = threading.Barrier(len(cursors))
+
+    def work(cur: duckdb.DuckDBPyConnection) -> None:
+        try:
+            start.wait()
+            mlsql.register(cur, temporary=False)
+            assert cur.execute("SELECT micro_f1(['a'], ['a'])").fetchone()[0] == 1.0
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(c,)) for c in cursors]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+
+
+def test_connect_is_fast_once_the_library_is_stored():
+    mlsql.connect()  # builds the stored library once per DuckDB version
+    cpu = []
+    for _ in range(5):
+        started = time.process_time()
+        mlsql.connect()
+        cpu.append(time.process_time() - started)
+    # CPU time, not wall time: the figure does not depend on other load of the machine.
+    assert sorted(cpu)[2] < 0.25, cpu
+
+
+def test_no_library_name_is_a_duckdb_builtin():
+    """The fast path copies into the catalog without replacing: no builtin may share a name."""
+    from mlsql._duckdb.register import _existing, _library
+
+    _, names = _library("", None)
+    assert _existing(duckdb.connect(), names, None) == {}
