@@ -25,13 +25,10 @@ import duckdb
 
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql._source_sql import looks_like_query, quoted_name_sql
 from mlsql._sqlexpr import quote_ident
 from mlsql.measures import label_based as LB
 
-#: a source string is a query when it starts like one (the SQL macros use the same test)
-QUERY_START = re.compile(
-    r"^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()", re.I
-)
 _INTEGER_TYPES = {
     "TINYINT",
     "SMALLINT",
@@ -218,13 +215,12 @@ def _is_path(source: str) -> bool:
 
 
 def _is_relation_name(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    """Whether a table or view is named exactly ``name`` (not a qualified name)."""
-    found = con.execute(
-        "SELECT count(*) FROM (SELECT table_name AS name FROM duckdb_tables() "
-        "UNION ALL SELECT view_name FROM duckdb_views()) WHERE name = ?",
-        [name],
-    ).fetchall()
-    return bool(found[0][0])
+    """Whether ``name``, taken whole as one identifier, is a table or view ``con`` can read."""
+    try:
+        con.execute(f"SELECT * FROM {quote_ident(name)} LIMIT 0")
+    except duckdb.Error:
+        return False
+    return True
 
 
 def ensure_macros(con: duckdb.DuckDBPyConnection, func: str) -> None:
@@ -261,10 +257,10 @@ def source_text(con: duckdb.DuckDBPyConnection, source: Any, func: str) -> Itera
                     f"DataFrame (Arrow, Polars, pandas). Got {type(source).__name__}."
                 ) from exc
         text = view
-    elif not QUERY_START.match(source) and _is_relation_name(con, source):
-        text = quote_ident(source)  # a table or view named exactly so: quote it whole
+    elif source and _is_relation_name(con, source):
+        text = f"FROM {quote_ident(source)}"  # a table or view named exactly so wins
     else:
-        text = source  # a query, a path, or a qualified name as SQL writes it
+        text = source  # a query, a path, or a qualified name (mlsql._source_sql's rules)
     try:
         yield Source(text, view is not None)
     finally:
@@ -281,12 +277,15 @@ class Source:
 
     @property
     def is_query(self) -> bool:
-        return bool(QUERY_START.match(self.text))
+        return looks_like_query(self.text)
 
     def from_clause(self) -> tuple[str, list[Any]]:
         """``FROM ...`` SQL reading the source, and its parameters."""
         if self.is_query:
             return f"FROM ({self.text})", []
+        quoted = quoted_name_sql(self.text)
+        if quoted is not None:
+            return quoted, []
         return "FROM query_table(?)", [self.text]
 
     def probe(self, con: duckdb.DuckDBPyConnection, func: str) -> duckdb.DuckDBPyRelation:

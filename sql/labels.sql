@@ -29,7 +29,9 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
                            COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
                            COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0
-                    FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
+                    FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 

@@ -672,7 +672,9 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
                            COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
                            COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0
-                    FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
+                    FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
@@ -1368,7 +1370,9 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
         SELECT g, __mlsql_label AS class, count(*) AS count
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(label)) AS __mlsql_label
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
         WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
@@ -1384,7 +1388,9 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
                COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
@@ -1405,7 +1411,9 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
                COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()', 'i') THEN source
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,

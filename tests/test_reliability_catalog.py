@@ -146,3 +146,71 @@ def test_no_library_name_is_a_duckdb_builtin():
 
     _, names = _library("", None)
     assert _existing(duckdb.connect(), names, None) == {}
+
+
+# ------------------------------------------------------------- 17.4 table or query
+KEYWORD_NAMES = [
+    "table1",
+    "selected",
+    "from_2024",
+    "values",
+    "withheld",
+    "showroom",
+    "describe_runs",
+    "pivot_preds",
+    'a"b',
+]
+#: x was true and predicted, y predicted only: (label, tp, fp, fn)
+EXPECTED = [("x", 1, 0, 0), ("y", 0, 1, 0)]
+
+
+@pytest.fixture
+def named_tables():
+    con = mlsql.connect()
+    for name in KEYWORD_NAMES:
+        quoted = '"' + name.replace('"', '""') + '"'
+        con.execute(
+            f"CREATE TABLE {quoted} AS SELECT ['x'] AS a, ['x', 'y'] AS p, 'x' AS s, 'y' AS t"
+        )
+    return con
+
+
+@pytest.mark.parametrize("name", KEYWORD_NAMES)
+def test_a_table_named_like_a_keyword_is_read_as_a_table_from_python(named_tables, name):
+    got = mlsql.label_metrics(named_tables, name, "a", "p").select("label, tp, fp, fn")
+    assert got.fetchall() == EXPECTED
+
+
+@pytest.mark.parametrize("name", KEYWORD_NAMES)
+def test_a_table_named_like_a_keyword_is_read_as_a_table_from_sql(named_tables, name):
+    got = named_tables.execute("SELECT label, tp, fp, fn FROM label_metrics(?, 'a', 'p')", [name])
+    assert got.fetchall() == EXPECTED
+    cells = named_tables.execute(
+        "SELECT actual, predicted, count FROM confusion_matrix(?, 's', 't') WHERE count > 0",
+        [name],
+    )
+    assert cells.fetchall() == [("x", "y", 1)]
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * FROM table1",
+        "FROM table1",
+        "  from\ntable1",
+        "(FROM table1)",
+        "WITH q AS (FROM table1) FROM q",
+    ],
+)
+def test_queries_are_still_queries_on_both_paths(named_tables, query):
+    got = mlsql.label_metrics(named_tables, query, "a", "p").select("label, tp, fp, fn")
+    assert got.fetchall() == EXPECTED
+    sql = named_tables.execute("SELECT label, tp, fp, fn FROM label_metrics(?, 'a', 'p')", [query])
+    assert sql.fetchall() == EXPECTED
+
+
+def test_an_existing_table_wins_over_query_text_in_python():
+    con = mlsql.connect()
+    con.execute("CREATE TABLE \"select x\" AS SELECT ['x'] AS a, ['x', 'y'] AS p")
+    got = mlsql.label_metrics(con, "select x", "a", "p").select("label, tp, fp, fn")
+    assert got.fetchall() == EXPECTED

@@ -19,6 +19,7 @@ from __future__ import annotations
 from mlsql._duckdb.library import Macro, Qualify, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import RowStats
+from mlsql._source_sql import read_source_sql
 from mlsql._sqlexpr import Sql
 from mlsql.measures import label_based as LB
 
@@ -32,8 +33,6 @@ FAMILIES = (LB.FAMILY,)
 
 #: the dummy column that makes the group key non-empty when there is no ``by``
 ALL = "__mlsql_all"
-#: a source string is a query (not a table name or file) when it starts like one
-QUERY_START = r"^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()"
 TABLE_SIGNATURE = (
     "source",
     "actual",
@@ -43,14 +42,6 @@ TABLE_SIGNATURE = (
     "zero_division := 0",
     '"by" := NULL',
 )
-
-
-def _read_source() -> str:
-    """SQL reading ``source``: a query as given, else a table, view or file name."""
-    return (
-        f"query(CASE WHEN regexp_matches(source, '{QUERY_START}', 'i') THEN source\n"
-        "                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)"
-    )
 
 
 def _spread(q: Qualify) -> Macro:
@@ -79,7 +70,7 @@ def _spread(q: Qualify) -> Macro:
                     SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
                            COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
                            COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0
-                    FROM (SELECT *, 0 AS {ALL} FROM {_read_source()})))))
+                    FROM (SELECT *, 0 AS {ALL} FROM {read_source_sql()})))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code))"""
     return Macro(
         FILE,

@@ -38,6 +38,7 @@ from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import FORMULAS, Counts, formula_params
 from mlsql._registry import Measure, measures
+from mlsql._source_sql import read_source_sql
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
@@ -52,7 +53,6 @@ FAMILIES: tuple[str, ...] = ()  # rendered here
 
 #: the dummy column that makes the group key non-empty when there is no ``by``
 ALL = "__mlsql_all"
-QUERY_START = r"^\s*(select|from|with|values|table|pivot|unpivot|summarize|describe|show|\()"
 #: measures whose statistics are every class's counts
 CLASS_MEASURES = SL.CLASS_MEASURES
 
@@ -366,14 +366,6 @@ def _hand_written(q: Qualify) -> list[Macro]:
 
 
 # ------------------------------------------------------------------ table macros
-def _read_source() -> str:
-    """SQL reading ``source``: a query as given, else a table, view or file name."""
-    return (
-        f"query(CASE WHEN regexp_matches(source, '{QUERY_START}', 'i') THEN source\n"
-        "                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)"
-    )
-
-
 def _columns(*names: str) -> str:
     """Select the group struct and the named input columns (case-insensitive) of ``source``."""
     by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
@@ -382,7 +374,7 @@ def _columns(*names: str) -> str:
     )
     return f"""SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
                {picks}
-        FROM (SELECT *, 0 AS {ALL} FROM {_read_source()})"""
+        FROM (SELECT *, 0 AS {ALL} FROM {read_source_sql()})"""
 
 
 KEEP = "lambda c: NOT starts_with(c, '__mlsql_')"
