@@ -9,17 +9,19 @@ DuckDB command-line shell.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import duckdb
 import pytest
 
 import mlsql
-from mlsql._duckdb.generate import library_texts
-from tests.conftest import ROOT
+from tests.conftest import ROOT, conformance
 
 SQL_DIR = ROOT / "sql"
 
@@ -214,3 +216,75 @@ def test_an_existing_table_wins_over_query_text_in_python():
     con.execute("CREATE TABLE \"select x\" AS SELECT ['x'] AS a, ['x', 'y'] AS p")
     got = mlsql.label_metrics(con, "select x", "a", "p").select("label, tp, fp, fn")
     assert got.fetchall() == EXPECTED
+
+
+# ------------------------------------------------------------- 18.2 the plain-SQL path
+def _duckdb_shell() -> str | None:
+    """The DuckDB command-line shell (PyPI package duckdb-cli, in the dev extras)."""
+    beside = Path(sys.executable).parent / "duckdb"
+    return os.environ.get("MLSQL_DUCKDB_CLI") or (
+        str(beside) if beside.exists() else shutil.which("duckdb")
+    )
+
+
+def _shell(*commands: str, db: Path) -> subprocess.CompletedProcess[str]:
+    shell = _duckdb_shell()
+    if shell is None:
+        pytest.skip("the DuckDB shell is not installed (pip install duckdb-cli)")
+    args = [shell, str(db), *(x for c in commands for x in ("-c", c))]
+    return subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+
+
+def test_readme_plain_sql_command_works_on_a_new_database_file(tmp_path):
+    db = tmp_path / "my.db"
+    done = _shell(".read sql/mlsql.sql", ".read examples/blog_tags.sql", db=db)
+    assert done.returncode == 0, done.stderr
+    published = conformance("hivemall_blog_tags.json")["published"]
+    assert repr(published["fmeasure(actual, predicted)"]) in done.stdout
+    assert repr(published["fmeasure(actual, predicted, '-beta 2.')"]) in done.stdout
+    stored = duckdb.connect(str(db), read_only=True).execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'micro_f1'"
+    )
+    assert stored.fetchone()[0] == 0, "the library was written into the database file"
+
+
+def test_the_library_file_refuses_to_replace_a_users_macro_and_loads_nothing(tmp_path):
+    db = tmp_path / "mine.db"
+    assert _shell("CREATE MACRO micro_f1(a, b) AS 42", db=db).returncode == 0
+    done = _shell(".read sql/mlsql.sql", "SELECT 1", db=db)
+    assert done.returncode != 0
+    assert "micro_f1" in done.stderr and "mlsql_replace.sql" in done.stderr, done.stderr
+    con = duckdb.connect(str(db))
+    assert con.execute("SELECT micro_f1(1, 2)").fetchone()[0] == 42
+    con.close()
+
+
+def test_library_file_loads_all_or_nothing():
+    text = (SQL_DIR / "mlsql.sql").read_text()
+    con = duckdb.connect()
+    con.execute("CREATE MACRO set_union(a, b) AS 'mine'")
+    with pytest.raises(duckdb.Error, match=r"set_union\. Nothing was loaded"):
+        con.execute(text)
+    con.execute("ROLLBACK")
+    broken = text.replace("\nCOMMIT;", "\nSELECT error('late failure');\nCOMMIT;")
+    fresh = duckdb.connect()
+    with pytest.raises(duckdb.Error, match="late failure"):
+        fresh.execute(broken)
+    fresh.execute("ROLLBACK")
+    for c in (con, fresh):
+        found = c.execute(
+            "SELECT count(*) FROM duckdb_functions() WHERE function_name IN ('micro_f1', 'zero_one_loss')"
+        )
+        assert found.fetchone()[0] == 0
+    assert con.execute("SELECT set_union(1, 2)").fetchone()[0] == "mine"
+
+
+def test_the_replace_file_reloads_the_library_in_a_session():
+    con = duckdb.connect()
+    con.execute((SQL_DIR / "mlsql.sql").read_text())
+    with pytest.raises(duckdb.Error, match="exist already"):
+        con.execute((SQL_DIR / "mlsql.sql").read_text())
+    con.execute("ROLLBACK")
+    con.execute((SQL_DIR / "mlsql_replace.sql").read_text())
+    assert con.execute("SELECT micro_f1(['a', 'b'], ['a'])").fetchone()[0] == pytest.approx(2 / 3)
+    mlsql.register(con)  # the file's macros are marked as mlsql's: no clash
