@@ -200,3 +200,17 @@ def check_sql_name(value: Any, param: str, func: str, *, empty: bool = False) ->
         return value
     rule = "letters, digits or underscores" + ("" if empty else ", not starting with a digit")
     raise MlsqlError(f"The '{param}' parameter of {func} must be {rule}. Got {value!r} instead.")
+
+
+def clash_message(where: str, names: list[str], beside: str) -> str:
+    """The error text when mlsql's functions would replace functions of the user's.
+
+    Examples
+    --------
+    >>> clash_message("on this connection", ["micro_f1"], "prefix='ml_'")
+    "mlsql would replace functions already defined on this connection: micro_f1. Pass replace=True to replace them, or prefix='ml_' to install beside them."
+    """
+    return (
+        f"mlsql would replace functions already defined {where}: {', '.join(names)}. "
+        f"Pass replace=True to replace them, or {beside} to install beside them."
+    )

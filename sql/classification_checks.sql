@@ -21,7 +21,7 @@ CREATE OR REPLACE MACRO _mlsql_check_number(x, name, func) AS
 -- _mlsql_binary_flag(x, name, func): A boolean or 0/1 input as BOOLEAN (anything else is an error).
 CREATE OR REPLACE MACRO _mlsql_binary_flag(x, name, func) AS 
     CASE WHEN NOT regexp_full_match(typeof(x), '(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
-         THEN error('' || func || ' takes boolean or 0/1 values for ' || name || '. Got ' || name || ' ' || typeof(x) || '.')
+         THEN error('' || func || ' takes boolean or 0/1 values for ' || name || '. Got ' || name || ' ' || typeof(x) || '.' || CASE WHEN func IN ('auc', 'roc_auc_score') AND typeof(x) LIKE '%]' THEN ' Hivemall''s auc over ranked arrays, auc(rank_items, correct_items[, k]), is ranking_auc.' ELSE '' END)
          WHEN x IS NULL THEN NULL WHEN CAST(x AS DOUBLE) = 1 THEN true
          WHEN CAST(x AS DOUBLE) = 0 THEN false ELSE error('' || func || ' takes boolean or 0/1 values. Got ' || CAST(x AS VARCHAR) || ' instead.') END;
 

@@ -6,6 +6,7 @@ CREATE OR REPLACE MACRO _mlsql_hivemall_beta(options) AS
     CASE WHEN NOT regexp_full_match(coalesce(options, ''), '\s*((--?beta\s+\S+|--?average\s+\S+)\s*)*')
          THEN error('fmeasure options must look like Hivemall''s ''-beta 2. -average micro'' (options: -beta B, -average micro|binary). Got ''' || options || ''' instead.')
          WHEN regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) = '' THEN 1.0::DOUBLE
+         WHEN TRY_CAST(regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) AS DOUBLE) IS NULL THEN error('The ''beta'' parameter of fmeasure must be a finite number > 0. Got ''' || regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) || ''' instead.')
          ELSE _mlsql_check_beta(TRY_CAST(regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) AS DOUBLE), 'fmeasure') END;
 
 -- _mlsql_hivemall_average(options): The -average of a Hivemall option string (default micro).

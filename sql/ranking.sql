@@ -155,6 +155,28 @@ CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS
 CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
     avg(_mlsql_ranking_auc_row(rank_items, correct_items, _mlsql_check_k(k, 'ranking_auc')));
 
+-- auc(rank_items, correct_items): ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall's ranking AUC (ranking_auc).
+-- auc(rank_items, correct_items, k): ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall's ranking AUC (ranking_auc).
+-- auc(actual, predicted, zero_division): ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall's ranking AUC (ranking_auc).
+CREATE OR REPLACE MACRO auc(rank_items VARCHAR[], correct_items VARCHAR[]) AS 
+    ranking_auc(rank_items, correct_items, k := NULL),
+    (rank_items VARCHAR[], correct_items VARCHAR[], k) AS 
+    ranking_auc(rank_items, correct_items, k := k),
+    (rank_items INTEGER[], correct_items INTEGER[]) AS 
+    ranking_auc(rank_items, correct_items, k := NULL),
+    (rank_items INTEGER[], correct_items INTEGER[], k) AS 
+    ranking_auc(rank_items, correct_items, k := k),
+    (rank_items BIGINT[], correct_items BIGINT[]) AS 
+    ranking_auc(rank_items, correct_items, k := NULL),
+    (rank_items BIGINT[], correct_items BIGINT[], k) AS 
+    ranking_auc(rank_items, correct_items, k := k),
+    (actual, predicted, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'auc') IS NULL THEN NULL ELSE CASE WHEN ((sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) + sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END)) = 0) THEN NULL ELSE _mlsql_mann_whitney_auc(((_mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(predicted, 'predicted', 'auc'), k := _mlsql_binary_flag(actual, 'actual', 'auc'), y := _mlsql_binary_flag(actual, 'actual', 'auc'))) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL))) + _mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(predicted, 'predicted', 'auc'), k := NOT _mlsql_binary_flag(actual, 'actual', 'auc'), y := _mlsql_binary_flag(actual, 'actual', 'auc'))) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL)))) / 2 - sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) * (sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) + 1) / 2), sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END), sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END), _mlsql_check_zero_division(zero_division, 'auc')) END END;
+
+-- roc_auc_score(actual, predicted, zero_division): Alias of auc.
+CREATE OR REPLACE MACRO roc_auc_score(actual, predicted, zero_division := 0) AS 
+    auc(actual, predicted, zero_division := zero_division);
+
 -- _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k): Per row: Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k) AS 
     CASE WHEN (ranked_relevance IS NULL OR ideal_relevance IS NULL) THEN NULL ELSE list_transform([{'x1': coalesce(list_sum(list_transform(_mlsql_ideal_grades(ideal_relevance, coalesce(k, len(ranked_relevance))), lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0)}], lambda f: _mlsql_normalized_dcg(coalesce(list_sum(list_transform(list_slice(ranked_relevance, 1, coalesce(k, len(ranked_relevance))), lambda grade, pos: ((pow(2.0, grade) - 1) * (1 / log2((pos + 1)))))), 0), f.x1))[1] END;

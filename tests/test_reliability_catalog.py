@@ -10,6 +10,7 @@ DuckDB command-line shell.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -288,3 +289,108 @@ def test_the_replace_file_reloads_the_library_in_a_session():
     con.execute((SQL_DIR / "mlsql_replace.sql").read_text())
     assert con.execute("SELECT micro_f1(['a', 'b'], ['a'])").fetchone()[0] == pytest.approx(2 / 3)
     mlsql.register(con)  # the file's macros are marked as mlsql's: no clash
+
+
+# ------------------------------------------------------------- 17.10 Hivemall drop-in
+RANKING = conformance("hivemall_ranking.json")
+
+
+def _ranking_table(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("CREATE TABLE ranked (rank_items BIGINT[], correct_items BIGINT[])")
+    con.executemany(
+        "INSERT INTO ranked VALUES (?, ?)",
+        [(r["rank_items"], r["correct_items"]) for r in RANKING["rows"]],
+    )
+
+
+@pytest.mark.parametrize(
+    ("query", "want"),
+    [
+        ("SELECT auc(rank_items, correct_items) FROM ranked", RANKING["expected_at_4"]["auc"]),
+        ("SELECT auc(rank_items, correct_items, 4) FROM ranked", RANKING["expected_at_4"]["auc"]),
+        ("SELECT auc(rank_items, correct_items, 2) FROM ranked", RANKING["expected_at_2"]["auc"]),
+        (
+            "SELECT auc(list_transform(rank_items, lambda x: x::VARCHAR),"
+            " list_transform(correct_items, lambda x: x::VARCHAR), 2) FROM ranked",
+            RANKING["expected_at_2"]["auc"],
+        ),
+    ],
+)
+def test_hivemalls_ranking_auc_query_runs_unchanged_in_duckdb(query, want):
+    con = mlsql.connect()
+    _ranking_table(con)
+    assert con.execute(query).fetchone()[0] == pytest.approx(want, rel=1e-12)
+
+
+def test_binary_auc_is_unchanged_by_the_ranking_overloads():
+    con = mlsql.connect()
+    got = con.execute(
+        "SELECT auc(y, s), roc_auc_score(y, s) FROM (VALUES (1, 0.9), (0, 0.2), (1, 0.2), (0, 0.1)) t(y, s)"
+    ).fetchone()
+    # positives 0.9, 0.2 against negatives 0.2, 0.1: pairs won 1 + 1 + 0.5 + 1 of 4
+    assert got == (pytest.approx(3.5 / 4), pytest.approx(3.5 / 4))
+
+
+def test_a_list_given_to_roc_auc_score_names_ranking_auc_in_duckdb():
+    con = mlsql.connect()
+    with pytest.raises(
+        duckdb.Error, match=r"Got actual VARCHAR\[\]\. Hivemall's auc .* is ranking_auc"
+    ):
+        con.execute("SELECT roc_auc_score(['a', 'b'], ['a'])").fetchone()
+
+
+def test_a_list_given_to_auc_names_ranking_auc_in_polars():
+    pl = pytest.importorskip("polars")
+    import mlsql.polars as mp
+
+    frame = pl.DataFrame({"rank_items": [["a", "b"]], "correct_items": [["a"]]})
+    with pytest.raises(
+        mlsql.MlsqlError, match=r"List\(String\)\. Hivemall's auc .* is ranking_auc"
+    ):
+        frame.select(mp.auc("rank_items", "correct_items"))
+
+
+def test_fmeasure_names_an_unreadable_beta_in_duckdb_as_polars_does():
+    pl = pytest.importorskip("polars")
+    import mlsql.polars as mp
+
+    want = "The 'beta' parameter of fmeasure must be a finite number > 0. Got 'abc' instead."
+    con = mlsql.connect()
+    with pytest.raises(duckdb.Error, match=re.escape(want)):
+        con.execute("SELECT fmeasure(['a'], ['a'], '-beta abc')").fetchone()
+    frame = pl.DataFrame({"a": [["a"]], "p": [["a"]]})
+    with pytest.raises(mlsql.MlsqlError, match=re.escape(want)):
+        frame.select(mp.fmeasure("a", "p", "-beta abc"))
+
+
+# ------------------------------------------------------------- Spark: 17.1 and 17.10
+@pytest.fixture(scope="module")
+def spark():
+    pytest.importorskip("pyspark")
+    from tests.engines.spark_engine import session
+
+    return session().newSession()  # its own temporary functions
+
+
+def test_spark_register_refuses_to_replace_a_users_temporary_function(spark):
+    import mlsql.spark as ms
+
+    spark.sql("CREATE OR REPLACE TEMPORARY FUNCTION set_jaccard(a INT) RETURNS INT RETURN a * 10")
+    with pytest.raises(
+        mlsql.MlsqlError, match=r"in this Spark session: set_jaccard\..*replace=True"
+    ):
+        ms.register(spark)
+    assert spark.sql("SELECT set_jaccard(4)").first()[0] == 40
+    names = ms.register(spark, prefix="ml_")
+    assert "ml_set_jaccard" in names
+    ms.register(spark, prefix="ml_")  # its own functions: registering again is fine
+    ms.register(spark, replace=True)
+    assert spark.sql("SELECT set_jaccard(array('a', 'b'), array('a'))").first()[0] == 0.5
+
+
+def test_spark_auc_on_lists_names_ranking_auc(spark):
+    import mlsql.spark as ms
+
+    frame = spark.createDataFrame([(["a", "b"], ["a"])], "r array<string>, c array<string>")
+    with pytest.raises(mlsql.MlsqlError, match=r"array<string>\. Hivemall's auc .* is ranking_auc"):
+        frame.select(ms.auc(frame.r, frame.c)).collect()  # typed Columns: checked at once

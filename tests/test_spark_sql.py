@@ -180,7 +180,7 @@ def test_integer_labels_and_a_prefix():
         "ml_true_positives(array(1, 1, 2), array(1L))"
     ).first()
     assert row[0] == [1, 2, 3] and row[1] == 1
-    with pytest.raises(ms.MlsqlError, match="prefix must be letters"):
+    with pytest.raises(ms.MlsqlError, match="'prefix' parameter of register must be letters"):
         ms.register(s, prefix="x`; DROP")
     with pytest.raises(ms.MlsqlError, match="label_type must be a Spark SQL type"):
         ms.register(s, label_type="STRING>, x INT) RETURN 1; --")

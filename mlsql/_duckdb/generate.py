@@ -59,7 +59,9 @@ def _whole(all_macros: list[Macro], described: dict[str, str], *, replace: bool)
         if name in texts
     )
     guard = "" if replace else _guard(all_macros) + "\n"
-    return f"\nBEGIN TRANSACTION;\n{guard}{body}\n-- ===== marks: mlsql's own\n\n{marks}\n\nCOMMIT;\n"
+    return (
+        f"\nBEGIN TRANSACTION;\n{guard}{body}\n-- ===== marks: mlsql's own\n\n{marks}\n\nCOMMIT;\n"
+    )
 
 
 def library_texts() -> dict[str, str]:

@@ -306,6 +306,7 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
     average_text = "regexp_extract(coalesce(options, ''), '--?average\\s+(\\S+)', 1)"
     bad_options = sql_message(P.OPTIONS_MESSAGE.format(got="'{}'"), "options")
     bad_average = sql_message(P.AVERAGE_MESSAGE.format(got="'{}'"), average_text)
+    bad_beta = sql_message(P.beta_message("fmeasure", "'{}'"), beta_text)
     bad_int = sql_message(P.INT_LABEL_MESSAGE.format(got="{}"), "CAST(x AS VARCHAR)")
     bad_types = sql_message(
         P.HIVEMALL_TYPE_MESSAGE.format(actual="{}", predicted="{}"),
@@ -360,6 +361,7 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
             f"""CASE WHEN NOT regexp_full_match(coalesce(options, ''), '{P.OPTIONS_PATTERN}')
          THEN error({bad_options})
          WHEN {beta_text} = '' THEN 1.0::DOUBLE
+         WHEN TRY_CAST({beta_text} AS DOUBLE) IS NULL THEN error({bad_beta})
          ELSE {q("_mlsql_check_beta")}(TRY_CAST({beta_text} AS DOUBLE), 'fmeasure') END""",
             "The -beta of a Hivemall option string (default 1).",
             public=False,
@@ -459,7 +461,44 @@ def macros(qualify: Qualify = lambda name: name) -> list[Macro]:
             if m.family in mod.FAMILIES and m.build is not None and m.available_in("duckdb"):
                 stats = mod.stats(qualify, m) if hasattr(mod, "stats") else None
                 out.append(_from_registry(m, qualify, ops, mod.FILE, stats))
+    out = _hivemall_ranking_auc(out, qualify)
     return [replace(m, name=qualify(m.name)) for m in out]
+
+
+def _hivemall_ranking_auc(out: list[Macro], q: Qualify) -> list[Macro]:
+    """``auc`` over label lists is Hivemall's ranking AUC: ``auc(rank_items, correct_items[, k])``.
+
+    Hivemall names both its AUCs ``auc``; DuckDB picks the overload by type,
+    so a Hivemall query over arrays runs unchanged (as ``ranking_auc``). A
+    typed overload's body is bound when created, so ``auc`` moves after
+    ``ranking_auc`` (into its file).
+    """
+    last = max(j for j, m in enumerate(out) if m.name == "ranking_auc")
+    auc = next(m for m in out if m.name == "auc")
+    aliases = [m for m in out if m.name != "auc" and m.body.startswith(f"{q('auc')}(")]
+    doc = (
+        f"{auc.doc} Over label lists, auc(rank_items, correct_items[, k]) is Hivemall's "
+        "ranking AUC (ranking_auc)."
+    )
+    file = out[last].file
+    overloads = [
+        Macro(
+            file,
+            "auc",
+            (f"rank_items {t}", f"correct_items {t}", *k),
+            f"{q('ranking_auc')}(rank_items, correct_items, k := {'k' if k else 'NULL'})",
+            doc,
+        )
+        for t in LABEL_LIST_TYPES
+        for k in ((), ("k",))
+    ]
+    moved = [
+        *overloads,
+        replace(auc, file=file, doc=doc),
+        *(replace(m, file=file) for m in aliases),
+    ]
+    keep = [m for m in out[: last + 1] if m is not auc and m not in aliases]
+    return [*keep, *moved, *out[last + 1 :]]
 
 
 def render(

@@ -245,10 +245,7 @@ def register(
         clashes = sorted(name for name, (ours, _) in existing.items() if not ours)
         if clashes and not replace:
             where = "on this connection" if schema is None else f"in schema {schema!r}"
-            raise MlsqlError(
-                f"mlsql would replace functions already defined {where}: {', '.join(clashes)}. "
-                "Pass replace=True to replace them, or prefix='ml_' or schema='mlsql' to install beside them."
-            )
+            raise MlsqlError(P.clash_message(where, clashes, "prefix='ml_' or schema='mlsql'"))
         if len(existing) == len(names) and all(current for _, current in existing.values()):
             return con  # this library is there already (e.g. from another cursor)
         try:

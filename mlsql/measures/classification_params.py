@@ -42,9 +42,23 @@ def binary_value_message(func: str, got: str) -> str:
     return f"{func} takes {BINARY_VALUES} values. Got {got} instead."
 
 
-def binary_type_message(func: str, name: str, got: str) -> str:
-    """The error text for a binary input of a type that cannot hold true/false or 0/1."""
-    return f"{func} takes {BINARY_VALUES} values for {name}. Got {name} {got}."
+#: Hivemall calls its ranking AUC over arrays ``auc`` too; a list given to these says where it is
+RANKING_AUC_FUNCS = ("auc", "roc_auc_score")
+RANKING_AUC_HINT = (
+    " Hivemall's auc over ranked arrays, auc(rank_items, correct_items[, k]), is ranking_auc."
+)
+
+
+def binary_type_message(func: str, name: str, got: str, *, is_list: bool = False) -> str:
+    """The error text for a binary input of a type that cannot hold true/false or 0/1.
+
+    Examples
+    --------
+    >>> binary_type_message("auc", "actual", "List(String)", is_list=True)
+    "auc takes boolean or 0/1 values for actual. Got actual List(String). Hivemall's auc over ranked arrays, auc(rank_items, correct_items[, k]), is ranking_auc."
+    """
+    hint = RANKING_AUC_HINT if is_list and func in RANKING_AUC_FUNCS else ""
+    return f"{func} takes {BINARY_VALUES} values for {name}. Got {name} {got}.{hint}"
 
 
 def number_type_message(func: str, name: str, got: str) -> str:

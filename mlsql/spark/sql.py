@@ -34,6 +34,7 @@ written over SQL text by :class:`SparkSqlOps`. What SQL adds:
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -253,7 +254,19 @@ def functions(label_type: str = "STRING") -> list[Function]:
     return out
 
 
-def register(spark: Any, *, prefix: str = "", label_type: str = "STRING") -> list[str]:
+#: per Spark session, the functions register() created there (any other of such a name is a clash)
+_CREATED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _user_functions(spark: Any) -> set[str]:
+    """Names (lower case, unqualified) of the session's temporary and persistent functions."""
+    rows = spark.sql("SHOW USER FUNCTIONS").collect()
+    return {row[0].rsplit(".", 1)[-1].strip("`").lower() for row in rows}
+
+
+def register(
+    spark: Any, *, prefix: str = "", label_type: str = "STRING", replace: bool = False
+) -> list[str]:
     """Create mlsql's per-row and from-counts functions as temporary SQL functions.
 
     Parameters
@@ -262,16 +275,29 @@ def register(spark: Any, *, prefix: str = "", label_type: str = "STRING") -> lis
         The session; the functions live as long as it does (``TEMPORARY``).
     prefix : str, default ''
         Put before every function name (e.g. ``'mlsql_'``), to keep clear of
-        other functions of the session.
+        other functions of the session; letters, digits and underscores.
     label_type : str, default 'STRING'
         The element type of the label array parameters. Integer arrays are
         cast to text by Spark under the default (same sets, same numbers);
         ``'BIGINT'`` keeps integer labels as integers.
+    replace : bool, default False
+        Replace (or shadow) the session's functions of the same names that
+        mlsql did not create. Without it such a clash is an error naming them.
 
     Returns
     -------
     list of str
         The names of the functions created.
+
+    Raises
+    ------
+    MlsqlError
+        On a clash without ``replace=True``, or an invalid ``prefix`` or ``label_type``.
+
+    Notes
+    -----
+    mlsql remembers, per session object, which functions it created there;
+    registering again replaces only those.
 
     Examples
     --------
@@ -287,12 +313,18 @@ def register(spark: Any, *, prefix: str = "", label_type: str = "STRING") -> lis
     ... ).first()[0]
     0.6666666666666666
     """
-    if not isinstance(prefix, str) or not re.fullmatch(r"[A-Za-z0-9_]*", prefix):
-        raise MlsqlError(f"prefix must be letters, digits or underscores. Got {prefix!r} instead.")
+    P.check_sql_name(prefix, "prefix", "register", empty=True)
+    made = functions(label_type)
+    wanted = {(prefix + fn.name).lower() for fn in made}
+    ours = _CREATED.setdefault(spark, set())
+    clashes = sorted((_user_functions(spark) & wanted) - ours)
+    if clashes and not replace:
+        raise MlsqlError(P.clash_message("in this Spark session", clashes, "prefix='ml_'"))
     names = []
-    for fn in functions(label_type):
+    for fn in made:
         spark.sql(fn.create(lambda name: f"`{prefix}{name}`"))
         names.append(prefix + fn.name)
+        ours.add(names[-1].lower())
     return names
 
 

@@ -63,8 +63,12 @@ def _checks() -> list[Macro]:
     number = sql_message(
         CP.number_message("{}", "{}", "{}"), "name", "func", "coalesce(CAST(x AS VARCHAR), 'NULL')"
     )
+    funcs = ", ".join(str(lit(f)) for f in CP.RANKING_AUC_FUNCS)
     binary_type = sql_message(
         CP.binary_type_message("{}", "{}", "{}"), "func", "name", "name", "typeof(x)"
+    ) + (
+        f" || CASE WHEN func IN ({funcs}) AND typeof(x) LIKE '%]'"
+        f" THEN {lit(CP.RANKING_AUC_HINT)} ELSE '' END"
     )
     binary_value = sql_message(CP.binary_value_message("{}", "{}"), "func", "CAST(x AS VARCHAR)")
     number_type = sql_message(

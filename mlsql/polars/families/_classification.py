@@ -48,7 +48,8 @@ def binary_flag(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> pl.E
     if dtype.is_numeric():
         checked = expr.map_batches(_check_01(func), return_dtype=dtype, is_elementwise=True)
         return checked == 1
-    raise MlsqlError(CP.binary_type_message(func, name, str(dtype)))
+    is_list = isinstance(dtype, (pl.List, pl.Array))
+    raise MlsqlError(CP.binary_type_message(func, name, str(dtype), is_list=is_list))
 
 
 def number(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:

@@ -37,7 +37,10 @@ def binary_inputs(func: str, names: Sequence[str], cols: Sequence[Column]) -> No
     for name, col in zip(names, cols, strict=True):
         dtype = data_type(col)
         if dtype is not None and not isinstance(dtype, (T.BooleanType, T.NumericType, T.NullType)):
-            raise MlsqlError(CP.binary_type_message(func, name, dtype.simpleString()))
+            is_list = isinstance(dtype, T.ArrayType)
+            raise MlsqlError(
+                CP.binary_type_message(func, name, dtype.simpleString(), is_list=is_list)
+            )
 
 
 def numeric_inputs(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
