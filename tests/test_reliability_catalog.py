@@ -394,3 +394,16 @@ def test_spark_auc_on_lists_names_ranking_auc(spark):
     frame = spark.createDataFrame([(["a", "b"], ["a"])], "r array<string>, c array<string>")
     with pytest.raises(mlsql.MlsqlError, match=r"array<string>\. Hivemall's auc .* is ranking_auc"):
         frame.select(ms.auc(frame.r, frame.c)).collect()  # typed Columns: checked at once
+
+
+def test_connect_works_without_a_usable_cache(tmp_path, monkeypatch):
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    monkeypatch.setenv("MLSQL_CACHE_DIR", str(blocked))
+    assert mlsql.connect().cursor().execute("SELECT micro_f1(['a'], ['a'])").fetchone()[0] == 1.0
+    monkeypatch.setenv("MLSQL_CACHE_DIR", str(tmp_path / "cache"))
+    mlsql.connect()
+    (stored,) = (tmp_path / "cache").glob("*.duckdb")
+    stored.write_bytes(b"not a database")
+    assert mlsql.connect().execute("SELECT micro_f1(['a'], ['b'])").fetchone()[0] == 0.0
+    assert not stored.exists() or stored.read_bytes() != b"not a database"

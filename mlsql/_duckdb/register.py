@@ -28,6 +28,7 @@ Threads
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import os
@@ -152,7 +153,8 @@ def _stored_library(prefix: str, schema: str | None) -> Path | None:
         os.replace(tmp, path)  # atomic: a concurrent reader sees no half-built file
     except (OSError, duckdb.Error):
         for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
-            leftover.unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                leftover.unlink(missing_ok=True)
         return None
     return path
 
@@ -257,6 +259,8 @@ def register(
                 except duckdb.Error as exc:
                     if _storage_error(exc):
                         raise
+                    with contextlib.suppress(OSError):  # unreadable: built anew next time
+                        path.unlink(missing_ok=True)
             _run_script(con, _script(prefix, schema, temporary))
         except duckdb.Error as exc:
             if not _storage_error(exc):
