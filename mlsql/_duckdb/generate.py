@@ -48,7 +48,7 @@ def _guard(all_macros: list[Macro]) -> str:
 
 def _whole(all_macros: list[Macro], described: dict[str, str], *, replace: bool) -> str:
     """Every file's macros as TEMP macros in one transaction, marked as mlsql's."""
-    texts = render(all_macros, temporary=True, replace=replace)
+    texts = render(all_macros, temporary=True, or_replace=replace)
     marks = "\n".join(
         f"COMMENT ON {'MACRO TABLE' if m.table else 'MACRO'} {m.name} IS {lit(comment(m.name, m.doc))};"
         for m in {(m.name, m.table): m for m in all_macros}.values()

@@ -502,11 +502,11 @@ def _hivemall_ranking_auc(out: list[Macro], q: Qualify) -> list[Macro]:
 
 
 def render(
-    all_macros: list[Macro], *, temporary: bool = False, replace: bool = True
+    all_macros: list[Macro], *, temporary: bool = False, or_replace: bool = True
 ) -> dict[str, str]:
     """SQL text per file; overloads of one name become one statement.
 
-    ``replace=False`` writes ``CREATE MACRO`` (an existing function of the
+    ``or_replace=False`` writes ``CREATE MACRO`` (an existing function of the
     same name is an error) instead of ``CREATE OR REPLACE MACRO``.
     """
     texts: dict[str, list[str]] = {name: [] for name in files()}
@@ -526,6 +526,6 @@ def render(
         bodies = ",\n    ".join(f"({', '.join(m.params)}) AS {kind}\n    {m.body}" for m in group)
         temp = "TEMP " if temporary else ""
         texts.setdefault(head.file, []).append(
-            f"{docs}\nCREATE {'OR REPLACE ' if replace else ''}{temp}MACRO {head.name}{bodies.removeprefix('')};"
+            f"{docs}\nCREATE {'OR REPLACE ' if or_replace else ''}{temp}MACRO {head.name}{bodies.removeprefix('')};"
         )
     return {name: "\n\n".join(parts) + "\n" for name, parts in texts.items() if parts}
