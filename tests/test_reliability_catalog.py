@@ -407,3 +407,15 @@ def test_connect_works_without_a_usable_cache(tmp_path, monkeypatch):
     stored.write_bytes(b"not a database")
     assert mlsql.connect().execute("SELECT micro_f1(['a'], ['b'])").fetchone()[0] == 0.0
     assert not stored.exists() or stored.read_bytes() != b"not a database"
+
+
+def test_a_database_file_too_old_for_typed_macros_gets_a_clear_error_not_broken_macros(tmp_path):
+    path = tmp_path / "old.duckdb"
+    con = duckdb.connect(str(path), config={"storage_compatibility_version": "v1.0.0"})
+    with pytest.raises(mlsql.MlsqlError, match=r"storage version is older than 1\.4"):
+        mlsql.register(con, temporary=False)
+    con.close()
+    stored = duckdb.connect(str(path)).execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'micro_f1'"
+    )
+    assert stored.fetchone()[0] == 0

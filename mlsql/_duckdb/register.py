@@ -11,8 +11,8 @@ Which functions are mlsql's
 
 Speed
     Creating ~300 macros with typed parameters makes DuckDB bind every body
-    (about 0.6 s). A library stored as catalog objects (``temporary=False``,
-    which :func:`connect` uses for an in-memory database) is instead built
+    (about 0.6 s). A library stored as catalog objects of an in-memory
+    database (``temporary=False``, which :func:`connect` uses there) is instead built
     once per DuckDB version and library text into a small database file in
     the user's cache directory (``$MLSQL_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/mlsql`` or ``~/.cache/mlsql``) and copied from there
@@ -160,7 +160,7 @@ def _stored_library(prefix: str, schema: str | None) -> Path | None:
 
 
 def _copy_stored(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Copy the stored library into the current database in one statement."""
+    """Copy the stored library into the current (in-memory) database in one statement."""
     alias = f"__mlsql_library_{uuid.uuid4().hex}"
     target = con.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
     con.execute(f"ATTACH {lit(str(path))} AS {quote_ident(alias)} (READ_ONLY)")
@@ -168,6 +168,19 @@ def _copy_stored(con: duckdb.DuckDBPyConnection, path: Path) -> None:
         con.execute(f"COPY FROM DATABASE {quote_ident(alias)} TO {quote_ident(target)} (SCHEMA)")
     finally:
         con.execute(f"DETACH {quote_ident(alias)}")
+
+
+def _in_memory_target(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the current database is in memory.
+
+    Only there is the stored library copied: ``COPY FROM DATABASE`` skips the
+    storage-version check of ``CREATE MACRO``, and would write typed macros
+    into an older database file that cannot hold them.
+    """
+    row = con.execute(
+        "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+    ).fetchone()
+    return row is not None and not row[0]
 
 
 def _run_script(con: duckdb.DuckDBPyConnection, script: str) -> None:
@@ -251,7 +264,8 @@ def register(
         if len(existing) == len(names) and all(current for _, current in existing.values()):
             return con  # this library is there already (e.g. from another cursor)
         try:
-            path = None if (temporary or existing) else _stored_library(prefix, schema)
+            fast = not temporary and not existing and _in_memory_target(con)
+            path = _stored_library(prefix, schema) if fast else None
             if path is not None:
                 try:
                     _copy_stored(con, path)
