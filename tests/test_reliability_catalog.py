@@ -419,3 +419,9 @@ def test_a_database_file_too_old_for_typed_macros_gets_a_clear_error_not_broken_
         "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'micro_f1'"
     )
     assert stored.fetchone()[0] == 0
+
+
+def test_storing_after_temporary_registration_stores_them_for_cursors():
+    con = mlsql.register(duckdb.connect())  # TEMP: this connection only
+    mlsql.register(con, temporary=False)
+    assert con.cursor().execute("SELECT micro_f1(['a'], ['a'])").fetchone()[0] == 1.0

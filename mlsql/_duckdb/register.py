@@ -100,7 +100,10 @@ def _script(prefix: str, schema: str | None, temporary: bool) -> str:
 
 
 def _existing(
-    con: duckdb.DuckDBPyConnection, names: frozenset[str], schema: str | None
+    con: duckdb.DuckDBPyConnection,
+    names: frozenset[str],
+    schema: str | None,
+    temporary: bool = True,
 ) -> dict[str, tuple[bool, bool]]:
     """Functions named as mlsql's would be: name -> (mlsql's, mlsql's and up to date).
 
@@ -109,18 +112,20 @@ def _existing(
 
     Without ``schema`` any function of such a name counts (it would be
     replaced or shadowed); with it, those in that schema of the current
-    database.
+    database. With ``temporary`` False only stored (not TEMP) macros are
+    up to date.
     """
     where = "" if schema is None else " AND schema_name = ? AND database_name = current_database()"
     rows = con.execute(
-        "SELECT lower(function_name), coalesce(comment, '') FROM duckdb_functions() "
-        f"WHERE lower(function_name) IN (SELECT unnest(?)){where}",
+        "SELECT lower(function_name), coalesce(comment, ''), database_name = 'temp' "
+        f"FROM duckdb_functions() WHERE lower(function_name) IN (SELECT unnest(?)){where}",
         [sorted(names), *([] if schema is None else [schema])],
     ).fetchall()
     out: dict[str, tuple[bool, bool]] = {}
-    for name, text in rows:
+    for name, text, in_temp in rows:
         ours = text.startswith(f"{MARKER} {token(name)} ")
         current = ours and text.startswith(f"{MARKER} {token(name)} {library_hash()}:")
+        current = current and (temporary or not in_temp)  # stored ones asked for: TEMP won't do
         was = out.get(name, (False, False))
         out[name] = (was[0] or ours, was[1] or current)
     return out
@@ -256,7 +261,7 @@ def register(
         temporary = False
     _, names = _library(prefix, schema)
     with _LOCK:
-        existing = _existing(con, names, schema)
+        existing = _existing(con, names, schema, temporary)
         clashes = sorted(name for name, (ours, _) in existing.items() if not ours)
         if clashes and not replace:
             where = "on this connection" if schema is None else f"in schema {schema!r}"
