@@ -92,11 +92,11 @@ CREATE OR REPLACE MACRO above_threshold(scores STRUCT(label VARCHAR, score DOUBL
     _mlsql_top_k_of(_mlsql_scored_above(scores, _mlsql_check_threshold(threshold, 'above_threshold')), NULL);
 
 -- top_k_above(scores, k, threshold): At most k labels of a score map, each scored >= threshold, best first (ties by label).
-CREATE OR REPLACE MACRO top_k_above(scores STRUCT(label VARCHAR, score DOUBLE)[], k, threshold) AS 
+CREATE OR REPLACE MACRO top_k_above(scores STRUCT(label VARCHAR, score DOUBLE)[], k := NULL, threshold := NULL) AS 
     _mlsql_top_k_of(_mlsql_scored_above(_mlsql_scores_map(scores), _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above')),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], k, threshold) AS 
+    (scores STRUCT(label BIGINT, score DOUBLE)[], k := NULL, threshold := NULL) AS 
     _mlsql_top_k_of(_mlsql_scored_above(_mlsql_scores_map(scores), _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above')),
-    (scores, k, threshold) AS 
+    (scores, k := NULL, threshold := NULL) AS 
     _mlsql_top_k_of(_mlsql_scored_above(scores, _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above'));
 
 -- _mlsql_precision_at_row(rank_items, correct_items, k): Per row: Hivemall's Precision@k: hits in the top k / k, averaged over rows.

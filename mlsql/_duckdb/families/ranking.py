@@ -365,7 +365,7 @@ def _sets(q: Qualify) -> list[Macro]:
             Macro(
                 FILE,
                 "top_k_above",
-                ("scores", "k", "threshold"),
+                ("scores", "k := NULL", "threshold := NULL"),
                 f"{top}({above}(scores, {check_t}(threshold, 'top_k_above')), {check_k}(k, 'top_k_above'))",
                 "At most k labels of a score map, each scored >= threshold, best first (ties by label).",
             ),
