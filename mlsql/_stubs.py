@@ -174,8 +174,8 @@ def _docstring(doc: str) -> list[str]:
     return [f'    """{lines[0]}', *body, '    """']
 
 
-def function_stub(front: Front, name: str, fn: Callable[..., Any]) -> str:
-    """``def name(...) -> ...:`` and the docstring of one public function."""
+def function_stub(front: Front, name: str, fn: Callable[..., Any], doc: str | None = None) -> str:
+    """``def name(...) -> ...:`` and the docstring of one public function (``doc``, else its own)."""
     sig = inspect.signature(fn)
     params = _parameters(front, sig)
     returns = _annotation(front, sig.return_annotation)
@@ -188,13 +188,21 @@ def function_stub(front: Front, name: str, fn: Callable[..., Any]) -> str:
         lines = [one_line]
     else:
         lines = [f"def {name}(", *(f"    {p}," for p in params), f") -> {returns}:"]
-    doc = fn.__doc__
+    doc = fn.__doc__ if doc is None else doc
     lines += _docstring(doc) if doc else ["    ..."]
     return "\n".join(lines) + "\n"
 
 
-def module_stub(front: Front, functions: Mapping[str, Callable[..., Any]]) -> str:
-    """The whole stub of ``front.module``: header, ``__all__`` and every function."""
+def module_stub(
+    front: Front,
+    functions: Mapping[str, Callable[..., Any]],
+    docs: Mapping[str, str] | None = None,
+) -> str:
+    """The whole stub of ``front.module``: header, ``__all__`` and every function.
+
+    ``docs``: docstrings to write instead of the functions' own.
+    """
+    docs = docs or {}
     module = sys.modules[front.module]
     names = sorted({*front.extras, *functions})
     extra = [n for n in front.extras if n not in ("MlsqlError", "FUNCTIONS")]
@@ -203,24 +211,28 @@ def module_stub(front: Front, functions: Mapping[str, Callable[..., Any]]) -> st
     for name in extra:
         parts.append(function_stub(front, name, getattr(module, name)))
     for name in sorted(functions):
-        parts.append(function_stub(front, name, functions[name]))
+        parts.append(function_stub(front, name, functions[name], docs.get(name)))
     return "\n".join(parts)
 
 
 # ---------------------------------------------------------------- examples
-def example_outputs() -> str:
-    """``mlsql/polars/_example_outputs.py``: each generated example's output, computed now."""
+def example_outputs() -> dict[str, str]:
+    """Each generated Polars example's output, computed now."""
     import mlsql.polars as mp
     from mlsql.polars import _build
 
+    return {name: _build.run(s, mp) for name, s in sorted(mp._EXAMPLES.items())}
+
+
+def example_outputs_module(found: Mapping[str, str]) -> str:
+    """The text of ``mlsql/polars/_example_outputs.py``."""
     lines = [
         GENERATED.rstrip("\n"),
         '"""The output of each generated Polars docstring example, as doctest prints it."""',
         "",
         "OUTPUTS = {",
     ]
-    for name, statements in sorted(mp._EXAMPLES.items()):
-        lines.append(f"    {_string(name)}: {_string(_build.run(statements, mp))},")
+    lines += [f"    {_string(name)}: {_string(output)}," for name, output in found.items()]
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -231,9 +243,16 @@ def outputs() -> dict[Path, str]:
     import mlsql.polars as mp
     import mlsql.spark as ms
 
+    found = example_outputs()
+    # the docstrings as an import will write them once the new outputs are committed: an
+    # example's output is the last line of its docstring
+    docs = {
+        name: (mp.FUNCTIONS[name].__doc__ or "").rstrip("\n").rsplit("\n", 1)[0] + f"\n{out}\n"
+        for name, out in found.items()
+    }
     return {
-        PACKAGE / "polars" / "_example_outputs.py": example_outputs(),
-        PACKAGE / "polars" / "__init__.pyi": module_stub(polars_front(), mp.FUNCTIONS),
+        PACKAGE / "polars" / "_example_outputs.py": example_outputs_module(found),
+        PACKAGE / "polars" / "__init__.pyi": module_stub(polars_front(), mp.FUNCTIONS, docs),
         PACKAGE / "spark" / "__init__.pyi": module_stub(spark_front(), ms.FUNCTIONS),
     }
 
