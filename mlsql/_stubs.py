@@ -246,10 +246,12 @@ def outputs() -> dict[Path, str]:
     found = example_outputs()
     # the docstrings as an import will write them once the new outputs are committed: an
     # example's output is the last line of its docstring
-    docs = {
-        name: (mp.FUNCTIONS[name].__doc__ or "").rstrip("\n").rsplit("\n", 1)[0] + f"\n{out}\n"
+    written = {
+        id(mp.FUNCTIONS[name]): (mp.FUNCTIONS[name].__doc__ or "").rstrip("\n").rsplit("\n", 1)[0]
+        + f"\n{out}\n"
         for name, out in found.items()
     }
+    docs = {name: written[id(fn)] for name, fn in mp.FUNCTIONS.items() if id(fn) in written}
     return {
         PACKAGE / "polars" / "_example_outputs.py": example_outputs_module(found),
         PACKAGE / "polars" / "__init__.pyi": module_stub(polars_front(), mp.FUNCTIONS, docs),

@@ -251,7 +251,7 @@ def accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     >>> import mlsql.polars as mp
     >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
     >>> df.select(mp.accuracy('actual', 'predicted')).item()
-    0.7
+    0.75
     """
 
 def auc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
