@@ -528,7 +528,7 @@ _SCORED = {
         (),
     ),
 }
-for _name, (_summary, _row, _params, _aliases) in _SCORED.items():
+for _name, (_summary, _score_row, _params, _aliases) in _SCORED.items():
     measure(
         _name,
         "aggregate",
@@ -537,7 +537,7 @@ for _name, (_summary, _row, _params, _aliases) in _SCORED.items():
         inputs=SCORED,
         params=_params,
         aliases=_aliases,
-    )(_aggregate(_name, _row))
+    )(_aggregate(_name, _score_row))
 
 # ------------------------------------------------------------------ scores to label lists
 declare(
