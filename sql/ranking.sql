@@ -163,70 +163,70 @@ CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance
 CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL) AS 
     avg(_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg')));
 
--- _mlsql_coverage_error_row(scores, actual): Per row: scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
-CREATE OR REPLACE MACRO _mlsql_coverage_error_row(scores, actual) AS 
+-- _mlsql_coverage_error_row(actual, scores): Per row: scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_coverage_error_row(actual, scores) AS 
     list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_coverage(len(sr.truth), list_max(list_transform(sr.truth, lambda t: len(list_filter(sr.labels, lambda u: u >= t))))) END)[1];
 
--- coverage_error(scores, actual): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.
-CREATE OR REPLACE MACRO coverage_error(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
-    avg(_mlsql_coverage_error_row(_mlsql_scores_map(scores), actual)),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
-    avg(_mlsql_coverage_error_row(_mlsql_scores_map(scores), actual)),
-    (scores, actual) AS 
-    avg(_mlsql_coverage_error_row(scores, actual));
+-- coverage_error(actual, scores): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.
+CREATE OR REPLACE MACRO coverage_error(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
+    avg(_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
+    avg(_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores) AS 
+    avg(_mlsql_coverage_error_row(actual, scores));
 
--- _mlsql_label_ranking_loss_row(scores, actual): Per row: scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
-CREATE OR REPLACE MACRO _mlsql_label_ranking_loss_row(scores, actual) AS 
+-- _mlsql_label_ranking_loss_row(actual, scores): Per row: scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_label_ranking_loss_row(actual, scores) AS 
     list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_ranking_loss_of_row(coalesce(list_sum(list_transform(sr.truth, lambda t: _mlsql_false_at_or_above(len(list_filter(sr.labels, lambda u: u >= t)), len(list_filter(sr.truth, lambda u: u >= t))))), 0), len(sr.truth), len(sr.labels)) END)[1];
 
--- label_ranking_loss(scores, actual): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.
-CREATE OR REPLACE MACRO label_ranking_loss(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
-    avg(_mlsql_label_ranking_loss_row(_mlsql_scores_map(scores), actual)),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
-    avg(_mlsql_label_ranking_loss_row(_mlsql_scores_map(scores), actual)),
-    (scores, actual) AS 
-    avg(_mlsql_label_ranking_loss_row(scores, actual));
+-- label_ranking_loss(actual, scores): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.
+CREATE OR REPLACE MACRO label_ranking_loss(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
+    avg(_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
+    avg(_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores) AS 
+    avg(_mlsql_label_ranking_loss_row(actual, scores));
 
--- _mlsql_label_ranking_average_precision_row(scores, actual): Per row: scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
-CREATE OR REPLACE MACRO _mlsql_label_ranking_average_precision_row(scores, actual) AS 
+-- _mlsql_label_ranking_average_precision_row(actual, scores): Per row: scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_label_ranking_average_precision_row(actual, scores) AS 
     list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_label_ranking_precision_of_row(coalesce(list_sum(list_transform(sr.truth, lambda t: _mlsql_precision_at_label(len(list_filter(sr.truth, lambda u: u >= t)), len(list_filter(sr.labels, lambda u: u >= t))))), 0), len(sr.truth), len(sr.labels)) END)[1];
 
--- label_ranking_average_precision(scores, actual): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.
-CREATE OR REPLACE MACRO label_ranking_average_precision(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
-    avg(_mlsql_label_ranking_average_precision_row(_mlsql_scores_map(scores), actual)),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
-    avg(_mlsql_label_ranking_average_precision_row(_mlsql_scores_map(scores), actual)),
-    (scores, actual) AS 
-    avg(_mlsql_label_ranking_average_precision_row(scores, actual));
+-- label_ranking_average_precision(actual, scores): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.
+CREATE OR REPLACE MACRO label_ranking_average_precision(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
+    avg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
+    avg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores) AS 
+    avg(_mlsql_label_ranking_average_precision_row(actual, scores));
 
--- label_ranking_average_precision_score(scores, actual): Alias of label_ranking_average_precision.
-CREATE OR REPLACE MACRO label_ranking_average_precision_score(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
-    avg(_mlsql_label_ranking_average_precision_row(_mlsql_scores_map(scores), actual)),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
-    avg(_mlsql_label_ranking_average_precision_row(_mlsql_scores_map(scores), actual)),
-    (scores, actual) AS 
-    avg(_mlsql_label_ranking_average_precision_row(scores, actual));
+-- label_ranking_average_precision_score(actual, scores): Alias of label_ranking_average_precision.
+CREATE OR REPLACE MACRO label_ranking_average_precision_score(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
+    avg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
+    avg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores) AS 
+    avg(_mlsql_label_ranking_average_precision_row(actual, scores));
 
--- _mlsql_one_error_row(scores, actual): Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).
-CREATE OR REPLACE MACRO _mlsql_one_error_row(scores, actual) AS 
+-- _mlsql_one_error_row(actual, scores): Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).
+CREATE OR REPLACE MACRO _mlsql_one_error_row(actual, scores) AS 
     list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': _mlsql_n_top(sr.scored, sr.scored)}], lambda f: _mlsql_one_error_of_row(f.x0, _mlsql_n_top(sr.scored, sr.truth)))[1] END)[1];
 
--- one_error(scores, actual): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
-CREATE OR REPLACE MACRO one_error(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
-    avg(_mlsql_one_error_row(_mlsql_scores_map(scores), actual)),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
-    avg(_mlsql_one_error_row(_mlsql_scores_map(scores), actual)),
-    (scores, actual) AS 
-    avg(_mlsql_one_error_row(scores, actual));
+-- one_error(actual, scores): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
+CREATE OR REPLACE MACRO one_error(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
+    avg(_mlsql_one_error_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
+    avg(_mlsql_one_error_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores) AS 
+    avg(_mlsql_one_error_row(actual, scores));
 
--- _mlsql_ndcg_score_row(scores, actual, k): Per row: scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
-CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(scores, actual, k) AS 
+-- _mlsql_ndcg_score_row(actual, scores, k): Per row: scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(actual, scores, k) AS 
     list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x1': coalesce(list_sum(list_transform(range(1, CASE WHEN k IS NULL THEN len(sr.truth) ELSE least(len(sr.truth), k) END + 1), lambda p: (1 / log2((p + 1))))), 0)}], lambda f: _mlsql_normalized_dcg(coalesce(list_sum(list_transform(list_transform(sr.truth, lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u >= t)), 'above': len(list_filter(sr.labels, lambda u: u > t))}), lambda r: _mlsql_tie_averaged_gain(coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, k) END + 1), lambda p: (1 / log2((p + 1))))), 0), r.at_or_above, r.above))), 0), f.x1))[1] END)[1];
 
--- ndcg_score(scores, actual, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn's ignore_ties=False). No true label: 0.
-CREATE OR REPLACE MACRO ndcg_score(scores STRUCT(label VARCHAR, score DOUBLE)[], actual, k := NULL) AS 
-    avg(_mlsql_ndcg_score_row(_mlsql_scores_map(scores), actual, _mlsql_check_k(k, 'ndcg_score'))),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], actual, k := NULL) AS 
-    avg(_mlsql_ndcg_score_row(_mlsql_scores_map(scores), actual, _mlsql_check_k(k, 'ndcg_score'))),
-    (scores, actual, k := NULL) AS 
-    avg(_mlsql_ndcg_score_row(scores, actual, _mlsql_check_k(k, 'ndcg_score')));
+-- ndcg_score(actual, scores, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn's ignore_ties=False). No true label: 0.
+CREATE OR REPLACE MACRO ndcg_score(actual, scores STRUCT(label VARCHAR, score DOUBLE)[], k := NULL) AS 
+    avg(_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score'))),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], k := NULL) AS 
+    avg(_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score'))),
+    (actual, scores, k := NULL) AS 
+    avg(_mlsql_ndcg_score_row(actual, scores, _mlsql_check_k(k, 'ndcg_score')));
