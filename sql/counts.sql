@@ -61,6 +61,24 @@ CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[])
     n_actual := sum(_mlsql_n_labels(actual, predicted)),
     n_predicted := sum(_mlsql_n_labels(predicted, actual)),
     n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    struct_pack(
+    n_rows := count(_mlsql_tp(actual, predicted)),
+    tp := sum(_mlsql_tp(actual, predicted)),
+    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))),
+    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    n_actual := sum(_mlsql_n_labels(actual, predicted)),
+    n_predicted := sum(_mlsql_n_labels(predicted, actual)),
+    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    struct_pack(
+    n_rows := count(_mlsql_tp(actual, predicted)),
+    tp := sum(_mlsql_tp(actual, predicted)),
+    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))),
+    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    n_actual := sum(_mlsql_n_labels(actual, predicted)),
+    n_predicted := sum(_mlsql_n_labels(predicted, actual)),
+    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'multilabel_counts');
 

@@ -8,6 +8,10 @@ CREATE OR REPLACE MACRO set_intersection(actual VARCHAR[], predicted VARCHAR[]) 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'set_intersection');
 
@@ -18,6 +22,10 @@ CREATE OR REPLACE MACRO set_difference(actual VARCHAR[], predicted VARCHAR[]) AS
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'set_difference');
 
@@ -27,6 +35,10 @@ CREATE OR REPLACE MACRO set_union(actual VARCHAR[], predicted VARCHAR[]) AS
     (actual INTEGER[], predicted INTEGER[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'set_union');
@@ -41,6 +53,12 @@ CREATE OR REPLACE MACRO set_symmetric_difference(actual VARCHAR[], predicted VAR
     (actual BIGINT[], predicted BIGINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
         list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
+        list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
+        list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'set_symmetric_difference');
 
@@ -50,6 +68,10 @@ CREATE OR REPLACE MACRO true_positives(actual VARCHAR[], predicted VARCHAR[]) AS
     (actual INTEGER[], predicted INTEGER[]) AS 
     _mlsql_tp(actual, predicted),
     (actual BIGINT[], predicted BIGINT[]) AS 
+    _mlsql_tp(actual, predicted),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    _mlsql_tp(actual, predicted),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
     _mlsql_tp(actual, predicted),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'true_positives');
@@ -61,6 +83,10 @@ CREATE OR REPLACE MACRO false_positives(actual VARCHAR[], predicted VARCHAR[]) A
     (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
     (actual BIGINT[], predicted BIGINT[]) AS 
     (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'false_positives');
 
@@ -70,6 +96,10 @@ CREATE OR REPLACE MACRO false_negatives(actual VARCHAR[], predicted VARCHAR[]) A
     (actual INTEGER[], predicted INTEGER[]) AS 
     (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual BIGINT[], predicted BIGINT[]) AS 
+    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
     (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'false_negatives');
@@ -81,6 +111,10 @@ CREATE OR REPLACE MACRO set_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_
     CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'set_jaccard');
 
@@ -90,6 +124,10 @@ CREATE OR REPLACE MACRO row_precision(actual VARCHAR[], predicted VARCHAR[], zer
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_precision');
@@ -101,6 +139,10 @@ CREATE OR REPLACE MACRO row_recall(actual VARCHAR[], predicted VARCHAR[], zero_d
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_recall');
 
@@ -110,6 +152,10 @@ CREATE OR REPLACE MACRO row_fbeta(actual VARCHAR[], predicted VARCHAR[], beta :=
     (actual INTEGER[], predicted INTEGER[], beta := 1.0, zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    (actual HUGEINT[], predicted HUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], beta := 1.0, zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_fbeta');

@@ -7,10 +7,13 @@ Expected numbers are exact fractions of the float inputs (``fractions.Fraction``
 
 from __future__ import annotations
 
+from decimal import Decimal
 from fractions import Fraction
 
+import pyarrow as pa
 import pytest
 
+from mlsql import MlsqlError
 from tests.engines import label_table
 
 # ------------------------------------------------------------------ 17.9 F-beta, huge and tiny beta
@@ -52,3 +55,112 @@ def test_report_fbeta_columns_huge_and_tiny_beta_are_exact(engine, beta):
     # labels a (tp 1), b, c (fn 1 each), d (fp 1): macro P = 1/4 (a 1, d 0, b and c undefined: 0)
     p, r = Fraction(1, 4), Fraction(1, 4)  # macro R: a 1, b 0, c 0, d undefined (0)
     assert row["macro_fbeta_of_means"] == pytest.approx(exact_fbeta_of_means(beta, p, r), rel=1e-12)
+
+
+# ------------------------------------------------------------------ 17.5 which element types are labels
+NOT_A_LABEL = r"takes labels that are text or integers \(any width, signed or unsigned\); floats, decimals, booleans, lists and structs are not labels\. Got actual "
+#: element types that are no labels, with a value of that type
+NOT_LABELS = {
+    "float64": (pa.float64(), 1.0),
+    "float32": (pa.float32(), 1.0),
+    "decimal": (pa.decimal128(5, 1), Decimal("1.0")),
+    "boolean": (pa.bool_(), True),
+    "nested list": (pa.list_(pa.int64()), [1]),
+    "struct": (pa.struct([("a", pa.int64())]), {"a": 1}),
+}
+UNSIGNED = [pa.uint8(), pa.uint16(), pa.uint32(), pa.uint64()]
+
+
+def typed_table(element: pa.DataType, value: object) -> pa.Table:
+    return pa.table(
+        {
+            "actual": pa.array([[value]], pa.list_(element)),
+            "predicted": pa.array([[value]], pa.list_(element)),
+        }
+    )
+
+
+@pytest.mark.parametrize("measure", ["micro_f1", "samples_jaccard", "multilabel_counts"])
+@pytest.mark.parametrize("name", list(NOT_LABELS))
+def test_aggregates_refuse_elements_that_are_no_labels(engine, measure, name):
+    element, value = NOT_LABELS[name]
+    with pytest.raises(Exception, match=measure + " " + NOT_A_LABEL) as info:
+        engine.aggregate(measure, typed_table(element, value))
+    assert_mlsql_error(engine, info.value)
+
+
+@pytest.mark.parametrize("name", list(NOT_LABELS))
+def test_per_row_functions_refuse_elements_that_are_no_labels(engine, name):
+    element, value = NOT_LABELS[name]
+    with pytest.raises(Exception, match="set_jaccard " + NOT_A_LABEL) as info:
+        engine.per_row("set_jaccard", typed_table(element, value))
+    assert_mlsql_error(engine, info.value)
+
+
+@pytest.mark.parametrize("func", ["multilabel_report", "label_metrics"])
+@pytest.mark.parametrize("name", list(NOT_LABELS))
+def test_label_tables_refuse_elements_that_are_no_labels(engine, func, name):
+    element, value = NOT_LABELS[name]
+    with pytest.raises(Exception, match=func + " " + NOT_A_LABEL) as info:
+        engine.table_function(func, typed_table(element, value))
+    assert_mlsql_error(engine, info.value)
+
+
+def unsigned_or_skip(engine, element: pa.DataType) -> None:
+    if engine.name == "spark" and pa.types.is_unsigned_integer(element):
+        pytest.skip("Spark has no unsigned integer types")
+
+
+@pytest.mark.parametrize("element", [pa.int8(), pa.int16(), *UNSIGNED], ids=str)
+def test_integers_of_any_width_are_labels(engine, element):
+    unsigned_or_skip(engine, element)
+    big = 2**64 - 1 if element == pa.uint64() else 100
+    table = pa.table(
+        {
+            "actual": pa.array([[1, 2, big]], pa.list_(element)),
+            "predicted": pa.array([[2, big]], pa.list_(pa.int64() if big == 100 else element)),
+        }
+    )
+    assert engine.aggregate("micro_f1", table) == pytest.approx(0.8, rel=1e-12)
+    report = engine.table_function("multilabel_report", table).to_pylist()[0]
+    assert report["micro_f1"] == pytest.approx(0.8, rel=1e-12)
+    assert report["n_labels"] == 3
+
+
+# ------------------------------------------------------------------ 17.6 the labels= universe's kind
+TEXT_ROWS = [(["a"], ["a", "b"])]
+INT_ROWS = [([1], [1, 2])]
+
+
+@pytest.mark.parametrize("func", ["multilabel_report", "label_metrics", "macro_f1"])
+@pytest.mark.parametrize(
+    ("rows", "labels", "shown"),
+    [(TEXT_ROWS, [1, 2], "text"), (INT_ROWS, ["1", "2"], "integer")],
+    ids=["ints-vs-text", "text-vs-ints"],
+)
+def test_universe_of_the_other_kind_is_an_error(engine, func, rows, labels, shown):
+    # macro_f1 and its kin are multilabel_report's columns: its checks may name it
+    message = (
+        rf"The 'labels' parameter of ({func}|multilabel_report) must hold labels of the columns' type \(.*\): "
+        rf"{shown}\. Got \[{labels[0]!r}, {labels[1]!r}\] instead\."
+    )
+    with pytest.raises(Exception, match=message) as info:
+        engine.table_function(func, label_table(rows), labels=labels)
+    assert_mlsql_error(engine, info.value)
+
+
+@pytest.mark.parametrize(
+    ("rows", "labels"), [(TEXT_ROWS, ["b", "z"]), (INT_ROWS, [2, 9])], ids=["text", "ints"]
+)
+def test_universe_of_the_same_kind_is_used(engine, rows, labels):
+    out = engine.table_function("label_metrics", label_table(rows), labels=labels).to_pylist()
+    assert [(r["label"], r["tp"], r["fp"], r["fn"]) for r in out] == [
+        (labels[0], 0, 1, 0),
+        (labels[1], 0, 0, 0),
+    ]
+
+
+def assert_mlsql_error(engine, error: BaseException) -> None:
+    """Python engines raise MlsqlError; DuckDB's SQL raises its own error with mlsql's words."""
+    if engine.name != "duckdb":
+        assert isinstance(error, MlsqlError), type(error)
