@@ -46,6 +46,10 @@ class Ops(Protocol):
 
     def skips_undefined(self, zero_division: Any) -> bool | None: ...
 
+    def error_if(self, condition: E, value: E, template: str, got: Any) -> E:
+        """``value``; the query fails with ``template`` ({} = ``got``) where ``condition``."""
+        ...
+
 
 #: every formula by name, for engines that name them (DuckDB emits one macro each)
 FORMULAS: dict[str, Callable[..., Any]] = {}

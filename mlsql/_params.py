@@ -96,6 +96,13 @@ def check_n_labels(n_labels: Any, func: str) -> int:
     return n_labels
 
 
+N_LABELS_TOO_SMALL_MESSAGE = (
+    "The 'n_labels' parameter of {func} must be at least the number of distinct labels in "
+    "each row's actual and predicted lists together (the size of the label universe). "
+    "Got {{}}, fewer than a row holds."
+)
+
+
 # ---------------------------------------------------------------- Hivemall options
 
 OPTIONS_MESSAGE = (

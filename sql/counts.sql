@@ -31,7 +31,7 @@ CREATE OR REPLACE MACRO zero_one_loss_from_counts(counts) AS
 
 -- hamming_loss_from_counts(counts, n_labels): hamming_loss of stored counts.
 CREATE OR REPLACE MACRO hamming_loss_from_counts(counts, n_labels) AS 
-    _mlsql_hamming_loss(struct_extract(counts, 'fp'), struct_extract(counts, 'fn'), struct_extract(counts, 'n_rows'), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
+    _mlsql_hamming_loss(CASE WHEN ((struct_extract(counts, 'fp') + struct_extract(counts, 'fn')) > (struct_extract(counts, 'n_rows') * _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'))) THEN error('The ''n_labels'' parameter of hamming_loss_from_counts must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE struct_extract(counts, 'fp') END, struct_extract(counts, 'fn'), struct_extract(counts, 'n_rows'), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
 
 -- multilabel_counts(actual, predicted): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.
 CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[]) AS 

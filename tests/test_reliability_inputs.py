@@ -164,3 +164,40 @@ def assert_mlsql_error(engine, error: BaseException) -> None:
     """Python engines raise MlsqlError; DuckDB's SQL raises its own error with mlsql's words."""
     if engine.name != "duckdb":
         assert isinstance(error, MlsqlError), type(error)
+
+
+# ------------------------------------------------------------------ 17.8 n_labels below a row's labels
+TOO_SMALL = (
+    r"The 'n_labels' parameter of {func} must be at least the number of distinct labels in "
+    r"each row's actual and predicted lists together \(the size of the label universe\)\. "
+    r"Got {n}, fewer than a row holds\."
+)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [(["a", "b"], ["c", "d"])],  # the issue's case: 4 labels in a row, n_labels 1 gave 4.0
+        [(["a", "b"], ["c", "d"]), ([], []), ([], []), ([], [])],  # loss 1.0 overall, still wrong
+        [(["a"], ["a"]), (["a", "b"], ["a"])],  # only the second row has more than 1
+    ],
+)
+def test_hamming_loss_n_labels_below_a_rows_labels_is_an_error(engine, rows):
+    with pytest.raises(Exception, match=TOO_SMALL.format(func="hamming_loss", n=1)) as info:
+        engine.aggregate("hamming_loss", label_table(rows), n_labels=1)
+    assert_mlsql_error(engine, info.value)
+
+
+def test_hamming_loss_n_labels_equal_to_a_rows_labels_is_defined(engine):
+    rows = [(["a", "b"], ["c", "d"]), (["a"], ["a"])]
+    got = engine.aggregate("hamming_loss", label_table(rows), n_labels=4)
+    assert got == pytest.approx(4 / 8, rel=1e-12)
+
+
+def test_hamming_loss_from_counts_above_one_is_an_error(engine):
+    table = label_table([(["a", "b"], ["c", "d"])], groups=[1])
+    func = "hamming_loss_from_counts"
+    with pytest.raises(Exception, match=TOO_SMALL.format(func=func, n=1)) as info:
+        engine.from_stored_counts(func, table, n_labels=1)
+    assert_mlsql_error(engine, info.value)
+    assert engine.from_stored_counts(func, table, n_labels=8) == pytest.approx(0.5, rel=1e-12)
