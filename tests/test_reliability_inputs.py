@@ -7,6 +7,8 @@ Expected numbers are exact fractions of the float inputs (``fractions.Fraction``
 
 from __future__ import annotations
 
+import math
+import re
 from decimal import Decimal
 from fractions import Fraction
 
@@ -14,6 +16,7 @@ import pyarrow as pa
 import pytest
 
 from mlsql import MlsqlError
+from mlsql._registry import Measure, measures
 from tests.engines import label_table
 
 # ------------------------------------------------------------------ 17.9 F-beta, huge and tiny beta
@@ -201,3 +204,70 @@ def test_hamming_loss_from_counts_above_one_is_an_error(engine):
         engine.from_stored_counts(func, table, n_labels=1)
     assert_mlsql_error(engine, info.value)
     assert engine.from_stored_counts(func, table, n_labels=8) == pytest.approx(0.5, rel=1e-12)
+
+
+# ------------------------------------------------------------------ 17.7 NaN and infinite numbers
+def _numeric_measures(family: str) -> list[Measure]:
+    return [m for m in measures(family=family) if m.build is not None]
+
+
+REGRESSION = _numeric_measures("regression")
+SCORES = _numeric_measures("scores")
+#: the score-family input that holds the score (the other holds the 0/1 label)
+SCORE_INPUT = {"actual": False, "predicted": True, "label": False, "score": True}
+NOT_FINITE_VALUES = {"NaN": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
+
+
+def not_finite_message(func: str, name: str, got: str) -> str:
+    return (
+        rf"{func} takes finite numbers for {name}: NaN and infinite values are errors "
+        rf"\(as in scikit-learn\)\. Got {re.escape(got)}\."
+    )
+
+
+def numbers_table(columns: dict[str, list[object]]) -> pa.Table:
+    return pa.table({k: pa.array(v, pa.float64()) for k, v in columns.items()})
+
+
+@pytest.mark.parametrize("got", list(NOT_FINITE_VALUES))
+@pytest.mark.parametrize("m", REGRESSION, ids=lambda m: m.name)
+def test_regression_refuses_nan_and_infinite_values(engine, m, got):
+    bad = m.inputs[len(m.name) % 2]  # either side, by the measure
+    columns = {name: [1.0, 2.0, 4.0] for name in m.inputs}
+    columns[bad] = [1.0, NOT_FINITE_VALUES[got], 3.0]
+    with pytest.raises(Exception, match=not_finite_message(m.name, bad, got)) as info:
+        engine.aggregate(m.name, numbers_table(columns), columns=m.inputs)
+    assert_mlsql_error(engine, info.value)
+
+
+@pytest.mark.parametrize("got", list(NOT_FINITE_VALUES))
+@pytest.mark.parametrize("m", SCORES, ids=lambda m: m.name)
+def test_scores_refuse_nan_and_infinite_scores(engine, m, got):
+    score = next(n for n in m.inputs if SCORE_INPUT[n])
+    columns = {n: [1.0, 0.0, 1.0, 0.0] for n in m.inputs}  # labels as exact 0/1 floats
+    columns[score] = [NOT_FINITE_VALUES[got], 0.1, 0.9, 0.2]  # the AUC case with NaN
+    with pytest.raises(Exception, match=not_finite_message(m.name, score, got)) as info:
+        engine.aggregate(m.name, numbers_table(columns), columns=m.inputs)
+    assert_mlsql_error(engine, info.value)
+
+
+def test_values_of_rows_with_a_null_side_are_not_checked(engine):
+    table = numbers_table({"actual": [1.0, None, 3.0], "predicted": [1.5, float("nan"), 3.0]})
+    assert engine.aggregate("mae", table) == pytest.approx(0.25, rel=1e-12)
+    table = numbers_table({"actual": [1.0, None, 0.0], "predicted": [0.8, float("nan"), 0.4]})
+    assert engine.aggregate("auc", table) == pytest.approx(1.0, rel=1e-12)
+
+
+def test_float_labels_exactly_0_and_1_are_accepted_by_logloss_and_auc(engine):
+    labels, probs = [1.0, 0.0, 1.0, 0.0], [0.9, 0.1, 0.4, 0.6]
+    table = numbers_table({"actual": labels, "predicted": probs})
+    want = math.fsum(-math.log(p if y else 1 - p) for y, p in zip(labels, probs, strict=True)) / 4
+    assert engine.aggregate("logloss", table) == pytest.approx(want, rel=1e-12)
+    assert engine.aggregate("auc", table) == pytest.approx(0.75, rel=1e-12)
+
+
+@pytest.mark.parametrize("measure", ["logloss", "auc"])
+def test_float_labels_other_than_0_and_1_are_an_error(engine, measure):
+    table = numbers_table({"actual": [1.0, 0.5], "predicted": [0.9, 0.1]})
+    with pytest.raises(Exception, match=rf"{measure} takes .* values\. Got 0\.5 instead\."):
+        engine.aggregate(measure, table)

@@ -65,6 +65,6 @@ __all__: list[str] = []
 for _m in measures(family=RG.FAMILY):
     if _m.build is not None and _m.available_in("polars"):
         globals()[_m.name] = K.direct(
-            lookup(_m), stats_of(_m), K.numeric_inputs, sys.modules[__name__]
+            lookup(_m), stats_of(_m), K.finite_inputs, sys.modules[__name__]
         )
         __all__.append(_m.name)

@@ -46,8 +46,8 @@ def stats(measure: Measure, *inputs: Column) -> RG.RegressionStats:
     """Aggregates over the known rows, whatever the order of the measure's inputs."""
     by_name = dict(zip(measure.inputs, inputs, strict=True))
     known = by_name["actual"].isNotNull() & by_name["predicted"].isNotNull()
-    y = F.when(known, by_name["actual"].cast("double"))
-    p = F.when(known, by_name["predicted"].cast("double"))
+    y = F.when(known, K.finite(measure.name, "actual", by_name["actual"]))
+    p = F.when(known, K.finite(measure.name, "predicted", by_name["predicted"]))
     err = y - p
     mean_y = F.avg(y)
     return RG.RegressionStats(
