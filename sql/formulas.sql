@@ -193,6 +193,10 @@ CREATE OR REPLACE MACRO _mlsql_explained(error, baseline, zero_division) AS
 CREATE OR REPLACE MACRO _mlsql_pearson(covariance, var_a, var_b, sse, zero_division) AS 
     _mlsql_ratio(covariance, (pow(var_a, 0.5) * pow(var_b, 0.5)), zero_division, (sse = 0));
 
+-- _mlsql_centred_comoment(sum_products, sum_a, sum_b, n): Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.
+CREATE OR REPLACE MACRO _mlsql_centred_comoment(sum_products, sum_a, sum_b, n) AS 
+    _mlsql_share((sum_products - ((sum_a * sum_b) / n)), n);
+
 -- _mlsql_log_loss_term(y, ln_p, ln_not_p): -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.
 CREATE OR REPLACE MACRO _mlsql_log_loss_term(y, ln_p, ln_not_p) AS 
     (- ((y * ln_p) + ((1 - y) * ln_not_p)));

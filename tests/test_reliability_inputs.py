@@ -8,8 +8,9 @@ Expected numbers are exact fractions of the float inputs (``fractions.Fraction``
 from __future__ import annotations
 
 import math
+import random
 import re
-from decimal import Decimal
+from decimal import Decimal, localcontext
 from fractions import Fraction
 
 import pyarrow as pa
@@ -271,3 +272,43 @@ def test_float_labels_other_than_0_and_1_are_an_error(engine, measure):
     table = numbers_table({"actual": [1.0, 0.5], "predicted": [0.9, 0.1]})
     with pytest.raises(Exception, match=rf"{measure} takes .* values\. Got 0\.5 instead\."):
         engine.aggregate(measure, table)
+
+
+# ------------------------------------------------------------------ 17.11 precision far from zero
+def offset_data(offset: float, n: int = 20_000, seed: int = 17) -> tuple[list[float], list[float]]:
+    """y = offset + N(0, 1), ŷ = y + N(0, 0.5): large values next to their spread."""
+    rng = random.Random(seed)
+    y = [offset + rng.gauss(0, 1) for _ in range(n)]
+    return y, [v + rng.gauss(0, 0.5) for v in y]
+
+
+def exact_moments(y: list[float], p: list[float]) -> tuple[Fraction, Fraction, Fraction, Fraction]:
+    """Σ(y - ȳ)², Σ(ŷ - ŷ̄)², Σ(y - ȳ)(ŷ - ŷ̄) and Σ(y - ŷ)² of the float inputs, exactly."""
+    ys, ps = [Fraction(v) for v in y], [Fraction(v) for v in p]
+    my, mp = sum(ys) / len(ys), sum(ps) / len(ps)
+    dy, dp = [v - my for v in ys], [v - mp for v in ps]
+    return (
+        sum(d * d for d in dy),
+        sum(d * d for d in dp),
+        sum(a * b for a, b in zip(dy, dp, strict=True)),
+        sum((a - b) ** 2 for a, b in zip(ys, ps, strict=True)),
+    )
+
+
+def sqrt_ratio(num: Fraction, den: Fraction) -> float:
+    """num / sqrt(den) to far more than double precision."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        value = Decimal(num.numerator) / Decimal(num.denominator)
+        return float(value / (Decimal(den.numerator) / Decimal(den.denominator)).sqrt())
+
+
+@pytest.mark.parametrize("offset", [1e9, 1e12])
+def test_r2_and_pearson_far_from_zero_are_exact_to_1e_12(engine, offset):
+    y, p = offset_data(offset)
+    syy, spp, syp, sse = exact_moments(y, p)
+    table = numbers_table({"actual": y, "predicted": p})
+    assert engine.aggregate("r2", table) == pytest.approx(float(1 - sse / syy), rel=1e-12)
+    want = sqrt_ratio(syp, syy * spp)
+    assert engine.aggregate("pearson_corr", table) == pytest.approx(want, rel=1e-12)
+    assert engine.aggregate("rse", table) == pytest.approx(float(sse / syy), rel=1e-12)
