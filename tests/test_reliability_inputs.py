@@ -110,6 +110,20 @@ def test_label_tables_refuse_elements_that_are_no_labels(engine, func, name):
     assert_mlsql_error(engine, info.value)
 
 
+@pytest.mark.parametrize("name", ["float64", "nested list"])
+def test_columns_given_by_name_refuse_elements_that_are_no_labels(engine, name):
+    """DuckDB and Polars always take names; Spark checks a name's type when the query runs."""
+    element, value = NOT_LABELS[name]
+    table = typed_table(element, value)
+    with pytest.raises(Exception, match="micro_f1 " + NOT_A_LABEL):
+        if engine.name == "spark":
+            from tests.engines.spark_engine import frame
+
+            frame(table).agg(engine.function("micro_f1")("actual", "predicted")).first()
+        else:
+            engine.aggregate("micro_f1", table)
+
+
 def unsigned_or_skip(engine, element: pa.DataType) -> None:
     if engine.name == "spark" and pa.types.is_unsigned_integer(element):
         pytest.skip("Spark has no unsigned integer types")

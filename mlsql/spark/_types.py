@@ -109,14 +109,33 @@ def element(dtype: T.DataType | None) -> T.DataType | None:
     return dtype.elementType if isinstance(dtype, T.ArrayType) else None
 
 
-def check_label_lists(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
+def check_label_lists(func: str, names: Sequence[str], cols: Sequence[Column]) -> list[Column]:
     """Raise :class:`MlsqlError` unless the (known) types are arrays of one label kind.
 
-    Which element types are labels is :mod:`mlsql._label_types`' rule. Columns
-    whose type is unknown (see the module docstring) are left to Spark.
+    Which element types are labels is :mod:`mlsql._label_types`' rule. A Column
+    whose type is unknown (see the module docstring) is returned guarded: Spark
+    raises mlsql's message when the query runs if its type holds no labels
+    (``typeof`` is folded to a constant when Spark plans the query, so the guard
+    costs nothing per row); two kinds are Spark's analyzer's error.
     """
     types = [data_type(c) for c in cols]
     check_label_array_types(func, names, types)
+    return [
+        c if t is not None else _guarded(func, n, c)
+        for n, c, t in zip(names, cols, types, strict=True)
+    ]
+
+
+#: Spark's ``typeof`` of an array of labels (or of an all-NULL input)
+_LABEL_ARRAY = r"array<(string|varchar\(\d+\)|char\(\d+\)|tinyint|smallint|int|bigint|void)>|void"
+
+
+def _guarded(func: str, name: str, col: Column) -> Column:
+    """``col``, or Spark's ``raise_error`` with mlsql's message if its type holds no labels."""
+    before, after = LT.NOT_A_LABEL_MESSAGE.format(func=func, name=name, type="{}").split("{}")
+    t = F.typeof(col)
+    bad = F.raise_error(F.concat(F.lit(before), t, F.lit(after)))
+    return F.when(t.rlike(f"^({_LABEL_ARRAY})$"), col).otherwise(bad)
 
 
 def check_label_array_types(
