@@ -80,7 +80,7 @@ CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[])
     n_predicted := sum(_mlsql_n_labels(predicted, actual)),
     n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'multilabel_counts');
+    _mlsql_label_type_error(actual, predicted, 'multilabel_counts', 'actual', 'predicted');
 
 -- merge_counts(counts): Sum stored multilabel_counts structs field by field.
 CREATE OR REPLACE MACRO merge_counts(counts) AS 

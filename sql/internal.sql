@@ -27,18 +27,18 @@ CREATE OR REPLACE MACRO _mlsql_check_n_labels(n_labels, func) AS
          ELSE error('The ''n_labels'' parameter of ' || func || ' must be a whole number > 0. Got '
                     || coalesce(CAST(n_labels AS VARCHAR), 'NULL') || ' instead.') END;
 
--- _mlsql_label_type_error(actual, predicted, func): The error for lists that hold no labels (floats, booleans, ...) or two kinds.
-CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func) AS 
+-- _mlsql_label_type_error(actual, predicted, func, left_name, right_name): The error for lists that hold no labels (floats, booleans, ...) or two kinds.
+CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func, left_name, right_name) AS 
     CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got actual ' || typeof(actual) || '.')
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || typeof(actual) || '.')
          WHEN (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got predicted ' || typeof(predicted) || '.')
-         ELSE error('' || func || ' needs actual and predicted of the same label type (both text, both integers, ...). Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.') END;
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || typeof(predicted) || '.')
+         ELSE error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || typeof(actual) || ' and ' || right_name || ' ' || typeof(predicted) || '.') END;
 
--- _mlsql_checked_label_lists(actual, predicted, func): actual, after checking that both lists hold labels of one kind.
-CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func) AS 
+-- _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name): actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).
+CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name) AS 
     CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
          WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) IN ('text', 'integer', 'null') AND (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
@@ -55,11 +55,11 @@ CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func) AS
          WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END))
          THEN actual ELSE CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got actual ' || typeof(actual) || '.')
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || typeof(actual) || '.')
          WHEN (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got predicted ' || typeof(predicted) || '.')
-         ELSE error('' || func || ' needs actual and predicted of the same label type (both text, both integers, ...). Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.') END END;
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || typeof(predicted) || '.')
+         ELSE error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || typeof(actual) || ' and ' || right_name || ' ' || typeof(predicted) || '.') END END;
 
 -- _mlsql_typed_universe(labels, example, func): A labels= universe as a list of example's type, after checking its kind.
 CREATE OR REPLACE MACRO _mlsql_typed_universe(labels, example, func) AS 

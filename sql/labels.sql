@@ -23,7 +23,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                        WHEN list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
                    list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, p, func), x)) THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func) END AS a,
+                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func, 'actual', 'predicted') END AS a,
                        CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,

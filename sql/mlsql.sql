@@ -30,18 +30,18 @@ CREATE OR REPLACE MACRO _mlsql_check_n_labels(n_labels, func) AS
          ELSE error('The ''n_labels'' parameter of ' || func || ' must be a whole number > 0. Got '
                     || coalesce(CAST(n_labels AS VARCHAR), 'NULL') || ' instead.') END;
 
--- _mlsql_label_type_error(actual, predicted, func): The error for lists that hold no labels (floats, booleans, ...) or two kinds.
-CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func) AS 
+-- _mlsql_label_type_error(actual, predicted, func, left_name, right_name): The error for lists that hold no labels (floats, booleans, ...) or two kinds.
+CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func, left_name, right_name) AS 
     CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got actual ' || typeof(actual) || '.')
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || typeof(actual) || '.')
          WHEN (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got predicted ' || typeof(predicted) || '.')
-         ELSE error('' || func || ' needs actual and predicted of the same label type (both text, both integers, ...). Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.') END;
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || typeof(predicted) || '.')
+         ELSE error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || typeof(actual) || ' and ' || right_name || ' ' || typeof(predicted) || '.') END;
 
--- _mlsql_checked_label_lists(actual, predicted, func): actual, after checking that both lists hold labels of one kind.
-CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func) AS 
+-- _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name): actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).
+CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name) AS 
     CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
          WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) IN ('text', 'integer', 'null') AND (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
@@ -58,11 +58,11 @@ CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func) AS
          WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END))
          THEN actual ELSE CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got actual ' || typeof(actual) || '.')
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || typeof(actual) || '.')
          WHEN (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got predicted ' || typeof(predicted) || '.')
-         ELSE error('' || func || ' needs actual and predicted of the same label type (both text, both integers, ...). Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.') END END;
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || typeof(predicted) || '.')
+         ELSE error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || typeof(actual) || ' and ' || right_name || ' ' || typeof(predicted) || '.') END END;
 
 -- _mlsql_typed_universe(labels, example, func): A labels= universe as a list of example's type, after checking its kind.
 CREATE OR REPLACE MACRO _mlsql_typed_universe(labels, example, func) AS 
@@ -315,7 +315,7 @@ CREATE OR REPLACE MACRO set_intersection(actual VARCHAR[], predicted VARCHAR[]) 
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_intersection');
+    _mlsql_label_type_error(actual, predicted, 'set_intersection', 'actual', 'predicted');
 
 -- set_difference(actual, predicted): Labels of the first list missing from the second, distinct and sorted.
 CREATE OR REPLACE MACRO set_difference(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -329,7 +329,7 @@ CREATE OR REPLACE MACRO set_difference(actual VARCHAR[], predicted VARCHAR[]) AS
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_difference');
+    _mlsql_label_type_error(actual, predicted, 'set_difference', 'actual', 'predicted');
 
 -- set_union(actual, predicted): Labels in either list, distinct and sorted, no NULLs.
 CREATE OR REPLACE MACRO set_union(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -343,7 +343,7 @@ CREATE OR REPLACE MACRO set_union(actual VARCHAR[], predicted VARCHAR[]) AS
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_union');
+    _mlsql_label_type_error(actual, predicted, 'set_union', 'actual', 'predicted');
 
 -- set_symmetric_difference(actual, predicted): Labels in exactly one of the lists, distinct and sorted.
 CREATE OR REPLACE MACRO set_symmetric_difference(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -362,7 +362,7 @@ CREATE OR REPLACE MACRO set_symmetric_difference(actual VARCHAR[], predicted VAR
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
         list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_symmetric_difference');
+    _mlsql_label_type_error(actual, predicted, 'set_symmetric_difference', 'actual', 'predicted');
 
 -- true_positives(actual, predicted): |A ∩ P|: true labels that were predicted.
 CREATE OR REPLACE MACRO true_positives(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -376,7 +376,7 @@ CREATE OR REPLACE MACRO true_positives(actual VARCHAR[], predicted VARCHAR[]) AS
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
     _mlsql_tp(actual, predicted),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'true_positives');
+    _mlsql_label_type_error(actual, predicted, 'true_positives', 'actual', 'predicted');
 
 -- false_positives(actual, predicted): |P \ A|: predicted labels that are not true.
 CREATE OR REPLACE MACRO false_positives(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -390,7 +390,7 @@ CREATE OR REPLACE MACRO false_positives(actual VARCHAR[], predicted VARCHAR[]) A
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
     (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'false_positives');
+    _mlsql_label_type_error(actual, predicted, 'false_positives', 'actual', 'predicted');
 
 -- false_negatives(actual, predicted): |A \ P|: true labels that were not predicted.
 CREATE OR REPLACE MACRO false_negatives(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -404,7 +404,7 @@ CREATE OR REPLACE MACRO false_negatives(actual VARCHAR[], predicted VARCHAR[]) A
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
     (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'false_negatives');
+    _mlsql_label_type_error(actual, predicted, 'false_negatives', 'actual', 'predicted');
 
 -- set_jaccard(actual, predicted, zero_division): |A ∩ P| / |A ∪ P| of one row.
 CREATE OR REPLACE MACRO set_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -418,7 +418,7 @@ CREATE OR REPLACE MACRO set_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_jaccard');
+    _mlsql_label_type_error(actual, predicted, 'set_jaccard', 'actual', 'predicted');
 
 -- row_precision(actual, predicted, zero_division): |A ∩ P| / |P| of one row.
 CREATE OR REPLACE MACRO row_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -432,7 +432,7 @@ CREATE OR REPLACE MACRO row_precision(actual VARCHAR[], predicted VARCHAR[], zer
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'row_precision');
+    _mlsql_label_type_error(actual, predicted, 'row_precision', 'actual', 'predicted');
 
 -- row_recall(actual, predicted, zero_division): |A ∩ P| / |A| of one row.
 CREATE OR REPLACE MACRO row_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -446,7 +446,7 @@ CREATE OR REPLACE MACRO row_recall(actual VARCHAR[], predicted VARCHAR[], zero_d
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'row_recall');
+    _mlsql_label_type_error(actual, predicted, 'row_recall', 'actual', 'predicted');
 
 -- row_fbeta(actual, predicted, beta, zero_division): F-beta of one row, from its counts.
 CREATE OR REPLACE MACRO row_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
@@ -460,7 +460,7 @@ CREATE OR REPLACE MACRO row_fbeta(actual VARCHAR[], predicted VARCHAR[], beta :=
     (actual UHUGEINT[], predicted UHUGEINT[], beta := 1.0, zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'row_fbeta');
+    _mlsql_label_type_error(actual, predicted, 'row_fbeta', 'actual', 'predicted');
 
 -- ===== micro.sql: Aggregates: micro and samples averages, subset accuracy, Hamming loss.
 
@@ -476,7 +476,7 @@ CREATE OR REPLACE MACRO micro_precision(actual VARCHAR[], predicted VARCHAR[], z
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_precision');
+    _mlsql_label_type_error(actual, predicted, 'micro_precision', 'actual', 'predicted');
 
 -- micro_recall(actual, predicted, zero_division): Recall of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -490,7 +490,7 @@ CREATE OR REPLACE MACRO micro_recall(actual VARCHAR[], predicted VARCHAR[], zero
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_recall');
+    _mlsql_label_type_error(actual, predicted, 'micro_recall', 'actual', 'predicted');
 
 -- micro_fbeta(actual, predicted, beta, zero_division): F-beta of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
@@ -504,7 +504,7 @@ CREATE OR REPLACE MACRO micro_fbeta(actual VARCHAR[], predicted VARCHAR[], beta 
     (actual UHUGEINT[], predicted UHUGEINT[], beta := 1.0, zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_fbeta');
+    _mlsql_label_type_error(actual, predicted, 'micro_fbeta', 'actual', 'predicted');
 
 -- micro_f1(actual, predicted, zero_division): F1 of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_f1(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -518,7 +518,7 @@ CREATE OR REPLACE MACRO micro_f1(actual VARCHAR[], predicted VARCHAR[], zero_div
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_f1');
+    _mlsql_label_type_error(actual, predicted, 'micro_f1', 'actual', 'predicted');
 
 -- micro_jaccard(actual, predicted, zero_division): Jaccard of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -532,7 +532,7 @@ CREATE OR REPLACE MACRO micro_jaccard(actual VARCHAR[], predicted VARCHAR[], zer
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_jaccard');
+    _mlsql_label_type_error(actual, predicted, 'micro_jaccard', 'actual', 'predicted');
 
 -- samples_precision(actual, predicted, zero_division): Mean over rows of row precision.
 CREATE OR REPLACE MACRO samples_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -546,7 +546,7 @@ CREATE OR REPLACE MACRO samples_precision(actual VARCHAR[], predicted VARCHAR[],
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_precision');
+    _mlsql_label_type_error(actual, predicted, 'samples_precision', 'actual', 'predicted');
 
 -- samples_recall(actual, predicted, zero_division): Mean over rows of row recall.
 CREATE OR REPLACE MACRO samples_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -560,7 +560,7 @@ CREATE OR REPLACE MACRO samples_recall(actual VARCHAR[], predicted VARCHAR[], ze
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_recall');
+    _mlsql_label_type_error(actual, predicted, 'samples_recall', 'actual', 'predicted');
 
 -- samples_fbeta(actual, predicted, beta, zero_division): Mean over rows of row F-beta.
 CREATE OR REPLACE MACRO samples_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
@@ -574,7 +574,7 @@ CREATE OR REPLACE MACRO samples_fbeta(actual VARCHAR[], predicted VARCHAR[], bet
     (actual UHUGEINT[], predicted UHUGEINT[], beta := 1.0, zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_fbeta');
+    _mlsql_label_type_error(actual, predicted, 'samples_fbeta', 'actual', 'predicted');
 
 -- samples_f1(actual, predicted, zero_division): Mean over rows of row F1.
 CREATE OR REPLACE MACRO samples_f1(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -588,7 +588,7 @@ CREATE OR REPLACE MACRO samples_f1(actual VARCHAR[], predicted VARCHAR[], zero_d
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_f1');
+    _mlsql_label_type_error(actual, predicted, 'samples_f1', 'actual', 'predicted');
 
 -- samples_jaccard(actual, predicted, zero_division): Mean over rows of row Jaccard.
 CREATE OR REPLACE MACRO samples_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -602,7 +602,7 @@ CREATE OR REPLACE MACRO samples_jaccard(actual VARCHAR[], predicted VARCHAR[], z
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_jaccard');
+    _mlsql_label_type_error(actual, predicted, 'samples_jaccard', 'actual', 'predicted');
 
 -- subset_accuracy(actual, predicted): Share of rows predicted exactly.
 CREATE OR REPLACE MACRO subset_accuracy(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -616,7 +616,7 @@ CREATE OR REPLACE MACRO subset_accuracy(actual VARCHAR[], predicted VARCHAR[]) A
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
     _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'subset_accuracy');
+    _mlsql_label_type_error(actual, predicted, 'subset_accuracy', 'actual', 'predicted');
 
 -- zero_one_loss(actual, predicted): Share of rows not predicted exactly.
 CREATE OR REPLACE MACRO zero_one_loss(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -630,7 +630,7 @@ CREATE OR REPLACE MACRO zero_one_loss(actual VARCHAR[], predicted VARCHAR[]) AS
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
     _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'zero_one_loss');
+    _mlsql_label_type_error(actual, predicted, 'zero_one_loss', 'actual', 'predicted');
 
 -- hamming_loss(actual, predicted, n_labels): (fp + fn) / (rows x n_labels): share of wrong label decisions.
 CREATE OR REPLACE MACRO hamming_loss(actual VARCHAR[], predicted VARCHAR[], n_labels) AS 
@@ -644,7 +644,7 @@ CREATE OR REPLACE MACRO hamming_loss(actual VARCHAR[], predicted VARCHAR[], n_la
     (actual UHUGEINT[], predicted UHUGEINT[], n_labels) AS 
     _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), (sum(_mlsql_n_labels(actual, predicted)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), count(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual, predicted, n_labels) AS 
-    _mlsql_label_type_error(actual, predicted, 'hamming_loss');
+    _mlsql_label_type_error(actual, predicted, 'hamming_loss', 'actual', 'predicted');
 
 -- ===== counts.sql: Mergeable counts: store multilabel_counts, combine, score later.
 
@@ -727,7 +727,7 @@ CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[])
     n_predicted := sum(_mlsql_n_labels(predicted, actual)),
     n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'multilabel_counts');
+    _mlsql_label_type_error(actual, predicted, 'multilabel_counts', 'actual', 'predicted');
 
 -- merge_counts(counts): Sum stored multilabel_counts structs field by field.
 CREATE OR REPLACE MACRO merge_counts(counts) AS 
@@ -832,7 +832,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                        WHEN list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
                    list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, p, func), x)) THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func) END AS a,
+                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func, 'actual', 'predicted') END AS a,
                        CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
@@ -1809,7 +1809,7 @@ CREATE OR REPLACE MACRO _mlsql_precision_at_row(rank_items, correct_items, k) AS
 
 -- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.
 CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_precision_at_row(rank_items, correct_items, _mlsql_check_k(k, 'precision_at')));
+    avg(_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at')));
 
 -- _mlsql_recall_at_row(rank_items, correct_items, k): Per row: Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS 
@@ -1817,7 +1817,7 @@ CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS
 
 -- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.
 CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_recall_at_row(rank_items, correct_items, _mlsql_check_k(k, 'recall_at')));
+    avg(_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at')));
 
 -- _mlsql_average_precision_row(rank_items, correct_items, k): Per row: Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, k) AS 
@@ -1825,7 +1825,7 @@ CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, 
 
 -- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.
 CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_average_precision_row(rank_items, correct_items, _mlsql_check_k(k, 'average_precision')));
+    avg(_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision')));
 
 -- _mlsql_hitrate_row(rank_items, correct_items, k): Per row: Hivemall's HitRate@k: share of rows with a true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS 
@@ -1833,7 +1833,7 @@ CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS
 
 -- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.
 CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_hitrate_row(rank_items, correct_items, _mlsql_check_k(k, 'hitrate')));
+    avg(_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate')));
 
 -- _mlsql_mrr_row(rank_items, correct_items, k): Per row: Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS 
@@ -1841,7 +1841,7 @@ CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS
 
 -- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.
 CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_mrr_row(rank_items, correct_items, _mlsql_check_k(k, 'mrr')));
+    avg(_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr')));
 
 -- _mlsql_ndcg_row(rank_items, correct_items, k): Per row: Hivemall's binary nDCG@k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS 
@@ -1849,7 +1849,7 @@ CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS
 
 -- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.
 CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_ndcg_row(rank_items, correct_items, _mlsql_check_k(k, 'ndcg')));
+    avg(_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg')));
 
 -- _mlsql_ranking_auc_row(rank_items, correct_items, k): Per row: Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS 
@@ -1857,7 +1857,7 @@ CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS
 
 -- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.
 CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_ranking_auc_row(rank_items, correct_items, _mlsql_check_k(k, 'ranking_auc')));
+    avg(_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc')));
 
 -- _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k): Per row: Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k) AS 

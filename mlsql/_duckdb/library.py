@@ -196,20 +196,28 @@ def _label_type_checks() -> list[Macro]:
     """The label type rule of :mod:`mlsql._label_types` as macros (``typeof`` folds when bound)."""
     kind_a, kind_p = list_kind("typeof(actual)"), list_kind("typeof(predicted)")
     labels = ", ".join(f"'{k}'" for k in (*LT.LABEL_KINDS, LT.NULL))
-    not_a_label = lambda side: sql_message(  # noqa: E731
-        LT.NOT_A_LABEL_MESSAGE.format(func="{}", name=side, type="{}"), "func", f"typeof({side})"
+    not_a_label = lambda side, name: sql_message(  # noqa: E731
+        LT.NOT_A_LABEL_MESSAGE.format(func="{}", name="{}", type="{}"),
+        "func",
+        name,
+        f"typeof({side})",
     )
     mismatch = sql_message(
         LT.MISMATCH_MESSAGE.format(
-            func="{}", left="actual", right="predicted", left_type="{}", right_type="{}"
+            func="{}", left="{}", right="{}", left_type="{}", right_type="{}"
         ),
         "func",
+        "left_name",
+        "right_name",
+        "left_name",
         "typeof(actual)",
+        "right_name",
         "typeof(predicted)",
     )
     error = (
-        f"CASE WHEN ({kind_a}) NOT IN ({labels}) THEN error({not_a_label('actual')})\n"
-        f"         WHEN ({kind_p}) NOT IN ({labels}) THEN error({not_a_label('predicted')})\n"
+        f"CASE WHEN ({kind_a}) NOT IN ({labels}) THEN error({not_a_label('actual', 'left_name')})\n"
+        f"         WHEN ({kind_p}) NOT IN ({labels}) "
+        f"THEN error({not_a_label('predicted', 'right_name')})\n"
         f"         ELSE error({mismatch}) END"
     )
     example_kind = list_kind("typeof(example)")
@@ -225,7 +233,7 @@ def _label_type_checks() -> list[Macro]:
         Macro(
             "internal.sql",
             "_mlsql_label_type_error",
-            ("actual", "predicted", "func"),
+            ("actual", "predicted", "func", "left_name", "right_name"),
             error,
             "The error for lists that hold no labels (floats, booleans, ...) or two kinds.",
             public=False,
@@ -233,11 +241,12 @@ def _label_type_checks() -> list[Macro]:
         Macro(
             "internal.sql",
             "_mlsql_checked_label_lists",
-            ("actual", "predicted", "func"),
+            ("actual", "predicted", "func", "left_name", "right_name"),
             f"CASE WHEN ({kind_a}) IN ({labels}) AND ({kind_p}) IN ({labels})\n"
             f"          AND ({kind_a} = {kind_p} OR '{LT.NULL}' IN ({kind_a}, {kind_p}))\n"
             f"         THEN actual ELSE {error} END",
-            "actual, after checking that both lists hold labels of one kind.",
+            "actual, after checking that both lists hold labels of one kind (left_name, "
+            "right_name: their names in messages).",
             public=False,
         ),
         Macro(
@@ -323,7 +332,9 @@ def typed(m: Macro, q: Qualify, types: tuple[str, ...] = LABEL_LIST_TYPES) -> li
     """
     rest = m.params[2:]
     out = [replace(m, params=(f"actual {t}", f"predicted {t}", *rest)) for t in types]
-    error = call(q("_mlsql_label_type_error"), Sql("actual"), Sql("predicted"), m.name)
+    error = call(
+        q("_mlsql_label_type_error"), Sql("actual"), Sql("predicted"), m.name, "actual", "predicted"
+    )
     return [*out, replace(m, body=str(error))]
 
 

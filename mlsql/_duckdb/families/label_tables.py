@@ -57,7 +57,7 @@ def _spread(q: Qualify) -> Macro:
     universe = q("_mlsql_typed_universe")
     in_universe = f"(labels IS NULL OR list_contains({universe}(labels, {{side}}, func), x))"
     skip = f"x IS NULL OR list_position({{side}}, x) <> i OR NOT {in_universe}"
-    checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, func)"
+    checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, func, 'actual', 'predicted')"
     by_names = 'list_transform("by", lambda b: lower(b))'
     pred = LB.FLAG_PREDICTED
     body = f"""SELECT g,
