@@ -119,10 +119,6 @@ BINARY_ON_ARRAYS_MESSAGE = (
     "(as in Hivemall); use -average micro."
 )
 INT_LABEL_MESSAGE = "fmeasure takes int labels 1, 0 or -1 (as Hivemall). Got {got} instead."
-LABEL_TYPE_MESSAGE = (
-    "{func} needs actual and predicted labels of one kind: both text or both integers "
-    "(lists of VARCHAR, INTEGER or BIGINT). Got actual {actual} and predicted {predicted}."
-)
 HIVEMALL_TYPE_MESSAGE = (
     "fmeasure needs actual and predicted of one kind: both label arrays (text or integers), "
     "both int (1, 0, -1) or both boolean. Got actual {actual} and predicted {predicted}."
