@@ -30,9 +30,55 @@ CREATE OR REPLACE MACRO _mlsql_check_n_labels(n_labels, func) AS
          ELSE error('The ''n_labels'' parameter of ' || func || ' must be a whole number > 0. Got '
                     || coalesce(CAST(n_labels AS VARCHAR), 'NULL') || ' instead.') END;
 
--- _mlsql_label_type_error(actual, predicted, func): The error for label lists of other or different types.
-CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func) AS 
-    error('' || func || ' needs actual and predicted labels of one kind: both text or both integers (lists of VARCHAR, INTEGER or BIGINT). Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.');
+-- _mlsql_label_type_error(actual, predicted, func, left_name, right_name): The error for lists that hold no labels (floats, booleans, ...) or two kinds.
+CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func, left_name, right_name) AS 
+    CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || typeof(actual) || '.')
+         WHEN (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || typeof(predicted) || '.')
+         ELSE error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || typeof(actual) || ' and ' || right_name || ' ' || typeof(predicted) || '.') END;
+
+-- _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name): actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).
+CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name) AS 
+    CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) IN ('text', 'integer', 'null') AND (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) IN ('text', 'integer', 'null')
+          AND (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END = CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END OR 'null' IN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END, CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END))
+         THEN actual ELSE CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || typeof(actual) || '.')
+         WHEN (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || typeof(predicted) || '.')
+         ELSE error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || typeof(actual) || ' and ' || right_name || ' ' || typeof(predicted) || '.') END END;
+
+-- _mlsql_typed_universe(labels, example, func): A labels= universe as a list of example's type, after checking its kind.
+CREATE OR REPLACE MACRO _mlsql_typed_universe(labels, example, func) AS 
+    cast_to_type(CASE WHEN labels IS NULL OR 'null' IN (CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END, CASE WHEN regexp_full_match(typeof(labels), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(labels), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(labels) = '"NULL"' THEN 'null' ELSE typeof(labels) END)
+          OR CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END = CASE WHEN regexp_full_match(typeof(labels), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(labels), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(labels) = '"NULL"' THEN 'null' ELSE typeof(labels) END THEN labels
+         ELSE error('The ''labels'' parameter of ' || func || ' must hold labels of the columns'' type (' || typeof(example) || '): ' || CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END || '. Got ' || '[' || array_to_string(list_transform(labels, lambda x: CASE WHEN typeof(x) = 'VARCHAR' THEN chr(39) || x || chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']' || ' instead.') END, example);
 
 -- _mlsql_n_labels(labels, other): Distinct non-NULL labels in a list; NULL when either list of the row is NULL.
 CREATE OR REPLACE MACRO _mlsql_n_labels(labels, other) AS 
@@ -61,7 +107,7 @@ CREATE OR REPLACE MACRO _mlsql_recall(tp, fp, fn, zero_division) AS
 
 -- _mlsql_fbeta(tp, fp, fn, beta, zero_division): (1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.
 CREATE OR REPLACE MACRO _mlsql_fbeta(tp, fp, fn, beta, zero_division) AS 
-    _mlsql_ratio(((1 + (beta * beta)) * tp), ((((1 + (beta * beta)) * tp) + ((beta * beta) * fn)) + fp), zero_division, (((tp + fp) + fn) = 0));
+    _mlsql_ratio(((1 + CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE (beta * beta) END) * tp), ((((1 + CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE (beta * beta) END) * tp) + (CASE WHEN (beta > 1) THEN 1.0 ELSE (beta * beta) END * fn)) + (CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE 1.0 END * fp)), zero_division, (((tp + fp) + fn) = 0));
 
 -- _mlsql_jaccard(tp, fp, fn, zero_division): tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty.
 CREATE OR REPLACE MACRO _mlsql_jaccard(tp, fp, fn, zero_division) AS 
@@ -153,7 +199,7 @@ CREATE OR REPLACE MACRO _mlsql_weighted_average(value, weights, zero_division, n
 
 -- _mlsql_fbeta_of_means(p, r, beta): (1 + b²) P R / (b² P + R) of two averages (the R walkthrough's macro F1); 0 when both are 0.
 CREATE OR REPLACE MACRO _mlsql_fbeta_of_means(p, r, beta) AS 
-    CASE WHEN ((((beta * beta) * p) + r) = 0) THEN 0.0 ELSE ((((1 + (beta * beta)) * p) * r) / (((beta * beta) * p) + r)) END;
+    CASE WHEN (((CASE WHEN (beta > 1) THEN 1.0 ELSE (beta * beta) END * p) + (CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE 1.0 END * r)) = 0) THEN 0.0 ELSE ((((1 + CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE (beta * beta) END) * p) * r) / ((CASE WHEN (beta > 1) THEN 1.0 ELSE (beta * beta) END * p) + (CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE 1.0 END * r))) END;
 
 -- _mlsql_share_of_labels(condition): Share of label rows where ``condition`` holds (CLP, MLP, WLP).
 CREATE OR REPLACE MACRO _mlsql_share_of_labels(condition) AS 
@@ -239,6 +285,10 @@ CREATE OR REPLACE MACRO _mlsql_explained(error, baseline, zero_division) AS
 CREATE OR REPLACE MACRO _mlsql_pearson(covariance, var_a, var_b, sse, zero_division) AS 
     _mlsql_ratio(covariance, (pow(var_a, 0.5) * pow(var_b, 0.5)), zero_division, (sse = 0));
 
+-- _mlsql_centred_comoment(sum_products, sum_a, sum_b, n): Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.
+CREATE OR REPLACE MACRO _mlsql_centred_comoment(sum_products, sum_a, sum_b, n) AS 
+    _mlsql_share((sum_products - ((sum_a * sum_b) / n)), n);
+
 -- _mlsql_log_loss_term(y, ln_p, ln_not_p): -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.
 CREATE OR REPLACE MACRO _mlsql_log_loss_term(y, ln_p, ln_not_p) AS 
     (- ((y * ln_p) + ((1 - y) * ln_not_p)));
@@ -260,8 +310,12 @@ CREATE OR REPLACE MACRO set_intersection(actual VARCHAR[], predicted VARCHAR[]) 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_intersection');
+    _mlsql_label_type_error(actual, predicted, 'set_intersection', 'actual', 'predicted');
 
 -- set_difference(actual, predicted): Labels of the first list missing from the second, distinct and sorted.
 CREATE OR REPLACE MACRO set_difference(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -270,8 +324,12 @@ CREATE OR REPLACE MACRO set_difference(actual VARCHAR[], predicted VARCHAR[]) AS
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_difference');
+    _mlsql_label_type_error(actual, predicted, 'set_difference', 'actual', 'predicted');
 
 -- set_union(actual, predicted): Labels in either list, distinct and sorted, no NULLs.
 CREATE OR REPLACE MACRO set_union(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -280,8 +338,12 @@ CREATE OR REPLACE MACRO set_union(actual VARCHAR[], predicted VARCHAR[]) AS
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_union');
+    _mlsql_label_type_error(actual, predicted, 'set_union', 'actual', 'predicted');
 
 -- set_symmetric_difference(actual, predicted): Labels in exactly one of the lists, distinct and sorted.
 CREATE OR REPLACE MACRO set_symmetric_difference(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -293,8 +355,14 @@ CREATE OR REPLACE MACRO set_symmetric_difference(actual VARCHAR[], predicted VAR
     (actual BIGINT[], predicted BIGINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
         list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
+        list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
+        list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_symmetric_difference');
+    _mlsql_label_type_error(actual, predicted, 'set_symmetric_difference', 'actual', 'predicted');
 
 -- true_positives(actual, predicted): |A ∩ P|: true labels that were predicted.
 CREATE OR REPLACE MACRO true_positives(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -303,8 +371,12 @@ CREATE OR REPLACE MACRO true_positives(actual VARCHAR[], predicted VARCHAR[]) AS
     _mlsql_tp(actual, predicted),
     (actual BIGINT[], predicted BIGINT[]) AS 
     _mlsql_tp(actual, predicted),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    _mlsql_tp(actual, predicted),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    _mlsql_tp(actual, predicted),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'true_positives');
+    _mlsql_label_type_error(actual, predicted, 'true_positives', 'actual', 'predicted');
 
 -- false_positives(actual, predicted): |P \ A|: predicted labels that are not true.
 CREATE OR REPLACE MACRO false_positives(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -313,8 +385,12 @@ CREATE OR REPLACE MACRO false_positives(actual VARCHAR[], predicted VARCHAR[]) A
     (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
     (actual BIGINT[], predicted BIGINT[]) AS 
     (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'false_positives');
+    _mlsql_label_type_error(actual, predicted, 'false_positives', 'actual', 'predicted');
 
 -- false_negatives(actual, predicted): |A \ P|: true labels that were not predicted.
 CREATE OR REPLACE MACRO false_negatives(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -323,8 +399,12 @@ CREATE OR REPLACE MACRO false_negatives(actual VARCHAR[], predicted VARCHAR[]) A
     (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual BIGINT[], predicted BIGINT[]) AS 
     (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'false_negatives');
+    _mlsql_label_type_error(actual, predicted, 'false_negatives', 'actual', 'predicted');
 
 -- set_jaccard(actual, predicted, zero_division): |A ∩ P| / |A ∪ P| of one row.
 CREATE OR REPLACE MACRO set_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -333,8 +413,12 @@ CREATE OR REPLACE MACRO set_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_
     CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_jaccard');
+    _mlsql_label_type_error(actual, predicted, 'set_jaccard', 'actual', 'predicted');
 
 -- row_precision(actual, predicted, zero_division): |A ∩ P| / |P| of one row.
 CREATE OR REPLACE MACRO row_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -343,8 +427,12 @@ CREATE OR REPLACE MACRO row_precision(actual VARCHAR[], predicted VARCHAR[], zer
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'row_precision');
+    _mlsql_label_type_error(actual, predicted, 'row_precision', 'actual', 'predicted');
 
 -- row_recall(actual, predicted, zero_division): |A ∩ P| / |A| of one row.
 CREATE OR REPLACE MACRO row_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -353,8 +441,12 @@ CREATE OR REPLACE MACRO row_recall(actual VARCHAR[], predicted VARCHAR[], zero_d
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'row_recall');
+    _mlsql_label_type_error(actual, predicted, 'row_recall', 'actual', 'predicted');
 
 -- row_fbeta(actual, predicted, beta, zero_division): F-beta of one row, from its counts.
 CREATE OR REPLACE MACRO row_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
@@ -363,8 +455,12 @@ CREATE OR REPLACE MACRO row_fbeta(actual VARCHAR[], predicted VARCHAR[], beta :=
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    (actual HUGEINT[], predicted HUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'row_fbeta');
+    _mlsql_label_type_error(actual, predicted, 'row_fbeta', 'actual', 'predicted');
 
 -- ===== micro.sql: Aggregates: micro and samples averages, subset accuracy, Hamming loss.
 
@@ -375,8 +471,12 @@ CREATE OR REPLACE MACRO micro_precision(actual VARCHAR[], predicted VARCHAR[], z
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_precision');
+    _mlsql_label_type_error(actual, predicted, 'micro_precision', 'actual', 'predicted');
 
 -- micro_recall(actual, predicted, zero_division): Recall of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -385,8 +485,12 @@ CREATE OR REPLACE MACRO micro_recall(actual VARCHAR[], predicted VARCHAR[], zero
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_recall');
+    _mlsql_label_type_error(actual, predicted, 'micro_recall', 'actual', 'predicted');
 
 -- micro_fbeta(actual, predicted, beta, zero_division): F-beta of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
@@ -395,8 +499,12 @@ CREATE OR REPLACE MACRO micro_fbeta(actual VARCHAR[], predicted VARCHAR[], beta 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
+    (actual HUGEINT[], predicted HUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_fbeta');
+    _mlsql_label_type_error(actual, predicted, 'micro_fbeta', 'actual', 'predicted');
 
 -- micro_f1(actual, predicted, zero_division): F1 of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_f1(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -405,8 +513,12 @@ CREATE OR REPLACE MACRO micro_f1(actual VARCHAR[], predicted VARCHAR[], zero_div
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_f1');
+    _mlsql_label_type_error(actual, predicted, 'micro_f1', 'actual', 'predicted');
 
 -- micro_jaccard(actual, predicted, zero_division): Jaccard of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -415,8 +527,12 @@ CREATE OR REPLACE MACRO micro_jaccard(actual VARCHAR[], predicted VARCHAR[], zer
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_jaccard');
+    _mlsql_label_type_error(actual, predicted, 'micro_jaccard', 'actual', 'predicted');
 
 -- samples_precision(actual, predicted, zero_division): Mean over rows of row precision.
 CREATE OR REPLACE MACRO samples_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -425,8 +541,12 @@ CREATE OR REPLACE MACRO samples_precision(actual VARCHAR[], predicted VARCHAR[],
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_precision');
+    _mlsql_label_type_error(actual, predicted, 'samples_precision', 'actual', 'predicted');
 
 -- samples_recall(actual, predicted, zero_division): Mean over rows of row recall.
 CREATE OR REPLACE MACRO samples_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -435,8 +555,12 @@ CREATE OR REPLACE MACRO samples_recall(actual VARCHAR[], predicted VARCHAR[], ze
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_recall');
+    _mlsql_label_type_error(actual, predicted, 'samples_recall', 'actual', 'predicted');
 
 -- samples_fbeta(actual, predicted, beta, zero_division): Mean over rows of row F-beta.
 CREATE OR REPLACE MACRO samples_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
@@ -445,8 +569,12 @@ CREATE OR REPLACE MACRO samples_fbeta(actual VARCHAR[], predicted VARCHAR[], bet
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
+    (actual HUGEINT[], predicted HUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_fbeta');
+    _mlsql_label_type_error(actual, predicted, 'samples_fbeta', 'actual', 'predicted');
 
 -- samples_f1(actual, predicted, zero_division): Mean over rows of row F1.
 CREATE OR REPLACE MACRO samples_f1(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -455,8 +583,12 @@ CREATE OR REPLACE MACRO samples_f1(actual VARCHAR[], predicted VARCHAR[], zero_d
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_f1');
+    _mlsql_label_type_error(actual, predicted, 'samples_f1', 'actual', 'predicted');
 
 -- samples_jaccard(actual, predicted, zero_division): Mean over rows of row Jaccard.
 CREATE OR REPLACE MACRO samples_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -465,8 +597,12 @@ CREATE OR REPLACE MACRO samples_jaccard(actual VARCHAR[], predicted VARCHAR[], z
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_jaccard');
+    _mlsql_label_type_error(actual, predicted, 'samples_jaccard', 'actual', 'predicted');
 
 -- subset_accuracy(actual, predicted): Share of rows predicted exactly.
 CREATE OR REPLACE MACRO subset_accuracy(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -475,8 +611,12 @@ CREATE OR REPLACE MACRO subset_accuracy(actual VARCHAR[], predicted VARCHAR[]) A
     _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
     (actual BIGINT[], predicted BIGINT[]) AS 
     _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'subset_accuracy');
+    _mlsql_label_type_error(actual, predicted, 'subset_accuracy', 'actual', 'predicted');
 
 -- zero_one_loss(actual, predicted): Share of rows not predicted exactly.
 CREATE OR REPLACE MACRO zero_one_loss(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -485,18 +625,26 @@ CREATE OR REPLACE MACRO zero_one_loss(actual VARCHAR[], predicted VARCHAR[]) AS
     _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
     (actual BIGINT[], predicted BIGINT[]) AS 
     _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'zero_one_loss');
+    _mlsql_label_type_error(actual, predicted, 'zero_one_loss', 'actual', 'predicted');
 
 -- hamming_loss(actual, predicted, n_labels): (fp + fn) / (rows x n_labels): share of wrong label decisions.
 CREATE OR REPLACE MACRO hamming_loss(actual VARCHAR[], predicted VARCHAR[], n_labels) AS 
-    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), (sum(_mlsql_n_labels(actual, predicted)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), count(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual INTEGER[], predicted INTEGER[], n_labels) AS 
-    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), (sum(_mlsql_n_labels(actual, predicted)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), count(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual BIGINT[], predicted BIGINT[], n_labels) AS 
-    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), (sum(_mlsql_n_labels(actual, predicted)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), count(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    (actual HUGEINT[], predicted HUGEINT[], n_labels) AS 
+    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), (sum(_mlsql_n_labels(actual, predicted)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), count(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    (actual UHUGEINT[], predicted UHUGEINT[], n_labels) AS 
+    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), (sum(_mlsql_n_labels(actual, predicted)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), count(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual, predicted, n_labels) AS 
-    _mlsql_label_type_error(actual, predicted, 'hamming_loss');
+    _mlsql_label_type_error(actual, predicted, 'hamming_loss', 'actual', 'predicted');
 
 -- ===== counts.sql: Mergeable counts: store multilabel_counts, combine, score later.
 
@@ -530,7 +678,7 @@ CREATE OR REPLACE MACRO zero_one_loss_from_counts(counts) AS
 
 -- hamming_loss_from_counts(counts, n_labels): hamming_loss of stored counts.
 CREATE OR REPLACE MACRO hamming_loss_from_counts(counts, n_labels) AS 
-    _mlsql_hamming_loss(struct_extract(counts, 'fp'), struct_extract(counts, 'fn'), struct_extract(counts, 'n_rows'), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
+    _mlsql_hamming_loss(CASE WHEN ((struct_extract(counts, 'fp') + struct_extract(counts, 'fn')) > (struct_extract(counts, 'n_rows') * _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'))) THEN error('The ''n_labels'' parameter of hamming_loss_from_counts must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE struct_extract(counts, 'fp') END, struct_extract(counts, 'fn'), struct_extract(counts, 'n_rows'), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
 
 -- multilabel_counts(actual, predicted): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.
 CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -560,8 +708,26 @@ CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[])
     n_actual := sum(_mlsql_n_labels(actual, predicted)),
     n_predicted := sum(_mlsql_n_labels(predicted, actual)),
     n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    struct_pack(
+    n_rows := count(_mlsql_tp(actual, predicted)),
+    tp := sum(_mlsql_tp(actual, predicted)),
+    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))),
+    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    n_actual := sum(_mlsql_n_labels(actual, predicted)),
+    n_predicted := sum(_mlsql_n_labels(predicted, actual)),
+    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    struct_pack(
+    n_rows := count(_mlsql_tp(actual, predicted)),
+    tp := sum(_mlsql_tp(actual, predicted)),
+    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))),
+    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    n_actual := sum(_mlsql_n_labels(actual, predicted)),
+    n_predicted := sum(_mlsql_n_labels(predicted, actual)),
+    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'multilabel_counts');
+    _mlsql_label_type_error(actual, predicted, 'multilabel_counts', 'actual', 'predicted');
 
 -- merge_counts(counts): Sum stored multilabel_counts structs field by field.
 CREATE OR REPLACE MACRO merge_counts(counts) AS 
@@ -649,8 +815,8 @@ CREATE OR REPLACE MACRO _mlsql_check_labels(labels, func) AS
     CASE WHEN labels IS NOT NULL AND len(list_filter(labels, lambda x: x IS NOT NULL)) = 0
          THEN error('The ''labels'' parameter of ' || func || ' must hold at least one label.') ELSE labels END;
 
--- _mlsql_label_spread(source, actual, predicted, labels, "by"): One pass over the source: count per (group, label, flag); label NULL rows hold row codes.
-CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "by") AS TABLE 
+-- _mlsql_label_spread(source, actual, predicted, labels, "by", func): One pass over the source: count per (group, label, flag); label NULL rows hold row codes.
+CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "by", func) AS TABLE 
     SELECT g,
            CASE WHEN GROUPING(la) = 0 THEN la WHEN GROUPING(lp) = 0 THEN lp END AS label,
            CASE WHEN GROUPING(la) = 0 THEN fa WHEN GROUPING(lp) = 0 THEN fp * 1099511627776
@@ -662,11 +828,11 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                             ELSE coalesce(list_sum(fa), 0) + coalesce(list_sum(fp), 0) * 1099511627776 END]) AS code
         FROM (
             SELECT g, a, p,
-                   list_transform(a, lambda x, i: CASE WHEN x IS NULL OR list_position(a, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0
+                   list_transform(a, lambda x, i: CASE WHEN x IS NULL OR list_position(a, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, a, func), x)) THEN 0
                        WHEN list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
-                   list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0 ELSE 1 END) AS fp
+                   list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, p, func), x)) THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE a0 END AS a,
+                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func, 'actual', 'predicted') END AS a,
                        CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
@@ -682,7 +848,7 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
         SELECT _mlsql_check_zero_division(zero_division, 'label_metrics') AS zd,
                _mlsql_check_beta(coalesce(beta, 1.0), 'label_metrics') AS b),
     spread AS (
-        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by")),
+        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by", 'label_metrics')),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
@@ -699,7 +865,8 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
         UNION ALL
-        SELECT g, unnest(list_distinct(_mlsql_check_labels(labels, 'label_metrics'))) AS label FROM groups WHERE labels IS NOT NULL),
+        SELECT g, unnest(list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'label_metrics'), [(SELECT label FROM seen LIMIT 0)], 'label_metrics'))) AS label
+        FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
                coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
@@ -728,7 +895,7 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
                _mlsql_check_beta(coalesce(beta, 1.0), 'multilabel_report') AS b),
     spread AS (
-        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by")),
+        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by", 'multilabel_report')),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
@@ -745,7 +912,8 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
         UNION ALL
-        SELECT g, unnest(list_distinct(_mlsql_check_labels(labels, 'multilabel_report'))) AS label FROM groups WHERE labels IS NOT NULL),
+        SELECT g, unnest(list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'multilabel_report'), [(SELECT label FROM seen LIMIT 0)], 'multilabel_report'))) AS label
+        FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
                coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
@@ -1003,10 +1171,12 @@ CREATE OR REPLACE MACRO _mlsql_binary_flag(x, name, func) AS
          WHEN x IS NULL THEN NULL WHEN CAST(x AS DOUBLE) = 1 THEN true
          WHEN CAST(x AS DOUBLE) = 0 THEN false ELSE error('' || func || ' takes boolean or 0/1 values. Got ' || CAST(x AS VARCHAR) || ' instead.') END;
 
--- _mlsql_number(x, name, func): A numeric input as DOUBLE (other types are an error).
+-- _mlsql_number(x, name, func): A numeric input as DOUBLE (other types, NaN and infinite values are an error).
 CREATE OR REPLACE MACRO _mlsql_number(x, name, func) AS 
     CASE WHEN NOT regexp_full_match(typeof(x), '(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
-         THEN error('' || func || ' takes numbers for ' || name || '. Got ' || name || ' ' || typeof(x) || '.') ELSE CAST(x AS DOUBLE) END;
+         THEN error('' || func || ' takes numbers for ' || name || '. Got ' || name || ' ' || typeof(x) || '.')
+         WHEN x IS NULL OR isfinite(CAST(x AS DOUBLE)) THEN CAST(x AS DOUBLE)
+         ELSE error('' || func || ' takes finite numbers for ' || name || ': NaN and infinite values are errors (as in scikit-learn). Got ' || CASE WHEN isnan(CAST(x AS DOUBLE)) THEN 'NaN' WHEN CAST(x AS DOUBLE) > 0 THEN 'inf' ELSE '-inf' END || '.') END;
 
 -- _mlsql_same_kind(x, y, func): x, after checking that x and y hold labels of one kind (integer widths may differ).
 CREATE OR REPLACE MACRO _mlsql_same_kind(x, y, func) AS 
@@ -1469,11 +1639,11 @@ CREATE OR REPLACE MACRO mean_absolute_percentage_error(actual, predicted) AS
 
 -- rse(actual, predicted, zero_division): Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².
 CREATE OR REPLACE MACRO rse(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'rse') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse'))) = 0) THEN NULL ELSE _mlsql_relative_error(sum((_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse')) * (_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse'))), (count((_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse'))) * var_pop(_mlsql_known_number(actual, predicted, 'actual', 'rse'))), _mlsql_check_zero_division(zero_division, 'rse')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'rse') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse'))) = 0) THEN NULL ELSE _mlsql_relative_error(sum((_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse')) * (_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse'))), (count((_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse'))) * _mlsql_centred_comoment(list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'rse')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'rse'))) * (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'rse'))))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'rse')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'rse'))))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'rse')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'rse'))))), count((_mlsql_known_number(actual, predicted, 'actual', 'rse') - _mlsql_known_number(predicted, actual, 'predicted', 'rse'))))), _mlsql_check_zero_division(zero_division, 'rse')) END END;
 
 -- rrse(actual, predicted, zero_division): Root relative squared error: sqrt(rse).
 CREATE OR REPLACE MACRO rrse(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'rrse') IS NULL THEN NULL ELSE pow(CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse'))) = 0) THEN NULL ELSE _mlsql_relative_error(sum((_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse')) * (_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse'))), (count((_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse'))) * var_pop(_mlsql_known_number(actual, predicted, 'actual', 'rrse'))), _mlsql_check_zero_division(zero_division, 'rrse')) END, 0.5) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'rrse') IS NULL THEN NULL ELSE pow(CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse'))) = 0) THEN NULL ELSE _mlsql_relative_error(sum((_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse')) * (_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse'))), (count((_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse'))) * _mlsql_centred_comoment(list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'rrse')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'rrse'))) * (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'rrse'))))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'rrse')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'rrse'))))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'rrse')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'rrse'))))), count((_mlsql_known_number(actual, predicted, 'actual', 'rrse') - _mlsql_known_number(predicted, actual, 'predicted', 'rrse'))))), _mlsql_check_zero_division(zero_division, 'rrse')) END, 0.5) END;
 
 -- rae(actual, predicted, zero_division): Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).
 CREATE OR REPLACE MACRO rae(actual, predicted, zero_division := 0) AS 
@@ -1481,11 +1651,11 @@ CREATE OR REPLACE MACRO rae(actual, predicted, zero_division := 0) AS
 
 -- pearson_corr(actual, predicted, zero_division): Pearson correlation of actual and predicted (the lecture's corr).
 CREATE OR REPLACE MACRO pearson_corr(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'pearson_corr') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr') - _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr'))) = 0) THEN NULL ELSE _mlsql_pearson(covar_pop(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr'), _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')), var_pop(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr')), var_pop(_mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')), sum((_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr') - _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')) * (_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr') - _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr'))), _mlsql_check_zero_division(zero_division, 'pearson_corr')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'pearson_corr') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr') - _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr'))) = 0) THEN NULL ELSE _mlsql_pearson(_mlsql_centred_comoment(list_sum(list_transform(list([_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr'), _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')]), lambda v: (v[1] - avg(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr'))) * (v[2] - avg(_mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr'))))), list_sum(list_transform(list([_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr'), _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')]), lambda v: (v[1] - avg(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr'))))), list_sum(list_transform(list([_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr'), _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')]), lambda v: (v[2] - avg(_mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr'))))), count((_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr') - _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')))), _mlsql_centred_comoment(list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr'))) * (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr'))))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr'))))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr'))))), count((_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr') - _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')))), _mlsql_centred_comoment(list_sum(list_transform(list(_mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')), lambda v: (v - avg(_mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr'))) * (v - avg(_mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr'))))), list_sum(list_transform(list(_mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')), lambda v: (v - avg(_mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr'))))), list_sum(list_transform(list(_mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')), lambda v: (v - avg(_mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr'))))), count((_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr') - _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')))), sum((_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr') - _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr')) * (_mlsql_known_number(actual, predicted, 'actual', 'pearson_corr') - _mlsql_known_number(predicted, actual, 'predicted', 'pearson_corr'))), _mlsql_check_zero_division(zero_division, 'pearson_corr')) END END;
 
 -- r2(actual, predicted, zero_division): Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 CREATE OR REPLACE MACRO r2(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'r2') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2'))) = 0) THEN NULL ELSE _mlsql_explained(sum((_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2')) * (_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2'))), (count((_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2'))) * var_pop(_mlsql_known_number(actual, predicted, 'actual', 'r2'))), _mlsql_check_zero_division(zero_division, 'r2')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'r2') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2'))) = 0) THEN NULL ELSE _mlsql_explained(sum((_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2')) * (_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2'))), (count((_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2'))) * _mlsql_centred_comoment(list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'r2')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'r2'))) * (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'r2'))))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'r2')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'r2'))))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'r2')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'r2'))))), count((_mlsql_known_number(actual, predicted, 'actual', 'r2') - _mlsql_known_number(predicted, actual, 'predicted', 'r2'))))), _mlsql_check_zero_division(zero_division, 'r2')) END END;
 
 -- r2_score(actual, predicted, zero_division): Alias of r2.
 CREATE OR REPLACE MACRO r2_score(actual, predicted, zero_division := 0) AS 
@@ -1493,7 +1663,7 @@ CREATE OR REPLACE MACRO r2_score(actual, predicted, zero_division := 0) AS
 
 -- explained_variance(actual, predicted, zero_division): Explained variance: 1 - var(y - ŷ) / var(y).
 CREATE OR REPLACE MACRO explained_variance(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'explained_variance') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'explained_variance') - _mlsql_known_number(predicted, actual, 'predicted', 'explained_variance'))) = 0) THEN NULL ELSE _mlsql_explained(var_pop((_mlsql_known_number(actual, predicted, 'actual', 'explained_variance') - _mlsql_known_number(predicted, actual, 'predicted', 'explained_variance'))), var_pop(_mlsql_known_number(actual, predicted, 'actual', 'explained_variance')), _mlsql_check_zero_division(zero_division, 'explained_variance')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'explained_variance') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'explained_variance') - _mlsql_known_number(predicted, actual, 'predicted', 'explained_variance'))) = 0) THEN NULL ELSE _mlsql_explained(var_pop((_mlsql_known_number(actual, predicted, 'actual', 'explained_variance') - _mlsql_known_number(predicted, actual, 'predicted', 'explained_variance'))), _mlsql_centred_comoment(list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'explained_variance')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'explained_variance'))) * (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'explained_variance'))))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'explained_variance')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'explained_variance'))))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'explained_variance')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'explained_variance'))))), count((_mlsql_known_number(actual, predicted, 'actual', 'explained_variance') - _mlsql_known_number(predicted, actual, 'predicted', 'explained_variance')))), _mlsql_check_zero_division(zero_division, 'explained_variance')) END END;
 
 -- explained_variance_score(actual, predicted, zero_division): Alias of explained_variance.
 CREATE OR REPLACE MACRO explained_variance_score(actual, predicted, zero_division := 0) AS 
@@ -1501,7 +1671,7 @@ CREATE OR REPLACE MACRO explained_variance_score(actual, predicted, zero_divisio
 
 -- hivemall_r2(predicted, actual, zero_division): r2 in Hivemall's argument order: hivemall_r2(predicted, actual).
 CREATE OR REPLACE MACRO hivemall_r2(predicted, actual, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'hivemall_r2') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2'))) = 0) THEN NULL ELSE _mlsql_explained(sum((_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2')) * (_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2'))), (count((_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2'))) * var_pop(_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2'))), _mlsql_check_zero_division(zero_division, 'hivemall_r2')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'hivemall_r2') IS NULL THEN NULL ELSE CASE WHEN (count((_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2'))) = 0) THEN NULL ELSE _mlsql_explained(sum((_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2')) * (_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2'))), (count((_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2'))) * _mlsql_centred_comoment(list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2'))) * (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2'))))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2'))))), list_sum(list_transform(list(_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2')), lambda v: (v - avg(_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2'))))), count((_mlsql_known_number(actual, predicted, 'actual', 'hivemall_r2') - _mlsql_known_number(predicted, actual, 'predicted', 'hivemall_r2'))))), _mlsql_check_zero_division(zero_division, 'hivemall_r2')) END END;
 
 -- ===== scores.sql: Scores against binary labels: logloss and auc (Mann-Whitney, ties one half).
 
@@ -1511,7 +1681,7 @@ CREATE OR REPLACE MACRO _mlsql_positive_rank_sum(sorted) AS
 
 -- logloss(actual, predicted): Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 CREATE OR REPLACE MACRO logloss(actual, predicted) AS 
-    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_log_loss_term(CAST(_mlsql_binary_flag(actual, 'actual', 'logloss') AS DOUBLE), ln(greatest(least(_mlsql_number(predicted, 'predicted', 'logloss'), 0.999999999999999), 1e-15)), ln(1 - greatest(least(_mlsql_number(predicted, 'predicted', 'logloss'), 0.999999999999999), 1e-15))) END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END));
+    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_log_loss_term(CAST(_mlsql_binary_flag(actual, 'actual', 'logloss') AS DOUBLE), ln(greatest(least(_mlsql_number(CASE WHEN actual IS NOT NULL THEN predicted END, 'predicted', 'logloss'), 0.999999999999999), 1e-15)), ln(1 - greatest(least(_mlsql_number(CASE WHEN actual IS NOT NULL THEN predicted END, 'predicted', 'logloss'), 0.999999999999999), 1e-15))) END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END));
 
 -- log_loss(actual, predicted): Alias of logloss.
 CREATE OR REPLACE MACRO log_loss(actual, predicted) AS 
@@ -1519,11 +1689,11 @@ CREATE OR REPLACE MACRO log_loss(actual, predicted) AS
 
 -- hivemall_logloss(predicted, actual): logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).
 CREATE OR REPLACE MACRO hivemall_logloss(predicted, actual) AS 
-    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_log_loss_term(CAST(_mlsql_binary_flag(actual, 'actual', 'hivemall_logloss') AS DOUBLE), ln(greatest(least(_mlsql_number(predicted, 'predicted', 'hivemall_logloss'), 0.999999999999999), 1e-15)), ln(1 - greatest(least(_mlsql_number(predicted, 'predicted', 'hivemall_logloss'), 0.999999999999999), 1e-15))) END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END));
+    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_log_loss_term(CAST(_mlsql_binary_flag(actual, 'actual', 'hivemall_logloss') AS DOUBLE), ln(greatest(least(_mlsql_number(CASE WHEN actual IS NOT NULL THEN predicted END, 'predicted', 'hivemall_logloss'), 0.999999999999999), 1e-15)), ln(1 - greatest(least(_mlsql_number(CASE WHEN actual IS NOT NULL THEN predicted END, 'predicted', 'hivemall_logloss'), 0.999999999999999), 1e-15))) END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END));
 
 -- auc(actual, predicted, zero_division): ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 CREATE OR REPLACE MACRO auc(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'auc') IS NULL THEN NULL ELSE CASE WHEN ((sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) + sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END)) = 0) THEN NULL ELSE _mlsql_mann_whitney_auc(((_mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(predicted, 'predicted', 'auc'), k := _mlsql_binary_flag(actual, 'actual', 'auc'), y := _mlsql_binary_flag(actual, 'actual', 'auc'))) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL))) + _mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(predicted, 'predicted', 'auc'), k := NOT _mlsql_binary_flag(actual, 'actual', 'auc'), y := _mlsql_binary_flag(actual, 'actual', 'auc'))) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL)))) / 2 - sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) * (sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) + 1) / 2), sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END), sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END), _mlsql_check_zero_division(zero_division, 'auc')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'auc') IS NULL THEN NULL ELSE CASE WHEN ((sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) + sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END)) = 0) THEN NULL ELSE _mlsql_mann_whitney_auc(((_mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(CASE WHEN actual IS NOT NULL THEN predicted END, 'predicted', 'auc'), k := _mlsql_binary_flag(actual, 'actual', 'auc'), y := _mlsql_binary_flag(actual, 'actual', 'auc'))) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL))) + _mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(CASE WHEN actual IS NOT NULL THEN predicted END, 'predicted', 'auc'), k := NOT _mlsql_binary_flag(actual, 'actual', 'auc'), y := _mlsql_binary_flag(actual, 'actual', 'auc'))) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL)))) / 2 - sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) * (sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) + 1) / 2), sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END), sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END), _mlsql_check_zero_division(zero_division, 'auc')) END END;
 
 -- roc_auc_score(actual, predicted, zero_division): Alias of auc.
 CREATE OR REPLACE MACRO roc_auc_score(actual, predicted, zero_division := 0) AS 
@@ -1531,7 +1701,7 @@ CREATE OR REPLACE MACRO roc_auc_score(actual, predicted, zero_division := 0) AS
 
 -- hivemall_auc(score, label, zero_division): auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.
 CREATE OR REPLACE MACRO hivemall_auc(score, label, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'hivemall_auc') IS NULL THEN NULL ELSE CASE WHEN ((sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END) + sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END)) = 0) THEN NULL ELSE _mlsql_mann_whitney_auc(((_mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(score, 'score', 'hivemall_auc'), k := _mlsql_binary_flag(label, 'label', 'hivemall_auc'), y := _mlsql_binary_flag(label, 'label', 'hivemall_auc'))) FILTER (WHERE label IS NOT NULL AND score IS NOT NULL))) + _mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(score, 'score', 'hivemall_auc'), k := NOT _mlsql_binary_flag(label, 'label', 'hivemall_auc'), y := _mlsql_binary_flag(label, 'label', 'hivemall_auc'))) FILTER (WHERE label IS NOT NULL AND score IS NOT NULL)))) / 2 - sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END) * (sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END) + 1) / 2), sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END), sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END), _mlsql_check_zero_division(zero_division, 'hivemall_auc')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'hivemall_auc') IS NULL THEN NULL ELSE CASE WHEN ((sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END) + sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END)) = 0) THEN NULL ELSE _mlsql_mann_whitney_auc(((_mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(CASE WHEN label IS NOT NULL THEN score END, 'score', 'hivemall_auc'), k := _mlsql_binary_flag(label, 'label', 'hivemall_auc'), y := _mlsql_binary_flag(label, 'label', 'hivemall_auc'))) FILTER (WHERE label IS NOT NULL AND score IS NOT NULL))) + _mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(CASE WHEN label IS NOT NULL THEN score END, 'score', 'hivemall_auc'), k := NOT _mlsql_binary_flag(label, 'label', 'hivemall_auc'), y := _mlsql_binary_flag(label, 'label', 'hivemall_auc'))) FILTER (WHERE label IS NOT NULL AND score IS NOT NULL)))) / 2 - sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END) * (sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END) + 1) / 2), sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END), sum(CASE WHEN label IS NOT NULL AND score IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(label, 'label', 'hivemall_auc') AS BIGINT) END), _mlsql_check_zero_division(zero_division, 'hivemall_auc')) END END;
 
 -- ===== ranking.sql: Ranking: Hivemall's @k measures over ranked lists, scikit-learn's label-ranking measures over score maps, and scores to label lists.
 
@@ -1639,7 +1809,7 @@ CREATE OR REPLACE MACRO _mlsql_precision_at_row(rank_items, correct_items, k) AS
 
 -- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.
 CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_precision_at_row(rank_items, correct_items, _mlsql_check_k(k, 'precision_at')));
+    avg(_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at')));
 
 -- _mlsql_recall_at_row(rank_items, correct_items, k): Per row: Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS 
@@ -1647,7 +1817,7 @@ CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS
 
 -- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.
 CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_recall_at_row(rank_items, correct_items, _mlsql_check_k(k, 'recall_at')));
+    avg(_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at')));
 
 -- _mlsql_average_precision_row(rank_items, correct_items, k): Per row: Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, k) AS 
@@ -1655,7 +1825,7 @@ CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, 
 
 -- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.
 CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_average_precision_row(rank_items, correct_items, _mlsql_check_k(k, 'average_precision')));
+    avg(_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision')));
 
 -- _mlsql_hitrate_row(rank_items, correct_items, k): Per row: Hivemall's HitRate@k: share of rows with a true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS 
@@ -1663,7 +1833,7 @@ CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS
 
 -- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.
 CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_hitrate_row(rank_items, correct_items, _mlsql_check_k(k, 'hitrate')));
+    avg(_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate')));
 
 -- _mlsql_mrr_row(rank_items, correct_items, k): Per row: Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS 
@@ -1671,7 +1841,7 @@ CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS
 
 -- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.
 CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_mrr_row(rank_items, correct_items, _mlsql_check_k(k, 'mrr')));
+    avg(_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr')));
 
 -- _mlsql_ndcg_row(rank_items, correct_items, k): Per row: Hivemall's binary nDCG@k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS 
@@ -1679,7 +1849,7 @@ CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS
 
 -- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.
 CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_ndcg_row(rank_items, correct_items, _mlsql_check_k(k, 'ndcg')));
+    avg(_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg')));
 
 -- _mlsql_ranking_auc_row(rank_items, correct_items, k): Per row: Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS 
@@ -1687,7 +1857,7 @@ CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS
 
 -- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.
 CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_ranking_auc_row(rank_items, correct_items, _mlsql_check_k(k, 'ranking_auc')));
+    avg(_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc')));
 
 -- _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k): Per row: Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k) AS 

@@ -105,7 +105,7 @@ CREATE OR REPLACE MACRO _mlsql_precision_at_row(rank_items, correct_items, k) AS
 
 -- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.
 CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_precision_at_row(rank_items, correct_items, _mlsql_check_k(k, 'precision_at')));
+    avg(_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at')));
 
 -- _mlsql_recall_at_row(rank_items, correct_items, k): Per row: Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS 
@@ -113,7 +113,7 @@ CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS
 
 -- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.
 CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_recall_at_row(rank_items, correct_items, _mlsql_check_k(k, 'recall_at')));
+    avg(_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at')));
 
 -- _mlsql_average_precision_row(rank_items, correct_items, k): Per row: Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, k) AS 
@@ -121,7 +121,7 @@ CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, 
 
 -- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.
 CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_average_precision_row(rank_items, correct_items, _mlsql_check_k(k, 'average_precision')));
+    avg(_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision')));
 
 -- _mlsql_hitrate_row(rank_items, correct_items, k): Per row: Hivemall's HitRate@k: share of rows with a true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS 
@@ -129,7 +129,7 @@ CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS
 
 -- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.
 CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_hitrate_row(rank_items, correct_items, _mlsql_check_k(k, 'hitrate')));
+    avg(_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate')));
 
 -- _mlsql_mrr_row(rank_items, correct_items, k): Per row: Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS 
@@ -137,7 +137,7 @@ CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS
 
 -- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.
 CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_mrr_row(rank_items, correct_items, _mlsql_check_k(k, 'mrr')));
+    avg(_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr')));
 
 -- _mlsql_ndcg_row(rank_items, correct_items, k): Per row: Hivemall's binary nDCG@k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS 
@@ -145,7 +145,7 @@ CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS
 
 -- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.
 CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_ndcg_row(rank_items, correct_items, _mlsql_check_k(k, 'ndcg')));
+    avg(_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg')));
 
 -- _mlsql_ranking_auc_row(rank_items, correct_items, k): Per row: Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS 
@@ -153,7 +153,7 @@ CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS
 
 -- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.
 CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_ranking_auc_row(rank_items, correct_items, _mlsql_check_k(k, 'ranking_auc')));
+    avg(_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc')));
 
 -- _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k): Per row: Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k) AS 

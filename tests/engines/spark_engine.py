@@ -73,6 +73,8 @@ def spark_type(t: pa.DataType) -> Any:
     }
     if t in simple:
         return simple[t]
+    if pa.types.is_decimal(t):
+        return T.DecimalType(t.precision, t.scale)
     raise TypeError(f"no Spark type for Arrow {t}")
 
 

@@ -407,6 +407,8 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
             Macro(FILE, row_name, row_params, str(body), f"Per row: {m.summary}", public=False)
         )
         args = [Sql(a), Sql(b)]
+        if m.inputs == R.RANKED:  # ranked items are labels: text or integers, one kind
+            args[0] = call(q("_mlsql_checked_label_lists"), Sql(a), Sql(b), m.name, a, b)
         if has_k:
             args.append(call(q("_mlsql_check_k"), Sql("k"), m.name))
         public = (a, b, "k := NULL") if has_k else (a, b)
