@@ -412,8 +412,9 @@ def _two_by_two(code: str, tp: int, fp: int, fn: int, tn: int, p: dict[str, Any]
 
 
 def _2x2_params(name: str) -> tuple[dict[str, Any], ...]:
-    from mlsql._registry import REGISTRY
+    from mlsql._registry import REGISTRY, measures
 
+    measures()  # fills the registry
     if name in _2X2_PARAMS:
         return _2X2_PARAMS[name]
     takes_zd = any(p.name == "zero_division" for p in REGISTRY[name].params)

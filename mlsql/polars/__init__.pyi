@@ -792,7 +792,7 @@ def binary_f_alpha_from_counts(
     >>> import mlsql.polars as mp
     >>> df = pl.DataFrame({'tp': [4], 'fp': [2], 'fn': [1], 'tn': [3]})
     >>> df.select(mp.binary_f_alpha_from_counts('tp', 'fp', 'fn', 'tn', alpha=2.0)).item()
-    0.7500000000000001
+    0.75
     """
 
 def binary_false_negative_rate(

@@ -18,7 +18,7 @@ OUTPUTS = {
     "binary_f1": "0.6666666666666666",
     "binary_f1_from_counts": "0.7272727272727273",
     "binary_f_alpha": "0.6666666666666666",
-    "binary_f_alpha_from_counts": "0.7500000000000001",
+    "binary_f_alpha_from_counts": "0.75",
     "binary_false_negative_rate": "0.3333333333333333",
     "binary_false_negative_rate_from_counts": "0.2",
     "binary_false_positive_rate": "0.5",
