@@ -43,8 +43,15 @@ def generate() -> list[str]:
 
 def build(site_dir: str | None) -> None:
     """Build the site strictly (any warning, a broken link or a page left out, fails)."""
+    import logging
+
     from mkdocs.commands.build import build as mkdocs_build
     from mkdocs.config import load_config
+
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s - %(message)s"))
+    logging.getLogger("mkdocs").addHandler(handler)
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)
 
     config = load_config(str(ROOT / "mkdocs.yml"), strict=True, site_dir=site_dir)
     mkdocs_build(config)
@@ -68,7 +75,11 @@ def main(argv: list[str] | None = None) -> int:
         for name in generate():
             print(f"wrote docs/reference/{name}")
     if args.command == "build":
-        build(args.site_dir)
+        try:
+            build(args.site_dir)
+        except Exception as error:  # mkdocs' Abort: the warnings above say why
+            print(f"docs build failed: {error}", file=sys.stderr)
+            return 1
     return 0
 
 
