@@ -9,6 +9,7 @@ committed page is stale (for CI).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from mlsql._docs import REFERENCE, ROOT
@@ -19,8 +20,11 @@ def stale() -> list[str]:
     """Reference pages whose committed text differs from what the registry gives."""
     want = pages()
     have = {p.name for p in REFERENCE.glob("*.md")}
-    out = [n for n, text in want.items() if not (REFERENCE / n).is_file()
-           or (REFERENCE / n).read_text() != text]
+    out = [
+        n
+        for n, text in want.items()
+        if not (REFERENCE / n).is_file() or (REFERENCE / n).read_text() != text
+    ]
     return sorted(out + sorted(have - set(want)))
 
 
@@ -53,8 +57,13 @@ def build(site_dir: str | None) -> None:
     logging.getLogger("mkdocs").addHandler(handler)
     logging.getLogger("mkdocs").setLevel(logging.WARNING)
 
-    config = load_config(str(ROOT / "mkdocs.yml"), strict=True, site_dir=site_dir)
-    mkdocs_build(config)
+    here = os.getcwd()
+    os.chdir(ROOT)  # snippets (the benchmark page) are read relative to the repository
+    try:
+        config = load_config(str(ROOT / "mkdocs.yml"), strict=True, site_dir=site_dir)
+        mkdocs_build(config)
+    finally:
+        os.chdir(here)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,6 +28,7 @@ def ident(name: str) -> str:
     plain_name = SQL_NAME.fullmatch(name) and name not in RESERVED
     return name if plain_name else quote_ident(name)
 
+
 #: the multi-label example: two documents' true and predicted tags
 TAGS = {"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "fish"]]}
 #: multilabel_counts of TAGS, whole and per row (the stored-counts examples' input)
@@ -138,10 +139,7 @@ def _py_args(ex: Example, module: str, frame: str | None) -> str:
     cols = [repr(c) for c in ex.input_columns]
     if ex.name == "labels_from_indicators":
         cols = ["[" + ", ".join(cols) + "]"]
-    params = [
-        repr(v) if k in ex.positional else f"{k}={v!r}"
-        for k, v in ex.params.items()
-    ]
+    params = [repr(v) if k in ex.positional else f"{k}={v!r}" for k, v in ex.params.items()]
     args = ", ".join(([frame] if frame else []) + cols + params)
     return f"{module}.{ex.name}({args})"
 

@@ -19,9 +19,7 @@ from mlsql._docs import examples as E
 from mlsql._docs.formulas import docstring, formulas_of
 from mlsql._registry import ENGINES, KINDS, Measure, measures
 
-GENERATED = (
-    "<!-- Generated from the registry by `python -m mlsql._docs generate`: do not edit. -->"
-)
+GENERATED = "<!-- Generated from the registry by `python -m mlsql._docs generate`: do not edit. -->"
 
 #: page order and titles; a family not named here gets a page titled from its name
 FAMILIES = {
@@ -241,10 +239,7 @@ def section(m: Measure, con: Any) -> str:
         out.append(
             table(
                 ["name", "default", "accepts"],
-                (
-                    [f"`{p.name}`", f"`{p.default!r}`", PARAMETERS.get(p.name, "")]
-                    for p in m.params
-                ),
+                ([f"`{p.name}`", f"`{p.default!r}`", PARAMETERS.get(p.name, "")] for p in m.params),
             )
         )
     missing = [e for e in ENGINES if not m.available_in(e)]
@@ -298,8 +293,7 @@ def index_page() -> str:
     )
     out += ["", "## Families", ""]
     out += [
-        f"- [{title(f)}]({page_name(f)}): {len(measures(family=f))} functions"
-        for f in families()
+        f"- [{title(f)}]({page_name(f)}): {len(measures(family=f))} functions" for f in families()
     ]
     out += ["", "## Every function", ""]
     rows = []
