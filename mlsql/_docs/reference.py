@@ -218,7 +218,10 @@ def section(m: Measure, con: Any) -> str:
     if names:
         out += ["", "**Formula**", ""]
         for name in names:
-            doc = markdown(docstring(name)).replace("\n", "\n    ")
+            doc = "\n".join(
+                f"    {line}" if line.strip() else ""
+                for line in markdown(docstring(name)).splitlines()
+            ).strip()
             out.append(f"- `{name}`: {doc}")
     out += ["", "**When undefined**", ""]
     if any(p.name == "zero_division" for p in m.params):
