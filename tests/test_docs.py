@@ -19,7 +19,7 @@ import pytest
 import mlsql
 from mlsql._docs import DOCS, REFERENCE
 from mlsql._docs import examples as E
-from mlsql._docs.reference import page_name, pages, table
+from mlsql._docs.reference import PARAMETERS, page_name, pages, table
 from mlsql._registry import Measure, measures
 from tests.references import REFERENCES, close
 
@@ -80,6 +80,11 @@ def test_every_registry_name_and_alias_has_a_reference_entry() -> None:
 def test_every_function_has_an_example_with_its_output() -> None:
     lacking = [m.name for m in MEASURES if E.example(m) is None or "**Example**" not in entry(m)]
     assert not lacking, f"no example in the reference for {lacking}"
+
+
+def test_every_parameter_is_described() -> None:
+    undescribed = sorted({p.name for m in MEASURES for p in m.params} - set(PARAMETERS))
+    assert not undescribed, f"add to mlsql._docs.reference.PARAMETERS: {undescribed}"
 
 
 def test_an_entry_without_a_page_fails(tmp_path: Any) -> None:
@@ -148,6 +153,27 @@ def test_example_output_is_the_same_on_polars(m: Measure, con: Any) -> None:
     assert E.same_output(on_duckdb, on_polars, names=m.kind == "table"), (
         f"{m.name}: DuckDB {on_duckdb} but Polars {on_polars}"
     )
+
+
+SPARK = [m for m in MEASURES if m.available_in("spark")]
+
+
+@pytest.mark.parametrize("m", SPARK, ids=[m.name for m in SPARK])
+def test_spark_call_fits_the_function(m: Measure) -> None:
+    """The Spark tab's call binds to mlsql.spark's function (no session needed)."""
+    pytest.importorskip("pyspark")
+    import inspect
+
+    import mlsql.spark as ms
+
+    class Binder:
+        def __getattr__(self, name: str) -> Any:
+            assert name in ms.FUNCTIONS, f"mlsql.spark has no {name}"
+            return lambda *a, **k: inspect.signature(ms.FUNCTIONS[name]).bind(*a, **k)
+
+    call = E.spark_call(E.example(m)).removesuffix(".show()")
+    call = re.sub(r"^df\.(agg|select)\((.*)\)$", r"\2", call)  # the function call itself
+    eval(call, {"ms": Binder(), "df": object()})
 
 
 # ---------------------------------------------------------------- the site

@@ -78,6 +78,10 @@ PARAMETERS = {
     "options": "Hivemall's option string: `-beta B` and `-average micro|binary`.",
     "positive": "The positive class (required).",
     "label": "The class whose error rate is wanted (required).",
+    "sample_weight": (
+        "A column of row weights: a NULL weight makes the row unknown; a negative, NaN "
+        "or infinite weight is an error."
+    ),
     "costs": (
         "The cost of each (actual, predicted) pair: in DuckDB a MAP (see `cost_map`); in "
         "Polars a dict or a DataFrame (actual, predicted, cost); in Spark a dict, a cost "
