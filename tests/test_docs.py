@@ -176,6 +176,54 @@ def test_spark_call_fits_the_function(m: Measure) -> None:
     eval(call, {"ms": Binder(), "df": object()})
 
 
+# ---------------------------------------------------------------- the guides
+ROWS = [
+    ("m1", "2024-06-01", ["cat", "bird"], ["cat"]),
+    ("m1", "2024-06-02", ["dog"], ["dog", "fish"]),
+    ("m2", "2024-06-01", ["dog", None], ["cat", "cat"]),
+    ("m2", "2024-07-01", ["owl"], ["owl"]),  # outside the guide's month: must not count
+]
+
+
+def test_duckdb_guide_sql_runs_and_agrees(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every SQL statement of the DuckDB guide runs on a small ``preds``; the numbers are the oracle's."""
+    import pyarrow.parquet as pq
+
+    from tests import oracle
+
+    text = (DOCS / "guides" / "duckdb.md").read_text()
+    statements = [
+        s.strip()
+        for block in re.findall(r"```sql\n(.*?)```", text, re.S)
+        for s in block.split(";")
+        if s.strip()
+    ]
+    assert len(statements) == 4, statements
+    preds = pa.table(
+        {
+            name: [r[i] for r in ROWS]
+            for i, name in enumerate(("model", "day", "actual", "predicted"))
+        }
+    )
+    (tmp_path / "preds").mkdir()
+    pq.write_table(preds, tmp_path / "preds" / "part.parquet")
+    monkeypatch.chdir(tmp_path)
+    con = mlsql.connect()  # the guide creates a table: a connection of its own
+    con.register("preds", preds)
+    results = []
+    for statement in statements:
+        relation = con.sql(statement)
+        results.append(None if relation is None else relation.fetchall())
+    per_label, report, _, stored = results
+    assert {r[0] for r in per_label} == {"m1", "m2"}
+    assert report[0][0] == len(ROWS)  # n_rows
+    for model in ("m1", "m2"):  # June only
+        rows = [(a, p) for m, day, a, p in ROWS if m == model and day.startswith("2024-06")]
+        want = oracle.aggregate("micro_f1", rows)
+        got = next(r[1] for r in stored if r[0] == model)
+        assert close(got, want), (model, got, want)
+
+
 # ---------------------------------------------------------------- the site
 def test_site_builds_strictly_offline(tmp_path: Any) -> None:
     pytest.importorskip("mkdocs")
