@@ -1,5 +1,8 @@
 """mlsql: evaluate predictions where they live, in DuckDB SQL, Polars and Spark.
 
+The DuckDB functions below load DuckDB when first used, so ``import
+mlsql.polars`` or ``import mlsql.spark`` does not import DuckDB.
+
 Examples
 --------
 >>> import mlsql
@@ -8,11 +11,40 @@ Examples
 0.5
 """
 
-from mlsql._duckdb.register import connect, register
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from mlsql._errors import MlsqlError
 
-__version__ = "0.1.0"
-__all__ = ["MlsqlError", "__version__", "connect", "register"]
-from mlsql.tables import label_metrics, multilabel_report
+if TYPE_CHECKING:
+    from mlsql._duckdb.register import connect, register
+    from mlsql.tables import label_metrics, multilabel_report
 
-__all__ += ["label_metrics", "multilabel_report"]
+__version__ = "0.1.0"
+__all__ = [
+    "MlsqlError",
+    "__version__",
+    "connect",
+    "label_metrics",
+    "multilabel_report",
+    "register",
+]
+
+#: the DuckDB functions, imported on first use: name -> module
+_DUCKDB = {
+    "connect": "mlsql._duckdb.register",
+    "register": "mlsql._duckdb.register",
+    "label_metrics": "mlsql.tables",
+    "multilabel_report": "mlsql.tables",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _DUCKDB:
+        import importlib
+
+        value = getattr(importlib.import_module(_DUCKDB[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'mlsql' has no attribute {name!r}")

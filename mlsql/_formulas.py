@@ -46,6 +46,10 @@ class Ops(Protocol):
 
     def skips_undefined(self, zero_division: Any) -> bool | None: ...
 
+    def error_if(self, condition: E, value: E, template: str, got: Any) -> E:
+        """``value``; the query fails with ``template`` ({} = ``got``) where ``condition``."""
+        ...
+
 
 #: every formula by name, for engines that name them (DuckDB emits one macro each)
 FORMULAS: dict[str, Callable[..., Any]] = {}
@@ -145,16 +149,41 @@ def recall(ops: Ops, c: Counts, zero_division: Any) -> E:
     return ratio(ops, c.tp, c.tp + c.fn, zero_division, c.nothing_to_score)
 
 
+def fbeta_weights(ops: Ops, beta: Any) -> tuple[E, E, E]:
+    """Weights (w, u, v) with F-beta = w tp / (w tp + u fn + v fp), free of overflow.
+
+    With b = beta: (1 + b², b², 1) for b <= 1, and the same divided by b²,
+    (1/b² + 1, 1, 1/b²), for b > 1, so no weight exceeds 2 and no b² overflows
+    (b >= 1.4e154 gives 1/b² = 0, F = recall, the exact value's limit; a tiny b
+    gives b² = 0, F = precision). ``beta`` may be a number (the branch is taken
+    here) or an engine expression (the branch is an ``ops.when``).
+
+    Examples
+    --------
+    >>> fbeta_weights(None, 2.0)
+    (1.25, 1.0, 0.25)
+    """
+    if isinstance(beta, (int, float)):
+        if beta > 1:
+            r2 = (1 / beta) ** 2
+            return 1 + r2, 1.0, r2
+        b2 = beta * beta
+        return 1 + b2, b2, 1.0
+    big, b2, r2 = beta > 1, beta * beta, (1 / beta) * (1 / beta)
+    return 1 + ops.when(big, r2, b2), ops.when(big, 1.0, b2), ops.when(big, r2, 1.0)
+
+
 @formula
 def fbeta(ops: Ops, c: Counts, beta: Any, zero_division: Any) -> E:
     """(1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.
 
     The lecture's F_alpha = (alpha + 1) P R / (alpha P + R) is this with alpha = beta².
+    Computed with :func:`fbeta_weights`, so a huge or tiny beta does not overflow.
     """
-    b2 = beta * beta
-    weighted_tp = (1 + b2) * c.tp
+    w, u, v = fbeta_weights(ops, beta)
+    weighted_tp = w * c.tp
     return ratio(
-        ops, weighted_tp, weighted_tp + b2 * c.fn + c.fp, zero_division, c.nothing_to_score
+        ops, weighted_tp, weighted_tp + u * c.fn + v * c.fp, zero_division, c.nothing_to_score
     )
 
 

@@ -96,6 +96,13 @@ def check_n_labels(n_labels: Any, func: str) -> int:
     return n_labels
 
 
+N_LABELS_TOO_SMALL_MESSAGE = (
+    "The 'n_labels' parameter of {func} must be at least the number of distinct labels in "
+    "each row's actual and predicted lists together (the size of the label universe). "
+    "Got {{}}, fewer than a row holds."
+)
+
+
 # ---------------------------------------------------------------- Hivemall options
 
 OPTIONS_MESSAGE = (
@@ -112,10 +119,6 @@ BINARY_ON_ARRAYS_MESSAGE = (
     "(as in Hivemall); use -average micro."
 )
 INT_LABEL_MESSAGE = "fmeasure takes int labels 1, 0 or -1 (as Hivemall). Got {got} instead."
-LABEL_TYPE_MESSAGE = (
-    "{func} needs actual and predicted labels of one kind: both text or both integers "
-    "(lists of VARCHAR, INTEGER or BIGINT). Got actual {actual} and predicted {predicted}."
-)
 HIVEMALL_TYPE_MESSAGE = (
     "fmeasure needs actual and predicted of one kind: both label arrays (text or integers), "
     "both int (1, 0, -1) or both boolean. Got actual {actual} and predicted {predicted}."

@@ -23,6 +23,7 @@ from typing import Any
 
 import duckdb
 
+from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._source_sql import looks_like_query, quoted_name_sql
@@ -168,30 +169,7 @@ def _by_list(by: str | Sequence[str] | None, func: str) -> list[str] | None:
 
 
 def _labels_list(labels: Sequence[Any] | None, func: str) -> list[Any] | None:
-    if labels is None:
-        return None
-    if isinstance(labels, (str, bytes)):
-        raise MlsqlError(
-            f"The 'labels' parameter of {func} must be a list of labels. Got {labels!r} instead."
-        )
-    values = [x for x in labels if x is not None]
-    if not values:
-        raise MlsqlError(f"The 'labels' parameter of {func} must hold at least one label.")
-    kinds = {_python_kind(x) for x in values}
-    if len(kinds) > 1 or None in kinds:
-        raise MlsqlError(
-            f"The 'labels' parameter of {func} must hold labels of one kind (all text or all "
-            f"integers). Got {labels!r} instead."
-        )
-    return list(dict.fromkeys(values))
-
-
-def _python_kind(x: Any) -> str | None:
-    if isinstance(x, str):
-        return "text"
-    if isinstance(x, int) and not isinstance(x, bool):
-        return "integer"
-    return None
+    return LT.check_universe(labels, func)
 
 
 def _kind(duck_type: Any) -> tuple[str, str] | None:
@@ -203,7 +181,7 @@ def _kind(duck_type: Any) -> tuple[str, str] | None:
     element = match.group(1)
     if element in _INTEGER_TYPES:
         return "integer", element
-    if element in _TEXT_TYPES:
+    if element in _TEXT_TYPES or element.startswith("ENUM("):
         return "text", element
     return element, element
 
@@ -354,29 +332,17 @@ def _check_schema(
             raise MlsqlError(
                 f"{func}: the {role} column {name!r} is not in the source. Its columns: {found}."
             )
-    kinds = {}
     for role, name in (("actual", actual), ("predicted", predicted)):
-        kind = _kind(types[name.lower()])
-        if kind is None:
+        if _kind(types[name.lower()]) is None:
             raise MlsqlError(
                 f"{func} needs {role} to be a list of labels. Got column {name!r} of type "
                 f"{types[name.lower()]}."
             )
-        kinds[role] = kind
-    if kinds["actual"][0] != kinds["predicted"][0]:
-        raise MlsqlError(
-            f"{func} needs actual and predicted of the same label type (both text or both "
-            f"integers). Got actual {types[actual.lower()]} and predicted "
-            f"{types[predicted.lower()]}."
-        )
-    if universe is not None:
-        want = kinds["actual"][0]
-        got = _python_kind(universe[0])
-        if got != want:
-            raise MlsqlError(
-                f"The 'labels' parameter of {func} must hold labels of the columns' type "
-                f"({types[actual.lower()]}). Got {universe!r} instead."
-            )
+    kinds = [_kind(types[name.lower()])[0] for name in (actual, predicted)]  # type: ignore[index]
+    shown = [str(types[name.lower()]) for name in (actual, predicted)]
+    LT.check_labels(func, ("actual", "predicted"), kinds, shown)
+    side = 0 if kinds[0] != LT.NULL else 1
+    LT.check_universe_kind(universe, kinds[side], shown[side], func)
     outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
     for name in by or []:
         if name.lower() in outputs:

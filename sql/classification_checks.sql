@@ -25,10 +25,12 @@ CREATE OR REPLACE MACRO _mlsql_binary_flag(x, name, func) AS
          WHEN x IS NULL THEN NULL WHEN CAST(x AS DOUBLE) = 1 THEN true
          WHEN CAST(x AS DOUBLE) = 0 THEN false ELSE error('' || func || ' takes boolean or 0/1 values. Got ' || CAST(x AS VARCHAR) || ' instead.') END;
 
--- _mlsql_number(x, name, func): A numeric input as DOUBLE (other types are an error).
+-- _mlsql_number(x, name, func): A numeric input as DOUBLE (other types, NaN and infinite values are an error).
 CREATE OR REPLACE MACRO _mlsql_number(x, name, func) AS 
     CASE WHEN NOT regexp_full_match(typeof(x), '(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
-         THEN error('' || func || ' takes numbers for ' || name || '. Got ' || name || ' ' || typeof(x) || '.') ELSE CAST(x AS DOUBLE) END;
+         THEN error('' || func || ' takes numbers for ' || name || '. Got ' || name || ' ' || typeof(x) || '.')
+         WHEN x IS NULL OR isfinite(CAST(x AS DOUBLE)) THEN CAST(x AS DOUBLE)
+         ELSE error('' || func || ' takes finite numbers for ' || name || ': NaN and infinite values are errors (as in scikit-learn). Got ' || CASE WHEN isnan(CAST(x AS DOUBLE)) THEN 'NaN' WHEN CAST(x AS DOUBLE) > 0 THEN 'inf' ELSE '-inf' END || '.') END;
 
 -- _mlsql_same_kind(x, y, func): x, after checking that x and y hold labels of one kind (integer widths may differ).
 CREATE OR REPLACE MACRO _mlsql_same_kind(x, y, func) AS 

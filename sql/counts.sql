@@ -31,7 +31,7 @@ CREATE OR REPLACE MACRO zero_one_loss_from_counts(counts) AS
 
 -- hamming_loss_from_counts(counts, n_labels): hamming_loss of stored counts.
 CREATE OR REPLACE MACRO hamming_loss_from_counts(counts, n_labels) AS 
-    _mlsql_hamming_loss(struct_extract(counts, 'fp'), struct_extract(counts, 'fn'), struct_extract(counts, 'n_rows'), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
+    _mlsql_hamming_loss(CASE WHEN ((struct_extract(counts, 'fp') + struct_extract(counts, 'fn')) > (struct_extract(counts, 'n_rows') * _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'))) THEN error('The ''n_labels'' parameter of hamming_loss_from_counts must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE struct_extract(counts, 'fp') END, struct_extract(counts, 'fn'), struct_extract(counts, 'n_rows'), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
 
 -- multilabel_counts(actual, predicted): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.
 CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -61,8 +61,26 @@ CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[])
     n_actual := sum(_mlsql_n_labels(actual, predicted)),
     n_predicted := sum(_mlsql_n_labels(predicted, actual)),
     n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    struct_pack(
+    n_rows := count(_mlsql_tp(actual, predicted)),
+    tp := sum(_mlsql_tp(actual, predicted)),
+    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))),
+    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    n_actual := sum(_mlsql_n_labels(actual, predicted)),
+    n_predicted := sum(_mlsql_n_labels(predicted, actual)),
+    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    struct_pack(
+    n_rows := count(_mlsql_tp(actual, predicted)),
+    tp := sum(_mlsql_tp(actual, predicted)),
+    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))),
+    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    n_actual := sum(_mlsql_n_labels(actual, predicted)),
+    n_predicted := sum(_mlsql_n_labels(predicted, actual)),
+    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'multilabel_counts');
+    _mlsql_label_type_error(actual, predicted, 'multilabel_counts', 'actual', 'predicted');
 
 -- merge_counts(counts): Sum stored multilabel_counts structs field by field.
 CREATE OR REPLACE MACRO merge_counts(counts) AS 

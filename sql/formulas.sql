@@ -15,7 +15,7 @@ CREATE OR REPLACE MACRO _mlsql_recall(tp, fp, fn, zero_division) AS
 
 -- _mlsql_fbeta(tp, fp, fn, beta, zero_division): (1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.
 CREATE OR REPLACE MACRO _mlsql_fbeta(tp, fp, fn, beta, zero_division) AS 
-    _mlsql_ratio(((1 + (beta * beta)) * tp), ((((1 + (beta * beta)) * tp) + ((beta * beta) * fn)) + fp), zero_division, (((tp + fp) + fn) = 0));
+    _mlsql_ratio(((1 + CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE (beta * beta) END) * tp), ((((1 + CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE (beta * beta) END) * tp) + (CASE WHEN (beta > 1) THEN 1.0 ELSE (beta * beta) END * fn)) + (CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE 1.0 END * fp)), zero_division, (((tp + fp) + fn) = 0));
 
 -- _mlsql_jaccard(tp, fp, fn, zero_division): tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty.
 CREATE OR REPLACE MACRO _mlsql_jaccard(tp, fp, fn, zero_division) AS 
@@ -107,7 +107,7 @@ CREATE OR REPLACE MACRO _mlsql_weighted_average(value, weights, zero_division, n
 
 -- _mlsql_fbeta_of_means(p, r, beta): (1 + b²) P R / (b² P + R) of two averages (the R walkthrough's macro F1); 0 when both are 0.
 CREATE OR REPLACE MACRO _mlsql_fbeta_of_means(p, r, beta) AS 
-    CASE WHEN ((((beta * beta) * p) + r) = 0) THEN 0.0 ELSE ((((1 + (beta * beta)) * p) * r) / (((beta * beta) * p) + r)) END;
+    CASE WHEN (((CASE WHEN (beta > 1) THEN 1.0 ELSE (beta * beta) END * p) + (CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE 1.0 END * r)) = 0) THEN 0.0 ELSE ((((1 + CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE (beta * beta) END) * p) * r) / ((CASE WHEN (beta > 1) THEN 1.0 ELSE (beta * beta) END * p) + (CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE 1.0 END * r))) END;
 
 -- _mlsql_share_of_labels(condition): Share of label rows where ``condition`` holds (CLP, MLP, WLP).
 CREATE OR REPLACE MACRO _mlsql_share_of_labels(condition) AS 
@@ -192,6 +192,10 @@ CREATE OR REPLACE MACRO _mlsql_explained(error, baseline, zero_division) AS
 -- _mlsql_pearson(covariance, var_a, var_b, sse, zero_division): cov / (sd_a sd_b); undefined when either side is constant ('diagnose': 1 if equal).
 CREATE OR REPLACE MACRO _mlsql_pearson(covariance, var_a, var_b, sse, zero_division) AS 
     _mlsql_ratio(covariance, (pow(var_a, 0.5) * pow(var_b, 0.5)), zero_division, (sse = 0));
+
+-- _mlsql_centred_comoment(sum_products, sum_a, sum_b, n): Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.
+CREATE OR REPLACE MACRO _mlsql_centred_comoment(sum_products, sum_a, sum_b, n) AS 
+    _mlsql_share((sum_products - ((sum_a * sum_b) / n)), n);
 
 -- _mlsql_log_loss_term(y, ln_p, ln_not_p): -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.
 CREATE OR REPLACE MACRO _mlsql_log_loss_term(y, ln_p, ln_not_p) AS 

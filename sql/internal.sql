@@ -27,9 +27,55 @@ CREATE OR REPLACE MACRO _mlsql_check_n_labels(n_labels, func) AS
          ELSE error('The ''n_labels'' parameter of ' || func || ' must be a whole number > 0. Got '
                     || coalesce(CAST(n_labels AS VARCHAR), 'NULL') || ' instead.') END;
 
--- _mlsql_label_type_error(actual, predicted, func): The error for label lists of other or different types.
-CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func) AS 
-    error('' || func || ' needs actual and predicted labels of one kind: both text or both integers (lists of VARCHAR, INTEGER or BIGINT). Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.');
+-- _mlsql_label_type_error(actual, predicted, func, left_name, right_name): The error for lists that hold no labels (floats, booleans, ...) or two kinds.
+CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func, left_name, right_name) AS 
+    CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || typeof(actual) || '.')
+         WHEN (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || typeof(predicted) || '.')
+         ELSE error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || typeof(actual) || ' and ' || right_name || ' ' || typeof(predicted) || '.') END;
+
+-- _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name): actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).
+CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name) AS 
+    CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) IN ('text', 'integer', 'null') AND (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) IN ('text', 'integer', 'null')
+          AND (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END = CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END OR 'null' IN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END, CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END))
+         THEN actual ELSE CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || typeof(actual) || '.')
+         WHEN (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || typeof(predicted) || '.')
+         ELSE error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || typeof(actual) || ' and ' || right_name || ' ' || typeof(predicted) || '.') END END;
+
+-- _mlsql_typed_universe(labels, example, func): A labels= universe as a list of example's type, after checking its kind.
+CREATE OR REPLACE MACRO _mlsql_typed_universe(labels, example, func) AS 
+    cast_to_type(CASE WHEN labels IS NULL OR 'null' IN (CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END, CASE WHEN regexp_full_match(typeof(labels), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(labels), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(labels) = '"NULL"' THEN 'null' ELSE typeof(labels) END)
+          OR CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END = CASE WHEN regexp_full_match(typeof(labels), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(labels), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(labels) = '"NULL"' THEN 'null' ELSE typeof(labels) END THEN labels
+         ELSE error('The ''labels'' parameter of ' || func || ' must hold labels of the columns'' type (' || typeof(example) || '): ' || CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END || '. Got ' || '[' || array_to_string(list_transform(labels, lambda x: CASE WHEN typeof(x) = 'VARCHAR' THEN chr(39) || x || chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']' || ' instead.') END, example);
 
 -- _mlsql_n_labels(labels, other): Distinct non-NULL labels in a list; NULL when either list of the row is NULL.
 CREATE OR REPLACE MACRO _mlsql_n_labels(labels, other) AS 

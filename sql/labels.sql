@@ -6,8 +6,8 @@ CREATE OR REPLACE MACRO _mlsql_check_labels(labels, func) AS
     CASE WHEN labels IS NOT NULL AND len(list_filter(labels, lambda x: x IS NOT NULL)) = 0
          THEN error('The ''labels'' parameter of ' || func || ' must hold at least one label.') ELSE labels END;
 
--- _mlsql_label_spread(source, actual, predicted, labels, "by"): One pass over the source: count per (group, label, flag); label NULL rows hold row codes.
-CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "by") AS TABLE 
+-- _mlsql_label_spread(source, actual, predicted, labels, "by", func): One pass over the source: count per (group, label, flag); label NULL rows hold row codes.
+CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "by", func) AS TABLE 
     SELECT g,
            CASE WHEN GROUPING(la) = 0 THEN la WHEN GROUPING(lp) = 0 THEN lp END AS label,
            CASE WHEN GROUPING(la) = 0 THEN fa WHEN GROUPING(lp) = 0 THEN fp * 1099511627776
@@ -19,11 +19,11 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                             ELSE coalesce(list_sum(fa), 0) + coalesce(list_sum(fp), 0) * 1099511627776 END]) AS code
         FROM (
             SELECT g, a, p,
-                   list_transform(a, lambda x, i: CASE WHEN x IS NULL OR list_position(a, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0
+                   list_transform(a, lambda x, i: CASE WHEN x IS NULL OR list_position(a, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, a, func), x)) THEN 0
                        WHEN list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
-                   list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(labels, x)) THEN 0 ELSE 1 END) AS fp
+                   list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, p, func), x)) THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE a0 END AS a,
+                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func, 'actual', 'predicted') END AS a,
                        CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
@@ -41,7 +41,7 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
         SELECT _mlsql_check_zero_division(zero_division, 'label_metrics') AS zd,
                _mlsql_check_beta(coalesce(beta, 1.0), 'label_metrics') AS b),
     spread AS (
-        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by")),
+        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by", 'label_metrics')),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
@@ -58,7 +58,8 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
         UNION ALL
-        SELECT g, unnest(list_distinct(_mlsql_check_labels(labels, 'label_metrics'))) AS label FROM groups WHERE labels IS NOT NULL),
+        SELECT g, unnest(list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'label_metrics'), [(SELECT label FROM seen LIMIT 0)], 'label_metrics'))) AS label
+        FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
                coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
@@ -87,7 +88,7 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
                _mlsql_check_beta(coalesce(beta, 1.0), 'multilabel_report') AS b),
     spread AS (
-        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by")),
+        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by", 'multilabel_report')),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
@@ -104,7 +105,8 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
         UNION ALL
-        SELECT g, unnest(list_distinct(_mlsql_check_labels(labels, 'multilabel_report'))) AS label FROM groups WHERE labels IS NOT NULL),
+        SELECT g, unnest(list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'multilabel_report'), [(SELECT label FROM seen LIMIT 0)], 'multilabel_report'))) AS label
+        FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
                coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b

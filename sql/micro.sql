@@ -8,8 +8,12 @@ CREATE OR REPLACE MACRO micro_precision(actual VARCHAR[], predicted VARCHAR[], z
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_precision');
+    _mlsql_label_type_error(actual, predicted, 'micro_precision', 'actual', 'predicted');
 
 -- micro_recall(actual, predicted, zero_division): Recall of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -18,8 +22,12 @@ CREATE OR REPLACE MACRO micro_recall(actual VARCHAR[], predicted VARCHAR[], zero
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_recall');
+    _mlsql_label_type_error(actual, predicted, 'micro_recall', 'actual', 'predicted');
 
 -- micro_fbeta(actual, predicted, beta, zero_division): F-beta of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
@@ -28,8 +36,12 @@ CREATE OR REPLACE MACRO micro_fbeta(actual VARCHAR[], predicted VARCHAR[], beta 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
+    (actual HUGEINT[], predicted HUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_fbeta');
+    _mlsql_label_type_error(actual, predicted, 'micro_fbeta', 'actual', 'predicted');
 
 -- micro_f1(actual, predicted, zero_division): F1 of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_f1(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -38,8 +50,12 @@ CREATE OR REPLACE MACRO micro_f1(actual VARCHAR[], predicted VARCHAR[], zero_div
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_f1');
+    _mlsql_label_type_error(actual, predicted, 'micro_f1', 'actual', 'predicted');
 
 -- micro_jaccard(actual, predicted, zero_division): Jaccard of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -48,8 +64,12 @@ CREATE OR REPLACE MACRO micro_jaccard(actual VARCHAR[], predicted VARCHAR[], zer
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'micro_jaccard');
+    _mlsql_label_type_error(actual, predicted, 'micro_jaccard', 'actual', 'predicted');
 
 -- samples_precision(actual, predicted, zero_division): Mean over rows of row precision.
 CREATE OR REPLACE MACRO samples_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -58,8 +78,12 @@ CREATE OR REPLACE MACRO samples_precision(actual VARCHAR[], predicted VARCHAR[],
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_precision');
+    _mlsql_label_type_error(actual, predicted, 'samples_precision', 'actual', 'predicted');
 
 -- samples_recall(actual, predicted, zero_division): Mean over rows of row recall.
 CREATE OR REPLACE MACRO samples_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -68,8 +92,12 @@ CREATE OR REPLACE MACRO samples_recall(actual VARCHAR[], predicted VARCHAR[], ze
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_recall');
+    _mlsql_label_type_error(actual, predicted, 'samples_recall', 'actual', 'predicted');
 
 -- samples_fbeta(actual, predicted, beta, zero_division): Mean over rows of row F-beta.
 CREATE OR REPLACE MACRO samples_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
@@ -78,8 +106,12 @@ CREATE OR REPLACE MACRO samples_fbeta(actual VARCHAR[], predicted VARCHAR[], bet
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
+    (actual HUGEINT[], predicted HUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_fbeta');
+    _mlsql_label_type_error(actual, predicted, 'samples_fbeta', 'actual', 'predicted');
 
 -- samples_f1(actual, predicted, zero_division): Mean over rows of row F1.
 CREATE OR REPLACE MACRO samples_f1(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -88,8 +120,12 @@ CREATE OR REPLACE MACRO samples_f1(actual VARCHAR[], predicted VARCHAR[], zero_d
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_f1');
+    _mlsql_label_type_error(actual, predicted, 'samples_f1', 'actual', 'predicted');
 
 -- samples_jaccard(actual, predicted, zero_division): Mean over rows of row Jaccard.
 CREATE OR REPLACE MACRO samples_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -98,8 +134,12 @@ CREATE OR REPLACE MACRO samples_jaccard(actual VARCHAR[], predicted VARCHAR[], z
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'samples_jaccard');
+    _mlsql_label_type_error(actual, predicted, 'samples_jaccard', 'actual', 'predicted');
 
 -- subset_accuracy(actual, predicted): Share of rows predicted exactly.
 CREATE OR REPLACE MACRO subset_accuracy(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -108,8 +148,12 @@ CREATE OR REPLACE MACRO subset_accuracy(actual VARCHAR[], predicted VARCHAR[]) A
     _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
     (actual BIGINT[], predicted BIGINT[]) AS 
     _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'subset_accuracy');
+    _mlsql_label_type_error(actual, predicted, 'subset_accuracy', 'actual', 'predicted');
 
 -- zero_one_loss(actual, predicted): Share of rows not predicted exactly.
 CREATE OR REPLACE MACRO zero_one_loss(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -118,15 +162,23 @@ CREATE OR REPLACE MACRO zero_one_loss(actual VARCHAR[], predicted VARCHAR[]) AS
     _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
     (actual BIGINT[], predicted BIGINT[]) AS 
     _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'zero_one_loss');
+    _mlsql_label_type_error(actual, predicted, 'zero_one_loss', 'actual', 'predicted');
 
 -- hamming_loss(actual, predicted, n_labels): (fp + fn) / (rows x n_labels): share of wrong label decisions.
 CREATE OR REPLACE MACRO hamming_loss(actual VARCHAR[], predicted VARCHAR[], n_labels) AS 
-    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), (sum(_mlsql_n_labels(actual, predicted)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), count(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual INTEGER[], predicted INTEGER[], n_labels) AS 
-    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), (sum(_mlsql_n_labels(actual, predicted)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), count(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual BIGINT[], predicted BIGINT[], n_labels) AS 
-    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), (sum(_mlsql_n_labels(actual, predicted)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), count(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    (actual HUGEINT[], predicted HUGEINT[], n_labels) AS 
+    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), (sum(_mlsql_n_labels(actual, predicted)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), count(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    (actual UHUGEINT[], predicted UHUGEINT[], n_labels) AS 
+    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), (sum(_mlsql_n_labels(actual, predicted)) - sum(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END)), count(CASE WHEN (((_mlsql_n_labels(actual, predicted) + _mlsql_n_labels(predicted, actual)) - _mlsql_tp(actual, predicted)) > _mlsql_check_n_labels(n_labels, 'hamming_loss')) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE _mlsql_tp(actual, predicted) END), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual, predicted, n_labels) AS 
-    _mlsql_label_type_error(actual, predicted, 'hamming_loss');
+    _mlsql_label_type_error(actual, predicted, 'hamming_loss', 'actual', 'predicted');

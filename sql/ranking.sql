@@ -92,11 +92,11 @@ CREATE OR REPLACE MACRO above_threshold(scores STRUCT(label VARCHAR, score DOUBL
     _mlsql_top_k_of(_mlsql_scored_above(scores, _mlsql_check_threshold(threshold, 'above_threshold')), NULL);
 
 -- top_k_above(scores, k, threshold): At most k labels of a score map, each scored >= threshold, best first (ties by label).
-CREATE OR REPLACE MACRO top_k_above(scores STRUCT(label VARCHAR, score DOUBLE)[], k, threshold) AS 
+CREATE OR REPLACE MACRO top_k_above(scores STRUCT(label VARCHAR, score DOUBLE)[], k := NULL, threshold := NULL) AS 
     _mlsql_top_k_of(_mlsql_scored_above(_mlsql_scores_map(scores), _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above')),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], k, threshold) AS 
+    (scores STRUCT(label BIGINT, score DOUBLE)[], k := NULL, threshold := NULL) AS 
     _mlsql_top_k_of(_mlsql_scored_above(_mlsql_scores_map(scores), _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above')),
-    (scores, k, threshold) AS 
+    (scores, k := NULL, threshold := NULL) AS 
     _mlsql_top_k_of(_mlsql_scored_above(scores, _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above'));
 
 -- _mlsql_precision_at_row(rank_items, correct_items, k): Per row: Hivemall's Precision@k: hits in the top k / k, averaged over rows.
@@ -105,7 +105,7 @@ CREATE OR REPLACE MACRO _mlsql_precision_at_row(rank_items, correct_items, k) AS
 
 -- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.
 CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_precision_at_row(rank_items, correct_items, _mlsql_check_k(k, 'precision_at')));
+    avg(_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at')));
 
 -- _mlsql_recall_at_row(rank_items, correct_items, k): Per row: Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS 
@@ -113,7 +113,7 @@ CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS
 
 -- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.
 CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_recall_at_row(rank_items, correct_items, _mlsql_check_k(k, 'recall_at')));
+    avg(_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at')));
 
 -- _mlsql_average_precision_row(rank_items, correct_items, k): Per row: Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, k) AS 
@@ -121,7 +121,7 @@ CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, 
 
 -- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.
 CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_average_precision_row(rank_items, correct_items, _mlsql_check_k(k, 'average_precision')));
+    avg(_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision')));
 
 -- _mlsql_hitrate_row(rank_items, correct_items, k): Per row: Hivemall's HitRate@k: share of rows with a true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS 
@@ -129,7 +129,7 @@ CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS
 
 -- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.
 CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_hitrate_row(rank_items, correct_items, _mlsql_check_k(k, 'hitrate')));
+    avg(_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate')));
 
 -- _mlsql_mrr_row(rank_items, correct_items, k): Per row: Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS 
@@ -137,7 +137,7 @@ CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS
 
 -- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.
 CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_mrr_row(rank_items, correct_items, _mlsql_check_k(k, 'mrr')));
+    avg(_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr')));
 
 -- _mlsql_ndcg_row(rank_items, correct_items, k): Per row: Hivemall's binary nDCG@k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS 
@@ -145,7 +145,7 @@ CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS
 
 -- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.
 CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_ndcg_row(rank_items, correct_items, _mlsql_check_k(k, 'ndcg')));
+    avg(_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg')));
 
 -- _mlsql_ranking_auc_row(rank_items, correct_items, k): Per row: Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS 
@@ -153,7 +153,7 @@ CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS
 
 -- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.
 CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
-    avg(_mlsql_ranking_auc_row(rank_items, correct_items, _mlsql_check_k(k, 'ranking_auc')));
+    avg(_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc')));
 
 -- auc(rank_items, correct_items): ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall's ranking AUC (ranking_auc).
 -- auc(rank_items, correct_items, k): ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall's ranking AUC (ranking_auc).
@@ -170,8 +170,16 @@ CREATE OR REPLACE MACRO auc(rank_items VARCHAR[], correct_items VARCHAR[]) AS
     ranking_auc(rank_items, correct_items, k := NULL),
     (rank_items BIGINT[], correct_items BIGINT[], k) AS 
     ranking_auc(rank_items, correct_items, k := k),
+    (rank_items HUGEINT[], correct_items HUGEINT[]) AS 
+    ranking_auc(rank_items, correct_items, k := NULL),
+    (rank_items HUGEINT[], correct_items HUGEINT[], k) AS 
+    ranking_auc(rank_items, correct_items, k := k),
+    (rank_items UHUGEINT[], correct_items UHUGEINT[]) AS 
+    ranking_auc(rank_items, correct_items, k := NULL),
+    (rank_items UHUGEINT[], correct_items UHUGEINT[], k) AS 
+    ranking_auc(rank_items, correct_items, k := k),
     (actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'auc') IS NULL THEN NULL ELSE CASE WHEN ((sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) + sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END)) = 0) THEN NULL ELSE _mlsql_mann_whitney_auc(((_mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(predicted, 'predicted', 'auc'), k := _mlsql_binary_flag(actual, 'actual', 'auc'), y := _mlsql_binary_flag(actual, 'actual', 'auc'))) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL))) + _mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(predicted, 'predicted', 'auc'), k := NOT _mlsql_binary_flag(actual, 'actual', 'auc'), y := _mlsql_binary_flag(actual, 'actual', 'auc'))) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL)))) / 2 - sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) * (sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) + 1) / 2), sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END), sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END), _mlsql_check_zero_division(zero_division, 'auc')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'auc') IS NULL THEN NULL ELSE CASE WHEN ((sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) + sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END)) = 0) THEN NULL ELSE _mlsql_mann_whitney_auc(((_mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(CASE WHEN actual IS NOT NULL THEN predicted END, 'predicted', 'auc'), k := _mlsql_binary_flag(actual, 'actual', 'auc'), y := _mlsql_binary_flag(actual, 'actual', 'auc'))) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL))) + _mlsql_positive_rank_sum(list_sort(list(struct_pack(s := _mlsql_number(CASE WHEN actual IS NOT NULL THEN predicted END, 'predicted', 'auc'), k := NOT _mlsql_binary_flag(actual, 'actual', 'auc'), y := _mlsql_binary_flag(actual, 'actual', 'auc'))) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL)))) / 2 - sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) * (sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END) + 1) / 2), sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END), sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 - CAST(_mlsql_binary_flag(actual, 'actual', 'auc') AS BIGINT) END), _mlsql_check_zero_division(zero_division, 'auc')) END END;
 
 -- roc_auc_score(actual, predicted, zero_division): Alias of auc.
 CREATE OR REPLACE MACRO roc_auc_score(actual, predicted, zero_division := 0) AS 
@@ -185,70 +193,70 @@ CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance
 CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL) AS 
     avg(_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg')));
 
--- _mlsql_coverage_error_row(scores, actual): Per row: scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
-CREATE OR REPLACE MACRO _mlsql_coverage_error_row(scores, actual) AS 
+-- _mlsql_coverage_error_row(actual, scores): Per row: scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_coverage_error_row(actual, scores) AS 
     list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_coverage(len(sr.truth), list_max(list_transform(sr.truth, lambda t: len(list_filter(sr.labels, lambda u: u >= t))))) END)[1];
 
--- coverage_error(scores, actual): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.
-CREATE OR REPLACE MACRO coverage_error(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
-    avg(_mlsql_coverage_error_row(_mlsql_scores_map(scores), actual)),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
-    avg(_mlsql_coverage_error_row(_mlsql_scores_map(scores), actual)),
-    (scores, actual) AS 
-    avg(_mlsql_coverage_error_row(scores, actual));
+-- coverage_error(actual, scores): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.
+CREATE OR REPLACE MACRO coverage_error(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
+    avg(_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
+    avg(_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores) AS 
+    avg(_mlsql_coverage_error_row(actual, scores));
 
--- _mlsql_label_ranking_loss_row(scores, actual): Per row: scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
-CREATE OR REPLACE MACRO _mlsql_label_ranking_loss_row(scores, actual) AS 
+-- _mlsql_label_ranking_loss_row(actual, scores): Per row: scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_label_ranking_loss_row(actual, scores) AS 
     list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_ranking_loss_of_row(coalesce(list_sum(list_transform(sr.truth, lambda t: _mlsql_false_at_or_above(len(list_filter(sr.labels, lambda u: u >= t)), len(list_filter(sr.truth, lambda u: u >= t))))), 0), len(sr.truth), len(sr.labels)) END)[1];
 
--- label_ranking_loss(scores, actual): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.
-CREATE OR REPLACE MACRO label_ranking_loss(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
-    avg(_mlsql_label_ranking_loss_row(_mlsql_scores_map(scores), actual)),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
-    avg(_mlsql_label_ranking_loss_row(_mlsql_scores_map(scores), actual)),
-    (scores, actual) AS 
-    avg(_mlsql_label_ranking_loss_row(scores, actual));
+-- label_ranking_loss(actual, scores): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.
+CREATE OR REPLACE MACRO label_ranking_loss(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
+    avg(_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
+    avg(_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores) AS 
+    avg(_mlsql_label_ranking_loss_row(actual, scores));
 
--- _mlsql_label_ranking_average_precision_row(scores, actual): Per row: scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
-CREATE OR REPLACE MACRO _mlsql_label_ranking_average_precision_row(scores, actual) AS 
+-- _mlsql_label_ranking_average_precision_row(actual, scores): Per row: scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_label_ranking_average_precision_row(actual, scores) AS 
     list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_label_ranking_precision_of_row(coalesce(list_sum(list_transform(sr.truth, lambda t: _mlsql_precision_at_label(len(list_filter(sr.truth, lambda u: u >= t)), len(list_filter(sr.labels, lambda u: u >= t))))), 0), len(sr.truth), len(sr.labels)) END)[1];
 
--- label_ranking_average_precision(scores, actual): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.
-CREATE OR REPLACE MACRO label_ranking_average_precision(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
-    avg(_mlsql_label_ranking_average_precision_row(_mlsql_scores_map(scores), actual)),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
-    avg(_mlsql_label_ranking_average_precision_row(_mlsql_scores_map(scores), actual)),
-    (scores, actual) AS 
-    avg(_mlsql_label_ranking_average_precision_row(scores, actual));
+-- label_ranking_average_precision(actual, scores): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.
+CREATE OR REPLACE MACRO label_ranking_average_precision(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
+    avg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
+    avg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores) AS 
+    avg(_mlsql_label_ranking_average_precision_row(actual, scores));
 
--- label_ranking_average_precision_score(scores, actual): Alias of label_ranking_average_precision.
-CREATE OR REPLACE MACRO label_ranking_average_precision_score(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
-    avg(_mlsql_label_ranking_average_precision_row(_mlsql_scores_map(scores), actual)),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
-    avg(_mlsql_label_ranking_average_precision_row(_mlsql_scores_map(scores), actual)),
-    (scores, actual) AS 
-    avg(_mlsql_label_ranking_average_precision_row(scores, actual));
+-- label_ranking_average_precision_score(actual, scores): Alias of label_ranking_average_precision.
+CREATE OR REPLACE MACRO label_ranking_average_precision_score(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
+    avg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
+    avg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores) AS 
+    avg(_mlsql_label_ranking_average_precision_row(actual, scores));
 
--- _mlsql_one_error_row(scores, actual): Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).
-CREATE OR REPLACE MACRO _mlsql_one_error_row(scores, actual) AS 
+-- _mlsql_one_error_row(actual, scores): Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).
+CREATE OR REPLACE MACRO _mlsql_one_error_row(actual, scores) AS 
     list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x0': _mlsql_n_top(sr.scored, sr.scored)}], lambda f: _mlsql_one_error_of_row(f.x0, _mlsql_n_top(sr.scored, sr.truth)))[1] END)[1];
 
--- one_error(scores, actual): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
-CREATE OR REPLACE MACRO one_error(scores STRUCT(label VARCHAR, score DOUBLE)[], actual) AS 
-    avg(_mlsql_one_error_row(_mlsql_scores_map(scores), actual)),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], actual) AS 
-    avg(_mlsql_one_error_row(_mlsql_scores_map(scores), actual)),
-    (scores, actual) AS 
-    avg(_mlsql_one_error_row(scores, actual));
+-- one_error(actual, scores): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
+CREATE OR REPLACE MACRO one_error(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
+    avg(_mlsql_one_error_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
+    avg(_mlsql_one_error_row(actual, _mlsql_scores_map(scores))),
+    (actual, scores) AS 
+    avg(_mlsql_one_error_row(actual, scores));
 
--- _mlsql_ndcg_score_row(scores, actual, k): Per row: scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
-CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(scores, actual, k) AS 
+-- _mlsql_ndcg_score_row(actual, scores, k): Per row: scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
+CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(actual, scores, k) AS 
     list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE list_transform([{'x1': coalesce(list_sum(list_transform(range(1, CASE WHEN k IS NULL THEN len(sr.truth) ELSE least(len(sr.truth), k) END + 1), lambda p: (1 / log2((p + 1))))), 0)}], lambda f: _mlsql_normalized_dcg(coalesce(list_sum(list_transform(list_transform(sr.truth, lambda t: {'at_or_above': len(list_filter(sr.labels, lambda u: u >= t)), 'above': len(list_filter(sr.labels, lambda u: u > t))}), lambda r: _mlsql_tie_averaged_gain(coalesce(list_sum(list_transform(range(r.above + 1, CASE WHEN k IS NULL THEN r.at_or_above ELSE least(r.at_or_above, k) END + 1), lambda p: (1 / log2((p + 1))))), 0), r.at_or_above, r.above))), 0), f.x1))[1] END)[1];
 
--- ndcg_score(scores, actual, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn's ignore_ties=False). No true label: 0.
-CREATE OR REPLACE MACRO ndcg_score(scores STRUCT(label VARCHAR, score DOUBLE)[], actual, k := NULL) AS 
-    avg(_mlsql_ndcg_score_row(_mlsql_scores_map(scores), actual, _mlsql_check_k(k, 'ndcg_score'))),
-    (scores STRUCT(label BIGINT, score DOUBLE)[], actual, k := NULL) AS 
-    avg(_mlsql_ndcg_score_row(_mlsql_scores_map(scores), actual, _mlsql_check_k(k, 'ndcg_score'))),
-    (scores, actual, k := NULL) AS 
-    avg(_mlsql_ndcg_score_row(scores, actual, _mlsql_check_k(k, 'ndcg_score')));
+-- ndcg_score(actual, scores, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn's ignore_ties=False). No true label: 0.
+CREATE OR REPLACE MACRO ndcg_score(actual, scores STRUCT(label VARCHAR, score DOUBLE)[], k := NULL) AS 
+    avg(_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score'))),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], k := NULL) AS 
+    avg(_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score'))),
+    (actual, scores, k := NULL) AS 
+    avg(_mlsql_ndcg_score_row(actual, scores, _mlsql_check_k(k, 'ndcg_score')));

@@ -8,8 +8,12 @@ CREATE OR REPLACE MACRO set_intersection(actual VARCHAR[], predicted VARCHAR[]) 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_intersection');
+    _mlsql_label_type_error(actual, predicted, 'set_intersection', 'actual', 'predicted');
 
 -- set_difference(actual, predicted): Labels of the first list missing from the second, distinct and sorted.
 CREATE OR REPLACE MACRO set_difference(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -18,8 +22,12 @@ CREATE OR REPLACE MACRO set_difference(actual VARCHAR[], predicted VARCHAR[]) AS
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_difference');
+    _mlsql_label_type_error(actual, predicted, 'set_difference', 'actual', 'predicted');
 
 -- set_union(actual, predicted): Labels in either list, distinct and sorted, no NULLs.
 CREATE OR REPLACE MACRO set_union(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -28,8 +36,12 @@ CREATE OR REPLACE MACRO set_union(actual VARCHAR[], predicted VARCHAR[]) AS
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_union');
+    _mlsql_label_type_error(actual, predicted, 'set_union', 'actual', 'predicted');
 
 -- set_symmetric_difference(actual, predicted): Labels in exactly one of the lists, distinct and sorted.
 CREATE OR REPLACE MACRO set_symmetric_difference(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -41,8 +53,14 @@ CREATE OR REPLACE MACRO set_symmetric_difference(actual VARCHAR[], predicted VAR
     (actual BIGINT[], predicted BIGINT[]) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
         list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
+        list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
+        list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_symmetric_difference');
+    _mlsql_label_type_error(actual, predicted, 'set_symmetric_difference', 'actual', 'predicted');
 
 -- true_positives(actual, predicted): |A ∩ P|: true labels that were predicted.
 CREATE OR REPLACE MACRO true_positives(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -51,8 +69,12 @@ CREATE OR REPLACE MACRO true_positives(actual VARCHAR[], predicted VARCHAR[]) AS
     _mlsql_tp(actual, predicted),
     (actual BIGINT[], predicted BIGINT[]) AS 
     _mlsql_tp(actual, predicted),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    _mlsql_tp(actual, predicted),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    _mlsql_tp(actual, predicted),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'true_positives');
+    _mlsql_label_type_error(actual, predicted, 'true_positives', 'actual', 'predicted');
 
 -- false_positives(actual, predicted): |P \ A|: predicted labels that are not true.
 CREATE OR REPLACE MACRO false_positives(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -61,8 +83,12 @@ CREATE OR REPLACE MACRO false_positives(actual VARCHAR[], predicted VARCHAR[]) A
     (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
     (actual BIGINT[], predicted BIGINT[]) AS 
     (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'false_positives');
+    _mlsql_label_type_error(actual, predicted, 'false_positives', 'actual', 'predicted');
 
 -- false_negatives(actual, predicted): |A \ P|: true labels that were not predicted.
 CREATE OR REPLACE MACRO false_negatives(actual VARCHAR[], predicted VARCHAR[]) AS 
@@ -71,8 +97,12 @@ CREATE OR REPLACE MACRO false_negatives(actual VARCHAR[], predicted VARCHAR[]) A
     (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual BIGINT[], predicted BIGINT[]) AS 
     (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (actual HUGEINT[], predicted HUGEINT[]) AS 
+    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (actual UHUGEINT[], predicted UHUGEINT[]) AS 
+    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual, predicted) AS 
-    _mlsql_label_type_error(actual, predicted, 'false_negatives');
+    _mlsql_label_type_error(actual, predicted, 'false_negatives', 'actual', 'predicted');
 
 -- set_jaccard(actual, predicted, zero_division): |A ∩ P| / |A ∪ P| of one row.
 CREATE OR REPLACE MACRO set_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -81,8 +111,12 @@ CREATE OR REPLACE MACRO set_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_
     CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'set_jaccard');
+    _mlsql_label_type_error(actual, predicted, 'set_jaccard', 'actual', 'predicted');
 
 -- row_precision(actual, predicted, zero_division): |A ∩ P| / |P| of one row.
 CREATE OR REPLACE MACRO row_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -91,8 +125,12 @@ CREATE OR REPLACE MACRO row_precision(actual VARCHAR[], predicted VARCHAR[], zer
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'row_precision');
+    _mlsql_label_type_error(actual, predicted, 'row_precision', 'actual', 'predicted');
 
 -- row_recall(actual, predicted, zero_division): |A ∩ P| / |A| of one row.
 CREATE OR REPLACE MACRO row_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
@@ -101,8 +139,12 @@ CREATE OR REPLACE MACRO row_recall(actual VARCHAR[], predicted VARCHAR[], zero_d
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual, predicted, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'row_recall');
+    _mlsql_label_type_error(actual, predicted, 'row_recall', 'actual', 'predicted');
 
 -- row_fbeta(actual, predicted, beta, zero_division): F-beta of one row, from its counts.
 CREATE OR REPLACE MACRO row_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
@@ -111,5 +153,9 @@ CREATE OR REPLACE MACRO row_fbeta(actual VARCHAR[], predicted VARCHAR[], beta :=
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    (actual HUGEINT[], predicted HUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    (actual UHUGEINT[], predicted UHUGEINT[], beta := 1.0, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
-    _mlsql_label_type_error(actual, predicted, 'row_fbeta');
+    _mlsql_label_type_error(actual, predicted, 'row_fbeta', 'actual', 'predicted');

@@ -226,11 +226,11 @@ def test_example_file_holds_the_conformance_rows() -> None:
     ]
 
 
-def test_readme_quick_start_shows_what_the_command_prints(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The first command of the README's command-line section, and its output, verbatim."""
+def test_quick_start_guide_shows_what_the_command_prints(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first command of the getting-started guide's command-line section, and its output."""
     monkeypatch.chdir(ROOT)
-    text = (ROOT / "README.md").read_text()
-    assert QUICK in text, f"README.md has no section {QUICK!r}"
+    text = GUIDE.read_text()
+    assert QUICK in text, f"{GUIDE.relative_to(ROOT)} has no section {QUICK!r}"
     section = text[text.index(QUICK) :]
     command = re.search(r"```bash\n(mlsql eval [^\n]+)\n```", section).group(1)
     assert command == (
@@ -245,6 +245,7 @@ def test_readme_quick_start_shows_what_the_command_prints(monkeypatch: pytest.Mo
 
 
 QUICK = "## Command line quick start"
+GUIDE = ROOT / "docs" / "guides" / "getting-started.md"
 
 
 def test_quick_start_table_shows_micro_f1_at_full_precision(cli_engine: str) -> None:
@@ -286,7 +287,7 @@ def test_json_matches_conformance_on_every_engine(engine: str) -> None:
     report = eval_json(EXAMPLE, engine=engine)
     [row] = report["summary"]
     assert_summary(row, expected_summary(0))
-    assert row["micro_f1"] == 0.6956521739130435  # exactly, as printed in the README
+    assert row["micro_f1"] == 0.6956521739130435  # exactly, as printed in the getting-started guide
     assert_labels(report["labels"], EXPECTED["per_label"])
 
 

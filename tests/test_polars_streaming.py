@@ -70,14 +70,54 @@ def _frame(columns: dict[str, list[Any]], inputs: tuple[str, ...]) -> pl.LazyFra
 
 #: the families whose functions must stream (issue 4); the others are checked and reported
 CORE_FAMILIES = ("multilabel", "hivemall")
-OTHER_FAMILY = "streaming is required of the multi-label functions; other families are reported"
+
+#: (function, context) pairs of the other families that Polars' streaming engine runs partly on
+#: its in-memory engine today: class-wise single-label measures and AUC (a sort or a per-class
+#: count), and regression aggregates under group_by/over (Polars' streaming group_by takes
+#: when/otherwise over aggregates to the in-memory engine). The test checks that each still falls
+#: back, so a pair that starts to stream fails it until it is taken off this list.
+KNOWN_FALLBACKS = {
+    **dict.fromkeys(
+        [
+            "auc",
+            "hivemall_auc",
+            "balanced_accuracy_score",
+            "cohen_kappa_score",
+            "f1_score",
+            "fbeta_score",
+            "matthews_corrcoef",
+            "precision_score",
+            "recall_score",
+            "majority_class",
+            "majority_error",
+            "minority_class",
+        ],
+        ("select", "group_by", "over"),
+    ),
+    **dict.fromkeys(
+        [
+            "explained_variance",
+            "hivemall_r2",
+            "mae",
+            "mape",
+            "mse",
+            "pearson_corr",
+            "r2",
+            "rae",
+            "rmse",
+            "rrse",
+            "rse",
+        ],
+        ("group_by", "over"),
+    ),
+}
 
 
 def cases() -> list[Any]:
     out = []
     for name in sorted(mp.FUNCTIONS):
         found = _example(name)
-        if found is None:
+        if found is None or found[2].kind == "table":  # tables take a frame, not columns
             continue
         columns, params, m = found
         fn = getattr(mp, name)
@@ -99,13 +139,9 @@ def cases() -> list[Any]:
                 "group_by": lambda lf=lf, call=call: lf().group_by("g").agg(call()),
                 "over": lambda lf=lf, call=call: lf().select(call().over("g")),
             }
-        marks = []
-        if m.family not in CORE_FAMILIES:
-            marks.append(pytest.mark.xfail(strict=False, reason=OTHER_FAMILY))
-        out += [
-            pytest.param(name, context, build, id=f"{name}-{context}", marks=marks)
-            for context, build in contexts.items()
-        ]
+        for context, build in contexts.items():
+            streams = context not in KNOWN_FALLBACKS.get(name, ())
+            out.append(pytest.param(name, context, build, streams, id=f"{name}-{context}"))
     return out
 
 
@@ -113,12 +149,16 @@ CASES = cases()
 BINARY = pl.LazyFrame({"actual": [1, 0, -1, 1], "predicted": [1, 1, -1, 0], "g": [0, 1, 0, 1]})
 
 
-@pytest.mark.parametrize(("name", "context", "build"), CASES)
-def test_streaming_engine_does_not_fall_back(name, context, build, capfd):
+@pytest.mark.parametrize(("name", "context", "build", "streams"), CASES)
+def test_streaming_engine_falls_back_only_where_known(name, context, build, streams, capfd):
     # Other families' queries are planned, not run: one of them (sort_by of search_sorted
     # counts, then first(), in a streaming group_by) crashes Polars 2.1 now and then.
     core = REGISTRY[name].family in CORE_FAMILIES
-    assert fallbacks(build(), capfd, run=core) == []
+    found = fallbacks(build(), capfd, run=core)
+    if streams:
+        assert found == []
+    else:
+        assert found, f"{name} in {context} streams now: take it off KNOWN_FALLBACKS"
 
 
 @pytest.mark.parametrize("options", ["", "-average binary"])
@@ -131,9 +171,18 @@ def test_binary_fmeasure_streams(options, kind, capfd):
 
 
 def test_every_multilabel_function_is_checked():
-    checked = {case.values[0] for case in CASES}
-    core = {n for n in mp.FUNCTIONS if REGISTRY.get(n) and REGISTRY[n].family == "multilabel"}
+    checked = {case.values[0] for case in CASES if case.values[3]}
+    core = {
+        n
+        for n in mp.FUNCTIONS
+        if REGISTRY.get(n) and REGISTRY[n].family == "multilabel" and REGISTRY[n].kind != "table"
+    }
     assert core and core <= checked
+
+
+def test_no_multilabel_function_is_excused():
+    excused = {n for n in KNOWN_FALLBACKS if REGISTRY[n].family in CORE_FAMILIES}
+    assert not excused
 
 
 def test_the_check_sees_a_fallback(capfd):

@@ -22,7 +22,7 @@ def engine(engine):
 
 
 RANKED = ("rank_items", "correct_items")
-SCORED = ("scores", "actual")
+SCORED = ("actual", "scores")  # the truth first, as scikit-learn's (y_true, y_score)
 AT_K = sorted(oracle.AT_K)
 SCORE_MEASURES = sorted(oracle.SCORED)
 
@@ -314,3 +314,14 @@ def test_integer_labels_in_a_struct_list(engine):
         }
     )
     assert engine.aggregate("coverage_error", table, columns=SCORED) == 3.0
+
+
+@pytest.mark.parametrize("name", SCORE_MEASURES)
+def test_label_ranking_measures_take_the_truth_first(engine, name):
+    """scikit-learn's order (y_true, y_score): ``name(actual, scores)``; scores first is refused."""
+    rows = [({"a": 0.9, "b": 0.5, "c": 0.1}, ["b"]), ({"a": 0.2, "b": 0.7}, ["a", "b"])]
+    table = scored(rows)
+    got = engine.aggregate(name, table, columns=("actual", "scores"))
+    assert close(got, sum(oracle.SCORED[name](s, a) for s, a in rows) / len(rows))
+    with pytest.raises(Exception, match=r"(?i)scores|map|struct"):
+        engine.aggregate(name, table, columns=("scores", "actual"))

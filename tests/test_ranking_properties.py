@@ -27,7 +27,7 @@ def engine(engine):
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 SCORES = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])
-SCORED = ("scores", "actual")
+SCORED = ("actual", "scores")  # the truth first, as scikit-learn's (y_true, y_score)
 RANKED = ("rank_items", "correct_items")
 
 SKLEARN = {

@@ -336,7 +336,7 @@ def test_a_list_given_to_roc_auc_score_names_ranking_auc_in_duckdb():
     with pytest.raises(
         duckdb.Error, match=r"Got actual VARCHAR\[\]\. Hivemall's auc .* is ranking_auc"
     ):
-        con.execute("SELECT roc_auc_score(['a', 'b'], ['a'])").fetchone()
+        con.execute("SELECT roc_auc_score(['a', 'b'], 0.5)").fetchone()
 
 
 def test_a_list_given_to_auc_names_ranking_auc_in_polars():

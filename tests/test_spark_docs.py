@@ -1,8 +1,8 @@
-"""The Spark documentation runs: every docstring example of mlsql.spark, and the README section's SQL.
+"""The Spark documentation runs: every docstring example of mlsql.spark, and the Spark guide's SQL.
 
 Generated functions carry their examples in ``__doc__`` (doctest does not find
 functions built at import time), so they are collected here and run on the
-test session; the README section's SQL runs on small views with the numbers
+test session; the Spark guide's SQL (docs/guides/spark.md) runs on small views with the numbers
 checked against the oracle.
 """
 
@@ -21,7 +21,7 @@ pytest.importorskip("pyspark")
 
 import mlsql.spark as ms
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+GUIDE = Path(__file__).resolve().parents[1] / "docs" / "guides" / "spark.md"
 
 
 def examples() -> list[str]:
@@ -60,9 +60,7 @@ ROWS = [
 
 
 def sql_statements() -> list[str]:
-    text = README.read_text()
-    text = text[text.index("\n## Spark\n") :]
-    text = text[: text.index("\n## ", 1)]  # the Spark section only
+    text = GUIDE.read_text()
     blocks = re.findall(r"```sql\n(.*?)```", text, re.S)
     out = []
     for block in blocks:
@@ -70,7 +68,7 @@ def sql_statements() -> list[str]:
     return out
 
 
-def test_readme_sql_runs_and_agrees():
+def test_guide_sql_runs_and_agrees():
     spark = session()
     ms.register(spark)
     df = spark.createDataFrame(

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from types import ModuleType
 from typing import Any
 
+from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
@@ -163,21 +164,7 @@ def _internal(q: Qualify) -> list[Macro]:
             "Validate n_labels.",
             public=False,
         ),
-        Macro(
-            "internal.sql",
-            "_mlsql_label_type_error",
-            ("actual", "predicted", "func"),
-            "error("
-            + sql_message(
-                P.LABEL_TYPE_MESSAGE.format(func="{}", actual="{}", predicted="{}"),
-                "func",
-                "typeof(actual)",
-                "typeof(predicted)",
-            )
-            + ")",
-            "The error for label lists of other or different types.",
-            public=False,
-        ),
+        *_label_type_checks(),
         Macro(
             "internal.sql",
             "_mlsql_n_labels",
@@ -185,6 +172,92 @@ def _internal(q: Qualify) -> list[Macro]:
             "CASE WHEN other IS NULL THEN NULL\n"
             "         ELSE len(list_filter(labels, lambda x, i: x IS NOT NULL AND list_position(labels, x) = i)) END",
             "Distinct non-NULL labels in a list; NULL when either list of the row is NULL.",
+            public=False,
+        ),
+    ]
+
+
+#: a list type whose elements are integers of any width, signed or unsigned, or text (ENUM too)
+_INTEGER_LIST = r"U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]"
+_TEXT_LIST = r"(VARCHAR|ENUM\(.*\))\[\d*\]"
+
+
+def list_kind(type_name: str) -> str:
+    """SQL: the label kind (:mod:`mlsql._label_types`) of a list type's name: 'integer',
+    'text', 'null' (an all-NULL input), else the type itself (no label)."""
+    return (
+        f"CASE WHEN regexp_full_match({type_name}, '{_INTEGER_LIST}') THEN '{LT.INTEGER}'\n"
+        f"         WHEN regexp_full_match({type_name}, '{_TEXT_LIST}') THEN '{LT.TEXT}'\n"
+        f"         WHEN {type_name} = '\"NULL\"' THEN '{LT.NULL}' ELSE {type_name} END"
+    )
+
+
+def _label_type_checks() -> list[Macro]:
+    """The label type rule of :mod:`mlsql._label_types` as macros (``typeof`` folds when bound)."""
+    kind_a, kind_p = list_kind("typeof(actual)"), list_kind("typeof(predicted)")
+    labels = ", ".join(f"'{k}'" for k in (*LT.LABEL_KINDS, LT.NULL))
+    not_a_label = lambda side, name: sql_message(  # noqa: E731
+        LT.NOT_A_LABEL_MESSAGE.format(func="{}", name="{}", type="{}"),
+        "func",
+        name,
+        f"typeof({side})",
+    )
+    mismatch = sql_message(
+        LT.MISMATCH_MESSAGE.format(
+            func="{}", left="{}", right="{}", left_type="{}", right_type="{}"
+        ),
+        "func",
+        "left_name",
+        "right_name",
+        "left_name",
+        "typeof(actual)",
+        "right_name",
+        "typeof(predicted)",
+    )
+    error = (
+        f"CASE WHEN ({kind_a}) NOT IN ({labels}) THEN error({not_a_label('actual', 'left_name')})\n"
+        f"         WHEN ({kind_p}) NOT IN ({labels}) "
+        f"THEN error({not_a_label('predicted', 'right_name')})\n"
+        f"         ELSE error({mismatch}) END"
+    )
+    example_kind = list_kind("typeof(example)")
+    universe = sql_message(
+        LT.UNIVERSE_MESSAGE.format(func="{}", type="{}", kind="{}", labels="{}"),
+        "func",
+        "typeof(example)",
+        example_kind,
+        "'[' || array_to_string(list_transform(labels, lambda x: CASE WHEN typeof(x) = 'VARCHAR' "
+        "THEN chr(39) || x || chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']'",
+    )
+    return [
+        Macro(
+            "internal.sql",
+            "_mlsql_label_type_error",
+            ("actual", "predicted", "func", "left_name", "right_name"),
+            error,
+            "The error for lists that hold no labels (floats, booleans, ...) or two kinds.",
+            public=False,
+        ),
+        Macro(
+            "internal.sql",
+            "_mlsql_checked_label_lists",
+            ("actual", "predicted", "func", "left_name", "right_name"),
+            f"CASE WHEN ({kind_a}) IN ({labels}) AND ({kind_p}) IN ({labels})\n"
+            f"          AND ({kind_a} = {kind_p} OR '{LT.NULL}' IN ({kind_a}, {kind_p}))\n"
+            f"         THEN actual ELSE {error} END",
+            "actual, after checking that both lists hold labels of one kind (left_name, "
+            "right_name: their names in messages).",
+            public=False,
+        ),
+        Macro(
+            "internal.sql",
+            "_mlsql_typed_universe",
+            ("labels", "example", "func"),
+            f"cast_to_type(CASE WHEN labels IS NULL OR '{LT.NULL}' IN ({example_kind}, "
+            f"{list_kind('typeof(labels)')})\n"
+            f"          OR {example_kind} = {list_kind('typeof(labels)')} THEN labels\n"
+            f"         ELSE error({universe}) END, example)",
+            "A labels= universe as a list of example's type, after checking its kind.",
             public=False,
         ),
     ]
@@ -246,19 +319,22 @@ def _tp_macro() -> Macro:
 
 
 #: the label list types the public macros accept; anything else meets the fallback's error
-LABEL_LIST_TYPES = ("VARCHAR[]", "INTEGER[]", "BIGINT[]")
+LABEL_LIST_TYPES = ("VARCHAR[]", "INTEGER[]", "BIGINT[]", "HUGEINT[]", "UHUGEINT[]")
 
 
 def typed(m: Macro, q: Qualify, types: tuple[str, ...] = LABEL_LIST_TYPES) -> list[Macro]:
     """``m`` as overloads on the label list types, plus a fallback naming both types.
 
     DuckDB picks the overload by the argument types, so a text list against an
-    integer list (or any other type) meets mlsql's own error, and integer
-    widths may differ (INTEGER[] widens to BIGINT[]).
+    integer list, or a list of no labels (floats, booleans, nested lists, ...),
+    meets mlsql's own error, and integer widths may differ (INTEGER[] widens to
+    BIGINT[], unsigned ones to HUGEINT[]; UHUGEINT[] pairs with unsigned lists only).
     """
     rest = m.params[2:]
     out = [replace(m, params=(f"actual {t}", f"predicted {t}", *rest)) for t in types]
-    error = call(q("_mlsql_label_type_error"), Sql("actual"), Sql("predicted"), m.name)
+    error = call(
+        q("_mlsql_label_type_error"), Sql("actual"), Sql("predicted"), m.name, "actual", "predicted"
+    )
     return [*out, replace(m, body=str(error))]
 
 

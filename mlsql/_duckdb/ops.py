@@ -32,6 +32,12 @@ class SqlOps:
     def undefined(self, zero_division: Any, nothing_to_score: Any) -> Sql:
         return call(self.qualify("_mlsql_undefined"), zero_division, nothing_to_score)
 
+    def error_if(self, condition: Any, value: Any, template: str, got: Any) -> Sql:
+        """``value``, or DuckDB's ``error()`` with ``template`` ({} = ``got``) where ``condition``."""
+        before, after = (part.replace("'", "''") for part in template.split("{}"))
+        text = f"'{before}' || coalesce(CAST({lit(got)} AS VARCHAR), 'NULL') || '{after}'"
+        return when(condition, Sql(f"error({text})"), value)
+
     def sum(self, x: Any) -> Sql:
         return call("sum", x)
 

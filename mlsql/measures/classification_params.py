@@ -37,6 +37,22 @@ def number_message(func: str, name: str, got: str) -> str:
     return f"The '{name}' parameter of {func} must be a finite number. Got {got} instead."
 
 
+#: how each engine names a value that is not finite in :func:`finite_value_message`
+NOT_FINITE = ("NaN", "inf", "-inf")
+
+
+def finite_value_message(func: str, name: str, got: str) -> str:
+    """The error text for a NaN or infinite number among a measure's inputs (one of NOT_FINITE).
+
+    Every score and regression measure refuses them, as scikit-learn does: a NaN
+    score has no rank and no loss, an infinite one no difference.
+    """
+    return (
+        f"{func} takes finite numbers for {name}: NaN and infinite values are errors "
+        f"(as in scikit-learn). Got {got}."
+    )
+
+
 def binary_value_message(func: str, got: str) -> str:
     """The error text for a binary input holding something else than true/false or 0/1."""
     return f"{func} takes {BINARY_VALUES} values. Got {got} instead."

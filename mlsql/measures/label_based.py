@@ -118,10 +118,13 @@ def weighted_average(
 
 @formula
 def fbeta_of_means(ops: F.Ops, p: E, r: E, beta: Any) -> E:
-    """(1 + b²) P R / (b² P + R) of two averages (the R walkthrough's macro F1); 0 when both are 0."""
-    b2 = beta * beta
-    den = b2 * p + r
-    return ops.when(den == 0, 0.0, (1 + b2) * p * r / den)
+    """(1 + b²) P R / (b² P + R) of two averages (the R walkthrough's macro F1); 0 when both are 0.
+
+    Weighted as :func:`mlsql._formulas.fbeta_weights`, so a huge or tiny beta does not overflow.
+    """
+    w, u, v = F.fbeta_weights(ops, beta)
+    den = u * p + v * r
+    return ops.when(den == 0, 0.0, w * p * r / den)
 
 
 @formula

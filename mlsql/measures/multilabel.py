@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlsql import _formulas as F
+from mlsql import _params as P
 from mlsql._registry import Param, declare, measure
 
 FAMILY = "multilabel"
@@ -135,8 +136,12 @@ def _zero_one_loss(ops: Any, s: F.RowStats) -> Any:
     params=(Param("n_labels", None),),
 )
 def _hamming_loss(ops: Any, s: F.RowStats, n_labels: Any) -> Any:
-    c = F.pooled(ops, s)
-    return F.hamming_loss(ops, c.fp, c.fn, ops.count(s.tp), n_labels)
+    # a row's |A ∪ P| above n_labels would give a loss above 1: n_labels is too small
+    union = s.n_actual + s.n_predicted - s.tp
+    message = P.N_LABELS_TOO_SMALL_MESSAGE.format(func="hamming_loss")
+    tp = ops.error_if(union > n_labels, s.tp, message, n_labels)
+    c = F.pooled(ops, F.RowStats(tp, s.n_actual, s.n_predicted))
+    return F.hamming_loss(ops, c.fp, c.fn, ops.count(tp), n_labels)
 
 
 # ------------------------------------------------------------------ stored counts
@@ -284,7 +289,10 @@ def _zol_from_counts(ops: Any, k: CountsFields) -> Any:
     params=(Param("n_labels", None),),
 )
 def _hl_from_counts(ops: Any, k: CountsFields, n_labels: Any) -> Any:
-    return F.hamming_loss(ops, k.fp, k.fn, k.n_rows, n_labels)
+    # stored counts keep no row's labels: what they show is a loss above 1
+    message = P.N_LABELS_TOO_SMALL_MESSAGE.format(func="hamming_loss_from_counts")
+    fp = ops.error_if(k.fp + k.fn > k.n_rows * n_labels, k.fp, message, n_labels)
+    return F.hamming_loss(ops, fp, k.fn, k.n_rows, n_labels)
 
 
 # ------------------------------------------------------------------ Hivemall

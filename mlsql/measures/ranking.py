@@ -5,11 +5,12 @@ Three groups, each a formula over per-row statistics that the engines supply:
 - Hivemall's @k family over ``(rank_items, correct_items [, k])``:
   ``precision_at``, ``recall_at``, ``average_precision`` (MAP), ``hitrate``,
   ``mrr``, ``ndcg``, ``ranking_auc`` (Hivemall's ranking ``auc``: the binary
-  ``auc(score, label)`` keeps that name) and ``graded_ndcg`` (Hivemall's
+  ``auc(actual, predicted)`` keeps that name) and ``graded_ndcg`` (Hivemall's
   ``ndcg`` over relevance grades). Statistics: :class:`RankedStats`,
   :class:`GradedStats`.
-- scikit-learn's label-ranking measures over per-row label scores and the true
-  label set: ``coverage_error``, ``label_ranking_loss``,
+- scikit-learn's label-ranking measures over the true label set and per-row
+  label scores, ``(actual, scores)`` as scikit-learn's ``(y_true, y_score)``:
+  ``coverage_error``, ``label_ranking_loss``,
   ``label_ranking_average_precision``, ``one_error``, ``ndcg_score``.
   Statistics: :class:`ScoreStats`.
 - From scores to label lists: ``top_k``, ``above_threshold``, ``top_k_above``.
@@ -449,8 +450,10 @@ NOTES = {
 
 
 # ------------------------------------------------------------------ declarations
+#: Hivemall's order (its own measures keep it): the ranking first, then the truth
 RANKED = ("rank_items", "correct_items")
-SCORED = ("scores", "actual")
+#: the truth first, as scikit-learn's ``(y_true, y_score)``
+SCORED = ("actual", "scores")
 
 _AT_K = {
     "precision_at": (
@@ -525,7 +528,7 @@ _SCORED = {
         (),
     ),
 }
-for _name, (_summary, _row, _params, _aliases) in _SCORED.items():
+for _name, (_summary, _score_row, _params, _aliases) in _SCORED.items():
     measure(
         _name,
         "aggregate",
@@ -534,7 +537,7 @@ for _name, (_summary, _row, _params, _aliases) in _SCORED.items():
         inputs=SCORED,
         params=_params,
         aliases=_aliases,
-    )(_aggregate(_name, _row))
+    )(_aggregate(_name, _score_row))
 
 # ------------------------------------------------------------------ scores to label lists
 declare(

@@ -59,27 +59,37 @@ def _functions() -> dict[str, Callable[..., pl.Expr]]:
     return out
 
 
-def _add_examples(functions: dict[str, Callable[..., pl.Expr]]) -> None:
-    """Append a runnable example, its output computed now, to each generated docstring."""
-    import sys
-
+def _example_statements(functions: dict[str, Callable[..., pl.Expr]]) -> dict[str, list[str]]:
+    """Per generated function, the statements of its docstring example (not run here)."""
     mods = families.modules()
+    out: dict[str, list[str]] = {}
     for name, fn in functions.items():
         m = REGISTRY.get(name)
-        doc = fn.__doc__ or ""
-        if m is None or "Examples\n--------" in doc:
+        if m is None or "Examples\n--------" in (fn.__doc__ or ""):
             continue  # an alias (documented under its name) or written by hand
-        mod = families.serving(m.family, mods)
-        hook = getattr(mod, "example", None)
-        if hook is None:
-            continue
-        columns, params = hook(m)
-        statements = _build.example(name, m.kind, columns, m.inputs, params)
-        try:
-            lines = _build.run(statements, sys.modules[__name__])
-        except Exception as error:  # a broken example must not break the import
-            lines = [f">>> {s}" for s in statements] + [f"<example failed: {error}>"]
-        fn.__doc__ = doc.rstrip("\n") + "\n\nExamples\n--------\n" + "\n".join(lines) + "\n"
+        hook = getattr(families.serving(m.family, mods), "example", None)
+        if hook is not None:
+            columns, params = hook(m)
+            out[name] = _build.example(name, m.kind, columns, m.inputs, params)
+    return out
+
+
+def _add_examples(
+    functions: dict[str, Callable[..., pl.Expr]], examples: dict[str, list[str]]
+) -> None:
+    """Append each generated docstring's example, its output as written in ``_example_outputs``.
+
+    The outputs are computed once by ``python -m mlsql._stubs`` and committed, so
+    importing runs no example and the doctests compare with a written value.
+    """
+    from mlsql.polars._example_outputs import OUTPUTS
+
+    for name, statements in examples.items():
+        fn = functions[name]
+        output = OUTPUTS.get(name, "<no output written: run python -m mlsql._stubs>")
+        lines = [*(f">>> {s}" for s in statements), output]
+        fn.__doc__ = (fn.__doc__ or "").rstrip("\n") + "\n\nExamples\n--------\n"
+        fn.__doc__ += "\n".join(lines) + "\n"
 
 
 def _expression_functions(functions: dict[str, Callable[..., pl.Expr]]) -> dict[str, Any]:
@@ -90,7 +100,9 @@ def _expression_functions(functions: dict[str, Callable[..., pl.Expr]]) -> dict[
 
 FUNCTIONS = _functions()
 globals().update(FUNCTIONS)
-_add_examples(FUNCTIONS)
+#: the statements of each generated docstring example (their outputs: ``_example_outputs``)
+_EXAMPLES = _example_statements(FUNCTIONS)
+_add_examples(FUNCTIONS, _EXAMPLES)
 namespace.install(_expression_functions(FUNCTIONS))
 
 __all__ = ["MlsqlError", *sorted(FUNCTIONS)]

@@ -294,7 +294,7 @@ def example(
     inputs: Sequence[str],
     params: dict[str, Any] | None = None,
 ) -> list[str]:
-    """Doctest statements showing ``name`` on a small DataFrame (output added by :func:`run`)."""
+    """Doctest statements showing ``name`` on a small DataFrame (its output: :func:`run`)."""
     args = ", ".join([*map(repr, inputs), *(f"{k}={v!r}" for k, v in (params or {}).items())])
     out = ["import polars as pl", "import mlsql.polars as mp", f"df = pl.DataFrame({columns!r})"]
     if tuple(inputs) == ("counts",):
@@ -306,11 +306,13 @@ def example(
     return out
 
 
-def run(statements: list[str], mp: Any) -> list[str]:
-    """Docstring lines of ``statements`` with the last one's output, computed now with ``mp``."""
+def run(statements: list[str], mp: Any) -> str:
+    """The output of the last of ``statements`` (as doctest shows it), computed now with ``mp``.
+
+    Used by ``python -m mlsql._stubs`` to write the examples' outputs once.
+    """
     env: dict[str, Any] = {"pl": pl, "mp": mp}
     for statement in statements[:-1]:
         if not statement.startswith("import "):
             exec(statement, env)
-    value = eval(statements[-1], env)
-    return [*(f">>> {s}" for s in statements), repr(value)]
+    return repr(eval(statements[-1], env))

@@ -21,6 +21,7 @@ from typing import Any, Union
 
 import polars as pl
 
+from mlsql import _label_types as LT
 from mlsql._errors import MlsqlError
 
 IntoExpr = Union[str, pl.Expr]  # noqa: UP007  (a runtime alias, Python 3.10 compatible)
@@ -28,10 +29,7 @@ Pairs = list[tuple[pl.Expr, pl.DataType]]
 #: a check: (function name, input names, (expr, dtype) pairs) -> the expressions to use
 Check = Callable[[str, Sequence[str], Pairs], list[pl.Expr]]
 
-MISMATCH_MESSAGE = (
-    "{func} needs {left} and {right} of the same label type (both text, both integers, ...). "
-    "Got {left} {left_dtype} and {right} {right_dtype}."
-)
+MISMATCH_MESSAGE = LT.MISMATCH_MESSAGE.replace("_type}", "_dtype}")
 NOT_A_LIST_MESSAGE = "{func} takes a list of labels per row for {name}. Got {name} {dtype}."
 
 
@@ -87,6 +85,10 @@ def inner(dtype: pl.DataType) -> pl.DataType | None:
 def label_lists(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
     """Check that every input is a list of labels of one kind; return them as comparable lists.
 
+    Which element types are labels is :mod:`mlsql._label_types`' rule; it is
+    checked here, on the dtype, before any list operation is built (Polars
+    panics on set operations over nested lists or structs).
+
     Examples
     --------
     >>> pairs = [(pl.col("a"), pl.List(pl.Int64)), (pl.col("p"), pl.List(pl.String))]
@@ -98,6 +100,8 @@ def label_lists(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
     for (_, dtype), name in zip(pairs, names, strict=True):
         if inner(dtype) is None:
             raise MlsqlError(NOT_A_LIST_MESSAGE.format(func=func, name=name, dtype=dtype))
+    kinds = [kind(inner(d)) for _, d in pairs]  # type: ignore[arg-type]
+    LT.check_labels(func, names, kinds, [str(d) for _, d in pairs])
     return same_kind(func, names, pairs)
 
 

@@ -237,6 +237,24 @@ def when(condition: Any, then: Any, otherwise: Any) -> Node:
     return Node("when", (c, t, o), _level(c, t, o), (on_unknown, on_known))
 
 
+def error_if(condition: Any, value: Any, message: str) -> Node:
+    """``value``; the query fails with ``message`` where ``condition`` is true."""
+    c, v = as_node(condition), as_node(value)
+    return Node("error_if", (c, v, const(message)), _level(c, v), v.nulls)
+
+
+def raise_where(condition: pl.Expr, message: str) -> pl.Expr:
+    """``condition``, after raising :class:`~mlsql.MlsqlError` (``message``) if any row is true."""
+    from mlsql._errors import MlsqlError
+
+    def check(batch: pl.Series) -> pl.Series:
+        if batch.any():
+            raise MlsqlError(message)
+        return batch
+
+    return condition.map_batches(check, return_dtype=pl.Boolean, is_elementwise=True)
+
+
 def aggregation(op: str, x: Node) -> Node:
     """One Polars aggregation of a per-row node."""
     return Node(op, (x,), AGG, MAYBE)
@@ -410,6 +428,9 @@ class Lowering:
         if op == "when":
             c, t, o = (self.tree(a, env) for a in args)
             return pl.when(c).then(t).otherwise(o)
+        if op == "error_if":
+            c, v = (self.tree(a, env) for a in args[:2])
+            return pl.when(raise_where(c, args[2].args[0])).then(None).otherwise(v)
         raise AssertionError(f"unknown node {op}")
 
 

@@ -86,6 +86,17 @@ class PolarsOps:
         """Non-NULL values of ``x``."""
         return S.count(x) if _symbolic(x) else _expr(x).count().cast(pl.Int64)
 
+    def error_if(self, condition: Any, value: Any, template: str, got: Any) -> Any:
+        """``value``; raises :class:`MlsqlError` (``template``, {} = ``got``) where ``condition``.
+
+        Polars has no error expression: the condition is checked batch by batch
+        as it streams (``map_batches``, elementwise) and the query fails at the first true.
+        """
+        message = template.format(got)
+        if _symbolic(condition, value):
+            return S.error_if(condition, value, message)
+        return pl.when(S.raise_where(_expr(condition), message)).then(None).otherwise(_expr(value))
+
     def is_nan(self, x: Any) -> Any:
         """True where ``x`` is NaN (NULL stays NULL)."""
         return S.unary("is_nan", x) if _symbolic(x) else _expr(x).cast(pl.Float64).is_nan()

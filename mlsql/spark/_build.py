@@ -29,7 +29,8 @@ from mlsql.spark.ops import SparkOps, column
 OPS = SparkOps()
 IntoColumn = Union[str, Column]  # noqa: UP007  (a runtime alias, Python 3.10 compatible)
 #: a check: (function name, input names, input Columns) -> None, raising MlsqlError
-Check = Callable[[str, Sequence[str], Sequence[Column]], None]
+#: a check raises on input types it can see; it may return the Columns to use instead
+Check = Callable[[str, Sequence[str], Sequence[Column]], "Sequence[Column] | None"]
 
 
 # ---------------------------------------------------------------- parameters
@@ -201,7 +202,7 @@ def function(
         params = checked_params(m, {p.name: bound.arguments[p.name] for p in m.params}, family)
         cols = [to_column(bound.arguments[name], m.name, name) for name in m.inputs]
         if check is not None:
-            check(m.name, m.inputs, cols)
+            cols = list(check(m.name, m.inputs, cols) or cols)
         return column(build(*cols, **params)).alias(m.name)
 
     public.__name__ = public.__qualname__ = m.name

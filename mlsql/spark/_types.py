@@ -27,12 +27,10 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from mlsql import _label_types as LT
 from mlsql._errors import MlsqlError
 
-MISMATCH_MESSAGE = (
-    "{func} needs {left} and {right} of the same label type (both text, both integers, ...). "
-    "Got {left} {left_type} and {right} {right_type}."
-)
+MISMATCH_MESSAGE = LT.MISMATCH_MESSAGE
 NOT_A_LIST_MESSAGE = "{func} takes an array of labels per row for {name}. Got {name} {type}."
 NOT_A_COLUMN_MESSAGE = (
     "{func} takes a column name or a pyspark Column for {name}. Got {value!r} instead."
@@ -111,18 +109,51 @@ def element(dtype: T.DataType | None) -> T.DataType | None:
     return dtype.elementType if isinstance(dtype, T.ArrayType) else None
 
 
-def check_label_lists(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
+def check_label_lists(func: str, names: Sequence[str], cols: Sequence[Column]) -> list[Column]:
     """Raise :class:`MlsqlError` unless the (known) types are arrays of one label kind.
 
-    Columns whose type is unknown (see the module docstring) are left to Spark.
+    Which element types are labels is :mod:`mlsql._label_types`' rule. A Column
+    whose type is unknown (see the module docstring) is returned guarded: Spark
+    raises mlsql's message when the query runs if its type holds no labels
+    (``typeof`` is folded to a constant when Spark plans the query, so the guard
+    costs nothing per row); two kinds are Spark's analyzer's error.
     """
     types = [data_type(c) for c in cols]
+    check_label_array_types(func, names, types)
+    return [
+        c if t is not None else _guarded(func, n, c)
+        for n, c, t in zip(names, cols, types, strict=True)
+    ]
+
+
+#: Spark's ``typeof`` of an array of labels (or of an all-NULL input)
+_LABEL_ARRAY = r"array<(string|varchar\(\d+\)|char\(\d+\)|tinyint|smallint|int|bigint|void)>|void"
+
+
+def _guarded(func: str, name: str, col: Column) -> Column:
+    """``col``, or Spark's ``raise_error`` with mlsql's message if its type holds no labels."""
+    before, after = LT.NOT_A_LABEL_MESSAGE.format(func=func, name=name, type="{}").split("{}")
+    t = F.typeof(col)
+    bad = F.raise_error(F.concat(F.lit(before), t, F.lit(after)))
+    return F.when(t.rlike(f"^({_LABEL_ARRAY})$"), col).otherwise(bad)
+
+
+def check_label_array_types(
+    func: str, names: Sequence[str], types: Sequence[T.DataType | None]
+) -> None:
+    """Raise :class:`MlsqlError` unless every known type is an array of labels, all of one kind."""
     for name, dtype in zip(names, types, strict=True):
         if dtype is not None and not isinstance(dtype, (T.ArrayType, T.NullType)):
             raise MlsqlError(
                 NOT_A_LIST_MESSAGE.format(func=func, name=name, type=dtype.simpleString())
             )
-    check_same_kind(func, names, types)
+    known = [(n, t) for n, t in zip(names, types, strict=True) if t is not None]
+    LT.check_labels(
+        func,
+        [n for n, _ in known],
+        [kind(element(t) or t) for _, t in known],
+        [t.simpleString() for _, t in known],
+    )
 
 
 def check_same_kind(func: str, names: Sequence[str], types: Sequence[T.DataType | None]) -> None:

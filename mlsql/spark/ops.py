@@ -74,6 +74,12 @@ class SparkOps:
         """Non-NULL values of ``x``."""
         return F.count(column(x))
 
+    def error_if(self, condition: Any, value: Any, template: str, got: Any) -> Column:
+        """``value``, or Spark's ``raise_error`` with ``template`` ({} = ``got``) where ``condition``."""
+        before, after = template.split("{}")
+        text = F.concat(F.lit(before), column(got).cast("string"), F.lit(after))
+        return F.when(column(condition), F.raise_error(text)).otherwise(column(value))
+
     def is_nan(self, x: Any) -> Column:
         """True where ``x`` is NaN (false where it is NULL)."""
         return F.isnan(column(x))

@@ -131,6 +131,9 @@ class SparkSqlOps:
     def count(self, x: Any) -> Sql:
         return Sql(f"count({number(x)})")
 
+    def error_if(self, condition: Any, value: Any, template: str, got: Any) -> Sql:
+        return self.when(condition, Sql(f"raise_error({message(template, number(got))})"), value)
+
     def is_nan(self, x: Any) -> Sql:
         return Sql(f"isnan({number(x)})")
 

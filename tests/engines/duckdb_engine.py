@@ -42,6 +42,32 @@ class DuckDBEngine:
         cols = ", ".join(quote_ident(c) for c in columns)
         return self._query(table, f"SELECT {measure}({cols}{_args(params)}) FROM t")[0][0]
 
+    def many(
+        self,
+        table: pa.Table,
+        calls: list[tuple[str, tuple[str, ...], dict[str, Any]]],
+        *,
+        per_row: bool = False,
+    ) -> list[Any]:
+        """Every call in one SELECT: a value per call (a list of row values with ``per_row``)."""
+        items = ", ".join(
+            f"{name}({', '.join(quote_ident(c) for c in cols)}{_args(params)}) AS c{i}"
+            for i, (name, cols, params) in enumerate(calls)
+        )
+        rows = self._query(table, f"SELECT {items} FROM t")
+        if per_row:
+            return [[r[i] for r in rows] for i in range(len(calls))]
+        return list(rows[0])
+
+    def daily_counts(self, table: pa.Table) -> pa.Table:
+        """``multilabel_counts`` per partition ``g``, as stored counts in a column ``counts``."""
+        self.con.register("t", table)
+        try:
+            sql = "SELECT g, multilabel_counts(actual, predicted) AS counts FROM t GROUP BY g"
+            return self.con.sql(sql).to_arrow_table()
+        finally:
+            self.con.unregister("t")
+
     def grouped(self, measure: str, table: pa.Table, **params: Any) -> dict[Any, Any]:
         rows = self._query(
             table, f"SELECT g, {measure}(actual, predicted{_args(params)}) FROM t GROUP BY g"

@@ -43,6 +43,28 @@ class PolarsEngine:
         expr = self.function(measure)(*columns, **params).alias("value")
         return _collect(_frame(table).select(expr)).item()
 
+    def many(
+        self,
+        table: pa.Table,
+        calls: list[tuple[str, tuple[str, ...], dict[str, Any]]],
+        *,
+        per_row: bool = False,
+    ) -> list[Any]:
+        """Every call in one ``select``: a value per call (a list of row values with ``per_row``)."""
+        exprs = [
+            self.function(name)(*cols, **params).alias(f"c{i}")
+            for i, (name, cols, params) in enumerate(calls)
+        ]
+        out = _collect(_frame(table).select(exprs))
+        if per_row:
+            return [out[f"c{i}"].to_list() for i in range(len(calls))]
+        return [out[f"c{i}"].item() for i in range(len(calls))]
+
+    def daily_counts(self, table: pa.Table) -> pa.Table:
+        """``multilabel_counts`` per partition ``g``, as stored counts in a column ``counts``."""
+        expr = mp.multilabel_counts("actual", "predicted").alias("counts")
+        return _collect(_frame(table).group_by("g").agg(expr)).to_arrow()
+
     def grouped(self, measure: str, table: pa.Table, **params: Any) -> dict[Any, Any]:
         expr = self.function(measure)("actual", "predicted", **params).alias("value")
         out = _collect(_frame(table).group_by("g").agg(expr))

@@ -38,6 +38,8 @@ def session() -> Any:
             .config("spark.default.parallelism", "2")
             .config("spark.driver.memory", "1g")
             .config("spark.sql.adaptive.enabled", "false")
+            .config("spark.sql.codegen.wholeStage", "false")
+            .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
             .getOrCreate()
         )
         _SESSION.sparkContext.setLogLevel("OFF")
@@ -71,6 +73,8 @@ def spark_type(t: pa.DataType) -> Any:
     }
     if t in simple:
         return simple[t]
+    if pa.types.is_decimal(t):
+        return T.DecimalType(t.precision, t.scale)
     raise TypeError(f"no Spark type for Arrow {t}")
 
 
@@ -138,6 +142,30 @@ class SparkEngine:
         if m is not None and m.kind not in ("aggregate", "counts"):  # per row: the first row's
             return _plain(df.select(col).first()[0])
         return _plain(df.agg(col).first()[0])
+
+    def many(
+        self,
+        table: pa.Table,
+        calls: list[tuple[str, tuple[str, ...], dict[str, Any]]],
+        *,
+        per_row: bool = False,
+    ) -> list[Any]:
+        """Every call in one ``agg`` (or ``select`` with ``per_row``): one Spark job."""
+        df = frame(table)
+        cols = [
+            self.function(name)(*(df[c] for c in columns), **params).alias(f"c{i}")
+            for i, (name, columns, params) in enumerate(calls)
+        ]
+        if per_row:
+            rows = df.select(*cols).collect()
+            return [[_plain(r[i]) for r in rows] for i in range(len(calls))]
+        return [_plain(v) for v in df.agg(*cols).first()]
+
+    def daily_counts(self, table: pa.Table) -> pa.Table:
+        """``multilabel_counts`` per partition ``g``, as stored counts in a column ``counts``."""
+        df = frame(table)
+        counts = self.ms.multilabel_counts(df["actual"], df["predicted"]).alias("counts")
+        return df.groupBy("g").agg(counts).toArrow()
 
     def grouped(self, measure: str, table: pa.Table, **params: Any) -> dict[Any, Any]:
         df = frame(table)

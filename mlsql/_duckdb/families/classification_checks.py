@@ -71,6 +71,13 @@ def _checks() -> list[Macro]:
         f" THEN {lit(CP.RANKING_AUC_HINT)} ELSE '' END"
     )
     binary_value = sql_message(CP.binary_value_message("{}", "{}"), "func", "CAST(x AS VARCHAR)")
+    not_finite = sql_message(
+        CP.finite_value_message("{}", "{}", "{}"),
+        "func",
+        "name",
+        f"CASE WHEN isnan(CAST(x AS DOUBLE)) THEN '{CP.NOT_FINITE[0]}' "
+        f"WHEN CAST(x AS DOUBLE) > 0 THEN '{CP.NOT_FINITE[1]}' ELSE '{CP.NOT_FINITE[2]}' END",
+    )
     number_type = sql_message(
         CP.number_type_message("{}", "{}", "{}"), "func", "name", "name", "typeof(x)"
     )
@@ -132,8 +139,10 @@ def _checks() -> list[Macro]:
             "_mlsql_number",
             ("x", "name", "func"),
             f"""CASE WHEN NOT regexp_full_match(typeof(x), '({NUMERIC_TYPES}|"NULL")')
-         THEN error({number_type}) ELSE CAST(x AS DOUBLE) END""",
-            "A numeric input as DOUBLE (other types are an error).",
+         THEN error({number_type})
+         WHEN x IS NULL OR isfinite(CAST(x AS DOUBLE)) THEN CAST(x AS DOUBLE)
+         ELSE error({not_finite}) END""",
+            "A numeric input as DOUBLE (other types, NaN and infinite values are an error).",
             public=False,
         ),
         Macro(

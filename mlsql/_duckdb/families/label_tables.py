@@ -45,8 +45,10 @@ TABLE_SIGNATURE = (
 
 
 def _spread(q: Qualify) -> Macro:
-    in_universe = "(labels IS NULL OR list_contains(labels, x))"
+    universe = q("_mlsql_typed_universe")
+    in_universe = f"(labels IS NULL OR list_contains({universe}(labels, {{side}}, func), x))"
     skip = f"x IS NULL OR list_position({{side}}, x) <> i OR NOT {in_universe}"
+    checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, func, 'actual', 'predicted')"
     by_names = 'list_transform("by", lambda b: lower(b))'
     pred = LB.FLAG_PREDICTED
     body = f"""SELECT g,
@@ -64,7 +66,7 @@ def _spread(q: Qualify) -> Macro:
                        WHEN list_contains(p, x) THEN {LB.FLAG_BOTH} ELSE {LB.FLAG_ACTUAL} END) AS fa,
                    list_transform(p, lambda x, i: CASE WHEN {skip.format(side="p")} THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE a0 END AS a,
+                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE {checked} END AS a,
                        CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
@@ -75,7 +77,7 @@ def _spread(q: Qualify) -> Macro:
     return Macro(
         FILE,
         "_mlsql_label_spread",
-        ("source", "actual", "predicted", "labels", '"by"'),
+        ("source", "actual", "predicted", "labels", '"by"', "func"),
         body,
         "One pass over the source: count per (group, label, flag); label NULL rows hold row codes.",
         public=False,
@@ -102,11 +104,13 @@ def _counts_ctes(q: Qualify, func: str) -> str:
     labels = f"{q('_mlsql_check_labels')}(labels, '{func}')"
     flag = {"both": LB.FLAG_BOTH, "actual": LB.FLAG_ACTUAL, "predicted": LB.FLAG_PREDICTED}
     count = "CAST(coalesce(sum(n) FILTER (WHERE {}), 0) AS BIGINT)"
+    example = "[(SELECT label FROM seen LIMIT 0)]"  # a list of the label column's type
+    typed = f"{q('_mlsql_typed_universe')}({labels}, {example}, '{func}')"
     return f"""WITH params AS (
         SELECT {q("_mlsql_check_zero_division")}(zero_division, '{func}') AS zd,
                {q("_mlsql_check_beta")}(coalesce(beta, 1.0), '{func}') AS b),
     spread AS (
-        FROM {q("_mlsql_label_spread")}(source, actual, predicted, {labels}, "by")),
+        FROM {q("_mlsql_label_spread")}(source, actual, predicted, {labels}, "by", '{func}')),
     groups AS (
         SELECT g, {count.format("f < 0")} AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
@@ -123,7 +127,8 @@ def _counts_ctes(q: Qualify, func: str) -> str:
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
         UNION ALL
-        SELECT g, unnest(list_distinct({labels})) AS label FROM groups WHERE labels IS NOT NULL),
+        SELECT g, unnest(list_distinct({typed})) AS label
+        FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
                coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b

@@ -253,8 +253,11 @@ ENTRY_TYPES = ("STRUCT(label VARCHAR, score DOUBLE)[]", "STRUCT(label BIGINT, sc
 def with_entry_lists(q: Qualify, m: Macro) -> list[Macro]:
     """``m`` (over a score MAP) plus overloads taking a list of {label, score} structs."""
     convert = f"{q('_mlsql_scores_map')}(scores)"
-    body = re.sub(r"\(scores([,)])", lambda g: f"({convert}{g.group(1)}", m.body)
-    typed = [replace(m, params=(f"scores {t}", *m.params[1:]), body=body) for t in ENTRY_TYPES]
+    body = re.sub(r"(?<=\()scores(?=[,)])|(?<=, )scores(?=[,)])", convert, m.body)
+    typed = [
+        replace(m, params=tuple(f"scores {t}" if p == "scores" else p for p in m.params), body=body)
+        for t in ENTRY_TYPES
+    ]
     return [*typed, m]
 
 
@@ -365,7 +368,7 @@ def _sets(q: Qualify) -> list[Macro]:
             Macro(
                 FILE,
                 "top_k_above",
-                ("scores", "k", "threshold"),
+                ("scores", "k := NULL", "threshold := NULL"),
                 f"{top}({above}(scores, {check_t}(threshold, 'top_k_above')), {check_k}(k, 'top_k_above'))",
                 "At most k labels of a score map, each scored >= threshold, best first (ties by label).",
             ),
@@ -394,7 +397,7 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
                 ),
             )
         elif m.inputs == R.SCORED:
-            lists = f"{q('_mlsql_score_lists')}(scores, actual)"
+            lists = f"{q('_mlsql_score_lists')}(scores, actual)"  # inputs: (actual, scores)
             body = let(lists, "sr", R.row_value(ops, m.name, _score_stats(q, "sr")))
         else:
             body = R.row_value(ops, m.name, _graded_stats(q, a, b))
@@ -404,6 +407,8 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
             Macro(FILE, row_name, row_params, str(body), f"Per row: {m.summary}", public=False)
         )
         args = [Sql(a), Sql(b)]
+        if m.inputs == R.RANKED:  # ranked items are labels: text or integers, one kind
+            args[0] = call(q("_mlsql_checked_label_lists"), Sql(a), Sql(b), m.name, a, b)
         if has_k:
             args.append(call(q("_mlsql_check_k"), Sql("k"), m.name))
         public = (a, b, "k := NULL") if has_k else (a, b)

@@ -44,14 +44,29 @@ def stats(q: Qualify, m: Measure) -> RG.RegressionStats:
 
     y, p = side("actual"), side("predicted")
     err = f"({y} - {p})"
+    n = Sql(f"count({err})")
+    values, means = {1: y, 2: p}, {1: f"avg({y})", 2: f"avg({p})"}
+
+    def comoment(i: int, j: int) -> Sql:  # over each known row centred on the rounded means
+        if i == j:  # one side: a list of its values
+            rows, di = f"list({values[i]})", f"(v - {means[i]})"
+            dj = di
+        else:
+            rows = f"list([{values[i]}, {values[j]}])"
+            di, dj = (f"(v[{k}] - {means[k]})" for k in (i, j))
+        total = f"list_sum(list_transform({rows}, lambda v: {{}}))".format
+        return RG.centred_comoment(
+            SqlOps(q), Sql(total(f"{di} * {dj}")), Sql(total(di)), Sql(total(dj)), n
+        )
+
     return RG.RegressionStats(
-        n=Sql(f"count({err})"),
+        n=n,
         sse=Sql(f"sum({err} * {err})"),
         sae=Sql(f"sum(abs({err}))"),
         sape=Sql(f"sum(abs({err}) / greatest(abs({y}), {lit(RG.EPSILON)}))"),
-        var_actual=Sql(f"var_pop({y})"),
-        var_predicted=Sql(f"var_pop({p})"),
-        covariance=Sql(f"covar_pop({y}, {p})"),
+        var_actual=comoment(1, 1),
+        var_predicted=comoment(2, 2),
+        covariance=comoment(1, 2),
         var_error=Sql(f"var_pop({err})"),
         sad_actual=Sql(f"list_sum(list_transform(list({y}), lambda v: abs(v - avg({y}))))"),
     )

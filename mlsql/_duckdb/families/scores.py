@@ -41,7 +41,10 @@ def stats(q: Qualify, m: Measure) -> object:
     label, score = ("label", "score") if m.inputs == ("score", "label") else ("actual", "predicted")
     known = f"{label} IS NOT NULL AND {score} IS NOT NULL"
     y = call(q("_mlsql_binary_flag"), Sql(label), label, m.name)
-    s = call(q("_mlsql_number"), Sql(score), score, m.name)
+    # a score is checked (NaN, infinite) on rows whose label is known
+    s = call(
+        q("_mlsql_number"), Sql(f"CASE WHEN {label} IS NOT NULL THEN {score} END"), score, m.name
+    )
     if m.name.endswith("logloss"):
         p = f"greatest(least({s}, {lit(1 - SC.CLIP)}), {lit(SC.CLIP)})"
         term = SC.log_loss_term(

@@ -31,7 +31,7 @@ Frame = pl.DataFrame | pl.LazyFrame
 # ------------------------------------------------------------------ inputs
 def _check_01(func: str) -> Callable[[pl.Series], pl.Series]:
     def check(values: pl.Series) -> pl.Series:
-        bad = values.filter(values.is_not_null() & ~values.is_in([0, 1]))
+        bad = values.filter(values.is_not_null() & (values != 0) & (values != 1))
         if len(bad):
             raise MlsqlError(CP.binary_value_message(func, str(bad[0])))
         return values
@@ -52,8 +52,26 @@ def binary_flag(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> pl.E
     raise MlsqlError(CP.binary_type_message(func, name, str(dtype), is_list=is_list))
 
 
-def number(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-    """A numeric input as Float64; other types are an error."""
+def _check_finite(func: str, name: str) -> Callable[[pl.Series], pl.Series]:
+    def check(values: pl.Series) -> pl.Series:
+        bad = values.filter(values.is_not_null() & ~values.is_finite())
+        if len(bad):
+            x = bad[0]
+            got = CP.NOT_FINITE[0 if x != x else 1 if x > 0 else 2]
+            raise MlsqlError(CP.finite_value_message(func, name, got))
+        return values
+
+    return check
+
+
+def number(
+    func: str, name: str, expr: pl.Expr, dtype: pl.DataType, *, finite: bool = False
+) -> pl.Expr:
+    """A numeric input as Float64; other types are an error, and with ``finite`` NaN and
+    infinite values too (checked as they are read, a cheap elementwise batch check)."""
+    if finite and dtype.is_float():
+        check = _check_finite(func, name)
+        return expr.map_batches(check, return_dtype=dtype, is_elementwise=True).cast(pl.Float64)
     if dtype.is_numeric() or dtype == pl.Null:
         return expr.cast(pl.Float64)
     raise MlsqlError(CP.number_type_message(func, name, str(dtype)))
@@ -67,6 +85,15 @@ def binary_inputs(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr
 def numeric_inputs(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
     """Every input a number (as Float64)."""
     return [number(func, n, e, d) for n, (e, d) in zip(names, pairs, strict=True)]
+
+
+def finite_inputs(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
+    """Every input a finite number (as Float64), NULL where a row has a NULL (left unchecked)."""
+    mask = known(*(e for e, _ in pairs))
+    return [
+        number(func, n, pl.when(mask).then(e), d, finite=True)
+        for n, (e, d) in zip(names, pairs, strict=True)
+    ]
 
 
 def labels(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:

@@ -18,11 +18,12 @@ from typing import Any
 
 import polars as pl
 
+from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql.measures import label_based as LB
-from mlsql.polars._dtypes import label_lists
+from mlsql.polars._dtypes import inner, kind, label_lists
 from mlsql.polars.ops import PolarsOps
 
 FAMILIES = (LB.FAMILY,)
@@ -32,19 +33,6 @@ Frame = pl.DataFrame | pl.LazyFrame
 
 
 # ------------------------------------------------------------------ inputs
-def _universe(labels: Sequence[Any] | None, func: str) -> list[Any] | None:
-    if labels is None:
-        return None
-    if isinstance(labels, (str, bytes)):
-        raise MlsqlError(
-            f"The 'labels' parameter of {func} must be a list of labels. Got {labels!r} instead."
-        )
-    values = list(dict.fromkeys(x for x in labels if x is not None))
-    if not values:
-        raise MlsqlError(f"The 'labels' parameter of {func} must hold at least one label.")
-    return values
-
-
 def _prepared(
     func: str,
     source: Frame,
@@ -62,7 +50,7 @@ def _prepared(
     lf = source.lazy()
     schema = lf.collect_schema()
     groups = P.check_by(by, func)
-    universe = _universe(labels, func)
+    universe = LT.check_universe(labels, func)
     for role, name in (("actual", actual), ("predicted", predicted), *(("by", b) for b in groups)):
         if name not in schema:
             raise MlsqlError(
@@ -78,6 +66,8 @@ def _prepared(
         ["actual", "predicted"],
         [(pl.col(actual), schema[actual]), (pl.col(predicted), schema[predicted])],
     )
+    side = actual if kind(inner(schema[actual])) != LT.NULL else predicted  # type: ignore[arg-type]
+    LT.check_universe_kind(universe, kind(inner(schema[side])), str(schema[side]), func)  # type: ignore[arg-type]
     if not groups:
         groups = [ALL]
         lf = lf.with_columns(pl.lit(0).alias(ALL))

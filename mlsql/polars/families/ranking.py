@@ -23,11 +23,11 @@ Examples
 0.833333
 >>> scores = pl.DataFrame(
 ...     {
-...         "scores": [[{"label": "cat", "score": 0.9}, {"label": "dog", "score": 0.4}]],
 ...         "actual": [["dog"]],
+...         "scores": [[{"label": "cat", "score": 0.9}, {"label": "dog", "score": 0.4}]],
 ...     }
 ... )
->>> scores.select(mp.coverage_error("scores", "actual")).item()
+>>> scores.select(mp.coverage_error("actual", "scores")).item()
 2.0
 >>> scores.select(mp.top_k("scores", k=1)).item().to_list()
 ['cat']
@@ -128,13 +128,13 @@ def _score_entries(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> t
 
 
 def _scores_check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
-    """Scores (list of (label, score) structs) and a list of true labels of the same kind."""
-    (s_expr, s_dtype), (a_expr, a_dtype) = pairs
-    entries, label_type = _score_entries(func, names[0], s_expr, s_dtype)
+    """A list of true labels and scores (list of (label, score) structs) of the same kind."""
+    (a_expr, a_dtype), (s_expr, s_dtype) = pairs
+    entries, label_type = _score_entries(func, names[1], s_expr, s_dtype)
     actual_type = inner(a_dtype)
     if actual_type is None:
-        raise MlsqlError(NOT_A_LIST_MESSAGE.format(func=func, name=names[1], dtype=a_dtype))
-    check_same_kind(func, names, [s_dtype, a_dtype], [label_type, actual_type])
+        raise MlsqlError(NOT_A_LIST_MESSAGE.format(func=func, name=names[0], dtype=a_dtype))
+    check_same_kind(func, names, [a_dtype, s_dtype], [actual_type, label_type])
     if kind(label_type) == "text" or kind(actual_type) == "null":
         target = pl.String() if kind(label_type) == "text" else label_type
         a_expr = a_expr.cast(pl.List(target))
@@ -143,7 +143,7 @@ def _scores_check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr
         )
     elif isinstance(a_dtype, pl.Array):
         a_expr = a_expr.arr.to_list()
-    return [entries, a_expr]
+    return [a_expr, entries]
 
 
 def _scores_only_check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
@@ -293,7 +293,7 @@ def label_scores(entries: pl.Expr, truth: pl.Expr) -> pl.Expr:
     )
 
 
-def score_row(entries: pl.Expr, actual: pl.Expr, k: int | None, body: Callable) -> Any:
+def score_row(actual: pl.Expr, entries: pl.Expr, k: int | None, body: Callable) -> Any:
     """``body(stats)`` per row, the label-ranking statistics computed once each."""
     truth = _distinct(actual)
     labels = label_scores(entries, truth)
@@ -373,6 +373,7 @@ def _head(labels: pl.Expr, k: int | None) -> pl.Expr:
 # ------------------------------------------------------------------ docstring examples
 EXAMPLE_RANKED = {"rank_items": [[1, 3, 2, 6], [4, 5]], "correct_items": [[1, 2, 4], [5]]}
 EXAMPLE_SCORED = {
+    "actual": [["cat"], ["owl", "cat"]],
     "scores": [
         [{"label": "cat", "score": 0.9}, {"label": "dog", "score": 0.4}],
         [
@@ -381,7 +382,6 @@ EXAMPLE_SCORED = {
             {"label": "owl", "score": 0.7},
         ],
     ],
-    "actual": [["cat"], ["owl", "cat"]],
 }
 EXAMPLE_GRADED = {"ranked_relevance": [[5, 2, 4, 1, 3]], "ideal_relevance": [[5, 4, 3]]}
 

@@ -41,14 +41,20 @@ def stats_of(m: Measure) -> Any:
         mask = K.known(*inputs)
         y, p = by_name["actual"].filter(mask), by_name["predicted"].filter(mask)
         err = y - p
+        n = mask.sum().cast(pl.Int64)
+        dy, dp = y - y.mean(), p - p.mean()  # centred on the rounded means
+
+        def comoment(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+            return RG.centred_comoment(K.OPS, (a * b).sum(), a.sum(), b.sum(), n)
+
         return RG.RegressionStats(
-            n=mask.sum().cast(pl.Int64),
+            n=n,
             sse=(err * err).sum(),
             sae=err.abs().sum(),
             sape=(err.abs() / pl.max_horizontal(y.abs(), pl.lit(RG.EPSILON))).sum(),
-            var_actual=y.var(ddof=0),
-            var_predicted=p.var(ddof=0),
-            covariance=pl.cov(y, p, ddof=0),
+            var_actual=comoment(dy, dy),
+            var_predicted=comoment(dp, dp),
+            covariance=comoment(dy, dp),
             var_error=err.var(ddof=0),
             sad_actual=(y - y.mean()).abs().sum(),
         )
@@ -65,6 +71,6 @@ __all__: list[str] = []
 for _m in measures(family=RG.FAMILY):
     if _m.build is not None and _m.available_in("polars"):
         globals()[_m.name] = K.direct(
-            lookup(_m), stats_of(_m), K.numeric_inputs, sys.modules[__name__]
+            lookup(_m), stats_of(_m), K.finite_inputs, sys.modules[__name__]
         )
         __all__.append(_m.name)

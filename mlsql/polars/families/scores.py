@@ -37,11 +37,12 @@ NAMES = {"actual": "label", "label": "label", "predicted": "score", "score": "sc
 def check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
     """The label boolean or 0/1, the score a number (as Float64)."""
     out = []
+    mask = K.known(*(e for e, _ in pairs))
     for name, (expr, dtype) in zip(names, pairs, strict=True):
         if NAMES[name] == "label":
             out.append(K.binary_flag(func, name, expr, dtype))
-        else:
-            out.append(K.number(func, name, expr, dtype))
+        else:  # a score is checked on rows whose label is known
+            out.append(K.number(func, name, pl.when(mask).then(expr), dtype, finite=True))
     return out
 
 

@@ -51,6 +51,21 @@ def numeric_inputs(func: str, names: Sequence[str], cols: Sequence[Column]) -> N
             raise MlsqlError(CP.number_type_message(func, name, dtype.simpleString()))
 
 
+def finite(func: str, name: str, x: Column) -> Column:
+    """``x`` as DOUBLE; a NaN or infinite value raises when read (NULL stays NULL)."""
+    d = x.cast("double")
+    text = CP.finite_value_message(func, name, "{}")
+    before, after = text.split("{}")
+    got = (
+        F.when(F.isnan(d), F.lit(CP.NOT_FINITE[0]))
+        .when(d > 0, F.lit(CP.NOT_FINITE[1]))
+        .otherwise(F.lit(CP.NOT_FINITE[2]))
+    )
+    bad = F.raise_error(F.concat(F.lit(before), got, F.lit(after)))
+    infinite = d.isin(float("inf"), float("-inf"))
+    return F.when(F.isnan(d) | infinite, bad).otherwise(d)
+
+
 def binary_flag(func: str, x: Column) -> Column:
     """1 for true / 1, 0 for false / 0, NULL for NULL; any other value raises when read."""
     text = CP.binary_value_message(func, "{}")

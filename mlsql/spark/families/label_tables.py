@@ -27,11 +27,12 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql.measures import label_based as LB
-from mlsql.spark._types import check_same_kind, to_column
+from mlsql.spark._types import check_label_array_types, kind, to_column
 from mlsql.spark.ops import SparkOps
 from mlsql.spark.stats import label_set
 
@@ -43,19 +44,6 @@ KINDS = ("tp", "fn", "fp")
 
 
 # ------------------------------------------------------------------ inputs
-def _universe(labels: Sequence[Any] | None, func: str) -> list[Any] | None:
-    if labels is None:
-        return None
-    if isinstance(labels, (str, bytes)):
-        raise MlsqlError(
-            f"The 'labels' parameter of {func} must be a list of labels. Got {labels!r} instead."
-        )
-    values = list(dict.fromkeys(x for x in labels if x is not None))
-    if not values:
-        raise MlsqlError(f"The 'labels' parameter of {func} must hold at least one label.")
-    return values
-
-
 def _quoted(name: str) -> Column:
     """The column ``name`` whatever characters it holds (no dots or backticks parsed)."""
     return to_column(name, "label tables", "a column")
@@ -77,7 +65,7 @@ def _prepared(
         )
     schema = {f.name: f.dataType for f in source.schema.fields}
     groups = P.check_by(by, func)
-    universe = _universe(labels, func)
+    universe = LT.check_universe(labels, func)
     for role, name in (("actual", actual), ("predicted", predicted), *(("by", b) for b in groups)):
         if not isinstance(name, str) or name not in schema:
             raise MlsqlError(
@@ -95,7 +83,9 @@ def _prepared(
                 f"{func} takes an array of labels per row for {role}. "
                 f"Got {role} {dtype.simpleString()}."
             )
-    check_same_kind(func, ("actual", "predicted"), types)
+    check_label_array_types(func, ("actual", "predicted"), types)
+    side = types[0] if kind(types[0].elementType) != LT.NULL else types[1]  # type: ignore[attr-defined]
+    LT.check_universe_kind(universe, kind(side.elementType), side.simpleString(), func)  # type: ignore[attr-defined]
     label_type = _common_type(types[0].elementType, types[1].elementType)  # type: ignore[attr-defined]
     a = _quoted(actual).cast(T.ArrayType(label_type))
     p = _quoted(predicted).cast(T.ArrayType(label_type))

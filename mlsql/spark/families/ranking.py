@@ -35,9 +35,9 @@ Examples
 >>> round(df.agg(ms.average_precision(df.rank_items, df.correct_items)).first()[0], 6)
 0.833333
 >>> scores = spark.createDataFrame(
-...     [({"cat": 0.9, "dog": 0.4}, ["dog"])], "scores map<string, double>, actual array<string>"
+...     [(["dog"], {"cat": 0.9, "dog": 0.4})], "actual array<string>, scores map<string, double>"
 ... )
->>> scores.agg(ms.coverage_error("scores", "actual")).first()[0]
+>>> scores.agg(ms.coverage_error("actual", "scores")).first()[0]
 2.0
 >>> scores.select(ms.top_k("scores", k=1)).first()[0]
 ['cat']
@@ -178,28 +178,32 @@ def _label_type(dtype: T.DataType) -> T.DataType:
 
 
 def _scores_check(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
-    """Scores (a map or an array of (label, score) structs), and true labels of the same kind."""
-    s_type = data_type(cols[0])
+    """Scores (a map or an array of (label, score) structs), after true labels of their kind.
+
+    The inputs are ``(scores,)`` or ``(actual, scores)``.
+    """
+    s_name, s_col = names[-1], cols[-1]
+    s_type = data_type(s_col)
     if s_type is not None and not isinstance(s_type, T.NullType):
-        _score_fields(func, names[0], s_type)
+        _score_fields(func, s_name, s_type)
     if len(cols) == 1:
         return
-    a_type = data_type(cols[1])
+    a_type = data_type(cols[0])
     if a_type is not None and not isinstance(a_type, (T.ArrayType, T.NullType)):
         raise MlsqlError(
-            NOT_A_LIST_MESSAGE.format(func=func, name=names[1], type=a_type.simpleString())
+            NOT_A_LIST_MESSAGE.format(func=func, name=names[0], type=a_type.simpleString())
         )
     if s_type is None or a_type is None or isinstance(s_type, T.NullType):
         return
     a_label = element(a_type) or a_type
-    if not compatible(_label_type(s_type), a_label):
+    if not compatible(a_label, _label_type(s_type)):
         raise MlsqlError(
             MISMATCH_MESSAGE.format(
                 func=func,
                 left=names[0],
-                right=names[1],
-                left_type=s_type.simpleString(),
-                right_type=a_type.simpleString(),
+                right=s_name,
+                left_type=a_type.simpleString(),
+                right_type=s_type.simpleString(),
             )
         )
 
@@ -317,7 +321,7 @@ def _fields_of(func: str, scores: Column) -> tuple[str, str, T.DataType] | None:
 RANK_FIELDS = ("at_or_above", "above", "true_at_or_above")
 
 
-def score_row(func: str, scores: Column, actual: Column, k: int | None, body: Callable) -> Column:
+def score_row(func: str, actual: Column, scores: Column, k: int | None, body: Callable) -> Column:
     """``body(stats)`` per row, the label-ranking statistics computed once each.
 
     A row's labels are its scored labels and its true labels; a true label that
@@ -416,8 +420,8 @@ EXAMPLE_RANKED = (
     "rank_items array<int>, correct_items array<int>",
 )
 EXAMPLE_SCORED = (
-    [({"cat": 0.9, "dog": 0.4}, ["cat"]), ({"cat": 0.2, "dog": 0.7, "owl": 0.7}, ["owl", "cat"])],
-    "scores map<string, double>, actual array<string>",
+    [(["cat"], {"cat": 0.9, "dog": 0.4}), (["owl", "cat"], {"cat": 0.2, "dog": 0.7, "owl": 0.7})],
+    "actual array<string>, scores map<string, double>",
 )
 EXAMPLE_GRADED = (
     [([5.0, 2.0, 4.0, 1.0, 3.0], [5.0, 4.0, 3.0])],
@@ -466,7 +470,7 @@ def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str]:
         return *EXAMPLE_SCORED, {}, output
     if measure.inputs == ("scores",):
         given = {"top_k": {"k": 1}, "above_threshold": {"threshold": 0.5}}
-        rows = [(s,) for s, _ in EXAMPLE_SCORED[0]]
+        rows = [(s,) for _, s in EXAMPLE_SCORED[0]]
         params = given.get(measure.name, {"k": 1, "threshold": 0.5})
         return rows, "scores map<string, double>", params, output
     return *EXAMPLE_GRADED, {"k": 3}, output

@@ -32,6 +32,7 @@ from pyspark.sql import functions as F
 
 from mlsql._registry import Measure
 from mlsql.measures import regression as RG
+from mlsql.spark._build import OPS
 from mlsql.spark.families import _classification as K
 
 FAMILIES = (RG.FAMILY,)
@@ -46,18 +47,39 @@ def stats(measure: Measure, *inputs: Column) -> RG.RegressionStats:
     """Aggregates over the known rows, whatever the order of the measure's inputs."""
     by_name = dict(zip(measure.inputs, inputs, strict=True))
     known = by_name["actual"].isNotNull() & by_name["predicted"].isNotNull()
-    y = F.when(known, by_name["actual"].cast("double"))
-    p = F.when(known, by_name["predicted"].cast("double"))
+    y = F.when(known, K.finite(measure.name, "actual", by_name["actual"]))
+    p = F.when(known, K.finite(measure.name, "predicted", by_name["predicted"]))
     err = y - p
     mean_y = F.avg(y)
+    n = F.count(y)
+    pairs, means = (
+        F.collect_list(F.struct(y.alias("y"), p.alias("p"))),
+        {"y": mean_y, "p": F.avg(p)},
+    )
+
+    def comoment(a: str, b: str) -> Column:  # over each known row centred on the rounded means
+        def total(term: Any) -> Column:
+            return F.aggregate(pairs, F.lit(0.0), lambda acc, v: acc + term(v))
+
+        def d(v: Column, k: str) -> Column:
+            return v[k] - means[k]
+
+        return RG.centred_comoment(
+            OPS,
+            total(lambda v: d(v, a) * d(v, b)),
+            total(lambda v: d(v, a)),
+            total(lambda v: d(v, b)),
+            n,
+        )
+
     return RG.RegressionStats(
         n=F.count(y),
         sse=F.sum(err * err),
         sae=F.sum(F.abs(err)),
         sape=F.sum(F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
-        var_actual=F.var_pop(y),
-        var_predicted=F.var_pop(p),
-        covariance=F.covar_pop(y, p),
+        var_actual=comoment("y", "y"),
+        var_predicted=comoment("p", "p"),
+        covariance=comoment("y", "p"),
         var_error=F.var_pop(err),
         sad_actual=F.aggregate(
             F.collect_list(y), F.lit(0.0), lambda acc, x: acc + F.abs(x - mean_y)

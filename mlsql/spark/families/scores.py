@@ -71,7 +71,8 @@ def _label_score(measure: Measure, inputs: Sequence[Column]) -> tuple[Column, Co
     """The label as 0/1 (long), the score as DOUBLE, and whether the row is known."""
     by_role = {ROLES[n]: x for n, x in zip(measure.inputs, inputs, strict=True)}
     y = K.binary_flag(measure.name, by_role["label"])
-    s = by_role["score"].cast("double")
+    score = next(n for n in measure.inputs if ROLES[n] == "score")
+    s = K.finite(measure.name, score, F.when(by_role["label"].isNotNull(), by_role["score"]))
     return y, s, y.isNotNull() & s.isNotNull()
 
 

@@ -1,0 +1,142 @@
+"""Which values are labels: one rule and its messages, read by every engine's guard.
+
+A label is a name or an id: **text** or an **integer** of any width, signed
+or unsigned. Floats and decimals are not labels (``0.1 + 0.2`` is not
+``0.3``: equality of measured numbers is no way to name a class), nor are
+booleans (a yes/no flag is one binary label, not a set of them), nor lists,
+structs, maps or any other type. Both sides must hold the same kind (integer
+widths may differ), and a ``labels=`` universe must be of the columns' kind.
+
+Each engine maps its own types to a kind (:data:`TEXT`, :data:`INTEGER`,
+:data:`NULL`, or anything else for a type that is no label) and raises with
+the messages here: Polars in ``mlsql.polars._dtypes``, Spark in
+``mlsql.spark._types``, DuckDB in the macros' ``error()`` calls
+(``mlsql._duckdb``) and in ``mlsql.tables``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mlsql._errors import MlsqlError
+
+TEXT, INTEGER, NULL = "text", "integer", "null"
+#: the kinds of label
+LABEL_KINDS = (TEXT, INTEGER)
+
+NOT_A_LABEL_MESSAGE = (
+    "{func} takes labels that are text or integers (any width, signed or unsigned); "
+    "floats, decimals, booleans, lists and structs are not labels. Got {name} {type}."
+)
+MISMATCH_MESSAGE = (
+    "{func} needs {left} and {right} of the same label type (both text, both integers, ...). "
+    "Got {left} {left_type} and {right} {right_type}."
+)
+UNIVERSE_MESSAGE = (
+    "The 'labels' parameter of {func} must hold labels of the columns' type ({type}): "
+    "{kind}. Got {labels} instead."
+)
+UNIVERSE_NOT_A_LIST_MESSAGE = (
+    "The 'labels' parameter of {func} must be a list of labels. Got {labels!r} instead."
+)
+UNIVERSE_EMPTY_MESSAGE = "The 'labels' parameter of {func} must hold at least one label."
+UNIVERSE_MIXED_MESSAGE = (
+    "The 'labels' parameter of {func} must hold labels of one kind (all text or all "
+    "integers). Got {labels!r} instead."
+)
+
+
+def python_kind(value: Any) -> str | None:
+    """The label kind of a Python value (``str``: text, ``int``: integer), else None.
+
+    Examples
+    --------
+    >>> python_kind("cat"), python_kind(7), python_kind(True), python_kind(1.0)
+    ('text', 'integer', None, None)
+    """
+    if isinstance(value, str):
+        return TEXT
+    if isinstance(value, int) and not isinstance(value, bool):
+        return INTEGER
+    return None
+
+
+def check_label(func: str, name: str, kind: str, type_name: str) -> None:
+    """Raise :class:`MlsqlError` unless ``kind`` is a label kind (or NULL, which fits any).
+
+    Examples
+    --------
+    >>> check_label("micro_f1", "actual", "float", "List(Float64)")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: micro_f1 takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got actual List(Float64).
+    """
+    if kind not in (*LABEL_KINDS, NULL):
+        raise MlsqlError(NOT_A_LABEL_MESSAGE.format(func=func, name=name, type=type_name))
+
+
+def check_labels(
+    func: str, names: Sequence[str], kinds: Sequence[str], type_names: Sequence[str]
+) -> None:
+    """Raise :class:`MlsqlError` unless every input holds labels, all of one kind.
+
+    ``kinds`` are the inputs' element kinds, ``type_names`` their own types (shown).
+    """
+    for name, kind, type_name in zip(names, kinds, type_names, strict=True):
+        check_label(func, name, kind, type_name)
+    for i in range(len(kinds)):
+        for j in range(i + 1, len(kinds)):
+            if NULL not in (kinds[i], kinds[j]) and kinds[i] != kinds[j]:
+                raise MlsqlError(
+                    MISMATCH_MESSAGE.format(
+                        func=func,
+                        left=names[i],
+                        right=names[j],
+                        left_type=type_names[i],
+                        right_type=type_names[j],
+                    )
+                )
+
+
+def check_universe(labels: Any, func: str) -> list[Any] | None:
+    """Validate a ``labels=`` universe: a list of labels of one kind; return it without
+    NULLs and duplicates (None for None).
+
+    Examples
+    --------
+    >>> check_universe(["a", "b", "a", None], "label_metrics")
+    ['a', 'b']
+    >>> check_universe([1, "b"], "label_metrics")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'labels' parameter of label_metrics must hold labels of one kind (all text or all integers). Got [1, 'b'] instead.
+    """
+    if labels is None:
+        return None
+    if isinstance(labels, (str, bytes)) or not isinstance(labels, Sequence):
+        raise MlsqlError(UNIVERSE_NOT_A_LIST_MESSAGE.format(func=func, labels=labels))
+    values = list(dict.fromkeys(x for x in labels if x is not None))
+    if not values:
+        raise MlsqlError(UNIVERSE_EMPTY_MESSAGE.format(func=func))
+    kinds = {python_kind(x) for x in values}
+    if len(kinds) > 1 or None in kinds:
+        raise MlsqlError(UNIVERSE_MIXED_MESSAGE.format(func=func, labels=labels))
+    return values
+
+
+def check_universe_kind(universe: list[Any] | None, kind: str, type_name: str, func: str) -> None:
+    """Raise :class:`MlsqlError` unless a checked universe holds labels of the columns' ``kind``.
+
+    Examples
+    --------
+    >>> check_universe_kind([1, 2], "text", "List(String)", "label_metrics")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'labels' parameter of label_metrics must hold labels of the columns' type (List(String)): text. Got [1, 2] instead.
+    """
+    if universe is None or kind == NULL or python_kind(universe[0]) == kind:
+        return
+    raise MlsqlError(
+        UNIVERSE_MESSAGE.format(func=func, type=type_name, kind=kind, labels=repr(universe))
+    )

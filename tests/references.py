@@ -1,0 +1,686 @@
+"""Every registry measure names its reference here: the random data it is checked on and the
+independent value it must equal (the plain-Python oracles, scikit-learn, exact fractions).
+
+``tests/test_every_measure.py`` iterates the registry and runs each measure on every
+engine over this data; a measure with no entry here fails that test. Data comes in
+*kinds* (label lists, 0/1 columns, classes, numbers, probabilities, ranked items, score
+maps, stored counts); each kind's tables hold NULL rows, NULL elements, duplicates and
+empty lists where the kind has lists, and one table whose rows are all unknown.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import pyarrow as pa
+
+from tests import oracle, oracle_labels, oracle_ranking, oracle_single
+
+NAN = float("nan")
+ZERO_DIVISIONS: tuple[Any, ...] = (0, 1, NAN, "diagnose", "ignore")
+Columns = dict[str, list[Any]]
+
+
+# ------------------------------------------------------------------ data kinds
+def _maybe(rng: random.Random, value: Any, none_share: float = 0.12) -> Any:
+    return None if rng.random() < none_share else value
+
+
+def _label_list(rng: random.Random, labels: list[Any]) -> list[Any] | None:
+    if rng.random() < 0.1:
+        return None
+    n = rng.choice([0, 1, 1, 2, 2, 3, 4, 6])
+    out = [rng.choice(labels) for _ in range(n)]  # duplicates happen
+    if out and rng.random() < 0.2:
+        out.insert(rng.randrange(len(out) + 1), None)  # a NULL element
+    return out
+
+
+def label_lists(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """actual, predicted: label lists (text or integers) with NULLs, duplicates and empties."""
+    if rng.random() < 0.5:
+        labels: list[Any] = ["a", "b", "c", "d", "long label ü" * 2]
+        dtype = pa.list_(pa.string())
+    else:
+        labels = [1, 2, 3, 40, 2**40]
+        dtype = pa.list_(pa.int64())
+    cols = {
+        "actual": [_label_list(rng, labels) for _ in range(n)],
+        "predicted": [_label_list(rng, labels) for _ in range(n)],
+    }
+    return cols, {"actual": dtype, "predicted": dtype}
+
+
+def binary(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """actual, predicted (and holds, fires for rules): 0/1 values with NULLs."""
+    as_bool = rng.random() < 0.5
+    cols: Columns = {}
+    for name in ("actual", "predicted", "holds", "fires"):
+        values = [_maybe(rng, rng.random() < 0.5) for _ in range(n)]
+        cols[name] = values if as_bool else [None if v is None else int(v) for v in values]
+    dtype = pa.bool_() if as_bool else pa.int8()
+    return cols, dict.fromkeys(cols, dtype)
+
+
+def classes(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """actual, predicted, label: one class per row (text or integers) with NULLs."""
+    pool: list[Any] = ["x", "y", "z"] if rng.random() < 0.5 else [3, 1, 2]
+    dtype = pa.string() if isinstance(pool[0], str) else pa.int64()
+    cols = {c: [_maybe(rng, rng.choice(pool)) for _ in range(n)] for c in ("actual", "predicted")}
+    cols["label"] = list(cols["actual"])
+    return cols, dict.fromkeys(cols, dtype)
+
+
+def numbers(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """actual, predicted: small dyadic numbers (exact in floating point) with NULLs."""
+    cols = {
+        c: [_maybe(rng, rng.randint(-8, 8) / 4) for _ in range(n)] for c in ("actual", "predicted")
+    }
+    return cols, dict.fromkeys(cols, pa.float64())
+
+
+def probabilities(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """actual 0/1 and predicted probabilities with ties (and label/score for Hivemall's order)."""
+    actual = [_maybe(rng, rng.randint(0, 1)) for _ in range(n)]
+    predicted = [_maybe(rng, rng.choice([0.0, 0.125, 0.5, 0.75, 1.0])) for _ in range(n)]
+    cols = {"actual": actual, "predicted": predicted, "label": actual, "score": predicted}
+    types = {"actual": pa.int64(), "predicted": pa.float64()}
+    return cols, {**types, "label": pa.int64(), "score": pa.float64()}
+
+
+def ranked(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """rank_items, correct_items: item lists (NULLs, repeats); graded relevance lists."""
+    items = [1, 2, 3, 4, 5, 6]
+
+    def item_list(size: int) -> list[Any] | None:
+        if rng.random() < 0.1:
+            return None
+        return [_maybe(rng, rng.choice(items), 0.1) for _ in range(rng.randint(0, size))]
+
+    def grades() -> list[Any] | None:
+        if rng.random() < 0.1:
+            return None
+        return [_maybe(rng, float(rng.randint(0, 3)), 0.1) for _ in range(rng.randint(0, 5))]
+
+    cols = {
+        "rank_items": [item_list(7) for _ in range(n)],
+        "correct_items": [item_list(4) for _ in range(n)],
+        "ranked_relevance": [grades() for _ in range(n)],
+        "ideal_relevance": [grades() for _ in range(n)],
+    }
+    return cols, {
+        "rank_items": pa.list_(pa.int64()),
+        "correct_items": pa.list_(pa.int64()),
+        "ranked_relevance": pa.list_(pa.float64()),
+        "ideal_relevance": pa.list_(pa.float64()),
+    }
+
+
+def score_maps(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """scores: label -> score maps (NULL scores, unscored true labels); actual: label lists."""
+    labels = ["a", "b", "c", "d"]
+    maps: list[Any] = []
+    for _ in range(n):
+        if rng.random() < 0.1:
+            maps.append(None)
+            continue
+        chosen = rng.sample(labels, rng.randint(0, 4))
+        maps.append({x: _maybe(rng, rng.choice([0.0, 0.25, 0.5, 1.0]), 0.1) for x in chosen})
+    cols = {"scores": maps, "actual": [_label_list(rng, labels) for _ in range(n)]}
+    return cols, {"scores": pa.map_(pa.string(), pa.float64()), "actual": pa.list_(pa.string())}
+
+
+def counts_2x2(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
+    """tp, fp, fn, tn: stored 2x2 counts, one table per row (zeros common)."""
+    cols = {c: [rng.choice([0, 0, 1, 2, 5]) for _ in range(n)] for c in ("tp", "fp", "fn", "tn")}
+    return cols, dict.fromkeys(cols, pa.int64())
+
+
+DATA: dict[str, Callable[[random.Random, int], tuple[Columns, dict[str, pa.DataType]]]] = {
+    "label_lists": label_lists,
+    "binary": binary,
+    "classes": classes,
+    "numbers": numbers,
+    "probabilities": probabilities,
+    "ranked": ranked,
+    "score_maps": score_maps,
+    "counts_2x2": counts_2x2,
+}
+
+
+def tables(kind: str, seeds: range) -> list[pa.Table]:
+    """Random tables of one kind: one per seed, plus one whose rows are all unknown."""
+    out = []
+    for seed in seeds:
+        rng = random.Random(f"{kind}-{seed}")
+        cols, types = DATA[kind](rng, rng.randint(1, 30))
+        out.append(pa.table({c: pa.array(v, types[c]) for c, v in cols.items()}))
+    cols, types = DATA[kind](random.Random(kind), 3)
+    if kind != "counts_2x2":
+        cols = {c: [None] * 3 for c in cols}
+    out.append(pa.table({c: pa.array(v, types[c]) for c, v in cols.items()}))
+    return out
+
+
+def rows_of(table: pa.Table, *names: str) -> list[tuple[Any, ...]]:
+    """The table's ``names`` columns as row tuples (map columns as dicts)."""
+    columns = []
+    for name in names:
+        values = table.column(name).to_pylist()
+        if pa.types.is_map(table.schema.field(name).type):
+            values = [None if v is None else dict(v) for v in values]
+        columns.append(values)
+    return list(zip(*columns, strict=True))
+
+
+# ------------------------------------------------------------------ references
+@dataclass(frozen=True)
+class Reference:
+    """How one measure is checked: its data kind, parameter sets and the expected value.
+
+    ``expected(table, params)`` gives the value over the whole table (aggregates and
+    tables) or the list of per-row values (per-row kinds). ``source`` names the reference.
+    """
+
+    data: str
+    expected: Callable[[pa.Table, dict[str, Any]], Any]
+    params: tuple[dict[str, Any], ...] | Callable[[pa.Table], tuple[dict[str, Any], ...]] = ({},)
+    source: str = "oracle"
+
+    def params_for(self, table: pa.Table) -> tuple[dict[str, Any], ...]:
+        """The parameter sets to try on ``table`` (some name one of its classes)."""
+        return self.params(table) if callable(self.params) else self.params
+
+
+def _zd(extra: dict[str, Any] | None = None) -> tuple[dict[str, Any], ...]:
+    return tuple({"zero_division": zd, **(extra or {})} for zd in ZERO_DIVISIONS)
+
+
+def _oracle_zd(params: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in params.items() if k != "zero_division"} | {
+        "zd": params.get("zero_division", 0)
+    }
+
+
+REFERENCES: dict[str, Reference] = {}
+
+
+def _add(names: list[str], make: Callable[[str], Reference]) -> None:
+    for name in names:
+        REFERENCES[name] = make(name)
+
+
+# multi-label sets, rows and aggregates: tests/oracle.py
+ML = ("actual", "predicted")
+_add(
+    [
+        *("set_intersection", "set_difference", "set_union", "set_symmetric_difference"),
+        *("true_positives", "false_positives", "false_negatives"),
+    ],
+    lambda name: Reference(
+        "label_lists",
+        lambda t, p, name=name: [oracle.per_row(name, a, b, **p) for a, b in rows_of(t, *ML)],
+    ),
+)
+_add(
+    ["set_jaccard", "row_precision", "row_recall"],
+    lambda name: Reference(
+        "label_lists",
+        lambda t, p, name=name: [oracle.per_row(name, a, b, **p) for a, b in rows_of(t, *ML)],
+        _zd(),
+    ),
+)
+REFERENCES["row_fbeta"] = Reference(
+    "label_lists",
+    lambda t, p: [oracle.per_row("row_fbeta", a, b, **p) for a, b in rows_of(t, *ML)],
+    (*_zd(), {"beta": 2.0}, {"beta": 0.5, "zero_division": 1}),
+)
+_ML_AGGREGATES = ["micro_precision", "micro_recall", "micro_f1", "micro_jaccard"]
+_ML_AGGREGATES += ["samples_precision", "samples_recall", "samples_f1", "samples_jaccard"]
+_add(
+    _ML_AGGREGATES,
+    lambda name: Reference(
+        "label_lists", lambda t, p, name=name: oracle.aggregate(name, rows_of(t, *ML), **p), _zd()
+    ),
+)
+_add(
+    ["micro_fbeta", "samples_fbeta"],
+    lambda name: Reference(
+        "label_lists",
+        lambda t, p, name=name: oracle.aggregate(name, rows_of(t, *ML), **p),
+        (*_zd({"beta": 2.0}), {"beta": 0.5}, {}),
+    ),
+)
+_add(
+    ["subset_accuracy", "zero_one_loss"],
+    lambda name: Reference(
+        "label_lists", lambda t, p, name=name: oracle.aggregate(name, rows_of(t, *ML), **p)
+    ),
+)
+REFERENCES["hamming_loss"] = Reference(
+    "label_lists",
+    lambda t, p: oracle.aggregate("hamming_loss", rows_of(t, *ML), **p),
+    ({"n_labels": 5}, {"n_labels": 12}),
+)
+
+
+def _counts(t: pa.Table, p: dict[str, Any]) -> dict[str, Any]:
+    """The stored counts; over no known rows the sums are NULL (SQL's SUM of nothing), while
+    n_rows and n_exact count 0 (unknown rows are never exact matches)."""
+    rows = rows_of(t, *ML)
+    out: dict[str, Any] = oracle.multilabel_counts(rows)
+    if out["n_rows"] == 0:
+        out = {k: None for k in out} | {"n_rows": 0, "n_exact": 0 if rows else None}
+    return out
+
+
+REFERENCES["multilabel_counts"] = Reference("label_lists", _counts)
+#: from stored counts: the micro measure of the rows the counts were made of
+_FROM_COUNTS = {f"{name}_from_counts": name for name in ["micro_f1", "micro_jaccard"]}
+_FROM_COUNTS |= {f"{n}_from_counts": n for n in ["micro_precision", "micro_recall"]}
+_FROM_COUNTS |= {f"{n}_from_counts": n for n in ["subset_accuracy", "zero_one_loss"]}
+_add(
+    list(_FROM_COUNTS),
+    lambda name: Reference(
+        "label_lists",
+        lambda t, p, name=name: oracle.aggregate(_FROM_COUNTS[name], rows_of(t, *ML), **p),
+        _zd() if "accuracy" not in name and "loss" not in name else ({},),
+    ),
+)
+REFERENCES["micro_fbeta_from_counts"] = Reference(
+    "label_lists",
+    lambda t, p: oracle.aggregate("micro_fbeta", rows_of(t, *ML), **p),
+    (*_zd({"beta": 2.0}), {"beta": 0.5}),
+)
+REFERENCES["hamming_loss_from_counts"] = Reference(
+    "label_lists",
+    lambda t, p: oracle.aggregate("hamming_loss", rows_of(t, *ML), **p),
+    ({"n_labels": 5},),
+)
+REFERENCES["merge_counts"] = Reference("label_lists", _counts)
+
+
+def _fmeasure(t: pa.Table, p: dict[str, Any]) -> Any:
+    options = p.get("options", "")
+    beta = float(options.split()[1]) if "-beta" in options else 1
+    return oracle.aggregate("micro_fbeta", rows_of(t, *ML), beta=beta)
+
+
+REFERENCES["fmeasure"] = Reference(
+    "label_lists", _fmeasure, ({}, {"options": "-beta 2."}, {"options": "-beta 0.5 -average micro"})
+)
+
+# label tables: tests/oracle_labels.py (the report row and per-label counts)
+_REPORT_COLUMNS = {
+    "macro_precision": "macro_precision",
+    "macro_recall": "macro_recall",
+    "macro_f1": "macro_f1",
+    "macro_jaccard": "macro_jaccard",
+    "macro_f1_of_means": "macro_f1_of_means",
+    "weighted_precision": "weighted_precision",
+    "weighted_recall": "weighted_recall",
+    "weighted_f1": "weighted_f1",
+    "weighted_jaccard": "weighted_jaccard",
+    "label_accuracy_macro": "label_accuracy_macro",
+    "label_accuracy_micro": "label_accuracy_micro",
+    "clp": "clp",
+    "mlp": "mlp",
+    "wlp": "wlp",
+}
+_LABELS = {"labels": ["a", "b", "zz"]}
+
+
+def _report_value(column: str, beta: bool = False) -> Callable[[pa.Table, dict[str, Any]], Any]:
+    def expected(t: pa.Table, p: dict[str, Any]) -> Any:
+        labels = p.get("labels")
+        if labels is not None and pa.types.is_integer(t.schema.field("actual").type.value_type):
+            labels = [1, 2, 99]
+        b = p.get("beta")
+        row = oracle_labels.report(
+            rows_of(t, *ML), labels, b if beta else None, p.get("zero_division", 0)
+        )
+        return row[column.replace("f1", "fbeta") if beta else column]
+
+    return expected
+
+
+_add(
+    list(_REPORT_COLUMNS),
+    lambda name: Reference(
+        "label_lists", _report_value(_REPORT_COLUMNS[name]), (*_zd(), {**_LABELS})
+    ),
+)
+_add(
+    ["macro_fbeta", "weighted_fbeta", "macro_fbeta_of_means"],
+    lambda name: Reference(
+        "label_lists",
+        _report_value(name.replace("fbeta", "f1"), beta=True),
+        (*_zd({"beta": 2.0}), {"beta": 0.5, **_LABELS}),
+    ),
+)
+REFERENCES["multilabel_report"] = Reference(
+    "label_lists",
+    lambda t, p: oracle_labels.report(
+        rows_of(t, *ML), p.get("labels"), p.get("beta"), p.get("zero_division", 0)
+    ),
+    (*_zd(), {"beta": 2.0}),
+)
+REFERENCES["label_metrics"] = Reference(
+    "label_lists",
+    lambda t, p: oracle_labels.label_metrics(
+        rows_of(t, *ML), p.get("labels"), p.get("beta"), p.get("zero_division", 0)
+    ),
+    (*_zd(), {"beta": 2.0}),
+)
+
+# binary and rules: tests/oracle_single.py's 2x2 definitions
+_2X2 = {
+    "binary_precision": "prel",
+    "binary_recall": "sens",
+    "binary_specificity": "spec",
+    "binary_negative_predictive_value": "nrel",
+    "binary_support": "sup",
+    "binary_accuracy": "tacc",
+    "binary_coverage": "cov",
+    "binary_error_rate": "error_rate",
+    "binary_fbeta": "fbeta",
+    "binary_f1": "fbeta",
+    "binary_f_alpha": "f_alpha",
+    "binary_kappa": "kappa",
+    "binary_false_negative_rate": "fnr",
+    "binary_false_positive_rate": "fpr",
+    "binary_cost_error": "cost_error",
+    "rule_novelty": "nov",
+    "rule_satisfaction": "sat",
+}
+_2X2_PARAMS: dict[str, tuple[dict[str, Any], ...]] = {
+    "binary_fbeta": (*_zd({"beta": 2.0}), {}),
+    "binary_f_alpha": (*_zd({"alpha": 4.0}), {}),
+    "binary_cost_error": ({}, {"cost_fn": 5.0, "cost_fp": 0.5}),
+}
+_2X2_DEFAULTS = {"f_alpha": {"alpha": 1.0}, "cost_error": {"cost_fn": 1.0, "cost_fp": 1.0}}
+
+
+def _two_by_two(code: str, tp: int, fp: int, fn: int, tn: int, p: dict[str, Any]) -> Any:
+    args = {**_2X2_DEFAULTS.get(code, {}), **_oracle_zd(p)}
+    return oracle_single.two_by_two(tp, fp, fn, tn, code, **args)
+
+
+def _2x2_params(name: str) -> tuple[dict[str, Any], ...]:
+    from mlsql._registry import REGISTRY, measures
+
+    measures()  # fills the registry
+    if name in _2X2_PARAMS:
+        return _2X2_PARAMS[name]
+    takes_zd = any(p.name == "zero_division" for p in REGISTRY[name].params)
+    return _zd() if takes_zd else ({},)
+
+
+def _binary_reference(name: str) -> Reference:
+    code = _2X2[name]
+    cols = ("holds", "fires") if name.startswith("rule_") else ML
+    return Reference(
+        "binary",
+        lambda t, p: _two_by_two(code, *oracle_single.table(rows_of(t, *cols)), p),
+        _2x2_params(name),
+    )
+
+
+def _from_counts_reference(name: str) -> Reference:
+    code = _2X2[name]
+    return Reference(
+        "counts_2x2",
+        lambda t, p: [_two_by_two(code, *r, p) for r in rows_of(t, "tp", "fp", "fn", "tn")],
+        _2x2_params(name),
+    )
+
+
+for _name in _2X2:
+    REFERENCES[_name] = _binary_reference(_name)
+    REFERENCES[f"{_name}_from_counts"] = _from_counts_reference(_name)
+
+
+def _binary_counts(t: pa.Table, p: dict[str, Any]) -> Any:
+    """The four cells; over no known rows each is NULL (SQL's SUM of nothing)."""
+    rows = rows_of(t, *ML)
+    cells = oracle_single.table(rows) if oracle_single.known(rows) else (None,) * 4
+    return dict(zip(("tp", "fp", "fn", "tn"), cells, strict=True))
+
+
+REFERENCES["binary_counts"] = Reference("binary", _binary_counts)
+
+# regression and scores
+_REGRESSION = ["mse", "rmse", "mae", "mape"]
+_add(
+    _REGRESSION,
+    lambda name: Reference(
+        "numbers", lambda t, p, name=name: oracle_single.regression(rows_of(t, *ML), name)
+    ),
+)
+_add(
+    ["rse", "rrse", "rae", "pearson_corr", "r2", "explained_variance"],
+    lambda name: Reference(
+        "numbers",
+        lambda t, p, name=name: oracle_single.regression(rows_of(t, *ML), name, **_oracle_zd(p)),
+        _zd(),
+    ),
+)
+REFERENCES["hivemall_r2"] = Reference(
+    "numbers",
+    lambda t, p: oracle_single.regression(rows_of(t, *ML), "r2", **_oracle_zd(p)),
+    _zd(),
+)
+REFERENCES["logloss"] = Reference(
+    "probabilities", lambda t, p: oracle_single.logloss(rows_of(t, *ML))
+)
+REFERENCES["hivemall_logloss"] = REFERENCES["logloss"]
+REFERENCES["auc"] = Reference(
+    "probabilities", lambda t, p: oracle_single.auc(rows_of(t, *ML), **_oracle_zd(p)), _zd()
+)
+REFERENCES["hivemall_auc"] = REFERENCES["auc"]
+
+# single-label
+_SL = ("actual", "predicted")
+
+
+def _averaged(measure: str) -> Callable[[pa.Table, dict[str, Any]], Any]:
+    def expected(t: pa.Table, p: dict[str, Any]) -> Any:
+        args = _oracle_zd(p)
+        average = args.pop("average", "macro")
+        return oracle_single.averaged(rows_of(t, *_SL), measure, average, **args)
+
+    return expected
+
+
+_AVERAGES = tuple({"average": a} for a in ("micro", "macro", "weighted"))
+_add(
+    ["precision_score", "recall_score", "f1_score"],
+    lambda name: Reference(
+        "classes",
+        _averaged(name.removesuffix("_score").replace("f1", "fbeta")),
+        (*_zd(), *_AVERAGES),
+    ),
+)
+REFERENCES["fbeta_score"] = Reference(
+    "classes", _averaged("fbeta"), (*_zd({"beta": 2.0}), {"beta": 0.5, "average": "weighted"})
+)
+REFERENCES["accuracy"] = Reference("classes", lambda t, p: oracle_single.accuracy(rows_of(t, *_SL)))
+
+
+def _error_rate(t: pa.Table, p: dict[str, Any]) -> Any:
+    acc = oracle_single.accuracy(rows_of(t, *_SL))
+    return None if acc is None else 1 - acc
+
+
+REFERENCES["error_rate"] = Reference("classes", _error_rate)
+REFERENCES["balanced_accuracy_score"] = Reference(
+    "classes", lambda t, p: oracle_single.balanced_accuracy(rows_of(t, *_SL))
+)
+REFERENCES["cohen_kappa_score"] = Reference(
+    "classes",
+    lambda t, p: oracle_single.kappa(rows_of(t, *_SL), **_oracle_zd(p)),
+    (*_zd(), {"weights": "linear"}, {"weights": "quadratic"}),
+)
+REFERENCES["matthews_corrcoef"] = Reference(
+    "classes", lambda t, p: oracle_single.mcc(rows_of(t, *_SL), **_oracle_zd(p)), _zd()
+)
+
+
+def _class_error_rate(t: pa.Table, p: dict[str, Any]) -> Any:
+    """Share of the rows of class ``label`` (by actual) that are predicted otherwise."""
+    ks = oracle_single.known(rows_of(t, *_SL))
+    if not ks:
+        return None
+    mine = [(a, b) for a, b in ks if a == p["label"]]
+    if not mine:
+        return oracle.undefined(p.get("zero_division", 0), True)
+    return Fraction(sum(a != b for a, b in mine), len(mine))
+
+
+def _classes_of(table: pa.Table) -> tuple[Any, Any]:
+    """A class that occurs in ``table`` (where one does) and one that never does."""
+    return ("x", "never") if pa.types.is_string(table.schema.field("label").type) else (1, 99)
+
+
+REFERENCES["class_error_rate"] = Reference(
+    "classes",
+    _class_error_rate,
+    lambda t: tuple(
+        {"label": c, "zero_division": zd} for c in _classes_of(t) for zd in ZERO_DIVISIONS
+    ),
+)
+
+
+def _labels(t: pa.Table) -> list[Any]:
+    return t.column("label").to_pylist()
+
+
+REFERENCES["majority_class"] = Reference(
+    "classes", lambda t, p: oracle_single.majority_class(_labels(t))
+)
+REFERENCES["minority_class"] = Reference(
+    "classes", lambda t, p: oracle_single.minority_class(_labels(t))
+)
+REFERENCES["majority_error"] = Reference(
+    "classes", lambda t, p: oracle_single.majority_error(_labels(t))
+)
+
+
+def _prevalence(t: pa.Table, p: dict[str, Any]) -> Any:
+    seen = [x for x in _labels(t) if x is not None]
+    return Fraction(sum(x == p["positive"] for x in seen), len(seen)) if seen else None
+
+
+REFERENCES["prevalence"] = Reference(
+    "classes", _prevalence, lambda t: tuple({"positive": c} for c in _classes_of(t))
+)
+
+# ranking: tests/oracle_ranking.py
+_RANKED = ("rank_items", "correct_items")
+_add(
+    list(oracle_ranking.AT_K),
+    lambda name: Reference(
+        "ranked",
+        lambda t, p, name=name: oracle_ranking.mean_over_rows(
+            oracle_ranking.AT_K[name], rows_of(t, *_RANKED), p.get("k")
+        ),
+        ({}, {"k": 1}, {"k": 3}),
+    ),
+)
+REFERENCES["graded_ndcg"] = Reference(
+    "ranked",
+    lambda t, p: oracle_ranking.mean_over_rows(
+        oracle_ranking.graded_ndcg, rows_of(t, "ranked_relevance", "ideal_relevance"), p.get("k")
+    ),
+    ({}, {"k": 2}),
+)
+
+
+def _scored_mean(name: str) -> Callable[[pa.Table, dict[str, Any]], Any]:
+    def expected(t: pa.Table, p: dict[str, Any]) -> Any:
+        fn = oracle_ranking.SCORED[name]
+        rows = [
+            (s, a) for s, a in rows_of(t, "scores", "actual") if s is not None and a is not None
+        ]
+        if not rows:
+            return None
+        return sum(fn(s, a, **p) for s, a in rows) / len(rows)
+
+    return expected
+
+
+_add(
+    ["coverage_error", "label_ranking_loss", "label_ranking_average_precision", "one_error"],
+    lambda name: Reference("score_maps", _scored_mean(name)),
+)
+REFERENCES["ndcg_score"] = Reference(
+    "score_maps", _scored_mean("ndcg_score"), ({}, {"k": 1}, {"k": 3})
+)
+REFERENCES["top_k"] = Reference(
+    "score_maps",
+    lambda t, p: [oracle_ranking.top_k(s, p.get("k")) for (s,) in rows_of(t, "scores")],
+    ({}, {"k": 2}),
+)
+REFERENCES["above_threshold"] = Reference(
+    "score_maps",
+    lambda t, p: [
+        oracle_ranking.above_threshold(s, p["threshold"]) for (s,) in rows_of(t, "scores")
+    ],
+    ({"threshold": 0.5}, {"threshold": 0.0}),
+)
+REFERENCES["top_k_above"] = Reference(
+    "score_maps",
+    lambda t, p: [
+        oracle_ranking.top_k_above(s, p.get("k"), p["threshold"]) for (s,) in rows_of(t, "scores")
+    ],
+    ({"k": 1, "threshold": 0.25}, {"threshold": 0.5}),
+)
+
+#: measures whose call does not fit the common shapes (a cost table, indicator columns, a
+#: table whose columns depend on the data): the test named here checks their numbers, and
+#: ``test_every_measure.py`` checks that the test exists and calls the measure.
+ELSEWHERE = {
+    "cost_error": "tests/test_single_label_properties.py::test_cost_error",
+    "cost_map": "tests/test_single_label_tables.py::run_cost_error",
+    "labels_from_indicators": "tests/test_label_conformance.py::test_indicator_columns_report",
+    "indicators_from_labels": "tests/test_label_conformance.py::test_indicators_round_trip",
+    "confusion_matrix_wide": (
+        "tests/test_single_label_tables.py::test_wide_confusion_matrix_of_the_twenty_animals"
+    ),
+    "confusion_matrix": (
+        "tests/test_single_label_properties.py::test_confusion_matrix_and_class_metrics_tables"
+    ),
+    "class_metrics": (
+        "tests/test_single_label_properties.py::test_confusion_matrix_and_class_metrics_tables"
+    ),
+    "class_distribution": "tests/test_single_label_properties.py::test_distribution_majority_minority",
+}
+
+
+def close(got: Any, want: Any) -> bool:
+    """Equal to 1e-12 relative: None only to None, NaN only to NaN, structures element-wise."""
+    if want is None or got is None:
+        return want is None and got is None
+    if isinstance(want, dict):
+        return (
+            isinstance(got, dict)
+            and set(got) == set(want)
+            and all(close(got[k], want[k]) for k in want)
+        )
+    if isinstance(want, list):
+        return (
+            isinstance(got, list)
+            and len(got) == len(want)
+            and all(close(g, w) for g, w in zip(got, want, strict=True))
+        )
+    if isinstance(want, str) or isinstance(got, str):
+        return got == want
+    w, g = float(want), float(got)
+    if math.isnan(w) or math.isnan(g):
+        return math.isnan(w) and math.isnan(g)
+    return math.isclose(g, w, rel_tol=1e-12, abs_tol=1e-12)

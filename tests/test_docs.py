@@ -1,0 +1,257 @@
+"""The documentation site: fresh reference pages, every name in them, checked examples, a strict build.
+
+The reference pages (``docs/reference/``) are generated from the registry by
+``python -m mlsql._docs generate`` and committed. Here they are regenerated
+(a stale page fails), every registry name and alias must have its entry, each
+example's output (computed on DuckDB when the page was written) must equal the
+independent reference of ``tests/references.py`` where the measure has one,
+and Polars must give the same output. The site must build strictly, offline.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import mlsql
+from mlsql._docs import DOCS, REFERENCE
+from mlsql._docs import examples as E
+from mlsql._docs.reference import PARAMETERS, page_name, pages, table
+from mlsql._registry import Measure, measures
+from tests.references import REFERENCES, close
+
+MEASURES = measures()
+
+
+@pytest.fixture(scope="module")
+def generated() -> dict[str, str]:
+    return pages()
+
+
+@pytest.fixture(scope="module")
+def con() -> Any:
+    return mlsql.connect()
+
+
+def test_reference_pages_are_fresh(generated: dict[str, str]) -> None:
+    stale = [
+        name
+        for name, text in generated.items()
+        if not (REFERENCE / name).is_file() or (REFERENCE / name).read_text() != text
+    ]
+    extra = sorted({p.name for p in REFERENCE.glob("*.md")} - set(generated))
+    assert not stale and not extra, (
+        f"stale reference pages {stale}, pages of no family {extra}: "
+        "run python -m mlsql._docs generate"
+    )
+
+
+def entry(m: Measure) -> str:
+    """``m``'s section of its committed family page."""
+    text = (REFERENCE / page_name(m.family)).read_text()
+    found = re.search(rf"^## {re.escape(m.name)}\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    assert found, f"docs/reference/{page_name(m.family)} has no entry for {m.name}"
+    return found.group(1)
+
+
+def test_every_registry_name_and_alias_has_a_reference_entry() -> None:
+    index = (REFERENCE / "index.md").read_text()
+    missing = []
+    for m in MEASURES:
+        try:
+            text = entry(m)
+        except AssertionError as error:
+            missing.append(str(error))
+            continue
+        for name in (m.name, *m.aliases):
+            if f"`{name}`" not in index:
+                missing.append(f"docs/reference/index.md does not list {name}")
+        missing += [
+            f"{m.name}'s entry does not name its alias {a}"
+            for a in m.aliases
+            if f"`{a}`" not in text
+        ]
+    assert not missing, "\n".join(missing)
+
+
+def test_every_function_has_an_example_with_its_output() -> None:
+    lacking = [m.name for m in MEASURES if E.example(m) is None or "**Example**" not in entry(m)]
+    assert not lacking, f"no example in the reference for {lacking}"
+
+
+def test_every_parameter_is_described() -> None:
+    undescribed = sorted({p.name for m in MEASURES for p in m.params} - set(PARAMETERS))
+    assert not undescribed, f"add to mlsql._docs.reference.PARAMETERS: {undescribed}"
+
+
+def test_an_entry_without_a_page_fails(tmp_path: Any) -> None:
+    """The entry lookup the name test relies on fails for a name that is not on the page."""
+    fake = Measure("not_a_measure", "aggregate", "multilabel", "A measure with no entry.")
+    with pytest.raises(AssertionError, match="no entry for not_a_measure"):
+        entry(fake)
+
+
+# ---------------------------------------------------------------- example outputs
+def reference_input(m: Measure, ex: E.Example) -> pa.Table:
+    """The example's table as the reference expects its data kind."""
+    ref = REFERENCES[m.name]
+    columns = dict(ex.columns)
+    if ref.data == "label_lists" and "actual" not in columns:
+        columns = dict(E.TAGS)  # stored counts: the reference counts the tags themselves
+    if ref.data == "score_maps":
+        columns["scores"] = [{e["label"]: e["score"] for e in row} for row in columns["scores"]]
+    if m.inputs == ("score", "label"):
+        columns = {"actual": columns["label"], "predicted": columns["score"]}
+    if ref.data == "score_maps":
+        return pa.table({k: pa.array(v) if k != "scores" else _map(v) for k, v in columns.items()})
+    return pa.table(columns)
+
+
+def _map(rows: list[dict[str, float]]) -> pa.Array:
+    return pa.array([list(r.items()) for r in rows], type=pa.map_(pa.string(), pa.float64()))
+
+
+def as_reference(m: Measure, out: E.Output, want: Any) -> Any:
+    """The DuckDB output shaped as the reference's value."""
+    rows = [dict(zip(out.columns, r, strict=True)) for r in out.rows]
+    if m.kind == "table":
+        if isinstance(want, list):
+            return sorted(rows, key=repr)
+        if isinstance(want, dict):
+            return {k: rows[0][k] for k in want}
+        return rows[0][m.name]
+    values = [r[0] for r in out.rows]
+    return values if isinstance(want, list) else values[0]
+
+
+CHECKED = [m for m in MEASURES if m.name in REFERENCES and m.available_in("duckdb")]
+
+
+@pytest.mark.parametrize("m", CHECKED, ids=[m.name for m in CHECKED])
+def test_example_output_equals_the_independent_reference(m: Measure, con: Any) -> None:
+    ex = E.example(m)
+    _, out = E.on_duckdb(ex, con)
+    want = REFERENCES[m.name].expected(reference_input(m, ex), dict(ex.params))
+    if isinstance(want, list) and want and isinstance(want[0], dict):
+        want = sorted(want, key=repr)
+    got = as_reference(m, out, want)
+    assert close(got, want), f"{m.name}: the page shows {got!r}, the reference gives {want!r}"
+    assert table(out.columns, out.rows) in entry(m), f"{m.name}'s page does not show this output"
+
+
+BOTH = [m for m in MEASURES if m.available_in("duckdb") and m.available_in("polars")]
+
+
+@pytest.mark.parametrize("m", BOTH, ids=[m.name for m in BOTH])
+def test_example_output_is_the_same_on_polars(m: Measure, con: Any) -> None:
+    ex = E.example(m)
+    _, on_duckdb = E.on_duckdb(ex, con)
+    on_polars = E.on_polars(ex)
+    assert E.same_output(on_duckdb, on_polars, names=m.kind == "table"), (
+        f"{m.name}: DuckDB {on_duckdb} but Polars {on_polars}"
+    )
+
+
+SPARK = [m for m in MEASURES if m.available_in("spark")]
+
+
+@pytest.mark.parametrize("m", SPARK, ids=[m.name for m in SPARK])
+def test_spark_call_fits_the_function(m: Measure) -> None:
+    """The Spark tab's call binds to mlsql.spark's function (no session needed)."""
+    pytest.importorskip("pyspark")
+    import inspect
+
+    import mlsql.spark as ms
+
+    class Binder:
+        def __getattr__(self, name: str) -> Any:
+            assert name in ms.FUNCTIONS, f"mlsql.spark has no {name}"
+            return lambda *a, **k: inspect.signature(ms.FUNCTIONS[name]).bind(*a, **k)
+
+    call = E.spark_call(E.example(m)).removesuffix(".show()")
+    call = re.sub(r"^df\.(agg|select)\((.*)\)$", r"\2", call)  # the function call itself
+    eval(call, {"ms": Binder(), "df": object()})
+
+
+# ---------------------------------------------------------------- the guides
+ROWS = [
+    ("m1", "2024-06-01", ["cat", "bird"], ["cat"]),
+    ("m1", "2024-06-02", ["dog"], ["dog", "fish"]),
+    ("m2", "2024-06-01", ["dog", None], ["cat", "cat"]),
+    ("m2", "2024-07-01", ["owl"], ["owl"]),  # outside the guide's month: must not count
+]
+
+
+def test_duckdb_guide_sql_runs_and_agrees(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every SQL statement of the DuckDB guide runs on a small ``preds``; the numbers are the oracle's."""
+    import pyarrow.parquet as pq
+
+    from tests import oracle
+
+    text = (DOCS / "guides" / "duckdb.md").read_text()
+    statements = [
+        s.strip()
+        for block in re.findall(r"```sql\n(.*?)```", text, re.S)
+        for s in block.split(";")
+        if s.strip()
+    ]
+    assert len(statements) == 4, statements
+    preds = pa.table(
+        {
+            name: [r[i] for r in ROWS]
+            for i, name in enumerate(("model", "day", "actual", "predicted"))
+        }
+    )
+    (tmp_path / "preds").mkdir()
+    pq.write_table(preds, tmp_path / "preds" / "part.parquet")
+    monkeypatch.chdir(tmp_path)
+    con = mlsql.connect()  # the guide creates a table: a connection of its own
+    con.register("preds", preds)
+    results = []
+    for statement in statements:
+        relation = con.sql(statement)
+        results.append(None if relation is None else relation.fetchall())
+    per_label, report, _, stored = results
+    assert {r[0] for r in per_label} == {"m1", "m2"}
+    assert report[0][0] == len(ROWS)  # n_rows
+    for model in ("m1", "m2"):  # June only
+        rows = [(a, p) for m, day, a, p in ROWS if m == model and day.startswith("2024-06")]
+        want = oracle.aggregate("micro_f1", rows)
+        got = next(r[1] for r in stored if r[0] == model)
+        assert close(got, want), (model, got, want)
+
+
+# ---------------------------------------------------------------- the site
+def test_site_builds_strictly_offline(tmp_path: Any) -> None:
+    pytest.importorskip("mkdocs")
+    from mlsql._docs.__main__ import build
+
+    build(str(tmp_path / "site"))
+    html = (tmp_path / "site" / "reference" / "multilabel" / "index.html").read_text()
+    assert 'id="micro_f1"' in html and "tabbed-set" in html
+    pages_html = "".join(p.read_text() for p in (tmp_path / "site").rglob("*.html"))
+    assert "fonts.googleapis" not in pages_html  # theme.font: false
+    assert (tmp_path / "site" / "search" / "search_index.json").is_file()
+
+
+def test_a_broken_link_fails_the_build(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("mkdocs")
+    import shutil
+
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    root = tmp_path / "repo"
+    shutil.copytree(DOCS, root / "docs")
+    shutil.copy(DOCS.parent / "mkdocs.yml", root / "mkdocs.yml")
+    shutil.copytree(DOCS.parent / "benchmarks", root / "benchmarks", dirs_exist_ok=True)
+    with (root / "docs" / "guides" / "polars.md").open("a") as f:
+        f.write("\n[a page that does not exist](nowhere.md)\n")
+    monkeypatch.chdir(root)
+    config = load_config(str(root / "mkdocs.yml"), strict=True, site_dir=str(tmp_path / "site"))
+    with pytest.raises(Abort):
+        mkdocs_build(config)

@@ -1,0 +1,41 @@
+"""Importing an engine's module does only what it must: no example runs, no other engine loads.
+
+Not timed (timings depend on the machine); what is checked is the work an
+import does: ``import mlsql.polars`` builds no DataFrame (the docstring
+examples' outputs are written, not computed) and does not import DuckDB.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+PROBE = """
+import sys
+import polars as pl
+
+built = []
+original = pl.DataFrame.__init__
+
+def counting(self, *args, **kwargs):
+    built.append(1)
+    original(self, *args, **kwargs)
+
+pl.DataFrame.__init__ = counting
+import mlsql.polars as mp
+
+print(len(built), "duckdb" in sys.modules, "Examples" in mp.micro_f1.__doc__)
+"""
+
+
+def test_import_mlsql_polars_runs_no_example_and_loads_no_duckdb():
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    frames, duckdb_loaded, documented = done.stdout.split()
+    assert frames == "0", f"import mlsql.polars built {frames} DataFrames"
+    assert duckdb_loaded == "False"
+    assert documented == "True"  # the examples are still in the docstrings
