@@ -190,6 +190,28 @@ def as_node(value: Any) -> Node:
     return const(value)
 
 
+#: the attribute marking a statistic as one field of a struct that computes several at once
+_SHARED = "_mlsql_shared_field"
+
+
+def share(expr: pl.Expr, source: pl.Expr, field: str) -> pl.Expr:
+    """Mark ``expr`` as equal to ``source.struct.field(field)``; return ``expr``.
+
+    A row-level formula that needs several statistics of one ``source`` reads
+    them from one evaluation of ``source`` (a native plugin computes tp, |A|
+    and |P| in one pass); one statistic alone stays ``expr`` (which may be
+    cheaper than the whole struct). ``source`` must be NULL nowhere itself
+    (like ``pl.struct``), only its fields.
+    """
+    setattr(expr, _SHARED, (source, field))
+    return expr
+
+
+def shared(expr: pl.Expr) -> tuple[pl.Expr, str] | None:
+    """The (struct, field) ``expr`` was marked with by :func:`share`, or None."""
+    return getattr(expr, _SHARED, None)
+
+
 def leaf(expr: pl.Expr, *, strict: bool = False) -> Node:
     """A per-row statistic; ``strict``: NULL exactly where the ``known`` mask is false."""
     return Node("leaf", (expr,), ROW, STRICT if strict else MAYBE)
@@ -365,10 +387,15 @@ class Lowering:
         node = as_node(node)
         first: dict[Any, Node] = {}
         uses = _units(node, {}, first)
-        if all(n == 1 for n in uses.values()):
+        source, fields = _shared_source(uses, first) if node.level == ROW else (None, {})
+        if all(n == 1 for n in uses.values()) and source is None:
             return self.tree(node, {key: self.unit(first[key]) for key in uses})
-        names = {key: f"u{i}" for i, key in enumerate(uses)}
-        scope = pl.struct(**{names[key]: self.unit(first[key]) for key in uses})
+        names = {key: fields.get(key, f"u{i}") for i, key in enumerate(uses)}
+        others = {names[key]: self.unit(first[key]) for key in uses if key not in fields}
+        if source is None:
+            scope = pl.struct(**others)
+        else:  # statistics computed together: their struct is the scope
+            scope = source.struct.with_fields(**others) if others else source
         if node.level == ROW:
             body = self.tree(node, {key: pl.field(names[key]) for key in uses})
             return scope.struct.with_fields(__mlsql=body).struct.field("__mlsql")
@@ -411,6 +438,24 @@ class Lowering:
             c, t, o = (self.tree(a, env) for a in args)
             return pl.when(c).then(t).otherwise(o)
         raise AssertionError(f"unknown node {op}")
+
+
+def _shared_source(uses: Counter[Any], first: dict[Any, Node]) -> tuple[Any, dict[Any, str]]:
+    """The struct that computes most of these row statistics at once (two or more), if any.
+
+    Returns the struct (or None) and, for each unit taken from it, its field name.
+    """
+    groups: dict[int, tuple[pl.Expr, dict[Any, str]]] = {}
+    for key in uses:
+        node = first[key]
+        mark = shared(node.args[0]) if node.op == "leaf" else None
+        if mark is not None:
+            source, field = mark
+            groups.setdefault(id(source), (source, {}))[1][key] = field
+    best = max(groups.values(), key=lambda g: len(g[1]), default=None)
+    if best is None or len(best[1]) < 2:
+        return None, {}
+    return best
 
 
 class _Pack(Node):

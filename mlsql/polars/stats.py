@@ -15,6 +15,7 @@ from __future__ import annotations
 import polars as pl
 
 from mlsql._formulas import RowStats
+from mlsql.polars import _native
 
 
 def known(actual: pl.Expr, predicted: pl.Expr) -> pl.Expr:
@@ -49,7 +50,9 @@ def true_positives(actual: pl.Expr, predicted: pl.Expr) -> pl.Expr:
 def row_stats(actual: pl.Expr, predicted: pl.Expr) -> RowStats:
     """tp = |A ∩ P|, n_actual = |A|, n_predicted = |P| of each row (distinct, no NULLs).
 
-    All three are NULL where either list is NULL, and ``Int64``.
+    All three are NULL where either list is NULL, and ``Int64``. They come from
+    the native plugin where it is enabled (:mod:`mlsql.polars._native`), else
+    from :func:`portable_row_stats`; both give the same numbers.
 
     Examples
     --------
@@ -58,6 +61,13 @@ def row_stats(actual: pl.Expr, predicted: pl.Expr) -> RowStats:
     >>> df.select(s.tp.alias("tp"), s.n_actual.alias("n_a"), s.n_predicted.alias("n_p")).row(0)
     (1, 2, 2)
     """
+    if _native.enabled():
+        return _native.row_stats(actual, predicted, portable_row_stats)
+    return portable_row_stats(actual, predicted)
+
+
+def portable_row_stats(actual: pl.Expr, predicted: pl.Expr) -> RowStats:
+    """:func:`row_stats` as plain Polars expressions (no native code)."""
     return RowStats(
         tp=true_positives(actual, predicted),
         n_actual=distinct_labels(actual, predicted),
