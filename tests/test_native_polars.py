@@ -260,11 +260,26 @@ def test_measures_use_the_plugin_and_not_when_switched_off(
     assert measures(df, "streaming") == native_values
 
 
-def test_a_row_formula_computes_the_counts_once(native: Path) -> None:
-    df = pl.DataFrame({"a": [["x", "y"]], "p": [["x"]]})
-    plan = df.lazy().select(mp.samples_f1("a", "p")).explain()
-    assert plan.count("mlsql_polars_plugin") == 1, plan
-    assert "set_counts" in plan
+@pytest.mark.parametrize(
+    ("name", "calls"),
+    [
+        ("samples_f1", {"set_counts": 1}),
+        ("samples_recall", {"set_counts": 1}),
+        ("subset_accuracy", {"set_counts": 1}),
+        ("row_precision", {"set_counts": 1}),
+        ("true_positives", {"set_tp": 1}),
+        ("micro_f1", {"set_tp": 1, "set_n_actual": 1, "set_n_predicted": 1}),
+        ("micro_precision", {"set_tp": 1, "set_n_predicted": 1}),
+        ("hamming_loss", {"set_tp": 1, "set_n_actual": 1, "set_n_predicted": 1}),
+    ],
+)
+def test_each_row_statistic_is_computed_once(native: Path, name: str, calls: dict) -> None:
+    """A row formula reads tp, |A|, |P| from one set_counts; sums call one function each."""
+    lf = pl.LazyFrame({"a": [["x", "y"]], "p": [["x"]]})
+    params = {"n_labels": 4} if name == "hamming_loss" else {}
+    plan = lf.select(getattr(mp, name)("a", "p", **params)).explain(engine="streaming")
+    found = {f: plan.count(f":{f}(") for f in ("set_counts", *_native.FIELDS.values())}
+    assert {f: n for f, n in found.items() if n} == calls, plan
 
 
 def test_missing_or_broken_library_falls_back_silently(
