@@ -254,23 +254,33 @@ malformed:
 typedef struct {
     mlsql_text *text;
     int64_t *ints;
-    size_t n, cap;
+    size_t n, text_cap, ints_cap;
 } items;
 
+/* The capacity to grow `cap` to for `n` items of `size` bytes (0: too large). */
+static size_t grown(size_t cap, size_t n, size_t size) {
+    size_t want = cap ? cap : 64;
+    while (want < n) {
+        if (want > SIZE_MAX / 2) return 0;
+        want *= 2;
+    }
+    return want > SIZE_MAX / size ? 0 : want;
+}
+
 static int reserve(items *it, size_t n, int text) {
-    if (n <= it->cap) return 0;
-    size_t cap = it->cap ? it->cap : 64;
-    while (cap < n) cap *= 2;
-    if (text) {
-        mlsql_text *p = (mlsql_text *)realloc(it->text, cap * sizeof *p);
+    if (text && n > it->text_cap) {
+        size_t cap = grown(it->text_cap, n, sizeof(mlsql_text));
+        mlsql_text *p = cap ? (mlsql_text *)realloc(it->text, cap * sizeof *p) : NULL;
         if (p == NULL) return -1;
         it->text = p;
-    } else {
-        int64_t *p = (int64_t *)realloc(it->ints, cap * sizeof *p);
+        it->text_cap = cap;
+    } else if (!text && n > it->ints_cap) {
+        size_t cap = grown(it->ints_cap, n, sizeof(int64_t));
+        int64_t *p = cap ? (int64_t *)realloc(it->ints, cap * sizeof *p) : NULL;
         if (p == NULL) return -1;
         it->ints = p;
+        it->ints_cap = cap;
     }
-    it->cap = cap;
     return 0;
 }
 
