@@ -2,9 +2,16 @@
 
 mlsql ships a Polars expression plugin written in C (``native/polars_plugin.c``,
 compiled into the package's ``_native`` folder at install time). It computes
-each row's |A ∩ P|, |A| and |P| in one pass over the Arrow buffers, about
-twice as fast as the portable expressions of :mod:`mlsql.polars.stats`, with
-the same numbers.
+each row's |A ∩ P|, |A| and |P| in one pass over the Arrow buffers, with the
+numbers of the portable expressions of :mod:`mlsql.polars.stats`. A row
+formula (samples averages, subset accuracy, the per-row ratios) reads all
+three from one call; a sum of one of them (the micro averages) calls the
+function computing just that one, since Polars' streaming engine computes a
+shared subexpression once per use: tp reads both lists, |A| and |P| one each.
+
+The plugin speaks Polars' plugin interface 0.1 (C, no Rust crates); it loaded
+and gave the oracle's counts on Polars 1.20.0 (old streaming engine), 1.44.2
+and 2.1.0.
 
 It is used by default when all of these hold, and otherwise the portable
 expressions are used, silently:
@@ -56,14 +63,18 @@ def polars_version() -> tuple[int, ...]:
     return tuple(int(x) for x in re.findall(r"\d+", pl.__version__)[:2])
 
 
-def library_path() -> Path | None:
-    """The plugin library to load: ``$MLSQL_POLARS_PLUGIN``, else the packaged one, else None."""
-    override = os.environ.get(PATH_ENV)
-    if override:
-        return Path(override)
+@functools.cache
+def _packaged() -> Path | None:
+    """The library the build put into the package's ``_native`` folder, if any."""
     folder = Path(__file__).resolve().parent.parent / "_native"
     found = sorted(folder.glob("mlsql_polars_plugin.*")) if folder.is_dir() else []
     return found[0] if found else None
+
+
+def library_path() -> Path | None:
+    """The plugin library to load: ``$MLSQL_POLARS_PLUGIN``, else the packaged one, else None."""
+    override = os.environ.get(PATH_ENV)
+    return Path(override) if override else _packaged()
 
 
 def switched_off() -> bool:
