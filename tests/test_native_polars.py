@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 import mlsql.polars as mp
 from mlsql._errors import MlsqlError
 from mlsql.polars import _native
+from mlsql.polars import _symbolic as S
 from tests import oracle
 from tests.test_multilabel_properties import same
 from tests.test_polars_streaming import FALLBACK_NODES, physical_nodes
@@ -268,18 +269,34 @@ def test_measures_use_the_plugin_and_not_when_switched_off(
         ("subset_accuracy", {"set_counts": 1}),
         ("row_precision", {"set_counts": 1}),
         ("true_positives", {"set_tp": 1}),
-        ("micro_f1", {"set_tp": 1, "set_n_actual": 1, "set_n_predicted": 1}),
-        ("micro_precision", {"set_tp": 1, "set_n_predicted": 1}),
-        ("hamming_loss", {"set_tp": 1, "set_n_actual": 1, "set_n_predicted": 1}),
+        ("micro_f1", {"set_counts": 1}),
+        ("micro_precision", {"set_counts": 1}),
+        ("hamming_loss", {"set_counts": 1}),
+        ("multilabel_counts", {"set_counts": 2}),  # the counts packed; n_exact, a row test
     ],
 )
 def test_each_row_statistic_is_computed_once(native: Path, name: str, calls: dict) -> None:
-    """A row formula reads tp, |A|, |P| from one set_counts; sums call one function each."""
+    """Row formulas and sums read tp, |A|, |P| from one set_counts; one statistic alone, set_tp."""
     lf = pl.LazyFrame({"a": [["x", "y"]], "p": [["x"]]})
     params = {"n_labels": 4} if name == "hamming_loss" else {}
     plan = lf.select(getattr(mp, name)("a", "p", **params)).explain(engine="streaming")
     found = {f: plan.count(f":{f}(") for f in ("set_counts", *_native.FIELDS.values())}
     assert {f: n for f, n in found.items() if n} == calls, plan
+
+
+@pytest.mark.parametrize("engine", ["in-memory", "streaming"])
+def test_packed_sums_are_exact_up_to_their_bound(engine: str) -> None:
+    """Sums of several fields of one struct come from one Int128 sum, unpacked exactly."""
+    big = 2**40 - 3  # three rows: each field's sum stays below 2**42
+    lf = pl.LazyFrame({"x": [big, big, 5, None], "y": [1, big, big, None], "z": [big, 0, 7, None]})
+    source = pl.struct(tp=pl.col("x"), n_actual=pl.col("y"), n_predicted=pl.col("z"))
+    leaves = [S.share(pl.col(c), source, f) for c, f in zip("xyz", _native.FIELDS, strict=True)]
+    x, y, z = (S.leaf(e, strict=True) for e in leaves)
+    node = S.total(x) * 3 + S.total(y) - S.total(z)
+    expr = S.Lowering(pl.col("x").is_not_null()).expr(node)
+    assert lf.select(expr).explain().count(".sum()") == 1  # the packed sums, once
+    got = lf.select(expr).collect(engine=engine).item()  # type: ignore[arg-type]
+    assert got == 3 * (2 * big + 5) + (1 + 2 * big) - (big + 7)
 
 
 def test_missing_or_broken_library_falls_back_silently(
