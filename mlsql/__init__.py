@@ -10,9 +10,10 @@ Examples
 
 from mlsql._duckdb.register import connect, register
 from mlsql._errors import MlsqlError
+from mlsql._native import native_status
 
 __version__ = "0.1.0"
-__all__ = ["MlsqlError", "__version__", "connect", "register"]
+__all__ = ["MlsqlError", "__version__", "connect", "native_status", "register"]
 from mlsql.tables import label_metrics, multilabel_report
 
 __all__ += ["label_metrics", "multilabel_report"]

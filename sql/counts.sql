@@ -38,29 +38,29 @@ CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[])
     struct_pack(
     n_rows := count(_mlsql_tp(actual, predicted)),
     tp := sum(_mlsql_tp(actual, predicted)),
-    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))),
-    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    n_actual := sum(_mlsql_n_labels(actual, predicted)),
-    n_predicted := sum(_mlsql_n_labels(predicted, actual)),
-    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
+    fp := (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    fn := (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    n_actual := sum(_mlsql_n_actual(actual, predicted)),
+    n_predicted := sum(_mlsql_n_predicted(actual, predicted)),
+    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
     (actual INTEGER[], predicted INTEGER[]) AS 
     struct_pack(
     n_rows := count(_mlsql_tp(actual, predicted)),
     tp := sum(_mlsql_tp(actual, predicted)),
-    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))),
-    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    n_actual := sum(_mlsql_n_labels(actual, predicted)),
-    n_predicted := sum(_mlsql_n_labels(predicted, actual)),
-    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
+    fp := (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    fn := (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    n_actual := sum(_mlsql_n_actual(actual, predicted)),
+    n_predicted := sum(_mlsql_n_predicted(actual, predicted)),
+    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
     (actual BIGINT[], predicted BIGINT[]) AS 
     struct_pack(
     n_rows := count(_mlsql_tp(actual, predicted)),
     tp := sum(_mlsql_tp(actual, predicted)),
-    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))),
-    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    n_actual := sum(_mlsql_n_labels(actual, predicted)),
-    n_predicted := sum(_mlsql_n_labels(predicted, actual)),
-    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
+    fp := (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    fn := (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    n_actual := sum(_mlsql_n_actual(actual, predicted)),
+    n_predicted := sum(_mlsql_n_predicted(actual, predicted)),
+    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'multilabel_counts');
 

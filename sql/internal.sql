@@ -31,13 +31,18 @@ CREATE OR REPLACE MACRO _mlsql_check_n_labels(n_labels, func) AS
 CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func) AS 
     error('' || func || ' needs actual and predicted labels of one kind: both text or both integers (lists of VARCHAR, INTEGER or BIGINT). Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.');
 
--- _mlsql_n_labels(labels, other): Distinct non-NULL labels in a list; NULL when either list of the row is NULL.
-CREATE OR REPLACE MACRO _mlsql_n_labels(labels, other) AS 
-    CASE WHEN other IS NULL THEN NULL
-         ELSE len(list_filter(labels, lambda x, i: x IS NOT NULL AND list_position(labels, x) = i)) END;
-
 -- _mlsql_tp(actual, predicted): |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).
 CREATE OR REPLACE MACRO _mlsql_tp(actual, predicted) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
          ELSE len(list_filter(actual, lambda x, i: list_contains(predicted, x)
                                                 AND list_position(actual, x) = i)) END;
+
+-- _mlsql_n_actual(actual, predicted): |A|: distinct non-NULL true labels; NULL when either list is NULL.
+CREATE OR REPLACE MACRO _mlsql_n_actual(actual, predicted) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
+         ELSE len(list_filter(actual, lambda x, i: x IS NOT NULL AND list_position(actual, x) = i)) END;
+
+-- _mlsql_n_predicted(actual, predicted): |P|: distinct non-NULL predicted labels; NULL when either list is NULL.
+CREATE OR REPLACE MACRO _mlsql_n_predicted(actual, predicted) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
+         ELSE len(list_filter(predicted, lambda x, i: x IS NOT NULL AND list_position(predicted, x) = i)) END;

@@ -3,130 +3,130 @@
 
 -- micro_precision(actual, predicted, zero_division): Precision of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'micro_precision');
 
 -- micro_recall(actual, predicted, zero_division): Recall of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'micro_recall');
 
 -- micro_fbeta(actual, predicted, beta, zero_division): F-beta of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
     (actual INTEGER[], predicted INTEGER[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'micro_fbeta');
 
 -- micro_f1(actual, predicted, zero_division): F1 of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_f1(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'micro_f1');
 
 -- micro_jaccard(actual, predicted, zero_division): Jaccard of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'micro_jaccard');
 
 -- samples_precision(actual, predicted, zero_division): Mean over rows of row precision.
 CREATE OR REPLACE MACRO samples_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'samples_precision');
 
 -- samples_recall(actual, predicted, zero_division): Mean over rows of row recall.
 CREATE OR REPLACE MACRO samples_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'samples_recall');
 
 -- samples_fbeta(actual, predicted, beta, zero_division): Mean over rows of row F-beta.
 CREATE OR REPLACE MACRO samples_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
     (actual INTEGER[], predicted INTEGER[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'samples_fbeta');
 
 -- samples_f1(actual, predicted, zero_division): Mean over rows of row F1.
 CREATE OR REPLACE MACRO samples_f1(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'samples_f1');
 
 -- samples_jaccard(actual, predicted, zero_division): Mean over rows of row Jaccard.
 CREATE OR REPLACE MACRO samples_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'samples_jaccard');
 
 -- subset_accuracy(actual, predicted): Share of rows predicted exactly.
 CREATE OR REPLACE MACRO subset_accuracy(actual VARCHAR[], predicted VARCHAR[]) AS 
-    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted)))),
     (actual INTEGER[], predicted INTEGER[]) AS 
-    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted)))),
     (actual BIGINT[], predicted BIGINT[]) AS 
-    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted)))),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'subset_accuracy');
 
 -- zero_one_loss(actual, predicted): Share of rows not predicted exactly.
 CREATE OR REPLACE MACRO zero_one_loss(actual VARCHAR[], predicted VARCHAR[]) AS 
-    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted)))),
     (actual INTEGER[], predicted INTEGER[]) AS 
-    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted)))),
     (actual BIGINT[], predicted BIGINT[]) AS 
-    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted)))),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'zero_one_loss');
 
 -- hamming_loss(actual, predicted, n_labels): (fp + fn) / (rows x n_labels): share of wrong label decisions.
 CREATE OR REPLACE MACRO hamming_loss(actual VARCHAR[], predicted VARCHAR[], n_labels) AS 
-    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    _mlsql_hamming_loss((sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual INTEGER[], predicted INTEGER[], n_labels) AS 
-    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    _mlsql_hamming_loss((sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual BIGINT[], predicted BIGINT[], n_labels) AS 
-    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    _mlsql_hamming_loss((sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual, predicted, n_labels) AS 
     _mlsql_label_type_error(actual, predicted, 'hamming_loss');

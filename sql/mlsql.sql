@@ -34,16 +34,21 @@ CREATE OR REPLACE MACRO _mlsql_check_n_labels(n_labels, func) AS
 CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func) AS 
     error('' || func || ' needs actual and predicted labels of one kind: both text or both integers (lists of VARCHAR, INTEGER or BIGINT). Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.');
 
--- _mlsql_n_labels(labels, other): Distinct non-NULL labels in a list; NULL when either list of the row is NULL.
-CREATE OR REPLACE MACRO _mlsql_n_labels(labels, other) AS 
-    CASE WHEN other IS NULL THEN NULL
-         ELSE len(list_filter(labels, lambda x, i: x IS NOT NULL AND list_position(labels, x) = i)) END;
-
 -- _mlsql_tp(actual, predicted): |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).
 CREATE OR REPLACE MACRO _mlsql_tp(actual, predicted) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
          ELSE len(list_filter(actual, lambda x, i: list_contains(predicted, x)
                                                 AND list_position(actual, x) = i)) END;
+
+-- _mlsql_n_actual(actual, predicted): |A|: distinct non-NULL true labels; NULL when either list is NULL.
+CREATE OR REPLACE MACRO _mlsql_n_actual(actual, predicted) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
+         ELSE len(list_filter(actual, lambda x, i: x IS NOT NULL AND list_position(actual, x) = i)) END;
+
+-- _mlsql_n_predicted(actual, predicted): |P|: distinct non-NULL predicted labels; NULL when either list is NULL.
+CREATE OR REPLACE MACRO _mlsql_n_predicted(actual, predicted) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
+         ELSE len(list_filter(predicted, lambda x, i: x IS NOT NULL AND list_position(predicted, x) = i)) END;
 
 -- ===== formulas.sql: Every formula, once: ratios with zero division, F-beta, averages, shares.
 
@@ -308,61 +313,61 @@ CREATE OR REPLACE MACRO true_positives(actual VARCHAR[], predicted VARCHAR[]) AS
 
 -- false_positives(actual, predicted): |P \ A|: predicted labels that are not true.
 CREATE OR REPLACE MACRO false_positives(actual VARCHAR[], predicted VARCHAR[]) AS 
-    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual INTEGER[], predicted INTEGER[]) AS 
-    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual BIGINT[], predicted BIGINT[]) AS 
-    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'false_positives');
 
 -- false_negatives(actual, predicted): |A \ P|: true labels that were not predicted.
 CREATE OR REPLACE MACRO false_negatives(actual VARCHAR[], predicted VARCHAR[]) AS 
-    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual INTEGER[], predicted INTEGER[]) AS 
-    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual BIGINT[], predicted BIGINT[]) AS 
-    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'false_negatives');
 
 -- set_jaccard(actual, predicted, zero_division): |A ∩ P| / |A ∪ P| of one row.
 CREATE OR REPLACE MACRO set_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'set_jaccard');
 
 -- row_precision(actual, predicted, zero_division): |A ∩ P| / |P| of one row.
 CREATE OR REPLACE MACRO row_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_precision');
 
 -- row_recall(actual, predicted, zero_division): |A ∩ P| / |A| of one row.
 CREATE OR REPLACE MACRO row_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_recall');
 
 -- row_fbeta(actual, predicted, beta, zero_division): F-beta of one row, from its counts.
 CREATE OR REPLACE MACRO row_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual INTEGER[], predicted INTEGER[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_fbeta');
 
@@ -370,131 +375,131 @@ CREATE OR REPLACE MACRO row_fbeta(actual VARCHAR[], predicted VARCHAR[], beta :=
 
 -- micro_precision(actual, predicted, zero_division): Precision of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision') IS NULL THEN NULL ELSE _mlsql_precision(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_precision')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'micro_precision');
 
 -- micro_recall(actual, predicted, zero_division): Recall of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall') IS NULL THEN NULL ELSE _mlsql_recall(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_recall')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'micro_recall');
 
 -- micro_fbeta(actual, predicted, beta, zero_division): F-beta of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
     (actual INTEGER[], predicted INTEGER[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_beta(beta, 'micro_fbeta'), _mlsql_check_zero_division(zero_division, 'micro_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'micro_fbeta');
 
 -- micro_f1(actual, predicted, zero_division): F1 of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_f1(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1') IS NULL THEN NULL ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), 1, _mlsql_check_zero_division(zero_division, 'micro_f1')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'micro_f1');
 
 -- micro_jaccard(actual, predicted, zero_division): Jaccard of counts pooled over rows.
 CREATE OR REPLACE MACRO micro_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_check_zero_division(zero_division, 'micro_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'micro_jaccard');
 
 -- samples_precision(actual, predicted, zero_division): Mean over rows of row precision.
 CREATE OR REPLACE MACRO samples_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_precision') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_precision')), _mlsql_check_zero_division(zero_division, 'samples_precision')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'samples_precision');
 
 -- samples_recall(actual, predicted, zero_division): Mean over rows of row recall.
 CREATE OR REPLACE MACRO samples_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_recall') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_recall')), _mlsql_check_zero_division(zero_division, 'samples_recall')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'samples_recall');
 
 -- samples_fbeta(actual, predicted, beta, zero_division): Mean over rows of row F-beta.
 CREATE OR REPLACE MACRO samples_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
     (actual INTEGER[], predicted INTEGER[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_fbeta') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'samples_fbeta'), _mlsql_check_zero_division(zero_division, 'samples_fbeta')), _mlsql_check_zero_division(zero_division, 'samples_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'samples_fbeta');
 
 -- samples_f1(actual, predicted, zero_division): Mean over rows of row F1.
 CREATE OR REPLACE MACRO samples_f1(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_f1') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), 1, _mlsql_check_zero_division(zero_division, 'samples_f1')), _mlsql_check_zero_division(zero_division, 'samples_f1')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'samples_f1');
 
 -- samples_jaccard(actual, predicted, zero_division): Mean over rows of row Jaccard.
 CREATE OR REPLACE MACRO samples_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'samples_jaccard') IS NULL THEN NULL ELSE _mlsql_average(_mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'samples_jaccard')), _mlsql_check_zero_division(zero_division, 'samples_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'samples_jaccard');
 
 -- subset_accuracy(actual, predicted): Share of rows predicted exactly.
 CREATE OR REPLACE MACRO subset_accuracy(actual VARCHAR[], predicted VARCHAR[]) AS 
-    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted)))),
     (actual INTEGER[], predicted INTEGER[]) AS 
-    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted)))),
     (actual BIGINT[], predicted BIGINT[]) AS 
-    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    _mlsql_subset_accuracy(((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted)))),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'subset_accuracy');
 
 -- zero_one_loss(actual, predicted): Share of rows not predicted exactly.
 CREATE OR REPLACE MACRO zero_one_loss(actual VARCHAR[], predicted VARCHAR[]) AS 
-    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted)))),
     (actual INTEGER[], predicted INTEGER[]) AS 
-    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted)))),
     (actual BIGINT[], predicted BIGINT[]) AS 
-    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual)))),
+    _mlsql_zero_one_loss(((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted)))),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'zero_one_loss');
 
 -- hamming_loss(actual, predicted, n_labels): (fp + fn) / (rows x n_labels): share of wrong label decisions.
 CREATE OR REPLACE MACRO hamming_loss(actual VARCHAR[], predicted VARCHAR[], n_labels) AS 
-    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    _mlsql_hamming_loss((sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual INTEGER[], predicted INTEGER[], n_labels) AS 
-    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    _mlsql_hamming_loss((sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual BIGINT[], predicted BIGINT[], n_labels) AS 
-    _mlsql_hamming_loss((sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
+    _mlsql_hamming_loss((sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), count(_mlsql_tp(actual, predicted)), _mlsql_check_n_labels(n_labels, 'hamming_loss')),
     (actual, predicted, n_labels) AS 
     _mlsql_label_type_error(actual, predicted, 'hamming_loss');
 
@@ -537,29 +542,29 @@ CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[])
     struct_pack(
     n_rows := count(_mlsql_tp(actual, predicted)),
     tp := sum(_mlsql_tp(actual, predicted)),
-    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))),
-    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    n_actual := sum(_mlsql_n_labels(actual, predicted)),
-    n_predicted := sum(_mlsql_n_labels(predicted, actual)),
-    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
+    fp := (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    fn := (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    n_actual := sum(_mlsql_n_actual(actual, predicted)),
+    n_predicted := sum(_mlsql_n_predicted(actual, predicted)),
+    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
     (actual INTEGER[], predicted INTEGER[]) AS 
     struct_pack(
     n_rows := count(_mlsql_tp(actual, predicted)),
     tp := sum(_mlsql_tp(actual, predicted)),
-    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))),
-    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    n_actual := sum(_mlsql_n_labels(actual, predicted)),
-    n_predicted := sum(_mlsql_n_labels(predicted, actual)),
-    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
+    fp := (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    fn := (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    n_actual := sum(_mlsql_n_actual(actual, predicted)),
+    n_predicted := sum(_mlsql_n_predicted(actual, predicted)),
+    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
     (actual BIGINT[], predicted BIGINT[]) AS 
     struct_pack(
     n_rows := count(_mlsql_tp(actual, predicted)),
     tp := sum(_mlsql_tp(actual, predicted)),
-    fp := (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))),
-    fn := (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    n_actual := sum(_mlsql_n_labels(actual, predicted)),
-    n_predicted := sum(_mlsql_n_labels(predicted, actual)),
-    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_labels(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_labels(predicted, actual))) THEN 1 ELSE 0 END)),
+    fp := (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    fn := (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
+    n_actual := sum(_mlsql_n_actual(actual, predicted)),
+    n_predicted := sum(_mlsql_n_predicted(actual, predicted)),
+    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'multilabel_counts');
 
@@ -609,7 +614,7 @@ CREATE OR REPLACE MACRO _mlsql_hivemall_n(x, other, average) AS
 CREATE OR REPLACE MACRO _mlsql_hivemall_arrays(actual, predicted, options) AS 
     CASE WHEN _mlsql_hivemall_average(options) = 'binary'
          THEN error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.')
-         ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_hivemall_beta(options), '0') END;
+         ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_hivemall_beta(options), '0') END;
 
 -- _mlsql_hivemall_binary(actual, predicted, options): fmeasure over binary int labels.
 CREATE OR REPLACE MACRO _mlsql_hivemall_binary(actual, predicted, options) AS 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 
+from mlsql import _native
 from mlsql._duckdb.library import macros, render
 from mlsql._errors import MlsqlError
 from mlsql._sqlexpr import quote_ident
@@ -32,6 +35,7 @@ def register(
     replace: bool = False,
     prefix: str = "",
     schema: str | None = None,
+    native: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """Register every mlsql macro on ``con``.
 
@@ -50,6 +54,12 @@ def register(
     schema : str, optional
         Create the macros in this schema (created if missing), called as
         ``schema.micro_f1(...)``.
+    native : bool, default False
+        Load mlsql's native DuckDB extension into ``con`` and compute the
+        per-row label counts with it (same numbers, faster). ``con``'s database
+        must have been opened with ``allow_unsigned_extensions`` and the macros
+        must be TEMP; :func:`connect` does this whenever the extension is
+        available (see :func:`mlsql.native_status`).
 
     Returns
     -------
@@ -69,7 +79,9 @@ def register(
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)}")
     else:
         qualify = lambda name: f"{prefix}{name}"  # noqa: E731
-    all_macros = macros(qualify)
+    if native:
+        _load_native(con, temporary)
+    all_macros = macros(qualify, native=native)
     names = {f"{prefix}{m.name}" for m in macros()}
     if schema is None and not replace:
         clashes = _clashes(con, names)
@@ -98,8 +110,32 @@ def register(
     return con
 
 
+def _load_native(con: duckdb.DuckDBPyConnection, temporary: bool) -> None:
+    """Load the native extension into ``con``, or say why it cannot serve it."""
+    status = _native.duckdb_native_status()
+    if not status["available"]:
+        raise MlsqlError(f"mlsql's native DuckDB extension is not available: {status['reason']}.")
+    if not temporary:
+        raise MlsqlError(
+            "native=True needs TEMP macros (temporary=True, no schema): stored macros would call "
+            "the native extension in sessions that have not loaded it."
+        )
+    try:
+        con.execute(_native.load_sql(Path(status["path"])))
+    except duckdb.Error as exc:
+        raise MlsqlError(
+            "mlsql's native DuckDB extension did not load on this connection (open the database "
+            f"with config={_native.open_config()}): {exc}"
+        ) from exc
+
+
 def connect(database: str = ":memory:", **kwargs: object) -> duckdb.DuckDBPyConnection:
     """Open a DuckDB connection with every mlsql macro registered.
+
+    Where mlsql's native extension is available (:func:`mlsql.native_status`;
+    not under ``MLSQL_NATIVE=0``), the database is opened with
+    ``allow_unsigned_extensions`` and the macros count labels with it; the
+    numbers are those of the portable macros.
 
     Parameters
     ----------
@@ -115,4 +151,16 @@ def connect(database: str = ":memory:", **kwargs: object) -> duckdb.DuckDBPyConn
     >>> con.execute("SELECT fmeasure(['cat', 'dog'], ['cat'])").fetchall()[0][0]
     0.6666666666666666
     """
-    return register(duckdb.connect(database), **kwargs)  # type: ignore[arg-type]
+    native = (
+        _native.duckdb_native_status()["enabled"]
+        and kwargs.get("temporary", True)
+        and kwargs.get("schema") is None
+    )
+    if native:
+        try:
+            con = duckdb.connect(database, config=_native.open_config())
+        except duckdb.Error:  # e.g. the file is open in this process under another config
+            native = False
+    if not native:
+        con = duckdb.connect(database)
+    return register(con, native=bool(native), **kwargs)  # type: ignore[arg-type]
