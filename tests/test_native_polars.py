@@ -11,6 +11,7 @@ expressions (``MLSQL_NATIVE=0``), in memory and on the streaming engine.
 
 from __future__ import annotations
 
+import ctypes
 import importlib.util
 import itertools
 import os
@@ -23,6 +24,7 @@ from types import ModuleType
 from typing import Any
 
 import polars as pl
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -452,3 +454,121 @@ def test_plugin_under_address_sanitizer(tmp_path: Path) -> None:
     )
     assert "AddressSanitizer" not in result.stderr, result.stderr[-4000:]
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-4000:]
+
+
+# ---------------------------------------------------------------- the C interface itself
+class _ArrowSchema(ctypes.Structure):
+    pass
+
+
+class _ArrowArray(ctypes.Structure):
+    pass
+
+
+_RELEASE_SERIES = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class _SeriesExport(ctypes.Structure):
+    _fields_ = [
+        ("field", ctypes.POINTER(_ArrowSchema)),
+        ("arrays", ctypes.POINTER(ctypes.POINTER(_ArrowArray))),
+        ("len", ctypes.c_size_t),
+        ("release", _RELEASE_SERIES),
+        ("private_data", ctypes.c_void_p),
+    ]
+
+
+#: sizes of the Arrow C structs (public spec): 9 and 10 pointer-sized members
+_SCHEMA_BYTES = 9 * 8
+_ARRAY_BYTES = 10 * 8
+
+
+def call_plugin(
+    plugin: Path, function: str, *chunked: list[pa.Array], tamper: Any = None
+) -> tuple[pa.Array, list[int]]:
+    """Call ``_polars_plugin_<function>`` as Polars does, with pyarrow's arrays as the chunks.
+
+    Returns the output and how often each input's release callback ran.
+    """
+    lib = ctypes.CDLL(str(plugin))
+    keep: list[Any] = []
+    released = [0] * len(chunked)
+    exports = (_SeriesExport * len(chunked))()
+    for i, chunks in enumerate(chunked):
+        schema = ctypes.create_string_buffer(_SCHEMA_BYTES)
+        chunks[0].type._export_to_c(ctypes.addressof(schema))
+        arrays = [ctypes.create_string_buffer(_ARRAY_BYTES) for _ in chunks]
+        for chunk, buf in zip(chunks, arrays, strict=True):
+            chunk._export_to_c(ctypes.addressof(buf))
+            if tamper is not None and i == 0:
+                tamper(buf)
+        pointers = (ctypes.POINTER(_ArrowArray) * len(chunks))(
+            *(ctypes.cast(b, ctypes.POINTER(_ArrowArray)) for b in arrays)
+        )
+
+        def release(_: int, i: int = i, schema: Any = schema) -> None:
+            released[i] += 1
+            pa.DataType._import_from_c(ctypes.addressof(schema))  # frees the schema
+
+        callback = _RELEASE_SERIES(release)
+        keep += [schema, arrays, pointers, callback]
+        exports[i].field = ctypes.cast(schema, ctypes.POINTER(_ArrowSchema))
+        exports[i].arrays = pointers
+        exports[i].len = len(chunks)
+        exports[i].release = callback
+        exports[i].private_data = 1
+    out = _SeriesExport()
+    func = getattr(lib, f"_polars_plugin_{function}")
+    func(exports, ctypes.c_size_t(len(chunked)), None, ctypes.c_size_t(0), ctypes.byref(out), None)
+    if not out.private_data:
+        lib._polars_plugin_get_last_error_message.restype = ctypes.c_char_p
+        raise RuntimeError(lib._polars_plugin_get_last_error_message().decode())
+    assert out.len == 1
+    schema_ptr = ctypes.cast(out.field, ctypes.c_void_p).value
+    array_ptr = ctypes.cast(out.arrays[0], ctypes.c_void_p).value
+    result = pa.Array._import_from_c(array_ptr, schema_ptr)
+    out.release(ctypes.addressof(out))  # frees the output's schema and boxes (arrays moved)
+    assert not out.release
+    return result, released
+
+
+TEXT_TYPES = [pa.string(), pa.large_string(), pa.string_view(), pa.binary()]
+
+
+@pytest.mark.parametrize("label_type", TEXT_TYPES, ids=str)
+@pytest.mark.parametrize("list_type", [pa.list_, pa.large_list], ids=["list", "large_list"])
+def test_arrow_layouts_polars_does_not_send(plugin: Path, label_type: Any, list_type: Any) -> None:
+    """Utf8, LargeUtf8 and int32 list offsets, sliced and chunked, through the C interface."""
+    rows = [(["x", "x", None, "y" * 20], ["y" * 20, "z"]), (None, ["a"]), ([], []), (["b"], ["b"])]
+    if label_type == pa.binary():
+        rows = [
+            tuple(None if s is None else [x and x.encode() for x in s] for s in r) for r in rows
+        ]
+    typ = list_type(label_type)
+    filler = [(["q"] * 3, None)] * 2 if label_type != pa.binary() else [([b"q"], None)] * 2
+    a = pa.array([r[0] for r in filler + rows], type=typ).slice(2)
+    p = pa.array([r[1] for r in rows], type=typ)
+    out, released = call_plugin(plugin, "set_counts", [a.slice(0, 1), a.slice(1)], [p])
+    got = [
+        None if r["tp"] is None else (r["tp"], r["n_actual"], r["n_predicted"])
+        for r in out.to_pylist()
+    ]
+    assert got == [(1, 2, 2), None, (0, 0, 0), (1, 1, 1)]
+    assert released == [1, 1]
+    tp, _ = call_plugin(plugin, "set_tp", [a], [p.slice(0, 2), p.slice(2)])
+    assert tp.to_pylist() == [1, None, 0, 1]
+    assert tp.null_count == 1
+
+
+def _shorten_child(array: Any) -> None:
+    """Make an exported list array's elements one shorter than its offsets claim."""
+    children = ctypes.cast(ctypes.addressof(array) + 6 * 8, ctypes.POINTER(ctypes.c_void_p))[0]
+    child = ctypes.cast(children, ctypes.POINTER(ctypes.c_void_p))[0]
+    length = ctypes.cast(child, ctypes.POINTER(ctypes.c_int64))
+    length[0] -= 1
+
+
+def test_inconsistent_offsets_are_refused(plugin: Path) -> None:
+    good = pa.array([["a", "b"]], type=pa.large_list(pa.string()))
+    with pytest.raises(RuntimeError, match="list offsets outside its elements"):
+        call_plugin(plugin, "set_counts", [good], [good], tamper=_shorten_child)
