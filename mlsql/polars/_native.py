@@ -39,17 +39,15 @@ from typing import Any
 import polars as pl
 
 from mlsql._formulas import RowStats
+from mlsql._native import ENV, FOLDER, switched_off
 from mlsql.polars import _symbolic as S
 
-#: the environment variable that switches native code off (``MLSQL_NATIVE=0``)
-ENV = "MLSQL_NATIVE"
 #: a path to a plugin library to use instead of the packaged one (tests, sanitizer builds)
 PATH_ENV = "MLSQL_POLARS_PLUGIN"
 #: the oldest Polars the plugin was checked with (plugin interface 0.1)
 MIN_POLARS = (1, 20)
 #: the fields of the plugin's ``set_counts`` struct, and the function computing each alone
 FIELDS = {"tp": "set_tp", "n_actual": "set_n_actual", "n_predicted": "set_n_predicted"}
-_OFF = ("0", "false", "no", "off")
 
 
 def polars_version() -> tuple[int, ...]:
@@ -66,8 +64,7 @@ def polars_version() -> tuple[int, ...]:
 @functools.cache
 def _packaged() -> Path | None:
     """The library the build put into the package's ``_native`` folder, if any."""
-    folder = Path(__file__).resolve().parent.parent / "_native"
-    found = sorted(folder.glob("mlsql_polars_plugin.*")) if folder.is_dir() else []
+    found = sorted(FOLDER.glob("mlsql_polars_plugin.*")) if FOLDER.is_dir() else []
     return found[0] if found else None
 
 
@@ -75,11 +72,6 @@ def library_path() -> Path | None:
     """The plugin library to load: ``$MLSQL_POLARS_PLUGIN``, else the packaged one, else None."""
     override = os.environ.get(PATH_ENV)
     return Path(override) if override else _packaged()
-
-
-def switched_off() -> bool:
-    """Whether ``MLSQL_NATIVE`` asks for the portable expressions."""
-    return os.environ.get(ENV, "").strip().lower() in _OFF
 
 
 def _call(path: Path, function: str, actual: pl.Expr, predicted: pl.Expr) -> pl.Expr:
