@@ -5,9 +5,12 @@ once, NULL elements are not labels, and a NULL list makes the row unknown
 (every statistic NULL). Polars' own set operations keep NULL as an element,
 so the statistics subtract it where it occurs.
 
-Costs per row: one ``list.set_intersection`` for ``tp`` and one
+Where mlsql's native plugin is enabled (:mod:`mlsql.polars._native`), the
+three come from it, in one pass over both lists. Otherwise (``MLSQL_NATIVE=0``,
+no compiled plugin, labels neither text nor integers) they are portable
+expressions costing, per row, one ``list.set_intersection`` for ``tp`` and one
 ``list.n_unique`` per side; NULL handling reads only validity and a cheap
-``count_matches``.
+``count_matches``. Both give the same numbers.
 """
 
 from __future__ import annotations
