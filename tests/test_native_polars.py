@@ -164,6 +164,10 @@ def check_measures(df: pl.DataFrame, rows: list[Any], monkeypatch: pytest.Monkey
         for engine in engines:
             assert same(native_values[engine][name], want), (name, engine, native_values, want)
             assert same(portable_values[engine][name], want), (name, engine, portable_values, want)
+    counts = oracle.multilabel_counts(rows)
+    for engine in engines:
+        got = df.lazy().select(mp.multilabel_counts("a", "p")).collect(engine=engine).item()  # type: ignore[arg-type]
+        assert got == counts if counts["n_rows"] else got["n_rows"] == 0, (engine, got, counts)
 
 
 # ---------------------------------------------------------------- the plugin's counts
