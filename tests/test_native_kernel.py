@@ -204,18 +204,25 @@ ASAN_SCRIPT = textwrap.dedent(
             assert got == want
             con.unregister("t")
     con.execute("SELECT mlsql_native_counts([]::INT[], []::INT[])").fetchall()
+    maps = open("/proc/self/maps").read()
+    assert "libasan" in maps, "AddressSanitizer's runtime is not loaded"
     print("ok")
     """
 )
 
 
-def _libasan() -> str | None:
+def _gcc_file(name: str) -> str | None:
+    """The path gcc knows for library ``name``, if it is a file."""
     if GCC is None or not sys.platform.startswith("linux"):
         return None
     found = subprocess.run(
-        [GCC, "-print-file-name=libasan.so"], capture_output=True, text=True, check=False
+        [GCC, f"-print-file-name={name}"], capture_output=True, text=True, check=False
     ).stdout.strip()
     return found if found and Path(found).is_absolute() and Path(found).exists() else None
+
+
+def _libasan() -> str | None:
+    return _gcc_file("libasan.so")
 
 
 @pytest.mark.skipif(_libasan() is None, reason="AddressSanitizer needs gcc's libasan on Linux")
@@ -225,7 +232,8 @@ def test_duckdb_extension_under_address_sanitizer(tmp_path: Path) -> None:
     )
     env = {
         **os.environ,
-        "LD_PRELOAD": _libasan() or "",
+        # libstdc++ too, so that ASan can intercept the C++ exceptions DuckDB throws inside
+        "LD_PRELOAD": " ".join([_libasan() or "", _gcc_file("libstdc++.so") or ""]).strip(),
         "ASAN_OPTIONS": "detect_leaks=0",
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
     }
