@@ -134,11 +134,18 @@ static int gather_text(const list_input *in, idx_t i, growable *t, size_t *n) {
     return 0;
 }
 
-/* Row i's non-NULL integer labels as int64 into t; with split_big, UBIGINT values above
- * INT64_MAX (equal to no signed label) go to big instead. */
-static int gather_int(const list_input *in, idx_t i, growable *t, size_t *n, bool split_big,
-                      growable *big, size_t *nbig) {
+/* Row i's non-NULL integer labels as int64 (*out: in t, or the child itself for BIGINT lists
+ * without NULL elements); with split_big, UBIGINT values above INT64_MAX (equal to no signed
+ * label) go to big instead. */
+static int gather_int(const list_input *in, idx_t i, growable *t, const int64_t **items, size_t *n,
+                      bool split_big, growable *big, size_t *nbig) {
     duckdb_list_entry e = in->entries[i];
+    *nbig = 0;
+    if (in->type == DUCKDB_TYPE_BIGINT && !in->child_validity) {
+        *items = e.length ? (const int64_t *)in->child + e.offset : NULL;
+        *n = e.length;
+        return 0;
+    }
     if (grow(t, e.length, sizeof(int64_t)) != 0) return -1;
     if (split_big && grow(big, e.length, sizeof(int64_t)) != 0) return -1;
     int64_t *out = (int64_t *)t->data;
@@ -180,6 +187,7 @@ static int gather_int(const list_input *in, idx_t i, growable *t, size_t *n, boo
         }
         out[k++] = x;
     }
+    *items = out;
     *n = k;
     *nbig = kb;
     return 0;
@@ -238,20 +246,20 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
                                       kp, &scratch, &c);
         } else {
             size_t ka, kp, ba = 0, bp = 0;
+            const int64_t *ia = NULL, *ip = NULL;
             mlsql_counts extra = {0, 0, 0};
-            rc = gather_int(&a, i, &ga, &ka, split_a, &big, &ba);
+            rc = gather_int(&a, i, &ga, &ia, &ka, split_a, &big, &ba);
             if (!rc && ba) { /* A's labels no P label can equal: distinct count only */
                 rc = mlsql_count_int((const int64_t *)big.data, ba, NULL, 0, &scratch, &extra);
             }
-            if (!rc) rc = gather_int(&p, i, &gp, &kp, split_p, &big, &bp);
+            if (!rc) rc = gather_int(&p, i, &gp, &ip, &kp, split_p, &big, &bp);
             if (!rc && bp) {
                 mlsql_counts e2;
                 rc = mlsql_count_int(NULL, 0, (const int64_t *)big.data, bp, &scratch, &e2);
                 extra.n_predicted = e2.n_predicted;
             }
             if (!rc)
-                rc = mlsql_count_int((const int64_t *)ga.data, ka, (const int64_t *)gp.data, kp,
-                                     &scratch, &c);
+                rc = mlsql_count_int(ia, ka, ip, kp, &scratch, &c);
             c.n_actual += extra.n_actual;
             c.n_predicted += extra.n_predicted;
         }
