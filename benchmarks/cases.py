@@ -3,7 +3,9 @@
 A case is an engine, a name and a body:
 
 - ``duckdb``: an SQL string; ``{f}`` is replaced by the Parquet path. With
-  ``mlsql=True`` the connection comes from ``mlsql.connect()``, otherwise
+  ``mlsql=True`` the connection comes from ``mlsql.connect()`` (the native
+  extension's counts where it is built), with ``portable=True`` from
+  ``mlsql.register(duckdb.connect())`` (the portable macros), otherwise
   from ``duckdb.connect()``. The result is fetched with ``fetchall()``.
 - ``polars``, ``sklearn``, ``spark``, ``mllib``: a callable taking an :class:`Env`
   (the path as ``e.f``, the engine's handles, and ``e.mlsql``, the engine's
@@ -87,6 +89,9 @@ class Case:
         Time the engine setup (e.g. JVM start) instead of a body.
     repeat : int or None
         Runs to take the best of; None uses ``--repeat``.
+    portable : bool
+        DuckDB: register the portable macros on a plain connection instead of
+        ``mlsql.connect()`` (which uses the native extension where built).
     """
 
     engine: str
@@ -97,6 +102,7 @@ class Case:
     mlsql: bool = False
     setup_only: bool = False
     repeat: int | None = None
+    portable: bool = False
 
     @property
     def key(self) -> str:
@@ -190,9 +196,12 @@ CASES: list[Case] = [
     Case("duckdb", "bare scan", f"SELECT sum(len(actual) + len(predicted)) FROM {PARQUET}"),
     Case("duckdb", "naive list_intersect micro F", f"SELECT 2 * sum(len(list_intersect(actual, predicted))) / (sum(len(actual)) + sum(len(predicted))) FROM {PARQUET}"),
     Case("duckdb", "mlsql micro_f1", f"SELECT micro_f1(actual, predicted) FROM {PARQUET}", mlsql=True),
+    Case("duckdb", "mlsql micro_f1 portable", f"SELECT micro_f1(actual, predicted) FROM {PARQUET}", mlsql=True, portable=True),
     Case("duckdb", "mlsql micro_f1 by model", f"SELECT model, micro_f1(actual, predicted) FROM {PARQUET} GROUP BY model", mlsql=True),
     Case("duckdb", "mlsql multilabel_counts", f"SELECT multilabel_counts(actual, predicted) FROM {PARQUET}", mlsql=True),
     Case("duckdb", "mlsql samples_f1", f"SELECT samples_f1(actual, predicted) FROM {PARQUET}", mlsql=True),
+    Case("duckdb", "mlsql samples_f1 portable", f"SELECT samples_f1(actual, predicted) FROM {PARQUET}", mlsql=True, portable=True),
+    Case("duckdb", "mlsql multilabel_counts portable", f"SELECT multilabel_counts(actual, predicted) FROM {PARQUET}", mlsql=True, portable=True),
     Case("duckdb", "mlsql label_metrics", f"SELECT * FROM label_metrics({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True),
     Case("duckdb", "mlsql multilabel_report", f"SELECT * FROM multilabel_report({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True),
     # Polars: streaming scans, then eager read_parquet -------------------------

@@ -147,7 +147,10 @@ def setup(case: Case, path: str, driver_memory: str) -> tuple[Env, float]:
         import duckdb
 
         start = time.perf_counter()
-        env.con = env.mlsql.connect() if case.mlsql else duckdb.connect()
+        if case.portable:
+            env.con = env.mlsql.register(duckdb.connect())
+        else:
+            env.con = env.mlsql.connect() if case.mlsql else duckdb.connect()
     elif case.engine == "polars":
         import polars
 
@@ -618,6 +621,16 @@ def versions() -> dict[str, str]:
     return out
 
 
+def native_paths() -> str:
+    """Which of mlsql's native paths the workers use (asked in a subprocess, like the cases)."""
+    code = (
+        "import mlsql; s = mlsql.native_status(); "
+        'print(\', \'.join(f\'{k} {"native" if v["enabled"] else "portable"}\' for k, v in s.items()))'
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    return proc.stdout.strip() or "unknown"
+
+
 def machine() -> dict[str, Any]:
     """Describe this machine: cores, RAM and CPU model."""
     info: dict[str, Any] = {"cores": os.cpu_count(), "cpu": platform.processor()}
@@ -936,6 +949,7 @@ def main(argv: list[str] | None = None) -> int:
         "child processes); ratio = seconds / 'ratio to' case on the same file; "
         "peak RSS = the case's process and its children (VmHWM); "
         f"* = other processes used > {NOISY_SHARE:.0%} of the CPU meanwhile; "
+        f"mlsql paths: {native_paths()}; "
         + ", ".join(f"{k} {v}" for k, v in vers.items() if k not in ("duckdb", "polars"))
     )
     render(rows, title, caption)

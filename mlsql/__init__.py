@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mlsql._errors import MlsqlError
+from mlsql._native import native_status
 
 if TYPE_CHECKING:
     from mlsql._duckdb.register import connect, register
@@ -28,6 +29,7 @@ __all__ = [
     "connect",
     "label_metrics",
     "multilabel_report",
+    "native_status",
     "register",
 ]
 

@@ -35,7 +35,7 @@ CREATE OR REPLACE MACRO _mlsql_hivemall_n(x, other, average) AS
 CREATE OR REPLACE MACRO _mlsql_hivemall_arrays(actual, predicted, options) AS 
     CASE WHEN _mlsql_hivemall_average(options) = 'binary'
          THEN error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.')
-         ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_labels(predicted, actual)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_labels(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_hivemall_beta(options), '0') END;
+         ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_hivemall_beta(options), '0') END;
 
 -- _mlsql_hivemall_binary(actual, predicted, options): fmeasure over binary int labels.
 CREATE OR REPLACE MACRO _mlsql_hivemall_binary(actual, predicted, options) AS 

@@ -77,13 +77,18 @@ CREATE OR REPLACE MACRO _mlsql_typed_universe(labels, example, func) AS
          WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
          WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END || '. Got ' || '[' || array_to_string(list_transform(labels, lambda x: CASE WHEN typeof(x) = 'VARCHAR' THEN chr(39) || x || chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']' || ' instead.') END, example);
 
--- _mlsql_n_labels(labels, other): Distinct non-NULL labels in a list; NULL when either list of the row is NULL.
-CREATE OR REPLACE MACRO _mlsql_n_labels(labels, other) AS 
-    CASE WHEN other IS NULL THEN NULL
-         ELSE len(list_filter(labels, lambda x, i: x IS NOT NULL AND list_position(labels, x) = i)) END;
-
 -- _mlsql_tp(actual, predicted): |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).
 CREATE OR REPLACE MACRO _mlsql_tp(actual, predicted) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
          ELSE len(list_filter(actual, lambda x, i: list_contains(predicted, x)
                                                 AND list_position(actual, x) = i)) END;
+
+-- _mlsql_n_actual(actual, predicted): |A|: distinct non-NULL true labels; NULL when either list is NULL.
+CREATE OR REPLACE MACRO _mlsql_n_actual(actual, predicted) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
+         ELSE len(list_filter(actual, lambda x, i: x IS NOT NULL AND list_position(actual, x) = i)) END;
+
+-- _mlsql_n_predicted(actual, predicted): |P|: distinct non-NULL predicted labels; NULL when either list is NULL.
+CREATE OR REPLACE MACRO _mlsql_n_predicted(actual, predicted) AS 
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
+         ELSE len(list_filter(predicted, lambda x, i: x IS NOT NULL AND list_position(predicted, x) = i)) END;

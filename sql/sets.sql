@@ -78,84 +78,84 @@ CREATE OR REPLACE MACRO true_positives(actual VARCHAR[], predicted VARCHAR[]) AS
 
 -- false_positives(actual, predicted): |P \ A|: predicted labels that are not true.
 CREATE OR REPLACE MACRO false_positives(actual VARCHAR[], predicted VARCHAR[]) AS 
-    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual INTEGER[], predicted INTEGER[]) AS 
-    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual BIGINT[], predicted BIGINT[]) AS 
-    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual HUGEINT[], predicted HUGEINT[]) AS 
-    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
-    (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'false_positives', 'actual', 'predicted');
 
 -- false_negatives(actual, predicted): |A \ P|: true labels that were not predicted.
 CREATE OR REPLACE MACRO false_negatives(actual VARCHAR[], predicted VARCHAR[]) AS 
-    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual INTEGER[], predicted INTEGER[]) AS 
-    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual BIGINT[], predicted BIGINT[]) AS 
-    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual HUGEINT[], predicted HUGEINT[]) AS 
-    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
-    (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)),
+    (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'false_negatives', 'actual', 'predicted');
 
 -- set_jaccard(actual, predicted, zero_division): |A ∩ P| / |A ∪ P| of one row.
 CREATE OR REPLACE MACRO set_jaccard(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'set_jaccard') IS NULL THEN NULL ELSE _mlsql_jaccard(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'set_jaccard')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'set_jaccard', 'actual', 'predicted');
 
 -- row_precision(actual, predicted, zero_division): |A ∩ P| / |P| of one row.
 CREATE OR REPLACE MACRO row_precision(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_precision') IS NULL THEN NULL ELSE _mlsql_precision(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_precision')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_precision', 'actual', 'predicted');
 
 -- row_recall(actual, predicted, zero_division): |A ∩ P| / |A| of one row.
 CREATE OR REPLACE MACRO row_recall(actual VARCHAR[], predicted VARCHAR[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual INTEGER[], predicted INTEGER[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual BIGINT[], predicted BIGINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual HUGEINT[], predicted HUGEINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual UHUGEINT[], predicted UHUGEINT[], zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_recall') IS NULL THEN NULL ELSE _mlsql_recall(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_zero_division(zero_division, 'row_recall')) END,
     (actual, predicted, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_recall', 'actual', 'predicted');
 
 -- row_fbeta(actual, predicted, beta, zero_division): F-beta of one row, from its counts.
 CREATE OR REPLACE MACRO row_fbeta(actual VARCHAR[], predicted VARCHAR[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual INTEGER[], predicted INTEGER[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual BIGINT[], predicted BIGINT[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual HUGEINT[], predicted HUGEINT[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual UHUGEINT[], predicted UHUGEINT[], beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_labels(predicted, actual) - _mlsql_tp(actual, predicted)), (_mlsql_n_labels(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'row_fbeta') IS NULL THEN NULL ELSE _mlsql_fbeta(_mlsql_tp(actual, predicted), (_mlsql_n_predicted(actual, predicted) - _mlsql_tp(actual, predicted)), (_mlsql_n_actual(actual, predicted) - _mlsql_tp(actual, predicted)), _mlsql_check_beta(beta, 'row_fbeta'), _mlsql_check_zero_division(zero_division, 'row_fbeta')) END,
     (actual, predicted, beta := 1.0, zero_division := 0) AS 
     _mlsql_label_type_error(actual, predicted, 'row_fbeta', 'actual', 'predicted');

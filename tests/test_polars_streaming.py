@@ -211,13 +211,15 @@ def plan(expr: pl.Expr) -> str:
         "subset_accuracy",
     ],
 )
-def test_each_row_statistic_is_computed_once(name):
+def test_each_row_statistic_is_computed_once(name, monkeypatch):
+    monkeypatch.setenv("MLSQL_NATIVE", "0")  # the portable expressions (native: test_native_polars)
     text = plan(getattr(mp, name)("actual", "predicted"))
     assert text.count(".intersection(") == 1, text
     assert 1 <= text.count("n_unique") <= 2, text  # |A| and |P|, each at most once
 
 
-def test_micro_average_sums_three_statistics():
+def test_micro_average_sums_three_statistics(monkeypatch):
+    monkeypatch.setenv("MLSQL_NATIVE", "0")
     text = plan(mp.micro_fbeta("actual", "predicted", beta=2))
     assert text.count(".sum()") == 4, text  # tp, |A|, |P| and the count of known rows
 

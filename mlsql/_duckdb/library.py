@@ -85,12 +85,17 @@ def _checked_params(m: Measure, q: Qualify) -> dict[str, Sql]:
 
 
 def row_stats(q: Qualify, actual: str = "actual", predicted: str = "predicted") -> RowStats:
-    """Per-row statistics as calls of the library's internal macros."""
+    """Per-row statistics as calls of the library's internal macros.
+
+    All three take (actual, predicted) in that order, so that where the native
+    extension computes them (:func:`macros` with ``native=True``) the three are
+    one call DuckDB evaluates once per row.
+    """
     a, p = Sql(actual), Sql(predicted)
     return RowStats(
         tp=call(q("_mlsql_tp"), a, p),
-        n_actual=call(q("_mlsql_n_labels"), a, p),
-        n_predicted=call(q("_mlsql_n_labels"), p, a),
+        n_actual=call(q("_mlsql_n_actual"), a, p),
+        n_predicted=call(q("_mlsql_n_predicted"), a, p),
     )
 
 
@@ -165,15 +170,6 @@ def _internal(q: Qualify) -> list[Macro]:
             public=False,
         ),
         *_label_type_checks(),
-        Macro(
-            "internal.sql",
-            "_mlsql_n_labels",
-            ("labels", "other"),
-            "CASE WHEN other IS NULL THEN NULL\n"
-            "         ELSE len(list_filter(labels, lambda x, i: x IS NOT NULL AND list_position(labels, x) = i)) END",
-            "Distinct non-NULL labels in a list; NULL when either list of the row is NULL.",
-            public=False,
-        ),
     ]
 
 
@@ -305,17 +301,57 @@ def _sets(q: Qualify) -> list[Macro]:
     ]
 
 
-def _tp_macro() -> Macro:
-    return Macro(
-        "internal.sql",
-        "_mlsql_tp",
-        ("actual", "predicted"),
-        "CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL\n"
-        "         ELSE len(list_filter(actual, lambda x, i: list_contains(predicted, x)\n"
-        "                                                AND list_position(actual, x) = i)) END",
-        "|A ∩ P|: distinct true labels that were predicted (NULL elements ignored).",
-        public=False,
-    )
+#: the native extension's per-row function (native/duckdb_ext.c)
+NATIVE_COUNTS = "mlsql_native_counts"
+_DISTINCT = "len(list_filter({x}, lambda x, i: x IS NOT NULL AND list_position({x}, x) = i))"
+
+
+def _row_stat_macros(native: bool = False) -> list[Macro]:
+    """The per-row |A ∩ P|, |A| and |P| the aggregates are built on.
+
+    Portable: list functions (the text in ``sql/``). ``native``: fields of one
+    call of the native extension's ``mlsql_native_counts``, which gives the same
+    numbers (NULL when either list is NULL); DuckDB computes that call once per
+    row however many of the three a measure uses.
+    """
+    null_guard = "CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL\n         ELSE {} END"
+    portable = {
+        "_mlsql_tp": null_guard.format(
+            "len(list_filter(actual, lambda x, i: list_contains(predicted, x)\n"
+            "                                                AND list_position(actual, x) = i))"
+        ),
+        "_mlsql_n_actual": null_guard.format(_DISTINCT.format(x="actual")),
+        "_mlsql_n_predicted": null_guard.format(_DISTINCT.format(x="predicted")),
+    }
+    docs = {
+        "_mlsql_tp": "|A ∩ P|: distinct true labels that were predicted (NULL elements ignored).",
+        "_mlsql_n_actual": "|A|: distinct non-NULL true labels; NULL when either list is NULL.",
+        "_mlsql_n_predicted": "|P|: distinct non-NULL predicted labels; NULL when either list is NULL.",
+    }
+    fields = {"_mlsql_tp": "tp", "_mlsql_n_actual": "n_actual", "_mlsql_n_predicted": "n_predicted"}
+    if not native:
+        return [
+            Macro("internal.sql", name, ("actual", "predicted"), body, docs[name], public=False)
+            for name, body in portable.items()
+        ]
+    # 128-bit integer lists (and unsigned lists, which DuckDB widens to them) stay portable:
+    # the extension counts text and integers of up to 64 bits
+    out = []
+    for name, body in portable.items():
+        for t in WIDE_INTEGER_LISTS:
+            params = (f"actual {t}", f"predicted {t}")
+            out.append(Macro("internal.sql", name, params, body, docs[name], public=False))
+        native_body = f"struct_extract({NATIVE_COUNTS}(actual, predicted), '{fields[name]}')"
+        out.append(
+            Macro(
+                "internal.sql", name, ("actual", "predicted"), native_body, docs[name], public=False
+            )
+        )
+    return out
+
+
+#: the list types the native extension does not count (their macros stay portable)
+WIDE_INTEGER_LISTS = ("HUGEINT[]", "UHUGEINT[]")
 
 
 #: the label list types the public macros accept; anything else meets the fallback's error
@@ -516,10 +552,14 @@ def files() -> dict[str, str]:
     return {**FILES, **{mod.FILE: mod.DESCRIPTION for mod in family_modules()}}
 
 
-def macros(qualify: Qualify = lambda name: name) -> list[Macro]:
-    """Every macro of the library, in loading order, named through ``qualify``."""
+def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> list[Macro]:
+    """Every macro of the library, in loading order, named through ``qualify``.
+
+    ``native=True`` computes the per-row counts with the native extension
+    (which must be loaded where the macros are used); every other macro is the same.
+    """
     ops = SqlOps(qualify)
-    out = [*_internal(qualify), _tp_macro(), *_formulas(ops)]
+    out = [*_internal(qualify), *_row_stat_macros(native), *_formulas(ops)]
     for m in _sets(qualify):
         out += typed(m, qualify)
     for m in measures():

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import duckdb
 
+from mlsql import _native
 from mlsql import _params as P
 from mlsql._duckdb.library import Macro, macros, render
 from mlsql._errors import MlsqlError
@@ -63,39 +64,41 @@ def token(name: str) -> str:
     return hashlib.sha256(f"mlsql:{name.lower()}".encode()).hexdigest()[:16]
 
 
-@functools.lru_cache(maxsize=1)
-def library_hash() -> str:
-    """A hash of the library's SQL text: it changes with any macro."""
-    text = "".join(render(macros()).values())
+@functools.lru_cache(maxsize=2)
+def library_hash(native: bool = False) -> str:
+    """A hash of the library's SQL text (portable or native): it changes with any macro."""
+    text = "".join(render(macros(native=native)).values())
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def comment(name: str, doc: str) -> str:
+def comment(name: str, doc: str, native: bool = False) -> str:
     """The comment mlsql puts on its function ``name``."""
-    return f"{MARKER} {token(name)} {library_hash()}: {doc}"
+    return f"{MARKER} {token(name)} {library_hash(native)}: {doc}"
 
 
 @functools.lru_cache(maxsize=32)
-def _library(prefix: str, schema: str | None) -> tuple[list[Macro], frozenset[str]]:
+def _library(
+    prefix: str, schema: str | None, native: bool = False
+) -> tuple[list[Macro], frozenset[str]]:
     """Every macro named for ``prefix`` and ``schema``, and their plain names."""
     if schema is None:
         qualify = lambda name: f"{prefix}{name}"  # noqa: E731
     else:
         qualify = lambda name: f"{quote_ident(schema)}.{prefix}{name}"  # noqa: E731
     names = frozenset(f"{prefix}{m.name}".lower() for m in macros())
-    return macros(qualify), names
+    return macros(qualify, native=native), names
 
 
 @functools.lru_cache(maxsize=32)
-def _script(prefix: str, schema: str | None, temporary: bool) -> str:
+def _script(prefix: str, schema: str | None, temporary: bool, native: bool = False) -> str:
     """One SQL script creating (or replacing) the library and marking it mlsql's."""
-    all_macros, _ = _library(prefix, schema)
+    all_macros, _ = _library(prefix, schema, native)
     parts = [] if schema is None else [f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)};"]
     parts += render(all_macros, temporary=temporary).values()
     for m in {(m.name, m.table): m for m in all_macros}.values():
         kind = "MACRO TABLE" if m.table else "MACRO"
         plain = m.name.rsplit(".", 1)[-1]
-        parts.append(f"COMMENT ON {kind} {m.name} IS {lit(comment(plain, m.doc))};")
+        parts.append(f"COMMENT ON {kind} {m.name} IS {lit(comment(plain, m.doc, native))};")
     return "\n".join(parts)
 
 
@@ -104,6 +107,7 @@ def _existing(
     names: frozenset[str],
     schema: str | None,
     temporary: bool = True,
+    native: bool = False,
 ) -> dict[str, tuple[bool, bool]]:
     """Functions named as mlsql's would be: name -> (mlsql's, mlsql's and up to date).
 
@@ -124,7 +128,7 @@ def _existing(
     out: dict[str, tuple[bool, bool]] = {}
     for name, text, in_temp in rows:
         ours = text.startswith(f"{MARKER} {token(name)} ")
-        current = ours and text.startswith(f"{MARKER} {token(name)} {library_hash()}:")
+        current = ours and text.startswith(f"{MARKER} {token(name)} {library_hash(native)}:")
         current = current and (temporary or not in_temp)  # stored ones asked for: TEMP won't do
         was = out.get(name, (False, False))
         out[name] = (was[0] or ours, was[1] or current)
@@ -140,9 +144,9 @@ def cache_dir() -> Path:
     return Path(base) / "mlsql"
 
 
-def _stored_library(prefix: str, schema: str | None) -> Path | None:
+def _stored_library(prefix: str, schema: str | None, native: bool = False) -> Path | None:
     """A database file holding the library as catalog objects; None if none can be written."""
-    script = _script(prefix, schema, False)
+    script = _script(prefix, schema, False, native)
     key = hashlib.sha256(f"{duckdb.__version__}\n{script}".encode()).hexdigest()[:24]
     path = cache_dir() / f"duckdb-library-{key}.duckdb"
     if path.exists():
@@ -210,6 +214,7 @@ def register(
     replace: bool = False,
     prefix: str = "",
     schema: str | None = None,
+    native: bool = False,
 ) -> duckdb.DuckDBPyConnection:
     """Register every mlsql macro on ``con``.
 
@@ -231,6 +236,13 @@ def register(
     schema : str, optional
         Create the macros in this schema (created if missing), called as
         ``schema.micro_f1(...)``; letters, digits and underscores.
+    native : bool, default False
+        Load mlsql's native DuckDB extension into ``con`` and compute the
+        per-row label counts with it (same numbers, faster). ``con``'s database
+        must have been opened with ``allow_unsigned_extensions``, and stored
+        macros (``temporary=False``) only in an in-memory database, which no
+        other session opens without the extension; :func:`connect` does this
+        whenever the extension is available (see :func:`mlsql.native_status`).
 
     Returns
     -------
@@ -261,7 +273,9 @@ def register(
         temporary = False
     _, names = _library(prefix, schema)
     with _LOCK:
-        existing = _existing(con, names, schema, temporary)
+        if native:
+            _load_native(con, temporary)
+        existing = _existing(con, names, schema, temporary, native)
         clashes = sorted(name for name, (ours, _) in existing.items() if not ours)
         if clashes and not replace:
             where = "on this connection" if schema is None else f"in schema {schema!r}"
@@ -270,7 +284,7 @@ def register(
             return con  # this library is there already (e.g. from another cursor)
         try:
             fast = not temporary and not existing and _in_memory_target(con)
-            path = _stored_library(prefix, schema) if fast else None
+            path = _stored_library(prefix, schema, native) if fast else None
             if path is not None:
                 try:
                     _copy_stored(con, path)
@@ -280,12 +294,31 @@ def register(
                         raise
                     with contextlib.suppress(OSError):  # unreadable: built anew next time
                         path.unlink(missing_ok=True)
-            _run_script(con, _script(prefix, schema, temporary))
+            _run_script(con, _script(prefix, schema, temporary, native))
         except duckdb.Error as exc:
             if not _storage_error(exc):
                 raise
             raise MlsqlError(_STORAGE_MESSAGE) from exc
     return con
+
+
+def _load_native(con: duckdb.DuckDBPyConnection, temporary: bool) -> None:
+    """Load the native extension into ``con``, or say why it cannot serve it."""
+    status = _native.duckdb_native_status()
+    if not status["available"]:
+        raise MlsqlError(f"mlsql's native DuckDB extension is not available: {status['reason']}.")
+    if not temporary and not _in_memory_target(con):
+        raise MlsqlError(
+            "native=True stores macros only in an in-memory database: stored in a database "
+            "file, they would call the native extension in sessions that have not loaded it."
+        )
+    try:
+        con.execute(_native.load_sql(Path(status["path"])))
+    except duckdb.Error as exc:
+        raise MlsqlError(
+            "mlsql's native DuckDB extension did not load on this connection (open the database "
+            f"with config={_native.open_config()}): {exc}"
+        ) from exc
 
 
 def _in_memory(database: str) -> bool:
@@ -294,6 +327,11 @@ def _in_memory(database: str) -> bool:
 
 def connect(database: str = ":memory:", **kwargs: object) -> duckdb.DuckDBPyConnection:
     """Open a DuckDB connection with every mlsql macro registered.
+
+    Where mlsql's native extension is available (:func:`mlsql.native_status`;
+    not under ``MLSQL_NATIVE=0``), the database is opened with
+    ``allow_unsigned_extensions`` and the macros count labels with it; the
+    numbers are those of the portable macros.
 
     An in-memory database gets the macros as catalog objects (nothing is
     written anywhere), so every ``con.cursor()`` sees them too; a database
@@ -317,4 +355,15 @@ def connect(database: str = ":memory:", **kwargs: object) -> duckdb.DuckDBPyConn
     1.0
     """
     kwargs.setdefault("temporary", not _in_memory(str(database)))
-    return register(duckdb.connect(database), **kwargs)  # type: ignore[arg-type]
+    native = _native.duckdb_native_status()["enabled"] and (
+        kwargs["temporary"] or (_in_memory(str(database)) and kwargs.get("schema") is None)
+    )
+    con = None
+    if native:
+        try:
+            con = duckdb.connect(database, config=_native.open_config())
+        except duckdb.Error:  # e.g. the file is open in this process under another config
+            native = False
+    if con is None:
+        con = duckdb.connect(database)
+    return register(con, native=bool(native), **kwargs)  # type: ignore[arg-type]

@@ -190,6 +190,28 @@ def as_node(value: Any) -> Node:
     return const(value)
 
 
+#: the attribute marking a statistic as one field of a struct that computes several at once
+_SHARED = "_mlsql_shared_field"
+
+
+def share(expr: pl.Expr, source: pl.Expr, field: str) -> pl.Expr:
+    """Mark ``expr`` as equal to ``source.struct.field(field)``; return ``expr``.
+
+    A row-level formula that needs several statistics of one ``source`` reads
+    them from one evaluation of ``source`` (a native plugin computes tp, |A|
+    and |P| in one pass); one statistic alone stays ``expr`` (which may be
+    cheaper than the whole struct). ``source`` must be NULL nowhere itself
+    (like ``pl.struct``), only its fields.
+    """
+    setattr(expr, _SHARED, (source, field))
+    return expr
+
+
+def shared(expr: pl.Expr) -> tuple[pl.Expr, str] | None:
+    """The (struct, field) ``expr`` was marked with by :func:`share`, or None."""
+    return getattr(expr, _SHARED, None)
+
+
 def leaf(expr: pl.Expr, *, strict: bool = False) -> Node:
     """A per-row statistic; ``strict``: NULL exactly where the ``known`` mask is false."""
     return Node("leaf", (expr,), ROW, STRICT if strict else MAYBE)
@@ -383,10 +405,19 @@ class Lowering:
         node = as_node(node)
         first: dict[Any, Node] = {}
         uses = _units(node, {}, first)
-        if all(n == 1 for n in uses.values()):
+        if node.level == AGG:
+            packed = _shared_sums(uses, first)
+            if packed is not None:
+                return self._packed(node, uses, first, *packed)
+        source, fields = _shared_source(uses, first) if node.level == ROW else (None, {})
+        if all(n == 1 for n in uses.values()) and source is None:
             return self.tree(node, {key: self.unit(first[key]) for key in uses})
-        names = {key: f"u{i}" for i, key in enumerate(uses)}
-        scope = pl.struct(**{names[key]: self.unit(first[key]) for key in uses})
+        names = {key: fields.get(key, f"u{i}") for i, key in enumerate(uses)}
+        others = {names[key]: self.unit(first[key]) for key in uses if key not in fields}
+        if source is None:
+            scope = pl.struct(**others)
+        else:  # statistics computed together: their struct is the scope
+            scope = source.struct.with_fields(**others) if others else source
         if node.level == ROW:
             body = self.tree(node, {key: pl.field(names[key]) for key in uses})
             return scope.struct.with_fields(__mlsql=body).struct.field("__mlsql")
@@ -395,6 +426,33 @@ class Lowering:
         # list.eval streams everywhere (and keeps each unit's type).
         body = self.tree(node, {key: pl.element().struct.field(names[key]) for key in uses})
         return pl.concat_list(scope).list.eval(body).list.first()
+
+    def _packed(
+        self,
+        node: Node,
+        uses: Counter[Any],
+        first: dict[Any, Node],
+        source: pl.Expr,
+        fields: dict[Any, str],
+    ) -> pl.Expr:
+        """``node`` with the sums of several fields of ``source`` taken from one packed sum.
+
+        Each row's fields go into one ``Int128`` (:data:`PACK_BITS` bits each),
+        summed once, so ``source`` is evaluated once; the body unpacks the sums.
+        """
+        order = list(dict.fromkeys(fields.values()))
+        row = pl.field(order[0]).cast(pl.Int128)
+        for i, f in enumerate(order[1:], start=1):
+            row = row + pl.field(f).cast(pl.Int128) * pl.lit(1 << (PACK_BITS * i), pl.Int128)
+        packed = source.struct.with_fields(__mlsql=row).struct.field("__mlsql").sum()
+        names = {key: f"u{i}" for i, key in enumerate(uses) if key not in fields}
+        scope = pl.struct(**{names[k]: self.unit(first[k]) for k in names}, __mlsql_sums=packed)
+        total = pl.element().struct.field("__mlsql_sums")
+        env = {key: pl.element().struct.field(name) for key, name in names.items()}
+        for key, field in fields.items():
+            shift = pl.lit(1 << (PACK_BITS * order.index(field)), pl.Int128)
+            env[key] = ((total // shift) % pl.lit(1 << PACK_BITS, pl.Int128)).cast(pl.Int64)
+        return pl.concat_list(scope).list.eval(self.tree(node, env)).list.first()
 
     def struct(self, nodes: dict[str, Any]) -> pl.Expr:
         """A struct of the named nodes, computed in one scope (e.g. a counts struct)."""
@@ -432,6 +490,48 @@ class Lowering:
             c, v = (self.tree(a, env) for a in args[:2])
             return pl.when(raise_where(c, args[2].args[0])).then(None).otherwise(v)
         raise AssertionError(f"unknown node {op}")
+
+
+def _shared_source(uses: Counter[Any], first: dict[Any, Node]) -> tuple[Any, dict[Any, str]]:
+    """The struct that computes most of these row statistics at once (two or more), if any.
+
+    Returns the struct (or None) and, for each unit taken from it, its field name.
+    """
+    groups: dict[int, tuple[pl.Expr, dict[Any, str]]] = {}
+    for key in uses:
+        node = first[key]
+        mark = shared(node.args[0]) if node.op == "leaf" else None
+        if mark is not None:
+            source, field = mark
+            groups.setdefault(id(source), (source, {}))[1][key] = field
+    best = max(groups.values(), key=lambda g: len(g[1]), default=None)
+    if best is None or len(best[1]) < 2:
+        return None, {}
+    return best
+
+
+#: bits per field when sums of several fields of one struct are packed into one Int128
+#: (three fields fit): each sum must stay below 2**42 (4.4e12 labels in one group).
+PACK_BITS = 42
+
+
+def _shared_sums(uses: Counter[Any], first: dict[Any, Node]) -> tuple[Any, dict[Any, str]] | None:
+    """Sums of two or more fields of one shared struct, as (struct, {unit: field}), if any."""
+    if not hasattr(pl, "Int128"):  # older Polars: one sum per field
+        return None
+    groups: dict[int, tuple[pl.Expr, dict[Any, str]]] = {}
+    for key in uses:
+        node = first[key]
+        if node.op != "raw_sum" or node.args[0].op != "leaf":
+            continue
+        mark = shared(node.args[0].args[0])
+        if mark is not None:
+            source, field = mark
+            groups.setdefault(id(source), (source, {}))[1][key] = field
+    best = max(groups.values(), key=lambda g: len(g[1]), default=None)
+    if best is None or len(best[1]) < 2 or len(set(best[1].values())) > 127 // PACK_BITS:
+        return None
+    return best
 
 
 class _Pack(Node):

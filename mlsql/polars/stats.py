@@ -5,9 +5,12 @@ once, NULL elements are not labels, and a NULL list makes the row unknown
 (every statistic NULL). Polars' own set operations keep NULL as an element,
 so the statistics subtract it where it occurs.
 
-Costs per row: one ``list.set_intersection`` for ``tp`` and one
+Where mlsql's native plugin is enabled (:mod:`mlsql.polars._native`), the
+three come from it, in one pass over both lists. Otherwise (``MLSQL_NATIVE=0``,
+no compiled plugin, labels neither text nor integers) they are portable
+expressions costing, per row, one ``list.set_intersection`` for ``tp`` and one
 ``list.n_unique`` per side; NULL handling reads only validity and a cheap
-``count_matches``.
+``count_matches``. Both give the same numbers.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import polars as pl
 
 from mlsql._formulas import RowStats
+from mlsql.polars import _native
 
 
 def known(actual: pl.Expr, predicted: pl.Expr) -> pl.Expr:
@@ -49,7 +53,9 @@ def true_positives(actual: pl.Expr, predicted: pl.Expr) -> pl.Expr:
 def row_stats(actual: pl.Expr, predicted: pl.Expr) -> RowStats:
     """tp = |A ∩ P|, n_actual = |A|, n_predicted = |P| of each row (distinct, no NULLs).
 
-    All three are NULL where either list is NULL, and ``Int64``.
+    All three are NULL where either list is NULL, and ``Int64``. They come from
+    the native plugin where it is enabled (:mod:`mlsql.polars._native`), else
+    from :func:`portable_row_stats`; both give the same numbers.
 
     Examples
     --------
@@ -58,6 +64,13 @@ def row_stats(actual: pl.Expr, predicted: pl.Expr) -> RowStats:
     >>> df.select(s.tp.alias("tp"), s.n_actual.alias("n_a"), s.n_predicted.alias("n_p")).row(0)
     (1, 2, 2)
     """
+    if _native.enabled():
+        return _native.row_stats(actual, predicted, portable_row_stats)
+    return portable_row_stats(actual, predicted)
+
+
+def portable_row_stats(actual: pl.Expr, predicted: pl.Expr) -> RowStats:
+    """:func:`row_stats` as plain Polars expressions (no native code)."""
     return RowStats(
         tp=true_positives(actual, predicted),
         n_actual=distinct_labels(actual, predicted),

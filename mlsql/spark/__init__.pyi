@@ -179,7 +179,13 @@ __all__ = [
     "zero_one_loss_from_counts",
 ]
 
-def register(spark: Any, *, prefix: str = "", label_type: str = "STRING") -> list[str]:
+def register(
+    spark: Any,
+    *,
+    prefix: str = "",
+    label_type: str = "STRING",
+    replace: bool = False,
+) -> list[str]:
     """Create mlsql's per-row and from-counts functions as temporary SQL functions.
 
     Parameters
@@ -188,16 +194,29 @@ def register(spark: Any, *, prefix: str = "", label_type: str = "STRING") -> lis
         The session; the functions live as long as it does (``TEMPORARY``).
     prefix : str, default ''
         Put before every function name (e.g. ``'mlsql_'``), to keep clear of
-        other functions of the session.
+        other functions of the session; letters, digits and underscores.
     label_type : str, default 'STRING'
         The element type of the label array parameters. Integer arrays are
         cast to text by Spark under the default (same sets, same numbers);
         ``'BIGINT'`` keeps integer labels as integers.
+    replace : bool, default False
+        Replace (or shadow) the session's functions of the same names that
+        mlsql did not create. Without it such a clash is an error naming them.
 
     Returns
     -------
     list of str
         The names of the functions created.
+
+    Raises
+    ------
+    MlsqlError
+        On a clash without ``replace=True``, or an invalid ``prefix`` or ``label_type``.
+
+    Notes
+    -----
+    mlsql remembers, per session object, which functions it created there;
+    registering again replaces only those.
 
     Examples
     --------

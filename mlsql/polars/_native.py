@@ -1,0 +1,215 @@
+"""The native Polars plugin: where it is, whether it is used, and its per-row statistics.
+
+mlsql ships a Polars expression plugin written in C (``native/polars_plugin.c``,
+compiled into the package's ``_native`` folder at install time). It computes
+each row's |A ∩ P|, |A| and |P| in one pass over the Arrow buffers, with the
+numbers of the portable expressions of :mod:`mlsql.polars.stats`. A row
+formula (samples averages, subset accuracy, the per-row ratios) reads all
+three from one call; a sum of one of them (the micro averages) calls the
+function computing just that one, since Polars' streaming engine computes a
+shared subexpression once per use: tp reads both lists, |A| and |P| one each.
+
+The plugin speaks Polars' plugin interface 0.1 (C, no Rust crates); it loaded
+and gave the oracle's counts on Polars 1.20.0 (old streaming engine), 1.44.2
+and 2.1.0.
+
+It is used by default when all of these hold, and otherwise the portable
+expressions are used, silently:
+
+- the environment variable ``MLSQL_NATIVE`` is not ``0`` (read whenever an
+  expression is built, so it can be switched within a process);
+- Polars is at least :data:`MIN_POLARS` (the oldest version checked);
+- the compiled library is there and answers a small probe correctly (once per
+  process);
+- both lists hold text or integers (other label types stay portable); this is
+  decided at plan time, after mlsql's type check.
+
+:func:`polars_native_status` says which path expressions take, and why.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from mlsql._formulas import RowStats
+from mlsql._native import ENV, FOLDER, switched_off
+from mlsql.polars import _symbolic as S
+
+#: a path to a plugin library to use instead of the packaged one (tests, sanitizer builds)
+PATH_ENV = "MLSQL_POLARS_PLUGIN"
+#: the oldest Polars the plugin was checked with (plugin interface 0.1)
+MIN_POLARS = (1, 20)
+#: the fields of the plugin's ``set_counts`` struct, and the function computing each alone
+FIELDS = {"tp": "set_tp", "n_actual": "set_n_actual", "n_predicted": "set_n_predicted"}
+
+
+def polars_version() -> tuple[int, ...]:
+    """The running Polars' major and minor version.
+
+    Examples
+    --------
+    >>> len(polars_version())
+    2
+    """
+    return tuple(int(x) for x in re.findall(r"\d+", pl.__version__)[:2])
+
+
+@functools.cache
+def _packaged() -> Path | None:
+    """The library the build put into the package's ``_native`` folder, if any."""
+    found = sorted(FOLDER.glob("mlsql_polars_plugin.*")) if FOLDER.is_dir() else []
+    return found[0] if found else None
+
+
+def library_path() -> Path | None:
+    """The plugin library to load: ``$MLSQL_POLARS_PLUGIN``, else the packaged one, else None."""
+    override = os.environ.get(PATH_ENV)
+    return Path(override) if override else _packaged()
+
+
+def _call(path: Path, function: str, actual: pl.Expr, predicted: pl.Expr) -> pl.Expr:
+    from polars.plugins import register_plugin_function
+
+    return register_plugin_function(
+        plugin_path=path,
+        function_name=function,
+        args=[actual, predicted],
+        is_elementwise=True,
+        use_abs_path=True,
+    )
+
+
+#: rows the probe runs, and what they must give: (tp, n_actual, n_predicted)
+_PROBE = (
+    ({"a": [["x", "x", None, "y" * 20], None], "p": [["x", "y" * 20, "z"], []]}, None),
+    ({"a": [[1, 2, 2], [3]], "p": [[2, 4], None]}, pl.Int64),
+)
+_PROBE_EXPECTED = [(2, 2, 3), (None, None, None)], [(1, 2, 2), (None, None, None)]
+
+
+@functools.cache
+def _probe(path: Path) -> str | None:
+    """None if the library at ``path`` loads and counts correctly, else why not."""
+    try:
+        for (columns, inner), expected in zip(_PROBE, _PROBE_EXPECTED, strict=True):
+            schema = {k: pl.List(inner) for k in columns} if inner is not None else None
+            frame = pl.DataFrame(columns, schema=schema)
+            counts = _call(path, "set_counts", pl.col("a"), pl.col("p")).alias("c")
+            got = frame.select(counts).unnest("c").rows()
+            if got != expected:
+                return f"the plugin's probe gave {got}, expected {expected}"
+    except Exception as error:  # any failure to load or run means: stay portable
+        return f"the plugin did not load: {type(error).__name__}: {error}"
+    return None
+
+
+def polars_native_status() -> dict[str, Any]:
+    """Whether mlsql.polars uses its native plugin, and why (not).
+
+    Returns
+    -------
+    dict
+        ``enabled`` (bool: expressions built now use the plugin), ``available``
+        (the plugin loads and works, whatever ``MLSQL_NATIVE`` says), ``path``
+        (the library, or None), ``polars`` (the running version) and
+        ``reason`` (why it is not used, or None).
+
+    Examples
+    --------
+    >>> sorted(polars_native_status())
+    ['available', 'enabled', 'path', 'polars', 'reason']
+    """
+    path = library_path()
+    reason = None
+    if polars_version() < MIN_POLARS:
+        wanted = ".".join(map(str, MIN_POLARS))
+        reason = f"Polars {pl.__version__} is older than {wanted}, the oldest checked"
+    elif path is None:
+        reason = "the plugin library was not built (no compiler at install time?)"
+    elif not path.is_file():
+        reason = f"no plugin library at {path}"
+    else:
+        reason = _probe(path)
+    available = reason is None
+    if available and switched_off():
+        reason = f"{ENV}=0"
+    return {
+        "enabled": reason is None,
+        "available": available,
+        "path": str(path) if path is not None else None,
+        "polars": pl.__version__,
+        "reason": reason,
+    }
+
+
+def enabled() -> bool:
+    """Whether expressions built now use the plugin."""
+    return bool(polars_native_status()["enabled"])
+
+
+#: element types the plugin reads (Polars exports them as Arrow ints, Utf8View, BinaryView)
+_INTEGERS = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64)
+
+
+def _label_kind(dtype: pl.DataType) -> str | None:
+    inner = dtype.inner if isinstance(dtype, pl.List) else dtype
+    if inner == pl.Null:
+        return "null"
+    if inner in _INTEGERS:
+        return "integer"
+    if inner in (pl.String, pl.Binary):
+        return "text"
+    return None
+
+
+def supports(dtypes: list[pl.DataType]) -> bool:
+    """Whether the plugin reads lists of these types: text or integers (or all-NULL).
+
+    Examples
+    --------
+    >>> supports([pl.List(pl.String), pl.List(pl.Null)])
+    True
+    >>> supports([pl.List(pl.Float64), pl.List(pl.Float64)])
+    False
+    """
+    kinds = [_label_kind(d) for d in dtypes]
+    return None not in kinds and len(set(kinds) - {"null"}) <= 1
+
+
+def row_stats(
+    actual: pl.Expr, predicted: pl.Expr, portable: Callable[[pl.Expr, pl.Expr], RowStats]
+) -> RowStats:
+    """tp, |A| and |P| of each row through the plugin (``portable`` for other label types).
+
+    Each statistic alone is one plugin call; where a formula needs several of
+    them in one row, :mod:`mlsql.polars._symbolic` takes them from one
+    ``set_counts`` call instead (they are marked as fields of it).
+    """
+    path = library_path()
+    if path is None:
+        raise RuntimeError("the native plugin is not available; check enabled() first")
+
+    def stat(function: str, fallback: Callable[[RowStats], pl.Expr]) -> pl.Expr:
+        def resolved(pairs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
+            (a, a_type), (p, p_type) = pairs
+            if supports([a_type, p_type]):
+                return _call(path, function, a, p)
+            return fallback(portable(a, p))
+
+        return pl.pipe_with_dtype([actual, predicted], resolved)
+
+    counts = stat(
+        "set_counts", lambda s: pl.struct(tp=s.tp, n_actual=s.n_actual, n_predicted=s.n_predicted)
+    )
+    stats = {
+        field: S.share(stat(function, lambda s, f=field: getattr(s, f)), counts, field)
+        for field, function in FIELDS.items()
+    }
+    return RowStats(**stats)

@@ -1,0 +1,334 @@
+/*
+ * mlsql's DuckDB extension (C extension API, targeting C API v1.2.0).
+ *
+ * One scalar function:
+ *   mlsql_native_counts(actual LIST, predicted LIST)
+ *       -> STRUCT(tp BIGINT, n_actual BIGINT, n_predicted BIGINT)
+ * the sizes |A ∩ P|, |A| and |P| of the two lists read as sets (duplicates
+ * count once, NULL elements are not labels); a row where either list is NULL
+ * gives a NULL struct (and NULL fields). Both lists hold text (VARCHAR) or
+ * both hold integers of any width and sign (the widths may differ).
+ *
+ * DuckDB flattens the input chunk before calling a C API scalar function, so
+ * each input is a flat list vector over a flat child vector. Every list entry
+ * is checked against its child vector's size before a child is read.
+ * DuckDB calls the function from each of its threads; all state is local to
+ * one call.
+ *
+ * The headers duckdb.h and duckdb_extension.h come from DuckDB's source
+ * distribution at build time (native/build_duckdb.py).
+ */
+#define DUCKDB_EXTENSION_NAME mlsql
+#define DUCKDB_EXTENSION_API_VERSION_MAJOR 1
+#define DUCKDB_EXTENSION_API_VERSION_MINOR 2
+#define DUCKDB_EXTENSION_API_VERSION_PATCH 0
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "duckdb_extension.h"
+#include "kernel.h"
+
+DUCKDB_EXTENSION_EXTERN
+
+/* ------------------------------------------------------------------ growable arrays */
+
+typedef struct {
+    void *data;
+    size_t cap; /* in items */
+} growable;
+
+/* Make g hold at least n items of `size` bytes. 0 ok, -1 out of memory. */
+static int grow(growable *g, size_t n, size_t size) {
+    if (n <= g->cap) return 0;
+    size_t cap = g->cap ? g->cap : 64;
+    while (cap < n) cap *= 2;
+    if (cap > SIZE_MAX / size) return -1;
+    void *p = realloc(g->data, cap * size);
+    if (!p) return -1;
+    g->data = p;
+    g->cap = cap;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ one list input */
+
+enum kind { KIND_TEXT, KIND_INT };
+
+typedef struct {
+    duckdb_list_entry *entries; /* one per row */
+    uint64_t *validity;         /* row validity (NULL: all valid) */
+    const void *child;          /* child data */
+    uint64_t *child_validity;   /* element validity (NULL: all valid) */
+    idx_t child_size;           /* elements in the child vector */
+    duckdb_type type;           /* the child's type */
+} list_input;
+
+static bool is_valid(const uint64_t *validity, idx_t i) {
+    return !validity || ((validity[i >> 6] >> (i & 63)) & 1);
+}
+
+static int type_kind(duckdb_type t) {
+    switch (t) {
+    case DUCKDB_TYPE_VARCHAR:
+        return KIND_TEXT;
+    case DUCKDB_TYPE_TINYINT:
+    case DUCKDB_TYPE_SMALLINT:
+    case DUCKDB_TYPE_INTEGER:
+    case DUCKDB_TYPE_BIGINT:
+    case DUCKDB_TYPE_UTINYINT:
+    case DUCKDB_TYPE_USMALLINT:
+    case DUCKDB_TYPE_UINTEGER:
+    case DUCKDB_TYPE_UBIGINT:
+        return KIND_INT;
+    default:
+        return -1;
+    }
+}
+
+/* Read the list vector's layout; 0 ok, -1 not a list of a supported type. */
+static int open_list(duckdb_vector v, list_input *in) {
+    duckdb_logical_type lt = duckdb_vector_get_column_type(v);
+    if (!lt) return -1;
+    int ok = duckdb_get_type_id(lt) == DUCKDB_TYPE_LIST;
+    if (ok) {
+        duckdb_logical_type ct = duckdb_list_type_child_type(lt);
+        in->type = duckdb_get_type_id(ct);
+        duckdb_destroy_logical_type(&ct);
+    }
+    duckdb_destroy_logical_type(&lt);
+    if (!ok || type_kind(in->type) < 0) return -1;
+    duckdb_vector child = duckdb_list_vector_get_child(v);
+    in->entries = (duckdb_list_entry *)duckdb_vector_get_data(v);
+    in->validity = duckdb_vector_get_validity(v);
+    in->child_size = duckdb_list_vector_get_size(v);
+    /* an empty child vector is never read (DuckDB 1.2.2 trapped on an empty-list constant) */
+    in->child = in->child_size ? duckdb_vector_get_data(child) : NULL;
+    in->child_validity = in->child_size ? duckdb_vector_get_validity(child) : NULL;
+    return 0;
+}
+
+/* Whether row i's entry lies inside the child vector. */
+static bool entry_in_bounds(const list_input *in, idx_t i) {
+    duckdb_list_entry e = in->entries[i];
+    return e.offset <= in->child_size && e.length <= in->child_size - e.offset;
+}
+
+/* Row i's non-NULL text labels into t (which grows); their number in *n. */
+static int gather_text(const list_input *in, idx_t i, growable *t, size_t *n) {
+    duckdb_list_entry e = in->entries[i];
+    if (grow(t, e.length, sizeof(mlsql_text)) != 0) return -1;
+    mlsql_text *out = (mlsql_text *)t->data;
+    duckdb_string_t *s = (duckdb_string_t *)in->child;
+    size_t k = 0;
+    for (idx_t j = e.offset; j < e.offset + e.length; j++) {
+        if (!is_valid(in->child_validity, j)) continue;
+        uint32_t len = s[j].value.inlined.length;
+        out[k].len = len;
+        out[k].ptr = len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr;
+        k++;
+    }
+    *n = k;
+    return 0;
+}
+
+/* Row i's non-NULL integer labels as int64 (*out: in t, or the child itself for BIGINT lists
+ * without NULL elements); with split_big, UBIGINT values above INT64_MAX (equal to no signed
+ * label) go to big instead. */
+static int gather_int(const list_input *in, idx_t i, growable *t, const int64_t **items, size_t *n,
+                      bool split_big, growable *big, size_t *nbig) {
+    duckdb_list_entry e = in->entries[i];
+    *nbig = 0;
+    if (in->type == DUCKDB_TYPE_BIGINT && !in->child_validity) {
+        *items = e.length ? (const int64_t *)in->child + e.offset : NULL;
+        *n = e.length;
+        return 0;
+    }
+    if (grow(t, e.length, sizeof(int64_t)) != 0) return -1;
+    if (split_big && grow(big, e.length, sizeof(int64_t)) != 0) return -1;
+    int64_t *out = (int64_t *)t->data;
+    int64_t *out_big = (int64_t *)big->data;
+    size_t k = 0, kb = 0;
+    for (idx_t j = e.offset; j < e.offset + e.length; j++) {
+        if (!is_valid(in->child_validity, j)) continue;
+        int64_t x;
+        switch (in->type) {
+        case DUCKDB_TYPE_TINYINT:
+            x = ((const int8_t *)in->child)[j];
+            break;
+        case DUCKDB_TYPE_SMALLINT:
+            x = ((const int16_t *)in->child)[j];
+            break;
+        case DUCKDB_TYPE_INTEGER:
+            x = ((const int32_t *)in->child)[j];
+            break;
+        case DUCKDB_TYPE_BIGINT:
+            x = ((const int64_t *)in->child)[j];
+            break;
+        case DUCKDB_TYPE_UTINYINT:
+            x = ((const uint8_t *)in->child)[j];
+            break;
+        case DUCKDB_TYPE_USMALLINT:
+            x = ((const uint16_t *)in->child)[j];
+            break;
+        case DUCKDB_TYPE_UINTEGER:
+            x = ((const uint32_t *)in->child)[j];
+            break;
+        default: { /* UBIGINT */
+            uint64_t u = ((const uint64_t *)in->child)[j];
+            if (split_big && u > (uint64_t)INT64_MAX) {
+                out_big[kb++] = (int64_t)u;
+                continue;
+            }
+            x = (int64_t)u; /* both sides UBIGINT: the bit pattern keeps equality */
+        }
+        }
+        out[k++] = x;
+    }
+    *items = out;
+    *n = k;
+    *nbig = kb;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the scalar function */
+
+static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
+                            duckdb_vector output) {
+    idx_t rows = duckdb_data_chunk_get_size(input);
+    list_input a, p;
+    if (duckdb_data_chunk_get_column_count(input) != 2 ||
+        open_list(duckdb_data_chunk_get_vector(input, 0), &a) != 0 ||
+        open_list(duckdb_data_chunk_get_vector(input, 1), &p) != 0 ||
+        type_kind(a.type) != type_kind(p.type)) {
+        duckdb_scalar_function_set_error(
+            info, "mlsql_native_counts: both arguments must be lists of text or of integers");
+        return;
+    }
+    bool text = type_kind(a.type) == KIND_TEXT;
+    /* a UBIGINT beyond INT64_MAX equals no signed label; split those off when kinds differ */
+    bool split_a = !text && a.type == DUCKDB_TYPE_UBIGINT && p.type != DUCKDB_TYPE_UBIGINT;
+    bool split_p = !text && p.type == DUCKDB_TYPE_UBIGINT && a.type != DUCKDB_TYPE_UBIGINT;
+
+    duckdb_vector out_tp = duckdb_struct_vector_get_child(output, 0);
+    duckdb_vector out_na = duckdb_struct_vector_get_child(output, 1);
+    duckdb_vector out_np = duckdb_struct_vector_get_child(output, 2);
+    int64_t *tp = (int64_t *)duckdb_vector_get_data(out_tp);
+    int64_t *na = (int64_t *)duckdb_vector_get_data(out_na);
+    int64_t *np = (int64_t *)duckdb_vector_get_data(out_np);
+
+    growable ga = {0}, gp = {0}, big = {0};
+    mlsql_scratch scratch = {0};
+    const char *error = NULL;
+    for (idx_t i = 0; i < rows; i++) {
+        if (!is_valid(a.validity, i) || !is_valid(p.validity, i)) {
+            duckdb_vector vs[4] = {output, out_tp, out_na, out_np};
+            for (int k = 0; k < 4; k++) {
+                duckdb_vector_ensure_validity_writable(vs[k]);
+                duckdb_validity_set_row_invalid(duckdb_vector_get_validity(vs[k]), i);
+            }
+            tp[i] = na[i] = np[i] = 0;
+            continue;
+        }
+        if (!entry_in_bounds(&a, i) || !entry_in_bounds(&p, i)) {
+            error = "mlsql_native_counts: a list entry lies outside its child vector";
+            break;
+        }
+        mlsql_counts c = {0, 0, 0};
+        int rc;
+        if (text) {
+            size_t ka, kp;
+            rc = gather_text(&a, i, &ga, &ka) || gather_text(&p, i, &gp, &kp);
+            if (!rc)
+                rc = mlsql_count_text((const mlsql_text *)ga.data, ka, (const mlsql_text *)gp.data,
+                                      kp, &scratch, &c);
+        } else {
+            size_t ka, kp, ba = 0, bp = 0;
+            const int64_t *ia = NULL, *ip = NULL;
+            mlsql_counts extra = {0, 0, 0};
+            rc = gather_int(&a, i, &ga, &ia, &ka, split_a, &big, &ba);
+            if (!rc && ba) { /* A's labels no P label can equal: distinct count only */
+                rc = mlsql_count_int((const int64_t *)big.data, ba, NULL, 0, &scratch, &extra);
+            }
+            if (!rc) rc = gather_int(&p, i, &gp, &ip, &kp, split_p, &big, &bp);
+            if (!rc && bp) {
+                mlsql_counts e2;
+                rc = mlsql_count_int(NULL, 0, (const int64_t *)big.data, bp, &scratch, &e2);
+                extra.n_predicted = e2.n_predicted;
+            }
+            if (!rc)
+                rc = mlsql_count_int(ia, ka, ip, kp, &scratch, &c);
+            c.n_actual += extra.n_actual;
+            c.n_predicted += extra.n_predicted;
+        }
+        if (rc) {
+            error = "mlsql_native_counts: out of memory";
+            break;
+        }
+        tp[i] = c.tp;
+        na[i] = c.n_actual;
+        np[i] = c.n_predicted;
+    }
+    free(ga.data);
+    free(gp.data);
+    free(big.data);
+    mlsql_scratch_free(&scratch);
+    if (error) duckdb_scalar_function_set_error(info, error);
+}
+
+/* ------------------------------------------------------------------ registration */
+
+static const duckdb_type INT_TYPES[] = {
+    DUCKDB_TYPE_TINYINT,  DUCKDB_TYPE_SMALLINT,  DUCKDB_TYPE_INTEGER,  DUCKDB_TYPE_BIGINT,
+    DUCKDB_TYPE_UTINYINT, DUCKDB_TYPE_USMALLINT, DUCKDB_TYPE_UINTEGER, DUCKDB_TYPE_UBIGINT,
+};
+
+static duckdb_logical_type list_of(duckdb_type t) {
+    duckdb_logical_type child = duckdb_create_logical_type(t);
+    duckdb_logical_type list = duckdb_create_list_type(child);
+    duckdb_destroy_logical_type(&child);
+    return list;
+}
+
+static duckdb_logical_type counts_type(void) {
+    duckdb_logical_type bigint = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
+    duckdb_logical_type members[3] = {bigint, bigint, bigint};
+    const char *names[3] = {"tp", "n_actual", "n_predicted"};
+    duckdb_logical_type out = duckdb_create_struct_type(members, names, 3);
+    duckdb_destroy_logical_type(&bigint);
+    return out;
+}
+
+/* Add the overload (list of ta, list of tp) to set; false on failure. */
+static bool add_overload(duckdb_scalar_function_set set, duckdb_type ta, duckdb_type tp,
+                         duckdb_logical_type ret) {
+    duckdb_scalar_function f = duckdb_create_scalar_function();
+    duckdb_scalar_function_set_name(f, "mlsql_native_counts");
+    duckdb_logical_type la = list_of(ta), lp = list_of(tp);
+    duckdb_scalar_function_add_parameter(f, la);
+    duckdb_scalar_function_add_parameter(f, lp);
+    duckdb_scalar_function_set_return_type(f, ret);
+    duckdb_scalar_function_set_function(f, counts_function);
+    bool ok = duckdb_add_scalar_function_to_set(set, f) == DuckDBSuccess;
+    duckdb_destroy_logical_type(&la);
+    duckdb_destroy_logical_type(&lp);
+    duckdb_destroy_scalar_function(&f);
+    return ok;
+}
+
+DUCKDB_EXTENSION_ENTRYPOINT(duckdb_connection connection, duckdb_extension_info info,
+                            struct duckdb_extension_access *access) {
+    duckdb_scalar_function_set set = duckdb_create_scalar_function_set("mlsql_native_counts");
+    duckdb_logical_type ret = counts_type();
+    bool ok = add_overload(set, DUCKDB_TYPE_VARCHAR, DUCKDB_TYPE_VARCHAR, ret);
+    size_t n = sizeof INT_TYPES / sizeof INT_TYPES[0];
+    for (size_t i = 0; ok && i < n; i++)
+        for (size_t j = 0; ok && j < n; j++) ok = add_overload(set, INT_TYPES[i], INT_TYPES[j], ret);
+    ok = ok && duckdb_register_scalar_function_set(connection, set) == DuckDBSuccess;
+    duckdb_destroy_logical_type(&ret);
+    duckdb_destroy_scalar_function_set(&set);
+    if (!ok) access->set_error(info, "mlsql: could not register mlsql_native_counts");
+    return ok;
+}

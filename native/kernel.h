@@ -1,0 +1,259 @@
+/*
+ * mlsql's set-count kernel: the sizes |A ∩ P|, |A| and |P| of two label lists
+ * read as sets. Header-only (every function static) so that the DuckDB
+ * extension and the Polars plugin each compile their own copy and share no
+ * symbols.
+ *
+ * Semantics (mlsql DESIGN s.1): a label repeated inside one list counts once.
+ * The caller drops NULL elements before the call and handles NULL lists
+ * itself (a NULL list is an unknown row: no call, a NULL result).
+ *
+ * Text labels are equal when their bytes are equal (length and content).
+ * Integer labels are compared as int64 values; a caller with unsigned 64-bit
+ * labels may pass their bit patterns (equality is preserved), so every
+ * integer width fits.
+ *
+ * Method: small lists (together at most MLSQL_PAIRWISE_MAX items) by pairwise
+ * comparison, longer ones by one open-addressing hash table in the caller's
+ * scratch buffer, so a row costs O(|A| + |P|) and no allocation once the
+ * buffer has grown to the longest row. A NULL pointer with length 0 is an
+ * empty list.
+ */
+#ifndef MLSQL_KERNEL_H
+#define MLSQL_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *ptr;
+    size_t len;
+} mlsql_text; /* one text label: len bytes at ptr (not NUL-terminated) */
+
+typedef struct {
+    int64_t tp, n_actual, n_predicted;
+} mlsql_counts; /* distinct sizes: |A ∩ P|, |A|, |P| */
+
+typedef struct {
+    void *buf;
+    size_t cap;
+} mlsql_scratch; /* caller-owned growable buffer; start as {0}, end with mlsql_scratch_free */
+
+#ifndef MLSQL_PAIRWISE_MAX
+#define MLSQL_PAIRWISE_MAX 16
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MLSQL_UNUSED __attribute__((unused))
+#else
+#define MLSQL_UNUSED
+#endif
+
+/* Free the scratch buffer and reset it to empty (safe to call twice). */
+static MLSQL_UNUSED void mlsql_scratch_free(mlsql_scratch *s) {
+    free(s->buf);
+    s->buf = NULL;
+    s->cap = 0;
+}
+
+/* Make s hold at least `bytes` bytes (contents not kept). 0 ok, -1 out of memory. */
+static MLSQL_UNUSED int mlsql_scratch_reserve(mlsql_scratch *s, size_t bytes) {
+    if (bytes <= s->cap) return 0;
+    size_t cap = s->cap ? s->cap : 256;
+    while (cap < bytes) {
+        if (cap > SIZE_MAX / 2) {
+            cap = bytes;
+            break;
+        }
+        cap *= 2;
+    }
+    void *buf = malloc(cap);
+    if (!buf) return -1;
+    free(s->buf);
+    s->buf = buf;
+    s->cap = cap;
+    return 0;
+}
+
+/* Hash table slots for n items: a power of two >= 2n (load <= 1/2). 0 on overflow. */
+static MLSQL_UNUSED size_t mlsql_table_slots(size_t n, size_t slot_bytes) {
+    size_t slots = 16;
+    while (slots < n || slots - n < n) {
+        if (slots > SIZE_MAX / 2) return 0;
+        slots *= 2;
+    }
+    if (slots > SIZE_MAX / slot_bytes) return 0;
+    return slots;
+}
+
+static inline uint64_t mlsql_mix64(uint64_t x) { /* splitmix64's finalizer */
+    x ^= x >> 30;
+    x *= UINT64_C(0xbf58476d1ce4e5b9);
+    x ^= x >> 27;
+    x *= UINT64_C(0x94d049bb133111eb);
+    x ^= x >> 31;
+    return x;
+}
+
+static inline uint64_t mlsql_hash_bytes(const char *p, size_t len) {
+    uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)len;
+    while (len >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = mlsql_mix64(h ^ w);
+        p += 8;
+        len -= 8;
+    }
+    if (len) {
+        uint64_t w = 0;
+        memcpy(&w, p, len);
+        h = mlsql_mix64(h ^ w ^ UINT64_C(0x632be59bd9b4e019));
+    }
+    return h;
+}
+
+static inline int mlsql_text_eq(const mlsql_text *x, const mlsql_text *y) {
+    return x->len == y->len && (x->len == 0 || memcmp(x->ptr, y->ptr, x->len) == 0);
+}
+
+/* ---------------------------------------------------------------- integers */
+
+#define MLSQL_IN_A 1u
+#define MLSQL_IN_P 2u
+
+typedef struct {
+    int64_t key;
+    uint32_t flags; /* 0: empty slot; else MLSQL_IN_A | MLSQL_IN_P */
+} mlsql_int_slot;
+
+static MLSQL_UNUSED int mlsql_count_int(const int64_t *a, size_t na, const int64_t *p, size_t np,
+                                        mlsql_scratch *s, mlsql_counts *out) {
+    int64_t tp = 0, n_a = 0, n_p = 0;
+    if (na + np <= MLSQL_PAIRWISE_MAX && na + np >= na) {
+        for (size_t i = 0; i < na; i++) {
+            size_t j = 0;
+            while (j < i && a[j] != a[i]) j++;
+            if (j < i) continue; /* seen before in A */
+            n_a++;
+            for (size_t k = 0; k < np; k++) {
+                if (p[k] == a[i]) {
+                    tp++;
+                    break;
+                }
+            }
+        }
+        for (size_t i = 0; i < np; i++) {
+            size_t j = 0;
+            while (j < i && p[j] != p[i]) j++;
+            if (j == i) n_p++;
+        }
+    } else {
+        if (na > SIZE_MAX - np) return -1;
+        size_t slots = mlsql_table_slots(na + np, sizeof(mlsql_int_slot));
+        if (!slots || mlsql_scratch_reserve(s, slots * sizeof(mlsql_int_slot)) != 0) return -1;
+        mlsql_int_slot *t = (mlsql_int_slot *)s->buf;
+        memset(t, 0, slots * sizeof *t);
+        size_t mask = slots - 1;
+        for (size_t i = 0; i < na; i++) {
+            size_t h = (size_t)mlsql_mix64((uint64_t)a[i]) & mask;
+            while (t[h].flags && t[h].key != a[i]) h = (h + 1) & mask;
+            if (!t[h].flags) {
+                t[h].key = a[i];
+                t[h].flags = MLSQL_IN_A;
+                n_a++;
+            }
+        }
+        for (size_t i = 0; i < np; i++) {
+            size_t h = (size_t)mlsql_mix64((uint64_t)p[i]) & mask;
+            while (t[h].flags && t[h].key != p[i]) h = (h + 1) & mask;
+            if (!t[h].flags) {
+                t[h].key = p[i];
+                t[h].flags = MLSQL_IN_P;
+                n_p++;
+            } else if (!(t[h].flags & MLSQL_IN_P)) {
+                t[h].flags |= MLSQL_IN_P;
+                n_p++;
+                tp++; /* the slot was A's alone */
+            }
+        }
+    }
+    out->tp = tp;
+    out->n_actual = n_a;
+    out->n_predicted = n_p;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- text */
+
+typedef struct {
+    uint64_t hash;
+    const mlsql_text *label; /* NULL: empty slot */
+    uint32_t flags;
+} mlsql_text_slot;
+
+static MLSQL_UNUSED int mlsql_count_text(const mlsql_text *a, size_t na, const mlsql_text *p,
+                                         size_t np, mlsql_scratch *s, mlsql_counts *out) {
+    int64_t tp = 0, n_a = 0, n_p = 0;
+    if (na + np <= MLSQL_PAIRWISE_MAX && na + np >= na) {
+        for (size_t i = 0; i < na; i++) {
+            size_t j = 0;
+            while (j < i && !mlsql_text_eq(&a[j], &a[i])) j++;
+            if (j < i) continue;
+            n_a++;
+            for (size_t k = 0; k < np; k++) {
+                if (mlsql_text_eq(&p[k], &a[i])) {
+                    tp++;
+                    break;
+                }
+            }
+        }
+        for (size_t i = 0; i < np; i++) {
+            size_t j = 0;
+            while (j < i && !mlsql_text_eq(&p[j], &p[i])) j++;
+            if (j == i) n_p++;
+        }
+    } else {
+        if (na > SIZE_MAX - np) return -1;
+        size_t slots = mlsql_table_slots(na + np, sizeof(mlsql_text_slot));
+        if (!slots || mlsql_scratch_reserve(s, slots * sizeof(mlsql_text_slot)) != 0) return -1;
+        mlsql_text_slot *t = (mlsql_text_slot *)s->buf;
+        memset(t, 0, slots * sizeof *t);
+        size_t mask = slots - 1;
+        for (size_t i = 0; i < na; i++) {
+            uint64_t hv = mlsql_hash_bytes(a[i].ptr, a[i].len);
+            size_t h = (size_t)hv & mask;
+            while (t[h].label && !(t[h].hash == hv && mlsql_text_eq(t[h].label, &a[i])))
+                h = (h + 1) & mask;
+            if (!t[h].label) {
+                t[h].hash = hv;
+                t[h].label = &a[i];
+                t[h].flags = MLSQL_IN_A;
+                n_a++;
+            }
+        }
+        for (size_t i = 0; i < np; i++) {
+            uint64_t hv = mlsql_hash_bytes(p[i].ptr, p[i].len);
+            size_t h = (size_t)hv & mask;
+            while (t[h].label && !(t[h].hash == hv && mlsql_text_eq(t[h].label, &p[i])))
+                h = (h + 1) & mask;
+            if (!t[h].label) {
+                t[h].hash = hv;
+                t[h].label = &p[i];
+                t[h].flags = MLSQL_IN_P;
+                n_p++;
+            } else if (!(t[h].flags & MLSQL_IN_P)) {
+                t[h].flags |= MLSQL_IN_P;
+                n_p++;
+                tp++;
+            }
+        }
+    }
+    out->tp = tp;
+    out->n_actual = n_a;
+    out->n_predicted = n_p;
+    return 0;
+}
+
+#endif /* MLSQL_KERNEL_H */

@@ -1,0 +1,797 @@
+/*
+ * mlsql's Polars expression plugin, in plain C (no Rust crates).
+ *
+ * Functions (each takes two list columns, actual and predicted):
+ *   set_counts      -> Struct{tp, n_actual, n_predicted: Int64}
+ *   set_tp          -> Int64  |A ∩ P|
+ *   set_n_actual    -> Int64  |A|  (reads only A's elements)
+ *   set_n_predicted -> Int64  |P|  (reads only P's elements)
+ * Labels are sets (duplicates count once, NULL elements are not labels) and a
+ * row where either list is NULL gives NULL counts. set_counts' struct is never
+ * NULL itself, only its fields (as polars' own pl.struct of the three).
+ *
+ * ABI: Polars' plugin interface version 0.1, as Polars calls it
+ * (pola-rs/polars crates/polars-plan/.../function_expr/plugin.rs and
+ * crates/polars-ffi/src/version_0.rs): `_polars_plugin_get_version`,
+ * `_polars_plugin_get_last_error_message`, `_polars_plugin_field_<name>` and
+ * `_polars_plugin_<name>`. Columns travel as the Arrow C data interface (the
+ * public Arrow specification); Polars hands the inputs over to the plugin,
+ * which must release them, and takes over the output's arrays.
+ *
+ * Inputs: List (int32 offsets) or LargeList (int64 offsets) of Utf8View,
+ * Utf8, LargeUtf8 (and the binary equivalents), integers of any width and
+ * sign, or Null; the all-NULL Null type at top level too. Any number of
+ * chunks, chunked differently on the two sides, sliced arrays (array offsets),
+ * validity bitmaps at any bit offset. Every buffer index is checked against
+ * what the array itself declares (lengths, offsets, variadic buffer sizes);
+ * inconsistent input is an error, never an out-of-bounds read.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel.h"
+
+#if defined(_WIN32)
+#define MLSQL_EXPORT __declspec(dllexport)
+#define MLSQL_THREAD_LOCAL __declspec(thread)
+#else
+#define MLSQL_EXPORT __attribute__((visibility("default")))
+#define MLSQL_THREAD_LOCAL __thread
+#endif
+
+/* ------------------------------------------------------------------ Arrow C data interface */
+#ifndef ARROW_C_DATA_INTERFACE
+#define ARROW_C_DATA_INTERFACE
+#define ARROW_FLAG_NULLABLE 2
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+#endif
+
+/* Polars' exported Series (polars-ffi version_0.rs). */
+typedef struct SeriesExport {
+    struct ArrowSchema *field;
+    struct ArrowArray **arrays;
+    size_t len;
+    void (*release)(struct SeriesExport *);
+    void *private_data;
+} SeriesExport;
+
+/* ------------------------------------------------------------------ errors */
+static MLSQL_THREAD_LOCAL char last_error[512];
+
+static void set_error(const char *fmt, ...) {
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, args);
+    va_end(args);
+}
+
+MLSQL_EXPORT uint32_t _polars_plugin_get_version(void) { return (0u << 16) | 1u; }
+
+MLSQL_EXPORT const char *_polars_plugin_get_last_error_message(void) { return last_error; }
+
+/* ------------------------------------------------------------------ input types */
+typedef enum { ELEM_NULL, ELEM_VIEW, ELEM_TEXT32, ELEM_TEXT64, ELEM_INT } elem_kind;
+
+typedef struct {
+    int top_null;  /* the whole column is of type Null: every row NULL */
+    int large;     /* list offsets are int64 (LargeList) rather than int32 */
+    elem_kind kind;
+    int width;     /* integer width in bytes */
+    int is_signed; /* integer signedness */
+} col_type;
+
+static int parse_type(const struct ArrowSchema *s, col_type *t, const char *side) {
+    memset(t, 0, sizeof *t);
+    if (s == NULL || s->format == NULL) {
+        set_error("mlsql plugin: %s has no Arrow type", side);
+        return -1;
+    }
+    if (strcmp(s->format, "n") == 0) {
+        t->top_null = 1;
+        t->kind = ELEM_NULL;
+        return 0;
+    }
+    if (strcmp(s->format, "+l") == 0) {
+        t->large = 0;
+    } else if (strcmp(s->format, "+L") == 0) {
+        t->large = 1;
+    } else {
+        set_error("mlsql plugin: %s must be a list, got Arrow format '%s'", side, s->format);
+        return -1;
+    }
+    if (s->n_children != 1 || s->children == NULL || s->children[0] == NULL ||
+        s->children[0]->format == NULL || s->children[0]->dictionary != NULL) {
+        set_error("mlsql plugin: %s is a list without a plain element type", side);
+        return -1;
+    }
+    const char *f = s->children[0]->format;
+    static const struct {
+        const char *format;
+        elem_kind kind;
+        int width, is_signed;
+    } known[] = {
+        {"vu", ELEM_VIEW, 0, 0},   {"vz", ELEM_VIEW, 0, 0},   {"u", ELEM_TEXT32, 0, 0},
+        {"z", ELEM_TEXT32, 0, 0},  {"U", ELEM_TEXT64, 0, 0},  {"Z", ELEM_TEXT64, 0, 0},
+        {"c", ELEM_INT, 1, 1},     {"C", ELEM_INT, 1, 0},     {"s", ELEM_INT, 2, 1},
+        {"S", ELEM_INT, 2, 0},     {"i", ELEM_INT, 4, 1},     {"I", ELEM_INT, 4, 0},
+        {"l", ELEM_INT, 8, 1},     {"L", ELEM_INT, 8, 0},     {"n", ELEM_NULL, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (strcmp(f, known[i].format) == 0) {
+            t->kind = known[i].kind;
+            t->width = known[i].width;
+            t->is_signed = known[i].is_signed;
+            return 0;
+        }
+    }
+    set_error("mlsql plugin: %s holds elements of unsupported Arrow format '%s'", side, f);
+    return -1;
+}
+
+static int is_text(elem_kind k) { return k == ELEM_VIEW || k == ELEM_TEXT32 || k == ELEM_TEXT64; }
+
+/* ------------------------------------------------------------------ chunk checks */
+static int bit(const uint8_t *bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
+
+/* One list chunk, checked once: what a row lookup needs. */
+typedef struct {
+    const struct ArrowArray *list;
+    const struct ArrowArray *child;
+    const uint8_t *validity;       /* list validity, or NULL */
+    const uint8_t *child_validity; /* element validity, or NULL */
+    const void *offsets;           /* list offsets */
+    const void *values;            /* ints, views or text offsets */
+    const char *data;              /* Utf8/LargeUtf8 data */
+    int64_t data_lo, data_hi;      /* text offsets that may be read: [lo, hi] */
+    const char **variadic;         /* Utf8View data buffers */
+    const int64_t *variadic_size;
+    int64_t n_variadic;
+} chunk_view;
+
+static int check_array(const struct ArrowArray *a, const char *side) {
+    if (a == NULL || a->release == NULL || a->length < 0 || a->offset < 0 ||
+        a->length > INT64_MAX - a->offset - 1) {
+        set_error("mlsql plugin: %s has an invalid or released Arrow array", side);
+        return -1;
+    }
+    return 0;
+}
+
+static int open_chunk(const struct ArrowArray *a, const col_type *t, chunk_view *v,
+                      const char *side) {
+    memset(v, 0, sizeof *v);
+    v->list = a;
+    if (check_array(a, side) != 0) return -1;
+    if (t->top_null) return 0;
+    if (a->n_buffers != 2 || a->buffers == NULL || a->n_children != 1 || a->children == NULL) {
+        set_error("mlsql plugin: %s is not a well-formed list array", side);
+        return -1;
+    }
+    v->validity = (const uint8_t *)a->buffers[0];
+    v->offsets = a->buffers[1];
+    if (a->length > 0 && v->offsets == NULL) {
+        set_error("mlsql plugin: %s list array has no offsets", side);
+        return -1;
+    }
+    const struct ArrowArray *c = a->children[0];
+    v->child = c;
+    if (check_array(c, side) != 0) return -1;
+    if (t->kind == ELEM_NULL) return 0;
+    if (c->buffers == NULL) goto malformed;
+    v->child_validity = c->n_buffers > 0 ? (const uint8_t *)c->buffers[0] : NULL;
+    switch (t->kind) {
+    case ELEM_INT:
+        if (c->n_buffers != 2) goto malformed;
+        v->values = c->buffers[1];
+        if (c->length > 0 && v->values == NULL) goto malformed;
+        break;
+    case ELEM_TEXT32:
+    case ELEM_TEXT64:
+        if (c->n_buffers != 3) goto malformed;
+        v->values = c->buffers[1];
+        v->data = (const char *)c->buffers[2];
+        if (v->values == NULL) {
+            if (c->length > 0) goto malformed;
+            break;
+        }
+        /* the text offsets this child may use: from its first to its last element */
+        if (t->kind == ELEM_TEXT32) {
+            v->data_lo = ((const int32_t *)v->values)[c->offset];
+            v->data_hi = ((const int32_t *)v->values)[c->offset + c->length];
+        } else {
+            v->data_lo = ((const int64_t *)v->values)[c->offset];
+            v->data_hi = ((const int64_t *)v->values)[c->offset + c->length];
+        }
+        if (v->data_lo < 0 || v->data_hi < v->data_lo || (v->data_hi > 0 && v->data == NULL))
+            goto malformed;
+        break;
+    case ELEM_VIEW:
+        /* validity, views, the data buffers, then one int64 size per data buffer */
+        if (c->n_buffers < 3) goto malformed;
+        v->values = c->buffers[1];
+        if (c->length > 0 && v->values == NULL) goto malformed;
+        v->n_variadic = c->n_buffers - 3;
+        v->variadic = (const char **)(c->buffers + 2);
+        v->variadic_size = (const int64_t *)c->buffers[c->n_buffers - 1];
+        if (v->n_variadic > 0 && v->variadic_size == NULL) goto malformed;
+        break;
+    default:
+        break;
+    }
+    return 0;
+malformed:
+    set_error("mlsql plugin: %s has a malformed element array", side);
+    return -1;
+}
+
+/* ------------------------------------------------------------------ one row's labels */
+typedef struct {
+    mlsql_text *text;
+    int64_t *ints;
+    size_t n, text_cap, ints_cap;
+} items;
+
+/* The capacity to grow `cap` to for `n` items of `size` bytes (0: too large). */
+static size_t grown(size_t cap, size_t n, size_t size) {
+    size_t want = cap ? cap : 64;
+    while (want < n) {
+        if (want > SIZE_MAX / 2) return 0;
+        want *= 2;
+    }
+    return want > SIZE_MAX / size ? 0 : want;
+}
+
+static int reserve(items *it, size_t n, int text) {
+    if (text && n > it->text_cap) {
+        size_t cap = grown(it->text_cap, n, sizeof(mlsql_text));
+        mlsql_text *p = cap ? (mlsql_text *)realloc(it->text, cap * sizeof *p) : NULL;
+        if (p == NULL) return -1;
+        it->text = p;
+        it->text_cap = cap;
+    } else if (!text && n > it->ints_cap) {
+        size_t cap = grown(it->ints_cap, n, sizeof(int64_t));
+        int64_t *p = cap ? (int64_t *)realloc(it->ints, cap * sizeof *p) : NULL;
+        if (p == NULL) return -1;
+        it->ints = p;
+        it->ints_cap = cap;
+    }
+    return 0;
+}
+
+static void items_free(items *it) {
+    free(it->text);
+    free(it->ints);
+    memset(it, 0, sizeof *it);
+}
+
+/* Integer elements as int64. `big` collects UInt64 values above INT64_MAX when the
+ * other side cannot hold them (they count as labels but can match nothing there). */
+static int64_t read_int(const chunk_view *v, const col_type *t, int64_t k, int *too_big) {
+    const void *p = v->values;
+    *too_big = 0;
+    switch (t->width) {
+    case 1:
+        return t->is_signed ? (int64_t)((const int8_t *)p)[k] : (int64_t)((const uint8_t *)p)[k];
+    case 2:
+        return t->is_signed ? (int64_t)((const int16_t *)p)[k] : (int64_t)((const uint16_t *)p)[k];
+    case 4:
+        return t->is_signed ? (int64_t)((const int32_t *)p)[k] : (int64_t)((const uint32_t *)p)[k];
+    default:
+        if (t->is_signed) return ((const int64_t *)p)[k];
+        {
+            uint64_t u = ((const uint64_t *)p)[k];
+            *too_big = u > (uint64_t)INT64_MAX;
+            return (int64_t)u;
+        }
+    }
+}
+
+/* Gather the non-NULL elements of row `row` of chunk `v` (NULL rows are handled by the
+ * caller). `split_big`: put UInt64 values above INT64_MAX into `big` instead of `out`. */
+static int gather(const chunk_view *v, const col_type *t, int64_t row, items *out, items *big,
+                  int split_big, const char *side) {
+    const struct ArrowArray *a = v->list;
+    int64_t i = a->offset + row, start, end;
+    if (t->large) {
+        start = ((const int64_t *)v->offsets)[i];
+        end = ((const int64_t *)v->offsets)[i + 1];
+    } else {
+        start = ((const int32_t *)v->offsets)[i];
+        end = ((const int32_t *)v->offsets)[i + 1];
+    }
+    const struct ArrowArray *c = v->child;
+    if (start < 0 || end < start || end > c->length) {
+        set_error("mlsql plugin: %s has list offsets outside its elements", side);
+        return -1;
+    }
+    if (t->kind == ELEM_NULL || end == start) return 0;
+    size_t n = (size_t)(end - start);
+    if (reserve(out, out->n + n, is_text(t->kind)) != 0 ||
+        (split_big && reserve(big, big->n + n, 0) != 0)) {
+        set_error("mlsql plugin: out of memory");
+        return -1;
+    }
+    for (int64_t j = start; j < end; j++) {
+        int64_t k = c->offset + j; /* physical element index */
+        if (v->child_validity != NULL && !bit(v->child_validity, k)) continue;
+        switch (t->kind) {
+        case ELEM_INT: {
+            int too_big;
+            int64_t x = read_int(v, t, k, &too_big);
+            if (too_big && split_big)
+                big->ints[big->n++] = x;
+            else
+                out->ints[out->n++] = x;
+            break;
+        }
+        case ELEM_TEXT32:
+        case ELEM_TEXT64: {
+            int64_t s, e;
+            if (t->kind == ELEM_TEXT32) {
+                s = ((const int32_t *)v->values)[k];
+                e = ((const int32_t *)v->values)[k + 1];
+            } else {
+                s = ((const int64_t *)v->values)[k];
+                e = ((const int64_t *)v->values)[k + 1];
+            }
+            if (s < v->data_lo || e < s || e > v->data_hi) {
+                set_error("mlsql plugin: %s has text offsets outside its data", side);
+                return -1;
+            }
+            out->text[out->n].ptr = v->data + s;
+            out->text[out->n].len = (size_t)(e - s);
+            out->n++;
+            break;
+        }
+        case ELEM_VIEW: {
+            const uint8_t *view = (const uint8_t *)v->values + 16 * k;
+            int32_t len, index, offset;
+            memcpy(&len, view, 4);
+            if (len < 0) goto bad_view;
+            if (len <= 12) {
+                out->text[out->n].ptr = (const char *)view + 4;
+            } else {
+                memcpy(&index, view + 8, 4);
+                memcpy(&offset, view + 12, 4);
+                if (index < 0 || index >= v->n_variadic || offset < 0 ||
+                    (int64_t)offset + len > v->variadic_size[index] || v->variadic[index] == NULL)
+                    goto bad_view;
+                out->text[out->n].ptr = v->variadic[index] + offset;
+            }
+            out->text[out->n].len = (size_t)len;
+            out->n++;
+            break;
+        bad_view:
+            set_error("mlsql plugin: %s has a string view outside its data buffers", side);
+            return -1;
+        }
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ walking the chunks */
+typedef struct {
+    const SeriesExport *s;
+    const col_type *t;
+    const char *side;
+    size_t chunk;   /* current chunk */
+    int64_t row;    /* row within it */
+    int64_t total;  /* rows over all chunks */
+    int broadcast;  /* one row, repeated */
+    chunk_view view;
+} cursor;
+
+static int cursor_open(cursor *c, const SeriesExport *s, const col_type *t, const char *side) {
+    memset(c, 0, sizeof *c);
+    c->s = s;
+    c->t = t;
+    c->side = side;
+    if (s->len > 0 && s->arrays == NULL) {
+        set_error("mlsql plugin: %s has no chunks", side);
+        return -1;
+    }
+    for (size_t i = 0; i < s->len; i++) {
+        if (check_array(s->arrays[i], side) != 0) return -1;
+        c->total += s->arrays[i]->length;
+    }
+    return 0;
+}
+
+/* Point the cursor at a real row: skip to the next non-empty chunk, opening it. */
+static int cursor_settle(cursor *c) {
+    while (c->chunk < c->s->len) {
+        const struct ArrowArray *a = c->s->arrays[c->chunk];
+        if (c->row < a->length) {
+            if (c->view.list != a && open_chunk(a, c->t, &c->view, c->side) != 0) return -1;
+            return 0;
+        }
+        c->chunk++;
+        c->row = 0;
+    }
+    set_error("mlsql plugin: %s has fewer rows than expected", c->side);
+    return -1;
+}
+
+/* Move to the next row (a broadcast cursor stays on its one row). */
+static int cursor_next(cursor *c, int64_t r) {
+    if (r > 0) {
+        if (c->broadcast) return 0;
+        c->row++;
+    }
+    return cursor_settle(c);
+}
+
+static int row_is_null(const cursor *c) {
+    if (c->t->top_null) return 1;
+    const uint8_t *valid = c->view.validity;
+    return valid != NULL && !bit(valid, c->view.list->offset + c->row);
+}
+
+/* ------------------------------------------------------------------ output arrays */
+typedef struct {
+    void *buffers_mem[2];
+    const void *buffers[2];
+    struct ArrowArray *children[3];
+} owned_array;
+
+static void release_array(struct ArrowArray *a) {
+    if (a == NULL || a->release == NULL) return;
+    owned_array *o = (owned_array *)a->private_data;
+    for (int64_t i = 0; i < a->n_children; i++) {
+        struct ArrowArray *child = o->children[i];
+        if (child != NULL) {
+            if (child->release != NULL) child->release(child);
+            free(child);
+        }
+    }
+    free(o->buffers_mem[0]);
+    free(o->buffers_mem[1]);
+    free(o);
+    a->release = NULL;
+}
+
+/* An Int64 array (or, with values == NULL, a struct shell) owning `validity` and `values`. */
+static int make_array(struct ArrowArray *a, int64_t length, int64_t null_count, uint8_t *validity,
+                      int64_t *values, int n_children) {
+    owned_array *o = (owned_array *)calloc(1, sizeof *o);
+    if (o == NULL) return -1;
+    o->buffers_mem[0] = validity;
+    o->buffers_mem[1] = values;
+    o->buffers[0] = null_count > 0 ? validity : NULL;
+    o->buffers[1] = values;
+    memset(a, 0, sizeof *a);
+    a->length = length;
+    a->null_count = null_count;
+    a->n_buffers = n_children ? 1 : 2;
+    a->buffers = o->buffers;
+    a->n_children = n_children;
+    a->children = n_children ? o->children : NULL;
+    a->release = release_array;
+    a->private_data = o;
+    return 0;
+}
+
+typedef struct {
+    char *format;
+    char *name;
+    struct ArrowSchema *children[3];
+} owned_schema;
+
+static void release_schema(struct ArrowSchema *s) {
+    if (s == NULL || s->release == NULL) return;
+    owned_schema *o = (owned_schema *)s->private_data;
+    for (int64_t i = 0; i < s->n_children; i++) {
+        struct ArrowSchema *child = o->children[i];
+        if (child != NULL) {
+            if (child->release != NULL) child->release(child);
+            free(child);
+        }
+    }
+    free(o->format);
+    free(o->name);
+    free(o);
+    s->release = NULL;
+}
+
+static char *copy_string(const char *s) {
+    size_t n = strlen(s) + 1;
+    char *out = (char *)malloc(n);
+    if (out != NULL) memcpy(out, s, n);
+    return out;
+}
+
+static int make_schema(struct ArrowSchema *s, const char *format, const char *name,
+                       int n_children) {
+    owned_schema *o = (owned_schema *)calloc(1, sizeof *o);
+    if (o == NULL) return -1;
+    o->format = copy_string(format);
+    o->name = copy_string(name ? name : "");
+    memset(s, 0, sizeof *s);
+    s->format = o->format;
+    s->name = o->name;
+    s->flags = ARROW_FLAG_NULLABLE;
+    s->n_children = n_children;
+    s->children = n_children ? o->children : NULL;
+    s->release = release_schema;
+    s->private_data = o;
+    if (o->format == NULL || o->name == NULL) {
+        release_schema(s);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ functions */
+enum { OUT_COUNTS, OUT_TP, OUT_N_ACTUAL, OUT_N_PREDICTED };
+static const char *const FIELD_NAMES[3] = {"tp", "n_actual", "n_predicted"};
+
+static int output_schema(struct ArrowSchema *out, int what, const char *name) {
+    if (what != OUT_COUNTS) return make_schema(out, "l", name, 0);
+    if (make_schema(out, "+s", name, 3) != 0) return -1;
+    owned_schema *o = (owned_schema *)out->private_data;
+    for (int i = 0; i < 3; i++) {
+        o->children[i] = (struct ArrowSchema *)malloc(sizeof(struct ArrowSchema));
+        if (o->children[i] == NULL || make_schema(o->children[i], "l", FIELD_NAMES[i], 0) != 0) {
+            free(o->children[i]);
+            o->children[i] = NULL;
+            release_schema(out);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int check_inputs(const struct ArrowSchema *a, const struct ArrowSchema *p, col_type *ta,
+                        col_type *tp) {
+    if (parse_type(a, ta, "actual") != 0 || parse_type(p, tp, "predicted") != 0) return -1;
+    if ((is_text(ta->kind) && tp->kind == ELEM_INT) || (ta->kind == ELEM_INT && is_text(tp->kind))) {
+        set_error("mlsql plugin: actual and predicted hold different kinds of labels "
+                  "(both text or both integers)");
+        return -1;
+    }
+    return 0;
+}
+
+static void field_function(const struct ArrowSchema *fields, size_t n, struct ArrowSchema *out,
+                           int what) {
+    col_type ta, tp;
+    if (fields == NULL || n != 2) {
+        set_error("mlsql plugin: takes two list columns (actual, predicted), got %zu", n);
+        return;
+    }
+    if (check_inputs(&fields[0], &fields[1], &ta, &tp) != 0) return;
+    if (output_schema(out, what, fields[0].name) != 0) set_error("mlsql plugin: out of memory");
+}
+
+/* Release what Polars handed over: every chunk, then the Series export itself. */
+static void release_inputs(const SeriesExport *inputs, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        SeriesExport e = inputs[i];
+        for (size_t c = 0; c < e.len && e.arrays != NULL; c++) {
+            struct ArrowArray *a = e.arrays[c];
+            if (a != NULL && a->release != NULL) a->release(a);
+        }
+        if (e.release != NULL) e.release(&e);
+    }
+}
+
+typedef struct {
+    struct ArrowSchema schema;
+    struct ArrowArray *array_ptrs[1];
+    struct ArrowArray array;
+} owned_series;
+
+/* Polars has moved the arrays out (it releases them); the schema and boxes are ours. */
+static void release_series(SeriesExport *e) {
+    if (e == NULL || e->release == NULL) return;
+    owned_series *o = (owned_series *)e->private_data;
+    if (o->schema.release != NULL) o->schema.release(&o->schema);
+    free(o);
+    e->release = NULL;
+}
+
+static int count_row(cursor *ca, cursor *cp, const col_type *ta, const col_type *tp, int what,
+                     items *ia, items *ip, items *big, mlsql_scratch *scratch, mlsql_counts *out) {
+    int text = is_text(ta->kind) || is_text(tp->kind);
+    /* one side UInt64, the other not: values above INT64_MAX cannot match, count them apart */
+    int split_a = ta->kind == ELEM_INT && tp->kind == ELEM_INT && ta->width == 8 &&
+                  !ta->is_signed && !(tp->width == 8 && !tp->is_signed);
+    int split_p = ta->kind == ELEM_INT && tp->kind == ELEM_INT && tp->width == 8 &&
+                  !tp->is_signed && !(ta->width == 8 && !ta->is_signed);
+    mlsql_counts extra = {0, 0, 0};
+    ia->n = ip->n = 0;
+    if (what != OUT_N_PREDICTED) {
+        big->n = 0;
+        if (gather(&ca->view, ta, ca->row, ia, big, split_a, "actual") != 0) return -1;
+        if (big->n > 0) {
+            mlsql_counts c;
+            if (mlsql_count_int(big->ints, big->n, NULL, 0, scratch, &c) != 0) goto oom;
+            extra.n_actual = c.n_actual;
+        }
+    }
+    if (what != OUT_N_ACTUAL) {
+        big->n = 0;
+        if (gather(&cp->view, tp, cp->row, ip, big, split_p, "predicted") != 0) return -1;
+        if (big->n > 0) {
+            mlsql_counts c;
+            if (mlsql_count_int(NULL, 0, big->ints, big->n, scratch, &c) != 0) goto oom;
+            extra.n_predicted = c.n_predicted;
+        }
+    }
+    int rc = text ? mlsql_count_text(ia->text, ia->n, ip->text, ip->n, scratch, out)
+                  : mlsql_count_int(ia->ints, ia->n, ip->ints, ip->n, scratch, out);
+    if (rc != 0) goto oom;
+    out->n_actual += extra.n_actual;
+    out->n_predicted += extra.n_predicted;
+    return 0;
+oom:
+    set_error("mlsql plugin: out of memory");
+    return -1;
+}
+
+static int compute(const SeriesExport *inputs, size_t n, SeriesExport *out, int what) {
+    col_type ta, tp;
+    cursor ca, cp;
+    if (inputs == NULL || n != 2) {
+        set_error("mlsql plugin: takes two list columns (actual, predicted), got %zu", n);
+        return -1;
+    }
+    if (check_inputs(inputs[0].field, inputs[1].field, &ta, &tp) != 0) return -1;
+    if (cursor_open(&ca, &inputs[0], &ta, "actual") != 0 ||
+        cursor_open(&cp, &inputs[1], &tp, "predicted") != 0)
+        return -1;
+    int64_t length = ca.total;
+    if (ca.total != cp.total) {
+        if (ca.total == 1) {
+            ca.broadcast = 1;
+            length = cp.total;
+        } else if (cp.total == 1) {
+            cp.broadcast = 1;
+        } else {
+            set_error("mlsql plugin: actual has %lld rows and predicted %lld",
+                      (long long)ca.total, (long long)cp.total);
+            return -1;
+        }
+    }
+    if ((uint64_t)length > SIZE_MAX / sizeof(int64_t) / 3) {
+        set_error("mlsql plugin: too many rows");
+        return -1;
+    }
+    size_t n_rows = (size_t)length, n_bytes = (n_rows + 7) / 8;
+    int n_out = what == OUT_COUNTS ? 3 : 1;
+    int64_t *values[3] = {NULL, NULL, NULL};
+    uint8_t *validity[3] = {NULL, NULL, NULL};
+    items ia = {0}, ip = {0}, big = {0};
+    mlsql_scratch scratch = {0};
+    int64_t nulls = 0;
+    owned_series *series = NULL;
+    for (int f = 0; f < n_out; f++) {
+        values[f] = (int64_t *)malloc(n_rows ? n_rows * sizeof(int64_t) : 1);
+        validity[f] = (uint8_t *)calloc(n_bytes ? n_bytes : 1, 1);
+        if (values[f] == NULL || validity[f] == NULL) goto oom;
+    }
+    for (int64_t r = 0; r < length; r++) {
+        if (cursor_next(&ca, r) != 0 || cursor_next(&cp, r) != 0) goto fail;
+        if (row_is_null(&ca) || row_is_null(&cp)) {
+            for (int f = 0; f < n_out; f++) values[f][r] = 0;
+            nulls++;
+            continue;
+        }
+        mlsql_counts c = {0, 0, 0};
+        if (count_row(&ca, &cp, &ta, &tp, what, &ia, &ip, &big, &scratch, &c) != 0) goto fail;
+        int64_t got[3] = {c.tp, c.n_actual, c.n_predicted};
+        for (int f = 0; f < n_out; f++) {
+            values[f][r] = what == OUT_COUNTS ? got[f] : got[what - 1];
+            validity[f][r >> 3] |= (uint8_t)(1u << (r & 7));
+        }
+    }
+    series = (owned_series *)calloc(1, sizeof *series);
+    if (series == NULL) goto oom;
+    if (output_schema(&series->schema, what, inputs[0].field->name) != 0) goto oom;
+    if (what == OUT_COUNTS) {
+        /* the struct is never NULL itself (as pl.struct): its fields are */
+        if (make_array(&series->array, length, 0, NULL, NULL, 3) != 0) goto oom;
+        owned_array *o = (owned_array *)series->array.private_data;
+        for (int f = 0; f < 3; f++) {
+            o->children[f] = (struct ArrowArray *)malloc(sizeof(struct ArrowArray));
+            if (o->children[f] == NULL ||
+                make_array(o->children[f], length, nulls, validity[f], values[f], 0) != 0) {
+                free(o->children[f]);
+                o->children[f] = NULL;
+                goto oom;
+            }
+            validity[f] = NULL;
+            values[f] = NULL;
+        }
+    } else {
+        if (make_array(&series->array, length, nulls, validity[0], values[0], 0) != 0) goto oom;
+        validity[0] = NULL;
+        values[0] = NULL;
+    }
+    series->array_ptrs[0] = &series->array;
+    out->field = &series->schema;
+    out->arrays = series->array_ptrs;
+    out->len = 1;
+    out->release = release_series;
+    out->private_data = series;
+    items_free(&ia);
+    items_free(&ip);
+    items_free(&big);
+    mlsql_scratch_free(&scratch);
+    return 0;
+oom:
+    set_error("mlsql plugin: out of memory");
+fail:
+    if (series != NULL) {
+        if (series->array.release != NULL) series->array.release(&series->array);
+        if (series->schema.release != NULL) series->schema.release(&series->schema);
+        free(series);
+    }
+    for (int f = 0; f < 3; f++) {
+        free(values[f]);
+        free(validity[f]);
+    }
+    items_free(&ia);
+    items_free(&ip);
+    items_free(&big);
+    mlsql_scratch_free(&scratch);
+    return -1;
+}
+
+static void call(const SeriesExport *inputs, size_t n, SeriesExport *out, int what) {
+    last_error[0] = '\0';
+    compute(inputs, n, out, what);
+    release_inputs(inputs, n);
+}
+
+/* ------------------------------------------------------------------ exported symbols */
+#define MLSQL_PLUGIN_FUNCTION(name, what)                                                         \
+    MLSQL_EXPORT void _polars_plugin_field_##name(const struct ArrowSchema *fields, size_t n,     \
+                                                  struct ArrowSchema *out, const uint8_t *kwargs, \
+                                                  size_t kwargs_len) {                            \
+        (void)kwargs;                                                                             \
+        (void)kwargs_len;                                                                         \
+        field_function(fields, n, out, what);                                                     \
+    }                                                                                             \
+    MLSQL_EXPORT void _polars_plugin_##name(const SeriesExport *inputs, size_t n,                 \
+                                            const uint8_t *kwargs, size_t kwargs_len,             \
+                                            SeriesExport *out, const void *context) {             \
+        (void)kwargs;                                                                             \
+        (void)kwargs_len;                                                                         \
+        (void)context;                                                                            \
+        call(inputs, n, out, what);                                                               \
+    }
+
+MLSQL_PLUGIN_FUNCTION(set_counts, OUT_COUNTS)
+MLSQL_PLUGIN_FUNCTION(set_tp, OUT_TP)
+MLSQL_PLUGIN_FUNCTION(set_n_actual, OUT_N_ACTUAL)
+MLSQL_PLUGIN_FUNCTION(set_n_predicted, OUT_N_PREDICTED)

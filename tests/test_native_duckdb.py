@@ -1,0 +1,375 @@
+"""mlsql's native DuckDB extension (native/duckdb_ext.c) against the portable macros and the oracle.
+
+The extension is compiled once for this session (native/build_duckdb.py) and
+chosen with ``MLSQL_DUCKDB_EXTENSION``. Random tables carry NULL lists, NULL
+elements, duplicates, empty and long lists, labels longer than DuckDB's 12
+inlined bytes, integers of every width and sign, more rows than one DuckDB
+vector (2,048) and sliced Arrow inputs; every count and measure must equal
+the oracle (tests/oracle.py) and the portable macros (``register()``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import shutil
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mlsql
+from mlsql import _native
+from mlsql._errors import MlsqlError
+from tests import oracle
+from tests.test_multilabel_properties import same
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+SHORT = ["a", "b", "c", "d"]
+LONG = ["label-longer-than-twelve-1", "label-longer-than-twelve-2", "x" * 40]
+SIGNED = {pa.int8(): 8, pa.int16(): 16, pa.int32(): 32, pa.int64(): 64}
+UNSIGNED = {pa.uint8(): 8, pa.uint16(): 16, pa.uint32(): 32, pa.uint64(): 64}
+MEASURES = [
+    ("micro_f1", {}),
+    ("micro_precision", {}),
+    ("micro_recall", {}),
+    ("micro_jaccard", {}),
+    ("samples_f1", {}),
+    ("samples_fbeta", {"beta": 2.0, "zero_division": "diagnose"}),
+    ("samples_jaccard", {"zero_division": "ignore"}),
+    ("subset_accuracy", {}),
+    ("zero_one_loss", {}),
+    ("hamming_loss", {"n_labels": 50}),
+]
+
+
+def build_module() -> ModuleType:
+    """native/build_duckdb.py as a module."""
+    spec = importlib.util.spec_from_file_location(
+        "build_duckdb", ROOT / "native" / "build_duckdb.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def extension(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The extension, compiled for this session (a C compiler is required: never skipped)."""
+    return build_module().build(tmp_path_factory.mktemp("duckdb_ext"))
+
+
+@pytest.fixture
+def native(extension: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Connections opened under this fixture use the session's extension."""
+    monkeypatch.setenv(_native.DUCKDB_PATH_ENV, str(extension))
+    monkeypatch.delenv(_native.ENV, raising=False)
+    status = _native.duckdb_native_status()
+    assert status["enabled"], status
+    return extension
+
+
+@pytest.fixture(scope="module")
+def both(extension: Path) -> tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection]:
+    """A connection from mlsql.connect() on the native path, and a user's with register()."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(_native.DUCKDB_PATH_ENV, str(extension))
+        mp.delenv(_native.ENV, raising=False)
+        fast = mlsql.connect()
+    return fast, mlsql.register(duckdb.connect())
+
+
+def raw_connection(extension: Path) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(config=_native.open_config())
+    con.execute(_native.load_sql(extension))
+    return con
+
+
+def uses_native(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the connection's per-row count macro calls the extension."""
+    (definition,) = con.execute(
+        "SELECT macro_definition FROM duckdb_functions() WHERE function_name = '_mlsql_tp'"
+    ).fetchall()[0]
+    return "mlsql_native_counts" in definition
+
+
+# ---------------------------------------------------------------- random label tables
+
+
+def int_values(t: pa.DataType) -> list[int]:
+    bits = SIGNED.get(t) or UNSIGNED[t]
+    if t in SIGNED:
+        return [-(2 ** (bits - 1)), -1, 0, 1, 2, 3, 2 ** (bits - 1) - 1]
+    return [0, 1, 2, 3, 2**bits - 1, *([2**63, 2**63 + 1] if bits == 64 else [])]
+
+
+@st.composite
+def tables(draw: st.DrawFn, min_rows: int = 0, max_rows: int = 40) -> tuple[pa.Table, list]:
+    """A two-column Arrow table of label lists (text, or integers of two widths) and its rows."""
+    text = draw(st.booleans())
+    if text:
+        ta = tp = pa.string()
+        pool_a = pool_p = SHORT + LONG
+    else:
+        ta = draw(st.sampled_from([*SIGNED, *UNSIGNED]))
+        tp = draw(st.sampled_from([*SIGNED, *UNSIGNED]))
+        pool_a, pool_p = int_values(ta), int_values(tp)
+    long_list = st.integers(30, 200)
+
+    def lists(pool: list[Any]) -> st.SearchStrategy:
+        items = st.one_of(st.sampled_from(pool), st.none())
+        short = st.lists(items, max_size=6)
+        longer = long_list.flatmap(lambda n: st.lists(items, min_size=n, max_size=n))
+        return st.one_of(st.none(), short, short, short, longer)
+
+    n = draw(st.integers(min_rows, max_rows))
+    rows = draw(st.lists(st.tuples(lists(pool_a), lists(pool_p)), min_size=n, max_size=n))
+    offset = draw(st.integers(0, 3))
+    padding = [(["pad"] if text else [0], None)] * offset
+    full = padding + rows
+    table = pa.table(
+        {
+            "a": pa.array([r[0] for r in full], type=pa.list_(ta)),
+            "p": pa.array([r[1] for r in full], type=pa.list_(tp)),
+        }
+    )
+    return table.slice(offset), rows
+
+
+def expected_counts(a: Any, p: Any) -> dict[str, int] | None:
+    sa, sp = oracle.as_set(a), oracle.as_set(p)
+    if sa is None or sp is None:
+        return None
+    return {"tp": len(sa & sp), "n_actual": len(sa), "n_predicted": len(sp)}
+
+
+def native_counts(con: duckdb.DuckDBPyConnection, table: pa.Table) -> list[Any]:
+    con.register("t", table)
+    try:
+        return [r[0] for r in con.execute("SELECT mlsql_native_counts(a, p) FROM t").fetchall()]
+    finally:
+        con.unregister("t")
+
+
+# ---------------------------------------------------------------- the counts
+
+
+@SETTINGS
+@given(tables())
+def test_counts_equal_the_oracle(extension: Path, data: tuple[pa.Table, list]) -> None:
+    table, rows = data
+    con = raw_connection(extension)
+    assert native_counts(con, table) == [expected_counts(a, p) for a, p in rows]
+
+
+def test_counts_over_many_vectors_and_threads(extension: Path) -> None:
+    """10,000 rows (five DuckDB vectors) on two threads, long lists included."""
+    rng = random.Random(7)
+    pool = SHORT + LONG + [f"l{i}" for i in range(300)]
+
+    def labels() -> list[Any] | None:
+        r = rng.random()
+        if r < 0.05:
+            return None
+        n = rng.randint(30, 200) if r > 0.97 else rng.randint(0, 6)
+        return [rng.choice(pool) if rng.random() > 0.05 else None for _ in range(n)]
+
+    rows = [(labels(), labels()) for _ in range(10_000)]
+    table = pa.table({"a": [r[0] for r in rows], "p": [r[1] for r in rows]})
+    con = raw_connection(extension)
+    con.execute("SET threads = 2")
+    assert native_counts(con, table) == [expected_counts(a, p) for a, p in rows]
+
+
+@pytest.mark.parametrize(
+    ("sql", "want"),
+    [
+        ("[]::INTEGER[], []::INTEGER[]", {"tp": 0, "n_actual": 0, "n_predicted": 0}),
+        ("[NULL]::VARCHAR[], ['']", {"tp": 0, "n_actual": 0, "n_predicted": 1}),
+        ("NULL::VARCHAR[], ['a']", None),
+        ("['a'], NULL::VARCHAR[]", None),
+        # UBIGINT beyond INT64_MAX has the bits of -1 but equals no signed label
+        (
+            "[18446744073709551615, 5]::UBIGINT[], [-1, 5]::BIGINT[]",
+            {"tp": 1, "n_actual": 2, "n_predicted": 2},
+        ),
+        (
+            "[18446744073709551615]::UBIGINT[], [18446744073709551615]::UBIGINT[]",
+            {"tp": 1, "n_actual": 1, "n_predicted": 1},
+        ),
+        ("[255]::UTINYINT[], [-1]::TINYINT[]", {"tp": 0, "n_actual": 1, "n_predicted": 1}),
+    ],
+)
+def test_counts_edge_cases(extension: Path, sql: str, want: Any) -> None:
+    con = raw_connection(extension)
+    assert con.execute(f"SELECT mlsql_native_counts({sql})").fetchall()[0][0] == want
+
+
+def test_counts_refuse_text_against_integers(extension: Path) -> None:
+    con = raw_connection(extension)
+    with pytest.raises(duckdb.Error, match="mlsql_native_counts"):
+        con.execute("SELECT mlsql_native_counts(['a'], [1])").fetchall()
+
+
+# ---------------------------------------------------------------- the measures, native and portable
+
+
+def measure_values(con: duckdb.DuckDBPyConnection, table: pa.Table) -> list[Any]:
+    con.register("t", table)
+    try:
+        calls = []
+        for name, params in MEASURES:
+            args = "".join(f", {k} := {v!r}" for k, v in params.items())
+            calls.append(f"{name}(a, p{args})")
+        return list(con.execute(f"SELECT {', '.join(calls)} FROM t").fetchall()[0])
+    finally:
+        con.unregister("t")
+
+
+@SETTINGS
+@given(tables(max_rows=30))
+def test_measures_equal_portable_and_oracle(
+    both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
+    data: tuple[pa.Table, list],
+) -> None:
+    table, rows = data
+    fast, slow = both
+    assert uses_native(fast) and not uses_native(slow)
+    want = [oracle.aggregate(name, rows, **params) for name, params in MEASURES]
+    try:
+        got_slow = measure_values(slow, table)
+    except duckdb.Error as error:  # UBIGINT lists: both paths refuse them with mlsql's message
+        assert "needs actual and predicted labels of one kind" in str(error)
+        with pytest.raises(duckdb.Error) as raised:
+            measure_values(fast, table)
+        assert str(raised.value) == str(error)
+        return
+    got_fast = measure_values(fast, table)
+    for (name, _), f, s, w in zip(MEASURES, got_fast, got_slow, want, strict=True):
+        assert same(f, w), (name, f, w)
+        assert same(s, w), (name, s, w)
+
+
+def test_multilabel_counts_native_equal_oracle(native: Path) -> None:
+    rows = [(["a", "a", None], ["a", "b"]), (None, ["a"]), ([], []), (["x" * 30], ["x" * 30])]
+    table = pa.table({"a": [r[0] for r in rows], "p": [r[1] for r in rows]})
+    con = mlsql.connect()
+    con.register("t", table)
+    (got,) = con.execute("SELECT multilabel_counts(a, p) FROM t").fetchall()[0]
+    assert got == oracle.multilabel_counts(rows)
+
+
+# ---------------------------------------------------------------- which path, and why
+
+
+def test_status_names_both_engines(native: Path) -> None:
+    status = mlsql.native_status()
+    assert set(status) == {"duckdb", "polars"}
+    duck = status["duckdb"]
+    assert duck["built"] and duck["available"] and duck["enabled"] and duck["reason"] is None
+    assert duck["path"] == str(native) and duck["duckdb"] == duckdb.__version__
+    assert {"available", "enabled", "reason"} <= set(status["polars"])
+
+
+def test_switched_off_by_env(native: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_native.ENV, "0")
+    status = _native.duckdb_native_status()
+    assert status["available"] and not status["enabled"]
+    assert status["reason"] == "MLSQL_NATIVE=0"
+    assert not uses_native(mlsql.connect())
+
+
+def test_user_connection_keeps_portable_macros(native: Path) -> None:
+    assert not uses_native(mlsql.register(duckdb.connect()))
+
+
+def test_register_native_on_a_plain_connection_says_why(native: Path) -> None:
+    with pytest.raises(MlsqlError, match="allow_unsigned_extensions"):
+        mlsql.register(duckdb.connect(), native=True)
+
+
+def test_register_native_needs_temp_macros(native: Path) -> None:
+    con = duckdb.connect(config=_native.open_config())
+    with pytest.raises(MlsqlError, match="TEMP macros"):
+        mlsql.register(con, temporary=False, native=True)
+
+
+def test_stored_macros_stay_portable(native: Path) -> None:
+    con = mlsql.connect(schema="ml")
+    (definition,) = con.execute(
+        "SELECT macro_definition FROM duckdb_functions() "
+        "WHERE schema_name = 'ml' AND function_name = '_mlsql_tp'"
+    ).fetchall()[0]
+    assert "mlsql_native_counts" not in definition
+    assert con.execute("SELECT ml.micro_f1(['a', 'b'], ['a'])").fetchall()[0][0] == pytest.approx(
+        2 / 3
+    )
+
+
+def test_prefixed_macros_use_native(native: Path) -> None:
+    con = mlsql.connect(prefix="ml_")
+    (definition,) = con.execute(
+        "SELECT macro_definition FROM duckdb_functions() WHERE function_name = 'ml__mlsql_tp'"
+    ).fetchall()[0]
+    assert "mlsql_native_counts" in definition
+    assert con.execute("SELECT ml_micro_f1(['a', 'b'], ['a'])").fetchall()[0][0] == pytest.approx(
+        2 / 3
+    )
+
+
+def test_missing_extension(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(_native.DUCKDB_PATH_ENV, str(tmp_path / "absent.duckdb_extension"))
+    monkeypatch.delenv(_native.ENV, raising=False)
+    status = _native.duckdb_native_status()
+    assert not status["built"] and not status["enabled"]
+    assert status["reason"].startswith("no extension at")
+    con = mlsql.connect()
+    assert not uses_native(con)
+    assert con.execute("SELECT micro_f1(['a', 'b'], ['a'])").fetchall()[0][0] == pytest.approx(
+        2 / 3
+    )
+
+
+def test_broken_extension_falls_back(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    broken = tmp_path / "mlsql.duckdb_extension"
+    broken.write_bytes(b"not a library" * 100)
+    monkeypatch.setenv(_native.DUCKDB_PATH_ENV, str(broken))
+    monkeypatch.delenv(_native.ENV, raising=False)
+    status = _native.duckdb_native_status()
+    assert status["built"] and not status["available"]
+    assert status["reason"].startswith("the extension did not load")
+    assert not uses_native(mlsql.connect())
+
+
+def test_old_duckdb_is_not_tried(native: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_native, "duckdb_version", lambda: (1, 2, 2))
+    status = _native.duckdb_native_status()
+    assert not status["available"] and "older than 1.3.2" in status["reason"]
+    assert not uses_native(mlsql.connect())
+
+
+def test_path_with_a_quote_is_only_a_path(extension: Path, tmp_path: Path) -> None:
+    """The LOAD statement quotes the path: a hostile folder name stays a name."""
+    folder = tmp_path / "x'; SELECT error('injected'); --"
+    folder.mkdir()
+    copy = folder / "mlsql.duckdb_extension"
+    shutil.copy(extension, copy)
+    con = raw_connection(copy)
+    assert con.execute("SELECT mlsql_native_counts(['a'], ['a'])").fetchall()[0][0]["tp"] == 1
+
+
+def test_footer_layout() -> None:
+    """DuckDB's footer: 22-byte section header, 8 fields of 32 bytes, a 256-byte signature."""
+    build = build_module()
+    f = build.footer("linux_amd64", "v0.1.0")
+    assert len(f) == 22 + 8 * 32 + 256
+    assert f[4:20] == b"duckdb_signature"
+    fields = [f[22 + 32 * i : 22 + 32 * (i + 1)].rstrip(b"\0") for i in range(8)]
+    assert fields == [b"", b"", b"", b"C_STRUCT", b"v0.1.0", b"v1.2.0", b"linux_amd64", b"4"]

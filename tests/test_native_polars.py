@@ -1,0 +1,594 @@
+"""mlsql's native Polars plugin (native/polars_plugin.c) against the portable expressions and the oracle.
+
+The plugin is compiled once for this session (native/build_polars.py) and
+chosen with ``MLSQL_POLARS_PLUGIN``. Random frames carry NULL lists, NULL
+elements, duplicates, empty and long lists, labels longer than 12 bytes
+(string views keep those out of line), integers of several widths, several
+chunks chunked differently per column, and sliced arrays; every statistic
+and measure must equal the oracle (tests/oracle.py) and the portable
+expressions (``MLSQL_NATIVE=0``), in memory and on the streaming engine.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import polars as pl
+import pyarrow as pa
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mlsql.polars as mp
+from mlsql._errors import MlsqlError
+from mlsql.polars import _native
+from mlsql.polars import _symbolic as S
+from tests import oracle
+from tests.test_multilabel_properties import same
+from tests.test_polars_streaming import FALLBACK_NODES, physical_nodes
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+SHORT = ["a", "b", "c", "d"]
+LONG = ["label-longer-than-twelve-1", "label-longer-than-twelve-2", "x" * 40]
+INT_TYPES = [pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.UInt8, pl.UInt16, pl.UInt32, pl.UInt64]
+MEASURES = [
+    ("micro_f1", {}),
+    ("micro_precision", {}),
+    ("micro_recall", {}),
+    ("micro_jaccard", {}),
+    ("samples_f1", {}),
+    ("samples_fbeta", {"beta": 2.0, "zero_division": "diagnose"}),
+    ("samples_jaccard", {"zero_division": "ignore"}),
+    ("subset_accuracy", {}),
+    ("zero_one_loss", {}),
+    ("hamming_loss", {"n_labels": 50}),
+]
+
+
+def _build_module() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "build_polars", ROOT / "native" / "build_polars.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+#: a prebuilt plugin for this test file to use (the sanitizer run passes its own build)
+PREBUILT_ENV = "MLSQL_TEST_POLARS_PLUGIN"
+
+
+@pytest.fixture(scope="session")
+def plugin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The plugin, compiled for this session (a C compiler is required: never skipped)."""
+    prebuilt = os.environ.get(PREBUILT_ENV)
+    if prebuilt:
+        return Path(prebuilt)
+    return _build_module().build(tmp_path_factory.mktemp("plugin"))
+
+
+@pytest.fixture
+def native(plugin: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Expressions built under this fixture use the session's plugin."""
+    monkeypatch.setenv(_native.PATH_ENV, str(plugin))
+    monkeypatch.delenv(_native.ENV, raising=False)
+    status = _native.polars_native_status()
+    assert status["enabled"], status
+    return plugin
+
+
+def portable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(_native.ENV, "0")
+
+
+def uses_plugin(expr: pl.Expr, frame: pl.DataFrame) -> bool:
+    return "mlsql_polars_plugin" in frame.lazy().select(expr).explain()
+
+
+# ---------------------------------------------------------------- random frames
+def label_list(labels: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """NULL, or a list with duplicates and NULL elements: usually short, sometimes 30-200 long."""
+    return st.one_of(
+        st.none(),
+        st.lists(labels, max_size=6),
+        st.lists(labels, min_size=30, max_size=200),
+    )
+
+
+def text_rows() -> st.SearchStrategy[list[tuple[Any, Any]]]:
+    labels = st.sampled_from([*SHORT, *LONG, None])
+    return st.lists(st.tuples(label_list(labels), label_list(labels)), max_size=25)
+
+
+def int_rows() -> st.SearchStrategy[list[tuple[Any, Any]]]:
+    labels = st.one_of(st.none(), st.integers(0, 12), st.integers(0, 127))
+    return st.lists(st.tuples(label_list(labels), label_list(labels)), max_size=25)
+
+
+def chunked(series: pl.Series, cuts: list[int]) -> pl.Series:
+    """``series`` as several chunks, cut at ``cuts`` (positions, any order)."""
+    bounds = sorted({0, len(series), *(c % (len(series) + 1) for c in cuts)})
+    parts = [series.slice(lo, hi - lo) for lo, hi in itertools.pairwise(bounds)]
+    return pl.concat(parts, rechunk=False) if parts else series
+
+
+def frame(
+    rows: list[tuple[Any, Any]],
+    dtypes: tuple[pl.DataType, pl.DataType],
+    cuts: tuple[list[int], list[int]] = ([], []),
+    prefix: int = 0,
+) -> pl.DataFrame:
+    """The rows as (a, p), chunked per column at ``cuts``, after slicing ``prefix`` rows off."""
+    filler = [(["a"] if dtypes[0].inner == pl.String else [1], None)] * prefix  # type: ignore[attr-defined]
+    all_rows = filler + rows
+    columns = {}
+    for i, name in enumerate(("a", "p")):
+        values = [r[i] for r in all_rows]
+        series = pl.Series(name, values, dtype=dtypes[i]).slice(prefix)
+        columns[name] = chunked(series, cuts[i])
+    return pl.DataFrame(columns)
+
+
+def oracle_counts(rows: list[tuple[Any, Any]]) -> list[tuple[Any, Any, Any]]:
+    out = []
+    for a, p in rows:
+        sa, sp = oracle.as_set(a), oracle.as_set(p)
+        out.append((None,) * 3 if sa is None or sp is None else (len(sa & sp), len(sa), len(sp)))
+    return out
+
+
+def plugin_counts(df: pl.DataFrame, plugin: Path, engine: str = "in-memory") -> list[Any]:
+    counts = _native._call(plugin, "set_counts", pl.col("a"), pl.col("p")).alias("c")
+    return df.lazy().select(counts).unnest("c").collect(engine=engine).rows()  # type: ignore[arg-type]
+
+
+def measures(df: pl.DataFrame, engine: str) -> dict[str, Any]:
+    exprs = [getattr(mp, name)("a", "p", **params).alias(name) for name, params in MEASURES]
+    return df.lazy().select(exprs).collect(engine=engine).row(0, named=True)  # type: ignore[arg-type]
+
+
+def check_measures(df: pl.DataFrame, rows: list[Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every measure equals the oracle, natively and portably, in memory and streaming."""
+    engines = ("in-memory", "streaming")
+    native_values = {engine: measures(df, engine) for engine in engines}
+    with monkeypatch.context() as m:
+        portable(m)
+        portable_values = {engine: measures(df, engine) for engine in engines}
+    for name, params in MEASURES:
+        want = oracle.aggregate(name, rows, **params)
+        for engine in engines:
+            assert same(native_values[engine][name], want), (name, engine, native_values, want)
+            assert same(portable_values[engine][name], want), (name, engine, portable_values, want)
+    counts = oracle.multilabel_counts(rows)
+    for engine in engines:
+        got = df.lazy().select(mp.multilabel_counts("a", "p")).collect(engine=engine).item()  # type: ignore[arg-type]
+        assert got == counts if counts["n_rows"] else got["n_rows"] == 0, (engine, got, counts)
+
+
+# ---------------------------------------------------------------- the plugin's counts
+@SETTINGS
+@given(rows=text_rows(), cuts=st.tuples(st.lists(st.integers(0, 30)), st.lists(st.integers(0, 30))))
+def test_text_counts_equal_the_oracle_over_any_chunking(
+    plugin: Path, rows: list[Any], cuts: tuple[list[int], list[int]]
+) -> None:
+    df = frame(rows, (pl.List(pl.String), pl.List(pl.String)), cuts)
+    want = oracle_counts(rows)
+    assert plugin_counts(df, plugin) == want
+    assert plugin_counts(df, plugin, "streaming") == want
+
+
+@SETTINGS
+@given(
+    rows=int_rows(),
+    types=st.tuples(st.sampled_from(INT_TYPES), st.sampled_from(INT_TYPES)),
+    cuts=st.tuples(st.lists(st.integers(0, 30)), st.lists(st.integers(0, 30))),
+    prefix=st.integers(0, 5),
+)
+def test_integer_counts_of_any_widths_equal_the_oracle(
+    plugin: Path, rows: list[Any], types: tuple[Any, Any], cuts: Any, prefix: int
+) -> None:
+    df = frame(rows, (pl.List(types[0]), pl.List(types[1])), cuts, prefix)
+    assert plugin_counts(df, plugin) == oracle_counts(rows)
+
+
+def test_sliced_arrays_are_read_from_their_offset(plugin: Path) -> None:
+    rows = [(["x", None, "y" * 20], ["y" * 20]), (None, ["a"]), ([], []), (["b", "b"], ["b", "c"])]
+    whole = frame([(["q"] * 40, ["q"])] * 7 + rows, (pl.List(pl.String), pl.List(pl.String)))
+    sliced = whole.slice(7)
+    assert sliced["a"].to_arrow().offset > 0 or sliced["a"].n_chunks() == 1
+    assert plugin_counts(sliced, plugin) == oracle_counts(rows)
+    ints = frame([(None, [1])] * 3 + [([1, 2, None], [2]), ([9], None)], (pl.List(pl.Int16),) * 2)
+    assert plugin_counts(ints.slice(3), plugin) == [(1, 2, 1), (None, None, None)]
+
+
+def test_uint64_above_int64_matches_nothing_signed(plugin: Path) -> None:
+    df = pl.DataFrame(
+        {"a": [[2**64 - 1, 1, 2**63]], "p": [[-1, 1, -(2**63)]]},
+        schema={"a": pl.List(pl.UInt64), "p": pl.List(pl.Int64)},
+    )
+    assert plugin_counts(df, plugin) == [(1, 3, 3)]
+    both = df.with_columns(pl.col("a").alias("p"))
+    assert plugin_counts(both, plugin) == [(3, 3, 3)]
+
+
+def test_all_null_lists_and_null_elements(plugin: Path) -> None:
+    df = pl.DataFrame({"a": [[None, None], [], None], "p": [["x"], [None], ["y"]]})
+    assert df["a"].dtype == pl.List(pl.Null)
+    assert plugin_counts(df, plugin) == [(0, 0, 1), (0, 0, 0), (None, None, None)]
+
+
+def test_the_plugin_refuses_other_label_types_with_a_message(plugin: Path) -> None:
+    df = pl.DataFrame({"a": [[1.5]], "p": [[1.5]]})
+    with pytest.raises(pl.exceptions.ComputeError, match="unsupported Arrow format 'g'"):
+        plugin_counts(df, plugin)
+    with pytest.raises(pl.exceptions.ComputeError, match="different kinds of labels"):
+        plugin_counts(pl.DataFrame({"a": [[1]], "p": [["1"]]}), plugin)
+
+
+# ---------------------------------------------------------------- mlsql.polars on the plugin
+@SETTINGS
+@given(rows=text_rows(), cuts=st.tuples(st.lists(st.integers(0, 30)), st.lists(st.integers(0, 30))))
+def test_measures_equal_the_oracle_and_the_portable_expressions(
+    native: Path, monkeypatch: pytest.MonkeyPatch, rows: list[Any], cuts: Any
+) -> None:
+    check_measures(frame(rows, (pl.List(pl.String),) * 2, cuts), rows, monkeypatch)
+
+
+@SETTINGS
+@given(rows=int_rows(), types=st.tuples(st.sampled_from(INT_TYPES), st.sampled_from(INT_TYPES)))
+def test_integer_measures_equal_the_oracle(
+    native: Path, monkeypatch: pytest.MonkeyPatch, rows: list[Any], types: Any
+) -> None:
+    check_measures(frame(rows, (pl.List(types[0]), pl.List(types[1]))), rows, monkeypatch)
+
+
+def test_measures_use_the_plugin_and_not_when_switched_off(
+    native: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    df = pl.DataFrame({"a": [["x", "y"], None], "p": [["x"], ["z"]]})
+    for name, params in MEASURES:
+        assert uses_plugin(getattr(mp, name)("a", "p", **params), df), name
+    assert uses_plugin(mp.true_positives("a", "p"), df)
+    native_values = measures(df, "streaming")
+    portable(monkeypatch)
+    assert _native.polars_native_status() | {"path": None} == {
+        "enabled": False,
+        "available": True,
+        "path": None,
+        "polars": pl.__version__,
+        "reason": "MLSQL_NATIVE=0",
+    }
+    assert not uses_plugin(mp.micro_f1("a", "p"), df)
+    assert measures(df, "streaming") == native_values
+
+
+@pytest.mark.parametrize(
+    ("name", "calls"),
+    [
+        ("samples_f1", {"set_counts": 1}),
+        ("samples_recall", {"set_counts": 1}),
+        ("subset_accuracy", {"set_counts": 1}),
+        ("row_precision", {"set_counts": 1}),
+        ("true_positives", {"set_tp": 1}),
+        ("micro_f1", {"set_counts": 1}),
+        ("micro_precision", {"set_counts": 1}),
+        ("hamming_loss", {"set_counts": 1}),
+        ("multilabel_counts", {"set_counts": 2}),  # the counts packed; n_exact, a row test
+    ],
+)
+def test_each_row_statistic_is_computed_once(native: Path, name: str, calls: dict) -> None:
+    """Row formulas and sums read tp, |A|, |P| from one set_counts; one statistic alone, set_tp."""
+    lf = pl.LazyFrame({"a": [["x", "y"]], "p": [["x"]]})
+    params = {"n_labels": 4} if name == "hamming_loss" else {}
+    plan = lf.select(getattr(mp, name)("a", "p", **params)).explain(engine="streaming")
+    found = {f: plan.count(f":{f}(") for f in ("set_counts", *_native.FIELDS.values())}
+    assert {f: n for f, n in found.items() if n} == calls, plan
+
+
+@pytest.mark.parametrize("engine", ["in-memory", "streaming"])
+def test_packed_sums_are_exact_up_to_their_bound(engine: str) -> None:
+    """Sums of several fields of one struct come from one Int128 sum, unpacked exactly."""
+    big = 2**40 - 3  # three rows: each field's sum stays below 2**42
+    lf = pl.LazyFrame({"x": [big, big, 5, None], "y": [1, big, big, None], "z": [big, 0, 7, None]})
+    source = pl.struct(tp=pl.col("x"), n_actual=pl.col("y"), n_predicted=pl.col("z"))
+    leaves = [S.share(pl.col(c), source, f) for c, f in zip("xyz", _native.FIELDS, strict=True)]
+    x, y, z = (S.leaf(e, strict=True) for e in leaves)
+    node = S.total(x) * 3 + S.total(y) - S.total(z)
+    expr = S.Lowering(pl.col("x").is_not_null()).expr(node)
+    assert lf.select(expr).explain().count(".sum()") == 1  # the packed sums, once
+    got = lf.select(expr).collect(engine=engine).item()  # type: ignore[arg-type]
+    assert got == 3 * (2 * big + 5) + (1 + 2 * big) - (big + 7)
+
+
+def test_missing_or_broken_library_falls_back_silently(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    df = pl.DataFrame({"a": [["x", "y"], ["z"]], "p": [["x"], ["z", "w"]]})
+    monkeypatch.setenv(_native.PATH_ENV, str(tmp_path / "absent.so"))
+    assert _native.polars_native_status()["reason"].startswith("no plugin library")
+    assert not uses_plugin(mp.micro_f1("a", "p"), df)
+    broken = tmp_path / "broken.so"
+    broken.write_bytes(b"not a library")
+    monkeypatch.setenv(_native.PATH_ENV, str(broken))
+    status = _native.polars_native_status()
+    assert not status["available"] and status["reason"].startswith("the plugin did not load")
+    assert df.select(mp.micro_f1("a", "p")).item() == pytest.approx(2 * 2 / (3 + 3))
+
+
+def test_old_polars_is_not_used(native: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_native, "polars_version", lambda: (1, 19))
+    assert "older than 1.20" in _native.polars_native_status()["reason"]
+
+
+def test_type_mismatch_gives_the_same_error(native: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    df = pl.DataFrame({"a": [[1]], "p": [["1"]]})
+    with pytest.raises(MlsqlError) as native_error:
+        df.select(mp.micro_f1("a", "p"))
+    portable(monkeypatch)
+    with pytest.raises(MlsqlError) as portable_error:
+        df.select(mp.micro_f1("a", "p"))
+    assert str(native_error.value) == str(portable_error.value)
+    assert "same label type" in str(native_error.value)
+
+
+def test_other_label_types_stay_portable(native: Path) -> None:
+    df = pl.DataFrame({"a": [[1.5, 2.5], [0.5]], "p": [[1.5], [0.5, None]]})
+    assert not uses_plugin(mp.micro_f1("a", "p"), df)
+    assert df.select(mp.micro_f1("a", "p")).item() == pytest.approx(2 * 2 / (3 + 2))
+    cat = pl.DataFrame(
+        {"a": [["x", "y"]], "p": [["x"]]},
+        schema={"a": pl.List(pl.Categorical)} | {"p": pl.List(pl.Categorical)},
+    )
+    assert uses_plugin(mp.micro_f1("a", "p"), cat)
+    assert cat.select(mp.micro_f1("a", "p")).item() == pytest.approx(2 / 3)
+
+
+def test_streaming_plan_runs_the_plugin_without_fallback(native: Path) -> None:
+    lf = pl.LazyFrame({"a": [["x", "y"], None], "p": [["x"], ["z"]]})
+    for name, params in MEASURES:
+        lazy = lf.select(getattr(mp, name)("a", "p", **params))
+        assert not [n for n in physical_nodes(lazy) if n.startswith(FALLBACK_NODES)], name
+
+
+def test_group_by_and_broadcast_literals(native: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    df = pl.DataFrame(
+        {
+            "g": [1, 1, 2, 2, 2],
+            "a": [["x"], ["y", "z"], None, ["x"], []],
+            "p": [["x"], ["z"], ["x"], ["y"], ["x"]],
+        }
+    )
+
+    def run() -> tuple[Any, ...]:
+        grouped = (
+            df.lazy()
+            .group_by("g")
+            .agg(mp.micro_f1("a", "p"), mp.samples_jaccard("a", "p"))
+            .sort("g")
+            .collect(engine="streaming")
+            .rows()
+        )
+        literal = df.select(mp.true_positives("a", pl.lit(["x", "y"]))).to_series().to_list()
+        window = df.select(mp.micro_recall("a", "p").over("g")).to_series().to_list()
+        return grouped, literal, window
+
+    got = run()
+    assert got[1] == [1, 1, None, 1, 0]
+    portable(monkeypatch)
+    assert run() == got
+
+
+# ---------------------------------------------------------------- memory safety
+ASAN_SCRIPT = textwrap.dedent(
+    """
+    import os
+    import polars as pl
+    import mlsql.polars as mp
+    from mlsql.polars import _native
+    assert _native.polars_native_status()["enabled"], _native.polars_native_status()
+    long = ["label-longer-than-twelve-%d" % i for i in range(300)]
+    rows = [
+        (long[: i % 200] + [None, "a"], ["a", None] + long[i % 7 : i % 7 + 30]) if i % 5 else (None, [])
+        for i in range(2000)
+    ]
+    a = pl.Series("a", [r[0] for r in rows])
+    p = pl.Series("p", [r[1] for r in rows])
+    df = pl.DataFrame({
+        "a": pl.concat([a.slice(0, 333), a.slice(333, 1000), a.slice(1333)], rechunk=False),
+        "p": pl.concat([p.slice(0, 1500), p.slice(1500)], rechunk=False),
+    }).slice(3)
+    ints = df.select(
+        pl.col("a").list.eval(pl.element().str.len_bytes().cast(pl.Int16)),
+        pl.col("p").list.eval(pl.element().str.len_bytes().cast(pl.UInt64)),
+    )
+    def run(frame, engine):
+        return frame.lazy().select(
+            mp.micro_f1("a", "p"), mp.samples_f1("a", "p"), mp.hamming_loss("a", "p", n_labels=400)
+        ).collect(engine=engine).row(0)
+    got = {(i, e): run(f, e) for i, f in enumerate((df, ints)) for e in ("in-memory", "streaming")}
+    os.environ["MLSQL_NATIVE"] = "0"
+    want = {(i, e): run(f, e) for i, f in enumerate((df, ints)) for e in ("in-memory", "streaming")}
+    assert got == want, (got, want)
+    os.environ["MLSQL_NATIVE"] = "1"
+    try:
+        pl.DataFrame({"a": [[1.5]], "p": [[1.5]]}).select(
+            _native._call(_native.library_path(), "set_counts", pl.col("a"), pl.col("p"))
+        )
+    except pl.exceptions.ComputeError:
+        pass
+    print("ok")
+    """
+)
+
+
+def _libasan() -> str | None:
+    gcc = shutil.which("gcc")
+    if gcc is None or not sys.platform.startswith("linux"):
+        return None
+    path = subprocess.run(
+        [gcc, "-print-file-name=libasan.so"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return path if os.path.isabs(path) and os.path.exists(path) else None
+
+
+@pytest.mark.skipif(_libasan() is None, reason="AddressSanitizer needs gcc's libasan on Linux")
+def test_plugin_under_address_sanitizer(tmp_path: Path) -> None:
+    lib = _build_module().build(
+        tmp_path,
+        os.environ.get("CC") or "gcc",
+        ["-fsanitize=address", "-fno-omit-frame-pointer", "-g", "-O1"],
+    )
+    env = dict(os.environ)
+    env.update(
+        {
+            "LD_PRELOAD": _libasan() or "",
+            "ASAN_OPTIONS": "detect_leaks=0",
+            _native.PATH_ENV: str(lib),
+            "PYTHONPATH": os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
+        }
+    )
+    env.pop(_native.ENV, None)
+    result = subprocess.run(
+        [sys.executable, "-c", ASAN_SCRIPT], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert "AddressSanitizer" not in result.stderr, result.stderr[-4000:]
+    assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr[-4000:]
+    # this file's tests of the plugin itself (Polars' inputs and the other Arrow layouts)
+    env[PREBUILT_ENV] = str(lib)
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
+         "counts or sliced or uint64 or all_null or refuses or layouts or inconsistent"],
+        capture_output=True, text=True, env=env, timeout=900, cwd=ROOT,
+    )  # fmt: skip
+    assert "AddressSanitizer" not in tests.stdout + tests.stderr, tests.stdout[-4000:]
+    assert tests.returncode == 0, tests.stdout[-4000:]
+
+
+# ---------------------------------------------------------------- the C interface itself
+class _ArrowSchema(ctypes.Structure):
+    pass
+
+
+class _ArrowArray(ctypes.Structure):
+    pass
+
+
+_RELEASE_SERIES = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+class _SeriesExport(ctypes.Structure):
+    _fields_ = [
+        ("field", ctypes.POINTER(_ArrowSchema)),
+        ("arrays", ctypes.POINTER(ctypes.POINTER(_ArrowArray))),
+        ("len", ctypes.c_size_t),
+        ("release", _RELEASE_SERIES),
+        ("private_data", ctypes.c_void_p),
+    ]
+
+
+#: sizes of the Arrow C structs (public spec): 9 and 10 pointer-sized members
+_SCHEMA_BYTES = 9 * 8
+_ARRAY_BYTES = 10 * 8
+
+
+def call_plugin(
+    plugin: Path, function: str, *chunked: list[pa.Array], tamper: Any = None
+) -> tuple[pa.Array, list[int]]:
+    """Call ``_polars_plugin_<function>`` as Polars does, with pyarrow's arrays as the chunks.
+
+    Returns the output and how often each input's release callback ran.
+    """
+    lib = ctypes.CDLL(str(plugin))
+    keep: list[Any] = []
+    released = [0] * len(chunked)
+    exports = (_SeriesExport * len(chunked))()
+    for i, chunks in enumerate(chunked):
+        schema = ctypes.create_string_buffer(_SCHEMA_BYTES)
+        chunks[0].type._export_to_c(ctypes.addressof(schema))
+        arrays = [ctypes.create_string_buffer(_ARRAY_BYTES) for _ in chunks]
+        for chunk, buf in zip(chunks, arrays, strict=True):
+            chunk._export_to_c(ctypes.addressof(buf))
+            if tamper is not None and i == 0:
+                tamper(buf)
+        pointers = (ctypes.POINTER(_ArrowArray) * len(chunks))(
+            *(ctypes.cast(b, ctypes.POINTER(_ArrowArray)) for b in arrays)
+        )
+
+        def release(_: int, i: int = i, schema: Any = schema) -> None:
+            released[i] += 1
+            pa.DataType._import_from_c(ctypes.addressof(schema))  # frees the schema
+
+        callback = _RELEASE_SERIES(release)
+        keep += [schema, arrays, pointers, callback]
+        exports[i].field = ctypes.cast(schema, ctypes.POINTER(_ArrowSchema))
+        exports[i].arrays = pointers
+        exports[i].len = len(chunks)
+        exports[i].release = callback
+        exports[i].private_data = 1
+    out = _SeriesExport()
+    func = getattr(lib, f"_polars_plugin_{function}")
+    func(exports, ctypes.c_size_t(len(chunked)), None, ctypes.c_size_t(0), ctypes.byref(out), None)
+    if not out.private_data:
+        lib._polars_plugin_get_last_error_message.restype = ctypes.c_char_p
+        raise RuntimeError(lib._polars_plugin_get_last_error_message().decode())
+    assert out.len == 1
+    schema_ptr = ctypes.cast(out.field, ctypes.c_void_p).value
+    array_ptr = ctypes.cast(out.arrays[0], ctypes.c_void_p).value
+    result = pa.Array._import_from_c(array_ptr, schema_ptr)
+    out.release(ctypes.addressof(out))  # frees the output's schema and boxes (arrays moved)
+    assert not out.release
+    return result, released
+
+
+TEXT_TYPES = [pa.string(), pa.large_string(), pa.string_view(), pa.binary()]
+
+
+@pytest.mark.parametrize("label_type", TEXT_TYPES, ids=str)
+@pytest.mark.parametrize("list_type", [pa.list_, pa.large_list], ids=["list", "large_list"])
+def test_arrow_layouts_polars_does_not_send(plugin: Path, label_type: Any, list_type: Any) -> None:
+    """Utf8, LargeUtf8 and int32 list offsets, sliced and chunked, through the C interface."""
+    rows = [(["x", "x", None, "y" * 20], ["y" * 20, "z"]), (None, ["a"]), ([], []), (["b"], ["b"])]
+    if label_type == pa.binary():
+        rows = [
+            tuple(None if s is None else [x and x.encode() for x in s] for s in r) for r in rows
+        ]
+    typ = list_type(label_type)
+    filler = [(["q"] * 3, None)] * 2 if label_type != pa.binary() else [([b"q"], None)] * 2
+    a = pa.array([r[0] for r in filler + rows], type=typ).slice(2)
+    p = pa.array([r[1] for r in rows], type=typ)
+    out, released = call_plugin(plugin, "set_counts", [a.slice(0, 1), a.slice(1)], [p])
+    got = [
+        None if r["tp"] is None else (r["tp"], r["n_actual"], r["n_predicted"])
+        for r in out.to_pylist()
+    ]
+    assert got == [(1, 2, 2), None, (0, 0, 0), (1, 1, 1)]
+    assert released == [1, 1]
+    tp, _ = call_plugin(plugin, "set_tp", [a], [p.slice(0, 2), p.slice(2)])
+    assert tp.to_pylist() == [1, None, 0, 1]
+    assert tp.null_count == 1
+
+
+def _shorten_child(array: Any) -> None:
+    """Make an exported list array's elements one shorter than its offsets claim."""
+    children = ctypes.cast(ctypes.addressof(array) + 6 * 8, ctypes.POINTER(ctypes.c_void_p))[0]
+    child = ctypes.cast(children, ctypes.POINTER(ctypes.c_void_p))[0]
+    length = ctypes.cast(child, ctypes.POINTER(ctypes.c_int64))
+    length[0] -= 1
+
+
+def test_inconsistent_offsets_are_refused(plugin: Path) -> None:
+    good = pa.array([["a", "b"]], type=pa.large_list(pa.string()))
+    with pytest.raises(RuntimeError, match="list offsets outside its elements"):
+        call_plugin(plugin, "set_counts", [good], [good], tamper=_shorten_child)
