@@ -7,11 +7,13 @@ escaped, so Polars expands nothing); the label columns are built from the
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import duckdb
 import polars as pl
 
+from mlsql.cli import interrupt
 from mlsql.cli.sources import (
     ACTUAL,
     PREDICTED,
@@ -108,7 +110,7 @@ def prepare(con: duckdb.DuckDBPyConnection, prepared: Prepared) -> pl.LazyFrame:
 def count_unknown(frame: pl.LazyFrame) -> tuple[int, int]:
     """(rows with a NULL side, all rows), on the streaming engine."""
     unknown = pl.col(ACTUAL).is_null() | pl.col(PREDICTED).is_null()
-    row = frame.select(unknown.sum(), pl.len()).collect(engine="streaming").row(0)
+    row = collect(frame.select(unknown.sum(), pl.len())).row(0)
     return int(row[0] or 0), int(row[1])
 
 
@@ -117,6 +119,19 @@ def single_values(frame: pl.LazyFrame) -> pl.LazyFrame:
     return frame.with_columns(pl.col(ACTUAL).list.first(), pl.col(PREDICTED).list.first())
 
 
+#: seconds between two looks at a running query
+POLL = 0.01
+
+
 def collect(frame: Any) -> pl.DataFrame:
-    """A result, computed on the streaming engine."""
-    return frame.collect(engine="streaming") if isinstance(frame, pl.LazyFrame) else frame
+    """A result, computed on the streaming engine; Ctrl-C cancels the query."""
+    if not isinstance(frame, pl.LazyFrame):
+        return frame
+    query = frame.collect(engine="streaming", background=True)
+    interrupt.on_cancel(query.cancel)
+    while (result := query.fetch()) is None:
+        if interrupt.interrupted():
+            query.cancel()
+            raise KeyboardInterrupt
+        time.sleep(POLL)
+    return result

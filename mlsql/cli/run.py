@@ -10,6 +10,7 @@ from typing import Any
 
 import duckdb
 
+from mlsql.cli import interrupt
 from mlsql.cli.errors import UserError, fail
 from mlsql.cli.progress import is_terminal, progress
 
@@ -102,9 +103,13 @@ def run_eval(
         fail("--format html writes a web page: add --output report.html (or redirect stdout)")
     con = duckdb.connect()  # macros come after the data is found: mistakes fail fast
     try:
-        with progress(
-            con, f"mlsql: evaluating {path} on {engine}", engine=engine, enabled=show_progress
+        with (
+            interrupt.interruptible(),
+            progress(
+                con, f"mlsql: evaluating {path} on {engine}", engine=engine, enabled=show_progress
+            ),
         ):
+            interrupt.on_cancel(con.interrupt)
             opened = open_source(con, resolve(path))
             prepared = prepare(con, opened, actual, predicted, by=by, sep=sep)
             if labels is not None:
@@ -112,6 +117,7 @@ def run_eval(
             prepared, (unknown, total) = _on_engine(con, prepared, engine, spark_master)
             warn_unknown_rows(prepared, unknown, total)
             report = evaluate(con, prepared, options, source=path, sep=sep)
+            interrupt.check()
         _write_report(report, format_, output, per_label=per_label, digits=digits)
     finally:
         con.close()  # detach a database file now, not whenever the connection is collected
@@ -141,7 +147,9 @@ def _on_engine(
         ) from None
     from mlsql.cli import spark_input
 
-    frame = spark_input.prepare(spark_input.session(spark_master), con, prepared)
+    spark = spark_input.session(spark_master)
+    interrupt.on_cancel(spark.sparkContext.cancelAllJobs)
+    frame = spark_input.prepare(spark, con, prepared)
     return replace(prepared, frame=frame), spark_input.count_unknown(frame)
 
 
@@ -191,7 +199,8 @@ def run_sql(
     except duckdb.Error as exc:
         raise UserError(f"cannot open {db} as a DuckDB database: {exc}") from None
     try:
-        with progress(con, "mlsql: running SQL", enabled=show_progress):
+        with interrupt.interruptible(), progress(con, "mlsql: running SQL", enabled=show_progress):
+            interrupt.on_cancel(con.interrupt)
             result = con.execute(query)
             columns = [d[0] for d in result.description] if result.description else []
             limit = max_rows if format_ == "table" and max_rows > 0 else None
