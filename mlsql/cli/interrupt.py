@@ -35,6 +35,8 @@ class _Watch:
         self.cancels: list[Callable[[], Any]] = []
         self.fired = threading.Event()
         self.handled = False
+        #: the main thread runs Python code (no engine call to cancel): raise there
+        self.in_python = 0
 
     def cancel_all(self) -> None:
         self.fired.set()
@@ -47,9 +49,13 @@ _current: _Watch | None = None
 
 
 def on_cancel(cancel: Callable[[], Any]) -> None:
-    """Call ``cancel`` (from another thread) when SIGINT arrives during :func:`interruptible`."""
+    """Call ``cancel`` (from another thread) when SIGINT arrives during :func:`interruptible`.
+
+    If it came already (while the engine was being set up), stop now.
+    """
     if _current is not None:
         _current.cancels.append(cancel)
+    check()
 
 
 def interrupted() -> bool:
@@ -61,6 +67,21 @@ def check() -> None:
     """Raise :class:`KeyboardInterrupt` if SIGINT arrived (between two queries)."""
     if interrupted():
         raise KeyboardInterrupt
+
+
+@contextmanager
+def setting_up() -> Iterator[None]:
+    """Within the block the main thread runs Python (e.g. a JVM starting): SIGINT raises there."""
+    if _current is None:
+        yield
+        return
+    watch = _current
+    watch.in_python += 1
+    try:
+        yield
+    finally:
+        watch.in_python -= 1
+    check()
 
 
 @contextmanager
@@ -85,6 +106,8 @@ def interruptible() -> Iterator[None]:
             os._exit(INTERRUPTED_EXIT)
         watch.handled = True
         watch.fired.set()  # the watcher thread cancels (it got the signal too)
+        if watch.in_python or not watch.cancels:
+            raise KeyboardInterrupt  # nothing to cancel yet: stop where the main thread is
 
     def watcher() -> None:
         while True:

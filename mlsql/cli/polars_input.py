@@ -7,7 +7,7 @@ escaped, so Polars expands nothing); the label columns are built from the
 
 from __future__ import annotations
 
-import time
+import threading
 from typing import Any
 
 import duckdb
@@ -120,18 +120,32 @@ def single_values(frame: pl.LazyFrame) -> pl.LazyFrame:
 
 
 #: seconds between two looks at a running query
-POLL = 0.01
+POLL = 0.02
 
 
 def collect(frame: Any) -> pl.DataFrame:
-    """A result, computed on the streaming engine; Ctrl-C cancels the query."""
+    """A result, computed on the streaming engine; Ctrl-C stops waiting for it at once.
+
+    The query runs in a daemon thread (Polars releases the GIL; its
+    ``background=True`` mode would leave the streaming engine), so the main
+    thread sees SIGINT within :data:`POLL` seconds and the process can exit
+    without waiting for the query to finish.
+    """
     if not isinstance(frame, pl.LazyFrame):
         return frame
-    query = frame.collect(engine="streaming", background=True)
-    interrupt.on_cancel(query.cancel)
-    while (result := query.fetch()) is None:
-        if interrupt.interrupted():
-            query.cancel()
-            raise KeyboardInterrupt
-        time.sleep(POLL)
-    return result
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["result"] = frame.collect(engine="streaming")
+        except BaseException as exc:  # a Rust panic too: raised again in the main thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="mlsql-polars-query", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(POLL)
+        interrupt.check()
+    if "error" in box:
+        raise box["error"]
+    return box["result"]

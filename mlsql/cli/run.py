@@ -103,11 +103,8 @@ def run_eval(
         fail("--format html writes a web page: add --output report.html (or redirect stdout)")
     con = duckdb.connect()  # macros come after the data is found: mistakes fail fast
     try:
-        with (
-            interrupt.interruptible(),
-            progress(
-                con, f"mlsql: evaluating {path} on {engine}", engine=engine, enabled=show_progress
-            ),
+        with progress(
+            con, f"mlsql: evaluating {path} on {engine}", engine=engine, enabled=show_progress
         ):
             interrupt.on_cancel(con.interrupt)
             opened = open_source(con, resolve(path))
@@ -147,7 +144,8 @@ def _on_engine(
         ) from None
     from mlsql.cli import spark_input
 
-    spark = spark_input.session(spark_master)
+    with interrupt.setting_up():  # Ctrl-C while the JVM starts stops at once
+        spark = spark_input.session(spark_master)
     interrupt.on_cancel(spark.sparkContext.cancelAllJobs)
     frame = spark_input.prepare(spark, con, prepared)
     return replace(prepared, frame=frame), spark_input.count_unknown(frame)
@@ -199,7 +197,7 @@ def run_sql(
     except duckdb.Error as exc:
         raise UserError(f"cannot open {db} as a DuckDB database: {exc}") from None
     try:
-        with interrupt.interruptible(), progress(con, "mlsql: running SQL", enabled=show_progress):
+        with progress(con, "mlsql: running SQL", enabled=show_progress):
             interrupt.on_cancel(con.interrupt)
             result = con.execute(query)
             columns = [d[0] for d in result.description] if result.description else []
