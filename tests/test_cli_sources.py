@@ -1,7 +1,7 @@
 """What ``mlsql eval`` reads, on every engine: literal file names, every input kind, zero rows.
 
 Each engine reads the files itself (Polars lazily, Spark with ``spark.read``);
-the expected numbers come from ../shared/conformance and the plain-Python
+the expected numbers come from tests/data/conformance and the plain-Python
 oracle in tests/oracle.py, and every engine must give the same report.
 """
 
