@@ -533,7 +533,7 @@ def _hint_delimited(
         q = quote_ident(column)
         rows = con.execute(
             f"SELECT {q} FROM (SELECT {q} FROM {RAW} LIMIT 1000) "
-            f"WHERE regexp_matches({q}, '^\\[.*\\]$|[,;|]') LIMIT 1"
+            f"WHERE regexp_matches(CAST({q} AS VARCHAR), '^\\[.*\\]$|[,;|]') LIMIT 1"
         ).fetchall()
         if rows:
             row = rows[0]
