@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -41,27 +42,34 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _tree_has_java(pid: int) -> bool:
-    """Whether a JVM (Spark's driver) runs below ``pid``."""
+def _has_java_child(pid: int) -> bool:
+    """Whether a JVM (Spark's driver, starting) runs below ``pid``."""
     out = subprocess.run(["ps", "-e", "-o", "ppid=,comm="], capture_output=True, text=True)
-    return any(
-        line.split(None, 1)[0] == str(pid) and "java" in line for line in out.stdout.splitlines()
-    )
+    rows = [line.split(None, 1) for line in out.stdout.splitlines() if line.strip()]
+    return any(r[0] == str(pid) and "java" in r[-1] for r in rows)
 
 
-def interrupt(argv: list[str], *, started: float, jvm: bool = False) -> tuple[int, str, float]:
-    """Run ``python -m mlsql.cli ARGV``; SIGINT ``started`` s into the work; (rc, stderr, s)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def interrupt(
+    argv: list[str],
+    *,
+    started: float,
+    env: dict[str, str] | None = None,
+    ready: Callable[[int], bool] | None = None,
+) -> tuple[int, str, float]:
+    """Run ``python -m mlsql.cli ARGV``; SIGINT ``started`` s into the work; (rc, stderr, s).
+
+    With ``ready``, the work starts when ``ready(pid)`` is true.
+    """
     proc = subprocess.Popen(
         [sys.executable, "-m", "mlsql.cli", *argv],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
+        env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
     )
     deadline = time.monotonic() + 300
-    while jvm and not _tree_has_java(proc.pid) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    while ready is not None and not ready(proc.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
     time.sleep(started)
     assert proc.poll() is None, "the run ended before the signal: make the input larger"
     sent = time.monotonic()
@@ -80,13 +88,27 @@ def assert_stopped(rc: int, stderr: str, took: float) -> None:
     assert took < PROMPT, f"exited {took:.1f} s after SIGINT"
 
 
-@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize("engine", [e for e in _engines() if e != "spark"])
 def test_ctrl_c_stops_eval_promptly(big: Path, engine: str) -> None:
     argv = ["eval", str(big), "-a", "actual", "-p", "predicted", "--by", "model"]
-    # Spark: the signal comes after its JVM started and the session is being used
-    started = 20.0 if engine == "spark" else 4.0
+    rc, stderr, took = interrupt([*argv, "--engine", engine, "-f", "json"], started=4.0)
+    assert_stopped(rc, stderr, took)
+
+
+@pytest.mark.parametrize("phase", ["while Spark starts", "while Spark runs jobs"])
+def test_ctrl_c_stops_spark_promptly(big: Path, tmp_path: Path, phase: str) -> None:
+    if "spark" not in _engines():
+        pytest.skip("Spark is not among MLSQL_TEST_ENGINES")
+    # Spark's local directories appear once its context runs: the jobs start soon after
+    local = tmp_path / "spark-local"
+    local.mkdir()
+    argv = ["eval", str(big), "-a", "actual", "-p", "predicted", "--engine", "spark"]
+    starting = phase == "while Spark starts"
     rc, stderr, took = interrupt(
-        [*argv, "--engine", engine, "-f", "json"], started=started, jvm=engine == "spark"
+        [*argv, "-f", "json"],
+        started=1.0 if starting else 8.0,
+        env={"SPARK_LOCAL_DIRS": str(local)},
+        ready=_has_java_child if starting else lambda pid: any(local.iterdir()),
     )
     assert_stopped(rc, stderr, took)
 

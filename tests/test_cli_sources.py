@@ -281,18 +281,30 @@ def awkward(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     )
     out["cells"] = d / "cells.csv"
     out["cells"].write_text("g,actual,predicted\n1,a|b,a\n1,,b\n2,c| , \n2,a,\n")
+    out["headerless"] = d / "headerless.csv"  # DuckDB names the columns column0, column1
+    out["headerless"].write_text("1,2\n2,2\n3,1\n")
+    out["twice"] = d / "twice.csv"  # DuckDB names the second 'a' a_1
+    out["twice"].write_text("a,a\nx,x\ny,x\n")
     return out
 
 
 @pytest.mark.parametrize(
     ("key", "extra"),
-    [("wide", ("--by", "g")), ("boolean", ()), ("enum", ("--by", "g")), ("cells", ("--sep", "|"))],
+    [
+        ("wide", ("--by", "g")),
+        ("boolean", ()),
+        ("enum", ("--by", "g")),
+        ("cells", ("--sep", "|")),
+        ("headerless", ("-a", "column0", "-p", "column1")),
+        ("twice", ("-a", "a", "-p", "a_1")),
+    ],
 )
 def test_awkward_columns_give_the_same_report_on_every_engine(
     awkward: dict[str, Path], engine: str, key: str, extra: tuple[str, ...]
 ) -> None:
     got = report(awkward[key], engine, *extra)
     assert_same_report(got, report(awkward[key], "duckdb", *extra))
+    assert got["summary"][0]["n_rows"] > 0
 
 
 def test_boolean_labels_are_one_label_per_row(awkward: dict[str, Path], engine: str) -> None:

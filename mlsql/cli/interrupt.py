@@ -5,11 +5,11 @@ Polars query, a Py4J call to Spark) and Python's own SIGINT handler would
 wait for it to return. So the signal is also written to a socket
 (:func:`signal.set_wakeup_fd`), and a watcher thread that waits on it calls
 the cancels registered with :func:`on_cancel` at once: DuckDB's
-``con.interrupt()``, Spark's ``cancelAllJobs()``. Polars queries run in the
-background and are cancelled where they are waited for
-(:func:`mlsql.cli.polars_input.collect`). The cancelled query fails in the
-main thread, and the run ends with one line and exit 130. A second Ctrl-C
-ends the process at once.
+``con.interrupt()``, Spark's ``cancelAllJobs()``. Work that cannot be
+cancelled (a Polars query, a Spark session starting) runs in a daemon thread
+the main thread stops waiting for (:func:`wait_for`). The cancelled query
+fails in the main thread, and the run ends with one line and exit 130. A
+second Ctrl-C ends the process at once.
 """
 
 from __future__ import annotations
@@ -21,11 +21,15 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 #: the exit code of a run stopped by SIGINT (128 + signal number, as shells report it)
 INTERRUPTED_EXIT = 130
 MESSAGE = "mlsql: interrupted\n"
+#: seconds between two looks at work running in a thread
+POLL = 0.02
 
 
 class _Watch:
@@ -35,8 +39,8 @@ class _Watch:
         self.cancels: list[Callable[[], Any]] = []
         self.fired = threading.Event()
         self.handled = False
-        #: the main thread runs Python code (no engine call to cancel): raise there
-        self.in_python = 0
+        #: end an interrupted run with os._exit (see exit_hard)
+        self.hard = False
 
     def cancel_all(self) -> None:
         self.fired.set()
@@ -69,19 +73,39 @@ def check() -> None:
         raise KeyboardInterrupt
 
 
-@contextmanager
-def setting_up() -> Iterator[None]:
-    """Within the block the main thread runs Python (e.g. a JVM starting): SIGINT raises there."""
-    if _current is None:
-        yield
-        return
-    watch = _current
-    watch.in_python += 1
-    try:
-        yield
-    finally:
-        watch.in_python -= 1
-    check()
+def wait_for(work: Callable[[], T], *, hard: bool = False) -> T:
+    """``work()`` run in a daemon thread; the main thread waits, seeing SIGINT within 20 ms.
+
+    On SIGINT the main thread stops waiting (the thread dies with the process):
+    with ``hard`` (e.g. a Spark session starting, or running where PySpark
+    would install a SIGINT handler of its own) the process ends at once,
+    otherwise :class:`KeyboardInterrupt` ends the run.
+    """
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["result"] = work()
+        except BaseException as exc:  # a Rust panic too: raised again in the main thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, name="mlsql-work", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(POLL)
+        if interrupted():
+            if hard:
+                _exit_now()
+            raise KeyboardInterrupt
+    if "error" in box:
+        raise box["error"]
+    return box["result"]
+
+
+def exit_hard() -> None:
+    """From now on an interrupted run ends without Python's clean-up (Spark's takes seconds)."""
+    if _current is not None:
+        _current.hard = True
 
 
 @contextmanager
@@ -99,14 +123,12 @@ def interruptible() -> Iterator[None]:
     writer.setblocking(False)
 
     def handler(signum: int, frame: Any) -> None:
-        # no exception here: the engine's cancelled query raises in its own time
-        if watch.handled:  # the second Ctrl-C: stop at once
-            sys.stderr.write(MESSAGE)
-            sys.stderr.flush()
-            os._exit(INTERRUPTED_EXIT)
+        # no exception while an engine works: its cancelled query raises in its own time
+        if watch.handled:  # a second Ctrl-C: end now
+            _exit_now()
         watch.handled = True
         watch.fired.set()  # the watcher thread cancels (it got the signal too)
-        if watch.in_python or not watch.cancels:
+        if not watch.cancels:
             raise KeyboardInterrupt  # nothing to cancel yet: stop where the main thread is
 
     def watcher() -> None:
@@ -142,8 +164,17 @@ def interruptible() -> Iterator[None]:
         _stop(watch)
 
 
+def _exit_now() -> None:
+    """One line on stderr and exit 130 at once (what runs below us dies with the process)."""
+    sys.stderr.write(MESSAGE)
+    sys.stderr.flush()
+    os._exit(INTERRUPTED_EXIT)
+
+
 def _stop(watch: _Watch) -> None:
     """One line on stderr, exit 130 (no traceback)."""
+    if watch.hard:
+        _exit_now()
     sys.stderr.write(MESSAGE)
     sys.stderr.flush()
     raise SystemExit(INTERRUPTED_EXIT)

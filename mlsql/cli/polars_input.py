@@ -7,7 +7,6 @@ escaped, so Polars expands nothing); the label columns are built from the
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import duckdb
@@ -60,6 +59,8 @@ def read(con: duckdb.DuckDBPyConnection, prepared: Prepared) -> pl.LazyFrame:
             has_header=dialect.header,
             infer_schema=False,
             missing_columns="insert",
+            # one file: DuckDB's names (column0.. without a header, deduplicated ones)
+            new_columns=list(opened.columns) if len(names) == 1 else None,
         )
         types = {c: t.id for c, t in zip(opened.columns, opened.types, strict=True)}
         return frame.with_columns(
@@ -119,33 +120,13 @@ def single_values(frame: pl.LazyFrame) -> pl.LazyFrame:
     return frame.with_columns(pl.col(ACTUAL).list.first(), pl.col(PREDICTED).list.first())
 
 
-#: seconds between two looks at a running query
-POLL = 0.02
-
-
 def collect(frame: Any) -> pl.DataFrame:
     """A result, computed on the streaming engine; Ctrl-C stops waiting for it at once.
 
     The query runs in a daemon thread (Polars releases the GIL; its
-    ``background=True`` mode would leave the streaming engine), so the main
-    thread sees SIGINT within :data:`POLL` seconds and the process can exit
-    without waiting for the query to finish.
+    ``background=True`` mode would leave the streaming engine), so the
+    process can exit without waiting for the query to finish.
     """
     if not isinstance(frame, pl.LazyFrame):
         return frame
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["result"] = frame.collect(engine="streaming")
-        except BaseException as exc:  # a Rust panic too: raised again in the main thread
-            box["error"] = exc
-
-    worker = threading.Thread(target=run, name="mlsql-polars-query", daemon=True)
-    worker.start()
-    while worker.is_alive():
-        worker.join(POLL)
-        interrupt.check()
-    if "error" in box:
-        raise box["error"]
-    return box["result"]
+    return interrupt.wait_for(lambda: frame.collect(engine="streaming"))

@@ -144,8 +144,12 @@ def _on_engine(
         ) from None
     from mlsql.cli import spark_input
 
-    with interrupt.setting_up():  # Ctrl-C while the JVM starts stops at once
-        spark = spark_input.session(spark_master)
+    spark = spark_input.active()
+    if spark is None:
+        interrupt.exit_hard()  # Spark's clean-up at exit takes seconds
+        # started in a thread: Ctrl-C while the JVM starts ends the run at once, and PySpark
+        # installs no SIGINT handler of its own (it does so only in the main thread)
+        spark = interrupt.wait_for(lambda: spark_input.start(spark_master), hard=True)
     interrupt.on_cancel(spark.sparkContext.cancelAllJobs)
     frame = spark_input.prepare(spark, con, prepared)
     return replace(prepared, frame=frame), spark_input.count_unknown(frame)

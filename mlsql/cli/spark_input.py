@@ -1,6 +1,6 @@
 """``--engine spark`` reads the input itself, with ``spark.read`` on the session the user configures.
 
-The session: an active one is reused; otherwise one is built on the master
+The session: an active one is reused (:func:`active`); otherwise one is built on the master
 given by ``--spark-master``, else by ``SPARK_MASTER`` in the environment, else
 by Spark's own configuration (``spark-submit --master``, ``spark-defaults.conf``),
 and ``local[*]`` only when none of these names one. The label columns are built
@@ -58,17 +58,21 @@ def configured_master(option: str | None, environ: dict[str, str] | None = None)
     return option or env.get("SPARK_MASTER") or None
 
 
-def session(master: str | None = None) -> Any:
-    """The active session, or a new one on the configured master (``local[*]`` by default).
+def active() -> Any:
+    """The session running in this process (its settings left as they are), or None."""
+    from pyspark.sql import SparkSession
 
-    A new session logs only errors and draws no console progress of its own
-    (mlsql's spinner shows on a terminal; pipes stay clean).
+    return SparkSession.getActiveSession()
+
+
+def start(master: str | None = None) -> Any:
+    """A new session on the configured master (``local[*]`` by default).
+
+    It logs only errors and draws no console progress of its own (mlsql's
+    spinner shows on a terminal; pipes stay clean).
     """
     from pyspark.sql import SparkSession
 
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        return active
     log_config = (Path(__file__).with_name("log4j2.properties")).as_uri()
     builder = (
         SparkSession.builder.appName("mlsql eval")
@@ -112,6 +116,8 @@ def read(spark: Any, con: duckdb.DuckDBPyConnection, prepared: Prepared) -> Any:
             header=dialect.header,
             inferSchema=False,
         )
+        if len(names) == 1:  # DuckDB's names (column0.. without a header, deduplicated ones)
+            frame = frame.toDF(*opened.columns)
         types = {c: t.id for c, t in zip(opened.columns, opened.types, strict=True)}
         return frame.select(
             *(
