@@ -75,10 +75,13 @@ def interrupt(
     sent = time.monotonic()
     proc.send_signal(signal.SIGINT)
     try:
+        rc = proc.wait(timeout=120)
+        took = time.monotonic() - sent
+        # a JVM still starting holds stderr open until it sees its parent gone
         _, stderr = proc.communicate(timeout=120)
     finally:
         proc.kill()
-    return proc.returncode, stderr, time.monotonic() - sent
+    return rc, stderr, took
 
 
 def assert_stopped(rc: int, stderr: str, took: float) -> None:

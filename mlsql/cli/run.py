@@ -11,7 +11,7 @@ from typing import Any
 import duckdb
 
 from mlsql.cli import interrupt
-from mlsql.cli.errors import UserError, fail
+from mlsql.cli.errors import UserError, fail, warn
 from mlsql.cli.progress import is_terminal, progress
 
 #: terminal width used when a table is written to a file
@@ -145,6 +145,11 @@ def _on_engine(
     from mlsql.cli import spark_input
 
     spark = spark_input.active()
+    if spark is not None and spark_master and spark.sparkContext.master != spark_master:
+        warn(
+            f"a Spark session is running on {spark.sparkContext.master}; it is used, "
+            f"not --spark-master {spark_master}"
+        )
     if spark is None:
         interrupt.exit_hard()  # Spark's clean-up at exit takes seconds
         # started in a thread: Ctrl-C while the JVM starts ends the run at once, and PySpark
