@@ -206,6 +206,28 @@ def test_zero_rows_give_the_same_all_null_report_on_every_engine(
     assert_same_report(got, report(path, "duckdb"))
 
 
+@pytest.mark.parametrize("name", ["empty.csv", "empty.ndjson"])
+def test_an_empty_file_says_it_is_empty(tmp_path: Path, engine: str, name: str) -> None:
+    # before: "no such column ...; columns: column0" (or "json"), names DuckDB invented
+    path = tmp_path / name
+    path.write_text("\n")
+    argv = ["eval", str(path), "-a", "actual", "-p", "predicted", "--engine", engine]
+    result = runner.invoke(app, argv, catch_exceptions=False)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"mlsql: error: {path} is empty: it has no columns and no rows; mlsql needs the "
+        "columns named by --actual and --predicted\n"
+    )
+
+
+def test_a_header_without_rows_is_zero_rows(tmp_path: Path, engine: str) -> None:
+    path = tmp_path / "header.csv"
+    path.write_text("actual,predicted\n")
+    [row] = report(path, engine, "--sep", "|")["summary"]
+    assert row["n_rows"] == 0
+    assert row["micro_f1"] is None
+
+
 # ---------------------------------------------------------------- 18.3 each engine reads
 
 

@@ -118,9 +118,13 @@ class Prepared:
     frame: Any = PREPARED
 
 
+#: suffixes of compressed text files (read by every engine)
+COMPRESSED = (".gz", ".zst", ".zstd")
+
+
 def _format_of(name: str) -> str | None:
     lower = name.lower()
-    for suffix in (".gz", ".zst", ".zstd"):
+    for suffix in COMPRESSED:
         if lower.endswith(suffix):
             lower = lower[: -len(suffix)]
     return FORMATS.get(Path(lower).suffix)
@@ -335,6 +339,30 @@ def _plain(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {r[0] for r in rows}
 
 
+def _refuse_empty(source: Source) -> None:
+    """An empty text file has no columns (DuckDB would invent 'column0' or 'json')."""
+    if source.pattern or source.format not in ("CSV", "TSV", "NDJSON", "JSON"):
+        return
+    empty = [f for f in source.files if not _has_text(Path(f))]
+    if len(empty) == len(source.files):
+        which = source.path if len(empty) == 1 else f"every file of {source.path}"
+        raise UserError(
+            f"{which} is empty: it has no columns and no rows; mlsql needs the columns "
+            "named by --actual and --predicted"
+        )
+
+
+def _has_text(path: Path) -> bool:
+    """Whether a text file holds anything but whitespace (compressed files count as text)."""
+    if path.name.lower().endswith(COMPRESSED):
+        return True
+    try:
+        with path.open("rb") as handle:
+            return bool(handle.read(65536).strip()) or handle.read(1) != b""
+    except OSError:
+        return True  # let the reader say what is wrong
+
+
 def open_source(con: duckdb.DuckDBPyConnection, source: Source) -> Opened:
     """Describe ``source`` through the temporary view :data:`RAW` on ``con``.
 
@@ -349,6 +377,7 @@ def open_source(con: duckdb.DuckDBPyConnection, source: Source) -> Opened:
     if source.database is not None:
         relation = _open_duckdb(con, *source.database)
     else:
+        _refuse_empty(source)
         relation = _reader(source)
     try:
         con.execute(f"CREATE OR REPLACE TEMP VIEW {RAW} AS SELECT * FROM {relation}")
