@@ -9,7 +9,10 @@ from typing import Any
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFORMANCE = ROOT.parent / "shared" / "conformance"
+#: the conformance files the tests read: a copy of ../shared/conformance, shipped in the sdist
+CONFORMANCE = ROOT / "tests" / "data" / "conformance"
+#: where the copy comes from, beside the repository (tests/test_packaging.py checks they agree)
+SHARED_CONFORMANCE = ROOT.parent / "shared" / "conformance"
 
 #: engine name -> "module:Class" of its adapter under tests/engines
 ENGINE_ADAPTERS = {
@@ -41,10 +44,10 @@ def engine(request: pytest.FixtureRequest) -> Any:
 
 
 def conformance(name: str) -> dict[str, Any]:
-    """One conformance file from ../shared/conformance."""
+    """One conformance file from tests/data/conformance."""
     path = CONFORMANCE / name
     if not path.exists():
-        pytest.fail(f"conformance data missing: {path} (the repo expects shared/ beside it)")
+        pytest.fail(f"conformance data missing: {path}")
     return json.loads(path.read_text())
 
 

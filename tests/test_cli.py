@@ -1,6 +1,6 @@
 """The ``mlsql`` command through its real entry point, on the conformance data.
 
-Expected numbers come from ../shared/conformance (exact fractions) or from
+Expected numbers come from tests/data/conformance (exact fractions) or from
 the plain-Python oracle in tests/oracle.py, never from mlsql's own output.
 """
 

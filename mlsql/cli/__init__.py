@@ -130,6 +130,15 @@ def eval_command(
         bool,
         typer.Option("--progress/--no-progress", help="Progress on a terminal (never in pipes)."),
     ] = True,
+    spark_master: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--spark-master",
+            help="Spark master URL for --engine spark (default: SPARK_MASTER, Spark's own "
+            "configuration, else local[*]; a running session is reused).",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Score predictions: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, and the best and worst labels (per group with --by).
 
@@ -153,6 +162,7 @@ def eval_command(
             per_label=per_label,
             digits=digits,
             show_progress=show_progress,
+            spark_master=spark_master,
         )
 
 

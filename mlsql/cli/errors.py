@@ -26,14 +26,17 @@ def one_line(text: str) -> str:
 def reported() -> Iterator[None]:
     """Turn :class:`UserError`, :class:`mlsql.MlsqlError` and engine errors into exit 2.
 
+    Ctrl-C ends the run with one line and exit 130 (:mod:`mlsql.cli.interrupt`).
     Anything else is a bug in mlsql and keeps its traceback.
     """
     import duckdb
 
     from mlsql._errors import MlsqlError
+    from mlsql.cli.interrupt import interruptible
 
     try:
-        yield
+        with interruptible():
+            yield
     except (UserError, MlsqlError) as exc:
         fail(str(exc))
     except duckdb.Error as exc:

@@ -1,7 +1,7 @@
 """Compute a :class:`~mlsql.report.model.Report` on the engine the user chose.
 
-Every engine gets the same prepared data (the view :data:`~mlsql.cli.sources.PREPARED`:
-group columns, then ``actual`` and ``predicted`` label lists) and is asked
+Every engine gets the same prepared data (``Prepared.frame``: group columns, then
+``actual`` and ``predicted`` label lists, read by the engine itself) and is asked
 for mlsql's two table functions, ``multilabel_report`` and ``label_metrics``.
 The CLI computes no measure itself.
 """
@@ -111,7 +111,7 @@ def _relation_rows(rel: duckdb.DuckDBPyRelation) -> list[dict[str, Any]]:
 
 def _polars(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
     functions = _functions(_module("polars"), "polars", options.tables)
-    frame = con.sql(f"SELECT * FROM {PREPARED}").pl()
+    frame = prepared.frame  # a LazyFrame over the files (mlsql.cli.polars_input)
     kwargs = _kwargs(prepared, options)
     return tuple(
         _polars_rows(fn(frame, ACTUAL, PREDICTED, **kwargs)) if fn else None for fn in functions
@@ -120,52 +120,19 @@ def _polars(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options
 
 def _polars_rows(frame: Any) -> list[dict[str, Any]]:
     """Rows of a Polars DataFrame (or LazyFrame)."""
-    if hasattr(frame, "collect"):
-        frame = frame.collect()
-    return frame.to_dicts()
+    from mlsql.cli.polars_input import collect
+
+    return collect(frame).to_dicts()
 
 
 def _spark(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
     functions = _functions(_module("spark"), "spark", options.tables)
-    _module_or_package("pyspark.sql")
-    spark = _spark_session()
-    frame = spark.createDataFrame(con.sql(f"SELECT * FROM {PREPARED}").to_arrow_table())
+    frame = prepared.frame  # a DataFrame read by Spark (mlsql.cli.spark_input)
     kwargs = _kwargs(prepared, options)
     return tuple(
         [r.asDict() for r in fn(frame, ACTUAL, PREDICTED, **kwargs).collect()] if fn else None
         for fn in functions
     )
-
-
-def _spark_session() -> Any:
-    """A local session that logs only errors and draws no console progress of its own
-    (mlsql's spinner shows on a terminal; pipes stay clean). An existing session is reused."""
-    from pathlib import Path
-
-    from pyspark.sql import SparkSession
-
-    log_config = (Path(__file__).with_name("log4j2.properties")).as_uri()
-    spark = (
-        SparkSession.builder.master("local[*]")
-        .appName("mlsql eval")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
-
-
-def _module_or_package(name: str) -> None:
-    try:
-        importlib.import_module(name)
-    except ImportError:
-        raise UserError(
-            f"--engine spark needs the Python package {name.split('.')[0]!r}; "
-            "install it with pip install 'mlsql[spark]'"
-        ) from None
 
 
 ENGINES = {"duckdb": _duckdb, "polars": _polars, "spark": _spark}

@@ -10,7 +10,8 @@ from typing import Any
 
 import duckdb
 
-from mlsql.cli.errors import UserError, fail
+from mlsql.cli import interrupt
+from mlsql.cli.errors import UserError, fail, warn
 from mlsql.cli.progress import is_terminal, progress
 
 #: terminal width used when a table is written to a file
@@ -71,8 +72,13 @@ def run_eval(
     per_label: bool,
     digits: int,
     show_progress: bool,
+    spark_master: str | None = None,
 ) -> None:
-    """Read ``path``, evaluate on ``engine`` and write the report in ``format_``."""
+    """Read ``path``, evaluate on ``engine`` and write the report in ``format_``.
+
+    DuckDB describes the input (names and types, no rows) and the label rules
+    are judged once; then the chosen engine reads the files itself.
+    """
     from mlsql.cli.evaluate import (
         TABLES,
         Options,
@@ -81,7 +87,7 @@ def run_eval(
         label_universe,
         zero_division_value,
     )
-    from mlsql.cli.sources import open_source, prepare
+    from mlsql.cli.sources import open_source, prepare, resolve, warn_unknown_rows
 
     tables = TABLES
     if format_ == "csv":  # CSV holds one table: compute only that one
@@ -95,23 +101,63 @@ def run_eval(
     )
     if format_ == "html" and output is None and is_terminal(sys.stdout):
         fail("--format html writes a web page: add --output report.html (or redirect stdout)")
-    import mlsql
-
     con = duckdb.connect()  # macros come after the data is found: mistakes fail fast
     try:
         with progress(
             con, f"mlsql: evaluating {path} on {engine}", engine=engine, enabled=show_progress
         ):
-            opened = open_source(con, path)
+            interrupt.on_cancel(con.interrupt)
+            opened = open_source(con, resolve(path))
             prepared = prepare(con, opened, actual, predicted, by=by, sep=sep)
             if labels is not None:
                 options = replace(options, labels=label_universe(labels, prepared.label_kind))
-            if engine == "duckdb":  # other engines only read the data through DuckDB
-                mlsql.register(con, temporary=True)
+            prepared, (unknown, total) = _on_engine(con, prepared, engine, spark_master)
+            warn_unknown_rows(prepared, unknown, total)
             report = evaluate(con, prepared, options, source=path, sep=sep)
+            interrupt.check()
         _write_report(report, format_, output, per_label=per_label, digits=digits)
     finally:
         con.close()  # detach a database file now, not whenever the connection is collected
+
+
+def _on_engine(
+    con: duckdb.DuckDBPyConnection, prepared: Any, engine: str, spark_master: str | None
+) -> tuple[Any, tuple[int, int]]:
+    """``prepared`` with the frame ``engine`` reads itself, and its (unknown, all) row counts."""
+    if engine == "duckdb":
+        import mlsql
+        from mlsql.cli.sources import count_unknown
+
+        mlsql.register(con, temporary=True)
+        return prepared, count_unknown(con)
+    if engine == "polars":
+        from mlsql.cli import polars_input
+
+        frame = polars_input.prepare(con, prepared)
+        return replace(prepared, frame=frame), polars_input.count_unknown(frame)
+    try:
+        import pyspark.sql  # noqa: F401
+    except ImportError:
+        raise UserError(
+            "--engine spark needs the Python package 'pyspark'; "
+            "install it with pip install 'mlsql[spark]'"
+        ) from None
+    from mlsql.cli import spark_input
+
+    spark = spark_input.active()
+    if spark is not None and spark_master and spark.sparkContext.master != spark_master:
+        warn(
+            f"a Spark session is running on {spark.sparkContext.master}; it is used, "
+            f"not --spark-master {spark_master}"
+        )
+    if spark is None:
+        interrupt.exit_hard()  # Spark's clean-up at exit takes seconds
+        # started in a thread: Ctrl-C while the JVM starts ends the run at once, and PySpark
+        # installs no SIGINT handler of its own (it does so only in the main thread)
+        spark = interrupt.wait_for(lambda: spark_input.start(spark_master), hard=True)
+    interrupt.on_cancel(spark.sparkContext.cancelAllJobs)
+    frame = spark_input.prepare(spark, con, prepared)
+    return replace(prepared, frame=frame), spark_input.count_unknown(frame)
 
 
 def _write_report(
@@ -161,6 +207,7 @@ def run_sql(
         raise UserError(f"cannot open {db} as a DuckDB database: {exc}") from None
     try:
         with progress(con, "mlsql: running SQL", enabled=show_progress):
+            interrupt.on_cancel(con.interrupt)
             result = con.execute(query)
             columns = [d[0] for d in result.description] if result.description else []
             limit = max_rows if format_ == "table" and max_rows > 0 else None

@@ -31,7 +31,9 @@ def create_view(con: duckdb.DuckDBPyConnection, prepared: Prepared) -> None:
     )
 
 
-def _duckdb(con: duckdb.DuckDBPyConnection, by: list[str]) -> tuple[list[dict], list[dict]]:
+def _duckdb(
+    con: duckdb.DuckDBPyConnection, by: list[str], frame: Any
+) -> tuple[list[dict], list[dict]]:
     groups = "".join(f"{quote_ident(c)}, " for c in by)
     calls = ", ".join(f"{m}({ACTUAL}, {PREDICTED}) AS {m}" for m in MEASURES)
     query = f"SELECT {groups}{calls} FROM {SINGLE}"
@@ -49,29 +51,30 @@ def _rows(rel: duckdb.DuckDBPyRelation) -> list[dict[str, Any]]:
     return [dict(zip(rel.columns, row, strict=True)) for row in rel.fetchall()]
 
 
-def _polars(con: duckdb.DuckDBPyConnection, by: list[str]) -> tuple[list[dict], list[dict]] | None:
-    import polars as pl
+def _polars(
+    con: duckdb.DuckDBPyConnection, by: list[str], frame: Any
+) -> tuple[list[dict], list[dict]] | None:
+    from mlsql.cli.polars_input import collect, single_values
 
     mp = importlib.import_module("mlsql.polars")
     if not all(hasattr(mp, name) for name in (*MEASURES, CONFUSION)):
         return None
-    frame = con.sql(f"SELECT * FROM {SINGLE}").pl()
+    frame = single_values(frame)
     exprs = [getattr(mp, m)(ACTUAL, PREDICTED).alias(m) for m in MEASURES]
     measures = frame.group_by(by).agg(exprs) if by else frame.select(exprs)
     cells = getattr(mp, CONFUSION)(frame, ACTUAL, PREDICTED, by=by or None)
-    if isinstance(cells, pl.LazyFrame):
-        cells = cells.collect()
-    return measures.to_dicts(), cells.to_dicts()
+    return collect(measures).to_dicts(), collect(cells).to_dicts()
 
 
-def _spark(con: duckdb.DuckDBPyConnection, by: list[str]) -> tuple[list[dict], list[dict]] | None:
+def _spark(
+    con: duckdb.DuckDBPyConnection, by: list[str], frame: Any
+) -> tuple[list[dict], list[dict]] | None:
+    from mlsql.cli.spark_input import single_values
+
     ms = importlib.import_module("mlsql.spark")
     if not all(hasattr(ms, name) for name in (*MEASURES, CONFUSION)):
         return None
-    from mlsql.cli.evaluate import _spark_session
-
-    spark = _spark_session()
-    frame = spark.createDataFrame(con.sql(f"SELECT * FROM {SINGLE}").to_arrow_table())
+    frame = single_values(frame)
     exprs = [getattr(ms, m)(ACTUAL, PREDICTED).alias(m) for m in MEASURES]
     measures = frame.groupBy(*by).agg(*exprs) if by else frame.agg(*exprs)
     cells = getattr(ms, CONFUSION)(frame, ACTUAL, PREDICTED, by=by or None)
@@ -93,7 +96,7 @@ def evaluate(
     """
     create_view(con, prepared)
     by = list(prepared.by)
-    found = ENGINES[engine](con, by)
+    found = ENGINES[engine](con, by, prepared.frame)
     if found is None:
         return None
     measure_rows, cells = found

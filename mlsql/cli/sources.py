@@ -1,9 +1,13 @@
 """Open what the user points at (Parquet, CSV, NDJSON, a glob, a directory, a DuckDB table).
 
-Everything is read through DuckDB into a temporary view, then the two label
-columns are brought to one shape, a list of labels per row, in a second view
-(:func:`prepare`), which every engine evaluates. Paths enter SQL only as
-escaped string literals and names only through :func:`quote_ident`.
+:func:`resolve` turns a path into literal files (a pattern is expanded once,
+here; every engine gets each name escaped, so nothing is expanded twice).
+DuckDB describes them (names and types, no rows) through a temporary view,
+and :func:`prepare` judges the label columns once, for every engine: how each
+becomes a list of labels (:class:`Side`). The DuckDB engine reads the second
+view; Polars and Spark read the files themselves (:mod:`mlsql.cli.polars_input`,
+:mod:`mlsql.cli.spark_input`) and build the same columns. Paths enter SQL
+only as escaped string literals and names only through :func:`quote_ident`.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import glob
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -54,12 +59,21 @@ TEXT_TYPES = {"varchar", "enum"}
 
 @dataclass(frozen=True)
 class Opened:
-    """A source read into the view :data:`RAW`."""
+    """A source described through the view :data:`RAW`: its columns and their types."""
 
-    path: str
-    format: str
+    source: Source
     columns: tuple[str, ...]
     types: tuple[duckdb.DuckDBPyType, ...]
+
+    @property
+    def path(self) -> str:
+        """The path the user gave."""
+        return self.source.path
+
+    @property
+    def format(self) -> str:
+        """Parquet, CSV, TSV, NDJSON, JSON or DuckDB."""
+        return self.source.format
 
     def type_of(self, column: str) -> duckdb.DuckDBPyType:
         """The DuckDB type of ``column``."""
@@ -67,8 +81,27 @@ class Opened:
 
 
 @dataclass(frozen=True)
+class Side:
+    """How one label column becomes a list of labels, the same in every engine.
+
+    ``shape`` is 'list' (a list column), 'split' (text split on ``sep``) or
+    'value' (one label per row); ``kind`` the labels' kind, 'text' or
+    'integer'; ``boolean`` a one-per-row boolean column read as text.
+    """
+
+    column: str
+    shape: str
+    kind: str
+    boolean: bool = False
+
+
+@dataclass(frozen=True)
 class Prepared:
-    """The view :data:`PREPARED`: group columns, then ``actual`` and ``predicted`` lists."""
+    """Group columns, then ``actual`` and ``predicted`` label lists, on the chosen engine.
+
+    ``frame`` is what the engine evaluates: the DuckDB view :data:`PREPARED`
+    (its name), a Polars LazyFrame or a Spark DataFrame.
+    """
 
     opened: Opened
     actual: str
@@ -76,11 +109,22 @@ class Prepared:
     by: tuple[str, ...]
     label_kind: str  # "text" or "integer"
     single_label: bool
+    sides: tuple[Side, Side]
+    sep: str | None = None
+    #: labels as 128-bit integers (a side holds UBIGINT, HUGEINT or UHUGEINT)
+    wide: bool = False
+    #: an empty delimited cell is the empty list (CSV), not an unknown row
+    empty_cells: bool = False
+    frame: Any = PREPARED
+
+
+#: suffixes of compressed text files (read by every engine)
+COMPRESSED = (".gz", ".zst", ".zstd")
 
 
 def _format_of(name: str) -> str | None:
     lower = name.lower()
-    for suffix in (".gz", ".zst", ".zstd"):
+    for suffix in COMPRESSED:
         if lower.endswith(suffix):
             lower = lower[: -len(suffix)]
     return FORMATS.get(Path(lower).suffix)
@@ -99,14 +143,65 @@ def _sniff(path: Path) -> str | None:
     return None
 
 
-def _files(path: str) -> tuple[list[str], str]:
-    """The files ``path`` names, and their format."""
-    if re.match(r"^[a-z][a-z0-9+.-]*://", path, flags=re.I):  # s3://, https://: DuckDB reads it
+#: characters DuckDB and Polars expand in a file name (``**`` is two ``*``)
+GLOB_CHARS = "*?["
+
+
+def escape_glob(name: str) -> str:
+    """``name`` as a pattern that matches only itself, in DuckDB and Polars.
+
+    Both engines expand every name they are given; a class of one character
+    is the escape both understand.
+
+    Examples
+    --------
+    >>> escape_glob("runs/a*[1]?.parquet")
+    'runs/a[*][[]1][?].parquet'
+    """
+    return re.sub(r"([*?\[])", r"[\1]", name)
+
+
+def is_url(path: str) -> bool:
+    """``s3://...``, ``https://...``: read by the engine itself, patterns included."""
+    return re.match(r"^[a-z][a-z0-9+.-]*://", path, flags=re.I) is not None
+
+
+@dataclass(frozen=True)
+class Source:
+    """What a path names: literal files of one format, a URL, or a DuckDB table.
+
+    ``files`` are literal names (escape them before an engine sees them)
+    unless ``pattern`` is true (a URL, expanded by the engine itself).
+    """
+
+    path: str
+    format: str
+    files: tuple[str, ...] = ()
+    pattern: bool = False
+    database: tuple[str, str | None] | None = None
+
+
+def resolve(path: str) -> Source:
+    """The files (or DuckDB table) ``path`` names, and their format.
+
+    A name that exists as a file is that file, even if it holds ``*``, ``?``
+    or ``[``; otherwise such characters make a pattern, expanded here once.
+
+    Raises
+    ------
+    UserError
+        Nothing matches, or the format cannot be told.
+    """
+    db = _split_duckdb(path)
+    if db is not None and (db[1] is not None or Path(db[0]).is_file()):
+        return Source(path, "DuckDB", database=db)
+    if is_url(path):  # s3://, https://: the engine reads it
         kind = _format_of(path.split("?", 1)[0])
         if kind is None:
             raise UserError(f"cannot tell the format of {path} from its name; mlsql reads {KNOWN}")
-        return [path], kind
-    if any(ch in path for ch in "*?["):
+        return Source(path, kind, (path,), pattern=True)
+    p = Path(path)
+    if any(ch in path for ch in GLOB_CHARS) and not p.exists():
         matches = sorted(m for m in glob.glob(path, recursive=True) if Path(m).is_file())
         if not matches:
             raise UserError(f"no files match {path}")
@@ -115,24 +210,46 @@ def _files(path: str) -> tuple[list[str], str]:
             raise UserError(
                 f"{path} matches files of several or unknown formats; mlsql reads {KNOWN}"
             )
-        return matches, kinds.pop()  # type: ignore[return-value]
-    p = Path(path)
+        return Source(path, kinds.pop(), tuple(matches))  # type: ignore[arg-type]
     if p.is_dir():
         for pattern, kind in (("*.parquet", "Parquet"), ("*.csv", "CSV"), ("*.ndjson", "NDJSON")):
             matches = sorted(str(m) for m in p.rglob(pattern) if m.is_file())
             if matches:
-                return matches, kind
+                return Source(path, kind, tuple(matches))
         raise UserError(f"no .parquet, .csv or .ndjson files in the directory {path}")
     if not p.exists():
         raise UserError(f"no such file: {path}")
     kind = _format_of(p.name) or _sniff(p)
     if kind is None:
         raise UserError(f"cannot tell the format of {path} from its name; mlsql reads {KNOWN}")
-    return [path], kind
+    return Source(path, kind, (path,))
 
 
-def _reader(files: list[str], kind: str) -> str:
-    names = "[" + ", ".join(str(lit(f)) for f in files) + "]"
+def escape_hadoop_glob(name: str) -> str:
+    r"""``name`` as a pattern that matches only itself in Spark (Hadoop's glob escapes with \).
+
+    Examples
+    --------
+    >>> escape_hadoop_glob("runs/a*{b}[1]?.parquet")
+    'runs/a\\*\\{b\\}\\[1\\]\\?.parquet'
+    """
+    return re.sub(r"([\\*?\[\]{}])", r"\\\1", name)
+
+
+def engine_names(source: Source, *, hadoop: bool = False) -> list[str]:
+    r"""The names to hand an engine: each matches its file and nothing else.
+
+    DuckDB and Polars take ``[*]``-style escapes, Spark (``hadoop``) ``\*``.
+    """
+    if source.pattern:
+        return list(source.files)
+    escape = escape_hadoop_glob if hadoop else escape_glob
+    return [escape(f) for f in source.files]
+
+
+def _reader(source: Source) -> str:
+    names = "[" + ", ".join(str(lit(f)) for f in engine_names(source)) + "]"
+    kind = source.format
     if kind == "Parquet":
         return f"read_parquet({names}, union_by_name = true)"
     if kind == "CSV":
@@ -142,6 +259,34 @@ def _reader(files: list[str], kind: str) -> str:
     if kind == "NDJSON":
         return f"read_json({names}, format = 'newline_delimited', union_by_name = true)"
     return f"read_json({names}, format = 'auto', union_by_name = true)"
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How a CSV file is written, as DuckDB's sniffer found it (every engine reads it so)."""
+
+    delimiter: str
+    quote: str | None
+    header: bool
+
+
+def csv_dialect(con: duckdb.DuckDBPyConnection, source: Source) -> Dialect:
+    """The dialect of the first file of ``source`` (DuckDB reads each file so too)."""
+    result = con.execute("SELECT * FROM sniff_csv(?)", [engine_names(source)[0]])
+    found = dict(zip([d[0] for d in result.description], result.fetchone() or (), strict=True))
+    delimiter = "\t" if source.format == "TSV" else found["Delimiter"]
+    quote = found["Quote"] if found["Quote"] not in ("", "(empty)") else None
+    return Dialect(delimiter, quote, bool(found["HasHeader"]))
+
+
+def json_array(source: Source) -> bool:
+    """Whether the (first) file holds one JSON array rather than one object per line."""
+    try:
+        with open(source.files[0], "rb") as handle:
+            head = handle.read(4096).lstrip()
+    except OSError:
+        return False
+    return head[:1] == b"["
 
 
 def _split_duckdb(path: str) -> tuple[str, str | None] | None:
@@ -194,29 +339,55 @@ def _plain(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {r[0] for r in rows}
 
 
-def open_source(con: duckdb.DuckDBPyConnection, path: str) -> Opened:
-    """Read ``path`` into the temporary view :data:`RAW` on ``con``.
+def _refuse_empty(source: Source) -> None:
+    """An empty text file has no columns (DuckDB would invent 'column0' or 'json')."""
+    if source.pattern or source.format not in ("CSV", "TSV", "NDJSON", "JSON"):
+        return
+    empty = [f for f in source.files if not _has_text(Path(f))]
+    if len(empty) == len(source.files):
+        which = source.path if len(empty) == 1 else f"every file of {source.path}"
+        raise UserError(
+            f"{which} is empty: it has no columns and no rows; mlsql needs the columns "
+            "named by --actual and --predicted"
+        )
+
+
+def _has_text(path: Path) -> bool:
+    """Whether a text file holds anything but whitespace (compressed files count as text)."""
+    if path.name.lower().endswith(COMPRESSED):
+        return True
+    try:
+        with path.open("rb") as handle:
+            return bool(handle.read(65536).strip()) or handle.read(1) != b""
+    except OSError:
+        return True  # let the reader say what is wrong
+
+
+def open_source(con: duckdb.DuckDBPyConnection, source: Source) -> Opened:
+    """Describe ``source`` through the temporary view :data:`RAW` on ``con``.
+
+    The view is what the DuckDB engine reads; for every engine it gives the
+    column names and types the label rules judge (reading no data rows).
 
     Raises
     ------
     UserError
-        The path does not exist, matches nothing, has an unknown format or
-        cannot be read; the message says which and what mlsql reads.
+        The source cannot be read; the message says which and what mlsql reads.
     """
-    db = _split_duckdb(path)
-    if db is not None and (db[1] is not None or Path(db[0]).is_file()):
-        relation = _open_duckdb(con, *db)
-        kind = "DuckDB"
+    if source.database is not None:
+        relation = _open_duckdb(con, *source.database)
     else:
-        files, kind = _files(path)
-        relation = _reader(files, kind)
+        _refuse_empty(source)
+        relation = _reader(source)
     try:
         con.execute(f"CREATE OR REPLACE TEMP VIEW {RAW} AS SELECT * FROM {relation}")
         described = con.sql(f"SELECT * FROM {RAW} LIMIT 0")
         columns, types = tuple(described.columns), tuple(described.types)
     except duckdb.Error as exc:
-        raise UserError(f"cannot read {path} as {kind}: {one_line(str(exc))}") from None
-    return Opened(path, kind, columns, types)
+        raise UserError(
+            f"cannot read {source.path} as {source.format}: {one_line(str(exc))}"
+        ) from None
+    return Opened(source, columns, types)
 
 
 # ---------------------------------------------------------------- label columns
@@ -254,37 +425,35 @@ def _element(t: duckdb.DuckDBPyType) -> duckdb.DuckDBPyType:
     return dict(t.children)["child"] if t.id in ("list", "array") else t
 
 
-def _expression(
-    column: str,
-    t: duckdb.DuckDBPyType,
-    sep: str | None,
-    *,
-    empty_cells: bool = False,
-    integer: str = "BIGINT",
-) -> tuple[str, str, str]:
-    """SQL turning ``column`` into a list of labels, with its kind and shape.
-
-    Integer labels become ``integer`` (both sides get one width, which every
-    engine accepts); enums become text. With ``empty_cells`` (CSV, where an
-    empty cell reads as NULL) a NULL delimited text is the empty list, not an
-    unknown row.
-    """
+def _side(column: str, t: duckdb.DuckDBPyType, sep: str | None) -> Side:
+    """How ``column`` of type ``t`` becomes a list of labels."""
     shape, kind = _describe(t)
-    q = quote_ident(column)
     if kind is None or (shape == "list" and kind == "boolean"):
         raise UserError(WRONG_TYPE.format(col=column, type=t))
     if shape == "list":
-        return f"CAST({q} AS {'VARCHAR' if kind == 'text' else integer}[])", kind, "list"
+        return Side(column, "list", kind)
     if sep is not None and kind == "text":
-        text = f"coalesce({q}, '')" if empty_cells else q
-        parts = f"list_transform(string_split({text}, {lit(sep)}), lambda x: trim(x))"
+        return Side(column, "split", "text")
+    if kind == "boolean":
+        return Side(column, "value", "text", boolean=True)
+    return Side(column, "value", kind)
+
+
+def _sql(side: Side, prepared: Prepared) -> str:
+    """DuckDB SQL turning ``side`` into a list of labels."""
+    q = quote_ident(side.column)
+    integer = "HUGEINT" if prepared.wide else "BIGINT"
+    of = "VARCHAR" if side.kind == "text" else integer
+    if side.shape == "list":
+        return f"CAST({q} AS {of}[])"
+    if side.shape == "split":
+        text = f"coalesce({q}, '')" if prepared.empty_cells else q
+        parts = f"list_transform(string_split({text}, {lit(prepared.sep)}), lambda x: trim(x))"
         cleaned = f"list_filter({parts}, lambda x: x <> '')"
-        if empty_cells:
-            return cleaned, "text", "split"
-        return f"CASE WHEN {q} IS NULL THEN NULL ELSE {cleaned} END", "text", "split"
-    value = f"CAST({q} AS {'VARCHAR' if kind in ('text', 'boolean') else integer})"
-    kind = "text" if kind == "boolean" else kind
-    return f"CASE WHEN {q} IS NULL THEN NULL ELSE [{value}] END", kind, "value"
+        if prepared.empty_cells:
+            return cleaned
+        return f"CASE WHEN {q} IS NULL THEN NULL ELSE {cleaned} END"
+    return f"CASE WHEN {q} IS NULL THEN NULL ELSE [CAST({q} AS {of})] END"
 
 
 def _need_column(opened: Opened, column: str, option: str) -> None:
@@ -306,7 +475,11 @@ def prepare(
     by: tuple[str, ...] = (),
     sep: str | None = None,
 ) -> Prepared:
-    """Create the view :data:`PREPARED`: ``by`` columns, then ``actual`` and ``predicted`` lists.
+    """Judge the label columns and create the DuckDB view :data:`PREPARED` over :data:`RAW`.
+
+    The rules (which columns, which types, which shapes) are judged once,
+    here, for every engine; the view costs nothing until the DuckDB engine
+    reads it. Other engines build the same columns from ``Prepared.sides``.
 
     Raises
     ------
@@ -322,61 +495,74 @@ def prepare(
             raise UserError(f"--by {column!r} is a label column; group by another column")
     if sep == "":
         raise UserError("--sep must not be empty")
-    csv = opened.format in ("CSV", "TSV")
-    wide = {_element(opened.type_of(c)).id for c in (actual, predicted)} & WIDE_INTEGERS
-    integer = "HUGEINT" if wide else "BIGINT"
-    a_sql, a_kind, a_shape = _expression(
-        actual, opened.type_of(actual), sep, empty_cells=csv, integer=integer
-    )
-    p_sql, p_kind, p_shape = _expression(
-        predicted, opened.type_of(predicted), sep, empty_cells=csv, integer=integer
-    )
-    if (a_shape == "value") != (p_shape == "value"):
-        which = actual if a_shape == "value" else predicted
+    a = _side(actual, opened.type_of(actual), sep)
+    p = _side(predicted, opened.type_of(predicted), sep)
+    if (a.shape == "value") != (p.shape == "value"):
+        which = actual if a.shape == "value" else predicted
         raise UserError(
             f"column {which!r} holds one label per row but the other side holds lists; "
             "pass --sep to split delimited text, or give two columns of the same shape"
         )
-    if a_kind != p_kind:
+    if a.kind != p.kind:
         raise UserError(
             f"--actual {actual!r} holds {opened.type_of(actual)} labels but --predicted "
             f"{predicted!r} holds {opened.type_of(predicted)}; both sides must hold the same "
             "kind of label (both text or both integers)"
         )
-    single = a_shape == "value"
-    if single and a_kind == "text":
+    single = a.shape == "value"
+    if single and a.kind == "text":
         _hint_delimited(con, opened, (actual, predicted))
+    prepared = Prepared(
+        opened,
+        actual,
+        predicted,
+        tuple(by),
+        a.kind,
+        single,
+        (a, p),
+        sep=sep,
+        wide=bool({_element(opened.type_of(c)).id for c in (actual, predicted)} & WIDE_INTEGERS),
+        empty_cells=opened.format in ("CSV", "TSV"),
+    )
     groups = "".join(f"{quote_ident(c)}, " for c in by)
     con.execute(
         f"CREATE OR REPLACE TEMP VIEW {PREPARED} AS SELECT {groups}"
-        f"{a_sql} AS {ACTUAL}, {p_sql} AS {PREDICTED} FROM {RAW}"
+        f"{_sql(a, prepared)} AS {ACTUAL}, {_sql(p, prepared)} AS {PREDICTED} FROM {RAW}"
     )
-    _warn_unknown_rows(con, actual, predicted)
-    return Prepared(opened, actual, predicted, tuple(by), a_kind, single)
+    return prepared
 
 
-def _warn_unknown_rows(con: duckdb.DuckDBPyConnection, actual: str, predicted: str) -> None:
-    """Say how many rows are left out because a side is NULL (DESIGN: an unknown row)."""
+def count_unknown(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """(rows with a NULL side, all rows) of the DuckDB view :data:`PREPARED`."""
     [(unknown, total)] = con.execute(
         f"SELECT count(*) FILTER ({ACTUAL} IS NULL OR {PREDICTED} IS NULL), count(*) "
         f"FROM {PREPARED}"
     ).fetchall()
+    return int(unknown), int(total)
+
+
+def warn_unknown_rows(prepared: Prepared, unknown: int, total: int) -> None:
+    """Say how many rows are left out because a side is NULL (DESIGN: an unknown row)."""
     if unknown:
         warn(
-            f"{unknown} of {total} rows have a NULL {actual!r} or {predicted!r} and are left "
-            "out as unknown (an empty list [] counts as predicting nothing)"
+            f"{unknown} of {total} rows have a NULL {prepared.actual!r} or "
+            f"{prepared.predicted!r} and are left out as unknown (an empty list [] counts "
+            "as predicting nothing)"
         )
 
 
 def _hint_delimited(
     con: duckdb.DuckDBPyConnection, opened: Opened, columns: tuple[str, str]
 ) -> None:
-    """Warn when one-label-per-row text looks like delimited lists (a forgotten --sep)."""
+    """Warn when one-label-per-row text looks like delimited lists (a forgotten --sep).
+
+    Reads at most 1,000 rows through DuckDB, whichever engine evaluates.
+    """
     for column in columns:
         q = quote_ident(column)
         rows = con.execute(
             f"SELECT {q} FROM (SELECT {q} FROM {RAW} LIMIT 1000) "
-            f"WHERE regexp_matches({q}, '^\\[.*\\]$|[,;|]') LIMIT 1"
+            f"WHERE regexp_matches(CAST({q} AS VARCHAR), '^\\[.*\\]$|[,;|]') LIMIT 1"
         ).fetchall()
         if rows:
             row = rows[0]

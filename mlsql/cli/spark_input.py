@@ -1,0 +1,201 @@
+"""``--engine spark`` reads the input itself, with ``spark.read`` on the session the user configures.
+
+The session: an active one is reused (:func:`active`); otherwise one is built on the master
+given by ``--spark-master``, else by ``SPARK_MASTER`` in the environment, else
+by Spark's own configuration (``spark-submit --master``, ``spark-defaults.conf``),
+and ``local[*]`` only when none of these names one. The label columns are built
+from the :class:`~mlsql.cli.sources.Side` rules judged once for every engine.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from mlsql.cli.sources import (
+    ACTUAL,
+    PREDICTED,
+    RAW,
+    Prepared,
+    Side,
+    csv_dialect,
+    engine_names,
+    json_array,
+)
+
+#: the master used when nothing names one
+DEFAULT_MASTER = "local[*]"
+#: the DuckDB types a CSV column is read as (everything else stays text)
+CSV_TYPES = {
+    "tinyint": "tinyint",
+    "smallint": "smallint",
+    "integer": "int",
+    "bigint": "bigint",
+    "hugeint": "decimal(38,0)",
+    "utinyint": "smallint",
+    "usmallint": "int",
+    "uinteger": "bigint",
+    "ubigint": "decimal(20,0)",
+    "float": "float",
+    "double": "double",
+}
+
+
+def configured_master(option: str | None, environ: dict[str, str] | None = None) -> str | None:
+    """The master the user named: ``--spark-master``, then ``SPARK_MASTER``; None if neither.
+
+    Examples
+    --------
+    >>> configured_master(None, {"SPARK_MASTER": "spark://head:7077"})
+    'spark://head:7077'
+    >>> configured_master("local[2]", {"SPARK_MASTER": "yarn"})
+    'local[2]'
+    """
+    env = os.environ if environ is None else environ
+    return option or env.get("SPARK_MASTER") or None
+
+
+def active() -> Any:
+    """The session running in this process (its settings left as they are), or None."""
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession()
+
+
+def start(master: str | None = None) -> Any:
+    """A new session on the configured master (``local[*]`` by default).
+
+    It logs only errors and draws no console progress of its own (mlsql's
+    spinner shows on a terminal; pipes stay clean).
+    """
+    from pyspark.sql import SparkSession
+
+    log_config = (Path(__file__).with_name("log4j2.properties")).as_uri()
+    builder = (
+        SparkSession.builder.appName("mlsql eval")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
+        .config("spark.sql.session.timeZone", "UTC")
+    )
+    named = configured_master(master)
+    if named is not None:
+        builder = builder.master(named)
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # Spark's own configuration names no master either
+        if named is not None or "master URL must be set" not in str(exc):
+            raise
+        spark = builder.master(DEFAULT_MASTER).getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def read(spark: Any, con: duckdb.DuckDBPyConnection, prepared: Prepared) -> Any:
+    """A DataFrame of the source's rows (a DuckDB table comes through DuckDB and Arrow)."""
+    from pyspark.sql import functions as F
+
+    opened = prepared.opened
+    source = opened.source
+    if source.database is not None:
+        return _from_arrow(spark, con.sql(f"SELECT * FROM {RAW}").to_arrow_table())
+    names = engine_names(source, hadoop=True)
+    reader = spark.read
+    if source.format == "Parquet":
+        return reader.option("mergeSchema", "true").parquet(*names)
+    if source.format in ("CSV", "TSV"):
+        dialect = csv_dialect(con, source)
+        frame = reader.csv(
+            names,
+            sep=dialect.delimiter,
+            quote=dialect.quote or "\u0000",
+            escape=dialect.quote or "\\",
+            header=dialect.header,
+            inferSchema=False,
+        )
+        if len(names) == 1:  # DuckDB's names (column0.. without a header, deduplicated ones)
+            frame = frame.toDF(*opened.columns)
+        types = {c: t.id for c, t in zip(opened.columns, opened.types, strict=True)}
+        return frame.select(
+            *(
+                F.col(_quoted(c)).cast(CSV_TYPES[t]).alias(c) if t in CSV_TYPES else _quoted(c)
+                for c, t in types.items()
+            )
+        )
+    return reader.json(names, multiLine=source.format == "JSON" and json_array(source))
+
+
+def _from_arrow(spark: Any, table: Any) -> Any:
+    """A DataFrame of an Arrow table, zero rows included (Spark cannot infer from none)."""
+    if table.num_rows:
+        return spark.createDataFrame(table)
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return spark.createDataFrame([], schema=from_arrow_schema(table.schema))
+
+
+def _labels(side: Side, prepared: Prepared) -> Any:
+    """``side`` as a list of labels, as DuckDB's :func:`mlsql.cli.sources._sql` builds it."""
+    from pyspark.sql import functions as F
+
+    c = F.col(_quoted(side.column))
+    of = "string" if side.kind == "text" else ("decimal(38,0)" if prepared.wide else "bigint")
+    if side.shape == "list":
+        return c.cast(f"array<{of}>")
+    if side.shape == "split":
+        assert prepared.sep is not None
+        text = F.coalesce(c, F.lit("")) if prepared.empty_cells else c
+        parts = F.split(text.cast("string"), _regex_literal(prepared.sep))
+        kept = F.filter(F.transform(parts, lambda x: F.trim(x)), lambda x: x != F.lit(""))
+        return kept
+    value = F.lower(c.cast("string")) if side.boolean else c.cast(of)
+    return F.when(c.isNotNull(), F.array(value))
+
+
+def _quoted(column: str) -> str:
+    """A column name as Spark's ``col`` takes it literally (dots and backticks included)."""
+    return "`" + column.replace("`", "``") + "`"
+
+
+def _regex_literal(text: str) -> str:
+    r"""A Java regex matching ``text`` literally.
+
+    Examples
+    --------
+    >>> _regex_literal("|"), _regex_literal("a\\Eb")
+    ('\\Q|\\E', '\\Qa\\E\\\\E\\Qb\\E')
+    """
+    return "\\Q" + text.replace("\\E", "\\E\\\\E\\Q") + "\\E"
+
+
+def prepare(spark: Any, con: duckdb.DuckDBPyConnection, prepared: Prepared) -> Any:
+    """Group columns, then ``actual`` and ``predicted`` label lists."""
+    from pyspark.sql import functions as F
+
+    a, p = prepared.sides
+    return read(spark, con, prepared).select(
+        *(F.col(_quoted(c)).alias(c) for c in prepared.by),
+        _labels(a, prepared).alias(ACTUAL),
+        _labels(p, prepared).alias(PREDICTED),
+    )
+
+
+def count_unknown(frame: Any) -> tuple[int, int]:
+    """(rows with a NULL side, all rows)."""
+    from pyspark.sql import functions as F
+
+    unknown = F.col(ACTUAL).isNull() | F.col(PREDICTED).isNull()
+    row = frame.agg(F.sum(unknown.cast("bigint")), F.count(F.lit(1))).collect()[0]
+    return int(row[0] or 0), int(row[1])
+
+
+def single_values(frame: Any) -> Any:
+    """One label per row: the only element of each side's list."""
+    from pyspark.sql import functions as F
+
+    return frame.withColumns(
+        {ACTUAL: F.col(ACTUAL).getItem(0), PREDICTED: F.col(PREDICTED).getItem(0)}
+    )
