@@ -16,3 +16,6 @@ __all__ = ["MlsqlError", "__version__", "connect", "register"]
 from mlsql.tables import label_metrics, multilabel_report
 
 __all__ += ["label_metrics", "multilabel_report"]
+from mlsql import report  # callable: mlsql.report(data, actual, predicted, ...) -> Report
+
+__all__ += ["report"]

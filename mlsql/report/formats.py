@@ -21,7 +21,7 @@ def to_json(report: Report) -> str:
     >>> print(to_json(Report("x", "duckdb", {}, (), [{"micro_f1": float("nan")}]))[:1])
     {
     """
-    return json.dumps(finite_or_none(report.as_dict()), indent=2, default=str) + "\n"
+    return json.dumps(finite_or_none(report.to_dict()), indent=2, default=str) + "\n"
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:
