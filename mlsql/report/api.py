@@ -73,7 +73,9 @@ def report(
     func = "report"
     for role, name in (("actual", actual), ("predicted", predicted)):
         if not isinstance(name, str) or not name:
-            raise MlsqlError(f"The '{role}' parameter of {func} must be a column name. Got {name!r}.")
+            raise MlsqlError(
+                f"The '{role}' parameter of {func} must be a column name. Got {name!r}."
+            )
     if sep is not None and (not isinstance(sep, str) or sep == ""):
         raise MlsqlError(f"The 'sep' parameter of {func} must be a non-empty string. Got {sep!r}.")
     if isinstance(min_support, bool) or not isinstance(min_support, int) or min_support < 0:

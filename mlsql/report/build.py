@@ -126,10 +126,10 @@ def _class_count_notes(summary: list[dict[str, Any]], sep: str | None) -> list[s
     for row in summary:
         n_rows, n_labels = row.get("n_rows") or 0, row.get("n_labels") or 0
         if n_rows >= CLASSES_WARN_ROWS and n_labels >= CLASSES_PER_ROW * n_rows:
-            hint = "" if sep else "; if the values are delimited label lists, pass a separator (--sep)"
-            return [
-                f"{n_labels} classes for {n_rows} rows: nearly one class per row{hint}"
-            ]
+            hint = (
+                "" if sep else "; if the values are delimited label lists, pass a separator (--sep)"
+            )
+            return [f"{n_labels} classes for {n_rows} rows: nearly one class per row{hint}"]
     return []
 
 

@@ -81,7 +81,9 @@ class DuckDBFrames:
             return q
         if sep is not None and type_ == "VARCHAR":
             parts = f"list_transform(string_split({q}, {lit(sep)}), lambda x: trim(x))"
-            return f"CASE WHEN {q} IS NULL THEN NULL ELSE list_filter({parts}, lambda x: x <> '') END"
+            return (
+                f"CASE WHEN {q} IS NULL THEN NULL ELSE list_filter({parts}, lambda x: x <> '') END"
+            )
         return f"CASE WHEN {q} IS NULL THEN NULL ELSE [{q}] END"
 
     def row_counts(self, frame: Any, actual: str, predicted: str) -> tuple[int, int]:
@@ -164,7 +166,9 @@ class PolarsFrames:
                 parts = col.str.split(sep).list.eval(pl.element().str.strip_chars())
                 exprs.append(parts.list.filter(pl.element() != "").alias(c))
             else:
-                exprs.append(pl.when(col.is_null()).then(None).otherwise(pl.concat_list(col)).alias(c))
+                exprs.append(
+                    pl.when(col.is_null()).then(None).otherwise(pl.concat_list(col)).alias(c)
+                )
         frame = data.select(*by, actual, predicted)
         if exprs:
             frame = frame.with_columns(exprs)
@@ -209,7 +213,9 @@ class PolarsFrames:
 
 
 def _collect(frame: Any) -> Any:
-    return frame.collect() if hasattr(frame, "collect") and not hasattr(frame, "to_dicts") else frame
+    return (
+        frame.collect() if hasattr(frame, "collect") and not hasattr(frame, "to_dicts") else frame
+    )
 
 
 class SparkFrames:

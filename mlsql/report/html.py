@@ -95,12 +95,12 @@ SINGLE_LABEL_CARDS = (
 )
 
 
-def _cards(report: Report, group: Group) -> str:
+def _cards(report: Report, group: Group, digits: int) -> str:
     s = group.summary
     f = report.f_name
     out = [
         '<div class="card main"><div class="k">micro '
-        f'{esc(f)}</div><div class="v">{esc(fmt(s.get(report.column("micro", "f")), None))}'
+        f'{esc(f)}</div><div class="v">{esc(fmt(s.get(report.column("micro", "f")), digits))}'
         "</div></div>"
     ]
     for key, name, digits in SINGLE_LABEL_CARDS if report.single_label else CARDS:
@@ -146,9 +146,10 @@ def _totals_table(report: Report, group: Group, digits: int) -> str:
 
 
 def _best_worst(report: Report, group: Group, digits: int) -> str:
-    best, worst = group.best_and_worst()
+    best, worst = group.best_and_worst(min_support=report.min_support)
     if not best:
         return ""
+    note = f'<p class="note">{esc(group.ranking_note(report.min_support))}</p>'
     f = report.f_name
 
     def table(rows: list[dict[str, Any]]) -> str:
@@ -160,8 +161,8 @@ def _best_worst(report: Report, group: Group, digits: int) -> str:
         return f"<table><tr><th>label</th><th>support</th><th>{esc(f)}</th></tr>{body}</table>"
 
     if not worst:
-        return f"<h3>Labels, best to worst</h3>{table(best)}"
-    return f"<h3>Best labels</h3>{table(best)}<h3>Worst labels</h3>{table(worst)}"
+        return f"<h3>Labels, best to worst</h3>{table(best)}{note}"
+    return f"<h3>Best labels</h3>{table(best)}<h3>Worst labels</h3>{table(worst)}{note}"
 
 
 def _label_table(report: Report, rows: list[dict[str, Any]], digits: int) -> str:
@@ -186,7 +187,10 @@ MAX_GROUP_CHARTS = 12
 
 def _group_section(report: Report, group: Group, digits: int, *, charts: bool = True) -> str:
     f = report.f_name
-    parts = [f"<h2>{esc(group.title)}</h2>" if report.group_columns else "", _cards(report, group)]
+    parts = [
+        f"<h2>{esc(group.title)}</h2>" if report.group_columns else "",
+        _cards(report, group, digits),
+    ]
     parts.append("<h3>Averages</h3>")
     parts.append(_summary_table(report, group, digits))
     parts.append(

@@ -107,28 +107,38 @@ class Group:
             key=lambda r: (-_score(r.get(self.f_key)), -(r.get("support") or 0), str(r["label"])),
         )
 
-    def best_and_worst(
-        self, n: int = 3, min_support: int = MIN_SUPPORT
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The ``n`` best and ``n`` worst labels among those with support >= ``min_support``.
+    def _pool(self, n: int, min_support: int) -> tuple[list[dict[str, Any]], int]:
+        """The ranked labels eligible for best and worst, and the support they need.
 
-        All ranked labels come back as 'best' when there are few. When no label
-        has the support, every label is ranked (see :meth:`ranking_note`).
+        Labels with support >= ``min_support``; when too few have it to fill
+        both lists (small data), every label that occurs at all (support >= 1).
         """
         ranked = self.ranked_labels()
         kept = [r for r in ranked if (r.get("support") or 0) >= min_support]
-        ranked = kept or ranked
+        if len(kept) > 2 * n or min_support <= 1:
+            return kept, min_support
+        return [r for r in ranked if (r.get("support") or 0) >= 1], 1
+
+    def best_and_worst(
+        self, n: int = 3, min_support: int = MIN_SUPPORT
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The ``n`` best and ``n`` worst labels by F among labels with enough support.
+
+        All eligible labels come back as 'best' when there are few (see :meth:`ranking_note`).
+        """
+        ranked, _ = self._pool(n, min_support)
         if len(ranked) <= 2 * n:
             return ranked, []
         return ranked[:n], ranked[-n:]
 
-    def ranking_note(self, min_support: int = MIN_SUPPORT) -> str:
+    def ranking_note(self, min_support: int = MIN_SUPPORT, n: int = 3) -> str:
         """How best and worst are chosen, for the reader."""
-        rows = self.labels or []
-        kept = sum(1 for r in rows if (r.get("support") or 0) >= min_support)
-        if not kept:
-            return f"no label has support >= {min_support}: all {len(rows)} labels ranked"
-        return f"ranked by F among the {kept} of {len(rows)} labels with support >= {min_support}"
+        ranked, used = self._pool(n, min_support)
+        total = len(self.labels or [])
+        note = f"ranked by F: {len(ranked)} of {total} labels, those with support >= {used}"
+        if used != min_support:
+            note += f" (few reach {min_support})"
+        return note
 
 
 def _score(value: Any) -> float:
@@ -228,9 +238,7 @@ class Report:
                 {
                     "group": dict(zip(self.group_columns, key, strict=True)),
                     "classes": list(c.classes),
-                    "cells": [
-                        {"actual": a, "predicted": p, "count": n} for a, p, n in c.cells
-                    ],
+                    "cells": [{"actual": a, "predicted": p, "count": n} for a, p, n in c.cells],
                 }
                 for key, c in self.confusion.items()
             ]

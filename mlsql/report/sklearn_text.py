@@ -43,9 +43,7 @@ def _block(report: Report, group: Group, digits: int) -> str:
                 "accuracy", "", "", values[2], support, width=width, digits=digits
             )
         else:
-            out += row_fmt.format(
-                f"{average} avg", *values, support, width=width, digits=digits
-            )
+            out += row_fmt.format(f"{average} avg", *values, support, width=width, digits=digits)
     return out
 
 

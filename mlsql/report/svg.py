@@ -239,13 +239,8 @@ def _blend(share: float) -> str:
 
 def confusion_heatmap(confusion: Confusion, *, max_width: float = 760) -> str:
     """Counts of (actual, predicted) pairs; colour is the share of the actual class's rows."""
-    classes = list(confusion.classes)
-    matrix = [list(r) for r in confusion.matrix]
-    if len(classes) > MAX_CLASSES:  # keep the most frequent actual classes
-        order = sorted(range(len(classes)), key=lambda i: -sum(matrix[i]))[:MAX_CLASSES]
-        order.sort()
-        classes = [classes[i] for i in order]
-        matrix = [[matrix[i][j] for j in order] for i in order]
+    classes = confusion.most_frequent(MAX_CLASSES)  # the most frequent actual classes
+    matrix = confusion.dense(classes)
     n = len(classes)
     longest = min(max((len(str(c)) for c in classes), default=4), 18)
     label_w = longest * CHAR_PX + 18
