@@ -99,7 +99,7 @@ def build(
         for row in summary:
             row.update(found.get(tuple(row[c] for c in by), {}))
         confusion = confusions(cells, by, settings.labels)
-        notes += _class_count_notes(summary, settings.sep)
+        notes += _single_label_notes(summary, labels or [], settings.sep)
     if skipped:
         notes.append(
             f"{skipped} of {total} rows have a NULL {actual!r} or {predicted!r} and are left out "
@@ -121,16 +121,32 @@ def build(
     )
 
 
-def _class_count_notes(summary: list[dict[str, Any]], sep: str | None) -> list[str]:
-    """A warning when a group has nearly as many classes as rows (a forgotten ``sep``?)."""
+#: separators a forgotten ``sep`` leaves inside one-label-per-row values
+COMMON_SEPARATORS = ("|", ",", ";")
+
+
+def _single_label_notes(
+    summary: list[dict[str, Any]], labels: list[dict[str, Any]], sep: str | None
+) -> list[str]:
+    """Warnings that one-label-per-row data may be label lists read whole (a forgotten ``sep``)."""
+    notes = []
+    hint = "; if the values are delimited label lists, pass a separator (sep, --sep)"
     for row in summary:
         n_rows, n_labels = row.get("n_rows") or 0, row.get("n_labels") or 0
         if n_rows >= CLASSES_WARN_ROWS and n_labels >= CLASSES_PER_ROW * n_rows:
-            hint = (
-                "" if sep else "; if the values are delimited label lists, pass a separator (--sep)"
-            )
-            return [f"{n_labels} classes for {n_rows} rows: nearly one class per row{hint}"]
-    return []
+            notes.append(f"{n_labels} classes for {n_rows} rows: nearly one class per row{hint}")
+            break
+    if sep is None:
+        for r in labels:
+            value = r["label"]
+            found = [c for c in COMMON_SEPARATORS if isinstance(value, str) and c in value]
+            if found:
+                notes.append(
+                    f"the class {value!r} holds {found[0]!r}: is it a list of labels? "
+                    f"pass sep={found[0]!r} (--sep {found[0]!r}) to split it"
+                )
+                break
+    return notes
 
 
 def confusions(
