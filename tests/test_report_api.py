@@ -68,7 +68,7 @@ def _frames(engine: str, columns: dict[str, list[Any]]) -> list[Any]:
     if engine == "spark":
         from tests.engines.spark_engine import session
 
-        return [session().createDataFrame(table.to_pandas())]
+        return [session().createDataFrame(table)]
     return [table]
 
 
