@@ -305,3 +305,44 @@ def test_single_label_values_that_look_like_lists_are_warned_about() -> None:
     assert "nearly one class per row" in notes and "sep='|'" in notes
     split = mlsql.report(pl.DataFrame(columns), "actual", "predicted", sep="|")
     assert not split.single_label and not split.notes
+
+
+# ------------------------------------------------------------------ 18.6: charts
+def _axis(svg: str, title: str) -> tuple[str, float, float]:
+    """(scale type, first, last value) of the Vega SVG axis titled ``title`` (its aria-label)."""
+    found = re.search(
+        rf"axis titled '{re.escape(title)}' for a (\w+) scale with values from ([\d.,]+) to ([\d.,]+)",
+        svg,
+    )
+    assert found, f"no axis {title!r}"
+    low, high = (float(v.replace(",", "")) for v in found.group(2, 3))
+    return found.group(1), low, high
+
+
+def test_charts_fit_the_data_and_name_few_points() -> None:
+    from mlsql.report import charts
+
+    rows = [{"label": f"l{i}", "support": 199_770 + i, "f1": 0.80 + i / 1000} for i in range(50)]
+    svg = charts.frequency_scatter(rows, "F1", "f1", min_support=5)
+    assert "http" not in svg.split(">", 1)[1] and "<script" not in svg
+    _, low, high = _axis(svg, "F1")
+    assert low >= 0.75 and high <= 0.9  # fitted, not a fixed 0-1 axis
+    scale, low, high = _axis(svg, "support (log)")
+    assert scale == "log" and low > 199_000 and high < 200_000  # fitted, never from 0
+    named = re.findall(r">(l\d+)</text>", svg)
+    assert 0 < len(named) <= 2 * charts.NAMED_POINTS  # a few extremes, not every point
+
+
+def test_html_page_is_self_contained_and_says_how_to_get_charts(monkeypatch: Any) -> None:
+    from mlsql.report import charts
+
+    report = mlsql.report(pa.table(_blog()), "actual", "predicted")
+    page = report.to_html()
+    assert not re.search(r"<script[^>]*src", page, re.I)
+    assert "https://" not in page and "http://" not in page
+    assert len(re.findall(r'<svg[^>]*class="chart', page)) == 2
+    monkeypatch.setattr(
+        charts, "missing", lambda: "Charts need altair: pip install 'mlsql[report]'"
+    )
+    page = report.to_html()
+    assert "mlsql[report]" in page and "<svg" not in page
