@@ -135,6 +135,7 @@ def confusion_heatmap(confusion: Confusion) -> str:
                     "predicted": str(p),
                     "count": n,
                     "share": n / total if total else 0.0,
+                    "rows": total,
                 }
             )
     order = [str(c) for c in classes]
@@ -145,7 +146,13 @@ def confusion_heatmap(confusion: Confusion) -> str:
     )
     heat = base.mark_rect().encode(
         color=alt.Color("share:Q", scale=alt.Scale(domain=[0, 1], range=list(HEAT)), title="share"),
-        tooltip=["actual:N", "predicted:N", "count:Q", "share:Q"],
+        # each cell's aria-label (what a screen reader says) names its numbers
+        tooltip=[
+            "actual:N",
+            "predicted:N",
+            "count:Q",
+            alt.Tooltip("rows:Q", title="rows of the class"),
+        ],
     )
     chart = heat
     if len(classes) <= 15:
