@@ -13,9 +13,7 @@ from mlsql._errors import MlsqlError
 
 __version__ = "0.1.0"
 __all__ = ["MlsqlError", "__version__", "connect", "register"]
+from mlsql import report  # callable: mlsql.report(data, actual, predicted, ...) -> Report
 from mlsql.tables import label_metrics, multilabel_report
 
-__all__ += ["label_metrics", "multilabel_report"]
-from mlsql import report  # callable: mlsql.report(data, actual, predicted, ...) -> Report
-
-__all__ += ["report"]
+__all__ += ["label_metrics", "multilabel_report", "report"]
