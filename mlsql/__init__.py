@@ -20,6 +20,7 @@ from mlsql._native import native_status
 
 if TYPE_CHECKING:
     from mlsql._duckdb.register import connect, register
+    from mlsql import report
     from mlsql.tables import label_metrics, multilabel_report
 
 __version__ = "0.1.0"
@@ -31,6 +32,7 @@ __all__ = [
     "multilabel_report",
     "native_status",
     "register",
+    "report",
 ]
 
 #: the DuckDB functions, imported on first use: name -> module
@@ -43,6 +45,10 @@ _DUCKDB = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "report":  # callable: mlsql.report(data, actual, predicted, ...) -> Report
+        import importlib
+
+        return importlib.import_module("mlsql.report")
     if name in _DUCKDB:
         import importlib
 

@@ -39,7 +39,7 @@ CHROMIUM_FLAGS = (
     "--disable-sync",
     "--hide-scrollbars",
 )
-#: colours the report draws with (mlsql.report.svg), as RGB
+#: colours the report draws with (mlsql.report.charts), as RGB
 PRECISION, RECALL, F_SCORE = (0x4C, 0x78, 0xA8), (0xF5, 0x85, 0x18), (0x54, 0xA2, 0x4B)
 DARKEST_CELL = (0x08, 0x45, 0x94)  # a confusion-matrix cell holding all of its class's rows
 

@@ -1,8 +1,8 @@
 """Compute a :class:`~mlsql.report.model.Report` on the engine the user chose.
 
 Every engine gets the same prepared data (``Prepared.frame``: group columns, then
-``actual`` and ``predicted`` label lists, read by the engine itself) and is asked
-for mlsql's two table functions, ``multilabel_report`` and ``label_metrics``.
+``actual`` and ``predicted`` label lists, read by the engine itself; DuckDB reads the view
+:data:`~mlsql.cli.sources.PREPARED`), and the report is built as ``mlsql.report`` builds it (:func:`mlsql.report.build.build`).
 The CLI computes no measure itself.
 """
 
@@ -18,11 +18,11 @@ import duckdb
 
 from mlsql.cli.errors import UserError
 from mlsql.cli.sources import ACTUAL, PREDICTED, PREPARED, Prepared
+from mlsql.report.build import Settings, build
+from mlsql.report.engines import TABLES, DuckDBFrames, PolarsFrames, SparkFrames
 from mlsql.report.model import Report
 
 ENGINE_MODULES = {"duckdb": "mlsql", "polars": "mlsql.polars", "spark": "mlsql.spark"}
-#: the table functions a report is built from: one row per group, one row per (group, label)
-TABLES = ("multilabel_report", "label_metrics")
 
 
 @dataclass(frozen=True)
@@ -67,85 +67,26 @@ def _module(engine: str) -> ModuleType:
         ) from None
 
 
-def _functions(module: ModuleType, engine: str, wanted: tuple[str, ...]) -> list[Any]:
-    """The wanted table functions of ``module`` (None for those not wanted), in TABLES order."""
-    out = []
-    for name in TABLES:
-        fn = getattr(module, name, None) if name in wanted else None
-        if name in wanted and fn is None:
-            raise UserError(
-                f"--engine {engine} needs {module.__name__}.{name}, which this installation "
-                "of mlsql does not have"
-            )
-        out.append(fn)
-    return out
+def _frame(con: duckdb.DuckDBPyConnection, engine: str, prepared: Prepared) -> tuple[Any, Any]:
+    """The engine's report questions, and its frame of the prepared data (read by the engine
+    itself: :mod:`mlsql.cli.polars_input`, :mod:`mlsql.cli.spark_input`)."""
+    if engine == "duckdb":
+        return DuckDBFrames(con), con.sql(f"SELECT * FROM {PREPARED}")
+    _module(engine)
+    if engine == "polars":
+        return PolarsFrames(), prepared.frame
+    _module_or_package("pyspark.sql")
+    return SparkFrames(), prepared.frame
 
 
-def _kwargs(prepared: Prepared, options: Options) -> dict[str, Any]:
-    return {
-        "labels": list(options.labels) if options.labels is not None else None,
-        # beta=None keeps the F columns F1 (named *_f1); any other beta names them *_fbeta
-        "beta": None if options.beta == 1 else options.beta,
-        "zero_division": options.zero_division,
-        "by": list(prepared.by) or None,
-    }
-
-
-# ---------------------------------------------------------------- engines
-
-
-def _duckdb(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
-    import mlsql
-
-    kwargs = _kwargs(prepared, options)
-    return tuple(
-        _relation_rows(fn(con, PREPARED, ACTUAL, PREDICTED, **kwargs)) if fn else None
-        for fn in _functions(mlsql, "duckdb", options.tables)
-    )
-
-
-def _relation_rows(rel: duckdb.DuckDBPyRelation) -> list[dict[str, Any]]:
-    columns = rel.columns
-    return [dict(zip(columns, row, strict=True)) for row in rel.fetchall()]
-
-
-def _polars(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
-    functions = _functions(_module("polars"), "polars", options.tables)
-    frame = prepared.frame  # a LazyFrame over the files (mlsql.cli.polars_input)
-    kwargs = _kwargs(prepared, options)
-    return tuple(
-        _polars_rows(fn(frame, ACTUAL, PREDICTED, **kwargs)) if fn else None for fn in functions
-    )
-
-
-def _polars_rows(frame: Any) -> list[dict[str, Any]]:
-    """Rows of a Polars DataFrame (or LazyFrame)."""
-    from mlsql.cli.polars_input import collect
-
-    return collect(frame).to_dicts()
-
-
-def _spark(con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options) -> tuple:
-    functions = _functions(_module("spark"), "spark", options.tables)
-    frame = prepared.frame  # a DataFrame read by Spark (mlsql.cli.spark_input)
-    kwargs = _kwargs(prepared, options)
-    return tuple(
-        [r.asDict() for r in fn(frame, ACTUAL, PREDICTED, **kwargs).collect()] if fn else None
-        for fn in functions
-    )
-
-
-ENGINES = {"duckdb": _duckdb, "polars": _polars, "spark": _spark}
-
-
-def _sorted_rows(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> list[dict[str, Any]]:
-    def key(row: dict[str, Any]) -> tuple:
-        return tuple((row[k] is None, str(type(row[k])), row[k]) for k in keys)
-
+def _module_or_package(name: str) -> None:
     try:
-        return sorted(rows, key=key)
-    except TypeError:
-        return sorted(rows, key=lambda r: tuple(str(r[k]) for k in keys))
+        importlib.import_module(name)
+    except ImportError:
+        raise UserError(
+            f"--engine spark needs the Python package {name.split('.')[0]!r}; "
+            "install it with pip install 'mlsql[spark]'"
+        ) from None
 
 
 def evaluate(
@@ -156,41 +97,26 @@ def evaluate(
     source: str,
     sep: str | None = None,
 ) -> Report:
-    """Run ``multilabel_report`` and ``label_metrics`` on the chosen engine."""
-    summary, labels = ENGINES[options.engine](con, prepared, options)
-    by = prepared.by
-    summary = _sorted_rows(summary or [], by)
-    labels = _sorted_rows(labels, (*by, "label")) if labels is not None else None
-    report = Report(
-        source=source,
-        engine=options.engine,
-        params=options.params(prepared, sep),
-        group_columns=by,
-        summary=summary,
-        labels=labels,
-        single_label=prepared.single_label,
+    """The report of the prepared view on the chosen engine (as ``mlsql.report`` builds it)."""
+    engine, frame = _frame(con, options.engine, prepared)
+    settings = Settings(
+        by=prepared.by,
+        labels=options.labels,
+        beta=options.beta,
+        zero_division=options.zero_division,
+        sep=sep,
+        tables=options.tables,
     )
-    if prepared.single_label:
-        _add_single_label(con, prepared, options, report)
-    return report
-
-
-def _add_single_label(
-    con: duckdb.DuckDBPyConnection, prepared: Prepared, options: Options, report: Report
-) -> None:
-    """Accuracy, kappa, MCC into each summary row; the confusion matrices."""
-    from mlsql.cli import single
-
-    found = single.evaluate(con, prepared, options.engine, options.labels)
-    if found is None:
-        report.notes.append(
-            f"accuracy, Cohen's kappa, MCC and the confusion matrix need the single-label "
-            f"functions of mlsql.{options.engine}, which this installation does not have"
-        )
-        return
-    measures, report.confusion = found
-    for row in report.summary:
-        row.update(measures.get(tuple(row[c] for c in prepared.by), {}))
+    return build(
+        engine,
+        frame,
+        ACTUAL,
+        PREDICTED,
+        settings,
+        single_label=prepared.single_label,
+        source=source,
+        params=options.params(prepared, sep),
+    )
 
 
 def label_universe(values: str, kind: str) -> tuple[Any, ...]:

@@ -7,9 +7,9 @@ import io
 import json
 from typing import Any
 
-from mlsql.report.model import AVERAGES, MEASURES, Report
+from mlsql.report.model import AVERAGES, MEASURES, Group, Report
 from mlsql.report.numbers import finite_or_none, fmt
-from mlsql.report.text import by_support, count
+from mlsql.report.text import by_support, comparison_columns, count
 
 
 def to_json(report: Report) -> str:
@@ -21,7 +21,7 @@ def to_json(report: Report) -> str:
     >>> print(to_json(Report("x", "duckdb", {}, (), [{"micro_f1": float("nan")}]))[:1])
     {
     """
-    return json.dumps(finite_or_none(report.as_dict()), indent=2, default=str) + "\n"
+    return json.dumps(finite_or_none(report.to_dict()), indent=2, default=str) + "\n"
 
 
 def _csv(rows: list[dict[str, Any]]) -> str:
@@ -58,34 +58,78 @@ def to_csv(report: Report, *, per_label: bool = False) -> str:
     return _csv(report.summary)
 
 
+#: characters Markdown (or the HTML it becomes) would read as syntax, and their escapes
+MD_ESCAPES = {
+    "&": "&amp;",
+    "<": "&lt;",
+    ">": "&gt;",
+    "\\": "\\\\",
+    "|": "\\|",
+    "`": "\\`",
+    "*": "\\*",
+    "_": "\\_",
+    "[": "\\[",
+    "]": "\\]",
+    "\n": " ",
+    "\r": " ",
+}
+
+
+def md_escape(text: Any) -> str:
+    """``text`` shown as itself in Markdown: no HTML, links, emphasis, code or table cells.
+
+    Examples
+    --------
+    >>> md_escape("<img src=x onerror=alert(1)>|`x`")
+    '&lt;img src=x onerror=alert(1)&gt;\\\\|\\\\`x\\\\`'
+    """
+    return "".join(MD_ESCAPES.get(ch, ch) for ch in str(text))
+
+
 def _md_row(cells: list[str]) -> str:
-    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+    return "| " + " | ".join(md_escape(c) for c in cells) + " |"
 
 
 def _md_table(header: list[str], rows: list[list[str]], right_from: int = 1) -> list[str]:
     align = ["---" if i < right_from else "---:" for i in range(len(header))]
-    return [_md_row(header), _md_row(align), *(_md_row(r) for r in rows), ""]
+    align_row = "| " + " | ".join(align) + " |"
+    return [_md_row(header), align_row, *(_md_row(r) for r in rows), ""]
 
 
 def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> str:
     """Markdown: per group, the averages, the one-number measures and the labels.
+
+    Every label, name and value is escaped (:func:`md_escape`): Markdown shown
+    on a web page is HTML.
 
     Examples
     --------
     >>> from mlsql.report.model import Report
     >>> page = to_markdown(Report("x", "duckdb", {}, (), [{"n_rows": 7, "micro_f1": 0.5}]))
     >>> page.splitlines()[2]
-    '7 rows, – labels, micro F1 **0.5**'
+    '7 rows, – labels, micro F1 **0.5000**'
     """
     f_name = report.f_name
-    lines = [f"## mlsql eval: `{report.source}`", ""]
-    for group in report.groups():
+    lines = [f"## mlsql eval: {md_escape(report.source)}", ""]
+    groups = list(report.groups())
+    if len(groups) > 1:
+        columns = comparison_columns(report)
+        header = [*report.group_columns, *(n for _, n in columns)]
+        rows = [
+            [
+                *(fmt(g.key[c]) for c in report.group_columns),
+                *(fmt(g.summary.get(k), digits) for k, _ in columns),
+            ]
+            for g in groups
+        ]
+        lines += ["### groups", "", *_md_table(header, rows, len(report.group_columns))]
+    for group in groups:
         s = group.summary
         if report.group_columns:
-            lines += [f"### {group.title}", ""]
+            lines += [f"### {md_escape(group.title)}", ""]
         lines += [
             f"{count(s.get('n_rows'), 'row')}, {count(s.get('n_labels'), 'label')}, "
-            f"micro {f_name} **{fmt(s.get(report.column('micro', 'f')), None)}**",
+            f"micro {md_escape(f_name)} **{fmt(s.get(report.column('micro', 'f')), digits)}**",
             "",
         ]
         present = [a for a in AVERAGES if any(report.column(a, m) in s for m in MEASURES)]
@@ -99,19 +143,27 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
         if totals:
             lines += _md_table(["measure", "value"], totals)
         if group.labels:
-            columns = ["label", "support", "precision", "recall", report.f_key, "jaccard"]
-            if per_label:
-                columns[2:2] = ["tp", "fp", "fn", "tn"]
-                rows_ = by_support(group.labels)
-                title = "labels, by support"
-            else:
-                best, worst = group.best_and_worst()
-                rows_ = best + worst
-                title = "best and worst labels" if worst else "labels, best to worst"
-            header = [f_name if c == report.f_key else c for c in columns]
-            lines.append(f"**{title}**")
-            lines.append("")
-            lines += _md_table(header, [[fmt(r.get(c), digits) for c in columns] for r in rows_])
+            lines += _md_labels(report, group, digits, per_label=per_label)
     for note in report.notes:
-        lines += [f"> note: {note}", ""]
+        lines += [f"> note: {md_escape(note)}", ""]
     return "\n".join(lines)
+
+
+def _md_labels(report: Report, group: Group, digits: int, *, per_label: bool) -> list[str]:
+    """The label table (``per_label``), or the best and the worst labels as two titled tables."""
+    columns = ["label", "support", "precision", "recall", report.f_key, "jaccard"]
+    if per_label:
+        columns[2:2] = ["tp", "fp", "fn", "tn"]
+    header = [report.f_name if c == report.f_key else c for c in columns]
+
+    def table(title: str, rows: list[dict[str, Any]]) -> list[str]:
+        cells = [[fmt(r.get(c), digits) for c in columns] for r in rows]
+        return [f"**{title}**", "", *_md_table(header, cells)]
+
+    if per_label:
+        return table("labels, by support", by_support(group.labels or []))
+    best, worst = group.best_and_worst(min_support=report.min_support)
+    note = [f"_{md_escape(group.ranking_note(report.min_support))}_", ""]
+    if not worst:
+        return table("labels, best to worst", best) + note
+    return table("best labels", best) + table("worst labels", worst) + note

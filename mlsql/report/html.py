@@ -1,5 +1,7 @@
 """The report as one self-contained HTML page: inline CSS and SVG, no scripts, no requests.
 
+Charts are Vega-Lite (altair) rendered to SVG by vl-convert (:mod:`mlsql.report.charts`).
+
 The page holds, per group, the averages table, the one-number measures, the
 per-label precision/recall/F bars sorted by support, a label frequency
 against F scatter, the confusion matrix as a heatmap for single-label data,
@@ -8,14 +10,20 @@ and the whole label table (folded).
 
 from __future__ import annotations
 
+from html import escape
 from typing import Any
 
 import mlsql
-from mlsql.report import svg
+from mlsql.report import charts
 from mlsql.report.model import AVERAGES, MEASURES, Group, Report
 from mlsql.report.numbers import fmt, ratio
-from mlsql.report.svg import esc
 from mlsql.report.text import by_support
+
+
+def esc(value: Any) -> str:
+    """Text safe inside HTML, attributes included."""
+    return escape(str(value), quote=True)
+
 
 CSS = """
 :root { --ink:#1f2933; --muted:#6b7280; --line:#e3e6ea; --panel:#f7f8fa; --accent:#54a24b; }
@@ -54,13 +62,6 @@ td.cell { min-width: 120px; }
 .twocol { display: grid; grid-template-columns: 1fr 1fr; gap: 24px; align-items: start; }
 table.totals td { border-bottom: 1px dotted var(--line); }
 svg.chart { display: block; max-width: 100%; height: auto; }
-svg .tick { font-size: 11px; fill: var(--muted); }
-svg .label { font-size: 12px; fill: var(--ink); }
-svg .num { font-size: 12px; font-variant-numeric: tabular-nums; }
-svg text.num:not([fill]) { fill: var(--muted); }
-svg .val { font-size: 11px; fill: #2f6b2a; }
-svg .na { font-size: 10px; fill: var(--muted); font-style: italic; }
-svg .axis { font-size: 12px; fill: var(--muted); }
 .legend { display: flex; gap: 16px; font-size: 12px; color: var(--muted); margin: 2px 0 8px; }
 .legend .key i { display: inline-block; width: 11px; height: 11px; border-radius: 2px;
   margin-right: 5px; vertical-align: -1px; }
@@ -95,12 +96,12 @@ SINGLE_LABEL_CARDS = (
 )
 
 
-def _cards(report: Report, group: Group) -> str:
+def _cards(report: Report, group: Group, digits: int) -> str:
     s = group.summary
     f = report.f_name
     out = [
         '<div class="card main"><div class="k">micro '
-        f'{esc(f)}</div><div class="v">{esc(fmt(s.get(report.column("micro", "f")), None))}'
+        f'{esc(f)}</div><div class="v">{esc(fmt(s.get(report.column("micro", "f")), digits))}'
         "</div></div>"
     ]
     for key, name, digits in SINGLE_LABEL_CARDS if report.single_label else CARDS:
@@ -146,9 +147,10 @@ def _totals_table(report: Report, group: Group, digits: int) -> str:
 
 
 def _best_worst(report: Report, group: Group, digits: int) -> str:
-    best, worst = group.best_and_worst()
+    best, worst = group.best_and_worst(min_support=report.min_support)
     if not best:
         return ""
+    note = f'<p class="note">{esc(group.ranking_note(report.min_support))}</p>'
     f = report.f_name
 
     def table(rows: list[dict[str, Any]]) -> str:
@@ -160,8 +162,8 @@ def _best_worst(report: Report, group: Group, digits: int) -> str:
         return f"<table><tr><th>label</th><th>support</th><th>{esc(f)}</th></tr>{body}</table>"
 
     if not worst:
-        return f"<h3>Labels, best to worst</h3>{table(best)}"
-    return f"<h3>Best labels</h3>{table(best)}<h3>Worst labels</h3>{table(worst)}"
+        return f"<h3>Labels, best to worst</h3>{table(best)}{note}"
+    return f"<h3>Best labels</h3>{table(best)}<h3>Worst labels</h3>{table(worst)}{note}"
 
 
 def _label_table(report: Report, rows: list[dict[str, Any]], digits: int) -> str:
@@ -184,44 +186,52 @@ def _label_table(report: Report, rows: list[dict[str, Any]], digits: int) -> str
 MAX_GROUP_CHARTS = 12
 
 
-def _group_section(report: Report, group: Group, digits: int, *, charts: bool = True) -> str:
+def _group_section(report: Report, group: Group, digits: int, *, draw: bool = True) -> str:
     f = report.f_name
-    parts = [f"<h2>{esc(group.title)}</h2>" if report.group_columns else "", _cards(report, group)]
+    parts = [
+        f"<h2>{esc(group.title)}</h2>" if report.group_columns else "",
+        _cards(report, group, digits),
+    ]
     parts.append("<h3>Averages</h3>")
     parts.append(_summary_table(report, group, digits))
     parts.append(
         f'<div class="twocol"><div><h3>Whole-set measures</h3>{_totals_table(report, group, digits)}</div>'
         f"<div>{_best_worst(report, group, digits)}</div></div>"
     )
-    if group.labels and charts:
+    if group.labels and draw:
         rows = by_support(group.labels)
         parts.append(f"<h3>Precision, recall and {esc(f)} per label, by support</h3>")
-        parts.append(svg.legend({"precision": "precision", "recall": "recall", "f1": f}))
-        parts.append(svg.label_bars(rows, f, report.f_key))
-        if len(rows) > svg.MAX_BAR_LABELS:
+        parts.append(charts.label_bars(rows, f, report.f_key))
+        if len(rows) > charts.MAX_BAR_LABELS:
             parts.append(
-                f'<p class="note">The {svg.MAX_BAR_LABELS} most frequent of {len(rows)} labels; '
+                f'<p class="note">The {charts.MAX_BAR_LABELS} most frequent of {len(rows)} labels; '
                 "the table below has them all.</p>"
             )
         parts.append(f"<h3>Label frequency against {esc(f)}</h3>")
-        parts.append(svg.frequency_scatter(rows, f, report.f_key))
-        if len(rows) > svg.MAX_POINTS:
-            parts.append(f'<p class="note">The {svg.MAX_POINTS} most frequent labels.</p>')
+        parts.append(
+            charts.frequency_scatter(rows, f, report.f_key, min_support=report.min_support)
+        )
+        parts.append(
+            '<p class="note">Named: the most frequent labels and the lowest-scored of those '
+            f"with support &gt;= {report.min_support}.</p>"
+        )
+        if len(rows) > charts.MAX_POINTS:
+            parts.append(f'<p class="note">The {charts.MAX_POINTS} most frequent labels.</p>')
         undefined = sum(1 for r in rows if ratio(r.get(report.f_key)) is None)
         if undefined:
             parts.append(
                 f'<p class="note">{undefined} label(s) with undefined {esc(f)} not drawn.</p>'
             )
-    if group.confusion is not None and charts:
+    if group.confusion is not None and draw:
         parts.append("<h3>Confusion matrix</h3>")
         parts.append(
             '<p class="note">Rows are the actual class, columns the predicted one; the colour is '
             "the share of the actual class's rows.</p>"
         )
-        parts.append(svg.confusion_heatmap(group.confusion))
-        if len(group.confusion.classes) > svg.MAX_CLASSES:
+        parts.append(charts.confusion_heatmap(group.confusion))
+        if len(group.confusion.classes) > charts.MAX_CLASSES:
             parts.append(
-                f'<p class="note">The {svg.MAX_CLASSES} most frequent of '
+                f'<p class="note">The {charts.MAX_CLASSES} most frequent of '
                 f"{len(group.confusion.classes)} classes.</p>"
             )
     if group.labels:
@@ -280,11 +290,12 @@ def to_html(report: Report, *, digits: int = 4) -> str:
     >>> page.startswith("<!DOCTYPE html>"), "http://" in page
     (True, False)
     """
-    sections = []
+    no_charts = charts.missing()
+    sections = [f'<p class="notes">{esc(no_charts)}</p>'] if no_charts else []
     if report.group_columns and len(report.summary) > 1:
         sections.append(_groups_overview(report, digits))
     sections += [
-        _group_section(report, g, digits, charts=i < MAX_GROUP_CHARTS)
+        _group_section(report, g, digits, draw=i < MAX_GROUP_CHARTS and not no_charts)
         for i, g in enumerate(report.groups())
     ]
     if len(report.summary) > MAX_GROUP_CHARTS:
@@ -307,6 +318,6 @@ def to_html(report: Report, *, digits: int = 4) -> str:
         + "".join(sections)
         + (f'<div class="notes">{notes}</div>' if notes else "")
         + f"<footer>Made by mlsql {esc(mlsql.__version__)}. "
-        "Hover a bar, point or cell for its numbers.</footer>"
+        "Charts: Vega-Lite, rendered offline.</footer>"
         "</main></body></html>\n"
     )

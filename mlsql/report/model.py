@@ -33,13 +33,53 @@ LABEL_PROBLEMS = {
 }
 
 
+#: summary columns that only mean something for label sets; a single-label report drops them
+MULTI_LABEL_ONLY = (
+    "samples_",
+    "hamming_loss",
+    "subset_accuracy",
+    "zero_one_loss",
+    "label_accuracy_",
+    "clp",
+    "mlp",
+    "wlp",
+)
+#: labels ranked best or worst need at least this support (rarer labels are noise)
+MIN_SUPPORT = 5
+
+
 @dataclass(frozen=True)
 class Confusion:
-    """A confusion matrix: ``matrix[i][j]`` rows whose actual class is ``classes[i]``
-    and predicted class is ``classes[j]``."""
+    """A confusion matrix in long form: only the (actual, predicted) pairs that occur.
+
+    With thousands of classes the dense matrix has millions of zero cells;
+    ``cells`` holds ``(actual, predicted, count)`` for non-zero counts only,
+    and ``classes`` every class (the ``labels`` given first, then the rest sorted).
+    """
 
     classes: tuple[Any, ...]
-    matrix: tuple[tuple[int, ...], ...]
+    cells: tuple[tuple[Any, Any, int], ...]
+
+    def count(self, actual: Any, predicted: Any) -> int:
+        """Rows whose actual class is ``actual`` and predicted class ``predicted``."""
+        return self._lookup().get((actual, predicted), 0)
+
+    def _lookup(self) -> dict[tuple[Any, Any], int]:
+        return {(a, p): n for a, p, n in self.cells}
+
+    def dense(self, classes: list[Any] | None = None) -> list[list[int]]:
+        """The matrix over ``classes`` (default: all; mind the size), rows actual."""
+        lookup = self._lookup()
+        chosen = list(self.classes) if classes is None else classes
+        return [[lookup.get((a, p), 0) for p in chosen] for a in chosen]
+
+    def most_frequent(self, n: int) -> list[Any]:
+        """The ``n`` classes with the most actual rows, in class order."""
+        rows: dict[Any, int] = {}
+        for a, _, k in self.cells:
+            rows[a] = rows.get(a, 0) + k
+        top = set(sorted(rows, key=lambda c: (-rows[c], str(c)))[:n])
+        return [c for c in self.classes if c in top][:n]
 
 
 @dataclass(frozen=True)
@@ -67,12 +107,38 @@ class Group:
             key=lambda r: (-_score(r.get(self.f_key)), -(r.get("support") or 0), str(r["label"])),
         )
 
-    def best_and_worst(self, n: int = 3) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """The ``n`` best and ``n`` worst labels (all labels as 'best' when there are few)."""
+    def _pool(self, n: int, min_support: int) -> tuple[list[dict[str, Any]], int]:
+        """The ranked labels eligible for best and worst, and the support they need.
+
+        Labels with support >= ``min_support``; when too few have it to fill
+        both lists (small data), every label that occurs at all (support >= 1).
+        """
         ranked = self.ranked_labels()
+        kept = [r for r in ranked if (r.get("support") or 0) >= min_support]
+        if len(kept) > 2 * n or min_support <= 1:
+            return kept, min_support
+        return [r for r in ranked if (r.get("support") or 0) >= 1], 1
+
+    def best_and_worst(
+        self, n: int = 3, min_support: int = MIN_SUPPORT
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The ``n`` best and ``n`` worst labels by F among labels with enough support.
+
+        All eligible labels come back as 'best' when there are few (see :meth:`ranking_note`).
+        """
+        ranked, _ = self._pool(n, min_support)
         if len(ranked) <= 2 * n:
             return ranked, []
         return ranked[:n], ranked[-n:]
+
+    def ranking_note(self, min_support: int = MIN_SUPPORT, n: int = 3) -> str:
+        """How best and worst are chosen, for the reader."""
+        ranked, used = self._pool(n, min_support)
+        total = len(self.labels or [])
+        note = f"ranked by F: {len(ranked)} of {total} labels, those with support >= {used}"
+        if used != min_support:
+            note += f" (few reach {min_support})"
+        return note
 
 
 def _score(value: Any) -> float:
@@ -94,6 +160,16 @@ class Report:
     confusion: dict[tuple[Any, ...], Confusion] = field(default_factory=dict)
     single_label: bool = False
     notes: list[str] = field(default_factory=list)
+    #: rows left out because a label list (or single label) was NULL, and all rows read
+    skipped_rows: int | None = None
+    total_rows: int | None = None
+    min_support: int = MIN_SUPPORT
+
+    def __post_init__(self) -> None:
+        if self.single_label:  # one label per row: multi-label rows say nothing new
+            for row in self.summary:
+                for key in [k for k in row if k.startswith(MULTI_LABEL_ONLY)]:
+                    del row[key]
 
     @property
     def f_name(self) -> str:
@@ -138,14 +214,22 @@ class Report:
                 ]
             yield Group(key, row, labels, self.confusion.get(values), self.f_key)
 
-    def as_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict (NaN is kept as a float; the JSON writer turns it into null)."""
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (NaN is kept as a float; the JSON writer turns it into null).
+
+        Confusion matrices are long: the non-zero ``cells`` of each group.
+        """
+        import mlsql
+
         out: dict[str, Any] = {
+            "mlsql_version": mlsql.__version__,
             "source": self.source,
             "engine": self.engine,
-            "params": self.params,
+            "params": {**self.params, "min_support": self.min_support},
             "group_columns": list(self.group_columns),
             "single_label": self.single_label,
+            "rows_read": self.total_rows,
+            "rows_skipped_null": self.skipped_rows,
             "summary": self.summary,
             "labels": self.labels,
         }
@@ -154,10 +238,53 @@ class Report:
                 {
                     "group": dict(zip(self.group_columns, key, strict=True)),
                     "classes": list(c.classes),
-                    "matrix": [list(r) for r in c.matrix],
+                    "cells": [{"actual": a, "predicted": p, "count": n} for a, p, n in c.cells],
                 }
                 for key, c in self.confusion.items()
             ]
         if self.notes:
             out["notes"] = self.notes
         return out
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as JSON text: every number at full precision, NaN as ``null``."""
+        from mlsql.report.formats import to_json
+
+        return to_json(self)
+
+    def to_csv(self, *, per_label: bool = False) -> str:
+        """The summary (one row per group), or with ``per_label`` the label table, as CSV."""
+        from mlsql.report.formats import to_csv
+
+        return to_csv(self, per_label=per_label)
+
+    def to_markdown(self, *, digits: int = 4, per_label: bool = False) -> str:
+        """The report as Markdown (label text escaped)."""
+        from mlsql.report.formats import to_markdown
+
+        return to_markdown(self, digits=digits, per_label=per_label)
+
+    def to_html(self, *, digits: int = 4) -> str:
+        """The report as one self-contained HTML page (no scripts or requests)."""
+        from mlsql.report.html import to_html
+
+        return to_html(self, digits=digits)
+
+    def _repr_html_(self) -> str:
+        """What a notebook shows: the HTML report."""
+        return self.to_html()
+
+    def classification_report(self, *, digits: int = 2) -> str:
+        """scikit-learn's ``classification_report`` text, per group.
+
+        Labels in label order, then the micro (or, with one label per row,
+        ``accuracy``), macro, weighted and (label sets) samples averages.
+        """
+        from mlsql.report.sklearn_text import classification_report
+
+        return classification_report(self, digits=digits)
+
+    def __str__(self) -> str:
+        from mlsql.report.text import to_text
+
+        return to_text(self)

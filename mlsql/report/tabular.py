@@ -61,6 +61,8 @@ def render(format_: str, columns: list[str], rows: list[tuple[Any, ...]]) -> str
         writer.writerow(columns)
         writer.writerows([[("" if v is None else _cell(v)) for v in row] for row in rows])
         return out.getvalue()
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(_cell(v).replace("|", "\\|") for v in row) + " |" for row in rows]
+    from mlsql.report.formats import md_escape
+
+    lines = ["| " + " | ".join(md_escape(c) for c in columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(md_escape(_cell(v)) for v in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"

@@ -16,15 +16,19 @@ from mlsql.report.numbers import fmt
 MEASURE_NAMES = {"precision": "precision", "recall": "recall", "jaccard": "Jaccard"}
 
 
-def headline(report: Report, group: Group) -> Text:
-    """``7 rows · 3 labels · micro F1 0.6956521739130435`` (micro F at full precision)."""
+#: grouped reports show every group in one comparison table, and details for this many at most
+MAX_DETAIL_GROUPS = 5
+
+
+def headline(report: Report, group: Group, digits: int = 4) -> Text:
+    """``7 rows · 3 labels · micro F1 0.6957`` (micro F to ``digits`` places)."""
     s = group.summary
     text = Text()
     text.append(count(s.get("n_rows"), "row"), style="bold")
     if s.get("n_labels") is not None:
         text.append(f" · {count(s.get('n_labels'), 'label')}", style="bold")
     text.append(f" · micro {report.f_name} ")
-    text.append(fmt(s.get(report.column("micro", "f")), None), style="bold green")
+    text.append(fmt(s.get(report.column("micro", "f")), digits), style="bold green")
     return text
 
 
@@ -84,17 +88,52 @@ def label_table(
     return table
 
 
-def best_worst(report: Report, group: Group, digits: int) -> list[Table]:
-    """The best and worst labels by F (every label, ranked, when there are few)."""
-    best, worst = group.best_and_worst()
+def best_worst(report: Report, group: Group, digits: int) -> list[Any]:
+    """The best and worst labels by F among labels with enough support, and how they were chosen."""
+    best, worst = group.best_and_worst(min_support=report.min_support)
     if not best:
         return []
+    note = Text(group.ranking_note(report.min_support), style="dim")
     if not worst:
-        return [label_table(report, best, digits, title="labels, best to worst", full=False)]
+        return [label_table(report, best, digits, title="labels, best to worst", full=False), note]
     return [
         label_table(report, best, digits, title="best labels", full=False),
         label_table(report, worst, digits, title="worst labels", full=False),
+        note,
     ]
+
+
+def comparison_columns(report: Report) -> list[tuple[str, str]]:
+    """(summary column, display name) of the table comparing groups."""
+    f = report.f_name
+    columns = [
+        ("n_rows", "rows"),
+        ("n_labels", "classes" if report.single_label else "labels"),
+        (report.column("micro", "f"), "accuracy" if report.single_label else f"micro {f}"),
+        (report.column("macro", "f"), f"macro {f}"),
+        (report.column("weighted", "f"), f"weighted {f}"),
+        (report.column("samples", "f"), f"samples {f}"),
+        ("cohen_kappa_score", "kappa"),
+        ("hamming_loss", "Hamming loss"),
+        ("subset_accuracy", "subset acc."),
+    ]
+    return [(k, n) for k, n in columns if any(k in s for s in report.summary)]
+
+
+def comparison_table(report: Report, digits: int) -> Table:
+    """One row per group: its key and the headline measures."""
+    table = Table(box=box.SIMPLE_HEAD, title="groups", title_justify="left", pad_edge=False)
+    columns = comparison_columns(report)
+    for c in report.group_columns:
+        table.add_column(c)
+    for _, name in columns:
+        table.add_column(name, justify="right")
+    for group in report.groups():
+        table.add_row(
+            *(fmt(group.key[c]) for c in report.group_columns),
+            *(fmt(group.summary.get(k), digits) for k, _ in columns),
+        )
+    return table
 
 
 def by_support(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -109,16 +148,36 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
     title.append(report.source)
     title.append(f" · engine {report.engine}", style="dim")
     console.print(title)
-    for group in report.groups():
+    groups = list(report.groups())
+    if len(groups) > 1:
+        console.print(comparison_table(report, digits))
+    if len(groups) > MAX_DETAIL_GROUPS and not per_label:
+        console.print(
+            Text(
+                f"details of the {len(groups)} groups: --format html, json or markdown "
+                "(--per-label shows every group's labels)",
+                style="dim",
+            )
+        )
+        groups = []
+    for group in groups:
         parts: list[Any] = []
         if report.group_columns:
             parts.append(Text(f"\n{group.title}", style="bold underline"))
-        parts.append(headline(report, group))
+        parts.append(headline(report, group, digits))
         if report.single_label:
             parts.append(
                 Text(
                     f"one label per row: micro {report.f_name} equals accuracy; "
                     "the per-label rows are per class",
+                    style="dim",
+                )
+            )
+        if group.confusion is not None:
+            parts.append(
+                Text(
+                    f"{len(group.confusion.classes)} classes, {len(group.confusion.cells)} "
+                    "non-zero confusion cells (--format html draws them, json lists them)",
                     style="dim",
                 )
             )
@@ -133,3 +192,14 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
         console.print(RichGroup(*parts))
     for note in report.notes:
         console.print(Text(f"note: {note}", style="yellow"))
+
+
+def to_text(report: Report, *, digits: int = 4, per_label: bool = False) -> str:
+    """The terminal report as plain text (what ``print(report)`` shows)."""
+    import io
+
+    out = io.StringIO()
+    render(
+        report, Console(file=out, width=120, color_system=None), digits=digits, per_label=per_label
+    )
+    return out.getvalue()

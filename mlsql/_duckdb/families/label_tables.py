@@ -16,9 +16,12 @@ The column formulas come from :mod:`mlsql.measures.label_based`.
 
 from __future__ import annotations
 
+from typing import Any
+
+from mlsql._duckdb.families.single_label import aggregating
 from mlsql._duckdb.library import Macro, Qualify, sql_message
 from mlsql._duckdb.ops import SqlOps
-from mlsql._formulas import RowStats
+from mlsql._formulas import FORMULAS, RowStats
 from mlsql._source_sql import read_source_sql
 from mlsql._sqlexpr import Sql
 from mlsql.measures import label_based as LB
@@ -180,7 +183,31 @@ def _label_metrics(q: Qualify, ops: SqlOps) -> Macro:
     )
 
 
+class _FixedOrderOps(SqlOps):
+    """Sums and means in a fixed order (by value), so a report is the same on every run.
+
+    DuckDB sums floating-point values in parallel, in whatever order threads
+    finish; the last digit of a mean over labels then changes between runs
+    of the same query. Summing the values sorted makes the result a function
+    of the values alone. The label and row tables summed here are small
+    (one row per label, one per distinct row shape), so the sort is cheap.
+    """
+
+    def call_formula(self, name: str, args: tuple[Any, ...]) -> Sql:
+        """Inline the formulas that aggregate (their macros would sum in any order)."""
+        if aggregating(name):
+            return FORMULAS[name].raw(self, *args)
+        return super().call_formula(name, args)
+
+    def sum(self, x: Any) -> Sql:
+        return Sql(f"sum({x} ORDER BY {x})")
+
+    def mean(self, x: Any) -> Sql:
+        return Sql(f"avg({x} ORDER BY {x})")
+
+
 def _report(q: Qualify, ops: SqlOps) -> Macro:
+    ops = _FixedOrderOps(ops.qualify)
     base, pred = LB.CODE_BASE, LB.FLAG_PREDICTED
     zd_agg = Sql("any_value(zd)")
     per_label = LB.label_values(ops, COUNTS, BETA, ZD)

@@ -1,0 +1,107 @@
+"""``mlsql.report(...)``: a whole evaluation report from Python, on the engine holding the data."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from mlsql import _params as P
+from mlsql._errors import MlsqlError
+from mlsql.report.build import Settings, build
+from mlsql.report.engines import ENGINES, DuckDBFrames, engine_of
+from mlsql.report.model import MIN_SUPPORT, Report
+
+
+def report(
+    data: Any,
+    actual: str,
+    predicted: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    labels: Sequence[Any] | None = None,
+    beta: float = 1.0,
+    zero_division: Any = 0,
+    sep: str | None = None,
+    min_support: int = MIN_SUPPORT,
+    con: Any = None,
+    source: str | None = None,
+) -> Report:
+    """Evaluate predictions and return the whole report as a :class:`~mlsql.report.Report`.
+
+    Parameters
+    ----------
+    data : DuckDB relation, table name, query or path; Polars or Spark DataFrame
+        Where the predictions are. A Polars DataFrame or LazyFrame is evaluated
+        by ``mlsql.polars``, a Spark DataFrame by ``mlsql.spark`` (on its own
+        session), anything else by DuckDB on ``con`` (an Arrow table or pandas
+        DataFrame too).
+    actual, predicted : str
+        The label columns: lists of labels, one label per row (a single-label
+        report: accuracy, kappa, MCC and the confusion cells), or text split on ``sep``.
+    by : str or sequence of str, optional
+        Grouping columns: one report section per group.
+    labels : sequence, optional
+        The label universe (labels in it that never occur count too).
+    beta : float, default 1
+        F-beta's beta (a finite number > 0).
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        Value of undefined ratios.
+    sep : str, optional
+        Split text label columns on this delimiter.
+    min_support : int, default 5
+        Labels ranked best and worst need at least this support.
+    con : duckdb.DuckDBPyConnection, optional
+        DuckDB only: the connection holding ``data`` (default: a new in-memory one).
+    source : str, optional
+        How the report names the data (default: the name or the frame's type).
+
+    Returns
+    -------
+    Report
+        Numbers in ``summary`` (one row per group) and ``labels`` (per label);
+        ``to_dict()``, ``to_json()``, ``to_html()``, ``to_markdown()``,
+        ``classification_report()``; a notebook shows the HTML.
+
+    Examples
+    --------
+    >>> import mlsql, polars as pl
+    >>> df = pl.DataFrame({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
+    >>> r = mlsql.report(df, "actual", "predicted")
+    >>> r.engine, r.summary[0]["micro_f1"]
+    ('polars', 0.6666666666666666)
+    """
+    func = "report"
+    for role, name in (("actual", actual), ("predicted", predicted)):
+        if not isinstance(name, str) or not name:
+            raise MlsqlError(
+                f"The '{role}' parameter of {func} must be a column name. Got {name!r}."
+            )
+    if sep is not None and (not isinstance(sep, str) or sep == ""):
+        raise MlsqlError(f"The 'sep' parameter of {func} must be a non-empty string. Got {sep!r}.")
+    if isinstance(min_support, bool) or not isinstance(min_support, int) or min_support < 0:
+        raise MlsqlError(
+            f"The 'min_support' parameter of {func} must be an integer >= 0. Got {min_support!r}."
+        )
+    by_names = tuple(P.check_by(by, func))
+    for column in by_names:
+        if column in (actual, predicted):
+            raise MlsqlError(f"The 'by' column {column!r} of {func} is a label column.")
+    settings = Settings(
+        by=by_names,
+        labels=tuple(labels) if labels is not None else None,
+        beta=P.check_beta(beta, func),
+        zero_division=zero_division,
+        sep=sep,
+        min_support=min_support,
+    )
+    name = engine_of(data)
+    if name == "duckdb":
+        import mlsql
+
+        engine: Any = DuckDBFrames(con if con is not None else mlsql.connect())
+    else:
+        engine = ENGINES[name]()
+    frame, single = engine.from_source(data, actual, predicted, by_names, sep)
+    if source is None:
+        source = data if isinstance(data, str) else type(data).__name__
+    return build(engine, frame, actual, predicted, settings, single_label=single, source=source)

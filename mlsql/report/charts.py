@@ -1,0 +1,165 @@
+"""The report's charts: Vega-Lite specs (altair) rendered offline to inline SVG (vl-convert).
+
+No script and no request reaches the page: vl-convert renders each chart to
+SVG text in this process. Both packages come with ``pip install 'mlsql[report]'``;
+without them the page says so and shows its tables only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mlsql.report.model import Confusion
+
+COLORS = {"precision": "#4c78a8", "recall": "#f58518", "f": "#54a24b"}
+#: the heatmap's colour ramp: an empty row share to a full one
+HEAT = ("#f7fbff", "#084594")
+MAX_BAR_LABELS = 40
+MAX_CLASSES = 30
+MAX_POINTS = 2000
+#: points named on the scatter: the most frequent labels and the worst-scored frequent ones
+NAMED_POINTS = 3
+INSTALL = "pip install 'mlsql[report]'"
+
+
+def missing() -> str | None:
+    """``None`` when charts can be drawn, else what to install."""
+    try:
+        import altair  # noqa: F401
+        import vl_convert  # noqa: F401
+    except ImportError:
+        return f"Charts need altair and vl-convert-python: {INSTALL}"
+    return None
+
+
+def _svg(chart: Any) -> str:
+    """``chart`` as inline SVG (namespace attributes dropped: HTML needs none)."""
+    import vl_convert
+
+    svg = vl_convert.vegalite_to_svg(chart.to_dict())
+    svg = re.sub(r'\s+xmlns(?::xlink)?="[^"]*"', "", svg, count=2)
+    if 'class="marks"' in svg[:400]:
+        return svg.replace('class="marks"', 'class="chart marks"', 1)
+    return svg.replace("<svg ", '<svg class="chart" ', 1)
+
+
+def _number(value: Any) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    number = float(value)
+    return None if number != number else number  # NaN: undefined, not drawn
+
+
+def label_bars(rows: list[dict[str, Any]], f_name: str, f_key: str) -> str:
+    """Precision, recall and F of the most frequent labels, one group of bars each."""
+    import altair as alt
+
+    shown = rows[:MAX_BAR_LABELS]
+    names = {"precision": "precision", "recall": "recall", f_key: f_name}
+    values = [
+        {
+            "label": str(r["label"]),
+            "measure": name,
+            "value": _number(r.get(key)),
+            "support": r.get("support"),
+        }
+        for r in shown
+        for key, name in names.items()
+    ]
+    order = list(dict.fromkeys(str(r["label"]) for r in shown))
+    colours = alt.Scale(domain=list(names.values()), range=list(COLORS.values()))
+    chart = (
+        alt.Chart(alt.Data(values=values))
+        .mark_bar()
+        .encode(
+            y=alt.Y("label:N", sort=order, title=None),
+            yOffset=alt.YOffset("measure:N", sort=list(names.values())),
+            x=alt.X("value:Q", scale=alt.Scale(domain=[0, 1]), title=None),
+            color=alt.Color(
+                "measure:N", scale=colours, legend=alt.Legend(orient="top", title=None)
+            ),
+            tooltip=["label:N", "measure:N", "value:Q", "support:Q"],
+        )
+        .properties(width=560, height=alt.Step(7))
+    )
+    return _svg(chart)
+
+
+def frequency_scatter(
+    rows: list[dict[str, Any]], f_name: str, f_key: str, *, min_support: int = 1
+) -> str:
+    """F against support (log axis fitted to the data), a few telling labels named."""
+    import altair as alt
+
+    points = [
+        {"label": str(r["label"]), "support": r["support"], "f": _number(r.get(f_key))}
+        for r in rows[:MAX_POINTS]
+        if (r.get("support") or 0) > 0 and _number(r.get(f_key)) is not None
+    ]
+    frequent = sorted(points, key=lambda p: -p["support"])[:NAMED_POINTS]
+    eligible = [p for p in points if p["support"] >= min_support] or points
+    worst = sorted(eligible, key=lambda p: (p["f"], -p["support"]))[:NAMED_POINTS]
+    named = list({p["label"]: p for p in frequent + worst}.values())
+    x = alt.X(
+        "support:Q", scale=alt.Scale(type="log", nice=False, padding=12), title="support (log)"
+    )
+    y = alt.Y("f:Q", scale=alt.Scale(zero=False, nice=False, padding=12), title=f_name)
+    dots = (
+        alt.Chart(alt.Data(values=points))
+        .mark_circle(size=42, color=COLORS["f"], opacity=0.7)
+        .encode(x=x, y=y, tooltip=["label:N", "support:Q", "f:Q"])
+    )
+    names = (
+        alt.Chart(alt.Data(values=named))
+        .mark_text(align="left", dx=6, dy=-4, fontSize=11, color="#1f2933")
+        .encode(x=x, y=y, text="label:N")
+    )
+    return _svg((dots + names).properties(width=560, height=280))
+
+
+def confusion_heatmap(confusion: Confusion) -> str:
+    """Counts of (actual, predicted) pairs over the most frequent classes; colour is the share
+    of the actual class's rows."""
+    import altair as alt
+
+    classes = confusion.most_frequent(MAX_CLASSES)
+    matrix = confusion.dense(classes)
+    cells = []
+    for a, row in zip(classes, matrix, strict=True):
+        total = sum(row)
+        for p, n in zip(classes, row, strict=True):
+            cells.append(
+                {
+                    "actual": str(a),
+                    "predicted": str(p),
+                    "count": n,
+                    "share": n / total if total else 0.0,
+                    "rows": total,
+                }
+            )
+    order = [str(c) for c in classes]
+    side = max(min(28, 560 // max(len(classes), 1)), 12)
+    base = alt.Chart(alt.Data(values=cells)).encode(
+        x=alt.X("predicted:N", sort=order, axis=alt.Axis(orient="top", labelAngle=-45)),
+        y=alt.Y("actual:N", sort=order),
+    )
+    heat = base.mark_rect().encode(
+        color=alt.Color("share:Q", scale=alt.Scale(domain=[0, 1], range=list(HEAT)), title="share"),
+        # each cell's aria-label (what a screen reader says) names its numbers
+        tooltip=[
+            "actual:N",
+            "predicted:N",
+            "count:Q",
+            alt.Tooltip("rows:Q", title="rows of the class"),
+        ],
+    )
+    chart = heat
+    if len(classes) <= 15:
+        counts = base.mark_text(fontSize=11).encode(
+            text="count:Q",
+            color=alt.condition("datum.share > 0.5", alt.value("white"), alt.value("#1f2933")),
+        )
+        chart = heat + counts
+    side_px = side * len(classes)
+    return _svg(chart.properties(width=side_px, height=side_px))
