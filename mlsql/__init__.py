@@ -19,8 +19,8 @@ from mlsql._errors import MlsqlError
 from mlsql._native import native_status
 
 if TYPE_CHECKING:
-    from mlsql._duckdb.register import connect, register
     from mlsql import report
+    from mlsql._duckdb.register import connect, register
     from mlsql.tables import label_metrics, multilabel_report
 
 __version__ = "0.1.0"
