@@ -66,7 +66,7 @@ def duckdb_extension_path() -> Path | None:
     return packaged if packaged.is_file() else None
 
 
-def open_config() -> dict[str, str]:
+def open_config() -> dict[str, Any]:
     """The ``duckdb.connect`` config a database needs for mlsql's extension to load."""
     return {"allow_unsigned_extensions": "true"}
 
@@ -99,7 +99,7 @@ _PROBE_EXPECTED = sorted(
 def _probe_duckdb(path: Path) -> str | None:
     """None if the extension at ``path`` loads and counts correctly, else why not."""
     try:
-        con = duckdb.connect(":memory:", config=open_config())
+        con = duckdb.connect(":memory:", config=dict(open_config()))
         try:
             con.execute(load_sql(path))
             got = sorted(con.execute(_PROBE).fetchall(), key=repr)
@@ -130,6 +130,7 @@ def duckdb_native_status() -> dict[str, Any]:
     """
     path = duckdb_extension_path()
     built = path is not None and path.is_file()
+    reason: str | None
     if duckdb_version() < MIN_DUCKDB:
         wanted = ".".join(map(str, MIN_DUCKDB))
         reason = f"DuckDB {duckdb.__version__} is older than {wanted}, the oldest checked"

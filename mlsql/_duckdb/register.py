@@ -35,6 +35,7 @@ import os
 import threading
 import uuid
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -154,8 +155,14 @@ def _stored_library(prefix: str, schema: str | None, native: bool = False) -> Pa
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        build = duckdb.connect(str(tmp), config={"storage_compatibility_version": "latest"})
+        config: dict[str, Any] = {"storage_compatibility_version": "latest"}
+        if native:  # the macros call the extension: it must be loaded where they are made
+            config.update(_native.open_config())
+        build = duckdb.connect(str(tmp), config=config)
         try:
+            if native:
+                status = _native.duckdb_native_status()
+                build.execute(_native.load_sql(Path(status["path"])))
             build.execute(script)
         finally:
             build.close()
@@ -361,7 +368,8 @@ def connect(database: str = ":memory:", **kwargs: object) -> duckdb.DuckDBPyConn
     con = None
     if native:
         try:
-            con = duckdb.connect(database, config=_native.open_config())
+            config: dict[str, Any] = dict(_native.open_config())
+            con = duckdb.connect(database, config=config)
         except duckdb.Error:  # e.g. the file is open in this process under another config
             native = False
     if con is None:

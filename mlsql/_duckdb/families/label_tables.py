@@ -196,7 +196,7 @@ class _FixedOrderOps(SqlOps):
     def call_formula(self, name: str, args: tuple[Any, ...]) -> Sql:
         """Inline the formulas that aggregate (their macros would sum in any order)."""
         if aggregating(name):
-            return FORMULAS[name].raw(self, *args)
+            return getattr(FORMULAS[name], "raw")(self, *args)  # noqa: B009
         return super().call_formula(name, args)
 
     def sum(self, x: Any) -> Sql:
