@@ -53,7 +53,8 @@ def stats(measure: Measure, *inputs: Column) -> RG.RegressionStats:
     mean_y = F.avg(y)
     n = F.count(y)
     pairs, means = (
-        F.collect_list(F.struct(y.alias("y"), p.alias("p"))),
+        # A struct of NULLs is not NULL: only known rows may enter the list.
+        F.collect_list(F.when(known, F.struct(y.alias("y"), p.alias("p")))),
         {"y": mean_y, "p": F.avg(p)},
     )
 
