@@ -52,7 +52,7 @@ MEASURES = [
     ("samples_jaccard", {"zero_division": "ignore"}),
     ("subset_accuracy", {}),
     ("zero_one_loss", {}),
-    ("hamming_loss", {"n_labels": 50}),
+    ("hamming_loss", {"n_labels": 128}),  # every distinct label int_rows and text_rows draw
 ]
 
 
@@ -343,16 +343,35 @@ def test_type_mismatch_gives_the_same_error(native: Path, monkeypatch: pytest.Mo
     assert "same label type" in str(native_error.value)
 
 
-def test_other_label_types_stay_portable(native: Path) -> None:
-    df = pl.DataFrame({"a": [[1.5, 2.5], [0.5]], "p": [[1.5], [0.5, None]]})
-    assert not uses_plugin(mp.micro_f1("a", "p"), df)
-    assert df.select(mp.micro_f1("a", "p")).item() == pytest.approx(2 * 2 / (3 + 2))
+def test_labels_the_plugin_does_not_read_stay_portable(native: Path) -> None:
+    """128-bit integers are labels the plugin does not read: portable, same numbers."""
+    wide = pl.DataFrame(
+        {"a": [[1, 2], [3]], "p": [[1], [3, None]]},
+        schema={"a": pl.List(pl.Int128), "p": pl.List(pl.Int128)},
+    )
+    assert not uses_plugin(mp.micro_f1("a", "p"), wide)
+    assert wide.select(mp.micro_f1("a", "p")).item() == pytest.approx(2 * 2 / (3 + 2))
     cat = pl.DataFrame(
         {"a": [["x", "y"]], "p": [["x"]]},
         schema={"a": pl.List(pl.Categorical)} | {"p": pl.List(pl.Categorical)},
     )
     assert uses_plugin(mp.micro_f1("a", "p"), cat)
     assert cat.select(mp.micro_f1("a", "p")).item() == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize("inner", [pl.Float64, pl.Boolean], ids=str)
+def test_non_label_types_fail_as_in_the_portable_path(
+    native: Path, monkeypatch: pytest.MonkeyPatch, inner: pl.DataType
+) -> None:
+    """Floats and booleans are not labels: the same MlsqlError with or without the plugin."""
+    values = [[1.5, 2.5], [0.5]] if inner == pl.Float64 else [[True, False], [True]]
+    df = pl.DataFrame({"a": values, "p": values}, schema={"a": pl.List(inner), "p": pl.List(inner)})
+    with pytest.raises(MlsqlError, match="not labels") as native_error:
+        df.select(mp.micro_f1("a", "p"))
+    portable(monkeypatch)
+    with pytest.raises(MlsqlError) as portable_error:
+        df.select(mp.micro_f1("a", "p"))
+    assert str(native_error.value) == str(portable_error.value)
 
 
 def test_streaming_plan_runs_the_plugin_without_fallback(native: Path) -> None:

@@ -434,16 +434,25 @@ class Lowering:
         first: dict[Any, Node],
         source: pl.Expr,
         fields: dict[Any, str],
+        checks: list[Node],
     ) -> pl.Expr:
         """``node`` with the sums of several fields of ``source`` taken from one packed sum.
 
         Each row's fields go into one ``Int128`` (:data:`PACK_BITS` bits each),
         summed once, so ``source`` is evaluated once; the body unpacks the sums.
+        The ``checks`` (:func:`error_if` nodes over fields of ``source``) are
+        made on each row of that same pass.
         """
         order = list(dict.fromkeys(fields.values()))
         row = pl.field(order[0]).cast(pl.Int128)
         for i, f in enumerate(order[1:], start=1):
             row = row + pl.field(f).cast(pl.Int128) * pl.lit(1 << (PACK_BITS * i), pl.Int128)
+        for check in dict.fromkeys(checks):
+            condition, message = check.args[0], check.args[2].args[0]
+            leaves = _leaves(condition) or []
+            env_row = {leaf: pl.field(shared(leaf.args[0])[1]) for leaf in leaves}  # type: ignore[index]
+            flagged = raise_where(self.tree(condition, env_row), message)
+            row = pl.when(flagged).then(None).otherwise(row)
         packed = source.struct.with_fields(__mlsql=row).struct.field("__mlsql").sum()
         names = {key: f"u{i}" for i, key in enumerate(uses) if key not in fields}
         scope = pl.struct(**{names[k]: self.unit(first[k]) for k in names}, __mlsql_sums=packed)
@@ -515,23 +524,70 @@ def _shared_source(uses: Counter[Any], first: dict[Any, Node]) -> tuple[Any, dic
 PACK_BITS = 42
 
 
-def _shared_sums(uses: Counter[Any], first: dict[Any, Node]) -> tuple[Any, dict[Any, str]] | None:
-    """Sums of two or more fields of one shared struct, as (struct, {unit: field}), if any."""
+def _checked_leaf(node: Node) -> tuple[Node, list[Node]]:
+    """``node`` without its :func:`error_if` wrappers (which keep its value), and their checks."""
+    checks: list[Node] = []
+    while node.op == "error_if":
+        checks.append(node)
+        node = node.args[1]
+    return node, checks
+
+
+def _leaves(node: Node) -> list[Node] | None:
+    """The statistics a row-level ``node`` reads, or None if it reads an aggregation."""
+    if node.op == "leaf":
+        return [node]
+    if node.level == AGG:
+        return None
+    out: list[Node] = []
+    for arg in node.args:
+        if isinstance(arg, Node):
+            inner = _leaves(arg)
+            if inner is None:
+                return None
+            out.extend(inner)
+    return out
+
+
+def _shared_sums(
+    uses: Counter[Any], first: dict[Any, Node]
+) -> tuple[Any, dict[Any, str], list[Node]] | None:
+    """Sums of two or more fields of one shared struct, if any.
+
+    Returns (struct, {unit: field}, checks): a sum of a field inside
+    :func:`error_if` counts as a sum of the field when its condition reads only
+    fields of the same struct; the checks are then made in the same pass.
+    """
     if not hasattr(pl, "Int128"):  # older Polars: one sum per field
         return None
-    groups: dict[int, tuple[pl.Expr, dict[Any, str]]] = {}
+    groups: dict[int, tuple[pl.Expr, dict[Any, str], list[Node]]] = {}
     for key in uses:
         node = first[key]
-        if node.op != "raw_sum" or node.args[0].op != "leaf":
+        if node.op != "raw_sum":
             continue
-        mark = shared(node.args[0].args[0])
-        if mark is not None:
-            source, field = mark
-            groups.setdefault(id(source), (source, {}))[1][key] = field
+        stat, checks = _checked_leaf(node.args[0])
+        mark = shared(stat.args[0]) if stat.op == "leaf" else None
+        if mark is None:
+            continue
+        source, field = mark
+        conditions = [_leaves(check.args[0]) for check in checks]
+        if any(
+            leaves is None or any(_source_id(leaf) != id(source) for leaf in leaves)
+            for leaves in conditions
+        ):
+            continue
+        group = groups.setdefault(id(source), (source, {}, []))
+        group[1][key] = field
+        group[2].extend(checks)
     best = max(groups.values(), key=lambda g: len(g[1]), default=None)
     if best is None or len(best[1]) < 2 or len(set(best[1].values())) > 127 // PACK_BITS:
         return None
     return best
+
+
+def _source_id(leaf: Node) -> int | None:
+    mark = shared(leaf.args[0])
+    return None if mark is None else id(mark[0])
 
 
 class _Pack(Node):
