@@ -16,11 +16,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mlsql._errors import MlsqlError
-from mlsql._native import native_status
 
 if TYPE_CHECKING:
     from mlsql import report
     from mlsql._duckdb.register import connect, register
+    from mlsql._native import native_status
     from mlsql.tables import label_metrics, multilabel_report
 
 __version__ = "0.1.0"
@@ -35,12 +35,13 @@ __all__ = [
     "report",
 ]
 
-#: the DuckDB functions, imported on first use: name -> module
+#: the functions that need DuckDB, imported on first use: name -> module
 _DUCKDB = {
     "connect": "mlsql._duckdb.register",
     "register": "mlsql._duckdb.register",
     "label_metrics": "mlsql.tables",
     "multilabel_report": "mlsql.tables",
+    "native_status": "mlsql._native",
 }
 
 

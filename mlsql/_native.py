@@ -27,8 +27,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import duckdb
-
 #: the environment variable that switches native code off (``MLSQL_NATIVE=0``)
 ENV = "MLSQL_NATIVE"
 #: a path to a DuckDB extension to use instead of the packaged one (tests, sanitizer builds)
@@ -54,6 +52,8 @@ def duckdb_version() -> tuple[int, ...]:
     >>> len(duckdb_version())
     3
     """
+    import duckdb  # here, not at import: mlsql.polars must not load DuckDB
+
     return tuple(int(x) for x in re.findall(r"\d+", duckdb.__version__)[:3])
 
 
@@ -98,6 +98,8 @@ _PROBE_EXPECTED = sorted(
 @functools.cache
 def _probe_duckdb(path: Path) -> str | None:
     """None if the extension at ``path`` loads and counts correctly, else why not."""
+    import duckdb
+
     try:
         con = duckdb.connect(":memory:", config=dict(open_config()))
         try:
@@ -128,6 +130,8 @@ def duckdb_native_status() -> dict[str, Any]:
     >>> sorted(duckdb_native_status())
     ['available', 'built', 'duckdb', 'enabled', 'path', 'reason']
     """
+    import duckdb
+
     path = duckdb_extension_path()
     built = path is not None and path.is_file()
     reason: str | None

@@ -330,8 +330,8 @@ def test_awkward_columns_give_the_same_report_on_every_engine(
 ) -> None:
     if engine == "spark" and key == "wide":
         reason = (
-            "Spark holds 128-bit integer labels as DECIMAL(38,0); the report prints them as "
-            "strings (the report should turn integral decimals into integers)"
+            "Spark reads UBIGINT labels as DECIMAL(38,0), which mlsql.spark refuses as labels "
+            "(the report itself turns integral decimals into integers)"
         )
         request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     got = report(awkward[key], engine, *extra)

@@ -5,7 +5,9 @@ Polars query, a Py4J call to Spark) and Python's own SIGINT handler would
 wait for it to return. So the signal is also written to a socket
 (:func:`signal.set_wakeup_fd`), and a watcher thread that waits on it calls
 the cancels registered with :func:`on_cancel` at once: DuckDB's
-``con.interrupt()``, Spark's ``cancelAllJobs()``. Work that cannot be
+``con.interrupt()``, Spark's ``cancelAllJobs()``, and calls them again every
+:data:`RECANCEL` seconds until the run ends (a query started after the signal,
+such as Spark's next job, is cancelled too). Work that cannot be
 cancelled (a Polars query, a Spark session starting) runs in a daemon thread
 the main thread stops waiting for (:func:`wait_for`). The cancelled query
 fails in the main thread, and the run ends with one line and exit 130. A
@@ -30,6 +32,8 @@ INTERRUPTED_EXIT = 130
 MESSAGE = "mlsql: interrupted\n"
 #: seconds between two looks at work running in a thread
 POLL = 0.02
+#: seconds between two cancels of the engines' work once SIGINT came
+RECANCEL = 0.5
 
 
 class _Watch:
@@ -124,7 +128,7 @@ def interruptible() -> Iterator[None]:
 
     def handler(signum: int, frame: Any) -> None:
         # no exception while an engine works: its cancelled query raises in its own time
-        if watch.handled:  # a second Ctrl-C: end now
+        if watch.handled or watch.hard:  # a second Ctrl-C, or Spark's slow clean-up: end now
             _exit_now()
         watch.handled = True
         watch.fired.set()  # the watcher thread cancels (it got the signal too)
@@ -135,12 +139,18 @@ def interruptible() -> Iterator[None]:
         while True:
             try:
                 data = reader.recv(64)
+            except TimeoutError:  # after SIGINT: cancel again what started since (a new job)
+                watch.cancel_all()
+                continue
             except OSError:
                 return
             if not data:
                 return
             if signal.SIGINT in data:
                 watch.cancel_all()
+                # a query the main thread starts before it sees the signal (Spark's next
+                # job: cancelAllJobs cancels only running ones) is cancelled too
+                reader.settimeout(RECANCEL)
 
     previous_handler = signal.signal(signal.SIGINT, handler)
     previous_fd = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)

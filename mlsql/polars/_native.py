@@ -209,7 +209,12 @@ def row_stats(
         "set_counts", lambda s: pl.struct(tp=s.tp, n_actual=s.n_actual, n_predicted=s.n_predicted)
     )
     stats = {
-        field: S.share(stat(function, lambda s, f=field: getattr(s, f)), counts, field)
+        field: S.share(stat(function, functools.partial(_field, name=field)), counts, field)
         for field, function in FIELDS.items()
     }
     return RowStats(**stats)
+
+
+def _field(s: Any, name: str) -> Any:
+    """The field ``name`` of the plugin's per-row statistics ``s``."""
+    return getattr(s, name)

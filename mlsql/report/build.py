@@ -8,12 +8,15 @@ and ``mlsql eval`` both end here.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from decimal import Decimal
+from typing import Any, TypeVar
 
 from mlsql.report.engines import SINGLE_MEASURES, TABLES
 from mlsql.report.model import MIN_SUPPORT, Confusion, Report
+
+T = TypeVar("T")
 
 #: a single-label report warns when there are at least this share of classes per row
 CLASSES_PER_ROW = 0.5
@@ -58,16 +61,37 @@ class Settings:
         }
 
 
+def integral(label: Any) -> Any:
+    """``label``, an integral :class:`~decimal.Decimal` as an int.
+
+    DuckDB and Spark hold 128-bit integer labels as DECIMAL(38,0), Polars as integers:
+    every engine's report shows the same labels.
+
+    Examples
+    --------
+    >>> integral(Decimal("18446744073709551615")), integral(Decimal("0.5")), integral("a")
+    (18446744073709551615, Decimal('0.5'), 'a')
+    """
+    if isinstance(label, Decimal) and label.is_finite() and label == label.to_integral_value():
+        return int(label)
+    return label
+
+
 def sorted_rows(rows: list[dict[str, Any]], keys: Sequence[str]) -> list[dict[str, Any]]:
     """Rows ordered by ``keys`` (NULL last; mixed types by their text)."""
+    return _sorted(rows, lambda row: tuple(row[k] for k in keys))
 
-    def key(row: dict[str, Any]) -> tuple:
-        return tuple((row[k] is None, str(type(row[k])), row[k]) for k in keys)
 
+def _sorted(items: Iterable[T], values: Callable[[T], tuple]) -> list[T]:
+    """``items`` ordered by their ``values`` (NULL last; mixed types by their text).
+
+    Engines return rows and groups in any order; this one order makes reports equal.
+    """
+    items = list(items)
     try:
-        return sorted(rows, key=key)
+        return sorted(items, key=lambda i: tuple((v is None, str(type(v)), v) for v in values(i)))
     except TypeError:
-        return sorted(rows, key=lambda r: tuple(str(r[k]) for k in keys))
+        return sorted(items, key=lambda i: tuple(str(v) for v in values(i)))
 
 
 def build(
@@ -90,7 +114,8 @@ def build(
     skipped, total = engine.row_counts(frame, actual, predicted)
     summary, labels = engine.tables(frame, actual, predicted, settings.kwargs(), settings.tables)
     summary = sorted_rows(summary or [], by)
-    labels = sorted_rows(labels, (*by, "label")) if labels is not None else None
+    if labels is not None:
+        labels = sorted_rows([{**r, "label": integral(r["label"])} for r in labels], (*by, "label"))
     confusion: dict[tuple[Any, ...], Confusion] = {}
     notes: list[str] = []
     if single_label:
@@ -159,10 +184,12 @@ def confusions(
     grouped: dict[tuple, list[tuple[Any, Any, int]]] = {}
     for r in cells:
         key = tuple(r[c] for c in by)
-        grouped.setdefault(key, []).append((r["actual"], r["predicted"], int(r["count"])))
+        cell = (integral(r["actual"]), integral(r["predicted"]), int(r["count"]))
+        grouped.setdefault(key, []).append(cell)
     order = lambda c: (str(type(c)), c)  # noqa: E731
     out = {}
-    for key, found in grouped.items():
+    for key in _sorted(grouped, lambda k: k):
+        found = grouped[key]
         seen = sorted({c for a, p, _ in found for c in (a, p)}, key=order)
         given = list(labels or ())
         known = set(given)

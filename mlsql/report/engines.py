@@ -61,7 +61,7 @@ class DuckDBFrames:
             clause, params = src.from_clause()
             probe = src.probe(self.con, "report")
             types = dict(zip(probe.columns, (str(t) for t in probe.types), strict=True))
-            _need(types, [actual, predicted, *by])
+            _need(list(types), [actual, predicted, *by])
             single = not types[actual].endswith("]") and not types[predicted].endswith("]")
             lists = [self._as_list(c, types[c], sep) for c in (actual, predicted)]
             groups = "".join(f"{quote_ident(c)}, " for c in by)
