@@ -16,33 +16,81 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from mlsql._errors import MlsqlError
+from mlsql._version import __version__
 
 if TYPE_CHECKING:
     from mlsql import report
+    from mlsql._duckdb.confusion_wide import confusion_matrix_wide
+    from mlsql._duckdb.indicators import (
+        from_indicators,
+        lists_from_matrix,
+        matrix_from_lists,
+        to_indicators,
+    )
+    from mlsql._duckdb.label_tables import label_metrics, multilabel_report
     from mlsql._duckdb.register import connect, register
-    from mlsql._native import native_status
-    from mlsql.tables import label_metrics, multilabel_report
 
-__version__ = "0.1.0"
 __all__ = [
     "MlsqlError",
     "__version__",
+    "confusion_matrix_wide",
     "connect",
+    "from_indicators",
     "label_metrics",
+    "lists_from_matrix",
+    "matrix_from_lists",
     "multilabel_report",
     "native_status",
     "register",
     "report",
+    "to_indicators",
 ]
 
 #: the functions that need DuckDB, imported on first use: name -> module
 _DUCKDB = {
     "connect": "mlsql._duckdb.register",
     "register": "mlsql._duckdb.register",
-    "label_metrics": "mlsql.tables",
-    "multilabel_report": "mlsql.tables",
-    "native_status": "mlsql._native",
+    "label_metrics": "mlsql._duckdb.label_tables",
+    "multilabel_report": "mlsql._duckdb.label_tables",
+    "confusion_matrix_wide": "mlsql._duckdb.confusion_wide",
+    "from_indicators": "mlsql._duckdb.indicators",
+    "to_indicators": "mlsql._duckdb.indicators",
+    "lists_from_matrix": "mlsql._duckdb.indicators",
+    "matrix_from_lists": "mlsql._duckdb.indicators",
 }
+
+
+def native_status() -> dict[str, dict[str, Any]]:
+    """Per engine (``duckdb``, ``polars``), whether mlsql's native code is built, loads and is used.
+
+    Returns
+    -------
+    dict
+        ``{"duckdb": {...}, "polars": {...}}``; each holds at least
+        ``available`` (the compiled code loads and works on this engine
+        version), ``enabled`` (what mlsql uses now: native if True) and
+        ``reason`` (why not, or None).
+
+    Examples
+    --------
+    >>> import mlsql
+    >>> status = mlsql.native_status()
+    >>> sorted(status), isinstance(status["duckdb"]["enabled"], bool)
+    (['duckdb', 'polars'], True)
+    """
+    from mlsql._native import duckdb_native_status
+
+    try:
+        from mlsql.polars._native import polars_native_status
+    except ImportError as error:  # Polars missing: its side is simply not there
+        polars: dict[str, Any] = {
+            "available": False,
+            "enabled": False,
+            "reason": f"Polars is not importable: {error}",
+        }
+    else:
+        polars = polars_native_status()
+    return {"duckdb": duckdb_native_status(), "polars": polars}
 
 
 def __getattr__(name: str) -> Any:

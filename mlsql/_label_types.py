@@ -11,7 +11,7 @@ Each engine maps its own types to a kind (:data:`TEXT`, :data:`INTEGER`,
 :data:`NULL`, or anything else for a type that is no label) and raises with
 the messages here: Polars in ``mlsql.polars._dtypes``, Spark in
 ``mlsql.spark._types``, DuckDB in the macros' ``error()`` calls
-(``mlsql._duckdb``) and in ``mlsql.tables``.
+(``mlsql._duckdb``) and in ``mlsql._duckdb.label_tables``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ DuckDB :data:`MIN_DUCKDB` and later, after a probe query on a scratch
 in-memory database gave the expected counts (once per process).
 
 ``MLSQL_NATIVE=0`` forces the portable paths everywhere (read whenever a
-connection or an expression is made). :func:`native_status` says, per
+connection or an expression is made). :func:`mlsql.native_status` says, per
 engine, whether the native path is built, loads, and is used, and why not.
 """
 
@@ -155,34 +155,3 @@ def duckdb_native_status() -> dict[str, Any]:
         "duckdb": duckdb.__version__,
         "reason": reason,
     }
-
-
-def native_status() -> dict[str, dict[str, Any]]:
-    """Per engine (``duckdb``, ``polars``), whether mlsql's native code is built, loads and is used.
-
-    Returns
-    -------
-    dict
-        ``{"duckdb": {...}, "polars": {...}}``; each holds at least
-        ``available`` (the compiled code loads and works on this engine
-        version), ``enabled`` (what mlsql uses now: native if True) and
-        ``reason`` (why not, or None).
-
-    Examples
-    --------
-    >>> import mlsql
-    >>> status = mlsql.native_status()
-    >>> sorted(status), isinstance(status["duckdb"]["enabled"], bool)
-    (['duckdb', 'polars'], True)
-    """
-    try:
-        from mlsql.polars._native import polars_native_status
-    except ImportError as error:  # Polars missing: its side is simply not there
-        polars: dict[str, Any] = {
-            "available": False,
-            "enabled": False,
-            "reason": f"Polars is not importable: {error}",
-        }
-    else:
-        polars = polars_native_status()
-    return {"duckdb": duckdb_native_status(), "polars": polars}

@@ -16,8 +16,13 @@ import pytest
 
 import mlsql
 from mlsql import MlsqlError
+from mlsql._duckdb.indicators import (
+    from_indicators,
+    lists_from_matrix,
+    matrix_from_lists,
+    to_indicators,
+)
 from mlsql._sqlexpr import quote_ident
-from mlsql.indicators import from_indicators, lists_from_matrix, matrix_from_lists, to_indicators
 from tests.conftest import conformance
 from tests.test_label_conformance import cases
 

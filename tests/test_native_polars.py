@@ -31,8 +31,8 @@ from hypothesis import strategies as st
 
 import mlsql.polars as mp
 from mlsql._errors import MlsqlError
+from mlsql.polars import _lowering as S
 from mlsql.polars import _native
-from mlsql.polars import _symbolic as S
 from tests import oracle
 from tests.test_multilabel_properties import same
 from tests.test_polars_streaming import FALLBACK_NODES, physical_nodes

@@ -129,7 +129,7 @@ def test_wide_confusion_matrix_of_the_twenty_animals(engine):
     want = data["expected"]["confusion_matrix(actual row, predicted column, classes sorted)"]
     table = pairs(data["actual"], data["predicted"])
     if engine.name == "duckdb":  # a Python helper: a macro cannot PIVOT on data
-        from mlsql.single_label_tables import confusion_matrix_wide
+        from mlsql._duckdb.confusion_wide import confusion_matrix_wide
 
         engine.con.register("t", table)
         try:

@@ -536,14 +536,16 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
     ]
 
 
+#: the module of the checks the families share (a ``sql/`` file of its own, not a family)
+CHECKS = "mlsql._duckdb.classification_checks"
+
+
 def family_modules() -> list[ModuleType]:
-    """The modules of :mod:`mlsql._duckdb.families`, in loading order."""
+    """The modules of :mod:`mlsql._duckdb.families` and the checks they share, in loading order."""
     from mlsql._duckdb import families
 
-    mods = [
-        importlib.import_module(f"{families.__name__}.{info.name}")
-        for info in pkgutil.iter_modules(families.__path__)
-    ]
+    names = [f"{families.__name__}.{info.name}" for info in pkgutil.iter_modules(families.__path__)]
+    mods = [importlib.import_module(name) for name in [CHECKS, *names]]
     return sorted(mods, key=lambda mod: (mod.ORDER, mod.FILE))
 
 

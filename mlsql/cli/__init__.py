@@ -65,9 +65,9 @@ PATH_HELP = (
 
 def _version(value: bool) -> None:
     if value:
-        import mlsql
+        from mlsql._version import __version__
 
-        typer.echo(f"mlsql {mlsql.__version__}")
+        typer.echo(f"mlsql {__version__}")
         raise typer.Exit()
 
 

@@ -471,7 +471,7 @@ declare(
     unavailable={
         "duckdb": "a DuckDB macro cannot PIVOT on values read from the data: run PIVOT "
         "confusion_matrix(...) ON predicted USING sum(count), or call "
-        "mlsql.single_label_tables.confusion_matrix_wide(con, ...)",
+        "mlsql.confusion_matrix_wide(con, ...)",
     },
 )
 declare(

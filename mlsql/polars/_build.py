@@ -32,7 +32,7 @@ import polars as pl
 
 from mlsql import _params as P
 from mlsql._registry import REGISTRY, Measure, measures
-from mlsql.polars import _symbolic as S
+from mlsql.polars import _lowering as S
 from mlsql.polars._dtypes import Check, IntoExpr, guarded
 from mlsql.polars.ops import PolarsOps
 

@@ -40,7 +40,7 @@ import polars as pl
 
 from mlsql._formulas import RowStats
 from mlsql._native import ENV, FOLDER, switched_off
-from mlsql.polars import _symbolic as S
+from mlsql.polars import _lowering as S
 
 #: a path to a plugin library to use instead of the packaged one (tests, sanitizer builds)
 PATH_ENV = "MLSQL_POLARS_PLUGIN"
@@ -189,7 +189,7 @@ def row_stats(
     """tp, |A| and |P| of each row through the plugin (``portable`` for other label types).
 
     Each statistic alone is one plugin call; where a formula needs several of
-    them in one row, :mod:`mlsql.polars._symbolic` takes them from one
+    them in one row, :mod:`mlsql.polars._lowering` takes them from one
     ``set_counts`` call instead (they are marked as fields of it).
     """
     path = library_path()

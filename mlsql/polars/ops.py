@@ -8,7 +8,7 @@ the NaN bookkeeping entirely.
 
 The same object works on two kinds of values:
 
-- formula nodes (:class:`mlsql.polars._symbolic.Node`), which
+- formula nodes (:class:`mlsql.polars._lowering.Node`), which
   :mod:`mlsql.polars._build` lowers so that every statistic is computed once
   (the streaming engine does not eliminate common subexpressions);
 - plain ``pl.Expr``, for hand-written code (a family's own functions) that
@@ -24,7 +24,7 @@ from typing import Any
 import polars as pl
 
 from mlsql._params import ZeroDivision
-from mlsql.polars import _symbolic as S
+from mlsql.polars import _lowering as S
 
 
 def _symbolic(*values: Any) -> bool:

@@ -8,9 +8,10 @@ without them the page says so and shows its tables only.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mlsql.report.model import Confusion
+if TYPE_CHECKING:
+    from mlsql.report.model import Confusion
 
 COLORS = {"precision": "#4c78a8", "recall": "#f58518", "f": "#54a24b"}
 #: the heatmap's colour ramp: an empty row share to a full one

@@ -54,7 +54,7 @@ class DuckDBFrames:
         self, data: Any, actual: str, predicted: str, by: Sequence[str], sep: str | None
     ) -> tuple[Any, bool]:
         """The user's source as a relation of lists, and whether labels are one per row."""
-        from mlsql.tables import ensure_macros, source_text
+        from mlsql._duckdb.label_tables import ensure_macros, source_text
 
         ensure_macros(self.con, "multilabel_report")
         with source_text(self.con, data, "report") as src:

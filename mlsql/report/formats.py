@@ -5,11 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mlsql.report.model import AVERAGES, MEASURES, Group, Report
+from mlsql.report.averages import AVERAGES, MEASURES
 from mlsql.report.numbers import finite_or_none, fmt
 from mlsql.report.text import by_support, comparison_columns, count
+
+if TYPE_CHECKING:
+    from mlsql.report.model import Group, Report
 
 
 def to_json(report: Report) -> str:

@@ -11,13 +11,16 @@ and the whole label table (folded).
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import mlsql
+from mlsql._version import __version__
 from mlsql.report import charts
-from mlsql.report.model import AVERAGES, MEASURES, Group, Report
+from mlsql.report.averages import AVERAGES, MEASURES
 from mlsql.report.numbers import fmt, ratio
 from mlsql.report.text import by_support
+
+if TYPE_CHECKING:
+    from mlsql.report.model import Group, Report
 
 
 def esc(value: Any) -> str:
@@ -317,7 +320,7 @@ def to_html(report: Report, *, digits: int = 4) -> str:
         f'<div class="params">{_params(report)}</div></header>'
         + "".join(sections)
         + (f'<div class="notes">{notes}</div>' if notes else "")
-        + f"<footer>Made by mlsql {esc(mlsql.__version__)}. "
+        + f"<footer>Made by mlsql {esc(__version__)}. "
         "Charts: Vega-Lite, rendered offline.</footer>"
         "</main></body></html>\n"
     )

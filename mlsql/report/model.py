@@ -7,9 +7,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-#: the averages shown side by side, and the measures shown for each ("f" is F1 or F-beta)
-AVERAGES = ("micro", "macro", "weighted", "samples")
-MEASURES = ("precision", "recall", "f", "jaccard")
 #: one-number measures of a group, in display order, with their display names
 SINGLE_LABEL = {
     "accuracy": "accuracy",
@@ -219,10 +216,10 @@ class Report:
 
         Confusion matrices are long: the non-zero ``cells`` of each group.
         """
-        import mlsql
+        from mlsql._version import __version__
 
         out: dict[str, Any] = {
-            "mlsql_version": mlsql.__version__,
+            "mlsql_version": __version__,
             "source": self.source,
             "engine": self.engine,
             "params": {**self.params, "min_support": self.min_support},

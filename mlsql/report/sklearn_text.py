@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mlsql.report.model import Group, Report
+if TYPE_CHECKING:
+    from mlsql.report.model import Group, Report
+
 
 HEADERS = ("precision", "recall", "{f}-score", "support")
 LONGEST_AVERAGE = "weighted avg"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console
@@ -10,8 +10,11 @@ from rich.console import Group as RichGroup
 from rich.table import Table
 from rich.text import Text
 
-from mlsql.report.model import AVERAGES, MEASURES, Group, Report
+from mlsql.report.averages import AVERAGES, MEASURES
 from mlsql.report.numbers import fmt
+
+if TYPE_CHECKING:
+    from mlsql.report.model import Group, Report
 
 MEASURE_NAMES = {"precision": "precision", "recall": "recall", "jaccard": "Jaccard"}
 

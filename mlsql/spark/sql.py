@@ -186,7 +186,7 @@ def _checked_n_labels(func: str) -> Sql:
 
 def _checked_positive(name: str, func: str) -> Sql:
     """``name`` (F_alpha's alpha) checked to be a finite number > 0."""
-    from mlsql.measures.classification_params import positive_message
+    from mlsql._classification_params import positive_message
 
     bad = f"{name} IS NULL OR isnan({name}) OR {name} <= 0 OR {name} = CAST('Infinity' AS DOUBLE)"
     text = positive_message(func, name, "{}")
@@ -195,7 +195,7 @@ def _checked_positive(name: str, func: str) -> Sql:
 
 def _checked_finite(name: str, func: str) -> Sql:
     """``name`` (a cost) checked to be a finite number."""
-    from mlsql.measures.classification_params import number_message
+    from mlsql._classification_params import number_message
 
     bad = f"{name} IS NULL OR isnan({name}) OR abs({name}) = CAST('Infinity' AS DOUBLE)"
     text = number_message(func, name, "{}")

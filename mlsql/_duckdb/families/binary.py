@@ -9,8 +9,8 @@ formula over stored counts.
 
 from __future__ import annotations
 
-from mlsql._duckdb.families import classification_checks as CC
-from mlsql._duckdb.families.classification_checks import let
+from mlsql._duckdb import classification_checks as CC
+from mlsql._duckdb.classification_checks import let
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, measures

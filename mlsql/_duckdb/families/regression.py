@@ -9,7 +9,7 @@ streaming, numerically stable moments). Only ``rae`` keeps the group's values
 
 from __future__ import annotations
 
-from mlsql._duckdb.families import classification_checks as CC
+from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, measures

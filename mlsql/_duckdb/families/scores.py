@@ -10,7 +10,7 @@ group's rows in memory (a list) but needs no window and no pre-sorted input.
 
 from __future__ import annotations
 
-from mlsql._duckdb.families import classification_checks as CC
+from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, measures

@@ -23,7 +23,7 @@ the same formulas over columns.
 ``confusion_matrix_wide`` is not a macro: DuckDB cannot PIVOT on values read
 from the data inside a macro. Run ``PIVOT confusion_matrix('t', 'actual',
 'predicted') ON predicted USING sum(count) ORDER BY actual`` or
-:func:`mlsql.single_label_tables.confusion_matrix_wide`.
+:func:`mlsql.confusion_matrix_wide`.
 """
 
 from __future__ import annotations
@@ -32,13 +32,13 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from mlsql._duckdb.families import classification_checks as CC
-from mlsql._duckdb.families.classification_checks import let
+from mlsql._duckdb import classification_checks as CC
+from mlsql._duckdb.classification_checks import let
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
+from mlsql._duckdb.source_sql import read_source_sql
 from mlsql._formulas import FORMULAS, Counts, formula_params
 from mlsql._registry import Measure, measures
-from mlsql._source_sql import read_source_sql
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2

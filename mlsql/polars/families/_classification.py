@@ -16,10 +16,10 @@ from typing import Any
 
 import polars as pl
 
+from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._registry import Measure
-from mlsql.measures import classification_params as CP
 from mlsql.polars._build import evaluate, function
 from mlsql.polars._dtypes import Check, Pairs, same_kind
 from mlsql.polars.ops import PolarsOps

@@ -15,9 +15,9 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from mlsql import _classification_params as CP
 from mlsql._errors import MlsqlError
 from mlsql._registry import Measure
-from mlsql.measures import classification_params as CP
 from mlsql.spark._types import data_type
 
 

@@ -69,10 +69,10 @@ from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._registry import Measure, measures
-from mlsql.measures import classification_params as CP
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 from mlsql.spark._build import example as example_lines

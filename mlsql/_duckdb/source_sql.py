@@ -1,6 +1,6 @@
 """How a source string becomes SQL: a table or view name, a file path, or a query.
 
-One rule for the Python functions (:mod:`mlsql.tables`) and the SQL table
+One rule for the Python functions (:mod:`mlsql._duckdb.label_tables`) and the SQL table
 macros (``label_metrics('preds', ...)``, ``confusion_matrix(...)``):
 
 1. A table or view of exactly that name wins (Python checks the catalog;

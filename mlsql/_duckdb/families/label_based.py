@@ -21,8 +21,8 @@ from typing import Any
 from mlsql._duckdb.families.single_label import aggregating
 from mlsql._duckdb.library import Macro, Qualify, sql_message
 from mlsql._duckdb.ops import SqlOps
+from mlsql._duckdb.source_sql import read_source_sql
 from mlsql._formulas import FORMULAS, RowStats
-from mlsql._source_sql import read_source_sql
 from mlsql._sqlexpr import Sql
 from mlsql.measures import label_based as LB
 

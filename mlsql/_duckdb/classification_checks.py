@@ -1,7 +1,7 @@
 """Checks the single-label, binary, rule, regression and score macros share, and their renderer.
 
 The macros here validate parameters (same texts as
-:mod:`mlsql.measures.classification_params`) and inputs: binary inputs must be
+:mod:`mlsql._classification_params`) and inputs: binary inputs must be
 boolean or 0/1, numeric inputs numbers, both label sides of one kind. Type
 tests use ``typeof()``, which DuckDB folds to a constant when it binds the
 query, so they cost nothing per row.
@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from mlsql import _classification_params as CP
 from mlsql._duckdb.library import Macro, Qualify, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, Param
 from mlsql._sqlexpr import Sql, call, lit
-from mlsql.measures import classification_params as CP
 
 FILE = "classification_checks.sql"
 DESCRIPTION = (

@@ -25,8 +25,8 @@ import duckdb
 
 from mlsql import _label_types as LT
 from mlsql import _params as P
+from mlsql._duckdb.source_sql import looks_like_query, quoted_name_sql
 from mlsql._errors import MlsqlError
-from mlsql._source_sql import looks_like_query, quoted_name_sql
 from mlsql._sqlexpr import quote_ident
 from mlsql.measures import label_based as LB
 
@@ -238,7 +238,7 @@ def source_text(con: duckdb.DuckDBPyConnection, source: Any, func: str) -> Itera
     elif source and _is_relation_name(con, source):
         text = f"FROM {quote_ident(source)}"  # a table or view named exactly so wins
     else:
-        text = source  # a query, a path, or a qualified name (mlsql._source_sql's rules)
+        text = source  # a query, a path, or a qualified name (mlsql._duckdb.source_sql's rules)
     try:
         yield Source(text, view is not None)
     finally:

@@ -32,9 +32,9 @@ from typing import Any
 
 import duckdb
 
+from mlsql._duckdb.label_tables import ensure_macros, finish, source_text
 from mlsql._errors import MlsqlError
 from mlsql._sqlexpr import quote_ident
-from mlsql.tables import ensure_macros, finish, source_text
 
 
 def from_indicators(
@@ -68,7 +68,7 @@ def from_indicators(
     Examples
     --------
     >>> import mlsql, pyarrow as pa
-    >>> from mlsql.indicators import from_indicators
+    >>> from mlsql import from_indicators
     >>> con = mlsql.connect()
     >>> seed = pa.table({"id": [1, 2], "L1": [1, 0], "L2": [1, 1], "L1.1": [1, 0], "L2.1": [0, 1]})
     >>> rel = from_indicators(con, seed, {"actual": ["L1", "L2"], "predicted": ["L1.1", "L2.1"]})
@@ -138,7 +138,7 @@ def to_indicators(
     Examples
     --------
     >>> import mlsql, pyarrow as pa
-    >>> from mlsql.indicators import to_indicators
+    >>> from mlsql import to_indicators
     >>> con = mlsql.connect()
     >>> preds = pa.table({"actual": [["L2", "L1"], [], None]})
     >>> to_indicators(con, preds, "actual", ["L1", "L2", "L3"]).fetchall()
