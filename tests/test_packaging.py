@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import mlsql
 from tests.conftest import CONFORMANCE, ROOT, SHARED_CONFORMANCE
 
 
@@ -83,3 +84,6 @@ def test_the_wheel_has_metadata_the_library_and_its_sql(built: dict[str, Path]) 
     assert any(c.startswith("Classifier: Topic :: ") for c in classifiers)
     assert "Requires-Python: >=3.10" in text
     assert "License-Expression: Apache-2.0" in text
+    # the one version mlsql reports (mlsql.__version__, the report's JSON, mlsql --version)
+    assert f"Version: {mlsql.__version__}\n" in text
+    assert built["wheel"].name.startswith(f"mlsql-{mlsql.__version__}-")
