@@ -1,7 +1,7 @@
 """Indicator columns: the mldr and R walkthrough seeds in their own 0/1 layout get every measure.
 
 The seeds hold L1..Ln (truth) and L1.1..Ln.1 (prediction) as 0/1 columns;
-``mlsql.indicators.from_indicators`` turns them into label lists and the
+``mlsql.from_indicators`` turns them into label lists and the
 report reproduces every expected figure; ``to_indicators`` gives the
 matrices back.
 """
