@@ -189,9 +189,11 @@ def test_no_import_cycle() -> None:
     )
 
 
-def test_every_module_has_a_layer() -> None:
+def test_every_module_has_a_layer_and_every_layer_entry_exists() -> None:
     for module in GRAPH:
         layer(module)
+    stale = [m for m in (*CORE, *ENGINES, *FRONT) if m not in GRAPH]
+    assert not stale, f"CORE, ENGINES or FRONT name modules that do not exist: {stale}"
 
 
 def test_no_engine_imports_another_and_the_core_imports_no_engine() -> None:
