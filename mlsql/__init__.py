@@ -78,7 +78,7 @@ def native_status() -> dict[str, dict[str, Any]]:
     >>> sorted(status), isinstance(status["duckdb"]["enabled"], bool)
     (['duckdb', 'polars'], True)
     """
-    from mlsql._native import duckdb_native_status
+    from mlsql._duckdb.native import duckdb_native_status
 
     try:
         from mlsql.polars._native import polars_native_status

@@ -40,7 +40,7 @@ CORE = (
     "mlsql._label_types",
     "mlsql._errors",
     "mlsql._sqlexpr",
-    "mlsql._native",
+    "mlsql._native_switch",
     "mlsql._version",
 )
 #: what users run over any engine (``mlsql`` itself is the package's ``__init__``)

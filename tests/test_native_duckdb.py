@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mlsql
-from mlsql import _native
+from mlsql._duckdb import native as _native
 from mlsql._errors import MlsqlError
 from tests import oracle
 from tests.test_multilabel_properties import same

@@ -171,7 +171,7 @@ ASAN_SCRIPT = textwrap.dedent(
     """
     import random, sys
     import duckdb, pyarrow as pa
-    from mlsql import _native
+    from mlsql._duckdb import native as _native
     con = duckdb.connect(config=_native.open_config())
     con.execute(_native.load_sql(sys.argv[1]))
     con.execute("SET threads = 2")

@@ -39,8 +39,8 @@ from typing import Any
 
 import duckdb
 
-from mlsql import _native
 from mlsql import _params as P
+from mlsql._duckdb import native as _native
 from mlsql._duckdb.library import Macro, macros, render
 from mlsql._errors import MlsqlError
 from mlsql._sqlexpr import lit, quote_ident

@@ -39,7 +39,7 @@ from typing import Any
 import polars as pl
 
 from mlsql._formulas import RowStats
-from mlsql._native import ENV, FOLDER, switched_off
+from mlsql._native_switch import ENV, FOLDER, switched_off
 from mlsql.polars import _lowering as S
 
 #: a path to a plugin library to use instead of the packaged one (tests, sanitizer builds)

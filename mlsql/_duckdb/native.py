@@ -1,4 +1,4 @@
-"""mlsql's native code: where the compiled files are, whether they load, which path is used.
+"""mlsql's native code in DuckDB: where the extension is, whether it loads, which path is used.
 
 mlsql computes each row's |A ∩ P|, |A| and |P| either with portable code
 (DuckDB macros over list functions, Polars expressions) or with one C kernel
@@ -27,21 +27,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-#: the environment variable that switches native code off (``MLSQL_NATIVE=0``)
-ENV = "MLSQL_NATIVE"
+from mlsql._native_switch import ENV, FOLDER, switched_off
+
 #: a path to a DuckDB extension to use instead of the packaged one (tests, sanitizer builds)
 DUCKDB_PATH_ENV = "MLSQL_DUCKDB_EXTENSION"
 #: the oldest DuckDB the extension was checked with (C API v1.2.0; 1.1 refuses C API extensions)
 MIN_DUCKDB = (1, 3, 2)
-#: the folder inside the package the build puts compiled files into
-FOLDER = Path(__file__).resolve().parent / "_native"
 DUCKDB_FILE = "mlsql.duckdb_extension"
-_OFF = ("0", "false", "no", "off")
-
-
-def switched_off() -> bool:
-    """Whether ``MLSQL_NATIVE`` asks for the portable paths."""
-    return os.environ.get(ENV, "").strip().lower() in _OFF
 
 
 def duckdb_version() -> tuple[int, ...]:
