@@ -18,10 +18,12 @@ import polars as pl
 
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql._front.build import function
 from mlsql._registry import Measure
 from mlsql.measures import classification_params as CP
-from mlsql.polars._build import evaluate, function
+from mlsql.polars._build import evaluate
 from mlsql.polars._dtypes import Check, Pairs, same_kind
+from mlsql.polars._engine import POLARS
 from mlsql.polars.ops import PolarsOps
 
 OPS = PolarsOps()
@@ -206,7 +208,7 @@ def direct(
     def build(*inputs: pl.Expr, **checked: Any) -> pl.Expr:
         return evaluate(m.build, stats(*inputs), symbolic=False, **checked)  # type: ignore[arg-type]
 
-    return _documented(function(m, build, check, family), m)
+    return _documented(function(POLARS, m, build, check, family), m)
 
 
 def pooled(
@@ -230,7 +232,7 @@ def pooled(
     def build(*inputs: pl.Expr, **checked: Any) -> pl.Expr:
         return evaluate(formula, rows(*inputs), known=known(*inputs), **checked)
 
-    return _documented(function(m, build, check, family), m)
+    return _documented(function(POLARS, m, build, check, family), m)
 
 
 def by_columns(by: str | Sequence[str] | None, func: str) -> list[str]:

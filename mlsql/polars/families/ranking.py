@@ -46,9 +46,9 @@ import polars as pl
 
 from mlsql._errors import MlsqlError
 from mlsql._formulas import FORMULAS
+from mlsql._front.build import function, lookup
 from mlsql._registry import Measure, measures
 from mlsql.measures import ranking as R
-from mlsql.polars._build import function, lookup
 from mlsql.polars._dtypes import (
     NOT_A_LIST_MESSAGE,
     Pairs,
@@ -57,6 +57,7 @@ from mlsql.polars._dtypes import (
     kind,
     label_lists,
 )
+from mlsql.polars._engine import POLARS
 from mlsql.polars.ops import PolarsOps
 
 FAMILIES = ("ranking",)
@@ -446,13 +447,13 @@ def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
         row = {R.RANKED: ranked_row, R.SCORED: score_row}.get(m.inputs, graded_row)
         return ROPS.mean(row(a, b, k, lambda s: R.row_value(ROPS, m.name, s)))
 
-    public = function(m, build, input_check(m), _THIS)
+    public = function(POLARS, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)
     return public
 
 
 def _set(m: Measure, build: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
-    public = function(m, build, _scores_only_check, _THIS)
+    public = function(POLARS, m, build, _scores_only_check, _THIS)
     public.__doc__ = _doc(m)
     return public
 

@@ -33,11 +33,11 @@ from typing import Any
 import polars as pl
 
 from mlsql._errors import MlsqlError
+from mlsql._front.build import lookup
 from mlsql._params import check_beta, check_zero_division
 from mlsql._registry import Measure, measures
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
-from mlsql.polars._build import lookup
 from mlsql.polars._dtypes import IntoExpr, check_same_kind, guarded
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import Frame, params  # noqa: F401  (plug-in hook)

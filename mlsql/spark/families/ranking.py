@@ -57,10 +57,11 @@ from pyspark.sql import types as T
 
 from mlsql._errors import MlsqlError
 from mlsql._formulas import FORMULAS
+from mlsql._front.build import function, lookup
 from mlsql._registry import Measure, measures
 from mlsql.measures import ranking as R
 from mlsql.spark._build import example as example_lines
-from mlsql.spark._build import function, lookup
+from mlsql.spark._engine import SPARK
 from mlsql.spark._types import (
     MISMATCH_MESSAGE,
     NOT_A_LIST_MESSAGE,
@@ -521,13 +522,13 @@ def _aggregate(m: Measure) -> Callable[..., Column]:
             row = graded_row(a, b, k, value)
         return OPS.mean(row)
 
-    public = function(m, build, input_check(m), _THIS)
+    public = function(SPARK, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)
     return public
 
 
 def _set(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
-    public = function(m, build, _scores_check, _THIS)
+    public = function(SPARK, m, build, _scores_check, _THIS)
     public.__doc__ = _doc(m)
     return public
 

@@ -71,12 +71,13 @@ from pyspark.sql import types as T
 
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql._front.build import function, lookup
 from mlsql._registry import Measure, measures
 from mlsql.measures import classification_params as CP
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 from mlsql.spark._build import example as example_lines
-from mlsql.spark._build import function, lookup
+from mlsql.spark._engine import SPARK
 from mlsql.spark._types import check_same_kind, data_type, to_column
 from mlsql.spark.ops import SparkOps, column
 
@@ -616,7 +617,10 @@ NOTES_END = "check the label types when the Column is built; a name is checked b
 def _public(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
     module = sys.modules[__name__]
     fn = _documented(
-        function(m, build, input_check(m), module, _example(m) if m.name in EXAMPLES else ()), m
+        function(
+            SPARK, m, build, input_check(m), module, _example(m) if m.name in EXAMPLES else ()
+        ),
+        m,
     )
     doc = fn.__doc__ or ""
     if m.name in ("majority_class", "minority_class"):

@@ -1,0 +1,80 @@
+"""The docstring fragments of generated functions, the same in every engine.
+
+Each is a template filled with the engine's words
+(:attr:`mlsql._front.engine.Engine.words`), so the engines' docstrings differ
+only where the engines do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mlsql._front.engine import Engine
+from mlsql._registry import Measure
+
+INPUT_DOCS = {
+    "actual": "The true labels of each row: {list_column} ({name_or}).",
+    "predicted": "The predicted labels of each row: {list_column} ({name_or}).",
+    "counts": "Stored ``multilabel_counts`` structs (or ``merge_counts`` of them).",
+}
+#: an input of a measure that takes one value per row, not label lists
+VALUE_DOC = "The {side} value of each row: a column ({name_or})."
+#: an input without a description of its own
+OTHER_INPUT_DOC = "Column {name_or}."
+
+PARAM_DOCS = {
+    "beta": "beta : float, default {default}\n    Weight of recall against precision; a finite number > 0.",
+    "zero_division": (
+        "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default {default}\n"
+        "    The value of an undefined ratio: 0 or 1; NaN (left out of averages);\n"
+        "    'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'\n"
+        "    (NULL, left out of averages)."
+    ),
+    "n_labels": "n_labels : int\n    The number of labels in the label universe (> 0).",
+}
+#: a parameter without a description of its own
+OTHER_PARAM_DOC = "{name} : default {default!r}\n    See the summary."
+
+RETURNS = {
+    "set": "{expr}\n    {a_list} per row (distinct, sorted, no NULLs); NULL where either list is NULL.",
+    "row": "{expr}\n    A number per row; NULL where either list is NULL.",
+    "aggregate": "{expr}\n    An aggregate: one number per {aggregate_scope}",
+    "counts": "{expr}\n    An aggregate struct of counts that can be stored and merged.",
+    "from_counts": "{expr}\n    A number per row of stored counts.",
+    "table": "{table}\n    See the summary.",
+}
+
+
+def input_doc(engine: Engine, m: Measure, name: str) -> str:
+    """What input ``name`` of ``m`` holds: label lists, or one value per row."""
+    if name in ("actual", "predicted") and not m.takes_label_lists:
+        side = "true" if name == "actual" else "predicted"
+        return VALUE_DOC.format(side=side, **engine.words)
+    return INPUT_DOCS.get(name, OTHER_INPUT_DOC).format(**engine.words)
+
+
+def param_lines(name: str, default: object) -> list[str]:
+    """The ``Parameters`` entry of parameter ``name``."""
+    if name in PARAM_DOCS:
+        return PARAM_DOCS[name].format(default=default).splitlines()
+    return OTHER_PARAM_DOC.format(name=name, default=default).splitlines()
+
+
+def returns(engine: Engine, kind: str) -> list[str]:
+    """The ``Returns`` section's lines of a measure of ``kind``."""
+    return RETURNS[kind].format(**engine.words).splitlines()
+
+
+def docstring(engine: Engine, m: Measure, example: Sequence[str] = ()) -> str:
+    """A numpydoc docstring from the registry entry, in ``engine``'s words."""
+    lines = [m.summary, "", "Parameters", "----------"]
+    for name in m.inputs:
+        lines += [f"{name} : {engine.words['input_type']}", f"    {input_doc(engine, m, name)}"]
+    for p in m.params:
+        lines += param_lines(p.name, p.default)
+    lines += ["", "Returns", "-------", *returns(engine, m.kind)]
+    if engine.notes:
+        lines += ["", "Notes", "-----", *engine.notes]
+    if example:
+        lines += ["", "Examples", "--------", *example]
+    return "\n".join(lines) + "\n"
