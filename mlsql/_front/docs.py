@@ -7,6 +7,7 @@ only where the engines do.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from mlsql._front.engine import Engine
@@ -75,6 +76,45 @@ def docstring(engine: Engine, m: Measure, example: Sequence[str] = ()) -> str:
     lines += ["", "Returns", "-------", *returns(engine, m.kind)]
     if engine.notes:
         lines += ["", "Notes", "-----", *engine.notes]
+    if example:
+        lines += ["", "Examples", "--------", *example]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- ranking
+RANKING_PARAM_DOCS = {
+    "k": "k : int, optional\n    Look at the first k items (a whole number > 0); default: all of them.",
+    "k_set": "k : int, optional\n    Keep at most k labels (a whole number >= 0); default: all of them.",
+    "threshold": "threshold : float\n    Keep the labels scored >= threshold.",
+}
+
+
+def ranking_docstring(
+    engine: Engine,
+    m: Measure,
+    returns: str,
+    notes: Sequence[str] = (),
+    example: Sequence[str] = (),
+) -> str:
+    """The docstring of a ranking function: the registry's inputs and notes, ``returns``
+    as the engine words it, the engine's own ``notes`` and ``example`` lines."""
+    from mlsql.measures import ranking as R
+
+    lines = [m.summary, "", "Parameters", "----------"]
+    for name in m.inputs:
+        lines += [f"{name} : {engine.words['input_type']}", f"    {R.INPUT_DOCS[name]}"]
+    for p in m.params:
+        key = "k_set" if p.name == "k" and m.kind == "set" else p.name
+        lines += RANKING_PARAM_DOCS[key].splitlines()
+    lines += ["", "Returns", "-------", *returns.splitlines()]
+    found = [R.NOTES.get(m.name, "")]
+    if m.inputs == R.RANKED:
+        found.append(R.AT_K_NOTE)
+    elif m.inputs == R.SCORED:
+        found.append(R.SCORED_NOTE)
+    found = [n for n in (*found, *notes) if n]
+    if found:
+        lines += ["", "Notes", "-----", *textwrap.wrap(" ".join(found), 88)]
     if example:
         lines += ["", "Examples", "--------", *example]
     return "\n".join(lines) + "\n"

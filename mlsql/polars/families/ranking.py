@@ -38,7 +38,6 @@ Examples
 from __future__ import annotations
 
 import sys
-import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -47,6 +46,7 @@ import polars as pl
 from mlsql._errors import MlsqlError
 from mlsql._formulas import FORMULAS
 from mlsql._front.build import function, lookup
+from mlsql._front.docs import ranking_docstring
 from mlsql._registry import Measure, measures
 from mlsql.measures import ranking as R
 from mlsql.polars._dtypes import (
@@ -411,32 +411,11 @@ AGGREGATE_RETURNS = (
     "polars.Expr\n    An aggregate: one number per ``select``, ``group_by().agg`` group or\n"
     "    ``over()`` window; NULL over no known rows."
 )
-PARAM_DOCS = {
-    "k": "k : int, optional\n    Look at the first k items (a whole number > 0); default: all of them.",
-    "k_set": "k : int, optional\n    Keep at most k labels (a whole number >= 0); default: all of them.",
-    "threshold": "threshold : float\n    Keep the labels scored >= threshold.",
-}
 
 
 def _doc(m: Measure) -> str:
     """The docstring of a ranking function (its example is added by :mod:`mlsql.polars`)."""
-    lines = [m.summary, "", "Parameters", "----------"]
-    for name in m.inputs:
-        lines += [f"{name} : str or polars.Expr", f"    {R.INPUT_DOCS[name]}"]
-    for p in m.params:
-        key = "k_set" if p.name == "k" and m.kind == "set" else p.name
-        lines += PARAM_DOCS[key].splitlines()
-    returns = SET_RETURNS if m.kind == "set" else AGGREGATE_RETURNS
-    lines += ["", "Returns", "-------", *returns.splitlines()]
-    notes = [R.NOTES.get(m.name, "")]
-    if m.inputs == R.RANKED:
-        notes.append(R.AT_K_NOTE)
-    elif m.inputs == R.SCORED:
-        notes.append(R.SCORED_NOTE)
-    notes = [n for n in notes if n]
-    if notes:
-        lines += ["", "Notes", "-----", *textwrap.wrap(" ".join(notes), 88)]
-    return "\n".join(lines) + "\n"
+    return ranking_docstring(POLARS, m, SET_RETURNS if m.kind == "set" else AGGREGATE_RETURNS)
 
 
 def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
