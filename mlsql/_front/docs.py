@@ -7,11 +7,15 @@ only where the engines do.
 
 from __future__ import annotations
 
+import inspect
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from mlsql._front.engine import Engine
 from mlsql._registry import Measure
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 INPUT_DOCS = {
     "actual": "The true labels of each row: {list_column} ({name_or}).",
@@ -118,3 +122,93 @@ def ranking_docstring(
     if example:
         lines += ["", "Examples", "--------", *example]
     return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- classification
+#: the classification families' parameters as docstrings describe them (type line, text)
+CLASS_PARAM_DOCS = {
+    "average": (
+        "average : {'micro', 'macro', 'weighted'}, default 'macro'",
+        "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
+        "    mean weighted by each class's support. Classes: those seen on either side.",
+    ),
+    "weights": (
+        "weights : {None, 'linear', 'quadratic'}, default None",
+        "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
+    ),
+    "positive": ("positive : label", "The class whose share is wanted (required)."),
+    "label": ("label : label", "The class whose error rate is wanted (required)."),
+}
+
+
+# ---------------------------------------------------------------- frame-level tables
+#: the parameters of the table functions (``{frame}``, ``{label_list}``: the engine's words)
+TABLE_PARAMS = {
+    "source": "source : {frame}\n    The rows.",
+    "source_lists": (
+        "source : {frame}\n    The rows, with {label_list} columns ``actual`` and ``predicted``."
+    ),
+    "label": "label : str\n    The label column.",
+    "columns": "actual, predicted : str\n    Column names.",
+    "classes": "actual, predicted : str\n    Column names (labels of one kind).",
+    "labels": (
+        "labels : sequence, optional\n"
+        "    The label universe: its labels that never occur get a row with\n"
+        "    tp = fp = fn = 0; labels outside it are ignored. Default: the labels\n"
+        "    seen in each group."
+    ),
+    "fbeta_column": "beta : float, optional\n    Adds an ``fbeta`` column.",
+    "class_beta": "beta : float, default 1.0\n    The beta of the ``fbeta`` column.",
+    "zero_division": (
+        "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default 0\n"
+        "    Value of an undefined ratio."
+    ),
+    "by": "by : str or sequence of str, optional\n    Grouping columns.",
+}
+#: each table function's summary and parameters (keys of :data:`TABLE_PARAMS`)
+TABLES = {
+    "label_metrics": (
+        "One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1, "
+        "jaccard, accuracy.",
+        ("source_lists", "columns", "labels", "fbeta_column", "zero_division", "by"),
+    ),
+    "class_distribution": (
+        "One row per class (and group): class, count, share of the known rows.",
+        ("source", "label", "by"),
+    ),
+    "confusion_matrix": (
+        "The confusion matrix, long: actual, predicted, count (every cell, zeros too).",
+        ("source", "classes", "by"),
+    ),
+    "confusion_matrix_wide": (
+        "The confusion matrix, wide: one row per actual class, one column per predicted class.",
+        ("source", "classes", "by"),
+    ),
+    "class_metrics": (
+        "One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, "
+        "class_error_rate.",
+        ("source", "classes", "class_beta", "zero_division", "by"),
+    ),
+}
+
+
+def table_docstring(engine: Engine, name: str, returns: str, example: str) -> str:
+    """The docstring of table function ``name``: its summary and parameters from
+    :data:`TABLES` in ``engine``'s words, then ``returns`` and ``example`` (doctest text)."""
+    summary, params = TABLES[name]
+    lines = [summary, "", "Parameters", "----------"]
+    for key in params:
+        lines += TABLE_PARAMS[key].format(**engine.words).splitlines()
+    lines += ["", "Returns", "-------", *inspect.cleandoc(returns).splitlines()]
+    lines += ["", "Examples", "--------", *inspect.cleandoc(example).splitlines()]
+    return "\n".join(lines)
+
+
+def table(engine: Engine, returns: str, example: str) -> Callable[[F], F]:
+    """Give the decorated table function its docstring (:func:`table_docstring`)."""
+
+    def document(fn: F) -> F:
+        fn.__doc__ = table_docstring(engine, fn.__name__, returns, example)
+        return fn
+
+    return document

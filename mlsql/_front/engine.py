@@ -48,7 +48,8 @@ class Engine(Protocol):
         ``expr`` (the returned type), ``table`` (what a table measure returns),
         ``input_type`` (an input's type line), ``name_or`` (``name or
         expression``), ``list_column`` (``a list column``), ``a_list`` (``A
-        list``), ``aggregate_scope`` (what one aggregate value is per).
+        list``), ``aggregate_scope`` (what one aggregate value is per), ``frame``
+        (the type of a table function's source), ``label_list`` (``label-list``).
         """
         ...
 

@@ -29,6 +29,8 @@ class PolarsEngine:
         "name_or": "name or expression",
         "list_column": "a list column",
         "a_list": "A list",
+        "frame": "polars.DataFrame or polars.LazyFrame",
+        "label_list": "label-list",
         "aggregate_scope": "``select``, ``group_by().agg`` group or\n"
         "    ``over()`` window; NULL over no known rows.",
     }

@@ -31,6 +31,8 @@ class SparkEngine:
         "name_or": "name or Column",
         "list_column": "an array column",
         "a_list": "An array",
+        "frame": "pyspark.sql.DataFrame",
+        "label_list": "label-array",
         "aggregate_scope": "``agg`` or ``groupBy().agg`` group;\n    NULL over no known rows.",
     }
     notes: ClassVar[Sequence[str]] = (

@@ -19,6 +19,7 @@ import polars as pl
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import function
+from mlsql._front.docs import CLASS_PARAM_DOCS
 from mlsql._registry import Measure
 from mlsql.measures import classification_params as CP
 from mlsql.polars._build import evaluate
@@ -163,23 +164,13 @@ INPUT_DOCS = {
 
 #: this family's parameters as docstrings describe them (type line, text)
 PARAM_DOCS = {
-    "average": (
-        "average : {'micro', 'macro', 'weighted'}, default 'macro'",
-        "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
-        "    mean weighted by each class's support. Classes: those seen on either side.",
-    ),
-    "weights": (
-        "weights : {None, 'linear', 'quadratic'}, default None",
-        "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
-    ),
+    **CLASS_PARAM_DOCS,
     "alpha": (
         "alpha : float, default 1.0",
         "The lecture's alpha, a finite number > 0: F_alpha is F-beta with alpha = beta².",
     ),
     "cost_fn": ("cost_fn : float, default 1.0", "Cost of a false negative."),
     "cost_fp": ("cost_fp : float, default 1.0", "Cost of a false positive."),
-    "positive": ("positive : label", "The class whose share is wanted (required)."),
-    "label": ("label : label", "The class whose error rate is wanted (required)."),
     "costs": (
         "costs : dict or polars.DataFrame",
         "actual -> {predicted: cost}, (actual, predicted) -> cost, or a DataFrame with\n"

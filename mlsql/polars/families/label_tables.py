@@ -23,8 +23,10 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front import tables as T
+from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
 from mlsql.polars._dtypes import inner, kind, label_lists
+from mlsql.polars._engine import POLARS
 from mlsql.polars.ops import PolarsOps
 
 FAMILIES = (LB.FAMILY,)
@@ -181,6 +183,20 @@ def _finish(frame: pl.LazyFrame, source: Frame) -> Frame:
 
 
 # ------------------------------------------------------------------ public functions
+@table(
+    POLARS,
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        Lazy if ``source`` is; ordered by group and label.
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
+    >>> mp.label_metrics(df, "actual", "predicted").select("label", "tp", "fp", "fn", "tn").rows()
+    [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
+    """,
+)
 def label_metrics(
     source: Frame,
     actual: str,
@@ -191,38 +207,6 @@ def label_metrics(
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
 ) -> Frame:
-    """One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1, jaccard, accuracy.
-
-    Parameters
-    ----------
-    source : polars.DataFrame or polars.LazyFrame
-        The rows, with label-list columns ``actual`` and ``predicted``.
-    actual, predicted : str
-        Column names.
-    labels : sequence, optional
-        The label universe: its labels that never occur get a row with
-        tp = fp = fn = 0; labels outside it are ignored. Default: the labels
-        seen in each group.
-    beta : float, optional
-        Adds an ``fbeta`` column.
-    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
-        Value of an undefined ratio.
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
-    polars.DataFrame or polars.LazyFrame
-        Lazy if ``source`` is; ordered by group and label.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
-    >>> mp.label_metrics(df, "actual", "predicted").select("label", "tp", "fp", "fn", "tn").rows()
-    [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
-    """
     func = "label_metrics"
     b, zd = T.checked_params(func, beta, zero_division)
     rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)

@@ -18,7 +18,7 @@ import polars as pl
 from mlsql._errors import MlsqlError
 from mlsql._front.build import function, lookup
 from mlsql._registry import Measure
-from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
+from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields, counts_message
 from mlsql.polars import stats as st
 from mlsql.polars._build import EXAMPLE_ROWS, OPS, evaluate
 from mlsql.polars._dtypes import Check, Pairs, label_lists
@@ -33,10 +33,6 @@ __all__ = [
     "set_symmetric_difference",
     "set_union",
 ]
-
-COUNTS_MESSAGE = (
-    "{func} takes the struct multilabel_counts returns ({fields}) for {name}. Got {name} {dtype}."
-)
 
 
 # ---------------------------------------------------------------- plug-in hooks
@@ -58,11 +54,7 @@ def counts_struct(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr
     ((expr, dtype),) = pairs
     fields = {f.name for f in dtype.fields} if isinstance(dtype, pl.Struct) else set()
     if not set(COUNTS_FIELDS) <= fields:
-        raise MlsqlError(
-            COUNTS_MESSAGE.format(
-                func=func, fields=", ".join(COUNTS_FIELDS), name=names[0], dtype=dtype
-            )
-        )
+        raise MlsqlError(counts_message(func, names[0], str(dtype)))
     return [expr]
 
 

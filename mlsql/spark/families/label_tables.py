@@ -32,7 +32,9 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front import tables as TB
+from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
+from mlsql.spark._engine import SPARK
 from mlsql.spark._types import check_label_array_types, kind, to_column
 from mlsql.spark.ops import SparkOps
 from mlsql.spark.stats import label_set
@@ -241,6 +243,25 @@ def _order(df: DataFrame, keys: Sequence[str]) -> DataFrame:
 
 
 # ------------------------------------------------------------------ public functions
+@table(
+    SPARK,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, then label, tp, fp, fn, tn, support, precision,
+        recall, f1, [fbeta,] jaccard, accuracy; ordered by group and label.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [(["cat", "bird"], ["cat"]), (["dog"], ["dog", "cat"])],
+    ...     "actual array<string>, predicted array<string>",
+    ... )
+    >>> [tuple(r) for r in ms.label_metrics(df, "actual", "predicted").select("label", "tp", "fp", "fn", "tn").collect()]
+    [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
+    """,
+)
 def label_metrics(
     source: DataFrame,
     actual: str,
@@ -251,43 +272,6 @@ def label_metrics(
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
 ) -> DataFrame:
-    """One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1, jaccard, accuracy.
-
-    Parameters
-    ----------
-    source : pyspark.sql.DataFrame
-        The rows, with label-array columns ``actual`` and ``predicted``.
-    actual, predicted : str
-        Column names.
-    labels : sequence, optional
-        The label universe: its labels that never occur get a row with
-        tp = fp = fn = 0; labels outside it are ignored. Default: the labels
-        seen in each group.
-    beta : float, optional
-        Adds an ``fbeta`` column.
-    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
-        Value of an undefined ratio.
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
-    pyspark.sql.DataFrame
-        The ``by`` columns, then label, tp, fp, fn, tn, support, precision,
-        recall, f1, [fbeta,] jaccard, accuracy; ordered by group and label.
-
-    Examples
-    --------
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame(
-    ...     [(["cat", "bird"], ["cat"]), (["dog"], ["dog", "cat"])],
-    ...     "actual array<string>, predicted array<string>",
-    ... )
-    >>> [tuple(r) for r in ms.label_metrics(df, "actual", "predicted").select("label", "tp", "fp", "fn", "tn").collect()]
-    [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
-    """
     func = "label_metrics"
     b, zd = TB.checked_params(func, beta, zero_division)
     rows, groups, universe, label_type = _prepared(func, source, actual, predicted, labels, by)

@@ -20,7 +20,7 @@ from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front.build import function, lookup
 from mlsql._registry import Measure
-from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
+from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields, counts_message
 from mlsql.spark import stats as st
 from mlsql.spark._build import OPS, Check
 from mlsql.spark._build import example as example_lines
@@ -36,10 +36,6 @@ __all__ = [
     "set_symmetric_difference",
     "set_union",
 ]
-
-COUNTS_MESSAGE = (
-    "{func} takes the struct multilabel_counts returns ({fields}) for {name}. Got {name} {type}."
-)
 
 
 # ---------------------------------------------------------------- plug-in hooks
@@ -58,14 +54,7 @@ def counts_struct(func: str, names: Sequence[str], cols: Sequence[Column]) -> No
         return
     fields = {f.name for f in dtype.fields} if isinstance(dtype, T.StructType) else set()
     if not set(COUNTS_FIELDS) <= fields:
-        raise MlsqlError(
-            COUNTS_MESSAGE.format(
-                func=func,
-                fields=", ".join(COUNTS_FIELDS),
-                name=names[0],
-                type=dtype.simpleString(),
-            )
-        )
+        raise MlsqlError(counts_message(func, names[0], dtype.simpleString()))
 
 
 def input_check(measure: Measure) -> Check:

@@ -72,6 +72,7 @@ from pyspark.sql import types as T
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import function, lookup
+from mlsql._front.docs import CLASS_PARAM_DOCS, table
 from mlsql._registry import Measure, measures
 from mlsql.measures import classification_params as CP
 from mlsql.measures import single_label as SL
@@ -549,17 +550,10 @@ DOCS = {
     "predicted": ("predicted : str or pyspark.sql.Column", "The predicted class of each row."),
     "label": ("label : str or pyspark.sql.Column", "A label column."),
     "cost": ("cost : str or pyspark.sql.Column", "The cost of each (actual, predicted) pair."),
-    "average": (
-        "average : {'micro', 'macro', 'weighted'}, default 'macro'",
-        "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
-        "    mean weighted by each class's support. Classes: those seen on either side.",
-    ),
-    "weights": (
-        "weights : {None, 'linear', 'quadratic'}, default None",
-        "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
-    ),
-    "positive": ("positive : label", "The class whose share is wanted (required)."),
-    "class": ("label : label", "The class whose error rate is wanted (required)."),
+    "average": CLASS_PARAM_DOCS["average"],
+    "weights": CLASS_PARAM_DOCS["weights"],
+    "positive": CLASS_PARAM_DOCS["positive"],
+    "class": CLASS_PARAM_DOCS["label"],
     "costs": (
         "costs : dict, pyspark.sql.DataFrame or pyspark.sql.Column",
         "actual -> {predicted: cost}, (actual, predicted) -> cost, a DataFrame with\n"
@@ -730,34 +724,24 @@ def _ordered(df: DataFrame, keys: Sequence[str]) -> DataFrame:
     return df.orderBy(*(F.col(k).asc_nulls_last() for k in keys))
 
 
-def class_distribution(
-    source: DataFrame, label: str, *, by: str | Sequence[str] | None = None
-) -> DataFrame:
-    """One row per class (and group): class, count, share of the known rows.
-
-    Parameters
-    ----------
-    source : pyspark.sql.DataFrame
-        The rows.
-    label : str
-        The label column.
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
+@table(
+    SPARK,
+    returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, then class, count, share; ordered by group and class.
-
-    Examples
-    --------
+    """,
+    example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
     >>> spark = SparkSession.builder.getOrCreate()
     >>> df = spark.createDataFrame([("a",), ("b",), ("a",), (None,)], "y string")
     >>> [tuple(r) for r in ms.class_distribution(df, "y").collect()]
     [('a', 2, 0.6666666666666666), ('b', 1, 0.3333333333333333)]
-    """
+    """,
+)
+def class_distribution(
+    source: DataFrame, label: str, *, by: str | Sequence[str] | None = None
+) -> DataFrame:
     func = "class_distribution"
     rows, groups = _prepared(source, {"label": label}, by, func)
     counted = rows.groupBy(*groups, F.col("__label").alias("class")).agg(
@@ -790,35 +774,25 @@ def _long(rows: DataFrame, groups: list[str]) -> DataFrame:
     )
 
 
-def confusion_matrix(
-    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
-) -> DataFrame:
-    """The confusion matrix, long: actual, predicted, count (every cell, zeros too).
-
-    Parameters
-    ----------
-    source : pyspark.sql.DataFrame
-        The rows.
-    actual, predicted : str
-        Column names (labels of one kind).
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
+@table(
+    SPARK,
+    returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, then actual, predicted, count over the classes seen
         in the group on either side; ordered by group, actual, predicted.
-
-    Examples
-    --------
+    """,
+    example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
     >>> spark = SparkSession.builder.getOrCreate()
     >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
     >>> [tuple(r) for r in ms.confusion_matrix(df, "a", "p").collect()]
     [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
-    """
+    """,
+)
+def confusion_matrix(
+    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+) -> DataFrame:
     func = "confusion_matrix"
     rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
     out = _long(rows, groups)
@@ -827,36 +801,26 @@ def confusion_matrix(
     )
 
 
-def confusion_matrix_wide(
-    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
-) -> DataFrame:
-    """The confusion matrix, wide: one row per actual class, one column per predicted class.
-
-    Parameters
-    ----------
-    source : pyspark.sql.DataFrame
-        The rows.
-    actual, predicted : str
-        Column names (labels of one kind).
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
+@table(
+    SPARK,
+    returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, ``actual``, then each class (named as text) in
         sorted order, NULL where a class does not occur in that group. The
         classes are read first (one Spark job), as ``pivot`` needs them.
-
-    Examples
-    --------
+    """,
+    example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
     >>> spark = SparkSession.builder.getOrCreate()
     >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
     >>> [tuple(r) for r in ms.confusion_matrix_wide(df, "a", "p").collect()]
     [('x', 1, 1), ('y', 0, 1)]
-    """
+    """,
+)
+def confusion_matrix_wide(
+    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+) -> DataFrame:
     func = "confusion_matrix_wide"
     rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
     long = _long(rows, groups)
@@ -867,6 +831,23 @@ def confusion_matrix_wide(
     return _ordered(wide, [*groups, "actual"]).select(*_shown(by, func), "actual", *renamed)
 
 
+@table(
+    SPARK,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, then class and the per-class columns of the
+        registry (:func:`mlsql.measures.single_label.class_values`); ordered
+        by group and class.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
+    >>> [tuple(r) for r in ms.class_metrics(df, "a", "p").select("class", "precision", "recall").collect()]
+    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
+    """,
+)
 def class_metrics(
     source: DataFrame,
     actual: str,
@@ -876,37 +857,6 @@ def class_metrics(
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
 ) -> DataFrame:
-    """One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
-
-    Parameters
-    ----------
-    source : pyspark.sql.DataFrame
-        The rows.
-    actual, predicted : str
-        Column names (labels of one kind).
-    beta : float, default 1.0
-        The beta of the ``fbeta`` column.
-    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
-        Value of an undefined ratio.
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
-    pyspark.sql.DataFrame
-        The ``by`` columns, then class and the per-class columns of the
-        registry (:func:`mlsql.measures.single_label.class_values`); ordered
-        by group and class.
-
-    Examples
-    --------
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
-    >>> [tuple(r) for r in ms.class_metrics(df, "a", "p").select("class", "precision", "recall").collect()]
-    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
-    """
     func = "class_metrics"
     b, zd = P.check_beta(beta, func), P.check_zero_division(zero_division, func)
     rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
