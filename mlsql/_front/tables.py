@@ -9,13 +9,23 @@ column of ``multilabel_report`` that :func:`standalone` picks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql.measures import label_based as LB
+
+
+def check_columns(func: str, columns: Collection[str], named: Iterable[tuple[str, Any]]) -> None:
+    """Every ``(role, name)`` of ``named`` names one of ``columns`` (the frame's)."""
+    for role, name in named:
+        if not isinstance(name, str) or name not in columns:
+            raise MlsqlError(
+                f"{func}: the {role} column {name!r} is not in the frame. "
+                f"Its columns: {', '.join(columns)}."
+            )
 
 
 def checked_arguments(
@@ -30,12 +40,8 @@ def checked_arguments(
     (the frame's), and no group column has the name of an output column."""
     groups = P.check_by(by, func)
     universe = LT.check_universe(labels, func)
-    for role, name in (("actual", actual), ("predicted", predicted), *(("by", b) for b in groups)):
-        if not isinstance(name, str) or name not in columns:
-            raise MlsqlError(
-                f"{func}: the {role} column {name!r} is not in the frame. "
-                f"Its columns: {', '.join(columns)}."
-            )
+    named = {"actual": actual, "predicted": predicted}
+    check_columns(func, columns, [*named.items(), *(("by", b) for b in groups)])
     outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
     for name in groups:
         if name in outputs:

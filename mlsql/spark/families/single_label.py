@@ -73,6 +73,7 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import function, lookup
 from mlsql._front.docs import CLASS_PARAM_DOCS, table
+from mlsql._front.tables import check_columns
 from mlsql._registry import Measure, measures
 from mlsql.measures import classification_params as CP
 from mlsql.measures import single_label as SL
@@ -694,12 +695,7 @@ def _prepared(
         )
     schema = {f.name: f.dataType for f in source.schema.fields}
     groups = P.check_by(by, func)
-    for role, name in (*columns.items(), *(("by", b) for b in groups)):
-        if not isinstance(name, str) or name not in schema:
-            raise MlsqlError(
-                f"{func}: the {role} column {name!r} is not in the frame. "
-                f"Its columns: {', '.join(schema)}."
-            )
+    check_columns(func, schema, [*columns.items(), *(("by", b) for b in groups)])
     roles = list(columns)
     cols = [to_column(c, func, r) for r, c in columns.items()]
     for role, name in columns.items():
