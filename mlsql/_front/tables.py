@@ -2,7 +2,7 @@
 
 ``label_metrics`` and ``multilabel_report`` take a frame and column names; each
 engine counts in its own way, but the arguments are checked alike
-(:func:`checked_arguments`, :func:`checked_params`), and every macro or
+(:func:`checked_arguments`, :func:`beta_and_zero_division`), and every macro or
 weighted measure of :data:`mlsql.measures.label_based.STANDALONE` is the one
 column of ``multilabel_report`` that :func:`standalone` picks.
 """
@@ -49,7 +49,7 @@ def checked_arguments(
     return groups, universe
 
 
-def checked_params(
+def beta_and_zero_division(
     func: str, beta: float | None, zero_division: Any
 ) -> tuple[float, P.ZeroDivision]:
     """(beta, zero division) validated; no ``beta`` is 1."""

@@ -208,7 +208,7 @@ def label_metrics(
     by: str | Sequence[str] | None = None,
 ) -> Frame:
     func = "label_metrics"
-    b, zd = T.checked_params(func, beta, zero_division)
+    b, zd = T.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)
     _, k, _ = _counts(rows, groups, universe)
     columns = [c for c in LB.label_metrics_columns(beta is not None)]
@@ -241,7 +241,7 @@ def multilabel_report(
     (2, 0.6666666666666666, 0.3333333333333333)
     """
     func = "multilabel_report"
-    b, zd = T.checked_params(func, beta, zero_division)
+    b, zd = T.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)
     group_rows, k, histogram = _counts(rows, groups, universe)
     by_label = (

@@ -273,7 +273,7 @@ def label_metrics(
     by: str | Sequence[str] | None = None,
 ) -> DataFrame:
     func = "label_metrics"
-    b, zd = TB.checked_params(func, beta, zero_division)
+    b, zd = TB.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe, label_type = _prepared(func, source, actual, predicted, labels, by)
     spread = _spread(rows, groups, universe, label_type).where(F.col("label").isNotNull())
     values = _label_values(spread, b, zd)
@@ -328,7 +328,7 @@ def multilabel_report(
     (2, 0.6666666666666666, 0.3333333333333333)
     """
     func = "multilabel_report"
-    b, zd = TB.checked_params(func, beta, zero_division)
+    b, zd = TB.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe, label_type = _prepared(func, source, actual, predicted, labels, by)
     spread = _spread(rows, groups, universe, label_type)
     is_label = F.col("label").isNotNull()
