@@ -20,6 +20,7 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import function
 from mlsql._front.docs import CLASS_PARAM_DOCS
+from mlsql._front.inputs import LABEL_MESSAGE
 from mlsql._registry import Measure
 from mlsql.measures import classification_params as CP
 from mlsql.polars._build import evaluate
@@ -103,7 +104,7 @@ def labels(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
     """Scalar labels of one kind (lists are refused)."""
     for name, (_, dtype) in zip(names, pairs, strict=True):
         if isinstance(dtype, (pl.List, pl.Array)):
-            raise MlsqlError(f"{func} takes one label per row for {name}. Got {name} {dtype}.")
+            raise MlsqlError(LABEL_MESSAGE.format(func=func, name=name, type=dtype))
     return same_kind(func, names, pairs)
 
 

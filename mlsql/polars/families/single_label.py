@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -35,6 +34,7 @@ import polars as pl
 from mlsql._errors import MlsqlError
 from mlsql._front.build import lookup
 from mlsql._front.docs import table
+from mlsql._front.inputs import finite_costs, mapping_costs
 from mlsql._params import check_beta, check_zero_division
 from mlsql._registry import Measure, measures
 from mlsql.measures import single_label as SL
@@ -133,26 +133,15 @@ def one_vs_rest(actual: pl.Expr, predicted: pl.Expr) -> SL.OneVsRest:
 
 def cost_entries(costs: Any, func: str) -> list[tuple[Any, Any, float]]:
     """``costs`` (nested mapping, pair mapping or DataFrame) as (actual, predicted, cost) triples."""
-    entries: list[tuple[Any, Any, Any]] = []
     if isinstance(costs, pl.LazyFrame):
         costs = costs.collect()
-    ok = False
     if isinstance(costs, pl.DataFrame) and {"actual", "predicted", "cost"} <= set(costs.columns):
-        entries, ok = list(costs.select("actual", "predicted", "cost").iter_rows()), True
-    elif isinstance(costs, dict):
-        ok = True
-        for key, value in costs.items():
-            if isinstance(value, dict):
-                entries += [(key, p, c) for p, c in value.items()]
-            elif isinstance(key, tuple) and len(key) == 2:
-                entries.append((*key, value))
-            else:
-                ok = False
-    for _, _, c in entries:
-        ok = ok and not isinstance(c, bool) and isinstance(c, (int, float)) and math.isfinite(c)
-    if not ok:
+        found = finite_costs(list(costs.select("actual", "predicted", "cost").iter_rows()))
+    else:
+        found = mapping_costs(costs)
+    if found is None:
         raise MlsqlError(COSTS_MESSAGE.format(func=func, got=repr(costs)))
-    return [(a, p, float(c)) for a, p, c in entries]
+    return found
 
 
 def cost_stats(actual: pl.Expr, predicted: pl.Expr) -> SL.CostStats:

@@ -58,7 +58,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import operator
 import sys
 from collections.abc import Callable, Sequence
@@ -73,6 +72,7 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import function, lookup
 from mlsql._front.docs import CLASS_PARAM_DOCS, table
+from mlsql._front.inputs import LABEL_MESSAGE, mapping_costs
 from mlsql._front.tables import check_columns
 from mlsql._registry import Measure, measures
 from mlsql.measures import classification_params as CP
@@ -88,7 +88,6 @@ OPS = SparkOps()
 #: measures whose statistics are every class's counts
 CLASS_MEASURES = SL.CLASS_MEASURES
 ALL = "__mlsql_all"
-LABEL_MESSAGE = "{func} takes one label per row for {name}. Got {name} {type}."
 COSTS_MESSAGE = (
     "The 'costs' parameter of {func} must be a mapping actual -> {{predicted: cost}}, a mapping "
     "(actual, predicted) -> cost, a DataFrame with columns actual, predicted, cost, or a map "
@@ -169,21 +168,10 @@ def check_costs(costs: Any, func: str) -> Costs:
             picked = costs.agg(_cost_map(costs["actual"], costs["predicted"], costs["cost"]))
             return Costs(table=picked.scalar())
         raise MlsqlError(COSTS_MESSAGE.format(func=func, got=f"a DataFrame of {list(fields)}"))
-    entries: list[tuple[Any, Any, Any]] = []
-    ok = isinstance(costs, dict)
-    if ok:
-        for key, value in costs.items():
-            if isinstance(value, dict):
-                entries += [(key, p, c) for p, c in value.items()]
-            elif isinstance(key, tuple) and len(key) == 2:
-                entries.append((*key, value))
-            else:
-                ok = False
-    for _, _, c in entries:
-        ok = ok and not isinstance(c, bool) and isinstance(c, (int, float)) and math.isfinite(c)
-    if not ok:
+    found = mapping_costs(costs)
+    if found is None:
         raise MlsqlError(COSTS_MESSAGE.format(func=func, got=repr(costs)))
-    return Costs(entries=tuple((a, p, float(c)) for a, p, c in entries))
+    return Costs(entries=tuple(found))
 
 
 def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
