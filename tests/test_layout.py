@@ -42,6 +42,7 @@ CORE = (
     "mlsql._sqlexpr",
     "mlsql._native_switch",
     "mlsql._version",
+    "mlsql._front",
 )
 #: what users run over any engine (``mlsql`` itself is the package's ``__init__``)
 FRONT = ("mlsql", "mlsql.cli", "mlsql.report", "mlsql._docs", "mlsql._stubs")

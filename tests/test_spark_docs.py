@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from mlsql._registry import measures
 from tests import oracle
 from tests.engines.spark_engine import session
 
@@ -31,7 +32,7 @@ def examples() -> list[str]:
 def test_every_generated_function_of_the_core_has_an_example():
     missing = [
         m.name
-        for m in ms._build.measures()
+        for m in measures()
         if m.family in ("multilabel", "hivemall")
         and m.name in ms.FUNCTIONS
         and m.name not in examples()

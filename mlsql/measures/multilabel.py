@@ -149,6 +149,15 @@ def _hamming_loss(ops: Any, s: F.RowStats, n_labels: Any) -> Any:
 COUNTS_FIELDS = ("n_rows", "tp", "fp", "fn", "n_actual", "n_predicted", "n_exact")
 
 
+def counts_message(func: str, name: str, type_name: str) -> str:
+    """The error of an input ``name`` of ``func`` that is no ``multilabel_counts`` struct."""
+    fields = ", ".join(COUNTS_FIELDS)
+    return (
+        f"{func} takes the struct multilabel_counts returns ({fields}) for {name}. "
+        f"Got {name} {type_name}."
+    )
+
+
 @dataclass(frozen=True)
 class CountsFields:
     """The fields of a stored ``multilabel_counts`` struct, as engine expressions."""

@@ -36,27 +36,10 @@ from typing import Any
 import polars as pl
 
 from mlsql._errors import MlsqlError
+from mlsql._front import families as front
 from mlsql._registry import REGISTRY, measures
 from mlsql.polars import _build, families, namespace
-
-
-def _functions() -> dict[str, Callable[..., pl.Expr]]:
-    mods = families.modules()
-    out: dict[str, Callable[..., pl.Expr]] = {}
-    for mod in mods:
-        for name in getattr(mod, "__all__", ()):
-            out[name] = getattr(mod, name)
-    for m in measures():
-        if m.build is None or not m.available_in("polars") or m.name in out:
-            continue
-        mod = families.serving(m.family, mods)
-        if mod is not None and hasattr(mod, "stats"):
-            out[m.name] = _build.generated(m, mod, families.input_check(mod, m))
-    for m in measures():
-        for alias in m.aliases:
-            if m.name in out and alias not in out:
-                out[alias] = out[m.name]
-    return out
+from mlsql.polars._engine import POLARS
 
 
 def _example_statements(functions: dict[str, Callable[..., pl.Expr]]) -> dict[str, list[str]]:
@@ -67,7 +50,7 @@ def _example_statements(functions: dict[str, Callable[..., pl.Expr]]) -> dict[st
         m = REGISTRY.get(name)
         if m is None or "Examples\n--------" in (fn.__doc__ or ""):
             continue  # an alias (documented under its name) or written by hand
-        hook = getattr(families.serving(m.family, mods), "example", None)
+        hook = getattr(front.serving(m.family, mods), "example", None)
         if hook is not None:
             columns, params = hook(m)
             out[name] = _build.example(name, m.kind, columns, m.inputs, params)
@@ -98,7 +81,7 @@ def _expression_functions(functions: dict[str, Callable[..., pl.Expr]]) -> dict[
     return {name: fn for name, fn in functions.items() if kinds.get(name) != "table"}
 
 
-FUNCTIONS = _functions()
+FUNCTIONS: dict[str, Callable[..., pl.Expr]] = front.functions(POLARS)
 globals().update(FUNCTIONS)
 #: the statements of each generated docstring example (their outputs: ``_example_outputs``)
 _EXAMPLES = _example_statements(FUNCTIONS)

@@ -2,14 +2,15 @@
 
 :func:`expression` runs a registry measure's formula over a statistics object
 (a dataclass whose fields are ``pl.Expr``) and returns one ``pl.Expr``;
-:func:`function` turns a registry measure into a public function with a real
-signature and a numpydoc docstring. Both are used by :mod:`mlsql.polars` for
-every measure that has a formula, and by family modules for their own
-hand-written functions.
+:func:`evaluate` runs any formula so. The public functions around them (real
+signature, parameter checks, numpydoc docstring) come from the engine-neutral
+front, :func:`mlsql._front.build.function`, with
+:data:`mlsql.polars._engine.POLARS`. This module also writes the generated
+functions' docstring examples (:func:`example`, :func:`run`).
 
 Two ways to run a formula:
 
-- symbolic (the default): the statistics become :mod:`~mlsql.polars._symbolic`
+- symbolic (the default): the statistics become :mod:`~mlsql.polars._lowering`
   nodes, so every statistic and every aggregation is computed once in the
   final expression, whatever the engine (Polars' streaming engine has no
   common-subexpression elimination);
@@ -23,67 +24,18 @@ Two ways to run a formula:
 from __future__ import annotations
 
 import dataclasses
-import inspect
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
 
 import polars as pl
 
-from mlsql import _params as P
-from mlsql._registry import REGISTRY, Measure, measures
+from mlsql._front import build as front
+from mlsql._registry import Measure
 from mlsql.polars import _lowering as S
-from mlsql.polars._dtypes import Check, IntoExpr, guarded
 from mlsql.polars.ops import PolarsOps
 
 OPS = PolarsOps()
-
-
-# ---------------------------------------------------------------- parameters
-def lookup(measure: str | Measure) -> Measure:
-    """The registry entry of ``measure``."""
-    if isinstance(measure, Measure):
-        return measure
-    measures()  # fills the registry
-    return REGISTRY[measure]
-
-
-def checked_params(
-    measure: str | Measure, given: dict[str, Any], family: ModuleType | None = None
-) -> dict[str, Any]:
-    """Every parameter of ``measure``, defaulted and validated (same messages as SQL).
-
-    ``beta``, ``zero_division`` and ``n_labels`` are checked here; a family
-    module's ``params(measure, params)`` checks the others. Validating twice is
-    harmless.
-
-    Examples
-    --------
-    >>> checked_params("micro_fbeta", {"beta": 2})
-    {'beta': 2.0, 'zero_division': ZeroDivision(kind='value', value=0.0)}
-    >>> checked_params("micro_fbeta", {"beta": -1})
-    Traceback (most recent call last):
-    ...
-    mlsql._errors.MlsqlError: The 'beta' parameter of micro_fbeta must be a finite number > 0. Got -1 instead.
-    """
-    m = lookup(measure)
-    names = {p.name for p in m.params}
-    unknown = sorted(set(given) - names)
-    if unknown:
-        raise TypeError(f"{m.name}() got an unexpected keyword argument {unknown[0]!r}")
-    out: dict[str, Any] = {}
-    for p in m.params:
-        value = given.get(p.name, p.default)
-        if p.name == "beta":
-            value = P.check_beta(value, m.name)
-        elif p.name == "zero_division" and not isinstance(value, P.ZeroDivision):
-            value = P.check_zero_division(value, m.name)
-        elif p.name == "n_labels":
-            value = P.check_n_labels(value, m.name)
-        out[p.name] = value
-    if family is not None and hasattr(family, "params"):
-        out = family.params(m, out)
-    return out
 
 
 # ---------------------------------------------------------------- formulas
@@ -154,7 +106,7 @@ def expression(
 ) -> pl.Expr:
     """The registry formula of ``measure`` over ``stats`` (a dataclass of ``pl.Expr``).
 
-    Parameters are validated (:func:`checked_params`). The caller has checked
+    Parameters are validated (:func:`~mlsql._front.build.checked_params`). The caller has checked
     the inputs' types (see :func:`mlsql.polars._dtypes.guarded`).
 
     Examples
@@ -166,124 +118,12 @@ def expression(
     >>> df.select(expression("micro_recall", row_stats(a, p), known=known(a, p))).item()
     0.5
     """
-    m = lookup(measure)
-    if m.build is None:
-        raise TypeError(f"{m.name} has no formula in the registry; it is written by hand")
-    checked = checked_params(m, params, family)
-    return evaluate(m.build, stats, known=known, symbolic=symbolic, **checked)
+    checked = front.checked_params(measure, params, family)
+    return evaluate(front.formula(measure), stats, known=known, symbolic=symbolic, **checked)
 
 
-# ---------------------------------------------------------------- public functions
-INPUT_DOCS = {
-    "actual": "The true labels of each row: a list column (name or expression).",
-    "predicted": "The predicted labels of each row: a list column (name or expression).",
-    "counts": "Stored ``multilabel_counts`` structs (or ``merge_counts`` of them).",
-}
-
-
-def input_doc(m: Measure, name: str) -> str:
-    """What input ``name`` of ``m`` holds: label lists, or one value per row."""
-    if name in ("actual", "predicted") and not m.takes_label_lists:
-        return f"The {'true' if name == 'actual' else 'predicted'} value of each row: a column (name or expression)."
-    return INPUT_DOCS.get(name, "Column name or expression.")
-
-
-PARAM_DOCS = {
-    "beta": "beta : float, default {default}\n    Weight of recall against precision; a finite number > 0.",
-    "zero_division": (
-        "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default {default}\n"
-        "    The value of an undefined ratio: 0 or 1; NaN (left out of averages);\n"
-        "    'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'\n"
-        "    (NULL, left out of averages)."
-    ),
-    "n_labels": "n_labels : int\n    The number of labels in the label universe (> 0).",
-}
-RETURNS = {
-    "set": "polars.Expr\n    A list per row (distinct, sorted, no NULLs); NULL where either list is NULL.",
-    "row": "polars.Expr\n    A number per row; NULL where either list is NULL.",
-    "aggregate": (
-        "polars.Expr\n    An aggregate: one number per ``select``, ``group_by().agg`` group or\n"
-        "    ``over()`` window; NULL over no known rows."
-    ),
-    "counts": "polars.Expr\n    An aggregate struct of counts that can be stored and merged.",
-    "from_counts": "polars.Expr\n    A number per row of stored counts.",
-    "table": "polars.Expr\n    See the summary.",
-}
 #: example table for the multi-label functions' docstrings
 EXAMPLE_ROWS = {"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "fish"]]}
-
-
-def signature(m: Measure) -> inspect.Signature:
-    """``(input, ..., *, param=default, ...) -> pl.Expr``."""
-    params = [
-        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=IntoExpr)
-        for name in m.inputs
-    ]
-    params += [
-        inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
-        for p in m.params
-    ]
-    return inspect.Signature(params, return_annotation=pl.Expr)
-
-
-def docstring(m: Measure, example: list[str] | None = None) -> str:
-    """A numpydoc docstring from the registry entry (the example is added later)."""
-    lines = [m.summary, "", "Parameters", "----------"]
-    for name in m.inputs:
-        lines += [
-            f"{name} : str or polars.Expr",
-            f"    {input_doc(m, name)}",
-        ]
-    for p in m.params:
-        lines += (
-            PARAM_DOCS.get(p.name, f"{p.name} : default {p.default!r}\n    See the summary.")
-            .format(default=p.default)
-            .splitlines()
-        )
-    lines += ["", "Returns", "-------", *RETURNS[m.kind].splitlines()]
-    if example:
-        lines += ["", "Examples", "--------", *example]
-    return "\n".join(lines) + "\n"
-
-
-def function(
-    m: Measure,
-    build: Callable[..., pl.Expr],
-    check: Check,
-    family: ModuleType | None = None,
-) -> Callable[..., pl.Expr]:
-    """The public function of registry measure ``m``.
-
-    ``build(*inputs, **params)`` gets the checked input expressions and the
-    validated parameters and returns the expression; ``check`` is the plan-time
-    type check (:mod:`mlsql.polars._dtypes`).
-    """
-    sig = signature(m)
-
-    def public(*args: Any, **kwargs: Any) -> pl.Expr:
-        bound = sig.bind(*args, **kwargs)
-        bound.apply_defaults()
-        params = checked_params(m, {p.name: bound.arguments[p.name] for p in m.params}, family)
-        inputs = [bound.arguments[name] for name in m.inputs]
-        return guarded(m.name, m.inputs, inputs, lambda *xs: build(*xs, **params), check)
-
-    public.__name__ = public.__qualname__ = m.name
-    public.__module__ = "mlsql.polars"
-    public.__signature__ = sig  # type: ignore[attr-defined]
-    public.__doc__ = docstring(m)
-    return public
-
-
-def generated(m: Measure, family: ModuleType, check: Check) -> Callable[..., pl.Expr]:
-    """The public function of a formula measure, statistics from ``family.stats``."""
-    known = getattr(family, "known", None)
-
-    def build(*inputs: pl.Expr, **params: Any) -> pl.Expr:
-        stats = family.stats(m, *inputs)
-        mask = known(m, *inputs) if known is not None else None
-        return evaluate(m.build, stats, known=mask, **params)  # type: ignore[arg-type]
-
-    return function(m, build, check, family)
 
 
 # ---------------------------------------------------------------- examples

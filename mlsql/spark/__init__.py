@@ -43,37 +43,11 @@ from collections.abc import Callable
 from typing import Any
 
 from mlsql._errors import MlsqlError
-from mlsql._registry import measures
-from mlsql.spark import _build, families
+from mlsql._front.families import functions
+from mlsql.spark._engine import SPARK
 from mlsql.spark.sql import register
 
-
-def _functions() -> dict[str, Callable[..., Any]]:
-    mods = families.modules()
-    out: dict[str, Callable[..., Any]] = {}
-    for mod in mods:
-        for name in getattr(mod, "__all__", ()):
-            out[name] = getattr(mod, name)
-    for m in measures():
-        if m.build is None or not m.available_in("spark") or m.name in out:
-            continue
-        mod = families.serving(m.family, mods)
-        if mod is None or not hasattr(mod, "stats"):
-            continue
-        found = mod.example(m) if hasattr(mod, "example") else None
-        lines: list[str] = []
-        if found is not None:
-            rows, schema, params, output = found
-            lines = _build.example(m.name, m.kind, rows, schema, m.inputs, params, output)
-        out[m.name] = _build.generated(m, mod, families.input_check(mod, m), lines)
-    for m in measures():
-        for alias in m.aliases:
-            if m.name in out and alias not in out:
-                out[alias] = out[m.name]
-    return out
-
-
-FUNCTIONS = _functions()
+FUNCTIONS: dict[str, Callable[..., Any]] = functions(SPARK)
 globals().update(FUNCTIONS)
 
 __all__ = ["FUNCTIONS", "MlsqlError", "register", *sorted(FUNCTIONS)]

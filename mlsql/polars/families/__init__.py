@@ -46,7 +46,8 @@ are added beside them) and builds its public functions from what each defines:
     Hand-written public functions (registry names, or aliases). Each takes
     its inputs first (the ``.mlsql`` namespace passes its expression as the
     first one) and returns ``pl.Expr``. Build them with
-    :func:`mlsql.polars._build.function` (registry signature and docstring)
+    :func:`mlsql._front.build.function` and
+    :data:`~mlsql.polars._engine.POLARS` (registry signature and docstring)
     and :func:`mlsql.polars._build.expression` (a registry formula over your
     statistics), or :func:`mlsql.polars._dtypes.guarded` for the type check.
 
@@ -70,31 +71,13 @@ A family of one measure whose statistics are two per-row columns::
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+import sys
 from types import ModuleType
-from typing import Any
 
-from mlsql._registry import Measure
-from mlsql.polars._dtypes import Check, same_kind
-
-#: core modules load first, in this order; the others by name
-CORE = ("multilabel", "hivemall")
+from mlsql._front import families as front
+from mlsql._front.families import CORE, serving  # noqa: F401  (this package's API)
 
 
 def modules() -> list[ModuleType]:
     """Every family module, the core ones first."""
-    names = [info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")]
-    ordered = [n for n in CORE if n in names] + sorted(n for n in names if n not in CORE)
-    return [importlib.import_module(f"{__name__}.{name}") for name in ordered]
-
-
-def serving(family: str, mods: list[ModuleType]) -> ModuleType | None:
-    """The module whose ``FAMILIES`` holds ``family`` (None if no module serves it)."""
-    return next((mod for mod in mods if family in getattr(mod, "FAMILIES", ())), None)
-
-
-def input_check(mod: ModuleType, measure: Measure) -> Check:
-    """The module's type check for ``measure`` (default: inputs of one label kind)."""
-    hook: Any = getattr(mod, "input_check", None)
-    return hook(measure) if hook is not None else same_kind
+    return front.modules(sys.modules[__name__])

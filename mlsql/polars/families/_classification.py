@@ -19,9 +19,13 @@ import polars as pl
 from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql._front.build import function
+from mlsql._front.docs import CLASS_PARAM_DOCS
+from mlsql._front.inputs import LABEL_MESSAGE
 from mlsql._registry import Measure
-from mlsql.polars._build import evaluate, function
+from mlsql.polars._build import evaluate
 from mlsql.polars._dtypes import Check, Pairs, same_kind
+from mlsql.polars._engine import POLARS
 from mlsql.polars.ops import PolarsOps
 
 OPS = PolarsOps()
@@ -100,7 +104,7 @@ def labels(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
     """Scalar labels of one kind (lists are refused)."""
     for name, (_, dtype) in zip(names, pairs, strict=True):
         if isinstance(dtype, (pl.List, pl.Array)):
-            raise MlsqlError(f"{func} takes one label per row for {name}. Got {name} {dtype}.")
+            raise MlsqlError(LABEL_MESSAGE.format(func=func, name=name, type=dtype))
     return same_kind(func, names, pairs)
 
 
@@ -161,23 +165,13 @@ INPUT_DOCS = {
 
 #: this family's parameters as docstrings describe them (type line, text)
 PARAM_DOCS = {
-    "average": (
-        "average : {'micro', 'macro', 'weighted'}, default 'macro'",
-        "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
-        "    mean weighted by each class's support. Classes: those seen on either side.",
-    ),
-    "weights": (
-        "weights : {None, 'linear', 'quadratic'}, default None",
-        "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
-    ),
+    **CLASS_PARAM_DOCS,
     "alpha": (
         "alpha : float, default 1.0",
         "The lecture's alpha, a finite number > 0: F_alpha is F-beta with alpha = beta².",
     ),
     "cost_fn": ("cost_fn : float, default 1.0", "Cost of a false negative."),
     "cost_fp": ("cost_fp : float, default 1.0", "Cost of a false positive."),
-    "positive": ("positive : label", "The class whose share is wanted (required)."),
-    "label": ("label : label", "The class whose error rate is wanted (required)."),
     "costs": (
         "costs : dict or polars.DataFrame",
         "actual -> {predicted: cost}, (actual, predicted) -> cost, or a DataFrame with\n"
@@ -206,7 +200,7 @@ def direct(
     def build(*inputs: pl.Expr, **checked: Any) -> pl.Expr:
         return evaluate(m.build, stats(*inputs), symbolic=False, **checked)  # type: ignore[arg-type]
 
-    return _documented(function(m, build, check, family), m)
+    return _documented(function(POLARS, m, build, check, family), m)
 
 
 def pooled(
@@ -230,7 +224,7 @@ def pooled(
     def build(*inputs: pl.Expr, **checked: Any) -> pl.Expr:
         return evaluate(formula, rows(*inputs), known=known(*inputs), **checked)
 
-    return _documented(function(m, build, check, family), m)
+    return _documented(function(POLARS, m, build, check, family), m)
 
 
 def by_columns(by: str | Sequence[str] | None, func: str) -> list[str]:

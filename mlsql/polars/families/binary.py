@@ -24,10 +24,10 @@ from typing import Any
 
 import polars as pl
 
+from mlsql._front.build import lookup
 from mlsql._registry import Measure, measures
 from mlsql.measures import binary as B
 from mlsql.measures.contingency import Table2x2
-from mlsql.polars._build import lookup
 from mlsql.polars._dtypes import IntoExpr, guarded
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)

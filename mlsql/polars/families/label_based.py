@@ -13,7 +13,7 @@ ones the SQL library renders.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
@@ -22,8 +22,11 @@ from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
+from mlsql._front import tables as T
+from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
 from mlsql.polars._dtypes import inner, kind, label_lists
+from mlsql.polars._engine import POLARS
 from mlsql.polars.ops import PolarsOps
 
 FAMILIES = (LB.FAMILY,)
@@ -49,18 +52,7 @@ def _prepared(
         )
     lf = source.lazy()
     schema = lf.collect_schema()
-    groups = P.check_by(by, func)
-    universe = LT.check_universe(labels, func)
-    for role, name in (("actual", actual), ("predicted", predicted), *(("by", b) for b in groups)):
-        if name not in schema:
-            raise MlsqlError(
-                f"{func}: the {role} column {name!r} is not in the frame. "
-                f"Its columns: {', '.join(schema.names())}."
-            )
-    outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
-    for name in groups:
-        if name in outputs:
-            raise MlsqlError(f"{func}: the by column {name!r} has the name of an output column.")
+    groups, universe = T.checked_arguments(func, schema.names(), actual, predicted, by, labels)
     a, p = label_lists(
         func,
         ["actual", "predicted"],
@@ -190,12 +182,21 @@ def _finish(frame: pl.LazyFrame, source: Frame) -> Frame:
     return frame if isinstance(source, pl.LazyFrame) else frame.collect()
 
 
-def _params(func: str, beta: float | None, zero_division: Any) -> tuple[float, P.ZeroDivision]:
-    zd = P.check_zero_division(zero_division, func)
-    return (1.0 if beta is None else P.check_beta(beta, func)), zd
-
-
 # ------------------------------------------------------------------ public functions
+@table(
+    POLARS,
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        Lazy if ``source`` is; ordered by group and label.
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
+    >>> mp.label_metrics(df, "actual", "predicted").select("label", "tp", "fp", "fn", "tn").rows()
+    [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
+    """,
+)
 def label_metrics(
     source: Frame,
     actual: str,
@@ -206,40 +207,8 @@ def label_metrics(
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
 ) -> Frame:
-    """One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1, jaccard, accuracy.
-
-    Parameters
-    ----------
-    source : polars.DataFrame or polars.LazyFrame
-        The rows, with label-list columns ``actual`` and ``predicted``.
-    actual, predicted : str
-        Column names.
-    labels : sequence, optional
-        The label universe: its labels that never occur get a row with
-        tp = fp = fn = 0; labels outside it are ignored. Default: the labels
-        seen in each group.
-    beta : float, optional
-        Adds an ``fbeta`` column.
-    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
-        Value of an undefined ratio.
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
-    polars.DataFrame or polars.LazyFrame
-        Lazy if ``source`` is; ordered by group and label.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
-    >>> mp.label_metrics(df, "actual", "predicted").select("label", "tp", "fp", "fn", "tn").rows()
-    [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
-    """
     func = "label_metrics"
-    b, zd = _params(func, beta, zero_division)
+    b, zd = T.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)
     _, k, _ = _counts(rows, groups, universe)
     columns = [c for c in LB.label_metrics_columns(beta is not None)]
@@ -272,7 +241,7 @@ def multilabel_report(
     (2, 0.6666666666666666, 0.3333333333333333)
     """
     func = "multilabel_report"
-    b, zd = _params(func, beta, zero_division)
+    b, zd = T.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)
     group_rows, k, histogram = _counts(rows, groups, universe)
     by_label = (
@@ -298,44 +267,13 @@ def multilabel_report(
     return _finish(out.select(*shown, *LB.report_columns(beta is not None)), source)
 
 
-def _standalone(name: str, summary: str) -> Callable[..., Frame]:
-    with_beta = "fbeta" in name
-
-    def measure(
-        source: Frame,
-        actual: str,
-        predicted: str,
-        *,
-        labels: Sequence[Any] | None = None,
-        zero_division: Any = 0,
-        by: str | Sequence[str] | None = None,
-        **beta: Any,
-    ) -> Frame:
-        if set(beta) - ({"beta"} if with_beta else set()):
-            raise TypeError(f"{name}() got unexpected keyword arguments {sorted(beta)}")
-        given = beta.get("beta", 1.0) if with_beta else None
-        report = multilabel_report(
-            source,
-            actual,
-            predicted,
-            labels=labels,
-            beta=given,
-            zero_division=zero_division,
-            by=by,
-        )
-        shown = P.check_by(by, name)
-        return report.select(*shown, name)
-
-    measure.__name__ = measure.__qualname__ = name
-    measure.__doc__ = (
-        f"{summary}\n\nOne row per group over a frame: ``{name}(source, actual, predicted, *, "
-        f"labels=None, {'beta=1.0, ' if with_beta else ''}zero_division=0, by=None)``; "
-        f"the ``{name}`` column of :func:`multilabel_report`.\n"
-    )
-    return measure
+def _pick(report: Frame, groups: list[str], name: str) -> Frame:
+    return report.select(*groups, name)
 
 
-_STANDALONE = {name: _standalone(name, summary) for name, summary in LB.STANDALONE.items()}
+_STANDALONE = T.standalones(
+    multilabel_report, _pick, module=__name__, frame="a frame", annotation="Frame"
+)
 globals().update(_STANDALONE)
 
 

@@ -16,11 +16,13 @@ from typing import Any
 import polars as pl
 
 from mlsql._errors import MlsqlError
+from mlsql._front.build import function, lookup
 from mlsql._registry import Measure
-from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
+from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields, counts_message
 from mlsql.polars import stats as st
-from mlsql.polars._build import EXAMPLE_ROWS, OPS, evaluate, function, lookup
+from mlsql.polars._build import EXAMPLE_ROWS, OPS, evaluate
 from mlsql.polars._dtypes import Check, Pairs, label_lists
+from mlsql.polars._engine import POLARS
 
 FAMILIES = ("multilabel",)
 __all__ = [
@@ -31,10 +33,6 @@ __all__ = [
     "set_symmetric_difference",
     "set_union",
 ]
-
-COUNTS_MESSAGE = (
-    "{func} takes the struct multilabel_counts returns ({fields}) for {name}. Got {name} {dtype}."
-)
 
 
 # ---------------------------------------------------------------- plug-in hooks
@@ -56,11 +54,7 @@ def counts_struct(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr
     ((expr, dtype),) = pairs
     fields = {f.name for f in dtype.fields} if isinstance(dtype, pl.Struct) else set()
     if not set(COUNTS_FIELDS) <= fields:
-        raise MlsqlError(
-            COUNTS_MESSAGE.format(
-                func=func, fields=", ".join(COUNTS_FIELDS), name=names[0], dtype=dtype
-            )
-        )
+        raise MlsqlError(counts_message(func, names[0], str(dtype)))
     return [expr]
 
 
@@ -84,7 +78,7 @@ def _set_function(name: str, op: str) -> Any:
     def build(actual: pl.Expr, predicted: pl.Expr) -> pl.Expr:
         return _as_set(getattr(actual.list, op)(predicted))
 
-    return function(lookup(name), build, label_lists)
+    return function(POLARS, lookup(name), build, label_lists)
 
 
 set_intersection = _set_function("set_intersection", "set_intersection")
@@ -106,5 +100,5 @@ def _merge(counts: pl.Expr) -> pl.Expr:
     return pl.struct(*(OPS.sum(counts.struct.field(f)).alias(f) for f in COUNTS_FIELDS))
 
 
-multilabel_counts = function(lookup("multilabel_counts"), _counts, label_lists)
-merge_counts = function(lookup("merge_counts"), _merge, counts_struct)
+multilabel_counts = function(POLARS, lookup("multilabel_counts"), _counts, label_lists)
+merge_counts = function(POLARS, lookup("merge_counts"), _merge, counts_struct)

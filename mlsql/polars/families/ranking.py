@@ -38,7 +38,6 @@ Examples
 from __future__ import annotations
 
 import sys
-import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -46,9 +45,10 @@ import polars as pl
 
 from mlsql._errors import MlsqlError
 from mlsql._formulas import FORMULAS
+from mlsql._front.build import function, lookup
+from mlsql._front.docs import ranking_docstring
 from mlsql._registry import Measure, measures
 from mlsql.measures import ranking as R
-from mlsql.polars._build import function, lookup
 from mlsql.polars._dtypes import (
     NOT_A_LIST_MESSAGE,
     Pairs,
@@ -57,6 +57,7 @@ from mlsql.polars._dtypes import (
     kind,
     label_lists,
 )
+from mlsql.polars._engine import POLARS
 from mlsql.polars.ops import PolarsOps
 
 FAMILIES = ("ranking",)
@@ -410,32 +411,11 @@ AGGREGATE_RETURNS = (
     "polars.Expr\n    An aggregate: one number per ``select``, ``group_by().agg`` group or\n"
     "    ``over()`` window; NULL over no known rows."
 )
-PARAM_DOCS = {
-    "k": "k : int, optional\n    Look at the first k items (a whole number > 0); default: all of them.",
-    "k_set": "k : int, optional\n    Keep at most k labels (a whole number >= 0); default: all of them.",
-    "threshold": "threshold : float\n    Keep the labels scored >= threshold.",
-}
 
 
 def _doc(m: Measure) -> str:
     """The docstring of a ranking function (its example is added by :mod:`mlsql.polars`)."""
-    lines = [m.summary, "", "Parameters", "----------"]
-    for name in m.inputs:
-        lines += [f"{name} : str or polars.Expr", f"    {R.INPUT_DOCS[name]}"]
-    for p in m.params:
-        key = "k_set" if p.name == "k" and m.kind == "set" else p.name
-        lines += PARAM_DOCS[key].splitlines()
-    returns = SET_RETURNS if m.kind == "set" else AGGREGATE_RETURNS
-    lines += ["", "Returns", "-------", *returns.splitlines()]
-    notes = [R.NOTES.get(m.name, "")]
-    if m.inputs == R.RANKED:
-        notes.append(R.AT_K_NOTE)
-    elif m.inputs == R.SCORED:
-        notes.append(R.SCORED_NOTE)
-    notes = [n for n in notes if n]
-    if notes:
-        lines += ["", "Notes", "-----", *textwrap.wrap(" ".join(notes), 88)]
-    return "\n".join(lines) + "\n"
+    return ranking_docstring(POLARS, m, SET_RETURNS if m.kind == "set" else AGGREGATE_RETURNS)
 
 
 def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
@@ -446,13 +426,13 @@ def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
         row = {R.RANKED: ranked_row, R.SCORED: score_row}.get(m.inputs, graded_row)
         return ROPS.mean(row(a, b, k, lambda s: R.row_value(ROPS, m.name, s)))
 
-    public = function(m, build, input_check(m), _THIS)
+    public = function(POLARS, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)
     return public
 
 
 def _set(m: Measure, build: Callable[..., pl.Expr]) -> Callable[..., pl.Expr]:
-    public = function(m, build, _scores_only_check, _THIS)
+    public = function(POLARS, m, build, _scores_only_check, _THIS)
     public.__doc__ = _doc(m)
     return public
 

@@ -23,9 +23,9 @@ from typing import Any
 
 import polars as pl
 
+from mlsql._front.build import lookup
 from mlsql._registry import Measure, measures
 from mlsql.measures import regression as RG
-from mlsql.polars._build import lookup
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)
 

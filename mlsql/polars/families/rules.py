@@ -19,9 +19,9 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+from mlsql._front.build import lookup
 from mlsql._registry import Measure, measures
 from mlsql.measures import rules as R
-from mlsql.polars._build import lookup
 from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)
 from mlsql.polars.families.binary import EXAMPLE_COUNTS, function_of
 

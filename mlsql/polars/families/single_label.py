@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -33,12 +32,15 @@ from typing import Any
 import polars as pl
 
 from mlsql._errors import MlsqlError
+from mlsql._front.build import lookup
+from mlsql._front.docs import table
+from mlsql._front.inputs import finite_costs, mapping_costs
 from mlsql._params import check_beta, check_zero_division
 from mlsql._registry import Measure, measures
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
-from mlsql.polars._build import lookup
 from mlsql.polars._dtypes import IntoExpr, check_same_kind, guarded
+from mlsql.polars._engine import POLARS
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import Frame, params  # noqa: F401  (plug-in hook)
 
@@ -131,26 +133,15 @@ def one_vs_rest(actual: pl.Expr, predicted: pl.Expr) -> SL.OneVsRest:
 
 def cost_entries(costs: Any, func: str) -> list[tuple[Any, Any, float]]:
     """``costs`` (nested mapping, pair mapping or DataFrame) as (actual, predicted, cost) triples."""
-    entries: list[tuple[Any, Any, Any]] = []
     if isinstance(costs, pl.LazyFrame):
         costs = costs.collect()
-    ok = False
     if isinstance(costs, pl.DataFrame) and {"actual", "predicted", "cost"} <= set(costs.columns):
-        entries, ok = list(costs.select("actual", "predicted", "cost").iter_rows()), True
-    elif isinstance(costs, dict):
-        ok = True
-        for key, value in costs.items():
-            if isinstance(value, dict):
-                entries += [(key, p, c) for p, c in value.items()]
-            elif isinstance(key, tuple) and len(key) == 2:
-                entries.append((*key, value))
-            else:
-                ok = False
-    for _, _, c in entries:
-        ok = ok and not isinstance(c, bool) and isinstance(c, (int, float)) and math.isfinite(c)
-    if not ok:
+        found = finite_costs(list(costs.select("actual", "predicted", "cost").iter_rows()))
+    else:
+        found = mapping_costs(costs)
+    if found is None:
         raise MlsqlError(COSTS_MESSAGE.format(func=func, got=repr(costs)))
-    return [(a, p, float(c)) for a, p, c in entries]
+    return found
 
 
 def cost_stats(actual: pl.Expr, predicted: pl.Expr) -> SL.CostStats:
@@ -304,32 +295,22 @@ def _prepared(
     return lf, groups
 
 
-def class_distribution(
-    source: Frame, label: str, *, by: str | Sequence[str] | None = None
-) -> Frame:
-    """One row per class (and group): class, count, share of the known rows.
-
-    Parameters
-    ----------
-    source : polars.DataFrame or polars.LazyFrame
-        The rows.
-    label : str
-        The label column.
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
+@table(
+    POLARS,
+    returns="""
     polars.DataFrame or polars.LazyFrame
         Lazy if ``source`` is; ordered by group and class.
-
-    Examples
-    --------
+    """,
+    example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
     >>> mp.class_distribution(pl.DataFrame({"y": ["a", "b", "a", None]}), "y").rows()
     [('a', 2, 0.6666666666666666), ('b', 1, 0.3333333333333333)]
-    """
+    """,
+)
+def class_distribution(
+    source: Frame, label: str, *, by: str | Sequence[str] | None = None
+) -> Frame:
     lf, groups = _prepared(source, {"label": label}, by, "class_distribution")
     out = (
         lf.group_by(*groups, pl.col("__mlsql_label").alias("class"))
@@ -354,33 +335,23 @@ def _classes(lf: pl.LazyFrame, groups: list[str]) -> pl.LazyFrame:
     return both.unique()
 
 
-def confusion_matrix(
-    source: Frame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
-) -> Frame:
-    """The confusion matrix, long: actual, predicted, count (every cell, zeros too).
-
-    Parameters
-    ----------
-    source : polars.DataFrame or polars.LazyFrame
-        The rows.
-    actual, predicted : str
-        Column names (labels of one kind).
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
+@table(
+    POLARS,
+    returns="""
     polars.DataFrame or polars.LazyFrame
         Lazy if ``source`` is; ordered by group, actual, predicted.
-
-    Examples
-    --------
+    """,
+    example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
     >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
     >>> mp.confusion_matrix(df, "a", "p").rows()
     [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
-    """
+    """,
+)
+def confusion_matrix(
+    source: Frame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+) -> Frame:
     lf, groups = _prepared(
         source, {"actual": actual, "predicted": predicted}, by, "confusion_matrix"
     )
@@ -407,35 +378,25 @@ def confusion_matrix(
     return K.finish(out, source)
 
 
-def confusion_matrix_wide(
-    source: Frame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
-) -> pl.DataFrame:
-    """The confusion matrix, wide: one row per actual class, one column per predicted class.
-
-    Parameters
-    ----------
-    source : polars.DataFrame or polars.LazyFrame
-        The rows.
-    actual, predicted : str
-        Column names (labels of one kind).
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
+@table(
+    POLARS,
+    returns="""
     polars.DataFrame
         Columns: the groups, ``actual``, then each class (as text) in sorted
         order (NULL where a class does not occur in that group). Always
         collected (the columns depend on the data).
-
-    Examples
-    --------
+    """,
+    example="""
     >>> import polars as pl
     >>> import mlsql.polars as mp
     >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
     >>> mp.confusion_matrix_wide(df, "a", "p").rows()
     [('x', 1, 1), ('y', 0, 1)]
-    """
+    """,
+)
+def confusion_matrix_wide(
+    source: Frame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+) -> pl.DataFrame:
     long = confusion_matrix(source.lazy(), actual, predicted, by=by).collect()  # type: ignore[union-attr]
     groups = K.by_columns(by, "confusion_matrix_wide")
     order = [str(c) for c in long["predicted"].unique().sort().to_list()]
@@ -445,6 +406,20 @@ def confusion_matrix_wide(
     return wide.select(*groups, "actual", *order).sort(*groups, "actual", nulls_last=True)
 
 
+@table(
+    POLARS,
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        Lazy if ``source`` is; ordered by group and class.
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
+    >>> mp.class_metrics(df, "a", "p").select("class", "precision", "recall").rows()
+    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
+    """,
+)
 def class_metrics(
     source: Frame,
     actual: str,
@@ -454,34 +429,6 @@ def class_metrics(
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
 ) -> Frame:
-    """One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
-
-    Parameters
-    ----------
-    source : polars.DataFrame or polars.LazyFrame
-        The rows.
-    actual, predicted : str
-        Column names (labels of one kind).
-    beta : float, default 1.0
-        The beta of the ``fbeta`` column.
-    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
-        Value of an undefined ratio.
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
-    polars.DataFrame or polars.LazyFrame
-        Lazy if ``source`` is; ordered by group and class.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"a": ["x", "x", "y"], "p": ["x", "y", "y"]})
-    >>> mp.class_metrics(df, "a", "p").select("class", "precision", "recall").rows()
-    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
-    """
     func = "class_metrics"
     b, zd = check_beta(beta, func), check_zero_division(zero_division, func)
     lf, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)

@@ -41,8 +41,9 @@ file each) and builds its public functions from what each defines:
 ``__all__``
     Hand-written public functions (registry names, or aliases). Each takes
     its inputs first and returns a Column (or, for a ``table`` measure, a
-    DataFrame). Build them with :func:`mlsql.spark._build.function`
-    (registry signature, docstring, parameter checks) and
+    DataFrame). Build them with :func:`mlsql._front.build.function` and
+    :data:`~mlsql.spark._engine.SPARK` (registry signature, docstring,
+    parameter checks) and
     :func:`mlsql.spark._build.expression` (a registry formula over your
     statistics).
 
@@ -67,32 +68,13 @@ A family of one measure whose statistics are two per-row Columns::
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
+import sys
 from types import ModuleType
-from typing import Any
 
-from mlsql._registry import Measure
-from mlsql.spark._build import Check
-from mlsql.spark._types import check_label_lists
-
-#: core modules load first, in this order; the others by name
-CORE = ("multilabel", "hivemall")
+from mlsql._front import families as front
+from mlsql._front.families import CORE, serving  # noqa: F401  (this package's API)
 
 
 def modules() -> list[ModuleType]:
     """Every family module, the core ones first."""
-    names = [info.name for info in pkgutil.iter_modules(__path__) if not info.name.startswith("_")]
-    ordered = [n for n in CORE if n in names] + sorted(n for n in names if n not in CORE)
-    return [importlib.import_module(f"{__name__}.{name}") for name in ordered]
-
-
-def serving(family: str, mods: list[ModuleType]) -> ModuleType | None:
-    """The module whose ``FAMILIES`` holds ``family`` (None if no module serves it)."""
-    return next((mod for mod in mods if family in getattr(mod, "FAMILIES", ())), None)
-
-
-def input_check(mod: ModuleType, measure: Measure) -> Check:
-    """The module's type check for ``measure`` (default: label arrays of one kind)."""
-    hook: Any = getattr(mod, "input_check", None)
-    return hook(measure) if hook is not None else check_label_lists
+    return front.modules(sys.modules[__name__])

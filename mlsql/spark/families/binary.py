@@ -23,10 +23,12 @@ from typing import Any
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from mlsql._front.build import function, lookup
 from mlsql._registry import Measure
 from mlsql.measures import binary as B
 from mlsql.measures.contingency import Table2x2
-from mlsql.spark._build import IntoColumn, function, lookup
+from mlsql.spark._build import IntoColumn
+from mlsql.spark._engine import SPARK
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families._classification import params  # noqa: F401  (plug-in hook)
 
@@ -58,7 +60,7 @@ def _counts(actual: Column, predicted: Column) -> Column:
     return F.struct(*(getattr(t, f).alias(f) for f in B.COUNTS_FIELDS))
 
 
-_binary_counts = function(lookup("binary_counts"), _counts, K.binary_inputs)
+_binary_counts = function(SPARK, lookup("binary_counts"), _counts, K.binary_inputs)
 
 
 def binary_counts(actual: IntoColumn, predicted: IntoColumn) -> Column:

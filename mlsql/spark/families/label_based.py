@@ -31,7 +31,10 @@ from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
+from mlsql._front import tables as TB
+from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
+from mlsql.spark._engine import SPARK
 from mlsql.spark._types import check_label_array_types, kind, to_column
 from mlsql.spark.ops import SparkOps
 from mlsql.spark.stats import label_set
@@ -64,18 +67,7 @@ def _prepared(
             f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
         )
     schema = {f.name: f.dataType for f in source.schema.fields}
-    groups = P.check_by(by, func)
-    universe = LT.check_universe(labels, func)
-    for role, name in (("actual", actual), ("predicted", predicted), *(("by", b) for b in groups)):
-        if not isinstance(name, str) or name not in schema:
-            raise MlsqlError(
-                f"{func}: the {role} column {name!r} is not in the frame. "
-                f"Its columns: {', '.join(schema)}."
-            )
-    outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
-    for name in groups:
-        if name in outputs:
-            raise MlsqlError(f"{func}: the by column {name!r} has the name of an output column.")
+    groups, universe = TB.checked_arguments(func, schema, actual, predicted, by, labels)
     types = [schema[actual], schema[predicted]]
     for role, dtype in zip(("actual", "predicted"), types, strict=True):
         if not isinstance(dtype, T.ArrayType):
@@ -250,12 +242,26 @@ def _order(df: DataFrame, keys: Sequence[str]) -> DataFrame:
     return df.orderBy(*(F.col(k).asc_nulls_last() for k in keys))
 
 
-def _params(func: str, beta: float | None, zero_division: Any) -> tuple[float, P.ZeroDivision]:
-    zd = P.check_zero_division(zero_division, func)
-    return (1.0 if beta is None else P.check_beta(beta, func)), zd
-
-
 # ------------------------------------------------------------------ public functions
+@table(
+    SPARK,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, then label, tp, fp, fn, tn, support, precision,
+        recall, f1, [fbeta,] jaccard, accuracy; ordered by group and label.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [(["cat", "bird"], ["cat"]), (["dog"], ["dog", "cat"])],
+    ...     "actual array<string>, predicted array<string>",
+    ... )
+    >>> [tuple(r) for r in ms.label_metrics(df, "actual", "predicted").select("label", "tp", "fp", "fn", "tn").collect()]
+    [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
+    """,
+)
 def label_metrics(
     source: DataFrame,
     actual: str,
@@ -266,45 +272,8 @@ def label_metrics(
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
 ) -> DataFrame:
-    """One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1, jaccard, accuracy.
-
-    Parameters
-    ----------
-    source : pyspark.sql.DataFrame
-        The rows, with label-array columns ``actual`` and ``predicted``.
-    actual, predicted : str
-        Column names.
-    labels : sequence, optional
-        The label universe: its labels that never occur get a row with
-        tp = fp = fn = 0; labels outside it are ignored. Default: the labels
-        seen in each group.
-    beta : float, optional
-        Adds an ``fbeta`` column.
-    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
-        Value of an undefined ratio.
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
-    pyspark.sql.DataFrame
-        The ``by`` columns, then label, tp, fp, fn, tn, support, precision,
-        recall, f1, [fbeta,] jaccard, accuracy; ordered by group and label.
-
-    Examples
-    --------
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame(
-    ...     [(["cat", "bird"], ["cat"]), (["dog"], ["dog", "cat"])],
-    ...     "actual array<string>, predicted array<string>",
-    ... )
-    >>> [tuple(r) for r in ms.label_metrics(df, "actual", "predicted").select("label", "tp", "fp", "fn", "tn").collect()]
-    [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
-    """
     func = "label_metrics"
-    b, zd = _params(func, beta, zero_division)
+    b, zd = TB.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe, label_type = _prepared(func, source, actual, predicted, labels, by)
     spread = _spread(rows, groups, universe, label_type).where(F.col("label").isNotNull())
     values = _label_values(spread, b, zd)
@@ -359,7 +328,7 @@ def multilabel_report(
     (2, 0.6666666666666666, 0.3333333333333333)
     """
     func = "multilabel_report"
-    b, zd = _params(func, beta, zero_division)
+    b, zd = TB.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe, label_type = _prepared(func, source, actual, predicted, labels, by)
     spread = _spread(rows, groups, universe, label_type)
     is_label = F.col("label").isNotNull()
@@ -391,48 +360,25 @@ def multilabel_report(
     return _order(out, groups).select(*_shown(by, func), *columns)
 
 
-def _standalone(name: str, summary: str) -> Callable[..., DataFrame]:
-    with_beta = "fbeta" in name
-
-    def measure(
-        source: DataFrame,
-        actual: str,
-        predicted: str,
-        *,
-        labels: Sequence[Any] | None = None,
-        zero_division: Any = 0,
-        by: str | Sequence[str] | None = None,
-        **beta: Any,
-    ) -> DataFrame:
-        if set(beta) - ({"beta"} if with_beta else set()):
-            raise TypeError(f"{name}() got unexpected keyword arguments {sorted(beta)}")
-        given = beta.get("beta", 1.0) if with_beta else None
-        report = multilabel_report(
-            source,
-            actual,
-            predicted,
-            labels=labels,
-            beta=given,
-            zero_division=zero_division,
-            by=by,
-        )
-        return report.select(*(_quoted(g) for g in P.check_by(by, name)), name)
-
-    measure.__name__ = measure.__qualname__ = name
-    measure.__module__ = "mlsql.spark"
-    measure.__doc__ = (
-        f"{summary}\n\nOne row per group over a DataFrame: ``{name}(source, actual, predicted, *, "
-        f"labels=None, {'beta=1.0, ' if with_beta else ''}zero_division=0, by=None)``; "
-        f"the ``{name}`` column of :func:`multilabel_report`.\n\n"
-        "Parameters\n----------\nsource : pyspark.sql.DataFrame\n    The rows.\n"
-        "actual, predicted : str\n    Label-array column names.\n"
-        "labels, zero_division, by\n    As in :func:`label_metrics`.\n\n"
-        "Returns\n-------\npyspark.sql.DataFrame\n    One row per group.\n"
-    )
-    return measure
+def _pick(report: DataFrame, groups: list[str], name: str) -> DataFrame:
+    return report.select(*(_quoted(g) for g in groups), name)
 
 
-_STANDALONE = {name: _standalone(name, summary) for name, summary in LB.STANDALONE.items()}
+STANDALONE_DOC = (
+    "\n"
+    "Parameters\n----------\nsource : pyspark.sql.DataFrame\n    The rows.\n"
+    "actual, predicted : str\n    Label-array column names.\n"
+    "labels, zero_division, by\n    As in :func:`label_metrics`.\n\n"
+    "Returns\n-------\npyspark.sql.DataFrame\n    One row per group.\n"
+)
+_STANDALONE = TB.standalones(
+    multilabel_report,
+    _pick,
+    module="mlsql.spark",
+    frame="a DataFrame",
+    annotation="DataFrame",
+    doc_tail=STANDALONE_DOC,
+)
 globals().update(_STANDALONE)
 
 

@@ -18,11 +18,13 @@ from pyspark.sql import types as T
 
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
+from mlsql._front.build import function, lookup
 from mlsql._registry import Measure
-from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
+from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields, counts_message
 from mlsql.spark import stats as st
-from mlsql.spark._build import OPS, Check, function, lookup
+from mlsql.spark._build import OPS, Check
 from mlsql.spark._build import example as example_lines
+from mlsql.spark._engine import SPARK
 from mlsql.spark._types import check_label_lists, data_type
 
 FAMILIES = ("multilabel",)
@@ -34,10 +36,6 @@ __all__ = [
     "set_symmetric_difference",
     "set_union",
 ]
-
-COUNTS_MESSAGE = (
-    "{func} takes the struct multilabel_counts returns ({fields}) for {name}. Got {name} {type}."
-)
 
 
 # ---------------------------------------------------------------- plug-in hooks
@@ -56,14 +54,7 @@ def counts_struct(func: str, names: Sequence[str], cols: Sequence[Column]) -> No
         return
     fields = {f.name for f in dtype.fields} if isinstance(dtype, T.StructType) else set()
     if not set(COUNTS_FIELDS) <= fields:
-        raise MlsqlError(
-            COUNTS_MESSAGE.format(
-                func=func,
-                fields=", ".join(COUNTS_FIELDS),
-                name=names[0],
-                type=dtype.simpleString(),
-            )
-        )
+        raise MlsqlError(counts_message(func, names[0], dtype.simpleString()))
 
 
 def input_check(measure: Measure) -> Check:
@@ -131,7 +122,7 @@ def _set_function(name: str, build: Any) -> Any:
     def sorted_set(actual: Column, predicted: Column) -> Column:
         return F.array_sort(build(actual, predicted))
 
-    return function(lookup(name), sorted_set, check_label_lists, example=_example(name))
+    return function(SPARK, lookup(name), sorted_set, check_label_lists, example=_example(name))
 
 
 set_intersection = _set_function(
@@ -158,9 +149,13 @@ def _merge(counts: Column) -> Column:
 
 
 multilabel_counts = function(
-    lookup("multilabel_counts"), _counts, check_label_lists, example=_example("multilabel_counts")
+    SPARK,
+    lookup("multilabel_counts"),
+    _counts,
+    check_label_lists,
+    example=_example("multilabel_counts"),
 )
-merge_counts = function(lookup("merge_counts"), _merge, counts_struct)
+merge_counts = function(SPARK, lookup("merge_counts"), _merge, counts_struct)
 merge_counts.__doc__ = (merge_counts.__doc__ or "") + (
     "\nExamples\n--------\n"
     ">>> from pyspark.sql import SparkSession\n"

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import itertools
 import sys
-import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -57,10 +56,12 @@ from pyspark.sql import types as T
 
 from mlsql._errors import MlsqlError
 from mlsql._formulas import FORMULAS
+from mlsql._front.build import function, lookup
+from mlsql._front.docs import ranking_docstring
 from mlsql._registry import Measure, measures
 from mlsql.measures import ranking as R
 from mlsql.spark._build import example as example_lines
-from mlsql.spark._build import function, lookup
+from mlsql.spark._engine import SPARK
 from mlsql.spark._types import (
     MISMATCH_MESSAGE,
     NOT_A_LIST_MESSAGE,
@@ -446,11 +447,6 @@ EXAMPLE_OUTPUTS = {
     "above_threshold": "[['cat'], ['dog', 'owl']]",
     "top_k_above": "[['cat'], ['dog']]",
 }
-PARAM_DOCS = {
-    "k": "k : int, optional\n    Look at the first k items (a whole number > 0); default: all of them.",
-    "k_set": "k : int, optional\n    Keep at most k labels (a whole number >= 0); default: all of them.",
-    "threshold": "threshold : float\n    Keep the labels scored >= threshold.",
-}
 SET_RETURNS = (
     "pyspark.sql.Column\n    An array of labels per row, best score first (ties by label); NULL where\n"
     "    the scores are NULL."
@@ -476,31 +472,23 @@ def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str]:
     return *EXAMPLE_GRADED, {"k": 3}, output
 
 
+#: the note of a function taking scores
+SCORES_NOTE = (
+    "An array of (label, score) structs is recognised from its type: pass it as a "
+    "Column of its DataFrame (df.scores); a name is read as a map."
+)
+
+
 def _doc(m: Measure) -> str:
     """The numpydoc docstring of a ranking function, with its runnable example."""
-    lines = [m.summary, "", "Parameters", "----------"]
-    for name in m.inputs:
-        lines += [f"{name} : str or pyspark.sql.Column", f"    {R.INPUT_DOCS[name]}"]
-    for p in m.params:
-        key = "k_set" if p.name == "k" and m.kind == "set" else p.name
-        lines += PARAM_DOCS[key].splitlines()
-    returns = SET_RETURNS if m.kind == "set" else AGGREGATE_RETURNS
-    lines += ["", "Returns", "-------", *returns.splitlines()]
-    notes = [R.NOTES.get(m.name, "")]
-    if m.inputs == R.RANKED:
-        notes.append(R.AT_K_NOTE)
-    elif m.inputs == R.SCORED:
-        notes.append(R.SCORED_NOTE)
-    if "scores" in m.inputs:
-        notes.append(
-            "An array of (label, score) structs is recognised from its type: pass it as a "
-            "Column of its DataFrame (df.scores); a name is read as a map."
-        )
-    lines += ["", "Notes", "-----", *textwrap.wrap(" ".join(n for n in notes if n), 88)]
     rows, schema, params, output = example(m)
-    lines += ["", "Examples", "--------"]
-    lines += example_lines(m.name, m.kind, rows, schema, m.inputs, params, output)
-    return "\n".join(lines) + "\n"
+    return ranking_docstring(
+        SPARK,
+        m,
+        SET_RETURNS if m.kind == "set" else AGGREGATE_RETURNS,
+        [SCORES_NOTE] if "scores" in m.inputs else [],
+        example_lines(m.name, m.kind, rows, schema, m.inputs, params, output),
+    )
 
 
 # ------------------------------------------------------------------ public functions
@@ -521,13 +509,13 @@ def _aggregate(m: Measure) -> Callable[..., Column]:
             row = graded_row(a, b, k, value)
         return OPS.mean(row)
 
-    public = function(m, build, input_check(m), _THIS)
+    public = function(SPARK, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)
     return public
 
 
 def _set(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
-    public = function(m, build, _scores_check, _THIS)
+    public = function(SPARK, m, build, _scores_check, _THIS)
     public.__doc__ = _doc(m)
     return public
 

@@ -58,7 +58,6 @@ Examples
 
 from __future__ import annotations
 
-import math
 import operator
 import sys
 from collections.abc import Callable, Sequence
@@ -72,11 +71,15 @@ from pyspark.sql import types as T
 from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql._front.build import function, lookup
+from mlsql._front.docs import CLASS_PARAM_DOCS, table
+from mlsql._front.inputs import LABEL_MESSAGE, mapping_costs
+from mlsql._front.tables import check_columns
 from mlsql._registry import Measure, measures
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 from mlsql.spark._build import example as example_lines
-from mlsql.spark._build import function, lookup
+from mlsql.spark._engine import SPARK
 from mlsql.spark._types import check_same_kind, data_type, to_column
 from mlsql.spark.ops import SparkOps, column
 
@@ -85,7 +88,6 @@ OPS = SparkOps()
 #: measures whose statistics are every class's counts
 CLASS_MEASURES = SL.CLASS_MEASURES
 ALL = "__mlsql_all"
-LABEL_MESSAGE = "{func} takes one label per row for {name}. Got {name} {type}."
 COSTS_MESSAGE = (
     "The 'costs' parameter of {func} must be a mapping actual -> {{predicted: cost}}, a mapping "
     "(actual, predicted) -> cost, a DataFrame with columns actual, predicted, cost, or a map "
@@ -166,21 +168,10 @@ def check_costs(costs: Any, func: str) -> Costs:
             picked = costs.agg(_cost_map(costs["actual"], costs["predicted"], costs["cost"]))
             return Costs(table=picked.scalar())
         raise MlsqlError(COSTS_MESSAGE.format(func=func, got=f"a DataFrame of {list(fields)}"))
-    entries: list[tuple[Any, Any, Any]] = []
-    ok = isinstance(costs, dict)
-    if ok:
-        for key, value in costs.items():
-            if isinstance(value, dict):
-                entries += [(key, p, c) for p, c in value.items()]
-            elif isinstance(key, tuple) and len(key) == 2:
-                entries.append((*key, value))
-            else:
-                ok = False
-    for _, _, c in entries:
-        ok = ok and not isinstance(c, bool) and isinstance(c, (int, float)) and math.isfinite(c)
-    if not ok:
+    found = mapping_costs(costs)
+    if found is None:
         raise MlsqlError(COSTS_MESSAGE.format(func=func, got=repr(costs)))
-    return Costs(entries=tuple((a, p, float(c)) for a, p, c in entries))
+    return Costs(entries=tuple(found))
 
 
 def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
@@ -548,17 +539,10 @@ DOCS = {
     "predicted": ("predicted : str or pyspark.sql.Column", "The predicted class of each row."),
     "label": ("label : str or pyspark.sql.Column", "A label column."),
     "cost": ("cost : str or pyspark.sql.Column", "The cost of each (actual, predicted) pair."),
-    "average": (
-        "average : {'micro', 'macro', 'weighted'}, default 'macro'",
-        "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
-        "    mean weighted by each class's support. Classes: those seen on either side.",
-    ),
-    "weights": (
-        "weights : {None, 'linear', 'quadratic'}, default None",
-        "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
-    ),
-    "positive": ("positive : label", "The class whose share is wanted (required)."),
-    "class": ("label : label", "The class whose error rate is wanted (required)."),
+    "average": CLASS_PARAM_DOCS["average"],
+    "weights": CLASS_PARAM_DOCS["weights"],
+    "positive": CLASS_PARAM_DOCS["positive"],
+    "class": CLASS_PARAM_DOCS["label"],
     "costs": (
         "costs : dict, pyspark.sql.DataFrame or pyspark.sql.Column",
         "actual -> {predicted: cost}, (actual, predicted) -> cost, a DataFrame with\n"
@@ -616,7 +600,10 @@ NOTES_END = "check the label types when the Column is built; a name is checked b
 def _public(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
     module = sys.modules[__name__]
     fn = _documented(
-        function(m, build, input_check(m), module, _example(m) if m.name in EXAMPLES else ()), m
+        function(
+            SPARK, m, build, input_check(m), module, _example(m) if m.name in EXAMPLES else ()
+        ),
+        m,
     )
     doc = fn.__doc__ or ""
     if m.name in ("majority_class", "minority_class"):
@@ -696,12 +683,7 @@ def _prepared(
         )
     schema = {f.name: f.dataType for f in source.schema.fields}
     groups = P.check_by(by, func)
-    for role, name in (*columns.items(), *(("by", b) for b in groups)):
-        if not isinstance(name, str) or name not in schema:
-            raise MlsqlError(
-                f"{func}: the {role} column {name!r} is not in the frame. "
-                f"Its columns: {', '.join(schema)}."
-            )
+    check_columns(func, schema, [*columns.items(), *(("by", b) for b in groups)])
     roles = list(columns)
     cols = [to_column(c, func, r) for r, c in columns.items()]
     for role, name in columns.items():
@@ -726,34 +708,24 @@ def _ordered(df: DataFrame, keys: Sequence[str]) -> DataFrame:
     return df.orderBy(*(F.col(k).asc_nulls_last() for k in keys))
 
 
-def class_distribution(
-    source: DataFrame, label: str, *, by: str | Sequence[str] | None = None
-) -> DataFrame:
-    """One row per class (and group): class, count, share of the known rows.
-
-    Parameters
-    ----------
-    source : pyspark.sql.DataFrame
-        The rows.
-    label : str
-        The label column.
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
+@table(
+    SPARK,
+    returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, then class, count, share; ordered by group and class.
-
-    Examples
-    --------
+    """,
+    example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
     >>> spark = SparkSession.builder.getOrCreate()
     >>> df = spark.createDataFrame([("a",), ("b",), ("a",), (None,)], "y string")
     >>> [tuple(r) for r in ms.class_distribution(df, "y").collect()]
     [('a', 2, 0.6666666666666666), ('b', 1, 0.3333333333333333)]
-    """
+    """,
+)
+def class_distribution(
+    source: DataFrame, label: str, *, by: str | Sequence[str] | None = None
+) -> DataFrame:
     func = "class_distribution"
     rows, groups = _prepared(source, {"label": label}, by, func)
     counted = rows.groupBy(*groups, F.col("__label").alias("class")).agg(
@@ -786,35 +758,25 @@ def _long(rows: DataFrame, groups: list[str]) -> DataFrame:
     )
 
 
-def confusion_matrix(
-    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
-) -> DataFrame:
-    """The confusion matrix, long: actual, predicted, count (every cell, zeros too).
-
-    Parameters
-    ----------
-    source : pyspark.sql.DataFrame
-        The rows.
-    actual, predicted : str
-        Column names (labels of one kind).
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
+@table(
+    SPARK,
+    returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, then actual, predicted, count over the classes seen
         in the group on either side; ordered by group, actual, predicted.
-
-    Examples
-    --------
+    """,
+    example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
     >>> spark = SparkSession.builder.getOrCreate()
     >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
     >>> [tuple(r) for r in ms.confusion_matrix(df, "a", "p").collect()]
     [('x', 'x', 1), ('x', 'y', 1), ('y', 'x', 0), ('y', 'y', 1)]
-    """
+    """,
+)
+def confusion_matrix(
+    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+) -> DataFrame:
     func = "confusion_matrix"
     rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
     out = _long(rows, groups)
@@ -823,36 +785,26 @@ def confusion_matrix(
     )
 
 
-def confusion_matrix_wide(
-    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
-) -> DataFrame:
-    """The confusion matrix, wide: one row per actual class, one column per predicted class.
-
-    Parameters
-    ----------
-    source : pyspark.sql.DataFrame
-        The rows.
-    actual, predicted : str
-        Column names (labels of one kind).
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
+@table(
+    SPARK,
+    returns="""
     pyspark.sql.DataFrame
         The ``by`` columns, ``actual``, then each class (named as text) in
         sorted order, NULL where a class does not occur in that group. The
         classes are read first (one Spark job), as ``pivot`` needs them.
-
-    Examples
-    --------
+    """,
+    example="""
     >>> from pyspark.sql import SparkSession
     >>> import mlsql.spark as ms
     >>> spark = SparkSession.builder.getOrCreate()
     >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
     >>> [tuple(r) for r in ms.confusion_matrix_wide(df, "a", "p").collect()]
     [('x', 1, 1), ('y', 0, 1)]
-    """
+    """,
+)
+def confusion_matrix_wide(
+    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+) -> DataFrame:
     func = "confusion_matrix_wide"
     rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
     long = _long(rows, groups)
@@ -863,6 +815,23 @@ def confusion_matrix_wide(
     return _ordered(wide, [*groups, "actual"]).select(*_shown(by, func), "actual", *renamed)
 
 
+@table(
+    SPARK,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, then class and the per-class columns of the
+        registry (:func:`mlsql.measures.single_label.class_values`); ordered
+        by group and class.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
+    >>> [tuple(r) for r in ms.class_metrics(df, "a", "p").select("class", "precision", "recall").collect()]
+    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
+    """,
+)
 def class_metrics(
     source: DataFrame,
     actual: str,
@@ -872,37 +841,6 @@ def class_metrics(
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
 ) -> DataFrame:
-    """One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
-
-    Parameters
-    ----------
-    source : pyspark.sql.DataFrame
-        The rows.
-    actual, predicted : str
-        Column names (labels of one kind).
-    beta : float, default 1.0
-        The beta of the ``fbeta`` column.
-    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
-        Value of an undefined ratio.
-    by : str or sequence of str, optional
-        Grouping columns.
-
-    Returns
-    -------
-    pyspark.sql.DataFrame
-        The ``by`` columns, then class and the per-class columns of the
-        registry (:func:`mlsql.measures.single_label.class_values`); ordered
-        by group and class.
-
-    Examples
-    --------
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([("x", "x"), ("x", "y"), ("y", "y")], "a string, p string")
-    >>> [tuple(r) for r in ms.class_metrics(df, "a", "p").select("class", "precision", "recall").collect()]
-    [('x', 1.0, 0.5), ('y', 0.5, 1.0)]
-    """
     func = "class_metrics"
     b, zd = P.check_beta(beta, func), P.check_zero_division(zero_division, func)
     rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)

@@ -1,0 +1,122 @@
+"""A registry measure's public function, for any engine: signature, parameter checks, docstring.
+
+:func:`function` wraps an engine's ``build(*inputs, **params)`` in a function
+with the measure's name and a real signature
+``(input, ..., *, param=default, ...)``: it binds the arguments, validates the
+parameters (:func:`checked_params`) and lets the engine turn the inputs into
+expressions and check their types (:meth:`Engine.apply
+<mlsql._front.engine.Engine.apply>`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any
+
+from mlsql import _params as P
+from mlsql._front.docs import docstring
+from mlsql._front.engine import Engine
+from mlsql._registry import REGISTRY, Measure, measures
+
+
+# ---------------------------------------------------------------- parameters
+def lookup(measure: str | Measure) -> Measure:
+    """The registry entry of ``measure``."""
+    if isinstance(measure, Measure):
+        return measure
+    measures()  # fills the registry
+    return REGISTRY[measure]
+
+
+def checked_params(
+    measure: str | Measure, given: dict[str, Any], family: ModuleType | None = None
+) -> dict[str, Any]:
+    """Every parameter of ``measure``, defaulted and validated (same messages as SQL).
+
+    ``beta``, ``zero_division`` and ``n_labels`` are checked here; a family
+    module's ``params(measure, params)`` checks the others. Validating twice is
+    harmless.
+
+    Examples
+    --------
+    >>> checked_params("micro_fbeta", {"beta": 2})
+    {'beta': 2.0, 'zero_division': ZeroDivision(kind='value', value=0.0)}
+    >>> checked_params("micro_fbeta", {"beta": -1})
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'beta' parameter of micro_fbeta must be a finite number > 0. Got -1 instead.
+    """
+    m = lookup(measure)
+    names = {p.name for p in m.params}
+    unknown = sorted(set(given) - names)
+    if unknown:
+        raise TypeError(f"{m.name}() got an unexpected keyword argument {unknown[0]!r}")
+    out: dict[str, Any] = {}
+    for p in m.params:
+        value = given.get(p.name, p.default)
+        if p.name == "beta":
+            value = P.check_beta(value, m.name)
+        elif p.name == "zero_division" and not isinstance(value, P.ZeroDivision):
+            value = P.check_zero_division(value, m.name)
+        elif p.name == "n_labels":
+            value = P.check_n_labels(value, m.name)
+        out[p.name] = value
+    if family is not None and hasattr(family, "params"):
+        out = family.params(m, out)
+    return out
+
+
+def formula(measure: str | Measure) -> Callable[..., Any]:
+    """The registry formula of ``measure`` (a TypeError if it is written by hand)."""
+    m = lookup(measure)
+    if m.build is None:
+        raise TypeError(f"{m.name} has no formula in the registry; it is written by hand")
+    return m.build
+
+
+# ---------------------------------------------------------------- public functions
+def signature(engine: Engine, m: Measure) -> inspect.Signature:
+    """``(input, ..., *, param=default, ...) -> engine.expr``."""
+    params = [
+        inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=engine.into)
+        for name in m.inputs
+    ]
+    params += [
+        inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
+        for p in m.params
+    ]
+    return inspect.Signature(params, return_annotation=engine.expr)
+
+
+def function(
+    engine: Engine,
+    m: Measure,
+    build: Callable[..., Any],
+    check: Any,
+    family: ModuleType | None = None,
+    example: Sequence[str] = (),
+) -> Callable[..., Any]:
+    """The public function of registry measure ``m`` in ``engine``.
+
+    ``build(*inputs, **params)`` gets the checked input expressions and the
+    validated parameters and returns the expression; ``check`` is the
+    engine's type check of the inputs (see :meth:`Engine.apply
+    <mlsql._front.engine.Engine.apply>`). ``example``: the docstring's
+    ``Examples`` lines.
+    """
+    sig = signature(engine, m)
+
+    def public(*args: Any, **kwargs: Any) -> Any:
+        bound = sig.bind(*args, **kwargs)
+        bound.apply_defaults()
+        params = checked_params(m, {p.name: bound.arguments[p.name] for p in m.params}, family)
+        inputs = [bound.arguments[name] for name in m.inputs]
+        return engine.apply(m, inputs, lambda *xs: build(*xs, **params), check)
+
+    public.__name__ = public.__qualname__ = m.name
+    public.__module__ = engine.module
+    public.__signature__ = sig  # type: ignore[attr-defined]
+    public.__doc__ = docstring(engine, m, example)
+    return public

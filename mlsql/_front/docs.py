@@ -1,0 +1,214 @@
+"""The docstring fragments of generated functions, the same in every engine.
+
+Each is a template filled with the engine's words
+(:attr:`mlsql._front.engine.Engine.words`), so the engines' docstrings differ
+only where the engines do.
+"""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from mlsql._front.engine import Engine
+from mlsql._registry import Measure
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+INPUT_DOCS = {
+    "actual": "The true labels of each row: {list_column} ({name_or}).",
+    "predicted": "The predicted labels of each row: {list_column} ({name_or}).",
+    "counts": "Stored ``multilabel_counts`` structs (or ``merge_counts`` of them).",
+}
+#: an input of a measure that takes one value per row, not label lists
+VALUE_DOC = "The {side} value of each row: a column ({name_or})."
+#: an input without a description of its own
+OTHER_INPUT_DOC = "Column {name_or}."
+
+PARAM_DOCS = {
+    "beta": "beta : float, default {default}\n    Weight of recall against precision; a finite number > 0.",
+    "zero_division": (
+        "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default {default}\n"
+        "    The value of an undefined ratio: 0 or 1; NaN (left out of averages);\n"
+        "    'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'\n"
+        "    (NULL, left out of averages)."
+    ),
+    "n_labels": "n_labels : int\n    The number of labels in the label universe (> 0).",
+}
+#: a parameter without a description of its own
+OTHER_PARAM_DOC = "{name} : default {default!r}\n    See the summary."
+
+RETURNS = {
+    "set": "{expr}\n    {a_list} per row (distinct, sorted, no NULLs); NULL where either list is NULL.",
+    "row": "{expr}\n    A number per row; NULL where either list is NULL.",
+    "aggregate": "{expr}\n    An aggregate: one number per {aggregate_scope}",
+    "counts": "{expr}\n    An aggregate struct of counts that can be stored and merged.",
+    "from_counts": "{expr}\n    A number per row of stored counts.",
+    "table": "{table}\n    See the summary.",
+}
+
+
+def input_doc(engine: Engine, m: Measure, name: str) -> str:
+    """What input ``name`` of ``m`` holds: label lists, or one value per row."""
+    if name in ("actual", "predicted") and not m.takes_label_lists:
+        side = "true" if name == "actual" else "predicted"
+        return VALUE_DOC.format(side=side, **engine.words)
+    return INPUT_DOCS.get(name, OTHER_INPUT_DOC).format(**engine.words)
+
+
+def param_lines(name: str, default: object) -> list[str]:
+    """The ``Parameters`` entry of parameter ``name``."""
+    if name in PARAM_DOCS:
+        return PARAM_DOCS[name].format(default=default).splitlines()
+    return OTHER_PARAM_DOC.format(name=name, default=default).splitlines()
+
+
+def returns(engine: Engine, kind: str) -> list[str]:
+    """The ``Returns`` section's lines of a measure of ``kind``."""
+    return RETURNS[kind].format(**engine.words).splitlines()
+
+
+def docstring(engine: Engine, m: Measure, example: Sequence[str] = ()) -> str:
+    """A numpydoc docstring from the registry entry, in ``engine``'s words."""
+    lines = [m.summary, "", "Parameters", "----------"]
+    for name in m.inputs:
+        lines += [f"{name} : {engine.words['input_type']}", f"    {input_doc(engine, m, name)}"]
+    for p in m.params:
+        lines += param_lines(p.name, p.default)
+    lines += ["", "Returns", "-------", *returns(engine, m.kind)]
+    if engine.notes:
+        lines += ["", "Notes", "-----", *engine.notes]
+    if example:
+        lines += ["", "Examples", "--------", *example]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- ranking
+RANKING_PARAM_DOCS = {
+    "k": "k : int, optional\n    Look at the first k items (a whole number > 0); default: all of them.",
+    "k_set": "k : int, optional\n    Keep at most k labels (a whole number >= 0); default: all of them.",
+    "threshold": "threshold : float\n    Keep the labels scored >= threshold.",
+}
+
+
+def ranking_docstring(
+    engine: Engine,
+    m: Measure,
+    returns: str,
+    notes: Sequence[str] = (),
+    example: Sequence[str] = (),
+) -> str:
+    """The docstring of a ranking function: the registry's inputs and notes, ``returns``
+    as the engine words it, the engine's own ``notes`` and ``example`` lines."""
+    from mlsql.measures import ranking as R
+
+    lines = [m.summary, "", "Parameters", "----------"]
+    for name in m.inputs:
+        lines += [f"{name} : {engine.words['input_type']}", f"    {R.INPUT_DOCS[name]}"]
+    for p in m.params:
+        key = "k_set" if p.name == "k" and m.kind == "set" else p.name
+        lines += RANKING_PARAM_DOCS[key].splitlines()
+    lines += ["", "Returns", "-------", *returns.splitlines()]
+    found = [R.NOTES.get(m.name, "")]
+    if m.inputs == R.RANKED:
+        found.append(R.AT_K_NOTE)
+    elif m.inputs == R.SCORED:
+        found.append(R.SCORED_NOTE)
+    found = [n for n in (*found, *notes) if n]
+    if found:
+        lines += ["", "Notes", "-----", *textwrap.wrap(" ".join(found), 88)]
+    if example:
+        lines += ["", "Examples", "--------", *example]
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- classification
+#: the classification families' parameters as docstrings describe them (type line, text)
+CLASS_PARAM_DOCS = {
+    "average": (
+        "average : {'micro', 'macro', 'weighted'}, default 'macro'",
+        "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
+        "    mean weighted by each class's support. Classes: those seen on either side.",
+    ),
+    "weights": (
+        "weights : {None, 'linear', 'quadratic'}, default None",
+        "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
+    ),
+    "positive": ("positive : label", "The class whose share is wanted (required)."),
+    "label": ("label : label", "The class whose error rate is wanted (required)."),
+}
+
+
+# ---------------------------------------------------------------- frame-level tables
+#: the parameters of the table functions (``{frame}``, ``{label_list}``: the engine's words)
+TABLE_PARAMS = {
+    "source": "source : {frame}\n    The rows.",
+    "source_lists": (
+        "source : {frame}\n    The rows, with {label_list} columns ``actual`` and ``predicted``."
+    ),
+    "label": "label : str\n    The label column.",
+    "columns": "actual, predicted : str\n    Column names.",
+    "classes": "actual, predicted : str\n    Column names (labels of one kind).",
+    "labels": (
+        "labels : sequence, optional\n"
+        "    The label universe: its labels that never occur get a row with\n"
+        "    tp = fp = fn = 0; labels outside it are ignored. Default: the labels\n"
+        "    seen in each group."
+    ),
+    "fbeta_column": "beta : float, optional\n    Adds an ``fbeta`` column.",
+    "class_beta": "beta : float, default 1.0\n    The beta of the ``fbeta`` column.",
+    "zero_division": (
+        "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default 0\n"
+        "    Value of an undefined ratio."
+    ),
+    "by": "by : str or sequence of str, optional\n    Grouping columns.",
+}
+#: each table function's summary and parameters (keys of :data:`TABLE_PARAMS`)
+TABLES = {
+    "label_metrics": (
+        "One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1, "
+        "jaccard, accuracy.",
+        ("source_lists", "columns", "labels", "fbeta_column", "zero_division", "by"),
+    ),
+    "class_distribution": (
+        "One row per class (and group): class, count, share of the known rows.",
+        ("source", "label", "by"),
+    ),
+    "confusion_matrix": (
+        "The confusion matrix, long: actual, predicted, count (every cell, zeros too).",
+        ("source", "classes", "by"),
+    ),
+    "confusion_matrix_wide": (
+        "The confusion matrix, wide: one row per actual class, one column per predicted class.",
+        ("source", "classes", "by"),
+    ),
+    "class_metrics": (
+        "One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, "
+        "class_error_rate.",
+        ("source", "classes", "class_beta", "zero_division", "by"),
+    ),
+}
+
+
+def table_docstring(engine: Engine, name: str, returns: str, example: str) -> str:
+    """The docstring of table function ``name``: its summary and parameters from
+    :data:`TABLES` in ``engine``'s words, then ``returns`` and ``example`` (doctest text)."""
+    summary, params = TABLES[name]
+    lines = [summary, "", "Parameters", "----------"]
+    for key in params:
+        lines += TABLE_PARAMS[key].format(**engine.words).splitlines()
+    lines += ["", "Returns", "-------", *inspect.cleandoc(returns).splitlines()]
+    lines += ["", "Examples", "--------", *inspect.cleandoc(example).splitlines()]
+    return "\n".join(lines)
+
+
+def table(engine: Engine, returns: str, example: str) -> Callable[[F], F]:
+    """Give the decorated table function its docstring (:func:`table_docstring`)."""
+
+    def document(fn: F) -> F:
+        fn.__doc__ = table_docstring(engine, fn.__name__, returns, example)
+        return fn
+
+    return document

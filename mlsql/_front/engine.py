@@ -1,0 +1,86 @@
+"""What a DataFrame engine hands the front: the few things that differ between engines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any, Protocol
+
+from mlsql._registry import Measure
+
+
+class Engine(Protocol):
+    """A DataFrame engine as the front sees it (see :mod:`mlsql._front`).
+
+    Implemented by :data:`mlsql.polars._engine.POLARS` and
+    :data:`mlsql.spark._engine.SPARK`.
+    """
+
+    @property
+    def name(self) -> str:
+        """The engine's name in the registry (``Measure.available_in``)."""
+        ...
+
+    @property
+    def module(self) -> str:
+        """The public module its functions appear in (``__module__``)."""
+        ...
+
+    @property
+    def into(self) -> Any:
+        """The annotation of an input (a column name or an expression)."""
+        ...
+
+    @property
+    def expr(self) -> Any:
+        """The type a public function returns."""
+        ...
+
+    @property
+    def families(self) -> ModuleType:
+        """The package holding the engine's family modules."""
+        ...
+
+    @property
+    def words(self) -> Mapping[str, str]:
+        """The words its docstrings use, filled into :mod:`mlsql._front.docs`' templates.
+
+        ``expr`` (the returned type), ``table`` (what a table measure returns),
+        ``input_type`` (an input's type line), ``name_or`` (``name or
+        expression``), ``list_column`` (``a list column``), ``a_list`` (``A
+        list``), ``aggregate_scope`` (what one aggregate value is per), ``frame``
+        (the type of a table function's source), ``label_list`` (``label-list``).
+        """
+        ...
+
+    @property
+    def notes(self) -> Sequence[str]:
+        """Lines of a ``Notes`` section every generated docstring ends with (may be empty)."""
+        ...
+
+    def default_check(self, measure: Measure) -> Any:
+        """The input check of a family module that defines no ``input_check``."""
+        ...
+
+    def apply(
+        self,
+        measure: Measure,
+        inputs: Sequence[Any],
+        build: Callable[..., Any],
+        check: Any,
+    ) -> Any:
+        """``build(*exprs)`` over the inputs as expressions, once ``check`` accepts them.
+
+        ``inputs`` are what the user passed (names or expressions); the result
+        is named after ``measure``.
+        """
+        ...
+
+    def formula_build(self, measure: Measure, family: ModuleType) -> Callable[..., Any]:
+        """``build(*inputs, **params)`` of a formula measure whose statistics come from
+        ``family.stats``."""
+        ...
+
+    def example(self, measure: Measure, family: ModuleType) -> Sequence[str]:
+        """The ``Examples`` lines of a generated function's docstring (may be empty)."""
+        ...

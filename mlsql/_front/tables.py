@@ -1,0 +1,137 @@
+"""What the engines' frame-level label tables share: argument checks and one-column wrappers.
+
+``label_metrics`` and ``multilabel_report`` take a frame and column names; each
+engine counts in its own way, but the arguments are checked alike
+(:func:`checked_arguments`, :func:`beta_and_zero_division`), and every macro or
+weighted measure of :data:`mlsql.measures.label_based.STANDALONE` is the one
+column of ``multilabel_report`` that :func:`standalone` picks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import Any
+
+from mlsql import _label_types as LT
+from mlsql import _params as P
+from mlsql._errors import MlsqlError
+from mlsql.measures import label_based as LB
+
+
+def check_columns(func: str, columns: Collection[str], named: Iterable[tuple[str, Any]]) -> None:
+    """Every ``(role, name)`` of ``named`` names one of ``columns`` (the frame's)."""
+    for role, name in named:
+        if not isinstance(name, str) or name not in columns:
+            raise MlsqlError(
+                f"{func}: the {role} column {name!r} is not in the frame. "
+                f"Its columns: {', '.join(columns)}."
+            )
+
+
+def checked_arguments(
+    func: str,
+    columns: Collection[str],
+    actual: str,
+    predicted: str,
+    by: str | Sequence[str] | None,
+    labels: Sequence[Any] | None,
+) -> tuple[list[str], list[Any] | None]:
+    """(group column names, label universe): every named column is one of ``columns``
+    (the frame's), and no group column has the name of an output column."""
+    groups = P.check_by(by, func)
+    universe = LT.check_universe(labels, func)
+    named = {"actual": actual, "predicted": predicted}
+    check_columns(func, columns, [*named.items(), *(("by", b) for b in groups)])
+    outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
+    for name in groups:
+        if name in outputs:
+            raise MlsqlError(f"{func}: the by column {name!r} has the name of an output column.")
+    return groups, universe
+
+
+def beta_and_zero_division(
+    func: str, beta: float | None, zero_division: Any
+) -> tuple[float, P.ZeroDivision]:
+    """(beta, zero division) validated; no ``beta`` is 1."""
+    zd = P.check_zero_division(zero_division, func)
+    return (1.0 if beta is None else P.check_beta(beta, func)), zd
+
+
+def standalone(
+    name: str,
+    summary: str,
+    report: Callable[..., Any],
+    pick: Callable[[Any, list[str], str], Any],
+    *,
+    module: str,
+    frame: str,
+    annotation: str,
+    doc_tail: str = "",
+) -> Callable[..., Any]:
+    """The public function of the ``name`` column of ``report`` (``multilabel_report``).
+
+    ``pick(report_frame, groups, name)`` selects the group columns and the
+    column; ``frame`` names the engine's frame in the docstring, ``doc_tail``
+    ends it; ``annotation`` is the type of ``source`` and of the result, as the
+    engine's module spells it.
+    """
+    with_beta = "fbeta" in name
+
+    def measure(
+        source: Any,
+        actual: str,
+        predicted: str,
+        *,
+        labels: Sequence[Any] | None = None,
+        zero_division: Any = 0,
+        by: str | Sequence[str] | None = None,
+        **beta: Any,
+    ) -> Any:
+        if set(beta) - ({"beta"} if with_beta else set()):
+            raise TypeError(f"{name}() got unexpected keyword arguments {sorted(beta)}")
+        given = beta.get("beta", 1.0) if with_beta else None
+        out = report(
+            source,
+            actual,
+            predicted,
+            labels=labels,
+            beta=given,
+            zero_division=zero_division,
+            by=by,
+        )
+        return pick(out, P.check_by(by, name), name)
+
+    measure.__name__ = measure.__qualname__ = name
+    measure.__module__ = module
+    measure.__annotations__["source"] = measure.__annotations__["return"] = annotation
+    measure.__doc__ = (
+        f"{summary}\n\nOne row per group over {frame}: ``{name}(source, actual, predicted, *, "
+        f"labels=None, {'beta=1.0, ' if with_beta else ''}zero_division=0, by=None)``; "
+        f"the ``{name}`` column of :func:`multilabel_report`.\n{doc_tail}"
+    )
+    return measure
+
+
+def standalones(
+    report: Callable[..., Any],
+    pick: Callable[[Any, list[str], str], Any],
+    *,
+    module: str,
+    frame: str,
+    annotation: str,
+    doc_tail: str = "",
+) -> dict[str, Callable[..., Any]]:
+    """:func:`standalone` of every measure of :data:`~mlsql.measures.label_based.STANDALONE`."""
+    return {
+        name: standalone(
+            name,
+            summary,
+            report,
+            pick,
+            module=module,
+            frame=frame,
+            annotation=annotation,
+            doc_tail=doc_tail,
+        )
+        for name, summary in LB.STANDALONE.items()
+    }

@@ -1,0 +1,65 @@
+"""Polars as the engine-neutral front sees it (:class:`mlsql._front.engine.Engine`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any, ClassVar
+
+import polars as pl
+
+from mlsql._registry import Measure
+from mlsql.polars import families
+from mlsql.polars._build import evaluate
+from mlsql.polars._dtypes import Check, IntoExpr, guarded, same_kind
+
+
+class PolarsEngine:
+    """Public functions return ``pl.Expr``; inputs are checked when Polars resolves the plan."""
+
+    name = "polars"
+    module = "mlsql.polars"
+    into: Any = IntoExpr
+    expr = pl.Expr
+    families = families
+    words: ClassVar[Mapping[str, str]] = {
+        "expr": "polars.Expr",
+        "table": "polars.Expr",
+        "input_type": "str or polars.Expr",
+        "name_or": "name or expression",
+        "list_column": "a list column",
+        "a_list": "A list",
+        "frame": "polars.DataFrame or polars.LazyFrame",
+        "label_list": "label-list",
+        "aggregate_scope": "``select``, ``group_by().agg`` group or\n"
+        "    ``over()`` window; NULL over no known rows.",
+    }
+    notes: ClassVar[Sequence[str]] = ()
+
+    def default_check(self, measure: Measure) -> Check:
+        """Inputs of one label kind."""
+        return same_kind
+
+    def apply(
+        self, measure: Measure, inputs: Sequence[Any], build: Callable[..., pl.Expr], check: Check
+    ) -> pl.Expr:
+        """``build`` inside the plan-time type guard (:func:`~mlsql.polars._dtypes.guarded`)."""
+        return guarded(measure.name, measure.inputs, inputs, build, check)
+
+    def formula_build(self, measure: Measure, family: ModuleType) -> Callable[..., pl.Expr]:
+        """The formula over ``family.stats``, masked by ``family.known`` where it has one."""
+        known = getattr(family, "known", None)
+
+        def build(*inputs: pl.Expr, **params: Any) -> pl.Expr:
+            stats = family.stats(measure, *inputs)
+            mask = known(measure, *inputs) if known is not None else None
+            return evaluate(measure.build, stats, known=mask, **params)  # type: ignore[arg-type]
+
+        return build
+
+    def example(self, measure: Measure, family: ModuleType) -> Sequence[str]:
+        """None here: :mod:`mlsql.polars` appends the examples with their written outputs."""
+        return ()
+
+
+POLARS = PolarsEngine()

@@ -1,0 +1,79 @@
+"""Spark as the engine-neutral front sees it (:class:`mlsql._front.engine.Engine`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Any, ClassVar
+
+from pyspark.sql import Column
+
+from mlsql._registry import Measure
+from mlsql.spark import families
+from mlsql.spark._build import OPS, Check, IntoColumn, example
+from mlsql.spark._types import check_label_lists, to_column
+from mlsql.spark.ops import column
+
+
+class SparkEngine:
+    """Public functions return a ``Column`` named after the measure; types are checked where
+    Spark knows them (Columns of a DataFrame)."""
+
+    name = "spark"
+    module = "mlsql.spark"
+    into: Any = IntoColumn
+    expr = Column
+    families = families
+    words: ClassVar[Mapping[str, str]] = {
+        "expr": "pyspark.sql.Column",
+        "table": "pyspark.sql.DataFrame",
+        "input_type": "str or pyspark.sql.Column",
+        "name_or": "name or Column",
+        "list_column": "an array column",
+        "a_list": "An array",
+        "frame": "pyspark.sql.DataFrame",
+        "label_list": "label-array",
+        "aggregate_scope": "``agg`` or ``groupBy().agg`` group;\n    NULL over no known rows.",
+    }
+    notes: ClassVar[Sequence[str]] = (
+        "Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql",
+        "check the label types when the Column is built; a name is checked by Spark.",
+    )
+
+    def default_check(self, measure: Measure) -> Check:
+        """Label arrays of one kind."""
+        return check_label_lists
+
+    def apply(
+        self,
+        measure: Measure,
+        inputs: Sequence[Any],
+        build: Callable[..., Column],
+        check: Check | None,
+    ) -> Column:
+        """``build`` over the inputs as Columns, once ``check`` accepts the types it can see."""
+        cols = [
+            to_column(x, measure.name, name) for x, name in zip(inputs, measure.inputs, strict=True)
+        ]
+        if check is not None:
+            cols = list(check(measure.name, measure.inputs, cols) or cols)
+        return column(build(*cols)).alias(measure.name)
+
+    def formula_build(self, measure: Measure, family: ModuleType) -> Callable[..., Column]:
+        """The formula run directly on the Columns of ``family.stats``."""
+
+        def build(*inputs: Column, **params: Any) -> Column:
+            return measure.build(OPS, family.stats(measure, *inputs), **params)  # type: ignore[misc]
+
+        return build
+
+    def example(self, measure: Measure, family: ModuleType) -> Sequence[str]:
+        """The family's example (``family.example(measure)``) as doctest lines."""
+        found = family.example(measure) if hasattr(family, "example") else None
+        if found is None:
+            return ()
+        rows, schema, params, output = found
+        return example(measure.name, measure.kind, rows, schema, measure.inputs, params, output)
+
+
+SPARK = SparkEngine()
