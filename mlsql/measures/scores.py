@@ -71,7 +71,13 @@ ZD = Param("zero_division", 0)
 CLIP = 1e-15
 N_BINS = Param("n_bins", 10)
 #: each input name's role: the 0/1 label, or the score (a probability for some measures)
-ROLES = {"actual": "label", "label": "label", "predicted": "score", "score": "score", "prob": "score"}
+ROLES = {
+    "actual": "label",
+    "label": "label",
+    "predicted": "score",
+    "score": "score",
+    "prob": "score",
+}
 #: measures whose score input must be a probability in [0, 1]
 PROBABILITIES = frozenset({"brier_score_loss", "expected_calibration_error"})
 

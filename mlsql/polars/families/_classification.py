@@ -140,6 +140,8 @@ def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
             out[name] = CP.check_positive(value, name, measure.name)
         elif name in ("cost_fn", "cost_fp"):
             out[name] = CP.check_number(value, name, measure.name)
+        elif name == "n_bins":
+            out[name] = CP.check_n_bins(value, measure.name)
     return out
 
 
@@ -152,6 +154,7 @@ INPUT_DOCS = {
     "holds": "Whether the row is of the rule's class, R: boolean or 0/1.",
     "fires": "Whether the rule fires on the row, L: boolean or 0/1.",
     "score": "The score of each row (column name or expression).",
+    "prob": "The probability of the positive class in each row, in [0, 1] (column name or expression).",
     "tp": "Stored true positives.",
     "fp": "Stored false positives.",
     "fn": "Stored false negatives.",
@@ -173,6 +176,10 @@ PARAM_DOCS = {
     "alpha": (
         "alpha : float, default 1.0",
         "The lecture's alpha, a finite number > 0: F_alpha is F-beta with alpha = beta².",
+    ),
+    "n_bins": (
+        "n_bins : int, default 10",
+        "The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.",
     ),
     "cost_fn": ("cost_fn : float, default 1.0", "Cost of a false negative."),
     "cost_fp": ("cost_fp : float, default 1.0", "Cost of a false positive."),
