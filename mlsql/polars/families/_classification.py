@@ -193,7 +193,7 @@ PARAM_DOCS = {
 }
 
 
-def _documented(fn: Callable[..., pl.Expr], m: Measure) -> Callable[..., pl.Expr]:
+def documented(fn: Callable[..., pl.Expr], m: Measure) -> Callable[..., pl.Expr]:
     lines = (fn.__doc__ or "").splitlines()
     for i, line in enumerate(lines[:-1]):
         name = line.split(" : ")[0]
@@ -213,7 +213,7 @@ def direct(
     def build(*inputs: pl.Expr, **checked: Any) -> pl.Expr:
         return evaluate(m.build, stats(*inputs), symbolic=False, **checked)  # type: ignore[arg-type]
 
-    return _documented(function(m, build, check, family), m)
+    return documented(function(m, build, check, family), m)
 
 
 def pooled(
@@ -237,7 +237,7 @@ def pooled(
     def build(*inputs: pl.Expr, **checked: Any) -> pl.Expr:
         return evaluate(formula, rows(*inputs), known=known(*inputs), **checked)
 
-    return _documented(function(m, build, check, family), m)
+    return documented(function(m, build, check, family), m)
 
 
 def by_columns(by: str | Sequence[str] | None, func: str) -> list[str]:

@@ -31,7 +31,7 @@ from mlsql._errors import MlsqlError
 from mlsql._registry import Measure, measures
 from mlsql.measures import classification_params as CP
 from mlsql.measures import scores as SC
-from mlsql.polars._build import lookup
+from mlsql.polars._build import evaluate, function, lookup
 from mlsql.polars._dtypes import Pairs
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)
@@ -133,20 +133,40 @@ def precision_stats_of(m: Measure) -> Any:
     return stats
 
 
-def calibration_stats_of(m: Measure) -> Any:
-    """Known rows and the sum over the bins of |Σ (prob - actual)|, one filtered sum a bin."""
+def calibration_function(m: Measure) -> Any:
+    """expected_calibration_error: per-row terms prob - actual, one per bin, summed once each.
 
-    def stats(*inputs: pl.Expr) -> SC.CalibrationStats:
-        yk, pk = _known_pair(m, inputs)
+    ``n_bins`` is known when the expression is built, so each bin's sum is a
+    streaming sum of its own per-row term (prob - actual in the bin, 0
+    elsewhere). The inputs' checks (Python batch functions, which Polars does
+    not share between terms) run once, in the row count; the bins' terms read
+    the inputs as they are, which the failed check stops when one is bad.
+    """
 
-        def gap_sum(n_bins: int) -> pl.Expr:
-            b = SC.calibration_bin(K.OPS, pk, n_bins)
-            d = pk - yk.cast(pl.Float64)
-            return pl.sum_horizontal(d.filter(b == k).sum().abs() for k in range(n_bins))
+    def checked_and_raw(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
+        mask = K.known(*(e for e, _ in pairs))
+        raw = [pl.when(mask).then(e).cast(pl.Float64) for e, _ in pairs]
+        return [*check(func, names, pairs), *raw]
 
-        return SC.CalibrationStats(n=pk.len().cast(pl.Int64), gap_sum=gap_sum)
+    def rows(inputs: tuple[pl.Expr, ...], n_bins: int) -> tuple[pl.Expr, tuple[pl.Expr, ...]]:
+        y, p = _label_score(m, inputs[:2])
+        y_raw, p_raw = _label_score(m, inputs[2:])
+        d = p_raw - y_raw
+        b = SC.calibration_bin(K.OPS, p_raw, n_bins)
+        one = (p - y.cast(pl.Float64)) * 0 + 1
+        return one, tuple(pl.when(b == k).then(d).otherwise(d * 0) for k in range(n_bins))
 
-    return stats
+    def formula(ops: Any, s: tuple[Any, tuple[Any, ...]], n_bins: int) -> Any:
+        one, per_bin = s
+        sums = [ops.sum(x) for x in per_bin]
+        gap = sum(ops.when(x < 0, -x, x) for x in sums)
+        return m.build(ops, SC.CalibrationStats(ops.sum(one), lambda _: gap), n_bins=n_bins)
+
+    def build(*inputs: pl.Expr, n_bins: int) -> pl.Expr:
+        known = K.known(*inputs[:2])
+        return evaluate(formula, rows(inputs, n_bins), known=known, n_bins=n_bins)
+
+    return K.documented(function(m, build, checked_and_raw, sys.modules[__name__]), m)
 
 
 def function_of(m: Measure) -> Any:
@@ -155,7 +175,7 @@ def function_of(m: Measure) -> Any:
     if m.name == "average_precision_score":
         return K.direct(m, precision_stats_of(m), check, module)
     if m.name == "expected_calibration_error":
-        return K.direct(m, calibration_stats_of(m), check, module)
+        return calibration_function(m)
     if m.name.endswith("logloss") or m.name == "brier_score_loss":
         loss = _Loss(m)
         return K.pooled(m, loss.rows, loss.pool, check, module)
