@@ -118,10 +118,15 @@ def stats(measure: Measure, *inputs: Column) -> Any:
             n=n, n_positive=F.sum(F.when(known, y)), precision_sum=precision_sum
         )
     if measure.name == "expected_calibration_error":
-        d = F.when(known, s - y)
+        # the checks (raise_error, which Spark does not share between terms) run once, in n;
+        # the bins' sums read the inputs as they are, which the failed check stops when bad
+        label, score = (inputs[measure.inputs.index(n)] for n in SC.label_and_score(measure))
+        raw_known = label.isNotNull() & score.isNotNull()
+        p = score.cast("double")
+        d = F.when(raw_known, p - label.cast("double"))
 
         def gap_sum(n_bins: int) -> Column:
-            b = SC.calibration_bin(OPS, s, F.lit(n_bins))
+            b = SC.calibration_bin(OPS, p, F.lit(n_bins))
             sums = [F.abs(F.coalesce(F.sum(F.when(b == k, d)), F.lit(0.0))) for k in range(n_bins)]
             return reduce(operator.add, sums)
 
