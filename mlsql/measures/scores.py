@@ -46,12 +46,19 @@ Notes
   is accepted; ``brier_score_loss`` and ``expected_calibration_error`` take
   probabilities in [0, 1], and a value outside is an error (as scikit-learn's
   ``brier_score_loss``).
+- Average precision is scikit-learn's step-wise sum over the distinct
+  scores, not an interpolated area: tied scores form one step.
+- ``expected_calibration_error`` puts p in bin min(floor(p · n_bins),
+  n_bins - 1), computed in double precision: equal-width bins on [0, 1], the
+  last closed (with 10 bins 0.3 is in [0.3, 0.4) and 1 in [0.9, 1]); each
+  bin weighs n_b / n and empty bins add nothing.
 - Rows where either side is NULL are skipped; over none the result is NULL.
 - Cost: ``brier_score_loss`` streams (a sum and a count). ``average_precision_score``
   sorts the group's (score, label) pairs inside the aggregate as ``auc`` does.
-  ``expected_calibration_error`` sums per bin: Spark with ``n_bins`` streaming
-  sums, Polars with ``n_bins`` filtered sums, DuckDB over the group's (bin,
-  prob - actual) pairs held in a list, one pass per bin.
+  ``expected_calibration_error`` sums prob - actual per bin: Spark and Polars
+  with ``n_bins`` streaming sums, DuckDB over the group's (bin, prob - actual)
+  pairs held in a list, one pass per bin (about 0.7 s per million rows with
+  10 bins).
 """
 
 from __future__ import annotations
