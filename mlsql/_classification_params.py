@@ -53,6 +53,26 @@ def finite_value_message(func: str, name: str, got: str) -> str:
     )
 
 
+#: how each engine names a probability outside [0, 1] in :func:`probability_value_message`
+OUT_OF_RANGE = ("below 0", "above 1")
+
+
+def probability_value_message(func: str, name: str, got: str) -> str:
+    """The error text for a probability outside [0, 1] (``got`` is one of OUT_OF_RANGE).
+
+    Examples
+    --------
+    >>> probability_value_message("brier_score_loss", "prob", "above 1")
+    'brier_score_loss takes probabilities in [0, 1] for prob (as scikit-learn). Got a value above 1.'
+    """
+    return f"{func} takes probabilities in [0, 1] for {name} (as scikit-learn). Got a value {got}."
+
+
+def n_bins_message(func: str, got: str) -> str:
+    """The error text for an invalid ``n_bins``."""
+    return f"The 'n_bins' parameter of {func} must be a whole number > 0. Got {got} instead."
+
+
 def binary_value_message(func: str, got: str) -> str:
     """The error text for a binary input holding something else than true/false or 0/1."""
     return f"{func} takes {BINARY_VALUES} values. Got {got} instead."
@@ -136,3 +156,23 @@ def check_number(value: Any, name: str, func: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise MlsqlError(number_message(func, name, repr(value)))
     return float(value)
+
+
+def check_n_bins(value: Any, func: str) -> int:
+    """Validate ``n_bins``: a whole number > 0 (an integral float is accepted).
+
+    Examples
+    --------
+    >>> check_n_bins(10, "expected_calibration_error")
+    10
+    >>> check_n_bins(0, "expected_calibration_error")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'n_bins' parameter of expected_calibration_error must be a whole number > 0. Got 0 instead.
+    """
+    ok = not isinstance(value, bool) and isinstance(value, (int, float))
+    if ok and isinstance(value, float):
+        ok = math.isfinite(value) and value == int(value)
+    if not ok or value < 1:
+        raise MlsqlError(n_bins_message(func, repr(value)))
+    return int(value)

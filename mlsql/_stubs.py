@@ -38,6 +38,7 @@ PARAM_TYPES = {
     "costs": "Mapping[Any, Mapping[Any, float]] | None",
     "k": "int | None",
     "label": "Any",
+    "n_bins": "int",
     "n_labels": "int | None",
     "positive": "Any",
     "threshold": "float | None",

@@ -205,6 +205,18 @@ CREATE OR REPLACE MACRO _mlsql_log_loss_term(y, ln_p, ln_not_p) AS
 CREATE OR REPLACE MACRO _mlsql_mann_whitney_auc(u, n_positive, n_negative, zero_division) AS 
     _mlsql_ratio(u, (n_positive * n_negative), zero_division, true);
 
+-- _mlsql_squared_error_term(y, p): (p - y)² of one row: its Brier score.
+CREATE OR REPLACE MACRO _mlsql_squared_error_term(y, p) AS 
+    ((p - y) * (p - y));
+
+-- _mlsql_step_average_precision(precision_sum, n_positive, zero_division): Σ over positives of the precision at their score / positives; undefined without positives.
+CREATE OR REPLACE MACRO _mlsql_step_average_precision(precision_sum, n_positive, zero_division) AS 
+    _mlsql_ratio(precision_sum, n_positive, zero_division, true);
+
+-- _mlsql_calibration_bin(p, n_bins): min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.
+CREATE OR REPLACE MACRO _mlsql_calibration_bin(p, n_bins) AS 
+    CASE WHEN (floor((p * n_bins)) > (n_bins - 1)) THEN (n_bins - 1) ELSE floor((p * n_bins)) END;
+
 -- _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division): (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).
 CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division) AS 
     _mlsql_ratio(((n * correct) - sum_rc), (pow(((n * n) - sum_cc), 0.5) * pow(((n * n) - sum_rr), 0.5)), zero_division, (correct = n));

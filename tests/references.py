@@ -85,12 +85,14 @@ def numbers(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]
 
 
 def probabilities(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
-    """actual 0/1 and predicted probabilities with ties (and label/score for Hivemall's order)."""
+    """actual 0/1 and predicted probabilities with ties (and label/score for Hivemall's order,
+    prob for the calibration measures)."""
     actual = [_maybe(rng, rng.randint(0, 1)) for _ in range(n)]
     predicted = [_maybe(rng, rng.choice([0.0, 0.125, 0.5, 0.75, 1.0])) for _ in range(n)]
     cols = {"actual": actual, "predicted": predicted, "label": actual, "score": predicted}
     types = {"actual": pa.int64(), "predicted": pa.float64()}
-    return cols, {**types, "label": pa.int64(), "score": pa.float64()}
+    cols["prob"] = predicted
+    return cols, {**types, "label": pa.int64(), "score": pa.float64(), "prob": pa.float64()}
 
 
 def ranked(rng: random.Random, n: int) -> tuple[Columns, dict[str, pa.DataType]]:
@@ -484,6 +486,55 @@ REFERENCES["auc"] = Reference(
 )
 REFERENCES["hivemall_auc"] = REFERENCES["auc"]
 
+
+def _known_scores(t: pa.Table, score: str) -> tuple[list[int], list[float]]:
+    rows = [(y, s) for y, s in rows_of(t, "actual", score) if y is not None and s is not None]
+    return [int(y) for y, _ in rows], [float(s) for _, s in rows]
+
+
+def _average_precision(t: pa.Table, p: dict[str, Any]) -> Any:
+    y, s = _known_scores(t, "score")
+    if not y:
+        return None
+    if not any(y):  # scikit-learn warns and gives 0: the value is zero_division's
+        return oracle.undefined(p.get("zero_division", 0), True)
+    return sklearn_metrics().average_precision_score(y, s)
+
+
+def _brier(t: pa.Table, p: dict[str, Any]) -> Any:
+    y, s = _known_scores(t, "prob")
+    return sklearn_metrics().brier_score_loss(y, s) if y else None
+
+
+def calibration_error(y: list[int], prob: list[float], n_bins: int) -> Any:
+    """Σ over bins of n_b / n |mean prob_b - mean y_b|, in exact fractions of the inputs.
+
+    The bin of p is min(floor(p * n_bins), n_bins - 1) with p * n_bins rounded as a
+    double, the documented rule.
+    """
+    if not y:
+        return None
+    bins: dict[int, list[tuple[int, float]]] = {}
+    for yi, pi in zip(y, prob, strict=True):
+        bins.setdefault(min(math.floor(pi * n_bins), n_bins - 1), []).append((yi, pi))
+    total = Fraction(0)
+    for members in bins.values():
+        mean_p = sum(Fraction(pi) for _, pi in members) / len(members)
+        mean_y = Fraction(sum(yi for yi, _ in members), len(members))
+        total += Fraction(len(members), len(y)) * abs(mean_p - mean_y)
+    return total
+
+
+REFERENCES["average_precision_score"] = Reference(
+    "probabilities", _average_precision, _zd(), source="scikit-learn"
+)
+REFERENCES["brier_score_loss"] = Reference("probabilities", _brier, source="scikit-learn")
+REFERENCES["expected_calibration_error"] = Reference(
+    "probabilities",
+    lambda t, p: calibration_error(*_known_scores(t, "prob"), p.get("n_bins", 10)),
+    ({}, {"n_bins": 1}, {"n_bins": 3}, {"n_bins": 8}),
+)
+
 # single-label
 _SL = ("actual", "predicted")
 
@@ -660,6 +711,13 @@ ELSEWHERE = {
     ),
     "class_distribution": "tests/test_single_label_properties.py::test_distribution_majority_minority",
 }
+
+
+def sklearn_metrics() -> Any:
+    """scikit-learn's metrics module, imported when a reference needs it."""
+    from sklearn import metrics
+
+    return metrics
 
 
 def close(got: Any, want: Any) -> bool:

@@ -13,7 +13,7 @@ from mlsql._registry import measures
 #: inputs that hold the truth
 TRUTH = {"actual", "label", "holds", "correct_items", "ideal_relevance"}
 #: inputs that hold a prediction (labels, scores, a ranking)
-PREDICTION = {"predicted", "scores", "score", "fires", "rank_items", "ranked_relevance"}
+PREDICTION = {"predicted", "scores", "score", "prob", "fires", "rank_items", "ranked_relevance"}
 #: inputs that are neither (counts, frames, label universes, costs)
 OTHER = {"tp", "fp", "fn", "tn", "counts", "source", "indicators", "labels", "cost"}
 #: Hivemall's measures, in Hivemall's order (the ranking or the prediction first)

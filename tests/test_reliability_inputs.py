@@ -231,7 +231,7 @@ def _numeric_measures(family: str) -> list[Measure]:
 REGRESSION = _numeric_measures("regression")
 SCORES = _numeric_measures("scores")
 #: the score-family input that holds the score (the other holds the 0/1 label)
-SCORE_INPUT = {"actual": False, "predicted": True, "label": False, "score": True}
+SCORE_INPUT = {"actual": False, "predicted": True, "label": False, "score": True, "prob": True}
 NOT_FINITE_VALUES = {"NaN": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 
 

@@ -200,6 +200,8 @@ def checked(m: Measure, q: Qualify) -> dict[str, Sql]:
             out[p.name] = call(q("_mlsql_check_positive"), x, p.name, m.name)
         elif p.name in ("cost_fn", "cost_fp"):
             out[p.name] = call(q("_mlsql_check_number"), x, p.name, m.name)
+        elif p.name == "n_bins":
+            out[p.name] = call(q("_mlsql_check_n_bins"), x, m.name)
         else:
             out[p.name] = x
     return out

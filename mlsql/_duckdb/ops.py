@@ -55,3 +55,7 @@ class SqlOps:
 
     def skips_undefined(self, zero_division: Any) -> bool | None:
         return None  # a macro parameter: known only when the query runs
+
+    # beyond the core protocol: formulas of other families use these ---------------
+    def floor(self, x: Any) -> Sql:
+        return call("floor", x)

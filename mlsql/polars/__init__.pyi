@@ -20,6 +20,7 @@ __all__ = [
     "accuracy_score",
     "auc",
     "average_precision",
+    "average_precision_score",
     "balanced_accuracy",
     "balanced_accuracy_score",
     "binary_accuracy",
@@ -53,6 +54,7 @@ __all__ = [
     "binary_specificity_from_counts",
     "binary_support",
     "binary_support_from_counts",
+    "brier_score_loss",
     "class_distribution",
     "class_error_rate",
     "class_metrics",
@@ -64,6 +66,7 @@ __all__ = [
     "cov",
     "coverage_error",
     "error_rate",
+    "expected_calibration_error",
     "explained_variance",
     "explained_variance_score",
     "f1_score",
@@ -320,6 +323,40 @@ def average_precision(
     >>> df = pl.DataFrame({'rank_items': [[1, 3, 2, 6], [4, 5]], 'correct_items': [[1, 2, 4], [5]]})
     >>> df.select(mp.average_precision('rank_items', 'correct_items', k=2)).item()
     0.75
+    """
+
+def average_precision_score(
+    actual: _IntoExpr,
+    score: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+) -> pl.Expr:
+    """Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP, tied scores one step.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    score : str or polars.Expr
+        The score of each row (column name or expression).
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        The value of an undefined ratio: 0 or 1; NaN (left out of averages);
+        'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
+        (NULL, left out of averages).
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [1, 1, 0, 1, 1, 0], 'score': [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]})
+    >>> df.select(mp.average_precision_score('actual', 'score')).item()
+    0.8875
     """
 
 def balanced_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
@@ -1443,6 +1480,31 @@ def binary_support_from_counts(
     0.4
     """
 
+def brier_score_loss(actual: _IntoExpr, prob: _IntoExpr) -> pl.Expr:
+    """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    prob : str or polars.Expr
+        The probability of the positive class in each row, in [0, 1] (column name or expression).
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [1, 1, 0, 1, 1, 0], 'prob': [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]})
+    >>> df.select(mp.brier_score_loss('actual', 'prob')).item()
+    0.19333333333333333
+    """
+
 def class_distribution(
     source: _Frame,
     label: str,
@@ -1778,6 +1840,33 @@ def error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
     >>> df.select(mp.error_rate('actual', 'predicted')).item()
     0.25
+    """
+
+def expected_calibration_error(actual: _IntoExpr, prob: _IntoExpr, *, n_bins: int = 10) -> pl.Expr:
+    """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    prob : str or polars.Expr
+        The probability of the positive class in each row, in [0, 1] (column name or expression).
+    n_bins : int, default 10
+        The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [1, 1, 0, 1, 1, 0], 'prob': [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]})
+    >>> df.select(mp.expected_calibration_error('actual', 'prob', n_bins=5)).item()
+    0.16666666666666666
     """
 
 def explained_variance(

@@ -61,6 +61,7 @@ _UNARY = {
     "is_nan": lambda a: a.cast(pl.Float64).is_nan(),
     "log2": lambda a: a.cast(pl.Float64).log(2),
     "sqrt": lambda a: a.cast(pl.Float64).sqrt(),
+    "floor": lambda a: a.cast(pl.Float64).floor(),
 }
 #: aggregations over a row-level argument, as Polars computes them
 _AGGREGATIONS = {

@@ -114,6 +114,10 @@ class PolarsOps:
         """Square root."""
         return S.unary("sqrt", x) if _symbolic(x) else _expr(x).cast(pl.Float64).sqrt()
 
+    def floor(self, x: Any) -> Any:
+        """The largest whole number <= ``x`` (as a float)."""
+        return S.unary("floor", x) if _symbolic(x) else _expr(x).cast(pl.Float64).floor()
+
     def pow(self, base: Any, exponent: Any) -> Any:
         """``base ** exponent``."""
         if _symbolic(base, exponent):

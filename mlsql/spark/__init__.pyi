@@ -18,6 +18,7 @@ __all__ = [
     "accuracy_score",
     "auc",
     "average_precision",
+    "average_precision_score",
     "balanced_accuracy",
     "balanced_accuracy_score",
     "binary_accuracy",
@@ -51,6 +52,7 @@ __all__ = [
     "binary_specificity_from_counts",
     "binary_support",
     "binary_support_from_counts",
+    "brier_score_loss",
     "class_distribution",
     "class_error_rate",
     "class_metrics",
@@ -63,6 +65,7 @@ __all__ = [
     "cov",
     "coverage_error",
     "error_rate",
+    "expected_calibration_error",
     "explained_variance",
     "explained_variance_score",
     "f1_score",
@@ -399,6 +402,46 @@ def average_precision(
     >>> df = spark.createDataFrame([([1, 3, 2, 6], [1, 2, 4]), ([4, 5], [5])], 'rank_items array<int>, correct_items array<int>')
     >>> df.agg(ms.average_precision('rank_items', 'correct_items', k=2)).first()[0]
     0.75
+    """
+
+def average_precision_score(
+    actual: _IntoColumn,
+    score: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+) -> Column:
+    """Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP, tied scores one step.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    score : str or pyspark.sql.Column
+        Column name or Column.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        The value of an undefined ratio: 0 or 1; NaN (left out of averages);
+        'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
+        (NULL, left out of averages).
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(1, 0.8), (1, 0.7), (0, 0.5), (1, 0.5), (1, 0.3), (0, 0.2)], 'actual int, score double')
+    >>> df.agg(ms.average_precision_score('actual', 'score')).first()[0]
+    0.8875
     """
 
 def balanced_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
@@ -1449,6 +1492,37 @@ def binary_support_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
+def brier_score_loss(actual: _IntoColumn, prob: _IntoColumn) -> Column:
+    """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    prob : str or pyspark.sql.Column
+        Column name or Column.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(1, 0.8), (1, 0.7), (0, 0.5), (1, 0.5), (1, 0.3), (0, 0.2)], 'actual int, prob double')
+    >>> df.agg(ms.brier_score_loss('actual', 'prob')).first()[0]
+    0.19333333333...
+    """
+
 def class_distribution(
     source: DataFrame,
     label: str,
@@ -1871,6 +1945,44 @@ def error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     >>> df = spark.createDataFrame([('a', 'a'), ('a', 'b'), ('b', 'b'), ('c', 'c')], 'actual string, predicted string')
     >>> df.agg(ms.error_rate('actual', 'predicted')).first()[0]
     0.25
+    """
+
+def expected_calibration_error(
+    actual: _IntoColumn,
+    prob: _IntoColumn,
+    *,
+    n_bins: int = 10,
+) -> Column:
+    """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    prob : str or pyspark.sql.Column
+        Column name or Column.
+    n_bins : default 10
+        See the summary.
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(1, 0.8), (1, 0.7), (0, 0.5), (1, 0.5), (1, 0.3), (0, 0.2)], 'actual int, prob double')
+    >>> df.agg(ms.expected_calibration_error('actual', 'prob', n_bins=5)).first()[0]
+    0.16666666666...
     """
 
 def explained_variance(

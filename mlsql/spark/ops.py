@@ -97,6 +97,10 @@ class SparkOps:
         """Square root."""
         return F.sqrt(column(x))
 
+    def floor(self, x: Any) -> Column:
+        """The largest whole number <= ``x``."""
+        return F.floor(column(x))
+
     def pow(self, base: Any, exponent: Any) -> Column:
         """``base ** exponent``."""
         return F.pow(column(base), column(exponent))

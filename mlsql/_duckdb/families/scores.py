@@ -1,29 +1,54 @@
-"""Log loss and ROC AUC in DuckDB, aggregates that need no sorted input.
+"""Scores against binary labels in DuckDB: aggregates that need no sorted input.
 
-``logloss`` sums the registry's per-row term over clipped probabilities.
-``auc`` is the Mann-Whitney statistic: the group's (score, label) pairs are
-sorted twice inside the aggregate, once with negatives before positives at
-equal scores and once after; the positives' positions summed in each order,
-averaged, minus P(P+1)/2, give U with ties counting one half. That keeps the
-group's rows in memory (a list) but needs no window and no pre-sorted input.
+``logloss`` and ``brier_score_loss`` sum the registry's per-row term. ``auc``
+is the Mann-Whitney statistic: the group's (score, label) pairs are sorted
+twice inside the aggregate, once with negatives before positives at equal
+scores and once after; the positives' positions summed in each order,
+averaged, minus P(P+1)/2, give U with ties counting one half.
+
+``average_precision_score`` sorts the pairs once, by score from the highest
+and negatives first among equal scores, so the last positive of each run of
+equal scores ends the run: its position there is N(>= s) and its position
+among the positives P(>= s). The runs' last positives are found by comparing
+each positive with the next (``list_zip`` with the list shifted by one), and
+each run adds (its positives) x P(>= s) / N(>= s): one sort and a few linear
+list passes, no window and no pre-sorted input.
+
+``expected_calibration_error`` collects the group's (bin, prob - actual) pairs
+and sums them per bin (``n_bins`` is known only when the query runs): one pass
+over the list per bin.
+
+Each of these keeps the group's rows in memory (a list).
 """
 
 from __future__ import annotations
 
+from mlsql import _classification_params as CP
 from mlsql._duckdb import classification_checks as CC
-from mlsql._duckdb.library import Macro, Qualify
+from mlsql._duckdb.classification_checks import let
+from mlsql._duckdb.library import Macro, Qualify, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql.measures import scores as SC
 
 FILE = "scores.sql"
-DESCRIPTION = "Scores against binary labels: logloss and auc (Mann-Whitney, ties one half)."
+DESCRIPTION = (
+    "Scores against binary labels: logloss, auc (Mann-Whitney, ties one half), "
+    "average precision, Brier score and expected calibration error."
+)
 ORDER = 25
 FAMILIES: tuple[str, ...] = ()  # rendered here
 
 
 def _helpers() -> list[Macro]:
+    below, above = (
+        sql_message(CP.probability_value_message("{}", "{}", got), "func", "name")
+        for got in CP.OUT_OF_RANGE
+    )
+    n_bins = sql_message(
+        CP.n_bins_message("{}", "{}"), "func", "coalesce(CAST(n_bins AS VARCHAR), 'NULL')"
+    )
     return [
         Macro(
             FILE,
@@ -32,30 +57,91 @@ def _helpers() -> list[Macro]:
             "list_sum(list_transform(sorted, lambda x, i: CASE WHEN x.y THEN i ELSE 0 END))",
             "Σ of the 1-based positions of the positives in a sorted list of (s, k, y).",
             public=False,
-        )
+        ),
+        Macro(
+            FILE,
+            "_mlsql_probability",
+            ("x", "name", "func"),
+            f"CASE WHEN x < 0 THEN error({below}) WHEN x > 1 THEN error({above}) ELSE x END",
+            "x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_check_n_bins",
+            ("n_bins", "func"),
+            "CASE WHEN n_bins >= 1 AND n_bins = floor(n_bins) THEN CAST(n_bins AS BIGINT)\n"
+            f"         ELSE error({n_bins}) END",
+            "Validate n_bins: a whole number > 0.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_run_precision_sum",
+            ("positives",),
+            # positives: (s, i) of the positive rows sorted by score from the highest,
+            # negatives first among equal scores; i = the position among all rows
+            str(
+                let(
+                    "list_filter(list_transform(list_zip(positives, positives[2:]), lambda z, j:"
+                    " struct_pack(j := j, i := z[1].i, last := z[2] IS NULL OR z[2].s <> z[1].s)),"
+                    " lambda e: e.last)",
+                    "runs",
+                    "list_sum(list_transform(list_zip(runs, list_prepend("
+                    "struct_pack(j := 0, i := 0, last := true), runs), true),"
+                    " lambda z: (z[1].j - z[2].j) * z[1].j / z[1].i))",
+                )
+            ),
+            "Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).",
+            public=False,
+        ),
     ]
 
 
-def stats(q: Qualify, m: Measure) -> object:
-    """Loss or rank statistics over the measure's (label, score) inputs, in its order."""
-    label, score = ("label", "score") if m.inputs == ("score", "label") else ("actual", "predicted")
+def stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
+    """The statistics of score measure ``m`` over its (label, score) inputs."""
+    label, score = SC.label_and_score(m)
     known = f"{label} IS NOT NULL AND {score} IS NOT NULL"
     y = call(q("_mlsql_binary_flag"), Sql(label), label, m.name)
-    # a score is checked (NaN, infinite) on rows whose label is known
+    # a score is checked (NaN, infinite, outside [0, 1]) on rows whose label is known
     s = call(
         q("_mlsql_number"), Sql(f"CASE WHEN {label} IS NOT NULL THEN {score} END"), score, m.name
     )
+    if m.name in SC.PROBABILITIES:
+        s = call(q("_mlsql_probability"), s, score, m.name)
+    y_num = Sql(f"CAST({y} AS DOUBLE)")
+    n = Sql(f"count(CASE WHEN {known} THEN 1 END)")
+    n_pos = Sql(f"sum(CASE WHEN {known} THEN CAST({y} AS BIGINT) END)")
     if m.name.endswith("logloss"):
         p = f"greatest(least({s}, {lit(1 - SC.CLIP)}), {lit(SC.CLIP)})"
-        term = SC.log_loss_term(
-            SqlOps(q), Sql(f"CAST({y} AS DOUBLE)"), Sql(f"ln({p})"), Sql(f"ln(1 - {p})")
+        term = SC.log_loss_term(ops, y_num, Sql(f"ln({p})"), Sql(f"ln(1 - {p})"))
+        return SC.LossStats(n=n, total_loss=Sql(f"sum(CASE WHEN {known} THEN {term} END)"))
+    if m.name == "brier_score_loss":
+        term = SC.squared_error_term(ops, y_num, s)
+        return SC.LossStats(n=n, total_loss=Sql(f"sum(CASE WHEN {known} THEN {term} END)"))
+    if m.name == "average_precision_score":
+        # + 0.0 makes -0.0 equal to 0.0 in the sort as in the comparisons
+        pairs = f"list(struct_pack(s := {s} + 0.0, k := NOT {y})) FILTER (WHERE {known})"
+        positives = (
+            f"list_filter(list_transform(list_sort({pairs}, 'DESC'), lambda x, i:"
+            " struct_pack(s := x.s, i := i, y := NOT x.k)), lambda x: x.y)"
         )
-        return SC.LossStats(
-            n=Sql(f"count(CASE WHEN {known} THEN 1 END)"),
-            total_loss=Sql(f"sum(CASE WHEN {known} THEN {term} END)"),
-        )
-    n_pos = Sql(f"sum(CASE WHEN {known} THEN CAST({y} AS BIGINT) END)")
-    n_neg = Sql(f"sum(CASE WHEN {known} THEN 1 - CAST({y} AS BIGINT) END)")
+        precision_sum = call(q("_mlsql_run_precision_sum"), Sql(positives))
+        return SC.PrecisionStats(n=n, n_positive=n_pos, precision_sum=precision_sum)
+    if m.name == "expected_calibration_error":
+
+        def gap_sum(n_bins: object) -> Sql:
+            b = SC.calibration_bin(ops, s, n_bins)
+            pairs = f"list(struct_pack(b := {b}, d := {s} - {y_num})) FILTER (WHERE {known})"
+            per_bin = (
+                "abs(coalesce(list_sum(list_transform("
+                "list_filter(c, lambda x: x.b = k), lambda x: x.d)), 0))"
+            )
+            return let(
+                pairs, "c", f"list_sum(list_transform(range({n_bins}), lambda k: {per_bin}))"
+            )
+
+        return SC.CalibrationStats(n=n, gap_sum=gap_sum)
     rank_sum = q("_mlsql_positive_rank_sum")
 
     def ranks(first: str) -> str:  # positions of the positives, ties broken `first`
@@ -66,13 +152,14 @@ def stats(q: Qualify, m: Measure) -> object:
         )
 
     u = Sql(f"(({ranks('negatives')} + {ranks('positives')}) / 2 - {n_pos} * ({n_pos} + 1) / 2)")
+    n_neg = Sql(f"sum(CASE WHEN {known} THEN 1 - CAST({y} AS BIGINT) END)")
     return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=u)
 
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
-    """logloss, auc, their Hivemall-order forms and aliases."""
+    """logloss, auc, average precision, Brier score, calibration error, and their other names."""
     out = _helpers()
     for m in measures(family=SC.FAMILY):
         if m.build is not None and m.available_in("duckdb"):
-            out += CC.render(m, qualify, ops, FILE, stats(qualify, m))
+            out += CC.render(m, qualify, ops, FILE, stats(qualify, m, ops))
     return out

@@ -144,6 +144,8 @@ def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
             out[name] = CP.check_positive(value, name, measure.name)
         elif name in ("cost_fn", "cost_fp"):
             out[name] = CP.check_number(value, name, measure.name)
+        elif name == "n_bins":
+            out[name] = CP.check_n_bins(value, measure.name)
     return out
 
 
@@ -156,6 +158,7 @@ INPUT_DOCS = {
     "holds": "Whether the row is of the rule's class, R: boolean or 0/1.",
     "fires": "Whether the rule fires on the row, L: boolean or 0/1.",
     "score": "The score of each row (column name or expression).",
+    "prob": "The probability of the positive class in each row, in [0, 1] (column name or expression).",
     "tp": "Stored true positives.",
     "fp": "Stored false positives.",
     "fn": "Stored false negatives.",
@@ -170,6 +173,10 @@ PARAM_DOCS = {
         "alpha : float, default 1.0",
         "The lecture's alpha, a finite number > 0: F_alpha is F-beta with alpha = beta².",
     ),
+    "n_bins": (
+        "n_bins : int, default 10",
+        "The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.",
+    ),
     "cost_fn": ("cost_fn : float, default 1.0", "Cost of a false negative."),
     "cost_fp": ("cost_fp : float, default 1.0", "Cost of a false positive."),
     "costs": (
@@ -180,7 +187,7 @@ PARAM_DOCS = {
 }
 
 
-def _documented(fn: Callable[..., pl.Expr], m: Measure) -> Callable[..., pl.Expr]:
+def documented(fn: Callable[..., pl.Expr], m: Measure) -> Callable[..., pl.Expr]:
     lines = (fn.__doc__ or "").splitlines()
     for i, line in enumerate(lines[:-1]):
         name = line.split(" : ")[0]
@@ -200,7 +207,7 @@ def direct(
     def build(*inputs: pl.Expr, **checked: Any) -> pl.Expr:
         return evaluate(m.build, stats(*inputs), symbolic=False, **checked)  # type: ignore[arg-type]
 
-    return _documented(function(POLARS, m, build, check, family), m)
+    return documented(function(POLARS, m, build, check, family), m)
 
 
 def pooled(
@@ -224,7 +231,7 @@ def pooled(
     def build(*inputs: pl.Expr, **checked: Any) -> pl.Expr:
         return evaluate(formula, rows(*inputs), known=known(*inputs), **checked)
 
-    return _documented(function(POLARS, m, build, check, family), m)
+    return documented(function(POLARS, m, build, check, family), m)
 
 
 def by_columns(by: str | Sequence[str] | None, func: str) -> list[str]:

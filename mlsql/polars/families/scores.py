@@ -1,9 +1,14 @@
-"""Log loss and ROC AUC in Polars: aggregates that need no sorted input.
+"""Scores against binary labels in Polars: aggregates that need no sorted input.
 
-``logloss`` sums the registry's per-row term over clipped probabilities (each
+``logloss`` and ``brier_score_loss`` sum the registry's per-row term (each
 statistic computed once, streaming). ``auc`` ranks the known rows' scores
 (``rank('average')``, ties averaged) and takes the Mann-Whitney statistic of
-the positives' ranks.
+the positives' ranks. ``average_precision_score`` ranks them from the highest
+with ties given the largest rank (``rank('max', descending=True)``), which is
+N(>= s) among all rows and P(>= s) among the positives: the mean over the
+positives of their ratio is the step-wise AP. ``expected_calibration_error``
+sums prob - actual per bin (one filtered sum per bin, ``n_bins`` known when
+the expression is built).
 
 Examples
 --------
@@ -17,38 +22,65 @@ Examples
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import polars as pl
 
-from mlsql._front.build import lookup
+from mlsql import _classification_params as CP
+from mlsql._errors import MlsqlError
+from mlsql._front.build import function, lookup
 from mlsql._registry import Measure, measures
 from mlsql.measures import scores as SC
+from mlsql.polars._build import evaluate
 from mlsql.polars._dtypes import Pairs
+from mlsql.polars._engine import POLARS
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)
 
 FAMILIES = (SC.FAMILY,)
 EXAMPLE = {"actual": [1, 1, 0, 1, 1, 0], "predicted": [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]}
-NAMES = {"actual": "label", "label": "label", "predicted": "score", "score": "score"}
+NAMES = SC.ROLES
+
+
+def _check_probability(func: str, name: str) -> Callable[[pl.Series], pl.Series]:
+    def check(values: pl.Series) -> pl.Series:
+        for bad, got in ((values < 0, CP.OUT_OF_RANGE[0]), (values > 1, CP.OUT_OF_RANGE[1])):
+            if bad.any():
+                raise MlsqlError(CP.probability_value_message(func, name, got))
+        return values
+
+    return check
 
 
 def check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
-    """The label boolean or 0/1, the score a number (as Float64)."""
+    """The label boolean or 0/1, the score a finite number (as Float64), a probability in [0, 1]."""
     out = []
     mask = K.known(*(e for e, _ in pairs))
     for name, (expr, dtype) in zip(names, pairs, strict=True):
         if NAMES[name] == "label":
             out.append(K.binary_flag(func, name, expr, dtype))
-        else:  # a score is checked on rows whose label is known
-            out.append(K.number(func, name, pl.when(mask).then(expr), dtype, finite=True))
+            continue
+        # a score is checked on rows whose label is known
+        score = K.number(func, name, pl.when(mask).then(expr), dtype, finite=True)
+        if func in SC.PROBABILITIES:
+            score = score.map_batches(
+                _check_probability(func, name), return_dtype=pl.Float64, is_elementwise=True
+            )
+        out.append(score)
     return out
 
 
 def _label_score(m: Measure, inputs: tuple[pl.Expr, ...]) -> tuple[pl.Expr, pl.Expr]:
     by_role = {NAMES[n]: x for n, x in zip(m.inputs, inputs, strict=True)}
     return by_role["label"], by_role["score"]
+
+
+def _known_pair(m: Measure, inputs: tuple[pl.Expr, ...]) -> tuple[pl.Expr, pl.Expr]:
+    """The known rows' label and score (rows with a NULL side dropped)."""
+    y, s = _label_score(m, inputs)
+    mask = K.known(y, s)
+    return y.filter(mask), s.filter(mask)
 
 
 class _Loss:
@@ -59,8 +91,11 @@ class _Loss:
 
     def rows(self, *inputs: pl.Expr) -> SC.LossStats:
         y, s = _label_score(self.m, inputs)
-        p = s.clip(SC.CLIP, 1 - SC.CLIP)
-        term = SC.log_loss_term(K.OPS, y.cast(pl.Float64), p.log(), (1 - p).log())
+        if self.m.name == "brier_score_loss":
+            term = SC.squared_error_term(K.OPS, y.cast(pl.Float64), s)
+        else:
+            p = s.clip(SC.CLIP, 1 - SC.CLIP)
+            term = SC.log_loss_term(K.OPS, y.cast(pl.Float64), p.log(), (1 - p).log())
         return SC.LossStats(n=y.cast(pl.Int64) * 0 + s * 0 + 1, total_loss=term)
 
     @staticmethod
@@ -83,10 +118,67 @@ def rank_stats_of(m: Measure) -> Any:
     return stats
 
 
+def precision_stats_of(m: Measure) -> Any:
+    """Known rows, positives and Σ over the positives of P(>= s) / N(>= s), from max ranks."""
+
+    def stats(*inputs: pl.Expr) -> SC.PrecisionStats:
+        yk, sk = _known_pair(m, inputs)
+        sk = sk + 0.0  # -0.0 ranks as 0.0
+        at_least_all = sk.rank("max", descending=True).filter(yk).cast(pl.Float64)
+        at_least_positive = sk.filter(yk).rank("max", descending=True).cast(pl.Float64)
+        return SC.PrecisionStats(
+            n=sk.len().cast(pl.Int64),
+            n_positive=yk.cast(pl.Int64).sum(),
+            precision_sum=(at_least_positive / at_least_all).sum(),
+        )
+
+    return stats
+
+
+def calibration_function(m: Measure) -> Any:
+    """expected_calibration_error: per-row terms prob - actual, one per bin, summed once each.
+
+    ``n_bins`` is known when the expression is built, so each bin's sum is a
+    streaming sum of its own per-row term (prob - actual in the bin, 0
+    elsewhere). The inputs' checks (Python batch functions, which Polars does
+    not share between terms) run once, in the row count; the bins' terms read
+    the inputs as they are, which the failed check stops when one is bad.
+    """
+
+    def checked_and_raw(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
+        mask = K.known(*(e for e, _ in pairs))
+        raw = [pl.when(mask).then(e).cast(pl.Float64) for e, _ in pairs]
+        return [*check(func, names, pairs), *raw]
+
+    def rows(inputs: tuple[pl.Expr, ...], n_bins: int) -> tuple[pl.Expr, tuple[pl.Expr, ...]]:
+        y, p = _label_score(m, inputs[:2])
+        y_raw, p_raw = _label_score(m, inputs[2:])
+        d = p_raw - y_raw
+        b = SC.calibration_bin(K.OPS, p_raw, n_bins)
+        one = (p - y.cast(pl.Float64)) * 0 + 1
+        return one, tuple(pl.when(b == k).then(d).otherwise(d * 0) for k in range(n_bins))
+
+    def formula(ops: Any, s: tuple[Any, tuple[Any, ...]], n_bins: int) -> Any:
+        one, per_bin = s
+        sums = [ops.sum(x) for x in per_bin]
+        gap = sum(ops.when(x < 0, -x, x) for x in sums)
+        return m.build(ops, SC.CalibrationStats(ops.sum(one), lambda _: gap), n_bins=n_bins)
+
+    def build(*inputs: pl.Expr, n_bins: int) -> pl.Expr:
+        known = K.known(*inputs[:2])
+        return evaluate(formula, rows(inputs, n_bins), known=known, n_bins=n_bins)
+
+    return K.documented(function(POLARS, m, build, checked_and_raw, sys.modules[__name__]), m)
+
+
 def function_of(m: Measure) -> Any:
     """The Polars function of a score measure."""
     module = sys.modules[__name__]
-    if m.name.endswith("logloss"):
+    if m.name == "average_precision_score":
+        return K.direct(m, precision_stats_of(m), check, module)
+    if m.name == "expected_calibration_error":
+        return calibration_function(m)
+    if m.name.endswith("logloss") or m.name == "brier_score_loss":
         loss = _Loss(m)
         return K.pooled(m, loss.rows, loss.pool, check, module)
     return K.direct(m, rank_stats_of(m), check, module)
@@ -95,7 +187,8 @@ def function_of(m: Measure) -> Any:
 def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     """Hivemall's AUC example (scores .8 .7 .5 .5 .3 .2)."""
     roles = {"label": EXAMPLE["actual"], "score": EXAMPLE["predicted"]}
-    return {name: roles[NAMES[name]] for name in measure.inputs}, {}
+    given = {"n_bins": 5} if any(p.name == "n_bins" for p in measure.params) else {}
+    return {name: roles[NAMES[name]] for name in measure.inputs}, given
 
 
 __all__: list[str] = []

@@ -29,6 +29,8 @@ def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
             out[name] = CP.check_positive(value, name, measure.name)
         elif name in ("cost_fn", "cost_fp"):
             out[name] = CP.check_number(value, name, measure.name)
+        elif name == "n_bins":
+            out[name] = CP.check_n_bins(value, measure.name)
     return out
 
 

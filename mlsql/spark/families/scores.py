@@ -16,6 +16,12 @@ overhead: a group of many millions of rows wants executors with memory to
 match (or a per-partition pre-aggregation of your own). Nothing is sorted
 outside the aggregate and the input needs no order.
 
+``brier_score_loss`` streams as ``logloss`` does. ``average_precision_score``
+collects and sorts the group's pairs as ``auc`` does (scores from the highest),
+and one pass over them adds, per run of equal scores, its positives x P(>= s)
+/ N(>= s). ``expected_calibration_error`` streams: ``n_bins`` sums of
+prob - actual, one per bin (``n_bins`` is known when the Column is built).
+
 Labels are boolean or 0/1 (any other value raises when read, with mlsql's
 message), scores numbers (read as DOUBLE); a Column of a DataFrame of another
 type is an :class:`~mlsql.MlsqlError`.
@@ -36,12 +42,15 @@ Examples
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
+from functools import reduce
 from typing import Any
 
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
+from mlsql import _classification_params as CP
 from mlsql._registry import Measure
 from mlsql.measures import scores as SC
 from mlsql.spark._build import OPS
@@ -50,9 +59,17 @@ from mlsql.spark.families._classification import params  # noqa: F401  (plug-in 
 
 FAMILIES = (SC.FAMILY,)
 #: each input name's role
-ROLES = {"actual": "label", "label": "label", "predicted": "score", "score": "score"}
+ROLES = SC.ROLES
 #: Hivemall's AUC example (scores .8 .7 .5 .5 .3 .2), as (label, score) rows
 EXAMPLE = [(1, 0.8), (1, 0.7), (0, 0.5), (1, 0.5), (1, 0.3), (0, 0.2)]
+#: the example's output of each measure that is not an AUC (doctest text)
+EXAMPLE_OUTPUTS = {
+    "logloss": "0.56553820200...",
+    "hivemall_logloss": "0.56553820200...",
+    "average_precision_score": "0.8875",
+    "brier_score_loss": "0.19333333333...",
+    "expected_calibration_error": "0.16666666666...",
+}
 
 
 # ---------------------------------------------------------------- plug-in hooks
@@ -73,12 +90,47 @@ def _label_score(measure: Measure, inputs: Sequence[Column]) -> tuple[Column, Co
     y = K.binary_flag(measure.name, by_role["label"])
     score = next(n for n in measure.inputs if ROLES[n] == "score")
     s = K.finite(measure.name, score, F.when(by_role["label"].isNotNull(), by_role["score"]))
+    if measure.name in SC.PROBABILITIES:
+        s = probability(measure.name, score, s)
     return y, s, y.isNotNull() & s.isNotNull()
 
 
-def stats(measure: Measure, *inputs: Column) -> SC.LossStats | SC.RankStats:
-    """Loss sums, or positives, negatives and U, over the known rows."""
+def probability(func: str, name: str, x: Column) -> Column:
+    """``x`` (a DOUBLE); a value outside [0, 1] raises when read (NULL stays NULL)."""
+    below, above = (
+        F.raise_error(F.lit(CP.probability_value_message(func, name, got)))
+        for got in CP.OUT_OF_RANGE
+    )
+    return F.when(x < 0, below).when(x > 1, above).otherwise(x)
+
+
+def stats(measure: Measure, *inputs: Column) -> Any:
+    """The statistics of a score measure over the known rows."""
     y, s, known = _label_score(measure, inputs)
+    n = F.count(F.when(known, 1))
+    if measure.name == "brier_score_loss":
+        term = SC.squared_error_term(OPS, y.cast("double"), s)
+        return SC.LossStats(n=n, total_loss=F.sum(F.when(known, term)))
+    if measure.name == "average_precision_score":
+        pairs = F.collect_list(F.when(known, F.struct((s + 0.0).alias("s"), y.alias("y"))))
+        precision_sum = run_precision_sum(F.sort_array(pairs, asc=False))
+        return SC.PrecisionStats(
+            n=n, n_positive=F.sum(F.when(known, y)), precision_sum=precision_sum
+        )
+    if measure.name == "expected_calibration_error":
+        # the checks (raise_error, which Spark does not share between terms) run once, in n;
+        # the bins' sums read the inputs as they are, which the failed check stops when bad
+        label, score = (inputs[measure.inputs.index(n)] for n in SC.label_and_score(measure))
+        raw_known = label.isNotNull() & score.isNotNull()
+        p = score.cast("double")
+        d = F.when(raw_known, p - label.cast("double"))
+
+        def gap_sum(n_bins: int) -> Column:
+            b = SC.calibration_bin(OPS, p, F.lit(n_bins))
+            sums = [F.abs(F.coalesce(F.sum(F.when(b == k, d)), F.lit(0.0))) for k in range(n_bins)]
+            return reduce(operator.add, sums)
+
+        return SC.CalibrationStats(n=n, gap_sum=gap_sum)
     if measure.name.endswith("logloss"):
         p = F.least(F.greatest(s, F.lit(SC.CLIP)), F.lit(1 - SC.CLIP))
         term = SC.log_loss_term(OPS, y.cast("double"), F.log(p), F.log(1 - p))
@@ -87,6 +139,36 @@ def stats(measure: Measure, *inputs: Column) -> SC.LossStats | SC.RankStats:
     n_neg = F.sum(F.when(known, 1 - y))
     pairs = F.sort_array(F.collect_list(F.when(known, F.struct(s.alias("s"), y.alias("y")))))
     return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=mann_whitney_u(pairs))
+
+
+def run_precision_sum(pairs: Column) -> Column:
+    """Σ over runs of equal scores of (run positives) x P(>= s) / N(>= s), pairs sorted from the
+    highest score: one pass keeping the rows and positives seen so far and the run's positives."""
+    zero = F.lit(0).cast("long")
+    start = F.struct(
+        F.lit(None).cast("double").alias("last"),
+        zero.alias("n"),
+        zero.alias("pos"),
+        zero.alias("run"),
+        F.lit(0.0).alias("total"),
+    )
+
+    def closed(acc: Column) -> Column:  # the total with the current run counted
+        return acc["total"] + F.when(acc["run"] > 0, acc["run"] * acc["pos"] / acc["n"]).otherwise(
+            0.0
+        )
+
+    def step(acc: Column, x: Column) -> Column:
+        new_run = ~x["s"].eqNullSafe(acc["last"])
+        return F.struct(
+            x["s"].alias("last"),
+            (acc["n"] + 1).alias("n"),
+            (acc["pos"] + x["y"]).alias("pos"),
+            (F.when(new_run, zero).otherwise(acc["run"]) + x["y"]).alias("run"),
+            F.when(new_run, closed(acc)).otherwise(acc["total"]).alias("total"),
+        )
+
+    return F.aggregate(pairs, start, step, closed)
 
 
 def mann_whitney_u(pairs: Column) -> Column:
@@ -127,5 +209,6 @@ def example(measure: Measure) -> tuple[list[Any], str, dict[str, Any], str]:
     rows = [r if label_first else r[::-1] for r in EXAMPLE]
     types = {"label": "int", "score": "double"}
     schema = ", ".join(f"{n} {types[ROLES[n]]}" for n in measure.inputs)
-    output = "0.8125" if measure.name.endswith("auc") else "0.56553820200..."
-    return rows, schema, {}, output
+    output = "0.8125" if measure.name.endswith("auc") else EXAMPLE_OUTPUTS[measure.name]
+    given = {"n_bins": 5} if any(p.name == "n_bins" for p in measure.params) else {}
+    return rows, schema, given, output
