@@ -53,9 +53,9 @@ def checked_params(
 ) -> dict[str, Any]:
     """Every parameter of ``measure``, defaulted and validated (same messages as SQL).
 
-    ``beta``, ``zero_division`` and ``n_labels`` are checked here; a family
-    module's ``params(measure, params)`` checks the others. Validating twice is
-    harmless.
+    Each parameter is checked against its registry constraint
+    (:func:`mlsql._params.check`); a family module's ``params(measure, params)``
+    checks the parameters that have none.
 
     Examples
     --------
@@ -73,14 +73,7 @@ def checked_params(
         raise TypeError(f"{m.name}() got an unexpected keyword argument {unknown[0]!r}")
     out: dict[str, Any] = {}
     for p in m.params:
-        value = given.get(p.name, p.default)
-        if p.name == "beta":
-            value = P.check_beta(value, m.name)
-        elif p.name == "zero_division" and not isinstance(value, P.ZeroDivision):
-            value = P.check_zero_division(value, m.name)
-        elif p.name == "n_labels":
-            value = P.check_n_labels(value, m.name)
-        out[p.name] = value
+        out[p.name] = P.check(p, given.get(p.name, p.default), m.name)
     if family is not None and hasattr(family, "params"):
         out = family.params(m, out)
     return out
@@ -188,16 +181,6 @@ def input_doc(m: Measure, name: str) -> str:
     return INPUT_DOCS.get(name, "Column name or expression.")
 
 
-PARAM_DOCS = {
-    "beta": "beta : float, default {default}\n    Weight of recall against precision; a finite number > 0.",
-    "zero_division": (
-        "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default {default}\n"
-        "    The value of an undefined ratio: 0 or 1; NaN (left out of averages);\n"
-        "    'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'\n"
-        "    (NULL, left out of averages)."
-    ),
-    "n_labels": "n_labels : int\n    The number of labels in the label universe (> 0).",
-}
 RETURNS = {
     "set": "polars.Expr\n    A list per row (distinct, sorted, no NULLs); NULL where either list is NULL.",
     "row": "polars.Expr\n    A number per row; NULL where either list is NULL.",
@@ -236,10 +219,10 @@ def docstring(m: Measure, example: list[str] | None = None) -> str:
         ]
     for p in m.params:
         lines += (
-            PARAM_DOCS.get(p.name, f"{p.name} : default {p.default!r}\n    See the summary.")
-            .format(default=p.default)
-            .splitlines()
-        )
+            P.param_doc(p)
+            if p.constraint is not None
+            else f"{p.name} : default {p.default!r}\n    See the summary."
+        ).splitlines()
     lines += ["", "Returns", "-------", *RETURNS[m.kind].splitlines()]
     if example:
         lines += ["", "Examples", "--------", *example]

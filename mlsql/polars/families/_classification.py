@@ -127,20 +127,14 @@ REQUIRED = {
 
 
 def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
-    """Validate this family's own parameters (average, weights, alpha, costs)."""
-    out = dict(given)
+    """Require this family's parameters that have no default (positive, label, costs).
+
+    The others are checked against their registry constraints (:mod:`mlsql._params`).
+    """
     for name, value in given.items():
         if name in REQUIRED and value is None:
             raise MlsqlError(f"{measure.name} needs the '{name}' parameter ({REQUIRED[name]}).")
-        if name == "average":
-            out[name] = CP.check_average(value, measure.name)
-        elif name == "weights":
-            out[name] = CP.check_weights(value, measure.name)
-        elif name == "alpha":
-            out[name] = CP.check_positive(value, name, measure.name)
-        elif name in ("cost_fn", "cost_fp"):
-            out[name] = CP.check_number(value, name, measure.name)
-    return out
+    return given
 
 
 # ------------------------------------------------------------------ functions

@@ -44,6 +44,7 @@ from typing import Any
 
 import polars as pl
 
+from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import FORMULAS
 from mlsql._registry import Measure, measures
@@ -160,17 +161,6 @@ def input_check(measure: Measure) -> Callable[[str, Sequence[str], Pairs], list[
     if measure.inputs == ("scores",):
         return _scores_only_check
     return _graded_check
-
-
-def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
-    """Validate ``k`` and ``threshold`` (same messages as SQL)."""
-    out = dict(given)
-    if "k" in out:
-        at_least = 0 if measure.kind == "set" else 1
-        out["k"] = R.check_k(out["k"], measure.name, at_least=at_least)
-    if "threshold" in out:
-        out["threshold"] = R.check_threshold(out["threshold"], measure.name)
-    return out
 
 
 # ------------------------------------------------------------------ computing once
@@ -410,11 +400,6 @@ AGGREGATE_RETURNS = (
     "polars.Expr\n    An aggregate: one number per ``select``, ``group_by().agg`` group or\n"
     "    ``over()`` window; NULL over no known rows."
 )
-PARAM_DOCS = {
-    "k": "k : int, optional\n    Look at the first k items (a whole number > 0); default: all of them.",
-    "k_set": "k : int, optional\n    Keep at most k labels (a whole number >= 0); default: all of them.",
-    "threshold": "threshold : float\n    Keep the labels scored >= threshold.",
-}
 
 
 def _doc(m: Measure) -> str:
@@ -423,8 +408,7 @@ def _doc(m: Measure) -> str:
     for name in m.inputs:
         lines += [f"{name} : str or polars.Expr", f"    {R.INPUT_DOCS[name]}"]
     for p in m.params:
-        key = "k_set" if p.name == "k" and m.kind == "set" else p.name
-        lines += PARAM_DOCS[key].splitlines()
+        lines += P.param_doc(p).splitlines()
     returns = SET_RETURNS if m.kind == "set" else AGGREGATE_RETURNS
     lines += ["", "Returns", "-------", *returns.splitlines()]
     notes = [R.NOTES.get(m.name, "")]

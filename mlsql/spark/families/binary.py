@@ -28,7 +28,6 @@ from mlsql.measures import binary as B
 from mlsql.measures.contingency import Table2x2
 from mlsql.spark._build import IntoColumn, function, lookup
 from mlsql.spark.families import _classification as K
-from mlsql.spark.families._classification import params  # noqa: F401  (plug-in hook)
 
 FAMILIES = (B.FAMILY,)
 

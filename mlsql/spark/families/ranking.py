@@ -55,6 +55,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import FORMULAS
 from mlsql._registry import Measure, measures
@@ -215,17 +216,6 @@ def input_check(measure: Measure) -> Callable[[str, Sequence[str], Sequence[Colu
     if measure.inputs in (R.SCORED, ("scores",)):
         return _scores_check
     return _graded_check
-
-
-def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
-    """Validate ``k`` and ``threshold`` (same messages as SQL)."""
-    out = dict(given)
-    if "k" in out:
-        at_least = 0 if measure.kind == "set" else 1
-        out["k"] = R.check_k(out["k"], measure.name, at_least=at_least)
-    if "threshold" in out:
-        out["threshold"] = R.check_threshold(out["threshold"], measure.name)
-    return out
 
 
 # ------------------------------------------------------------------ ranked lists
@@ -446,11 +436,6 @@ EXAMPLE_OUTPUTS = {
     "above_threshold": "[['cat'], ['dog', 'owl']]",
     "top_k_above": "[['cat'], ['dog']]",
 }
-PARAM_DOCS = {
-    "k": "k : int, optional\n    Look at the first k items (a whole number > 0); default: all of them.",
-    "k_set": "k : int, optional\n    Keep at most k labels (a whole number >= 0); default: all of them.",
-    "threshold": "threshold : float\n    Keep the labels scored >= threshold.",
-}
 SET_RETURNS = (
     "pyspark.sql.Column\n    An array of labels per row, best score first (ties by label); NULL where\n"
     "    the scores are NULL."
@@ -482,8 +467,7 @@ def _doc(m: Measure) -> str:
     for name in m.inputs:
         lines += [f"{name} : str or pyspark.sql.Column", f"    {R.INPUT_DOCS[name]}"]
     for p in m.params:
-        key = "k_set" if p.name == "k" and m.kind == "set" else p.name
-        lines += PARAM_DOCS[key].splitlines()
+        lines += P.param_doc(p).splitlines()
     returns = SET_RETURNS if m.kind == "set" else AGGREGATE_RETURNS
     lines += ["", "Returns", "-------", *returns.splitlines()]
     notes = [R.NOTES.get(m.name, "")]

@@ -184,16 +184,12 @@ def check_costs(costs: Any, func: str) -> Costs:
 
 
 def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
-    """Validate this family's own parameters (positive, label, costs, average, weights)."""
+    """Validate this family's parameters that have no registry constraint (positive, label, costs)."""
     out = dict(given)
     for name, value in given.items():
         if name in REQUIRED and value is None:
             raise MlsqlError(f"{measure.name} needs the '{name}' parameter ({REQUIRED[name]}).")
-        if name == "average":
-            out[name] = CP.check_average(value, measure.name)
-        elif name == "weights":
-            out[name] = CP.check_weights(value, measure.name)
-        elif name == "costs":
+        if name == "costs":
             out[name] = check_costs(value, measure.name)
     return out
 
