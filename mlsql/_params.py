@@ -411,7 +411,12 @@ Constraint = Union[Number, Integer, Options]  # noqa: UP007  (a runtime alias)
 
 
 def _number_text(text: str) -> Any:
-    """``text`` as an int or float when it reads as one (as Python writes numbers), else itself."""
+    """``text`` as an int or float when it reads as one (as Python writes numbers), else itself.
+
+    Spaces are kept (no number has them), so ' 2' stays a string, as ' nan' does.
+    """
+    if text != text.strip():
+        return text
     for kind in (int, float):
         try:
             return kind(text)
