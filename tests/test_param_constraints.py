@@ -227,11 +227,15 @@ def _spark_sql_values(p: Param) -> list[Any]:
 
     SQL function parameters are typed: Spark casts an argument to DOUBLE or
     STRING at the call, so a string, a boolean or an integral float reaches
-    the check as a number there (and 2 for zero_division as the text '2').
+    the check as a number there, and a number given for zero_division as its
+    text: '0' and '1' are valid there (see docs/guides/semantics.md).
     """
     c = p.constraint
-    if c.spark_type == "STRING":
-        return [v for v in invalid_values(p) if v is None or isinstance(v, str)]
+    if c.spark_type == "STRING":  # '0' and '1' are how the numbers 0 and 1 arrive there
+        numbers = {str(n) for n in c.numbers}
+        return [
+            v for v in invalid_values(p) if v is None or (isinstance(v, str) and v not in numbers)
+        ]
     return [
         v for v in invalid_values(p)
         if v is None or (isinstance(v, float) and not (isinstance(c, P.Integer) and v.is_integer()))
