@@ -486,7 +486,7 @@ def check(p: Param, value: Any, func: str) -> Any:
 def param_doc(p: Param) -> str:
     """The numpydoc entry of ``p``: ``name : type, default d`` and its description."""
     c = p.constraint
-    head = f"{p.name} : {c.type_doc}" + (" or None" if isinstance(c, Nullable) else "")
+    head = f"{p.name} : {c.type_doc}" + (", optional" if isinstance(c, Nullable) else "")
     if p.default is not None:
         head += f", default {p.default!r}"
     return "\n".join([head, *(f"    {line}" for line in p.doc.splitlines())])

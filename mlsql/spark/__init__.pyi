@@ -534,10 +534,10 @@ def binary_cost_error(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    cost_fn : default 1.0
-        See the summary.
-    cost_fp : default 1.0
-        See the summary.
+    cost_fn : float, default 1.0
+        Cost of a false negative; a finite number.
+    cost_fp : float, default 1.0
+        Cost of a false positive; a finite number.
 
     Returns
     -------
@@ -572,10 +572,10 @@ def binary_cost_error_from_counts(
         Column name or Column.
     tn : str or pyspark.sql.Column
         Column name or Column.
-    cost_fn : default 1.0
-        See the summary.
-    cost_fp : default 1.0
-        See the summary.
+    cost_fn : float, default 1.0
+        Cost of a false negative; a finite number.
+    cost_fp : float, default 1.0
+        Cost of a false positive; a finite number.
 
     Returns
     -------
@@ -797,8 +797,8 @@ def binary_f_alpha(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    alpha : default 1.0
-        See the summary.
+    alpha : float, default 1.0
+        The lecture's alpha, a finite number > 0: F_alpha is F-beta with alpha = beta².
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
@@ -837,8 +837,8 @@ def binary_f_alpha_from_counts(
         Column name or Column.
     tn : str or pyspark.sql.Column
         Column name or Column.
-    alpha : default 1.0
-        See the summary.
+    alpha : float, default 1.0
+        The lecture's alpha, a finite number > 0: F_alpha is F-beta with alpha = beta².
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
@@ -1609,7 +1609,7 @@ def cohen_kappa_score(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    weights : {None, 'linear', 'quadratic'}, default None
+    weights : {'linear', 'quadratic'}, optional
         Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
@@ -2413,7 +2413,7 @@ def kappa(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    weights : {None, 'linear', 'quadratic'}, default None
+    weights : {'linear', 'quadratic'}, optional
         Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
