@@ -617,6 +617,13 @@ TOP_K = Param(
     "Keep at most k labels (a whole number >= 0); default: all of them.",
     key="top_k",
 )
+TABLE_BETA = Param(
+    "beta",
+    None,
+    Nullable(Number(low=0)),
+    "Add F-beta columns for this beta, a finite number > 0 (None: F1 only).",
+    key="table_beta",
+)
 THRESHOLD = Param("threshold", None, Number(finite=False), "Keep the labels scored >= threshold.")
 #: every parameter declared with a constraint, by its check key (one SQL check macro each)
 PARAMS = {
@@ -633,5 +640,6 @@ PARAMS = {
         K,
         TOP_K,
         THRESHOLD,
+        TABLE_BETA,
     )
 }

@@ -74,6 +74,12 @@ CREATE OR REPLACE MACRO _mlsql_check_threshold(x, func) AS
          WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL THEN TRY_CAST(x AS DOUBLE)
          ELSE error('The ''threshold'' parameter of ' || func || ' must be a number. Got ' || _mlsql_shown(x) || ' instead.') END;
 
+-- _mlsql_check_table_beta(x, func): Validate beta: a finite number > 0.
+CREATE OR REPLACE MACRO _mlsql_check_table_beta(x, func) AS 
+    CASE WHEN x IS NULL THEN NULL
+         WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT isnan(TRY_CAST(x AS DOUBLE)) AND abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) AND TRY_CAST(x AS DOUBLE) > 0 THEN TRY_CAST(x AS DOUBLE)
+         ELSE error('The ''beta'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
+
 -- _mlsql_undefined(zero_division, nothing_to_score): The value of an undefined ratio under a checked zero_division ('ignore': NULL).
 CREATE OR REPLACE MACRO _mlsql_undefined(zero_division, nothing_to_score) AS 
     CASE zero_division

@@ -35,6 +35,7 @@ RULES = {
     "threshold": "a number",
     "average": "one of 'micro', 'macro', 'weighted'",
     "weights": "one of 'linear', 'quadratic'",
+    "table_beta": "a finite number > 0",
 }
 
 
@@ -91,7 +92,7 @@ def constrained() -> list[tuple[Measure, Param]]:
 
 
 def test_every_declared_parameter_has_a_rule_here() -> None:
-    keys = {p.check_key for _, p in constrained()}
+    keys = {p.check_key for m in measures() for p in m.params if p.constraint is not None}
     assert keys == set(RULES), "add the new parameter's rule to RULES"
     assert keys == set(P.PARAMS)
 
@@ -100,7 +101,7 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
     """The generator itself: each value it makes is invalid, and a valid value passes."""
     valid = {"beta": 2, "alpha": 0.5, "cost_fn": -3, "cost_fp": 0, "zero_division": "NaN",
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
-             "average": "Micro", "weights": None}  # fmt: skip
+             "average": "Micro", "weights": None, "table_beta": None}  # fmt: skip
     for key, p in P.PARAMS.items():
         P.check(p, valid[key], "f")
         for value in invalid_values(p):
@@ -325,3 +326,29 @@ def test_cli_options_reject_bad_values_with_the_same_words(name: str) -> None:
         )
         assert result.exit_code == 2, (text, result.output)
         assert want in result.stderr, (text, result.stderr)
+
+
+# ---------------------------------------------------------------- table functions
+def test_label_tables_reject_bad_values_alike(engine: Any) -> None:
+    """``label_metrics``'s beta (None: no F-beta columns) and zero_division, on each engine.
+
+    DuckDB gets the values as prepared parameters of the table macro, so their
+    types are Python's (a string stays VARCHAR, True BOOLEAN).
+    """
+    import pyarrow as pa
+
+    table = pa.table({"actual": [["a"]], "predicted": [["a", "b"]]})
+    m = next(m for m in measures() if m.name == "label_metrics")
+    wrong, n = [], 0
+    for p in (q for q in m.params if q.constraint is not None):
+        for value in invalid_values(p):
+            n += 1
+            try:
+                engine.table_function("label_metrics", table, **{p.name: value})
+                wrong.append(f"{p.name}={value!r}: no error")
+            except Exception as exc:  # DuckDB's InvalidInputException carries the message
+                got = str(exc).removeprefix("Invalid Input Error: ")
+                if got != expected(p, m.name, value):
+                    wrong.append(f"{p.name}={value!r}: {type(exc).__name__}: {got[:300]}")
+    assert n > 15
+    assert not wrong, "\n".join(wrong)

@@ -340,7 +340,7 @@ def label_metrics_columns(with_beta: bool) -> tuple[str, ...]:
 
 # ------------------------------------------------------------------ declarations
 LABELS = Param("labels", None)
-BETA = Param("beta", None)
+BETA = P.TABLE_BETA
 ZD = P.ZERO_DIVISION
 BY = Param("by", None)
 TABLE_INPUTS = ("source", "actual", "predicted")

@@ -141,7 +141,7 @@ def checked(m: Measure, q: Qualify) -> dict[str, Sql]:
 
 
 def guard_zero_division(body: Any, params: dict[str, Sql]) -> Sql:
-    """``body``, NULL when zero_division is NULL; the check runs even if no ratio is undefined."""
+    """``body`` under the checked zero_division: the check runs even if no ratio is undefined."""
     if "zero_division" not in params:
         return Sql(str(body))
     return Sql(f"CASE WHEN {params['zero_division']} IS NULL THEN NULL ELSE {body} END")

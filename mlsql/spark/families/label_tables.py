@@ -252,7 +252,8 @@ def _order(df: DataFrame, keys: Sequence[str]) -> DataFrame:
 
 def _params(func: str, beta: float | None, zero_division: Any) -> tuple[float, P.ZeroDivision]:
     zd = P.check_zero_division(zero_division, func)
-    return (1.0 if beta is None else P.check_beta(beta, func)), zd
+    beta = P.check(P.TABLE_BETA, beta, func)
+    return (1.0 if beta is None else beta), zd
 
 
 # ------------------------------------------------------------------ public functions
