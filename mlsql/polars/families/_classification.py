@@ -155,21 +155,6 @@ INPUT_DOCS = {
 
 #: this family's parameters as docstrings describe them (type line, text)
 PARAM_DOCS = {
-    "average": (
-        "average : {'micro', 'macro', 'weighted'}, default 'macro'",
-        "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
-        "    mean weighted by each class's support. Classes: those seen on either side.",
-    ),
-    "weights": (
-        "weights : {None, 'linear', 'quadratic'}, default None",
-        "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
-    ),
-    "alpha": (
-        "alpha : float, default 1.0",
-        "The lecture's alpha, a finite number > 0: F_alpha is F-beta with alpha = beta².",
-    ),
-    "cost_fn": ("cost_fn : float, default 1.0", "Cost of a false negative."),
-    "cost_fp": ("cost_fp : float, default 1.0", "Cost of a false positive."),
     "positive": ("positive : label", "The class whose share is wanted (required)."),
     "label": ("label : label", "The class whose error rate is wanted (required)."),
     "costs": (

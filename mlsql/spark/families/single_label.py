@@ -544,15 +544,6 @@ DOCS = {
     "predicted": ("predicted : str or pyspark.sql.Column", "The predicted class of each row."),
     "label": ("label : str or pyspark.sql.Column", "A label column."),
     "cost": ("cost : str or pyspark.sql.Column", "The cost of each (actual, predicted) pair."),
-    "average": (
-        "average : {'micro', 'macro', 'weighted'}, default 'macro'",
-        "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
-        "    mean weighted by each class's support. Classes: those seen on either side.",
-    ),
-    "weights": (
-        "weights : {None, 'linear', 'quadratic'}, default None",
-        "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
-    ),
     "positive": ("positive : label", "The class whose share is wanted (required)."),
     "class": ("label : label", "The class whose error rate is wanted (required)."),
     "costs": (
