@@ -437,6 +437,8 @@ class Nullable:
     note: str = ""
 
     def __getattr__(self, name: str) -> Any:
+        if name == "inner" or name.startswith("__"):  # copies and pickles look these up first
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
     def rule(self) -> str:
