@@ -8,25 +8,26 @@ in the macros' ``error()`` calls, so DuckDB users read the same words.
 from __future__ import annotations
 
 import math
+import numbers
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Union
 
 from mlsql._errors import MlsqlError
+from mlsql._registry import Param
 
-ZERO_DIVISION_CHOICES = ("0", "1", "nan", "'diagnose'", "'ignore'")
 HIVEMALL_AVERAGES = ("micro", "binary")
 
 
 def beta_message(func: str, got: str) -> str:
-    """Return the error text for an invalid ``beta``."""
-    return f"The 'beta' parameter of {func} must be a finite number > 0. Got {got} instead."
+    """Return the error text for an invalid ``beta`` (``got`` as :func:`shown` shows it)."""
+    return message(BETA, func, got)
 
 
 def zero_division_message(func: str, got: str) -> str:
     """Return the error text for an invalid ``zero_division``."""
-    allowed = ", ".join(ZERO_DIVISION_CHOICES)
-    return f"The 'zero_division' parameter of {func} must be one of {allowed}. Got {got} instead."
+    return message(ZERO_DIVISION, func, got)
 
 
 def check_beta(beta: Any, func: str) -> float:
@@ -37,12 +38,7 @@ def check_beta(beta: Any, func: str) -> float:
     >>> check_beta(2, "micro_fbeta")
     2.0
     """
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)):
-        raise MlsqlError(beta_message(func, repr(beta)))
-    value = float(beta)
-    if not math.isfinite(value) or value <= 0:
-        raise MlsqlError(beta_message(func, repr(beta)))
-    return value
+    return check(BETA, beta, func)
 
 
 @dataclass(frozen=True)
@@ -61,6 +57,13 @@ class ZeroDivision:
         """Whether averages leave undefined ratios out (NaN and 'ignore')."""
         return self.kind in ("nan", "ignore")
 
+    @classmethod
+    def of(cls, checked: Any) -> ZeroDivision:
+        """The convention of a checked option: 0, 1, 'nan', 'diagnose' or 'ignore'."""
+        if checked in (0, 1):
+            return cls("value", float(checked))
+        return cls(checked)
+
 
 def check_zero_division(zero_division: Any, func: str) -> ZeroDivision:
     """Validate ``zero_division`` (0, 1, NaN, 'diagnose', 'ignore').
@@ -72,28 +75,12 @@ def check_zero_division(zero_division: Any, func: str) -> ZeroDivision:
     >>> check_zero_division(float("nan"), "samples_f1").kind
     'nan'
     """
-    if isinstance(zero_division, str):
-        text = zero_division.strip().lower()
-        if text in ("diagnose", "ignore"):
-            return ZeroDivision(text)
-        if text == "nan":
-            return ZeroDivision("nan")
-    elif not isinstance(zero_division, bool) and isinstance(zero_division, (int, float)):
-        if isinstance(zero_division, float) and math.isnan(zero_division):
-            return ZeroDivision("nan")
-        if zero_division in (0, 1):
-            return ZeroDivision("value", float(zero_division))
-    raise MlsqlError(zero_division_message(func, repr(zero_division)))
+    return check(ZERO_DIVISION, zero_division, func)
 
 
 def check_n_labels(n_labels: Any, func: str) -> int:
     """Validate the size of the label universe (a whole number > 0)."""
-    if isinstance(n_labels, bool) or not isinstance(n_labels, int) or n_labels <= 0:
-        raise MlsqlError(
-            f"The 'n_labels' parameter of {func} must be a whole number > 0. "
-            f"Got {n_labels!r} instead."
-        )
-    return n_labels
+    return check(N_LABELS, n_labels, func)
 
 
 N_LABELS_TOO_SMALL_MESSAGE = (
@@ -217,3 +204,451 @@ def clash_message(where: str, names: list[str], beside: str) -> str:
         f"mlsql would replace functions already defined {where}: {', '.join(names)}. "
         f"Pass replace=True to replace them, or {beside} to install beside them."
     )
+
+
+# ---------------------------------------------------------------- constraints as data
+#: DuckDB type names of numbers (``typeof``), BOOLEAN excluded; integers alone in INTEGER_TYPES
+INTEGER_TYPES = r"U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?"
+NUMBER_TYPES = rf"({INTEGER_TYPES}|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))"
+
+
+def shown(value: Any) -> str:
+    """How a message shows a given value (the SQL checks show SQL values alike).
+
+    Strings in single quotes, None (SQL NULL) as ``None``, booleans as
+    ``True``/``False``, numbers as Python writes them.
+
+    Examples
+    --------
+    >>> shown("2"), shown(None), shown(True), shown(-1), shown(2.0), shown(float("inf"))
+    ("'2'", 'None', 'True', '-1', '2.0', 'inf')
+    """
+    if value is None:
+        return "None"
+    if isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, str):
+        return f"'{value}'"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        return repr(float(value))
+    return repr(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+@dataclass(frozen=True)
+class Number:
+    """A real number (never a string or a boolean), finite unless ``finite=False``,
+    and above ``low`` when given (``>`` if ``strict``, else ``>=``)."""
+
+    low: float | None = None
+    strict: bool = True
+    finite: bool = True
+    type_doc: str = "float"
+    spark_type: str = "DOUBLE"
+
+    def rule(self) -> str:
+        """What the value must be, as the message says it."""
+        what = "a finite number" if self.finite else "a number"
+        if self.low is None:
+            return what
+        return f"{what} {'>' if self.strict else '>='} {self.low:g}"
+
+    def accepts(self, value: Any) -> tuple[bool, Any]:
+        """Whether ``value`` is valid (None aside), and its checked form."""
+        if not _is_number(value):
+            return False, None
+        x = float(value)
+        return self.ok(x), x
+
+    def ok(self, x: float) -> bool:
+        """Whether the number ``x`` is within the constraint."""
+        if self.finite and not math.isfinite(x):
+            return False
+        return self.low is None or (x > self.low if self.strict else x >= self.low)
+
+    def ok_sql(self, x: str) -> str:
+        """SQL (DuckDB and Spark alike): whether the DOUBLE ``x`` is within the constraint."""
+        parts = [f"{x} IS NOT NULL"]
+        if self.finite:
+            parts.append(f"NOT isnan({x}) AND abs({x}) < CAST('Infinity' AS DOUBLE)")
+        if self.low is not None:
+            parts.append(f"{x} {'>' if self.strict else '>='} {self.low!r}")
+        return " AND ".join(parts)
+
+    def duckdb(self, x: str) -> tuple[str, str]:
+        """DuckDB SQL (whether ``x`` is valid, its checked value) for a value of any type."""
+        v = f"TRY_CAST({x} AS DOUBLE)"
+        return f"regexp_full_match(typeof({x}), '{NUMBER_TYPES}') AND {self.ok_sql(v)}", v
+
+    def spark(self, x: str) -> tuple[str, str]:
+        """Spark SQL (valid, value) for ``x`` of :attr:`spark_type`."""
+        return self.ok_sql(x), x
+
+    def parse_text(self, text: str) -> Any:
+        """A command-line text as the value it stands for (a number, else the text)."""
+        return _number_text(text)
+
+
+@dataclass(frozen=True)
+class Integer:
+    """A whole number of an integer type (not a float, even 2.0), at least ``low``."""
+
+    low: int = 1
+    type_doc: str = "int"
+    spark_type: str = "DOUBLE"
+
+    def rule(self) -> str:
+        """What the value must be, as the message says it."""
+        return "a whole number > 0" if self.low == 1 else f"a whole number >= {self.low}"
+
+    def accepts(self, value: Any) -> tuple[bool, Any]:
+        """Whether ``value`` is valid (None aside), and its checked form."""
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            return False, None
+        return int(value) >= self.low, int(value)
+
+    def duckdb(self, x: str) -> tuple[str, str]:
+        """DuckDB SQL (whether ``x`` is valid, its checked value) for a value of any type."""
+        v = f"TRY_CAST({x} AS BIGINT)"
+        return f"regexp_full_match(typeof({x}), '{INTEGER_TYPES}') AND {v} >= {self.low}", v
+
+    def spark(self, x: str) -> tuple[str, str]:
+        """Spark SQL (valid, value): Spark casts the argument to DOUBLE at the call, so a
+        whole DOUBLE passes there."""
+        ok = f"{x} IS NOT NULL AND NOT isnan({x}) AND {x} = floor({x}) AND {x} >= {self.low}"
+        return ok, x
+
+    def parse_text(self, text: str) -> Any:
+        """A command-line text as the value it stands for (a number, else the text)."""
+        return _number_text(text)
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of fixed options: ``numbers`` (0, 1 ...; never their strings), NaN when
+    ``nan`` (the float, or the option 'nan'), and ``strings`` matched after
+    lower-casing, exactly (no spaces stripped). The checked value is the number
+    as an int, ``'nan'``, or the lower-cased string."""
+
+    strings: tuple[str, ...] = ()
+    numbers: tuple[int, ...] = ()
+    nan: bool = False
+    convert: Callable[[Any], Any] | None = None
+    spark_type: str = "STRING"
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The options as the message lists them."""
+        listed = [str(n) for n in self.numbers] + (["nan"] if self.nan else [])
+        return (*listed, *(f"'{s}'" for s in self.strings))
+
+    @property
+    def type_doc(self) -> str:
+        return "{" + ", ".join(self.names) + "}"
+
+    def rule(self) -> str:
+        """What the value must be, as the message says it."""
+        return f"one of {', '.join(self.names)}"
+
+    def _texts(self) -> tuple[str, ...]:
+        return (*(("nan",) if self.nan else ()), *self.strings)
+
+    def accepts(self, value: Any) -> tuple[bool, Any]:
+        """Whether ``value`` is valid (None aside), and its checked form."""
+        if isinstance(value, str):
+            text = value.lower()
+            return text in self._texts(), text
+        if not _is_number(value):
+            return False, None
+        if math.isnan(value):
+            return self.nan, "nan"
+        return value in self.numbers, int(value) if value in self.numbers else None
+
+    def duckdb(self, x: str) -> tuple[str, str]:
+        """DuckDB SQL (whether ``x`` is valid, its checked value as text) for any type."""
+        text = f"lower(CAST({x} AS VARCHAR))"
+        d = f"TRY_CAST({x} AS DOUBLE)"
+        is_number = f"regexp_full_match(typeof({x}), '{NUMBER_TYPES}')"
+        texts = ", ".join(f"'{t}'" for t in self._texts())
+        ok = [f"(typeof({x}) = 'VARCHAR' AND {text} IN ({texts}))"] if texts else []
+        if self.nan:
+            ok.append(f"({is_number} AND isnan({d}))")
+        if self.numbers:
+            listed = ", ".join(map(str, self.numbers))
+            ok.append(f"({is_number} AND {d} IN ({listed}))")
+        if not (self.nan or self.numbers):
+            return " OR ".join(ok), text
+        value = f"CASE WHEN typeof({x}) = 'VARCHAR' THEN {text}"
+        if self.nan:
+            value += f" WHEN isnan({d}) THEN 'nan'"
+        value += f" ELSE CAST(CAST({d} AS BIGINT) AS VARCHAR) END" if self.numbers else " END"
+        return " OR ".join(ok), value
+
+    def spark(self, x: str) -> tuple[str, str]:
+        """Spark SQL (valid, value as text): the parameter is STRING, so Spark casts a number
+        argument to its text at the call ('1.0' reads as 1 there)."""
+        value = (
+            f"regexp_replace(lower({x}), '^([0-9]+)\\\\.0*$', '$1')"
+            if self.numbers
+            else f"lower({x})"
+        )
+        allowed = ", ".join(f"'{t}'" for t in (*map(str, self.numbers), *self._texts()))
+        return f"{value} IN ({allowed})", value
+
+    def parse_text(self, text: str) -> Any:
+        """A command-line text as the value it stands for: an option's name, else a number."""
+        if text.lower() in self._texts() or not self.numbers:
+            return text
+        return _number_text(text)
+
+
+Constraint = Union[Number, Integer, Options]  # noqa: UP007  (a runtime alias)
+
+
+def _number_text(text: str) -> Any:
+    """``text`` as an int or float when it reads as one (as Python writes numbers), else itself.
+
+    Spaces are kept (no number has them), so ' 2' stays a string, as ' nan' does.
+    """
+    if text != text.strip():
+        return text
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+@dataclass(frozen=True)
+class Nullable:
+    """A constraint under which None (SQL NULL) is allowed and stands for ``value``.
+
+    ``note`` follows the rule in the message ("(or NULL for all)").
+    """
+
+    inner: Any
+    value: Any = None
+    note: str = ""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner" or name.startswith("__"):  # copies and pickles look these up first
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+    def rule(self) -> str:
+        return self.inner.rule() + (f" ({self.note})" if self.note else "")
+
+
+def param_message(name: str, func: str, rule: str, got: str, *, what: str = "parameter") -> str:
+    """scikit-learn's shape: "The 'beta' parameter of f must be a finite number > 0. Got -1 instead."."""
+    return f"The '{name}' {what} of {func} must be {rule}. Got {got} instead."
+
+
+def message(p: Param, func: str, got: str) -> str:
+    """The error text for an invalid value of ``p`` in ``func`` (``got`` already shown)."""
+    return param_message(p.name, func, p.constraint.rule(), got)
+
+
+def check(p: Param, value: Any, func: str) -> Any:
+    """``value`` of parameter ``p`` of ``func``, checked against its constraint.
+
+    Examples
+    --------
+    >>> check(BETA, 2, "micro_fbeta")
+    2.0
+    >>> check(ZERO_DIVISION, "Ignore", "micro_f1")
+    ZeroDivision(kind='ignore', value=0.0)
+    >>> check(BETA, "2", "micro_fbeta")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'beta' parameter of micro_fbeta must be a finite number > 0. Got '2' instead.
+    """
+    c = p.constraint
+    if c is None:
+        return value
+    if isinstance(value, ZeroDivision):
+        return value
+    if value is None:
+        if isinstance(c, Nullable):
+            return c.value
+        raise MlsqlError(message(p, func, shown(value)))
+    ok, checked = c.accepts(value)
+    if not ok:
+        raise MlsqlError(message(p, func, shown(value)))
+    convert = getattr(c, "convert", None)
+    return checked if convert is None else convert(checked)
+
+
+def param_doc(p: Param) -> str:
+    """The numpydoc entry of ``p``: ``name : type, default d`` and its description."""
+    c = p.constraint
+    head = f"{p.name} : {c.type_doc}" + (", optional" if isinstance(c, Nullable) else "")
+    if p.default is not None:
+        head += f", default {p.default!r}"
+    return "\n".join([head, *(f"    {line}" for line in p.doc.splitlines())])
+
+
+# ---------------------------------------------------------------- SQL checks
+#: DuckDB: a value of any type shown as :func:`shown` shows it
+DUCKDB_SHOWN = (
+    "CASE WHEN x IS NULL THEN 'None'\n"
+    "         WHEN typeof(x) = 'BOOLEAN' THEN CASE WHEN CAST(x AS VARCHAR) = 'true' THEN 'True' ELSE 'False' END\n"
+    "         WHEN typeof(x) = 'VARCHAR' THEN chr(39) || CAST(x AS VARCHAR) || chr(39)\n"
+    "         ELSE CAST(x AS VARCHAR) END"
+)
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def duckdb_check(p: Param, shown_macro: str) -> str:
+    """The body of DuckDB macro ``_mlsql_check_<key>(x, func)``: ``x`` checked, or error().
+
+    Types are tested with ``typeof``, which DuckDB folds when it binds the
+    query, so a string, a boolean or a float where an integer is due is an
+    error with mlsql's message, never a Binder error.
+    """
+    c = p.constraint
+    before, after = param_message(p.name, "{}", c.rule(), "{}").split("{}", 1)
+    middle, after = after.split("{}")
+    error = (
+        f"error({_sql_text(before)} || func || {_sql_text(middle)} || {shown_macro}(x) || "
+        f"{_sql_text(after)})"
+    )
+    ok, value = c.duckdb("x")
+    null = error
+    if isinstance(c, Nullable):
+        null = "NULL" if c.value is None else _sql_text(str(c.value))
+    return f"CASE WHEN x IS NULL THEN {null}\n         WHEN {ok} THEN {value}\n         ELSE {error} END"
+
+
+def spark_check(p: Param, func: str, string: Callable[[str], str]) -> str:
+    """Spark SQL: parameter ``p`` of SQL function ``func`` checked, or raise_error()."""
+    c, x = p.constraint, p.name
+    if c.spark_type == "STRING":
+        got = f"concat({string(chr(39))}, {x}, {string(chr(39))})"
+    else:
+        got = (
+            f"CASE WHEN isnan({x}) THEN 'nan' WHEN {x} = CAST('Infinity' AS DOUBLE) THEN 'inf' "
+            f"WHEN {x} = CAST('-Infinity' AS DOUBLE) THEN '-inf' ELSE CAST({x} AS STRING) END"
+        )
+    before, after = message(p, func, "{}").split("{}")
+    error = f"raise_error(concat({string(before)}, coalesce({got}, 'None'), {string(after)}))"
+    ok, value = c.spark(x)
+    null = error
+    if isinstance(c, Nullable):
+        null = "NULL" if c.value is None else string(str(c.value))
+    return f"(CASE WHEN {x} IS NULL THEN {null} WHEN {ok} THEN {value} ELSE {error} END)"
+
+
+def cli_value(p: Param, text: str, command: str) -> Any:
+    """A command-line option's text as parameter ``p`` of ``command`` takes it, checked.
+
+    The text stands for a number when it reads as one (``2``, ``0.5``,
+    ``nan``), else for itself (``diagnose``); the verdict and the words are
+    those of :func:`check`, naming the option. Returns the checked value
+    (zero_division as 0, 1, 'nan', 'diagnose' or 'ignore').
+
+    Examples
+    --------
+    >>> cli_value(ZERO_DIVISION, "Ignore", "mlsql eval"), cli_value(BETA, "2", "mlsql eval")
+    ('ignore', 2.0)
+    >>> cli_value(BETA, "two", "mlsql eval")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The '--beta' option of mlsql eval must be a finite number > 0. Got 'two' instead.
+    """
+    value = p.constraint.parse_text(text)
+    ok, checked = p.constraint.accepts(value)
+    if not ok:
+        option = "--" + p.name.replace("_", "-")
+        rule = p.constraint.rule()
+        raise MlsqlError(param_message(option, command, rule, shown(value), what="option"))
+    return checked
+
+
+# ---------------------------------------------------------------- the parameters
+BETA = Param("beta", 1.0, Number(low=0), "Weight of recall against precision; a finite number > 0.")
+ZERO_DIVISION = Param(
+    "zero_division",
+    0,
+    Options(("diagnose", "ignore"), (0, 1), nan=True, convert=ZeroDivision.of),
+    "The value of an undefined ratio: 0 or 1; NaN (left out of averages);\n"
+    "'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'\n"
+    "(NULL, left out of averages).",
+)
+N_LABELS = Param("n_labels", None, Integer(1), "The number of labels in the label universe (> 0).")
+ALPHA = Param(
+    "alpha",
+    1.0,
+    Number(low=0),
+    "The lecture's alpha, a finite number > 0: F_alpha is F-beta with alpha = beta².",
+)
+COST_FN = Param("cost_fn", 1.0, Number(), "Cost of a false negative; a finite number.")
+COST_FP = Param("cost_fp", 1.0, Number(), "Cost of a false positive; a finite number.")
+AVERAGE = Param(
+    "average",
+    "macro",
+    Options(("micro", "macro", "weighted")),
+    "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
+    "mean weighted by each class's support. Classes: those seen on either side.",
+)
+WEIGHTS = Param(
+    "weights",
+    None,
+    Nullable(Options(("linear", "quadratic")), value="none"),
+    "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
+)
+K = Param(
+    "k",
+    None,
+    Nullable(Integer(1), note="or NULL for all"),
+    "Look at the first k items (a whole number > 0); default: all of them.",
+)
+TOP_K = Param(
+    "k",
+    None,
+    Nullable(Integer(0), note="or NULL for all"),
+    "Keep at most k labels (a whole number >= 0); default: all of them.",
+    key="top_k",
+)
+TABLE_BETA = Param(
+    "beta",
+    None,
+    Nullable(Number(low=0)),
+    "Add F-beta columns for this beta, a finite number > 0 (None: F1 only).",
+    key="table_beta",
+)
+N_BINS = Param(
+    "n_bins",
+    10,
+    Integer(1),
+    "The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.",
+)
+THRESHOLD = Param("threshold", None, Number(finite=False), "Keep the labels scored >= threshold.")
+#: every parameter declared with a constraint, by its check key (one SQL check macro each)
+PARAMS = {
+    p.check_key: p
+    for p in (
+        BETA,
+        ZERO_DIVISION,
+        N_LABELS,
+        ALPHA,
+        COST_FN,
+        COST_FP,
+        AVERAGE,
+        WEIGHTS,
+        K,
+        TOP_K,
+        THRESHOLD,
+        TABLE_BETA,
+        N_BINS,
+    )
+}

@@ -27,10 +27,26 @@ KINDS = {
 
 @dataclass(frozen=True)
 class Param:
-    """A parameter beyond the inputs, with its default."""
+    """A parameter beyond the inputs, with its default.
+
+    ``constraint`` (a :mod:`mlsql._params` constraint) is what the parameter
+    accepts, as data: every engine's check, message, CLI parsing and docstring
+    entry come from it. ``doc`` is the docstring's description of the
+    parameter; ``key`` names its SQL check when two parameters of one name
+    accept different values (``k`` of ``top_k`` may be 0). A parameter without a
+    constraint is checked by its family's own code.
+    """
 
     name: str
     default: Any
+    constraint: Any = None
+    doc: str = ""
+    key: str = ""
+
+    @property
+    def check_key(self) -> str:
+        """The name of this parameter's check (``_mlsql_check_<key>`` in SQL)."""
+        return self.key or self.name
 
 
 @dataclass(frozen=True)

@@ -128,11 +128,11 @@ CREATE OR REPLACE MACRO binary_f1_from_counts(tp, fp, fn, tn, zero_division := 0
 
 -- binary_f_alpha(actual, predicted, alpha, zero_division): The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 CREATE OR REPLACE MACRO binary_f_alpha(actual, predicted, alpha := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f_alpha')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, pow(_mlsql_check_positive(alpha, 'alpha', 'binary_f_alpha'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f_alpha')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, pow(_mlsql_check_alpha(alpha, 'binary_f_alpha'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha')))[1] END;
 
 -- binary_f_alpha_from_counts(tp, fp, fn, tn, alpha, zero_division): binary_f_alpha of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_f_alpha_from_counts(tp, fp, fn, tn, alpha := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, pow(_mlsql_check_positive(alpha, 'alpha', 'binary_f_alpha_from_counts'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, pow(_mlsql_check_alpha(alpha, 'binary_f_alpha_from_counts'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts')) END;
 
 -- binary_kappa(actual, predicted, zero_division): Cohen's kappa of the 2x2 table.
 CREATE OR REPLACE MACRO binary_kappa(actual, predicted, zero_division := 0) AS 
@@ -160,8 +160,8 @@ CREATE OR REPLACE MACRO binary_false_positive_rate_from_counts(tp, fp, fn, tn, z
 
 -- binary_cost_error(actual, predicted, cost_fn, cost_fp): (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 CREATE OR REPLACE MACRO binary_cost_error(actual, predicted, cost_fn := 1.0, cost_fp := 1.0) AS 
-    list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error')], lambda c: _mlsql_table_cost_error(c.tp, c.fp, c.fn, c.tn, _mlsql_check_number(cost_fn, 'cost_fn', 'binary_cost_error'), _mlsql_check_number(cost_fp, 'cost_fp', 'binary_cost_error')))[1];
+    list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error')], lambda c: _mlsql_table_cost_error(c.tp, c.fp, c.fn, c.tn, _mlsql_check_cost_fn(cost_fn, 'binary_cost_error'), _mlsql_check_cost_fp(cost_fp, 'binary_cost_error')))[1];
 
 -- binary_cost_error_from_counts(tp, fp, fn, tn, cost_fn, cost_fp): binary_cost_error of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_cost_error_from_counts(tp, fp, fn, tn, cost_fn := 1.0, cost_fp := 1.0) AS 
-    _mlsql_table_cost_error(tp, fp, fn, tn, _mlsql_check_number(cost_fn, 'cost_fn', 'binary_cost_error_from_counts'), _mlsql_check_number(cost_fp, 'cost_fp', 'binary_cost_error_from_counts'));
+    _mlsql_table_cost_error(tp, fp, fn, tn, _mlsql_check_cost_fn(cost_fn, 'binary_cost_error_from_counts'), _mlsql_check_cost_fp(cost_fp, 'binary_cost_error_from_counts'));

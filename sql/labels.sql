@@ -39,7 +39,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
 CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'label_metrics') AS zd,
-               _mlsql_check_beta(coalesce(beta, 1.0), 'label_metrics') AS b),
+               coalesce(_mlsql_check_table_beta(beta, 'label_metrics'), 1.0) AS b),
     spread AS (
         FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by", 'label_metrics')),
     groups AS (
@@ -86,7 +86,7 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
 CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
-               _mlsql_check_beta(coalesce(beta, 1.0), 'multilabel_report') AS b),
+               coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b),
     spread AS (
         FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by", 'multilabel_report')),
     groups AS (

@@ -9,11 +9,6 @@ CREATE OR REPLACE MACRO _mlsql_positive_rank_sum(sorted) AS
 CREATE OR REPLACE MACRO _mlsql_probability(x, name, func) AS 
     CASE WHEN x < 0 THEN error('' || func || ' takes probabilities in [0, 1] for ' || name || ' (as scikit-learn). Got a value below 0.') WHEN x > 1 THEN error('' || func || ' takes probabilities in [0, 1] for ' || name || ' (as scikit-learn). Got a value above 1.') ELSE x END;
 
--- _mlsql_check_n_bins(n_bins, func): Validate n_bins: a whole number > 0.
-CREATE OR REPLACE MACRO _mlsql_check_n_bins(n_bins, func) AS 
-    CASE WHEN n_bins >= 1 AND n_bins = floor(n_bins) THEN CAST(n_bins AS BIGINT)
-         ELSE error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0. Got ' || coalesce(CAST(n_bins AS VARCHAR), 'NULL') || ' instead.') END;
-
 -- _mlsql_run_precision_sum(positives): Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).
 CREATE OR REPLACE MACRO _mlsql_run_precision_sum(positives) AS 
     list_transform([list_filter(list_transform(list_zip(positives, positives[2:]), lambda z, j: struct_pack(j := j, i := z[1].i, last := z[2] IS NULL OR z[2].s <> z[1].s)), lambda e: e.last)], lambda runs: list_sum(list_transform(list_zip(runs, list_prepend(struct_pack(j := 0, i := 0, last := true), runs), true), lambda z: (z[1].j - z[2].j) * z[1].j / z[1].i)))[1];

@@ -550,12 +550,13 @@ def _error_cases(files: dict[str, Path]) -> list[tuple[list[Any], str]]:
         ([f"{files['duckdb']}:nope", "-a", "actual", "-p", "predicted"], "tables: tags"),
         ([f"{files['garbage_db']}:t", "-a", "actual", "-p", "predicted"], "as a DuckDB database"),
         ([files["duckdb"], "-a", "actual", "-p", "predicted"], "name a table"),
-        ([*ex, "--zero-division", "2"], "--zero-division must be one of 0, 1, nan, diagnose, ignore"),
-        ([*ex, "--zero-division", "warn"], "got 'warn'"),
-        ([*ex, "--beta", "-1"], "--beta must be a finite number > 0; got '-1'"),
-        ([*ex, "--beta", "0"], "--beta must be a finite number > 0"),
-        ([*ex, "--beta", "inf"], "--beta must be a finite number > 0"),
-        ([*ex, "--beta", "two"], "got 'two'"),
+        ([*ex, "--zero-division", "2"], "The '--zero-division' option of mlsql eval must be one of 0, 1, nan, 'diagnose', 'ignore'. Got 2 instead."),
+        ([*ex, "--zero-division", "warn"], "Got 'warn' instead"),
+        ([*ex, "--zero-division", " nan"], "Got ' nan' instead"),
+        ([*ex, "--beta", "-1"], "The '--beta' option of mlsql eval must be a finite number > 0. Got -1 instead."),
+        ([*ex, "--beta", "0"], "--beta' option of mlsql eval must be a finite number > 0"),
+        ([*ex, "--beta", "inf"], "must be a finite number > 0. Got inf instead"),
+        ([*ex, "--beta", "two"], "Got 'two' instead"),
         ([files["ints"], "-a", "actual", "-p", "predicted", "--labels", "1,x"], "must be one"),
         ([*ex, "--labels", "a,,b"], "comma-separated"),
         ([*ex, "--sep", ""], "--sep must not be empty"),
@@ -577,8 +578,8 @@ def test_newcomer_errors_are_one_line_with_exit_code_2(files: dict[str, Path]) -
 
 def test_engine_errors_are_one_line_too(files: dict[str, Path], cli_engine: str) -> None:
     for args, message in (
-        ([EXAMPLE, "--zero-division", "2"], "--zero-division must be one of"),
-        ([EXAMPLE, "--beta", "-1"], "--beta must be a finite number > 0"),
+        ([EXAMPLE, "--zero-division", "2"], "--zero-division' option of mlsql eval must be one of"),
+        ([EXAMPLE, "--beta", "-1"], "--beta' option of mlsql eval must be a finite number > 0"),
         ([files["ints"], "--labels", "a,b"], "the label columns hold integers"),
         ([files["parquet"].with_name("missing.parquet")], "no such file"),
     ):

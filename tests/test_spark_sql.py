@@ -139,7 +139,7 @@ def test_from_counts_zero_division_conventions(spark):
         (
             f"micro_f1_from_counts({counts_sql(1, 0, 0)}, zero_division => 'warn')",
             "The 'zero_division' parameter of micro_f1_from_counts must be one of 0, 1, nan, "
-            "'diagnose', 'ignore'. Got warn instead.",
+            "'diagnose', 'ignore'. Got 'warn' instead.",
         ),
         (
             "row_fbeta(array('a'), array('a'), beta => -1)",
@@ -147,7 +147,7 @@ def test_from_counts_zero_division_conventions(spark):
         ),
         (
             "row_fbeta(array('a'), array('a'), beta => double('NaN'))",
-            "The 'beta' parameter of row_fbeta must be a finite number > 0. Got NaN instead.",
+            "The 'beta' parameter of row_fbeta must be a finite number > 0. Got nan instead.",
         ),
         (
             f"hamming_loss_from_counts({counts_sql(1, 0, 0)}, 2.5)",

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 from mlsql import _classification_params as CP
-from mlsql._duckdb.library import Macro, Qualify, sql_message
+from mlsql._duckdb.library import Macro, Qualify, check_param, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, Param
-from mlsql._sqlexpr import Sql, call, lit
+from mlsql._sqlexpr import Sql, lit
 
 FILE = "classification_checks.sql"
 DESCRIPTION = (
@@ -49,20 +49,6 @@ def _kind(t: str) -> str:
 
 
 def _checks() -> list[Macro]:
-    choice = lambda name, allowed: sql_message(  # noqa: E731
-        CP.choice_message("{}", name, allowed, "{}"),
-        "func",
-        "coalesce(chr(39) || CAST(x AS VARCHAR) || chr(39), 'NULL')",
-    )
-    positive = sql_message(
-        CP.positive_message("{}", "{}", "{}"),
-        "name",
-        "func",
-        "coalesce(CAST(x AS VARCHAR), 'NULL')",
-    )
-    number = sql_message(
-        CP.number_message("{}", "{}", "{}"), "name", "func", "coalesce(CAST(x AS VARCHAR), 'NULL')"
-    )
     funcs = ", ".join(str(lit(f)) for f in CP.RANKING_AUC_FUNCS)
     binary_type = sql_message(
         CP.binary_type_message("{}", "{}", "{}"), "func", "name", "name", "typeof(x)"
@@ -88,41 +74,7 @@ def _checks() -> list[Macro]:
         "typeof(x)",
         "typeof(y)",
     )
-    averages = ", ".join(f"'{a}'" for a in CP.AVERAGES)
     return [
-        Macro(
-            FILE,
-            "_mlsql_check_average",
-            ("x", "func"),
-            f"CASE WHEN lower(x) IN ({averages}) THEN lower(x) ELSE error({choice('average', CP.AVERAGES)}) END",
-            "Validate average (micro, macro, weighted).",
-            public=False,
-        ),
-        Macro(
-            FILE,
-            "_mlsql_check_weights",
-            ("x", "func"),
-            "CASE WHEN x IS NULL THEN 'none' WHEN lower(x) IN ('linear', 'quadratic') THEN lower(x)\n"
-            f"         ELSE error({choice('weights', ('linear', 'quadratic'))}) END",
-            "Validate kappa's weights (NULL, linear, quadratic); NULL becomes 'none'.",
-            public=False,
-        ),
-        Macro(
-            FILE,
-            "_mlsql_check_positive",
-            ("x", "name", "func"),
-            f"CASE WHEN x > 0 AND isfinite(x) THEN x ELSE error({positive}) END",
-            "Validate a finite number > 0.",
-            public=False,
-        ),
-        Macro(
-            FILE,
-            "_mlsql_check_number",
-            ("x", "name", "func"),
-            f"CASE WHEN isfinite(x) THEN x ELSE error({number}) END",
-            "Validate a finite number.",
-            public=False,
-        ),
         Macro(
             FILE,
             "_mlsql_binary_flag",
@@ -185,30 +137,11 @@ def signature(m: Measure) -> tuple[str, ...]:
 
 def checked(m: Measure, q: Qualify) -> dict[str, Sql]:
     """Each parameter of ``m`` as SQL, wrapped in its check."""
-    out: dict[str, Sql] = {}
-    for p in m.params:
-        x = Sql(p.name)
-        if p.name == "zero_division":
-            out[p.name] = call(q("_mlsql_check_zero_division"), x, m.name)
-        elif p.name == "beta":
-            out[p.name] = call(q("_mlsql_check_beta"), x, m.name)
-        elif p.name == "average":
-            out[p.name] = call(q("_mlsql_check_average"), x, m.name)
-        elif p.name == "weights":
-            out[p.name] = call(q("_mlsql_check_weights"), x, m.name)
-        elif p.name == "alpha":
-            out[p.name] = call(q("_mlsql_check_positive"), x, p.name, m.name)
-        elif p.name in ("cost_fn", "cost_fp"):
-            out[p.name] = call(q("_mlsql_check_number"), x, p.name, m.name)
-        elif p.name == "n_bins":
-            out[p.name] = call(q("_mlsql_check_n_bins"), x, m.name)
-        else:
-            out[p.name] = x
-    return out
+    return {p.name: check_param(p, q, m.name) for p in m.params}
 
 
 def guard_zero_division(body: Any, params: dict[str, Sql]) -> Sql:
-    """``body``, NULL when zero_division is NULL; the check runs even if no ratio is undefined."""
+    """``body`` under the checked zero_division: the check runs even if no ratio is undefined."""
     if "zero_division" not in params:
         return Sql(str(body))
     return Sql(f"CASE WHEN {params['zero_division']} IS NULL THEN NULL ELSE {body} END")

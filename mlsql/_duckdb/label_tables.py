@@ -295,7 +295,7 @@ def _run(
     by: str | Sequence[str] | None,
 ) -> duckdb.DuckDBPyRelation:
     zd = _zero_division(zero_division, func)
-    beta_value = None if beta is None else P.check_beta(beta, func)
+    beta_value = P.check(P.TABLE_BETA, beta, func)
     by_names = _by_list(by, func)
     universe = _labels_list(labels, func)
     for role, name in (("actual", actual), ("predicted", predicted)):

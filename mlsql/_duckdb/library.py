@@ -69,19 +69,7 @@ def _signature(m: Measure) -> tuple[str, ...]:
 
 def _checked_params(m: Measure, q: Qualify) -> dict[str, Sql]:
     """The macro's parameters as SQL, each wrapped in its runtime check."""
-    out: dict[str, Sql] = {}
-    for p in m.params:
-        if p.name == "beta":
-            out["beta"] = call(q("_mlsql_check_beta"), Sql("beta"), m.name)
-        elif p.name == "zero_division":
-            out["zero_division"] = call(
-                q("_mlsql_check_zero_division"), Sql("zero_division"), m.name
-            )
-        elif p.name == "n_labels":
-            out["n_labels"] = call(q("_mlsql_check_n_labels"), Sql("n_labels"), m.name)
-        else:
-            out[p.name] = Sql(p.name)
-    return out
+    return {p.name: check_param(p, q, m.name) for p in m.params}
 
 
 def row_stats(q: Qualify, actual: str = "actual", predicted: str = "predicted") -> RowStats:
@@ -122,51 +110,54 @@ def _formulas(ops: SqlOps) -> list[Macro]:
     return out
 
 
-def _internal(q: Qualify) -> list[Macro]:
-    zd_allowed = ", ".join(P.ZERO_DIVISION_CHOICES)
-    zd_text = "lower(CAST(zero_division AS VARCHAR))"
+def check_macro(p: Param) -> str:
+    """The name of the DuckDB macro that checks parameter ``p``: ``_mlsql_check_<key>``."""
+    return f"_mlsql_check_{p.check_key}"
+
+
+def check_param(p: Param, q: Qualify, func: str) -> Sql:
+    """Parameter ``p`` of macro ``func`` as SQL, wrapped in its check (as is without one)."""
+    if p.constraint is None:
+        return Sql(p.name)
+    return call(q(check_macro(p)), Sql(p.name), func)
+
+
+def _param_checks(q: Qualify) -> list[Macro]:
+    """One check macro per declared parameter (:data:`mlsql._params.PARAMS`), from its constraint."""
     return [
         Macro(
             "internal.sql",
-            "_mlsql_check_zero_division",
-            ("zero_division", "func"),
-            f"CASE WHEN {zd_text} IN ('0', '0.0', '1', '1.0', 'nan', 'diagnose', 'ignore')\n"
-            f"         THEN {zd_text}\n"
-            f"         ELSE error('The ''zero_division'' parameter of ' || func || ' must be one of "
-            f"{zd_allowed.replace(chr(39), chr(39) * 2)}. Got ' || CAST(zero_division AS VARCHAR) || ' instead.') END",
-            "Validate zero_division; return it as lower-case text.",
+            check_macro(p),
+            ("x", "func"),
+            P.duckdb_check(p, q("_mlsql_shown")),
+            f"Validate {p.name}: {p.constraint.rule()}.",
+            public=False,
+        )
+        for p in P.PARAMS.values()
+    ]
+
+
+def _internal(q: Qualify) -> list[Macro]:
+    return [
+        Macro(
+            "internal.sql",
+            "_mlsql_shown",
+            ("x",),
+            P.DUCKDB_SHOWN,
+            "A value as mlsql's messages show it: 'text', None, True, 2.5.",
             public=False,
         ),
+        *_param_checks(q),
         Macro(
             "internal.sql",
             "_mlsql_undefined",
             ("zero_division", "nothing_to_score"),
             "CASE zero_division\n"
-            "         WHEN '0' THEN 0.0 WHEN '0.0' THEN 0.0 WHEN '1' THEN 1.0 WHEN '1.0' THEN 1.0\n"
+            "         WHEN '0' THEN 0.0 WHEN '1' THEN 1.0\n"
             "         WHEN 'nan' THEN 'nan'::DOUBLE\n"
             "         WHEN 'diagnose' THEN CASE WHEN nothing_to_score THEN 1.0 ELSE 0.0 END\n"
             "         ELSE NULL END",
             "The value of an undefined ratio under a checked zero_division ('ignore': NULL).",
-            public=False,
-        ),
-        Macro(
-            "internal.sql",
-            "_mlsql_check_beta",
-            ("beta", "func"),
-            "CASE WHEN beta > 0 AND isfinite(beta) THEN beta\n"
-            "         ELSE error('The ''beta'' parameter of ' || func || ' must be a finite number > 0. Got '\n"
-            "                    || coalesce(CAST(beta AS VARCHAR), 'NULL') || ' instead.') END",
-            "Validate beta.",
-            public=False,
-        ),
-        Macro(
-            "internal.sql",
-            "_mlsql_check_n_labels",
-            ("n_labels", "func"),
-            "CASE WHEN n_labels > 0 AND n_labels = floor(n_labels) THEN n_labels\n"
-            "         ELSE error('The ''n_labels'' parameter of ' || func || ' must be a whole number > 0. Got '\n"
-            "                    || coalesce(CAST(n_labels AS VARCHAR), 'NULL') || ' instead.') END",
-            "Validate n_labels.",
             public=False,
         ),
         *_label_type_checks(),

@@ -35,9 +35,9 @@ def checked_params(
 ) -> dict[str, Any]:
     """Every parameter of ``measure``, defaulted and validated (same messages as SQL).
 
-    ``beta``, ``zero_division`` and ``n_labels`` are checked here; a family
-    module's ``params(measure, params)`` checks the others. Validating twice is
-    harmless.
+    Each parameter is checked against its registry constraint
+    (:func:`mlsql._params.check`); a family module's ``params(measure, params)``
+    checks the parameters that have none.
 
     Examples
     --------
@@ -55,14 +55,7 @@ def checked_params(
         raise TypeError(f"{m.name}() got an unexpected keyword argument {unknown[0]!r}")
     out: dict[str, Any] = {}
     for p in m.params:
-        value = given.get(p.name, p.default)
-        if p.name == "beta":
-            value = P.check_beta(value, m.name)
-        elif p.name == "zero_division" and not isinstance(value, P.ZeroDivision):
-            value = P.check_zero_division(value, m.name)
-        elif p.name == "n_labels":
-            value = P.check_n_labels(value, m.name)
-        out[p.name] = value
+        out[p.name] = P.check(p, given.get(p.name, p.default), m.name)
     if family is not None and hasattr(family, "params"):
         out = family.params(m, out)
     return out

@@ -12,8 +12,9 @@ import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from mlsql import _params as P
 from mlsql._front.engine import Engine
-from mlsql._registry import Measure
+from mlsql._registry import Measure, Param
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -27,16 +28,6 @@ VALUE_DOC = "The {side} value of each row: a column ({name_or})."
 #: an input without a description of its own
 OTHER_INPUT_DOC = "Column {name_or}."
 
-PARAM_DOCS = {
-    "beta": "beta : float, default {default}\n    Weight of recall against precision; a finite number > 0.",
-    "zero_division": (
-        "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default {default}\n"
-        "    The value of an undefined ratio: 0 or 1; NaN (left out of averages);\n"
-        "    'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'\n"
-        "    (NULL, left out of averages)."
-    ),
-    "n_labels": "n_labels : int\n    The number of labels in the label universe (> 0).",
-}
 #: a parameter without a description of its own
 OTHER_PARAM_DOC = "{name} : default {default!r}\n    See the summary."
 
@@ -58,11 +49,11 @@ def input_doc(engine: Engine, m: Measure, name: str) -> str:
     return INPUT_DOCS.get(name, OTHER_INPUT_DOC).format(**engine.words)
 
 
-def param_lines(name: str, default: object) -> list[str]:
-    """The ``Parameters`` entry of parameter ``name``."""
-    if name in PARAM_DOCS:
-        return PARAM_DOCS[name].format(default=default).splitlines()
-    return OTHER_PARAM_DOC.format(name=name, default=default).splitlines()
+def param_lines(p: Param) -> list[str]:
+    """The ``Parameters`` entry of parameter ``p``: from its constraint when it has one."""
+    if p.constraint is not None:
+        return P.param_doc(p).splitlines()
+    return OTHER_PARAM_DOC.format(name=p.name, default=p.default).splitlines()
 
 
 def returns(engine: Engine, kind: str) -> list[str]:
@@ -76,7 +67,7 @@ def docstring(engine: Engine, m: Measure, example: Sequence[str] = ()) -> str:
     for name in m.inputs:
         lines += [f"{name} : {engine.words['input_type']}", f"    {input_doc(engine, m, name)}"]
     for p in m.params:
-        lines += param_lines(p.name, p.default)
+        lines += param_lines(p)
     lines += ["", "Returns", "-------", *returns(engine, m.kind)]
     if engine.notes:
         lines += ["", "Notes", "-----", *engine.notes]
@@ -86,13 +77,6 @@ def docstring(engine: Engine, m: Measure, example: Sequence[str] = ()) -> str:
 
 
 # ---------------------------------------------------------------- ranking
-RANKING_PARAM_DOCS = {
-    "k": "k : int, optional\n    Look at the first k items (a whole number > 0); default: all of them.",
-    "k_set": "k : int, optional\n    Keep at most k labels (a whole number >= 0); default: all of them.",
-    "threshold": "threshold : float\n    Keep the labels scored >= threshold.",
-}
-
-
 def ranking_docstring(
     engine: Engine,
     m: Measure,
@@ -108,8 +92,7 @@ def ranking_docstring(
     for name in m.inputs:
         lines += [f"{name} : {engine.words['input_type']}", f"    {R.INPUT_DOCS[name]}"]
     for p in m.params:
-        key = "k_set" if p.name == "k" and m.kind == "set" else p.name
-        lines += RANKING_PARAM_DOCS[key].splitlines()
+        lines += param_lines(p)
     lines += ["", "Returns", "-------", *returns.splitlines()]
     found = [R.NOTES.get(m.name, "")]
     if m.inputs == R.RANKED:
@@ -127,15 +110,6 @@ def ranking_docstring(
 # ---------------------------------------------------------------- classification
 #: the classification families' parameters as docstrings describe them (type line, text)
 CLASS_PARAM_DOCS = {
-    "average": (
-        "average : {'micro', 'macro', 'weighted'}, default 'macro'",
-        "micro: pool the counts of every class; macro: mean over classes; weighted:\n"
-        "    mean weighted by each class's support. Classes: those seen on either side.",
-    ),
-    "weights": (
-        "weights : {None, 'linear', 'quadratic'}, default None",
-        "Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².",
-    ),
     "positive": ("positive : label", "The class whose share is wanted (required)."),
     "label": ("label : label", "The class whose error rate is wanted (required)."),
 }

@@ -54,7 +54,8 @@ def beta_and_zero_division(
 ) -> tuple[float, P.ZeroDivision]:
     """(beta, zero division) validated; no ``beta`` is 1."""
     zd = P.check_zero_division(zero_division, func)
-    return (1.0 if beta is None else P.check_beta(beta, func)), zd
+    beta = P.check(P.TABLE_BETA, beta, func)
+    return (1.0 if beta is None else beta), zd
 
 
 def standalone(

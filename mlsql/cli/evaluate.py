@@ -9,18 +9,21 @@ The CLI computes no measure itself.
 from __future__ import annotations
 
 import importlib
-import math
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 import duckdb
 
+from mlsql import _params as P
 from mlsql.cli.errors import UserError
 from mlsql.cli.sources import ACTUAL, PREDICTED, PREPARED, Prepared
 from mlsql.report.build import Settings, build
 from mlsql.report.engines import TABLES, DuckDBFrames, PolarsFrames, SparkFrames
 from mlsql.report.model import Report
+
+#: how messages name the command whose options are checked here
+COMMAND = "mlsql eval"
 
 ENGINE_MODULES = {"duckdb": "mlsql", "polars": "mlsql.polars", "spark": "mlsql.spark"}
 
@@ -39,13 +42,12 @@ class Options:
 
     def params(self, prepared: Prepared, sep: str | None) -> dict[str, Any]:
         """The parameters as a report shows them."""
-        zd = self.zero_division
         return {
             "actual": prepared.actual,
             "predicted": prepared.predicted,
             "by": list(prepared.by),
             "beta": self.beta,
-            "zero_division": "nan" if isinstance(zd, float) and math.isnan(zd) else zd,
+            "zero_division": self.zero_division,
             "labels": list(self.labels) if self.labels is not None else None,
             "sep": sep,
         }
@@ -141,37 +143,22 @@ def label_universe(values: str, kind: str) -> tuple[Any, ...]:
 
 
 def zero_division_value(text: str) -> Any:
-    """Parse ``--zero-division``: 0, 1, nan, diagnose or ignore.
+    """Parse ``--zero-division`` as the registry's ``zero_division`` takes it.
 
     Examples
     --------
     >>> zero_division_value("1"), zero_division_value("Diagnose")
     (1, 'diagnose')
     """
-    value = text.strip().lower()
-    if value in ("0", "0.0"):
-        return 0
-    if value in ("1", "1.0"):
-        return 1
-    if value == "nan":
-        return float("nan")
-    if value in ("diagnose", "ignore"):
-        return value
-    raise UserError(f"--zero-division must be one of 0, 1, nan, diagnose, ignore; got {text!r}")
+    return P.cli_value(P.ZERO_DIVISION, text, COMMAND)
 
 
 def beta_value(text: str) -> float:
-    """Parse ``--beta``: a finite number > 0.
+    """Parse ``--beta`` as the registry's ``beta`` takes it (a finite number > 0).
 
     Examples
     --------
     >>> beta_value("2")
     2.0
     """
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not math.isfinite(value) or value <= 0:
-        raise UserError(f"--beta must be a finite number > 0; got {text!r}")
-    return value
+    return float(P.cli_value(P.BETA, text, COMMAND))

@@ -30,15 +30,16 @@ from collections.abc import Callable
 from typing import Any
 
 from mlsql import _formulas as F
+from mlsql import _params as P
 from mlsql._registry import Param, declare, measure
 from mlsql.measures import contingency as C
 from mlsql.measures.contingency import Table2x2
 
 FAMILY = "binary"
-ZD = Param("zero_division", 0)
-BETA = Param("beta", 1.0)
-ALPHA = Param("alpha", 1.0)
-COSTS = (Param("cost_fn", 1.0), Param("cost_fp", 1.0))
+ZD = P.ZERO_DIVISION
+BETA = P.BETA
+ALPHA = P.ALPHA
+COSTS = (P.COST_FN, P.COST_FP)
 COUNT_INPUTS = ("tp", "fp", "fn", "tn")
 #: fields of the binary_counts struct, in order
 COUNTS_FIELDS = COUNT_INPUTS

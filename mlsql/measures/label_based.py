@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlsql import _formulas as F
+from mlsql import _params as P
 from mlsql._formulas import formula
 from mlsql._registry import Param, declare
 
@@ -339,8 +340,8 @@ def label_metrics_columns(with_beta: bool) -> tuple[str, ...]:
 
 # ------------------------------------------------------------------ declarations
 LABELS = Param("labels", None)
-BETA = Param("beta", None)
-ZD = Param("zero_division", 0)
+BETA = P.TABLE_BETA
+ZD = P.ZERO_DIVISION
 BY = Param("by", None)
 TABLE_INPUTS = ("source", "actual", "predicted")
 TABLE_PARAMS = (LABELS, BETA, ZD, BY)
@@ -392,7 +393,7 @@ for _name, _summary in STANDALONE.items():
         FAMILY,
         _summary + " One row per group, over a table.",
         inputs=TABLE_INPUTS,
-        params=(LABELS, Param("beta", 1.0), ZD, BY) if "fbeta" in _name else (LABELS, ZD, BY),
+        params=(LABELS, P.BETA, ZD, BY) if "fbeta" in _name else (LABELS, ZD, BY),
     )
 
 # ------------------------------------------------------------------ indicator columns

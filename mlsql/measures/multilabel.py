@@ -16,8 +16,8 @@ from mlsql import _params as P
 from mlsql._registry import Param, declare, measure
 
 FAMILY = "multilabel"
-BETA = Param("beta", 1.0)
-ZD = Param("zero_division", 0)
+BETA = P.BETA
+ZD = P.ZERO_DIVISION
 
 # ------------------------------------------------------------------ set helpers
 declare("set_intersection", "set", FAMILY, "Labels in both lists: A ∩ P.")
@@ -133,7 +133,7 @@ def _zero_one_loss(ops: Any, s: F.RowStats) -> Any:
     "aggregate",
     FAMILY,
     "(fp + fn) / (rows x n_labels): share of wrong label decisions.",
-    params=(Param("n_labels", None),),
+    params=(P.N_LABELS,),
 )
 def _hamming_loss(ops: Any, s: F.RowStats, n_labels: Any) -> Any:
     # a row's |A ∪ P| above n_labels would give a loss above 1: n_labels is too small
@@ -295,7 +295,7 @@ def _zol_from_counts(ops: Any, k: CountsFields) -> Any:
     FAMILY,
     "hamming_loss of stored counts.",
     inputs=CI,
-    params=(Param("n_labels", None),),
+    params=(P.N_LABELS,),
 )
 def _hl_from_counts(ops: Any, k: CountsFields, n_labels: Any) -> Any:
     # stored counts keep no row's labels: what they show is a loss above 1

@@ -57,59 +57,19 @@ and its true labels, so scores for every label give scikit-learn's numbers):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from mlsql._errors import MlsqlError
+from mlsql import _params as P
 from mlsql._formulas import formula
-from mlsql._registry import Param, declare, measure
+from mlsql._registry import declare, measure
 
 E = Any  # an engine expression
 Term = Callable[..., E]
 
 FAMILY = "ranking"
-K = Param("k", None)
-
-
-# ------------------------------------------------------------------ parameters
-def k_message(func: str, got: str, *, at_least: int = 1) -> str:
-    """The error text for an invalid ``k``."""
-    what = "a whole number > 0" if at_least == 1 else "a whole number >= 0"
-    return f"The 'k' parameter of {func} must be {what} (or NULL for all). Got {got} instead."
-
-
-def check_k(k: Any, func: str, *, at_least: int = 1) -> int | None:
-    """Validate ``k``: None (all) or a whole number >= ``at_least``.
-
-    Examples
-    --------
-    >>> check_k(4, "precision_at"), check_k(None, "precision_at")
-    (4, None)
-    >>> check_k(0, "top_k", at_least=0)
-    0
-    """
-    if k is None:
-        return None
-    ok = not isinstance(k, bool) and isinstance(k, (int, float))
-    if ok and isinstance(k, float):
-        ok = math.isfinite(k) and k == int(k)
-    if not ok or k < at_least:
-        raise MlsqlError(k_message(func, repr(k), at_least=at_least))
-    return int(k)
-
-
-def threshold_message(func: str, got: str) -> str:
-    """The error text for an invalid ``threshold``."""
-    return f"The 'threshold' parameter of {func} must be a number. Got {got} instead."
-
-
-def check_threshold(threshold: Any, func: str) -> float:
-    """Validate ``threshold``: a number (labels scored >= it are kept)."""
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
-        raise MlsqlError(threshold_message(func, repr(threshold)))
-    return float(threshold)
+K = P.K
 
 
 # ------------------------------------------------------------------ statistics
@@ -546,7 +506,7 @@ declare(
     FAMILY,
     "The k best-scored labels, best first (ties by label); all scored labels without k.",
     inputs=("scores",),
-    params=(K,),
+    params=(P.TOP_K,),
 )
 declare(
     "above_threshold",
@@ -554,7 +514,7 @@ declare(
     FAMILY,
     "Labels scored >= threshold, best first (ties by label).",
     inputs=("scores",),
-    params=(Param("threshold", None),),
+    params=(P.THRESHOLD,),
 )
 declare(
     "top_k_above",
@@ -562,5 +522,5 @@ declare(
     FAMILY,
     "At most k labels, each scored >= threshold, best first (ties by label).",
     inputs=("scores",),
-    params=(K, Param("threshold", None)),
+    params=(P.TOP_K, P.THRESHOLD),
 )

@@ -57,12 +57,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlsql import _formulas as F
+from mlsql import _params as P
 from mlsql._formulas import formula
 from mlsql._registry import Param, measure
 
 E = Any  # an engine expression
 FAMILY = "regression"
-ZD = Param("zero_division", 0)
+ZD = P.ZERO_DIVISION
 #: mape's floor for |y| (scikit-learn: numpy's float64 epsilon)
 EPSILON = sys.float_info.epsilon
 

@@ -32,12 +32,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from mlsql._registry import Param, measure
+from mlsql import _params as P
+from mlsql._registry import measure
 from mlsql.measures import contingency as C
 from mlsql.measures.contingency import Table2x2
 
 FAMILY = "rules"
-ZD = Param("zero_division", 0)
+ZD = P.ZERO_DIVISION
 RULE_INPUTS = ("holds", "fires")
 COUNT_INPUTS = ("tp", "fp", "fn", "tn")
 

@@ -68,15 +68,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlsql import _formulas as F
+from mlsql import _params as P
 from mlsql._formulas import formula
-from mlsql._registry import Param, measure
+from mlsql._registry import measure
 
 E = Any  # an engine expression
 FAMILY = "scores"
-ZD = Param("zero_division", 0)
+ZD = P.ZERO_DIVISION
 #: Hivemall's clip of probabilities in logloss
 CLIP = 1e-15
-N_BINS = Param("n_bins", 10)
+N_BINS = P.N_BINS
 #: each input name's role: the 0/1 label, or the score (a probability for some measures)
 ROLES = {
     "actual": "label",

@@ -53,6 +53,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mlsql import _formulas as F
+from mlsql import _params as P
 from mlsql._formulas import Counts, formula
 from mlsql._registry import Param, declare, measure
 from mlsql.measures import contingency as C
@@ -71,10 +72,10 @@ CLASS_MEASURES = (
     "cohen_kappa_score",
     "matthews_corrcoef",
 )
-ZD = Param("zero_division", 0)
-BETA = Param("beta", 1.0)
-AVERAGE = Param("average", "macro")
-WEIGHTS = Param("weights", None)
+ZD = P.ZERO_DIVISION
+BETA = P.BETA
+AVERAGE = P.AVERAGE
+WEIGHTS = P.WEIGHTS
 BY = Param("by", None)
 
 

@@ -483,9 +483,9 @@ def binary_cost_error(
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
     cost_fn : float, default 1.0
-        Cost of a false negative.
+        Cost of a false negative; a finite number.
     cost_fp : float, default 1.0
-        Cost of a false positive.
+        Cost of a false positive; a finite number.
 
     Returns
     -------
@@ -524,9 +524,9 @@ def binary_cost_error_from_counts(
     tn : str or polars.Expr
         Stored true negatives.
     cost_fn : float, default 1.0
-        Cost of a false negative.
+        Cost of a false negative; a finite number.
     cost_fp : float, default 1.0
-        Cost of a false positive.
+        Cost of a false positive; a finite number.
 
     Returns
     -------
@@ -1640,7 +1640,7 @@ def cohen_kappa_score(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    weights : {None, 'linear', 'quadratic'}, default None
+    weights : {'linear', 'quadratic'}, optional
         Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
@@ -2338,7 +2338,7 @@ def kappa(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    weights : {None, 'linear', 'quadratic'}, default None
+    weights : {'linear', 'quadratic'}, optional
         Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);

@@ -577,10 +577,10 @@ def binary_cost_error(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    cost_fn : default 1.0
-        See the summary.
-    cost_fp : default 1.0
-        See the summary.
+    cost_fn : float, default 1.0
+        Cost of a false negative; a finite number.
+    cost_fp : float, default 1.0
+        Cost of a false positive; a finite number.
 
     Returns
     -------
@@ -615,10 +615,10 @@ def binary_cost_error_from_counts(
         Column name or Column.
     tn : str or pyspark.sql.Column
         Column name or Column.
-    cost_fn : default 1.0
-        See the summary.
-    cost_fp : default 1.0
-        See the summary.
+    cost_fn : float, default 1.0
+        Cost of a false negative; a finite number.
+    cost_fp : float, default 1.0
+        Cost of a false positive; a finite number.
 
     Returns
     -------
@@ -840,8 +840,8 @@ def binary_f_alpha(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    alpha : default 1.0
-        See the summary.
+    alpha : float, default 1.0
+        The lecture's alpha, a finite number > 0: F_alpha is F-beta with alpha = beta².
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
@@ -880,8 +880,8 @@ def binary_f_alpha_from_counts(
         Column name or Column.
     tn : str or pyspark.sql.Column
         Column name or Column.
-    alpha : default 1.0
-        See the summary.
+    alpha : float, default 1.0
+        The lecture's alpha, a finite number > 0: F_alpha is F-beta with alpha = beta².
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
@@ -1683,7 +1683,7 @@ def cohen_kappa_score(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    weights : {None, 'linear', 'quadratic'}, default None
+    weights : {'linear', 'quadratic'}, optional
         Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
@@ -1961,8 +1961,8 @@ def expected_calibration_error(
         The true value of each row: a column (name or Column).
     prob : str or pyspark.sql.Column
         Column name or Column.
-    n_bins : default 10
-        See the summary.
+    n_bins : int, default 10
+        The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.
 
     Returns
     -------
@@ -2525,7 +2525,7 @@ def kappa(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    weights : {None, 'linear', 'quadratic'}, default None
+    weights : {'linear', 'quadratic'}, optional
         Disagreement weights over the sorted classes' positions: |i - j| or (i - j)².
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);

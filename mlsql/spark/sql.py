@@ -42,7 +42,7 @@ from typing import Any
 
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
-from mlsql._registry import Measure, measures
+from mlsql._registry import Measure, Param, measures
 from mlsql._sqlexpr import Sql
 
 #: every zero_division convention, by the text a SQL caller's value becomes
@@ -52,15 +52,6 @@ ZERO_DIVISIONS = {
     "nan": P.ZeroDivision("nan"),
     "diagnose": P.ZeroDivision("diagnose"),
     "ignore": P.ZeroDivision("ignore"),
-}
-#: SQL types of the parameters beyond the inputs, with their defaults as SQL
-PARAM_TYPES = {
-    "zero_division": ("STRING", "'0'"),
-    "beta": ("DOUBLE", "1.0D"),
-    "n_labels": ("DOUBLE", None),
-    "alpha": ("DOUBLE", "1.0D"),
-    "cost_fn": ("DOUBLE", "1.0D"),
-    "cost_fp": ("DOUBLE", "1.0D"),
 }
 LABEL_TYPE = re.compile(r"[A-Za-z][A-Za-z0-9_(), ]*")
 
@@ -170,73 +161,47 @@ class Function:
 
 
 # ---------------------------------------------------------------- checked parameters
-def _checked_beta(func: str) -> Sql:
-    bad = "beta IS NULL OR isnan(beta) OR beta <= 0 OR beta = CAST('Infinity' AS DOUBLE)"
-    text = P.beta_message(func, "{}")
-    return Sql(f"(CASE WHEN {bad} THEN raise_error({message(text, Sql('beta'))}) ELSE beta END)")
+def _by_zero_division(m: Measure, body: Callable[[P.ZeroDivision], Sql]) -> Sql:
+    """``body`` under the caller's ``zero_division``, checked and chosen at run time."""
+    zd = next(p for p in m.params if p.name == "zero_division")
+    cases = " ".join(f"WHEN '{k}' THEN {body(z)}" for k, z in ZERO_DIVISIONS.items())
+    return Sql(f"CASE {P.spark_check(zd, m.name, lambda t: str(string(t)))} {cases} END")
 
 
-def _checked_n_labels(func: str) -> Sql:
-    bad = "n_labels IS NULL OR isnan(n_labels) OR n_labels <= 0 OR n_labels <> floor(n_labels)"
-    text = f"The 'n_labels' parameter of {func} must be a whole number > 0. Got {{}} instead."
-    return Sql(
-        f"(CASE WHEN {bad} THEN raise_error({message(text, Sql('n_labels'))}) ELSE n_labels END)"
-    )
-
-
-def _checked_positive(name: str, func: str) -> Sql:
-    """``name`` (F_alpha's alpha) checked to be a finite number > 0."""
-    from mlsql._classification_params import positive_message
-
-    bad = f"{name} IS NULL OR isnan({name}) OR {name} <= 0 OR {name} = CAST('Infinity' AS DOUBLE)"
-    text = positive_message(func, name, "{}")
-    return Sql(f"(CASE WHEN {bad} THEN raise_error({message(text, Sql(name))}) ELSE {name} END)")
-
-
-def _checked_finite(name: str, func: str) -> Sql:
-    """``name`` (a cost) checked to be a finite number."""
-    from mlsql._classification_params import number_message
-
-    bad = f"{name} IS NULL OR isnan({name}) OR abs({name}) = CAST('Infinity' AS DOUBLE)"
-    text = number_message(func, name, "{}")
-    return Sql(f"(CASE WHEN {bad} THEN raise_error({message(text, Sql(name))}) ELSE {name} END)")
-
-
-def _by_zero_division(func: str, body: Callable[[P.ZeroDivision], Sql]) -> Sql:
-    """``body`` under the caller's ``zero_division``, chosen at run time."""
-    norm = "regexp_replace(lower(trim(CAST(zero_division AS STRING))), '^([01])\\\\.0*$', '$1')"
-    cases = " ".join(f"WHEN '{k}' THEN {body(zd)}" for k, zd in ZERO_DIVISIONS.items())
-    bad = message(P.zero_division_message(func, "{}"), Sql("zero_division"))
-    return Sql(f"CASE {norm} {cases} ELSE raise_error({bad}) END")
+def _param_sql(p: Param) -> str:
+    """The SQL parameter of ``p``: ``name TYPE [DEFAULT x]`` (its type from its constraint)."""
+    sql_type = p.constraint.spark_type
+    if p.default is None:
+        return f"{p.name} {sql_type}"
+    default = string(str(p.default)) if sql_type == "STRING" else number(float(p.default))
+    return f"{p.name} {sql_type} DEFAULT {default}"
 
 
 def formula_function(m: Measure, stats: Any, inputs: Sequence[str]) -> Function:
-    """The SQL function of a formula measure: ``inputs`` are its typed parameters."""
-    names = {p.name for p in m.params}
-    unknown = names - set(PARAM_TYPES)
-    if unknown:
-        raise ValueError(f"{m.name}: no SQL type for parameters {sorted(unknown)}")
-    params = list(inputs)
-    for p in m.params:
-        sql_type, default = PARAM_TYPES[p.name]
-        params.append(f"{p.name} {sql_type}" + ("" if default is None else f" DEFAULT {default}"))
-    fixed: dict[str, Any] = {}
-    if "beta" in names:
-        fixed["beta"] = _checked_beta(m.name)
-    if "n_labels" in names:
-        fixed["n_labels"] = _checked_n_labels(m.name)
-    if "alpha" in names:
-        fixed["alpha"] = _checked_positive("alpha", m.name)
-    for cost in ("cost_fn", "cost_fp"):
-        if cost in names:
-            fixed[cost] = _checked_finite(cost, m.name)
+    """The SQL function of a formula measure: ``inputs`` are its typed parameters.
+
+    Each parameter is checked against its registry constraint
+    (:func:`mlsql._params.spark_check`). SQL function parameters are typed, so
+    Spark casts an argument to the parameter's type before the check sees it:
+    ``beta => '2'`` reads as 2.0 there, ``n_labels => 2.0`` as 2 and
+    ``zero_division => 1`` as '1'.
+    """
+    unchecked = [p.name for p in m.params if p.constraint is None]
+    if unchecked:
+        raise ValueError(f"{m.name}: no constraint (so no SQL type) for parameters {unchecked}")
+    fixed = {
+        p.name: Sql(P.spark_check(p, m.name, lambda t: str(string(t))))
+        for p in m.params
+        if p.name != "zero_division"
+    }
 
     def body(zd: P.ZeroDivision | None) -> Sql:
         extra = {} if zd is None else {"zero_division": zd}
         return number(m.build(OPS, stats, **fixed, **extra))  # type: ignore[misc]
 
-    text = _by_zero_division(m.name, body) if "zero_division" in names else body(None)
-    return Function(m.name, tuple(params), str(text))
+    has_zd = any(p.name == "zero_division" for p in m.params)
+    text = _by_zero_division(m, body) if has_zd else body(None)
+    return Function(m.name, (*inputs, *map(_param_sql, m.params)), str(text))
 
 
 # ---------------------------------------------------------------- registration

@@ -111,7 +111,7 @@ def _counts_ctes(q: Qualify, func: str) -> str:
     typed = f"{q('_mlsql_typed_universe')}({labels}, {example}, '{func}')"
     return f"""WITH params AS (
         SELECT {q("_mlsql_check_zero_division")}(zero_division, '{func}') AS zd,
-               {q("_mlsql_check_beta")}(coalesce(beta, 1.0), '{func}') AS b),
+               coalesce({q("_mlsql_check_table_beta")}(beta, '{func}'), 1.0) AS b),
     spread AS (
         FROM {q("_mlsql_label_spread")}(source, actual, predicted, {labels}, "by", '{func}')),
     groups AS (

@@ -87,49 +87,6 @@ def total(items: str, params: str, term: Any) -> Sql:
     return Sql(f"coalesce(list_sum(list_transform({items}, lambda {params}: {term})), 0)")
 
 
-def _error(template: str, value: str) -> str:
-    """``error(...)`` of a message whose ``{func}`` and ``{got}`` are filled in SQL."""
-    got = f"' || coalesce(CAST({value} AS VARCHAR), 'NULL') || '"
-    text = template.replace("'", "''").replace("{func}", "' || func || '").replace("{got}", got)
-    return f"error('{text}')"
-
-
-def _checks() -> list[Macro]:
-    k1 = _error(R.k_message("{func}", "{got}"), "k")
-    k0 = _error(R.k_message("{func}", "{got}", at_least=0), "k")
-    th = _error(R.threshold_message("{func}", "{got}"), "threshold")
-    return [
-        Macro(
-            FILE,
-            "_mlsql_check_k",
-            ("k", "func"),
-            f"CASE WHEN k IS NULL THEN NULL\n"
-            f"         WHEN k >= 1 AND k = floor(k) THEN CAST(k AS BIGINT)\n"
-            f"         ELSE {k1} END",
-            "Validate an @k cut: NULL (the whole list) or a whole number > 0.",
-            public=False,
-        ),
-        Macro(
-            FILE,
-            "_mlsql_check_top_k",
-            ("k", "func"),
-            f"CASE WHEN k IS NULL THEN NULL\n"
-            f"         WHEN k >= 0 AND k = floor(k) THEN CAST(k AS BIGINT)\n"
-            f"         ELSE {k0} END",
-            "Validate the k of top_k: NULL (every label) or a whole number >= 0.",
-            public=False,
-        ),
-        Macro(
-            FILE,
-            "_mlsql_check_threshold",
-            ("threshold", "func"),
-            f"CASE WHEN threshold IS NULL THEN {th} ELSE threshold END",
-            "Validate a score threshold: any number, not NULL.",
-            public=False,
-        ),
-    ]
-
-
 # ------------------------------------------------------------------ ranked lists
 def _ranked_stats(q: Qualify, a: str, b: str) -> R.RankedStats:
     """Statistics over ``ranked``, ``hits`` and ``n_true``, bound per row (see ``_measure_macros``)."""
@@ -427,7 +384,6 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """Every ranking macro, helpers first."""
     rops = RankingSqlOps(qualify)
     return [
-        *_checks(),
         *_ranked(qualify),
         _graded(),
         *_scores(qualify),

@@ -46,9 +46,6 @@ def _helpers() -> list[Macro]:
         sql_message(CP.probability_value_message("{}", "{}", got), "func", "name")
         for got in CP.OUT_OF_RANGE
     )
-    n_bins = sql_message(
-        CP.n_bins_message("{}", "{}"), "func", "coalesce(CAST(n_bins AS VARCHAR), 'NULL')"
-    )
     return [
         Macro(
             FILE,
@@ -64,15 +61,6 @@ def _helpers() -> list[Macro]:
             ("x", "name", "func"),
             f"CASE WHEN x < 0 THEN error({below}) WHEN x > 1 THEN error({above}) ELSE x END",
             "x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).",
-            public=False,
-        ),
-        Macro(
-            FILE,
-            "_mlsql_check_n_bins",
-            ("n_bins", "func"),
-            "CASE WHEN n_bins >= 1 AND n_bins = floor(n_bins) THEN CAST(n_bins AS BIGINT)\n"
-            f"         ELSE error({n_bins}) END",
-            "Validate n_bins: a whole number > 0.",
             public=False,
         ),
         Macro(

@@ -131,22 +131,14 @@ REQUIRED = {
 
 
 def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
-    """Validate this family's own parameters (average, weights, alpha, costs)."""
-    out = dict(given)
+    """Require this family's parameters that have no default (positive, label, costs).
+
+    The others are checked against their registry constraints (:mod:`mlsql._params`).
+    """
     for name, value in given.items():
         if name in REQUIRED and value is None:
             raise MlsqlError(f"{measure.name} needs the '{name}' parameter ({REQUIRED[name]}).")
-        if name == "average":
-            out[name] = CP.check_average(value, measure.name)
-        elif name == "weights":
-            out[name] = CP.check_weights(value, measure.name)
-        elif name == "alpha":
-            out[name] = CP.check_positive(value, name, measure.name)
-        elif name in ("cost_fn", "cost_fp"):
-            out[name] = CP.check_number(value, name, measure.name)
-        elif name == "n_bins":
-            out[name] = CP.check_n_bins(value, measure.name)
-    return out
+    return given
 
 
 # ------------------------------------------------------------------ functions
@@ -169,16 +161,6 @@ INPUT_DOCS = {
 #: this family's parameters as docstrings describe them (type line, text)
 PARAM_DOCS = {
     **CLASS_PARAM_DOCS,
-    "alpha": (
-        "alpha : float, default 1.0",
-        "The lecture's alpha, a finite number > 0: F_alpha is F-beta with alpha = beta².",
-    ),
-    "n_bins": (
-        "n_bins : int, default 10",
-        "The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.",
-    ),
-    "cost_fn": ("cost_fn : float, default 1.0", "Cost of a false negative."),
-    "cost_fp": ("cost_fp : float, default 1.0", "Cost of a false positive."),
     "costs": (
         "costs : dict or polars.DataFrame",
         "actual -> {predicted: cost}, (actual, predicted) -> cost, or a DataFrame with\n"

@@ -17,21 +17,7 @@ from pyspark.sql import types as T
 
 from mlsql import _classification_params as CP
 from mlsql._errors import MlsqlError
-from mlsql._registry import Measure
 from mlsql.spark._types import data_type
-
-
-def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
-    """Validate the classification families' own parameters (alpha, costs) with mlsql's messages."""
-    out = dict(given)
-    for name, value in given.items():
-        if name == "alpha":
-            out[name] = CP.check_positive(value, name, measure.name)
-        elif name in ("cost_fn", "cost_fp"):
-            out[name] = CP.check_number(value, name, measure.name)
-        elif name == "n_bins":
-            out[name] = CP.check_n_bins(value, measure.name)
-    return out
 
 
 def binary_inputs(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:

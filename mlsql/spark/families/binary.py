@@ -30,7 +30,6 @@ from mlsql.measures.contingency import Table2x2
 from mlsql.spark._build import IntoColumn
 from mlsql.spark._engine import SPARK
 from mlsql.spark.families import _classification as K
-from mlsql.spark.families._classification import params  # noqa: F401  (plug-in hook)
 
 FAMILIES = (B.FAMILY,)
 

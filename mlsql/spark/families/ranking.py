@@ -218,17 +218,6 @@ def input_check(measure: Measure) -> Callable[[str, Sequence[str], Sequence[Colu
     return _graded_check
 
 
-def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
-    """Validate ``k`` and ``threshold`` (same messages as SQL)."""
-    out = dict(given)
-    if "k" in out:
-        at_least = 0 if measure.kind == "set" else 1
-        out["k"] = R.check_k(out["k"], measure.name, at_least=at_least)
-    if "threshold" in out:
-        out["threshold"] = R.check_threshold(out["threshold"], measure.name)
-    return out
-
-
 # ------------------------------------------------------------------ ranked lists
 def ranked_row(rank_items: Column, correct_items: Column, k: int | None, body: Callable) -> Column:
     """``body(stats)`` per row, Hivemall's @k statistics computed once each."""

@@ -25,7 +25,6 @@ from mlsql._registry import Measure
 from mlsql.measures import rules as R
 from mlsql.measures.contingency import Table2x2
 from mlsql.spark.families import _classification as K
-from mlsql.spark.families._classification import params  # noqa: F401  (plug-in hook)
 from mlsql.spark.families.binary import cells
 
 FAMILIES = (R.FAMILY,)

@@ -55,7 +55,6 @@ from mlsql._registry import Measure
 from mlsql.measures import scores as SC
 from mlsql.spark._build import OPS
 from mlsql.spark.families import _classification as K
-from mlsql.spark.families._classification import params  # noqa: F401  (plug-in hook)
 
 FAMILIES = (SC.FAMILY,)
 #: each input name's role

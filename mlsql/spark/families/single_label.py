@@ -175,16 +175,12 @@ def check_costs(costs: Any, func: str) -> Costs:
 
 
 def params(measure: Measure, given: dict[str, Any]) -> dict[str, Any]:
-    """Validate this family's own parameters (positive, label, costs, average, weights)."""
+    """Validate this family's parameters that have no registry constraint (positive, label, costs)."""
     out = dict(given)
     for name, value in given.items():
         if name in REQUIRED and value is None:
             raise MlsqlError(f"{measure.name} needs the '{name}' parameter ({REQUIRED[name]}).")
-        if name == "average":
-            out[name] = CP.check_average(value, measure.name)
-        elif name == "weights":
-            out[name] = CP.check_weights(value, measure.name)
-        elif name == "costs":
+        if name == "costs":
             out[name] = check_costs(value, measure.name)
     return out
 
@@ -539,8 +535,6 @@ DOCS = {
     "predicted": ("predicted : str or pyspark.sql.Column", "The predicted class of each row."),
     "label": ("label : str or pyspark.sql.Column", "A label column."),
     "cost": ("cost : str or pyspark.sql.Column", "The cost of each (actual, predicted) pair."),
-    "average": CLASS_PARAM_DOCS["average"],
-    "weights": CLASS_PARAM_DOCS["weights"],
     "positive": CLASS_PARAM_DOCS["positive"],
     "class": CLASS_PARAM_DOCS["label"],
     "costs": (
