@@ -36,6 +36,7 @@ RULES = {
     "average": "one of 'micro', 'macro', 'weighted'",
     "weights": "one of 'linear', 'quadratic'",
     "table_beta": "a finite number > 0",
+    "n_bins": "a whole number > 0",
 }
 
 
@@ -101,7 +102,7 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
     """The generator itself: each value it makes is invalid, and a valid value passes."""
     valid = {"beta": 2, "alpha": 0.5, "cost_fn": -3, "cost_fp": 0, "zero_division": "NaN",
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
-             "average": "Micro", "weights": None, "table_beta": None}  # fmt: skip
+             "average": "Micro", "weights": None, "table_beta": None, "n_bins": 1}  # fmt: skip
     for key, p in P.PARAMS.items():
         P.check(p, valid[key], "f")
         for value in invalid_values(p):
@@ -118,7 +119,7 @@ DUCKDB_INPUTS = {
     "binary": {"actual": "true", "predicted": "false"},
     "rules": {"holds": "true", "fires": "true"},
     "regression": {"actual": "1.0", "predicted": "2.0"},
-    "scores": {"actual": "true", "predicted": "0.5", "score": "0.5", "label": "1"},
+    "scores": {"actual": "true", "predicted": "0.5", "score": "0.5", "prob": "0.5", "label": "1"},
     "single_label": {"actual": "'a'", "predicted": "'b'"},
     "ranking": {"rank_items": "['a', 'b']", "correct_items": "['a']", "actual": "['a']",
                 "scores": "MAP {'a': 0.5}", "ranked_relevance": "[1.0, 0.0]",
