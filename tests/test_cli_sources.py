@@ -278,6 +278,25 @@ def test_spark_master_option_is_the_session_master(kinds: dict[str, Path]) -> No
     assert "Master must" in result.stderr  # Spark's own verdict on the URL it was given
 
 
+def test_spark_prints_no_jvm_warning(kinds: dict[str, Path]) -> None:
+    """Issue 18.5: no "WARNING: Using incubator modules" from the JVM Spark starts."""
+    if "spark" not in _engines():
+        pytest.skip("Spark is not among MLSQL_TEST_ENGINES")
+    import subprocess
+    import sys
+
+    argv = ["eval", str(kinds["parquet"]), "-a", "actual", "-p", "predicted", "--engine", "spark"]
+    result = subprocess.run(
+        [sys.executable, "-m", "mlsql.cli", *argv, "--spark-master", "local[1]"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "micro" in result.stdout.lower()
+    assert "WARNING" not in result.stderr and "incubator" not in result.stderr, result.stderr
+
+
 # ---------------------------------------------------------------- the same columns everywhere
 
 

@@ -69,29 +69,76 @@ def start(master: str | None = None) -> Any:
     """A new session on the configured master (``local[*]`` by default).
 
     It logs only errors and draws no console progress of its own (mlsql's
-    spinner shows on a terminal; pipes stay clean).
+    spinner shows on a terminal; pipes stay clean). Its JVM's stderr is
+    relayed without the JVM's incubator warning (:func:`_quiet_gateway`).
     """
+    from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
     log_config = (Path(__file__).with_name("log4j2.properties")).as_uri()
-    builder = (
-        SparkSession.builder.appName("mlsql eval")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
-        .config("spark.sql.session.timeZone", "UTC")
+    conf = (
+        SparkConf()
+        .setAppName("mlsql eval")
+        .set("spark.ui.enabled", "false")
+        .set("spark.ui.showConsoleProgress", "false")
+        .set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
+        .set("spark.sql.session.timeZone", "UTC")
     )
     named = configured_master(master)
     if named is not None:
-        builder = builder.master(named)
+        conf.setMaster(named)
+    gateway = _quiet_gateway(conf)
     try:
-        spark = builder.getOrCreate()
+        context = SparkContext(conf=conf, gateway=gateway)
     except Exception as exc:  # Spark's own configuration names no master either
         if named is not None or "master URL must be set" not in str(exc):
             raise
-        spark = builder.master(DEFAULT_MASTER).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+        context = SparkContext(conf=conf.setMaster(DEFAULT_MASTER), gateway=gateway)
+    context.setLogLevel("ERROR")
+    return SparkSession(context)
+
+
+#: the line the JVM prints at start because Spark's launcher always adds
+#: ``--add-modules=jdk.incubator.vector``: no JVM option or log configuration silences it
+INCUBATOR_WARNING = b"WARNING: Using incubator modules:"
+
+
+def _quiet_gateway(conf: Any) -> Any:
+    """Spark's JVM (py4j gateway), its stderr relayed to ours without :data:`INCUBATOR_WARNING`.
+
+    Spark's launcher puts ``--add-modules=jdk.incubator.vector`` on every
+    driver's command line and the JVM then prints that warning on stderr
+    before anything else runs (``jdk.internal.module.ModuleBootstrap``, with
+    no option to turn it off). PySpark's ``launch_gateway`` takes Popen
+    arguments for capturing the JVM's output: its stderr comes through a
+    pipe, and a daemon thread copies every other line (Spark's own errors)
+    to this process's stderr as it arrives. None when a gateway already runs.
+    """
+    import subprocess
+    import sys
+    import threading
+
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return None
+    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
+    pipe = gateway.proc.stderr
+
+    def relay() -> None:
+        out = sys.stderr.buffer if hasattr(sys.stderr, "buffer") else None
+        for line in iter(pipe.readline, b""):
+            if line.startswith(INCUBATOR_WARNING):
+                continue
+            if out is not None:
+                out.write(line)
+                out.flush()
+            else:
+                sys.stderr.write(line.decode(errors="replace"))
+
+    threading.Thread(target=relay, name="mlsql-spark-stderr", daemon=True).start()
+    return gateway
 
 
 def read(spark: Any, con: duckdb.DuckDBPyConnection, prepared: Prepared) -> Any:
