@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from mlsql.cli.errors import UserError
 from mlsql.cli.sources import (
     ACTUAL,
     PREDICTED,
@@ -56,6 +57,26 @@ def configured_master(option: str | None, environ: dict[str, str] | None = None)
     """
     env = os.environ if environ is None else environ
     return option or env.get("SPARK_MASTER") or None
+
+
+def check_width(prepared: Prepared) -> None:
+    """Raise :class:`UserError` for integer labels wider than Spark's ``bigint``.
+
+    DuckDB and Polars hold UBIGINT, HUGEINT and UHUGEINT labels as 128-bit
+    integers. Spark has no integer wider than 64 bits: it reads them as
+    ``decimal(20,0)`` or ``decimal(38,0)``, and decimals are no labels in any
+    engine (:mod:`mlsql._label_types`). Rather than evaluate different labels
+    (text, or wrapped-around integers), ``--engine spark`` says so before it
+    starts, and names the engines that read them.
+    """
+    if not prepared.wide:
+        return
+    columns = " and ".join(repr(side.column) for side in prepared.sides)
+    raise UserError(
+        f"--engine spark cannot read the labels of {columns}: they are integers wider than "
+        "64 bits (UBIGINT, HUGEINT or UHUGEINT), and Spark has no integer type that holds "
+        "them; use --engine duckdb or --engine polars, or store the labels as text or BIGINT"
+    )
 
 
 def active() -> Any:
@@ -189,7 +210,7 @@ def _labels(side: Side, prepared: Prepared) -> Any:
     from pyspark.sql import functions as F
 
     c = F.col(_quoted(side.column))
-    of = "string" if side.kind == "text" else ("decimal(38,0)" if prepared.wide else "bigint")
+    of = "string" if side.kind == "text" else "bigint"  # wider integers: check_width
     if side.shape == "list":
         return c.cast(f"array<{of}>")
     if side.shape == "split":
