@@ -131,12 +131,11 @@ def _quiet_gateway(conf: Any) -> Any:
     driver's command line and the JVM then prints that warning on stderr
     before anything else runs (``jdk.internal.module.ModuleBootstrap``, with
     no option to turn it off). PySpark's ``launch_gateway`` takes Popen
-    arguments for capturing the JVM's output: its stderr comes through a
-    pipe, and a daemon thread copies every other line (Spark's own errors)
-    to this process's stderr as it arrives. None when a gateway already runs.
+    arguments for capturing the JVM's output: its stderr goes into a pipe,
+    and a daemon thread copies every other line (Spark's own errors, such as
+    its verdict on a bad master URL when the launch fails) to this process's
+    stderr as it arrives. None when a gateway already runs.
     """
-    import subprocess
-    import sys
     import threading
 
     from pyspark import SparkContext
@@ -144,22 +143,29 @@ def _quiet_gateway(conf: Any) -> Any:
 
     if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
         return None
-    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
-    pipe = gateway.proc.stderr
+    read_end, write_end = os.pipe()
+    relay = threading.Thread(target=_relay, args=(read_end,), name="mlsql-jvm-stderr", daemon=True)
+    relay.start()
+    try:
+        gateway = launch_gateway(conf, popen_kwargs={"stderr": write_end})
+    except BaseException:
+        os.close(write_end)
+        relay.join(timeout=5)  # the JVM's last words before the error that follows them
+        raise
+    os.close(write_end)  # the JVM holds its own copy: the pipe ends when the JVM does
+    return gateway
 
-    def relay() -> None:
-        out = sys.stderr.buffer if hasattr(sys.stderr, "buffer") else None
+
+def _relay(read_end: int) -> None:
+    """Copy the lines of ``read_end`` to stderr, all but :data:`INCUBATOR_WARNING`."""
+    import sys
+
+    with os.fdopen(read_end, "rb") as pipe:
         for line in iter(pipe.readline, b""):
             if line.startswith(INCUBATOR_WARNING):
                 continue
-            if out is not None:
-                out.write(line)
-                out.flush()
-            else:
-                sys.stderr.write(line.decode(errors="replace"))
-
-    threading.Thread(target=relay, name="mlsql-spark-stderr", daemon=True).start()
-    return gateway
+            sys.stderr.write(line.decode(errors="replace"))
+            sys.stderr.flush()
 
 
 def read(spark: Any, con: duckdb.DuckDBPyConnection, prepared: Prepared) -> Any:
