@@ -191,7 +191,7 @@ def test_report_is_byte_identical_however_the_rows_are_partitioned():
 
     from tests.test_report_api import _zipf_columns
 
-    c = _zipf_columns(10_000)
+    c = _zipf_columns(3_000)
     df = session().createDataFrame(
         list(zip(c["model"], c["actual"], c["predicted"], strict=True)),
         "model int, actual array<string>, predicted array<string>",
