@@ -47,6 +47,30 @@ def test_multilabel_report_is_byte_identical_across_runs() -> None:
     assert len(runs) == 1
 
 
+def _zipf_columns(n: int, seed: int = 42) -> dict[str, list[Any]]:
+    """``ZIPF_ROWS`` in plain Python: three models, one to four actual labels, zero to three predicted."""
+    rng = random.Random(seed)
+
+    def labels(at_least: int) -> list[str]:
+        return sorted(
+            {f"l{int(1 / (rng.random() + 0.0005))}" for _ in range(rng.randint(at_least, 4))}
+        )
+
+    return {
+        "model": [i % 3 for i in range(n)],
+        "actual": [labels(1) for _ in range(n)],
+        "predicted": [labels(0) for _ in range(n)],
+    }
+
+
+def test_polars_report_is_byte_identical_across_runs() -> None:
+    """Issue 17.12 on Polars: its threads add a group's floats in varying order unless sorted."""
+    df = pl.DataFrame(_zipf_columns(20_000))
+    for frame in (df, df.lazy()):
+        runs = {mlsql.report(frame, "actual", "predicted", by="model").to_json() for _ in range(4)}
+        assert len(runs) == 1
+
+
 # ------------------------------------------------------------------ data and helpers
 BLOG = conformance("hivemall_blog_tags.json")
 ROWS = [(r["actual"], r["predicted"]) for r in BLOG["rows"]]

@@ -179,3 +179,26 @@ def test_indicator_columns_round_trip():
     assert [r[0] for r in lists.collect()] == [["x", "z"], [], None]
     back = lists.select(ms.indicators_from_labels("l", ["x", "y", "z"])).collect()
     assert [r[0] for r in back] == [[1, 0, 1], [0, 0, 0], None]
+
+
+def test_report_is_byte_identical_however_the_rows_are_partitioned():
+    """Issue 17.12 on Spark: partial sums merge in task order unless a group's values are sorted.
+
+    On a cluster the order varies from run to run; locally it varies with the
+    partitioning and order of the same rows, which this test changes.
+    """
+    from pyspark.sql import functions as F
+
+    from tests.test_report_api import _zipf_columns
+
+    c = _zipf_columns(3_000)
+    df = session().createDataFrame(
+        list(zip(c["model"], c["actual"], c["predicted"], strict=True)),
+        "model int, actual array<string>, predicted array<string>",
+    )
+    variants = [df.repartition(1), df.repartition(4), df.orderBy(F.rand(1)).repartition(3)]
+    reports = {
+        mlsql.report(v, "actual", "predicted", by="model", source="rows").to_json()
+        for v in variants
+    }
+    assert len(reports) == 1

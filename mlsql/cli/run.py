@@ -144,6 +144,7 @@ def _on_engine(
         ) from None
     from mlsql.cli import spark_input
 
+    spark_input.check_width(prepared)
     spark = spark_input.active()
     if spark is not None and spark_master and spark.sparkContext.master != spark_master:
         warn(

@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from mlsql.cli.errors import UserError
 from mlsql.cli.sources import (
     ACTUAL,
     PREDICTED,
@@ -58,6 +59,26 @@ def configured_master(option: str | None, environ: dict[str, str] | None = None)
     return option or env.get("SPARK_MASTER") or None
 
 
+def check_width(prepared: Prepared) -> None:
+    """Raise :class:`UserError` for integer labels wider than Spark's ``bigint``.
+
+    DuckDB and Polars hold UBIGINT, HUGEINT and UHUGEINT labels as 128-bit
+    integers. Spark has no integer wider than 64 bits: it reads them as
+    ``decimal(20,0)`` or ``decimal(38,0)``, and decimals are no labels in any
+    engine (:mod:`mlsql._label_types`). Rather than evaluate different labels
+    (text, or wrapped-around integers), ``--engine spark`` says so before it
+    starts, and names the engines that read them.
+    """
+    if not prepared.wide:
+        return
+    columns = " and ".join(repr(side.column) for side in prepared.sides)
+    raise UserError(
+        f"--engine spark cannot read the labels of {columns}: they are integers wider than "
+        "64 bits (UBIGINT, HUGEINT or UHUGEINT), and Spark has no integer type that holds "
+        "them; use --engine duckdb or --engine polars, or store the labels as text or BIGINT"
+    )
+
+
 def active() -> Any:
     """The session running in this process (its settings left as they are), or None."""
     from pyspark.sql import SparkSession
@@ -69,29 +90,82 @@ def start(master: str | None = None) -> Any:
     """A new session on the configured master (``local[*]`` by default).
 
     It logs only errors and draws no console progress of its own (mlsql's
-    spinner shows on a terminal; pipes stay clean).
+    spinner shows on a terminal; pipes stay clean). Its JVM's stderr is
+    relayed without the JVM's incubator warning (:func:`_quiet_gateway`).
     """
+    from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
     log_config = (Path(__file__).with_name("log4j2.properties")).as_uri()
-    builder = (
-        SparkSession.builder.appName("mlsql eval")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
-        .config("spark.sql.session.timeZone", "UTC")
+    conf = (
+        SparkConf()
+        .setAppName("mlsql eval")
+        .set("spark.ui.enabled", "false")
+        .set("spark.ui.showConsoleProgress", "false")
+        .set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={log_config}")
+        .set("spark.sql.session.timeZone", "UTC")
     )
     named = configured_master(master)
     if named is not None:
-        builder = builder.master(named)
+        conf.setMaster(named)
+    gateway = _quiet_gateway(conf)
     try:
-        spark = builder.getOrCreate()
+        context = SparkContext(conf=conf, gateway=gateway)
     except Exception as exc:  # Spark's own configuration names no master either
         if named is not None or "master URL must be set" not in str(exc):
             raise
-        spark = builder.master(DEFAULT_MASTER).getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
-    return spark
+        context = SparkContext(conf=conf.setMaster(DEFAULT_MASTER), gateway=gateway)
+    context.setLogLevel("ERROR")
+    return SparkSession(context)
+
+
+#: the line the JVM prints at start because Spark's launcher always adds
+#: ``--add-modules=jdk.incubator.vector``: no JVM option or log configuration silences it
+INCUBATOR_WARNING = b"WARNING: Using incubator modules:"
+
+
+def _quiet_gateway(conf: Any) -> Any:
+    """Spark's JVM (py4j gateway), its stderr relayed to ours without :data:`INCUBATOR_WARNING`.
+
+    Spark's launcher puts ``--add-modules=jdk.incubator.vector`` on every
+    driver's command line and the JVM then prints that warning on stderr
+    before anything else runs (``jdk.internal.module.ModuleBootstrap``, with
+    no option to turn it off). PySpark's ``launch_gateway`` takes Popen
+    arguments for capturing the JVM's output: its stderr goes into a pipe,
+    and a daemon thread copies every other line (Spark's own errors, such as
+    its verdict on a bad master URL when the launch fails) to this process's
+    stderr as it arrives. None when a gateway already runs.
+    """
+    import threading
+
+    from pyspark import SparkContext
+    from pyspark.java_gateway import launch_gateway
+
+    if SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ:
+        return None
+    read_end, write_end = os.pipe()
+    relay = threading.Thread(target=_relay, args=(read_end,), name="mlsql-jvm-stderr", daemon=True)
+    relay.start()
+    try:
+        gateway = launch_gateway(conf, popen_kwargs={"stderr": write_end})
+    except BaseException:
+        os.close(write_end)
+        relay.join(timeout=5)  # the JVM's last words before the error that follows them
+        raise
+    os.close(write_end)  # the JVM holds its own copy: the pipe ends when the JVM does
+    return gateway
+
+
+def _relay(read_end: int) -> None:
+    """Copy the lines of ``read_end`` to stderr, all but :data:`INCUBATOR_WARNING`."""
+    import sys
+
+    with os.fdopen(read_end, "rb") as pipe:
+        for line in iter(pipe.readline, b""):
+            if line.startswith(INCUBATOR_WARNING):
+                continue
+            sys.stderr.write(line.decode(errors="replace"))
+            sys.stderr.flush()
 
 
 def read(spark: Any, con: duckdb.DuckDBPyConnection, prepared: Prepared) -> Any:
@@ -142,7 +216,7 @@ def _labels(side: Side, prepared: Prepared) -> Any:
     from pyspark.sql import functions as F
 
     c = F.col(_quoted(side.column))
-    of = "string" if side.kind == "text" else ("decimal(38,0)" if prepared.wide else "bigint")
+    of = "string" if side.kind == "text" else "bigint"  # wider integers: check_width
     if side.shape == "list":
         return c.cast(f"array<{of}>")
     if side.shape == "split":

@@ -123,3 +123,40 @@ class PolarsOps:
         if _symbolic(base, exponent):
             return S.binary("pow", base, exponent)
         return _expr(base).cast(pl.Float64).pow(_expr(exponent))
+
+
+class FixedOrderPolarsOps(PolarsOps):
+    """:class:`PolarsOps` whose sums and means add the values sorted, so a result is the same on every run.
+
+    Polars sums floating-point values of a group in the order its rows reach
+    the group-by, which varies from run to run with the threads (and the
+    streaming engine's morsels); the last digit of a mean over labels then
+    changes. Here a group's values are sorted and added one after the other
+    (a running sum's last value: the optimizer drops a sort before ``sum``,
+    as a sum does not depend on order in exact arithmetic), so the result is
+    a function of the values alone. For small frames only (one row per
+    label, or per distinct row shape, of a group), where the sort is cheap.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> ops = FixedOrderPolarsOps()
+    >>> df = pl.DataFrame({"x": [0.5, None, 0.25]})
+    >>> df.select(ops.sum(pl.col("x")), ops.mean(pl.col("x")).alias("m")).row(0)
+    (0.75, 0.375)
+    """
+
+    def _sorted_sum(self, x: Any) -> pl.Expr:
+        if _symbolic(x):
+            raise TypeError("FixedOrderPolarsOps works on plain expressions")
+        # NULLs sort first, so the running sum's last value counts every value
+        return _expr(x).sort(nulls_last=False).cum_sum().last()
+
+    def sum(self, x: Any) -> Any:
+        """SQL ``sum`` of the values in sorted order: NULL over no non-NULL values."""
+        return pl.when(_expr(x).count() == 0).then(None).otherwise(self._sorted_sum(x))
+
+    def mean(self, x: Any) -> Any:
+        """SQL ``avg`` of the values in sorted order: NULL over no non-NULL values."""
+        n = _expr(x).count()
+        return pl.when(n == 0).then(None).otherwise(self._sorted_sum(x).cast(pl.Float64) / n)

@@ -27,10 +27,12 @@ from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
 from mlsql.polars._dtypes import inner, kind, label_lists
 from mlsql.polars._engine import POLARS
-from mlsql.polars.ops import PolarsOps
+from mlsql.polars.ops import FixedOrderPolarsOps, PolarsOps
 
 FAMILIES = (LB.FAMILY,)
 OPS = PolarsOps()
+#: the report's sums over labels and rows: in a fixed order, so a report is the same on every run
+SUMS = FixedOrderPolarsOps()
 ALL = "__mlsql_all"
 Frame = pl.DataFrame | pl.LazyFrame
 
@@ -247,13 +249,13 @@ def multilabel_report(
     by_label = (
         _label_values(k, b, zd)
         .group_by(groups)
-        .agg(**{n: e for n, e in LB.label_aggregates(OPS, pl.col, zd).items()})
+        .agg(**{n: e for n, e in LB.label_aggregates(SUMS, pl.col, zd).items()})
     )
     stats = RowStats(pl.col("tp"), pl.col("n_actual"), pl.col("n_predicted"))
     by_row = (
         histogram.with_columns(**LB.row_values(OPS, stats, b, zd))
         .group_by(groups)
-        .agg(**LB.row_aggregates(OPS, pl.col, pl.col("n"), zd))
+        .agg(**LB.row_aggregates(SUMS, pl.col, pl.col("n"), zd))
         .drop("n_rows")
     )
     out = (

@@ -36,7 +36,7 @@ from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import check_label_array_types, kind, to_column
-from mlsql.spark.ops import SparkOps
+from mlsql.spark.ops import FixedOrderSparkOps, SparkOps
 from mlsql.spark.stats import label_set
 
 FAMILIES = (LB.FAMILY,)
@@ -208,11 +208,13 @@ def _tagger(kind: str, label_type: T.DataType) -> Callable[[Column], Column]:
     return tag
 
 
-class MaskedOps(SparkOps):
-    """SparkOps whose aggregates see only the rows where ``mask`` holds.
+class MaskedOps(FixedOrderSparkOps):
+    """SparkOps whose aggregates see only the rows where ``mask`` holds, summed in a fixed order.
 
     The report aggregates label rows and row-statistics rows of a group in
     one ``groupBy``; each builder's aggregates must see only its own kind.
+    Sums and means add the values sorted (:class:`FixedOrderSparkOps`), so
+    the report does not depend on how the rows are partitioned.
     """
 
     def __init__(self, mask: Column) -> None:
