@@ -572,7 +572,11 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
     out += [*typed(counts, qualify), merge]
     out += _hivemall(qualify, ops)
     for mod in family_modules():
-        out += mod.macros(qualify, ops)
+        made = mod.macros(qualify, ops)
+        if native and hasattr(mod, "native_overrides"):
+            overrides = {m.name: m for m in mod.native_overrides(qualify)}
+            made = [overrides.get(m.name, m) for m in made]
+        out += made
         for m in measures():
             if m.family in mod.FAMILIES and m.build is not None and m.available_in("duckdb"):
                 stats = mod.stats(qualify, m) if hasattr(mod, "stats") else None
