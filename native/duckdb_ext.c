@@ -315,8 +315,9 @@ static int gather_keys(const list_input *in, idx_t i, growable *t, size_t *n) {
         switch (in->type) {
         case DUCKDB_TYPE_VARCHAR: {
             duckdb_string_t *s = (duckdb_string_t *)in->child;
-            key->len = s[j].value.inlined.length;
-            key->ptr = key->len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr;
+            uint32_t len = s[j].value.inlined.length;
+            *key = mlsql_text_key(len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr,
+                                  len);
             continue;
         }
         case DUCKDB_TYPE_HUGEINT: {

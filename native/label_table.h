@@ -9,7 +9,8 @@
  * Semantics (mlsql DESIGN s.1): a label repeated inside one list counts once;
  * the caller drops NULL elements and reports NULL lists with
  * mlsql_lt_add_unknown. Text labels are equal when their bytes are; integer
- * labels when their 128-bit values are (the caller widens every integer type
+ * labels when their 128-bit values are (text keys are made with mlsql_text_key;
+ * the caller widens every integer type
  * the same way for both sides: sign-extended for signed types, zero-extended
  * for unsigned ones).
  *
@@ -25,8 +26,16 @@
 typedef struct {
     const char *ptr; /* text: len bytes (NULL ptr with len 0: the empty label) */
     size_t len;
-    uint64_t lo, hi; /* integers: the 128-bit value */
+    uint64_t lo, hi; /* integers: the 128-bit value; text: lo holds the first 8 bytes */
 } mlsql_key;
+
+/* The key of a text label: its bytes, and the first (up to) 8 of them zero-padded in lo, so
+ * that most comparisons of short labels need no call to memcmp. */
+static inline mlsql_key mlsql_text_key(const char *ptr, size_t len) {
+    mlsql_key k = {ptr, len, 0, 0};
+    if (len) memcpy(&k.lo, ptr, len < 8 ? len : 8);
+    return k;
+}
 
 typedef struct {
     mlsql_key key; /* text: ptr points into the table's arena */
@@ -73,12 +82,15 @@ static MLSQL_UNUSED void mlsql_lt_free(mlsql_label_table *t) {
 }
 
 static inline uint64_t mlsql_key_hash(int text, const mlsql_key *k) {
+    if (text && k->len <= 8) return mlsql_mix64(k->lo ^ ((uint64_t)k->len << 56) ^ UINT64_C(0x9e3779b97f4a7c15));
     if (text) return mlsql_hash_bytes(k->ptr, k->len);
     return mlsql_mix64(k->lo ^ mlsql_mix64(k->hi ^ UINT64_C(0x2545f4914f6cdd1d)));
 }
 
 static inline int mlsql_key_eq(int text, const mlsql_key *x, const mlsql_key *y) {
-    if (text) return x->len == y->len && (x->len == 0 || memcmp(x->ptr, y->ptr, x->len) == 0);
+    if (text)
+        return x->len == y->len && x->lo == y->lo &&
+               (x->len <= 8 || memcmp(x->ptr + 8, y->ptr + 8, x->len - 8) == 0);
     return x->lo == y->lo && x->hi == y->hi;
 }
 
