@@ -144,9 +144,8 @@ static int gather_text(const list_input *in, idx_t i, growable *t, size_t *n) {
     for (idx_t j = e.offset; j < e.offset + e.length; j++) {
         if (!is_valid(in->child_validity, j)) continue;
         uint32_t len = s[j].value.inlined.length;
-        out[k].len = len;
-        out[k].ptr = len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr;
-        k++;
+        out[k++] = mlsql_text_make(len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr,
+                                   len);
     }
     *n = k;
     return 0;

@@ -39,15 +39,12 @@ static int hexval(int c) { return c <= '9' ? c - '0' : c - 'a' + 10; }
 /* one label: "-" is empty, else hex bytes; stored in its own exact-size allocation */
 static mlsql_text read_text(void) {
     char buf[4096];
-    mlsql_text t = {NULL, 0};
     if (scanf("%4095s", buf) != 1) exit(3);
-    if (strcmp(buf, "-") == 0) return t;
+    if (strcmp(buf, "-") == 0) return mlsql_text_make(NULL, 0);
     size_t n = strlen(buf) / 2;
     char *p = malloc(n);
     for (size_t i = 0; i < n; i++) p[i] = (char)(hexval(buf[2 * i]) * 16 + hexval(buf[2 * i + 1]));
-    t.ptr = p;
-    t.len = n;
-    return t;
+    return mlsql_text_make(p, n);
 }
 
 int main(void) {
