@@ -257,6 +257,16 @@ def test_measures_equal_portable_and_oracle(
         assert same(s, w), (name, s, w)
 
 
+@pytest.mark.parametrize("t", ["VARCHAR", "TINYINT", "INTEGER", "BIGINT"])
+def test_integer_and_text_columns_take_the_native_path(native: Path, t: str) -> None:
+    """A BIGINT[] column reaches the extension (it was cast to HUGEINT[] and stayed portable)."""
+    con = mlsql.connect()
+    con.execute(f"CREATE TABLE t AS SELECT ['1', '2']::{t}[] AS a, ['2']::{t}[] AS p")
+    for call in ("micro_f1(a, p)", "samples_f1(a, p)", "multilabel_counts(a, p)"):
+        plan = con.execute(f"EXPLAIN SELECT {call} FROM t").fetchall()[0][1]
+        assert "mlsql_native_counts" in plan and "list_filter" not in plan, (call, plan)
+
+
 def test_multilabel_counts_native_equal_oracle(native: Path) -> None:
     rows = [(["a", "a", None], ["a", "b"]), (None, ["a"]), ([], []), (["x" * 30], ["x" * 30])]
     table = pa.table({"a": [r[0] for r in rows], "p": [r[1] for r in rows]})
@@ -342,7 +352,10 @@ def test_label_tables_equal_portable_and_oracle(
         return
     columns = ["label", "tp", "fp", "fn", "tn", "support", "precision", "recall", "f1"]
     for g_row, want_row in zip(got[0], expected, strict=True):
-        assert all(equal(x, want_row[c]) for x, c in zip(g_row, columns, strict=False)), (g_row, want_row)
+        assert all(equal(x, want_row[c]) for x, c in zip(g_row, columns, strict=False)), (
+            g_row,
+            want_row,
+        )
 
 
 def test_label_tables_over_many_vectors_and_threads(native: Path) -> None:

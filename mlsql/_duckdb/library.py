@@ -335,13 +335,18 @@ def _row_stat_macros(native: bool = False) -> list[Macro]:
             for name, body in portable.items()
         ]
     # 128-bit integer lists (and unsigned lists, which DuckDB widens to them) stay portable:
-    # the extension counts text and integers of up to 64 bits
+    # the extension counts text and integers of up to 64 bits. The lists it counts get typed
+    # overloads too: DuckDB prefers a typed overload reached by an implicit cast to an
+    # untyped one, so without them BIGINT[] lists were cast to HUGEINT[] and stayed portable.
     out = []
     for name, body in portable.items():
+        native_body = f"struct_extract({NATIVE_COUNTS}(actual, predicted), '{fields[name]}')"
         for t in WIDE_INTEGER_LISTS:
             params = (f"actual {t}", f"predicted {t}")
             out.append(Macro("internal.sql", name, params, body, docs[name], public=False))
-        native_body = f"struct_extract({NATIVE_COUNTS}(actual, predicted), '{fields[name]}')"
+        for t in NATIVE_LISTS:
+            params = (f"actual {t}", f"predicted {t}")
+            out.append(Macro("internal.sql", name, params, native_body, docs[name], public=False))
         out.append(
             Macro(
                 "internal.sql", name, ("actual", "predicted"), native_body, docs[name], public=False
@@ -352,6 +357,12 @@ def _row_stat_macros(native: bool = False) -> list[Macro]:
 
 #: the list types the native extension does not count (their macros stay portable)
 WIDE_INTEGER_LISTS = ("HUGEINT[]", "UHUGEINT[]")
+#: the list types it counts, each given its own overload (see :func:`_row_stat_macros`)
+NATIVE_LISTS = (
+    "VARCHAR[]",
+    *(f"{t}[]" for t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT")),
+    *(f"U{t}[]" for t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT")),
+)
 
 
 #: the label list types the public macros accept; anything else meets the fallback's error
