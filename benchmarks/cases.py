@@ -204,6 +204,8 @@ CASES: list[Case] = [
     Case("duckdb", "mlsql multilabel_counts portable", f"SELECT multilabel_counts(actual, predicted) FROM {PARQUET}", mlsql=True, portable=True),
     Case("duckdb", "mlsql label_metrics", f"SELECT * FROM label_metrics({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True),
     Case("duckdb", "mlsql multilabel_report", f"SELECT * FROM multilabel_report({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True),
+    Case("duckdb", "mlsql label_metrics portable", f"SELECT * FROM label_metrics({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True, portable=True),
+    Case("duckdb", "mlsql multilabel_report portable", f"SELECT * FROM multilabel_report({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True, portable=True),
     # Polars: streaming scans, then eager read_parquet -------------------------
     Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),
     Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),

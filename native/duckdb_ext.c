@@ -1,7 +1,7 @@
 /*
  * mlsql's DuckDB extension (C extension API, targeting C API v1.2.0).
  *
- * One scalar function:
+ * A scalar function and an aggregate:
  *   mlsql_native_counts(actual LIST, predicted LIST)
  *       -> STRUCT(tp BIGINT, n_actual BIGINT, n_predicted BIGINT)
  * the sizes |A ∩ P|, |A| and |P| of the two lists read as sets (duplicates
@@ -9,7 +9,17 @@
  * gives a NULL struct (and NULL fields). Both lists hold text (VARCHAR) or
  * both hold integers of any width and sign (the widths may differ).
  *
- * DuckDB flattens the input chunk before calling a C API scalar function, so
+ *
+ *   mlsql_native_label_table(actual T[], predicted T[])  -- aggregate
+ *       -> STRUCT(label T, tp BIGINT, n_actual BIGINT, n_predicted BIGINT, n BIGINT)[]
+ * the per-label table of a group of rows (native/label_table.h): one entry
+ * per label seen (label, tp, n_actual, n_predicted; n NULL), one per kind of
+ * row (label NULL; the row's |A ∩ P|, |A|, |P| and n, how many rows), and one
+ * for the unknown rows, where a list is NULL (only n set). T is VARCHAR or an
+ * integer type (both lists of the same type: the caller casts them to their
+ * common type first).
+ *
+ * DuckDB flattens the input chunk before calling a C API function, so
  * each input is a flat list vector over a flat child vector. Every list entry
  * is checked against its child vector's size before a child is read.
  * DuckDB calls the function from each of its threads; all state is local to
@@ -30,6 +40,7 @@
 
 #include "duckdb_extension.h"
 #include "kernel.h"
+#include "label_table.h"
 
 DUCKDB_EXTENSION_EXTERN
 
@@ -88,8 +99,13 @@ static int type_kind(duckdb_type t) {
     }
 }
 
-/* Read the list vector's layout; 0 ok, -1 not a list of a supported type. */
-static int open_list(duckdb_vector v, list_input *in) {
+/* The kind of a label type the per-label table reads (also 128-bit integers). */
+static int table_kind(duckdb_type t) {
+    return t == DUCKDB_TYPE_HUGEINT || t == DUCKDB_TYPE_UHUGEINT ? KIND_INT : type_kind(t);
+}
+
+/* Read the list vector's layout; 0 ok, -1 not a list of a type `kind_of` accepts. */
+static int open_list_of(duckdb_vector v, list_input *in, int (*kind_of)(duckdb_type)) {
     duckdb_logical_type lt = duckdb_vector_get_column_type(v);
     if (!lt) return -1;
     int ok = duckdb_get_type_id(lt) == DUCKDB_TYPE_LIST;
@@ -99,7 +115,7 @@ static int open_list(duckdb_vector v, list_input *in) {
         duckdb_destroy_logical_type(&ct);
     }
     duckdb_destroy_logical_type(&lt);
-    if (!ok || type_kind(in->type) < 0) return -1;
+    if (!ok || kind_of(in->type) < 0) return -1;
     duckdb_vector child = duckdb_list_vector_get_child(v);
     in->entries = (duckdb_list_entry *)duckdb_vector_get_data(v);
     in->validity = duckdb_vector_get_validity(v);
@@ -109,6 +125,8 @@ static int open_list(duckdb_vector v, list_input *in) {
     in->child_validity = in->child_size ? duckdb_vector_get_validity(child) : NULL;
     return 0;
 }
+
+static int open_list(duckdb_vector v, list_input *in) { return open_list_of(v, in, type_kind); }
 
 /* Whether row i's entry lies inside the child vector. */
 static bool entry_in_bounds(const list_input *in, idx_t i) {
@@ -126,9 +144,8 @@ static int gather_text(const list_input *in, idx_t i, growable *t, size_t *n) {
     for (idx_t j = e.offset; j < e.offset + e.length; j++) {
         if (!is_valid(in->child_validity, j)) continue;
         uint32_t len = s[j].value.inlined.length;
-        out[k].len = len;
-        out[k].ptr = len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr;
-        k++;
+        out[k++] = mlsql_text_make(len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr,
+                                   len);
     }
     *n = k;
     return 0;
@@ -278,6 +295,336 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
     if (error) duckdb_scalar_function_set_error(info, error);
 }
 
+static duckdb_logical_type list_of(duckdb_type t);
+
+/* ------------------------------------------------------------------ the per-label aggregate */
+
+/* Row i's non-NULL labels as table keys into t (which grows); their number in *n. Integers are
+ * widened to 128 bits (signed types sign-extended), so equal values give equal keys. */
+static int gather_keys(const list_input *in, idx_t i, growable *t, size_t *n) {
+    duckdb_list_entry e = in->entries[i];
+    if (grow(t, e.length, sizeof(mlsql_key)) != 0) return -1;
+    mlsql_key *out = (mlsql_key *)t->data;
+    size_t k = 0;
+    for (idx_t j = e.offset; j < e.offset + e.length; j++) {
+        if (!is_valid(in->child_validity, j)) continue;
+        mlsql_key *key = &out[k++];
+        memset(key, 0, sizeof *key);
+        int64_t x = 0;
+        switch (in->type) {
+        case DUCKDB_TYPE_VARCHAR: {
+            duckdb_string_t *s = (duckdb_string_t *)in->child;
+            uint32_t len = s[j].value.inlined.length;
+            *key = mlsql_text_key(len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr,
+                                  len);
+            continue;
+        }
+        case DUCKDB_TYPE_HUGEINT: {
+            duckdb_hugeint h = ((const duckdb_hugeint *)in->child)[j];
+            key->lo = h.lower;
+            key->hi = (uint64_t)h.upper;
+            continue;
+        }
+        case DUCKDB_TYPE_UHUGEINT: {
+            duckdb_uhugeint h = ((const duckdb_uhugeint *)in->child)[j];
+            key->lo = h.lower;
+            key->hi = h.upper;
+            continue;
+        }
+        case DUCKDB_TYPE_UTINYINT:
+            key->lo = ((const uint8_t *)in->child)[j];
+            continue;
+        case DUCKDB_TYPE_USMALLINT:
+            key->lo = ((const uint16_t *)in->child)[j];
+            continue;
+        case DUCKDB_TYPE_UINTEGER:
+            key->lo = ((const uint32_t *)in->child)[j];
+            continue;
+        case DUCKDB_TYPE_UBIGINT:
+            key->lo = ((const uint64_t *)in->child)[j];
+            continue;
+        case DUCKDB_TYPE_TINYINT:
+            x = ((const int8_t *)in->child)[j];
+            break;
+        case DUCKDB_TYPE_SMALLINT:
+            x = ((const int16_t *)in->child)[j];
+            break;
+        case DUCKDB_TYPE_INTEGER:
+            x = ((const int32_t *)in->child)[j];
+            break;
+        default: /* BIGINT */
+            x = ((const int64_t *)in->child)[j];
+        }
+        key->lo = (uint64_t)x;
+        key->hi = x < 0 ? UINT64_MAX : 0;
+    }
+    *n = k;
+    return 0;
+}
+
+typedef struct {
+    mlsql_label_table *table; /* NULL until the group's first row */
+} table_state;
+
+static idx_t table_state_size(duckdb_function_info info) {
+    (void)info;
+    return sizeof(table_state);
+}
+
+static void table_state_init(duckdb_function_info info, duckdb_aggregate_state state) {
+    (void)info;
+    ((table_state *)state)->table = NULL;
+}
+
+static void table_state_destroy(duckdb_aggregate_state *states, idx_t count) {
+    for (idx_t i = 0; i < count; i++) {
+        table_state *s = (table_state *)states[i];
+        if (s->table) {
+            mlsql_lt_free(s->table);
+            free(s->table);
+            s->table = NULL;
+        }
+    }
+}
+
+/* The state's table, made on first use; NULL when out of memory. */
+static mlsql_label_table *state_table(duckdb_aggregate_state state, int text) {
+    table_state *s = (table_state *)state;
+    if (!s->table) {
+        s->table = (mlsql_label_table *)malloc(sizeof *s->table);
+        if (s->table) mlsql_lt_init(s->table, text);
+    }
+    return s->table;
+}
+
+static void table_update(duckdb_function_info info, duckdb_data_chunk input,
+                         duckdb_aggregate_state *states) {
+    idx_t rows = duckdb_data_chunk_get_size(input);
+    list_input a, p;
+    if (duckdb_data_chunk_get_column_count(input) != 2 ||
+        open_list_of(duckdb_data_chunk_get_vector(input, 0), &a, table_kind) != 0 ||
+        open_list_of(duckdb_data_chunk_get_vector(input, 1), &p, table_kind) != 0 ||
+        a.type != p.type) {
+        duckdb_aggregate_function_set_error(
+            info, "mlsql_native_label_table: both arguments must be lists of one label type");
+        return;
+    }
+    int text = a.type == DUCKDB_TYPE_VARCHAR;
+    growable ga = {0}, gp = {0};
+    mlsql_scratch scratch = {0};
+    const char *error = NULL;
+    for (idx_t i = 0; i < rows && !error; i++) {
+        mlsql_label_table *t = state_table(states[i], text);
+        if (!t) {
+            error = "mlsql_native_label_table: out of memory";
+            break;
+        }
+        if (!is_valid(a.validity, i) || !is_valid(p.validity, i)) {
+            mlsql_lt_add_unknown(t, 1);
+            continue;
+        }
+        if (!entry_in_bounds(&a, i) || !entry_in_bounds(&p, i)) {
+            error = "mlsql_native_label_table: a list entry lies outside its child vector";
+            break;
+        }
+        size_t ka, kp;
+        if (gather_keys(&a, i, &ga, &ka) || gather_keys(&p, i, &gp, &kp) ||
+            mlsql_lt_add_row(t, (const mlsql_key *)ga.data, ka, (const mlsql_key *)gp.data, kp,
+                             &scratch))
+            error = "mlsql_native_label_table: out of memory";
+    }
+    free(ga.data);
+    free(gp.data);
+    mlsql_scratch_free(&scratch);
+    if (error) duckdb_aggregate_function_set_error(info, error);
+}
+
+static void table_combine(duckdb_function_info info, duckdb_aggregate_state *source,
+                          duckdb_aggregate_state *target, idx_t count) {
+    for (idx_t i = 0; i < count; i++) {
+        const table_state *src = (const table_state *)source[i];
+        if (!src->table) continue;
+        mlsql_label_table *dst = state_table(target[i], src->table->text);
+        if (!dst || mlsql_lt_merge(dst, src->table) != 0) {
+            duckdb_aggregate_function_set_error(info, "mlsql_native_label_table: out of memory");
+            return;
+        }
+    }
+}
+
+/* Write entry j of an output struct: label (from key, or NULL) and four BIGINTs (NULL: !valid). */
+typedef struct {
+    duckdb_vector label, field[4];
+    int64_t *data[4];
+    uint64_t *validity[5];
+    duckdb_type label_type;
+} table_output;
+
+static void set_validity(uint64_t *validity, idx_t j, bool valid) {
+    if (valid)
+        duckdb_validity_set_row_valid(validity, j);
+    else
+        duckdb_validity_set_row_invalid(validity, j);
+}
+
+static void write_label(table_output *o, idx_t j, const mlsql_key *k) {
+    set_validity(o->validity[0], j, k != NULL);
+    if (!k) return;
+    void *d = duckdb_vector_get_data(o->label);
+    switch (o->label_type) {
+    case DUCKDB_TYPE_VARCHAR:
+        duckdb_vector_assign_string_element_len(o->label, j, k->len ? k->ptr : "", k->len);
+        break;
+    case DUCKDB_TYPE_TINYINT:
+        ((int8_t *)d)[j] = (int8_t)k->lo;
+        break;
+    case DUCKDB_TYPE_SMALLINT:
+        ((int16_t *)d)[j] = (int16_t)k->lo;
+        break;
+    case DUCKDB_TYPE_INTEGER:
+        ((int32_t *)d)[j] = (int32_t)k->lo;
+        break;
+    case DUCKDB_TYPE_BIGINT:
+        ((int64_t *)d)[j] = (int64_t)k->lo;
+        break;
+    case DUCKDB_TYPE_UTINYINT:
+        ((uint8_t *)d)[j] = (uint8_t)k->lo;
+        break;
+    case DUCKDB_TYPE_USMALLINT:
+        ((uint16_t *)d)[j] = (uint16_t)k->lo;
+        break;
+    case DUCKDB_TYPE_UINTEGER:
+        ((uint32_t *)d)[j] = (uint32_t)k->lo;
+        break;
+    case DUCKDB_TYPE_UBIGINT:
+        ((uint64_t *)d)[j] = k->lo;
+        break;
+    case DUCKDB_TYPE_HUGEINT: {
+        duckdb_hugeint h = {k->lo, (int64_t)k->hi};
+        ((duckdb_hugeint *)d)[j] = h;
+        break;
+    }
+    default: { /* UHUGEINT */
+        duckdb_uhugeint h = {k->lo, k->hi};
+        ((duckdb_uhugeint *)d)[j] = h;
+    }
+    }
+}
+
+static void write_fields(table_output *o, idx_t j, const int64_t v[4], const bool valid[4]) {
+    for (int f = 0; f < 4; f++) {
+        o->data[f][j] = valid[f] ? v[f] : 0;
+        set_validity(o->validity[f + 1], j, valid[f]);
+    }
+}
+
+static void table_finalize(duckdb_function_info info, duckdb_aggregate_state *source,
+                           duckdb_vector result, idx_t count, idx_t offset) {
+    duckdb_logical_type list_type = duckdb_vector_get_column_type(result);
+    duckdb_logical_type struct_type = duckdb_list_type_child_type(list_type);
+    duckdb_logical_type label_type = duckdb_struct_type_child_type(struct_type, 0);
+    duckdb_type label_id = duckdb_get_type_id(label_type);
+    duckdb_destroy_logical_type(&label_type);
+    duckdb_destroy_logical_type(&struct_type);
+    duckdb_destroy_logical_type(&list_type);
+    idx_t total = duckdb_list_vector_get_size(result);
+    for (idx_t i = 0; i < count; i++) {
+        const table_state *s = (const table_state *)source[i];
+        const mlsql_label_table *t = s->table;
+        idx_t m = t ? mlsql_lt_entries(t) : 0;
+        if (duckdb_list_vector_reserve(result, total + m) != DuckDBSuccess ||
+            duckdb_list_vector_set_size(result, total + m) != DuckDBSuccess) {
+            duckdb_aggregate_function_set_error(info, "mlsql_native_label_table: out of memory");
+            return;
+        }
+        duckdb_list_entry *entries = (duckdb_list_entry *)duckdb_vector_get_data(result);
+        entries[offset + i].offset = total;
+        entries[offset + i].length = m;
+        if (m == 0) continue;
+        duckdb_vector child = duckdb_list_vector_get_child(result);
+        table_output o;
+        o.label_type = label_id;
+        o.label = duckdb_struct_vector_get_child(child, 0);
+        duckdb_vector_ensure_validity_writable(o.label);
+        o.validity[0] = duckdb_vector_get_validity(o.label);
+        for (int f = 0; f < 4; f++) {
+            o.field[f] = duckdb_struct_vector_get_child(child, (idx_t)f + 1);
+            duckdb_vector_ensure_validity_writable(o.field[f]);
+            o.data[f] = (int64_t *)duckdb_vector_get_data(o.field[f]);
+            o.validity[f + 1] = duckdb_vector_get_validity(o.field[f]);
+        }
+        idx_t j = total;
+        for (size_t k = 0; k < t->label_cap; k++) {
+            const mlsql_label_slot *x = &t->labels[k];
+            if (!x->used) continue;
+            int64_t v[4] = {x->tp, x->n_actual, x->n_predicted, 0};
+            bool valid[4] = {true, true, true, false};
+            write_label(&o, j, &x->key);
+            write_fields(&o, j++, v, valid);
+        }
+        for (size_t k = 0; k < t->row_cap; k++) {
+            const mlsql_row_slot *r = &t->rows[k];
+            if (!r->used) continue;
+            int64_t v[4] = {r->tp, r->n_actual, r->n_predicted, r->n};
+            bool valid[4] = {true, true, true, true};
+            write_label(&o, j, NULL);
+            write_fields(&o, j++, v, valid);
+        }
+        if (t->unknown > 0) {
+            int64_t v[4] = {0, 0, 0, t->unknown};
+            bool valid[4] = {false, false, false, true};
+            write_label(&o, j, NULL);
+            write_fields(&o, j++, v, valid);
+        }
+        total = j;
+    }
+}
+
+static const duckdb_type TABLE_LABEL_TYPES[] = {
+    DUCKDB_TYPE_VARCHAR,  DUCKDB_TYPE_TINYINT,   DUCKDB_TYPE_SMALLINT, DUCKDB_TYPE_INTEGER,
+    DUCKDB_TYPE_BIGINT,   DUCKDB_TYPE_HUGEINT,   DUCKDB_TYPE_UTINYINT, DUCKDB_TYPE_USMALLINT,
+    DUCKDB_TYPE_UINTEGER, DUCKDB_TYPE_UBIGINT,   DUCKDB_TYPE_UHUGEINT,
+};
+
+static duckdb_logical_type table_type(duckdb_type label) {
+    duckdb_logical_type members[5];
+    members[0] = duckdb_create_logical_type(label);
+    for (int f = 1; f < 5; f++) members[f] = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
+    const char *names[5] = {"label", "tp", "n_actual", "n_predicted", "n"};
+    duckdb_logical_type entry = duckdb_create_struct_type(members, names, 5);
+    duckdb_logical_type out = duckdb_create_list_type(entry);
+    duckdb_destroy_logical_type(&entry);
+    for (int f = 0; f < 5; f++) duckdb_destroy_logical_type(&members[f]);
+    return out;
+}
+
+static bool register_label_table(duckdb_connection connection) {
+    duckdb_aggregate_function_set set =
+        duckdb_create_aggregate_function_set("mlsql_native_label_table");
+    bool ok = true;
+    size_t n = sizeof TABLE_LABEL_TYPES / sizeof TABLE_LABEL_TYPES[0];
+    for (size_t i = 0; ok && i < n; i++) {
+        duckdb_aggregate_function f = duckdb_create_aggregate_function();
+        duckdb_aggregate_function_set_name(f, "mlsql_native_label_table");
+        duckdb_logical_type list = list_of(TABLE_LABEL_TYPES[i]);
+        duckdb_logical_type ret = table_type(TABLE_LABEL_TYPES[i]);
+        duckdb_aggregate_function_add_parameter(f, list);
+        duckdb_aggregate_function_add_parameter(f, list);
+        duckdb_aggregate_function_set_return_type(f, ret);
+        duckdb_aggregate_function_set_functions(f, table_state_size, table_state_init, table_update,
+                                                table_combine, table_finalize);
+        duckdb_aggregate_function_set_destructor(f, table_state_destroy);
+        duckdb_aggregate_function_set_special_handling(f); /* NULL lists are unknown rows */
+        ok = duckdb_add_aggregate_function_to_set(set, f) == DuckDBSuccess;
+        duckdb_destroy_logical_type(&list);
+        duckdb_destroy_logical_type(&ret);
+        duckdb_destroy_aggregate_function(&f);
+    }
+    ok = ok && duckdb_register_aggregate_function_set(connection, set) == DuckDBSuccess;
+    duckdb_destroy_aggregate_function_set(&set);
+    return ok;
+}
+
 /* ------------------------------------------------------------------ registration */
 
 static const duckdb_type INT_TYPES[] = {
@@ -329,6 +676,11 @@ DUCKDB_EXTENSION_ENTRYPOINT(duckdb_connection connection, duckdb_extension_info 
     ok = ok && duckdb_register_scalar_function_set(connection, set) == DuckDBSuccess;
     duckdb_destroy_logical_type(&ret);
     duckdb_destroy_scalar_function_set(&set);
-    if (!ok) access->set_error(info, "mlsql: could not register mlsql_native_counts");
+    if (!ok) {
+        access->set_error(info, "mlsql: could not register mlsql_native_counts");
+        return false;
+    }
+    ok = register_label_table(connection);
+    if (!ok) access->set_error(info, "mlsql: could not register mlsql_native_label_table");
     return ok;
 }

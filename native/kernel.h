@@ -30,7 +30,16 @@
 typedef struct {
     const char *ptr;
     size_t len;
+    uint64_t head; /* the first (up to) 8 bytes, zero-padded: make labels with mlsql_text_make */
 } mlsql_text; /* one text label: len bytes at ptr (not NUL-terminated) */
+
+/* A text label; its head lets most comparisons of short labels skip memcmp (a call that
+ * cost a fifth of micro_f1's time on labels of equal length). */
+static inline mlsql_text mlsql_text_make(const char *ptr, size_t len) {
+    mlsql_text t = {ptr, len, 0};
+    if (len) memcpy(&t.head, ptr, len < 8 ? len : 8);
+    return t;
+}
 
 typedef struct {
     int64_t tp, n_actual, n_predicted;
@@ -115,7 +124,8 @@ static inline uint64_t mlsql_hash_bytes(const char *p, size_t len) {
 }
 
 static inline int mlsql_text_eq(const mlsql_text *x, const mlsql_text *y) {
-    return x->len == y->len && (x->len == 0 || memcmp(x->ptr, y->ptr, x->len) == 0);
+    return x->len == y->len && x->head == y->head &&
+           (x->len <= 8 || memcmp(x->ptr + 8, y->ptr + 8, x->len - 8) == 0);
 }
 
 /* ---------------------------------------------------------------- integers */

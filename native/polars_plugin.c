@@ -364,9 +364,7 @@ static int gather(const chunk_view *v, const col_type *t, int64_t row, items *ou
                 set_error("mlsql plugin: %s has text offsets outside its data", side);
                 return -1;
             }
-            out->text[out->n].ptr = v->data + s;
-            out->text[out->n].len = (size_t)(e - s);
-            out->n++;
+            out->text[out->n++] = mlsql_text_make(v->data + s, (size_t)(e - s));
             break;
         }
         case ELEM_VIEW: {
@@ -374,18 +372,18 @@ static int gather(const chunk_view *v, const col_type *t, int64_t row, items *ou
             int32_t len, index, offset;
             memcpy(&len, view, 4);
             if (len < 0) goto bad_view;
+            const char *at;
             if (len <= 12) {
-                out->text[out->n].ptr = (const char *)view + 4;
+                at = (const char *)view + 4;
             } else {
                 memcpy(&index, view + 8, 4);
                 memcpy(&offset, view + 12, 4);
                 if (index < 0 || index >= v->n_variadic || offset < 0 ||
                     (int64_t)offset + len > v->variadic_size[index] || v->variadic[index] == NULL)
                     goto bad_view;
-                out->text[out->n].ptr = v->variadic[index] + offset;
+                at = v->variadic[index] + offset;
             }
-            out->text[out->n].len = (size_t)len;
-            out->n++;
+            out->text[out->n++] = mlsql_text_make(at, (size_t)len);
             break;
         bad_view:
             set_error("mlsql plugin: %s has a string view outside its data buffers", side);

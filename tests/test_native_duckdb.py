@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import mlsql
 from mlsql._duckdb import native as _native
 from mlsql._errors import MlsqlError
-from tests import oracle
+from tests import oracle, oracle_labels
 from tests.test_multilabel_properties import same
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -257,6 +257,16 @@ def test_measures_equal_portable_and_oracle(
         assert same(s, w), (name, s, w)
 
 
+@pytest.mark.parametrize("t", ["VARCHAR", "TINYINT", "INTEGER", "BIGINT"])
+def test_integer_and_text_columns_take_the_native_path(native: Path, t: str) -> None:
+    """A BIGINT[] column reaches the extension (it was cast to HUGEINT[] and stayed portable)."""
+    con = mlsql.connect()
+    con.execute(f"CREATE TABLE t AS SELECT ['1', '2']::{t}[] AS a, ['2']::{t}[] AS p")
+    for call in ("micro_f1(a, p)", "samples_f1(a, p)", "multilabel_counts(a, p)"):
+        plan = con.execute(f"EXPLAIN SELECT {call} FROM t").fetchall()[0][1]
+        assert "mlsql_native_counts" in plan and "list_filter" not in plan, (call, plan)
+
+
 def test_multilabel_counts_native_equal_oracle(native: Path) -> None:
     rows = [(["a", "a", None], ["a", "b"]), (None, ["a"]), ([], []), (["x" * 30], ["x" * 30])]
     table = pa.table({"a": [r[0] for r in rows], "p": [r[1] for r in rows]})
@@ -264,6 +274,152 @@ def test_multilabel_counts_native_equal_oracle(native: Path) -> None:
     con.register("t", table)
     (got,) = con.execute("SELECT multilabel_counts(a, p) FROM t").fetchall()[0]
     assert got == oracle.multilabel_counts(rows)
+
+
+# ---------------------------------------------------------------- per-label tables
+
+
+def uses_native_table(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the connection's per-label spread calls the extension's aggregate."""
+    rows = con.execute(
+        "SELECT macro_definition FROM duckdb_functions() "
+        "WHERE function_name = '_mlsql_label_spread'"
+    ).fetchall()
+    return any("mlsql_native_label_table" in definition for (definition,) in rows)
+
+
+def table_rows(con: duckdb.DuckDBPyConnection, table: pa.Table, sql: str) -> Any:
+    """The rows (with their column types) of ``sql`` over ``table`` as ``t``, or the error text."""
+    con.register("t", table)
+    try:
+        result = con.execute(sql)
+        return result.fetchall(), [d[1] for d in result.description]
+    except duckdb.Error as error:
+        return str(error)
+    finally:
+        con.unregister("t")
+
+
+def equal(got: Any, want: Any) -> bool:
+    """Labels and counts exactly; ratios to 1e-12 (NULL = NULL, NaN = NaN)."""
+    return got == want if isinstance(want, (str, int)) else same(got, want)
+
+
+def label_queries(labels: list[Any] | None) -> list[str]:
+    given = "" if labels is None else f", labels := {labels!r}"
+    return [
+        f"SELECT * FROM label_metrics('t', 'a', 'p'{given})",
+        f"SELECT * FROM label_metrics('t', 'a', 'p', beta := 2.0, by := ['g']{given})",
+        f"SELECT * FROM multilabel_report('t', 'a', 'p'{given})",
+        f"SELECT * FROM multilabel_report('t', 'a', 'p', by := ['g'], zero_division := 'nan'{given})",
+        f"SELECT * FROM macro_f1('t', 'a', 'p'{given})",
+        f"SELECT * FROM weighted_recall('t', 'a', 'p', by := ['g']{given})",
+    ]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@given(tables(max_rows=30), st.booleans(), st.integers(0, 3))
+def test_label_tables_equal_portable_and_oracle(
+    both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
+    data: tuple[pa.Table, list],
+    with_universe: bool,
+    n_groups: int,
+) -> None:
+    """Native per-label tables give the portable macros' rows, types and errors, and the oracle's."""
+    table, rows = data
+    fast, slow = both
+    assert uses_native_table(fast) and not uses_native_table(slow)
+    groups = [i % n_groups if n_groups else 0 for i in range(len(rows))]
+    table = table.append_column("g", pa.array(groups, pa.int32()))
+    labels = None
+    if with_universe:
+        seen = [x for r in rows for side in r if side for x in side if x is not None]
+        labels = sorted(set(seen))[:2] + (
+            ["zz-not-seen"] if table.schema.field("a").type.value_type == pa.string() else [7]
+        )
+    for sql in label_queries(labels):
+        got, want = table_rows(fast, table, sql), table_rows(slow, table, sql)
+        if isinstance(want, str):
+            assert got == want, sql
+            continue
+        assert got[1] == want[1], sql  # the same column types
+        assert len(got[0]) == len(want[0]), sql
+        for g_row, w_row in zip(got[0], want[0], strict=True):
+            assert all(equal(x, y) for x, y in zip(g_row, w_row, strict=True)), (sql, g_row, w_row)
+    expected = oracle_labels.label_metrics(rows, labels)
+    got = table_rows(fast, table, label_queries(labels)[0])
+    if isinstance(got, str):  # a universe of the wrong kind, or UBIGINT against a signed list
+        return
+    columns = ["label", "tp", "fp", "fn", "tn", "support", "precision", "recall", "f1"]
+    for g_row, want_row in zip(got[0], expected, strict=True):
+        assert all(equal(x, want_row[c]) for x, c in zip(g_row, columns, strict=False)), (
+            g_row,
+            want_row,
+        )
+
+
+def test_label_tables_over_many_vectors_and_threads(native: Path) -> None:
+    """30,000 rows on two threads (the aggregate's states merged), three groups, long lists."""
+    rng = random.Random(11)
+    pool = SHORT + LONG + [f"l{i}" for i in range(300)]
+
+    def labels() -> list[Any] | None:
+        r = rng.random()
+        if r < 0.05:
+            return None
+        n = rng.randint(30, 200) if r > 0.98 else rng.randint(0, 6)
+        return [rng.choice(pool) if rng.random() > 0.05 else None for _ in range(n)]
+
+    rows = [(labels(), labels()) for _ in range(30_000)]
+    table = pa.table(
+        {"a": [r[0] for r in rows], "p": [r[1] for r in rows], "g": [i % 3 for i in range(30_000)]}
+    )
+    con = mlsql.connect()
+    con.execute("SET threads = 2")
+    assert uses_native_table(con)
+    got = table_rows(con, table, "SELECT * FROM label_metrics('t', 'a', 'p', by := ['g'])")[0]
+    for g in range(3):
+        mine = [(r[1], r[2], r[3], r[4], r[5], r[6]) for r in got if r[0] == g]
+        want = oracle_labels.label_metrics(rows[g::3])
+        assert mine == [
+            (w["label"], w["tp"], w["fp"], w["fn"], w["tn"], w["support"]) for w in want
+        ]
+    report = table_rows(con, table, "SELECT * FROM multilabel_report('t', 'a', 'p')")
+    slow = table_rows(
+        mlsql.register(duckdb.connect()), table, "SELECT * FROM multilabel_report('t', 'a', 'p')"
+    )
+    assert all(equal(x, y) for x, y in zip(report[0][0], slow[0][0], strict=True))
+
+
+@pytest.mark.parametrize(
+    ("a", "p"),
+    [
+        ("[1, 2, 2, -3]::HUGEINT[]", "[2, -3, 170141183460469231731687303715884105727]::HUGEINT[]"),
+        ("[1, 18446744073709551615]::UBIGINT[]", "[18446744073709551615, 0]::UBIGINT[]"),
+        ("[255, 1]::UTINYINT[]", "[-1, 1]::TINYINT[]"),
+        ("[NULL, '']::VARCHAR[]", "['', 'x']"),
+        ("[]::INTEGER[]", "[]::INTEGER[]"),
+    ],
+)
+def test_label_table_aggregate_edge_cases(extension: Path, a: str, p: str) -> None:
+    """The aggregate's per-label counts equal the oracle's, for every integer width and text."""
+    con = raw_connection(extension)
+    (rows,) = con.execute(
+        f"SELECT mlsql_native_label_table(CASE WHEN false THEN y ELSE x END, "
+        f"CASE WHEN false THEN x ELSE y END) FROM (SELECT {a} AS x, {p} AS y)"
+    ).fetchall()[0]
+    x, y = con.execute(f"SELECT {a}, {p}").fetchall()[0]
+    sa, sp = oracle.as_set(x), oracle.as_set(y)
+    labels = {
+        r["label"]: (r["tp"], r["n_actual"], r["n_predicted"])
+        for r in rows
+        if r["label"] is not None
+    }
+    assert labels == {
+        lab: (int(lab in sa and lab in sp), int(lab in sa), int(lab in sp)) for lab in sa | sp
+    }
+    kinds = [(r["tp"], r["n_actual"], r["n_predicted"], r["n"]) for r in rows if r["label"] is None]
+    assert kinds == [(len(sa & sp), len(sa), len(sp), 1)]
 
 
 # ---------------------------------------------------------------- which path, and why

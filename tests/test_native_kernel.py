@@ -39,15 +39,12 @@ static int hexval(int c) { return c <= '9' ? c - '0' : c - 'a' + 10; }
 /* one label: "-" is empty, else hex bytes; stored in its own exact-size allocation */
 static mlsql_text read_text(void) {
     char buf[4096];
-    mlsql_text t = {NULL, 0};
     if (scanf("%4095s", buf) != 1) exit(3);
-    if (strcmp(buf, "-") == 0) return t;
+    if (strcmp(buf, "-") == 0) return mlsql_text_make(NULL, 0);
     size_t n = strlen(buf) / 2;
     char *p = malloc(n);
     for (size_t i = 0; i < n; i++) p[i] = (char)(hexval(buf[2 * i]) * 16 + hexval(buf[2 * i + 1]));
-    t.ptr = p;
-    t.len = n;
-    return t;
+    return mlsql_text_make(p, n);
 }
 
 int main(void) {
@@ -202,8 +199,32 @@ ASAN_SCRIPT = textwrap.dedent(
                 sa, sp = {x for x in a if x is not None}, {x for x in p if x is not None}
                 want.append(({"tp": len(sa & sp), "n_actual": len(sa), "n_predicted": len(sp)},))
             assert got == want
+            # the per-label aggregate over the same rows, in three groups (states merged)
+            table = con.execute(
+                "SELECT g, mlsql_native_label_table(CASE WHEN false THEN p ELSE a END, "
+                "CASE WHEN false THEN a ELSE p END) FROM (SELECT *, hash(a) % 3 AS g FROM t) "
+                "GROUP BY ALL"
+            ).fetchall()
+            counts, rows = {}, 0
+            for _, entries in table:
+                for e in entries:
+                    if e["label"] is not None:
+                        c = counts.setdefault(e["label"], [0, 0, 0])
+                        c[0] += e["tp"]; c[1] += e["n_actual"]; c[2] += e["n_predicted"]
+                    else:
+                        rows += e["n"]
+            want_counts = {}
+            for a, p in zip(view.column("a").to_pylist(), view.column("p").to_pylist()):
+                if a is None or p is None:
+                    continue
+                sa, sp = {x for x in a if x is not None}, {x for x in p if x is not None}
+                for x in sa | sp:
+                    c = want_counts.setdefault(x, [0, 0, 0])
+                    c[0] += x in sa and x in sp; c[1] += x in sa; c[2] += x in sp
+            assert counts == want_counts and rows == view.num_rows
             con.unregister("t")
     con.execute("SELECT mlsql_native_counts([]::INT[], []::INT[])").fetchall()
+    con.execute("SELECT mlsql_native_label_table([]::INT[], []::INT[])").fetchall()
     maps = open("/proc/self/maps").read()
     assert "libasan" in maps, "AddressSanitizer's runtime is not loaded"
     print("ok")

@@ -282,10 +282,11 @@ def test_measures_use_the_plugin_and_not_when_switched_off(
         ("subset_accuracy", {"set_counts": 1}),
         ("row_precision", {"set_counts": 1}),
         ("true_positives", {"set_tp": 1}),
-        ("micro_f1", {"set_counts": 1}),
+        ("micro_f1", {"set_counts": 1, "set_n_predicted": 1}),  # one packed sum holds two
         ("micro_precision", {"set_counts": 1}),
-        ("hamming_loss", {"set_counts": 1}),
-        ("multilabel_counts", {"set_counts": 2}),  # the counts packed; n_exact, a row test
+        ("hamming_loss", {"set_counts": 1, "set_n_actual": 1}),
+        # two counts packed, one alone; n_exact, a row test
+        ("multilabel_counts", {"set_counts": 2, "set_n_actual": 1}),
     ],
 )
 def test_each_row_statistic_is_computed_once(native: Path, name: str, calls: dict) -> None:
@@ -298,18 +299,36 @@ def test_each_row_statistic_is_computed_once(native: Path, name: str, calls: dic
 
 
 @pytest.mark.parametrize("engine", ["in-memory", "streaming"])
-def test_packed_sums_are_exact_up_to_their_bound(engine: str) -> None:
-    """Sums of several fields of one struct come from one Int128 sum, unpacked exactly."""
-    big = 2**40 - 3  # three rows: each field's sum stays below 2**42
+def test_packed_sums_are_exact_over_the_int64_range(engine: str) -> None:
+    """Sums of fields of one struct come from one Int128 sum, unpacked exactly up to 2**63.
+
+    Three 42-bit fields carried silently from one field into the next once a
+    sum passed 2**42 (4.4e12 labels in a group): these sums are near 2**62.
+    """
+    big = 2**60 - 3
     lf = pl.LazyFrame({"x": [big, big, 5, None], "y": [1, big, big, None], "z": [big, 0, 7, None]})
     source = pl.struct(tp=pl.col("x"), n_actual=pl.col("y"), n_predicted=pl.col("z"))
     leaves = [S.share(pl.col(c), source, f) for c, f in zip("xyz", _native.FIELDS, strict=True)]
     x, y, z = (S.leaf(e, strict=True) for e in leaves)
-    node = S.total(x) * 3 + S.total(y) - S.total(z)
+    node = S.total(x) + S.total(y) - S.total(z)
     expr = S.Lowering(pl.col("x").is_not_null()).expr(node)
-    assert lf.select(expr).explain().count(".sum()") == 1  # the packed sums, once
+    assert lf.select(expr).explain().count(".sum()") == 2  # two fields packed, one alone
     got = lf.select(expr).collect(engine=engine).item()  # type: ignore[arg-type]
-    assert got == 3 * (2 * big + 5) + (1 + 2 * big) - (big + 7)
+    assert got == (2 * big + 5) + (1 + 2 * big) - (big + 7)
+
+
+@pytest.mark.parametrize("engine", ["in-memory", "streaming"])
+def test_packed_sum_beyond_int64_fails_instead_of_wrapping(engine: str) -> None:
+    """A packed sum past the Int64 range is an error, never a silently wrong number."""
+    big = 2**62
+    lf = pl.LazyFrame({"x": [big, big, 1], "y": [big, big, big]})
+    source = pl.struct(tp=pl.col("x"), n_actual=pl.col("y"))
+    leaves = [S.share(pl.col(c), source, f) for c, f in zip("xy", _native.FIELDS, strict=False)]
+    x, y = (S.leaf(e, strict=True) for e in leaves)
+    for node in (S.total(x) - S.total(y), S.total(y) - S.total(x)):  # low field, then top field
+        expr = S.Lowering(pl.col("x").is_not_null()).expr(node)
+        with pytest.raises(pl.exceptions.InvalidOperationError):
+            lf.select(expr).collect(engine=engine)  # type: ignore[arg-type]
 
 
 def test_missing_or_broken_library_falls_back_silently(

@@ -326,13 +326,18 @@ def _row_stat_macros(native: bool = False) -> list[Macro]:
             for name, body in portable.items()
         ]
     # 128-bit integer lists (and unsigned lists, which DuckDB widens to them) stay portable:
-    # the extension counts text and integers of up to 64 bits
+    # the extension counts text and integers of up to 64 bits. The lists it counts get typed
+    # overloads too: DuckDB prefers a typed overload reached by an implicit cast to an
+    # untyped one, so without them BIGINT[] lists were cast to HUGEINT[] and stayed portable.
     out = []
     for name, body in portable.items():
+        native_body = f"struct_extract({NATIVE_COUNTS}(actual, predicted), '{fields[name]}')"
         for t in WIDE_INTEGER_LISTS:
             params = (f"actual {t}", f"predicted {t}")
             out.append(Macro("internal.sql", name, params, body, docs[name], public=False))
-        native_body = f"struct_extract({NATIVE_COUNTS}(actual, predicted), '{fields[name]}')"
+        for t in NATIVE_LISTS:
+            params = (f"actual {t}", f"predicted {t}")
+            out.append(Macro("internal.sql", name, params, native_body, docs[name], public=False))
         out.append(
             Macro(
                 "internal.sql", name, ("actual", "predicted"), native_body, docs[name], public=False
@@ -343,6 +348,12 @@ def _row_stat_macros(native: bool = False) -> list[Macro]:
 
 #: the list types the native extension does not count (their macros stay portable)
 WIDE_INTEGER_LISTS = ("HUGEINT[]", "UHUGEINT[]")
+#: the list types it counts, each given its own overload (see :func:`_row_stat_macros`)
+NATIVE_LISTS = (
+    "VARCHAR[]",
+    *(f"{t}[]" for t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT")),
+    *(f"U{t}[]" for t in ("TINYINT", "SMALLINT", "INTEGER", "BIGINT")),
+)
 
 
 #: the label list types the public macros accept; anything else meets the fallback's error
@@ -565,7 +576,11 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
     out += [*typed(counts, qualify), merge]
     out += _hivemall(qualify, ops)
     for mod in family_modules():
-        out += mod.macros(qualify, ops)
+        made = mod.macros(qualify, ops)
+        if native and hasattr(mod, "native_overrides"):
+            overrides = {m.name: m for m in mod.native_overrides(qualify)}
+            made = [overrides.get(m.name, m) for m in made]
+        out += made
         for m in measures():
             if m.family in mod.FAMILIES and m.build is not None and m.available_in("duckdb"):
                 stats = mod.stats(qualify, m) if hasattr(mod, "stats") else None

@@ -439,8 +439,10 @@ class Lowering:
     ) -> pl.Expr:
         """``node`` with the sums of several fields of ``source`` taken from one packed sum.
 
-        Each row's fields go into one ``Int128`` (:data:`PACK_BITS` bits each),
-        summed once, so ``source`` is evaluated once; the body unpacks the sums.
+        Each row's fields (at most :data:`PACK_FIELDS`) go into one ``Int128``
+        (:data:`PACK_BITS` bits each), summed once, so ``source`` is evaluated
+        once for them; the body unpacks the sums (exact over the Int64 range; a
+        sum beyond it fails the strict cast to Int64 rather than wrapping).
         The ``checks`` (:func:`error_if` nodes over fields of ``source``) are
         made on each row of that same pass.
         """
@@ -461,7 +463,10 @@ class Lowering:
         env = {key: pl.element().struct.field(name) for key, name in names.items()}
         for key, field in fields.items():
             shift = pl.lit(1 << (PACK_BITS * order.index(field)), pl.Int128)
-            env[key] = ((total // shift) % pl.lit(1 << PACK_BITS, pl.Int128)).cast(pl.Int64)
+            value = total // shift
+            if field != order[-1]:  # the top field is whatever is left: no modulo to wrap it
+                value = value % pl.lit(1 << PACK_BITS, pl.Int128)
+            env[key] = value.cast(pl.Int64)  # strict: a sum beyond Int64 fails, never wraps
         return pl.concat_list(scope).list.eval(self.tree(node, env)).list.first()
 
     def struct(self, nodes: dict[str, Any]) -> pl.Expr:
@@ -520,9 +525,13 @@ def _shared_source(uses: Counter[Any], first: dict[Any, Node]) -> tuple[Any, dic
     return best
 
 
-#: bits per field when sums of several fields of one struct are packed into one Int128
-#: (three fields fit): each sum must stay below 2**42 (4.4e12 labels in one group).
-PACK_BITS = 42
+#: bits per field when sums of several fields of one struct are packed into one Int128:
+#: two fields of 63 bits, so each sum is exact over the whole Int64 range (a sum beyond it
+#: fails the unpacking cast, as an Int64 sum would overflow). Three fields of 42 bits would
+#: carry silently from one field into the next past 2**42 (4.4e12 labels in one group).
+PACK_BITS = 63
+#: fields one packed sum holds (a third field is summed on its own)
+PACK_FIELDS = 127 // PACK_BITS
 
 
 def _checked_leaf(node: Node) -> tuple[Node, list[Node]]:
@@ -561,7 +570,7 @@ def _shared_sums(
     """
     if not hasattr(pl, "Int128"):  # older Polars: one sum per field
         return None
-    groups: dict[int, tuple[pl.Expr, dict[Any, str], list[Node]]] = {}
+    groups: dict[int, tuple[pl.Expr, dict[Any, str], dict[Any, list[Node]]]] = {}
     for key in uses:
         node = first[key]
         if node.op != "raw_sum":
@@ -577,13 +586,18 @@ def _shared_sums(
             for leaves in conditions
         ):
             continue
-        group = groups.setdefault(id(source), (source, {}, []))
+        group = groups.setdefault(id(source), (source, {}, {}))
         group[1][key] = field
-        group[2].extend(checks)
+        group[2][key] = checks
     best = max(groups.values(), key=lambda g: len(g[1]), default=None)
-    if best is None or len(best[1]) < 2 or len(set(best[1].values())) > 127 // PACK_BITS:
+    if best is None:
         return None
-    return best
+    source, fields, checks = best
+    packed = list(dict.fromkeys(fields.values()))[:PACK_FIELDS]
+    fields = {key: field for key, field in fields.items() if field in packed}
+    if len(fields) < 2:
+        return None
+    return source, fields, [check for key in fields for check in checks[key]]
 
 
 def _source_id(leaf: Node) -> int | None:

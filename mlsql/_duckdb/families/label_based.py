@@ -88,6 +88,68 @@ def _spread(q: Qualify) -> Macro:
     )
 
 
+#: the native extension's per-label aggregate (native/duckdb_ext.c)
+NATIVE_TABLE = "mlsql_native_label_table"
+
+
+def _native_spread(q: Qualify) -> Macro:
+    """``_mlsql_label_spread`` computed by the native extension's per-label aggregate.
+
+    The same relation (g, label, f, n) as the portable macro, whose rows the
+    queries above it sum: per label, its tp (flag ``FLAG_BOTH``), its
+    actual-only count (``FLAG_ACTUAL``) and its predicted count
+    (``FLAG_PREDICTED``); per kind of row, its code (label NULL, f < 0); the
+    unknown rows (f NULL). The aggregate reads each group's rows once and
+    returns a small table per group, so only that is spread. Both lists are
+    first cast to their common type (as the portable macro's unnest does), and
+    with ``labels`` intersected with it.
+    """
+    universe = q("_mlsql_typed_universe")
+    checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, func, 'actual', 'predicted')"
+    by_names = 'list_transform("by", lambda b: lower(b))'
+    kept = (
+        "CASE WHEN labels IS NULL THEN {side} ELSE list_filter({side}, "
+        f"lambda x: list_contains({universe}(labels, {{side}}, func), x)) END"
+    )
+    base, both, actual, pred = LB.CODE_BASE, LB.FLAG_BOTH, LB.FLAG_ACTUAL, LB.FLAG_PREDICTED
+    code = f"e.n_actual + e.tp * {base} + e.n_predicted * {pred}"
+    body = f"""SELECT g, label, unnest(f) AS f, unnest(n) AS n FROM (
+        SELECT g, e.label AS label,
+               CASE WHEN e.label IS NOT NULL THEN [{both}, {actual}, {pred}]
+                    WHEN e.tp IS NULL THEN [NULL] ELSE [-1 - ({code})] END AS f,
+               CASE WHEN e.label IS NOT NULL THEN [e.tp, e.n_actual - e.tp, e.n_predicted]
+                    ELSE [e.n] END AS n
+        FROM (
+            SELECT g, unnest({NATIVE_TABLE}(CASE WHEN false THEN p ELSE a END,
+                                             CASE WHEN false THEN a ELSE p END)) AS e
+            FROM (
+                SELECT g, {kept.format(side="a")} AS a, {kept.format(side="p")} AS p
+                FROM (
+                    SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE {checked} END AS a,
+                           CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
+                    FROM (
+                        SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
+                               COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
+                               COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0
+                        FROM (SELECT *, 0 AS {ALL} FROM {read_source_sql()}))))
+            GROUP BY g))"""
+    return Macro(
+        FILE,
+        "_mlsql_label_spread",
+        ("source", "actual", "predicted", "labels", '"by"', "func"),
+        body,
+        "One pass over the source (native): count per (group, label, flag); label NULL rows "
+        "hold row codes.",
+        public=False,
+        table=True,
+    )
+
+
+def native_overrides(qualify: Qualify) -> list[Macro]:
+    """The macros of this file that the native extension computes (same names, same results)."""
+    return [_native_spread(qualify)]
+
+
 def _check_labels() -> Macro:
     empty = sql_message("The 'labels' parameter of {} must hold at least one label.", "func")
     return Macro(
