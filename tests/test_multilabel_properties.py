@@ -1,7 +1,8 @@
 """Property tests: every engine against the plain-Python oracle on random label lists.
 
 Random rows carry duplicates, NULL elements, empty lists and NULL lists; the
-oracle (tests/oracle.py) computes each measure with exact fractions.
+oracle (tests/oracle.py) computes each measure with exact fractions. Each
+example is a batch of cases checked in one query (tests/batches.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import oracle
+from tests.batches import CASE, batches, stack, with_rows
 from tests.engines import label_table
 
 LABELS = st.sampled_from(["a", "b", "c", "d", None])
@@ -37,7 +39,8 @@ PER_ROW = [
     "row_recall",
     "row_fbeta",
 ]
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+ML = ("actual", "predicted")
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 
 
 def label_lists(labels: st.SearchStrategy) -> st.SearchStrategy:
@@ -67,35 +70,55 @@ def params_for(name: str, zd: Any, beta: float) -> dict[str, Any]:
 
 
 @SETTINGS
-@given(data=rows(), zd=st.sampled_from(ZERO_DIVISIONS), beta=st.sampled_from([0.5, 1.0, 2.0]))
-def test_aggregates_match_oracle(engine, data, zd, beta):
-    table = label_table(data, pa.string())
-    for name in AGGREGATES:
-        params = params_for(name, zd, beta)
-        want = oracle.aggregate(name, data, **params)
-        got = engine.aggregate(name, table, **params)
-        assert same(got, want), f"{engine.name} {name}{params}: {got} != {want} on {data}"
+@given(
+    cases=batches(rows()),
+    zd=st.sampled_from(ZERO_DIVISIONS),
+    beta=st.sampled_from([0.5, 1.0, 2.0]),
+)
+def test_aggregates_match_oracle(engine, cases, zd, beta):
+    tables = [label_table(data, pa.string()) for data in cases]
+    calls = [(name, ML, params_for(name, zd, beta)) for name in AGGREGATES]
+    got = engine.many_by(stack(tables), calls, CASE)
+    assert set(got) == with_rows(tables)
+    for i, values in got.items():
+        for (name, _, params), value in zip(calls, values, strict=True):
+            want = oracle.aggregate(name, cases[i], **params)
+            assert same(value, want), (
+                f"{engine.name} {name}{params}: {value} != {want} on {cases[i]}"
+            )
 
 
 @SETTINGS
-@given(data=rows(INT_LABELS))
-def test_exact_match_hamming_and_counts_match_oracle(engine, data):
-    table = label_table(data, pa.int64())
-    for name in ("subset_accuracy", "zero_one_loss"):
-        assert same(engine.aggregate(name, table), oracle.aggregate(name, data)), name
-    assert same(engine.aggregate("hamming_loss", table, n_labels=4), oracle.hamming_loss(data, 4))
-    want_counts = oracle.multilabel_counts(data)
-    got_counts = engine.counts(table)
-    if want_counts["n_rows"] == 0:
-        assert got_counts["n_rows"] == 0
-    else:
-        assert dict(got_counts) == want_counts
+@given(cases=batches(rows(INT_LABELS)))
+def test_exact_match_hamming_and_counts_match_oracle(engine, cases):
+    tables = [label_table(data, pa.int64()) for data in cases]
+    calls = [
+        ("subset_accuracy", ML, {}),
+        ("zero_one_loss", ML, {}),
+        ("hamming_loss", ML, {"n_labels": 4}),
+        ("multilabel_counts", ML, {}),
+    ]
+    got = engine.many_by(stack(tables), calls, CASE)
+    assert set(got) == with_rows(tables)
+    for i, (exact, loss, hamming, counts) in got.items():
+        data = cases[i]
+        assert same(exact, oracle.aggregate("subset_accuracy", data)), data
+        assert same(loss, oracle.aggregate("zero_one_loss", data)), data
+        assert same(hamming, oracle.hamming_loss(data, 4)), data
+        want_counts = oracle.multilabel_counts(data)
+        if want_counts["n_rows"] == 0:
+            assert counts["n_rows"] == 0
+        else:
+            assert dict(counts) == want_counts
 
 
 @SETTINGS
-@given(data=rows(), zd=st.sampled_from(ZERO_DIVISIONS))
-def test_per_row_functions_match_oracle(engine, data, zd):
+@given(cases=batches(rows()), zd=st.sampled_from(ZERO_DIVISIONS))
+def test_per_row_functions_match_oracle(engine, cases, zd):
+    """Every per-row function over the rows of a batch of cases, in one query."""
+    data = [row for case in cases for row in case]
     table = label_table(data, pa.string())
+    calls = []
     for name in PER_ROW:
         params = (
             {}
@@ -104,7 +127,8 @@ def test_per_row_functions_match_oracle(engine, data, zd):
         )
         if name == "row_fbeta":
             params["beta"] = 2.0
-        got = engine.per_row(name, table, **params)
+        calls.append((name, ML, params))
+    for (name, _, params), got in zip(calls, engine.many(table, calls, per_row=True), strict=True):
         want = [oracle.per_row(name, a, p, **params) for a, p in data]
         assert len(got) == len(want)
         for g, w, row in zip(got, want, data, strict=True):
@@ -116,27 +140,34 @@ def test_per_row_functions_match_oracle(engine, data, zd):
 def test_grouped_aggregates_match_oracle(engine, data, groups):
     groups = groups[: len(data)]
     table = label_table(data, pa.string(), groups=groups)
-    for name in ("micro_f1", "samples_jaccard", "subset_accuracy"):
-        got = engine.grouped(name, table)
-        want = {
-            g: oracle.aggregate(name, [r for r, h in zip(data, groups, strict=True) if h == g])
-            for g in set(groups)
-        }
-        assert set(got) == set(want)
-        for g in want:
-            assert same(got[g], want[g]), f"{engine.name} {name} group {g}: {got[g]} != {want[g]}"
+    names = ("micro_f1", "samples_jaccard", "subset_accuracy")
+    got = engine.many_by(table, [(name, ML, {}) for name in names], "g")
+    assert set(got) == set(groups)
+    for g, values in got.items():
+        part = [r for r, h in zip(data, groups, strict=True) if h == g]
+        for name, value in zip(names, values, strict=True):
+            want = oracle.aggregate(name, part)
+            assert same(value, want), f"{engine.name} {name} group {g}: {value} != {want}"
+
+
+@st.composite
+def grouped(draw: st.DrawFn) -> list[tuple[tuple[Any, Any], str]]:
+    """Rows with a partition name each."""
+    data = draw(rows())
+    days = st.sampled_from(["d1", "d2", "d3"])
+    return [(row, draw(days)) for row in data]
 
 
 @SETTINGS
-@given(
-    data=rows(),
-    groups=st.lists(st.sampled_from(["d1", "d2", "d3"]), min_size=12, max_size=12),
-    beta=st.sampled_from([0.5, 2.0]),
-)
-def test_stored_counts_merge_to_the_same_micro_measures(engine, data, groups, beta):
+@given(cases=batches(grouped()), beta=st.sampled_from([0.5, 2.0]))
+def test_stored_counts_merge_to_the_same_micro_measures(engine, cases, beta):
     """Daily partitions stored as multilabel_counts, merged later, give the micro measures."""
-    groups = groups[: len(data)]
-    table = label_table(data, pa.string(), groups=groups)
+    tables = [
+        label_table([r for r, _ in case], pa.string()).append_column(
+            "g", pa.array([g for _, g in case], pa.string())
+        )
+        for case in cases
+    ]
     pairs = [
         ("micro_precision_from_counts", "micro_precision", {}),
         ("micro_recall_from_counts", "micro_recall", {}),
@@ -147,7 +178,11 @@ def test_stored_counts_merge_to_the_same_micro_measures(engine, data, groups, be
         ("zero_one_loss_from_counts", "zero_one_loss", {}),
         ("hamming_loss_from_counts", "hamming_loss", {"n_labels": 5}),
     ]
-    for stored, direct, params in pairs:
-        got = engine.from_stored_counts(stored, table, **params)
-        want = oracle.aggregate(direct, data, **params)
-        assert same(got, want), f"{engine.name} {stored}{params}: {got} != {want}"
+    calls = [(stored, ("c",), params) for stored, _, params in pairs]
+    got = engine.from_stored_counts_by(stack(tables), calls, CASE)
+    assert set(got) == with_rows(tables)
+    for i, values in got.items():
+        data = [r for r, _ in cases[i]]
+        for (stored, direct, params), value in zip(pairs, values, strict=True):
+            want = oracle.aggregate(direct, data, **params)
+            assert same(value, want), f"{engine.name} {stored}{params}: {value} != {want}"
