@@ -1,6 +1,8 @@
-"""Binary and rule measures on random 0/1 data, every engine: oracle, scikit-learn, stored counts.
+"""Binary measures on random 0/1 data, every engine, against scikit-learn.
 
-Each example is a batch of cases checked in one query (tests/batches.py).
+Each example is a batch of cases checked in one query (tests/batches.py). Every
+2x2 measure, from rows and from stored counts, is checked against the oracle by
+tests/test_every_measure.py.
 """
 
 from __future__ import annotations
@@ -21,24 +23,6 @@ from tests.test_single_label_tables import close, needs
 SETTINGS = settings(
     max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-ZD = st.sampled_from([0, 1, float("nan"), "diagnose", "ignore"])
-#: mlsql name -> oracle name
-MEASURES = {
-    "binary_precision": "prel",
-    "binary_negative_predictive_value": "nrel",
-    "binary_support": "sup",
-    "binary_recall": "sens",
-    "binary_specificity": "spec",
-    "binary_accuracy": "tacc",
-    "binary_coverage": "cov",
-    "binary_error_rate": "error_rate",
-    "binary_kappa": "kappa",
-    "binary_false_negative_rate": "fnr",
-    "binary_false_positive_rate": "fpr",
-    "rule_novelty": "nov",
-    "rule_satisfaction": "sat",
-}
-WITH_ZD = {"prel", "nrel", "sens", "spec", "kappa", "fnr", "fpr", "sat"}
 
 
 @st.composite
@@ -60,36 +44,6 @@ def table_of(rows: list[tuple[Any, Any]], dtype: pa.DataType) -> pa.Table:
     """actual, predicted and the same values as a rule's holds, fires."""
     actual, predicted = pa.array([a for a, _ in rows], dtype), pa.array([p for _, p in rows], dtype)
     return pa.table({"actual": actual, "predicted": predicted, "holds": actual, "fires": predicted})
-
-
-@SETTINGS
-@given(binary_rows(), ZD)
-def test_every_2x2_measure_matches_the_oracle_from_rows_and_from_counts(engine, data, zd):
-    needs(engine, "binary_precision")
-    cases, dtype = data
-    tables = [table_of(rows, dtype) for rows in cases]
-    calls, stored_calls = [], []
-    for name, short in MEASURES.items():
-        params = {"zero_division": zd} if short in WITH_ZD else {}
-        columns = ("holds", "fires") if name.startswith("rule_") else ("actual", "predicted")
-        calls.append((name, columns, params))
-        stored_calls.append((f"{name}_from_counts", ("tp", "fp", "fn", "tn"), params))
-    got = engine.many_by(stack(tables), calls, CASE)
-    assert set(got) == with_rows(tables)
-    cells = [O.table(rows) for rows in cases]
-    stored = pa.table(
-        {c: [cell[j] for cell in cells] for j, c in enumerate(("tp", "fp", "fn", "tn"))}
-    )
-    from_counts = engine.many(stored, stored_calls, per_row=True)
-    for i, (tp, fp, fn, tn) in enumerate(cells):
-        for j, (name, short) in enumerate(MEASURES.items()):
-            want = O.two_by_two(tp, fp, fn, tn, short, zd)
-            if i in got:
-                assert close(got[i][j], want), (name, got[i][j], want)
-            if tp + fp + fn + tn:
-                assert close(from_counts[j][i], want), name
-            else:  # stored zeros: shares have no rows (NULL); ratios are undefined
-                assert from_counts[j][i] is None or short in WITH_ZD
 
 
 @SETTINGS
@@ -126,26 +80,3 @@ def test_f_measures_and_kappa_match_scikit_learn(engine, data, beta):
             assert close(tacc, M.accuracy_score(y, p))
             if len(set(y) | set(p)) > 1:
                 assert close(kappa, M.cohen_kappa_score(y, p))
-
-
-@SETTINGS
-@given(binary_rows(), st.integers(0, 9), st.integers(0, 9))
-def test_cost_error_and_counts(engine, data, cost_fn, cost_fp):
-    needs(engine, "binary_cost_error")
-    cases, dtype = data
-    tables = [table_of(rows, dtype) for rows in cases]
-    ml = ("actual", "predicted")
-    calls = [
-        ("binary_cost_error", ml, {"cost_fn": cost_fn, "cost_fp": cost_fp}),
-        ("binary_counts", ml, {}),
-    ]
-    got = engine.many_by(stack(tables), calls, CASE)
-    assert set(got) == with_rows(tables)
-    for i, (cost, counts) in got.items():
-        tp, fp, fn, tn = O.table(cases[i])
-        want = O.two_by_two(tp, fp, fn, tn, "cost_error", cost_fn=cost_fn, cost_fp=cost_fp)
-        assert close(cost, want)
-        if tp + fp + fn + tn:
-            assert counts == {"tp": tp, "fp": fp, "fn": fn, "tn": tn}
-        else:
-            assert counts is None or all(v is None for v in counts.values())

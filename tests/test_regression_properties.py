@@ -1,6 +1,6 @@
 """Regression, logloss and AUC on random data, every engine, against scikit-learn and the oracle.
 
-Each example is a batch of cases checked in one query (tests/batches.py).
+Every regression measure is checked against the oracle by tests/test_every_measure.py. Each example is a batch of cases checked in one query (tests/batches.py).
 """
 
 from __future__ import annotations
@@ -53,22 +53,6 @@ def table_of(rows: list[tuple[Any, Any]], atype: pa.DataType | None = None) -> p
 
 
 ML = ("actual", "predicted")
-
-
-@SETTINGS
-@given(batches(pairs()), st.sampled_from([0, 1, float("nan"), "diagnose"]))
-def test_regression_measures_match_the_oracle(engine, cases, zd):
-    needs(engine, "r2")
-    tables = [table_of(rows) for rows in cases]
-    plain = ("mse", "rmse", "mae", "mape")
-    with_zd = ("rse", "rrse", "rae", "r2", "explained_variance", "pearson_corr")
-    calls = [(name, ML, {}) for name in plain] + [(n, ML, {"zero_division": zd}) for n in with_zd]
-    got = engine.many_by(stack(tables), calls, CASE)
-    assert set(got) == with_rows(tables)
-    for i, values in got.items():
-        for (name, _, params), value in zip(calls, values, strict=True):
-            want = O.regression(cases[i], name, params.get("zero_division", 0))
-            assert near(value, want), (name, value, want, cases[i])
 
 
 @SETTINGS
