@@ -259,7 +259,8 @@ class Available:
         self.engine = engine
         self.name = engine.name
 
-    def aggregate(self, measure: str, *args: Any, **kwargs: Any) -> Any:
+    def needs(self, measure: str) -> None:
+        """Skip with the registry's reason where the engine lacks ``measure``."""
         import pytest
 
         from mlsql._registry import REGISTRY, measures
@@ -268,4 +269,12 @@ class Available:
         m = REGISTRY[measure]
         if not m.available_in(self.name):
             pytest.skip(f"{measure} is not in {self.name}: {m.unavailable[self.name]}")
+
+    def aggregate(self, measure: str, *args: Any, **kwargs: Any) -> Any:
+        self.needs(measure)
         return self.engine.aggregate(measure, *args, **kwargs)
+
+    def many_by(self, table: pa.Table, calls: list[Any], by: str) -> dict[Any, list[Any]]:
+        for name, _, _ in calls:
+            self.needs(name)
+        return self.engine.many_by(table, calls, by)

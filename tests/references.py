@@ -155,8 +155,9 @@ DATA: dict[str, Callable[[random.Random, int], tuple[Columns, dict[str, pa.DataT
 }
 
 
-def tables(kind: str, seeds: range) -> list[pa.Table]:
-    """Random tables of one kind: one per seed, plus one whose rows are all unknown."""
+def tables(kind: str, seeds: range, *, no_rows: bool = False) -> list[pa.Table]:
+    """Random tables of one kind: one per seed, plus one whose rows are all unknown (and, with
+    ``no_rows``, one without rows: the batched property tests leave that case to this one)."""
     out = []
     for seed in seeds:
         rng = random.Random(f"{kind}-{seed}")
@@ -166,6 +167,8 @@ def tables(kind: str, seeds: range) -> list[pa.Table]:
     if kind != "counts_2x2":
         cols = {c: [None] * 3 for c in cols}
     out.append(pa.table({c: pa.array(v, types[c]) for c, v in cols.items()}))
+    if no_rows:
+        out.append(out[-1].slice(0, 0))
     return out
 
 

@@ -3,7 +3,9 @@
 Random grouped rows carry duplicates, NULL elements, empty lists and NULL
 lists (so some groups have no known row); the universe is either the labels
 seen or a given list that may hold a label that never occurs. Every
-zero_division convention runs, with and without beta.
+zero_division convention runs, with and without beta. Each example is a batch
+of cases, told apart by one more ``by`` column (tests/batches.py), so both
+tables are one call each per example.
 """
 
 from __future__ import annotations
@@ -18,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import oracle_labels as O
-from tests.engines import label_table
+from tests.batches import CASE, batches, stack
 from tests.test_label_conformance import needs
 
 ZERO_DIVISIONS = [0, 1, float("nan"), "diagnose", "ignore"]
-SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 REL = 1e-12
 
 
@@ -68,23 +70,30 @@ def by_group(rows: list[tuple[Any, Any]], groups: list[str]) -> dict[str, list[t
     return out
 
 
-def check(
-    engine: Any, rows: list, groups: list, labels: Any, beta: Any, zd: Any, ltype: Any
-) -> None:
+def check(engine: Any, cases: list, labels: Any, beta: Any, zd: Any, ltype: Any) -> None:
     needs(engine, "label_metrics", "multilabel_report")
-    table = label_table(rows, ltype, groups) if rows else empty_table(ltype)
-    params: dict[str, Any] = {"zero_division": zd, "by": ["g"]}
+    table = stack([grouped_table(rows, groups, ltype) for rows, groups in cases])
+    params: dict[str, Any] = {"zero_division": zd, "by": [CASE, "g"]}
     if labels is not None:
         params["labels"] = labels
     if beta is not None:
         params["beta"] = beta
-    parts = by_group(rows, groups)
+    parts = {
+        (i, g): part
+        for i, (rows, groups) in enumerate(cases)
+        for g, part in by_group(rows, groups).items()
+    }
 
     got_labels = engine.table_function("label_metrics", table, **params).to_pylist()
     want_labels = [
-        {"g": g, **r} for g in sorted(parts) for r in O.label_metrics(parts[g], labels, beta, zd)
+        {CASE: i, "g": g, **r}
+        for i, g in sorted(parts)
+        for r in O.label_metrics(parts[i, g], labels, beta, zd)
     ]
-    assert [(r["g"], r["label"]) for r in got_labels] == [(r["g"], r["label"]) for r in want_labels]
+    keys = (CASE, "g", "label")
+    assert [tuple(r[k] for k in keys) for r in got_labels] == [
+        tuple(r[k] for k in keys) for r in want_labels
+    ]
     for got, want in zip(got_labels, want_labels, strict=True):
         assert set(got) == set(want), (sorted(got), sorted(want))
         for key, value in want.items():
@@ -93,20 +102,20 @@ def check(
             )
 
     got_report = engine.table_function("multilabel_report", table, **params).to_pylist()
-    assert [r["g"] for r in got_report] == sorted(parts)
+    assert [(r[CASE], r["g"]) for r in got_report] == sorted(parts)
     for got in got_report:
-        want = O.report(parts[got["g"]], labels, beta, zd)
-        assert set(got) - {"g"} == set(want), (sorted(got), sorted(want))
+        want = O.report(parts[got[CASE], got["g"]], labels, beta, zd)
+        assert set(got) - {CASE, "g"} == set(want), (sorted(got), sorted(want))
         for key, value in want.items():
             assert same(got[key], value), f"report {key} of group {got['g']}: {got[key]} != {value}"
 
 
-def empty_table(ltype: Any) -> pa.Table:
+def grouped_table(rows: list, groups: list, ltype: Any) -> pa.Table:
     return pa.table(
         {
-            "actual": pa.array([], pa.list_(ltype)),
-            "predicted": pa.array([], pa.list_(ltype)),
-            "g": pa.array([], pa.string()),
+            "actual": pa.array([a for a, _ in rows], pa.list_(ltype)),
+            "predicted": pa.array([p for _, p in rows], pa.list_(ltype)),
+            "g": pa.array(groups, pa.string()),
         }
     )
 
@@ -116,10 +125,13 @@ TEXT = ["a", "b", "c", "d"]
 
 @pytest.mark.parametrize("zd", ZERO_DIVISIONS, ids=str)
 @SETTINGS
-@given(data=grouped_rows(TEXT), labels=universes(TEXT, "never"), beta=st.sampled_from([None, 2.0]))
-def test_text_labels_match_the_oracle(engine, zd, data, labels, beta):
-    rows, groups = data
-    check(engine, rows, groups, labels, beta, zd, pa.string())
+@given(
+    cases=batches(grouped_rows(TEXT)),
+    labels=universes(TEXT, "never"),
+    beta=st.sampled_from([None, 2.0]),
+)
+def test_text_labels_match_the_oracle(engine, zd, cases, labels, beta):
+    check(engine, cases, labels, beta, zd, pa.string())
 
 
 INTS = [1, 2, 3]
@@ -127,7 +139,8 @@ INTS = [1, 2, 3]
 
 @pytest.mark.parametrize("zd", [0, "ignore"], ids=str)
 @SETTINGS
-@given(data=grouped_rows(INTS), labels=universes(INTS, 99), beta=st.sampled_from([None, 0.5]))
-def test_integer_labels_match_the_oracle(engine, zd, data, labels, beta):
-    rows, groups = data
-    check(engine, rows, groups, labels, beta, zd, pa.int64())
+@given(
+    cases=batches(grouped_rows(INTS)), labels=universes(INTS, 99), beta=st.sampled_from([None, 0.5])
+)
+def test_integer_labels_match_the_oracle(engine, zd, cases, labels, beta):
+    check(engine, cases, labels, beta, zd, pa.int64())

@@ -27,6 +27,7 @@ import mlsql
 from mlsql._duckdb import native as _native
 from mlsql._errors import MlsqlError
 from tests import oracle, oracle_labels
+from tests.batches import CASE, batches, stack, with_rows
 from tests.test_multilabel_properties import same
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -111,15 +112,26 @@ def int_values(t: pa.DataType) -> list[int]:
 
 
 @st.composite
-def tables(draw: st.DrawFn, min_rows: int = 0, max_rows: int = 40) -> tuple[pa.Table, list]:
+def label_types(draw: st.DrawFn) -> tuple[pa.DataType, pa.DataType]:
+    """Text on both sides, or integers of two widths."""
+    if draw(st.booleans()):
+        return pa.string(), pa.string()
+    return draw(st.sampled_from([*SIGNED, *UNSIGNED])), draw(st.sampled_from([*SIGNED, *UNSIGNED]))
+
+
+@st.composite
+def tables(
+    draw: st.DrawFn,
+    min_rows: int = 0,
+    max_rows: int = 40,
+    types: tuple[pa.DataType, pa.DataType] | None = None,
+) -> tuple[pa.Table, list]:
     """A two-column Arrow table of label lists (text, or integers of two widths) and its rows."""
-    text = draw(st.booleans())
+    ta, tp = draw(label_types()) if types is None else types
+    text = ta == pa.string()
     if text:
-        ta = tp = pa.string()
         pool_a = pool_p = SHORT + LONG
     else:
-        ta = draw(st.sampled_from([*SIGNED, *UNSIGNED]))
-        tp = draw(st.sampled_from([*SIGNED, *UNSIGNED]))
         pool_a, pool_p = int_values(ta), int_values(tp)
     long_list = st.integers(30, 200)
 
@@ -221,28 +233,36 @@ def test_counts_refuse_text_against_integers(extension: Path) -> None:
 # ---------------------------------------------------------------- the measures, native and portable
 
 
-def measure_values(con: duckdb.DuckDBPyConnection, table: pa.Table) -> list[Any]:
+def measure_values(con: duckdb.DuckDBPyConnection, table: pa.Table) -> dict[int, list[Any]]:
+    """Every measure per case of a stacked batch (tests/batches.py), in one query."""
     con.register("t", table)
     try:
         calls = []
         for name, params in MEASURES:
             args = "".join(f", {k} := {v!r}" for k, v in params.items())
             calls.append(f"{name}(a, p{args})")
-        return list(con.execute(f"SELECT {', '.join(calls)} FROM t").fetchall()[0])
+        sql = f"SELECT {CASE}, {', '.join(calls)} FROM t GROUP BY {CASE}"
+        return {r[0]: list(r[1:]) for r in con.execute(sql).fetchall()}
     finally:
         con.unregister("t")
 
 
-@SETTINGS
-@given(tables(max_rows=30))
+@st.composite
+def table_batches(draw: st.DrawFn) -> list[tuple[pa.Table, list]]:
+    """Several tables of the same label types (sliced, with long lists): one query checks all."""
+    types = draw(label_types())
+    return draw(batches(tables(max_rows=30, types=types)))
+
+
+@settings(SETTINGS, max_examples=15)
+@given(table_batches())
 def test_measures_equal_portable_and_oracle(
     both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
-    data: tuple[pa.Table, list],
+    cases: list[tuple[pa.Table, list]],
 ) -> None:
-    table, rows = data
+    table = stack([t for t, _ in cases])
     fast, slow = both
     assert uses_native(fast) and not uses_native(slow)
-    want = [oracle.aggregate(name, rows, **params) for name, params in MEASURES]
     try:
         got_slow = measure_values(slow, table)
     except duckdb.Error as error:  # UBIGINT lists: both paths refuse them with mlsql's message
@@ -252,9 +272,14 @@ def test_measures_equal_portable_and_oracle(
         assert str(raised.value) == str(error)
         return
     got_fast = measure_values(fast, table)
-    for (name, _), f, s, w in zip(MEASURES, got_fast, got_slow, want, strict=True):
-        assert same(f, w), (name, f, w)
-        assert same(s, w), (name, s, w)
+    assert set(got_fast) == set(got_slow) == with_rows([t for t, _ in cases])
+    for i, (_, rows) in enumerate(cases):
+        if i not in got_fast:
+            continue
+        want = [oracle.aggregate(name, rows, **params) for name, params in MEASURES]
+        for (name, _), f, s, w in zip(MEASURES, got_fast[i], got_slow[i], want, strict=True):
+            assert same(f, w), (name, f, w)
+            assert same(s, w), (name, s, w)
 
 
 @pytest.mark.parametrize("t", ["VARCHAR", "TINYINT", "INTEGER", "BIGINT"])

@@ -1,7 +1,8 @@
 """Property tests: every engine against scikit-learn and the ranking oracle on random data.
 
 Scores are drawn from a few values so that ties are common; label sets may be
-empty or hold every label.
+empty or hold every label. Each example is a batch of cases checked in one query
+(tests/batches.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from sklearn import metrics
 
 from tests import oracle_ranking as oracle
+from tests.batches import CASE, batches, stack, with_rows
 
 
 @pytest.fixture
@@ -25,7 +27,7 @@ def engine(engine):
     return oracle.Available(engine)
 
 
-SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 SCORES = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])
 SCORED = ("actual", "scores")  # the truth first, as scikit-learn's (y_true, y_score)
 RANKED = ("rank_items", "correct_items")
@@ -81,24 +83,34 @@ def as_table(y_true: np.ndarray, y_score: np.ndarray) -> pa.Table:
 
 
 @SETTINGS
-@given(matrices())  # scikit-learn needs 2 labels or more
-def test_label_ranking_measures_match_scikit_learn(engine, data):
-    y_true, y_score = data
-    table = as_table(y_true, y_score)
-    for name in ("coverage_error", "label_ranking_loss", "label_ranking_average_precision"):
-        got = engine.aggregate(name, table, columns=SCORED)
-        want = SKLEARN[name](y_true, y_score)
-        assert close(got, want), f"{engine.name} {name}: {got} != {want}\n{y_true}\n{y_score}"
+@given(batches(matrices()))  # scikit-learn needs 2 labels or more
+def test_label_ranking_measures_match_scikit_learn(engine, cases):
+    names = ("coverage_error", "label_ranking_loss", "label_ranking_average_precision")
+    calls = [(name, SCORED, {}) for name in names]
+    got = engine.many_by(stack([as_table(*case) for case in cases]), calls, CASE)
+    assert set(got) == set(range(len(cases)))
+    for i, values in got.items():
+        y_true, y_score = cases[i]
+        for name, value in zip(names, values, strict=True):
+            want = SKLEARN[name](y_true, y_score)
+            assert close(value, want), (
+                f"{engine.name} {name}: {value} != {want}\n{y_true}\n{y_score}"
+            )
 
 
 @SETTINGS
-@given(matrices(), st.one_of(st.none(), st.integers(1, 6)))
-def test_ndcg_score_matches_scikit_learn(engine, data, k):
-    y_true, y_score = data
+@given(batches(matrices()), st.one_of(st.none(), st.integers(1, 6)))
+def test_ndcg_score_matches_scikit_learn(engine, cases, k):
     params = {} if k is None else {"k": k}
-    got = engine.aggregate("ndcg_score", as_table(y_true, y_score), columns=SCORED, **params)
-    want = metrics.ndcg_score(y_true, y_score, k=k)
-    assert close(got, want), f"{engine.name} ndcg_score@{k}: {got} != {want}\n{y_true}\n{y_score}"
+    calls = [("ndcg_score", SCORED, params)]
+    got = engine.many_by(stack([as_table(*case) for case in cases]), calls, CASE)
+    assert set(got) == set(range(len(cases)))
+    for i, (value,) in got.items():
+        y_true, y_score = cases[i]
+        want = metrics.ndcg_score(y_true, y_score, k=k)
+        assert close(value, want), (
+            f"{engine.name} ndcg_score@{k}: {value} != {want}\n{y_true}\n{y_score}"
+        )
 
 
 LABELS = st.sampled_from(["a", "b", "c", "d", "e"])
@@ -107,14 +119,20 @@ LABEL_LISTS = st.one_of(st.none(), st.lists(st.one_of(LABELS, st.none()), max_si
 
 
 @SETTINGS
-@given(st.lists(st.tuples(SCORE_MAPS, LABEL_LISTS), max_size=6), st.sampled_from(["map", "list"]))
-def test_score_measures_match_the_oracle_with_unscored_labels_and_nulls(engine, rows, form):
-    table = oracle.scored(rows, form)
-    known = [(s, a) for s, a in rows if s is not None and a is not None]
-    for name, fn in oracle.SCORED.items():
-        got = engine.aggregate(name, table, columns=SCORED)
-        want = sum(fn(s, a) for s, a in known) / len(known) if known else None
-        assert close(got, want), f"{engine.name} {name}: {got} != {want}\n{rows}"
+@given(
+    batches(st.lists(st.tuples(SCORE_MAPS, LABEL_LISTS), max_size=6)),
+    st.sampled_from(["map", "list"]),
+)
+def test_score_measures_match_the_oracle_with_unscored_labels_and_nulls(engine, cases, form):
+    tables = [oracle.scored(rows, form) for rows in cases]
+    calls = [(name, SCORED, {}) for name in oracle.SCORED]
+    got = engine.many_by(stack(tables), calls, CASE)
+    assert set(got) == with_rows(tables)
+    for i, values in got.items():
+        known = [(s, a) for s, a in cases[i] if s is not None and a is not None]
+        for (name, fn), value in zip(oracle.SCORED.items(), values, strict=True):
+            want = sum(fn(s, a) for s, a in known) / len(known) if known else None
+            assert close(value, want), f"{engine.name} {name}: {value} != {want}\n{cases[i]}"
 
 
 ITEMS = st.one_of(st.integers(1, 6), st.none())
@@ -123,20 +141,27 @@ ITEM_LISTS = st.one_of(st.none(), st.lists(ITEMS, max_size=7))
 
 @SETTINGS
 @given(
-    st.lists(st.tuples(ITEM_LISTS, ITEM_LISTS), max_size=6), st.one_of(st.none(), st.integers(1, 8))
+    batches(st.lists(st.tuples(ITEM_LISTS, ITEM_LISTS), max_size=6)),
+    st.one_of(st.none(), st.integers(1, 8)),
 )
-def test_at_k_measures_match_the_oracle(engine, rows, k):
-    table = pa.table(
-        {
-            "rank_items": pa.array([r for r, _ in rows], pa.list_(pa.int64())),
-            "correct_items": pa.array([c for _, c in rows], pa.list_(pa.int64())),
-        }
-    )
+def test_at_k_measures_match_the_oracle(engine, cases, k):
+    tables = [
+        pa.table(
+            {
+                "rank_items": pa.array([r for r, _ in rows], pa.list_(pa.int64())),
+                "correct_items": pa.array([c for _, c in rows], pa.list_(pa.int64())),
+            }
+        )
+        for rows in cases
+    ]
     params = {} if k is None else {"k": k}
-    for name, fn in oracle.AT_K.items():
-        got = engine.aggregate(name, table, columns=RANKED, **params)
-        want = oracle.mean_over_rows(fn, rows, k)
-        assert close(got, want), f"{engine.name} {name}@{k}: {got} != {want}\n{rows}"
+    calls = [(name, RANKED, params) for name in oracle.AT_K]
+    got = engine.many_by(stack(tables), calls, CASE)
+    assert set(got) == with_rows(tables)
+    for i, values in got.items():
+        for (name, fn), value in zip(oracle.AT_K.items(), values, strict=True):
+            want = oracle.mean_over_rows(fn, cases[i], k)
+            assert close(value, want), f"{engine.name} {name}@{k}: {value} != {want}\n{cases[i]}"
 
 
 GRADES = st.one_of(st.none(), st.integers(0, 3).map(float))
@@ -144,21 +169,28 @@ GRADES = st.one_of(st.none(), st.integers(0, 3).map(float))
 
 @SETTINGS
 @given(
-    st.lists(
-        st.tuples(
-            st.one_of(st.none(), st.lists(GRADES, max_size=6)),
-            st.one_of(st.none(), st.lists(GRADES, max_size=6)),
-        ),
-        max_size=5,
+    batches(
+        st.lists(
+            st.tuples(
+                st.one_of(st.none(), st.lists(GRADES, max_size=6)),
+                st.one_of(st.none(), st.lists(GRADES, max_size=6)),
+            ),
+            max_size=5,
+        )
     ),
     st.one_of(st.none(), st.integers(1, 7)),
 )
-def test_graded_ndcg_matches_the_oracle(engine, rows, k):
+def test_graded_ndcg_matches_the_oracle(engine, cases, k):
     cols = ("ranked_relevance", "ideal_relevance")
-    table = pa.table(
-        {c: pa.array([r[i] for r in rows], pa.list_(pa.float64())) for i, c in enumerate(cols)}
-    )
+    tables = [
+        pa.table(
+            {c: pa.array([r[i] for r in rows], pa.list_(pa.float64())) for i, c in enumerate(cols)}
+        )
+        for rows in cases
+    ]
     params = {} if k is None else {"k": k}
-    got = engine.aggregate("graded_ndcg", table, columns=cols, **params)
-    want = oracle.mean_over_rows(oracle.graded_ndcg, rows, k)
-    assert close(got, want), f"{engine.name} graded_ndcg@{k}: {got} != {want}\n{rows}"
+    got = engine.many_by(stack(tables), [("graded_ndcg", cols, params)], CASE)
+    assert set(got) == with_rows(tables)
+    for i, (value,) in got.items():
+        want = oracle.mean_over_rows(oracle.graded_ndcg, cases[i], k)
+        assert close(value, want), f"{engine.name} graded_ndcg@{k}: {value} != {want}\n{cases[i]}"

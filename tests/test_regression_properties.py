@@ -1,4 +1,7 @@
-"""Regression, logloss and AUC on random data, every engine, against scikit-learn and the oracle."""
+"""Regression, logloss and AUC on random data, every engine, against scikit-learn and the oracle.
+
+Every regression measure is checked against the oracle by tests/test_every_measure.py. Each example is a batch of cases checked in one query (tests/batches.py).
+"""
 
 from __future__ import annotations
 
@@ -13,10 +16,11 @@ from hypothesis import strategies as st
 from sklearn import metrics as M
 
 from tests import oracle_single as O
+from tests.batches import CASE, batches, stack, with_rows
 from tests.test_single_label_tables import needs
 
 SETTINGS = settings(
-    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 #: regression measures are float sums and moments: agreement to 1e-9
 TOL = 1e-9
@@ -48,43 +52,38 @@ def table_of(rows: list[tuple[Any, Any]], atype: pa.DataType | None = None) -> p
     )
 
 
-@SETTINGS
-@given(pairs(), st.sampled_from([0, 1, float("nan"), "diagnose"]))
-def test_regression_measures_match_the_oracle(engine, rows, zd):
-    needs(engine, "r2")
-    table = table_of(rows)
-    for name in ("mse", "rmse", "mae", "mape"):
-        assert near(engine.aggregate(name, table), O.regression(rows, name)), name
-    for name in ("rse", "rrse", "rae", "r2", "explained_variance", "pearson_corr"):
-        got = engine.aggregate(name, table, zero_division=zd)
-        assert near(got, O.regression(rows, name, zd)), (name, got)
+ML = ("actual", "predicted")
 
 
 @SETTINGS
-@given(pairs(min_size=1))
-def test_regression_measures_match_scikit_learn(engine, rows):
+@given(batches(pairs(min_size=1)))
+def test_regression_measures_match_scikit_learn(engine, cases):
     needs(engine, "r2")
-    ks = O.known(rows)
-    if not ks:
-        return
-    y, p = np.array([a for a, _ in ks]), np.array([b for _, b in ks])
-    table = table_of(rows)
-    assert near(engine.aggregate("mean_squared_error", table), M.mean_squared_error(y, p))
-    assert near(engine.aggregate("mean_absolute_error", table), M.mean_absolute_error(y, p))
-    assert near(
-        engine.aggregate("mean_absolute_percentage_error", table),
-        M.mean_absolute_percentage_error(y, p),
-    )
-    if np.ptp(y) > 0:  # scikit-learn's force_finite is mlsql's 'diagnose'
-        assert near(engine.aggregate("r2_score", table), M.r2_score(y, p))
-        assert near(
-            engine.aggregate("explained_variance_score", table), M.explained_variance_score(y, p)
-        )
-        got = engine.aggregate("hivemall_r2", table, columns=("predicted", "actual"))
-        assert near(got, M.r2_score(y, p))
-    elif len(y) > 1:  # constant y: scikit-learn's force_finite values are 'diagnose'
-        got = engine.aggregate("r2", table, zero_division="diagnose")
-        assert near(got, M.r2_score(y, p))
+    calls = [
+        ("mean_squared_error", ML, {}),
+        ("mean_absolute_error", ML, {}),
+        ("mean_absolute_percentage_error", ML, {}),
+        ("r2_score", ML, {}),
+        ("explained_variance_score", ML, {}),
+        ("hivemall_r2", ("predicted", "actual"), {}),
+        ("r2", ML, {"zero_division": "diagnose"}),
+    ]
+    got = engine.many_by(stack([table_of(rows) for rows in cases]), calls, CASE)
+    assert set(got) == set(range(len(cases)))
+    for i, (mse, mae, mape, r2, explained, hivemall_r2, r2_diagnose) in got.items():
+        ks = O.known(cases[i])
+        if not ks:
+            continue
+        y, p = np.array([a for a, _ in ks]), np.array([b for _, b in ks])
+        assert near(mse, M.mean_squared_error(y, p))
+        assert near(mae, M.mean_absolute_error(y, p))
+        assert near(mape, M.mean_absolute_percentage_error(y, p))
+        if np.ptp(y) > 0:  # scikit-learn's force_finite is mlsql's 'diagnose'
+            assert near(r2, M.r2_score(y, p))
+            assert near(explained, M.explained_variance_score(y, p))
+            assert near(hivemall_r2, M.r2_score(y, p))
+        elif len(y) > 1:  # constant y: scikit-learn's force_finite values are 'diagnose'
+            assert near(r2_diagnose, M.r2_score(y, p))
 
 
 PROBABILITY = st.integers(1, 999).map(lambda x: x / 1000)
@@ -98,22 +97,32 @@ def scored(draw: Any) -> list[tuple[Any, Any]]:
 
 
 @SETTINGS
-@given(scored(), st.sampled_from([0, 1, "diagnose"]))
-def test_auc_and_logloss(engine, rows, zd):
+@given(batches(scored()), st.sampled_from([0, 1, "diagnose"]))
+def test_auc_and_logloss(engine, cases, zd):
     needs(engine, "auc")
-    table = table_of(rows, pa.int64())
-    got_auc = engine.aggregate("auc", table, zero_division=zd)
-    got_loss = engine.aggregate("logloss", table)
-    assert near(got_auc, O.auc(rows, zd)) and near(got_loss, O.logloss(rows))
-    ks = O.known(rows)
-    if not ks:
-        return
-    y, s = [a for a, _ in ks], [b for _, b in ks]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        assert near(got_loss, M.log_loss(y, s, labels=[0, 1]))
-        if len(set(y)) == 2:
-            assert near(got_auc, M.roc_auc_score(y, s))
-            booleans = pa.table({"label": [bool(a) for a in y], "score": s})
-            got = engine.aggregate("hivemall_auc", booleans, columns=("score", "label"))
-            assert near(got, M.roc_auc_score(y, s))
+    tables = [
+        table_of(rows, pa.int64()).append_column(
+            "label", pa.array([None if a is None else bool(a) for a, _ in rows], pa.bool_())
+        )
+        for rows in cases
+    ]
+    calls = [
+        ("auc", ML, {"zero_division": zd}),
+        ("logloss", ML, {}),
+        ("hivemall_auc", ("predicted", "label"), {}),
+    ]
+    got = engine.many_by(stack(tables), calls, CASE)
+    assert set(got) == with_rows(tables)
+    for i, (got_auc, got_loss, hivemall_auc) in got.items():
+        rows = cases[i]
+        assert near(got_auc, O.auc(rows, zd)) and near(got_loss, O.logloss(rows))
+        ks = O.known(rows)
+        if not ks:
+            continue
+        y, s = [a for a, _ in ks], [b for _, b in ks]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert near(got_loss, M.log_loss(y, s, labels=[0, 1]))
+            if len(set(y)) == 2:
+                assert near(got_auc, M.roc_auc_score(y, s))
+                assert near(hivemall_auc, M.roc_auc_score(y, s))

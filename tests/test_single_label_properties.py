@@ -1,4 +1,7 @@
-"""Single-label measures on random data, every engine, against scikit-learn and the oracle."""
+"""Single-label measures on random data, every engine, against scikit-learn and the oracle.
+
+The aggregates run on batches of cases, one query per example (tests/batches.py).
+"""
 
 from __future__ import annotations
 
@@ -13,11 +16,14 @@ from hypothesis import strategies as st
 from sklearn import metrics as M
 
 from tests import oracle_single as O
+from tests.batches import CASE, batches, stack, with_rows
 from tests.test_single_label_tables import close, needs, run_cost_error, run_table
 
 SETTINGS = settings(
     max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
+#: a batched example checks several cases (tests/batches.py)
+BATCHED = settings(SETTINGS, max_examples=12)
 
 
 @st.composite
@@ -28,6 +34,30 @@ def labelled(draw: Any, min_size: int = 0) -> tuple[list[tuple[Any, Any]], pa.Da
     value = st.one_of(st.none(), base, base, base, base, base)
     rows = draw(st.lists(st.tuples(value, value), min_size=min_size, max_size=30))
     return rows, pa.int64() if kind == "int" else pa.string()
+
+
+@st.composite
+def labelled_batch(draw: Any, min_size: int = 0) -> tuple[list[list[tuple[Any, Any]]], pa.DataType]:
+    """A batch of cases of (actual, predicted) rows sharing one label type."""
+    kind = draw(st.sampled_from(["int", "str"]))
+    base = st.integers(0, 4) if kind == "int" else st.sampled_from(["a", "b", "c", "d"])
+    value = st.one_of(st.none(), base, base, base, base, base)
+    cases = draw(batches(st.lists(st.tuples(value, value), min_size=min_size, max_size=30)))
+    return cases, pa.int64() if kind == "int" else pa.string()
+
+
+SL = ("actual", "predicted")
+
+
+def run_batch(
+    engine: Any, data: tuple[list[Any], pa.DataType], calls: list[Any]
+) -> dict[int, list[Any]]:
+    """Every call on every case of the batch, in one grouped query."""
+    cases, dtype = data
+    tables = [table_of(rows, dtype) for rows in cases]
+    got = engine.many_by(stack(tables), calls, CASE)
+    assert set(got) == with_rows(tables)
+    return got
 
 
 def table_of(rows: list[tuple[Any, Any]], dtype: pa.DataType) -> pa.Table:
@@ -50,85 +80,87 @@ def quiet(fn: Any, *args: Any, **kwargs: Any) -> Any:
         return fn(*args, **kwargs)
 
 
-@SETTINGS
-@given(labelled())
+@BATCHED
+@given(labelled_batch())
 def test_accuracy_and_error_rate(engine, data):
     needs(engine, "accuracy")
-    rows, dtype = data
-    table = table_of(rows, dtype)
-    want = O.accuracy(rows)
-    assert close(engine.aggregate("accuracy", table), want)
-    assert close(engine.aggregate("error_rate", table), None if want is None else 1 - want)
-    y, p = sk(rows)
-    if y:
-        assert close(engine.aggregate("accuracy_score", table), M.accuracy_score(y, p))
+    calls = [("accuracy", SL, {}), ("error_rate", SL, {}), ("accuracy_score", SL, {})]
+    for i, (accuracy, error_rate, accuracy_score) in run_batch(engine, data, calls).items():
+        rows = data[0][i]
+        want = O.accuracy(rows)
+        assert close(accuracy, want)
+        assert close(error_rate, None if want is None else 1 - want)
+        y, p = sk(rows)
+        if y:
+            assert close(accuracy_score, M.accuracy_score(y, p))
 
 
-@SETTINGS
-@given(labelled(), st.sampled_from([None, "linear", "quadratic"]))
-def test_cohen_kappa_score(engine, data, weights):
+@BATCHED
+@given(labelled_batch())
+def test_cohen_kappa_score(engine, data):
     needs(engine, "cohen_kappa_score")
-    rows, dtype = data
-    got = engine.aggregate("cohen_kappa_score", table_of(rows, dtype), weights=weights)
-    want = O.kappa(rows, weights)
-    assert close(got, want)
-    y, p = sk(rows)
-    if y and len(set(y) | set(p)) > 1:
-        assert close(got, quiet(M.cohen_kappa_score, y, p, weights=weights))
+    weightings = (None, "linear", "quadratic")
+    calls = [("cohen_kappa_score", SL, {"weights": w}) for w in weightings]
+    for i, values in run_batch(engine, data, calls).items():
+        rows = data[0][i]
+        y, p = sk(rows)
+        for weights, got in zip(weightings, values, strict=True):
+            assert close(got, O.kappa(rows, weights))
+            if y and len(set(y) | set(p)) > 1:
+                assert close(got, quiet(M.cohen_kappa_score, y, p, weights=weights))
 
 
-@SETTINGS
-@given(labelled())
+@BATCHED
+@given(labelled_batch())
 def test_matthews_corrcoef_and_balanced_accuracy(engine, data):
     needs(engine, "matthews_corrcoef")
-    rows, dtype = data
-    table = table_of(rows, dtype)
-    y, p = sk(rows)
-    mcc = engine.aggregate("matthews_corrcoef", table)
-    balanced = engine.aggregate("balanced_accuracy_score", table)
-    assert close(mcc, O.mcc(rows)) and close(balanced, O.balanced_accuracy(rows))
-    if y:
-        assert close(mcc, quiet(M.matthews_corrcoef, y, p))
-        assert close(balanced, quiet(M.balanced_accuracy_score, y, p))
-    else:
-        assert mcc is None and balanced is None
+    calls = [("matthews_corrcoef", SL, {}), ("balanced_accuracy_score", SL, {})]
+    for i, (mcc, balanced) in run_batch(engine, data, calls).items():
+        rows = data[0][i]
+        y, p = sk(rows)
+        assert close(mcc, O.mcc(rows)) and close(balanced, O.balanced_accuracy(rows))
+        if y:
+            assert close(mcc, quiet(M.matthews_corrcoef, y, p))
+            assert close(balanced, quiet(M.balanced_accuracy_score, y, p))
+        else:
+            assert mcc is None and balanced is None
 
 
-@SETTINGS
+@BATCHED
 @given(
-    labelled(min_size=1),
+    labelled_batch(min_size=1),
     st.sampled_from(["micro", "macro", "weighted"]),
     st.sampled_from([0, 1, float("nan")]),
     st.sampled_from([0.5, 1.0, 2.0]),
 )
 def test_averaged_precision_recall_fbeta(engine, data, average, zd, beta):
     needs(engine, "fbeta_score")
-    rows, dtype = data
-    table = table_of(rows, dtype)
-    y, p = sk(rows)
-    got = {
-        "precision": engine.aggregate("precision_score", table, average=average, zero_division=zd),
-        "recall": engine.aggregate("recall_score", table, average=average, zero_division=zd),
-        "fbeta": engine.aggregate(
-            "fbeta_score", table, beta=beta, average=average, zero_division=zd
-        ),
-    }
-    for measure, value in got.items():
-        assert close(value, O.averaged(rows, measure, average, zd, beta)), measure
-    if not y:
-        assert all(v is None for v in got.values())
-        return
-    skz = np.nan if isinstance(zd, float) else zd
-    want_p, want_r, want_f, _ = quiet(
-        M.precision_recall_fscore_support, y, p, beta=beta, average=average, zero_division=skz
-    )
-    for measure, want in (("precision", want_p), ("recall", want_r), ("fbeta", want_f)):
-        if average == "weighted" and not sk_weights_apply(rows, measure, zd):
-            continue  # documented: mlsql follows zero_division, scikit-learn drops the weights
-        assert close(got[measure], want), measure
-    if beta == 1.0:
-        f1 = engine.aggregate("f1_score", table, average=average, zero_division=zd)
-        assert close(f1, quiet(M.f1_score, y, p, average=average, zero_division=skz))
+    params = {"average": average, "zero_division": zd}
+    calls = [
+        ("precision_score", SL, params),
+        ("recall_score", SL, params),
+        ("fbeta_score", SL, {"beta": beta, **params}),
+        ("f1_score", SL, params),
+    ]
+    for i, (precision, recall, fbeta, f1) in run_batch(engine, data, calls).items():
+        rows = data[0][i]
+        y, p = sk(rows)
+        got = {"precision": precision, "recall": recall, "fbeta": fbeta}
+        for measure, value in got.items():
+            assert close(value, O.averaged(rows, measure, average, zd, beta)), measure
+        if not y:
+            assert all(v is None for v in got.values())
+            continue
+        skz = np.nan if isinstance(zd, float) else zd
+        want_p, want_r, want_f, _ = quiet(
+            M.precision_recall_fscore_support, y, p, beta=beta, average=average, zero_division=skz
+        )
+        for measure, want in (("precision", want_p), ("recall", want_r), ("fbeta", want_f)):
+            if average == "weighted" and not sk_weights_apply(rows, measure, zd):
+                continue  # documented: mlsql follows zero_division, scikit-learn drops the weights
+            assert close(got[measure], want), measure
+        if beta == 1.0:
+            assert close(f1, quiet(M.f1_score, y, p, average=average, zero_division=skz))
 
 
 def sk_weights_apply(rows: list[tuple[Any, Any]], measure: str, zd: Any) -> bool:

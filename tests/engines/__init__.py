@@ -12,6 +12,8 @@ from typing import Any, Protocol
 import pyarrow as pa
 
 Row = tuple[Any, Any]
+#: (measure, input columns, parameters): one call of a batched query
+Call = tuple[str, tuple[str, ...], dict[str, Any]]
 
 
 class Engine(Protocol):
@@ -40,6 +42,18 @@ class Engine(Protocol):
 
     def counts(self, table: pa.Table) -> dict[str, int]:
         """``multilabel_counts`` over all rows, as a dict."""
+
+    def many(self, table: pa.Table, calls: list[Call], *, per_row: bool = False) -> list[Any]:
+        """Every call in one query: a value per call (a list of row values with ``per_row``)."""
+
+    def many_by(self, table: pa.Table, calls: list[Call], by: str) -> dict[Any, list[Any]]:
+        """Every call per value of ``table``'s column ``by``, in one grouped query."""
+
+    def from_stored_counts_by(
+        self, table: pa.Table, calls: list[Call], by: str
+    ) -> dict[Any, list[Any]]:
+        """Per ``by``: ``multilabel_counts`` stored per ``(by, g)``, merged per ``by``, then
+        every call (a from-counts measure) on the merged counts, in one query."""
 
 
 def label_table(

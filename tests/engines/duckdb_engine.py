@@ -14,6 +14,14 @@ def _args(params: dict[str, Any]) -> str:
     return "".join(f", {k} := {lit(v)}" for k, v in params.items())
 
 
+def _items(calls: list[tuple[str, tuple[str, ...], dict[str, Any]]]) -> str:
+    """The select list of ``calls``: ``name(columns, params) AS c<i>`` each."""
+    return ", ".join(
+        f"{name}({', '.join(quote_ident(c) for c in cols)}{_args(params)}) AS c{i}"
+        for i, (name, cols, params) in enumerate(calls)
+    )
+
+
 class DuckDBEngine:
     """Runs each case as SQL over an Arrow table registered as ``t``."""
 
@@ -50,14 +58,31 @@ class DuckDBEngine:
         per_row: bool = False,
     ) -> list[Any]:
         """Every call in one SELECT: a value per call (a list of row values with ``per_row``)."""
-        items = ", ".join(
-            f"{name}({', '.join(quote_ident(c) for c in cols)}{_args(params)}) AS c{i}"
-            for i, (name, cols, params) in enumerate(calls)
-        )
-        rows = self._query(table, f"SELECT {items} FROM t")
+        rows = self._query(table, f"SELECT {_items(calls)} FROM t")
         if per_row:
             return [[r[i] for r in rows] for i in range(len(calls))]
         return list(rows[0])
+
+    def many_by(
+        self, table: pa.Table, calls: list[tuple[str, tuple[str, ...], dict[str, Any]]], by: str
+    ) -> dict[Any, list[Any]]:
+        """Every call per value of column ``by``, in one ``GROUP BY`` query."""
+        key = quote_ident(by)
+        rows = self._query(table, f"SELECT {key}, {_items(calls)} FROM t GROUP BY {key}")
+        return {r[0]: list(r[1:]) for r in rows}
+
+    def from_stored_counts_by(
+        self, table: pa.Table, calls: list[tuple[str, tuple[str, ...], dict[str, Any]]], by: str
+    ) -> dict[Any, list[Any]]:
+        """Counts stored per ``(by, g)``, merged per ``by``, every call on the merged counts."""
+        key = quote_ident(by)
+        sql = (
+            f"WITH daily AS (SELECT {key}, g, multilabel_counts(actual, predicted) AS c"
+            f" FROM t GROUP BY {key}, g),"
+            f" merged AS (SELECT {key}, merge_counts(c) AS c FROM daily GROUP BY {key})"
+            f" SELECT {key}, {_items(calls)} FROM merged"
+        )
+        return {r[0]: list(r[1:]) for r in self._query(table, sql)}
 
     def daily_counts(self, table: pa.Table) -> pa.Table:
         """``multilabel_counts`` per partition ``g``, as stored counts in a column ``counts``."""

@@ -51,14 +51,33 @@ class PolarsEngine:
         per_row: bool = False,
     ) -> list[Any]:
         """Every call in one ``select``: a value per call (a list of row values with ``per_row``)."""
-        exprs = [
-            self.function(name)(*cols, **params).alias(f"c{i}")
-            for i, (name, cols, params) in enumerate(calls)
-        ]
-        out = _collect(_frame(table).select(exprs))
+        out = _collect(_frame(table).select(self._exprs(calls)))
         if per_row:
             return [out[f"c{i}"].to_list() for i in range(len(calls))]
         return [out[f"c{i}"].item() for i in range(len(calls))]
+
+    def _exprs(self, calls: list[tuple[str, tuple[str, ...], dict[str, Any]]]) -> list[pl.Expr]:
+        return [
+            self.function(name)(*cols, **params).alias(f"c{i}")
+            for i, (name, cols, params) in enumerate(calls)
+        ]
+
+    def many_by(
+        self, table: pa.Table, calls: list[tuple[str, tuple[str, ...], dict[str, Any]]], by: str
+    ) -> dict[Any, list[Any]]:
+        """Every call per value of column ``by``, in one ``group_by().agg``."""
+        out = _collect(_frame(table).group_by(by).agg(self._exprs(calls)))
+        return {r[0]: list(r[1:]) for r in out.rows()}
+
+    def from_stored_counts_by(
+        self, table: pa.Table, calls: list[tuple[str, tuple[str, ...], dict[str, Any]]], by: str
+    ) -> dict[Any, list[Any]]:
+        """Counts stored per ``(by, g)``, merged per ``by``, every call on the merged counts."""
+        counts = mp.multilabel_counts("actual", "predicted").alias("c")
+        daily = _frame(table).group_by(by, "g").agg(counts)
+        merged = daily.group_by(by).agg(mp.merge_counts("c").alias("c"))
+        out = _collect(merged.select(by, *self._exprs(calls)))
+        return {r[0]: list(r[1:]) for r in out.rows()}
 
     def daily_counts(self, table: pa.Table) -> pa.Table:
         """``multilabel_counts`` per partition ``g``, as stored counts in a column ``counts``."""

@@ -152,14 +152,38 @@ class SparkEngine:
     ) -> list[Any]:
         """Every call in one ``agg`` (or ``select`` with ``per_row``): one Spark job."""
         df = frame(table)
-        cols = [
-            self.function(name)(*(df[c] for c in columns), **params).alias(f"c{i}")
-            for i, (name, columns, params) in enumerate(calls)
-        ]
+        cols = self._columns(df, calls)
         if per_row:
             rows = df.select(*cols).collect()
             return [[_plain(r[i]) for r in rows] for i in range(len(calls))]
         return [_plain(v) for v in df.agg(*cols).first()]
+
+    def _columns(
+        self, df: Any, calls: list[tuple[str, tuple[str, ...], dict[str, Any]]]
+    ) -> list[Any]:
+        return [
+            self.function(name)(*(df[c] for c in columns), **params).alias(f"c{i}")
+            for i, (name, columns, params) in enumerate(calls)
+        ]
+
+    def many_by(
+        self, table: pa.Table, calls: list[tuple[str, tuple[str, ...], dict[str, Any]]], by: str
+    ) -> dict[Any, list[Any]]:
+        """Every call per value of column ``by``, in one ``groupBy().agg``: one Spark job."""
+        df = frame(table)
+        rows = df.groupBy(by).agg(*self._columns(df, calls)).collect()
+        return {r[0]: [_plain(v) for v in r[1:]] for r in rows}
+
+    def from_stored_counts_by(
+        self, table: pa.Table, calls: list[tuple[str, tuple[str, ...], dict[str, Any]]], by: str
+    ) -> dict[Any, list[Any]]:
+        """Counts stored per ``(by, g)``, merged per ``by``, every call on the merged counts."""
+        df = frame(table)
+        counts = self.ms.multilabel_counts(df["actual"], df["predicted"]).alias("c")
+        daily = df.groupBy(by, "g").agg(counts)
+        merged = daily.groupBy(by).agg(self.ms.merge_counts(daily["c"]).alias("c"))
+        rows = merged.select(by, *self._columns(merged, calls)).collect()
+        return {r[0]: [_plain(v) for v in r[1:]] for r in rows}
 
     def daily_counts(self, table: pa.Table) -> pa.Table:
         """``multilabel_counts`` per partition ``g``, as stored counts in a column ``counts``."""
