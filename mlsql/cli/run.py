@@ -101,7 +101,10 @@ def run_eval(
     )
     if format_ == "html" and output is None and is_terminal(sys.stdout):
         fail("--format html writes a web page: add --output report.html (or redirect stdout)")
-    con = duckdb.connect()  # macros come after the data is found: mistakes fail fast
+    import mlsql
+
+    # the stored library (with the native extension where it loads): a tenth of a second
+    con = mlsql.connect()
     try:
         with progress(
             con, f"mlsql: evaluating {path} on {engine}", engine=engine, enabled=show_progress
@@ -125,10 +128,8 @@ def _on_engine(
 ) -> tuple[Any, tuple[int, int]]:
     """``prepared`` with the frame ``engine`` reads itself, and its (unknown, all) row counts."""
     if engine == "duckdb":
-        import mlsql
         from mlsql.cli.sources import count_unknown
 
-        mlsql.register(con, temporary=True)
         return prepared, count_unknown(con)
     if engine == "polars":
         from mlsql.cli import polars_input
