@@ -278,3 +278,117 @@ class Available:
         for name, _, _ in calls:
             self.needs(name)
         return self.engine.many_by(table, calls, by)
+
+
+# ------------------------------------------------------------------ averaged scores per label
+#: the averages of ``multilabel_average_precision`` and ``multilabel_roc_auc``
+SCORE_AVERAGES = ("micro", "macro", "weighted", "samples")
+
+
+def indicator_cells(
+    rows: list[tuple[Any, Any]],
+) -> tuple[list[Any], list[list[tuple[bool, float]]]]:
+    """The group's label universe and, per row, (true?, score) of every label.
+
+    Rows whose scores or labels are None are skipped. The universe is every
+    label true in some row or scored (score not None) in some row, sorted; a
+    label a row does not score has score -inf there: below every score, so the
+    unscored cells of a label form its last tied run.
+    """
+    kept = [(s, a) for s, a in rows if s is not None and a is not None]
+    labels: set[Any] = set()
+    for s, a in kept:
+        labels |= {x for x in a if x is not None}
+        labels |= {x for x, v in s.items() if x is not None and v is not None}
+    universe = sorted(labels)
+    cells = []
+    for s, a in kept:
+        truth = {x for x in a if x is not None}
+        scored = {x: float(v) for x, v in s.items() if v is not None}
+        cells.append([(x in truth, scored.get(x, NEG_INF)) for x in universe])
+    return universe, cells
+
+
+def binary_average_precision(pairs: list[tuple[bool, float]]) -> Any:
+    """scikit-learn's step-wise AP (ties one step); None without positives."""
+    positives = [s for y, s in pairs if y]
+    if not positives:
+        return None
+    total = Fraction(0)
+    for p in positives:
+        at_or_above = [y for y, s in pairs if s >= p]
+        total += Fraction(sum(at_or_above), len(at_or_above))
+    return total / len(positives)
+
+
+def binary_roc_auc(pairs: list[tuple[bool, float]]) -> Any:
+    """Share of (positive, negative) pairs ordered right, a tie one half; None with one class."""
+    pos = [s for y, s in pairs if y]
+    neg = [s for y, s in pairs if not y]
+    if not pos or not neg:
+        return None
+    u = sum(Fraction(int(p > n)) + Fraction(int(p == n), 2) for p in pos for n in neg)
+    return u / (len(pos) * len(neg))
+
+
+def _undefined(zero_division: Any) -> Any:
+    """What an undefined label (or row, or pool) counts as: None means left out."""
+    if zero_division == "ignore":
+        return None
+    if zero_division == "diagnose":
+        return Fraction(1)
+    if isinstance(zero_division, float) and math.isnan(zero_division):
+        return None
+    return Fraction(zero_division)
+
+
+def averaged_over_labels(
+    binary: Callable[[list[tuple[bool, float]]], Any],
+    rows: list[tuple[Any, Any]],
+    average: str = "macro",
+    zero_division: Any = 0,
+) -> Any:
+    """``binary`` over the indicator matrix of ``rows`` ((scores, actual) pairs), averaged.
+
+    micro pools every (row, label) cell; macro is the mean over labels;
+    weighted weighs each label by its positives; samples is the mean over
+    rows. An undefined value counts as ``zero_division`` (0 or 1; 'diagnose':
+    1; NaN or 'ignore': left out). None over no rows, or when everything is
+    left out.
+    """
+    universe, cells = indicator_cells(rows)
+    if not cells:
+        return None
+    fill = _undefined(zero_division)
+
+    def value(pairs: list[tuple[bool, float]]) -> Any:
+        v = binary(pairs)
+        return fill if v is None else v
+
+    if average == "micro":
+        return value([c for row in cells for c in row])
+    if average == "samples":
+        parts = [(value(row), 1) for row in cells]
+    else:
+        columns = [[row[j] for row in cells] for j in range(len(universe))]
+        weigh = average == "weighted"
+        parts = [(value(col), sum(y for y, _ in col) if weigh else 1) for col in columns]
+    kept = [(v, w) for v, w in parts if v is not None]
+    weight = sum(w for _, w in kept)
+    if not kept:
+        return None
+    if weight == 0:  # weighted, no label with positives: scikit-learn returns 0
+        return fill
+    return sum(v * w for v, w in kept) / weight
+
+
+def multilabel_average_precision(
+    rows: list[tuple[Any, Any]], average: str = "macro", zero_division: Any = 0
+) -> Any:
+    return averaged_over_labels(binary_average_precision, rows, average, zero_division)
+
+
+def multilabel_roc_auc(
+    rows: list[tuple[Any, Any]], average: str = "macro", zero_division: Any = 0
+) -> Any:
+    return averaged_over_labels(binary_roc_auc, rows, average, zero_division)
