@@ -109,3 +109,18 @@ def test_no_rows_and_all_left_out_are_null() -> None:
     assert O.multilabel_average_precision([(None, ["a"])], "macro") is None
     assert O.multilabel_roc_auc([({"a": 0.5}, ["a"])], "macro", "ignore") is None
     assert O.multilabel_roc_auc([({"a": 0.5}, ["a"])], "micro", 1) == 1
+
+
+def test_roc_auc_weighted_counts_an_all_positive_label_as_zero_division() -> None:
+    """Label a is true in every row: its AUC is undefined but it has weight 3 (scikit-learn: NaN)."""
+    rows = [
+        ({"a": 0.5, "b": 0.2, "c": 0.1}, ["a", "b"]),
+        ({"a": 0.5, "b": 0.5, "c": 0.3}, ["a", "c"]),
+        ({"a": 0.1, "b": 0.9, "c": 0.2}, ["a", "b"]),
+    ]
+    # b: positives 0.2, 0.9 vs 0.5 -> 1/2 (weight 2); c: 0.3 vs 0.1, 0.2 -> 1 (weight 1)
+    assert O.multilabel_roc_auc(rows, "weighted", 0) == (0 * 3 + Fraction(1, 2) * 2 + 1) / 6
+    assert O.multilabel_roc_auc(rows, "weighted", "ignore") == (Fraction(1, 2) * 2 + 1) / 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # scikit-learn warns of the undefined label
+        assert math.isnan(roc_auc_score(*matrices(rows), average="weighted"))
