@@ -578,8 +578,7 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
     for mod in family_modules():
         made = mod.macros(qualify, ops)
         if native and hasattr(mod, "native_overrides"):
-            overrides = {m.name: m for m in mod.native_overrides(qualify)}
-            made = [overrides.get(m.name, m) for m in made]
+            made = _overridden(made, mod.native_overrides(qualify))
         out += made
         for m in measures():
             if m.family in mod.FAMILIES and m.build is not None and m.available_in("duckdb"):
@@ -587,6 +586,21 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
                 out.append(_from_registry(m, qualify, ops, mod.FILE, stats))
     out = _hivemall_ranking_auc(out, qualify)
     return [replace(m, name=qualify(m.name)) for m in out]
+
+
+def _overridden(made: list[Macro], overrides: list[Macro]) -> list[Macro]:
+    """``made`` with every macro named in ``overrides`` replaced by the overrides, which
+    stand (in their order, overloads and new helpers included) where the first replaced
+    macro stood."""
+    names = {m.name for m in overrides}
+    out: list[Macro] = []
+    for m in made:
+        if m.name not in names:
+            out.append(m)
+        elif overrides:
+            out += overrides
+            overrides = []
+    return out + overrides
 
 
 def _hivemall_ranking_auc(out: list[Macro], q: Qualify) -> list[Macro]:

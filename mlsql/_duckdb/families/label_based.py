@@ -19,11 +19,17 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql._duckdb.families.single_label import aggregating
-from mlsql._duckdb.library import Macro, Qualify, sql_message
+from mlsql._duckdb.library import (
+    NATIVE_LISTS,
+    WIDE_INTEGER_LISTS,
+    Macro,
+    Qualify,
+    sql_message,
+)
 from mlsql._duckdb.ops import SqlOps
 from mlsql._duckdb.source_sql import read_source_sql
 from mlsql._formulas import FORMULAS, RowStats
-from mlsql._sqlexpr import Sql
+from mlsql._sqlexpr import Sql, call
 from mlsql.measures import label_based as LB
 
 FILE = "labels.sql"
@@ -120,8 +126,8 @@ def _native_spread(q: Qualify) -> Macro:
                CASE WHEN e.label IS NOT NULL THEN [e.tp, e.n_actual - e.tp, e.n_predicted]
                     ELSE [e.n] END AS n
         FROM (
-            SELECT g, unnest({NATIVE_TABLE}(CASE WHEN false THEN p ELSE a END,
-                                             CASE WHEN false THEN a ELSE p END)) AS e
+            SELECT g, unnest({q("_mlsql_native_label_table")}(CASE WHEN false THEN p ELSE a END,
+                                             CASE WHEN false THEN a ELSE p END, func)) AS e
             FROM (
                 SELECT g, {kept.format(side="a")} AS a, {kept.format(side="p")} AS p
                 FROM (
@@ -147,7 +153,39 @@ def _native_spread(q: Qualify) -> Macro:
 
 def native_overrides(qualify: Qualify) -> list[Macro]:
     """The macros of this file that the native extension computes (same names, same results)."""
-    return [_native_spread(qualify)]
+    return [*_native_table_overloads(qualify), _native_spread(qualify)]
+
+
+#: the list types the native per-label aggregate takes
+NATIVE_TABLE_LISTS = (*NATIVE_LISTS, *WIDE_INTEGER_LISTS)
+#: one row of the native aggregate's table, typed: what the fallback overload returns
+NATIVE_TABLE_ROW = (
+    "struct_pack(label := NULL::VARCHAR, tp := NULL::BIGINT, n_actual := NULL::BIGINT, "
+    "n_predicted := NULL::BIGINT, n := NULL::BIGINT)"
+)
+
+
+def _native_table_overloads(q: Qualify) -> list[Macro]:
+    """``_mlsql_native_label_table(a, p, func)``: the native aggregate on the label list
+    types, and on any other type (floats, booleans, nested lists, ...) mlsql's label-type
+    error, raised when a group is computed, as the portable macro raises it; without this
+    fallback DuckDB would refuse the query with a Binder error naming the C function."""
+    name = "_mlsql_native_label_table"
+    doc = "The native per-label aggregate; lists of no labels meet mlsql's error."
+    out = [
+        Macro(FILE, name, (f"a {t}", f"p {t}", "func"), f"{NATIVE_TABLE}(a, p)", doc, public=False)
+        for t in NATIVE_TABLE_LISTS
+    ]
+    error = call(
+        q("_mlsql_label_type_error"),
+        Sql("any_value(a)"),
+        Sql("any_value(p)"),
+        Sql("func"),
+        "actual",
+        "predicted",
+    )
+    fallback = f"CASE WHEN {error} IS NULL THEN [{NATIVE_TABLE_ROW}] END"
+    return [*out, Macro(FILE, name, ("a", "p", "func"), fallback, doc, public=False)]
 
 
 def _check_labels() -> Macro:
