@@ -72,7 +72,7 @@ def _frame(columns: dict[str, list[Any]], inputs: tuple[str, ...]) -> pl.LazyFra
 CORE_FAMILIES = ("multilabel", "hivemall")
 
 #: (function, context) pairs of the other families that Polars' streaming engine runs partly on
-#: its in-memory engine today: class-wise single-label measures and AUC (a sort or a per-class
+#: its in-memory engine today: class-wise single-label measures, AUC and average precision (a sort or a per-class
 #: count), and regression aggregates under group_by/over (Polars' streaming group_by takes
 #: when/otherwise over aggregates to the in-memory engine). The test checks that each still falls
 #: back, so a pair that starts to stream fails it until it is taken off this list.
@@ -81,6 +81,7 @@ KNOWN_FALLBACKS = {
         [
             "auc",
             "hivemall_auc",
+            "average_precision_score",
             "balanced_accuracy_score",
             "cohen_kappa_score",
             "f1_score",
