@@ -25,6 +25,7 @@ from mlsql._formulas import RowStats
 from mlsql._front import tables as T
 from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
+from mlsql.polars import _native
 from mlsql.polars._dtypes import inner, kind, label_lists
 from mlsql.polars._engine import POLARS
 from mlsql.polars.ops import FixedOrderPolarsOps, PolarsOps
@@ -77,6 +78,10 @@ def _prepared(
         clean(a).alias("__a"),
         clean(p).alias("__p"),
         (a.is_not_null() & p.is_not_null()).alias("__known"),
+        # the sets as given, for the native plugin (which cleans them itself); unused
+        # columns are pruned from the plan
+        a.alias("__raw_a"),
+        p.alias("__raw_p"),
     )
     return rows, groups, universe
 
@@ -85,10 +90,91 @@ def _prepared(
 LB_FLAGS = (LB.FLAG_ACTUAL, LB.FLAG_BOTH, LB.FLAG_PREDICTED)
 
 
+def _native_sides(rows: pl.LazyFrame, universe: list[Any] | None) -> tuple[str, str] | None:
+    """The columns the native plugin counts, or None when it does not run (off, other types)."""
+    if not _native.enabled():
+        return None
+    schema = rows.collect_schema()
+    if not _native.supports_label_table(schema["__raw_a"], schema["__raw_p"]):
+        return None
+    # with a universe, the plugin counts the filtered sets (cleaning them again changes nothing)
+    return ("__raw_a", "__raw_p") if universe is None else ("__a", "__p")
+
+
+def _spread_native(
+    rows: pl.LazyFrame, groups: list[str], sides: tuple[str, str]
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
+    """(groups with n_rows, seen labels' counts, row histogram) through the native plugin.
+
+    One plugin call per group builds its per-label table in C (a hash table of
+    its labels); the exploded entries are what :func:`_spread_portable` gives.
+    """
+    label_type = rows.collect_schema()["__a"].inner  # type: ignore[union-attr]
+    table = _native.label_table(pl.col(sides[0]), pl.col(sides[1]))
+    entries = (
+        rows.group_by(groups)
+        .agg(table.alias("__table"))
+        .explode("__table")
+        .unnest("__table")
+        .with_columns(pl.col("label").cast(label_type))
+    )
+    markers = entries.filter(pl.col("label").is_null())
+    known = pl.col("tp").is_not_null()
+    n_rows = pl.col("n").filter(known).sum().cast(pl.Int64)
+    group_rows = markers.group_by(groups).agg(n_rows.alias("n_rows"))
+    seen = entries.filter(pl.col("label").is_not_null()).select(
+        *groups, "label", "tp", "n_actual", "n_predicted"
+    )
+    histogram = markers.filter(known).select(*groups, "tp", "n_actual", "n_predicted", "n")
+    return group_rows, seen, histogram
+
+
 def _counts(
     rows: pl.LazyFrame, groups: list[str], universe: list[Any] | None
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
     """(groups with n_rows, one row per (group, label) with tp, fp, fn, n_rows, row histogram).
+
+    The counts come from the native plugin when it runs, else from
+    :func:`_spread_portable`; the same numbers either way.
+    """
+    label_type = rows.collect_schema()["__a"].inner  # type: ignore[union-attr]
+    sides = _native_sides(rows, universe)
+    if sides is not None:
+        group_rows, seen, histogram = _spread_native(rows, groups, sides)
+    else:
+        group_rows, seen, histogram = _spread_portable(rows, groups)
+    if groups == [ALL]:  # one report row, even over no rows at all
+        group_rows = (
+            pl.LazyFrame({ALL: [0]}, schema={ALL: pl.Int32})
+            .join(group_rows, on=ALL, how="left", coalesce=True)
+            .with_columns(pl.col("n_rows").fill_null(0))
+        )
+    if universe is None:
+        labels = seen.select(*groups, "label")
+    else:
+        labels = group_rows.select(groups).join(
+            pl.LazyFrame({"label": pl.Series(universe, dtype=label_type)}), how="cross"
+        )
+    keys = [*groups, "label"]
+    k = (
+        labels.join(group_rows, on=groups, how="left", nulls_equal=True, coalesce=True)
+        .join(seen, on=keys, how="left", nulls_equal=True, coalesce=True)
+        .with_columns(pl.col("n_actual", "n_predicted", "tp").fill_null(0))
+        .select(
+            *keys,
+            "tp",
+            (pl.col("n_predicted") - pl.col("tp")).alias("fp"),
+            (pl.col("n_actual") - pl.col("tp")).alias("fn"),
+            "n_rows",
+        )
+    )
+    return group_rows, k, histogram
+
+
+def _spread_portable(
+    rows: pl.LazyFrame, groups: list[str]
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
+    """(groups with n_rows, seen labels' counts, row histogram) in plain Polars.
 
     One pass over the rows, as the DuckDB and Spark engines do: each row
     becomes two parallel lists, its labels and their flags (actual labels
@@ -128,12 +214,6 @@ def _counts(
     markers = spread.filter(pl.col("label").is_null())
     n_rows = pl.col("n").filter(pl.col("flag") < 0).sum().cast(pl.Int64)
     group_rows = markers.group_by(groups).agg(n_rows.alias("n_rows"))
-    if groups == [ALL]:  # one report row, even over no rows at all
-        group_rows = (
-            pl.LazyFrame({ALL: [0]}, schema={ALL: pl.Int32})
-            .join(group_rows, on=ALL, how="left", coalesce=True)
-            .with_columns(pl.col("n_rows").fill_null(0))
-        )
     flag, n = pl.col("flag"), pl.col("n")
     seen = (
         spread.filter(pl.col("label").is_not_null())
@@ -144,25 +224,6 @@ def _counts(
             n.filter(flag == LB.FLAG_PREDICTED).sum().cast(pl.Int64).alias("n_predicted"),
         )
     )
-    if universe is None:
-        labels = seen.select(*groups, "label")
-    else:
-        labels = group_rows.select(groups).join(
-            pl.LazyFrame({"label": pl.Series(universe, dtype=label_type)}), how="cross"
-        )
-    keys = [*groups, "label"]
-    k = (
-        labels.join(group_rows, on=groups, how="left", nulls_equal=True, coalesce=True)
-        .join(seen, on=keys, how="left", nulls_equal=True, coalesce=True)
-        .with_columns(pl.col("n_actual", "n_predicted", "tp").fill_null(0))
-        .select(
-            *keys,
-            "tp",
-            (pl.col("n_predicted") - pl.col("tp")).alias("fp"),
-            (pl.col("n_actual") - pl.col("tp")).alias("fn"),
-            "n_rows",
-        )
-    )
     stats = LB.decode_row(-1 - pl.col("flag"))
     histogram = markers.filter(pl.col("flag") < 0).select(
         *groups,
@@ -171,7 +232,7 @@ def _counts(
         stats.n_predicted.alias("n_predicted"),
         "n",
     )
-    return group_rows, k, histogram
+    return group_rows, seen, histogram
 
 
 def _label_values(k: pl.LazyFrame, beta: float, zd: P.ZeroDivision) -> pl.LazyFrame:
