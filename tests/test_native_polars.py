@@ -33,7 +33,7 @@ import mlsql.polars as mp
 from mlsql._errors import MlsqlError
 from mlsql.polars import _lowering as S
 from mlsql.polars import _native
-from tests import oracle
+from tests import oracle, oracle_labels
 from tests.test_multilabel_properties import same
 from tests.test_polars_streaming import FALLBACK_NODES, physical_nodes
 
@@ -630,3 +630,88 @@ def test_inconsistent_offsets_are_refused(plugin: Path) -> None:
     good = pa.array([["a", "b"]], type=pa.large_list(pa.string()))
     with pytest.raises(RuntimeError, match="list offsets outside its elements"):
         call_plugin(plugin, "set_counts", [good], [good], tamper=_shorten_child)
+
+
+# ---------------------------------------------------------------- per-label tables
+def grouped(rows: list[tuple[Any, Any]], groups: list[Any], dtype: pl.DataType) -> pl.DataFrame:
+    g = [groups[i % len(groups)] if groups else None for i in range(len(rows))]
+    return pl.DataFrame(
+        {
+            "g": pl.Series(g, dtype=pl.Int32),
+            "a": pl.Series([r[0] for r in rows], dtype=dtype),
+            "p": pl.Series([r[1] for r in rows], dtype=dtype),
+        }
+    )
+
+
+def tables(df: pl.DataFrame, **params: Any) -> list[pl.DataFrame]:
+    return [
+        mp.label_metrics(df, "a", "p", **params),
+        mp.multilabel_report(df, "a", "p", **params),
+        mp.label_metrics(df.lazy(), "a", "p", **params).collect(engine="streaming"),  # type: ignore[union-attr]
+    ]
+
+
+def check_tables(
+    df: pl.DataFrame, rows: list[Any], labels: list[Any] | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """label_metrics / multilabel_report: the plugin's frames are the portable ones, and the oracle's."""
+    assert "mlsql_polars_plugin" in mp.label_metrics(df.lazy(), "a", "p").explain()  # type: ignore[union-attr]
+    for params in ({}, {"by": "g"}, {"labels": labels, "by": "g"}, {"beta": 2.0}):
+        if params.get("labels", 0) is None:
+            continue
+        native_frames = tables(df, **params)
+        with monkeypatch.context() as m:
+            portable(m)
+            portable_frames = tables(df, **params)
+        for got, want in zip(native_frames, portable_frames, strict=True):
+            assert got.schema == want.schema, params
+            assert got.to_dicts() == want.to_dicts() or got.equals(want), params
+    got = mp.label_metrics(df, "a", "p", labels=labels).to_dicts()  # type: ignore[union-attr]
+    want = oracle_labels.label_metrics(rows, labels)
+    assert [r["label"] for r in got] == [r["label"] for r in want]
+    for g, w in zip(got, want, strict=True):
+        for key, value in w.items():
+            assert key == "label" or same(g[key], value), (key, g, w)
+
+
+TABLE_SETTINGS = settings(SETTINGS, max_examples=15)
+
+
+@TABLE_SETTINGS
+@given(
+    rows=text_rows(),
+    groups=st.lists(st.integers(0, 3), max_size=4),
+    labels=st.one_of(st.none(), st.lists(st.sampled_from([*SHORT, *LONG, "never"]), min_size=1)),
+)
+def test_text_label_tables_equal_the_portable_plan_and_the_oracle(
+    rows: list[Any], groups: list[int], labels: Any, native: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    labels = sorted(set(labels)) if labels else None
+    check_tables(grouped(rows, groups, pl.List(pl.String)), rows, labels, monkeypatch)
+
+
+@TABLE_SETTINGS
+@given(
+    rows=int_rows(),
+    groups=st.lists(st.integers(0, 3), max_size=4),
+    dtype=st.sampled_from(INT_TYPES),
+)
+def test_integer_label_tables_equal_the_portable_plan_and_the_oracle(
+    rows: list[Any],
+    groups: list[int],
+    dtype: pl.DataType,
+    native: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    check_tables(grouped(rows, groups, pl.List(dtype)), rows, [0, 5, 200 % 128], monkeypatch)
+
+
+def test_uint64_labels_above_int64_in_label_tables(native: Path) -> None:
+    big = 2**64 - 1
+    df = pl.DataFrame(
+        {"a": [[big, 1], [big]], "p": [[big], None]},
+        schema={"a": pl.List(pl.UInt64), "p": pl.List(pl.UInt64)},
+    )
+    got = mp.label_metrics(df, "a", "p").select("label", "tp", "fp", "fn").rows()  # type: ignore[union-attr]
+    assert got == [(1, 0, 0, 1), (big, 1, 0, 0)]
