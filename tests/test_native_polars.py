@@ -456,9 +456,20 @@ ASAN_SCRIPT = textwrap.dedent(
             mp.micro_f1("a", "p"), mp.samples_f1("a", "p"), mp.hamming_loss("a", "p", n_labels=400)
         ).collect(engine=engine).row(0)
     got = {(i, e): run(f, e) for i, f in enumerate((df, ints)) for e in ("in-memory", "streaming")}
+    same_ints = ints.with_columns(pl.col("p").cast(pl.List(pl.Int16)))
+    def tables(frame):
+        grouped = frame.with_row_index("i").with_columns(g=pl.col("i") % 3)
+        return [
+            mp.label_metrics(grouped, "a", "p", by="g"),
+            mp.multilabel_report(frame, "a", "p"),
+        ]
+    assert "mlsql_polars_plugin" in mp.label_metrics(df.lazy(), "a", "p").explain()
+    got_tables = [t for f in (df, same_ints) for t in tables(f)]
     os.environ["MLSQL_NATIVE"] = "0"
     want = {(i, e): run(f, e) for i, f in enumerate((df, ints)) for e in ("in-memory", "streaming")}
     assert got == want, (got, want)
+    want_tables = [t for f in (df, same_ints) for t in tables(f)]
+    assert all(g.equals(w) for g, w in zip(got_tables, want_tables))
     os.environ["MLSQL_NATIVE"] = "1"
     try:
         pl.DataFrame({"a": [[1.5]], "p": [[1.5]]}).select(
@@ -507,7 +518,7 @@ def test_plugin_under_address_sanitizer(tmp_path: Path) -> None:
     env[PREBUILT_ENV] = str(lib)
     tests = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
-         "counts or sliced or uint64 or all_null or refuses or layouts or inconsistent"],
+         "counts or sliced or uint64 or all_null or refuses or layouts or inconsistent or label_tables"],
         capture_output=True, text=True, env=env, timeout=900, cwd=ROOT,
     )  # fmt: skip
     assert "AddressSanitizer" not in tests.stdout + tests.stderr, tests.stdout[-4000:]
