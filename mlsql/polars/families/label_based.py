@@ -111,12 +111,12 @@ def _spread_native(
     """
     label_type = rows.collect_schema()["__a"].inner  # type: ignore[union-attr]
     table = _native.label_table(pl.col(sides[0]), pl.col(sides[1]))
+    if groups == [ALL]:  # one table: a plain select, no group_by gathering the rows first
+        tabled = rows.select(pl.lit(0).alias(ALL), table.alias("__table"))
+    else:
+        tabled = rows.group_by(groups).agg(table.alias("__table"))
     entries = (
-        rows.group_by(groups)
-        .agg(table.alias("__table"))
-        .explode("__table")
-        .unnest("__table")
-        .with_columns(pl.col("label").cast(label_type))
+        tabled.explode("__table").unnest("__table").with_columns(pl.col("label").cast(label_type))
     )
     markers = entries.filter(pl.col("label").is_null())
     known = pl.col("tp").is_not_null()
