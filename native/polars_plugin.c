@@ -11,6 +11,8 @@
  *                      label's counts (n 0), then each kind of known row (label NULL, the
  *                      row's tp, |A|, |P|, and n rows of that kind), then the unknown rows
  *                      if any (label and counts NULL, n of them). Built with label_table.h.
+ *   label_table_rows -> the same table elementwise: as many rows as the input, the first
+ *                      holding the table of the batch, the others empty lists.
  * Labels are sets (duplicates count once, NULL elements are not labels) and a
  * row where either list is NULL gives NULL counts. set_counts' struct is never
  * NULL itself, only its fields (as polars' own pl.struct of the three).
@@ -918,7 +920,7 @@ static int lt_keys(const items *it, const col_type *t, int text, key_buf *out) {
 
 /* The table's entries as the one-row output series. */
 static int lt_output(const mlsql_label_table *t, const char *label_format, const char *name,
-                     SeriesExport *out) {
+                     int64_t length, SeriesExport *out) {
     size_t m = mlsql_lt_entries(t);
     int text = label_format[0] == 'U' || label_format[0] == 'Z';
     if (m > (size_t)INT64_MAX / 2 || m > SIZE_MAX / sizeof(int64_t) - 1) return -1;
@@ -933,7 +935,8 @@ static int lt_output(const mlsql_label_table *t, const char *label_format, const
         cnt[f][1] = malloc(m ? m * sizeof(int64_t) : 1);
         cnt[f][2] = NULL;
     }
-    int64_t *list_offsets = (int64_t *)malloc(2 * sizeof(int64_t));
+    if (length < 0 || (uint64_t)length >= SIZE_MAX / sizeof(int64_t)) return -1;
+    int64_t *list_offsets = (int64_t *)malloc(((size_t)length + 1) * sizeof(int64_t));
     owned_series *series = (owned_series *)calloc(1, sizeof *series);
     int ok = lab[0] && lab[1] && (!text || lab[2]) && list_offsets && series;
     for (int f = 0; f < 4; f++) ok = ok && cnt[f][0] && cnt[f][1];
@@ -1000,12 +1003,12 @@ static int lt_output(const mlsql_label_table *t, const char *label_format, const
         }
     }
     list_offsets[0] = 0;
-    list_offsets[1] = (int64_t)m;
+    for (int64_t i = 1; i <= length; i++) list_offsets[i] = (int64_t)m; /* rows after the first: [] */
     if (lt_schema(&series->schema, label_format, name) != 0) goto fail_all;
     {
         void *lm[3] = {NULL, list_offsets, NULL};
         list_offsets = NULL;
-        if (lt_make_array(&series->array, 1, 0, 2, lm, 1) != 0) goto fail_all;
+        if (lt_make_array(&series->array, length, 0, 2, lm, 1) != 0) goto fail_all;
     }
     lt_array *lo = (lt_array *)series->array.private_data;
     struct ArrowArray *item = (struct ArrowArray *)calloc(1, sizeof *item);
@@ -1047,7 +1050,7 @@ fail_all:
     return -1;
 }
 
-static int lt_compute(const SeriesExport *inputs, size_t n, SeriesExport *out) {
+static int lt_compute(const SeriesExport *inputs, size_t n, SeriesExport *out, int per_row) {
     col_type ta, tp;
     cursor ca, cp;
     if (inputs == NULL || n != 2) {
@@ -1088,7 +1091,7 @@ static int lt_compute(const SeriesExport *inputs, size_t n, SeriesExport *out) {
         }
     }
     if (lt_output(&t, lt_label_format(inputs[0].field, inputs[1].field, &ta, &tp),
-                  inputs[0].field->name, out) != 0) {
+                  inputs[0].field->name, per_row ? ca.total : 1, out) != 0) {
         set_error("mlsql plugin: out of memory");
         goto done;
     }
@@ -1104,24 +1107,30 @@ done:
     return rc;
 }
 
-MLSQL_EXPORT void _polars_plugin_field_label_table(const struct ArrowSchema *fields, size_t n,
-                                                   struct ArrowSchema *out, const uint8_t *kwargs,
-                                                   size_t kwargs_len) {
-    (void)kwargs;
-    (void)kwargs_len;
-    lt_field(fields, n, out);
-}
+/* label_table: one row (an aggregation); label_table_rows: as many rows as the input, the
+ * first holding the table of all of them and the others empty (elementwise, so that the
+ * streaming engine runs it batch by batch; the caller adds the batches' tables up). */
+#define MLSQL_LABEL_TABLE_FUNCTION(name, per_row)                                                 \
+    MLSQL_EXPORT void _polars_plugin_field_##name(const struct ArrowSchema *fields, size_t n,     \
+                                                  struct ArrowSchema *out, const uint8_t *kwargs, \
+                                                  size_t kwargs_len) {                            \
+        (void)kwargs;                                                                             \
+        (void)kwargs_len;                                                                         \
+        lt_field(fields, n, out);                                                                 \
+    }                                                                                             \
+    MLSQL_EXPORT void _polars_plugin_##name(const SeriesExport *inputs, size_t n,                 \
+                                            const uint8_t *kwargs, size_t kwargs_len,             \
+                                            SeriesExport *out, const void *context) {             \
+        (void)kwargs;                                                                             \
+        (void)kwargs_len;                                                                         \
+        (void)context;                                                                            \
+        last_error[0] = '\0';                                                                     \
+        lt_compute(inputs, n, out, per_row);                                                      \
+        release_inputs(inputs, n);                                                                \
+    }
 
-MLSQL_EXPORT void _polars_plugin_label_table(const SeriesExport *inputs, size_t n,
-                                             const uint8_t *kwargs, size_t kwargs_len,
-                                             SeriesExport *out, const void *context) {
-    (void)kwargs;
-    (void)kwargs_len;
-    (void)context;
-    last_error[0] = '\0';
-    lt_compute(inputs, n, out);
-    release_inputs(inputs, n);
-}
+MLSQL_LABEL_TABLE_FUNCTION(label_table, 0)
+MLSQL_LABEL_TABLE_FUNCTION(label_table_rows, 1)
 
 /* ------------------------------------------------------------------ exported symbols */
 #define MLSQL_PLUGIN_FUNCTION(name, what)                                                         \

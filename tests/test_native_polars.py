@@ -726,3 +726,31 @@ def test_uint64_labels_above_int64_in_label_tables(native: Path) -> None:
     )
     got = mp.label_metrics(df, "a", "p").select("label", "tp", "fp", "fn").rows()  # type: ignore[union-attr]
     assert got == [(1, 0, 0, 1), (big, 1, 0, 0)]
+
+
+def test_label_tables_add_up_over_streaming_batches(
+    native: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without groups the plugin makes one table per batch; the batches' tables add up."""
+    rows = [
+        ([f"l{i % 7}", f"l{i % 5}", None], [f"l{i % 3}"] if i % 11 else None) for i in range(60000)
+    ]
+    parts = [grouped(rows[i : i + 6000], [], pl.List(pl.String)) for i in range(0, 60000, 6000)]
+    lazy = pl.concat(parts, rechunk=False).lazy()
+    got = [
+        mp.label_metrics(lazy, "a", "p").collect(engine="streaming"),  # type: ignore[union-attr]
+        mp.multilabel_report(lazy, "a", "p").collect(engine="streaming"),  # type: ignore[union-attr]
+    ]
+    portable(monkeypatch)
+    want = [
+        mp.label_metrics(lazy, "a", "p").collect(engine="streaming"),  # type: ignore[union-attr]
+        mp.multilabel_report(lazy, "a", "p").collect(engine="streaming"),  # type: ignore[union-attr]
+    ]
+    for g, w in zip(got, want, strict=True):
+        assert g.equals(w), (g, w)
+    want_tp = {r["label"]: r["tp"] for r in oracle_labels.label_metrics(rows)}
+    assert dict(got[0].select("label", "tp").rows()) == want_tp
+    # the streaming engine did cut the rows into several batches, each with its own table
+    tables = lazy.select(_native.label_table(pl.col("a"), pl.col("p"), per_batch=True).alias("t"))
+    batches = tables.collect(engine="streaming").filter(pl.col("t").list.len() > 0).height
+    assert batches > 1

@@ -86,7 +86,7 @@ def _call(path: Path, function: str, actual: pl.Expr, predicted: pl.Expr) -> pl.
     )
 
 
-def label_table(actual: pl.Expr, predicted: pl.Expr) -> pl.Expr:
+def label_table(actual: pl.Expr, predicted: pl.Expr, *, per_batch: bool = False) -> pl.Expr:
     """Per group (an aggregation), the plugin's per-label table of ``actual`` and ``predicted``.
 
     One row per group holding a list of structs ``{label, tp, n_actual,
@@ -95,6 +95,11 @@ def label_table(actual: pl.Expr, predicted: pl.Expr) -> pl.Expr:
     the unknown rows if any (label and counts NULL). Integer labels come back
     as Int64 (UInt64 as UInt64), text as String (Binary as Binary); both
     sides must hold the same label type (see :func:`supports_label_table`).
+
+    With ``per_batch``, the function is elementwise instead (the streaming
+    engine runs it on each batch of rows, in bounded memory): as many rows
+    as the input, the first row of each batch holding that batch's table and
+    the others empty lists; the caller adds the tables up.
     """
     from polars.plugins import register_plugin_function
 
@@ -103,10 +108,10 @@ def label_table(actual: pl.Expr, predicted: pl.Expr) -> pl.Expr:
         raise RuntimeError("the native plugin is not available; check enabled() first")
     return register_plugin_function(
         plugin_path=path,
-        function_name="label_table",
+        function_name="label_table_rows" if per_batch else "label_table",
         args=[actual, predicted],
-        is_elementwise=False,
-        returns_scalar=True,
+        is_elementwise=per_batch,
+        returns_scalar=not per_batch,
         use_abs_path=True,
     )
 

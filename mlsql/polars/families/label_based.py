@@ -90,9 +90,16 @@ def _prepared(
 LB_FLAGS = (LB.FLAG_ACTUAL, LB.FLAG_BOTH, LB.FLAG_PREDICTED)
 
 
-def _native_sides(rows: pl.LazyFrame, universe: list[Any] | None) -> tuple[str, str] | None:
-    """The columns the native plugin counts, or None when it does not run (off, other types)."""
-    if not _native.enabled():
+def _native_sides(
+    rows: pl.LazyFrame, groups: list[str], universe: list[Any] | None, in_memory: bool
+) -> tuple[str, str] | None:
+    """The columns the native plugin counts, or None when it does not run.
+
+    It does not run when switched off, on label types it does not read, or
+    with groups on a LazyFrame (its per-group aggregation would hold every
+    row, where the portable plan streams).
+    """
+    if not _native.enabled() or (groups != [ALL] and not in_memory):
         return None
     schema = rows.collect_schema()
     if not _native.supports_label_table(schema["__raw_a"], schema["__raw_p"]):
@@ -106,39 +113,54 @@ def _spread_native(
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
     """(groups with n_rows, seen labels' counts, row histogram) through the native plugin.
 
-    One plugin call per group builds its per-label table in C (a hash table of
-    its labels); the exploded entries are what :func:`_spread_portable` gives.
+    Without groups the plugin runs elementwise, one table per batch of rows,
+    and the streaming engine keeps its memory bounded; with groups, one
+    plugin call per group (Polars gathers each group's rows first, so only
+    for frames already in memory: see :func:`_native_sides`). The tables are
+    hash tables of labels built in C; their entries, added up, are what
+    :func:`_spread_portable` gives.
     """
     label_type = rows.collect_schema()["__a"].inner  # type: ignore[union-attr]
-    table = _native.label_table(pl.col(sides[0]), pl.col(sides[1]))
-    if groups == [ALL]:  # one table: a plain select, no group_by gathering the rows first
+    if groups == [ALL]:
+        # elementwise, one table per batch of rows (bounded memory on the streaming engine),
+        # then the batches' tables added up; empty lists explode to a NULL entry (n NULL)
+        table = _native.label_table(pl.col(sides[0]), pl.col(sides[1]), per_batch=True)
         tabled = rows.select(pl.lit(0).alias(ALL), table.alias("__table"))
     else:
-        tabled = rows.group_by(groups).agg(table.alias("__table"))
+        tabled = rows.group_by(groups).agg(
+            _native.label_table(pl.col(sides[0]), pl.col(sides[1])).alias("__table")
+        )
     entries = (
-        tabled.explode("__table").unnest("__table").with_columns(pl.col("label").cast(label_type))
+        tabled.explode("__table")
+        .unnest("__table")
+        .filter(pl.col("n").is_not_null())
+        .with_columns(pl.col("label").cast(label_type))
     )
     markers = entries.filter(pl.col("label").is_null())
     known = pl.col("tp").is_not_null()
     n_rows = pl.col("n").filter(known).sum().cast(pl.Int64)
     group_rows = markers.group_by(groups).agg(n_rows.alias("n_rows"))
-    seen = entries.filter(pl.col("label").is_not_null()).select(
-        *groups, "label", "tp", "n_actual", "n_predicted"
+    total = [pl.col(c).sum().cast(pl.Int64) for c in ("tp", "n_actual", "n_predicted")]
+    seen = entries.filter(pl.col("label").is_not_null()).group_by([*groups, "label"]).agg(*total)
+    histogram = (
+        markers.filter(known)
+        .group_by([*groups, "tp", "n_actual", "n_predicted"])
+        .agg(pl.col("n").sum().cast(pl.Int64))
     )
-    histogram = markers.filter(known).select(*groups, "tp", "n_actual", "n_predicted", "n")
     return group_rows, seen, histogram
 
 
 def _counts(
-    rows: pl.LazyFrame, groups: list[str], universe: list[Any] | None
+    rows: pl.LazyFrame, groups: list[str], universe: list[Any] | None, in_memory: bool
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
     """(groups with n_rows, one row per (group, label) with tp, fp, fn, n_rows, row histogram).
 
     The counts come from the native plugin when it runs, else from
-    :func:`_spread_portable`; the same numbers either way.
+    :func:`_spread_portable`; the same numbers either way. ``in_memory``:
+    the source is a DataFrame.
     """
     label_type = rows.collect_schema()["__a"].inner  # type: ignore[union-attr]
-    sides = _native_sides(rows, universe)
+    sides = _native_sides(rows, groups, universe, in_memory)
     if sides is not None:
         group_rows, seen, histogram = _spread_native(rows, groups, sides)
     else:
@@ -273,7 +295,7 @@ def label_metrics(
     func = "label_metrics"
     b, zd = T.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)
-    _, k, _ = _counts(rows, groups, universe)
+    _, k, _ = _counts(rows, groups, universe, isinstance(source, pl.DataFrame))
     columns = [c for c in LB.label_metrics_columns(beta is not None)]
     out = _label_values(k, b, zd).sort([*groups, "label"], nulls_last=True)
     shown = [g for g in groups if g != ALL]
@@ -306,7 +328,7 @@ def multilabel_report(
     func = "multilabel_report"
     b, zd = T.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)
-    group_rows, k, histogram = _counts(rows, groups, universe)
+    group_rows, k, histogram = _counts(rows, groups, universe, isinstance(source, pl.DataFrame))
     by_label = (
         _label_values(k, b, zd)
         .group_by(groups)
