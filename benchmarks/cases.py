@@ -91,7 +91,8 @@ class Case:
         Runs to take the best of; None uses ``--repeat``.
     portable : bool
         DuckDB: register the portable macros on a plain connection instead of
-        ``mlsql.connect()`` (which uses the native extension where built).
+        ``mlsql.connect()`` (which uses the native extension where built);
+        Polars: ``MLSQL_NATIVE=0`` (the portable expressions and plans).
     """
 
     engine: str
@@ -212,6 +213,8 @@ CASES: list[Case] = [
     Case("polars", "mlsql micro_f1", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")).collect(engine="streaming"), mlsql=True),
     Case("polars", "mlsql label_metrics", lambda e: e.mlsql.label_metrics(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True),
     Case("polars", "mlsql multilabel_report", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True),
+    Case("polars", "mlsql label_metrics portable", lambda e: e.mlsql.label_metrics(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True, portable=True),
+    Case("polars", "mlsql multilabel_report portable", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True, portable=True),
     Case("polars", "bare scan eager", lambda e: e.pl.read_parquet(e.f).select(_pl_lengths(e.pl)), baseline=("polars", "bare scan eager")),
     Case("polars", "mlsql micro_f1 eager", lambda e: e.pl.read_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")), mlsql=True, baseline=("polars", "bare scan eager")),
     # scikit-learn: ratio to mlsql's DuckDB micro_f1 ---------------------------

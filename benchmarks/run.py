@@ -155,6 +155,8 @@ def setup(case: Case, path: str, driver_memory: str) -> tuple[Env, float]:
         import polars
 
         env.pl = polars
+        if case.portable:  # mlsql.polars reads the switch when it builds each expression
+            os.environ["MLSQL_NATIVE"] = "0"
     elif case.engine == "sklearn":
         # Warm the imports the body uses, so they are not timed.
         import pyarrow.parquet  # noqa: F401

@@ -6,6 +6,13 @@
  *   set_tp          -> Int64  |A ∩ P|
  *   set_n_actual    -> Int64  |A|  (reads only A's elements)
  *   set_n_predicted -> Int64  |P|  (reads only P's elements)
+ *   label_table     -> per call (an aggregation: one group's rows), one row holding a
+ *                      LargeList of Struct{label, tp, n_actual, n_predicted, n}: each
+ *                      label's counts (n 0), then each kind of known row (label NULL, the
+ *                      row's tp, |A|, |P|, and n rows of that kind), then the unknown rows
+ *                      if any (label and counts NULL, n of them). Built with label_table.h.
+ *   label_table_rows -> the same table elementwise: as many rows as the input, the first
+ *                      holding the table of the batch, the others empty lists.
  * Labels are sets (duplicates count once, NULL elements are not labels) and a
  * row where either list is NULL gives NULL counts. set_counts' struct is never
  * NULL itself, only its fields (as polars' own pl.struct of the three).
@@ -34,6 +41,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "label_table.h"
 
 #if defined(_WIN32)
 #define MLSQL_EXPORT __declspec(dllexport)
@@ -501,7 +509,7 @@ static int make_array(struct ArrowArray *a, int64_t length, int64_t null_count, 
 typedef struct {
     char *format;
     char *name;
-    struct ArrowSchema *children[3];
+    struct ArrowSchema *children[5];
 } owned_schema;
 
 static void release_schema(struct ArrowSchema *s) {
@@ -770,6 +778,359 @@ static void call(const SeriesExport *inputs, size_t n, SeriesExport *out, int wh
     compute(inputs, n, out, what);
     release_inputs(inputs, n);
 }
+
+/* ------------------------------------------------------------------ label_table */
+typedef struct {
+    void *mem[3];
+    const void *buffers[3];
+    struct ArrowArray *children[5];
+} lt_array;
+
+static void lt_release_array(struct ArrowArray *a) {
+    if (a == NULL || a->release == NULL) return;
+    lt_array *o = (lt_array *)a->private_data;
+    for (int64_t i = 0; i < a->n_children; i++) {
+        struct ArrowArray *child = o->children[i];
+        if (child != NULL) {
+            if (child->release != NULL) child->release(child);
+            free(child);
+        }
+    }
+    for (int i = 0; i < 3; i++) free(o->mem[i]);
+    free(o);
+    a->release = NULL;
+}
+
+/* An array owning the n_buffers buffers `mem` (freed here on failure too). */
+static int lt_make_array(struct ArrowArray *a, int64_t length, int64_t null_count, int n_buffers,
+                         void *mem[3], int n_children) {
+    lt_array *o = (lt_array *)calloc(1, sizeof *o);
+    if (o == NULL) {
+        for (int i = 0; i < n_buffers; i++) free(mem[i]);
+        return -1;
+    }
+    for (int i = 0; i < n_buffers; i++) {
+        o->mem[i] = mem[i];
+        o->buffers[i] = mem[i];
+    }
+    if (null_count == 0) o->buffers[0] = NULL;
+    memset(a, 0, sizeof *a);
+    a->length = length;
+    a->null_count = null_count;
+    a->n_buffers = n_buffers;
+    a->buffers = o->buffers;
+    a->n_children = n_children;
+    a->children = n_children ? o->children : NULL;
+    a->release = lt_release_array;
+    a->private_data = o;
+    return 0;
+}
+
+static const char *const LT_FIELDS[5] = {"label", "tp", "n_actual", "n_predicted", "n"};
+
+/* The output type: LargeList<Struct{label, tp, n_actual, n_predicted, n}>. */
+static int lt_schema(struct ArrowSchema *out, const char *label_format, const char *name) {
+    if (make_schema(out, "+L", name, 1) != 0) return -1;
+    owned_schema *o = (owned_schema *)out->private_data;
+    struct ArrowSchema *item = (struct ArrowSchema *)malloc(sizeof *item);
+    if (item == NULL || make_schema(item, "+s", "item", 5) != 0) {
+        free(item);
+        release_schema(out);
+        return -1;
+    }
+    o->children[0] = item;
+    owned_schema *oi = (owned_schema *)item->private_data;
+    for (int i = 0; i < 5; i++) {
+        oi->children[i] = (struct ArrowSchema *)malloc(sizeof(struct ArrowSchema));
+        if (oi->children[i] == NULL ||
+            make_schema(oi->children[i], i == 0 ? label_format : "l", LT_FIELDS[i], 0) != 0) {
+            free(oi->children[i]);
+            oi->children[i] = NULL;
+            release_schema(out);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* The labels' Arrow format: text keeps text or binary, integers widen to Int64 (UInt64 stays). */
+static const char *lt_label_format(const struct ArrowSchema *a, const struct ArrowSchema *p,
+                                   const col_type *ta, const col_type *tp) {
+    const col_type *t = ta->kind != ELEM_NULL ? ta : tp;
+    const struct ArrowSchema *s = ta->kind != ELEM_NULL ? a : p;
+    if (is_text(t->kind)) {
+        const char *f = s->children[0]->format;
+        return (strcmp(f, "vz") == 0 || strcmp(f, "z") == 0 || strcmp(f, "Z") == 0) ? "Z" : "U";
+    }
+    if (t->kind == ELEM_INT && t->width == 8 && !t->is_signed) return "L";
+    return "l";
+}
+
+static int lt_check(const struct ArrowSchema *a, const struct ArrowSchema *p, col_type *ta,
+                    col_type *tp) {
+    if (check_inputs(a, p, ta, tp) != 0) return -1;
+    if (ta->kind == ELEM_INT && tp->kind == ELEM_INT &&
+        (ta->width != tp->width || ta->is_signed != tp->is_signed)) {
+        set_error("mlsql plugin: label_table needs the same integer type on both sides");
+        return -1;
+    }
+    return 0;
+}
+
+static void lt_field(const struct ArrowSchema *fields, size_t n, struct ArrowSchema *out) {
+    col_type ta, tp;
+    if (fields == NULL || n != 2) {
+        set_error("mlsql plugin: takes two list columns (actual, predicted), got %zu", n);
+        return;
+    }
+    if (lt_check(&fields[0], &fields[1], &ta, &tp) != 0) return;
+    if (lt_schema(out, lt_label_format(&fields[0], &fields[1], &ta, &tp), fields[0].name) != 0)
+        set_error("mlsql plugin: out of memory");
+}
+
+typedef struct {
+    mlsql_key *k;
+    size_t n, cap;
+} key_buf;
+
+/* The row's labels of one side as keys (text, or integers widened by their signedness). */
+static int lt_keys(const items *it, const col_type *t, int text, key_buf *out) {
+    out->n = 0;
+    size_t n = it->n;
+    if (n > out->cap) {
+        size_t cap = grown(out->cap, n, sizeof(mlsql_key));
+        mlsql_key *k = cap ? (mlsql_key *)realloc(out->k, cap * sizeof *k) : NULL;
+        if (k == NULL) return -1;
+        out->k = k;
+        out->cap = cap;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (text) {
+            out->k[i] = mlsql_text_key(it->text[i].ptr, it->text[i].len);
+        } else {
+            int64_t x = it->ints[i];
+            mlsql_key k = {NULL, 0, (uint64_t)x, 0};
+            if (t->is_signed && x < 0) k.hi = UINT64_MAX;
+            out->k[i] = k;
+        }
+    }
+    out->n = n;
+    return 0;
+}
+
+/* The table's entries as the one-row output series. */
+static int lt_output(const mlsql_label_table *t, const char *label_format, const char *name,
+                     int64_t length, SeriesExport *out) {
+    size_t m = mlsql_lt_entries(t);
+    int text = label_format[0] == 'U' || label_format[0] == 'Z';
+    if (m > (size_t)INT64_MAX / 2 || m > SIZE_MAX / sizeof(int64_t) - 1) return -1;
+    size_t bits = (m + 7) / 8 + 1, data_len = 0;
+    for (size_t i = 0; i < t->label_cap; i++)
+        if (t->labels[i].used) data_len += t->labels[i].key.len;
+    void *lab[3] = {calloc(bits, 1), malloc((m + 1) * sizeof(int64_t)),
+                    text ? malloc(data_len ? data_len : 1) : NULL};
+    void *cnt[4][3];
+    for (int f = 0; f < 4; f++) {
+        cnt[f][0] = calloc(bits, 1);
+        cnt[f][1] = malloc(m ? m * sizeof(int64_t) : 1);
+        cnt[f][2] = NULL;
+    }
+    if (length < 0 || (uint64_t)length >= SIZE_MAX / sizeof(int64_t)) return -1;
+    int64_t *list_offsets = (int64_t *)malloc(((size_t)length + 1) * sizeof(int64_t));
+    owned_series *series = (owned_series *)calloc(1, sizeof *series);
+    int ok = lab[0] && lab[1] && (!text || lab[2]) && list_offsets && series;
+    for (int f = 0; f < 4; f++) ok = ok && cnt[f][0] && cnt[f][1];
+    if (!ok) {
+        for (int i = 0; i < 3; i++) free(lab[i]);
+        for (int f = 0; f < 4; f++) free(cnt[f][0]), free(cnt[f][1]);
+        free(list_offsets);
+        free(series);
+        return -1;
+    }
+    uint8_t *lvalid = (uint8_t *)lab[0];
+    int64_t *lvals = (int64_t *)lab[1];
+    char *ldata = (char *)lab[2];
+    int64_t *v[4];
+    uint8_t *valid[4];
+    for (int f = 0; f < 4; f++) {
+        v[f] = (int64_t *)cnt[f][1];
+        valid[f] = (uint8_t *)cnt[f][0];
+    }
+    size_t e = 0, pos = 0;
+    int64_t label_nulls = 0, count_nulls = 0;
+    if (text) lvals[0] = 0;
+    for (size_t i = 0; i < t->label_cap; i++) {
+        const mlsql_label_slot *s = &t->labels[i];
+        if (!s->used) continue;
+        lvalid[e >> 3] |= (uint8_t)(1u << (e & 7));
+        if (text) {
+            if (s->key.len) memcpy(ldata + pos, s->key.ptr, s->key.len);
+            pos += s->key.len;
+            lvals[e + 1] = (int64_t)pos;
+        } else {
+            lvals[e] = (int64_t)s->key.lo;
+        }
+        int64_t got[4] = {s->tp, s->n_actual, s->n_predicted, 0};
+        for (int f = 0; f < 4; f++) {
+            v[f][e] = got[f];
+            valid[f][e >> 3] |= (uint8_t)(1u << (e & 7));
+        }
+        e++;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; pass == 0 && i < t->row_cap; i++) {
+            const mlsql_row_slot *r = &t->rows[i];
+            if (!r->used) continue;
+            int64_t got[4] = {r->tp, r->n_actual, r->n_predicted, r->n};
+            for (int f = 0; f < 4; f++) {
+                v[f][e] = got[f];
+                valid[f][e >> 3] |= (uint8_t)(1u << (e & 7));
+            }
+            if (text) lvals[e + 1] = (int64_t)pos;
+            else lvals[e] = 0;
+            label_nulls++;
+            e++;
+        }
+        if (pass == 1 && t->unknown > 0) {
+            for (int f = 0; f < 3; f++) v[f][e] = 0;
+            v[3][e] = t->unknown;
+            valid[3][e >> 3] |= (uint8_t)(1u << (e & 7));
+            if (text) lvals[e + 1] = (int64_t)pos;
+            else lvals[e] = 0;
+            label_nulls++;
+            count_nulls++;
+            e++;
+        }
+    }
+    list_offsets[0] = 0;
+    for (int64_t i = 1; i <= length; i++) list_offsets[i] = (int64_t)m; /* rows after the first: [] */
+    if (lt_schema(&series->schema, label_format, name) != 0) goto fail_all;
+    {
+        void *lm[3] = {NULL, list_offsets, NULL};
+        list_offsets = NULL;
+        if (lt_make_array(&series->array, length, 0, 2, lm, 1) != 0) goto fail_all;
+    }
+    lt_array *lo = (lt_array *)series->array.private_data;
+    struct ArrowArray *item = (struct ArrowArray *)calloc(1, sizeof *item);
+    if (item == NULL) goto fail_all;
+    lo->children[0] = item;
+    {
+        void *sm[3] = {NULL, NULL, NULL};
+        if (lt_make_array(item, (int64_t)m, 0, 1, sm, 5) != 0) goto fail_all;
+    }
+    lt_array *io = (lt_array *)item->private_data;
+    for (int f = 0; f < 5; f++) {
+        struct ArrowArray *c = (struct ArrowArray *)calloc(1, sizeof *c);
+        if (c == NULL) goto fail_all;
+        io->children[f] = c;
+        int rc;
+        if (f == 0) {
+            rc = lt_make_array(c, (int64_t)m, label_nulls, text ? 3 : 2, lab, 0);
+        } else {
+            rc = lt_make_array(c, (int64_t)m, f == 4 ? 0 : count_nulls, 2, cnt[f == 4 ? 3 : f - 1], 0);
+        }
+        if (f == 0) lab[0] = lab[1] = lab[2] = NULL;
+        else cnt[f == 4 ? 3 : f - 1][0] = cnt[f == 4 ? 3 : f - 1][1] = NULL;
+        if (rc != 0) goto fail_all;
+    }
+    series->array_ptrs[0] = &series->array;
+    out->field = &series->schema;
+    out->arrays = series->array_ptrs;
+    out->len = 1;
+    out->release = release_series;
+    out->private_data = series;
+    return 0;
+fail_all:
+    if (series->array.release != NULL) series->array.release(&series->array);
+    if (series->schema.release != NULL) series->schema.release(&series->schema);
+    free(series);
+    free(list_offsets);
+    for (int i = 0; i < 3; i++) free(lab[i]);
+    for (int f = 0; f < 4; f++) free(cnt[f][0]), free(cnt[f][1]);
+    return -1;
+}
+
+static int lt_compute(const SeriesExport *inputs, size_t n, SeriesExport *out, int per_row) {
+    col_type ta, tp;
+    cursor ca, cp;
+    if (inputs == NULL || n != 2) {
+        set_error("mlsql plugin: takes two list columns (actual, predicted), got %zu", n);
+        return -1;
+    }
+    if (lt_check(inputs[0].field, inputs[1].field, &ta, &tp) != 0) return -1;
+    if (cursor_open(&ca, &inputs[0], &ta, "actual") != 0 ||
+        cursor_open(&cp, &inputs[1], &tp, "predicted") != 0)
+        return -1;
+    if (ca.total != cp.total) {
+        set_error("mlsql plugin: actual has %lld rows and predicted %lld", (long long)ca.total,
+                  (long long)cp.total);
+        return -1;
+    }
+    int text = is_text(ta.kind) || is_text(tp.kind);
+    const col_type *tk = ta.kind != ELEM_NULL ? &ta : &tp;
+    mlsql_label_table t;
+    mlsql_lt_init(&t, text);
+    items ia = {0}, ip = {0}, big = {0};
+    key_buf ka = {0}, kp = {0};
+    mlsql_scratch scratch = {0};
+    int rc = -1;
+    for (int64_t r = 0; r < ca.total; r++) {
+        if (cursor_next(&ca, r) != 0 || cursor_next(&cp, r) != 0) goto done;
+        if (row_is_null(&ca) || row_is_null(&cp)) {
+            mlsql_lt_add_unknown(&t, 1);
+            continue;
+        }
+        ia.n = ip.n = 0;
+        if (gather(&ca.view, &ta, ca.row, &ia, &big, 0, "actual") != 0 ||
+            gather(&cp.view, &tp, cp.row, &ip, &big, 0, "predicted") != 0)
+            goto done;
+        if (lt_keys(&ia, tk, text, &ka) != 0 || lt_keys(&ip, tk, text, &kp) != 0 ||
+            mlsql_lt_add_row(&t, ka.k, ka.n, kp.k, kp.n, &scratch) != 0) {
+            set_error("mlsql plugin: out of memory");
+            goto done;
+        }
+    }
+    if (lt_output(&t, lt_label_format(inputs[0].field, inputs[1].field, &ta, &tp),
+                  inputs[0].field->name, per_row ? ca.total : 1, out) != 0) {
+        set_error("mlsql plugin: out of memory");
+        goto done;
+    }
+    rc = 0;
+done:
+    mlsql_lt_free(&t);
+    items_free(&ia);
+    items_free(&ip);
+    items_free(&big);
+    free(ka.k);
+    free(kp.k);
+    mlsql_scratch_free(&scratch);
+    return rc;
+}
+
+/* label_table: one row (an aggregation); label_table_rows: as many rows as the input, the
+ * first holding the table of all of them and the others empty (elementwise, so that the
+ * streaming engine runs it batch by batch; the caller adds the batches' tables up). */
+#define MLSQL_LABEL_TABLE_FUNCTION(name, per_row)                                                 \
+    MLSQL_EXPORT void _polars_plugin_field_##name(const struct ArrowSchema *fields, size_t n,     \
+                                                  struct ArrowSchema *out, const uint8_t *kwargs, \
+                                                  size_t kwargs_len) {                            \
+        (void)kwargs;                                                                             \
+        (void)kwargs_len;                                                                         \
+        lt_field(fields, n, out);                                                                 \
+    }                                                                                             \
+    MLSQL_EXPORT void _polars_plugin_##name(const SeriesExport *inputs, size_t n,                 \
+                                            const uint8_t *kwargs, size_t kwargs_len,             \
+                                            SeriesExport *out, const void *context) {             \
+        (void)kwargs;                                                                             \
+        (void)kwargs_len;                                                                         \
+        (void)context;                                                                            \
+        last_error[0] = '\0';                                                                     \
+        lt_compute(inputs, n, out, per_row);                                                      \
+        release_inputs(inputs, n);                                                                \
+    }
+
+MLSQL_LABEL_TABLE_FUNCTION(label_table, 0)
+MLSQL_LABEL_TABLE_FUNCTION(label_table_rows, 1)
 
 /* ------------------------------------------------------------------ exported symbols */
 #define MLSQL_PLUGIN_FUNCTION(name, what)                                                         \

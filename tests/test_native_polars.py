@@ -33,7 +33,7 @@ import mlsql.polars as mp
 from mlsql._errors import MlsqlError
 from mlsql.polars import _lowering as S
 from mlsql.polars import _native
-from tests import oracle
+from tests import oracle, oracle_labels
 from tests.test_multilabel_properties import same
 from tests.test_polars_streaming import FALLBACK_NODES, physical_nodes
 
@@ -456,9 +456,20 @@ ASAN_SCRIPT = textwrap.dedent(
             mp.micro_f1("a", "p"), mp.samples_f1("a", "p"), mp.hamming_loss("a", "p", n_labels=400)
         ).collect(engine=engine).row(0)
     got = {(i, e): run(f, e) for i, f in enumerate((df, ints)) for e in ("in-memory", "streaming")}
+    same_ints = ints.with_columns(pl.col("p").cast(pl.List(pl.Int16)))
+    def tables(frame):
+        grouped = frame.with_row_index("i").with_columns(g=pl.col("i") % 3)
+        return [
+            mp.label_metrics(grouped, "a", "p", by="g"),
+            mp.multilabel_report(frame, "a", "p"),
+        ]
+    assert "mlsql_polars_plugin" in mp.label_metrics(df.lazy(), "a", "p").explain()
+    got_tables = [t for f in (df, same_ints) for t in tables(f)]
     os.environ["MLSQL_NATIVE"] = "0"
     want = {(i, e): run(f, e) for i, f in enumerate((df, ints)) for e in ("in-memory", "streaming")}
     assert got == want, (got, want)
+    want_tables = [t for f in (df, same_ints) for t in tables(f)]
+    assert all(g.equals(w) for g, w in zip(got_tables, want_tables))
     os.environ["MLSQL_NATIVE"] = "1"
     try:
         pl.DataFrame({"a": [[1.5]], "p": [[1.5]]}).select(
@@ -507,7 +518,7 @@ def test_plugin_under_address_sanitizer(tmp_path: Path) -> None:
     env[PREBUILT_ENV] = str(lib)
     tests = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
-         "counts or sliced or uint64 or all_null or refuses or layouts or inconsistent"],
+         "counts or sliced or uint64 or all_null or refuses or layouts or inconsistent or label_tables"],
         capture_output=True, text=True, env=env, timeout=900, cwd=ROOT,
     )  # fmt: skip
     assert "AddressSanitizer" not in tests.stdout + tests.stderr, tests.stdout[-4000:]
@@ -630,3 +641,116 @@ def test_inconsistent_offsets_are_refused(plugin: Path) -> None:
     good = pa.array([["a", "b"]], type=pa.large_list(pa.string()))
     with pytest.raises(RuntimeError, match="list offsets outside its elements"):
         call_plugin(plugin, "set_counts", [good], [good], tamper=_shorten_child)
+
+
+# ---------------------------------------------------------------- per-label tables
+def grouped(rows: list[tuple[Any, Any]], groups: list[Any], dtype: pl.DataType) -> pl.DataFrame:
+    g = [groups[i % len(groups)] if groups else None for i in range(len(rows))]
+    return pl.DataFrame(
+        {
+            "g": pl.Series(g, dtype=pl.Int32),
+            "a": pl.Series([r[0] for r in rows], dtype=dtype),
+            "p": pl.Series([r[1] for r in rows], dtype=dtype),
+        }
+    )
+
+
+def tables(df: pl.DataFrame, **params: Any) -> list[pl.DataFrame]:
+    return [
+        mp.label_metrics(df, "a", "p", **params),
+        mp.multilabel_report(df, "a", "p", **params),
+        mp.label_metrics(df.lazy(), "a", "p", **params).collect(engine="streaming"),  # type: ignore[union-attr]
+    ]
+
+
+def check_tables(
+    df: pl.DataFrame, rows: list[Any], labels: list[Any] | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """label_metrics / multilabel_report: the plugin's frames are the portable ones, and the oracle's."""
+    assert "mlsql_polars_plugin" in mp.label_metrics(df.lazy(), "a", "p").explain()  # type: ignore[union-attr]
+    for params in ({}, {"by": "g"}, {"labels": labels, "by": "g"}, {"beta": 2.0}):
+        if params.get("labels", 0) is None:
+            continue
+        native_frames = tables(df, **params)
+        with monkeypatch.context() as m:
+            portable(m)
+            portable_frames = tables(df, **params)
+        for got, want in zip(native_frames, portable_frames, strict=True):
+            assert got.schema == want.schema, params
+            assert got.to_dicts() == want.to_dicts() or got.equals(want), params
+    got = mp.label_metrics(df, "a", "p", labels=labels).to_dicts()  # type: ignore[union-attr]
+    want = oracle_labels.label_metrics(rows, labels)
+    assert [r["label"] for r in got] == [r["label"] for r in want]
+    for g, w in zip(got, want, strict=True):
+        for key, value in w.items():
+            assert key == "label" or same(g[key], value), (key, g, w)
+
+
+TABLE_SETTINGS = settings(SETTINGS, max_examples=15)
+
+
+@TABLE_SETTINGS
+@given(
+    rows=text_rows(),
+    groups=st.lists(st.integers(0, 3), max_size=4),
+    labels=st.one_of(st.none(), st.lists(st.sampled_from([*SHORT, *LONG, "never"]), min_size=1)),
+)
+def test_text_label_tables_equal_the_portable_plan_and_the_oracle(
+    rows: list[Any], groups: list[int], labels: Any, native: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    labels = sorted(set(labels)) if labels else None
+    check_tables(grouped(rows, groups, pl.List(pl.String)), rows, labels, monkeypatch)
+
+
+@TABLE_SETTINGS
+@given(
+    rows=int_rows(),
+    groups=st.lists(st.integers(0, 3), max_size=4),
+    dtype=st.sampled_from(INT_TYPES),
+)
+def test_integer_label_tables_equal_the_portable_plan_and_the_oracle(
+    rows: list[Any],
+    groups: list[int],
+    dtype: pl.DataType,
+    native: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    check_tables(grouped(rows, groups, pl.List(dtype)), rows, [0, 5, 200 % 128], monkeypatch)
+
+
+def test_uint64_labels_above_int64_in_label_tables(native: Path) -> None:
+    big = 2**64 - 1
+    df = pl.DataFrame(
+        {"a": [[big, 1], [big]], "p": [[big], None]},
+        schema={"a": pl.List(pl.UInt64), "p": pl.List(pl.UInt64)},
+    )
+    got = mp.label_metrics(df, "a", "p").select("label", "tp", "fp", "fn").rows()  # type: ignore[union-attr]
+    assert got == [(1, 0, 0, 1), (big, 1, 0, 0)]
+
+
+def test_label_tables_add_up_over_streaming_batches(
+    native: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without groups the plugin makes one table per batch; the batches' tables add up."""
+    rows = [
+        ([f"l{i % 7}", f"l{i % 5}", None], [f"l{i % 3}"] if i % 11 else None) for i in range(60000)
+    ]
+    parts = [grouped(rows[i : i + 6000], [], pl.List(pl.String)) for i in range(0, 60000, 6000)]
+    lazy = pl.concat(parts, rechunk=False).lazy()
+    got = [
+        mp.label_metrics(lazy, "a", "p").collect(engine="streaming"),  # type: ignore[union-attr]
+        mp.multilabel_report(lazy, "a", "p").collect(engine="streaming"),  # type: ignore[union-attr]
+    ]
+    portable(monkeypatch)
+    want = [
+        mp.label_metrics(lazy, "a", "p").collect(engine="streaming"),  # type: ignore[union-attr]
+        mp.multilabel_report(lazy, "a", "p").collect(engine="streaming"),  # type: ignore[union-attr]
+    ]
+    for g, w in zip(got, want, strict=True):
+        assert g.equals(w), (g, w)
+    want_tp = {r["label"]: r["tp"] for r in oracle_labels.label_metrics(rows)}
+    assert dict(got[0].select("label", "tp").rows()) == want_tp
+    # the streaming engine did cut the rows into several batches, each with its own table
+    tables = lazy.select(_native.label_table(pl.col("a"), pl.col("p"), per_batch=True).alias("t"))
+    batches = tables.collect(engine="streaming").filter(pl.col("t").list.len() > 0).height
+    assert batches > 1

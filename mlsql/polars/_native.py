@@ -86,6 +86,54 @@ def _call(path: Path, function: str, actual: pl.Expr, predicted: pl.Expr) -> pl.
     )
 
 
+def label_table(actual: pl.Expr, predicted: pl.Expr, *, per_batch: bool = False) -> pl.Expr:
+    """Per group (an aggregation), the plugin's per-label table of ``actual`` and ``predicted``.
+
+    One row per group holding a list of structs ``{label, tp, n_actual,
+    n_predicted, n}``: each label's counts (``n`` 0), then each kind of known
+    row (label NULL, the row's tp, |A|, |P| and ``n`` rows of that kind), then
+    the unknown rows if any (label and counts NULL). Integer labels come back
+    as Int64 (UInt64 as UInt64), text as String (Binary as Binary); both
+    sides must hold the same label type (see :func:`supports_label_table`).
+
+    With ``per_batch``, the function is elementwise instead (the streaming
+    engine runs it on each batch of rows, in bounded memory): as many rows
+    as the input, the first row of each batch holding that batch's table and
+    the others empty lists; the caller adds the tables up.
+    """
+    from polars.plugins import register_plugin_function
+
+    path = library_path()
+    if path is None:
+        raise RuntimeError("the native plugin is not available; check enabled() first")
+    return register_plugin_function(
+        plugin_path=path,
+        function_name="label_table_rows" if per_batch else "label_table",
+        args=[actual, predicted],
+        is_elementwise=per_batch,
+        returns_scalar=not per_batch,
+        use_abs_path=True,
+    )
+
+
+def supports_label_table(actual: pl.DataType, predicted: pl.DataType) -> bool:
+    """Whether :func:`label_table` reads these list types: one text or integer type (or all-NULL).
+
+    Examples
+    --------
+    >>> supports_label_table(pl.List(pl.Int32), pl.List(pl.Null))
+    True
+    >>> supports_label_table(pl.List(pl.Int32), pl.List(pl.Int64))
+    False
+    >>> supports_label_table(pl.List(pl.Null), pl.List(pl.Null))
+    False
+    """
+    if not (isinstance(actual, pl.List) and isinstance(predicted, pl.List)):
+        return False
+    inners = {actual.inner, predicted.inner} - {pl.Null}
+    return supports([actual, predicted]) and len(inners) == 1
+
+
 #: rows the probe runs, and what they must give: (tp, n_actual, n_predicted)
 _PROBE = (
     ({"a": [["x", "x", None, "y" * 20], None], "p": [["x", "y" * 20, "z"], []]}, None),

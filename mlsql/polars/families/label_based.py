@@ -25,6 +25,7 @@ from mlsql._formulas import RowStats
 from mlsql._front import tables as T
 from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
+from mlsql.polars import _native
 from mlsql.polars._dtypes import inner, kind, label_lists
 from mlsql.polars._engine import POLARS
 from mlsql.polars.ops import FixedOrderPolarsOps, PolarsOps
@@ -77,6 +78,10 @@ def _prepared(
         clean(a).alias("__a"),
         clean(p).alias("__p"),
         (a.is_not_null() & p.is_not_null()).alias("__known"),
+        # the sets as given, for the native plugin (which cleans them itself); unused
+        # columns are pruned from the plan
+        a.alias("__raw_a"),
+        p.alias("__raw_p"),
     )
     return rows, groups, universe
 
@@ -85,10 +90,113 @@ def _prepared(
 LB_FLAGS = (LB.FLAG_ACTUAL, LB.FLAG_BOTH, LB.FLAG_PREDICTED)
 
 
+def _native_sides(
+    rows: pl.LazyFrame, groups: list[str], universe: list[Any] | None, in_memory: bool
+) -> tuple[str, str] | None:
+    """The columns the native plugin counts, or None when it does not run.
+
+    It does not run when switched off, on label types it does not read, or
+    with groups on a LazyFrame (its per-group aggregation would hold every
+    row, where the portable plan streams).
+    """
+    if not _native.enabled() or (groups != [ALL] and not in_memory):
+        return None
+    schema = rows.collect_schema()
+    if not _native.supports_label_table(schema["__raw_a"], schema["__raw_p"]):
+        return None
+    # with a universe, the plugin counts the filtered sets (cleaning them again changes nothing)
+    return ("__raw_a", "__raw_p") if universe is None else ("__a", "__p")
+
+
+def _spread_native(
+    rows: pl.LazyFrame, groups: list[str], sides: tuple[str, str]
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
+    """(groups with n_rows, seen labels' counts, row histogram) through the native plugin.
+
+    Without groups the plugin runs elementwise, one table per batch of rows,
+    and the streaming engine keeps its memory bounded; with groups, one
+    plugin call per group (Polars gathers each group's rows first, so only
+    for frames already in memory: see :func:`_native_sides`). The tables are
+    hash tables of labels built in C; their entries, added up, are what
+    :func:`_spread_portable` gives.
+    """
+    label_type = rows.collect_schema()["__a"].inner  # type: ignore[union-attr]
+    if groups == [ALL]:
+        # elementwise, one table per batch of rows (bounded memory on the streaming engine),
+        # then the batches' tables added up; empty lists explode to a NULL entry (n NULL)
+        table = _native.label_table(pl.col(sides[0]), pl.col(sides[1]), per_batch=True)
+        tabled = rows.select(pl.lit(0).alias(ALL), table.alias("__table"))
+    else:
+        tabled = rows.group_by(groups).agg(
+            _native.label_table(pl.col(sides[0]), pl.col(sides[1])).alias("__table")
+        )
+    entries = (
+        tabled.explode("__table")
+        .unnest("__table")
+        .filter(pl.col("n").is_not_null())
+        .with_columns(pl.col("label").cast(label_type))
+    )
+    markers = entries.filter(pl.col("label").is_null())
+    known = pl.col("tp").is_not_null()
+    n_rows = pl.col("n").filter(known).sum().cast(pl.Int64)
+    group_rows = markers.group_by(groups).agg(n_rows.alias("n_rows"))
+    total = [pl.col(c).sum().cast(pl.Int64) for c in ("tp", "n_actual", "n_predicted")]
+    seen = entries.filter(pl.col("label").is_not_null()).group_by([*groups, "label"]).agg(*total)
+    histogram = (
+        markers.filter(known)
+        .group_by([*groups, "tp", "n_actual", "n_predicted"])
+        .agg(pl.col("n").sum().cast(pl.Int64))
+    )
+    return group_rows, seen, histogram
+
+
 def _counts(
-    rows: pl.LazyFrame, groups: list[str], universe: list[Any] | None
+    rows: pl.LazyFrame, groups: list[str], universe: list[Any] | None, in_memory: bool
 ) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
     """(groups with n_rows, one row per (group, label) with tp, fp, fn, n_rows, row histogram).
+
+    The counts come from the native plugin when it runs, else from
+    :func:`_spread_portable`; the same numbers either way. ``in_memory``:
+    the source is a DataFrame.
+    """
+    label_type = rows.collect_schema()["__a"].inner  # type: ignore[union-attr]
+    sides = _native_sides(rows, groups, universe, in_memory)
+    if sides is not None:
+        group_rows, seen, histogram = _spread_native(rows, groups, sides)
+    else:
+        group_rows, seen, histogram = _spread_portable(rows, groups)
+    if groups == [ALL]:  # one report row, even over no rows at all
+        group_rows = (
+            pl.LazyFrame({ALL: [0]}, schema={ALL: pl.Int32})
+            .join(group_rows, on=ALL, how="left", coalesce=True)
+            .with_columns(pl.col("n_rows").fill_null(0))
+        )
+    if universe is None:
+        labels = seen.select(*groups, "label")
+    else:
+        labels = group_rows.select(groups).join(
+            pl.LazyFrame({"label": pl.Series(universe, dtype=label_type)}), how="cross"
+        )
+    keys = [*groups, "label"]
+    k = (
+        labels.join(group_rows, on=groups, how="left", nulls_equal=True, coalesce=True)
+        .join(seen, on=keys, how="left", nulls_equal=True, coalesce=True)
+        .with_columns(pl.col("n_actual", "n_predicted", "tp").fill_null(0))
+        .select(
+            *keys,
+            "tp",
+            (pl.col("n_predicted") - pl.col("tp")).alias("fp"),
+            (pl.col("n_actual") - pl.col("tp")).alias("fn"),
+            "n_rows",
+        )
+    )
+    return group_rows, k, histogram
+
+
+def _spread_portable(
+    rows: pl.LazyFrame, groups: list[str]
+) -> tuple[pl.LazyFrame, pl.LazyFrame, pl.LazyFrame]:
+    """(groups with n_rows, seen labels' counts, row histogram) in plain Polars.
 
     One pass over the rows, as the DuckDB and Spark engines do: each row
     becomes two parallel lists, its labels and their flags (actual labels
@@ -128,12 +236,6 @@ def _counts(
     markers = spread.filter(pl.col("label").is_null())
     n_rows = pl.col("n").filter(pl.col("flag") < 0).sum().cast(pl.Int64)
     group_rows = markers.group_by(groups).agg(n_rows.alias("n_rows"))
-    if groups == [ALL]:  # one report row, even over no rows at all
-        group_rows = (
-            pl.LazyFrame({ALL: [0]}, schema={ALL: pl.Int32})
-            .join(group_rows, on=ALL, how="left", coalesce=True)
-            .with_columns(pl.col("n_rows").fill_null(0))
-        )
     flag, n = pl.col("flag"), pl.col("n")
     seen = (
         spread.filter(pl.col("label").is_not_null())
@@ -144,25 +246,6 @@ def _counts(
             n.filter(flag == LB.FLAG_PREDICTED).sum().cast(pl.Int64).alias("n_predicted"),
         )
     )
-    if universe is None:
-        labels = seen.select(*groups, "label")
-    else:
-        labels = group_rows.select(groups).join(
-            pl.LazyFrame({"label": pl.Series(universe, dtype=label_type)}), how="cross"
-        )
-    keys = [*groups, "label"]
-    k = (
-        labels.join(group_rows, on=groups, how="left", nulls_equal=True, coalesce=True)
-        .join(seen, on=keys, how="left", nulls_equal=True, coalesce=True)
-        .with_columns(pl.col("n_actual", "n_predicted", "tp").fill_null(0))
-        .select(
-            *keys,
-            "tp",
-            (pl.col("n_predicted") - pl.col("tp")).alias("fp"),
-            (pl.col("n_actual") - pl.col("tp")).alias("fn"),
-            "n_rows",
-        )
-    )
     stats = LB.decode_row(-1 - pl.col("flag"))
     histogram = markers.filter(pl.col("flag") < 0).select(
         *groups,
@@ -171,7 +254,7 @@ def _counts(
         stats.n_predicted.alias("n_predicted"),
         "n",
     )
-    return group_rows, k, histogram
+    return group_rows, seen, histogram
 
 
 def _label_values(k: pl.LazyFrame, beta: float, zd: P.ZeroDivision) -> pl.LazyFrame:
@@ -212,7 +295,7 @@ def label_metrics(
     func = "label_metrics"
     b, zd = T.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)
-    _, k, _ = _counts(rows, groups, universe)
+    _, k, _ = _counts(rows, groups, universe, isinstance(source, pl.DataFrame))
     columns = [c for c in LB.label_metrics_columns(beta is not None)]
     out = _label_values(k, b, zd).sort([*groups, "label"], nulls_last=True)
     shown = [g for g in groups if g != ALL]
@@ -245,7 +328,7 @@ def multilabel_report(
     func = "multilabel_report"
     b, zd = T.beta_and_zero_division(func, beta, zero_division)
     rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)
-    group_rows, k, histogram = _counts(rows, groups, universe)
+    group_rows, k, histogram = _counts(rows, groups, universe, isinstance(source, pl.DataFrame))
     by_label = (
         _label_values(k, b, zd)
         .group_by(groups)
