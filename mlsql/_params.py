@@ -12,7 +12,7 @@ import numbers
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from mlsql._errors import MlsqlError
 from mlsql._registry import Param
@@ -23,11 +23,6 @@ HIVEMALL_AVERAGES = ("micro", "binary")
 def beta_message(func: str, got: str) -> str:
     """Return the error text for an invalid ``beta`` (``got`` as :func:`shown` shows it)."""
     return message(BETA, func, got)
-
-
-def zero_division_message(func: str, got: str) -> str:
-    """Return the error text for an invalid ``zero_division``."""
-    return message(ZERO_DIVISION, func, got)
 
 
 def check_beta(beta: Any, func: str) -> float:
@@ -76,11 +71,6 @@ def check_zero_division(zero_division: Any, func: str) -> ZeroDivision:
     'nan'
     """
     return check(ZERO_DIVISION, zero_division, func)
-
-
-def check_n_labels(n_labels: Any, func: str) -> int:
-    """Validate the size of the label universe (a whole number > 0)."""
-    return check(N_LABELS, n_labels, func)
 
 
 N_LABELS_TOO_SMALL_MESSAGE = (
@@ -405,9 +395,6 @@ class Options:
         if text.lower() in self._texts() or not self.numbers:
             return text
         return _number_text(text)
-
-
-Constraint = Union[Number, Integer, Options]  # noqa: UP007  (a runtime alias)
 
 
 def _number_text(text: str) -> Any:
