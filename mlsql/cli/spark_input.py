@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from mlsql.cli.errors import UserError
 from mlsql.cli.sources import (
@@ -203,9 +204,14 @@ def read(spark: Any, con: duckdb.DuckDBPyConnection, prepared: Prepared) -> Any:
 
 
 def _from_arrow(spark: Any, table: Any) -> Any:
-    """A DataFrame of an Arrow table, zero rows included (Spark cannot infer from none)."""
+    """A DataFrame of an Arrow table, zero rows included (Spark cannot infer from none).
+
+    Empty record batches are left out first: PySpark 4.3's ``createDataFrame``
+    drops every row after an empty batch of the table it is given.
+    """
     if table.num_rows:
-        return spark.createDataFrame(table)
+        batches = [b for b in table.to_batches() if b.num_rows]
+        return spark.createDataFrame(pa.Table.from_batches(batches, schema=table.schema))
     from pyspark.sql.pandas.types import from_arrow_schema
 
     return spark.createDataFrame([], schema=from_arrow_schema(table.schema))
