@@ -17,7 +17,7 @@ from tests.engines.spark_engine import session
     ids=["empty-middle-batch", "empty-first-batches", "only-empty", "empty-last"],
 )
 def test_every_row_of_a_chunked_arrow_table_reaches_spark(sizes):
-    # an Arrow table read in batches may hold empty ones (a filtered scan gives them)
+    # nothing stops an Arrow producer from emitting empty batches anywhere in a table
     values = iter(range(sum(sizes)))
     batches = [
         pa.record_batch({"a": pa.array([next(values) for _ in range(n)], pa.int64())})
