@@ -20,11 +20,17 @@ from mlsql import _params as P
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
 from mlsql._formulas import pooled as F_pooled
+from mlsql._front.build import lookup
 from mlsql._registry import Measure, Param, measures
 from mlsql._sqlexpr import Sql, call, lit
+from mlsql._weights import SAMPLE_WEIGHT, WeightedOps, aggregates, is_bad
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
 
 Qualify = Callable[[str], str]
+
+#: the families of :mod:`mlsql._duckdb.families` whose formula macros get a weighted
+#: overload from :func:`_weighted_from_registry` (the others weigh their own way)
+WEIGHTED_FAMILIES = frozenset({"ranking"})
 
 #: the sql/ files, in loading order, with what each holds
 FILES = {
@@ -88,7 +94,9 @@ def row_stats(q: Qualify, actual: str = "actual", predicted: str = "predicted") 
 
 
 def _formulas(ops: SqlOps) -> list[Macro]:
-    """One macro per formula: ``_mlsql_fbeta(tp, fp, fn, beta, zero_division)`` and so on."""
+    """One macro per formula: ``_mlsql_fbeta(tp, fp, fn, beta, zero_division)`` and so on;
+    a formula that aggregates also weighted, ``_mlsql_average_by_weight(per_item,
+    zero_division, sample_weight)`` (:class:`mlsql._weights.WeightedOps`)."""
     out = []
     for name, fn in FORMULAS.items():
         params = formula_params(name)
@@ -107,6 +115,17 @@ def _formulas(ops: SqlOps) -> list[Macro]:
                 public=False,
             )
         )
+        if aggregates(name):
+            out.append(
+                Macro(
+                    "formulas.sql",
+                    f"_mlsql_{name}_by_weight",
+                    (*params, SAMPLE_WEIGHT),
+                    str(fn.raw(WeightedOps(ops, Sql(SAMPLE_WEIGHT)), *args)),
+                    f"{doc.rstrip('.')}, each row weighted by sample_weight.",
+                    public=False,
+                )
+            )
     return out
 
 
@@ -148,6 +167,7 @@ def _internal(q: Qualify) -> list[Macro]:
             public=False,
         ),
         *_param_checks(q),
+        _check_weight(),
         Macro(
             "internal.sql",
             "_mlsql_undefined",
@@ -376,7 +396,7 @@ def typed(m: Macro, q: Qualify, types: tuple[str, ...] = LABEL_LIST_TYPES) -> li
     return [*out, replace(m, body=str(error))]
 
 
-def _from_registry(m: Measure, q: Qualify, ops: SqlOps, file: str, stats: Any = None) -> Macro:
+def _from_registry(m: Measure, q: Qualify, ops: Any, file: str, stats: Any = None) -> Macro:
     """A registry measure as a macro; ``stats`` replaces the multi-label row statistics."""
     params = _checked_params(m, q)
     if m.kind == "from_counts":
@@ -389,7 +409,48 @@ def _from_registry(m: Measure, q: Qualify, ops: SqlOps, file: str, stats: Any = 
     return Macro(file, m.name, _signature(m), str(body), m.summary)
 
 
+def weight_ops(m: Measure, q: Qualify, ops: SqlOps) -> WeightedOps:
+    """``ops`` weighting each row by the macro parameter ``sample_weight``, checked."""
+    return WeightedOps(ops, call(q("_mlsql_check_weight"), Sql(SAMPLE_WEIGHT), m.name))
+
+
+def weighted(m: Macro) -> Macro:
+    """The ``sample_weight`` parameter inserted after a macro's inputs."""
+    n = sum(1 for p in m.params if ":=" not in p)
+    return replace(m, params=(*m.params[:n], SAMPLE_WEIGHT, *m.params[n:]))
+
+
+def _weighted_from_registry(
+    m: Measure, q: Qualify, ops: SqlOps, file: str, stats: Any = None
+) -> Macro:
+    """The weighted overload of a registry measure's macro (:func:`_from_registry`)."""
+    return weighted(_from_registry(m, q, weight_ops(m, q, ops), file, stats))
+
+
+def _check_weight() -> Macro:
+    """``_mlsql_check_weight(w, func)``: the weight, or the error of a bad one."""
+    template = P.param_message(SAMPLE_WEIGHT, "{}", P.WEIGHT_RULE, P.WEIGHT_GOT)
+    w = Sql("CAST(w AS DOUBLE)")
+    bad = is_bad(SqlOps(lambda name: name), w)
+    return Macro(
+        "internal.sql",
+        "_mlsql_check_weight",
+        ("w", "func"),
+        f"CASE WHEN {bad} THEN error({sql_message(template, 'func')}) ELSE {w} END",
+        "A sample weight as a DOUBLE, checked: finite and >= 0 (NULL stays NULL: the row "
+        "is skipped).",
+        public=False,
+    )
+
+
 def _counts(q: Qualify, ops: SqlOps) -> list[Macro]:
+    made = _counts_macros(q, ops)
+    counts = lookup("multilabel_counts")
+    weighted_counts = _counts_macros(q, weight_ops(counts, q, ops))[0]
+    return [made[0], weighted(weighted_counts), made[1]]
+
+
+def _counts_macros(q: Qualify, ops: Any) -> list[Macro]:
     fields = counts_fields(ops, row_stats(q))
     pack = ",\n    ".join(f"{name} := {expr}" for name, expr in fields.items())
     merged = ",\n    ".join(
@@ -572,8 +633,10 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
         file = {"row": "sets.sql", "from_counts": "counts.sql"}.get(m.kind, "micro.sql")
         made = _from_registry(m, qualify, ops, file)
         out += [made] if m.kind == "from_counts" else typed(made, qualify)
-    counts, merge = _counts(qualify, ops)
-    out += [*typed(counts, qualify), merge]
+        if m.weighted:
+            out += typed(_weighted_from_registry(m, qualify, ops, file), qualify)
+    counts, weighted_counts, merge = _counts(qualify, ops)
+    out += [*typed(counts, qualify), *typed(weighted_counts, qualify), merge]
     out += _hivemall(qualify, ops)
     for mod in family_modules():
         made = mod.macros(qualify, ops)
@@ -584,6 +647,8 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
             if m.family in mod.FAMILIES and m.build is not None and m.available_in("duckdb"):
                 stats = mod.stats(qualify, m) if hasattr(mod, "stats") else None
                 out.append(_from_registry(m, qualify, ops, mod.FILE, stats))
+                if m.weighted and m.family in WEIGHTED_FAMILIES:
+                    out.append(_weighted_from_registry(m, qualify, ops, mod.FILE, stats))
     out = _hivemall_ranking_auc(out, qualify)
     return [replace(m, name=qualify(m.name)) for m in out]
 

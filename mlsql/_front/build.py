@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
@@ -19,6 +20,7 @@ from mlsql import _params as P
 from mlsql._front.docs import docstring
 from mlsql._front.engine import Engine
 from mlsql._registry import REGISTRY, Measure, measures
+from mlsql._weights import SAMPLE_WEIGHT
 
 
 # ---------------------------------------------------------------- parameters
@@ -80,7 +82,40 @@ def signature(engine: Engine, m: Measure) -> inspect.Signature:
         inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
         for p in m.params
     ]
+    if m.weighted:
+        params.append(
+            inspect.Parameter(
+                SAMPLE_WEIGHT,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None,
+                annotation=engine.into | None,
+            )
+        )
     return inspect.Signature(params, return_annotation=engine.expr)
+
+
+def weighted_measure(m: Measure) -> Measure:
+    """``m`` with ``sample_weight`` as one more input, so an engine turns it into an expression."""
+    return replace(m, inputs=(*m.inputs, SAMPLE_WEIGHT))
+
+
+def weighted_check(check: Any) -> Any:
+    """``check`` of the inputs, leaving the weight (the last input) as it is.
+
+    A check takes ``(func, names, values)`` (Polars: ``(expr, dtype)`` pairs,
+    Spark: Columns) and returns the expressions to use (Spark: or None).
+    """
+
+    def checked(func: str, names: Sequence[str], values: Sequence[Any]) -> Any:
+        if check is None:
+            return None
+        out = check(func, names[:-1], values[:-1])
+        if out is None:
+            return None
+        last = values[-1]
+        return [*out, last[0] if isinstance(last, tuple) else last]
+
+    return checked
 
 
 def function(
@@ -106,7 +141,14 @@ def function(
         bound.apply_defaults()
         params = checked_params(m, {p.name: bound.arguments[p.name] for p in m.params}, family)
         inputs = [bound.arguments[name] for name in m.inputs]
-        return engine.apply(m, inputs, lambda *xs: build(*xs, **params), check)
+        weight = bound.arguments.get(SAMPLE_WEIGHT) if m.weighted else None
+        if weight is None:
+            return engine.apply(m, inputs, lambda *xs: build(*xs, **params), check)
+
+        def weighted(*xs: Any) -> Any:
+            return build(*xs[:-1], sample_weight=xs[-1], **params)
+
+        return engine.apply(weighted_measure(m), [*inputs, weight], weighted, weighted_check(check))
 
     public.__name__ = public.__qualname__ = m.name
     public.__module__ = engine.module

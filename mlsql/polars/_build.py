@@ -32,6 +32,7 @@ import polars as pl
 
 from mlsql._front import build as front
 from mlsql._registry import Measure
+from mlsql._weights import WeightedOps, checked_weight
 from mlsql.polars import _lowering as S
 from mlsql.polars.ops import PolarsOps
 
@@ -76,20 +77,31 @@ def evaluate(
     *,
     known: pl.Expr | None = None,
     symbolic: bool | None = None,
+    weight: pl.Expr | None = None,
+    func: str = "",
     **params: Any,
 ) -> pl.Expr:
     """``formula(ops, stats, **params)`` as one ``pl.Expr`` (see the module docstring).
 
     ``known``: a cheap mask of the rows where every statistic is non-NULL; give
     it only if each statistic is NULL exactly where it is false (then counts
-    cost nothing and linear sums split per statistic).
+    cost nothing and linear sums split per statistic). ``weight``: each row's
+    sample weight (checked, in messages of ``func``): the formula runs with
+    :class:`~mlsql._weights.WeightedOps` and ``known`` is not used (a NULL
+    weight makes a row unknown too).
     """
     if symbolic is None:
         symbolic = not _has_callables(stats)
+    ops: Any = OPS
+    if weight is not None:
+        known = None
+        weight = weight.cast(pl.Float64)  # sums of weights are floats in every engine
+        w = S.leaf(weight) if symbolic else weight
+        ops = WeightedOps(OPS, checked_weight(OPS, w, func))
     if not symbolic:
-        out = formula(OPS, stats, **params)
+        out = formula(ops, stats, **params)
         return out if isinstance(out, pl.Expr) else pl.lit(out)
-    result = formula(OPS, nodes(stats, strict=known is not None), **params)
+    result = formula(ops, nodes(stats, strict=known is not None), **params)
     if isinstance(result, dict):
         return S.Lowering(known).struct(result)
     return S.Lowering(known).expr(result)

@@ -50,10 +50,17 @@ class PolarsEngine:
         """The formula over ``family.stats``, masked by ``family.known`` where it has one."""
         known = getattr(family, "known", None)
 
-        def build(*inputs: pl.Expr, **params: Any) -> pl.Expr:
+        def build(*inputs: pl.Expr, sample_weight: pl.Expr | None = None, **params: Any) -> pl.Expr:
             stats = family.stats(measure, *inputs)
             mask = known(measure, *inputs) if known is not None else None
-            return evaluate(measure.build, stats, known=mask, **params)  # type: ignore[arg-type]
+            return evaluate(
+                measure.build,  # type: ignore[arg-type]
+                stats,
+                known=mask,
+                weight=sample_weight,
+                func=measure.name,
+                **params,
+            )
 
         return build
 

@@ -22,6 +22,7 @@ from pyspark.sql import Column
 
 from mlsql._front import build as front
 from mlsql._registry import Measure
+from mlsql._weights import WeightedOps, checked_weight
 from mlsql.spark.ops import SparkOps, column
 
 OPS = SparkOps()
@@ -32,6 +33,14 @@ Check = Callable[[str, Sequence[str], Sequence[Column]], "Sequence[Column] | Non
 
 
 # ---------------------------------------------------------------- formulas
+def ops(weight: Column | None, func: str) -> Any:
+    """The formulas' primitives: :data:`OPS`, or with ``weight`` (checked, in messages of
+    ``func``) every row weighted (:class:`~mlsql._weights.WeightedOps`)."""
+    if weight is None:
+        return OPS
+    return WeightedOps(OPS, checked_weight(OPS, weight.cast("double"), func))
+
+
 def expression(
     measure: str | Measure, stats: Any, *, family: ModuleType | None = None, **params: Any
 ) -> Column:

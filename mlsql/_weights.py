@@ -1,0 +1,110 @@
+"""Sample weights, written once for every engine: the weighted primitives and the weight check.
+
+A weight multiplies a row's contribution to every count (DESIGN.md section
+2; the README's "Sample weights"). The formulas of :mod:`mlsql._formulas`
+aggregate only through ``ops.sum``, ``ops.mean`` and ``ops.count``, so a
+weighted measure is its unweighted formula run with :class:`WeightedOps`,
+which wraps an engine's ops and weighs those three:
+
+- ``sum(x)`` is ``sum(x * w)``;
+- ``count(x)`` is the sum of the weights of the rows where ``x`` is not NULL;
+- ``mean(x)`` is ``sum(x * w) / count(x)``, NULL where that total weight is 0.
+
+Everything else (``when``, ``undefined``, ...) is the engine's own. A NULL
+weight makes ``x * w`` NULL, so the row is skipped as a row with a NULL list
+is; with integer weights every measure equals the unweighted one over the
+rows repeated ``w`` times (``tests/test_sample_weight.py``).
+
+:func:`checked_weight` is the one check of a weight, the same message in
+every engine: a negative, NaN or infinite weight fails the query.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mlsql import _params as P
+from mlsql._formulas import FORMULAS
+
+#: the name of the parameter in every engine (SQL, Polars, Spark, the CLI's --sample-weight)
+SAMPLE_WEIGHT = "sample_weight"
+
+
+def is_bad(ops: Any, w: Any) -> Any:
+    """True where the weight ``w`` is negative, NaN or infinite (NULL where it is NULL).
+
+    ``w - w`` is NaN exactly where ``w`` is NaN or infinite, so one ``is_nan``
+    tests both in every engine.
+    """
+    return (w < 0) | ops.is_nan(w - w)
+
+
+def checked_weight(ops: Any, w: Any, func: str) -> Any:
+    """``w``; the query fails with :func:`mlsql._params.weight_message` where it is bad."""
+    return ops.error_if(is_bad(ops, w), w, P.weight_message(func), P.WEIGHT_GOT)
+
+
+class WeightedOps:
+    """An engine's formula primitives with every row weighted by ``weight``.
+
+    ``weight`` is an engine expression (a checked one: see
+    :func:`checked_weight`). Formulas that aggregate run inline over these
+    primitives; an engine that names its formulas (DuckDB's
+    ``call_formula``) keeps naming the others.
+
+    Examples
+    --------
+    >>> from mlsql._duckdb.ops import SqlOps
+    >>> from mlsql._sqlexpr import Sql
+    >>> ops = WeightedOps(SqlOps(lambda name: name), Sql("w"))
+    >>> str(ops.sum(Sql("tp")))
+    'sum((tp * w))'
+    """
+
+    weighted = True
+
+    def __init__(self, base: Any, weight: Any) -> None:
+        self.base = base
+        self.weight = weight
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.base, name)
+
+    def call_formula(self, name: str, args: tuple[Any, ...]) -> Any:
+        """Name the formula as the engine does; one that aggregates by its weighted form,
+        ``<name>_by_weight`` with the weight as its last argument (DuckDB: the macro
+        ``_mlsql_<name>_by_weight``). An engine that names no formulas runs them inline."""
+        hook = getattr(self.base, "call_formula", None)
+        if hook is None:
+            return FORMULAS[name].raw(self, *args)
+        if aggregates(name):
+            return hook(f"{name}_by_weight", (*args, self.weight))
+        return hook(name, args)
+
+    def row_weight(self, x: Any) -> Any:
+        """The weight where ``x`` is not NULL, else NULL (``x == x`` holds for NaN too)."""
+        return self.base.when(x == x, self.weight, None)
+
+    def sum(self, x: Any) -> Any:
+        """``sum(x * w)``: NULL over no non-NULL values."""
+        return self.base.sum(x * self.weight)
+
+    def count(self, x: Any) -> Any:
+        """The total weight of the rows where ``x`` is not NULL (NULL over no such row)."""
+        return self.base.sum(self.row_weight(x))
+
+    def mean(self, x: Any) -> Any:
+        """The weighted mean of ``x``; NULL where its rows' total weight is 0 or there are none."""
+        total = self.count(x)
+        return self.base.when(total == 0, None, self.sum(x) / total)
+
+    def weightless(self, x: Any) -> Any:
+        """True where ``x`` has values but their weights add up to 0 (all-zero weights)."""
+        return (self.base.count(x) > 0) & (self.count(x) == 0)
+
+
+def aggregates(name: str) -> bool:
+    """Whether formula ``name`` aggregates (only DuckDB names formulas, so its probe decides)."""
+    from mlsql._duckdb.families.single_label import aggregating
+
+    return aggregating(name)
