@@ -28,10 +28,6 @@ from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
 
 Qualify = Callable[[str], str]
 
-#: the families of :mod:`mlsql._duckdb.families` whose formula macros get a weighted
-#: overload from :func:`_weighted_from_registry` (the others weigh their own way)
-WEIGHTED_FAMILIES = frozenset({"ranking"})
-
 #: the sql/ files, in loading order, with what each holds
 FILES = {
     "internal.sql": "Helpers the public macros share: zero division, parameter checks, label counts.",
@@ -499,18 +495,25 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
             n_predicted=call(q("_mlsql_hivemall_n"), lp, la, Sql(avg)),
         )
     )
-    arrays_f = fbeta(ops, F_pooled(ops, row_stats(q)), beta, lit("0"))
-    binary_f = fbeta(ops, F_pooled(ops, binary_stats), beta, lit("0"))
-    arrays = (
-        f"CASE WHEN {average} = 'binary'\n"
-        f"         THEN error({sql_message(P.BINARY_ON_ARRAYS_MESSAGE)})\n"
-        f"         ELSE {arrays_f} END"
-    )
+    wops = weight_ops(lookup("fmeasure"), q, ops)
+
+    def arrays(ops: Any) -> str:
+        return (
+            f"CASE WHEN {average} = 'binary'\n"
+            f"         THEN error({sql_message(P.BINARY_ON_ARRAYS_MESSAGE)})\n"
+            f"         ELSE {fbeta(ops, F_pooled(ops, row_stats(q)), beta, lit('0'))} END"
+        )
+
+    def binary_f(ops: Any) -> str:
+        return str(fbeta(ops, F_pooled(ops, binary_stats), beta, lit("0")))
+
     doc = (
         "Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int "
         "(1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'."
     )
     overloads = []
+    # weighted: fmeasure(actual, predicted, options, sample_weight := w); a weighted overload
+    # without options would take a positional options string (or NULL) for a weight
     for types, impl, cast in [
         (("VARCHAR[]",), "_mlsql_hivemall_arrays", ""),
         (("INTEGER[]",), "_mlsql_hivemall_arrays", ""),
@@ -519,12 +522,14 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
         (("BOOLEAN",), "_mlsql_hivemall_binary", "::BIGINT"),
     ]:
         t = types[0]
-        for opts in ((), ("options",)):
-            body = f"{q(impl)}(actual{cast}, predicted{cast}, {'options' if opts else chr(39) * 2})"
+        for opts in ((), ("options",), ("options", SAMPLE_WEIGHT)):
+            args = f"actual{cast}, predicted{cast}, {'options' if opts else chr(39) * 2}"
+            name = q(impl + ("_by_weight" if len(opts) == 2 else ""))
+            body = f"{name}({args}{', ' + SAMPLE_WEIGHT if len(opts) == 2 else ''})"
             overloads.append(
                 Macro(f, "fmeasure", (f"actual {t}", f"predicted {t}", *opts), body, doc)
             )
-    for opts in ((), ("options",)):
+    for opts in ((), ("options",), ("options", SAMPLE_WEIGHT)):
         overloads.append(
             Macro(f, "fmeasure", ("actual", "predicted", *opts), f"error({bad_types})", doc)
         )
@@ -583,16 +588,32 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
             f,
             "_mlsql_hivemall_arrays",
             ("actual", "predicted", "options"),
-            arrays,
+            arrays(ops),
             "fmeasure over label arrays (sets).",
+            public=False,
+        ),
+        Macro(
+            f,
+            "_mlsql_hivemall_arrays_by_weight",
+            ("actual", "predicted", "options", SAMPLE_WEIGHT),
+            arrays(wops),
+            "fmeasure over label arrays (sets), each row weighted by sample_weight.",
             public=False,
         ),
         Macro(
             f,
             "_mlsql_hivemall_binary",
             ("actual", "predicted", "options"),
-            str(binary_f),
+            binary_f(ops),
             "fmeasure over binary int labels.",
+            public=False,
+        ),
+        Macro(
+            f,
+            "_mlsql_hivemall_binary_by_weight",
+            ("actual", "predicted", "options", SAMPLE_WEIGHT),
+            binary_f(wops),
+            "fmeasure over binary int labels, each row weighted by sample_weight.",
             public=False,
         ),
         *overloads,
@@ -647,8 +668,6 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
             if m.family in mod.FAMILIES and m.build is not None and m.available_in("duckdb"):
                 stats = mod.stats(qualify, m) if hasattr(mod, "stats") else None
                 out.append(_from_registry(m, qualify, ops, mod.FILE, stats))
-                if m.weighted and m.family in WEIGHTED_FAMILIES:
-                    out.append(_weighted_from_registry(m, qualify, ops, mod.FILE, stats))
     out = _hivemall_ranking_auc(out, qualify)
     return [replace(m, name=qualify(m.name)) for m in out]
 

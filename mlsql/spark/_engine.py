@@ -63,7 +63,9 @@ class SparkEngine:
         """The formula run directly on the Columns of ``family.stats``."""
 
         def build(*inputs: Column, sample_weight: Column | None = None, **params: Any) -> Column:
-            return measure.build(ops(sample_weight, measure.name), family.stats(measure, *inputs), **params)  # type: ignore[misc]
+            return measure.build(
+                ops(sample_weight, measure.name), family.stats(measure, *inputs), **params
+            )  # type: ignore[misc]
 
         return build
 

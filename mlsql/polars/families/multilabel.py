@@ -88,9 +88,7 @@ set_symmetric_difference = _set_function("set_symmetric_difference", "set_symmet
 
 
 # ---------------------------------------------------------------- counts
-def _counts(
-    actual: pl.Expr, predicted: pl.Expr, sample_weight: pl.Expr | None = None
-) -> pl.Expr:
+def _counts(actual: pl.Expr, predicted: pl.Expr, sample_weight: pl.Expr | None = None) -> pl.Expr:
     def fields(ops: Any, s: Any) -> dict[str, Any]:
         out = counts_fields(ops, s)
         return {name: out[name] for name in COUNTS_FIELDS}

@@ -48,6 +48,7 @@ from mlsql._formulas import FORMULAS
 from mlsql._front.build import function, lookup
 from mlsql._front.docs import ranking_docstring
 from mlsql._registry import Measure, measures
+from mlsql._weights import WeightedOps, checked_weight
 from mlsql.measures import ranking as R
 from mlsql.polars._dtypes import (
     NOT_A_LIST_MESSAGE,
@@ -410,10 +411,16 @@ def _doc(m: Measure) -> str:
 def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
     has_k = any(p.name == "k" for p in m.params)
 
-    def build(a: pl.Expr, b: pl.Expr, **given: Any) -> pl.Expr:
+    def build(
+        a: pl.Expr, b: pl.Expr, sample_weight: pl.Expr | None = None, **given: Any
+    ) -> pl.Expr:
         k = given.get("k") if has_k else None
         row = {R.RANKED: ranked_row, R.SCORED: score_row}.get(m.inputs, graded_row)
-        return ROPS.mean(row(a, b, k, lambda s: R.row_value(ROPS, m.name, s)))
+        value = row(a, b, k, lambda s: R.row_value(ROPS, m.name, s))
+        if sample_weight is None:
+            return ROPS.mean(value)
+        weight = checked_weight(ROPS, sample_weight.cast(pl.Float64), m.name)
+        return WeightedOps(ROPS, weight).mean(value)  # a weighted mean over rows
 
     public = function(POLARS, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)
