@@ -7,7 +7,7 @@ weighted measure is its unweighted formula run with :class:`WeightedOps`,
 which wraps an engine's ops and weighs those three:
 
 - ``sum(x)`` is ``sum(x * w)``;
-- ``count(x)`` is the sum of the weights of the rows where ``x`` is not NULL;
+- ``count(x)`` is the sum of the weights of the rows where ``x`` is not NULL (0 over none);
 - ``mean(x)`` is ``sum(x * w) / count(x)``, NULL where that total weight is 0.
 
 Everything else (``when``, ``undefined``, ...) is the engine's own. A NULL
@@ -15,8 +15,9 @@ weight makes ``x * w`` NULL, so the row is skipped as a row with a NULL list
 is; with integer weights every measure equals the unweighted one over the
 rows repeated ``w`` times (``tests/test_sample_weight.py``).
 
-:func:`checked_weight` is the one check of a weight, the same message in
-every engine: a negative, NaN or infinite weight fails the query.
+:func:`weighted` runs a formula so and checks the weights once
+(:func:`guarded`): a negative, NaN or infinite weight fails the query with
+the same message in every engine.
 """
 
 from __future__ import annotations
@@ -39,16 +40,32 @@ def is_bad(ops: Any, w: Any) -> Any:
     return (w < 0) | ops.is_nan(w - w)
 
 
-def checked_weight(ops: Any, w: Any, func: str) -> Any:
-    """``w``; the query fails with :func:`mlsql._params.weight_message` where it is bad."""
-    return ops.error_if(is_bad(ops, w), w, P.weight_message(func), P.WEIGHT_GOT)
+def guarded(ops: Any, w: Any, result: Any, func: str) -> Any:
+    """``result`` (an aggregate over the rows weighted by ``w``); the query fails with
+    :func:`mlsql._params.weight_message` if any row's weight is bad.
+
+    One aggregate counts the bad weights, so the check costs one sum however often
+    the formula names the weight.
+    """
+    n_bad = ops.sum(ops.when(is_bad(ops, w), 1, 0))
+    return ops.error_if(n_bad > 0, result, P.weight_message(func), P.WEIGHT_GOT)
+
+
+def weighted(formula: Any, w: Any, func: str, ops: Any, *args: Any, **params: Any) -> Any:
+    """``formula(ops, *args, **params)`` with every row weighted by ``w``, checked
+    (:func:`guarded`); a formula giving a dict of fields (a counts struct) has its
+    first field checked."""
+    out = formula(WeightedOps(ops, w), *args, **params)
+    if isinstance(out, dict):
+        first = next(iter(out))
+        return {**out, first: guarded(ops, w, out[first], func)}
+    return guarded(ops, w, out, func)
 
 
 class WeightedOps:
     """An engine's formula primitives with every row weighted by ``weight``.
 
-    ``weight`` is an engine expression (a checked one: see
-    :func:`checked_weight`). Formulas that aggregate run inline over these
+    ``weight`` is an engine expression (checked apart: see :func:`weighted`). Formulas that aggregate run inline over these
     primitives; an engine that names its formulas (DuckDB's
     ``call_formula``) keeps naming the others.
 
@@ -82,25 +99,32 @@ class WeightedOps:
         return hook(name, args)
 
     def row_weight(self, x: Any) -> Any:
-        """The weight where ``x`` is not NULL, else NULL (``x == x`` holds for NaN too)."""
-        return self.base.when(x == x, self.weight, None)
+        """The weight where ``x`` is not NULL, else NULL.
+
+        An engine's ``not_null`` names ``x`` once (DuckDB: macros grow with each
+        mention); else ``x == x``, which holds for NaN too.
+        """
+        not_null = getattr(self.base, "not_null", None)
+        known = x == x if not_null is None else not_null(x)
+        return self.base.when(known, self.weight, None)
 
     def sum(self, x: Any) -> Any:
         """``sum(x * w)``: NULL over no non-NULL values."""
         return self.base.sum(x * self.weight)
 
     def count(self, x: Any) -> Any:
-        """The total weight of the rows where ``x`` is not NULL (NULL over no such row)."""
-        return self.base.sum(self.row_weight(x))
+        """The total weight of the rows where ``x`` (and the weight) is not NULL; 0 over none."""
+        w = self.row_weight(x)
+        return self.base.when(self.base.count(w) == 0, 0.0, self.base.sum(w))
 
     def mean(self, x: Any) -> Any:
         """The weighted mean of ``x``; NULL where its rows' total weight is 0 or there are none."""
-        total = self.count(x)
+        total = self.base.sum(self.row_weight(x))
         return self.base.when(total == 0, None, self.sum(x) / total)
 
     def weightless(self, x: Any) -> Any:
-        """True where ``x`` has values but their weights add up to 0 (all-zero weights)."""
-        return (self.base.count(x) > 0) & (self.count(x) == 0)
+        """True where ``x`` has weighted values but their weights add up to 0 (all-zero weights)."""
+        return (self.base.count(self.row_weight(x)) > 0) & (self.count(x) == 0)
 
 
 def aggregates(name: str) -> bool:

@@ -17,13 +17,13 @@ from typing import Any
 
 from mlsql import _label_types as LT
 from mlsql import _params as P
+from mlsql import _weights as W
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
 from mlsql._formulas import pooled as F_pooled
-from mlsql._front.build import lookup
 from mlsql._registry import Measure, Param, measures
 from mlsql._sqlexpr import Sql, call, lit
-from mlsql._weights import SAMPLE_WEIGHT, WeightedOps, aggregates, is_bad
+from mlsql._weights import SAMPLE_WEIGHT, WeightedOps, aggregates
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
 
 Qualify = Callable[[str], str]
@@ -163,7 +163,6 @@ def _internal(q: Qualify) -> list[Macro]:
             public=False,
         ),
         *_param_checks(q),
-        _check_weight(),
         Macro(
             "internal.sql",
             "_mlsql_undefined",
@@ -392,26 +391,45 @@ def typed(m: Macro, q: Qualify, types: tuple[str, ...] = LABEL_LIST_TYPES) -> li
     return [*out, replace(m, body=str(error))]
 
 
-def _from_registry(m: Measure, q: Qualify, ops: Any, file: str, stats: Any = None) -> Macro:
-    """A registry measure as a macro; ``stats`` replaces the multi-label row statistics."""
+def _from_registry(
+    m: Measure,
+    q: Qualify,
+    ops: SqlOps,
+    file: str,
+    stats: Any = None,
+    build: Callable[..., Any] | None = None,
+) -> Macro:
+    """A registry measure as a macro; ``stats`` replaces the multi-label row statistics,
+    ``build`` the measure's formula (:func:`by_weight`)."""
     params = _checked_params(m, q)
+    build = m.build if build is None else build
     if m.kind == "from_counts":
         k = CountsFields(*(call("struct_extract", Sql("counts"), f) for f in COUNTS_FIELDS))
-        body = m.build(ops, k, **params)
+        body = build(ops, k, **params)
     else:
-        body = m.build(ops, row_stats(q) if stats is None else stats, **params)
+        body = build(ops, row_stats(q) if stats is None else stats, **params)
     if "zero_division" in params:  # check it even when no ratio turns out undefined
         body = Sql(f"CASE WHEN {params['zero_division']} IS NULL THEN NULL ELSE {body} END")
     return Macro(file, m.name, _signature(m), str(body), m.summary)
 
 
-def weight_ops(m: Measure, q: Qualify, ops: SqlOps) -> WeightedOps:
-    """``ops`` weighting each row by the macro parameter ``sample_weight``, checked."""
-    return WeightedOps(ops, call(q("_mlsql_check_weight"), Sql(SAMPLE_WEIGHT), m.name))
+#: the weight of a row in a weighted macro: its ``sample_weight`` parameter, as a DOUBLE
+WEIGHT = Sql(f"CAST({SAMPLE_WEIGHT} AS DOUBLE)")
+
+
+def by_weight(formula: Callable[..., Any], func: str) -> Callable[..., Any]:
+    """``formula`` with every row weighted by :data:`WEIGHT`, checked once in messages of
+    ``func`` (:func:`mlsql._weights.weighted`)."""
+
+    def run(ops: Any, *args: Any, **params: Any) -> Any:
+        return W.weighted(formula, WEIGHT, func, ops, *args, **params)
+
+    return run
 
 
 def weighted(m: Macro) -> Macro:
-    """The ``sample_weight`` parameter inserted after a macro's inputs."""
+    """The ``sample_weight`` parameter inserted after a macro's inputs (and any parameter
+    without a default): ``micro_f1(actual, predicted, sample_weight := w)``."""
     n = sum(1 for p in m.params if ":=" not in p)
     return replace(m, params=(*m.params[:n], SAMPLE_WEIGHT, *m.params[n:]))
 
@@ -420,34 +438,19 @@ def _weighted_from_registry(
     m: Measure, q: Qualify, ops: SqlOps, file: str, stats: Any = None
 ) -> Macro:
     """The weighted overload of a registry measure's macro (:func:`_from_registry`)."""
-    return weighted(_from_registry(m, q, weight_ops(m, q, ops), file, stats))
-
-
-def _check_weight() -> Macro:
-    """``_mlsql_check_weight(w, func)``: the weight, or the error of a bad one."""
-    template = P.param_message(SAMPLE_WEIGHT, "{}", P.WEIGHT_RULE, P.WEIGHT_GOT)
-    w = Sql("CAST(w AS DOUBLE)")
-    bad = is_bad(SqlOps(lambda name: name), w)
-    return Macro(
-        "internal.sql",
-        "_mlsql_check_weight",
-        ("w", "func"),
-        f"CASE WHEN {bad} THEN error({sql_message(template, 'func')}) ELSE {w} END",
-        "A sample weight as a DOUBLE, checked: finite and >= 0 (NULL stays NULL: the row "
-        "is skipped).",
-        public=False,
-    )
+    return weighted(_from_registry(m, q, ops, file, stats, by_weight(m.build, m.name)))
 
 
 def _counts(q: Qualify, ops: SqlOps) -> list[Macro]:
     made = _counts_macros(q, ops)
-    counts = lookup("multilabel_counts")
-    weighted_counts = _counts_macros(q, weight_ops(counts, q, ops))[0]
+    weighted_counts = _counts_macros(q, ops, by_weight(counts_fields, "multilabel_counts"))[0]
     return [made[0], weighted(weighted_counts), made[1]]
 
 
-def _counts_macros(q: Qualify, ops: Any) -> list[Macro]:
-    fields = counts_fields(ops, row_stats(q))
+def _counts_macros(
+    q: Qualify, ops: SqlOps, fields_of: Callable[..., Any] = counts_fields
+) -> list[Macro]:
+    fields = fields_of(ops, row_stats(q))
     pack = ",\n    ".join(f"{name} := {expr}" for name, expr in fields.items())
     merged = ",\n    ".join(
         f"{name} := sum(struct_extract(counts, '{name}'))" for name in COUNTS_FIELDS
@@ -495,17 +498,18 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
             n_predicted=call(q("_mlsql_hivemall_n"), lp, la, Sql(avg)),
         )
     )
-    wops = weight_ops(lookup("fmeasure"), q, ops)
 
-    def arrays(ops: Any) -> str:
+    def f_beta(ops: Any, s: RowStats) -> Any:
+        return fbeta(ops, F_pooled(ops, s), beta, lit("0"))
+
+    def arrays(f: Callable[..., Any]) -> str:
         return (
             f"CASE WHEN {average} = 'binary'\n"
             f"         THEN error({sql_message(P.BINARY_ON_ARRAYS_MESSAGE)})\n"
-            f"         ELSE {fbeta(ops, F_pooled(ops, row_stats(q)), beta, lit('0'))} END"
+            f"         ELSE {f(ops, row_stats(q))} END"
         )
 
-    def binary_f(ops: Any) -> str:
-        return str(fbeta(ops, F_pooled(ops, binary_stats), beta, lit("0")))
+    weighted_f = by_weight(f_beta, "fmeasure")
 
     doc = (
         "Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int "
@@ -588,7 +592,7 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
             f,
             "_mlsql_hivemall_arrays",
             ("actual", "predicted", "options"),
-            arrays(ops),
+            arrays(f_beta),
             "fmeasure over label arrays (sets).",
             public=False,
         ),
@@ -596,7 +600,7 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
             f,
             "_mlsql_hivemall_arrays_by_weight",
             ("actual", "predicted", "options", SAMPLE_WEIGHT),
-            arrays(wops),
+            arrays(weighted_f),
             "fmeasure over label arrays (sets), each row weighted by sample_weight.",
             public=False,
         ),
@@ -604,7 +608,7 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
             f,
             "_mlsql_hivemall_binary",
             ("actual", "predicted", "options"),
-            binary_f(ops),
+            str(f_beta(ops, binary_stats)),
             "fmeasure over binary int labels.",
             public=False,
         ),
@@ -612,7 +616,7 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
             f,
             "_mlsql_hivemall_binary_by_weight",
             ("actual", "predicted", "options", SAMPLE_WEIGHT),
-            binary_f(wops),
+            str(weighted_f(ops, binary_stats)),
             "fmeasure over binary int labels, each row weighted by sample_weight.",
             public=False,
         ),

@@ -25,14 +25,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from functools import partial
 from types import ModuleType
 from typing import Any
 
 import polars as pl
 
+from mlsql import _weights as W
 from mlsql._front import build as front
 from mlsql._registry import Measure
-from mlsql._weights import WeightedOps, checked_weight
 from mlsql.polars import _lowering as S
 from mlsql.polars.ops import PolarsOps
 
@@ -92,16 +93,15 @@ def evaluate(
     """
     if symbolic is None:
         symbolic = not _has_callables(stats)
-    ops: Any = OPS
-    if weight is not None:
+    if weight is not None:  # sums of weights are floats in every engine
         known = None
-        weight = weight.cast(pl.Float64)  # sums of weights are floats in every engine
-        w = S.leaf(weight) if symbolic else weight
-        ops = WeightedOps(OPS, checked_weight(OPS, w, func))
+        w = weight.cast(pl.Float64)
+        w = S.leaf(w) if symbolic else w
+        formula = partial(W.weighted, formula, w, func)
     if not symbolic:
-        out = formula(ops, stats, **params)
+        out = formula(OPS, stats, **params)
         return out if isinstance(out, pl.Expr) else pl.lit(out)
-    result = formula(ops, nodes(stats, strict=known is not None), **params)
+    result = formula(OPS, nodes(stats, strict=known is not None), **params)
     if isinstance(result, dict):
         return S.Lowering(known).struct(result)
     return S.Lowering(known).expr(result)

@@ -22,7 +22,7 @@ from pyspark.sql import Column
 
 from mlsql._front import build as front
 from mlsql._registry import Measure
-from mlsql._weights import WeightedOps, checked_weight
+from mlsql._weights import weighted
 from mlsql.spark.ops import SparkOps, column
 
 OPS = SparkOps()
@@ -33,12 +33,14 @@ Check = Callable[[str, Sequence[str], Sequence[Column]], "Sequence[Column] | Non
 
 
 # ---------------------------------------------------------------- formulas
-def ops(weight: Column | None, func: str) -> Any:
-    """The formulas' primitives: :data:`OPS`, or with ``weight`` (checked, in messages of
-    ``func``) every row weighted (:class:`~mlsql._weights.WeightedOps`)."""
+def run(
+    formula: Callable[..., Any], weight: Column | None, func: str, *args: Any, **params: Any
+) -> Any:
+    """``formula(OPS, *args, **params)``; with ``weight``, every row weighted by it (checked,
+    in messages of ``func``: :func:`mlsql._weights.weighted`)."""
     if weight is None:
-        return OPS
-    return WeightedOps(OPS, checked_weight(OPS, weight.cast("double"), func))
+        return formula(OPS, *args, **params)
+    return weighted(formula, weight.cast("double"), func, OPS, *args, **params)
 
 
 def expression(

@@ -10,7 +10,7 @@ from pyspark.sql import Column
 
 from mlsql._registry import Measure
 from mlsql.spark import families
-from mlsql.spark._build import Check, IntoColumn, example, ops
+from mlsql.spark._build import Check, IntoColumn, example, run
 from mlsql.spark._types import check_label_lists, to_column
 from mlsql.spark.ops import column
 
@@ -63,9 +63,8 @@ class SparkEngine:
         """The formula run directly on the Columns of ``family.stats``."""
 
         def build(*inputs: Column, sample_weight: Column | None = None, **params: Any) -> Column:
-            return measure.build(
-                ops(sample_weight, measure.name), family.stats(measure, *inputs), **params
-            )  # type: ignore[misc]
+            stats = family.stats(measure, *inputs)
+            return run(measure.build, sample_weight, measure.name, stats, **params)  # type: ignore[arg-type]
 
         return build
 

@@ -23,7 +23,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from mlsql._duckdb.library import Macro, Qualify, weight_ops
+from mlsql._duckdb.library import Macro, Qualify, by_weight
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import FORMULAS, flatten
 from mlsql._registry import measures
@@ -375,14 +375,14 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
         made = Macro(FILE, m.name, public, str(ops.mean(row)), doc)
         # weighted: k stays positional (Hivemall's precision_at(a, b, k)), so the weight comes
         # after it: precision_at(a, b, 10, sample_weight := w); k := NULL for no k
-        by_weight = replace(
+        weighted = replace(
             made,
             params=(a, b, *(("k",) if has_k else ()), SAMPLE_WEIGHT),
-            body=str(weight_ops(m, q, ops).mean(row)),
+            body=str(by_weight(lambda o, r: o.mean(r), m.name)(ops, row)),
         )
-        overloads = [made, by_weight]
+        overloads = [made, weighted]
         if m.inputs == R.SCORED:
-            overloads = [*with_entry_lists(q, made), *with_entry_lists(q, by_weight)]
+            overloads = [*with_entry_lists(q, made), *with_entry_lists(q, weighted)]
         out += overloads
         for (
             alias

@@ -48,7 +48,7 @@ from mlsql._formulas import FORMULAS
 from mlsql._front.build import function, lookup
 from mlsql._front.docs import ranking_docstring
 from mlsql._registry import Measure, measures
-from mlsql._weights import WeightedOps, checked_weight
+from mlsql._weights import weighted
 from mlsql.measures import ranking as R
 from mlsql.polars._dtypes import (
     NOT_A_LIST_MESSAGE,
@@ -419,8 +419,8 @@ def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
         value = row(a, b, k, lambda s: R.row_value(ROPS, m.name, s))
         if sample_weight is None:
             return ROPS.mean(value)
-        weight = checked_weight(ROPS, sample_weight.cast(pl.Float64), m.name)
-        return WeightedOps(ROPS, weight).mean(value)  # a weighted mean over rows
+        weight = sample_weight.cast(pl.Float64)  # a weighted mean over rows
+        return weighted(lambda ops, v: ops.mean(v), weight, m.name, ROPS, value)
 
     public = function(POLARS, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)

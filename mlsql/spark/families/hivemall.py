@@ -28,7 +28,7 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql.spark import stats as st
-from mlsql.spark._build import OPS, IntoColumn, ops
+from mlsql.spark._build import IntoColumn, run
 from mlsql.spark._types import compatible, data_type, to_column
 
 FAMILIES = ("hivemall",)
@@ -152,10 +152,12 @@ def fmeasure(
         s = st.row_stats(a, p)
     else:
         s = _binary_stats(_binary(a, kind), _binary(p, kind), opts.average)
-    o = (
-        OPS
-        if sample_weight is None
-        else ops(to_column(sample_weight, "fmeasure", "sample_weight"), "fmeasure")
+    weight = (
+        None if sample_weight is None else to_column(sample_weight, "fmeasure", "sample_weight")
     )
-    f: Any = Fm.fbeta(o, Fm.pooled(o, s.counts), opts.beta, HIVEMALL_ZERO)
+
+    def f_beta(ops: Any, s: Any) -> Any:
+        return Fm.fbeta(ops, Fm.pooled(ops, s.counts), opts.beta, HIVEMALL_ZERO)
+
+    f: Any = run(f_beta, weight, "fmeasure", s)
     return f.alias("fmeasure")

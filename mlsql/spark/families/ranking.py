@@ -59,7 +59,7 @@ from mlsql._formulas import FORMULAS
 from mlsql._front.build import function, lookup
 from mlsql._front.docs import ranking_docstring
 from mlsql._registry import Measure, measures
-from mlsql._weights import WeightedOps, checked_weight
+from mlsql._weights import weighted
 from mlsql.measures import ranking as R
 from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
@@ -499,8 +499,8 @@ def _aggregate(m: Measure) -> Callable[..., Column]:
             row = graded_row(a, b, k, value)
         if sample_weight is None:
             return OPS.mean(row)
-        weight = checked_weight(OPS, sample_weight.cast("double"), m.name)
-        return WeightedOps(OPS, weight).mean(row)  # a weighted mean over rows
+        weight = sample_weight.cast("double")  # a weighted mean over rows
+        return weighted(lambda ops, r: ops.mean(r), weight, m.name, OPS, row)
 
     public = function(SPARK, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)
