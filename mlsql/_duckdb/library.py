@@ -749,7 +749,12 @@ def render(
         }
         docs = "\n".join(lines)
         kind = "TABLE " if head.table else ""
-        bodies = ",\n    ".join(f"({', '.join(m.params)}) AS {kind}\n    {m.body}" for m in group)
+        # overloads of a table macro: each query in parentheses (else the next overload's
+        # parameters would read as more ORDER BY terms of the previous query)
+        wrap = "({})" if head.table and len(group) > 1 else "{}"
+        bodies = ",\n    ".join(
+            f"({', '.join(m.params)}) AS {kind}\n    {wrap.format(m.body)}" for m in group
+        )
         temp = "TEMP " if temporary else ""
         texts.setdefault(head.file, []).append(
             f"{docs}\nCREATE {'OR REPLACE ' if or_replace else ''}{temp}MACRO {head.name}{bodies.removeprefix('')};"
