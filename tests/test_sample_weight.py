@@ -249,3 +249,42 @@ def test_every_weighted_list_measure_is_checked_on_repeated_rows():
         f"weighted measures no repeated-rows test checks: {missing}; give them a reference "
         "in tests/references.py over one of " + ", ".join(DATA)
     )
+
+
+# ---------------------------------------------------------------- names and the CLI
+HOSTILE = "w'); DROP TABLE t; --\""
+
+
+def test_a_hostile_weight_column_name_is_only_a_name(engine):
+    """The table functions take the weight column's name: quoted, never SQL."""
+    table = label_table([(["a", "b"], ["a"]), (["c"], ["c", "d"]), (["a"], [])])
+    weights = [2, 1, 0]
+    plain = engine.table_function(
+        "multilabel_report", with_weights(table, weights), sample_weight=WEIGHT
+    )
+    hostile = with_weights(table, weights).rename_columns(["actual", "predicted", HOSTILE])
+    got = engine.table_function("multilabel_report", hostile, sample_weight=HOSTILE)
+    assert got.to_pylist() == plain.to_pylist()
+    # the oracle: rows repeated, tp 2 + 1, fp 1, fn 2 -> micro F1 6 / 9
+    assert close(got.to_pylist()[0]["micro_f1"], 6 / 9)
+
+
+@pytest.mark.parametrize("engine_name", ["duckdb", "polars"])
+def test_the_cli_weighs_rows(tmp_path, engine_name):
+    import json
+
+    import pyarrow.parquet as pq
+    from typer.testing import CliRunner
+
+    from mlsql.cli import app
+
+    rows = [(["a", "b"], ["a"]), (["c"], ["c", "d"]), (["a"], []), (["b"], ["b"])]
+    path = tmp_path / "preds.parquet"
+    pq.write_table(with_weights(label_table(rows), [2.0, 1.0, 0.5, None]), path)
+    args = ["eval", str(path), "-a", "actual", "-p", "predicted", "--sample-weight", WEIGHT]
+    args += ["--engine", engine_name, "-f", "json", "--no-progress"]
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    (summary,) = json.loads(result.output)["summary"]
+    # the NULL-weighted row is skipped: tp 2 + 1, fp 1, fn 2 + 0.5 -> 6 / 9.5 over 3.5 rows
+    assert close([summary["n_rows"], summary["micro_f1"]], [3.5, 6 / 9.5])
