@@ -207,7 +207,12 @@ def above_threshold(scores: _IntoExpr, *, threshold: float | None = None) -> pl.
     [['cat'], ['dog', 'owl']]
     """
 
-def accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def accuracy(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -232,7 +237,12 @@ def accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.75
     """
 
-def accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def accuracy_score(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -257,7 +267,13 @@ def accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.75
     """
 
-def auc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def auc(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
     Parameters
@@ -291,6 +307,7 @@ def average_precision(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 
@@ -330,6 +347,7 @@ def average_precision_score(
     score: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP, tied scores one step.
 
@@ -359,7 +377,12 @@ def average_precision_score(
     0.8875
     """
 
-def balanced_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def balanced_accuracy(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -384,7 +407,12 @@ def balanced_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.8333333333333334
     """
 
-def balanced_accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def balanced_accuracy_score(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -409,7 +437,12 @@ def balanced_accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.8333333333333334
     """
 
-def binary_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_accuracy(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -473,6 +506,7 @@ def binary_cost_error(
     *,
     cost_fn: float = 1.0,
     cost_fp: float = 1.0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 
@@ -564,7 +598,12 @@ def binary_counts(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     {'tp': 1, 'fp': 0, 'fn': 1, 'tn': 1}
     """
 
-def binary_coverage(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_coverage(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -622,7 +661,12 @@ def binary_coverage_from_counts(
     0.6
     """
 
-def binary_error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_error_rate(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """(fp + fn) / n: 1 - accuracy.
 
     Parameters
@@ -685,6 +729,7 @@ def binary_f1(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F1 of the positive class, from counts.
 
@@ -759,6 +804,7 @@ def binary_f_alpha(
     *,
     alpha: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 
@@ -837,6 +883,7 @@ def binary_false_negative_rate(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """fn / (tp + fn): the positive class's error rate (1 - recall).
 
@@ -910,6 +957,7 @@ def binary_false_positive_rate(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """fp / (fp + tn): the negative class's error rate (1 - specificity).
 
@@ -984,6 +1032,7 @@ def binary_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F-beta of the positive class, from counts.
 
@@ -1062,6 +1111,7 @@ def binary_kappa(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa of the 2x2 table.
 
@@ -1135,6 +1185,7 @@ def binary_negative_predictive_value(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tn / (tn + fn): the lecture's nrel.
 
@@ -1208,6 +1259,7 @@ def binary_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tp / (tp + fp): the lecture's prel.
 
@@ -1281,6 +1333,7 @@ def binary_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tp / (tp + fn): the lecture's sens.
 
@@ -1354,6 +1407,7 @@ def binary_specificity(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tn / (tn + fp): the lecture's spec.
 
@@ -1422,7 +1476,12 @@ def binary_specificity_from_counts(
     0.6
     """
 
-def binary_support(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_support(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -1480,7 +1539,12 @@ def binary_support_from_counts(
     0.4
     """
 
-def brier_score_loss(actual: _IntoExpr, prob: _IntoExpr) -> pl.Expr:
+def brier_score_loss(
+    actual: _IntoExpr,
+    prob: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
 
     Parameters
@@ -1541,6 +1605,7 @@ def class_error_rate(
     *,
     label: Any = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Share of the rows truly of the given class that were predicted otherwise.
 
@@ -1618,11 +1683,12 @@ def clp(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Share of labels never predicted negative (tn + fn = 0).
 
-    One row per group over a frame: ``clp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``clp`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``clp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``clp`` column of :func:`multilabel_report`.
     """
 
 def cohen_kappa_score(
@@ -1631,6 +1697,7 @@ def cohen_kappa_score(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -1733,6 +1800,7 @@ def cost_error(
     predicted: _IntoExpr,
     *,
     costs: Mapping[Any, Mapping[Any, float]] | None = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 
@@ -1761,7 +1829,12 @@ def cost_error(
     1.25
     """
 
-def cov(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def cov(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -1786,7 +1859,12 @@ def cov(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.6
     """
 
-def coverage_error(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def coverage_error(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 
     Parameters
@@ -1817,7 +1895,12 @@ def coverage_error(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
     2.0
     """
 
-def error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def error_rate(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Share of known rows where actual <> predicted.
 
     Parameters
@@ -1842,7 +1925,13 @@ def error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.25
     """
 
-def expected_calibration_error(actual: _IntoExpr, prob: _IntoExpr, *, n_bins: int = 10) -> pl.Expr:
+def expected_calibration_error(
+    actual: _IntoExpr,
+    prob: _IntoExpr,
+    *,
+    n_bins: int = 10,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
 
     Parameters
@@ -1874,6 +1963,7 @@ def explained_variance(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -1908,6 +1998,7 @@ def explained_variance_score(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -1943,6 +2034,7 @@ def f1_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F1 over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2030,6 +2122,7 @@ def fbeta_score(
     beta: float = 1.0,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2064,7 +2157,13 @@ def fbeta_score(
     0.7777777777777777
     """
 
-def fmeasure(actual: _IntoExpr, predicted: _IntoExpr, options: str | None = "") -> pl.Expr:
+def fmeasure(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    options: str | None = "",
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Hivemall's fmeasure: micro F-beta over label lists, or over binary labels.
 
     Parameters
@@ -2075,6 +2174,9 @@ def fmeasure(actual: _IntoExpr, predicted: _IntoExpr, options: str | None = "") 
     options : str, default ''
         Hivemall's option string: ``-beta B`` (default 1) and ``-average
         micro|binary`` (default micro; binary needs binary labels).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row): it multiplies the
+        row's counts.
 
     Returns
     -------
@@ -2102,6 +2204,7 @@ def graded_ndcg(
     ideal_relevance: _IntoExpr,
     *,
     k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 
@@ -2139,6 +2242,7 @@ def hamming_loss(
     predicted: _IntoExpr,
     *,
     n_labels: int | None = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(fp + fn) / (rows x n_labels): share of wrong label decisions.
 
@@ -2191,7 +2295,13 @@ def hamming_loss_from_counts(counts: _IntoExpr, *, n_labels: int | None = None) 
     0.25
     """
 
-def hitrate(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def hitrate(
+    rank_items: _IntoExpr,
+    correct_items: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Hivemall's HitRate@k: share of rows with a true item in the top k.
 
     Parameters
@@ -2224,7 +2334,13 @@ def hitrate(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = 
     1.0
     """
 
-def hivemall_auc(score: _IntoExpr, label: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def hivemall_auc(
+    score: _IntoExpr,
+    label: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.
 
     Parameters
@@ -2253,7 +2369,12 @@ def hivemall_auc(score: _IntoExpr, label: _IntoExpr, *, zero_division: float | s
     0.8125
     """
 
-def hivemall_logloss(predicted: _IntoExpr, actual: _IntoExpr) -> pl.Expr:
+def hivemall_logloss(
+    predicted: _IntoExpr,
+    actual: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).
 
     Parameters
@@ -2283,6 +2404,7 @@ def hivemall_r2(
     actual: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """r2 in Hivemall's argument order: hivemall_r2(predicted, actual).
 
@@ -2329,6 +2451,7 @@ def kappa(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -2368,11 +2491,12 @@ def label_accuracy_macro(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Mean over labels of (tp + tn) / rows.
 
-    One row per group over a frame: ``label_accuracy_macro(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``label_accuracy_macro`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``label_accuracy_macro(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``label_accuracy_macro`` column of :func:`multilabel_report`.
     """
 
 def label_accuracy_micro(
@@ -2383,11 +2507,12 @@ def label_accuracy_micro(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """1 - Hamming loss over the label universe.
 
-    One row per group over a frame: ``label_accuracy_micro(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``label_accuracy_micro`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``label_accuracy_micro(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``label_accuracy_micro`` column of :func:`multilabel_report`.
     """
 
 def label_metrics(
@@ -2399,6 +2524,7 @@ def label_metrics(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1, jaccard, accuracy.
 
@@ -2433,7 +2559,12 @@ def label_metrics(
     [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
     """
 
-def label_ranking_average_precision(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def label_ranking_average_precision(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
     Parameters
@@ -2464,7 +2595,12 @@ def label_ranking_average_precision(actual: _IntoExpr, scores: _IntoExpr) -> pl.
     0.7916666666666666
     """
 
-def label_ranking_average_precision_score(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def label_ranking_average_precision_score(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
     Parameters
@@ -2495,7 +2631,12 @@ def label_ranking_average_precision_score(actual: _IntoExpr, scores: _IntoExpr) 
     0.7916666666666666
     """
 
-def label_ranking_loss(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def label_ranking_loss(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
 
     Parameters
@@ -2544,7 +2685,12 @@ def labels_from_indicators(indicators: Sequence[str | pl.Expr], labels: Sequence
     [['L1', 'L2'], None]
     """
 
-def log_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def log_loss(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2569,7 +2715,12 @@ def log_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.5655382020021631
     """
 
-def logloss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def logloss(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2602,11 +2753,12 @@ def macro_f1(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 
-    One row per group over a frame: ``macro_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_f1`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_f1`` column of :func:`multilabel_report`.
     """
 
 def macro_f1_of_means(
@@ -2617,11 +2769,12 @@ def macro_f1_of_means(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """F1 of macro precision and macro recall (the R walkthrough's macro F1).
 
-    One row per group over a frame: ``macro_f1_of_means(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_f1_of_means`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_f1_of_means(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_f1_of_means`` column of :func:`multilabel_report`.
     """
 
 def macro_fbeta(
@@ -2632,11 +2785,12 @@ def macro_fbeta(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Mean over labels of per-label F-beta.
 
-    One row per group over a frame: ``macro_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None)``; the ``macro_fbeta`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None, sample_weight=None)``; the ``macro_fbeta`` column of :func:`multilabel_report`.
     """
 
 def macro_fbeta_of_means(
@@ -2647,11 +2801,12 @@ def macro_fbeta_of_means(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """F-beta of macro precision and macro recall.
 
-    One row per group over a frame: ``macro_fbeta_of_means(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None)``; the ``macro_fbeta_of_means`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_fbeta_of_means(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None, sample_weight=None)``; the ``macro_fbeta_of_means`` column of :func:`multilabel_report`.
     """
 
 def macro_jaccard(
@@ -2662,11 +2817,12 @@ def macro_jaccard(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Mean over labels of per-label Jaccard.
 
-    One row per group over a frame: ``macro_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_jaccard`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_jaccard`` column of :func:`multilabel_report`.
     """
 
 def macro_precision(
@@ -2677,11 +2833,12 @@ def macro_precision(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Mean over labels of per-label precision.
 
-    One row per group over a frame: ``macro_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_precision`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_precision`` column of :func:`multilabel_report`.
     """
 
 def macro_recall(
@@ -2692,14 +2849,20 @@ def macro_recall(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Mean over labels of per-label recall.
 
-    One row per group over a frame: ``macro_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_recall`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_recall`` column of :func:`multilabel_report`.
     """
 
-def mae(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mae(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -2745,7 +2908,7 @@ def majority_class(label: _IntoExpr) -> pl.Expr:
     'b'
     """
 
-def majority_error(label: _IntoExpr) -> pl.Expr:
+def majority_error(label: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
     """1 - the largest class share: the error of always predicting the majority class.
 
     Parameters
@@ -2768,7 +2931,12 @@ def majority_error(label: _IntoExpr) -> pl.Expr:
     0.5
     """
 
-def mape(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mape(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -2798,6 +2966,7 @@ def matthews_corrcoef(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Matthews correlation coefficient (multiclass).
 
@@ -2827,7 +2996,13 @@ def matthews_corrcoef(
     0.6999999999999998
     """
 
-def mcc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def mcc(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Matthews correlation coefficient (multiclass).
 
     Parameters
@@ -2856,7 +3031,12 @@ def mcc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
     0.6999999999999998
     """
 
-def mean_absolute_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mean_absolute_error(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -2881,7 +3061,12 @@ def mean_absolute_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.5
     """
 
-def mean_absolute_percentage_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mean_absolute_percentage_error(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -2906,7 +3091,12 @@ def mean_absolute_percentage_error(actual: _IntoExpr, predicted: _IntoExpr) -> p
     0.3273809523809524
     """
 
-def mean_squared_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mean_squared_error(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean squared error.
 
     Parameters
@@ -2954,7 +3144,13 @@ def merge_counts(counts: _IntoExpr) -> pl.Expr:
     {'n_rows': 2, 'tp': 2, 'fp': 1, 'fn': 1, 'n_actual': 3, 'n_predicted': 3, 'n_exact': 0}
     """
 
-def micro_f1(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def micro_f1(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """F1 of counts pooled over rows.
 
     Parameters
@@ -3016,6 +3212,7 @@ def micro_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F-beta of counts pooled over rows.
 
@@ -3086,6 +3283,7 @@ def micro_jaccard(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Jaccard of counts pooled over rows.
 
@@ -3147,6 +3345,7 @@ def micro_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Precision of counts pooled over rows.
 
@@ -3208,6 +3407,7 @@ def micro_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Recall of counts pooled over rows.
 
@@ -3293,14 +3493,21 @@ def mlp(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Share of labels never predicted (tp + fp = 0).
 
-    One row per group over a frame: ``mlp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``mlp`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``mlp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``mlp`` column of :func:`multilabel_report`.
     """
 
-def mrr(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def mrr(
+    rank_items: _IntoExpr,
+    correct_items: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 
     Parameters
@@ -3333,7 +3540,12 @@ def mrr(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None
     0.75
     """
 
-def mse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mse(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean squared error.
 
     Parameters
@@ -3358,7 +3570,12 @@ def mse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.375
     """
 
-def multilabel_counts(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def multilabel_counts(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.
 
     Parameters
@@ -3391,6 +3608,7 @@ def multilabel_report(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per group: micro, macro, weighted and samples averages, losses and CLP, MLP, WLP.
 
@@ -3406,7 +3624,13 @@ def multilabel_report(
     (2, 0.6666666666666666, 0.3333333333333333)
     """
 
-def ndcg(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def ndcg(
+    rank_items: _IntoExpr,
+    correct_items: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Hivemall's binary nDCG@k, averaged over rows.
 
     Parameters
@@ -3440,7 +3664,13 @@ def ndcg(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = Non
     0.622038473168458
     """
 
-def ndcg_score(actual: _IntoExpr, scores: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def ndcg_score(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 
     Parameters
@@ -3474,7 +3704,7 @@ def ndcg_score(actual: _IntoExpr, scores: _IntoExpr, *, k: int | None = None) ->
     0.9032867981913646
     """
 
-def nov(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
+def nov(holds: _IntoExpr, fires: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -3499,7 +3729,13 @@ def nov(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
     0.04
     """
 
-def nrel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def nrel(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tn / (tn + fn): the lecture's nrel.
 
     Parameters
@@ -3528,7 +3764,12 @@ def nrel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
     0.5
     """
 
-def one_error(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def one_error(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """One-error: share of rows whose top-scored label is not true (ties count fractionally).
 
     Parameters
@@ -3564,6 +3805,7 @@ def pearson_corr(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Pearson correlation of actual and predicted (the lecture's corr).
 
@@ -3598,6 +3840,7 @@ def precision_at(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 
@@ -3637,6 +3880,7 @@ def precision_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Precision over classes, averaged micro, macro (default) or weighted by support.
 
@@ -3669,7 +3913,13 @@ def precision_score(
     0.8333333333333334
     """
 
-def prel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def prel(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tp / (tp + fp): the lecture's prel.
 
     Parameters
@@ -3698,7 +3948,12 @@ def prel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
     0.6666666666666666
     """
 
-def prevalence(label: _IntoExpr, *, positive: Any = None) -> pl.Expr:
+def prevalence(
+    label: _IntoExpr,
+    *,
+    positive: Any = None,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Share of known rows whose label is the given positive class.
 
     Parameters
@@ -3723,7 +3978,13 @@ def prevalence(label: _IntoExpr, *, positive: Any = None) -> pl.Expr:
     0.5
     """
 
-def r2(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def r2(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -3752,7 +4013,13 @@ def r2(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 
     0.9486081370449679
     """
 
-def r2_score(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def r2_score(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -3781,7 +4048,13 @@ def r2_score(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | 
     0.9486081370449679
     """
 
-def rae(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def rae(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).
 
     Parameters
@@ -3815,6 +4088,7 @@ def ranking_auc(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 
@@ -3849,7 +4123,13 @@ def ranking_auc(
     0.5
     """
 
-def recall_at(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def recall_at(
+    rank_items: _IntoExpr,
+    correct_items: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 
     Parameters
@@ -3888,6 +4168,7 @@ def recall_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Recall over classes, averaged micro, macro (default) or weighted by support.
 
@@ -3920,7 +4201,12 @@ def recall_score(
     0.8333333333333334
     """
 
-def rmse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def rmse(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Root mean squared error.
 
     Parameters
@@ -3950,6 +4236,7 @@ def roc_auc_score(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
@@ -4081,7 +4368,13 @@ def row_recall(
     [0.5, 1.0]
     """
 
-def rrse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def rrse(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Root relative squared error: sqrt(rse).
 
     Parameters
@@ -4110,7 +4403,13 @@ def rrse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
     0.2266977347814312
     """
 
-def rse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def rse(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4139,7 +4438,12 @@ def rse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
     0.05139186295503212
     """
 
-def rule_novelty(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
+def rule_novelty(
+    holds: _IntoExpr,
+    fires: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4197,6 +4501,7 @@ def rule_satisfaction(
     fires: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -4270,6 +4575,7 @@ def samples_f1(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row F1.
 
@@ -4305,6 +4611,7 @@ def samples_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row F-beta.
 
@@ -4341,6 +4648,7 @@ def samples_jaccard(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row Jaccard.
 
@@ -4375,6 +4683,7 @@ def samples_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row precision.
 
@@ -4409,6 +4718,7 @@ def samples_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row recall.
 
@@ -4438,7 +4748,13 @@ def samples_recall(
     0.75
     """
 
-def sat(holds: _IntoExpr, fires: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def sat(
+    holds: _IntoExpr,
+    fires: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4467,7 +4783,13 @@ def sat(holds: _IntoExpr, fires: _IntoExpr, *, zero_division: float | str = 0) -
     0.16666666666666666
     """
 
-def sens(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def sens(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tp / (tp + fn): the lecture's sens.
 
     Parameters
@@ -4625,7 +4947,13 @@ def set_union(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     [['bird', 'cat'], ['dog', 'fish']]
     """
 
-def spec(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def spec(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tn / (tn + fp): the lecture's spec.
 
     Parameters
@@ -4654,7 +4982,12 @@ def spec(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
     0.5
     """
 
-def subset_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def subset_accuracy(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Share of rows predicted exactly.
 
     Parameters
@@ -4702,7 +5035,12 @@ def subset_accuracy_from_counts(counts: _IntoExpr) -> pl.Expr:
     0.0
     """
 
-def sup(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def sup(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -4727,7 +5065,12 @@ def sup(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.4
     """
 
-def tacc(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def tacc(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -4841,11 +5184,12 @@ def weighted_f1(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Per-label F1 averaged with support weights.
 
-    One row per group over a frame: ``weighted_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_f1`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``weighted_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_f1`` column of :func:`multilabel_report`.
     """
 
 def weighted_fbeta(
@@ -4856,11 +5200,12 @@ def weighted_fbeta(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Per-label F-beta averaged with support weights.
 
-    One row per group over a frame: ``weighted_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None)``; the ``weighted_fbeta`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``weighted_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None, sample_weight=None)``; the ``weighted_fbeta`` column of :func:`multilabel_report`.
     """
 
 def weighted_jaccard(
@@ -4871,11 +5216,12 @@ def weighted_jaccard(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Per-label Jaccard averaged with support weights.
 
-    One row per group over a frame: ``weighted_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_jaccard`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``weighted_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_jaccard`` column of :func:`multilabel_report`.
     """
 
 def weighted_precision(
@@ -4886,11 +5232,12 @@ def weighted_precision(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Per-label precision averaged with support weights.
 
-    One row per group over a frame: ``weighted_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_precision`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``weighted_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_precision`` column of :func:`multilabel_report`.
     """
 
 def weighted_recall(
@@ -4901,11 +5248,12 @@ def weighted_recall(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Per-label recall averaged with support weights.
 
-    One row per group over a frame: ``weighted_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_recall`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``weighted_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_recall`` column of :func:`multilabel_report`.
     """
 
 def wlp(
@@ -4916,14 +5264,20 @@ def wlp(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Share of labels never predicted right (tp = 0).
 
-    One row per group over a frame: ``wlp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``wlp`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``wlp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``wlp`` column of :func:`multilabel_report`.
     """
 
-def zero_one_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def zero_one_loss(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Share of rows not predicted exactly.
 
     Parameters

@@ -267,7 +267,12 @@ def above_threshold(scores: _IntoColumn, *, threshold: float | None = None) -> C
     [['cat'], ['dog', 'owl']]
     """
 
-def accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def accuracy(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -298,7 +303,12 @@ def accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     0.75
     """
 
-def accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def accuracy_score(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -329,7 +339,13 @@ def accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     0.75
     """
 
-def auc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def auc(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
     Parameters
@@ -369,6 +385,7 @@ def average_precision(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 
@@ -409,6 +426,7 @@ def average_precision_score(
     score: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP, tied scores one step.
 
@@ -444,7 +462,12 @@ def average_precision_score(
     0.8875
     """
 
-def balanced_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def balanced_accuracy(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -477,7 +500,12 @@ def balanced_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     0.8333333333333334
     """
 
-def balanced_accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def balanced_accuracy_score(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -510,7 +538,12 @@ def balanced_accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Colu
     0.8333333333333334
     """
 
-def binary_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_accuracy(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -568,6 +601,7 @@ def binary_cost_error(
     *,
     cost_fn: float = 1.0,
     cost_fp: float = 1.0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 
@@ -654,7 +688,12 @@ def binary_counts(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     {'tp': 1, 'fp': 0, 'fn': 1, 'tn': 1}
     """
 
-def binary_coverage(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_coverage(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -706,7 +745,12 @@ def binary_coverage_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def binary_error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_error_rate(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """(fp + fn) / n: 1 - accuracy.
 
     Parameters
@@ -763,6 +807,7 @@ def binary_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F1 of the positive class, from counts.
 
@@ -831,6 +876,7 @@ def binary_f_alpha(
     *,
     alpha: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 
@@ -903,6 +949,7 @@ def binary_false_negative_rate(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """fn / (tp + fn): the positive class's error rate (1 - recall).
 
@@ -970,6 +1017,7 @@ def binary_false_positive_rate(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """fp / (fp + tn): the negative class's error rate (1 - specificity).
 
@@ -1038,6 +1086,7 @@ def binary_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F-beta of the positive class, from counts.
 
@@ -1110,6 +1159,7 @@ def binary_kappa(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa of the 2x2 table.
 
@@ -1177,6 +1227,7 @@ def binary_negative_predictive_value(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tn / (tn + fn): the lecture's nrel.
 
@@ -1244,6 +1295,7 @@ def binary_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tp / (tp + fp): the lecture's prel.
 
@@ -1311,6 +1363,7 @@ def binary_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tp / (tp + fn): the lecture's sens.
 
@@ -1378,6 +1431,7 @@ def binary_specificity(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tn / (tn + fp): the lecture's spec.
 
@@ -1440,7 +1494,12 @@ def binary_specificity_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def binary_support(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_support(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -1492,7 +1551,12 @@ def binary_support_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def brier_score_loss(actual: _IntoColumn, prob: _IntoColumn) -> Column:
+def brier_score_loss(
+    actual: _IntoColumn,
+    prob: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
 
     Parameters
@@ -1561,6 +1625,7 @@ def class_error_rate(
     *,
     label: Any = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Share of the rows truly of the given class that were predicted otherwise.
 
@@ -1647,11 +1712,12 @@ def clp(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Share of labels never predicted negative (tn + fn = 0).
 
-    One row per group over a DataFrame: ``clp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``clp`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``clp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``clp`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -1674,6 +1740,7 @@ def cohen_kappa_score(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -1787,6 +1854,7 @@ def cost_error(
     predicted: _IntoColumn,
     *,
     costs: Mapping[Any, Mapping[Any, float]] | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 
@@ -1823,7 +1891,13 @@ def cost_error(
     1.25
     """
 
-def cost_map(actual: _IntoColumn, predicted: _IntoColumn, cost: _IntoColumn) -> Column:
+def cost_map(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    cost: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """A cost table's rows (actual, predicted, cost) as the nested map cost_error takes.
 
     Parameters
@@ -1860,7 +1934,12 @@ def cost_map(actual: _IntoColumn, predicted: _IntoColumn, cost: _IntoColumn) -> 
     2.0
     """
 
-def cov(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def cov(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -1882,7 +1961,12 @@ def cov(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def coverage_error(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def coverage_error(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 
     Parameters
@@ -1916,7 +2000,12 @@ def coverage_error(actual: _IntoColumn, scores: _IntoColumn) -> Column:
     2.0
     """
 
-def error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def error_rate(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Share of known rows where actual <> predicted.
 
     Parameters
@@ -1952,6 +2041,7 @@ def expected_calibration_error(
     prob: _IntoColumn,
     *,
     n_bins: int = 10,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
 
@@ -1990,6 +2080,7 @@ def explained_variance(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2021,6 +2112,7 @@ def explained_variance_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2053,6 +2145,7 @@ def f1_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F1 over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2160,6 +2253,7 @@ def fbeta_score(
     beta: float = 1.0,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2202,7 +2296,13 @@ def fbeta_score(
     0.7962962962962963
     """
 
-def fmeasure(actual: _IntoColumn, predicted: _IntoColumn, options: str | None = "") -> Column:
+def fmeasure(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    options: str | None = "",
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Hivemall's fmeasure: micro F-beta over label arrays, or over binary labels.
 
     Parameters
@@ -2215,6 +2315,9 @@ def fmeasure(actual: _IntoColumn, predicted: _IntoColumn, options: str | None = 
     options : str, default ''
         Hivemall's option string: ``-beta B`` (default 1) and ``-average
         micro|binary`` (default micro; binary needs binary labels).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row): it multiplies the
+        row's counts.
 
     Returns
     -------
@@ -2247,6 +2350,7 @@ def graded_ndcg(
     ideal_relevance: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 
@@ -2285,6 +2389,7 @@ def hamming_loss(
     predicted: _IntoColumn,
     *,
     n_labels: int | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(fp + fn) / (rows x n_labels): share of wrong label decisions.
 
@@ -2349,7 +2454,13 @@ def hamming_loss_from_counts(counts: _IntoColumn, *, n_labels: int | None = None
     0.25
     """
 
-def hitrate(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None = None) -> Column:
+def hitrate(
+    rank_items: _IntoColumn,
+    correct_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Hivemall's HitRate@k: share of rows with a true item in the top k.
 
     Parameters
@@ -2388,6 +2499,7 @@ def hivemall_auc(
     label: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.
 
@@ -2423,7 +2535,12 @@ def hivemall_auc(
     0.8125
     """
 
-def hivemall_logloss(predicted: _IntoColumn, actual: _IntoColumn) -> Column:
+def hivemall_logloss(
+    predicted: _IntoColumn,
+    actual: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).
 
     Parameters
@@ -2459,6 +2576,7 @@ def hivemall_r2(
     actual: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """r2 in Hivemall's argument order: hivemall_r2(predicted, actual).
 
@@ -2516,6 +2634,7 @@ def kappa(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -2563,11 +2682,12 @@ def label_accuracy_macro(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Mean over labels of (tp + tn) / rows.
 
-    One row per group over a DataFrame: ``label_accuracy_macro(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``label_accuracy_macro`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``label_accuracy_macro(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``label_accuracy_macro`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -2592,11 +2712,12 @@ def label_accuracy_micro(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """1 - Hamming loss over the label universe.
 
-    One row per group over a DataFrame: ``label_accuracy_micro(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``label_accuracy_micro`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``label_accuracy_micro(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``label_accuracy_micro`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -2622,6 +2743,7 @@ def label_metrics(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1, jaccard, accuracy.
 
@@ -2661,7 +2783,12 @@ def label_metrics(
     [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
     """
 
-def label_ranking_average_precision(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def label_ranking_average_precision(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
     Parameters
@@ -2695,7 +2822,12 @@ def label_ranking_average_precision(actual: _IntoColumn, scores: _IntoColumn) ->
     0.7916666666666666
     """
 
-def label_ranking_average_precision_score(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def label_ranking_average_precision_score(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
     Parameters
@@ -2729,7 +2861,12 @@ def label_ranking_average_precision_score(actual: _IntoColumn, scores: _IntoColu
     0.7916666666666666
     """
 
-def label_ranking_loss(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def label_ranking_loss(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
 
     Parameters
@@ -2788,7 +2925,12 @@ def labels_from_indicators(indicators: Sequence[str | Column], labels: Sequence[
     [['L1', 'L2'], None]
     """
 
-def log_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def log_loss(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2819,7 +2961,12 @@ def log_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     0.56553820200...
     """
 
-def logloss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def logloss(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2858,11 +3005,12 @@ def macro_f1(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 
-    One row per group over a DataFrame: ``macro_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_f1`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_f1`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -2887,11 +3035,12 @@ def macro_f1_of_means(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """F1 of macro precision and macro recall (the R walkthrough's macro F1).
 
-    One row per group over a DataFrame: ``macro_f1_of_means(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_f1_of_means`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_f1_of_means(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_f1_of_means`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -2916,11 +3065,12 @@ def macro_fbeta(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Mean over labels of per-label F-beta.
 
-    One row per group over a DataFrame: ``macro_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None)``; the ``macro_fbeta`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None, sample_weight=None)``; the ``macro_fbeta`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -2945,11 +3095,12 @@ def macro_fbeta_of_means(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """F-beta of macro precision and macro recall.
 
-    One row per group over a DataFrame: ``macro_fbeta_of_means(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None)``; the ``macro_fbeta_of_means`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_fbeta_of_means(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None, sample_weight=None)``; the ``macro_fbeta_of_means`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -2974,11 +3125,12 @@ def macro_jaccard(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Mean over labels of per-label Jaccard.
 
-    One row per group over a DataFrame: ``macro_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_jaccard`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_jaccard`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -3003,11 +3155,12 @@ def macro_precision(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Mean over labels of per-label precision.
 
-    One row per group over a DataFrame: ``macro_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_precision`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_precision`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -3032,11 +3185,12 @@ def macro_recall(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Mean over labels of per-label recall.
 
-    One row per group over a DataFrame: ``macro_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_recall`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_recall`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -3053,7 +3207,12 @@ def macro_recall(
         One row per group.
     """
 
-def mae(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mae(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -3075,7 +3234,7 @@ def mae(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def majority_class(label: _IntoColumn) -> Column:
+def majority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
     """The most frequent class (ties: the smallest); NULLs skipped.
 
     Parameters
@@ -3104,7 +3263,7 @@ def majority_class(label: _IntoColumn) -> Column:
     'a'
     """
 
-def majority_error(label: _IntoColumn) -> Column:
+def majority_error(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
     """1 - the largest class share: the error of always predicting the majority class.
 
     Parameters
@@ -3135,7 +3294,12 @@ def majority_error(label: _IntoColumn) -> Column:
     0.5
     """
 
-def mape(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mape(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -3162,6 +3326,7 @@ def matthews_corrcoef(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Matthews correlation coefficient (multiclass).
 
@@ -3199,7 +3364,13 @@ def matthews_corrcoef(
     0.6999999999999998
     """
 
-def mcc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def mcc(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Matthews correlation coefficient (multiclass).
 
     Parameters
@@ -3236,7 +3407,12 @@ def mcc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
     0.6999999999999998
     """
 
-def mean_absolute_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mean_absolute_error(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -3258,7 +3434,12 @@ def mean_absolute_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def mean_absolute_percentage_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mean_absolute_percentage_error(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -3280,7 +3461,12 @@ def mean_absolute_percentage_error(actual: _IntoColumn, predicted: _IntoColumn) 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def mean_squared_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mean_squared_error(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean squared error.
 
     Parameters
@@ -3339,6 +3525,7 @@ def micro_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F1 of counts pooled over rows.
 
@@ -3413,6 +3600,7 @@ def micro_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F-beta of counts pooled over rows.
 
@@ -3495,6 +3683,7 @@ def micro_jaccard(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Jaccard of counts pooled over rows.
 
@@ -3568,6 +3757,7 @@ def micro_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Precision of counts pooled over rows.
 
@@ -3641,6 +3831,7 @@ def micro_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Recall of counts pooled over rows.
 
@@ -3709,7 +3900,7 @@ def micro_recall_from_counts(counts: _IntoColumn, *, zero_division: float | str 
     0.6666666666666666
     """
 
-def minority_class(label: _IntoColumn) -> Column:
+def minority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
     """The least frequent class that occurs (ties: the smallest); NULLs skipped.
 
     Parameters
@@ -3748,11 +3939,12 @@ def mlp(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Share of labels never predicted (tp + fp = 0).
 
-    One row per group over a DataFrame: ``mlp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``mlp`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``mlp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``mlp`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -3769,7 +3961,13 @@ def mlp(
         One row per group.
     """
 
-def mrr(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None = None) -> Column:
+def mrr(
+    rank_items: _IntoColumn,
+    correct_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 
     Parameters
@@ -3803,7 +4001,12 @@ def mrr(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None = 
     0.75
     """
 
-def mse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mse(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean squared error.
 
     Parameters
@@ -3825,7 +4028,12 @@ def mse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def multilabel_counts(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def multilabel_counts(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.
 
     Parameters
@@ -3864,6 +4072,7 @@ def multilabel_report(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per group: micro, macro, weighted and samples averages, losses and CLP, MLP, WLP.
 
@@ -3901,7 +4110,13 @@ def multilabel_report(
     (2, 0.6666666666666666, 0.3333333333333333)
     """
 
-def ndcg(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None = None) -> Column:
+def ndcg(
+    rank_items: _IntoColumn,
+    correct_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Hivemall's binary nDCG@k, averaged over rows.
 
     Parameters
@@ -3936,7 +4151,13 @@ def ndcg(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None =
     0.622038473168458
     """
 
-def ndcg_score(actual: _IntoColumn, scores: _IntoColumn, *, k: int | None = None) -> Column:
+def ndcg_score(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 
     Parameters
@@ -3973,7 +4194,12 @@ def ndcg_score(actual: _IntoColumn, scores: _IntoColumn, *, k: int | None = None
     0.9032867981913646
     """
 
-def nov(holds: _IntoColumn, fires: _IntoColumn) -> Column:
+def nov(
+    holds: _IntoColumn,
+    fires: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -3995,7 +4221,13 @@ def nov(holds: _IntoColumn, fires: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def nrel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def nrel(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """tn / (tn + fn): the lecture's nrel.
 
     Parameters
@@ -4021,7 +4253,12 @@ def nrel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def one_error(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def one_error(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """One-error: share of rows whose top-scored label is not true (ties count fractionally).
 
     Parameters
@@ -4060,6 +4297,7 @@ def pearson_corr(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Pearson correlation of actual and predicted (the lecture's corr).
 
@@ -4091,6 +4329,7 @@ def precision_at(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 
@@ -4131,6 +4370,7 @@ def precision_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Precision over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4171,7 +4411,13 @@ def precision_score(
     0.8333333333333334
     """
 
-def prel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def prel(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """tp / (tp + fp): the lecture's prel.
 
     Parameters
@@ -4197,7 +4443,12 @@ def prel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def prevalence(label: _IntoColumn, *, positive: Any = None) -> Column:
+def prevalence(
+    label: _IntoColumn,
+    *,
+    positive: Any = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Share of known rows whose label is the given positive class.
 
     Parameters
@@ -4228,7 +4479,13 @@ def prevalence(label: _IntoColumn, *, positive: Any = None) -> Column:
     0.5
     """
 
-def r2(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def r2(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4259,6 +4516,7 @@ def r2_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
@@ -4285,7 +4543,13 @@ def r2_score(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def rae(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def rae(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).
 
     Parameters
@@ -4316,6 +4580,7 @@ def ranking_auc(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 
@@ -4356,6 +4621,7 @@ def recall_at(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 
@@ -4396,6 +4662,7 @@ def recall_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Recall over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4436,7 +4703,12 @@ def recall_score(
     0.8333333333333334
     """
 
-def rmse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def rmse(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Root mean squared error.
 
     Parameters
@@ -4463,6 +4735,7 @@ def roc_auc_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
@@ -4618,7 +4891,13 @@ def row_recall(
     [0.5, 1.0]
     """
 
-def rrse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def rrse(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Root relative squared error: sqrt(rse).
 
     Parameters
@@ -4644,7 +4923,13 @@ def rrse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def rse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def rse(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4670,7 +4955,12 @@ def rse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def rule_novelty(holds: _IntoColumn, fires: _IntoColumn) -> Column:
+def rule_novelty(
+    holds: _IntoColumn,
+    fires: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4727,6 +5017,7 @@ def rule_satisfaction(
     fires: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -4794,6 +5085,7 @@ def samples_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row F1.
 
@@ -4835,6 +5127,7 @@ def samples_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row F-beta.
 
@@ -4877,6 +5170,7 @@ def samples_jaccard(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row Jaccard.
 
@@ -4917,6 +5211,7 @@ def samples_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row precision.
 
@@ -4957,6 +5252,7 @@ def samples_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row recall.
 
@@ -4992,7 +5288,13 @@ def samples_recall(
     0.75
     """
 
-def sat(holds: _IntoColumn, fires: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def sat(
+    holds: _IntoColumn,
+    fires: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -5018,7 +5320,13 @@ def sat(holds: _IntoColumn, fires: _IntoColumn, *, zero_division: float | str = 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def sens(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def sens(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """tp / (tp + fn): the lecture's sens.
 
     Parameters
@@ -5203,7 +5511,13 @@ def set_union(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     [['bird', 'cat'], ['dog', 'fish']]
     """
 
-def spec(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def spec(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """tn / (tn + fp): the lecture's spec.
 
     Parameters
@@ -5229,7 +5543,12 @@ def spec(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def subset_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def subset_accuracy(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Share of rows predicted exactly.
 
     Parameters
@@ -5289,7 +5608,12 @@ def subset_accuracy_from_counts(counts: _IntoColumn) -> Column:
     0.0
     """
 
-def sup(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def sup(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -5311,7 +5635,12 @@ def sup(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def tacc(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def tacc(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -5440,11 +5769,12 @@ def weighted_f1(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Per-label F1 averaged with support weights.
 
-    One row per group over a DataFrame: ``weighted_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_f1`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``weighted_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_f1`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -5469,11 +5799,12 @@ def weighted_fbeta(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Per-label F-beta averaged with support weights.
 
-    One row per group over a DataFrame: ``weighted_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None)``; the ``weighted_fbeta`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``weighted_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None, sample_weight=None)``; the ``weighted_fbeta`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -5498,11 +5829,12 @@ def weighted_jaccard(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Per-label Jaccard averaged with support weights.
 
-    One row per group over a DataFrame: ``weighted_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_jaccard`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``weighted_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_jaccard`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -5527,11 +5859,12 @@ def weighted_precision(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Per-label precision averaged with support weights.
 
-    One row per group over a DataFrame: ``weighted_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_precision`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``weighted_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_precision`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -5556,11 +5889,12 @@ def weighted_recall(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Per-label recall averaged with support weights.
 
-    One row per group over a DataFrame: ``weighted_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_recall`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``weighted_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_recall`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -5585,11 +5919,12 @@ def wlp(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Share of labels never predicted right (tp = 0).
 
-    One row per group over a DataFrame: ``wlp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``wlp`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``wlp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``wlp`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -5606,7 +5941,12 @@ def wlp(
         One row per group.
     """
 
-def zero_one_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def zero_one_loss(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Share of rows not predicted exactly.
 
     Parameters
