@@ -72,8 +72,21 @@ def formula(measure: str | Measure) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------- public functions
-def signature(engine: Engine, m: Measure) -> inspect.Signature:
-    """``(input, ..., *, param=default, ...) -> engine.expr``."""
+def takes_weights(m: Measure, build: Callable[..., Any] | None = None) -> bool:
+    """Whether the public function of ``m`` takes ``sample_weight``: the measure is weighted
+    (:attr:`Measure.weighted <mlsql._registry.Measure.weighted>`) and its engine's
+    ``build`` accepts the keyword (a family that has not weighted it yet offers none)."""
+    if not m.weighted:
+        return False
+    if build is None:
+        return True
+    params = inspect.signature(build).parameters.values()
+    return any(p.name == SAMPLE_WEIGHT or p.kind is p.VAR_KEYWORD for p in params)
+
+
+def signature(engine: Engine, m: Measure, weighted: bool | None = None) -> inspect.Signature:
+    """``(input, ..., *, param=default, ..., sample_weight=None) -> engine.expr`` (the
+    weight where ``weighted``, default: where the measure is)."""
     params = [
         inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=engine.into)
         for name in m.inputs
@@ -82,7 +95,7 @@ def signature(engine: Engine, m: Measure) -> inspect.Signature:
         inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
         for p in m.params
     ]
-    if m.weighted:
+    if m.weighted if weighted is None else weighted:
         params.append(
             inspect.Parameter(
                 SAMPLE_WEIGHT,
@@ -134,14 +147,15 @@ def function(
     <mlsql._front.engine.Engine.apply>`). ``example``: the docstring's
     ``Examples`` lines.
     """
-    sig = signature(engine, m)
+    weighs = takes_weights(m, build)
+    sig = signature(engine, m, weighs)
 
     def public(*args: Any, **kwargs: Any) -> Any:
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()
         params = checked_params(m, {p.name: bound.arguments[p.name] for p in m.params}, family)
         inputs = [bound.arguments[name] for name in m.inputs]
-        weight = bound.arguments.get(SAMPLE_WEIGHT) if m.weighted else None
+        weight = bound.arguments.get(SAMPLE_WEIGHT) if weighs else None
         if weight is None:
             return engine.apply(m, inputs, lambda *xs: build(*xs, **params), check)
 
@@ -153,5 +167,5 @@ def function(
     public.__name__ = public.__qualname__ = m.name
     public.__module__ = engine.module
     public.__signature__ = sig  # type: ignore[attr-defined]
-    public.__doc__ = docstring(engine, m, example)
+    public.__doc__ = docstring(engine, m, example, weighs)
     return public

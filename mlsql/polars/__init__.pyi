@@ -221,6 +221,9 @@ def accuracy(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -251,6 +254,9 @@ def accuracy_score(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -286,6 +292,9 @@ def auc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -319,6 +328,9 @@ def average_precision(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -361,6 +373,9 @@ def average_precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -391,6 +406,9 @@ def balanced_accuracy(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -421,6 +439,9 @@ def balanced_accuracy_score(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -451,6 +472,9 @@ def binary_accuracy(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -520,6 +544,9 @@ def binary_cost_error(
         Cost of a false negative; a finite number.
     cost_fp : float, default 1.0
         Cost of a false positive; a finite number.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -612,6 +639,9 @@ def binary_coverage(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -675,6 +705,9 @@ def binary_error_rate(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -743,6 +776,9 @@ def binary_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -820,6 +856,9 @@ def binary_f_alpha(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -897,6 +936,9 @@ def binary_false_negative_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -971,6 +1013,9 @@ def binary_false_positive_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1048,6 +1093,9 @@ def binary_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1125,6 +1173,9 @@ def binary_kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1199,6 +1250,9 @@ def binary_negative_predictive_value(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1273,6 +1327,9 @@ def binary_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1347,6 +1404,9 @@ def binary_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1421,6 +1481,9 @@ def binary_specificity(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1490,6 +1553,9 @@ def binary_support(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1553,6 +1619,9 @@ def brier_score_loss(
         The true values of each row (column name or expression).
     prob : str or polars.Expr
         The probability of the positive class in each row, in [0, 1] (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1621,6 +1690,9 @@ def class_error_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1713,6 +1785,9 @@ def cohen_kappa_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1813,6 +1888,9 @@ def cost_error(
     costs : dict or polars.DataFrame
         actual -> {predicted: cost}, (actual, predicted) -> cost, or a DataFrame with
         columns actual, predicted, cost. Pairs not given cost 1 off the diagonal, 0 on it.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1843,6 +1921,9 @@ def cov(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1873,6 +1954,9 @@ def coverage_error(
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1909,6 +1993,9 @@ def error_rate(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1925,13 +2012,7 @@ def error_rate(
     0.25
     """
 
-def expected_calibration_error(
-    actual: _IntoExpr,
-    prob: _IntoExpr,
-    *,
-    n_bins: int = 10,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def expected_calibration_error(actual: _IntoExpr, prob: _IntoExpr, *, n_bins: int = 10) -> pl.Expr:
     """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
 
     Parameters
@@ -1977,6 +2058,9 @@ def explained_variance(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2012,6 +2096,9 @@ def explained_variance_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2051,6 +2138,9 @@ def f1_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2141,6 +2231,9 @@ def fbeta_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2216,6 +2309,9 @@ def graded_ndcg(
         The relevance grades of the ideal ranking (sorted descending first).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2254,6 +2350,9 @@ def hamming_loss(
         The predicted labels of each row: a list column (name or expression).
     n_labels : int
         The number of labels in the label universe (> 0).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2312,6 +2411,9 @@ def hitrate(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2353,6 +2455,9 @@ def hivemall_auc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2383,6 +2488,9 @@ def hivemall_logloss(
         The predicted values of each row (column name or expression).
     actual : str or polars.Expr
         The true values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2418,6 +2526,9 @@ def hivemall_r2(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2467,6 +2578,9 @@ def kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2573,6 +2687,9 @@ def label_ranking_average_precision(
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2609,6 +2726,9 @@ def label_ranking_average_precision_score(
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2645,6 +2765,9 @@ def label_ranking_loss(
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2699,6 +2822,9 @@ def log_loss(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2729,6 +2855,9 @@ def logloss(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2871,6 +3000,9 @@ def mae(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2915,6 +3047,9 @@ def majority_error(label: _IntoExpr, *, sample_weight: _IntoExpr | None = None) 
     ----------
     label : str or polars.Expr
         A label column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2945,6 +3080,9 @@ def mape(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2980,6 +3118,9 @@ def matthews_corrcoef(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3015,6 +3156,9 @@ def mcc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3045,6 +3189,9 @@ def mean_absolute_error(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3075,6 +3222,9 @@ def mean_absolute_percentage_error(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3105,6 +3255,9 @@ def mean_squared_error(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3163,6 +3316,9 @@ def micro_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3228,6 +3384,9 @@ def micro_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3297,6 +3456,9 @@ def micro_jaccard(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3359,6 +3521,9 @@ def micro_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3421,6 +3586,9 @@ def micro_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3518,6 +3686,9 @@ def mrr(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3554,6 +3725,9 @@ def mse(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3584,6 +3758,9 @@ def multilabel_counts(
         The true labels of each row: a list column (name or expression).
     predicted : str or polars.Expr
         The predicted labels of each row: a list column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3641,6 +3818,9 @@ def ndcg(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3681,6 +3861,9 @@ def ndcg_score(
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3713,6 +3896,9 @@ def nov(holds: _IntoExpr, fires: _IntoExpr, *, sample_weight: _IntoExpr | None =
         Whether the row is of the rule's class, R: boolean or 0/1.
     fires : str or polars.Expr
         Whether the rule fires on the row, L: boolean or 0/1.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3748,6 +3934,9 @@ def nrel(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3778,6 +3967,9 @@ def one_error(
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3819,6 +4011,9 @@ def pearson_corr(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3852,6 +4047,9 @@ def precision_at(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3897,6 +4095,9 @@ def precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3932,6 +4133,9 @@ def prel(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3962,6 +4166,9 @@ def prevalence(
         A label column (name or expression).
     positive : label
         The class whose share is wanted (required).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3997,6 +4204,9 @@ def r2(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4032,6 +4242,9 @@ def r2_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4067,6 +4280,9 @@ def rae(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4100,6 +4316,9 @@ def ranking_auc(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4140,6 +4359,9 @@ def recall_at(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4185,6 +4407,9 @@ def recall_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4215,6 +4440,9 @@ def rmse(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4250,6 +4478,9 @@ def roc_auc_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4387,6 +4618,9 @@ def rrse(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4422,6 +4656,9 @@ def rse(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4452,6 +4689,9 @@ def rule_novelty(
         Whether the row is of the rule's class, R: boolean or 0/1.
     fires : str or polars.Expr
         Whether the rule fires on the row, L: boolean or 0/1.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4515,6 +4755,9 @@ def rule_satisfaction(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4589,6 +4832,9 @@ def samples_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4627,6 +4873,9 @@ def samples_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4662,6 +4911,9 @@ def samples_jaccard(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4697,6 +4949,9 @@ def samples_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4732,6 +4987,9 @@ def samples_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4767,6 +5025,9 @@ def sat(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4802,6 +5063,9 @@ def sens(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4966,6 +5230,9 @@ def spec(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4996,6 +5263,9 @@ def subset_accuracy(
         The true labels of each row: a list column (name or expression).
     predicted : str or polars.Expr
         The predicted labels of each row: a list column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5049,6 +5319,9 @@ def sup(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5079,6 +5352,9 @@ def tacc(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5286,6 +5562,9 @@ def zero_one_loss(
         The true labels of each row: a list column (name or expression).
     predicted : str or polars.Expr
         The predicted labels of each row: a list column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------

@@ -281,6 +281,9 @@ def accuracy(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -317,6 +320,9 @@ def accuracy_score(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -358,6 +364,9 @@ def auc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -397,6 +406,9 @@ def average_precision(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -440,6 +452,9 @@ def average_precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -476,6 +491,9 @@ def balanced_accuracy(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -514,6 +532,9 @@ def balanced_accuracy_score(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -552,6 +573,9 @@ def binary_accuracy(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -615,6 +639,9 @@ def binary_cost_error(
         Cost of a false negative; a finite number.
     cost_fp : float, default 1.0
         Cost of a false positive; a finite number.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -702,6 +729,9 @@ def binary_coverage(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -759,6 +789,9 @@ def binary_error_rate(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -821,6 +854,9 @@ def binary_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -892,6 +928,9 @@ def binary_f_alpha(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -963,6 +1002,9 @@ def binary_false_negative_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1031,6 +1073,9 @@ def binary_false_positive_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1102,6 +1147,9 @@ def binary_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1173,6 +1221,9 @@ def binary_kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1241,6 +1292,9 @@ def binary_negative_predictive_value(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1309,6 +1363,9 @@ def binary_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1377,6 +1434,9 @@ def binary_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1445,6 +1505,9 @@ def binary_specificity(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1508,6 +1571,9 @@ def binary_support(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1565,6 +1631,9 @@ def brier_score_loss(
         The true value of each row: a column (name or Column).
     prob : str or pyspark.sql.Column
         Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1641,6 +1710,9 @@ def class_error_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1756,6 +1828,9 @@ def cohen_kappa_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1869,6 +1944,9 @@ def cost_error(
         columns actual, predicted, cost, or a map Column such as
         ``costs_df.agg(ms.cost_map('actual', 'predicted', 'cost')).scalar()``.
         Pairs not given cost 1 off the diagonal, 0 on it.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1891,13 +1969,7 @@ def cost_error(
     1.25
     """
 
-def cost_map(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    cost: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def cost_map(actual: _IntoColumn, predicted: _IntoColumn, cost: _IntoColumn) -> Column:
     """A cost table's rows (actual, predicted, cost) as the nested map cost_error takes.
 
     Parameters
@@ -1948,6 +2020,9 @@ def cov(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1975,6 +2050,9 @@ def coverage_error(
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2014,6 +2092,9 @@ def error_rate(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2053,6 +2134,9 @@ def expected_calibration_error(
         Column name or Column.
     n_bins : int, default 10
         The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2094,6 +2178,9 @@ def explained_variance(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2126,6 +2213,9 @@ def explained_variance_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2162,6 +2252,9 @@ def f1_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2272,6 +2365,9 @@ def fbeta_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2362,6 +2458,9 @@ def graded_ndcg(
         The relevance grades of the ideal ranking (sorted descending first).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2401,6 +2500,9 @@ def hamming_loss(
         The predicted labels of each row: an array column (name or Column).
     n_labels : int
         The number of labels in the label universe (> 0).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2471,6 +2573,9 @@ def hitrate(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2513,6 +2618,9 @@ def hivemall_auc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2549,6 +2657,9 @@ def hivemall_logloss(
         The predicted value of each row: a column (name or Column).
     actual : str or pyspark.sql.Column
         The true value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2590,6 +2701,9 @@ def hivemall_r2(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2650,6 +2764,9 @@ def kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2797,6 +2914,9 @@ def label_ranking_average_precision(
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2836,6 +2956,9 @@ def label_ranking_average_precision_score(
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2875,6 +2998,9 @@ def label_ranking_loss(
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2939,6 +3065,9 @@ def log_loss(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2975,6 +3104,9 @@ def logloss(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3221,6 +3353,9 @@ def mae(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3234,7 +3369,7 @@ def mae(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def majority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
+def majority_class(label: _IntoColumn) -> Column:
     """The most frequent class (ties: the smallest); NULLs skipped.
 
     Parameters
@@ -3270,6 +3405,9 @@ def majority_error(label: _IntoColumn, *, sample_weight: _IntoColumn | None = No
     ----------
     label : str or pyspark.sql.Column
         A label column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3308,6 +3446,9 @@ def mape(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3340,6 +3481,9 @@ def matthews_corrcoef(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3383,6 +3527,9 @@ def mcc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3421,6 +3568,9 @@ def mean_absolute_error(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3448,6 +3598,9 @@ def mean_absolute_percentage_error(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3475,6 +3628,9 @@ def mean_squared_error(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3539,6 +3695,9 @@ def micro_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3616,6 +3775,9 @@ def micro_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3697,6 +3859,9 @@ def micro_jaccard(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3771,6 +3936,9 @@ def micro_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3845,6 +4013,9 @@ def micro_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3900,7 +4071,7 @@ def micro_recall_from_counts(counts: _IntoColumn, *, zero_division: float | str 
     0.6666666666666666
     """
 
-def minority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
+def minority_class(label: _IntoColumn) -> Column:
     """The least frequent class that occurs (ties: the smallest); NULLs skipped.
 
     Parameters
@@ -3978,6 +4149,9 @@ def mrr(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4015,6 +4189,9 @@ def mse(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4042,6 +4219,9 @@ def multilabel_counts(
         The true labels of each row: an array column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted labels of each row: an array column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4127,6 +4307,9 @@ def ndcg(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4168,6 +4351,9 @@ def ndcg_score(
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4208,6 +4394,9 @@ def nov(
         Column name or Column.
     fires : str or pyspark.sql.Column
         Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4240,6 +4429,9 @@ def nrel(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4267,6 +4459,9 @@ def one_error(
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4311,6 +4506,9 @@ def pearson_corr(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4341,6 +4539,9 @@ def precision_at(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4387,6 +4588,9 @@ def precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4430,6 +4634,9 @@ def prel(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4457,6 +4664,9 @@ def prevalence(
         A label column.
     positive : label
         The class whose share is wanted (required).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4498,6 +4708,9 @@ def r2(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4530,6 +4743,9 @@ def r2_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4562,6 +4778,9 @@ def rae(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4592,6 +4811,9 @@ def ranking_auc(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4633,6 +4855,9 @@ def recall_at(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4679,6 +4904,9 @@ def recall_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4717,6 +4945,9 @@ def rmse(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4749,6 +4980,9 @@ def roc_auc_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4910,6 +5144,9 @@ def rrse(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4942,6 +5179,9 @@ def rse(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4969,6 +5209,9 @@ def rule_novelty(
         Column name or Column.
     fires : str or pyspark.sql.Column
         Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5031,6 +5274,9 @@ def rule_satisfaction(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5099,6 +5345,9 @@ def samples_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5143,6 +5392,9 @@ def samples_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5184,6 +5436,9 @@ def samples_jaccard(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5225,6 +5480,9 @@ def samples_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5266,6 +5524,9 @@ def samples_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5307,6 +5568,9 @@ def sat(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5339,6 +5603,9 @@ def sens(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5530,6 +5797,9 @@ def spec(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5557,6 +5827,9 @@ def subset_accuracy(
         The true labels of each row: an array column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted labels of each row: an array column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5622,6 +5895,9 @@ def sup(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5649,6 +5925,9 @@ def tacc(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5955,6 +6234,9 @@ def zero_one_loss(
         The true labels of each row: an array column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted labels of each row: an array column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
