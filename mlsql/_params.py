@@ -22,6 +22,8 @@ HIVEMALL_AVERAGES = ("micro", "binary")
 #: what a sample weight must be, and what a query that meets a bad one says it got
 WEIGHT_RULE = "a finite number >= 0 (a NULL weight skips the row)"
 WEIGHT_GOT = "a negative, NaN or infinite weight"
+#: a weight column of no number type (where the engine knows the type when building)
+WEIGHT_TYPE_MESSAGE = "{func} takes a number per row for sample_weight. Got sample_weight {type}."
 
 
 def weight_message(func: str) -> str:

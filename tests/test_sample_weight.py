@@ -288,3 +288,14 @@ def test_the_cli_weighs_rows(tmp_path, engine_name):
     (summary,) = json.loads(result.output)["summary"]
     # the NULL-weighted row is skipped: tp 2 + 1, fp 1, fn 2 + 0.5 -> 6 / 9.5 over 3.5 rows
     assert close([summary["n_rows"], summary["micro_f1"]], [3.5, 6 / 9.5])
+
+
+def test_a_weight_of_no_number_type_is_refused_when_polars_knows_the_type():
+    pl = pytest.importorskip("polars")
+    import mlsql.polars as mp
+    from mlsql._errors import MlsqlError
+
+    df = pl.DataFrame({"actual": [["a"]], "predicted": [["a"]], "w": ["heavy"]})
+    message = P.WEIGHT_TYPE_MESSAGE.format(func="micro_f1", type="String")
+    with pytest.raises(MlsqlError, match=message):
+        df.select(mp.micro_f1("actual", "predicted", sample_weight="w"))

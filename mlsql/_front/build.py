@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 from mlsql import _params as P
+from mlsql._errors import MlsqlError
 from mlsql._front.docs import docstring
 from mlsql._front.engine import Engine
 from mlsql._registry import REGISTRY, Measure, measures
@@ -126,7 +127,12 @@ def weighted_check(check: Any) -> Any:
         if out is None:
             return None
         last = values[-1]
-        return [*out, last[0] if isinstance(last, tuple) else last]
+        if isinstance(last, tuple):  # Polars: (expr, dtype), the dtype known at plan time
+            expr, dtype = last
+            if not dtype.is_numeric() and str(dtype) != "Null":
+                raise MlsqlError(P.WEIGHT_TYPE_MESSAGE.format(func=func, type=dtype))
+            return [*out, expr]
+        return [*out, last]
 
     return checked
 
