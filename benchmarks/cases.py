@@ -198,6 +198,7 @@ WEIGHTED_QUERY = f"'SELECT *, {WEIGHT_SQL} AS w FROM read_parquet(''{{f}}'')'"
 def _pl_weight(pl: Any) -> Any:
     return pl.col("actual").list.len() % 3 + 0.5
 
+
 # One line per case: keep them unwrapped.
 # fmt: off
 CASES: list[Case] = [
