@@ -29,6 +29,9 @@ from mlsql._formulas import FORMULAS
 
 #: the name of the parameter in every engine (SQL, Polars, Spark, the CLI's --sample-weight)
 SAMPLE_WEIGHT = "sample_weight"
+#: the families whose formula measures the engines' generic builders weigh (their weights
+#: are checked by tests/test_sample_weight.py); a family joins when its weights are tested
+WEIGHTED_FAMILIES = frozenset({"multilabel", "hivemall", "label_based", "ranking"})
 
 
 def is_bad(ops: Any, w: Any) -> Any:

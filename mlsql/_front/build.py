@@ -76,13 +76,12 @@ def formula(measure: str | Measure) -> Callable[..., Any]:
 def takes_weights(m: Measure, build: Callable[..., Any] | None = None) -> bool:
     """Whether the public function of ``m`` takes ``sample_weight``: the measure is weighted
     (:attr:`Measure.weighted <mlsql._registry.Measure.weighted>`) and its engine's
-    ``build`` accepts the keyword (a family that has not weighted it yet offers none)."""
+    ``build`` names the keyword (a family that has not weighted it yet offers none)."""
     if not m.weighted:
         return False
     if build is None:
         return True
-    params = inspect.signature(build).parameters.values()
-    return any(p.name == SAMPLE_WEIGHT or p.kind is p.VAR_KEYWORD for p in params)
+    return SAMPLE_WEIGHT in inspect.signature(build).parameters
 
 
 def signature(engine: Engine, m: Measure, weighted: bool | None = None) -> inspect.Signature:

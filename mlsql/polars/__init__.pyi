@@ -207,12 +207,7 @@ def above_threshold(scores: _IntoExpr, *, threshold: float | None = None) -> pl.
     [['cat'], ['dog', 'owl']]
     """
 
-def accuracy(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -221,9 +216,6 @@ def accuracy(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -240,12 +232,7 @@ def accuracy(
     0.75
     """
 
-def accuracy_score(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -254,9 +241,6 @@ def accuracy_score(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -273,13 +257,7 @@ def accuracy_score(
     0.75
     """
 
-def auc(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def auc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
     Parameters
@@ -292,9 +270,6 @@ def auc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -359,7 +334,6 @@ def average_precision_score(
     score: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP, tied scores one step.
 
@@ -373,9 +347,6 @@ def average_precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -392,12 +363,7 @@ def average_precision_score(
     0.8875
     """
 
-def balanced_accuracy(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def balanced_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -406,9 +372,6 @@ def balanced_accuracy(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -425,12 +388,7 @@ def balanced_accuracy(
     0.8333333333333334
     """
 
-def balanced_accuracy_score(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def balanced_accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -439,9 +397,6 @@ def balanced_accuracy_score(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -458,12 +413,7 @@ def balanced_accuracy_score(
     0.8333333333333334
     """
 
-def binary_accuracy(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def binary_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -472,9 +422,6 @@ def binary_accuracy(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -530,7 +477,6 @@ def binary_cost_error(
     *,
     cost_fn: float = 1.0,
     cost_fp: float = 1.0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 
@@ -544,9 +490,6 @@ def binary_cost_error(
         Cost of a false negative; a finite number.
     cost_fp : float, default 1.0
         Cost of a false positive; a finite number.
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -625,12 +568,7 @@ def binary_counts(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     {'tp': 1, 'fp': 0, 'fn': 1, 'tn': 1}
     """
 
-def binary_coverage(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def binary_coverage(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -639,9 +577,6 @@ def binary_coverage(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -691,12 +626,7 @@ def binary_coverage_from_counts(
     0.6
     """
 
-def binary_error_rate(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def binary_error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """(fp + fn) / n: 1 - accuracy.
 
     Parameters
@@ -705,9 +635,6 @@ def binary_error_rate(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -762,7 +689,6 @@ def binary_f1(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F1 of the positive class, from counts.
 
@@ -776,9 +702,6 @@ def binary_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -840,7 +763,6 @@ def binary_f_alpha(
     *,
     alpha: float = 1.0,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 
@@ -856,9 +778,6 @@ def binary_f_alpha(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -922,7 +841,6 @@ def binary_false_negative_rate(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """fn / (tp + fn): the positive class's error rate (1 - recall).
 
@@ -936,9 +854,6 @@ def binary_false_negative_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -999,7 +914,6 @@ def binary_false_positive_rate(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """fp / (fp + tn): the negative class's error rate (1 - specificity).
 
@@ -1013,9 +927,6 @@ def binary_false_positive_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1077,7 +988,6 @@ def binary_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F-beta of the positive class, from counts.
 
@@ -1093,9 +1003,6 @@ def binary_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1159,7 +1066,6 @@ def binary_kappa(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa of the 2x2 table.
 
@@ -1173,9 +1079,6 @@ def binary_kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1236,7 +1139,6 @@ def binary_negative_predictive_value(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tn / (tn + fn): the lecture's nrel.
 
@@ -1250,9 +1152,6 @@ def binary_negative_predictive_value(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1313,7 +1212,6 @@ def binary_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tp / (tp + fp): the lecture's prel.
 
@@ -1327,9 +1225,6 @@ def binary_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1390,7 +1285,6 @@ def binary_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tp / (tp + fn): the lecture's sens.
 
@@ -1404,9 +1298,6 @@ def binary_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1467,7 +1358,6 @@ def binary_specificity(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tn / (tn + fp): the lecture's spec.
 
@@ -1481,9 +1371,6 @@ def binary_specificity(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1539,12 +1426,7 @@ def binary_specificity_from_counts(
     0.6
     """
 
-def binary_support(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def binary_support(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -1553,9 +1435,6 @@ def binary_support(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1605,12 +1484,7 @@ def binary_support_from_counts(
     0.4
     """
 
-def brier_score_loss(
-    actual: _IntoExpr,
-    prob: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def brier_score_loss(actual: _IntoExpr, prob: _IntoExpr) -> pl.Expr:
     """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
 
     Parameters
@@ -1619,9 +1493,6 @@ def brier_score_loss(
         The true values of each row (column name or expression).
     prob : str or polars.Expr
         The probability of the positive class in each row, in [0, 1] (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1674,7 +1545,6 @@ def class_error_rate(
     *,
     label: Any = None,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Share of the rows truly of the given class that were predicted otherwise.
 
@@ -1690,9 +1560,6 @@ def class_error_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1769,7 +1636,6 @@ def cohen_kappa_score(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -1785,9 +1651,6 @@ def cohen_kappa_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1875,7 +1738,6 @@ def cost_error(
     predicted: _IntoExpr,
     *,
     costs: Mapping[Any, Mapping[Any, float]] | None = None,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 
@@ -1888,9 +1750,6 @@ def cost_error(
     costs : dict or polars.DataFrame
         actual -> {predicted: cost}, (actual, predicted) -> cost, or a DataFrame with
         columns actual, predicted, cost. Pairs not given cost 1 off the diagonal, 0 on it.
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1907,12 +1766,7 @@ def cost_error(
     1.25
     """
 
-def cov(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def cov(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -1921,9 +1775,6 @@ def cov(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1979,12 +1830,7 @@ def coverage_error(
     2.0
     """
 
-def error_rate(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Share of known rows where actual <> predicted.
 
     Parameters
@@ -1993,9 +1839,6 @@ def error_rate(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2044,7 +1887,6 @@ def explained_variance(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2058,9 +1900,6 @@ def explained_variance(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2082,7 +1921,6 @@ def explained_variance_score(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2096,9 +1934,6 @@ def explained_variance_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2121,7 +1956,6 @@ def f1_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F1 over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2138,9 +1972,6 @@ def f1_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2212,7 +2043,6 @@ def fbeta_score(
     beta: float = 1.0,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2231,9 +2061,6 @@ def fbeta_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2436,13 +2263,7 @@ def hitrate(
     1.0
     """
 
-def hivemall_auc(
-    score: _IntoExpr,
-    label: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def hivemall_auc(score: _IntoExpr, label: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.
 
     Parameters
@@ -2455,9 +2276,6 @@ def hivemall_auc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2474,12 +2292,7 @@ def hivemall_auc(
     0.8125
     """
 
-def hivemall_logloss(
-    predicted: _IntoExpr,
-    actual: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def hivemall_logloss(predicted: _IntoExpr, actual: _IntoExpr) -> pl.Expr:
     """logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).
 
     Parameters
@@ -2488,9 +2301,6 @@ def hivemall_logloss(
         The predicted values of each row (column name or expression).
     actual : str or polars.Expr
         The true values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2512,7 +2322,6 @@ def hivemall_r2(
     actual: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """r2 in Hivemall's argument order: hivemall_r2(predicted, actual).
 
@@ -2526,9 +2335,6 @@ def hivemall_r2(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2562,7 +2368,6 @@ def kappa(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -2578,9 +2383,6 @@ def kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2808,12 +2610,7 @@ def labels_from_indicators(indicators: Sequence[str | pl.Expr], labels: Sequence
     [['L1', 'L2'], None]
     """
 
-def log_loss(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def log_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2822,9 +2619,6 @@ def log_loss(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2841,12 +2635,7 @@ def log_loss(
     0.5655382020021631
     """
 
-def logloss(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def logloss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2855,9 +2644,6 @@ def logloss(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2986,12 +2772,7 @@ def macro_recall(
     One row per group over a frame: ``macro_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_recall`` column of :func:`multilabel_report`.
     """
 
-def mae(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def mae(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -3000,9 +2781,6 @@ def mae(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3040,16 +2818,13 @@ def majority_class(label: _IntoExpr) -> pl.Expr:
     'b'
     """
 
-def majority_error(label: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
+def majority_error(label: _IntoExpr) -> pl.Expr:
     """1 - the largest class share: the error of always predicting the majority class.
 
     Parameters
     ----------
     label : str or polars.Expr
         A label column (name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3066,12 +2841,7 @@ def majority_error(label: _IntoExpr, *, sample_weight: _IntoExpr | None = None) 
     0.5
     """
 
-def mape(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def mape(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -3080,9 +2850,6 @@ def mape(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3104,7 +2871,6 @@ def matthews_corrcoef(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Matthews correlation coefficient (multiclass).
 
@@ -3118,9 +2884,6 @@ def matthews_corrcoef(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3137,13 +2900,7 @@ def matthews_corrcoef(
     0.6999999999999998
     """
 
-def mcc(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def mcc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """Matthews correlation coefficient (multiclass).
 
     Parameters
@@ -3156,9 +2913,6 @@ def mcc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3175,12 +2929,7 @@ def mcc(
     0.6999999999999998
     """
 
-def mean_absolute_error(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def mean_absolute_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -3189,9 +2938,6 @@ def mean_absolute_error(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3208,12 +2954,7 @@ def mean_absolute_error(
     0.5
     """
 
-def mean_absolute_percentage_error(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def mean_absolute_percentage_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -3222,9 +2963,6 @@ def mean_absolute_percentage_error(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3241,12 +2979,7 @@ def mean_absolute_percentage_error(
     0.3273809523809524
     """
 
-def mean_squared_error(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def mean_squared_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Mean squared error.
 
     Parameters
@@ -3255,9 +2988,6 @@ def mean_squared_error(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3711,12 +3441,7 @@ def mrr(
     0.75
     """
 
-def mse(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def mse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Mean squared error.
 
     Parameters
@@ -3725,9 +3450,6 @@ def mse(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3887,7 +3609,7 @@ def ndcg_score(
     0.9032867981913646
     """
 
-def nov(holds: _IntoExpr, fires: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
+def nov(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -3896,9 +3618,6 @@ def nov(holds: _IntoExpr, fires: _IntoExpr, *, sample_weight: _IntoExpr | None =
         Whether the row is of the rule's class, R: boolean or 0/1.
     fires : str or polars.Expr
         Whether the rule fires on the row, L: boolean or 0/1.
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3915,13 +3634,7 @@ def nov(holds: _IntoExpr, fires: _IntoExpr, *, sample_weight: _IntoExpr | None =
     0.04
     """
 
-def nrel(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def nrel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """tn / (tn + fn): the lecture's nrel.
 
     Parameters
@@ -3934,9 +3647,6 @@ def nrel(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3997,7 +3707,6 @@ def pearson_corr(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Pearson correlation of actual and predicted (the lecture's corr).
 
@@ -4011,9 +3720,6 @@ def pearson_corr(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4078,7 +3784,6 @@ def precision_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Precision over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4095,9 +3800,6 @@ def precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4114,13 +3816,7 @@ def precision_score(
     0.8333333333333334
     """
 
-def prel(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def prel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """tp / (tp + fp): the lecture's prel.
 
     Parameters
@@ -4133,9 +3829,6 @@ def prel(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4152,12 +3845,7 @@ def prel(
     0.6666666666666666
     """
 
-def prevalence(
-    label: _IntoExpr,
-    *,
-    positive: Any = None,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def prevalence(label: _IntoExpr, *, positive: Any = None) -> pl.Expr:
     """Share of known rows whose label is the given positive class.
 
     Parameters
@@ -4166,9 +3854,6 @@ def prevalence(
         A label column (name or expression).
     positive : label
         The class whose share is wanted (required).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4185,13 +3870,7 @@ def prevalence(
     0.5
     """
 
-def r2(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def r2(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4204,9 +3883,6 @@ def r2(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4223,13 +3899,7 @@ def r2(
     0.9486081370449679
     """
 
-def r2_score(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def r2_score(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4242,9 +3912,6 @@ def r2_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4261,13 +3928,7 @@ def r2_score(
     0.9486081370449679
     """
 
-def rae(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def rae(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).
 
     Parameters
@@ -4280,9 +3941,6 @@ def rae(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4390,7 +4048,6 @@ def recall_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Recall over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4407,9 +4064,6 @@ def recall_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4426,12 +4080,7 @@ def recall_score(
     0.8333333333333334
     """
 
-def rmse(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def rmse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """Root mean squared error.
 
     Parameters
@@ -4440,9 +4089,6 @@ def rmse(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4464,7 +4110,6 @@ def roc_auc_score(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
@@ -4478,9 +4123,6 @@ def roc_auc_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4599,13 +4241,7 @@ def row_recall(
     [0.5, 1.0]
     """
 
-def rrse(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def rrse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """Root relative squared error: sqrt(rse).
 
     Parameters
@@ -4618,9 +4254,6 @@ def rrse(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4637,13 +4270,7 @@ def rrse(
     0.2266977347814312
     """
 
-def rse(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def rse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4656,9 +4283,6 @@ def rse(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4675,12 +4299,7 @@ def rse(
     0.05139186295503212
     """
 
-def rule_novelty(
-    holds: _IntoExpr,
-    fires: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def rule_novelty(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4689,9 +4308,6 @@ def rule_novelty(
         Whether the row is of the rule's class, R: boolean or 0/1.
     fires : str or polars.Expr
         Whether the rule fires on the row, L: boolean or 0/1.
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4741,7 +4357,6 @@ def rule_satisfaction(
     fires: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -4755,9 +4370,6 @@ def rule_satisfaction(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5006,13 +4618,7 @@ def samples_recall(
     0.75
     """
 
-def sat(
-    holds: _IntoExpr,
-    fires: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def sat(holds: _IntoExpr, fires: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -5025,9 +4631,6 @@ def sat(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5044,13 +4647,7 @@ def sat(
     0.16666666666666666
     """
 
-def sens(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def sens(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """tp / (tp + fn): the lecture's sens.
 
     Parameters
@@ -5063,9 +4660,6 @@ def sens(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5211,13 +4805,7 @@ def set_union(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     [['bird', 'cat'], ['dog', 'fish']]
     """
 
-def spec(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def spec(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
     """tn / (tn + fp): the lecture's spec.
 
     Parameters
@@ -5230,9 +4818,6 @@ def spec(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5305,12 +4890,7 @@ def subset_accuracy_from_counts(counts: _IntoExpr) -> pl.Expr:
     0.0
     """
 
-def sup(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def sup(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -5319,9 +4899,6 @@ def sup(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5338,12 +4915,7 @@ def sup(
     0.4
     """
 
-def tacc(
-    actual: _IntoExpr,
-    predicted: _IntoExpr,
-    *,
-    sample_weight: _IntoExpr | None = None,
-) -> pl.Expr:
+def tacc(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -5352,9 +4924,6 @@ def tacc(
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
-    sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------

@@ -267,12 +267,7 @@ def above_threshold(scores: _IntoColumn, *, threshold: float | None = None) -> C
     [['cat'], ['dog', 'owl']]
     """
 
-def accuracy(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -281,9 +276,6 @@ def accuracy(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -306,12 +298,7 @@ def accuracy(
     0.75
     """
 
-def accuracy_score(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -320,9 +307,6 @@ def accuracy_score(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -345,13 +329,7 @@ def accuracy_score(
     0.75
     """
 
-def auc(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def auc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
     Parameters
@@ -364,9 +342,6 @@ def auc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -438,7 +413,6 @@ def average_precision_score(
     score: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP, tied scores one step.
 
@@ -452,9 +426,6 @@ def average_precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -477,12 +448,7 @@ def average_precision_score(
     0.8875
     """
 
-def balanced_accuracy(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def balanced_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -491,9 +457,6 @@ def balanced_accuracy(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -518,12 +481,7 @@ def balanced_accuracy(
     0.8333333333333334
     """
 
-def balanced_accuracy_score(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def balanced_accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -532,9 +490,6 @@ def balanced_accuracy_score(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -559,12 +514,7 @@ def balanced_accuracy_score(
     0.8333333333333334
     """
 
-def binary_accuracy(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def binary_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -573,9 +523,6 @@ def binary_accuracy(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -625,7 +572,6 @@ def binary_cost_error(
     *,
     cost_fn: float = 1.0,
     cost_fp: float = 1.0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 
@@ -639,9 +585,6 @@ def binary_cost_error(
         Cost of a false negative; a finite number.
     cost_fp : float, default 1.0
         Cost of a false positive; a finite number.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -715,12 +658,7 @@ def binary_counts(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     {'tp': 1, 'fp': 0, 'fn': 1, 'tn': 1}
     """
 
-def binary_coverage(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def binary_coverage(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -729,9 +667,6 @@ def binary_coverage(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -775,12 +710,7 @@ def binary_coverage_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def binary_error_rate(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def binary_error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """(fp + fn) / n: 1 - accuracy.
 
     Parameters
@@ -789,9 +719,6 @@ def binary_error_rate(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -840,7 +767,6 @@ def binary_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F1 of the positive class, from counts.
 
@@ -854,9 +780,6 @@ def binary_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -912,7 +835,6 @@ def binary_f_alpha(
     *,
     alpha: float = 1.0,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 
@@ -928,9 +850,6 @@ def binary_f_alpha(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -988,7 +907,6 @@ def binary_false_negative_rate(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """fn / (tp + fn): the positive class's error rate (1 - recall).
 
@@ -1002,9 +920,6 @@ def binary_false_negative_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1059,7 +974,6 @@ def binary_false_positive_rate(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """fp / (fp + tn): the negative class's error rate (1 - specificity).
 
@@ -1073,9 +987,6 @@ def binary_false_positive_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1131,7 +1042,6 @@ def binary_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F-beta of the positive class, from counts.
 
@@ -1147,9 +1057,6 @@ def binary_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1207,7 +1114,6 @@ def binary_kappa(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa of the 2x2 table.
 
@@ -1221,9 +1127,6 @@ def binary_kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1278,7 +1181,6 @@ def binary_negative_predictive_value(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tn / (tn + fn): the lecture's nrel.
 
@@ -1292,9 +1194,6 @@ def binary_negative_predictive_value(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1349,7 +1248,6 @@ def binary_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tp / (tp + fp): the lecture's prel.
 
@@ -1363,9 +1261,6 @@ def binary_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1420,7 +1315,6 @@ def binary_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tp / (tp + fn): the lecture's sens.
 
@@ -1434,9 +1328,6 @@ def binary_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1491,7 +1382,6 @@ def binary_specificity(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tn / (tn + fp): the lecture's spec.
 
@@ -1505,9 +1395,6 @@ def binary_specificity(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1557,12 +1444,7 @@ def binary_specificity_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def binary_support(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def binary_support(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -1571,9 +1453,6 @@ def binary_support(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1617,12 +1496,7 @@ def binary_support_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def brier_score_loss(
-    actual: _IntoColumn,
-    prob: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def brier_score_loss(actual: _IntoColumn, prob: _IntoColumn) -> Column:
     """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
 
     Parameters
@@ -1631,9 +1505,6 @@ def brier_score_loss(
         The true value of each row: a column (name or Column).
     prob : str or pyspark.sql.Column
         Column name or Column.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1694,7 +1565,6 @@ def class_error_rate(
     *,
     label: Any = None,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Share of the rows truly of the given class that were predicted otherwise.
 
@@ -1710,9 +1580,6 @@ def class_error_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1812,7 +1679,6 @@ def cohen_kappa_score(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -1828,9 +1694,6 @@ def cohen_kappa_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1929,7 +1792,6 @@ def cost_error(
     predicted: _IntoColumn,
     *,
     costs: Mapping[Any, Mapping[Any, float]] | None = None,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 
@@ -1944,9 +1806,6 @@ def cost_error(
         columns actual, predicted, cost, or a map Column such as
         ``costs_df.agg(ms.cost_map('actual', 'predicted', 'cost')).scalar()``.
         Pairs not given cost 1 off the diagonal, 0 on it.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2006,12 +1865,7 @@ def cost_map(actual: _IntoColumn, predicted: _IntoColumn, cost: _IntoColumn) -> 
     2.0
     """
 
-def cov(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def cov(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -2020,9 +1874,6 @@ def cov(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2078,12 +1929,7 @@ def coverage_error(
     2.0
     """
 
-def error_rate(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Share of known rows where actual <> predicted.
 
     Parameters
@@ -2092,9 +1938,6 @@ def error_rate(
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2122,7 +1965,6 @@ def expected_calibration_error(
     prob: _IntoColumn,
     *,
     n_bins: int = 10,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
 
@@ -2134,9 +1976,6 @@ def expected_calibration_error(
         Column name or Column.
     n_bins : int, default 10
         The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2164,7 +2003,6 @@ def explained_variance(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2178,9 +2016,6 @@ def explained_variance(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2199,7 +2034,6 @@ def explained_variance_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2213,9 +2047,6 @@ def explained_variance_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2235,7 +2066,6 @@ def f1_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F1 over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2252,9 +2082,6 @@ def f1_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2346,7 +2173,6 @@ def fbeta_score(
     beta: float = 1.0,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2365,9 +2191,6 @@ def fbeta_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2604,7 +2427,6 @@ def hivemall_auc(
     label: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.
 
@@ -2618,9 +2440,6 @@ def hivemall_auc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2643,12 +2462,7 @@ def hivemall_auc(
     0.8125
     """
 
-def hivemall_logloss(
-    predicted: _IntoColumn,
-    actual: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def hivemall_logloss(predicted: _IntoColumn, actual: _IntoColumn) -> Column:
     """logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).
 
     Parameters
@@ -2657,9 +2471,6 @@ def hivemall_logloss(
         The predicted value of each row: a column (name or Column).
     actual : str or pyspark.sql.Column
         The true value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2687,7 +2498,6 @@ def hivemall_r2(
     actual: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """r2 in Hivemall's argument order: hivemall_r2(predicted, actual).
 
@@ -2701,9 +2511,6 @@ def hivemall_r2(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2748,7 +2555,6 @@ def kappa(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -2764,9 +2570,6 @@ def kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3051,12 +2854,7 @@ def labels_from_indicators(indicators: Sequence[str | Column], labels: Sequence[
     [['L1', 'L2'], None]
     """
 
-def log_loss(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def log_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -3065,9 +2863,6 @@ def log_loss(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3090,12 +2885,7 @@ def log_loss(
     0.56553820200...
     """
 
-def logloss(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def logloss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -3104,9 +2894,6 @@ def logloss(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3339,12 +3126,7 @@ def macro_recall(
         One row per group.
     """
 
-def mae(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def mae(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -3353,9 +3135,6 @@ def mae(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3398,16 +3177,13 @@ def majority_class(label: _IntoColumn) -> Column:
     'a'
     """
 
-def majority_error(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
+def majority_error(label: _IntoColumn) -> Column:
     """1 - the largest class share: the error of always predicting the majority class.
 
     Parameters
     ----------
     label : str or pyspark.sql.Column
         A label column.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3432,12 +3208,7 @@ def majority_error(label: _IntoColumn, *, sample_weight: _IntoColumn | None = No
     0.5
     """
 
-def mape(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def mape(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -3446,9 +3217,6 @@ def mape(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3467,7 +3235,6 @@ def matthews_corrcoef(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Matthews correlation coefficient (multiclass).
 
@@ -3481,9 +3248,6 @@ def matthews_corrcoef(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3508,13 +3272,7 @@ def matthews_corrcoef(
     0.6999999999999998
     """
 
-def mcc(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def mcc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
     """Matthews correlation coefficient (multiclass).
 
     Parameters
@@ -3527,9 +3285,6 @@ def mcc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3554,12 +3309,7 @@ def mcc(
     0.6999999999999998
     """
 
-def mean_absolute_error(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def mean_absolute_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -3568,9 +3318,6 @@ def mean_absolute_error(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3584,12 +3331,7 @@ def mean_absolute_error(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def mean_absolute_percentage_error(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def mean_absolute_percentage_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -3598,9 +3340,6 @@ def mean_absolute_percentage_error(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3614,12 +3353,7 @@ def mean_absolute_percentage_error(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def mean_squared_error(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def mean_squared_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Mean squared error.
 
     Parameters
@@ -3628,9 +3362,6 @@ def mean_squared_error(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4175,12 +3906,7 @@ def mrr(
     0.75
     """
 
-def mse(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def mse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Mean squared error.
 
     Parameters
@@ -4189,9 +3915,6 @@ def mse(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4380,12 +4103,7 @@ def ndcg_score(
     0.9032867981913646
     """
 
-def nov(
-    holds: _IntoColumn,
-    fires: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def nov(holds: _IntoColumn, fires: _IntoColumn) -> Column:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4394,9 +4112,6 @@ def nov(
         Column name or Column.
     fires : str or pyspark.sql.Column
         Column name or Column.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4410,13 +4125,7 @@ def nov(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def nrel(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def nrel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
     """tn / (tn + fn): the lecture's nrel.
 
     Parameters
@@ -4429,9 +4138,6 @@ def nrel(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4492,7 +4198,6 @@ def pearson_corr(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Pearson correlation of actual and predicted (the lecture's corr).
 
@@ -4506,9 +4211,6 @@ def pearson_corr(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4571,7 +4273,6 @@ def precision_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Precision over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4588,9 +4289,6 @@ def precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4615,13 +4313,7 @@ def precision_score(
     0.8333333333333334
     """
 
-def prel(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def prel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
     """tp / (tp + fp): the lecture's prel.
 
     Parameters
@@ -4634,9 +4326,6 @@ def prel(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4650,12 +4339,7 @@ def prel(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def prevalence(
-    label: _IntoColumn,
-    *,
-    positive: Any = None,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def prevalence(label: _IntoColumn, *, positive: Any = None) -> Column:
     """Share of known rows whose label is the given positive class.
 
     Parameters
@@ -4664,9 +4348,6 @@ def prevalence(
         A label column.
     positive : label
         The class whose share is wanted (required).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4689,13 +4370,7 @@ def prevalence(
     0.5
     """
 
-def r2(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def r2(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4708,9 +4383,6 @@ def r2(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4729,7 +4401,6 @@ def r2_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
@@ -4743,9 +4414,6 @@ def r2_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4759,13 +4427,7 @@ def r2_score(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def rae(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def rae(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
     """Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).
 
     Parameters
@@ -4778,9 +4440,6 @@ def rae(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4887,7 +4546,6 @@ def recall_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Recall over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4904,9 +4562,6 @@ def recall_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4931,12 +4586,7 @@ def recall_score(
     0.8333333333333334
     """
 
-def rmse(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def rmse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """Root mean squared error.
 
     Parameters
@@ -4945,9 +4595,6 @@ def rmse(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4966,7 +4613,6 @@ def roc_auc_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
@@ -4980,9 +4626,6 @@ def roc_auc_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5125,13 +4768,7 @@ def row_recall(
     [0.5, 1.0]
     """
 
-def rrse(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def rrse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
     """Root relative squared error: sqrt(rse).
 
     Parameters
@@ -5144,9 +4781,6 @@ def rrse(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5160,13 +4794,7 @@ def rrse(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def rse(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def rse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
     """Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -5179,9 +4807,6 @@ def rse(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5195,12 +4820,7 @@ def rse(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def rule_novelty(
-    holds: _IntoColumn,
-    fires: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def rule_novelty(holds: _IntoColumn, fires: _IntoColumn) -> Column:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -5209,9 +4829,6 @@ def rule_novelty(
         Column name or Column.
     fires : str or pyspark.sql.Column
         Column name or Column.
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5260,7 +4877,6 @@ def rule_satisfaction(
     fires: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -5274,9 +4890,6 @@ def rule_satisfaction(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5549,13 +5162,7 @@ def samples_recall(
     0.75
     """
 
-def sat(
-    holds: _IntoColumn,
-    fires: _IntoColumn,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def sat(holds: _IntoColumn, fires: _IntoColumn, *, zero_division: float | str = 0) -> Column:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -5568,9 +5175,6 @@ def sat(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5584,13 +5188,7 @@ def sat(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def sens(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def sens(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
     """tp / (tp + fn): the lecture's sens.
 
     Parameters
@@ -5603,9 +5201,6 @@ def sens(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5778,13 +5373,7 @@ def set_union(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     [['bird', 'cat'], ['dog', 'fish']]
     """
 
-def spec(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    zero_division: float | str = 0,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def spec(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
     """tn / (tn + fp): the lecture's spec.
 
     Parameters
@@ -5797,9 +5386,6 @@ def spec(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5881,12 +5467,7 @@ def subset_accuracy_from_counts(counts: _IntoColumn) -> Column:
     0.0
     """
 
-def sup(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def sup(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -5895,9 +5476,6 @@ def sup(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5911,12 +5489,7 @@ def sup(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def tacc(
-    actual: _IntoColumn,
-    predicted: _IntoColumn,
-    *,
-    sample_weight: _IntoColumn | None = None,
-) -> Column:
+def tacc(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -5925,9 +5498,6 @@ def tacc(
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
-    sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
