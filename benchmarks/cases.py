@@ -189,6 +189,15 @@ def sklearn_micro_f1(e: Env) -> float:
 PARQUET = "read_parquet('{f}')"
 #: The Parquet source as a query string literal, for table macros taking a source.
 PARQUET_QUERY = "'FROM read_parquet(''{f}'')'"
+#: a row weight computed from the file (0.5, 1.5 or 2.5; NULL where actual is NULL), so a
+#: weighted case reads the same file as the unweighted one it is compared with
+WEIGHT_SQL = "len(actual) % 3 + 0.5"
+WEIGHTED_QUERY = f"'SELECT *, {WEIGHT_SQL} AS w FROM read_parquet(''{{f}}'')'"
+
+
+def _pl_weight(pl: Any) -> Any:
+    return pl.col("actual").list.len() % 3 + 0.5
+
 
 # One line per case: keep them unwrapped.
 # fmt: off
@@ -207,6 +216,9 @@ CASES: list[Case] = [
     Case("duckdb", "mlsql multilabel_report", f"SELECT * FROM multilabel_report({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True),
     Case("duckdb", "mlsql label_metrics portable", f"SELECT * FROM label_metrics({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True, portable=True),
     Case("duckdb", "mlsql multilabel_report portable", f"SELECT * FROM multilabel_report({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True, portable=True),
+    # sample weights: ratio to the unweighted case on the same file
+    Case("duckdb", "mlsql micro_f1 weighted", f"SELECT micro_f1(actual, predicted, sample_weight := {WEIGHT_SQL}) FROM {PARQUET}", mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
+    Case("duckdb", "mlsql multilabel_report weighted", f"SELECT * FROM multilabel_report({WEIGHTED_QUERY}, 'actual', 'predicted', sample_weight := 'w')", mlsql=True, baseline=("duckdb", "mlsql multilabel_report")),
     # Polars: streaming scans, then eager read_parquet -------------------------
     Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),
     Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),
@@ -215,6 +227,8 @@ CASES: list[Case] = [
     Case("polars", "mlsql multilabel_report", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True),
     Case("polars", "mlsql label_metrics portable", lambda e: e.mlsql.label_metrics(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True, portable=True),
     Case("polars", "mlsql multilabel_report portable", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True, portable=True),
+    Case("polars", "mlsql micro_f1 weighted", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted", sample_weight=_pl_weight(e.pl))).collect(engine="streaming"), mlsql=True, baseline=("polars", "mlsql micro_f1")),
+    Case("polars", "mlsql multilabel_report weighted", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f).with_columns(w=_pl_weight(e.pl)), "actual", "predicted", sample_weight="w").collect(engine="streaming"), mlsql=True, baseline=("polars", "mlsql multilabel_report")),
     Case("polars", "bare scan eager", lambda e: e.pl.read_parquet(e.f).select(_pl_lengths(e.pl)), baseline=("polars", "bare scan eager")),
     Case("polars", "mlsql micro_f1 eager", lambda e: e.pl.read_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")), mlsql=True, baseline=("polars", "bare scan eager")),
     # scikit-learn: ratio to mlsql's DuckDB micro_f1 ---------------------------

@@ -211,13 +211,22 @@ def average(ops: Ops, per_item: E, zero_division: Any) -> E:
 
     Under NaN and 'ignore', undefined values (NaN, NULL) are left out; if
     values exist but all are undefined the mean is NaN (under NaN) or NULL
-    (under 'ignore'). With no values at all (zero rows) it is NULL.
+    (under 'ignore'). With no values at all (zero rows) it is NULL. Weighted
+    (:class:`mlsql._weights.WeightedOps`), values whose weights are all 0 give
+    the ``zero_division`` value, as a micro average of all-zero weights does.
     """
     if ops.skips_undefined(zero_division) is False:
-        return ops.mean(per_item)
-    kept = ops.when(ops.is_nan(per_item), None, per_item)
-    all_nan = (ops.count(per_item) > 0) & (ops.count(kept) == 0)
-    return ops.when(all_nan, ops.nan(), ops.mean(kept))
+        out = ops.mean(per_item)
+    else:
+        kept = ops.when(ops.is_nan(per_item), None, per_item)
+        all_nan = (ops.count(per_item) > 0) & (ops.count(kept) == 0)
+        out = ops.when(all_nan, ops.nan(), ops.mean(kept))
+    # weighted (mlsql._weights): values whose weights are all 0 average to the undefined value
+    weightless = getattr(ops, "weightless", None)
+    if weightless is None:
+        return out
+    nothing = weightless(per_item)
+    return ops.when(nothing, ops.undefined(zero_division, nothing), out)
 
 
 @formula

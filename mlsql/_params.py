@@ -19,6 +19,23 @@ from mlsql._registry import Param
 
 HIVEMALL_AVERAGES = ("micro", "binary")
 
+#: what a sample weight must be, and what a query that meets a bad one says it got
+WEIGHT_RULE = "a finite number >= 0 (a NULL weight skips the row)"
+WEIGHT_GOT = "a negative, NaN or infinite weight"
+#: a weight column of no number type (where the engine knows the type when building)
+WEIGHT_TYPE_MESSAGE = "{func} takes a number per row for sample_weight. Got sample_weight {type}."
+
+
+def weight_message(func: str) -> str:
+    """The error of a bad ``sample_weight`` in ``func``; ``{}`` stands for :data:`WEIGHT_GOT`.
+
+    Examples
+    --------
+    >>> weight_message("micro_f1").format(WEIGHT_GOT)
+    "The 'sample_weight' parameter of micro_f1 must be a finite number >= 0 (a NULL weight skips the row). Got a negative, NaN or infinite weight instead."
+    """
+    return param_message("sample_weight", func, WEIGHT_RULE, "{}")
+
 
 def beta_message(func: str, got: str) -> str:
     """Return the error text for an invalid ``beta`` (``got`` as :func:`shown` shows it)."""

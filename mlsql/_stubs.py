@@ -20,6 +20,7 @@ from __future__ import annotations
 import inspect
 import re
 import sys
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -135,6 +136,10 @@ def _annotation(front: Front, value: Any, *, param: str = "") -> str:
         return re.sub(r"\b\w+\b", lambda m: front.renames.get(m.group(0), m.group(0)), value)
     if value in front.objects:
         return front.objects[value]
+    optional = [a for a in typing.get_args(value) if a is not type(None)]
+    if optional and len(optional) < len(typing.get_args(value)):  # X | None (sample_weight)
+        inner = optional[0] if len(optional) == 1 else typing.Union[tuple(optional)]  # noqa: UP007
+        return f"{_annotation(front, inner, param=param)} | None"
     raise ValueError(f"{front.module}: cannot write annotation {value!r} of {param or 'a return'}")
 
 

@@ -34,6 +34,7 @@ CREATE OR REPLACE MACRO hamming_loss_from_counts(counts, n_labels) AS
     _mlsql_hamming_loss(CASE WHEN ((struct_extract(counts, 'fp') + struct_extract(counts, 'fn')) > (struct_extract(counts, 'n_rows') * _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'))) THEN error('The ''n_labels'' parameter of hamming_loss_from_counts must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE struct_extract(counts, 'fp') END, struct_extract(counts, 'fn'), struct_extract(counts, 'n_rows'), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
 
 -- multilabel_counts(actual, predicted): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.
+-- multilabel_counts(actual, predicted, sample_weight): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.
 CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[]) AS 
     struct_pack(
     n_rows := count(_mlsql_tp(actual, predicted)),
@@ -80,6 +81,53 @@ CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[])
     n_predicted := sum(_mlsql_n_predicted(actual, predicted)),
     n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
     (actual, predicted) AS 
+    _mlsql_label_type_error(actual, predicted, 'multilabel_counts', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight) AS 
+    struct_pack(
+    n_rows := CASE WHEN (sum(CASE WHEN ((CAST(sample_weight AS DOUBLE) < 0) OR isnan((CAST(sample_weight AS DOUBLE) - CAST(sample_weight AS DOUBLE)))) THEN 1 ELSE 0 END) > 0) THEN error('The ''sample_weight'' parameter of multilabel_counts must be a finite number >= 0 (a NULL weight skips the row). Got ' || coalesce(CAST('a negative, NaN or infinite weight' AS VARCHAR), 'NULL') || ' instead.') ELSE CASE WHEN (count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
+    tp := sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    fp := (sum((_mlsql_n_predicted(actual, predicted) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE)))),
+    fn := (sum((_mlsql_n_actual(actual, predicted) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE)))),
+    n_actual := sum((_mlsql_n_actual(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    n_predicted := sum((_mlsql_n_predicted(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    n_exact := sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * CAST(sample_weight AS DOUBLE)))),
+    (actual INTEGER[], predicted INTEGER[], sample_weight) AS 
+    struct_pack(
+    n_rows := CASE WHEN (sum(CASE WHEN ((CAST(sample_weight AS DOUBLE) < 0) OR isnan((CAST(sample_weight AS DOUBLE) - CAST(sample_weight AS DOUBLE)))) THEN 1 ELSE 0 END) > 0) THEN error('The ''sample_weight'' parameter of multilabel_counts must be a finite number >= 0 (a NULL weight skips the row). Got ' || coalesce(CAST('a negative, NaN or infinite weight' AS VARCHAR), 'NULL') || ' instead.') ELSE CASE WHEN (count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
+    tp := sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    fp := (sum((_mlsql_n_predicted(actual, predicted) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE)))),
+    fn := (sum((_mlsql_n_actual(actual, predicted) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE)))),
+    n_actual := sum((_mlsql_n_actual(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    n_predicted := sum((_mlsql_n_predicted(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    n_exact := sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * CAST(sample_weight AS DOUBLE)))),
+    (actual BIGINT[], predicted BIGINT[], sample_weight) AS 
+    struct_pack(
+    n_rows := CASE WHEN (sum(CASE WHEN ((CAST(sample_weight AS DOUBLE) < 0) OR isnan((CAST(sample_weight AS DOUBLE) - CAST(sample_weight AS DOUBLE)))) THEN 1 ELSE 0 END) > 0) THEN error('The ''sample_weight'' parameter of multilabel_counts must be a finite number >= 0 (a NULL weight skips the row). Got ' || coalesce(CAST('a negative, NaN or infinite weight' AS VARCHAR), 'NULL') || ' instead.') ELSE CASE WHEN (count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
+    tp := sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    fp := (sum((_mlsql_n_predicted(actual, predicted) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE)))),
+    fn := (sum((_mlsql_n_actual(actual, predicted) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE)))),
+    n_actual := sum((_mlsql_n_actual(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    n_predicted := sum((_mlsql_n_predicted(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    n_exact := sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * CAST(sample_weight AS DOUBLE)))),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight) AS 
+    struct_pack(
+    n_rows := CASE WHEN (sum(CASE WHEN ((CAST(sample_weight AS DOUBLE) < 0) OR isnan((CAST(sample_weight AS DOUBLE) - CAST(sample_weight AS DOUBLE)))) THEN 1 ELSE 0 END) > 0) THEN error('The ''sample_weight'' parameter of multilabel_counts must be a finite number >= 0 (a NULL weight skips the row). Got ' || coalesce(CAST('a negative, NaN or infinite weight' AS VARCHAR), 'NULL') || ' instead.') ELSE CASE WHEN (count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
+    tp := sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    fp := (sum((_mlsql_n_predicted(actual, predicted) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE)))),
+    fn := (sum((_mlsql_n_actual(actual, predicted) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE)))),
+    n_actual := sum((_mlsql_n_actual(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    n_predicted := sum((_mlsql_n_predicted(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    n_exact := sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * CAST(sample_weight AS DOUBLE)))),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight) AS 
+    struct_pack(
+    n_rows := CASE WHEN (sum(CASE WHEN ((CAST(sample_weight AS DOUBLE) < 0) OR isnan((CAST(sample_weight AS DOUBLE) - CAST(sample_weight AS DOUBLE)))) THEN 1 ELSE 0 END) > 0) THEN error('The ''sample_weight'' parameter of multilabel_counts must be a finite number >= 0 (a NULL weight skips the row). Got ' || coalesce(CAST('a negative, NaN or infinite weight' AS VARCHAR), 'NULL') || ' instead.') ELSE CASE WHEN (count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
+    tp := sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    fp := (sum((_mlsql_n_predicted(actual, predicted) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE)))),
+    fn := (sum((_mlsql_n_actual(actual, predicted) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE)))),
+    n_actual := sum((_mlsql_n_actual(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    n_predicted := sum((_mlsql_n_predicted(actual, predicted) * CAST(sample_weight AS DOUBLE))),
+    n_exact := sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * CAST(sample_weight AS DOUBLE)))),
+    (actual, predicted, sample_weight) AS 
     _mlsql_label_type_error(actual, predicted, 'multilabel_counts', 'actual', 'predicted');
 
 -- merge_counts(counts): Sum stored multilabel_counts structs field by field.

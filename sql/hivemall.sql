@@ -37,33 +37,56 @@ CREATE OR REPLACE MACRO _mlsql_hivemall_arrays(actual, predicted, options) AS
          THEN error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.')
          ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_hivemall_beta(options), '0') END;
 
+-- _mlsql_hivemall_arrays_by_weight(actual, predicted, options, sample_weight): fmeasure over label arrays (sets), each row weighted by sample_weight.
+CREATE OR REPLACE MACRO _mlsql_hivemall_arrays_by_weight(actual, predicted, options, sample_weight) AS 
+    CASE WHEN _mlsql_hivemall_average(options) = 'binary'
+         THEN error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.')
+         ELSE CASE WHEN (sum(CASE WHEN ((CAST(sample_weight AS DOUBLE) < 0) OR isnan((CAST(sample_weight AS DOUBLE) - CAST(sample_weight AS DOUBLE)))) THEN 1 ELSE 0 END) > 0) THEN error('The ''sample_weight'' parameter of fmeasure must be a finite number >= 0 (a NULL weight skips the row). Got ' || coalesce(CAST('a negative, NaN or infinite weight' AS VARCHAR), 'NULL') || ' instead.') ELSE _mlsql_fbeta(sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE))), (sum((_mlsql_n_predicted(actual, predicted) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE)))), (sum((_mlsql_n_actual(actual, predicted) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * CAST(sample_weight AS DOUBLE)))), _mlsql_hivemall_beta(options), '0') END END;
+
 -- _mlsql_hivemall_binary(actual, predicted, options): fmeasure over binary int labels.
 CREATE OR REPLACE MACRO _mlsql_hivemall_binary(actual, predicted, options) AS 
     _mlsql_fbeta(sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options))), (sum(_mlsql_hivemall_n(_mlsql_hivemall_int_label(predicted), _mlsql_hivemall_int_label(actual), _mlsql_hivemall_average(options))) - sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)))), (sum(_mlsql_hivemall_n(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options))) - sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)))), _mlsql_hivemall_beta(options), '0');
 
+-- _mlsql_hivemall_binary_by_weight(actual, predicted, options, sample_weight): fmeasure over binary int labels, each row weighted by sample_weight.
+CREATE OR REPLACE MACRO _mlsql_hivemall_binary_by_weight(actual, predicted, options, sample_weight) AS 
+    CASE WHEN (sum(CASE WHEN ((CAST(sample_weight AS DOUBLE) < 0) OR isnan((CAST(sample_weight AS DOUBLE) - CAST(sample_weight AS DOUBLE)))) THEN 1 ELSE 0 END) > 0) THEN error('The ''sample_weight'' parameter of fmeasure must be a finite number >= 0 (a NULL weight skips the row). Got ' || coalesce(CAST('a negative, NaN or infinite weight' AS VARCHAR), 'NULL') || ' instead.') ELSE _mlsql_fbeta(sum((_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * CAST(sample_weight AS DOUBLE))), (sum((_mlsql_hivemall_n(_mlsql_hivemall_int_label(predicted), _mlsql_hivemall_int_label(actual), _mlsql_hivemall_average(options)) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * CAST(sample_weight AS DOUBLE)))), (sum((_mlsql_hivemall_n(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * CAST(sample_weight AS DOUBLE))) - sum((_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * CAST(sample_weight AS DOUBLE)))), _mlsql_hivemall_beta(options), '0') END;
+
 -- fmeasure(actual, predicted): Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'.
 -- fmeasure(actual, predicted, options): Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'.
+-- fmeasure(actual, predicted, options, sample_weight): Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'.
 CREATE OR REPLACE MACRO fmeasure(actual VARCHAR[], predicted VARCHAR[]) AS 
     _mlsql_hivemall_arrays(actual, predicted, ''),
     (actual VARCHAR[], predicted VARCHAR[], options) AS 
     _mlsql_hivemall_arrays(actual, predicted, options),
+    (actual VARCHAR[], predicted VARCHAR[], options, sample_weight) AS 
+    _mlsql_hivemall_arrays_by_weight(actual, predicted, options, sample_weight),
     (actual INTEGER[], predicted INTEGER[]) AS 
     _mlsql_hivemall_arrays(actual, predicted, ''),
     (actual INTEGER[], predicted INTEGER[], options) AS 
     _mlsql_hivemall_arrays(actual, predicted, options),
+    (actual INTEGER[], predicted INTEGER[], options, sample_weight) AS 
+    _mlsql_hivemall_arrays_by_weight(actual, predicted, options, sample_weight),
     (actual BIGINT[], predicted BIGINT[]) AS 
     _mlsql_hivemall_arrays(actual, predicted, ''),
     (actual BIGINT[], predicted BIGINT[], options) AS 
     _mlsql_hivemall_arrays(actual, predicted, options),
+    (actual BIGINT[], predicted BIGINT[], options, sample_weight) AS 
+    _mlsql_hivemall_arrays_by_weight(actual, predicted, options, sample_weight),
     (actual BIGINT, predicted BIGINT) AS 
     _mlsql_hivemall_binary(actual, predicted, ''),
     (actual BIGINT, predicted BIGINT, options) AS 
     _mlsql_hivemall_binary(actual, predicted, options),
+    (actual BIGINT, predicted BIGINT, options, sample_weight) AS 
+    _mlsql_hivemall_binary_by_weight(actual, predicted, options, sample_weight),
     (actual BOOLEAN, predicted BOOLEAN) AS 
     _mlsql_hivemall_binary(actual::BIGINT, predicted::BIGINT, ''),
     (actual BOOLEAN, predicted BOOLEAN, options) AS 
     _mlsql_hivemall_binary(actual::BIGINT, predicted::BIGINT, options),
+    (actual BOOLEAN, predicted BOOLEAN, options, sample_weight) AS 
+    _mlsql_hivemall_binary_by_weight(actual::BIGINT, predicted::BIGINT, options, sample_weight),
     (actual, predicted) AS 
     error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.'),
     (actual, predicted, options) AS 
+    error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.'),
+    (actual, predicted, options, sample_weight) AS 
     error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.');

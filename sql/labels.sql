@@ -35,9 +35,41 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
+-- _mlsql_label_spread_by_weight(source, actual, predicted, labels, "by", func, sample_weight): One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.
+CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted, labels, "by", func, sample_weight) AS TABLE 
+    SELECT g,
+           CASE WHEN GROUPING(la) = 0 THEN la WHEN GROUPING(lp) = 0 THEN lp END AS label,
+           CASE WHEN GROUPING(la) = 0 THEN fa WHEN GROUPING(lp) = 0 THEN fp * 1099511627776
+                ELSE -1 - code END AS f,
+           sum(w) AS n
+    FROM (
+        SELECT g, unnest(a) AS la, unnest(fa) AS fa, unnest(p) AS lp, unnest(fp) AS fp, w,
+               unnest([CASE WHEN a IS NULL OR p IS NULL THEN NULL
+                            ELSE coalesce(list_sum(fa), 0) + coalesce(list_sum(fp), 0) * 1099511627776 END]) AS code
+        FROM (
+            SELECT g, a, p, w,
+                   list_transform(a, lambda x, i: CASE WHEN x IS NULL OR list_position(a, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, a, func), x)) THEN 0
+                       WHEN list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
+                   list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, p, func), x)) THEN 0 ELSE 1 END) AS fp
+            FROM (
+                SELECT g, CASE WHEN p0 IS NULL OR w0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func, 'actual', 'predicted') END AS a,
+                       CASE WHEN a0 IS NULL OR w0 IS NULL THEN NULL ELSE p0 END AS p,
+                       CASE WHEN ((CAST(w0 AS DOUBLE) < 0) OR isnan((CAST(w0 AS DOUBLE) - CAST(w0 AS DOUBLE)))) THEN error('The ''sample_weight'' parameter of ' || func || ' must be a finite number >= 0 (a NULL weight skips the row). Got a negative, NaN or infinite weight instead.') ELSE CAST(w0 AS DOUBLE) END AS w
+                FROM (
+                    SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
+                           COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
+                           COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0,
+                           COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS w0
+                    FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))))
+    GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
+
 -- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn's labels=); by: grouping columns. Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).
+-- label_metrics(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn's labels=); by: grouping columns. Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).
 CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    WITH params AS (
+    (WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'label_metrics') AS zd,
                coalesce(_mlsql_check_table_beta(beta, 'label_metrics'), 1.0) AS b),
     spread AS (
@@ -80,11 +112,57 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy,
                g AS __mlsql_g
         FROM k)
-    ORDER BY __mlsql_g, label;
+    ORDER BY __mlsql_g, label),
+    (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (WITH params AS (
+        SELECT _mlsql_check_zero_division(zero_division, 'label_metrics') AS zd,
+               coalesce(_mlsql_check_table_beta(beta, 'label_metrics'), 1.0) AS b),
+    spread AS (
+        FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by", 'label_metrics', sample_weight)),
+    groups AS (
+        SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS DOUBLE) AS n_rows
+        FROM spread WHERE label IS NULL GROUP BY g
+        UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
+        SELECT NULL AS g, 0 AS n_rows
+        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+    seen AS (
+        SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
+            SELECT g, label,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1048577), 0) AS DOUBLE) AS tp,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS DOUBLE) AS n_actual,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1099511627776), 0) AS DOUBLE) AS n_predicted
+            FROM spread WHERE label IS NOT NULL GROUP BY g, label)),
+    universe AS (
+        SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
+        UNION ALL
+        SELECT g, unnest(list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'label_metrics'), [(SELECT label FROM seen LIMIT 0)], 'label_metrics'))) AS label
+        FROM groups WHERE labels IS NOT NULL),
+    k AS (
+        SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
+               coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
+        FROM universe u JOIN groups gr ON u.g IS NOT DISTINCT FROM gr.g CROSS JOIN params
+        LEFT JOIN seen s ON s.g = u.g AND s.label = u.label)
+    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['fbeta'] ELSE [] END, c)) FROM (
+        SELECT unnest(g), label,
+               tp AS tp,
+               fp AS fp,
+               fn AS fn,
+               _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy,
+               g AS __mlsql_g
+        FROM k)
+    ORDER BY __mlsql_g, label);
 
 -- multilabel_report(source, actual, predicted, labels, beta, zero_division, "by"): One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row's sets are first intersected with them (labels outside are ignored, as scikit-learn's labels=). Example: SELECT * FROM multilabel_report('preds', 'actual', 'predicted', labels := ['a', 'b']).
+-- multilabel_report(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row's sets are first intersected with them (labels outside are ignored, as scikit-learn's labels=). Example: SELECT * FROM multilabel_report('preds', 'actual', 'predicted', labels := ['a', 'b']).
 CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    WITH params AS (
+    (WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
                coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b),
     spread AS (
@@ -214,109 +292,326 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         FROM groups CROSS JOIN params
         LEFT JOIN by_row ON by_row.g = groups.g
         LEFT JOIN by_label ON by_label.g IS NOT DISTINCT FROM groups.g)
-    ORDER BY __mlsql_g;
+    ORDER BY __mlsql_g),
+    (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (WITH params AS (
+        SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
+               coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b),
+    spread AS (
+        FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by", 'multilabel_report', sample_weight)),
+    groups AS (
+        SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS DOUBLE) AS n_rows
+        FROM spread WHERE label IS NULL GROUP BY g
+        UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
+        SELECT NULL AS g, 0 AS n_rows
+        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+    seen AS (
+        SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
+            SELECT g, label,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1048577), 0) AS DOUBLE) AS tp,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS DOUBLE) AS n_actual,
+                   CAST(coalesce(sum(n) FILTER (WHERE f = 1099511627776), 0) AS DOUBLE) AS n_predicted
+            FROM spread WHERE label IS NOT NULL GROUP BY g, label)),
+    universe AS (
+        SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
+        UNION ALL
+        SELECT g, unnest(list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'multilabel_report'), [(SELECT label FROM seen LIMIT 0)], 'multilabel_report'))) AS label
+        FROM groups WHERE labels IS NOT NULL),
+    k AS (
+        SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
+               coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
+        FROM universe u JOIN groups gr ON u.g IS NOT DISTINCT FROM gr.g CROSS JOIN params
+        LEFT JOIN seen s ON s.g = u.g AND s.label = u.label),
+    label_values AS (
+        SELECT g, n_rows, zd,
+               tp AS tp,
+               fp AS fp,
+               fn AS fn,
+               _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+        FROM k),
+    by_label AS (
+        SELECT g,
+               count(tp) AS n_labels,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN isnan(precision) THEN NULL ELSE precision END * support)), sum(((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN isnan(recall) THEN NULL ELSE recall END * support)), sum(((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support)), sum(((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support)), sum(((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support)), sum(((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(sum(fp ORDER BY fp), sum(fn ORDER BY fn), avg(n_rows ORDER BY n_rows), count(tp)) END AS hamming_loss,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(sum(fp ORDER BY fp), sum(fn ORDER BY fn), avg(n_rows ORDER BY n_rows), count(tp)) END AS label_accuracy_micro,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp
+        FROM label_values GROUP BY g),
+    row_values AS (
+        SELECT g, n, zd,
+               tp AS tp,
+               (n_predicted - tp) AS fp,
+               (n_actual - tp) AS fn,
+               _mlsql_precision(tp, (n_predicted - tp), (n_actual - tp), zd) AS precision,
+               _mlsql_recall(tp, (n_predicted - tp), (n_actual - tp), zd) AS recall,
+               _mlsql_fbeta(tp, (n_predicted - tp), (n_actual - tp), 1, zd) AS f1,
+               _mlsql_fbeta(tp, (n_predicted - tp), (n_actual - tp), b, zd) AS fbeta,
+               _mlsql_jaccard(tp, (n_predicted - tp), (n_actual - tp), zd) AS jaccard,
+               CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1 ELSE 0 END AS exact
+        FROM (
+            SELECT g, n, code // 1099511627776 AS n_predicted, (code % 1099511627776) // 1048576 AS tp,
+                   code % 1048576 AS n_actual
+            FROM (SELECT g, n, -1 - f AS code FROM spread WHERE label IS NULL AND f < 0))
+        CROSS JOIN params),
+    by_row AS (
+        SELECT g,
+               sum(n ORDER BY n) AS n_rows,
+               sum((n * tp) ORDER BY (n * tp)) AS pooled_tp,
+               sum((n * fp) ORDER BY (n * fp)) AS pooled_fp,
+               sum((n * fn) ORDER BY (n * fn)) AS pooled_fn,
+               CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(precision) THEN NULL ELSE precision END * n) ORDER BY (CASE WHEN isnan(precision) THEN NULL ELSE precision END * n)), sum(((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + n) ORDER BY ((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_precision,
+               CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(recall) THEN NULL ELSE recall END * n) ORDER BY (CASE WHEN isnan(recall) THEN NULL ELSE recall END * n)), sum(((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + n) ORDER BY ((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_recall,
+               CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * n) ORDER BY (CASE WHEN isnan(f1) THEN NULL ELSE f1 END * n)), sum(((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + n) ORDER BY ((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_f1,
+               CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * n) ORDER BY (CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * n)), sum(((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n) ORDER BY ((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_fbeta,
+               CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * n) ORDER BY (CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * n)), sum(((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n) ORDER BY ((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_jaccard,
+               _mlsql_share(sum((n * exact) ORDER BY (n * exact)), sum(n ORDER BY n)) AS subset_accuracy,
+               (1 - _mlsql_share(sum((n * exact) ORDER BY (n * exact)), sum(n ORDER BY n))) AS zero_one_loss
+        FROM row_values GROUP BY g)
+    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['macro_fbeta', 'macro_fbeta_of_means', 'micro_fbeta', 'samples_fbeta', 'weighted_fbeta'] ELSE ['macro_f1', 'macro_f1_of_means', 'micro_f1', 'samples_f1', 'weighted_f1'] END, c)) FROM (
+        SELECT unnest(groups.g),
+               CAST(coalesce(groups.n_rows, 0) AS DOUBLE) AS n_rows,
+               CAST(coalesce(by_label.n_labels, 0) AS BIGINT) AS n_labels,
+               _mlsql_precision(pooled_tp, pooled_fp, pooled_fn, zd) AS micro_precision,
+               _mlsql_recall(pooled_tp, pooled_fp, pooled_fn, zd) AS micro_recall,
+               _mlsql_fbeta(pooled_tp, pooled_fp, pooled_fn, 1, zd) AS micro_f1,
+               _mlsql_fbeta(pooled_tp, pooled_fp, pooled_fn, b, zd) AS micro_fbeta,
+               _mlsql_jaccard(pooled_tp, pooled_fp, pooled_fn, zd) AS micro_jaccard,
+               macro_precision,
+               macro_recall,
+               macro_f1,
+               macro_fbeta,
+               _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) AS macro_f1_of_means,
+               _mlsql_fbeta_of_means(macro_precision, macro_recall, b) AS macro_fbeta_of_means,
+               macro_jaccard,
+               weighted_precision,
+               weighted_recall,
+               weighted_f1,
+               weighted_fbeta,
+               weighted_jaccard,
+               samples_precision,
+               samples_recall,
+               samples_f1,
+               samples_fbeta,
+               samples_jaccard,
+               hamming_loss,
+               subset_accuracy,
+               zero_one_loss,
+               label_accuracy_micro,
+               label_accuracy_macro,
+               clp,
+               mlp,
+               wlp,
+               groups.g AS __mlsql_g
+        FROM groups CROSS JOIN params
+        LEFT JOIN by_row ON by_row.g = groups.g
+        LEFT JOIN by_label ON by_label.g IS NOT DISTINCT FROM groups.g)
+    ORDER BY __mlsql_g);
 
 -- macro_precision(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label precision.
+-- macro_precision(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label precision.
 CREATE OR REPLACE MACRO macro_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'macro_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_recall(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label recall.
+-- macro_recall(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label recall.
 CREATE OR REPLACE MACRO macro_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'macro_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_f1(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
+-- macro_f1(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 CREATE OR REPLACE MACRO macro_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'macro_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
+-- macro_fbeta(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
 CREATE OR REPLACE MACRO macro_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_jaccard(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
+-- macro_jaccard(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
 CREATE OR REPLACE MACRO macro_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_f1_of_means(source, actual, predicted, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
+-- macro_f1_of_means(source, actual, predicted, sample_weight, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
 CREATE OR REPLACE MACRO macro_f1_of_means(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_fbeta_of_means(source, actual, predicted, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
+-- macro_fbeta_of_means(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
 CREATE OR REPLACE MACRO macro_fbeta_of_means(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_precision(source, actual, predicted, labels, zero_division, "by"): Per-label precision averaged with support weights.
+-- weighted_precision(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label precision averaged with support weights.
 CREATE OR REPLACE MACRO weighted_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'weighted_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_recall(source, actual, predicted, labels, zero_division, "by"): Per-label recall averaged with support weights.
+-- weighted_recall(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label recall averaged with support weights.
 CREATE OR REPLACE MACRO weighted_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'weighted_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_f1(source, actual, predicted, labels, zero_division, "by"): Per-label F1 averaged with support weights.
+-- weighted_f1(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label F1 averaged with support weights.
 CREATE OR REPLACE MACRO weighted_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'weighted_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
+-- weighted_fbeta(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
 CREATE OR REPLACE MACRO weighted_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_jaccard(source, actual, predicted, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
+-- weighted_jaccard(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
 CREATE OR REPLACE MACRO weighted_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- label_accuracy_macro(source, actual, predicted, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
+-- label_accuracy_macro(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
 CREATE OR REPLACE MACRO label_accuracy_macro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- label_accuracy_micro(source, actual, predicted, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
+-- label_accuracy_micro(source, actual, predicted, sample_weight, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
 CREATE OR REPLACE MACRO label_accuracy_micro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- clp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
+-- clp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
 CREATE OR REPLACE MACRO clp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'clp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'clp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'clp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- mlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
+-- mlp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
 CREATE OR REPLACE MACRO mlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'mlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'mlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'mlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- wlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
+-- wlp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
 CREATE OR REPLACE MACRO wlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    SELECT COLUMNS(lambda c: c = 'wlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'wlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
-                           zero_division := zero_division, "by" := "by");
+                           zero_division := zero_division, "by" := "by")),
+    (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
+    (SELECT COLUMNS(lambda c: c = 'wlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
+                           zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- _mlsql_indicator(v): An indicator value as a boolean (0/1 or false/true; anything else is an error).
 CREATE OR REPLACE MACRO _mlsql_indicator(v) AS 

@@ -55,6 +55,7 @@ def label_metrics(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> duckdb.DuckDBPyRelation:
     """One row per (group, label): counts and ratios of each label.
 
@@ -78,6 +79,9 @@ def label_metrics(
         Value of an undefined ratio (DESIGN.md section 1.8).
     by : str or sequence of str, optional
         Grouping columns; each group gets its own rows (and universe).
+    sample_weight : str, optional
+        A column of row weights (finite, >= 0; NULL: the row is unknown): every
+        count is a sum of the rows' weights.
 
     Returns
     -------
@@ -100,7 +104,18 @@ def label_metrics(
     >>> mlsql.label_metrics(con, preds, "actual", "predicted").select("label, tp, fp, fn, tn").fetchall()
     [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
     """
-    return _run(con, "label_metrics", source, actual, predicted, labels, beta, zero_division, by)
+    return _run(
+        con,
+        "label_metrics",
+        source,
+        actual,
+        predicted,
+        labels,
+        beta,
+        zero_division,
+        by,
+        sample_weight,
+    )
 
 
 def multilabel_report(
@@ -113,6 +128,7 @@ def multilabel_report(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> duckdb.DuckDBPyRelation:
     """One row per group with every multi-label average, loss and label-problem rate.
 
@@ -152,7 +168,16 @@ def multilabel_report(
     [(2, 3, 0.6666666666666666, 0.3333333333333333)]
     """
     return _run(
-        con, "multilabel_report", source, actual, predicted, labels, beta, zero_division, by
+        con,
+        "multilabel_report",
+        source,
+        actual,
+        predicted,
+        labels,
+        beta,
+        zero_division,
+        by,
+        sample_weight,
     )
 
 
@@ -293,21 +318,30 @@ def _run(
     beta: float | None,
     zero_division: Any,
     by: str | Sequence[str] | None,
+    sample_weight: str | None = None,
 ) -> duckdb.DuckDBPyRelation:
     zd = _zero_division(zero_division, func)
     beta_value = P.check(P.TABLE_BETA, beta, func)
     by_names = _by_list(by, func)
     universe = _labels_list(labels, func)
-    for role, name in (("actual", actual), ("predicted", predicted)):
+    named = [("actual", actual), ("predicted", predicted)]
+    if sample_weight is not None:
+        named.append(("sample_weight", sample_weight))
+    for role, name in named:
         if not isinstance(name, str) or not name:
             raise MlsqlError(
                 f"The '{role}' parameter of {func} must be a column name. Got {name!r}."
             )
     ensure_macros(con, func)
     with source_text(con, source, func) as src:
-        _check_schema(con, func, src, actual, predicted, by_names, universe)
-        call = f"SELECT * FROM {func}(?, ?, ?, labels := ?, beta := ?, zero_division := ?, by := ?)"
+        _check_schema(con, func, src, actual, predicted, by_names, universe, sample_weight)
+        weight = "" if sample_weight is None else ", sample_weight := ?"
+        call = (
+            f"SELECT * FROM {func}(?, ?, ?, labels := ?, beta := ?, zero_division := ?, "
+            f"by := ?{weight})"
+        )
         params = [src.text, actual, predicted, universe, beta_value, zd, by_names]
+        params += [] if sample_weight is None else [sample_weight]
         return finish(con, con.sql(call, params=params), src)
 
 
@@ -319,6 +353,7 @@ def _check_schema(
     predicted: str,
     by: list[str] | None,
     universe: list[Any] | None,
+    sample_weight: str | None = None,
 ) -> None:
     probe = source.probe(con, func)
     types = {name.lower(): t for name, t in zip(probe.columns, probe.types, strict=True)}
@@ -327,6 +362,7 @@ def _check_schema(
         ("actual", actual),
         ("predicted", predicted),
         *(("by", b) for b in by or []),
+        *((("sample_weight", sample_weight),) if sample_weight is not None else ()),
     ):
         if name.lower() not in types:
             raise MlsqlError(

@@ -17,11 +17,13 @@ from typing import Any
 
 from mlsql import _label_types as LT
 from mlsql import _params as P
+from mlsql import _weights as W
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import Measure, Param, measures
 from mlsql._sqlexpr import Sql, call, lit
+from mlsql._weights import SAMPLE_WEIGHT, WeightedOps, aggregates
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
 
 Qualify = Callable[[str], str]
@@ -88,7 +90,9 @@ def row_stats(q: Qualify, actual: str = "actual", predicted: str = "predicted") 
 
 
 def _formulas(ops: SqlOps) -> list[Macro]:
-    """One macro per formula: ``_mlsql_fbeta(tp, fp, fn, beta, zero_division)`` and so on."""
+    """One macro per formula: ``_mlsql_fbeta(tp, fp, fn, beta, zero_division)`` and so on;
+    a formula that aggregates also weighted, ``_mlsql_average_by_weight(per_item,
+    zero_division, sample_weight)`` (:class:`mlsql._weights.WeightedOps`)."""
     out = []
     for name, fn in FORMULAS.items():
         params = formula_params(name)
@@ -107,6 +111,17 @@ def _formulas(ops: SqlOps) -> list[Macro]:
                 public=False,
             )
         )
+        if aggregates(name):
+            out.append(
+                Macro(
+                    "formulas.sql",
+                    f"_mlsql_{name}_by_weight",
+                    (*params, SAMPLE_WEIGHT),
+                    str(fn.raw(WeightedOps(ops, Sql(SAMPLE_WEIGHT)), *args)),
+                    f"{doc.rstrip('.')}, each row weighted by sample_weight.",
+                    public=False,
+                )
+            )
     return out
 
 
@@ -376,21 +391,66 @@ def typed(m: Macro, q: Qualify, types: tuple[str, ...] = LABEL_LIST_TYPES) -> li
     return [*out, replace(m, body=str(error))]
 
 
-def _from_registry(m: Measure, q: Qualify, ops: SqlOps, file: str, stats: Any = None) -> Macro:
-    """A registry measure as a macro; ``stats`` replaces the multi-label row statistics."""
+def _from_registry(
+    m: Measure,
+    q: Qualify,
+    ops: SqlOps,
+    file: str,
+    stats: Any = None,
+    build: Callable[..., Any] | None = None,
+) -> Macro:
+    """A registry measure as a macro; ``stats`` replaces the multi-label row statistics,
+    ``build`` the measure's formula (:func:`by_weight`)."""
     params = _checked_params(m, q)
+    build = m.build if build is None else build
     if m.kind == "from_counts":
         k = CountsFields(*(call("struct_extract", Sql("counts"), f) for f in COUNTS_FIELDS))
-        body = m.build(ops, k, **params)
+        body = build(ops, k, **params)
     else:
-        body = m.build(ops, row_stats(q) if stats is None else stats, **params)
+        body = build(ops, row_stats(q) if stats is None else stats, **params)
     if "zero_division" in params:  # check it even when no ratio turns out undefined
         body = Sql(f"CASE WHEN {params['zero_division']} IS NULL THEN NULL ELSE {body} END")
     return Macro(file, m.name, _signature(m), str(body), m.summary)
 
 
+#: the weight of a row in a weighted macro: its ``sample_weight`` parameter, as a DOUBLE
+WEIGHT = Sql(f"CAST({SAMPLE_WEIGHT} AS DOUBLE)")
+
+
+def by_weight(formula: Callable[..., Any], func: str) -> Callable[..., Any]:
+    """``formula`` with every row weighted by :data:`WEIGHT`, checked once in messages of
+    ``func`` (:func:`mlsql._weights.weighted`)."""
+
+    def run(ops: Any, *args: Any, **params: Any) -> Any:
+        return W.weighted(formula, WEIGHT, func, ops, *args, **params)
+
+    return run
+
+
+def weighted(m: Macro) -> Macro:
+    """The ``sample_weight`` parameter inserted after a macro's inputs (and any parameter
+    without a default): ``micro_f1(actual, predicted, sample_weight := w)``."""
+    n = sum(1 for p in m.params if ":=" not in p)
+    return replace(m, params=(*m.params[:n], SAMPLE_WEIGHT, *m.params[n:]))
+
+
+def _weighted_from_registry(
+    m: Measure, q: Qualify, ops: SqlOps, file: str, stats: Any = None
+) -> Macro:
+    """The weighted overload of a registry measure's macro (:func:`_from_registry`)."""
+    return weighted(_from_registry(m, q, ops, file, stats, by_weight(m.build, m.name)))
+
+
 def _counts(q: Qualify, ops: SqlOps) -> list[Macro]:
-    fields = counts_fields(ops, row_stats(q))
+    made = _counts_macros(q, ops)
+    weighted_counts = _counts_macros(q, ops, by_weight(counts_fields, "multilabel_counts"))[0]
+    return [made[0], weighted(weighted_counts), made[1]]
+
+
+def _counts_macros(
+    q: Qualify, ops: SqlOps, fields_of: Callable[..., Any] = counts_fields
+) -> list[Macro]:
+    fields = fields_of(ops, row_stats(q))
     pack = ",\n    ".join(f"{name} := {expr}" for name, expr in fields.items())
     merged = ",\n    ".join(
         f"{name} := sum(struct_extract(counts, '{name}'))" for name in COUNTS_FIELDS
@@ -438,18 +498,26 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
             n_predicted=call(q("_mlsql_hivemall_n"), lp, la, Sql(avg)),
         )
     )
-    arrays_f = fbeta(ops, F_pooled(ops, row_stats(q)), beta, lit("0"))
-    binary_f = fbeta(ops, F_pooled(ops, binary_stats), beta, lit("0"))
-    arrays = (
-        f"CASE WHEN {average} = 'binary'\n"
-        f"         THEN error({sql_message(P.BINARY_ON_ARRAYS_MESSAGE)})\n"
-        f"         ELSE {arrays_f} END"
-    )
+
+    def f_beta(ops: Any, s: RowStats) -> Any:
+        return fbeta(ops, F_pooled(ops, s), beta, lit("0"))
+
+    def arrays(f: Callable[..., Any]) -> str:
+        return (
+            f"CASE WHEN {average} = 'binary'\n"
+            f"         THEN error({sql_message(P.BINARY_ON_ARRAYS_MESSAGE)})\n"
+            f"         ELSE {f(ops, row_stats(q))} END"
+        )
+
+    weighted_f = by_weight(f_beta, "fmeasure")
+
     doc = (
         "Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int "
         "(1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'."
     )
     overloads = []
+    # weighted: fmeasure(actual, predicted, options, sample_weight := w); a weighted overload
+    # without options would take a positional options string (or NULL) for a weight
     for types, impl, cast in [
         (("VARCHAR[]",), "_mlsql_hivemall_arrays", ""),
         (("INTEGER[]",), "_mlsql_hivemall_arrays", ""),
@@ -458,12 +526,14 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
         (("BOOLEAN",), "_mlsql_hivemall_binary", "::BIGINT"),
     ]:
         t = types[0]
-        for opts in ((), ("options",)):
-            body = f"{q(impl)}(actual{cast}, predicted{cast}, {'options' if opts else chr(39) * 2})"
+        for opts in ((), ("options",), ("options", SAMPLE_WEIGHT)):
+            args = f"actual{cast}, predicted{cast}, {'options' if opts else chr(39) * 2}"
+            name = q(impl + ("_by_weight" if len(opts) == 2 else ""))
+            body = f"{name}({args}{', ' + SAMPLE_WEIGHT if len(opts) == 2 else ''})"
             overloads.append(
                 Macro(f, "fmeasure", (f"actual {t}", f"predicted {t}", *opts), body, doc)
             )
-    for opts in ((), ("options",)):
+    for opts in ((), ("options",), ("options", SAMPLE_WEIGHT)):
         overloads.append(
             Macro(f, "fmeasure", ("actual", "predicted", *opts), f"error({bad_types})", doc)
         )
@@ -522,16 +592,32 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
             f,
             "_mlsql_hivemall_arrays",
             ("actual", "predicted", "options"),
-            arrays,
+            arrays(f_beta),
             "fmeasure over label arrays (sets).",
+            public=False,
+        ),
+        Macro(
+            f,
+            "_mlsql_hivemall_arrays_by_weight",
+            ("actual", "predicted", "options", SAMPLE_WEIGHT),
+            arrays(weighted_f),
+            "fmeasure over label arrays (sets), each row weighted by sample_weight.",
             public=False,
         ),
         Macro(
             f,
             "_mlsql_hivemall_binary",
             ("actual", "predicted", "options"),
-            str(binary_f),
+            str(f_beta(ops, binary_stats)),
             "fmeasure over binary int labels.",
+            public=False,
+        ),
+        Macro(
+            f,
+            "_mlsql_hivemall_binary_by_weight",
+            ("actual", "predicted", "options", SAMPLE_WEIGHT),
+            str(weighted_f(ops, binary_stats)),
+            "fmeasure over binary int labels, each row weighted by sample_weight.",
             public=False,
         ),
         *overloads,
@@ -572,8 +658,10 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
         file = {"row": "sets.sql", "from_counts": "counts.sql"}.get(m.kind, "micro.sql")
         made = _from_registry(m, qualify, ops, file)
         out += [made] if m.kind == "from_counts" else typed(made, qualify)
-    counts, merge = _counts(qualify, ops)
-    out += [*typed(counts, qualify), merge]
+        if m.weighted:
+            out += typed(_weighted_from_registry(m, qualify, ops, file), qualify)
+    counts, weighted_counts, merge = _counts(qualify, ops)
+    out += [*typed(counts, qualify), *typed(weighted_counts, qualify), merge]
     out += _hivemall(qualify, ops)
     for mod in family_modules():
         made = mod.macros(qualify, ops)
@@ -661,7 +749,12 @@ def render(
         }
         docs = "\n".join(lines)
         kind = "TABLE " if head.table else ""
-        bodies = ",\n    ".join(f"({', '.join(m.params)}) AS {kind}\n    {m.body}" for m in group)
+        # overloads of a table macro: each query in parentheses (else the next overload's
+        # parameters would read as more ORDER BY terms of the previous query)
+        wrap = "({})" if head.table and len(group) > 1 else "{}"
+        bodies = ",\n    ".join(
+            f"({', '.join(m.params)}) AS {kind}\n    {wrap.format(m.body)}" for m in group
+        )
         temp = "TEMP " if temporary else ""
         texts.setdefault(head.file, []).append(
             f"{docs}\nCREATE {'OR REPLACE ' if or_replace else ''}{temp}MACRO {head.name}{bodies.removeprefix('')};"

@@ -47,6 +47,10 @@ class SqlOps:
     def count(self, x: Any) -> Sql:
         return call("count", x)
 
+    def not_null(self, x: Any) -> Sql:
+        """``x IS NOT NULL`` (the weighted primitives of :mod:`mlsql._weights` use it)."""
+        return Sql(f"({lit(x)} IS NOT NULL)")
+
     def is_nan(self, x: Any) -> Sql:
         return call("isnan", x)
 

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
 from mlsql import _params as P
+from mlsql._errors import MlsqlError
 from mlsql._front.docs import docstring
 from mlsql._front.engine import Engine
 from mlsql._registry import REGISTRY, Measure, measures
+from mlsql._weights import SAMPLE_WEIGHT
 
 
 # ---------------------------------------------------------------- parameters
@@ -70,8 +73,20 @@ def formula(measure: str | Measure) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------- public functions
-def signature(engine: Engine, m: Measure) -> inspect.Signature:
-    """``(input, ..., *, param=default, ...) -> engine.expr``."""
+def takes_weights(m: Measure, build: Callable[..., Any] | None = None) -> bool:
+    """Whether the public function of ``m`` takes ``sample_weight``: the measure is weighted
+    (:attr:`Measure.weighted <mlsql._registry.Measure.weighted>`) and its engine's
+    ``build`` names the keyword (a family that has not weighted it yet offers none)."""
+    if not m.weighted:
+        return False
+    if build is None:
+        return True
+    return SAMPLE_WEIGHT in inspect.signature(build).parameters
+
+
+def signature(engine: Engine, m: Measure, weighted: bool | None = None) -> inspect.Signature:
+    """``(input, ..., *, param=default, ..., sample_weight=None) -> engine.expr`` (the
+    weight where ``weighted``, default: where the measure is)."""
     params = [
         inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=engine.into)
         for name in m.inputs
@@ -80,7 +95,45 @@ def signature(engine: Engine, m: Measure) -> inspect.Signature:
         inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
         for p in m.params
     ]
+    if m.weighted if weighted is None else weighted:
+        params.append(
+            inspect.Parameter(
+                SAMPLE_WEIGHT,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None,
+                annotation=engine.into | None,
+            )
+        )
     return inspect.Signature(params, return_annotation=engine.expr)
+
+
+def weighted_measure(m: Measure) -> Measure:
+    """``m`` with ``sample_weight`` as one more input, so an engine turns it into an expression."""
+    return replace(m, inputs=(*m.inputs, SAMPLE_WEIGHT))
+
+
+def weighted_check(check: Any) -> Any:
+    """``check`` of the inputs, leaving the weight (the last input) as it is.
+
+    A check takes ``(func, names, values)`` (Polars: ``(expr, dtype)`` pairs,
+    Spark: Columns) and returns the expressions to use (Spark: or None).
+    """
+
+    def checked(func: str, names: Sequence[str], values: Sequence[Any]) -> Any:
+        if check is None:
+            return None
+        out = check(func, names[:-1], values[:-1])
+        if out is None:
+            return None
+        last = values[-1]
+        if isinstance(last, tuple):  # Polars: (expr, dtype), the dtype known at plan time
+            expr, dtype = last
+            if not dtype.is_numeric() and str(dtype) != "Null":
+                raise MlsqlError(P.WEIGHT_TYPE_MESSAGE.format(func=func, type=dtype))
+            return [*out, expr]
+        return [*out, last]
+
+    return checked
 
 
 def function(
@@ -99,17 +152,25 @@ def function(
     <mlsql._front.engine.Engine.apply>`). ``example``: the docstring's
     ``Examples`` lines.
     """
-    sig = signature(engine, m)
+    weighs = takes_weights(m, build)
+    sig = signature(engine, m, weighs)
 
     def public(*args: Any, **kwargs: Any) -> Any:
         bound = sig.bind(*args, **kwargs)
         bound.apply_defaults()
         params = checked_params(m, {p.name: bound.arguments[p.name] for p in m.params}, family)
         inputs = [bound.arguments[name] for name in m.inputs]
-        return engine.apply(m, inputs, lambda *xs: build(*xs, **params), check)
+        weight = bound.arguments.get(SAMPLE_WEIGHT) if weighs else None
+        if weight is None:
+            return engine.apply(m, inputs, lambda *xs: build(*xs, **params), check)
+
+        def weighted(*xs: Any) -> Any:
+            return build(*xs[:-1], sample_weight=xs[-1], **params)
+
+        return engine.apply(weighted_measure(m), [*inputs, weight], weighted, weighted_check(check))
 
     public.__name__ = public.__qualname__ = m.name
     public.__module__ = engine.module
     public.__signature__ = sig  # type: ignore[attr-defined]
-    public.__doc__ = docstring(engine, m, example)
+    public.__doc__ = docstring(engine, m, example, weighs)
     return public

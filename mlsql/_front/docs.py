@@ -61,13 +61,27 @@ def returns(engine: Engine, kind: str) -> list[str]:
     return RETURNS[kind].format(**engine.words).splitlines()
 
 
-def docstring(engine: Engine, m: Measure, example: Sequence[str] = ()) -> str:
-    """A numpydoc docstring from the registry entry, in ``engine``'s words."""
+def weight_lines(engine: Engine) -> list[str]:
+    """The docstring entry of ``sample_weight``."""
+    return [
+        f"sample_weight : {engine.words['input_type']}, optional",
+        "    A weight per row (finite, >= 0; NULL skips the row), multiplying the",
+        "    row's contribution to every count. Default: every row weighs 1.",
+    ]
+
+
+def docstring(
+    engine: Engine, m: Measure, example: Sequence[str] = (), weighted: bool = False
+) -> str:
+    """A numpydoc docstring from the registry entry, in ``engine``'s words (``weighted``: with
+    the ``sample_weight`` entry)."""
     lines = [m.summary, "", "Parameters", "----------"]
     for name in m.inputs:
         lines += [f"{name} : {engine.words['input_type']}", f"    {input_doc(engine, m, name)}"]
     for p in m.params:
         lines += param_lines(p)
+    if weighted:
+        lines += weight_lines(engine)
     lines += ["", "Returns", "-------", *returns(engine, m.kind)]
     if engine.notes:
         lines += ["", "Notes", "-----", *engine.notes]
@@ -93,6 +107,8 @@ def ranking_docstring(
         lines += [f"{name} : {engine.words['input_type']}", f"    {R.INPUT_DOCS[name]}"]
     for p in m.params:
         lines += param_lines(p)
+    if m.weighted:
+        lines += weight_lines(engine)
     lines += ["", "Returns", "-------", *returns.splitlines()]
     found = [R.NOTES.get(m.name, "")]
     if m.inputs == R.RANKED:

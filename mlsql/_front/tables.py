@@ -86,11 +86,13 @@ def standalone(
         labels: Sequence[Any] | None = None,
         zero_division: Any = 0,
         by: str | Sequence[str] | None = None,
+        sample_weight: str | None = None,
         **beta: Any,
     ) -> Any:
         if set(beta) - ({"beta"} if with_beta else set()):
             raise TypeError(f"{name}() got unexpected keyword arguments {sorted(beta)}")
         given = beta.get("beta", 1.0) if with_beta else None
+        weight = {} if sample_weight is None else {"sample_weight": sample_weight}
         out = report(
             source,
             actual,
@@ -99,6 +101,7 @@ def standalone(
             beta=given,
             zero_division=zero_division,
             by=by,
+            **weight,
         )
         return pick(out, P.check_by(by, name), name)
 
@@ -107,7 +110,8 @@ def standalone(
     measure.__annotations__["source"] = measure.__annotations__["return"] = annotation
     measure.__doc__ = (
         f"{summary}\n\nOne row per group over {frame}: ``{name}(source, actual, predicted, *, "
-        f"labels=None, {'beta=1.0, ' if with_beta else ''}zero_division=0, by=None)``; "
+        f"labels=None, {'beta=1.0, ' if with_beta else ''}zero_division=0, by=None, "
+        "sample_weight=None)``; "
         f"the ``{name}`` column of :func:`multilabel_report`.\n{doc_tail}"
     )
     return measure

@@ -106,6 +106,14 @@ def eval_command(
         Optional[str],  # noqa: UP045
         typer.Option(help="The label universe, comma-separated (labels never seen count too)."),
     ] = None,
+    sample_weight: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--sample-weight",
+            help="Weight each row by this numeric column (finite, >= 0; NULL skips the row).",
+            show_default=False,
+        ),
+    ] = None,
     sep: Annotated[
         Optional[str],  # noqa: UP045
         typer.Option(help="Split text label columns on this delimiter ('cat,dog')."),
@@ -156,6 +164,7 @@ def eval_command(
             zero_division=zero_division,
             labels=labels,
             sep=sep,
+            sample_weight=sample_weight,
             engine=engine.value,
             format_=format_.value,
             output=output,

@@ -39,6 +39,8 @@ class Options:
     per_label: bool = False
     #: which of TABLES to compute (CSV needs only one of them)
     tables: tuple[str, ...] = TABLES
+    #: the column of row weights (--sample-weight), if any
+    sample_weight: str | None = None
 
     def params(self, prepared: Prepared, sep: str | None) -> dict[str, Any]:
         """The parameters as a report shows them."""
@@ -50,6 +52,7 @@ class Options:
             "zero_division": self.zero_division,
             "labels": list(self.labels) if self.labels is not None else None,
             "sep": sep,
+            **({"sample_weight": self.sample_weight} if self.sample_weight else {}),
         }
 
 
@@ -108,6 +111,7 @@ def evaluate(
         zero_division=options.zero_division,
         sep=sep,
         tables=options.tables,
+        sample_weight=options.sample_weight,
     )
     return build(
         engine,

@@ -102,7 +102,7 @@ def prepare(con: duckdb.DuckDBPyConnection, prepared: Prepared) -> pl.LazyFrame:
     """Group columns, then ``actual`` and ``predicted`` label lists, lazily."""
     a, p = prepared.sides
     return read(con, prepared).select(
-        *prepared.by,
+        *prepared.kept,
         _labels(a, prepared).alias(ACTUAL),
         _labels(p, prepared).alias(PREDICTED),
     )

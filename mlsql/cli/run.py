@@ -67,6 +67,7 @@ def run_eval(
     labels: str | None,
     sep: str | None,
     engine: str,
+    sample_weight: str | None = None,
     format_: str,
     output: Path | None,
     per_label: bool,
@@ -98,6 +99,7 @@ def run_eval(
         zero_division=zero_division_value(zero_division),
         per_label=per_label,
         tables=tables,
+        sample_weight=sample_weight,
     )
     if format_ == "html" and output is None and is_terminal(sys.stdout):
         fail("--format html writes a web page: add --output report.html (or redirect stdout)")
@@ -111,7 +113,9 @@ def run_eval(
         ):
             interrupt.on_cancel(con.interrupt)
             opened = open_source(con, resolve(path))
-            prepared = prepare(con, opened, actual, predicted, by=by, sep=sep)
+            prepared = prepare(
+                con, opened, actual, predicted, by=by, sep=sep, sample_weight=sample_weight
+            )
             if labels is not None:
                 options = replace(options, labels=label_universe(labels, prepared.label_kind))
             prepared, (unknown, total) = _on_engine(con, prepared, engine, spark_master)

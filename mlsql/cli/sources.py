@@ -116,6 +116,13 @@ class Prepared:
     #: an empty delimited cell is the empty list (CSV), not an unknown row
     empty_cells: bool = False
     frame: Any = PREPARED
+    #: the column of row weights (--sample-weight), carried beside the group columns
+    weight: str | None = None
+
+    @property
+    def kept(self) -> tuple[str, ...]:
+        """The columns kept as they are: the group columns, then the weight column."""
+        return (*self.by, *((self.weight,) if self.weight else ()))
 
 
 #: suffixes of compressed text files (read by every engine)
@@ -474,6 +481,7 @@ def prepare(
     *,
     by: tuple[str, ...] = (),
     sep: str | None = None,
+    sample_weight: str | None = None,
 ) -> Prepared:
     """Judge the label columns and create the DuckDB view :data:`PREPARED` over :data:`RAW`.
 
@@ -493,6 +501,13 @@ def prepare(
         _need_column(opened, column, "--by")
         if column in (actual, predicted):
             raise UserError(f"--by {column!r} is a label column; group by another column")
+    if sample_weight is not None:
+        _need_column(opened, sample_weight, "--sample-weight")
+        if sample_weight in (actual, predicted, *by):
+            raise UserError(
+                f"--sample-weight {sample_weight!r} is a label or --by column; "
+                "give a numeric column of row weights"
+            )
     if sep == "":
         raise UserError("--sep must not be empty")
     a = _side(actual, opened.type_of(actual), sep)
@@ -523,8 +538,13 @@ def prepare(
         sep=sep,
         wide=bool({_element(opened.type_of(c)).id for c in (actual, predicted)} & WIDE_INTEGERS),
         empty_cells=opened.format in ("CSV", "TSV"),
+        weight=sample_weight,
     )
-    groups = "".join(f"{quote_ident(c)}, " for c in by)
+    if single and sample_weight is not None:
+        raise UserError(
+            "--sample-weight needs label lists for now: one label per row is not weighted yet"
+        )
+    groups = "".join(f"{quote_ident(c)}, " for c in prepared.kept)
     con.execute(
         f"CREATE OR REPLACE TEMP VIEW {PREPARED} AS SELECT {groups}"
         f"{_sql(a, prepared)} AS {ACTUAL}, {_sql(p, prepared)} AS {PREDICTED} FROM {RAW}"

@@ -257,7 +257,7 @@ def prepare(spark: Any, con: duckdb.DuckDBPyConnection, prepared: Prepared) -> A
 
     a, p = prepared.sides
     return read(spark, con, prepared).select(
-        *(F.col(_quoted(c)).alias(c) for c in prepared.by),
+        *(F.col(_quoted(c)).alias(c) for c in prepared.kept),
         _labels(a, prepared).alias(ACTUAL),
         _labels(p, prepared).alias(PREDICTED),
     )

@@ -202,6 +202,7 @@ declare(
     FAMILY,
     "Sum stored multilabel_counts structs field by field (combine partitions).",
     inputs=("counts",),
+    unweighted="it sums stored counts, which carry their rows' weights already",
 )
 
 CI = ("counts",)

@@ -291,6 +291,7 @@ def average_precision(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 
@@ -302,6 +303,9 @@ def average_precision(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1618,11 +1622,12 @@ def clp(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Share of labels never predicted negative (tn + fn = 0).
 
-    One row per group over a frame: ``clp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``clp`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``clp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``clp`` column of :func:`multilabel_report`.
     """
 
 def cohen_kappa_score(
@@ -1786,7 +1791,12 @@ def cov(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.6
     """
 
-def coverage_error(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def coverage_error(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 
     Parameters
@@ -1795,6 +1805,9 @@ def coverage_error(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2064,7 +2077,13 @@ def fbeta_score(
     0.7777777777777777
     """
 
-def fmeasure(actual: _IntoExpr, predicted: _IntoExpr, options: str | None = "") -> pl.Expr:
+def fmeasure(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    options: str | None = "",
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Hivemall's fmeasure: micro F-beta over label lists, or over binary labels.
 
     Parameters
@@ -2075,6 +2094,9 @@ def fmeasure(actual: _IntoExpr, predicted: _IntoExpr, options: str | None = "") 
     options : str, default ''
         Hivemall's option string: ``-beta B`` (default 1) and ``-average
         micro|binary`` (default micro; binary needs binary labels).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row): it multiplies the
+        row's counts.
 
     Returns
     -------
@@ -2102,6 +2124,7 @@ def graded_ndcg(
     ideal_relevance: _IntoExpr,
     *,
     k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 
@@ -2113,6 +2136,9 @@ def graded_ndcg(
         The relevance grades of the ideal ranking (sorted descending first).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2139,6 +2165,7 @@ def hamming_loss(
     predicted: _IntoExpr,
     *,
     n_labels: int | None = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(fp + fn) / (rows x n_labels): share of wrong label decisions.
 
@@ -2150,6 +2177,9 @@ def hamming_loss(
         The predicted labels of each row: a list column (name or expression).
     n_labels : int
         The number of labels in the label universe (> 0).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2191,7 +2221,13 @@ def hamming_loss_from_counts(counts: _IntoExpr, *, n_labels: int | None = None) 
     0.25
     """
 
-def hitrate(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def hitrate(
+    rank_items: _IntoExpr,
+    correct_items: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Hivemall's HitRate@k: share of rows with a true item in the top k.
 
     Parameters
@@ -2202,6 +2238,9 @@ def hitrate(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = 
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2368,11 +2407,12 @@ def label_accuracy_macro(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Mean over labels of (tp + tn) / rows.
 
-    One row per group over a frame: ``label_accuracy_macro(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``label_accuracy_macro`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``label_accuracy_macro(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``label_accuracy_macro`` column of :func:`multilabel_report`.
     """
 
 def label_accuracy_micro(
@@ -2383,11 +2423,12 @@ def label_accuracy_micro(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """1 - Hamming loss over the label universe.
 
-    One row per group over a frame: ``label_accuracy_micro(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``label_accuracy_micro`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``label_accuracy_micro(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``label_accuracy_micro`` column of :func:`multilabel_report`.
     """
 
 def label_metrics(
@@ -2399,6 +2440,7 @@ def label_metrics(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1, jaccard, accuracy.
 
@@ -2433,7 +2475,12 @@ def label_metrics(
     [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
     """
 
-def label_ranking_average_precision(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def label_ranking_average_precision(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
     Parameters
@@ -2442,6 +2489,9 @@ def label_ranking_average_precision(actual: _IntoExpr, scores: _IntoExpr) -> pl.
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2464,7 +2514,12 @@ def label_ranking_average_precision(actual: _IntoExpr, scores: _IntoExpr) -> pl.
     0.7916666666666666
     """
 
-def label_ranking_average_precision_score(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def label_ranking_average_precision_score(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
     Parameters
@@ -2473,6 +2528,9 @@ def label_ranking_average_precision_score(actual: _IntoExpr, scores: _IntoExpr) 
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2495,7 +2553,12 @@ def label_ranking_average_precision_score(actual: _IntoExpr, scores: _IntoExpr) 
     0.7916666666666666
     """
 
-def label_ranking_loss(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def label_ranking_loss(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
 
     Parameters
@@ -2504,6 +2567,9 @@ def label_ranking_loss(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2602,11 +2668,12 @@ def macro_f1(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 
-    One row per group over a frame: ``macro_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_f1`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_f1`` column of :func:`multilabel_report`.
     """
 
 def macro_f1_of_means(
@@ -2617,11 +2684,12 @@ def macro_f1_of_means(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """F1 of macro precision and macro recall (the R walkthrough's macro F1).
 
-    One row per group over a frame: ``macro_f1_of_means(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_f1_of_means`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_f1_of_means(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_f1_of_means`` column of :func:`multilabel_report`.
     """
 
 def macro_fbeta(
@@ -2632,11 +2700,12 @@ def macro_fbeta(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Mean over labels of per-label F-beta.
 
-    One row per group over a frame: ``macro_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None)``; the ``macro_fbeta`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None, sample_weight=None)``; the ``macro_fbeta`` column of :func:`multilabel_report`.
     """
 
 def macro_fbeta_of_means(
@@ -2647,11 +2716,12 @@ def macro_fbeta_of_means(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """F-beta of macro precision and macro recall.
 
-    One row per group over a frame: ``macro_fbeta_of_means(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None)``; the ``macro_fbeta_of_means`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_fbeta_of_means(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None, sample_weight=None)``; the ``macro_fbeta_of_means`` column of :func:`multilabel_report`.
     """
 
 def macro_jaccard(
@@ -2662,11 +2732,12 @@ def macro_jaccard(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Mean over labels of per-label Jaccard.
 
-    One row per group over a frame: ``macro_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_jaccard`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_jaccard`` column of :func:`multilabel_report`.
     """
 
 def macro_precision(
@@ -2677,11 +2748,12 @@ def macro_precision(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Mean over labels of per-label precision.
 
-    One row per group over a frame: ``macro_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_precision`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_precision`` column of :func:`multilabel_report`.
     """
 
 def macro_recall(
@@ -2692,11 +2764,12 @@ def macro_recall(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Mean over labels of per-label recall.
 
-    One row per group over a frame: ``macro_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_recall`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``macro_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_recall`` column of :func:`multilabel_report`.
     """
 
 def mae(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
@@ -2954,7 +3027,13 @@ def merge_counts(counts: _IntoExpr) -> pl.Expr:
     {'n_rows': 2, 'tp': 2, 'fp': 1, 'fn': 1, 'n_actual': 3, 'n_predicted': 3, 'n_exact': 0}
     """
 
-def micro_f1(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def micro_f1(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """F1 of counts pooled over rows.
 
     Parameters
@@ -2967,6 +3046,9 @@ def micro_f1(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3016,6 +3098,7 @@ def micro_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F-beta of counts pooled over rows.
 
@@ -3031,6 +3114,9 @@ def micro_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3086,6 +3172,7 @@ def micro_jaccard(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Jaccard of counts pooled over rows.
 
@@ -3099,6 +3186,9 @@ def micro_jaccard(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3147,6 +3237,7 @@ def micro_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Precision of counts pooled over rows.
 
@@ -3160,6 +3251,9 @@ def micro_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3208,6 +3302,7 @@ def micro_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Recall of counts pooled over rows.
 
@@ -3221,6 +3316,9 @@ def micro_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3293,14 +3391,21 @@ def mlp(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Share of labels never predicted (tp + fp = 0).
 
-    One row per group over a frame: ``mlp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``mlp`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``mlp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``mlp`` column of :func:`multilabel_report`.
     """
 
-def mrr(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def mrr(
+    rank_items: _IntoExpr,
+    correct_items: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 
     Parameters
@@ -3311,6 +3416,9 @@ def mrr(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3358,7 +3466,12 @@ def mse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.375
     """
 
-def multilabel_counts(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def multilabel_counts(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.
 
     Parameters
@@ -3367,6 +3480,9 @@ def multilabel_counts(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true labels of each row: a list column (name or expression).
     predicted : str or polars.Expr
         The predicted labels of each row: a list column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3391,6 +3507,7 @@ def multilabel_report(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per group: micro, macro, weighted and samples averages, losses and CLP, MLP, WLP.
 
@@ -3406,7 +3523,13 @@ def multilabel_report(
     (2, 0.6666666666666666, 0.3333333333333333)
     """
 
-def ndcg(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def ndcg(
+    rank_items: _IntoExpr,
+    correct_items: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Hivemall's binary nDCG@k, averaged over rows.
 
     Parameters
@@ -3417,6 +3540,9 @@ def ndcg(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = Non
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3440,7 +3566,13 @@ def ndcg(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = Non
     0.622038473168458
     """
 
-def ndcg_score(actual: _IntoExpr, scores: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def ndcg_score(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 
     Parameters
@@ -3451,6 +3583,9 @@ def ndcg_score(actual: _IntoExpr, scores: _IntoExpr, *, k: int | None = None) ->
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3528,7 +3663,12 @@ def nrel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
     0.5
     """
 
-def one_error(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def one_error(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """One-error: share of rows whose top-scored label is not true (ties count fractionally).
 
     Parameters
@@ -3537,6 +3677,9 @@ def one_error(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3598,6 +3741,7 @@ def precision_at(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 
@@ -3609,6 +3753,9 @@ def precision_at(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3815,6 +3962,7 @@ def ranking_auc(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 
@@ -3826,6 +3974,9 @@ def ranking_auc(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3849,7 +4000,13 @@ def ranking_auc(
     0.5
     """
 
-def recall_at(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def recall_at(
+    rank_items: _IntoExpr,
+    correct_items: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 
     Parameters
@@ -3860,6 +4017,9 @@ def recall_at(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None 
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4270,6 +4430,7 @@ def samples_f1(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row F1.
 
@@ -4283,6 +4444,9 @@ def samples_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4305,6 +4469,7 @@ def samples_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row F-beta.
 
@@ -4320,6 +4485,9 @@ def samples_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4341,6 +4509,7 @@ def samples_jaccard(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row Jaccard.
 
@@ -4354,6 +4523,9 @@ def samples_jaccard(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4375,6 +4547,7 @@ def samples_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row precision.
 
@@ -4388,6 +4561,9 @@ def samples_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4409,6 +4585,7 @@ def samples_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row recall.
 
@@ -4422,6 +4599,9 @@ def samples_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4654,7 +4834,12 @@ def spec(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
     0.5
     """
 
-def subset_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def subset_accuracy(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Share of rows predicted exactly.
 
     Parameters
@@ -4663,6 +4848,9 @@ def subset_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true labels of each row: a list column (name or expression).
     predicted : str or polars.Expr
         The predicted labels of each row: a list column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4841,11 +5029,12 @@ def weighted_f1(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Per-label F1 averaged with support weights.
 
-    One row per group over a frame: ``weighted_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_f1`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``weighted_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_f1`` column of :func:`multilabel_report`.
     """
 
 def weighted_fbeta(
@@ -4856,11 +5045,12 @@ def weighted_fbeta(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Per-label F-beta averaged with support weights.
 
-    One row per group over a frame: ``weighted_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None)``; the ``weighted_fbeta`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``weighted_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None, sample_weight=None)``; the ``weighted_fbeta`` column of :func:`multilabel_report`.
     """
 
 def weighted_jaccard(
@@ -4871,11 +5061,12 @@ def weighted_jaccard(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Per-label Jaccard averaged with support weights.
 
-    One row per group over a frame: ``weighted_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_jaccard`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``weighted_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_jaccard`` column of :func:`multilabel_report`.
     """
 
 def weighted_precision(
@@ -4886,11 +5077,12 @@ def weighted_precision(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Per-label precision averaged with support weights.
 
-    One row per group over a frame: ``weighted_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_precision`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``weighted_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_precision`` column of :func:`multilabel_report`.
     """
 
 def weighted_recall(
@@ -4901,11 +5093,12 @@ def weighted_recall(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Per-label recall averaged with support weights.
 
-    One row per group over a frame: ``weighted_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_recall`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``weighted_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_recall`` column of :func:`multilabel_report`.
     """
 
 def wlp(
@@ -4916,14 +5109,20 @@ def wlp(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> _Frame:
     """Share of labels never predicted right (tp = 0).
 
-    One row per group over a frame: ``wlp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``wlp`` column of :func:`multilabel_report`.
+    One row per group over a frame: ``wlp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``wlp`` column of :func:`multilabel_report`.
     """
 
-def zero_one_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def zero_one_loss(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Share of rows not predicted exactly.
 
     Parameters
@@ -4932,6 +5131,9 @@ def zero_one_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true labels of each row: a list column (name or expression).
     predicted : str or polars.Expr
         The predicted labels of each row: a list column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------

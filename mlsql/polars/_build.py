@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from functools import partial
 from types import ModuleType
 from typing import Any
 
 import polars as pl
 
+from mlsql import _weights as W
 from mlsql._front import build as front
 from mlsql._registry import Measure
 from mlsql.polars import _lowering as S
@@ -76,16 +78,26 @@ def evaluate(
     *,
     known: pl.Expr | None = None,
     symbolic: bool | None = None,
+    weight: pl.Expr | None = None,
+    func: str = "",
     **params: Any,
 ) -> pl.Expr:
     """``formula(ops, stats, **params)`` as one ``pl.Expr`` (see the module docstring).
 
     ``known``: a cheap mask of the rows where every statistic is non-NULL; give
     it only if each statistic is NULL exactly where it is false (then counts
-    cost nothing and linear sums split per statistic).
+    cost nothing and linear sums split per statistic). ``weight``: each row's
+    sample weight (checked, in messages of ``func``): the formula runs with
+    :class:`~mlsql._weights.WeightedOps` and ``known`` is not used (a NULL
+    weight makes a row unknown too).
     """
     if symbolic is None:
         symbolic = not _has_callables(stats)
+    if weight is not None:  # sums of weights are floats in every engine
+        known = None
+        w = weight.cast(pl.Float64)
+        w = S.leaf(w) if symbolic else w
+        formula = partial(W.weighted, formula, w, func)
     if not symbolic:
         out = formula(OPS, stats, **params)
         return out if isinstance(out, pl.Expr) else pl.lit(out)

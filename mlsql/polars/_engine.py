@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 import polars as pl
 
 from mlsql._registry import Measure
+from mlsql._weights import WEIGHTED_FAMILIES
 from mlsql.polars import families
 from mlsql.polars._build import evaluate
 from mlsql.polars._dtypes import Check, IntoExpr, guarded, same_kind
@@ -50,12 +51,25 @@ class PolarsEngine:
         """The formula over ``family.stats``, masked by ``family.known`` where it has one."""
         known = getattr(family, "known", None)
 
-        def build(*inputs: pl.Expr, **params: Any) -> pl.Expr:
+        def weighted(
+            *inputs: pl.Expr, sample_weight: pl.Expr | None = None, **params: Any
+        ) -> pl.Expr:
             stats = family.stats(measure, *inputs)
             mask = known(measure, *inputs) if known is not None else None
-            return evaluate(measure.build, stats, known=mask, **params)  # type: ignore[arg-type]
+            return evaluate(
+                measure.build,  # type: ignore[arg-type]
+                stats,
+                known=mask,
+                weight=sample_weight,
+                func=measure.name,
+                **params,
+            )
 
-        return build
+        def build(*inputs: pl.Expr, **params: Any) -> pl.Expr:
+            return weighted(*inputs, **params)
+
+        # sample_weight where the family's weights are tested (mlsql._weights.WEIGHTED_FAMILIES)
+        return weighted if measure.family in WEIGHTED_FAMILIES else build
 
     def example(self, measure: Measure, family: ModuleType) -> Sequence[str]:
         """None here: :mod:`mlsql.polars` appends the examples with their written outputs."""

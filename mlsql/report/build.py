@@ -36,15 +36,19 @@ class Settings:
     min_support: int = MIN_SUPPORT
     #: which of TABLES to compute (CSV needs only one of them)
     tables: tuple[str, ...] = TABLES
+    #: the column of row weights (each row counts as its weight), if any
+    sample_weight: str | None = None
 
     def kwargs(self) -> dict[str, Any]:
         """Keyword arguments of the engines' table functions."""
+        weight = {} if self.sample_weight is None else {"sample_weight": self.sample_weight}
         return {
             "labels": list(self.labels) if self.labels is not None else None,
             # beta=None keeps the F columns F1 (named *_f1); any other beta names them *_fbeta
             "beta": None if self.beta == 1 else self.beta,
             "zero_division": self.zero_division,
             "by": list(self.by) or None,
+            **weight,
         }
 
     def params(self, actual: str, predicted: str) -> dict[str, Any]:

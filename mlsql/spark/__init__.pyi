@@ -369,6 +369,7 @@ def average_precision(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 
@@ -380,6 +381,9 @@ def average_precision(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -1647,11 +1651,12 @@ def clp(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Share of labels never predicted negative (tn + fn = 0).
 
-    One row per group over a DataFrame: ``clp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``clp`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``clp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``clp`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -1882,7 +1887,12 @@ def cov(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def coverage_error(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def coverage_error(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 
     Parameters
@@ -1891,6 +1901,9 @@ def coverage_error(actual: _IntoColumn, scores: _IntoColumn) -> Column:
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2202,7 +2215,13 @@ def fbeta_score(
     0.7962962962962963
     """
 
-def fmeasure(actual: _IntoColumn, predicted: _IntoColumn, options: str | None = "") -> Column:
+def fmeasure(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    options: str | None = "",
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Hivemall's fmeasure: micro F-beta over label arrays, or over binary labels.
 
     Parameters
@@ -2215,6 +2234,9 @@ def fmeasure(actual: _IntoColumn, predicted: _IntoColumn, options: str | None = 
     options : str, default ''
         Hivemall's option string: ``-beta B`` (default 1) and ``-average
         micro|binary`` (default micro; binary needs binary labels).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row): it multiplies the
+        row's counts.
 
     Returns
     -------
@@ -2247,6 +2269,7 @@ def graded_ndcg(
     ideal_relevance: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 
@@ -2258,6 +2281,9 @@ def graded_ndcg(
         The relevance grades of the ideal ranking (sorted descending first).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2285,6 +2311,7 @@ def hamming_loss(
     predicted: _IntoColumn,
     *,
     n_labels: int | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(fp + fn) / (rows x n_labels): share of wrong label decisions.
 
@@ -2296,6 +2323,9 @@ def hamming_loss(
         The predicted labels of each row: an array column (name or Column).
     n_labels : int
         The number of labels in the label universe (> 0).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2349,7 +2379,13 @@ def hamming_loss_from_counts(counts: _IntoColumn, *, n_labels: int | None = None
     0.25
     """
 
-def hitrate(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None = None) -> Column:
+def hitrate(
+    rank_items: _IntoColumn,
+    correct_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Hivemall's HitRate@k: share of rows with a true item in the top k.
 
     Parameters
@@ -2360,6 +2396,9 @@ def hitrate(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | Non
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2563,11 +2602,12 @@ def label_accuracy_macro(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Mean over labels of (tp + tn) / rows.
 
-    One row per group over a DataFrame: ``label_accuracy_macro(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``label_accuracy_macro`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``label_accuracy_macro(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``label_accuracy_macro`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -2592,11 +2632,12 @@ def label_accuracy_micro(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """1 - Hamming loss over the label universe.
 
-    One row per group over a DataFrame: ``label_accuracy_micro(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``label_accuracy_micro`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``label_accuracy_micro(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``label_accuracy_micro`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -2622,6 +2663,7 @@ def label_metrics(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1, jaccard, accuracy.
 
@@ -2661,7 +2703,12 @@ def label_metrics(
     [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
     """
 
-def label_ranking_average_precision(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def label_ranking_average_precision(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
     Parameters
@@ -2670,6 +2717,9 @@ def label_ranking_average_precision(actual: _IntoColumn, scores: _IntoColumn) ->
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2695,7 +2745,12 @@ def label_ranking_average_precision(actual: _IntoColumn, scores: _IntoColumn) ->
     0.7916666666666666
     """
 
-def label_ranking_average_precision_score(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def label_ranking_average_precision_score(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
     Parameters
@@ -2704,6 +2759,9 @@ def label_ranking_average_precision_score(actual: _IntoColumn, scores: _IntoColu
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2729,7 +2787,12 @@ def label_ranking_average_precision_score(actual: _IntoColumn, scores: _IntoColu
     0.7916666666666666
     """
 
-def label_ranking_loss(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def label_ranking_loss(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
 
     Parameters
@@ -2738,6 +2801,9 @@ def label_ranking_loss(actual: _IntoColumn, scores: _IntoColumn) -> Column:
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -2858,11 +2924,12 @@ def macro_f1(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 
-    One row per group over a DataFrame: ``macro_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_f1`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_f1`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -2887,11 +2954,12 @@ def macro_f1_of_means(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """F1 of macro precision and macro recall (the R walkthrough's macro F1).
 
-    One row per group over a DataFrame: ``macro_f1_of_means(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_f1_of_means`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_f1_of_means(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_f1_of_means`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -2916,11 +2984,12 @@ def macro_fbeta(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Mean over labels of per-label F-beta.
 
-    One row per group over a DataFrame: ``macro_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None)``; the ``macro_fbeta`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None, sample_weight=None)``; the ``macro_fbeta`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -2945,11 +3014,12 @@ def macro_fbeta_of_means(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """F-beta of macro precision and macro recall.
 
-    One row per group over a DataFrame: ``macro_fbeta_of_means(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None)``; the ``macro_fbeta_of_means`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_fbeta_of_means(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None, sample_weight=None)``; the ``macro_fbeta_of_means`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -2974,11 +3044,12 @@ def macro_jaccard(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Mean over labels of per-label Jaccard.
 
-    One row per group over a DataFrame: ``macro_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_jaccard`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_jaccard`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -3003,11 +3074,12 @@ def macro_precision(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Mean over labels of per-label precision.
 
-    One row per group over a DataFrame: ``macro_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_precision`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_precision`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -3032,11 +3104,12 @@ def macro_recall(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Mean over labels of per-label recall.
 
-    One row per group over a DataFrame: ``macro_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_recall`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``macro_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_recall`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -3339,6 +3412,7 @@ def micro_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F1 of counts pooled over rows.
 
@@ -3352,6 +3426,9 @@ def micro_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3413,6 +3490,7 @@ def micro_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F-beta of counts pooled over rows.
 
@@ -3428,6 +3506,9 @@ def micro_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3495,6 +3576,7 @@ def micro_jaccard(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Jaccard of counts pooled over rows.
 
@@ -3508,6 +3590,9 @@ def micro_jaccard(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3568,6 +3653,7 @@ def micro_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Precision of counts pooled over rows.
 
@@ -3581,6 +3667,9 @@ def micro_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3641,6 +3730,7 @@ def micro_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Recall of counts pooled over rows.
 
@@ -3654,6 +3744,9 @@ def micro_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3748,11 +3841,12 @@ def mlp(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Share of labels never predicted (tp + fp = 0).
 
-    One row per group over a DataFrame: ``mlp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``mlp`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``mlp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``mlp`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -3769,7 +3863,13 @@ def mlp(
         One row per group.
     """
 
-def mrr(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None = None) -> Column:
+def mrr(
+    rank_items: _IntoColumn,
+    correct_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 
     Parameters
@@ -3780,6 +3880,9 @@ def mrr(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None = 
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3825,7 +3928,12 @@ def mse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def multilabel_counts(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def multilabel_counts(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.
 
     Parameters
@@ -3834,6 +3942,9 @@ def multilabel_counts(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true labels of each row: an array column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted labels of each row: an array column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3864,6 +3975,7 @@ def multilabel_report(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per group: micro, macro, weighted and samples averages, losses and CLP, MLP, WLP.
 
@@ -3901,7 +4013,13 @@ def multilabel_report(
     (2, 0.6666666666666666, 0.3333333333333333)
     """
 
-def ndcg(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None = None) -> Column:
+def ndcg(
+    rank_items: _IntoColumn,
+    correct_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Hivemall's binary nDCG@k, averaged over rows.
 
     Parameters
@@ -3912,6 +4030,9 @@ def ndcg(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None =
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -3936,7 +4057,13 @@ def ndcg(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None =
     0.622038473168458
     """
 
-def ndcg_score(actual: _IntoColumn, scores: _IntoColumn, *, k: int | None = None) -> Column:
+def ndcg_score(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 
     Parameters
@@ -3947,6 +4074,9 @@ def ndcg_score(actual: _IntoColumn, scores: _IntoColumn, *, k: int | None = None
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4021,7 +4151,12 @@ def nrel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def one_error(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def one_error(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """One-error: share of rows whose top-scored label is not true (ties count fractionally).
 
     Parameters
@@ -4030,6 +4165,9 @@ def one_error(actual: _IntoColumn, scores: _IntoColumn) -> Column:
         The true labels of each row (a set; a NULL list skips the row).
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4091,6 +4229,7 @@ def precision_at(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 
@@ -4102,6 +4241,9 @@ def precision_at(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4316,6 +4458,7 @@ def ranking_auc(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 
@@ -4327,6 +4470,9 @@ def ranking_auc(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4356,6 +4502,7 @@ def recall_at(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 
@@ -4367,6 +4514,9 @@ def recall_at(
         The true items of each row (a set; a NULL list skips the row).
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4794,6 +4944,7 @@ def samples_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row F1.
 
@@ -4807,6 +4958,9 @@ def samples_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4835,6 +4989,7 @@ def samples_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row F-beta.
 
@@ -4850,6 +5005,9 @@ def samples_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4877,6 +5035,7 @@ def samples_jaccard(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row Jaccard.
 
@@ -4890,6 +5049,9 @@ def samples_jaccard(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4917,6 +5079,7 @@ def samples_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row precision.
 
@@ -4930,6 +5093,9 @@ def samples_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -4957,6 +5123,7 @@ def samples_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row recall.
 
@@ -4970,6 +5137,9 @@ def samples_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5229,7 +5399,12 @@ def spec(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def subset_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def subset_accuracy(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Share of rows predicted exactly.
 
     Parameters
@@ -5238,6 +5413,9 @@ def subset_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true labels of each row: an array column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted labels of each row: an array column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------
@@ -5440,11 +5618,12 @@ def weighted_f1(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Per-label F1 averaged with support weights.
 
-    One row per group over a DataFrame: ``weighted_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_f1`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``weighted_f1(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_f1`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -5469,11 +5648,12 @@ def weighted_fbeta(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Per-label F-beta averaged with support weights.
 
-    One row per group over a DataFrame: ``weighted_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None)``; the ``weighted_fbeta`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``weighted_fbeta(source, actual, predicted, *, labels=None, beta=1.0, zero_division=0, by=None, sample_weight=None)``; the ``weighted_fbeta`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -5498,11 +5678,12 @@ def weighted_jaccard(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Per-label Jaccard averaged with support weights.
 
-    One row per group over a DataFrame: ``weighted_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_jaccard`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``weighted_jaccard(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_jaccard`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -5527,11 +5708,12 @@ def weighted_precision(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Per-label precision averaged with support weights.
 
-    One row per group over a DataFrame: ``weighted_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_precision`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``weighted_precision(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_precision`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -5556,11 +5738,12 @@ def weighted_recall(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Per-label recall averaged with support weights.
 
-    One row per group over a DataFrame: ``weighted_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``weighted_recall`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``weighted_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``weighted_recall`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -5585,11 +5768,12 @@ def wlp(
     labels: Sequence[Any] | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
     **beta: Any,
 ) -> DataFrame:
     """Share of labels never predicted right (tp = 0).
 
-    One row per group over a DataFrame: ``wlp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``wlp`` column of :func:`multilabel_report`.
+    One row per group over a DataFrame: ``wlp(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``wlp`` column of :func:`multilabel_report`.
 
     Parameters
     ----------
@@ -5606,7 +5790,12 @@ def wlp(
         One row per group.
     """
 
-def zero_one_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def zero_one_loss(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Share of rows not predicted exactly.
 
     Parameters
@@ -5615,6 +5804,9 @@ def zero_one_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true labels of each row: an array column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted labels of each row: an array column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row), multiplying the
+        row's contribution to every count. Default: every row weighs 1.
 
     Returns
     -------

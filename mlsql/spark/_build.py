@@ -22,6 +22,7 @@ from pyspark.sql import Column
 
 from mlsql._front import build as front
 from mlsql._registry import Measure
+from mlsql._weights import weighted
 from mlsql.spark.ops import SparkOps, column
 
 OPS = SparkOps()
@@ -32,6 +33,16 @@ Check = Callable[[str, Sequence[str], Sequence[Column]], "Sequence[Column] | Non
 
 
 # ---------------------------------------------------------------- formulas
+def run(
+    formula: Callable[..., Any], weight: Column | None, func: str, *args: Any, **params: Any
+) -> Any:
+    """``formula(OPS, *args, **params)``; with ``weight``, every row weighted by it (checked,
+    in messages of ``func``: :func:`mlsql._weights.weighted`)."""
+    if weight is None:
+        return formula(OPS, *args, **params)
+    return weighted(formula, weight.cast("double"), func, OPS, *args, **params)
+
+
 def expression(
     measure: str | Measure, stats: Any, *, family: ModuleType | None = None, **params: Any
 ) -> Column:

@@ -9,8 +9,9 @@ from typing import Any, ClassVar
 from pyspark.sql import Column
 
 from mlsql._registry import Measure
+from mlsql._weights import WEIGHTED_FAMILIES
 from mlsql.spark import families
-from mlsql.spark._build import OPS, Check, IntoColumn, example
+from mlsql.spark._build import Check, IntoColumn, example, run
 from mlsql.spark._types import check_label_lists, to_column
 from mlsql.spark.ops import column
 
@@ -62,10 +63,15 @@ class SparkEngine:
     def formula_build(self, measure: Measure, family: ModuleType) -> Callable[..., Column]:
         """The formula run directly on the Columns of ``family.stats``."""
 
-        def build(*inputs: Column, **params: Any) -> Column:
-            return measure.build(OPS, family.stats(measure, *inputs), **params)  # type: ignore[misc]
+        def weighted(*inputs: Column, sample_weight: Column | None = None, **params: Any) -> Column:
+            stats = family.stats(measure, *inputs)
+            return run(measure.build, sample_weight, measure.name, stats, **params)  # type: ignore[arg-type]
 
-        return build
+        def build(*inputs: Column, **params: Any) -> Column:
+            return weighted(*inputs, **params)
+
+        # sample_weight where the family's weights are tested (mlsql._weights.WEIGHTED_FAMILIES)
+        return weighted if measure.family in WEIGHTED_FAMILIES else build
 
     def example(self, measure: Measure, family: ModuleType) -> Sequence[str]:
         """The family's example (``family.example(measure)``) as doctest lines."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mlsql import _params as P
 from mlsql._duckdb.families.single_label import aggregating
 from mlsql._duckdb.library import (
     NATIVE_LISTS,
@@ -30,6 +31,7 @@ from mlsql._duckdb.ops import SqlOps
 from mlsql._duckdb.source_sql import read_source_sql
 from mlsql._formulas import FORMULAS, RowStats
 from mlsql._sqlexpr import Sql, call
+from mlsql._weights import SAMPLE_WEIGHT, is_bad
 from mlsql.measures import label_based as LB
 
 FILE = "labels.sql"
@@ -53,42 +55,59 @@ TABLE_SIGNATURE = (
 )
 
 
-def _spread(q: Qualify) -> Macro:
+def _spread(q: Qualify, weighted: bool = False) -> Macro:
+    """``_mlsql_label_spread`` (portable); ``weighted``: ``_mlsql_label_spread_by_weight``,
+    whose ``n`` sums the ``sample_weight`` column's weights (checked; NULL: the row is unknown)
+    instead of counting rows. The native extension counts rows only, so a weighted table
+    is always computed here."""
     universe = q("_mlsql_typed_universe")
     in_universe = f"(labels IS NULL OR list_contains({universe}(labels, {{side}}, func), x))"
     skip = f"x IS NULL OR list_position({{side}}, x) <> i OR NOT {in_universe}"
     checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, func, 'actual', 'predicted')"
     by_names = 'list_transform("by", lambda b: lower(b))'
     pred = LB.FLAG_PREDICTED
+    w, w0, n, unknown = "", "", "count(*)", "{x} IS NULL"
+    if weighted:
+        bad = sql_message(P.param_message(SAMPLE_WEIGHT, "{}", P.WEIGHT_RULE, P.WEIGHT_GOT), "func")
+        cast = "CAST(w0 AS DOUBLE)"
+        w = (
+            f",\n                       CASE WHEN {is_bad(SqlOps(q), Sql(cast))} "
+            f"THEN error({bad}) ELSE {cast} END AS w"
+        )
+        w0 = f",\n                           COLUMNS(lambda c: lower(c) = lower({SAMPLE_WEIGHT})) AS w0"
+        n, unknown = "sum(w)", "{x} IS NULL OR w0 IS NULL"
     body = f"""SELECT g,
            CASE WHEN GROUPING(la) = 0 THEN la WHEN GROUPING(lp) = 0 THEN lp END AS label,
            CASE WHEN GROUPING(la) = 0 THEN fa WHEN GROUPING(lp) = 0 THEN fp * {pred}
                 ELSE -1 - code END AS f,
-           count(*) AS n
+           {n} AS n
     FROM (
-        SELECT g, unnest(a) AS la, unnest(fa) AS fa, unnest(p) AS lp, unnest(fp) AS fp,
+        SELECT g, unnest(a) AS la, unnest(fa) AS fa, unnest(p) AS lp, unnest(fp) AS fp,{" w," if weighted else ""}
                unnest([CASE WHEN a IS NULL OR p IS NULL THEN NULL
                             ELSE coalesce(list_sum(fa), 0) + coalesce(list_sum(fp), 0) * {pred} END]) AS code
         FROM (
-            SELECT g, a, p,
+            SELECT g, a, p,{" w," if weighted else ""}
                    list_transform(a, lambda x, i: CASE WHEN {skip.format(side="a")} THEN 0
                        WHEN list_contains(p, x) THEN {LB.FLAG_BOTH} ELSE {LB.FLAG_ACTUAL} END) AS fa,
                    list_transform(p, lambda x, i: CASE WHEN {skip.format(side="p")} THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE {checked} END AS a,
-                       CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
+                SELECT g, CASE WHEN {unknown.format(x="p0")} THEN NULL ELSE {checked} END AS a,
+                       CASE WHEN {unknown.format(x="a0")} THEN NULL ELSE p0 END AS p{w}
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
                            COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
-                           COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0
+                           COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0{w0}
                     FROM (SELECT *, 0 AS {ALL} FROM {read_source_sql()})))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code))"""
+    params = ("source", "actual", "predicted", "labels", '"by"', "func")
     return Macro(
         FILE,
-        "_mlsql_label_spread",
-        ("source", "actual", "predicted", "labels", '"by"', "func"),
+        "_mlsql_label_spread" + ("_by_weight" if weighted else ""),
+        (*params, SAMPLE_WEIGHT) if weighted else params,
         body,
-        "One pass over the source: count per (group, label, flag); label NULL rows hold row codes.",
+        "One pass over the source: "
+        + ("sum the weights" if weighted else "count")
+        + " per (group, label, flag); label NULL rows hold row codes.",
         public=False,
         table=True,
     )
@@ -201,19 +220,22 @@ def _check_labels() -> Macro:
     )
 
 
-def _counts_ctes(q: Qualify, func: str) -> str:
+def _counts_ctes(q: Qualify, func: str, weighted: bool = False) -> str:
     """CTEs ``params`` (zd, b), ``spread``, ``groups`` (g, n_rows), ``seen`` and ``k``
-    (g, label, tp, fp, fn, n_rows, zd, b): one row per label of each group's universe."""
+    (g, label, tp, fp, fn, n_rows, zd, b): one row per label of each group's universe.
+    ``weighted``: the counts are sums of the ``sample_weight`` column's weights (DOUBLE)."""
     labels = f"{q('_mlsql_check_labels')}(labels, '{func}')"
     flag = {"both": LB.FLAG_BOTH, "actual": LB.FLAG_ACTUAL, "predicted": LB.FLAG_PREDICTED}
-    count = "CAST(coalesce(sum(n) FILTER (WHERE {}), 0) AS BIGINT)"
+    count = f"CAST(coalesce(sum(n) FILTER (WHERE {{}}), 0) AS {_COUNT_TYPE[weighted]})"
+    spread = q("_mlsql_label_spread_by_weight" if weighted else "_mlsql_label_spread")
+    weight = f", {SAMPLE_WEIGHT}" if weighted else ""
     example = "[(SELECT label FROM seen LIMIT 0)]"  # a list of the label column's type
     typed = f"{q('_mlsql_typed_universe')}({labels}, {example}, '{func}')"
     return f"""WITH params AS (
         SELECT {q("_mlsql_check_zero_division")}(zero_division, '{func}') AS zd,
                coalesce({q("_mlsql_check_table_beta")}(beta, '{func}'), 1.0) AS b),
     spread AS (
-        FROM {q("_mlsql_label_spread")}(source, actual, predicted, {labels}, "by", '{func}')),
+        FROM {spread}(source, actual, predicted, {labels}, "by", '{func}'{weight})),
     groups AS (
         SELECT g, {count.format("f < 0")} AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
@@ -259,10 +281,14 @@ ZD, BETA = Sql("zd"), Sql("b")
 COUNTS = LB.LabelCounts(Sql("tp"), Sql("fp"), Sql("fn"), Sql("n_rows"))
 
 
-def _label_metrics(q: Qualify, ops: SqlOps) -> Macro:
+#: the type of a table's counts: unweighted, weighted
+_COUNT_TYPE = {False: "BIGINT", True: "DOUBLE"}
+
+
+def _label_metrics(q: Qualify, ops: SqlOps, weighted: bool = False) -> Macro:
     columns = LB.label_values(ops, COUNTS, BETA, ZD)
     keep = _keep(LB.label_metrics_columns(False), LB.label_metrics_columns(True))
-    body = f"""{_counts_ctes(q, "label_metrics")}
+    body = f"""{_counts_ctes(q, "label_metrics", weighted)}
     SELECT COLUMNS({keep}) FROM (
         SELECT unnest(g), label,
                {_select(columns)},
@@ -272,7 +298,7 @@ def _label_metrics(q: Qualify, ops: SqlOps) -> Macro:
     return Macro(
         FILE,
         "label_metrics",
-        TABLE_SIGNATURE,
+        _signature(weighted),
         body,
         "One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 "
         "(fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or "
@@ -306,7 +332,14 @@ class _FixedOrderOps(SqlOps):
         return Sql(f"avg({x} ORDER BY {x})")
 
 
-def _report(q: Qualify, ops: SqlOps) -> Macro:
+def _signature(weighted: bool, signature: tuple[str, ...] = TABLE_SIGNATURE) -> tuple[str, ...]:
+    """A table macro's parameters; weighted: ``sample_weight`` (a column name) after the
+    column names, so ``multilabel_report('t', 'actual', 'predicted', sample_weight := 'w')``
+    finds the weighted overload and a call without it the unweighted one."""
+    return (*signature[:3], SAMPLE_WEIGHT, *signature[3:]) if weighted else signature
+
+
+def _report(q: Qualify, ops: SqlOps, weighted: bool = False) -> Macro:
     ops = _FixedOrderOps(ops.qualify)
     base, pred = LB.CODE_BASE, LB.FLAG_PREDICTED
     zd_agg = Sql("any_value(zd)")
@@ -320,14 +353,15 @@ def _report(q: Qualify, ops: SqlOps) -> Macro:
     for name in LB.REPORT_COLUMNS:
         if name in ("n_rows", "n_labels"):
             src = "groups" if name == "n_rows" else "by_label"
-            outer.append(f"CAST(coalesce({src}.{name}, 0) AS BIGINT) AS {name}")
+            kind = _COUNT_TYPE[weighted and name == "n_rows"]
+            outer.append(f"CAST(coalesce({src}.{name}, 0) AS {kind}) AS {name}")
         elif name in by_group:
             outer.append(f"{by_group[name]} AS {name}")
         else:
             outer.append(name)
     select_outer = ",\n               ".join(outer)
     keep = _keep(LB.report_columns(False), LB.report_columns(True))
-    body = f"""{_counts_ctes(q, "multilabel_report")},
+    body = f"""{_counts_ctes(q, "multilabel_report", weighted)},
     label_values AS (
         SELECT g, n_rows, zd,
                {_select(per_label)}
@@ -359,7 +393,7 @@ def _report(q: Qualify, ops: SqlOps) -> Macro:
     return Macro(
         FILE,
         "multilabel_report",
-        TABLE_SIGNATURE,
+        _signature(weighted),
         body,
         "One row per group: n_rows, n_labels, micro, macro (mean over the label universe), "
         "macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, "
@@ -378,10 +412,14 @@ def _standalone(q: Qualify) -> list[Macro]:
         with_beta = "fbeta" in name
         beta = "coalesce(beta, 1.0)" if with_beta else "NULL"
         signature = tuple(p for p in TABLE_SIGNATURE if with_beta or not p.startswith("beta"))
-        body = f"""SELECT COLUMNS(lambda c: c = '{name}' OR list_contains({by_names}, lower(c)))
+        for weighted in (False, True):
+            weight = f", {SAMPLE_WEIGHT} := {SAMPLE_WEIGHT}" if weighted else ""
+            body = f"""SELECT COLUMNS(lambda c: c = '{name}' OR list_contains({by_names}, lower(c)))
     FROM {q("multilabel_report")}(source, actual, predicted, labels := labels, beta := {beta},
-                           zero_division := zero_division, "by" := "by")"""
-        out.append(Macro(FILE, name, signature, body, summary, table=True))
+                           zero_division := zero_division, "by" := "by"{weight})"""
+            out.append(
+                Macro(FILE, name, _signature(weighted, signature), body, summary, table=True)
+            )
     return out
 
 
@@ -439,8 +477,11 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     return [
         _check_labels(),
         _spread(qualify),
+        _spread(qualify, weighted=True),
         _label_metrics(qualify, ops),
+        _label_metrics(qualify, ops, weighted=True),
         _report(qualify, ops),
+        _report(qualify, ops, weighted=True),
         *_standalone(qualify),
         *_indicators(qualify),
     ]

@@ -23,11 +23,12 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from mlsql._duckdb.library import Macro, Qualify
+from mlsql._duckdb.library import Macro, Qualify, by_weight
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import FORMULAS, flatten
 from mlsql._registry import measures
 from mlsql._sqlexpr import Sql, call, lit
+from mlsql._weights import SAMPLE_WEIGHT
 from mlsql.measures import ranking as R
 
 FILE = "ranking.sql"
@@ -370,8 +371,18 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
             args.append(call(q("_mlsql_check_k"), Sql("k"), m.name))
         public = (a, b, "k := NULL") if has_k else (a, b)
         doc = f"{m.summary} {R.NOTES[m.name]}"
-        made = Macro(FILE, m.name, public, str(ops.mean(call(q(row_name), *args))), doc)
-        overloads = with_entry_lists(q, made) if m.inputs == R.SCORED else [made]
+        row = call(q(row_name), *args)
+        made = Macro(FILE, m.name, public, str(ops.mean(row)), doc)
+        # weighted: k stays positional (Hivemall's precision_at(a, b, k)), so the weight comes
+        # after it: precision_at(a, b, 10, sample_weight := w); k := NULL for no k
+        weighted = replace(
+            made,
+            params=(a, b, *(("k",) if has_k else ()), SAMPLE_WEIGHT),
+            body=str(by_weight(lambda o, r: o.mean(r), m.name)(ops, row)),
+        )
+        overloads = [made, weighted]
+        if m.inputs == R.SCORED:
+            overloads = [*with_entry_lists(q, made), *with_entry_lists(q, weighted)]
         out += overloads
         for (
             alias

@@ -85,7 +85,13 @@ def _fbeta(beta: float):  # type: ignore[no-untyped-def]
     return formula
 
 
-def fmeasure(actual: IntoExpr, predicted: IntoExpr, options: str | None = "") -> pl.Expr:
+def fmeasure(
+    actual: IntoExpr,
+    predicted: IntoExpr,
+    options: str | None = "",
+    *,
+    sample_weight: IntoExpr | None = None,
+) -> pl.Expr:
     """Hivemall's fmeasure: micro F-beta over label lists, or over binary labels.
 
     Parameters
@@ -96,6 +102,9 @@ def fmeasure(actual: IntoExpr, predicted: IntoExpr, options: str | None = "") ->
     options : str, default ''
         Hivemall's option string: ``-beta B`` (default 1) and ``-average
         micro|binary`` (default micro; binary needs binary labels).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (finite, >= 0; NULL skips the row): it multiplies the
+        row's counts.
 
     Returns
     -------
@@ -121,8 +130,11 @@ def fmeasure(actual: IntoExpr, predicted: IntoExpr, options: str | None = "") ->
     exprs = [
         to_expr(x, "fmeasure", name) for x, name in zip((actual, predicted), NAMES, strict=True)
     ]
+    if sample_weight is not None:
+        exprs.append(to_expr(sample_weight, "fmeasure", "sample_weight"))
 
-    def resolved(pairs: Pairs) -> pl.Expr:
+    def resolved(given: Pairs) -> pl.Expr:
+        pairs, weight = given[:2], (given[2][0] if len(given) > 2 else None)
         if _check_kinds(pairs) == "list":
             if opts.average == "binary":
                 raise MlsqlError(P.BINARY_ON_ARRAYS_MESSAGE)
@@ -132,6 +144,7 @@ def fmeasure(actual: IntoExpr, predicted: IntoExpr, options: str | None = "") ->
             (a, a_type), (p, p_type) = pairs
             s = _binary_stats(_binary(a, a_type), _binary(p, p_type), opts.average)
         mask = st.known(*(e for e, _ in pairs))
-        return evaluate(_fbeta(opts.beta), s, known=mask).alias("fmeasure")
+        f = evaluate(_fbeta(opts.beta), s, known=mask, weight=weight, func="fmeasure")
+        return f.alias("fmeasure")
 
     return pl.pipe_with_dtype(exprs, resolved)

@@ -24,10 +24,12 @@ from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front import tables as T
 from mlsql._front.docs import table
+from mlsql._weights import is_bad
 from mlsql.measures import label_based as LB
 from mlsql.polars import _native
 from mlsql.polars._dtypes import inner, kind, label_lists
 from mlsql.polars._engine import POLARS
+from mlsql.polars._lowering import raise_where
 from mlsql.polars.ops import FixedOrderPolarsOps, PolarsOps
 
 FAMILIES = (LB.FAMILY,)
@@ -46,8 +48,11 @@ def _prepared(
     predicted: str,
     labels: Sequence[Any] | None,
     by: str | Sequence[str] | None,
+    sample_weight: str | None = None,
 ) -> tuple[pl.LazyFrame, list[str], list[Any] | None]:
-    """(rows with group columns, ``__a`` and ``__p`` as clean sets, group names, universe)."""
+    """(rows with group columns, ``__a`` and ``__p`` as clean sets, group names, universe);
+    with ``sample_weight`` (a column name) a column ``__w`` of checked weights, and a row
+    whose weight is NULL is unknown."""
     if not isinstance(source, (pl.DataFrame, pl.LazyFrame)):
         raise MlsqlError(
             f"mlsql.polars.{func} takes a Polars DataFrame or LazyFrame. "
@@ -66,6 +71,16 @@ def _prepared(
     if not groups:
         groups = [ALL]
         lf = lf.with_columns(pl.lit(0).alias(ALL))
+    known = a.is_not_null() & p.is_not_null()
+    weight: list[pl.Expr] = []
+    if sample_weight is not None:
+        T.check_columns(func, schema.names(), [("sample_weight", sample_weight)])
+        w = pl.col(sample_weight).cast(pl.Float64)
+        message = P.weight_message(func).format(P.WEIGHT_GOT)
+        weight = [
+            pl.when(raise_where(is_bad(OPS, w), message)).then(None).otherwise(w).alias("__w")
+        ]
+        known = known & w.is_not_null()
 
     def clean(side: pl.Expr) -> pl.Expr:
         out = side.list.unique().list.drop_nulls()
@@ -77,7 +92,8 @@ def _prepared(
         *[pl.col(g) for g in groups],
         clean(a).alias("__a"),
         clean(p).alias("__p"),
-        (a.is_not_null() & p.is_not_null()).alias("__known"),
+        known.alias("__known"),
+        *weight,
         # the sets as given, for the native plugin (which cleans them itself); unused
         # columns are pruned from the plan
         a.alias("__raw_a"),
@@ -160,7 +176,9 @@ def _counts(
     the source is a DataFrame.
     """
     label_type = rows.collect_schema()["__a"].inner  # type: ignore[union-attr]
-    sides = _native_sides(rows, groups, universe, in_memory)
+    weighted = "__w" in rows.collect_schema()
+    # the native plugin counts rows: weighted counts are summed here
+    sides = None if weighted else _native_sides(rows, groups, universe, in_memory)
     if sides is not None:
         group_rows, seen, histogram = _spread_native(rows, groups, sides)
     else:
@@ -211,6 +229,11 @@ def _spread_portable(
     a, p = pl.col("__a"), pl.col("__p")
     known = pl.col("__known")
     label_type = rows.collect_schema()["__a"].inner  # type: ignore[union-attr]
+    # with weights (a column ``__w``) every count is a sum of the rows' weights
+    weighted = "__w" in rows.collect_schema()
+    count = pl.Float64 if weighted else pl.Int64
+    weights = [pl.col("__w")] if weighted else []
+    size = pl.col("__w").sum() if weighted else pl.len()
     both, a_only = a.list.set_intersection(p), a.list.set_difference(p)
     code = (
         a_only.list.len().cast(pl.Int64) * LB.FLAG_ACTUAL
@@ -228,22 +251,22 @@ def _spread_portable(
         *(flags(x, f) for x, f in zip(sides, LB_FLAGS, strict=True)), marker_flag
     )
     spread = (
-        rows.select(*groups, labels_of_row.alias("label"), flags_of_row.alias("flag"))
+        rows.select(*groups, labels_of_row.alias("label"), flags_of_row.alias("flag"), *weights)
         .explode("label", "flag")
         .group_by([*groups, "label", "flag"])
-        .agg(pl.len().cast(pl.Int64).alias("n"))
+        .agg(size.cast(count).alias("n"))
     )
     markers = spread.filter(pl.col("label").is_null())
-    n_rows = pl.col("n").filter(pl.col("flag") < 0).sum().cast(pl.Int64)
+    n_rows = pl.col("n").filter(pl.col("flag") < 0).sum().cast(count)
     group_rows = markers.group_by(groups).agg(n_rows.alias("n_rows"))
     flag, n = pl.col("flag"), pl.col("n")
     seen = (
         spread.filter(pl.col("label").is_not_null())
         .group_by([*groups, "label"])
         .agg(
-            n.filter(flag == LB.FLAG_BOTH).sum().cast(pl.Int64).alias("tp"),
-            n.filter(flag != LB.FLAG_PREDICTED).sum().cast(pl.Int64).alias("n_actual"),
-            n.filter(flag == LB.FLAG_PREDICTED).sum().cast(pl.Int64).alias("n_predicted"),
+            n.filter(flag == LB.FLAG_BOTH).sum().cast(count).alias("tp"),
+            n.filter(flag != LB.FLAG_PREDICTED).sum().cast(count).alias("n_actual"),
+            n.filter(flag == LB.FLAG_PREDICTED).sum().cast(count).alias("n_predicted"),
         )
     )
     stats = LB.decode_row(-1 - pl.col("flag"))
@@ -291,10 +314,11 @@ def label_metrics(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
     func = "label_metrics"
     b, zd = T.beta_and_zero_division(func, beta, zero_division)
-    rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)
+    rows, groups, universe = _prepared(func, source, actual, predicted, labels, by, sample_weight)
     _, k, _ = _counts(rows, groups, universe, isinstance(source, pl.DataFrame))
     columns = [c for c in LB.label_metrics_columns(beta is not None)]
     out = _label_values(k, b, zd).sort([*groups, "label"], nulls_last=True)
@@ -311,6 +335,7 @@ def multilabel_report(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
     """One row per group: micro, macro, weighted and samples averages, losses and CLP, MLP, WLP.
 
@@ -327,7 +352,7 @@ def multilabel_report(
     """
     func = "multilabel_report"
     b, zd = T.beta_and_zero_division(func, beta, zero_division)
-    rows, groups, universe = _prepared(func, source, actual, predicted, labels, by)
+    rows, groups, universe = _prepared(func, source, actual, predicted, labels, by, sample_weight)
     group_rows, k, histogram = _counts(rows, groups, universe, isinstance(source, pl.DataFrame))
     by_label = (
         _label_values(k, b, zd)

@@ -88,12 +88,18 @@ set_symmetric_difference = _set_function("set_symmetric_difference", "set_symmet
 
 
 # ---------------------------------------------------------------- counts
-def _counts(actual: pl.Expr, predicted: pl.Expr) -> pl.Expr:
+def _counts(actual: pl.Expr, predicted: pl.Expr, sample_weight: pl.Expr | None = None) -> pl.Expr:
     def fields(ops: Any, s: Any) -> dict[str, Any]:
         out = counts_fields(ops, s)
         return {name: out[name] for name in COUNTS_FIELDS}
 
-    return evaluate(fields, st.row_stats(actual, predicted), known=st.known(actual, predicted))
+    return evaluate(
+        fields,
+        st.row_stats(actual, predicted),
+        known=st.known(actual, predicted),
+        weight=sample_weight,
+        func="multilabel_counts",
+    )
 
 
 def _merge(counts: pl.Expr) -> pl.Expr:

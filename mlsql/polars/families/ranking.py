@@ -48,6 +48,7 @@ from mlsql._formulas import FORMULAS
 from mlsql._front.build import function, lookup
 from mlsql._front.docs import ranking_docstring
 from mlsql._registry import Measure, measures
+from mlsql._weights import weighted
 from mlsql.measures import ranking as R
 from mlsql.polars._dtypes import (
     NOT_A_LIST_MESSAGE,
@@ -410,10 +411,16 @@ def _doc(m: Measure) -> str:
 def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
     has_k = any(p.name == "k" for p in m.params)
 
-    def build(a: pl.Expr, b: pl.Expr, **given: Any) -> pl.Expr:
+    def build(
+        a: pl.Expr, b: pl.Expr, sample_weight: pl.Expr | None = None, **given: Any
+    ) -> pl.Expr:
         k = given.get("k") if has_k else None
         row = {R.RANKED: ranked_row, R.SCORED: score_row}.get(m.inputs, graded_row)
-        return ROPS.mean(row(a, b, k, lambda s: R.row_value(ROPS, m.name, s)))
+        value = row(a, b, k, lambda s: R.row_value(ROPS, m.name, s))
+        if sample_weight is None:
+            return ROPS.mean(value)
+        weight = sample_weight.cast(pl.Float64)  # a weighted mean over rows
+        return weighted(lambda ops, v: ops.mean(v), weight, m.name, ROPS, value)
 
     public = function(POLARS, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)

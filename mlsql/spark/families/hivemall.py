@@ -28,7 +28,7 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql.spark import stats as st
-from mlsql.spark._build import OPS, IntoColumn
+from mlsql.spark._build import IntoColumn, run
 from mlsql.spark._types import compatible, data_type, to_column
 
 FAMILIES = ("hivemall",)
@@ -95,7 +95,13 @@ def _binary_stats(a: Column, p: Column, average: str) -> RowStats:
     return RowStats(tp=F.when(known, (a == p).cast("int")), n_actual=one, n_predicted=one)
 
 
-def fmeasure(actual: IntoColumn, predicted: IntoColumn, options: str | None = "") -> Column:
+def fmeasure(
+    actual: IntoColumn,
+    predicted: IntoColumn,
+    options: str | None = "",
+    *,
+    sample_weight: IntoColumn | None = None,
+) -> Column:
     """Hivemall's fmeasure: micro F-beta over label arrays, or over binary labels.
 
     Parameters
@@ -108,6 +114,9 @@ def fmeasure(actual: IntoColumn, predicted: IntoColumn, options: str | None = ""
     options : str, default ''
         Hivemall's option string: ``-beta B`` (default 1) and ``-average
         micro|binary`` (default micro; binary needs binary labels).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (finite, >= 0; NULL skips the row): it multiplies the
+        row's counts.
 
     Returns
     -------
@@ -143,5 +152,12 @@ def fmeasure(actual: IntoColumn, predicted: IntoColumn, options: str | None = ""
         s = st.row_stats(a, p)
     else:
         s = _binary_stats(_binary(a, kind), _binary(p, kind), opts.average)
-    f: Any = Fm.fbeta(OPS, Fm.pooled(OPS, s.counts), opts.beta, HIVEMALL_ZERO)
+    weight = (
+        None if sample_weight is None else to_column(sample_weight, "fmeasure", "sample_weight")
+    )
+
+    def f_beta(ops: Any, s: Any) -> Any:
+        return Fm.fbeta(ops, Fm.pooled(ops, s.counts), opts.beta, HIVEMALL_ZERO)
+
+    f: Any = run(f_beta, weight, "fmeasure", s)
     return f.alias("fmeasure")

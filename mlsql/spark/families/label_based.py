@@ -33,6 +33,7 @@ from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front import tables as TB
 from mlsql._front.docs import table
+from mlsql._weights import is_bad
 from mlsql.measures import label_based as LB
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import check_label_array_types, kind, to_column
@@ -59,9 +60,11 @@ def _prepared(
     predicted: str,
     labels: Sequence[Any] | None,
     by: str | Sequence[str] | None,
+    sample_weight: str | None = None,
 ) -> tuple[DataFrame, list[str], list[Any] | None, T.DataType]:
-    """(rows: group columns, ``__a`` and ``__p`` as clean sets, ``__known``; groups; universe;
-    the label type)."""
+    """(rows: group columns, ``__a`` and ``__p`` as clean sets, ``__known``, with
+    ``sample_weight`` (a column name) ``__w``, the checked weights; groups; universe;
+    the label type). A row whose weight is NULL is unknown."""
     if not isinstance(source, DataFrame):
         raise MlsqlError(
             f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
@@ -96,11 +99,21 @@ def _prepared(
     if not groups:
         groups = [ALL]
         cols = [F.lit(0).alias(ALL)]
+    known = a.isNotNull() & p.isNotNull()
+    weight: list[Column] = []
+    if sample_weight is not None:
+        TB.check_columns(func, list(schema), [("sample_weight", sample_weight)])
+        w = _quoted(sample_weight).cast("double")
+        weight = [
+            OPS.error_if(is_bad(OPS, w), w, P.weight_message(func), P.WEIGHT_GOT).alias("__w")
+        ]
+        known = known & w.isNotNull()
     rows = source.select(
         *cols,
         clean(a).alias("__a"),
         clean(p).alias("__p"),
-        (a.isNotNull() & p.isNotNull()).alias("__known"),
+        known.alias("__known"),
+        *weight,
     )
     return rows, groups, universe, label_type
 
@@ -165,17 +178,28 @@ def _spread(
     known = F.concat(*tagged, F.array(_element(none, "row", row_stats, label_type)))
     unknown = F.array(_element(none, "unknown", nothing, label_type))
     elements = F.when(F.col("__known"), known).otherwise(unknown)
-    spread = rows.select(*groups, F.explode(elements).alias("e")).select(*groups, "e.*")
+    # with weights (a column ``__w``) every count is a sum of the rows' weights
+    weighted = "__w" in rows.columns
+    w = [F.col("__w")] if weighted else []
+    spread = rows.select(*groups, *w, F.explode(elements).alias("e")).select(*groups, *w, "e.*")
     keys = [*groups, "label", "row_tp", "row_n_actual", "row_n_predicted"]
-    counted = spread.groupBy(*keys).agg(
-        *(F.count(F.when(F.col("kind") == k, 1)).alias(k) for k in (*KINDS, "row"))
-    )
+    count_type = "double" if weighted else "long"
+
+    def count(k: str) -> Column:
+        if not weighted:
+            return F.count(F.when(F.col("kind") == k, 1))
+        return F.coalesce(F.sum(F.when(F.col("kind") == k, F.col("__w"))), F.lit(0.0))
+
+    counted = spread.groupBy(*keys).agg(*(count(k).alias(k) for k in (*KINDS, "row")))
+    if weighted and universe is None:  # labels of zero-weight rows only are not seen
+        seen = reduce(lambda x, y: x + y, (F.col(k) for k in KINDS)) > 0
+        counted = counted.where(F.col("label").isNull() | seen)
     if groups == [ALL]:  # one group, even over no rows
         session = rows.sparkSession
         empty = session.range(1).select(
             F.lit(0).alias(ALL),
             *(F.lit(None).cast(label_type if k == "label" else "long").alias(k) for k in keys[1:]),
-            *(F.lit(0).cast("long").alias(k) for k in (*KINDS, "row")),
+            *(F.lit(0).cast(count_type).alias(k) for k in (*KINDS, "row")),
         )
         counted = counted.unionByName(empty)
     if universe is not None:
@@ -187,7 +211,7 @@ def _spread(
                 *groups,
                 F.explode(listed).alias("label"),
                 *(F.lit(None).cast("long").alias(k) for k in keys[len(groups) + 1 :]),
-                *(F.lit(0).cast("long").alias(k) for k in (*KINDS, "row")),
+                *(F.lit(0).cast(count_type).alias(k) for k in (*KINDS, "row")),
             )
         )
         counted = (
@@ -273,10 +297,13 @@ def label_metrics(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "label_metrics"
     b, zd = TB.beta_and_zero_division(func, beta, zero_division)
-    rows, groups, universe, label_type = _prepared(func, source, actual, predicted, labels, by)
+    rows, groups, universe, label_type = _prepared(
+        func, source, actual, predicted, labels, by, sample_weight
+    )
     spread = _spread(rows, groups, universe, label_type).where(F.col("label").isNotNull())
     values = _label_values(spread, b, zd)
     columns = LB.label_metrics_columns(beta is not None)
@@ -293,6 +320,7 @@ def multilabel_report(
     beta: float | None = None,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per group: micro, macro, weighted and samples averages, losses and CLP, MLP, WLP.
 
@@ -331,7 +359,9 @@ def multilabel_report(
     """
     func = "multilabel_report"
     b, zd = TB.beta_and_zero_division(func, beta, zero_division)
-    rows, groups, universe, label_type = _prepared(func, source, actual, predicted, labels, by)
+    rows, groups, universe, label_type = _prepared(
+        func, source, actual, predicted, labels, by, sample_weight
+    )
     spread = _spread(rows, groups, universe, label_type)
     is_label = F.col("label").isNotNull()
     is_row = F.col("row") > 0

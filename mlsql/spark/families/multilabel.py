@@ -22,7 +22,7 @@ from mlsql._front.build import function, lookup
 from mlsql._registry import Measure
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields, counts_message
 from mlsql.spark import stats as st
-from mlsql.spark._build import OPS, Check
+from mlsql.spark._build import Check, run
 from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import check_label_lists, data_type
@@ -139,8 +139,8 @@ set_symmetric_difference = _set_function(
 
 
 # ---------------------------------------------------------------- counts
-def _counts(actual: Column, predicted: Column) -> Column:
-    fields = counts_fields(OPS, st.row_stats(actual, predicted))
+def _counts(actual: Column, predicted: Column, sample_weight: Column | None = None) -> Column:
+    fields = run(counts_fields, sample_weight, "multilabel_counts", st.row_stats(actual, predicted))
     return F.struct(*(fields[name].alias(name) for name in COUNTS_FIELDS))
 
 

@@ -59,6 +59,7 @@ from mlsql._formulas import FORMULAS
 from mlsql._front.build import function, lookup
 from mlsql._front.docs import ranking_docstring
 from mlsql._registry import Measure, measures
+from mlsql._weights import weighted
 from mlsql.measures import ranking as R
 from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
@@ -484,7 +485,7 @@ def _doc(m: Measure) -> str:
 def _aggregate(m: Measure) -> Callable[..., Column]:
     has_k = any(p.name == "k" for p in m.params)
 
-    def build(a: Column, b: Column, **given: Any) -> Column:
+    def build(a: Column, b: Column, sample_weight: Column | None = None, **given: Any) -> Column:
         k = given.get("k") if has_k else None
 
         def value(s: Any) -> Any:
@@ -496,7 +497,10 @@ def _aggregate(m: Measure) -> Callable[..., Column]:
             row = score_row(m.name, a, b, k, value)
         else:
             row = graded_row(a, b, k, value)
-        return OPS.mean(row)
+        if sample_weight is None:
+            return OPS.mean(row)
+        weight = sample_weight.cast("double")  # a weighted mean over rows
+        return weighted(lambda ops, r: ops.mean(r), weight, m.name, OPS, row)
 
     public = function(SPARK, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)
