@@ -73,6 +73,38 @@ def check_zero_division(zero_division: Any, func: str) -> ZeroDivision:
     return check(ZERO_DIVISION, zero_division, func)
 
 
+#: a bad per-row weight: {func} the measure, {value} one of SAMPLE_WEIGHT_GOT
+SAMPLE_WEIGHT_MESSAGE = "{func}: sample_weight must be a finite number >= 0. Got {value} instead."
+#: how a bad weight is named in SAMPLE_WEIGHT_MESSAGE: the same words in every engine
+SAMPLE_WEIGHT_GOT = ("NaN", "inf", "-inf", "a negative number")
+
+
+def sample_weight_got(x: float) -> str:
+    """The word of SAMPLE_WEIGHT_GOT naming bad weight ``x`` (NaN, infinite or negative).
+
+    Examples
+    --------
+    >>> sample_weight_got(float("-inf")), sample_weight_got(-0.5)
+    ('-inf', 'a negative number')
+    """
+    if x != x:
+        return SAMPLE_WEIGHT_GOT[0]
+    if x in (float("inf"), float("-inf")):
+        return SAMPLE_WEIGHT_GOT[1 if x > 0 else 2]
+    return SAMPLE_WEIGHT_GOT[3]
+
+
+def sample_weight_message(func: str, got: str) -> str:
+    """The error text for a bad weight (``got``: one of SAMPLE_WEIGHT_GOT).
+
+    Examples
+    --------
+    >>> sample_weight_message("accuracy", "NaN")
+    'accuracy: sample_weight must be a finite number >= 0. Got NaN instead.'
+    """
+    return SAMPLE_WEIGHT_MESSAGE.format(func=func, value=got)
+
+
 N_LABELS_TOO_SMALL_MESSAGE = (
     "The 'n_labels' parameter of {func} must be at least the number of distinct labels in "
     "each row's actual and predicted lists together (the size of the label universe). "

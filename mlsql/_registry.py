@@ -62,16 +62,27 @@ class Measure:
     build: Callable[..., Any] | None = None
     unavailable: Mapping[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
+    #: why this measure takes no ``sample_weight`` although its kind would (empty: it does)
+    unweighted: str = ""
 
     def available_in(self, engine: str) -> bool:
         """Whether ``engine`` offers this measure (else ``unavailable`` says why)."""
         return engine not in self.unavailable
 
     @property
+    def weighted(self) -> bool:
+        """Whether the measure takes ``sample_weight``: aggregates, counts and tables do,
+        unless ``unweighted`` says why not."""
+        return self.kind in WEIGHTED_KINDS and not self.unweighted
+
+    @property
     def takes_label_lists(self) -> bool:
         """Whether ``actual`` and ``predicted`` are label lists (else one value per row)."""
         return self.family in LIST_FAMILIES
 
+
+#: kinds of measure that take ``sample_weight`` (a weight per row of the data)
+WEIGHTED_KINDS = frozenset({"aggregate", "counts", "table"})
 
 #: families whose ``actual`` and ``predicted`` inputs are lists of labels
 LIST_FAMILIES = frozenset({"multilabel", "hivemall", "label_based"})
@@ -89,6 +100,7 @@ def measure(
     params: tuple[Param, ...] = (),
     unavailable: Mapping[str, str] | None = None,
     aliases: tuple[str, ...] = (),
+    unweighted: str = "",
 ) -> Callable[[Callable[..., Any] | None], Callable[..., Any] | None]:
     """Declare a measure; decorates its formula (or ``None`` when engine-specific).
 
@@ -106,7 +118,16 @@ def measure(
         if name in REGISTRY:
             raise ValueError(f"measure {name!r} is declared twice")
         REGISTRY[name] = Measure(
-            name, kind, family, summary, inputs, params, build, dict(unavailable or {}), aliases
+            name,
+            kind,
+            family,
+            summary,
+            inputs,
+            params,
+            build,
+            dict(unavailable or {}),
+            aliases,
+            unweighted,
         )
         return build
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Sequence
 from types import ModuleType
+from dataclasses import replace
 from typing import Any
 
 from mlsql import _params as P
@@ -70,6 +71,15 @@ def formula(measure: str | Measure) -> Callable[..., Any]:
 
 
 # ---------------------------------------------------------------- public functions
+#: the keyword of a weighted measure's per-row weights
+SAMPLE_WEIGHT = "sample_weight"
+
+
+def weighted_inputs(m: Measure) -> Measure:
+    """``m`` with ``sample_weight`` as its last input (how an engine checks and converts it)."""
+    return replace(m, inputs=(*m.inputs, SAMPLE_WEIGHT))
+
+
 def signature(engine: Engine, m: Measure) -> inspect.Signature:
     """``(input, ..., *, param=default, ...) -> engine.expr``."""
     params = [
@@ -80,6 +90,12 @@ def signature(engine: Engine, m: Measure) -> inspect.Signature:
         inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=p.default)
         for p in m.params
     ]
+    if m.weighted:
+        params.append(
+            inspect.Parameter(
+                SAMPLE_WEIGHT, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=engine.into
+            )
+        )
     return inspect.Signature(params, return_annotation=engine.expr)
 
 
@@ -98,6 +114,12 @@ def function(
     engine's type check of the inputs (see :meth:`Engine.apply
     <mlsql._front.engine.Engine.apply>`). ``example``: the docstring's
     ``Examples`` lines.
+
+    A weighted measure (:attr:`Measure.weighted <mlsql._registry.Measure.weighted>`)
+    takes ``sample_weight``: when given, the engine checks and converts it as
+    one more input (:meth:`Engine.weighted_check
+    <mlsql._front.engine.Engine.weighted_check>`) and ``build`` receives it as
+    the keyword ``sample_weight``; without it ``build`` is called as before.
     """
     sig = signature(engine, m)
 
@@ -106,7 +128,16 @@ def function(
         bound.apply_defaults()
         params = checked_params(m, {p.name: bound.arguments[p.name] for p in m.params}, family)
         inputs = [bound.arguments[name] for name in m.inputs]
-        return engine.apply(m, inputs, lambda *xs: build(*xs, **params), check)
+        weight = bound.arguments.get(SAMPLE_WEIGHT) if m.weighted else None
+        if weight is None:
+            return engine.apply(m, inputs, lambda *xs: build(*xs, **params), check)
+
+        def weighted(*xs: Any) -> Any:
+            return build(*xs[:-1], sample_weight=xs[-1], **params)
+
+        return engine.apply(
+            weighted_inputs(m), [*inputs, weight], weighted, engine.weighted_check(check)
+        )
 
     public.__name__ = public.__qualname__ = m.name
     public.__module__ = engine.module

@@ -56,6 +56,17 @@ def param_lines(p: Param) -> list[str]:
     return OTHER_PARAM_DOC.format(name=p.name, default=p.default).splitlines()
 
 
+#: the ``Parameters`` entry of ``sample_weight``, in an engine's words
+SAMPLE_WEIGHT_DOC = """sample_weight : {input_type}, optional
+    A weight per row (a finite number >= 0; a NULL weight makes the row
+    unknown). None (the default): every row weighs 1."""
+
+
+def sample_weight_lines(engine: Engine) -> list[str]:
+    """The ``Parameters`` entry of ``sample_weight``."""
+    return SAMPLE_WEIGHT_DOC.format(**engine.words).splitlines()
+
+
 def returns(engine: Engine, kind: str) -> list[str]:
     """The ``Returns`` section's lines of a measure of ``kind``."""
     return RETURNS[kind].format(**engine.words).splitlines()
@@ -68,6 +79,8 @@ def docstring(engine: Engine, m: Measure, example: Sequence[str] = ()) -> str:
         lines += [f"{name} : {engine.words['input_type']}", f"    {input_doc(engine, m, name)}"]
     for p in m.params:
         lines += param_lines(p)
+    if m.weighted:
+        lines += sample_weight_lines(engine)
     lines += ["", "Returns", "-------", *returns(engine, m.kind)]
     if engine.notes:
         lines += ["", "Notes", "-----", *engine.notes]
