@@ -62,17 +62,37 @@ def _counts_at(values: pl.Expr, classes: pl.Expr) -> pl.Expr:
     return right - s.search_sorted(classes, side="left").cast(pl.Int64)
 
 
-def class_stats(actual: pl.Expr, predicted: pl.Expr) -> SL.ClassStats:
-    """Per-class counts as class-length expressions, the classes sorted."""
-    mask = K.known(actual, predicted)
+def _weights_at(values: pl.Expr, weights: pl.Expr, classes: pl.Expr) -> pl.Expr:
+    """The total weight of each class in ``values`` (classes sorted, unique; no NULLs)."""
+    s = values.sort()
+    running = pl.lit(0.0).append(weights.sort_by(values).cum_sum())
+    right = running.gather(s.search_sorted(classes, side="right"))
+    return right - running.gather(s.search_sorted(classes, side="left"))
+
+
+def class_stats(
+    actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None
+) -> SL.ClassStats:
+    """Per-class counts (or weights) as class-length expressions, the classes sorted."""
+    mask = K.known(actual, predicted) if weight is None else K.known(actual, predicted, weight)
     a, p = actual.filter(mask), predicted.filter(mask)
     classes = a.append(p).unique().sort()
     size = classes.len().cast(pl.Int64)
-    per_class = {
-        "actual": _counts_at(a, classes),
-        "predicted": _counts_at(p, classes),
-        "correct": _counts_at(a.filter(a == p), classes),
-    }
+    if weight is None:
+        per_class = {
+            "actual": _counts_at(a, classes),
+            "predicted": _counts_at(p, classes),
+            "correct": _counts_at(a.filter(a == p), classes),
+        }
+        n = mask.sum().cast(pl.Int64)
+    else:
+        w = weight.filter(mask)
+        per_class = {
+            "actual": _weights_at(a, w, classes),
+            "predicted": _weights_at(p, w, classes),
+            "correct": _weights_at(a.filter(a == p), w.filter(a == p), classes),
+        }
+        n = w.sum()
 
     def pair_sum(term: Any) -> pl.Expr:
         cells = pl.int_range(0, size * size, dtype=pl.Int64)
@@ -88,10 +108,11 @@ def class_stats(actual: pl.Expr, predicted: pl.Expr) -> SL.ClassStats:
     def row_pair_sum(term: Any) -> pl.Expr:
         ia = classes.search_sorted(a).cast(pl.Int64)
         ip = classes.search_sorted(p).cast(pl.Int64)
-        return OPS.sum(term(ia, ip))
+        each = term(ia, ip)
+        return OPS.sum(each if weight is None else each * weight.filter(mask))
 
     return SL.ClassStats(
-        n=mask.sum().cast(pl.Int64),
+        n=n,
         index=pl.int_range(0, size, dtype=pl.Int64),
         axis=OPS,
         pair_sum=pair_sum,
@@ -100,35 +121,62 @@ def class_stats(actual: pl.Expr, predicted: pl.Expr) -> SL.ClassStats:
     )
 
 
-def label_stats(label: pl.Expr) -> SL.LabelStats:
-    """Known rows, the largest class count, rows matching a value."""
-    known = label.drop_nulls()
-    classes = known.unique()
+def label_stats(label: pl.Expr, weight: pl.Expr | None = None) -> SL.LabelStats:
+    """Known rows (or their weight), the largest class count (weight), rows matching a value."""
+    if weight is None:
+        known = label.drop_nulls()
+        classes = known.unique()
+        return SL.LabelStats(
+            n=label.count().cast(pl.Int64),
+            largest=_counts_at(known, classes.sort()).max(),
+            matching=lambda x: (label == x).sum().cast(pl.Int64),
+        )
+    mask = K.known(label, weight)
+    known, w = label.filter(mask), weight.filter(mask)
     return SL.LabelStats(
-        n=label.count().cast(pl.Int64),
-        largest=_counts_at(known, classes.sort()).max(),
-        matching=lambda x: (label == x).sum().cast(pl.Int64),
+        n=w.sum(),
+        largest=_weights_at(known, w, known.unique().sort()).max(),
+        matching=lambda x: (w * (known == x).cast(pl.Float64)).sum(),
     )
 
 
-def agreement(actual: pl.Expr, predicted: pl.Expr) -> SL.Agreement:
-    """Known rows and rows where actual = predicted."""
+def _row_weights(
+    actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None
+) -> tuple[pl.Expr, pl.Expr]:
+    """(known mask, each row's weight: 1 without weights, NULL where the row is unknown)."""
     mask = K.known(actual, predicted)
-    return SL.Agreement(mask.sum().cast(pl.Int64), (actual == predicted).sum().cast(pl.Int64))
+    return mask, K.weights_of(mask, weight)
 
 
-def one_vs_rest(actual: pl.Expr, predicted: pl.Expr) -> SL.OneVsRest:
-    """Known rows and the 2x2 table of one class against the rest."""
+def agreement(
+    actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None
+) -> SL.Agreement:
+    """Known rows (or their weight) and rows where actual = predicted."""
     mask = K.known(actual, predicted)
+    if weight is None:
+        return SL.Agreement(mask.sum().cast(pl.Int64), (actual == predicted).sum().cast(pl.Int64))
+    _, w = _row_weights(actual, predicted, weight)
+    right = pl.when(actual == predicted).then(w).otherwise(0.0)
+    return SL.Agreement(w.sum(), right.sum())
+
+
+def one_vs_rest(
+    actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None
+) -> SL.OneVsRest:
+    """Known rows and the 2x2 table of one class against the rest (weights summed if given)."""
+    mask, w = _row_weights(actual, predicted, weight)
 
     def table(label: Any) -> Table2x2:
         def cell(a: bool, p: bool) -> pl.Expr:
             hit = mask & ((actual == label) == a) & ((predicted == label) == p)
-            return hit.sum().cast(pl.Int64)
+            if weight is None:
+                return hit.sum().cast(pl.Int64)
+            return pl.when(hit).then(w).otherwise(0.0).sum()
 
         return Table2x2(cell(True, True), cell(False, True), cell(True, False), cell(False, False))
 
-    return SL.OneVsRest(mask.sum().cast(pl.Int64), table)
+    n = mask.sum().cast(pl.Int64) if weight is None else w.sum()
+    return SL.OneVsRest(n, table)
 
 
 def cost_entries(costs: Any, func: str) -> list[tuple[Any, Any, float]]:
@@ -144,19 +192,26 @@ def cost_entries(costs: Any, func: str) -> list[tuple[Any, Any, float]]:
     return found
 
 
-def cost_stats(actual: pl.Expr, predicted: pl.Expr) -> SL.CostStats:
-    """Known rows and Σ cost(actual, predicted): 1 per error, corrected where costs are given."""
-    mask = K.known(actual, predicted)
+def cost_stats(
+    actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None
+) -> SL.CostStats:
+    """Known rows and Σ cost(actual, predicted): 1 per error, corrected where costs are given
+    (each row's cost times its weight, if given)."""
+    mask, w = _row_weights(actual, predicted, weight)
+
+    def rows(hit: pl.Expr) -> pl.Expr:
+        return hit.sum() if weight is None else pl.when(hit).then(w).otherwise(0.0).sum()
 
     def total_cost(costs: Any) -> pl.Expr:
-        out = (mask & (actual != predicted)).sum().cast(pl.Float64)
+        out = rows(mask & (actual != predicted)).cast(pl.Float64)
         for a, p, c in cost_entries(costs, "cost_error"):
             default = 0.0 if a == p else 1.0
             if c != default:
-                out = out + (c - default) * ((actual == a) & (predicted == p)).sum()
+                out = out + (c - default) * rows((actual == a) & (predicted == p))
         return OPS.when(mask.sum() == 0, None, out)
 
-    return SL.CostStats(mask.sum().cast(pl.Int64), total_cost)
+    n = mask.sum().cast(pl.Int64) if weight is None else w.sum()
+    return SL.CostStats(n, total_cost)
 
 
 STATS = {
