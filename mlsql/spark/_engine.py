@@ -12,6 +12,7 @@ from mlsql._registry import Measure
 from mlsql.spark import families
 from mlsql.spark._build import OPS, Check, IntoColumn, example
 from mlsql.spark._types import check_label_lists, to_column
+from mlsql.spark._weights import weighted_check
 from mlsql.spark.ops import column
 
 
@@ -59,11 +60,18 @@ class SparkEngine:
             cols = list(check(measure.name, measure.inputs, cols) or cols)
         return column(build(*cols)).alias(measure.name)
 
-    def formula_build(self, measure: Measure, family: ModuleType) -> Callable[..., Column]:
-        """The formula run directly on the Columns of ``family.stats``."""
+    def weighted_check(self, check: Check | None) -> Check:
+        """The inputs' ``check``, then ``sample_weight`` (:mod:`mlsql.spark._weights`)."""
+        return weighted_check(check)
 
-        def build(*inputs: Column, **params: Any) -> Column:
-            return measure.build(OPS, family.stats(measure, *inputs), **params)  # type: ignore[misc]
+    def formula_build(self, measure: Measure, family: ModuleType) -> Callable[..., Column]:
+        """The formula run directly on the Columns of ``family.stats``
+        (``family.stats(measure, *inputs, weight=w)`` with ``sample_weight``)."""
+
+        def build(*inputs: Column, sample_weight: Column | None = None, **params: Any) -> Column:
+            weighted = {} if sample_weight is None else {"weight": sample_weight}
+            s = family.stats(measure, *inputs, **weighted)
+            return measure.build(OPS, s, **params)  # type: ignore[misc]
 
         return build
 

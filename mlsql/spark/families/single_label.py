@@ -368,38 +368,69 @@ def counts_by_class(classes: Column, values: Column) -> Column:
     return F.transform(grouped["counts"], lambda c: c - 1)
 
 
-def class_struct(actual: Column, predicted: Column) -> Column:
+def weights_by_class(classes: Column, rows: Column, value: Callable[[Column], Column]) -> Column:
+    """The total weight ``w`` of the rows of each class (sorted, distinct), ``value(row)``
+    naming a row's class (NULL: in none)."""
+
+    def of(c: Column) -> Column:
+        return F.aggregate(
+            rows, F.lit(0.0), lambda acc, r: acc + F.when(value(r) == c, r["w"]).otherwise(0.0)
+        )
+
+    return F.transform(classes, of)
+
+
+def class_struct(actual: Column, predicted: Column, weight: Column | None = None) -> Column:
     """One group's statistics as a struct: n, classes, per class actual, predicted, correct; pairs.
 
     ``pairs`` are the known rows' (a, p) as collected; ``classes`` the sorted
     classes seen on either side; ``actual``, ``predicted`` and ``correct``
-    (BIGINT) are aligned with them.
+    (BIGINT) are aligned with them. With a ``weight`` the pairs carry it (``w``),
+    and n and the per-class totals are sums of weights (DOUBLE), one pass over
+    the pairs per class.
     """
-    pairs = F.collect_list(
-        F.when(both_known(actual, predicted), F.struct(actual.alias("a"), predicted.alias("p")))
-    )
+    known = both_known(actual, predicted)
+    fields = [actual.alias("a"), predicted.alias("p")]
+    if weight is not None:
+        known = known & weight.isNotNull()
+        fields.append(weight.alias("w"))
+    pairs = F.collect_list(F.when(known, F.struct(*fields)))
 
     def from_pairs(xs: Column) -> Column:
         a = F.transform(xs, lambda r: r["a"])
         p = F.transform(xs, lambda r: r["p"])
         right = F.transform(F.filter(xs, lambda r: r["a"] == r["p"]), lambda r: r["a"])
+
+        def per_class(cs: Column) -> list[Column]:
+            if weight is None:
+                return [
+                    F.size(xs).cast("long").alias("n"),
+                    cs.alias("classes"),
+                    counts_by_class(cs, a).alias("actual"),
+                    counts_by_class(cs, p).alias("predicted"),
+                    counts_by_class(cs, right).alias("correct"),
+                ]
+            return [
+                F.aggregate(xs, F.lit(0.0), lambda acc, r: acc + r["w"]).alias("n"),
+                cs.alias("classes"),
+                weights_by_class(cs, xs, lambda r: r["a"]).alias("actual"),
+                weights_by_class(cs, xs, lambda r: r["p"]).alias("predicted"),
+                weights_by_class(
+                    cs, xs, lambda r: F.when(r["a"] == r["p"], r["a"])
+                ).alias("correct"),
+            ]
+
         return let(
             F.sort_array(F.array_distinct(F.concat(a, p))),
-            lambda cs: F.struct(
-                F.size(xs).cast("long").alias("n"),
-                cs.alias("classes"),
-                counts_by_class(cs, a).alias("actual"),
-                counts_by_class(cs, p).alias("predicted"),
-                counts_by_class(cs, right).alias("correct"),
-                xs.alias("pairs"),
-            ),
+            lambda cs: F.struct(*per_class(cs), xs.alias("pairs")),
         )
 
     return let(pairs, from_pairs)
 
 
-def class_stats(s: Column) -> SL.ClassStats:
-    """:class:`~mlsql.measures.single_label.ClassStats` over a :func:`class_struct` ``s``."""
+def class_stats(s: Column, weighted: bool = False) -> SL.ClassStats:
+    """:class:`~mlsql.measures.single_label.ClassStats` over a :func:`class_struct` ``s``
+    (``weighted``: of a weighted one)."""
     classes = s["classes"]
     axis = ClassAxisOps(classes)
 
@@ -417,6 +448,15 @@ def class_stats(s: Column) -> SL.ClassStats:
         return total(F.transform(classes, row))
 
     def row_pair_sum(term: Callable[[Any, Any], Any]) -> Column:
+        if weighted:
+
+            def each(r: Column) -> Column:
+                ia = F.array_position(classes, r["a"]) - 1
+                ip = F.array_position(classes, r["p"]) - 1
+                return r["w"] * column(term(ia, ip))
+
+            return total(F.transform(s["pairs"], each))
+
         def over(cells: Column) -> Column:
             def weighed(cell: Column, j: Column) -> Column:
                 ia = F.array_position(classes, cell["a"]) - 1
@@ -444,51 +484,79 @@ def _count(condition: Column) -> Column:
     return F.count(F.when(condition, 1))
 
 
-def label_stats(label: Column) -> SL.LabelStats:
-    """Known rows, the largest class count (the labels collected), rows matching a value."""
-    largest = F.array_max(runs(F.sort_array(F.collect_list(label)))["counts"])
+def _weighed(condition: Column, weight: Column | None) -> Column:
+    """Rows where ``condition`` holds: counted, or their weights summed (NULL over none)."""
+    if weight is None:
+        return _count(condition)
+    return F.sum(F.when(condition & weight.isNotNull(), weight))
+
+
+def label_stats(label: Column, weight: Column | None = None) -> SL.LabelStats:
+    """Known rows, the largest class count (the labels collected), rows matching a value
+    (weights summed if given)."""
+    if weight is None:
+        largest = F.array_max(runs(F.sort_array(F.collect_list(label)))["counts"])
+    else:
+        rows = F.collect_list(
+            F.when(label.isNotNull() & weight.isNotNull(), F.struct(label.alias("a"), weight.alias("w")))
+        )
+        largest = let(
+            rows,
+            lambda xs: F.array_max(
+                weights_by_class(
+                    F.array_distinct(F.transform(xs, lambda r: r["a"])), xs, lambda r: r["a"]
+                )
+            ),
+        )
     return SL.LabelStats(
-        n=F.count(label),
+        n=_weighed(label.isNotNull(), weight),
         largest=largest,
-        matching=lambda x: _count(label == F.lit(x)),
+        matching=lambda x: _weighed(label == F.lit(x), weight),
     )
 
 
-def agreement(actual: Column, predicted: Column) -> SL.Agreement:
-    """Known rows and rows where actual = predicted."""
-    return SL.Agreement(_count(both_known(actual, predicted)), _count(actual == predicted))
+def agreement(actual: Column, predicted: Column, weight: Column | None = None) -> SL.Agreement:
+    """Known rows and rows where actual = predicted (weights summed if given)."""
+    ok = both_known(actual, predicted)
+    return SL.Agreement(_weighed(ok, weight), _weighed(ok & (actual == predicted), weight))
 
 
-def one_vs_rest(actual: Column, predicted: Column) -> SL.OneVsRest:
-    """Known rows and the 2x2 table of one class against the rest."""
+def one_vs_rest(actual: Column, predicted: Column, weight: Column | None = None) -> SL.OneVsRest:
+    """Known rows and the 2x2 table of one class against the rest (weights summed if given)."""
     ok = both_known(actual, predicted)
 
     def table(label: Any) -> Table2x2:
         def cell(a: bool, p: bool) -> Column:
-            return _count(ok & ((actual == F.lit(label)) == a) & ((predicted == F.lit(label)) == p))
+            hit = ok & ((actual == F.lit(label)) == a) & ((predicted == F.lit(label)) == p)
+            return _weighed(hit, weight)
 
         return Table2x2(cell(True, True), cell(False, True), cell(True, False), cell(False, False))
 
-    return SL.OneVsRest(_count(ok), table)
+    return SL.OneVsRest(_weighed(ok, weight), table)
 
 
-def cost_stats(actual: Column, predicted: Column) -> SL.CostStats:
-    """Known rows and Σ cost(actual, predicted) (1 per error unless a cost is given)."""
+def cost_stats(actual: Column, predicted: Column, weight: Column | None = None) -> SL.CostStats:
+    """Known rows and Σ cost(actual, predicted) (1 per error unless a cost is given), each
+    row's cost times its weight if given."""
     ok = both_known(actual, predicted)
+    if weight is not None:
+        ok = ok & weight.isNotNull()
+    w = F.lit(1.0) if weight is None else weight
     default = F.when(actual == predicted, 0.0).otherwise(1.0)
 
     def total_cost(costs: Costs) -> Column:
         if costs.table is not None:
             given = costs.table[actual][predicted].cast("double")
-            return F.sum(F.when(ok, F.coalesce(given, default)))
-        out = F.sum(F.when(ok, default))
+            return F.sum(F.when(ok, F.coalesce(given, default) * w))
+        out = F.sum(F.when(ok, default * w))
         for a, p, c in costs.entries:
             base = 0.0 if a == p else 1.0
             if c != base:
-                out = out + (c - base) * _count(ok & (actual == F.lit(a)) & (predicted == F.lit(p)))
+                hit = ok & (actual == F.lit(a)) & (predicted == F.lit(p))
+                out = out + (c - base) * F.coalesce(_weighed(hit, weight), F.lit(0))
         return out
 
-    return SL.CostStats(_count(ok), total_cost)
+    return SL.CostStats(_weighed(ok, weight), total_cost)
 
 
 STATS: dict[str, Callable[..., Any]] = {
@@ -572,16 +640,22 @@ def _build(m: Measure) -> Callable[..., Column]:
     """``build(*inputs, **params)`` of a formula measure."""
     if m.name in CLASS_MEASURES:
 
-        def class_wise(actual: Column, predicted: Column, **checked: Any) -> Column:
-            def formula(s: Column) -> Column:
-                return column(m.build(OPS, class_stats(s), **checked))  # type: ignore[misc]
+        def class_wise(
+            actual: Column, predicted: Column, sample_weight: Column | None = None, **checked: Any
+        ) -> Column:
+            weighted = sample_weight is not None
 
-            return let(class_struct(actual, predicted), formula)
+            def formula(s: Column) -> Column:
+                stats = class_stats(s, weighted)
+                return column(m.build(OPS, stats, **checked))  # type: ignore[misc]
+
+            return let(class_struct(actual, predicted, sample_weight), formula)
 
         return class_wise
 
-    def direct(*inputs: Column, **checked: Any) -> Column:
-        return column(m.build(OPS, STATS[m.name](*inputs), **checked))  # type: ignore[misc]
+    def direct(*inputs: Column, sample_weight: Column | None = None, **checked: Any) -> Column:
+        stats = STATS[m.name](*inputs, weight=sample_weight)
+        return column(m.build(OPS, stats, **checked))  # type: ignore[misc]
 
     return direct
 
