@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mlsql import _classification_params as CP
+from mlsql import _params as P
 from mlsql._duckdb.library import Macro, Qualify, check_param, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, Param
@@ -74,7 +75,30 @@ def _checks() -> list[Macro]:
         "typeof(x)",
         "typeof(y)",
     )
+    weight_type = sql_message(
+        CP.number_type_message("{}", "sample_weight", "{}"), "func", "typeof(w)"
+    )
+    nan, inf, minus_inf, negative = P.SAMPLE_WEIGHT_GOT
+    bad_weight = sql_message(
+        P.sample_weight_message("{}", "{}"),
+        "func",
+        f"CASE WHEN isnan(TRY_CAST(w AS DOUBLE)) THEN '{nan}' "
+        f"WHEN TRY_CAST(w AS DOUBLE) = 'inf'::DOUBLE THEN '{inf}' "
+        f"WHEN TRY_CAST(w AS DOUBLE) = '-inf'::DOUBLE THEN '{minus_inf}' ELSE '{negative}' END",
+    )
     return [
+        Macro(
+            FILE,
+            "_mlsql_weight",
+            ("w", "func"),
+            f"""CASE WHEN NOT regexp_full_match(typeof(w), '({NUMERIC_TYPES}|"NULL")')
+         THEN error({weight_type})
+         WHEN w IS NULL THEN NULL
+         WHEN isfinite(TRY_CAST(w AS DOUBLE)) AND TRY_CAST(w AS DOUBLE) >= 0 THEN TRY_CAST(w AS DOUBLE)
+         ELSE error({bad_weight}) END""",
+            "A row's sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).",
+            public=False,
+        ),
         Macro(
             FILE,
             "_mlsql_binary_flag",
@@ -130,9 +154,32 @@ def param_sql(p: Param) -> str:
     return p.name if p.name in REQUIRED else f"{p.name} := {lit(p.default)}"
 
 
+#: a weighted macro's last parameter; its default NULL (a constant of no type) means unweighted
+SAMPLE_WEIGHT = "sample_weight := NULL"
+
+
 def signature(m: Measure) -> tuple[str, ...]:
-    """The macro's parameters: inputs, then parameters with defaults."""
-    return (*m.inputs, *(param_sql(p) for p in m.params))
+    """The macro's parameters: inputs, then parameters with defaults (and ``sample_weight``)."""
+    weight = (SAMPLE_WEIGHT,) if m.weighted else ()
+    return (*m.inputs, *(param_sql(p) for p in m.params), *weight)
+
+
+def weight(func: str, q: Qualify) -> Sql:
+    """The checked weight of a row of macro ``func`` (its ``sample_weight`` parameter)."""
+    return Sql(f"{q('_mlsql_weight')}(sample_weight, {lit(func)})")
+
+
+def by_weight(unweighted: Any, weighted: Any) -> Sql:
+    """``unweighted`` when the macro's ``sample_weight`` is the default NULL, else ``weighted``.
+
+    ``typeof`` is folded when DuckDB binds the query, so only the branch taken
+    is planned: an unweighted call runs the plan it ran before weights existed
+    (``any_value`` only lets an aggregate name the parameter).
+    """
+    return Sql(
+        f"""CASE WHEN typeof(any_value(sample_weight)) = '"NULL"' THEN {unweighted}
+         ELSE {weighted} END"""
+    )
 
 
 def checked(m: Measure, q: Qualify) -> dict[str, Sql]:
@@ -152,6 +199,7 @@ def aliases(m: Measure, file: str, q: Qualify) -> list[Macro]:
     args = [
         *m.inputs,
         *(p.name if p.name in REQUIRED else f"{p.name} := {p.name}" for p in m.params),
+        *(["sample_weight := sample_weight"] if m.weighted else []),
     ]
     return [
         Macro(file, alias, signature(m), f"{q(m.name)}({', '.join(args)})", f"Alias of {m.name}.")
@@ -167,10 +215,22 @@ def render(
     stats: Any,
     *,
     body: Callable[..., Any] | None = None,
+    weighted: Any = None,
 ) -> list[Macro]:
-    """The macro of registry measure ``m`` over ``stats`` (and its aliases)."""
+    """The macro of registry measure ``m`` over ``stats`` (and its aliases).
+
+    ``weighted``: the statistics with each row weighted (or, with ``body``, the
+    weighted body), taken when the macro's ``sample_weight`` is given.
+    """
     params = checked(m, q)
-    value = m.build(ops, stats, **params) if body is None else body(params)
+    if body is None:
+        value = m.build(ops, stats, **params)
+        if m.weighted:
+            value = by_weight(value, m.build(ops, weighted, **params))
+    else:
+        value = body(params)
+        if m.weighted:
+            value = by_weight(value, weighted(params))
     return [
         Macro(file, m.name, signature(m), str(guard_zero_division(value, params)), m.summary),
         *aliases(m, file, q),

@@ -77,6 +77,10 @@ BETA = P.BETA
 AVERAGE = P.AVERAGE
 WEIGHTS = P.WEIGHTS
 BY = Param("by", None)
+#: why the per-class tables take no sample_weight yet
+TABLES_UNWEIGHTED = "not weighted yet: the per-class tables count rows (issue 13 follow-up)"
+#: why the class-frequency aggregates take no sample_weight yet
+EXTREMES_UNWEIGHTED = "not weighted yet: the most or least frequent class by rows"
 
 
 # ------------------------------------------------------------------ statistics
@@ -241,6 +245,7 @@ declare(
     "One row per class of a label column (and group): class, count, share of known rows.",
     inputs=("label",),
     params=(BY,),
+    unweighted=TABLES_UNWEIGHTED,
 )
 declare(
     "majority_class",
@@ -248,6 +253,7 @@ declare(
     FAMILY,
     "The most frequent class (ties: the smallest); NULLs skipped.",
     inputs=("label",),
+    unweighted=EXTREMES_UNWEIGHTED,
 )
 declare(
     "minority_class",
@@ -255,6 +261,7 @@ declare(
     FAMILY,
     "The least frequent class that occurs (ties: the smallest); NULLs skipped.",
     inputs=("label",),
+    unweighted=EXTREMES_UNWEIGHTED,
 )
 
 
@@ -451,6 +458,7 @@ declare(
     FAMILY,
     "A cost table's rows (actual, predicted, cost) as the nested map cost_error takes.",
     inputs=("actual", "predicted", "cost"),
+    unweighted="it reads a table of costs, not predictions: there is nothing to weigh",
     unavailable={
         "polars": "cost_error takes the cost table itself (a DataFrame actual, predicted, cost) "
         "or a dict; no map column is needed",
@@ -462,6 +470,7 @@ declare(
     FAMILY,
     "The confusion matrix as a long table: actual, predicted, count (every cell, zeros too).",
     params=(BY,),
+    unweighted=TABLES_UNWEIGHTED,
 )
 declare(
     "confusion_matrix_wide",
@@ -469,6 +478,7 @@ declare(
     FAMILY,
     "The confusion matrix as a wide table: one row per actual class, a column per predicted class.",
     params=(BY,),
+    unweighted=TABLES_UNWEIGHTED,
     unavailable={
         "duckdb": "a DuckDB macro cannot PIVOT on values read from the data: run PIVOT "
         "confusion_matrix(...) ON predicted USING sum(count), or call "
@@ -481,4 +491,5 @@ declare(
     FAMILY,
     "One row per class: tp, fp, fn, tn, support, precision, recall, fbeta, class error rate.",
     params=(BETA, ZD, BY),
+    unweighted=TABLES_UNWEIGHTED,
 )

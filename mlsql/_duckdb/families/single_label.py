@@ -160,8 +160,11 @@ class ClassAxisOps(SqlOps):
         return call("list_count", self.over(x))
 
 
-def class_stats(q: Qualify, cl: Sql, pairs: Sql | None = None) -> SL.ClassStats:
-    """The per-class statistics of a ``_mlsql_class_lists`` struct ``cl``."""
+def class_stats(
+    q: Qualify, cl: Sql, pairs: Sql | None = None, weighted: bool = False
+) -> SL.ClassStats:
+    """The per-class statistics of a ``_mlsql_class_lists`` struct ``cl`` (``weighted``: of
+    ``_mlsql_weighted_class_lists``, its pairs one (key, weight) entry per row)."""
     size = Sql(f"len(struct_extract({cl}, 'classes'))")
 
     def at(field: str, var: str) -> Sql:
@@ -178,6 +181,10 @@ def class_stats(q: Qualify, cl: Sql, pairs: Sql | None = None) -> SL.ClassStats:
         classes = f"struct_extract({cl}, 'classes')"
         ia = Sql(f"(list_position({classes}, e.key.a) - 1)")
         ip = Sql(f"(list_position({classes}, e.key.p) - 1)")
+        if weighted:
+            return Sql(
+                f"list_sum(list_transform({pairs}, lambda e: e.value * {lit(term(ia, ip))}))"
+            )
         return Sql(
             f"list_sum(list_transform(map_entries({pairs}), lambda e: CAST(e.value AS BIGINT) * {lit(term(ia, ip))}))"
         )
@@ -232,6 +239,52 @@ def _class_lists(q: Qualify) -> list[Macro]:
         ),
         Macro(
             FILE,
+            "_mlsql_weighted_class_lists",
+            ("actual", "predicted", "w", "func"),
+            str(
+                let(
+                    f"""coalesce(list(struct_pack(
+            a := {q("_mlsql_same_kind")}(actual, predicted, func), p := predicted,
+            w := {q("_mlsql_weight")}(w, func)))
+            FILTER (WHERE {both} AND {q("_mlsql_weight")}(w, func) IS NOT NULL), [])""",
+                    "rows",
+                    str(
+                        let(
+                            Sql(
+                                "list_sort(list_distinct(list_concat("
+                                "list_transform(rows, lambda r: r.a), "
+                                "list_transform(rows, lambda r: r.p))))"
+                            ),
+                            "cs",
+                            """struct_pack(
+        n := coalesce(list_sum(list_transform(rows, lambda r: r.w)), 0.0),
+        classes := cs,
+        actual := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
+            list_filter(rows, lambda r: r.a = x), lambda r: r.w)), 0.0)),
+        predicted := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
+            list_filter(rows, lambda r: r.p = x), lambda r: r.w)), 0.0)),
+        correct := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
+            list_filter(rows, lambda r: r.a = x AND r.p = x), lambda r: r.w)), 0.0)))""",
+                        )
+                    ),
+                )
+            ),
+            "The class lists with each row weighted by w: n and per-class totals are sums of"
+            " weights (one pass over the group's rows per class).",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_weighted_class_pairs",
+            ("actual", "predicted", "w", "wanted", "func"),
+            f"""coalesce(list(struct_pack(key := struct_pack(a := actual, p := predicted),
+            value := {q("_mlsql_weight")}(w, func)))
+        FILTER (WHERE wanted AND {both} AND {q("_mlsql_weight")}(w, func) IS NOT NULL), [])""",
+            "Each known row's (actual, predicted) pair and weight (empty unless wanted: a constant).",
+            public=False,
+        ),
+        Macro(
+            FILE,
             "_mlsql_class_pairs",
             ("actual", "predicted", "wanted"),
             f"histogram(CASE WHEN wanted AND {both} THEN struct_pack(a := actual, p := predicted) END)",
@@ -245,32 +298,33 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
     """``_mlsql_<name>_of(cl [, pairs], params)`` and the public aggregate calling it."""
     pairs = m.name == "cohen_kappa_score"
     inner_params = ("cl", *(("pairs",) if pairs else ()), *(p.name for p in m.params))
-    stats = class_stats(q, Sql("cl"), Sql("pairs") if pairs else None)
-    body = m.build(ops, stats, **{p.name: Sql(p.name) for p in m.params})
-    inner = Macro(FILE, f"_mlsql_{m.name}_of", inner_params, str(body), m.summary, public=False)
+
+    def inner(suffix: str, weighted: bool) -> Macro:
+        stats = class_stats(q, Sql("cl"), Sql("pairs") if pairs else None, weighted)
+        body = m.build(ops, stats, **{p.name: Sql(p.name) for p in m.params})
+        name = f"_mlsql_{m.name}{suffix}_of"
+        return Macro(FILE, name, inner_params, str(body), m.summary, public=False)
+
     params = CC.checked(m, q)
-    args = [
-        call(q("_mlsql_class_lists"), Sql("actual"), Sql("predicted"), m.name),
-        *(
-            (
-                call(
-                    q("_mlsql_class_pairs"),
-                    Sql("actual"),
-                    Sql("predicted"),
-                    Sql("weights IS NOT NULL"),
-                ),
-            )
-            if pairs
-            else ()
-        ),
-        *params.values(),
-    ]
-    public = let(args[0], "cl", call(q(f"_mlsql_{m.name}_of"), Sql("cl"), *args[1:]))
+    a, p, w = Sql("actual"), Sql("predicted"), Sql("sample_weight")
+    wanted = Sql("weights IS NOT NULL")
+
+    def public(weighted: bool) -> Sql:
+        if weighted:
+            lists = call(q("_mlsql_weighted_class_lists"), a, p, w, m.name)
+            found = call(q("_mlsql_weighted_class_pairs"), a, p, w, wanted, m.name)
+        else:
+            lists = call(q("_mlsql_class_lists"), a, p, m.name)
+            found = call(q("_mlsql_class_pairs"), a, p, wanted)
+        name = f"_mlsql_{m.name}{'_weighted' if weighted and pairs else ''}_of"
+        args = [Sql("cl"), *((found,) if pairs else ()), *params.values()]
+        return let(lists, "cl", call(q(name), *args))
+
+    body = CC.by_weight(public(False), public(True))
     return [
-        inner,
-        Macro(
-            FILE, m.name, CC.signature(m), str(CC.guard_zero_division(public, params)), m.summary
-        ),
+        inner("", False),
+        *([inner("_weighted", True)] if pairs else []),
+        Macro(FILE, m.name, CC.signature(m), str(CC.guard_zero_division(body, params)), m.summary),
         *CC.aliases(m, FILE, q),
     ]
 
@@ -280,25 +334,46 @@ def _known(a: str = "actual", p: str = "predicted") -> str:
     return f"{a} IS NOT NULL AND {p} IS NOT NULL"
 
 
-def stats(q: Qualify, m: Measure) -> Any:
-    """The statistics of a measure that is not class-wise."""
+def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
+    """The statistics of a measure that is not class-wise (``weighted``: each row counts its
+    ``sample_weight``; n and the counts are then sums of weights, 0 over none)."""
+    w = CC.weight(m.name, q)
+
+    def tally(condition: str) -> Sql:
+        if weighted:
+            return Sql(f"coalesce(sum(CASE WHEN {condition} THEN {w} END), 0)")
+        return Sql(f"count(CASE WHEN {condition} THEN 1 END)")
+
     if m.inputs == ("label",):
+        if weighted:
+            rows = f"list(struct_pack(l := label, w := {w})) FILTER (WHERE label IS NOT NULL)"
+            largest = let(
+                rows,
+                "rows",
+                "list_max(list_transform(list_distinct(list_transform(rows, lambda r: r.l)),"
+                " lambda x: list_sum(list_transform(list_filter(rows, lambda r: r.l = x AND"
+                " r.w IS NOT NULL), lambda r: r.w))))",
+            )
+            return SL.LabelStats(
+                n=tally("label IS NOT NULL"),
+                largest=largest,
+                matching=lambda x: tally(f"label = {lit(x)}"),
+            )
         return SL.LabelStats(
             n=Sql("count(label)"),
             largest=Sql("list_max(map_values(histogram(label)))"),
             matching=lambda x: Sql(f"count(CASE WHEN label = {lit(x)} THEN 1 END)"),
         )
-    n = Sql(f"count(CASE WHEN {_known()} THEN 1 END)")
+    n = tally(_known())
     if m.name in ("accuracy", "error_rate"):
         same = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
-        return SL.Agreement(n, Sql(f"count(CASE WHEN {same} = predicted THEN 1 END)"))
+        return SL.Agreement(n, tally(f"{same} = predicted"))
     if m.name == "class_error_rate":
 
         def table(label: Any) -> Table2x2:
             a = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
-            cell = lambda ca, cp: Sql(  # noqa: E731
-                f"count(CASE WHEN {_known()} AND ({a} = {lit(label)}) = {ca} "
-                f"AND (predicted = {lit(label)}) = {cp} THEN 1 END)"
+            cell = lambda ca, cp: tally(  # noqa: E731
+                f"{_known()} AND ({a} = {lit(label)}) = {ca} AND (predicted = {lit(label)}) = {cp}"
             )
             return Table2x2(
                 cell("true", "true"),
@@ -309,12 +384,13 @@ def stats(q: Qualify, m: Measure) -> Any:
 
         return SL.OneVsRest(n, table)
     if m.name == "cost_error":
+        factor = f" * {w}" if weighted else ""
 
         def total_cost(costs: Any) -> Sql:
             same = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
             return Sql(
                 f"sum(CASE WHEN {_known()} THEN coalesce({lit(costs)}[actual][predicted], "
-                f"CASE WHEN {same} = predicted THEN 0 ELSE 1 END) END)"
+                f"CASE WHEN {same} = predicted THEN 0 ELSE 1 END){factor} END)"
             )
 
         return SL.CostStats(n, total_cost)
@@ -473,5 +549,6 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         if m.name in CLASS_MEASURES:
             out += _class_measure(m, qualify, ops)
         else:
-            out += CC.render(m, qualify, ops, FILE, stats(qualify, m))
+            weighted = stats(qualify, m, weighted=True)
+            out += CC.render(m, qualify, ops, FILE, stats(qualify, m), weighted=weighted)
     return out + _tables(qualify, ops)
