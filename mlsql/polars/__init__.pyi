@@ -207,7 +207,12 @@ def above_threshold(scores: _IntoExpr, *, threshold: float | None = None) -> pl.
     [['cat'], ['dog', 'owl']]
     """
 
-def accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def accuracy(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -216,6 +221,9 @@ def accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -232,7 +240,12 @@ def accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.75
     """
 
-def accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def accuracy_score(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -241,6 +254,9 @@ def accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -257,7 +273,13 @@ def accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.75
     """
 
-def auc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def auc(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
     Parameters
@@ -270,6 +292,9 @@ def auc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -291,6 +316,7 @@ def average_precision(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 
@@ -330,6 +356,7 @@ def average_precision_score(
     score: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP, tied scores one step.
 
@@ -343,6 +370,9 @@ def average_precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -359,7 +389,12 @@ def average_precision_score(
     0.8875
     """
 
-def balanced_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def balanced_accuracy(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -368,6 +403,9 @@ def balanced_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -384,7 +422,12 @@ def balanced_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.8333333333333334
     """
 
-def balanced_accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def balanced_accuracy_score(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -393,6 +436,9 @@ def balanced_accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -409,7 +455,12 @@ def balanced_accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.8333333333333334
     """
 
-def binary_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_accuracy(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -418,6 +469,9 @@ def binary_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -473,6 +527,7 @@ def binary_cost_error(
     *,
     cost_fn: float = 1.0,
     cost_fp: float = 1.0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """(cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 
@@ -486,6 +541,9 @@ def binary_cost_error(
         Cost of a false negative; a finite number.
     cost_fp : float, default 1.0
         Cost of a false positive; a finite number.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -542,13 +600,21 @@ def binary_cost_error_from_counts(
     0.3
     """
 
-def binary_counts(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_counts(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.
 
     Parameters
     ----------
     actual, predicted : str or polars.Expr
         Boolean or 0/1 columns.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown): the cells are sums of weights. None (the default): counts.
 
     Returns
     -------
@@ -564,7 +630,12 @@ def binary_counts(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     {'tp': 1, 'fp': 0, 'fn': 1, 'tn': 1}
     """
 
-def binary_coverage(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_coverage(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -573,6 +644,9 @@ def binary_coverage(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -622,7 +696,12 @@ def binary_coverage_from_counts(
     0.6
     """
 
-def binary_error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_error_rate(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """(fp + fn) / n: 1 - accuracy.
 
     Parameters
@@ -631,6 +710,9 @@ def binary_error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -685,6 +767,7 @@ def binary_f1(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """F1 of the positive class, from counts.
 
@@ -698,6 +781,9 @@ def binary_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -759,6 +845,7 @@ def binary_f_alpha(
     *,
     alpha: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 
@@ -774,6 +861,9 @@ def binary_f_alpha(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -837,6 +927,7 @@ def binary_false_negative_rate(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """fn / (tp + fn): the positive class's error rate (1 - recall).
 
@@ -850,6 +941,9 @@ def binary_false_negative_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -910,6 +1004,7 @@ def binary_false_positive_rate(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """fp / (fp + tn): the negative class's error rate (1 - specificity).
 
@@ -923,6 +1018,9 @@ def binary_false_positive_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -984,6 +1082,7 @@ def binary_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """F-beta of the positive class, from counts.
 
@@ -999,6 +1098,9 @@ def binary_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1062,6 +1164,7 @@ def binary_kappa(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Cohen's kappa of the 2x2 table.
 
@@ -1075,6 +1178,9 @@ def binary_kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1135,6 +1241,7 @@ def binary_negative_predictive_value(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """tn / (tn + fn): the lecture's nrel.
 
@@ -1148,6 +1255,9 @@ def binary_negative_predictive_value(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1208,6 +1318,7 @@ def binary_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """tp / (tp + fp): the lecture's prel.
 
@@ -1221,6 +1332,9 @@ def binary_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1281,6 +1395,7 @@ def binary_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """tp / (tp + fn): the lecture's sens.
 
@@ -1294,6 +1409,9 @@ def binary_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1354,6 +1472,7 @@ def binary_specificity(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """tn / (tn + fp): the lecture's spec.
 
@@ -1367,6 +1486,9 @@ def binary_specificity(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1422,7 +1544,12 @@ def binary_specificity_from_counts(
     0.6
     """
 
-def binary_support(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_support(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -1431,6 +1558,9 @@ def binary_support(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1480,7 +1610,12 @@ def binary_support_from_counts(
     0.4
     """
 
-def brier_score_loss(actual: _IntoExpr, prob: _IntoExpr) -> pl.Expr:
+def brier_score_loss(
+    actual: _IntoExpr,
+    prob: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
 
     Parameters
@@ -1489,6 +1624,9 @@ def brier_score_loss(actual: _IntoExpr, prob: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     prob : str or polars.Expr
         The probability of the positive class in each row, in [0, 1] (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1541,6 +1679,7 @@ def class_error_rate(
     *,
     label: Any = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Share of the rows truly of the given class that were predicted otherwise.
 
@@ -1556,6 +1695,9 @@ def class_error_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1631,6 +1773,7 @@ def cohen_kappa_score(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -1646,6 +1789,9 @@ def cohen_kappa_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1733,6 +1879,7 @@ def cost_error(
     predicted: _IntoExpr,
     *,
     costs: Mapping[Any, Mapping[Any, float]] | None = None,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """(1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 
@@ -1745,6 +1892,9 @@ def cost_error(
     costs : dict or polars.DataFrame
         actual -> {predicted: cost}, (actual, predicted) -> cost, or a DataFrame with
         columns actual, predicted, cost. Pairs not given cost 1 off the diagonal, 0 on it.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1761,7 +1911,7 @@ def cost_error(
     1.25
     """
 
-def cov(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def cov(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -1770,6 +1920,9 @@ def cov(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1786,7 +1939,12 @@ def cov(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.6
     """
 
-def coverage_error(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def coverage_error(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 
     Parameters
@@ -1817,7 +1975,12 @@ def coverage_error(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
     2.0
     """
 
-def error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def error_rate(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Share of known rows where actual <> predicted.
 
     Parameters
@@ -1826,6 +1989,9 @@ def error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1842,7 +2008,13 @@ def error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.25
     """
 
-def expected_calibration_error(actual: _IntoExpr, prob: _IntoExpr, *, n_bins: int = 10) -> pl.Expr:
+def expected_calibration_error(
+    actual: _IntoExpr,
+    prob: _IntoExpr,
+    *,
+    n_bins: int = 10,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
 
     Parameters
@@ -1853,6 +2025,9 @@ def expected_calibration_error(actual: _IntoExpr, prob: _IntoExpr, *, n_bins: in
         The probability of the positive class in each row, in [0, 1] (column name or expression).
     n_bins : int, default 10
         The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1874,6 +2049,7 @@ def explained_variance(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -1887,6 +2063,9 @@ def explained_variance(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1908,6 +2087,7 @@ def explained_variance_score(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -1921,6 +2101,9 @@ def explained_variance_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1943,6 +2126,7 @@ def f1_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """F1 over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -1959,6 +2143,9 @@ def f1_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2030,6 +2217,7 @@ def fbeta_score(
     beta: float = 1.0,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2048,6 +2236,9 @@ def fbeta_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2102,6 +2293,7 @@ def graded_ndcg(
     ideal_relevance: _IntoExpr,
     *,
     k: int | None = None,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 
@@ -2139,6 +2331,7 @@ def hamming_loss(
     predicted: _IntoExpr,
     *,
     n_labels: int | None = None,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """(fp + fn) / (rows x n_labels): share of wrong label decisions.
 
@@ -2150,6 +2343,9 @@ def hamming_loss(
         The predicted labels of each row: a list column (name or expression).
     n_labels : int
         The number of labels in the label universe (> 0).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2191,7 +2387,13 @@ def hamming_loss_from_counts(counts: _IntoExpr, *, n_labels: int | None = None) 
     0.25
     """
 
-def hitrate(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def hitrate(
+    rank_items: _IntoExpr,
+    correct_items: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Hivemall's HitRate@k: share of rows with a true item in the top k.
 
     Parameters
@@ -2224,7 +2426,13 @@ def hitrate(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = 
     1.0
     """
 
-def hivemall_auc(score: _IntoExpr, label: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def hivemall_auc(
+    score: _IntoExpr,
+    label: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.
 
     Parameters
@@ -2237,6 +2445,9 @@ def hivemall_auc(score: _IntoExpr, label: _IntoExpr, *, zero_division: float | s
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2253,7 +2464,12 @@ def hivemall_auc(score: _IntoExpr, label: _IntoExpr, *, zero_division: float | s
     0.8125
     """
 
-def hivemall_logloss(predicted: _IntoExpr, actual: _IntoExpr) -> pl.Expr:
+def hivemall_logloss(
+    predicted: _IntoExpr,
+    actual: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).
 
     Parameters
@@ -2262,6 +2478,9 @@ def hivemall_logloss(predicted: _IntoExpr, actual: _IntoExpr) -> pl.Expr:
         The predicted values of each row (column name or expression).
     actual : str or polars.Expr
         The true values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2283,6 +2502,7 @@ def hivemall_r2(
     actual: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """r2 in Hivemall's argument order: hivemall_r2(predicted, actual).
 
@@ -2296,6 +2516,9 @@ def hivemall_r2(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2329,6 +2552,7 @@ def kappa(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -2344,6 +2568,9 @@ def kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2433,7 +2660,12 @@ def label_metrics(
     [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
     """
 
-def label_ranking_average_precision(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def label_ranking_average_precision(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
     Parameters
@@ -2464,7 +2696,12 @@ def label_ranking_average_precision(actual: _IntoExpr, scores: _IntoExpr) -> pl.
     0.7916666666666666
     """
 
-def label_ranking_average_precision_score(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def label_ranking_average_precision_score(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
     Parameters
@@ -2495,7 +2732,12 @@ def label_ranking_average_precision_score(actual: _IntoExpr, scores: _IntoExpr) 
     0.7916666666666666
     """
 
-def label_ranking_loss(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def label_ranking_loss(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
 
     Parameters
@@ -2544,7 +2786,12 @@ def labels_from_indicators(indicators: Sequence[str | pl.Expr], labels: Sequence
     [['L1', 'L2'], None]
     """
 
-def log_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def log_loss(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2553,6 +2800,9 @@ def log_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2569,7 +2819,7 @@ def log_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.5655382020021631
     """
 
-def logloss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def logloss(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2578,6 +2828,9 @@ def logloss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2699,7 +2952,7 @@ def macro_recall(
     One row per group over a frame: ``macro_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_recall`` column of :func:`multilabel_report`.
     """
 
-def mae(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mae(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -2708,6 +2961,9 @@ def mae(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2745,13 +3001,16 @@ def majority_class(label: _IntoExpr) -> pl.Expr:
     'b'
     """
 
-def majority_error(label: _IntoExpr) -> pl.Expr:
+def majority_error(label: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """1 - the largest class share: the error of always predicting the majority class.
 
     Parameters
     ----------
     label : str or polars.Expr
         A label column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2768,7 +3027,7 @@ def majority_error(label: _IntoExpr) -> pl.Expr:
     0.5
     """
 
-def mape(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mape(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -2777,6 +3036,9 @@ def mape(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2798,6 +3060,7 @@ def matthews_corrcoef(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Matthews correlation coefficient (multiclass).
 
@@ -2811,6 +3074,9 @@ def matthews_corrcoef(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2827,7 +3093,13 @@ def matthews_corrcoef(
     0.6999999999999998
     """
 
-def mcc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def mcc(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Matthews correlation coefficient (multiclass).
 
     Parameters
@@ -2840,6 +3112,9 @@ def mcc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2856,7 +3131,12 @@ def mcc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
     0.6999999999999998
     """
 
-def mean_absolute_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mean_absolute_error(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -2865,6 +3145,9 @@ def mean_absolute_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2881,7 +3164,12 @@ def mean_absolute_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.5
     """
 
-def mean_absolute_percentage_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mean_absolute_percentage_error(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -2890,6 +3178,9 @@ def mean_absolute_percentage_error(actual: _IntoExpr, predicted: _IntoExpr) -> p
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2906,7 +3197,12 @@ def mean_absolute_percentage_error(actual: _IntoExpr, predicted: _IntoExpr) -> p
     0.3273809523809524
     """
 
-def mean_squared_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mean_squared_error(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Mean squared error.
 
     Parameters
@@ -2915,6 +3211,9 @@ def mean_squared_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2931,13 +3230,16 @@ def mean_squared_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.375
     """
 
-def merge_counts(counts: _IntoExpr) -> pl.Expr:
+def merge_counts(counts: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """Sum stored multilabel_counts structs field by field (combine partitions).
 
     Parameters
     ----------
     counts : str or polars.Expr
         Stored ``multilabel_counts`` structs (or ``merge_counts`` of them).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2954,7 +3256,13 @@ def merge_counts(counts: _IntoExpr) -> pl.Expr:
     {'n_rows': 2, 'tp': 2, 'fp': 1, 'fn': 1, 'n_actual': 3, 'n_predicted': 3, 'n_exact': 0}
     """
 
-def micro_f1(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def micro_f1(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """F1 of counts pooled over rows.
 
     Parameters
@@ -2967,6 +3275,9 @@ def micro_f1(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3016,6 +3327,7 @@ def micro_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """F-beta of counts pooled over rows.
 
@@ -3031,6 +3343,9 @@ def micro_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3086,6 +3401,7 @@ def micro_jaccard(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Jaccard of counts pooled over rows.
 
@@ -3099,6 +3415,9 @@ def micro_jaccard(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3147,6 +3466,7 @@ def micro_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Precision of counts pooled over rows.
 
@@ -3160,6 +3480,9 @@ def micro_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3208,6 +3531,7 @@ def micro_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Recall of counts pooled over rows.
 
@@ -3221,6 +3545,9 @@ def micro_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3300,7 +3627,13 @@ def mlp(
     One row per group over a frame: ``mlp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``mlp`` column of :func:`multilabel_report`.
     """
 
-def mrr(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def mrr(
+    rank_items: _IntoExpr,
+    correct_items: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 
     Parameters
@@ -3333,7 +3666,7 @@ def mrr(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None
     0.75
     """
 
-def mse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mse(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """Mean squared error.
 
     Parameters
@@ -3342,6 +3675,9 @@ def mse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3358,7 +3694,12 @@ def mse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.375
     """
 
-def multilabel_counts(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def multilabel_counts(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.
 
     Parameters
@@ -3367,6 +3708,9 @@ def multilabel_counts(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true labels of each row: a list column (name or expression).
     predicted : str or polars.Expr
         The predicted labels of each row: a list column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3406,7 +3750,13 @@ def multilabel_report(
     (2, 0.6666666666666666, 0.3333333333333333)
     """
 
-def ndcg(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def ndcg(
+    rank_items: _IntoExpr,
+    correct_items: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Hivemall's binary nDCG@k, averaged over rows.
 
     Parameters
@@ -3440,7 +3790,13 @@ def ndcg(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = Non
     0.622038473168458
     """
 
-def ndcg_score(actual: _IntoExpr, scores: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def ndcg_score(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 
     Parameters
@@ -3474,7 +3830,7 @@ def ndcg_score(actual: _IntoExpr, scores: _IntoExpr, *, k: int | None = None) ->
     0.9032867981913646
     """
 
-def nov(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
+def nov(holds: _IntoExpr, fires: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -3483,6 +3839,9 @@ def nov(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
         Whether the row is of the rule's class, R: boolean or 0/1.
     fires : str or polars.Expr
         Whether the rule fires on the row, L: boolean or 0/1.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3499,7 +3858,13 @@ def nov(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
     0.04
     """
 
-def nrel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def nrel(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """tn / (tn + fn): the lecture's nrel.
 
     Parameters
@@ -3512,6 +3877,9 @@ def nrel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3528,7 +3896,7 @@ def nrel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
     0.5
     """
 
-def one_error(actual: _IntoExpr, scores: _IntoExpr) -> pl.Expr:
+def one_error(actual: _IntoExpr, scores: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """One-error: share of rows whose top-scored label is not true (ties count fractionally).
 
     Parameters
@@ -3564,6 +3932,7 @@ def pearson_corr(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Pearson correlation of actual and predicted (the lecture's corr).
 
@@ -3577,6 +3946,9 @@ def pearson_corr(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3598,6 +3970,7 @@ def precision_at(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 
@@ -3637,6 +4010,7 @@ def precision_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Precision over classes, averaged micro, macro (default) or weighted by support.
 
@@ -3653,6 +4027,9 @@ def precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3669,7 +4046,13 @@ def precision_score(
     0.8333333333333334
     """
 
-def prel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def prel(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """tp / (tp + fp): the lecture's prel.
 
     Parameters
@@ -3682,6 +4065,9 @@ def prel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3698,7 +4084,12 @@ def prel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
     0.6666666666666666
     """
 
-def prevalence(label: _IntoExpr, *, positive: Any = None) -> pl.Expr:
+def prevalence(
+    label: _IntoExpr,
+    *,
+    positive: Any = None,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Share of known rows whose label is the given positive class.
 
     Parameters
@@ -3707,6 +4098,9 @@ def prevalence(label: _IntoExpr, *, positive: Any = None) -> pl.Expr:
         A label column (name or expression).
     positive : label
         The class whose share is wanted (required).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3723,7 +4117,13 @@ def prevalence(label: _IntoExpr, *, positive: Any = None) -> pl.Expr:
     0.5
     """
 
-def r2(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def r2(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -3736,6 +4136,9 @@ def r2(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3752,7 +4155,13 @@ def r2(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 
     0.9486081370449679
     """
 
-def r2_score(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def r2_score(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -3765,6 +4174,9 @@ def r2_score(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3781,7 +4193,13 @@ def r2_score(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | 
     0.9486081370449679
     """
 
-def rae(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def rae(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).
 
     Parameters
@@ -3794,6 +4212,9 @@ def rae(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3815,6 +4236,7 @@ def ranking_auc(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 
@@ -3849,7 +4271,13 @@ def ranking_auc(
     0.5
     """
 
-def recall_at(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:
+def recall_at(
+    rank_items: _IntoExpr,
+    correct_items: _IntoExpr,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 
     Parameters
@@ -3888,6 +4316,7 @@ def recall_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Recall over classes, averaged micro, macro (default) or weighted by support.
 
@@ -3904,6 +4333,9 @@ def recall_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3920,7 +4352,7 @@ def recall_score(
     0.8333333333333334
     """
 
-def rmse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def rmse(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """Root mean squared error.
 
     Parameters
@@ -3929,6 +4361,9 @@ def rmse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3950,6 +4385,7 @@ def roc_auc_score(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
@@ -3963,6 +4399,9 @@ def roc_auc_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4081,7 +4520,13 @@ def row_recall(
     [0.5, 1.0]
     """
 
-def rrse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def rrse(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Root relative squared error: sqrt(rse).
 
     Parameters
@@ -4094,6 +4539,9 @@ def rrse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4110,7 +4558,13 @@ def rrse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
     0.2266977347814312
     """
 
-def rse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def rse(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4123,6 +4577,9 @@ def rse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4139,7 +4596,7 @@ def rse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
     0.05139186295503212
     """
 
-def rule_novelty(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
+def rule_novelty(holds: _IntoExpr, fires: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4148,6 +4605,9 @@ def rule_novelty(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
         Whether the row is of the rule's class, R: boolean or 0/1.
     fires : str or polars.Expr
         Whether the rule fires on the row, L: boolean or 0/1.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4197,6 +4657,7 @@ def rule_satisfaction(
     fires: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -4210,6 +4671,9 @@ def rule_satisfaction(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4270,6 +4734,7 @@ def samples_f1(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Mean over rows of row F1.
 
@@ -4283,6 +4748,9 @@ def samples_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4305,6 +4773,7 @@ def samples_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Mean over rows of row F-beta.
 
@@ -4320,6 +4789,9 @@ def samples_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4341,6 +4813,7 @@ def samples_jaccard(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Mean over rows of row Jaccard.
 
@@ -4354,6 +4827,9 @@ def samples_jaccard(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4375,6 +4851,7 @@ def samples_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Mean over rows of row precision.
 
@@ -4388,6 +4865,9 @@ def samples_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4409,6 +4889,7 @@ def samples_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
 ) -> pl.Expr:
     """Mean over rows of row recall.
 
@@ -4422,6 +4903,9 @@ def samples_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4438,7 +4922,13 @@ def samples_recall(
     0.75
     """
 
-def sat(holds: _IntoExpr, fires: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def sat(
+    holds: _IntoExpr,
+    fires: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4451,6 +4941,9 @@ def sat(holds: _IntoExpr, fires: _IntoExpr, *, zero_division: float | str = 0) -
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4467,7 +4960,13 @@ def sat(holds: _IntoExpr, fires: _IntoExpr, *, zero_division: float | str = 0) -
     0.16666666666666666
     """
 
-def sens(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def sens(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """tp / (tp + fn): the lecture's sens.
 
     Parameters
@@ -4480,6 +4979,9 @@ def sens(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4625,7 +5127,13 @@ def set_union(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     [['bird', 'cat'], ['dog', 'fish']]
     """
 
-def spec(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def spec(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """tn / (tn + fp): the lecture's spec.
 
     Parameters
@@ -4638,6 +5146,9 @@ def spec(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4654,7 +5165,12 @@ def spec(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
     0.5
     """
 
-def subset_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def subset_accuracy(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Share of rows predicted exactly.
 
     Parameters
@@ -4663,6 +5179,9 @@ def subset_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true labels of each row: a list column (name or expression).
     predicted : str or polars.Expr
         The predicted labels of each row: a list column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4702,7 +5221,7 @@ def subset_accuracy_from_counts(counts: _IntoExpr) -> pl.Expr:
     0.0
     """
 
-def sup(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def sup(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -4711,6 +5230,9 @@ def sup(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4727,7 +5249,7 @@ def sup(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.4
     """
 
-def tacc(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def tacc(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -4736,6 +5258,9 @@ def tacc(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4923,7 +5448,12 @@ def wlp(
     One row per group over a frame: ``wlp(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``wlp`` column of :func:`multilabel_report`.
     """
 
-def zero_one_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def zero_one_loss(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr = None,
+) -> pl.Expr:
     """Share of rows not predicted exactly.
 
     Parameters
@@ -4932,6 +5462,9 @@ def zero_one_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true labels of each row: a list column (name or expression).
     predicted : str or polars.Expr
         The predicted labels of each row: a list column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------

@@ -267,7 +267,12 @@ def above_threshold(scores: _IntoColumn, *, threshold: float | None = None) -> C
     [['cat'], ['dog', 'owl']]
     """
 
-def accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def accuracy(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -276,6 +281,9 @@ def accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -298,7 +306,12 @@ def accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     0.75
     """
 
-def accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def accuracy_score(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -307,6 +320,9 @@ def accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -329,7 +345,13 @@ def accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     0.75
     """
 
-def auc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def auc(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
     Parameters
@@ -342,6 +364,9 @@ def auc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -369,6 +394,7 @@ def average_precision(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 
@@ -409,6 +435,7 @@ def average_precision_score(
     score: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP, tied scores one step.
 
@@ -422,6 +449,9 @@ def average_precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -444,7 +474,12 @@ def average_precision_score(
     0.8875
     """
 
-def balanced_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def balanced_accuracy(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -453,6 +488,9 @@ def balanced_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -477,7 +515,12 @@ def balanced_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     0.8333333333333334
     """
 
-def balanced_accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def balanced_accuracy_score(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -486,6 +529,9 @@ def balanced_accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Colu
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -510,7 +556,12 @@ def balanced_accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Colu
     0.8333333333333334
     """
 
-def binary_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_accuracy(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -519,6 +570,9 @@ def binary_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -568,6 +622,7 @@ def binary_cost_error(
     *,
     cost_fn: float = 1.0,
     cost_fp: float = 1.0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """(cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 
@@ -581,6 +636,9 @@ def binary_cost_error(
         Cost of a false negative; a finite number.
     cost_fp : float, default 1.0
         Cost of a false positive; a finite number.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -631,13 +689,21 @@ def binary_cost_error_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def binary_counts(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_counts(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.
 
     Parameters
     ----------
     actual, predicted : str or pyspark.sql.Column
         Boolean or 0/1 columns.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown): the cells are sums of weights. None (the default): counts.
 
     Returns
     -------
@@ -654,7 +720,12 @@ def binary_counts(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     {'tp': 1, 'fp': 0, 'fn': 1, 'tn': 1}
     """
 
-def binary_coverage(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_coverage(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -663,6 +734,9 @@ def binary_coverage(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -706,7 +780,12 @@ def binary_coverage_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def binary_error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_error_rate(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """(fp + fn) / n: 1 - accuracy.
 
     Parameters
@@ -715,6 +794,9 @@ def binary_error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -763,6 +845,7 @@ def binary_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """F1 of the positive class, from counts.
 
@@ -776,6 +859,9 @@ def binary_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -831,6 +917,7 @@ def binary_f_alpha(
     *,
     alpha: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 
@@ -846,6 +933,9 @@ def binary_f_alpha(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -903,6 +993,7 @@ def binary_false_negative_rate(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """fn / (tp + fn): the positive class's error rate (1 - recall).
 
@@ -916,6 +1007,9 @@ def binary_false_negative_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -970,6 +1064,7 @@ def binary_false_positive_rate(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """fp / (fp + tn): the negative class's error rate (1 - specificity).
 
@@ -983,6 +1078,9 @@ def binary_false_positive_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1038,6 +1136,7 @@ def binary_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """F-beta of the positive class, from counts.
 
@@ -1053,6 +1152,9 @@ def binary_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1110,6 +1212,7 @@ def binary_kappa(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Cohen's kappa of the 2x2 table.
 
@@ -1123,6 +1226,9 @@ def binary_kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1177,6 +1283,7 @@ def binary_negative_predictive_value(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """tn / (tn + fn): the lecture's nrel.
 
@@ -1190,6 +1297,9 @@ def binary_negative_predictive_value(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1244,6 +1354,7 @@ def binary_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """tp / (tp + fp): the lecture's prel.
 
@@ -1257,6 +1368,9 @@ def binary_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1311,6 +1425,7 @@ def binary_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """tp / (tp + fn): the lecture's sens.
 
@@ -1324,6 +1439,9 @@ def binary_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1378,6 +1496,7 @@ def binary_specificity(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """tn / (tn + fp): the lecture's spec.
 
@@ -1391,6 +1510,9 @@ def binary_specificity(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1440,7 +1562,12 @@ def binary_specificity_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def binary_support(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_support(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -1449,6 +1576,9 @@ def binary_support(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1492,7 +1622,12 @@ def binary_support_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def brier_score_loss(actual: _IntoColumn, prob: _IntoColumn) -> Column:
+def brier_score_loss(
+    actual: _IntoColumn,
+    prob: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
 
     Parameters
@@ -1501,6 +1636,9 @@ def brier_score_loss(actual: _IntoColumn, prob: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     prob : str or pyspark.sql.Column
         Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1561,6 +1699,7 @@ def class_error_rate(
     *,
     label: Any = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Share of the rows truly of the given class that were predicted otherwise.
 
@@ -1576,6 +1715,9 @@ def class_error_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1674,6 +1816,7 @@ def cohen_kappa_score(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -1689,6 +1832,9 @@ def cohen_kappa_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1787,6 +1933,7 @@ def cost_error(
     predicted: _IntoColumn,
     *,
     costs: Mapping[Any, Mapping[Any, float]] | None = None,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """(1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 
@@ -1801,6 +1948,9 @@ def cost_error(
         columns actual, predicted, cost, or a map Column such as
         ``costs_df.agg(ms.cost_map('actual', 'predicted', 'cost')).scalar()``.
         Pairs not given cost 1 off the diagonal, 0 on it.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1860,7 +2010,12 @@ def cost_map(actual: _IntoColumn, predicted: _IntoColumn, cost: _IntoColumn) -> 
     2.0
     """
 
-def cov(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def cov(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -1869,6 +2024,9 @@ def cov(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1882,7 +2040,12 @@ def cov(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def coverage_error(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def coverage_error(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 
     Parameters
@@ -1916,7 +2079,12 @@ def coverage_error(actual: _IntoColumn, scores: _IntoColumn) -> Column:
     2.0
     """
 
-def error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def error_rate(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Share of known rows where actual <> predicted.
 
     Parameters
@@ -1925,6 +2093,9 @@ def error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1952,6 +2123,7 @@ def expected_calibration_error(
     prob: _IntoColumn,
     *,
     n_bins: int = 10,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
 
@@ -1963,6 +2135,9 @@ def expected_calibration_error(
         Column name or Column.
     n_bins : int, default 10
         The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1990,6 +2165,7 @@ def explained_variance(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2003,6 +2179,9 @@ def explained_variance(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2021,6 +2200,7 @@ def explained_variance_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2034,6 +2214,9 @@ def explained_variance_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2053,6 +2236,7 @@ def f1_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """F1 over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2069,6 +2253,9 @@ def f1_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2160,6 +2347,7 @@ def fbeta_score(
     beta: float = 1.0,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2178,6 +2366,9 @@ def fbeta_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2247,6 +2438,7 @@ def graded_ndcg(
     ideal_relevance: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 
@@ -2285,6 +2477,7 @@ def hamming_loss(
     predicted: _IntoColumn,
     *,
     n_labels: int | None = None,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """(fp + fn) / (rows x n_labels): share of wrong label decisions.
 
@@ -2296,6 +2489,9 @@ def hamming_loss(
         The predicted labels of each row: an array column (name or Column).
     n_labels : int
         The number of labels in the label universe (> 0).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2349,7 +2545,13 @@ def hamming_loss_from_counts(counts: _IntoColumn, *, n_labels: int | None = None
     0.25
     """
 
-def hitrate(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None = None) -> Column:
+def hitrate(
+    rank_items: _IntoColumn,
+    correct_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Hivemall's HitRate@k: share of rows with a true item in the top k.
 
     Parameters
@@ -2388,6 +2590,7 @@ def hivemall_auc(
     label: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.
 
@@ -2401,6 +2604,9 @@ def hivemall_auc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2423,7 +2629,12 @@ def hivemall_auc(
     0.8125
     """
 
-def hivemall_logloss(predicted: _IntoColumn, actual: _IntoColumn) -> Column:
+def hivemall_logloss(
+    predicted: _IntoColumn,
+    actual: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).
 
     Parameters
@@ -2432,6 +2643,9 @@ def hivemall_logloss(predicted: _IntoColumn, actual: _IntoColumn) -> Column:
         The predicted value of each row: a column (name or Column).
     actual : str or pyspark.sql.Column
         The true value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2459,6 +2673,7 @@ def hivemall_r2(
     actual: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """r2 in Hivemall's argument order: hivemall_r2(predicted, actual).
 
@@ -2472,6 +2687,9 @@ def hivemall_r2(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2516,6 +2734,7 @@ def kappa(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -2531,6 +2750,9 @@ def kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2661,7 +2883,12 @@ def label_metrics(
     [('bird', 0, 0, 1, 1), ('cat', 1, 1, 0, 0), ('dog', 1, 0, 0, 1)]
     """
 
-def label_ranking_average_precision(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def label_ranking_average_precision(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
     Parameters
@@ -2695,7 +2922,12 @@ def label_ranking_average_precision(actual: _IntoColumn, scores: _IntoColumn) ->
     0.7916666666666666
     """
 
-def label_ranking_average_precision_score(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def label_ranking_average_precision_score(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
     Parameters
@@ -2729,7 +2961,12 @@ def label_ranking_average_precision_score(actual: _IntoColumn, scores: _IntoColu
     0.7916666666666666
     """
 
-def label_ranking_loss(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def label_ranking_loss(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
 
     Parameters
@@ -2788,7 +3025,12 @@ def labels_from_indicators(indicators: Sequence[str | Column], labels: Sequence[
     [['L1', 'L2'], None]
     """
 
-def log_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def log_loss(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2797,6 +3039,9 @@ def log_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2819,7 +3064,12 @@ def log_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     0.56553820200...
     """
 
-def logloss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def logloss(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2828,6 +3078,9 @@ def logloss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3053,7 +3306,12 @@ def macro_recall(
         One row per group.
     """
 
-def mae(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mae(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -3062,6 +3320,9 @@ def mae(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3104,13 +3365,16 @@ def majority_class(label: _IntoColumn) -> Column:
     'a'
     """
 
-def majority_error(label: _IntoColumn) -> Column:
+def majority_error(label: _IntoColumn, *, sample_weight: _IntoColumn = None) -> Column:
     """1 - the largest class share: the error of always predicting the majority class.
 
     Parameters
     ----------
     label : str or pyspark.sql.Column
         A label column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3135,7 +3399,12 @@ def majority_error(label: _IntoColumn) -> Column:
     0.5
     """
 
-def mape(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mape(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -3144,6 +3413,9 @@ def mape(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3162,6 +3434,7 @@ def matthews_corrcoef(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Matthews correlation coefficient (multiclass).
 
@@ -3175,6 +3448,9 @@ def matthews_corrcoef(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3199,7 +3475,13 @@ def matthews_corrcoef(
     0.6999999999999998
     """
 
-def mcc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def mcc(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Matthews correlation coefficient (multiclass).
 
     Parameters
@@ -3212,6 +3494,9 @@ def mcc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3236,7 +3521,12 @@ def mcc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
     0.6999999999999998
     """
 
-def mean_absolute_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mean_absolute_error(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -3245,6 +3535,9 @@ def mean_absolute_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3258,7 +3551,12 @@ def mean_absolute_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def mean_absolute_percentage_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mean_absolute_percentage_error(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -3267,6 +3565,9 @@ def mean_absolute_percentage_error(actual: _IntoColumn, predicted: _IntoColumn) 
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3280,7 +3581,12 @@ def mean_absolute_percentage_error(actual: _IntoColumn, predicted: _IntoColumn) 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def mean_squared_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mean_squared_error(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Mean squared error.
 
     Parameters
@@ -3289,6 +3595,9 @@ def mean_squared_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3302,13 +3611,16 @@ def mean_squared_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def merge_counts(counts: _IntoColumn) -> Column:
+def merge_counts(counts: _IntoColumn, *, sample_weight: _IntoColumn = None) -> Column:
     """Sum stored multilabel_counts structs field by field (combine partitions).
 
     Parameters
     ----------
     counts : str or pyspark.sql.Column
         Stored ``multilabel_counts`` structs (or ``merge_counts`` of them).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3339,6 +3651,7 @@ def micro_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """F1 of counts pooled over rows.
 
@@ -3352,6 +3665,9 @@ def micro_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3413,6 +3729,7 @@ def micro_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """F-beta of counts pooled over rows.
 
@@ -3428,6 +3745,9 @@ def micro_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3495,6 +3815,7 @@ def micro_jaccard(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Jaccard of counts pooled over rows.
 
@@ -3508,6 +3829,9 @@ def micro_jaccard(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3568,6 +3892,7 @@ def micro_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Precision of counts pooled over rows.
 
@@ -3581,6 +3906,9 @@ def micro_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3641,6 +3969,7 @@ def micro_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Recall of counts pooled over rows.
 
@@ -3654,6 +3983,9 @@ def micro_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3769,7 +4101,13 @@ def mlp(
         One row per group.
     """
 
-def mrr(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None = None) -> Column:
+def mrr(
+    rank_items: _IntoColumn,
+    correct_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 
     Parameters
@@ -3803,7 +4141,12 @@ def mrr(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None = 
     0.75
     """
 
-def mse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mse(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Mean squared error.
 
     Parameters
@@ -3812,6 +4155,9 @@ def mse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3825,7 +4171,12 @@ def mse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def multilabel_counts(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def multilabel_counts(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.
 
     Parameters
@@ -3834,6 +4185,9 @@ def multilabel_counts(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true labels of each row: an array column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted labels of each row: an array column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3901,7 +4255,13 @@ def multilabel_report(
     (2, 0.6666666666666666, 0.3333333333333333)
     """
 
-def ndcg(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None = None) -> Column:
+def ndcg(
+    rank_items: _IntoColumn,
+    correct_items: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Hivemall's binary nDCG@k, averaged over rows.
 
     Parameters
@@ -3936,7 +4296,13 @@ def ndcg(rank_items: _IntoColumn, correct_items: _IntoColumn, *, k: int | None =
     0.622038473168458
     """
 
-def ndcg_score(actual: _IntoColumn, scores: _IntoColumn, *, k: int | None = None) -> Column:
+def ndcg_score(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    k: int | None = None,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 
     Parameters
@@ -3973,7 +4339,7 @@ def ndcg_score(actual: _IntoColumn, scores: _IntoColumn, *, k: int | None = None
     0.9032867981913646
     """
 
-def nov(holds: _IntoColumn, fires: _IntoColumn) -> Column:
+def nov(holds: _IntoColumn, fires: _IntoColumn, *, sample_weight: _IntoColumn = None) -> Column:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -3982,6 +4348,9 @@ def nov(holds: _IntoColumn, fires: _IntoColumn) -> Column:
         Column name or Column.
     fires : str or pyspark.sql.Column
         Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3995,7 +4364,13 @@ def nov(holds: _IntoColumn, fires: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def nrel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def nrel(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """tn / (tn + fn): the lecture's nrel.
 
     Parameters
@@ -4008,6 +4383,9 @@ def nrel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4021,7 +4399,12 @@ def nrel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def one_error(actual: _IntoColumn, scores: _IntoColumn) -> Column:
+def one_error(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """One-error: share of rows whose top-scored label is not true (ties count fractionally).
 
     Parameters
@@ -4060,6 +4443,7 @@ def pearson_corr(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Pearson correlation of actual and predicted (the lecture's corr).
 
@@ -4073,6 +4457,9 @@ def pearson_corr(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4091,6 +4478,7 @@ def precision_at(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 
@@ -4131,6 +4519,7 @@ def precision_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Precision over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4147,6 +4536,9 @@ def precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4171,7 +4563,13 @@ def precision_score(
     0.8333333333333334
     """
 
-def prel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def prel(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """tp / (tp + fp): the lecture's prel.
 
     Parameters
@@ -4184,6 +4582,9 @@ def prel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4197,7 +4598,12 @@ def prel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def prevalence(label: _IntoColumn, *, positive: Any = None) -> Column:
+def prevalence(
+    label: _IntoColumn,
+    *,
+    positive: Any = None,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Share of known rows whose label is the given positive class.
 
     Parameters
@@ -4206,6 +4612,9 @@ def prevalence(label: _IntoColumn, *, positive: Any = None) -> Column:
         A label column.
     positive : label
         The class whose share is wanted (required).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4228,7 +4637,13 @@ def prevalence(label: _IntoColumn, *, positive: Any = None) -> Column:
     0.5
     """
 
-def r2(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def r2(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4241,6 +4656,9 @@ def r2(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | st
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4259,6 +4677,7 @@ def r2_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
@@ -4272,6 +4691,9 @@ def r2_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4285,7 +4707,13 @@ def r2_score(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def rae(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def rae(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).
 
     Parameters
@@ -4298,6 +4726,9 @@ def rae(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4316,6 +4747,7 @@ def ranking_auc(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 
@@ -4356,6 +4788,7 @@ def recall_at(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 
@@ -4396,6 +4829,7 @@ def recall_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Recall over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4412,6 +4846,9 @@ def recall_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4436,7 +4873,12 @@ def recall_score(
     0.8333333333333334
     """
 
-def rmse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def rmse(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Root mean squared error.
 
     Parameters
@@ -4445,6 +4887,9 @@ def rmse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4463,6 +4908,7 @@ def roc_auc_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
@@ -4476,6 +4922,9 @@ def roc_auc_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4618,7 +5067,13 @@ def row_recall(
     [0.5, 1.0]
     """
 
-def rrse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def rrse(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Root relative squared error: sqrt(rse).
 
     Parameters
@@ -4631,6 +5086,9 @@ def rrse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4644,7 +5102,13 @@ def rrse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def rse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def rse(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4657,6 +5121,9 @@ def rse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4670,7 +5137,12 @@ def rse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def rule_novelty(holds: _IntoColumn, fires: _IntoColumn) -> Column:
+def rule_novelty(
+    holds: _IntoColumn,
+    fires: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4679,6 +5151,9 @@ def rule_novelty(holds: _IntoColumn, fires: _IntoColumn) -> Column:
         Column name or Column.
     fires : str or pyspark.sql.Column
         Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4727,6 +5202,7 @@ def rule_satisfaction(
     fires: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -4740,6 +5216,9 @@ def rule_satisfaction(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4794,6 +5273,7 @@ def samples_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Mean over rows of row F1.
 
@@ -4807,6 +5287,9 @@ def samples_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4835,6 +5318,7 @@ def samples_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Mean over rows of row F-beta.
 
@@ -4850,6 +5334,9 @@ def samples_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4877,6 +5364,7 @@ def samples_jaccard(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Mean over rows of row Jaccard.
 
@@ -4890,6 +5378,9 @@ def samples_jaccard(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4917,6 +5408,7 @@ def samples_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Mean over rows of row precision.
 
@@ -4930,6 +5422,9 @@ def samples_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4957,6 +5452,7 @@ def samples_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
 ) -> Column:
     """Mean over rows of row recall.
 
@@ -4970,6 +5466,9 @@ def samples_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4992,7 +5491,13 @@ def samples_recall(
     0.75
     """
 
-def sat(holds: _IntoColumn, fires: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def sat(
+    holds: _IntoColumn,
+    fires: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -5005,6 +5510,9 @@ def sat(holds: _IntoColumn, fires: _IntoColumn, *, zero_division: float | str = 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5018,7 +5526,13 @@ def sat(holds: _IntoColumn, fires: _IntoColumn, *, zero_division: float | str = 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def sens(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def sens(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """tp / (tp + fn): the lecture's sens.
 
     Parameters
@@ -5031,6 +5545,9 @@ def sens(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5203,7 +5720,13 @@ def set_union(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     [['bird', 'cat'], ['dog', 'fish']]
     """
 
-def spec(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def spec(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """tn / (tn + fp): the lecture's spec.
 
     Parameters
@@ -5216,6 +5739,9 @@ def spec(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5229,7 +5755,12 @@ def spec(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def subset_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def subset_accuracy(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Share of rows predicted exactly.
 
     Parameters
@@ -5238,6 +5769,9 @@ def subset_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true labels of each row: an array column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted labels of each row: an array column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5289,7 +5823,12 @@ def subset_accuracy_from_counts(counts: _IntoColumn) -> Column:
     0.0
     """
 
-def sup(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def sup(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -5298,6 +5837,9 @@ def sup(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5311,7 +5853,12 @@ def sup(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def tacc(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def tacc(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -5320,6 +5867,9 @@ def tacc(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5606,7 +6156,12 @@ def wlp(
         One row per group.
     """
 
-def zero_one_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def zero_one_loss(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn = None,
+) -> Column:
     """Share of rows not predicted exactly.
 
     Parameters
@@ -5615,6 +6170,9 @@ def zero_one_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true labels of each row: an array column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted labels of each row: an array column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
