@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from types import ModuleType
 from dataclasses import replace
+from types import ModuleType
 from typing import Any
 
 from mlsql import _params as P

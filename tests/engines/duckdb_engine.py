@@ -11,7 +11,10 @@ from mlsql._sqlexpr import lit, quote_ident
 
 
 def _args(params: dict[str, Any]) -> str:
-    return "".join(f", {k} := {lit(v)}" for k, v in params.items())
+    """``, name := value`` per parameter; ``sample_weight`` names a column, as in every engine."""
+    return "".join(
+        f", {k} := {quote_ident(v) if k == 'sample_weight' else lit(v)}" for k, v in params.items()
+    )
 
 
 def _items(calls: list[tuple[str, tuple[str, ...], dict[str, Any]]]) -> str:

@@ -102,7 +102,9 @@ def binary_counts(
     if sample_weight is None:
         return guarded("binary_counts", names, inputs, build, K.binary_inputs)
     check = weighted_check(K.binary_inputs)
-    return guarded("binary_counts", (*names, "sample_weight"), [*inputs, sample_weight], build, check)
+    return guarded(
+        "binary_counts", (*names, "sample_weight"), [*inputs, sample_weight], build, check
+    )
 
 
 def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:

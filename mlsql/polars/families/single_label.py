@@ -148,9 +148,7 @@ def _row_weights(
     return mask, K.weights_of(mask, weight)
 
 
-def agreement(
-    actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None
-) -> SL.Agreement:
+def agreement(actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None) -> SL.Agreement:
     """Known rows (or their weight) and rows where actual = predicted."""
     mask = K.known(actual, predicted)
     if weight is None:
@@ -160,9 +158,7 @@ def agreement(
     return SL.Agreement(w.sum(), right.sum())
 
 
-def one_vs_rest(
-    actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None
-) -> SL.OneVsRest:
+def one_vs_rest(actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None) -> SL.OneVsRest:
     """Known rows and the 2x2 table of one class against the rest (weights summed if given)."""
     mask, w = _row_weights(actual, predicted, weight)
 
@@ -192,9 +188,7 @@ def cost_entries(costs: Any, func: str) -> list[tuple[Any, Any, float]]:
     return found
 
 
-def cost_stats(
-    actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None
-) -> SL.CostStats:
+def cost_stats(actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None) -> SL.CostStats:
     """Known rows and Σ cost(actual, predicted): 1 per error, corrected where costs are given
     (each row's cost times its weight, if given)."""
     mask, w = _row_weights(actual, predicted, weight)

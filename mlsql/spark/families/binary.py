@@ -34,9 +34,7 @@ from mlsql.spark.families import _classification as K
 FAMILIES = (B.FAMILY,)
 
 
-def cells(
-    func: str, actual: Column, predicted: Column, weight: Column | None = None
-) -> Table2x2:
+def cells(func: str, actual: Column, predicted: Column, weight: Column | None = None) -> Table2x2:
     """tp, fp, fn, tn summed over the rows where neither side is NULL (NULL over none); with
     a ``weight``, each row adds its weight to its cell."""
     a, p = K.binary_flag(func, actual), K.binary_flag(func, predicted)

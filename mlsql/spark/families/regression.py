@@ -44,9 +44,7 @@ def input_check(measure: Measure) -> Any:
     return K.numeric_inputs
 
 
-def stats(
-    measure: Measure, *inputs: Column, weight: Column | None = None
-) -> RG.RegressionStats:
+def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> RG.RegressionStats:
     """Aggregates over the known rows, whatever the order of the measure's inputs."""
     if weight is not None:
         return weighted_stats(measure, inputs, weight)

@@ -415,9 +415,9 @@ def class_struct(actual: Column, predicted: Column, weight: Column | None = None
                 cs.alias("classes"),
                 weights_by_class(cs, xs, lambda r: r["a"]).alias("actual"),
                 weights_by_class(cs, xs, lambda r: r["p"]).alias("predicted"),
-                weights_by_class(
-                    cs, xs, lambda r: F.when(r["a"] == r["p"], r["a"])
-                ).alias("correct"),
+                weights_by_class(cs, xs, lambda r: F.when(r["a"] == r["p"], r["a"])).alias(
+                    "correct"
+                ),
             ]
 
         return let(
@@ -498,7 +498,10 @@ def label_stats(label: Column, weight: Column | None = None) -> SL.LabelStats:
         largest = F.array_max(runs(F.sort_array(F.collect_list(label)))["counts"])
     else:
         rows = F.collect_list(
-            F.when(label.isNotNull() & weight.isNotNull(), F.struct(label.alias("a"), weight.alias("w")))
+            F.when(
+                label.isNotNull() & weight.isNotNull(),
+                F.struct(label.alias("a"), weight.alias("w")),
+            )
         )
         largest = let(
             rows,
