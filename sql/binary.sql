@@ -22,10 +22,12 @@ CREATE OR REPLACE MACRO _mlsql_binary_weighted_counts(actual, predicted, w, a_na
     fn := sum(_mlsql_binary_cell(actual, predicted, true, false, a_name, p_name, func) * _mlsql_weight(w, func)),
     tn := sum(_mlsql_binary_cell(actual, predicted, false, false, a_name, p_name, func) * _mlsql_weight(w, func)));
 
--- binary_counts(actual, predicted, sample_weight): Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.
-CREATE OR REPLACE MACRO binary_counts(actual, predicted, sample_weight := NULL) AS 
-    CASE WHEN typeof(any_value(sample_weight)) = '"NULL"' THEN _mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_counts')
-         ELSE _mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_counts') END;
+-- binary_counts(actual, predicted): Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.
+-- binary_counts(actual, predicted, sample_weight): Struct of tp, fp, fn, tn as sums of the rows' sample_weight (DOUBLE).
+CREATE OR REPLACE MACRO binary_counts(actual, predicted) AS 
+    _mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_counts'),
+    (actual, predicted, sample_weight) AS 
+    _mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_counts');
 
 -- binary_precision(actual, predicted, zero_division, sample_weight): tp / (tp + fp): the lecture's prel.
 CREATE OR REPLACE MACRO binary_precision(actual, predicted, zero_division := 0, sample_weight := NULL) AS 

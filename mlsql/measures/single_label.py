@@ -44,6 +44,12 @@ Notes
   in ``actual`` (scikit-learn; classes only predicted are left out).
 - ``cost_error``: (1/n) Σ M(i, j) cost(i, j); a pair (i, j) without a cost
   costs 1 off the diagonal and 0 on it.
+- ``sample_weight`` (the aggregates from (actual, predicted) and
+  ``majority_error`` and ``prevalence``): each row adds its weight, not 1, to
+  the confusion matrix, so accuracy, the averaged precision, recall and F,
+  balanced accuracy, kappa and MCC are scikit-learn's with
+  ``sample_weight``. All-zero weights weigh nothing: NULL, as over no rows.
+  The tables and ``majority_class``/``minority_class`` are not weighted yet.
 """
 
 from __future__ import annotations

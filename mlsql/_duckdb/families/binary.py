@@ -67,19 +67,21 @@ def counts_macros(q: Qualify) -> list[Macro]:
             "tp, fp, fn, tn as sums of the rows' weights w (NULL weight: the row is unknown).",
             public=False,
         ),
+        # two overloads, not a CASE on the weight: unweighted counts stay integers
         Macro(
             FILE,
             "binary_counts",
-            ("actual", "predicted", CC.SAMPLE_WEIGHT),
-            str(
-                CC.by_weight(
-                    f"{q('_mlsql_binary_counts')}(actual, predicted, 'actual', 'predicted', "
-                    "'binary_counts')",
-                    f"{q('_mlsql_binary_weighted_counts')}(actual, predicted, sample_weight, "
-                    "'actual', 'predicted', 'binary_counts')",
-                )
-            ),
+            ("actual", "predicted"),
+            f"{q('_mlsql_binary_counts')}(actual, predicted, 'actual', 'predicted', 'binary_counts')",
             "Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.",
+        ),
+        Macro(
+            FILE,
+            "binary_counts",
+            ("actual", "predicted", "sample_weight"),
+            f"{q('_mlsql_binary_weighted_counts')}(actual, predicted, sample_weight, "
+            "'actual', 'predicted', 'binary_counts')",
+            "Struct of tp, fp, fn, tn as sums of the rows' sample_weight (DOUBLE).",
         ),
     ]
 
