@@ -189,8 +189,9 @@ CREATE OR REPLACE MACRO cost_error(actual, predicted, costs, sample_weight := NU
          ELSE _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(costs[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) * _mlsql_weight(sample_weight, 'cost_error') END), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'cost_error') END), 0)) END;
 
 -- class_distribution(source, label, "by"): One row per class (and group): class, count, share of the known rows.
+-- class_distribution(source, label, sample_weight, "by"): One row per class (and group): class, count, share of the known rows.
 CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE 
-    WITH counts AS (
+    (WITH counts AS (
         SELECT g, __mlsql_label AS class, count(*) AS count
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(label)) AS __mlsql_label
@@ -203,11 +204,28 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
                g AS __mlsql_g
         FROM counts)
-    ORDER BY __mlsql_g, class;
+    ORDER BY __mlsql_g, class),
+    (source, label, sample_weight, "by" := NULL) AS TABLE 
+    (WITH counts AS (
+        SELECT g, __mlsql_label AS class, sum(w) AS count
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'class_distribution') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(label)) AS __mlsql_label,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+        WHERE __mlsql_label IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_distribution') IS NOT NULL GROUP BY g, __mlsql_label)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
+               g AS __mlsql_g
+        FROM counts)
+    ORDER BY __mlsql_g, class);
 
 -- confusion_matrix(source, actual, predicted, "by"): The confusion matrix, long: actual, predicted, count (every cell, zeros too).
+-- confusion_matrix(source, actual, predicted, sample_weight, "by"): The confusion matrix, long: actual, predicted, count (every cell, zeros too).
 CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL) AS TABLE 
-    WITH known AS (
+    (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
@@ -226,11 +244,34 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
         FROM classes ca JOIN classes cp ON ca.g IS NOT DISTINCT FROM cp.g
         LEFT JOIN cells ON cells.g IS NOT DISTINCT FROM ca.g AND cells.a = ca.class
                            AND cells.p = cp.class)
-    ORDER BY __mlsql_g, __mlsql_a, __mlsql_p;
+    ORDER BY __mlsql_g, __mlsql_a, __mlsql_p),
+    (source, actual, predicted, sample_weight, "by" := NULL) AS TABLE 
+    (WITH known AS (
+        SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') AS w
+        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+        WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') IS NOT NULL),
+    classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
+    cells AS (SELECT g, a, p, sum(w) AS n FROM known GROUP BY g, a, p)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(ca.g), ca.class AS actual, cp.class AS predicted,
+               coalesce(cells.n, 0) AS count, ca.g AS __mlsql_g, ca.class AS __mlsql_a,
+               cp.class AS __mlsql_p
+        FROM classes ca JOIN classes cp ON ca.g IS NOT DISTINCT FROM cp.g
+        LEFT JOIN cells ON cells.g IS NOT DISTINCT FROM ca.g AND cells.a = ca.class
+                           AND cells.p = cp.class)
+    ORDER BY __mlsql_g, __mlsql_a, __mlsql_p);
 
 -- class_metrics(source, actual, predicted, beta, zero_division, "by"): One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
+-- class_metrics(source, actual, predicted, sample_weight, beta, zero_division, "by"): One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
 CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, zero_division := 0, "by" := NULL) AS TABLE 
-    WITH known AS (
+    (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
@@ -263,4 +304,40 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
                _mlsql_false_negative_rate(d, (c - d), (r - d), zd) AS class_error_rate,
                per_class.g AS __mlsql_g
         FROM per_class JOIN totals ON per_class.g IS NOT DISTINCT FROM totals.g CROSS JOIN params)
-    ORDER BY __mlsql_g, class;
+    ORDER BY __mlsql_g, class),
+    (source, actual, predicted, sample_weight, beta := 1.0, zero_division := 0, "by" := NULL) AS TABLE 
+    (WITH known AS (
+        SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'class_metrics') AS w
+        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+        WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_metrics') IS NOT NULL),
+    params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
+                      _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
+    totals AS (SELECT g, sum(w) AS n FROM known GROUP BY g),
+    per_class AS (
+        SELECT g, class, sum(is_a) AS r, sum(is_p) AS c, sum(hit) AS d FROM (
+            SELECT g, a AS class, w AS is_a, 0.0::DOUBLE AS is_p, CASE WHEN a = p THEN w ELSE 0.0::DOUBLE END AS hit
+            FROM known
+            UNION ALL
+            SELECT g, p, 0.0::DOUBLE, w, 0.0::DOUBLE FROM known)
+        GROUP BY g, class)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(per_class.g), class,
+               d AS tp,
+               (c - d) AS fp,
+               (r - d) AS fn,
+               (((n - r) - c) + d) AS tn,
+               r AS support,
+               _mlsql_precision(d, (c - d), (r - d), zd) AS precision,
+               _mlsql_recall(d, (c - d), (r - d), zd) AS recall,
+               _mlsql_fbeta(d, (c - d), (r - d), b, zd) AS fbeta,
+               _mlsql_false_negative_rate(d, (c - d), (r - d), zd) AS class_error_rate,
+               per_class.g AS __mlsql_g
+        FROM per_class JOIN totals ON per_class.g IS NOT DISTINCT FROM totals.g CROSS JOIN params)
+    ORDER BY __mlsql_g, class);

@@ -661,7 +661,12 @@ def render(
         }
         docs = "\n".join(lines)
         kind = "TABLE " if head.table else ""
-        bodies = ",\n    ".join(f"({', '.join(m.params)}) AS {kind}\n    {m.body}" for m in group)
+        # overloads of a table macro: each body in parentheses, or the comma after a
+        # SELECT would continue its select list
+        wrap = "({})" if head.table and len(group) > 1 else "{}"
+        bodies = ",\n    ".join(
+            f"({', '.join(m.params)}) AS {kind}\n    {wrap.format(m.body)}" for m in group
+        )
         temp = "TEMP " if temporary else ""
         texts.setdefault(head.file, []).append(
             f"{docs}\nCREATE {'OR REPLACE ' if or_replace else ''}{temp}MACRO {head.name}{bodies.removeprefix('')};"

@@ -151,6 +151,11 @@ TABLE_PARAMS = {
         "    Value of an undefined ratio."
     ),
     "by": "by : str or sequence of str, optional\n    Grouping columns.",
+    "sample_weight": (
+        "sample_weight : str, optional\n"
+        "    A column of weights per row (finite numbers >= 0; a NULL weight makes\n"
+        "    the row unknown): counts become sums of weights. Default: every row 1."
+    ),
 }
 #: each table function's summary and parameters (keys of :data:`TABLE_PARAMS`)
 TABLES = {
@@ -161,20 +166,20 @@ TABLES = {
     ),
     "class_distribution": (
         "One row per class (and group): class, count, share of the known rows.",
-        ("source", "label", "by"),
+        ("source", "label", "by", "sample_weight"),
     ),
     "confusion_matrix": (
         "The confusion matrix, long: actual, predicted, count (every cell, zeros too).",
-        ("source", "classes", "by"),
+        ("source", "classes", "by", "sample_weight"),
     ),
     "confusion_matrix_wide": (
         "The confusion matrix, wide: one row per actual class, one column per predicted class.",
-        ("source", "classes", "by"),
+        ("source", "classes", "by", "sample_weight"),
     ),
     "class_metrics": (
         "One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, "
         "class_error_rate.",
-        ("source", "classes", "class_beta", "zero_division", "by"),
+        ("source", "classes", "class_beta", "zero_division", "by", "sample_weight"),
     ),
 }
 

@@ -49,7 +49,10 @@ Notes
   the confusion matrix, so accuracy, the averaged precision, recall and F,
   balanced accuracy, kappa and MCC are scikit-learn's with
   ``sample_weight``. All-zero weights weigh nothing: NULL, as over no rows.
-  The tables and ``majority_class``/``minority_class`` are not weighted yet.
+  The tables (``class_distribution``, ``confusion_matrix``,
+  ``confusion_matrix_wide``, ``class_metrics``) take the weight column's name:
+  their counts are sums of weights. ``majority_class`` and
+  ``minority_class`` are not weighted yet.
 """
 
 from __future__ import annotations
@@ -83,8 +86,6 @@ BETA = P.BETA
 AVERAGE = P.AVERAGE
 WEIGHTS = P.WEIGHTS
 BY = Param("by", None)
-#: why the per-class tables take no sample_weight yet
-TABLES_UNWEIGHTED = "not weighted yet: the per-class tables count rows (issue 13 follow-up)"
 #: why the class-frequency aggregates take no sample_weight yet
 EXTREMES_UNWEIGHTED = "not weighted yet: the most or least frequent class by rows"
 
@@ -251,7 +252,6 @@ declare(
     "One row per class of a label column (and group): class, count, share of known rows.",
     inputs=("label",),
     params=(BY,),
-    unweighted=TABLES_UNWEIGHTED,
 )
 declare(
     "majority_class",
@@ -476,7 +476,6 @@ declare(
     FAMILY,
     "The confusion matrix as a long table: actual, predicted, count (every cell, zeros too).",
     params=(BY,),
-    unweighted=TABLES_UNWEIGHTED,
 )
 declare(
     "confusion_matrix_wide",
@@ -484,7 +483,6 @@ declare(
     FAMILY,
     "The confusion matrix as a wide table: one row per actual class, a column per predicted class.",
     params=(BY,),
-    unweighted=TABLES_UNWEIGHTED,
     unavailable={
         "duckdb": "a DuckDB macro cannot PIVOT on values read from the data: run PIVOT "
         "confusion_matrix(...) ON predicted USING sum(count), or call "
@@ -497,5 +495,4 @@ declare(
     FAMILY,
     "One row per class: tp, fp, fn, tn, support, precision, recall, fbeta, class error rate.",
     params=(BETA, ZD, BY),
-    unweighted=TABLES_UNWEIGHTED,
 )

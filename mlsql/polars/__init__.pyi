@@ -1648,6 +1648,7 @@ def class_distribution(
     label: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per class (and group): class, count, share of the known rows.
 
@@ -1659,6 +1660,9 @@ def class_distribution(
         The label column.
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1722,6 +1726,7 @@ def class_metrics(
     beta: float = 1.0,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
 
@@ -1737,6 +1742,9 @@ def class_metrics(
         Value of an undefined ratio.
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1814,6 +1822,7 @@ def confusion_matrix(
     predicted: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """The confusion matrix, long: actual, predicted, count (every cell, zeros too).
 
@@ -1825,6 +1834,9 @@ def confusion_matrix(
         Column names (labels of one kind).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1846,6 +1858,7 @@ def confusion_matrix_wide(
     predicted: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> pl.DataFrame:
     """The confusion matrix, wide: one row per actual class, one column per predicted class.
 
@@ -1857,6 +1870,9 @@ def confusion_matrix_wide(
         Column names (labels of one kind).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------

@@ -1666,6 +1666,7 @@ def class_distribution(
     label: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per class (and group): class, count, share of the known rows.
 
@@ -1677,6 +1678,9 @@ def class_distribution(
         The label column.
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1748,6 +1752,7 @@ def class_metrics(
     beta: float = 1.0,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
 
@@ -1763,6 +1768,9 @@ def class_metrics(
         Value of an undefined ratio.
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1865,6 +1873,7 @@ def confusion_matrix(
     predicted: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """The confusion matrix, long: actual, predicted, count (every cell, zeros too).
 
@@ -1876,6 +1885,9 @@ def confusion_matrix(
         Column names (labels of one kind).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1899,6 +1911,7 @@ def confusion_matrix_wide(
     predicted: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """The confusion matrix, wide: one row per actual class, one column per predicted class.
 
@@ -1910,6 +1923,9 @@ def confusion_matrix_wide(
         Column names (labels of one kind).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------

@@ -457,15 +457,31 @@ KEEP = "lambda c: NOT starts_with(c, '__mlsql_')"
 
 
 def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
+    """The table macros, each twice: unweighted, and an overload taking ``sample_weight``
+    (a column name) whose counts are sums of the rows' weights (DOUBLE)."""
+    pairs = zip(_table_macros(q, ops, False), _table_macros(q, ops, True), strict=True)
+    return [m for pair in pairs for m in pair]  # overloads of one name stand together
+
+
+def _table_macros(q: Qualify, ops: SqlOps, weighted: bool) -> list[Macro]:
     same = q("_mlsql_same_kind")
+    w_name = ("sample_weight",) if weighted else ()
+    weight = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{{func}}')"
+    w_col = f", {weight} AS w" if weighted else ""
+    w_known = f" AND {weight} IS NOT NULL" if weighted else ""
+    tally = "sum(w)" if weighted else "count(*)"
+    one, zero = ("w", "0.0::DOUBLE") if weighted else ("1", "0")
     known = f"""known AS (
-        SELECT g, {same}(__mlsql_actual, __mlsql_predicted, '{{func}}') AS a, __mlsql_predicted AS p
-        FROM ({_columns("actual", "predicted")})
-        WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL)"""
+        SELECT g, {same}(__mlsql_actual, __mlsql_predicted, '{{func}}') AS a, __mlsql_predicted AS p{w_col}
+        FROM ({_columns("actual", "predicted", *w_name)})
+        WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL{w_known})"""
+    labels = f"({_columns('label', *w_name)})"
+    if weighted:
+        labels = f"(SELECT *{w_col.format(func='class_distribution')} FROM {labels})"
     distribution = f"""WITH counts AS (
-        SELECT g, __mlsql_label AS class, count(*) AS count
-        FROM ({_columns("label")})
-        WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
+        SELECT g, __mlsql_label AS class, {tally} AS count
+        FROM {labels}
+        WHERE __mlsql_label IS NOT NULL{w_known.format(func="class_distribution")} GROUP BY g, __mlsql_label)
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
                g AS __mlsql_g
@@ -473,7 +489,7 @@ def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
     ORDER BY __mlsql_g, class"""
     confusion = f"""WITH {known.format(func="confusion_matrix")},
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
-    cells AS (SELECT g, a, p, count(*) AS n FROM known GROUP BY g, a, p)
+    cells AS (SELECT g, a, p, {tally} AS n FROM known GROUP BY g, a, p)
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(ca.g), ca.class AS actual, cp.class AS predicted,
                coalesce(cells.n, 0) AS count, ca.g AS __mlsql_g, ca.class AS __mlsql_a,
@@ -497,13 +513,13 @@ def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
     metrics = f"""WITH {known.format(func="class_metrics")},
     params AS (SELECT {q("_mlsql_check_beta")}(beta, 'class_metrics') AS b,
                       {q("_mlsql_check_zero_division")}(zero_division, 'class_metrics') AS zd),
-    totals AS (SELECT g, count(*) AS n FROM known GROUP BY g),
+    totals AS (SELECT g, {tally} AS n FROM known GROUP BY g),
     per_class AS (
         SELECT g, class, sum(is_a) AS r, sum(is_p) AS c, sum(hit) AS d FROM (
-            SELECT g, a AS class, 1 AS is_a, 0 AS is_p, CASE WHEN a = p THEN 1 ELSE 0 END AS hit
+            SELECT g, a AS class, {one} AS is_a, {zero} AS is_p, CASE WHEN a = p THEN {one} ELSE {zero} END AS hit
             FROM known
             UNION ALL
-            SELECT g, p, 0, 1, 0 FROM known)
+            SELECT g, p, {zero}, {one}, {zero} FROM known)
         GROUP BY g, class)
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(per_class.g), class,
@@ -515,7 +531,7 @@ def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
         Macro(
             FILE,
             "class_distribution",
-            ("source", "label", '"by" := NULL'),
+            ("source", "label", *w_name, '"by" := NULL'),
             distribution,
             "One row per class (and group): class, count, share of the known rows.",
             table=True,
@@ -523,7 +539,7 @@ def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
         Macro(
             FILE,
             "confusion_matrix",
-            ("source", "actual", "predicted", '"by" := NULL'),
+            ("source", "actual", "predicted", *w_name, '"by" := NULL'),
             confusion,
             "The confusion matrix, long: actual, predicted, count (every cell, zeros too).",
             table=True,
@@ -531,7 +547,15 @@ def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
         Macro(
             FILE,
             "class_metrics",
-            ("source", "actual", "predicted", "beta := 1.0", "zero_division := 0", '"by" := NULL'),
+            (
+                "source",
+                "actual",
+                "predicted",
+                *w_name,
+                "beta := 1.0",
+                "zero_division := 0",
+                '"by" := NULL',
+            ),
             metrics,
             "One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, "
             "class_error_rate.",

@@ -41,6 +41,7 @@ from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 from mlsql.polars._dtypes import IntoExpr, check_same_kind, guarded
 from mlsql.polars._engine import POLARS
+from mlsql.polars._weights import weight
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import Frame, params  # noqa: F401  (plug-in hook)
 
@@ -325,23 +326,41 @@ def minority_class(label: IntoExpr) -> pl.Expr:
 
 
 # ------------------------------------------------------------------ tables
+#: the weight column of a prepared source (1 per row without ``sample_weight``)
+WEIGHT = "__mlsql_w"
+
+
 def _prepared(
-    source: Frame, columns: dict[str, str], by: Any, func: str
+    source: Frame, columns: dict[str, str], by: Any, func: str, sample_weight: str | None = None
 ) -> tuple[pl.LazyFrame, list[str]]:
-    """The source with its groups and the named columns (checked) renamed; known rows only."""
+    """The source with its groups and the named columns (checked) renamed; known rows only.
+
+    With ``sample_weight`` (a column name) the weight is checked and kept as
+    ``__mlsql_w``, and a row whose weight is NULL is unknown.
+    """
     groups = K.by_columns(by, func)
     lf = source.lazy()
     schema = lf.collect_schema()
-    missing = [c for c in [*columns.values(), *groups] if c not in schema]
+    weights = [] if sample_weight is None else [sample_weight]
+    missing = [c for c in [*columns.values(), *groups, *weights] if c not in schema]
     if missing:
         raise MlsqlError(f"{func}: no column {missing[0]!r} in the source.")
     names = list(columns)
     dtypes = [schema[c] for c in columns.values()]
     check_same_kind(func, names, dtypes, dtypes)
     picked = [pl.col(c).alias(f"__mlsql_{n}") for n, c in columns.items()]
+    if sample_weight is not None:
+        w = weight(func, pl.col(sample_weight), schema[sample_weight])
+        picked.append(w.alias(WEIGHT))
+        names.append("w")
     lf = lf.select(*(pl.col(g) for g in groups), *picked)
     lf = lf.filter(pl.all_horizontal(pl.col(f"__mlsql_{n}").is_not_null() for n in names))
     return lf, groups
+
+
+def _tally(sample_weight: str | None) -> pl.Expr:
+    """Rows counted (Int64), or their weights summed."""
+    return pl.len().cast(pl.Int64) if sample_weight is None else pl.col(WEIGHT).sum()
 
 
 @table(
@@ -358,12 +377,16 @@ def _prepared(
     """,
 )
 def class_distribution(
-    source: Frame, label: str, *, by: str | Sequence[str] | None = None
+    source: Frame,
+    label: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
-    lf, groups = _prepared(source, {"label": label}, by, "class_distribution")
+    lf, groups = _prepared(source, {"label": label}, by, "class_distribution", sample_weight)
     out = (
         lf.group_by(*groups, pl.col("__mlsql_label").alias("class"))
-        .agg(pl.len().cast(pl.Int64).alias("count"))
+        .agg(_tally(sample_weight).alias("count"))
         .with_columns(
             share=pl.col("count") / pl.col("count").sum().over(groups)
             if groups
@@ -399,11 +422,15 @@ def _classes(lf: pl.LazyFrame, groups: list[str]) -> pl.LazyFrame:
     """,
 )
 def confusion_matrix(
-    source: Frame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+    source: Frame,
+    actual: str,
+    predicted: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
-    lf, groups = _prepared(
-        source, {"actual": actual, "predicted": predicted}, by, "confusion_matrix"
-    )
+    columns = {"actual": actual, "predicted": predicted}
+    lf, groups = _prepared(source, columns, by, "confusion_matrix", sample_weight)
     classes = _classes(lf, groups)
     grid = (
         classes.rename({"class": "actual"}).join(
@@ -418,7 +445,7 @@ def confusion_matrix(
         *groups,
         pl.col("__mlsql_actual").alias("actual"),
         pl.col("__mlsql_predicted").alias("predicted"),
-    ).agg(pl.len().cast(pl.Int64).alias("count"))
+    ).agg(_tally(sample_weight).alias("count"))
     out = (
         grid.join(cells, on=[*groups, "actual", "predicted"], how="left", nulls_equal=True)
         .with_columns(pl.col("count").fill_null(0))
@@ -444,9 +471,16 @@ def confusion_matrix(
     """,
 )
 def confusion_matrix_wide(
-    source: Frame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+    source: Frame,
+    actual: str,
+    predicted: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> pl.DataFrame:
-    long = confusion_matrix(source.lazy(), actual, predicted, by=by).collect()  # type: ignore[union-attr]
+    long = confusion_matrix(
+        source.lazy(), actual, predicted, by=by, sample_weight=sample_weight
+    ).collect()  # type: ignore[union-attr]
     groups = K.by_columns(by, "confusion_matrix_wide")
     order = [str(c) for c in long["predicted"].unique().sort().to_list()]
     wide = long.with_columns(pl.col("predicted").cast(pl.String)).pivot(
@@ -477,31 +511,39 @@ def class_metrics(
     beta: float = 1.0,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
     func = "class_metrics"
     b, zd = check_beta(beta, func), check_zero_division(zero_division, func)
-    lf, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
+    columns = {"actual": actual, "predicted": predicted}
+    lf, groups = _prepared(source, columns, by, func, sample_weight)
     a, p = pl.col("__mlsql_actual"), pl.col("__mlsql_predicted")
     totals = (
-        lf.group_by(*groups).agg(pl.len().cast(pl.Int64).alias("n"))
+        lf.group_by(*groups).agg(_tally(sample_weight).alias("n"))
         if groups
-        else (lf.select(pl.len().cast(pl.Int64).alias("n")))
+        else (lf.select(_tally(sample_weight).alias("n")))
     )
+    one = pl.lit(1, pl.Int64) if sample_weight is None else pl.col(WEIGHT)
+    zero = pl.lit(0, pl.Int64) if sample_weight is None else pl.lit(0.0)
     spread = pl.concat(
         [
             lf.select(
                 *groups,
                 a.alias("class"),
-                pl.lit(1, pl.Int64).alias("r"),
-                pl.lit(0, pl.Int64).alias("c"),
-                (a == p).cast(pl.Int64).alias("d"),
+                one.alias("r"),
+                zero.alias("c"),
+                (
+                    (a == p).cast(pl.Int64)
+                    if sample_weight is None
+                    else pl.when(a == p).then(one).otherwise(zero)
+                ).alias("d"),
             ),
             lf.select(
                 *groups,
                 p.alias("class"),
-                pl.lit(0, pl.Int64).alias("r"),
-                pl.lit(1, pl.Int64).alias("c"),
-                pl.lit(0, pl.Int64).alias("d"),
+                zero.alias("r"),
+                one.alias("c"),
+                zero.alias("d"),
             ),
         ]
     )

@@ -81,6 +81,7 @@ from mlsql.measures.contingency import Table2x2
 from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import check_same_kind, data_type, to_column
+from mlsql.spark._weights import weight
 from mlsql.spark.ops import SparkOps, column
 
 FAMILIES = (SL.FAMILY,)
@@ -745,16 +746,22 @@ cost_map.__doc__ = (cost_map.__doc__ or "") + (
 
 # ------------------------------------------------------------------ tables
 def _prepared(
-    source: DataFrame, columns: dict[str, str], by: Any, func: str
+    source: DataFrame,
+    columns: dict[str, str],
+    by: Any,
+    func: str,
+    sample_weight: str | None = None,
 ) -> tuple[DataFrame, list[str]]:
-    """Known rows: internal group columns ``__g<i>`` (or one constant group) and ``__<role>``."""
+    """Known rows: internal group columns ``__g<i>`` (or one constant group) and ``__<role>``,
+    and with ``sample_weight`` (a column name) the checked weight ``__w`` (NULL: unknown row)."""
     if not isinstance(source, DataFrame):
         raise MlsqlError(
             f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
         )
     schema = {f.name: f.dataType for f in source.schema.fields}
     groups = P.check_by(by, func)
-    check_columns(func, schema, [*columns.items(), *(("by", b) for b in groups)])
+    weights = [] if sample_weight is None else [("sample_weight", sample_weight)]
+    check_columns(func, schema, [*columns.items(), *(("by", b) for b in groups), *weights])
     roles = list(columns)
     cols = [to_column(c, func, r) for r, c in columns.items()]
     for role, name in columns.items():
@@ -767,8 +774,16 @@ def _prepared(
         F.lit(0).alias(ALL)
     ]
     internal = [f"__g{i}" for i in range(len(groups))] or [ALL]
+    if sample_weight is not None:
+        picked.append(weight(func, source[sample_weight]).alias("__w"))
+        roles.append("w")
     rows = source.select(*keys, *picked).where(known(*(F.col(f"__{r}") for r in roles)))
     return rows, internal
+
+
+def _tally(sample_weight: str | None) -> Column:
+    """Rows counted, or their weights summed."""
+    return F.count(F.lit(1)) if sample_weight is None else F.sum("__w")
 
 
 def _shown(by: Any, func: str) -> list[Column]:
@@ -795,22 +810,27 @@ def _ordered(df: DataFrame, keys: Sequence[str]) -> DataFrame:
     """,
 )
 def class_distribution(
-    source: DataFrame, label: str, *, by: str | Sequence[str] | None = None
+    source: DataFrame,
+    label: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "class_distribution"
-    rows, groups = _prepared(source, {"label": label}, by, func)
+    rows, groups = _prepared(source, {"label": label}, by, func, sample_weight)
     counted = rows.groupBy(*groups, F.col("__label").alias("class")).agg(
-        F.count(F.lit(1)).alias("count")
+        _tally(sample_weight).alias("count")
     )
     share = F.col("count") / F.sum("count").over(Window.partitionBy(*groups))
     out = counted.withColumn("share", share)
     return _ordered(out, [*groups, "class"]).select(*_shown(by, func), "class", "count", "share")
 
 
-def _long(rows: DataFrame, groups: list[str]) -> DataFrame:
-    """Every cell of each group's confusion matrix: groups, actual, predicted, count (zeros too)."""
+def _long(rows: DataFrame, groups: list[str], sample_weight: str | None = None) -> DataFrame:
+    """Every cell of each group's confusion matrix: groups, actual, predicted, count (zeros too;
+    sums of weights with ``sample_weight``)."""
     cells = rows.groupBy(*groups, F.col("__actual").alias("a"), F.col("__predicted").alias("p"))
-    cells = cells.agg(F.count(F.lit(1)).alias("n"))
+    cells = cells.agg(_tally(sample_weight).alias("n"))
     seen = F.array_distinct(F.concat(F.collect_set("a"), F.collect_set("p")))
     classes = cells.groupBy(*groups).agg(F.sort_array(seen).alias("classes"))
     grid = classes.select(*groups, F.explode("classes").alias("actual"), "classes").select(
@@ -825,7 +845,9 @@ def _long(rows: DataFrame, groups: list[str]) -> DataFrame:
         *groups,
         "actual",
         "predicted",
-        F.coalesce(F.col("n"), F.lit(0)).cast("long").alias("count"),
+        F.coalesce(F.col("n"), F.lit(0))
+        .cast("long" if sample_weight is None else "double")
+        .alias("count"),
     )
 
 
@@ -846,11 +868,17 @@ def _long(rows: DataFrame, groups: list[str]) -> DataFrame:
     """,
 )
 def confusion_matrix(
-    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+    source: DataFrame,
+    actual: str,
+    predicted: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "confusion_matrix"
-    rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
-    out = _long(rows, groups)
+    columns = {"actual": actual, "predicted": predicted}
+    rows, groups = _prepared(source, columns, by, func, sample_weight)
+    out = _long(rows, groups, sample_weight)
     return _ordered(out, [*groups, "actual", "predicted"]).select(
         *_shown(by, func), "actual", "predicted", "count"
     )
@@ -874,11 +902,17 @@ def confusion_matrix(
     """,
 )
 def confusion_matrix_wide(
-    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+    source: DataFrame,
+    actual: str,
+    predicted: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "confusion_matrix_wide"
-    rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
-    long = _long(rows, groups)
+    columns = {"actual": actual, "predicted": predicted}
+    rows, groups = _prepared(source, columns, by, func, sample_weight)
+    long = _long(rows, groups, sample_weight)
     classes = [r[0] for r in long.select("predicted").distinct().orderBy("predicted").collect()]
     names = [str(c).lower() if isinstance(c, bool) else str(c) for c in classes]
     wide = long.groupBy(*groups, "actual").pivot("predicted", classes).agg(F.first("count"))
@@ -911,23 +945,27 @@ def class_metrics(
     beta: float = 1.0,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "class_metrics"
     b, zd = P.check_beta(beta, func), P.check_zero_division(zero_division, func)
-    rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
+    columns = {"actual": actual, "predicted": predicted}
+    rows, groups = _prepared(source, columns, by, func, sample_weight)
     a, p = F.col("__actual"), F.col("__predicted")
+    one, zero = (F.lit(1), F.lit(0)) if sample_weight is None else (F.col("__w"), F.lit(0.0))
     both = F.array(
         F.struct(
             a.alias("class"),
-            F.lit(1).alias("r"),
-            F.lit(0).alias("c"),
-            F.when(a == p, 1).otherwise(0).alias("d"),
+            one.alias("r"),
+            zero.alias("c"),
+            F.when(a == p, one).otherwise(zero).alias("d"),
         ),
-        F.struct(p.alias("class"), F.lit(0).alias("r"), F.lit(1).alias("c"), F.lit(0).alias("d")),
+        F.struct(p.alias("class"), zero.alias("r"), one.alias("c"), zero.alias("d")),
     )
     spread = rows.select(*groups, F.explode(both).alias("e")).select(*groups, "e.*")
+    total = "long" if sample_weight is None else "double"
     per_class = spread.groupBy(*groups, "class").agg(
-        *(F.sum(k).cast("long").alias(k) for k in ("r", "c", "d"))
+        *(F.sum(k).cast(total).alias(k) for k in ("r", "c", "d"))
     )
     with_n = per_class.withColumn("n", F.sum("r").over(Window.partitionBy(*groups)))
     s = SL.ClassStats(
