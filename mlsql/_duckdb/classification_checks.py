@@ -154,32 +154,19 @@ def param_sql(p: Param) -> str:
     return p.name if p.name in REQUIRED else f"{p.name} := {lit(p.default)}"
 
 
-#: a weighted macro's last parameter; its default NULL (a constant of no type) means unweighted
-SAMPLE_WEIGHT = "sample_weight := NULL"
+def signature(m: Measure, weighted: bool = False) -> tuple[str, ...]:
+    """The macro's parameters: inputs, then parameters with defaults.
 
-
-def signature(m: Measure) -> tuple[str, ...]:
-    """The macro's parameters: inputs, then parameters with defaults (and ``sample_weight``)."""
-    weight = (SAMPLE_WEIGHT,) if m.weighted else ()
-    return (*m.inputs, *(param_sql(p) for p in m.params), *weight)
+    ``weighted``: the overload of a weighted measure, with ``sample_weight``
+    after the inputs (a parameter without default: passed by name or position).
+    """
+    weight = ("sample_weight",) if weighted else ()
+    return (*m.inputs, *weight, *(param_sql(p) for p in m.params))
 
 
 def weight(func: str, q: Qualify) -> Sql:
     """The checked weight of a row of macro ``func`` (its ``sample_weight`` parameter)."""
     return Sql(f"{q('_mlsql_weight')}(sample_weight, {lit(func)})")
-
-
-def by_weight(unweighted: Any, weighted: Any) -> Sql:
-    """``unweighted`` when the macro's ``sample_weight`` is the default NULL, else ``weighted``.
-
-    ``typeof`` is folded when DuckDB binds the query, so only the branch taken
-    is planned: an unweighted call runs the plan it ran before weights existed
-    (``any_value`` only lets an aggregate name the parameter).
-    """
-    return Sql(
-        f"""CASE WHEN typeof(any_value(sample_weight)) = '"NULL"' THEN {unweighted}
-         ELSE {weighted} END"""
-    )
 
 
 def checked(m: Measure, q: Qualify) -> dict[str, Sql]:
@@ -195,16 +182,15 @@ def guard_zero_division(body: Any, params: dict[str, Sql]) -> Sql:
 
 
 def aliases(m: Measure, file: str, q: Qualify) -> list[Macro]:
-    """One macro per alias of ``m``, calling it."""
-    args = [
-        *m.inputs,
-        *(p.name if p.name in REQUIRED else f"{p.name} := {p.name}" for p in m.params),
-        *(["sample_weight := sample_weight"] if m.weighted else []),
-    ]
-    return [
-        Macro(file, alias, signature(m), f"{q(m.name)}({', '.join(args)})", f"Alias of {m.name}.")
-        for alias in m.aliases
-    ]
+    """One macro per alias of ``m``, calling it (and its weighted overload, if ``m`` has one)."""
+    params = [p.name if p.name in REQUIRED else f"{p.name} := {p.name}" for p in m.params]
+    out = []
+    for alias in m.aliases:
+        for weighted in (False, True) if m.weighted else (False,):
+            args = [*m.inputs, *(["sample_weight"] if weighted else []), *params]
+            body = f"{q(m.name)}({', '.join(args)})"
+            out.append(Macro(file, alias, signature(m, weighted), body, f"Alias of {m.name}."))
+    return out
 
 
 def render(
@@ -219,19 +205,15 @@ def render(
 ) -> list[Macro]:
     """The macro of registry measure ``m`` over ``stats`` (and its aliases).
 
-    ``weighted``: the statistics with each row weighted (or, with ``body``, the
-    weighted body), taken when the macro's ``sample_weight`` is given.
+    A weighted measure gets a second overload taking ``sample_weight``, over
+    ``weighted`` (the statistics with each row weighted, or with ``body`` the
+    weighted body): an unweighted call runs exactly the macro it ran before.
     """
     params = checked(m, q)
-    if body is None:
-        value = m.build(ops, stats, **params)
-        if m.weighted:
-            value = by_weight(value, m.build(ops, weighted, **params))
-    else:
-        value = body(params)
-        if m.weighted:
-            value = by_weight(value, weighted(params))
-    return [
-        Macro(file, m.name, signature(m), str(guard_zero_division(value, params)), m.summary),
-        *aliases(m, file, q),
-    ]
+    value = m.build(ops, stats, **params) if body is None else body(params)
+    out = [Macro(file, m.name, signature(m), str(guard_zero_division(value, params)), m.summary)]
+    if m.weighted:
+        heavy = m.build(ops, weighted, **params) if body is None else weighted(params)
+        text = str(guard_zero_division(heavy, params))
+        out.append(Macro(file, m.name, signature(m, True), text, m.summary))
+    return [*out, *aliases(m, file, q)]

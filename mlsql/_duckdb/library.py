@@ -612,10 +612,10 @@ def _hivemall_ranking_auc(out: list[Macro], q: Qualify) -> list[Macro]:
     ``ranking_auc`` (into its file).
     """
     last = max(j for j, m in enumerate(out) if m.name == "ranking_auc")
-    auc = next(m for m in out if m.name == "auc")
+    aucs = [m for m in out if m.name == "auc"]  # and its weighted overload
     aliases = [m for m in out if m.name != "auc" and m.body.startswith(f"{q('auc')}(")]
     doc = (
-        f"{auc.doc} Over label lists, auc(rank_items, correct_items[, k]) is Hivemall's "
+        f"{aucs[0].doc} Over label lists, auc(rank_items, correct_items[, k]) is Hivemall's "
         "ranking AUC (ranking_auc)."
     )
     file = out[last].file
@@ -632,10 +632,10 @@ def _hivemall_ranking_auc(out: list[Macro], q: Qualify) -> list[Macro]:
     ]
     moved = [
         *overloads,
-        replace(auc, file=file, doc=doc),
+        *(replace(auc, file=file, doc=doc) for auc in aucs),
         *(replace(m, file=file) for m in aliases),
     ]
-    keep = [m for m in out[: last + 1] if m is not auc and m not in aliases]
+    keep = [m for m in out[: last + 1] if m not in aucs and m not in aliases]
     return [*keep, *moved, *out[last + 1 :]]
 
 

@@ -320,11 +320,15 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
         args = [Sql("cl"), *((found,) if pairs else ()), *params.values()]
         return let(lists, "cl", call(q(name), *args))
 
-    body = CC.by_weight(public(False), public(True))
+    def macro(weighted: bool) -> Macro:
+        body = str(CC.guard_zero_division(public(weighted), params))
+        return Macro(FILE, m.name, CC.signature(m, weighted), body, m.summary)
+
     return [
         inner("", False),
         *([inner("_weighted", True)] if pairs else []),
-        Macro(FILE, m.name, CC.signature(m), str(CC.guard_zero_division(body, params)), m.summary),
+        macro(False),
+        macro(True),
         *CC.aliases(m, FILE, q),
     ]
 
