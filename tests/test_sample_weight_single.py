@@ -358,3 +358,17 @@ def test_weighted_tables_equal_repeated_rows(engine, name, by):
         assert all(
             _close(x, y) if isinstance(y, float) else x == y for x, y in zip(g, e, strict=True)
         )
+
+
+def test_duckdb_unweighted_macros_never_read_a_weight():
+    """Each weighted measure is two DuckDB overloads: without ``sample_weight`` the macro is the
+    unweighted one, whose body names no weight (an unweighted call runs the plan it ran before)."""
+    from mlsql._duckdb.library import macros
+
+    library = macros()
+    for m in [*weighted_measures("duckdb"), *weighted_measures("duckdb", tables=True)]:
+        overloads = [x for x in library if x.name == m.name]
+        plain = [x for x in overloads if not any("sample_weight" in p for p in x.params)]
+        weighted = [x for x in overloads if any(p == "sample_weight" for p in x.params)]
+        assert plain and weighted, m.name
+        assert not any("sample_weight" in x.body for x in plain), m.name
