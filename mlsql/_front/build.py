@@ -93,7 +93,10 @@ def signature(engine: Engine, m: Measure) -> inspect.Signature:
     if m.weighted:
         params.append(
             inspect.Parameter(
-                SAMPLE_WEIGHT, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=engine.into
+                SAMPLE_WEIGHT,
+                inspect.Parameter.KEYWORD_ONLY,
+                default=None,
+                annotation=engine.into | None,
             )
         )
     return inspect.Signature(params, return_annotation=engine.expr)

@@ -211,7 +211,7 @@ def accuracy(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Share of known rows where actual = predicted.
 
@@ -244,7 +244,7 @@ def accuracy_score(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Share of known rows where actual = predicted.
 
@@ -278,7 +278,7 @@ def auc(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
@@ -316,7 +316,7 @@ def average_precision(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 
@@ -356,7 +356,7 @@ def average_precision_score(
     score: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP, tied scores one step.
 
@@ -393,7 +393,7 @@ def balanced_accuracy(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean recall over the classes that occur in actual.
 
@@ -426,7 +426,7 @@ def balanced_accuracy_score(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean recall over the classes that occur in actual.
 
@@ -459,7 +459,7 @@ def binary_accuracy(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(tp + tn) / n: the lecture's tacc.
 
@@ -527,7 +527,7 @@ def binary_cost_error(
     *,
     cost_fn: float = 1.0,
     cost_fp: float = 1.0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 
@@ -634,7 +634,7 @@ def binary_coverage(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
@@ -700,7 +700,7 @@ def binary_error_rate(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(fp + fn) / n: 1 - accuracy.
 
@@ -767,7 +767,7 @@ def binary_f1(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F1 of the positive class, from counts.
 
@@ -845,7 +845,7 @@ def binary_f_alpha(
     *,
     alpha: float = 1.0,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 
@@ -927,7 +927,7 @@ def binary_false_negative_rate(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """fn / (tp + fn): the positive class's error rate (1 - recall).
 
@@ -1004,7 +1004,7 @@ def binary_false_positive_rate(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """fp / (fp + tn): the negative class's error rate (1 - specificity).
 
@@ -1082,7 +1082,7 @@ def binary_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F-beta of the positive class, from counts.
 
@@ -1164,7 +1164,7 @@ def binary_kappa(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa of the 2x2 table.
 
@@ -1241,7 +1241,7 @@ def binary_negative_predictive_value(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tn / (tn + fn): the lecture's nrel.
 
@@ -1318,7 +1318,7 @@ def binary_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tp / (tp + fp): the lecture's prel.
 
@@ -1395,7 +1395,7 @@ def binary_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tp / (tp + fn): the lecture's sens.
 
@@ -1472,7 +1472,7 @@ def binary_specificity(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tn / (tn + fp): the lecture's spec.
 
@@ -1548,7 +1548,7 @@ def binary_support(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
@@ -1614,7 +1614,7 @@ def brier_score_loss(
     actual: _IntoExpr,
     prob: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
 
@@ -1683,7 +1683,7 @@ def class_error_rate(
     *,
     label: Any = None,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Share of the rows truly of the given class that were predicted otherwise.
 
@@ -1781,7 +1781,7 @@ def cohen_kappa_score(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -1895,7 +1895,7 @@ def cost_error(
     predicted: _IntoExpr,
     *,
     costs: Mapping[Any, Mapping[Any, float]] | None = None,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 
@@ -1927,7 +1927,12 @@ def cost_error(
     1.25
     """
 
-def cov(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def cov(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -1959,7 +1964,7 @@ def coverage_error(
     actual: _IntoExpr,
     scores: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 
@@ -1995,7 +2000,7 @@ def error_rate(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Share of known rows where actual <> predicted.
 
@@ -2029,7 +2034,7 @@ def expected_calibration_error(
     prob: _IntoExpr,
     *,
     n_bins: int = 10,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
 
@@ -2065,7 +2070,7 @@ def explained_variance(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2103,7 +2108,7 @@ def explained_variance_score(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2142,7 +2147,7 @@ def f1_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F1 over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2233,7 +2238,7 @@ def fbeta_score(
     beta: float = 1.0,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2309,7 +2314,7 @@ def graded_ndcg(
     ideal_relevance: _IntoExpr,
     *,
     k: int | None = None,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 
@@ -2347,7 +2352,7 @@ def hamming_loss(
     predicted: _IntoExpr,
     *,
     n_labels: int | None = None,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(fp + fn) / (rows x n_labels): share of wrong label decisions.
 
@@ -2408,7 +2413,7 @@ def hitrate(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's HitRate@k: share of rows with a true item in the top k.
 
@@ -2447,7 +2452,7 @@ def hivemall_auc(
     label: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.
 
@@ -2484,7 +2489,7 @@ def hivemall_logloss(
     predicted: _IntoExpr,
     actual: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).
 
@@ -2518,7 +2523,7 @@ def hivemall_r2(
     actual: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """r2 in Hivemall's argument order: hivemall_r2(predicted, actual).
 
@@ -2568,7 +2573,7 @@ def kappa(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -2680,7 +2685,7 @@ def label_ranking_average_precision(
     actual: _IntoExpr,
     scores: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
@@ -2716,7 +2721,7 @@ def label_ranking_average_precision_score(
     actual: _IntoExpr,
     scores: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
@@ -2752,7 +2757,7 @@ def label_ranking_loss(
     actual: _IntoExpr,
     scores: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
 
@@ -2806,7 +2811,7 @@ def log_loss(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
@@ -2835,7 +2840,12 @@ def log_loss(
     0.5655382020021631
     """
 
-def logloss(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def logloss(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2968,7 +2978,12 @@ def macro_recall(
     One row per group over a frame: ``macro_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None)``; the ``macro_recall`` column of :func:`multilabel_report`.
     """
 
-def mae(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def mae(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -3017,7 +3032,7 @@ def majority_class(label: _IntoExpr) -> pl.Expr:
     'b'
     """
 
-def majority_error(label: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def majority_error(label: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
     """1 - the largest class share: the error of always predicting the majority class.
 
     Parameters
@@ -3043,7 +3058,12 @@ def majority_error(label: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.E
     0.5
     """
 
-def mape(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def mape(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -3076,7 +3096,7 @@ def matthews_corrcoef(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Matthews correlation coefficient (multiclass).
 
@@ -3114,7 +3134,7 @@ def mcc(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Matthews correlation coefficient (multiclass).
 
@@ -3151,7 +3171,7 @@ def mean_absolute_error(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean absolute error (the lecture's mad).
 
@@ -3184,7 +3204,7 @@ def mean_absolute_percentage_error(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
@@ -3217,7 +3237,7 @@ def mean_squared_error(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean squared error.
 
@@ -3246,7 +3266,7 @@ def mean_squared_error(
     0.375
     """
 
-def merge_counts(counts: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def merge_counts(counts: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
     """Sum stored multilabel_counts structs field by field (combine partitions).
 
     Parameters
@@ -3277,7 +3297,7 @@ def micro_f1(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F1 of counts pooled over rows.
 
@@ -3343,7 +3363,7 @@ def micro_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F-beta of counts pooled over rows.
 
@@ -3417,7 +3437,7 @@ def micro_jaccard(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Jaccard of counts pooled over rows.
 
@@ -3482,7 +3502,7 @@ def micro_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Precision of counts pooled over rows.
 
@@ -3547,7 +3567,7 @@ def micro_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Recall of counts pooled over rows.
 
@@ -3648,7 +3668,7 @@ def mrr(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 
@@ -3682,7 +3702,12 @@ def mrr(
     0.75
     """
 
-def mse(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def mse(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean squared error.
 
     Parameters
@@ -3714,7 +3739,7 @@ def multilabel_counts(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.
 
@@ -3771,7 +3796,7 @@ def ndcg(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's binary nDCG@k, averaged over rows.
 
@@ -3811,7 +3836,7 @@ def ndcg_score(
     scores: _IntoExpr,
     *,
     k: int | None = None,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 
@@ -3846,7 +3871,7 @@ def ndcg_score(
     0.9032867981913646
     """
 
-def nov(holds: _IntoExpr, fires: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def nov(holds: _IntoExpr, fires: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -3879,7 +3904,7 @@ def nrel(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tn / (tn + fn): the lecture's nrel.
 
@@ -3912,7 +3937,12 @@ def nrel(
     0.5
     """
 
-def one_error(actual: _IntoExpr, scores: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def one_error(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """One-error: share of rows whose top-scored label is not true (ties count fractionally).
 
     Parameters
@@ -3948,7 +3978,7 @@ def pearson_corr(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Pearson correlation of actual and predicted (the lecture's corr).
 
@@ -3986,7 +4016,7 @@ def precision_at(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 
@@ -4026,7 +4056,7 @@ def precision_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Precision over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4067,7 +4097,7 @@ def prel(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tp / (tp + fp): the lecture's prel.
 
@@ -4104,7 +4134,7 @@ def prevalence(
     label: _IntoExpr,
     *,
     positive: Any = None,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Share of known rows whose label is the given positive class.
 
@@ -4138,7 +4168,7 @@ def r2(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
@@ -4176,7 +4206,7 @@ def r2_score(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
@@ -4214,7 +4244,7 @@ def rae(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).
 
@@ -4252,7 +4282,7 @@ def ranking_auc(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 
@@ -4292,7 +4322,7 @@ def recall_at(
     correct_items: _IntoExpr,
     *,
     k: int | None = None,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 
@@ -4332,7 +4362,7 @@ def recall_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Recall over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4368,7 +4398,12 @@ def recall_score(
     0.8333333333333334
     """
 
-def rmse(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def rmse(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Root mean squared error.
 
     Parameters
@@ -4401,7 +4436,7 @@ def roc_auc_score(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
@@ -4541,7 +4576,7 @@ def rrse(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Root relative squared error: sqrt(rse).
 
@@ -4579,7 +4614,7 @@ def rse(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².
 
@@ -4612,7 +4647,12 @@ def rse(
     0.05139186295503212
     """
 
-def rule_novelty(holds: _IntoExpr, fires: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def rule_novelty(
+    holds: _IntoExpr,
+    fires: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4673,7 +4713,7 @@ def rule_satisfaction(
     fires: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -4750,7 +4790,7 @@ def samples_f1(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row F1.
 
@@ -4789,7 +4829,7 @@ def samples_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row F-beta.
 
@@ -4829,7 +4869,7 @@ def samples_jaccard(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row Jaccard.
 
@@ -4867,7 +4907,7 @@ def samples_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row precision.
 
@@ -4905,7 +4945,7 @@ def samples_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Mean over rows of row recall.
 
@@ -4943,7 +4983,7 @@ def sat(
     fires: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -4981,7 +5021,7 @@ def sens(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tp / (tp + fn): the lecture's sens.
 
@@ -5148,7 +5188,7 @@ def spec(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tn / (tn + fp): the lecture's spec.
 
@@ -5185,7 +5225,7 @@ def subset_accuracy(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Share of rows predicted exactly.
 
@@ -5237,7 +5277,12 @@ def subset_accuracy_from_counts(counts: _IntoExpr) -> pl.Expr:
     0.0
     """
 
-def sup(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def sup(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -5265,7 +5310,12 @@ def sup(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = N
     0.4
     """
 
-def tacc(actual: _IntoExpr, predicted: _IntoExpr, *, sample_weight: _IntoExpr = None) -> pl.Expr:
+def tacc(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -5468,7 +5518,7 @@ def zero_one_loss(
     actual: _IntoExpr,
     predicted: _IntoExpr,
     *,
-    sample_weight: _IntoExpr = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Share of rows not predicted exactly.
 

@@ -43,7 +43,7 @@ def weighted_check(check: Check) -> Check:
     def checked(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
         w, dtype = pairs[-1]
         present = w.is_not_null()
-        inputs = [(pl.when(present).then(e), d) for e, d in pairs[:-1]]
+        inputs: Pairs = [(pl.when(present).then(e).otherwise(None), d) for e, d in pairs[:-1]]
         return [*check(func, names[:-1], inputs), weight(func, w, dtype)]
 
     return checked

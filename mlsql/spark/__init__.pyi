@@ -271,7 +271,7 @@ def accuracy(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Share of known rows where actual = predicted.
 
@@ -310,7 +310,7 @@ def accuracy_score(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Share of known rows where actual = predicted.
 
@@ -350,7 +350,7 @@ def auc(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
@@ -394,7 +394,7 @@ def average_precision(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 
@@ -435,7 +435,7 @@ def average_precision_score(
     score: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP, tied scores one step.
 
@@ -478,7 +478,7 @@ def balanced_accuracy(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean recall over the classes that occur in actual.
 
@@ -519,7 +519,7 @@ def balanced_accuracy_score(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean recall over the classes that occur in actual.
 
@@ -560,7 +560,7 @@ def binary_accuracy(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(tp + tn) / n: the lecture's tacc.
 
@@ -622,7 +622,7 @@ def binary_cost_error(
     *,
     cost_fn: float = 1.0,
     cost_fp: float = 1.0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 
@@ -724,7 +724,7 @@ def binary_coverage(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
@@ -784,7 +784,7 @@ def binary_error_rate(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(fp + fn) / n: 1 - accuracy.
 
@@ -845,7 +845,7 @@ def binary_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F1 of the positive class, from counts.
 
@@ -917,7 +917,7 @@ def binary_f_alpha(
     *,
     alpha: float = 1.0,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 
@@ -993,7 +993,7 @@ def binary_false_negative_rate(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """fn / (tp + fn): the positive class's error rate (1 - recall).
 
@@ -1064,7 +1064,7 @@ def binary_false_positive_rate(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """fp / (fp + tn): the negative class's error rate (1 - specificity).
 
@@ -1136,7 +1136,7 @@ def binary_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F-beta of the positive class, from counts.
 
@@ -1212,7 +1212,7 @@ def binary_kappa(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa of the 2x2 table.
 
@@ -1283,7 +1283,7 @@ def binary_negative_predictive_value(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tn / (tn + fn): the lecture's nrel.
 
@@ -1354,7 +1354,7 @@ def binary_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tp / (tp + fp): the lecture's prel.
 
@@ -1425,7 +1425,7 @@ def binary_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tp / (tp + fn): the lecture's sens.
 
@@ -1496,7 +1496,7 @@ def binary_specificity(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tn / (tn + fp): the lecture's spec.
 
@@ -1566,7 +1566,7 @@ def binary_support(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
@@ -1626,7 +1626,7 @@ def brier_score_loss(
     actual: _IntoColumn,
     prob: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
 
@@ -1703,7 +1703,7 @@ def class_error_rate(
     *,
     label: Any = None,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Share of the rows truly of the given class that were predicted otherwise.
 
@@ -1824,7 +1824,7 @@ def cohen_kappa_score(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -1949,7 +1949,7 @@ def cost_error(
     predicted: _IntoColumn,
     *,
     costs: Mapping[Any, Mapping[Any, float]] | None = None,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 
@@ -2030,7 +2030,7 @@ def cov(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
@@ -2060,7 +2060,7 @@ def coverage_error(
     actual: _IntoColumn,
     scores: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 
@@ -2099,7 +2099,7 @@ def error_rate(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Share of known rows where actual <> predicted.
 
@@ -2139,7 +2139,7 @@ def expected_calibration_error(
     prob: _IntoColumn,
     *,
     n_bins: int = 10,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
 
@@ -2181,7 +2181,7 @@ def explained_variance(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2216,7 +2216,7 @@ def explained_variance_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2252,7 +2252,7 @@ def f1_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F1 over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2363,7 +2363,7 @@ def fbeta_score(
     beta: float = 1.0,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2454,7 +2454,7 @@ def graded_ndcg(
     ideal_relevance: _IntoColumn,
     *,
     k: int | None = None,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.
 
@@ -2493,7 +2493,7 @@ def hamming_loss(
     predicted: _IntoColumn,
     *,
     n_labels: int | None = None,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(fp + fn) / (rows x n_labels): share of wrong label decisions.
 
@@ -2566,7 +2566,7 @@ def hitrate(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's HitRate@k: share of rows with a true item in the top k.
 
@@ -2606,7 +2606,7 @@ def hivemall_auc(
     label: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.
 
@@ -2649,7 +2649,7 @@ def hivemall_logloss(
     predicted: _IntoColumn,
     actual: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).
 
@@ -2689,7 +2689,7 @@ def hivemall_r2(
     actual: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """r2 in Hivemall's argument order: hivemall_r2(predicted, actual).
 
@@ -2750,7 +2750,7 @@ def kappa(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -2903,7 +2903,7 @@ def label_ranking_average_precision(
     actual: _IntoColumn,
     scores: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
@@ -2942,7 +2942,7 @@ def label_ranking_average_precision_score(
     actual: _IntoColumn,
     scores: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 
@@ -2981,7 +2981,7 @@ def label_ranking_loss(
     actual: _IntoColumn,
     scores: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
 
@@ -3045,7 +3045,7 @@ def log_loss(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
@@ -3084,7 +3084,7 @@ def logloss(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
@@ -3326,7 +3326,7 @@ def mae(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean absolute error (the lecture's mad).
 
@@ -3381,7 +3381,7 @@ def majority_class(label: _IntoColumn) -> Column:
     'a'
     """
 
-def majority_error(label: _IntoColumn, *, sample_weight: _IntoColumn = None) -> Column:
+def majority_error(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
     """1 - the largest class share: the error of always predicting the majority class.
 
     Parameters
@@ -3419,7 +3419,7 @@ def mape(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
@@ -3450,7 +3450,7 @@ def matthews_corrcoef(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Matthews correlation coefficient (multiclass).
 
@@ -3496,7 +3496,7 @@ def mcc(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Matthews correlation coefficient (multiclass).
 
@@ -3541,7 +3541,7 @@ def mean_absolute_error(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean absolute error (the lecture's mad).
 
@@ -3571,7 +3571,7 @@ def mean_absolute_percentage_error(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
@@ -3601,7 +3601,7 @@ def mean_squared_error(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean squared error.
 
@@ -3627,7 +3627,7 @@ def mean_squared_error(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def merge_counts(counts: _IntoColumn, *, sample_weight: _IntoColumn = None) -> Column:
+def merge_counts(counts: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
     """Sum stored multilabel_counts structs field by field (combine partitions).
 
     Parameters
@@ -3667,7 +3667,7 @@ def micro_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F1 of counts pooled over rows.
 
@@ -3745,7 +3745,7 @@ def micro_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F-beta of counts pooled over rows.
 
@@ -3831,7 +3831,7 @@ def micro_jaccard(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Jaccard of counts pooled over rows.
 
@@ -3908,7 +3908,7 @@ def micro_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Precision of counts pooled over rows.
 
@@ -3985,7 +3985,7 @@ def micro_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Recall of counts pooled over rows.
 
@@ -4122,7 +4122,7 @@ def mrr(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 
@@ -4161,7 +4161,7 @@ def mse(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean squared error.
 
@@ -4191,7 +4191,7 @@ def multilabel_counts(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact: store it, sum it later.
 
@@ -4276,7 +4276,7 @@ def ndcg(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's binary nDCG@k, averaged over rows.
 
@@ -4317,7 +4317,7 @@ def ndcg_score(
     scores: _IntoColumn,
     *,
     k: int | None = None,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 
@@ -4355,7 +4355,12 @@ def ndcg_score(
     0.9032867981913646
     """
 
-def nov(holds: _IntoColumn, fires: _IntoColumn, *, sample_weight: _IntoColumn = None) -> Column:
+def nov(
+    holds: _IntoColumn,
+    fires: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4385,7 +4390,7 @@ def nrel(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tn / (tn + fn): the lecture's nrel.
 
@@ -4419,7 +4424,7 @@ def one_error(
     actual: _IntoColumn,
     scores: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """One-error: share of rows whose top-scored label is not true (ties count fractionally).
 
@@ -4459,7 +4464,7 @@ def pearson_corr(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Pearson correlation of actual and predicted (the lecture's corr).
 
@@ -4494,7 +4499,7 @@ def precision_at(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 
@@ -4535,7 +4540,7 @@ def precision_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Precision over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4584,7 +4589,7 @@ def prel(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tp / (tp + fp): the lecture's prel.
 
@@ -4618,7 +4623,7 @@ def prevalence(
     label: _IntoColumn,
     *,
     positive: Any = None,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Share of known rows whose label is the given positive class.
 
@@ -4658,7 +4663,7 @@ def r2(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
@@ -4693,7 +4698,7 @@ def r2_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
@@ -4728,7 +4733,7 @@ def rae(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).
 
@@ -4763,7 +4768,7 @@ def ranking_auc(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 
@@ -4804,7 +4809,7 @@ def recall_at(
     correct_items: _IntoColumn,
     *,
     k: int | None = None,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 
@@ -4845,7 +4850,7 @@ def recall_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Recall over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4893,7 +4898,7 @@ def rmse(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Root mean squared error.
 
@@ -4924,7 +4929,7 @@ def roc_auc_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
@@ -5088,7 +5093,7 @@ def rrse(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Root relative squared error: sqrt(rse).
 
@@ -5123,7 +5128,7 @@ def rse(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².
 
@@ -5157,7 +5162,7 @@ def rule_novelty(
     holds: _IntoColumn,
     fires: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -5218,7 +5223,7 @@ def rule_satisfaction(
     fires: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -5289,7 +5294,7 @@ def samples_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row F1.
 
@@ -5334,7 +5339,7 @@ def samples_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row F-beta.
 
@@ -5380,7 +5385,7 @@ def samples_jaccard(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row Jaccard.
 
@@ -5424,7 +5429,7 @@ def samples_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row precision.
 
@@ -5468,7 +5473,7 @@ def samples_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Mean over rows of row recall.
 
@@ -5512,7 +5517,7 @@ def sat(
     fires: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -5547,7 +5552,7 @@ def sens(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tp / (tp + fn): the lecture's sens.
 
@@ -5741,7 +5746,7 @@ def spec(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tn / (tn + fp): the lecture's spec.
 
@@ -5775,7 +5780,7 @@ def subset_accuracy(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Share of rows predicted exactly.
 
@@ -5843,7 +5848,7 @@ def sup(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
@@ -5873,7 +5878,7 @@ def tacc(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(tp + tn) / n: the lecture's tacc.
 
@@ -6176,7 +6181,7 @@ def zero_one_loss(
     actual: _IntoColumn,
     predicted: _IntoColumn,
     *,
-    sample_weight: _IntoColumn = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Share of rows not predicted exactly.
 

@@ -39,7 +39,7 @@ def cells(func: str, actual: Column, predicted: Column, weight: Column | None = 
     a ``weight``, each row adds its weight to its cell."""
     a, p = K.binary_flag(func, actual), K.binary_flag(func, predicted)
     known = a.isNotNull() & p.isNotNull()
-    row = (a * p, (1 - a) * p, a * (1 - p), (1 - a) * (1 - p))
+    row: tuple[Column, ...] = (a * p, (1 - a) * p, a * (1 - p), (1 - a) * (1 - p))
     if weight is not None:
         row = tuple(x * weight for x in row)
     return Table2x2(*(F.sum(F.when(known, x)) for x in row))
@@ -49,7 +49,8 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> Ta
     """Pooled cells of (actual, predicted), or one row's stored counts."""
     if measure.kind == "from_counts":
         return Table2x2(*(x.cast("long") for x in inputs))
-    return cells(measure.name, *inputs, weight=weight)
+    actual, predicted = inputs
+    return cells(measure.name, actual, predicted, weight)
 
 
 def input_check(measure: Measure) -> Any:

@@ -34,7 +34,8 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> Ta
     """Pooled cells of (holds, fires) (weighted if given), or one row's stored counts."""
     if measure.kind == "from_counts":
         return Table2x2(*(x.cast("long") for x in inputs))
-    return cells(measure.name, *inputs, weight=weight)
+    holds, fires = inputs
+    return cells(measure.name, holds, fires, weight)
 
 
 def input_check(measure: Measure) -> Any:
