@@ -51,8 +51,16 @@ class Ops(Protocol):
         ...
 
 
+class Formula(Protocol):
+    """A registered formula: callable as the formula, ``raw`` the function it wraps."""
+
+    raw: Callable[..., Any]
+
+    def __call__(self, ops: Any, *args: Any) -> Any: ...
+
+
 #: every formula by name, for engines that name them (DuckDB emits one macro each)
-FORMULAS: dict[str, Callable[..., Any]] = {}
+FORMULAS: dict[str, Formula] = {}
 
 
 def formula(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -70,7 +78,7 @@ def formula(fn: Callable[..., Any]) -> Callable[..., Any]:
         return fn(ops, *args)
 
     wrapper.raw = fn  # type: ignore[attr-defined]
-    FORMULAS[fn.__name__] = wrapper
+    FORMULAS[fn.__name__] = wrapper  # type: ignore[assignment]
     return wrapper
 
 

@@ -22,8 +22,6 @@ HIVEMALL_AVERAGES = ("micro", "binary")
 #: what a sample weight must be, and what a query that meets a bad one says it got
 WEIGHT_RULE = "a finite number >= 0 (a NULL weight skips the row)"
 WEIGHT_GOT = "a negative, NaN or infinite weight"
-#: a weight column of no number type (where the engine knows the type when building)
-WEIGHT_TYPE_MESSAGE = "{func} takes a number per row for sample_weight. Got sample_weight {type}."
 
 
 def weight_message(func: str) -> str:
@@ -88,6 +86,38 @@ def check_zero_division(zero_division: Any, func: str) -> ZeroDivision:
     'nan'
     """
     return check(ZERO_DIVISION, zero_division, func)
+
+
+#: how a check that reads each row names a bad weight in :func:`weight_message` (the same
+#: words in every engine); a check that counts the bad weights in one aggregate (the
+#: multi-label families) says :data:`WEIGHT_GOT`
+SAMPLE_WEIGHT_GOT = ("NaN", "inf", "-inf", "a negative number")
+
+
+def sample_weight_got(x: float) -> str:
+    """The word of SAMPLE_WEIGHT_GOT naming bad weight ``x`` (NaN, infinite or negative).
+
+    Examples
+    --------
+    >>> sample_weight_got(float("-inf")), sample_weight_got(-0.5)
+    ('-inf', 'a negative number')
+    """
+    if x != x:
+        return SAMPLE_WEIGHT_GOT[0]
+    if x in (float("inf"), float("-inf")):
+        return SAMPLE_WEIGHT_GOT[1 if x > 0 else 2]
+    return SAMPLE_WEIGHT_GOT[3]
+
+
+def sample_weight_message(func: str, got: str) -> str:
+    """The error text for a bad weight (``got``: one of SAMPLE_WEIGHT_GOT), :func:`weight_message`.
+
+    Examples
+    --------
+    >>> sample_weight_message("accuracy", "NaN")
+    "The 'sample_weight' parameter of accuracy must be a finite number >= 0 (a NULL weight skips the row). Got NaN instead."
+    """
+    return param_message("sample_weight", func, WEIGHT_RULE, got)
 
 
 N_LABELS_TOO_SMALL_MESSAGE = (

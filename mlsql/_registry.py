@@ -62,6 +62,7 @@ class Measure:
     build: Callable[..., Any] | None = None
     unavailable: Mapping[str, str] = field(default_factory=dict)
     aliases: tuple[str, ...] = ()
+    #: why this measure takes no ``sample_weight`` although its kind would (empty: it does)
     unweighted: str = ""
 
     def available_in(self, engine: str) -> bool:

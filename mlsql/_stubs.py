@@ -87,7 +87,7 @@ _EXAMPLES: dict[str, list[str]]
         "mlsql.polars",
         header,
         {"IntoExpr": "_IntoExpr", "Frame": "_Frame"},
-        {IntoExpr: "_IntoExpr", pl.Expr: "pl.Expr"},
+        {IntoExpr: "_IntoExpr", IntoExpr | None: "_IntoExpr | None", pl.Expr: "pl.Expr"},
         ("MlsqlError",),
     )
 
@@ -114,7 +114,7 @@ FUNCTIONS: dict[str, Callable[..., Any]]
         "mlsql.spark",
         header,
         {"IntoColumn": "_IntoColumn"},
-        {IntoColumn: "_IntoColumn", Column: "Column"},
+        {IntoColumn: "_IntoColumn", IntoColumn | None: "_IntoColumn | None", Column: "Column"},
         ("FUNCTIONS", "MlsqlError", "register"),
     )
 

@@ -29,8 +29,10 @@ from mlsql._formulas import FORMULAS
 
 #: the name of the parameter in every engine (SQL, Polars, Spark, the CLI's --sample-weight)
 SAMPLE_WEIGHT = "sample_weight"
-#: the families whose formula measures the engines' generic builders weigh (their weights
-#: are checked by tests/test_sample_weight.py); a family joins when its weights are tested
+#: the families whose formulas are weighted here, through :class:`WeightedOps` (their weights
+#: checked in one aggregate, tests/test_sample_weight.py); the single-label, binary, rule,
+#: regression and score families weigh their statistics in each engine's own build instead
+#: (tests/test_sample_weight_single.py)
 WEIGHTED_FAMILIES = frozenset({"multilabel", "hivemall", "label_based", "ranking"})
 
 
@@ -97,7 +99,7 @@ class WeightedOps:
         hook = getattr(self.base, "call_formula", None)
         if hook is None:
             return FORMULAS[name].raw(self, *args)
-        if aggregates(name):
+        if self.base.aggregates(name):
             return hook(f"{name}_by_weight", (*args, self.weight))
         return hook(name, args)
 
@@ -128,10 +130,3 @@ class WeightedOps:
     def weightless(self, x: Any) -> Any:
         """True where ``x`` has weighted values but their weights add up to 0 (all-zero weights)."""
         return (self.base.count(self.row_weight(x)) > 0) & (self.count(x) == 0)
-
-
-def aggregates(name: str) -> bool:
-    """Whether formula ``name`` aggregates (only DuckDB names formulas, so its probe decides)."""
-    from mlsql._duckdb.families.single_label import aggregating
-
-    return aggregating(name)

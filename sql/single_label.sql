@@ -21,6 +21,27 @@ CREATE OR REPLACE MACRO _mlsql_class_lists(actual, predicted, func) AS
         histogram(CASE WHEN actual IS NOT NULL THEN predicted END),
         histogram(CASE WHEN actual = predicted THEN actual END));
 
+-- _mlsql_weighted_class_lists(actual, predicted, w, func): The class lists with each row weighted by w: n and per-class totals are sums of weights (one pass over the group's rows per class).
+CREATE OR REPLACE MACRO _mlsql_weighted_class_lists(actual, predicted, w, func) AS 
+    list_transform([coalesce(list(struct_pack(
+            a := _mlsql_same_kind(actual, predicted, func), p := predicted,
+            w := _mlsql_weight(w, func)))
+            FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND _mlsql_weight(w, func) IS NOT NULL), [])], lambda rows: list_transform([list_sort(list_distinct(list_concat(list_transform(rows, lambda r: r.a), list_transform(rows, lambda r: r.p))))], lambda cs: struct_pack(
+        n := coalesce(list_sum(list_transform(rows, lambda r: r.w)), 0.0),
+        classes := cs,
+        actual := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
+            list_filter(rows, lambda r: r.a = x), lambda r: r.w)), 0.0)),
+        predicted := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
+            list_filter(rows, lambda r: r.p = x), lambda r: r.w)), 0.0)),
+        correct := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
+            list_filter(rows, lambda r: r.a = x AND r.p = x), lambda r: r.w)), 0.0))))[1])[1];
+
+-- _mlsql_weighted_class_pairs(actual, predicted, w, wanted, func): Each known row's (actual, predicted) pair and weight (empty unless wanted: a constant).
+CREATE OR REPLACE MACRO _mlsql_weighted_class_pairs(actual, predicted, w, wanted, func) AS 
+    coalesce(list(struct_pack(key := struct_pack(a := actual, p := predicted),
+            value := _mlsql_weight(w, func)))
+        FILTER (WHERE wanted AND actual IS NOT NULL AND predicted IS NOT NULL AND _mlsql_weight(w, func) IS NOT NULL), []);
+
 -- _mlsql_class_pairs(actual, predicted, wanted): Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).
 CREATE OR REPLACE MACRO _mlsql_class_pairs(actual, predicted, wanted) AS 
     histogram(CASE WHEN wanted AND actual IS NOT NULL AND predicted IS NOT NULL THEN struct_pack(a := actual, p := predicted) END);
@@ -55,104 +76,160 @@ CREATE OR REPLACE MACRO cost_map(actual, predicted, cost) AS
         FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND cost IS NOT NULL));
 
 -- majority_error(label): 1 - the largest class share: the error of always predicting the majority class.
+-- majority_error(label, sample_weight): 1 - the largest class share: the error of always predicting the majority class.
 CREATE OR REPLACE MACRO majority_error(label) AS 
-    _mlsql_share((count(label) - list_max(map_values(histogram(label)))), count(label));
+    _mlsql_share((count(label) - list_max(map_values(histogram(label)))), count(label)),
+    (label, sample_weight) AS 
+    _mlsql_share((coalesce(sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'majority_error') END), 0) - list_transform([list(struct_pack(l := label, w := _mlsql_weight(sample_weight, 'majority_error'))) FILTER (WHERE label IS NOT NULL)], lambda rows: list_max(list_transform(list_distinct(list_transform(rows, lambda r: r.l)), lambda x: list_sum(list_transform(list_filter(rows, lambda r: r.l = x AND r.w IS NOT NULL), lambda r: r.w)))))[1]), coalesce(sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'majority_error') END), 0));
 
 -- prevalence(label, positive): Share of known rows whose label is the given positive class.
+-- prevalence(label, sample_weight, positive): Share of known rows whose label is the given positive class.
 CREATE OR REPLACE MACRO prevalence(label, positive) AS 
-    _mlsql_share(count(CASE WHEN label = positive THEN 1 END), count(label));
+    _mlsql_share(count(CASE WHEN label = positive THEN 1 END), count(label)),
+    (label, sample_weight, positive) AS 
+    _mlsql_share(coalesce(sum(CASE WHEN label = positive THEN _mlsql_weight(sample_weight, 'prevalence') END), 0), coalesce(sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'prevalence') END), 0));
 
 -- accuracy(actual, predicted): Share of known rows where actual = predicted.
+-- accuracy(actual, predicted, sample_weight): Share of known rows where actual = predicted.
 CREATE OR REPLACE MACRO accuracy(actual, predicted) AS 
-    _mlsql_share(count(CASE WHEN _mlsql_same_kind(actual, predicted, 'accuracy') = predicted THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END));
+    _mlsql_share(count(CASE WHEN _mlsql_same_kind(actual, predicted, 'accuracy') = predicted THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
+    (actual, predicted, sample_weight) AS 
+    _mlsql_share(coalesce(sum(CASE WHEN _mlsql_same_kind(actual, predicted, 'accuracy') = predicted THEN _mlsql_weight(sample_weight, 'accuracy') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'accuracy') END), 0));
 
 -- accuracy_score(actual, predicted): Alias of accuracy.
+-- accuracy_score(actual, predicted, sample_weight): Alias of accuracy.
 CREATE OR REPLACE MACRO accuracy_score(actual, predicted) AS 
-    accuracy(actual, predicted);
+    accuracy(actual, predicted),
+    (actual, predicted, sample_weight) AS 
+    accuracy(actual, predicted, sample_weight);
 
 -- error_rate(actual, predicted): Share of known rows where actual <> predicted.
+-- error_rate(actual, predicted, sample_weight): Share of known rows where actual <> predicted.
 CREATE OR REPLACE MACRO error_rate(actual, predicted) AS 
-    _mlsql_share((count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) - count(CASE WHEN _mlsql_same_kind(actual, predicted, 'error_rate') = predicted THEN 1 END)), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END));
+    _mlsql_share((count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) - count(CASE WHEN _mlsql_same_kind(actual, predicted, 'error_rate') = predicted THEN 1 END)), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
+    (actual, predicted, sample_weight) AS 
+    _mlsql_share((coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'error_rate') END), 0) - coalesce(sum(CASE WHEN _mlsql_same_kind(actual, predicted, 'error_rate') = predicted THEN _mlsql_weight(sample_weight, 'error_rate') END), 0)), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'error_rate') END), 0));
 
 -- _mlsql_precision_score_of(cl, average, zero_division): Precision over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO _mlsql_precision_score_of(cl, average, zero_division) AS 
     CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_precision(list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]))), zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_precision(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_precision(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), zero_division)), list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'actual')[k]), zero_division, false) END END END;
 
 -- precision_score(actual, predicted, average, zero_division): Precision over classes, averaged micro, macro (default) or weighted by support.
+-- precision_score(actual, predicted, sample_weight, average, zero_division): Precision over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO precision_score(actual, predicted, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'precision_score')], lambda cl: _mlsql_precision_score_of(cl, _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'precision_score')], lambda cl: _mlsql_precision_score_of(cl, _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')))[1] END,
+    (actual, predicted, sample_weight, average := 'macro', zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'precision_score')], lambda cl: _mlsql_precision_score_of(cl, _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')))[1] END;
 
 -- _mlsql_recall_score_of(cl, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO _mlsql_recall_score_of(cl, average, zero_division) AS 
     CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_recall(list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]))), zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_recall(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_recall(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), zero_division)), list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'actual')[k]), zero_division, false) END END END;
 
 -- recall_score(actual, predicted, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
+-- recall_score(actual, predicted, sample_weight, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO recall_score(actual, predicted, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'recall_score')], lambda cl: _mlsql_recall_score_of(cl, _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'recall_score')], lambda cl: _mlsql_recall_score_of(cl, _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')))[1] END,
+    (actual, predicted, sample_weight, average := 'macro', zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'recall_score')], lambda cl: _mlsql_recall_score_of(cl, _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')))[1] END;
 
 -- _mlsql_fbeta_score_of(cl, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO _mlsql_fbeta_score_of(cl, beta, average, zero_division) AS 
     CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_fbeta(list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]))), beta, zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), beta, zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), beta, zero_division)), list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'actual')[k]), zero_division, false) END END END;
 
 -- fbeta_score(actual, predicted, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
+-- fbeta_score(actual, predicted, sample_weight, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO fbeta_score(actual, predicted, beta := 1.0, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'fbeta_score')], lambda cl: _mlsql_fbeta_score_of(cl, _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'fbeta_score')], lambda cl: _mlsql_fbeta_score_of(cl, _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')))[1] END,
+    (actual, predicted, sample_weight, beta := 1.0, average := 'macro', zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'fbeta_score')], lambda cl: _mlsql_fbeta_score_of(cl, _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')))[1] END;
 
 -- _mlsql_f1_score_of(cl, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO _mlsql_f1_score_of(cl, average, zero_division) AS 
     CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_fbeta(list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]))), 1, zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), 1, zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), 1, zero_division)), list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'actual')[k]), zero_division, false) END END END;
 
 -- f1_score(actual, predicted, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
+-- f1_score(actual, predicted, sample_weight, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO f1_score(actual, predicted, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'f1_score')], lambda cl: _mlsql_f1_score_of(cl, _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'f1_score')], lambda cl: _mlsql_f1_score_of(cl, _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')))[1] END,
+    (actual, predicted, sample_weight, average := 'macro', zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'f1_score')], lambda cl: _mlsql_f1_score_of(cl, _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')))[1] END;
 
 -- _mlsql_balanced_accuracy_score_of(cl): Mean recall over the classes that occur in actual.
 CREATE OR REPLACE MACRO _mlsql_balanced_accuracy_score_of(cl) AS 
     CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE list_avg(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: CASE WHEN (struct_extract(cl, 'actual')[k] > 0) THEN (struct_extract(cl, 'correct')[k] / struct_extract(cl, 'actual')[k]) ELSE NULL END)) END;
 
 -- balanced_accuracy_score(actual, predicted): Mean recall over the classes that occur in actual.
+-- balanced_accuracy_score(actual, predicted, sample_weight): Mean recall over the classes that occur in actual.
 CREATE OR REPLACE MACRO balanced_accuracy_score(actual, predicted) AS 
-    list_transform([_mlsql_class_lists(actual, predicted, 'balanced_accuracy_score')], lambda cl: _mlsql_balanced_accuracy_score_of(cl))[1];
+    list_transform([_mlsql_class_lists(actual, predicted, 'balanced_accuracy_score')], lambda cl: _mlsql_balanced_accuracy_score_of(cl))[1],
+    (actual, predicted, sample_weight) AS 
+    list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'balanced_accuracy_score')], lambda cl: _mlsql_balanced_accuracy_score_of(cl))[1];
 
 -- balanced_accuracy(actual, predicted): Alias of balanced_accuracy_score.
+-- balanced_accuracy(actual, predicted, sample_weight): Alias of balanced_accuracy_score.
 CREATE OR REPLACE MACRO balanced_accuracy(actual, predicted) AS 
-    balanced_accuracy_score(actual, predicted);
+    balanced_accuracy_score(actual, predicted),
+    (actual, predicted, sample_weight) AS 
+    balanced_accuracy_score(actual, predicted, sample_weight);
 
 -- _mlsql_cohen_kappa_score_of(cl, pairs, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 CREATE OR REPLACE MACRO _mlsql_cohen_kappa_score_of(cl, pairs, weights, zero_division) AS 
     CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE CASE WHEN (weights = 'none') THEN _mlsql_cohen_kappa(struct_extract(cl, 'n'), (struct_extract(cl, 'n') - list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k]))), ((struct_extract(cl, 'n') * struct_extract(cl, 'n')) - list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] * struct_extract(cl, 'predicted')[k])))), zero_division) ELSE CASE WHEN (weights = 'linear') THEN _mlsql_cohen_kappa(struct_extract(cl, 'n'), list_sum(list_transform(map_entries(pairs), lambda e: CAST(e.value AS BIGINT) * CASE WHEN ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) > (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) THEN ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) ELSE ((list_position(struct_extract(cl, 'classes'), e.key.p) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.a) - 1)) END)), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda i: list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda j: ((CASE WHEN ((i - 1) > (j - 1)) THEN ((i - 1) - (j - 1)) ELSE ((j - 1) - (i - 1)) END * struct_extract(cl, 'actual')[i]) * struct_extract(cl, 'predicted')[j]))))), zero_division) ELSE _mlsql_cohen_kappa(struct_extract(cl, 'n'), list_sum(list_transform(map_entries(pairs), lambda e: CAST(e.value AS BIGINT) * (((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) * ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1))))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda i: list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda j: (((((i - 1) - (j - 1)) * ((i - 1) - (j - 1))) * struct_extract(cl, 'actual')[i]) * struct_extract(cl, 'predicted')[j]))))), zero_division) END END END;
 
+-- _mlsql_cohen_kappa_score_weighted_of(cl, pairs, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
+CREATE OR REPLACE MACRO _mlsql_cohen_kappa_score_weighted_of(cl, pairs, weights, zero_division) AS 
+    CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE CASE WHEN (weights = 'none') THEN _mlsql_cohen_kappa(struct_extract(cl, 'n'), (struct_extract(cl, 'n') - list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k]))), ((struct_extract(cl, 'n') * struct_extract(cl, 'n')) - list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] * struct_extract(cl, 'predicted')[k])))), zero_division) ELSE CASE WHEN (weights = 'linear') THEN _mlsql_cohen_kappa(struct_extract(cl, 'n'), list_sum(list_transform(pairs, lambda e: e.value * CASE WHEN ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) > (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) THEN ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) ELSE ((list_position(struct_extract(cl, 'classes'), e.key.p) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.a) - 1)) END)), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda i: list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda j: ((CASE WHEN ((i - 1) > (j - 1)) THEN ((i - 1) - (j - 1)) ELSE ((j - 1) - (i - 1)) END * struct_extract(cl, 'actual')[i]) * struct_extract(cl, 'predicted')[j]))))), zero_division) ELSE _mlsql_cohen_kappa(struct_extract(cl, 'n'), list_sum(list_transform(pairs, lambda e: e.value * (((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) * ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1))))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda i: list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda j: (((((i - 1) - (j - 1)) * ((i - 1) - (j - 1))) * struct_extract(cl, 'actual')[i]) * struct_extract(cl, 'predicted')[j]))))), zero_division) END END END;
+
 -- cohen_kappa_score(actual, predicted, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
+-- cohen_kappa_score(actual, predicted, sample_weight, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 CREATE OR REPLACE MACRO cohen_kappa_score(actual, predicted, weights := NULL, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'cohen_kappa_score')], lambda cl: _mlsql_cohen_kappa_score_of(cl, _mlsql_class_pairs(actual, predicted, weights IS NOT NULL), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'cohen_kappa_score')], lambda cl: _mlsql_cohen_kappa_score_of(cl, _mlsql_class_pairs(actual, predicted, weights IS NOT NULL), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')))[1] END,
+    (actual, predicted, sample_weight, weights := NULL, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'cohen_kappa_score')], lambda cl: _mlsql_cohen_kappa_score_weighted_of(cl, _mlsql_weighted_class_pairs(actual, predicted, sample_weight, weights IS NOT NULL, 'cohen_kappa_score'), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')))[1] END;
 
 -- kappa(actual, predicted, weights, zero_division): Alias of cohen_kappa_score.
+-- kappa(actual, predicted, sample_weight, weights, zero_division): Alias of cohen_kappa_score.
 CREATE OR REPLACE MACRO kappa(actual, predicted, weights := NULL, zero_division := 0) AS 
-    cohen_kappa_score(actual, predicted, weights := weights, zero_division := zero_division);
+    cohen_kappa_score(actual, predicted, weights := weights, zero_division := zero_division),
+    (actual, predicted, sample_weight, weights := NULL, zero_division := 0) AS 
+    cohen_kappa_score(actual, predicted, sample_weight, weights := weights, zero_division := zero_division);
 
 -- _mlsql_matthews_corrcoef_of(cl, zero_division): Matthews correlation coefficient (multiclass).
 CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef_of(cl, zero_division) AS 
     CASE WHEN (struct_extract(cl, 'n') = 0) THEN NULL ELSE _mlsql_matthews_corrcoef(struct_extract(cl, 'n'), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] * struct_extract(cl, 'predicted')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] * struct_extract(cl, 'actual')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] * struct_extract(cl, 'predicted')[k]))), zero_division) END;
 
 -- matthews_corrcoef(actual, predicted, zero_division): Matthews correlation coefficient (multiclass).
+-- matthews_corrcoef(actual, predicted, sample_weight, zero_division): Matthews correlation coefficient (multiclass).
 CREATE OR REPLACE MACRO matthews_corrcoef(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'matthews_corrcoef')], lambda cl: _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'matthews_corrcoef')], lambda cl: _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')))[1] END,
+    (actual, predicted, sample_weight, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'matthews_corrcoef')], lambda cl: _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')))[1] END;
 
 -- mcc(actual, predicted, zero_division): Alias of matthews_corrcoef.
+-- mcc(actual, predicted, sample_weight, zero_division): Alias of matthews_corrcoef.
 CREATE OR REPLACE MACRO mcc(actual, predicted, zero_division := 0) AS 
-    matthews_corrcoef(actual, predicted, zero_division := zero_division);
+    matthews_corrcoef(actual, predicted, zero_division := zero_division),
+    (actual, predicted, sample_weight, zero_division := 0) AS 
+    matthews_corrcoef(actual, predicted, sample_weight, zero_division := zero_division);
 
 -- class_error_rate(actual, predicted, label, zero_division): Share of the rows truly of the given class that were predicted otherwise.
+-- class_error_rate(actual, predicted, sample_weight, label, zero_division): Share of the rows truly of the given class that were predicted otherwise.
 CREATE OR REPLACE MACRO class_error_rate(actual, predicted, label, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = false AND (predicted = label) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = false THEN 1 END), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = false AND (predicted = label) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = false THEN 1 END), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END,
+    (actual, predicted, sample_weight, label, zero_division := 0) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0) = 0) THEN NULL ELSE _mlsql_false_negative_rate(coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = false AND (predicted = label) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = false THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END;
 
 -- cost_error(actual, predicted, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
+-- cost_error(actual, predicted, sample_weight, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 CREATE OR REPLACE MACRO cost_error(actual, predicted, costs) AS 
-    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(costs[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END));
+    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(costs[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
+    (actual, predicted, sample_weight, costs) AS 
+    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(costs[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) * _mlsql_weight(sample_weight, 'cost_error') END), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'cost_error') END), 0));
 
 -- class_distribution(source, label, "by"): One row per class (and group): class, count, share of the known rows.
+-- class_distribution(source, label, sample_weight, "by"): One row per class (and group): class, count, share of the known rows.
 CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE 
-    WITH counts AS (
+    (WITH counts AS (
         SELECT g, __mlsql_label AS class, count(*) AS count
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(label)) AS __mlsql_label
@@ -165,11 +242,28 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
                g AS __mlsql_g
         FROM counts)
-    ORDER BY __mlsql_g, class;
+    ORDER BY __mlsql_g, class),
+    (source, label, sample_weight, "by" := NULL) AS TABLE 
+    (WITH counts AS (
+        SELECT g, __mlsql_label AS class, sum(w) AS count
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'class_distribution') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(label)) AS __mlsql_label,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+        WHERE __mlsql_label IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_distribution') IS NOT NULL GROUP BY g, __mlsql_label)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
+               g AS __mlsql_g
+        FROM counts)
+    ORDER BY __mlsql_g, class);
 
 -- confusion_matrix(source, actual, predicted, "by"): The confusion matrix, long: actual, predicted, count (every cell, zeros too).
+-- confusion_matrix(source, actual, predicted, sample_weight, "by"): The confusion matrix, long: actual, predicted, count (every cell, zeros too).
 CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL) AS TABLE 
-    WITH known AS (
+    (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
@@ -188,11 +282,34 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
         FROM classes ca JOIN classes cp ON ca.g IS NOT DISTINCT FROM cp.g
         LEFT JOIN cells ON cells.g IS NOT DISTINCT FROM ca.g AND cells.a = ca.class
                            AND cells.p = cp.class)
-    ORDER BY __mlsql_g, __mlsql_a, __mlsql_p;
+    ORDER BY __mlsql_g, __mlsql_a, __mlsql_p),
+    (source, actual, predicted, sample_weight, "by" := NULL) AS TABLE 
+    (WITH known AS (
+        SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') AS w
+        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+        WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') IS NOT NULL),
+    classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
+    cells AS (SELECT g, a, p, sum(w) AS n FROM known GROUP BY g, a, p)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(ca.g), ca.class AS actual, cp.class AS predicted,
+               coalesce(cells.n, 0) AS count, ca.g AS __mlsql_g, ca.class AS __mlsql_a,
+               cp.class AS __mlsql_p
+        FROM classes ca JOIN classes cp ON ca.g IS NOT DISTINCT FROM cp.g
+        LEFT JOIN cells ON cells.g IS NOT DISTINCT FROM ca.g AND cells.a = ca.class
+                           AND cells.p = cp.class)
+    ORDER BY __mlsql_g, __mlsql_a, __mlsql_p);
 
 -- class_metrics(source, actual, predicted, beta, zero_division, "by"): One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
+-- class_metrics(source, actual, predicted, sample_weight, beta, zero_division, "by"): One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
 CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, zero_division := 0, "by" := NULL) AS TABLE 
-    WITH known AS (
+    (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
@@ -225,4 +342,40 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
                _mlsql_false_negative_rate(d, (c - d), (r - d), zd) AS class_error_rate,
                per_class.g AS __mlsql_g
         FROM per_class JOIN totals ON per_class.g IS NOT DISTINCT FROM totals.g CROSS JOIN params)
-    ORDER BY __mlsql_g, class;
+    ORDER BY __mlsql_g, class),
+    (source, actual, predicted, sample_weight, beta := 1.0, zero_division := 0, "by" := NULL) AS TABLE 
+    (WITH known AS (
+        SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'class_metrics') AS w
+        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+        WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_metrics') IS NOT NULL),
+    params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
+                      _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
+    totals AS (SELECT g, sum(w) AS n FROM known GROUP BY g),
+    per_class AS (
+        SELECT g, class, sum(is_a) AS r, sum(is_p) AS c, sum(hit) AS d FROM (
+            SELECT g, a AS class, w AS is_a, 0.0::DOUBLE AS is_p, CASE WHEN a = p THEN w ELSE 0.0::DOUBLE END AS hit
+            FROM known
+            UNION ALL
+            SELECT g, p, 0.0::DOUBLE, w, 0.0::DOUBLE FROM known)
+        GROUP BY g, class)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(per_class.g), class,
+               d AS tp,
+               (c - d) AS fp,
+               (r - d) AS fn,
+               (((n - r) - c) + d) AS tn,
+               r AS support,
+               _mlsql_precision(d, (c - d), (r - d), zd) AS precision,
+               _mlsql_recall(d, (c - d), (r - d), zd) AS recall,
+               _mlsql_fbeta(d, (c - d), (r - d), b, zd) AS fbeta,
+               _mlsql_false_negative_rate(d, (c - d), (r - d), zd) AS class_error_rate,
+               per_class.g AS __mlsql_g
+        FROM per_class JOIN totals ON per_class.g IS NOT DISTINCT FROM totals.g CROSS JOIN params)
+    ORDER BY __mlsql_g, class);

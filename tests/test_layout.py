@@ -43,6 +43,7 @@ CORE = (
     "mlsql._native_switch",
     "mlsql._version",
     "mlsql._front",
+    "mlsql._weights",
 )
 #: what users run over any engine (``mlsql`` itself is the package's ``__init__``)
 FRONT = ("mlsql", "mlsql.cli", "mlsql.report", "mlsql._docs", "mlsql._stubs")
@@ -358,7 +359,7 @@ def test_adding_a_measure_as_the_guide_says(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr[-3000:]
     got = json.loads(run.stdout.strip().splitlines()[-1])
     assert Fraction(got["duckdb"]) == Fraction(got["polars"]) == Fraction(2, 4)
-    assert got["spark"] == ["actual", "predicted", "zero_division"]
+    assert got["spark"] == ["actual", "predicted", "zero_division", "sample_weight"]
     assert got["stale"] == 1, "sql/ was not stale after declaring a measure"
     assert f"MACRO {name}(" in (copy / "sql" / "mlsql.sql").read_text()
     assert f"no reference in tests/references.py for ['{name}']" in got["demanded"]

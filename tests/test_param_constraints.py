@@ -152,7 +152,9 @@ def duckdb_call(m: Measure, p: Param, value: Any) -> str:
             continue
         else:  # a parameter without a default: a valid value
             arg = REQUIRED[q.name]
-        args.append(arg if q.default is None else f"{q.name} := {arg}")
+        # by name unless the macro has no default for it (a weighted overload makes a
+        # positional parameter after the inputs ambiguous: it could be the weight)
+        args.append(arg if q.default is None and q.name in REQUIRED else f"{q.name} := {arg}")
     return f"SELECT {m.name}({', '.join(args)})"
 
 

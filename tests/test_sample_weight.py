@@ -17,6 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._registry import REGISTRY, Measure
 from tests.engines import label_table
@@ -296,6 +297,6 @@ def test_a_weight_of_no_number_type_is_refused_when_polars_knows_the_type():
     from mlsql._errors import MlsqlError
 
     df = pl.DataFrame({"actual": [["a"]], "predicted": [["a"]], "w": ["heavy"]})
-    message = P.WEIGHT_TYPE_MESSAGE.format(func="micro_f1", type="String")
+    message = CP.number_type_message("micro_f1", "sample_weight", "String")
     with pytest.raises(MlsqlError, match=message):
         df.select(mp.micro_f1("actual", "predicted", sample_weight="w"))

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mlsql import _classification_params as CP
+from mlsql import _params as P
 from mlsql._duckdb.library import Macro, Qualify, check_param, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, Param
@@ -74,7 +75,30 @@ def _checks() -> list[Macro]:
         "typeof(x)",
         "typeof(y)",
     )
+    weight_type = sql_message(
+        CP.number_type_message("{}", "sample_weight", "{}"), "func", "typeof(w)"
+    )
+    nan, inf, minus_inf, negative = P.SAMPLE_WEIGHT_GOT
+    bad_weight = sql_message(
+        P.sample_weight_message("{}", "{}"),
+        "func",
+        f"CASE WHEN isnan(TRY_CAST(w AS DOUBLE)) THEN '{nan}' "
+        f"WHEN TRY_CAST(w AS DOUBLE) = 'inf'::DOUBLE THEN '{inf}' "
+        f"WHEN TRY_CAST(w AS DOUBLE) = '-inf'::DOUBLE THEN '{minus_inf}' ELSE '{negative}' END",
+    )
     return [
+        Macro(
+            FILE,
+            "_mlsql_weight",
+            ("w", "func"),
+            f"""CASE WHEN NOT regexp_full_match(typeof(w), '({NUMERIC_TYPES}|"NULL")')
+         THEN error({weight_type})
+         WHEN w IS NULL THEN NULL
+         WHEN isfinite(TRY_CAST(w AS DOUBLE)) AND TRY_CAST(w AS DOUBLE) >= 0 THEN TRY_CAST(w AS DOUBLE)
+         ELSE error({bad_weight}) END""",
+            "A row's sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).",
+            public=False,
+        ),
         Macro(
             FILE,
             "_mlsql_binary_flag",
@@ -130,9 +154,19 @@ def param_sql(p: Param) -> str:
     return p.name if p.name in REQUIRED else f"{p.name} := {lit(p.default)}"
 
 
-def signature(m: Measure) -> tuple[str, ...]:
-    """The macro's parameters: inputs, then parameters with defaults."""
-    return (*m.inputs, *(param_sql(p) for p in m.params))
+def signature(m: Measure, weighted: bool = False) -> tuple[str, ...]:
+    """The macro's parameters: inputs, then parameters with defaults.
+
+    ``weighted``: the overload of a weighted measure, with ``sample_weight``
+    after the inputs (a parameter without default: passed by name or position).
+    """
+    weight = ("sample_weight",) if weighted else ()
+    return (*m.inputs, *weight, *(param_sql(p) for p in m.params))
+
+
+def weight(func: str, q: Qualify) -> Sql:
+    """The checked weight of a row of macro ``func`` (its ``sample_weight`` parameter)."""
+    return Sql(f"{q('_mlsql_weight')}(sample_weight, {lit(func)})")
 
 
 def checked(m: Measure, q: Qualify) -> dict[str, Sql]:
@@ -148,15 +182,15 @@ def guard_zero_division(body: Any, params: dict[str, Sql]) -> Sql:
 
 
 def aliases(m: Measure, file: str, q: Qualify) -> list[Macro]:
-    """One macro per alias of ``m``, calling it."""
-    args = [
-        *m.inputs,
-        *(p.name if p.name in REQUIRED else f"{p.name} := {p.name}" for p in m.params),
-    ]
-    return [
-        Macro(file, alias, signature(m), f"{q(m.name)}({', '.join(args)})", f"Alias of {m.name}.")
-        for alias in m.aliases
-    ]
+    """One macro per alias of ``m``, calling it (and its weighted overload, if ``m`` has one)."""
+    params = [p.name if p.name in REQUIRED else f"{p.name} := {p.name}" for p in m.params]
+    out = []
+    for alias in m.aliases:
+        for weighted in (False, True) if m.weighted else (False,):
+            args = [*m.inputs, *(["sample_weight"] if weighted else []), *params]
+            body = f"{q(m.name)}({', '.join(args)})"
+            out.append(Macro(file, alias, signature(m, weighted), body, f"Alias of {m.name}."))
+    return out
 
 
 def render(
@@ -167,11 +201,19 @@ def render(
     stats: Any,
     *,
     body: Callable[..., Any] | None = None,
+    weighted: Any = None,
 ) -> list[Macro]:
-    """The macro of registry measure ``m`` over ``stats`` (and its aliases)."""
+    """The macro of registry measure ``m`` over ``stats`` (and its aliases).
+
+    A weighted measure gets a second overload taking ``sample_weight``, over
+    ``weighted`` (the statistics with each row weighted, or with ``body`` the
+    weighted body): an unweighted call runs exactly the macro it ran before.
+    """
     params = checked(m, q)
     value = m.build(ops, stats, **params) if body is None else body(params)
-    return [
-        Macro(file, m.name, signature(m), str(guard_zero_division(value, params)), m.summary),
-        *aliases(m, file, q),
-    ]
+    out = [Macro(file, m.name, signature(m), str(guard_zero_division(value, params)), m.summary)]
+    if m.weighted:
+        heavy = m.build(ops, weighted, **params) if body is None else weighted(params)
+        text = str(guard_zero_division(heavy, params))
+        out.append(Macro(file, m.name, signature(m, True), text, m.summary))
+    return [*out, *aliases(m, file, q)]

@@ -25,6 +25,7 @@ def confusion_matrix_wide(
     predicted: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> duckdb.DuckDBPyRelation:
     """The confusion matrix, wide: one row per actual class, one column per predicted class.
 
@@ -38,6 +39,9 @@ def confusion_matrix_wide(
         Column names.
     by : str or sequence of str, optional
         Grouping columns (kept first).
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): the cells are sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -55,7 +59,11 @@ def confusion_matrix_wide(
     """
     groups = P.check_by(by, "confusion_matrix_wide")
     by_sql = "NULL" if not groups else "[" + ", ".join(str(lit(g)) for g in groups) + "]"
-    long = f'confusion_matrix({lit(source)}, {lit(actual)}, {lit(predicted)}, "by" := {by_sql})'
+    weight = "" if sample_weight is None else f", sample_weight := {lit(sample_weight)}"
+    long = (
+        f"confusion_matrix({lit(source)}, {lit(actual)}, {lit(predicted)}{weight}, "
+        f'"by" := {by_sql})'
+    )
     keys = ", ".join([*(quote_ident(g) for g in groups), "actual"])
     return con.sql(
         f"PIVOT (SELECT * FROM {long}) ON predicted USING sum(count) GROUP BY {keys} ORDER BY {keys}"

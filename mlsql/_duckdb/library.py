@@ -18,12 +18,12 @@ from typing import Any
 from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql import _weights as W
-from mlsql._duckdb.ops import SqlOps
+from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import Measure, Param, measures
 from mlsql._sqlexpr import Sql, call, lit
-from mlsql._weights import SAMPLE_WEIGHT, WeightedOps, aggregates
+from mlsql._weights import SAMPLE_WEIGHT, WeightedOps
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
 
 Qualify = Callable[[str], str]
@@ -111,7 +111,7 @@ def _formulas(ops: SqlOps) -> list[Macro]:
                 public=False,
             )
         )
-        if aggregates(name):
+        if aggregating(name):
             out.append(
                 Macro(
                     "formulas.sql",
@@ -700,10 +700,10 @@ def _hivemall_ranking_auc(out: list[Macro], q: Qualify) -> list[Macro]:
     ``ranking_auc`` (into its file).
     """
     last = max(j for j, m in enumerate(out) if m.name == "ranking_auc")
-    auc = next(m for m in out if m.name == "auc")
+    aucs = [m for m in out if m.name == "auc"]  # and its weighted overload
     aliases = [m for m in out if m.name != "auc" and m.body.startswith(f"{q('auc')}(")]
     doc = (
-        f"{auc.doc} Over label lists, auc(rank_items, correct_items[, k]) is Hivemall's "
+        f"{aucs[0].doc} Over label lists, auc(rank_items, correct_items[, k]) is Hivemall's "
         "ranking AUC (ranking_auc)."
     )
     file = out[last].file
@@ -720,10 +720,10 @@ def _hivemall_ranking_auc(out: list[Macro], q: Qualify) -> list[Macro]:
     ]
     moved = [
         *overloads,
-        replace(auc, file=file, doc=doc),
+        *(replace(auc, file=file, doc=doc) for auc in aucs),
         *(replace(m, file=file) for m in aliases),
     ]
-    keep = [m for m in out[: last + 1] if m is not auc and m not in aliases]
+    keep = [m for m in out[: last + 1] if m not in aucs and m not in aliases]
     return [*keep, *moved, *out[last + 1 :]]
 
 

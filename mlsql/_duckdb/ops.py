@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
-from mlsql._formulas import flatten
+from mlsql._formulas import FORMULAS, Counts, flatten, formula_params
 from mlsql._sqlexpr import Sql, call, lit, when
 
 
@@ -21,6 +22,10 @@ class SqlOps:
 
     def __init__(self, qualify: Callable[[str], str]) -> None:
         self.qualify = qualify
+
+    def aggregates(self, name: str) -> bool:
+        """Whether formula ``name`` aggregates (:func:`aggregating`)."""
+        return aggregating(name)
 
     def call_formula(self, name: str, args: tuple[Any, ...]) -> Sql:
         """Name the formula's macro instead of inlining it."""
@@ -63,3 +68,32 @@ class SqlOps:
     # beyond the core protocol: formulas of other families use these ---------------
     def floor(self, x: Any) -> Sql:
         return call("floor", x)
+
+
+@cache
+def aggregating(name: str) -> bool:
+    """Whether formula ``name`` aggregates (calls ``sum``, ``mean`` or ``count``)."""
+
+    class Probe(SqlOps):
+        call_formula = None  # type: ignore[assignment]  # inline nested formulas too
+        used = False
+
+        def sum(self, x: Any) -> Sql:
+            Probe.used = True
+            return super().sum(x)
+
+        def mean(self, x: Any) -> Sql:
+            Probe.used = True
+            return super().mean(x)
+
+        def count(self, x: Any) -> Sql:
+            Probe.used = True
+            return super().count(x)
+
+    params = formula_params(name)
+    args: list[Any] = [Sql(p) for p in params]
+    if "tp" in params:
+        i = params.index("tp")
+        args[i : i + 3] = [Counts(*args[i : i + 3])]
+    FORMULAS[name].raw(Probe(lambda n: n), *args)
+    return Probe.used

@@ -16,12 +16,13 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
+from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.docs import docstring
 from mlsql._front.engine import Engine
 from mlsql._registry import REGISTRY, Measure, measures
-from mlsql._weights import SAMPLE_WEIGHT
+from mlsql._weights import SAMPLE_WEIGHT, WEIGHTED_FAMILIES
 
 
 # ---------------------------------------------------------------- parameters
@@ -129,7 +130,7 @@ def weighted_check(check: Any) -> Any:
         if isinstance(last, tuple):  # Polars: (expr, dtype), the dtype known at plan time
             expr, dtype = last
             if not dtype.is_numeric() and str(dtype) != "Null":
-                raise MlsqlError(P.WEIGHT_TYPE_MESSAGE.format(func=func, type=dtype))
+                raise MlsqlError(CP.number_type_message(func, SAMPLE_WEIGHT, str(dtype)))
             return [*out, expr]
         return [*out, last]
 
@@ -151,6 +152,12 @@ def function(
     engine's type check of the inputs (see :meth:`Engine.apply
     <mlsql._front.engine.Engine.apply>`). ``example``: the docstring's
     ``Examples`` lines.
+
+    A weighted measure (:attr:`Measure.weighted <mlsql._registry.Measure.weighted>`)
+    takes ``sample_weight``: when given, the engine checks and converts it as
+    one more input (:meth:`Engine.weighted_check
+    <mlsql._front.engine.Engine.weighted_check>`) and ``build`` receives it as
+    the keyword ``sample_weight``; without it ``build`` is called as before.
     """
     weighs = takes_weights(m, build)
     sig = signature(engine, m, weighs)
@@ -167,7 +174,11 @@ def function(
         def weighted(*xs: Any) -> Any:
             return build(*xs[:-1], sample_weight=xs[-1], **params)
 
-        return engine.apply(weighted_measure(m), [*inputs, weight], weighted, weighted_check(check))
+        # the list families' formulas check their weights in one aggregate (mlsql._weights);
+        # the others' engines check each row's (Engine.weighted_check)
+        own = m.family in WEIGHTED_FAMILIES
+        checker = weighted_check(check) if own else engine.weighted_check(check)
+        return engine.apply(weighted_measure(m), [*inputs, weight], weighted, checker)
 
     public.__name__ = public.__qualname__ = m.name
     public.__module__ = engine.module

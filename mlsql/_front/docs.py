@@ -56,18 +56,20 @@ def param_lines(p: Param) -> list[str]:
     return OTHER_PARAM_DOC.format(name=p.name, default=p.default).splitlines()
 
 
+#: the ``Parameters`` entry of ``sample_weight``, in an engine's words
+SAMPLE_WEIGHT_DOC = """sample_weight : {input_type}, optional
+    A weight per row (a finite number >= 0; a NULL weight makes the row
+    unknown). None (the default): every row weighs 1."""
+
+
+def sample_weight_lines(engine: Engine) -> list[str]:
+    """The ``Parameters`` entry of ``sample_weight``."""
+    return SAMPLE_WEIGHT_DOC.format(**engine.words).splitlines()
+
+
 def returns(engine: Engine, kind: str) -> list[str]:
     """The ``Returns`` section's lines of a measure of ``kind``."""
     return RETURNS[kind].format(**engine.words).splitlines()
-
-
-def weight_lines(engine: Engine) -> list[str]:
-    """The docstring entry of ``sample_weight``."""
-    return [
-        f"sample_weight : {engine.words['input_type']}, optional",
-        "    A weight per row (finite, >= 0; NULL skips the row), multiplying the",
-        "    row's contribution to every count. Default: every row weighs 1.",
-    ]
 
 
 def docstring(
@@ -81,7 +83,7 @@ def docstring(
     for p in m.params:
         lines += param_lines(p)
     if weighted:
-        lines += weight_lines(engine)
+        lines += sample_weight_lines(engine)
     lines += ["", "Returns", "-------", *returns(engine, m.kind)]
     if engine.notes:
         lines += ["", "Notes", "-----", *engine.notes]
@@ -108,7 +110,7 @@ def ranking_docstring(
     for p in m.params:
         lines += param_lines(p)
     if m.weighted:
-        lines += weight_lines(engine)
+        lines += sample_weight_lines(engine)
     lines += ["", "Returns", "-------", *returns.splitlines()]
     found = [R.NOTES.get(m.name, "")]
     if m.inputs == R.RANKED:
@@ -154,6 +156,11 @@ TABLE_PARAMS = {
         "    Value of an undefined ratio."
     ),
     "by": "by : str or sequence of str, optional\n    Grouping columns.",
+    "sample_weight": (
+        "sample_weight : str, optional\n"
+        "    A column of weights per row (finite numbers >= 0; a NULL weight makes\n"
+        "    the row unknown): counts become sums of weights. Default: every row 1."
+    ),
 }
 #: each table function's summary and parameters (keys of :data:`TABLE_PARAMS`)
 TABLES = {
@@ -164,20 +171,20 @@ TABLES = {
     ),
     "class_distribution": (
         "One row per class (and group): class, count, share of the known rows.",
-        ("source", "label", "by"),
+        ("source", "label", "by", "sample_weight"),
     ),
     "confusion_matrix": (
         "The confusion matrix, long: actual, predicted, count (every cell, zeros too).",
-        ("source", "classes", "by"),
+        ("source", "classes", "by", "sample_weight"),
     ),
     "confusion_matrix_wide": (
         "The confusion matrix, wide: one row per actual class, one column per predicted class.",
-        ("source", "classes", "by"),
+        ("source", "classes", "by", "sample_weight"),
     ),
     "class_metrics": (
         "One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, "
         "class_error_rate.",
-        ("source", "classes", "class_beta", "zero_division", "by"),
+        ("source", "classes", "class_beta", "zero_division", "by", "sample_weight"),
     ),
 }
 

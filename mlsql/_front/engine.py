@@ -76,6 +76,17 @@ class Engine(Protocol):
         """
         ...
 
+    def weighted_check(self, check: Any) -> Any:
+        """``check`` of a measure's inputs followed by ``sample_weight``.
+
+        The weight must be numeric (else the engine's number-type error naming
+        ``sample_weight``); it comes back as a float expression that makes the
+        query fail (:data:`mlsql._params.SAMPLE_WEIGHT_MESSAGE`) on a negative,
+        NaN or infinite weight, NULL where it is NULL, and every other input
+        NULL where the weight is NULL (the row is unknown).
+        """
+        ...
+
     def formula_build(self, measure: Measure, family: ModuleType) -> Callable[..., Any]:
         """``build(*inputs, **params)`` of a formula measure whose statistics come from
         ``family.stats``."""

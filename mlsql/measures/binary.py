@@ -22,6 +22,9 @@ Notes
 - Inputs must be boolean or numbers that are 0 or 1; anything else is an error.
 - Undefined ratios follow ``zero_division`` (see :mod:`mlsql.measures.contingency`);
   over zero rows every aggregate is NULL.
+- ``sample_weight`` on every aggregate and ``binary_counts``: each cell is the
+  sum of its rows' weights (stored counts of weighted rows still merge by
+  addition); the cells are then DOUBLE sums.
 """
 
 from __future__ import annotations

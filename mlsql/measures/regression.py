@@ -48,6 +48,14 @@ Notes
   rrse and rae the complement (0 if perfect, else 1), and pearson_corr 1 if
   perfect, else 0. scikit-learn's default is 'diagnose' for r2; mlsql's
   default, as everywhere, is 0.
+- ``sample_weight`` (every measure here) weighs each row as scikit-learn's
+  ``sample_weight`` does: n is Σw, the sums are Σ w x term and the means,
+  variances and covariance are weighted (about the weighted means), so mse,
+  rmse, mae, mape, r2 and explained variance equal scikit-learn's. Where
+  scikit-learn has no weighted form, mlsql takes the same one: rse and rrse
+  are Σw(y - ŷ)² / Σw(y - ȳ_w)², rae is Σw|y - ŷ| / Σw|y - ȳ_w| and
+  pearson_corr the weighted correlation. Integer weights equal repeating
+  each row w times. All-zero weights weigh nothing: NULL, as over no rows.
 """
 
 from __future__ import annotations

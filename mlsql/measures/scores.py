@@ -53,6 +53,14 @@ Notes
   last closed (with 10 bins 0.3 is in [0.3, 0.4) and 1 in [0.9, 1]); each
   bin weighs n_b / n and empty bins add nothing.
 - Rows where either side is NULL are skipped; over none the result is NULL.
+- ``sample_weight``: logloss, brier_score_loss and the calibration bins are
+  weighted means (scikit-learn's ``sample_weight``); ``auc`` is the weighted
+  Mann-Whitney statistic, Σ over (positive i, negative j) of w_i w_j (1 if
+  i scores higher, 1/2 on a tie) over (Σ positive w)(Σ negative w), which is
+  scikit-learn's ``roc_auc_score(sample_weight=)``; average precision weighs
+  each step's positives and precision, as scikit-learn's. All-zero weights:
+  NULL for the means and AUC (as over no rows), ``zero_division`` for
+  average precision (no positive weight).
 - Cost: ``brier_score_loss`` streams (a sum and a count). ``average_precision_score``
   sorts the group's (score, label) pairs inside the aggregate as ``auc`` does.
   ``expected_calibration_error`` sums prob - actual per bin: Spark and Polars

@@ -44,6 +44,15 @@ Notes
   in ``actual`` (scikit-learn; classes only predicted are left out).
 - ``cost_error``: (1/n) Σ M(i, j) cost(i, j); a pair (i, j) without a cost
   costs 1 off the diagonal and 0 on it.
+- ``sample_weight`` (the aggregates from (actual, predicted) and
+  ``majority_error`` and ``prevalence``): each row adds its weight, not 1, to
+  the confusion matrix, so accuracy, the averaged precision, recall and F,
+  balanced accuracy, kappa and MCC are scikit-learn's with
+  ``sample_weight``. All-zero weights weigh nothing: NULL, as over no rows.
+  The tables (``class_distribution``, ``confusion_matrix``,
+  ``confusion_matrix_wide``, ``class_metrics``) take the weight column's name:
+  their counts are sums of weights. ``majority_class`` and
+  ``minority_class`` are not weighted yet.
 """
 
 from __future__ import annotations
@@ -77,6 +86,8 @@ BETA = P.BETA
 AVERAGE = P.AVERAGE
 WEIGHTS = P.WEIGHTS
 BY = Param("by", None)
+#: why the class-frequency aggregates take no sample_weight yet
+EXTREMES_UNWEIGHTED = "not weighted yet: the most or least frequent class by rows"
 
 
 # ------------------------------------------------------------------ statistics
@@ -248,6 +259,7 @@ declare(
     FAMILY,
     "The most frequent class (ties: the smallest); NULLs skipped.",
     inputs=("label",),
+    unweighted=EXTREMES_UNWEIGHTED,
 )
 declare(
     "minority_class",
@@ -255,6 +267,7 @@ declare(
     FAMILY,
     "The least frequent class that occurs (ties: the smallest); NULLs skipped.",
     inputs=("label",),
+    unweighted=EXTREMES_UNWEIGHTED,
 )
 
 
@@ -451,6 +464,7 @@ declare(
     FAMILY,
     "A cost table's rows (actual, predicted, cost) as the nested map cost_error takes.",
     inputs=("actual", "predicted", "cost"),
+    unweighted="it reads a table of costs, not predictions: there is nothing to weigh",
     unavailable={
         "polars": "cost_error takes the cost table itself (a DataFrame actual, predicted, cost) "
         "or a dict; no map column is needed",

@@ -207,7 +207,12 @@ def above_threshold(scores: _IntoExpr, *, threshold: float | None = None) -> pl.
     [['cat'], ['dog', 'owl']]
     """
 
-def accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def accuracy(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -216,6 +221,9 @@ def accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -232,7 +240,12 @@ def accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.75
     """
 
-def accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def accuracy_score(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -241,6 +254,9 @@ def accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -257,7 +273,13 @@ def accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.75
     """
 
-def auc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def auc(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
     Parameters
@@ -270,6 +292,9 @@ def auc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -304,8 +329,8 @@ def average_precision(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -334,6 +359,7 @@ def average_precision_score(
     score: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP, tied scores one step.
 
@@ -347,6 +373,9 @@ def average_precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -363,7 +392,12 @@ def average_precision_score(
     0.8875
     """
 
-def balanced_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def balanced_accuracy(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -372,6 +406,9 @@ def balanced_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -388,7 +425,12 @@ def balanced_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.8333333333333334
     """
 
-def balanced_accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def balanced_accuracy_score(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -397,6 +439,9 @@ def balanced_accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -413,7 +458,12 @@ def balanced_accuracy_score(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.8333333333333334
     """
 
-def binary_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_accuracy(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -422,6 +472,9 @@ def binary_accuracy(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -477,6 +530,7 @@ def binary_cost_error(
     *,
     cost_fn: float = 1.0,
     cost_fp: float = 1.0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 
@@ -490,6 +544,9 @@ def binary_cost_error(
         Cost of a false negative; a finite number.
     cost_fp : float, default 1.0
         Cost of a false positive; a finite number.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -546,13 +603,21 @@ def binary_cost_error_from_counts(
     0.3
     """
 
-def binary_counts(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_counts(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.
 
     Parameters
     ----------
     actual, predicted : str or polars.Expr
         Boolean or 0/1 columns.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown): the cells are sums of weights. None (the default): counts.
 
     Returns
     -------
@@ -568,7 +633,12 @@ def binary_counts(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     {'tp': 1, 'fp': 0, 'fn': 1, 'tn': 1}
     """
 
-def binary_coverage(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_coverage(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -577,6 +647,9 @@ def binary_coverage(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -626,7 +699,12 @@ def binary_coverage_from_counts(
     0.6
     """
 
-def binary_error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_error_rate(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """(fp + fn) / n: 1 - accuracy.
 
     Parameters
@@ -635,6 +713,9 @@ def binary_error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -689,6 +770,7 @@ def binary_f1(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F1 of the positive class, from counts.
 
@@ -702,6 +784,9 @@ def binary_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -763,6 +848,7 @@ def binary_f_alpha(
     *,
     alpha: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 
@@ -778,6 +864,9 @@ def binary_f_alpha(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -841,6 +930,7 @@ def binary_false_negative_rate(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """fn / (tp + fn): the positive class's error rate (1 - recall).
 
@@ -854,6 +944,9 @@ def binary_false_negative_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -914,6 +1007,7 @@ def binary_false_positive_rate(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """fp / (fp + tn): the negative class's error rate (1 - specificity).
 
@@ -927,6 +1021,9 @@ def binary_false_positive_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -988,6 +1085,7 @@ def binary_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F-beta of the positive class, from counts.
 
@@ -1003,6 +1101,9 @@ def binary_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1066,6 +1167,7 @@ def binary_kappa(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa of the 2x2 table.
 
@@ -1079,6 +1181,9 @@ def binary_kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1139,6 +1244,7 @@ def binary_negative_predictive_value(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tn / (tn + fn): the lecture's nrel.
 
@@ -1152,6 +1258,9 @@ def binary_negative_predictive_value(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1212,6 +1321,7 @@ def binary_precision(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tp / (tp + fp): the lecture's prel.
 
@@ -1225,6 +1335,9 @@ def binary_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1285,6 +1398,7 @@ def binary_recall(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tp / (tp + fn): the lecture's sens.
 
@@ -1298,6 +1412,9 @@ def binary_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1358,6 +1475,7 @@ def binary_specificity(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """tn / (tn + fp): the lecture's spec.
 
@@ -1371,6 +1489,9 @@ def binary_specificity(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1426,7 +1547,12 @@ def binary_specificity_from_counts(
     0.6
     """
 
-def binary_support(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def binary_support(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -1435,6 +1561,9 @@ def binary_support(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1484,7 +1613,12 @@ def binary_support_from_counts(
     0.4
     """
 
-def brier_score_loss(actual: _IntoExpr, prob: _IntoExpr) -> pl.Expr:
+def brier_score_loss(
+    actual: _IntoExpr,
+    prob: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
 
     Parameters
@@ -1493,6 +1627,9 @@ def brier_score_loss(actual: _IntoExpr, prob: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     prob : str or polars.Expr
         The probability of the positive class in each row, in [0, 1] (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1514,6 +1651,7 @@ def class_distribution(
     label: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per class (and group): class, count, share of the known rows.
 
@@ -1525,6 +1663,9 @@ def class_distribution(
         The label column.
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1545,6 +1686,7 @@ def class_error_rate(
     *,
     label: Any = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Share of the rows truly of the given class that were predicted otherwise.
 
@@ -1560,6 +1702,9 @@ def class_error_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1584,6 +1729,7 @@ def class_metrics(
     beta: float = 1.0,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
 
@@ -1599,6 +1745,9 @@ def class_metrics(
         Value of an undefined ratio.
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1636,6 +1785,7 @@ def cohen_kappa_score(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -1651,6 +1801,9 @@ def cohen_kappa_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1673,6 +1826,7 @@ def confusion_matrix(
     predicted: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """The confusion matrix, long: actual, predicted, count (every cell, zeros too).
 
@@ -1684,6 +1838,9 @@ def confusion_matrix(
         Column names (labels of one kind).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1705,6 +1862,7 @@ def confusion_matrix_wide(
     predicted: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> pl.DataFrame:
     """The confusion matrix, wide: one row per actual class, one column per predicted class.
 
@@ -1716,6 +1874,9 @@ def confusion_matrix_wide(
         Column names (labels of one kind).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1738,6 +1899,7 @@ def cost_error(
     predicted: _IntoExpr,
     *,
     costs: Mapping[Any, Mapping[Any, float]] | None = None,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """(1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 
@@ -1750,6 +1912,9 @@ def cost_error(
     costs : dict or polars.DataFrame
         actual -> {predicted: cost}, (actual, predicted) -> cost, or a DataFrame with
         columns actual, predicted, cost. Pairs not given cost 1 off the diagonal, 0 on it.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1766,7 +1931,12 @@ def cost_error(
     1.25
     """
 
-def cov(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def cov(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -1775,6 +1945,9 @@ def cov(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1806,8 +1979,8 @@ def coverage_error(
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1830,7 +2003,12 @@ def coverage_error(
     2.0
     """
 
-def error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def error_rate(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Share of known rows where actual <> predicted.
 
     Parameters
@@ -1839,6 +2017,9 @@ def error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1855,7 +2036,13 @@ def error_rate(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.25
     """
 
-def expected_calibration_error(actual: _IntoExpr, prob: _IntoExpr, *, n_bins: int = 10) -> pl.Expr:
+def expected_calibration_error(
+    actual: _IntoExpr,
+    prob: _IntoExpr,
+    *,
+    n_bins: int = 10,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
 
     Parameters
@@ -1866,6 +2053,9 @@ def expected_calibration_error(actual: _IntoExpr, prob: _IntoExpr, *, n_bins: in
         The probability of the positive class in each row, in [0, 1] (column name or expression).
     n_bins : int, default 10
         The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1887,6 +2077,7 @@ def explained_variance(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -1900,6 +2091,9 @@ def explained_variance(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1921,6 +2115,7 @@ def explained_variance_score(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -1934,6 +2129,9 @@ def explained_variance_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1956,6 +2154,7 @@ def f1_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F1 over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -1972,6 +2171,9 @@ def f1_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2043,6 +2245,7 @@ def fbeta_score(
     beta: float = 1.0,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2061,6 +2264,9 @@ def fbeta_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2137,8 +2343,8 @@ def graded_ndcg(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2178,8 +2384,8 @@ def hamming_loss(
     n_labels : int
         The number of labels in the label universe (> 0).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2239,8 +2445,8 @@ def hitrate(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2263,7 +2469,13 @@ def hitrate(
     1.0
     """
 
-def hivemall_auc(score: _IntoExpr, label: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def hivemall_auc(
+    score: _IntoExpr,
+    label: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.
 
     Parameters
@@ -2276,6 +2488,9 @@ def hivemall_auc(score: _IntoExpr, label: _IntoExpr, *, zero_division: float | s
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2292,7 +2507,12 @@ def hivemall_auc(score: _IntoExpr, label: _IntoExpr, *, zero_division: float | s
     0.8125
     """
 
-def hivemall_logloss(predicted: _IntoExpr, actual: _IntoExpr) -> pl.Expr:
+def hivemall_logloss(
+    predicted: _IntoExpr,
+    actual: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).
 
     Parameters
@@ -2301,6 +2521,9 @@ def hivemall_logloss(predicted: _IntoExpr, actual: _IntoExpr) -> pl.Expr:
         The predicted values of each row (column name or expression).
     actual : str or polars.Expr
         The true values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2322,6 +2545,7 @@ def hivemall_r2(
     actual: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """r2 in Hivemall's argument order: hivemall_r2(predicted, actual).
 
@@ -2335,6 +2559,9 @@ def hivemall_r2(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2368,6 +2595,7 @@ def kappa(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -2383,6 +2611,9 @@ def kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2490,8 +2721,8 @@ def label_ranking_average_precision(
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2529,8 +2760,8 @@ def label_ranking_average_precision_score(
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2568,8 +2799,8 @@ def label_ranking_loss(
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2610,7 +2841,12 @@ def labels_from_indicators(indicators: Sequence[str | pl.Expr], labels: Sequence
     [['L1', 'L2'], None]
     """
 
-def log_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def log_loss(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2619,6 +2855,9 @@ def log_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2635,7 +2874,12 @@ def log_loss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.5655382020021631
     """
 
-def logloss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def logloss(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2644,6 +2888,9 @@ def logloss(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2772,7 +3019,12 @@ def macro_recall(
     One row per group over a frame: ``macro_recall(source, actual, predicted, *, labels=None, zero_division=0, by=None, sample_weight=None)``; the ``macro_recall`` column of :func:`multilabel_report`.
     """
 
-def mae(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mae(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -2781,6 +3033,9 @@ def mae(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2818,13 +3073,16 @@ def majority_class(label: _IntoExpr) -> pl.Expr:
     'b'
     """
 
-def majority_error(label: _IntoExpr) -> pl.Expr:
+def majority_error(label: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
     """1 - the largest class share: the error of always predicting the majority class.
 
     Parameters
     ----------
     label : str or polars.Expr
         A label column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2841,7 +3099,12 @@ def majority_error(label: _IntoExpr) -> pl.Expr:
     0.5
     """
 
-def mape(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mape(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -2850,6 +3113,9 @@ def mape(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2871,6 +3137,7 @@ def matthews_corrcoef(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Matthews correlation coefficient (multiclass).
 
@@ -2884,6 +3151,9 @@ def matthews_corrcoef(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2900,7 +3170,13 @@ def matthews_corrcoef(
     0.6999999999999998
     """
 
-def mcc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def mcc(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Matthews correlation coefficient (multiclass).
 
     Parameters
@@ -2913,6 +3189,9 @@ def mcc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2929,7 +3208,12 @@ def mcc(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
     0.6999999999999998
     """
 
-def mean_absolute_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mean_absolute_error(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -2938,6 +3222,9 @@ def mean_absolute_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2954,7 +3241,12 @@ def mean_absolute_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.5
     """
 
-def mean_absolute_percentage_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mean_absolute_percentage_error(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -2963,6 +3255,9 @@ def mean_absolute_percentage_error(actual: _IntoExpr, predicted: _IntoExpr) -> p
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2979,7 +3274,12 @@ def mean_absolute_percentage_error(actual: _IntoExpr, predicted: _IntoExpr) -> p
     0.3273809523809524
     """
 
-def mean_squared_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mean_squared_error(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean squared error.
 
     Parameters
@@ -2988,6 +3288,9 @@ def mean_squared_error(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3047,8 +3350,8 @@ def micro_f1(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3115,8 +3418,8 @@ def micro_fbeta(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3187,8 +3490,8 @@ def micro_jaccard(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3252,8 +3555,8 @@ def micro_precision(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3317,8 +3620,8 @@ def micro_recall(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3417,8 +3720,8 @@ def mrr(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3441,7 +3744,12 @@ def mrr(
     0.75
     """
 
-def mse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def mse(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Mean squared error.
 
     Parameters
@@ -3450,6 +3758,9 @@ def mse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3481,8 +3792,8 @@ def multilabel_counts(
     predicted : str or polars.Expr
         The predicted labels of each row: a list column (name or expression).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3541,8 +3852,8 @@ def ndcg(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3584,8 +3895,8 @@ def ndcg_score(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3609,7 +3920,7 @@ def ndcg_score(
     0.9032867981913646
     """
 
-def nov(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
+def nov(holds: _IntoExpr, fires: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -3618,6 +3929,9 @@ def nov(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
         Whether the row is of the rule's class, R: boolean or 0/1.
     fires : str or polars.Expr
         Whether the rule fires on the row, L: boolean or 0/1.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3634,7 +3948,13 @@ def nov(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
     0.04
     """
 
-def nrel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def nrel(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tn / (tn + fn): the lecture's nrel.
 
     Parameters
@@ -3647,6 +3967,9 @@ def nrel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3678,8 +4001,8 @@ def one_error(
     scores : str or polars.Expr
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3707,6 +4030,7 @@ def pearson_corr(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Pearson correlation of actual and predicted (the lecture's corr).
 
@@ -3720,6 +4044,9 @@ def pearson_corr(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3754,8 +4081,8 @@ def precision_at(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3784,6 +4111,7 @@ def precision_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Precision over classes, averaged micro, macro (default) or weighted by support.
 
@@ -3800,6 +4128,9 @@ def precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3816,7 +4147,13 @@ def precision_score(
     0.8333333333333334
     """
 
-def prel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def prel(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tp / (tp + fp): the lecture's prel.
 
     Parameters
@@ -3829,6 +4166,9 @@ def prel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3845,7 +4185,12 @@ def prel(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
     0.6666666666666666
     """
 
-def prevalence(label: _IntoExpr, *, positive: Any = None) -> pl.Expr:
+def prevalence(
+    label: _IntoExpr,
+    *,
+    positive: Any = None,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Share of known rows whose label is the given positive class.
 
     Parameters
@@ -3854,6 +4199,9 @@ def prevalence(label: _IntoExpr, *, positive: Any = None) -> pl.Expr:
         A label column (name or expression).
     positive : label
         The class whose share is wanted (required).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3870,7 +4218,13 @@ def prevalence(label: _IntoExpr, *, positive: Any = None) -> pl.Expr:
     0.5
     """
 
-def r2(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def r2(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -3883,6 +4237,9 @@ def r2(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3899,7 +4256,13 @@ def r2(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 
     0.9486081370449679
     """
 
-def r2_score(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def r2_score(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -3912,6 +4275,9 @@ def r2_score(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3928,7 +4294,13 @@ def r2_score(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | 
     0.9486081370449679
     """
 
-def rae(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def rae(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).
 
     Parameters
@@ -3941,6 +4313,9 @@ def rae(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3975,8 +4350,8 @@ def ranking_auc(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4018,8 +4393,8 @@ def recall_at(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4048,6 +4423,7 @@ def recall_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """Recall over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4064,6 +4440,9 @@ def recall_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4080,7 +4459,12 @@ def recall_score(
     0.8333333333333334
     """
 
-def rmse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def rmse(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Root mean squared error.
 
     Parameters
@@ -4089,6 +4473,9 @@ def rmse(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4110,6 +4497,7 @@ def roc_auc_score(
     predicted: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
@@ -4123,6 +4511,9 @@ def roc_auc_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4241,7 +4632,13 @@ def row_recall(
     [0.5, 1.0]
     """
 
-def rrse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def rrse(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Root relative squared error: sqrt(rse).
 
     Parameters
@@ -4254,6 +4651,9 @@ def rrse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4270,7 +4670,13 @@ def rrse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
     0.2266977347814312
     """
 
-def rse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def rse(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4283,6 +4689,9 @@ def rse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4299,7 +4708,12 @@ def rse(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str =
     0.05139186295503212
     """
 
-def rule_novelty(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
+def rule_novelty(
+    holds: _IntoExpr,
+    fires: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4308,6 +4722,9 @@ def rule_novelty(holds: _IntoExpr, fires: _IntoExpr) -> pl.Expr:
         Whether the row is of the rule's class, R: boolean or 0/1.
     fires : str or polars.Expr
         Whether the rule fires on the row, L: boolean or 0/1.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4357,6 +4774,7 @@ def rule_satisfaction(
     fires: _IntoExpr,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -4370,6 +4788,9 @@ def rule_satisfaction(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4445,8 +4866,8 @@ def samples_f1(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4486,8 +4907,8 @@ def samples_fbeta(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4524,8 +4945,8 @@ def samples_jaccard(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4562,8 +4983,8 @@ def samples_precision(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4600,8 +5021,8 @@ def samples_recall(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4618,7 +5039,13 @@ def samples_recall(
     0.75
     """
 
-def sat(holds: _IntoExpr, fires: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def sat(
+    holds: _IntoExpr,
+    fires: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4631,6 +5058,9 @@ def sat(holds: _IntoExpr, fires: _IntoExpr, *, zero_division: float | str = 0) -
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4647,7 +5077,13 @@ def sat(holds: _IntoExpr, fires: _IntoExpr, *, zero_division: float | str = 0) -
     0.16666666666666666
     """
 
-def sens(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def sens(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tp / (tp + fn): the lecture's sens.
 
     Parameters
@@ -4660,6 +5096,9 @@ def sens(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4805,7 +5244,13 @@ def set_union(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     [['bird', 'cat'], ['dog', 'fish']]
     """
 
-def spec(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str = 0) -> pl.Expr:
+def spec(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tn / (tn + fp): the lecture's spec.
 
     Parameters
@@ -4818,6 +5263,9 @@ def spec(actual: _IntoExpr, predicted: _IntoExpr, *, zero_division: float | str 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4849,8 +5297,8 @@ def subset_accuracy(
     predicted : str or polars.Expr
         The predicted labels of each row: a list column (name or expression).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4890,7 +5338,12 @@ def subset_accuracy_from_counts(counts: _IntoExpr) -> pl.Expr:
     0.0
     """
 
-def sup(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def sup(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -4899,6 +5352,9 @@ def sup(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4915,7 +5371,12 @@ def sup(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
     0.4
     """
 
-def tacc(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
+def tacc(
+    actual: _IntoExpr,
+    predicted: _IntoExpr,
+    *,
+    sample_weight: _IntoExpr | None = None,
+) -> pl.Expr:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -4924,6 +5385,9 @@ def tacc(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
         The true values of each row (column name or expression).
     predicted : str or polars.Expr
         The predicted values of each row (column name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5132,8 +5596,8 @@ def zero_one_loss(
     predicted : str or polars.Expr
         The predicted labels of each row: a list column (name or expression).
     sample_weight : str or polars.Expr, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------

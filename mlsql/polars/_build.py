@@ -95,8 +95,8 @@ def evaluate(
         symbolic = not _has_callables(stats)
     if weight is not None:  # sums of weights are floats in every engine
         known = None
-        w = weight.cast(pl.Float64)
-        w = S.leaf(w) if symbolic else w
+        cast = weight.cast(pl.Float64)
+        w: Any = S.leaf(cast) if symbolic else cast
         formula = partial(W.weighted, formula, w, func)
     if not symbolic:
         out = formula(OPS, stats, **params)

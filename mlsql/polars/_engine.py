@@ -13,6 +13,7 @@ from mlsql._weights import WEIGHTED_FAMILIES
 from mlsql.polars import families
 from mlsql.polars._build import evaluate
 from mlsql.polars._dtypes import Check, IntoExpr, guarded, same_kind
+from mlsql.polars._weights import weighted_check
 
 
 class PolarsEngine:
@@ -46,6 +47,10 @@ class PolarsEngine:
     ) -> pl.Expr:
         """``build`` inside the plan-time type guard (:func:`~mlsql.polars._dtypes.guarded`)."""
         return guarded(measure.name, measure.inputs, inputs, build, check)
+
+    def weighted_check(self, check: Check) -> Check:
+        """The inputs' ``check``, then ``sample_weight`` (:mod:`mlsql.polars._weights`)."""
+        return weighted_check(check)
 
     def formula_build(self, measure: Measure, family: ModuleType) -> Callable[..., pl.Expr]:
         """The formula over ``family.stats``, masked by ``family.known`` where it has one."""

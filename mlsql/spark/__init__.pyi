@@ -267,7 +267,12 @@ def above_threshold(scores: _IntoColumn, *, threshold: float | None = None) -> C
     [['cat'], ['dog', 'owl']]
     """
 
-def accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def accuracy(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -276,6 +281,9 @@ def accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -298,7 +306,12 @@ def accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     0.75
     """
 
-def accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def accuracy_score(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Share of known rows where actual = predicted.
 
     Parameters
@@ -307,6 +320,9 @@ def accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -329,7 +345,13 @@ def accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     0.75
     """
 
-def auc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def auc(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
     Parameters
@@ -342,6 +364,9 @@ def auc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -382,8 +407,8 @@ def average_precision(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -413,6 +438,7 @@ def average_precision_score(
     score: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Average precision of scores (score) for binary labels (actual): scikit-learn's step-wise AP, tied scores one step.
 
@@ -426,6 +452,9 @@ def average_precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -448,7 +477,12 @@ def average_precision_score(
     0.8875
     """
 
-def balanced_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def balanced_accuracy(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -457,6 +491,9 @@ def balanced_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -481,7 +518,12 @@ def balanced_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     0.8333333333333334
     """
 
-def balanced_accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def balanced_accuracy_score(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean recall over the classes that occur in actual.
 
     Parameters
@@ -490,6 +532,9 @@ def balanced_accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Colu
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -514,7 +559,12 @@ def balanced_accuracy_score(actual: _IntoColumn, predicted: _IntoColumn) -> Colu
     0.8333333333333334
     """
 
-def binary_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_accuracy(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -523,6 +573,9 @@ def binary_accuracy(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -572,6 +625,7 @@ def binary_cost_error(
     *,
     cost_fn: float = 1.0,
     cost_fp: float = 1.0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 
@@ -585,6 +639,9 @@ def binary_cost_error(
         Cost of a false negative; a finite number.
     cost_fp : float, default 1.0
         Cost of a false positive; a finite number.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -635,13 +692,21 @@ def binary_cost_error_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def binary_counts(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_counts(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.
 
     Parameters
     ----------
     actual, predicted : str or pyspark.sql.Column
         Boolean or 0/1 columns.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown): the cells are sums of weights. None (the default): counts.
 
     Returns
     -------
@@ -658,7 +723,12 @@ def binary_counts(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     {'tp': 1, 'fp': 0, 'fn': 1, 'tn': 1}
     """
 
-def binary_coverage(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_coverage(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -667,6 +737,9 @@ def binary_coverage(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -710,7 +783,12 @@ def binary_coverage_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def binary_error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_error_rate(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """(fp + fn) / n: 1 - accuracy.
 
     Parameters
@@ -719,6 +797,9 @@ def binary_error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -767,6 +848,7 @@ def binary_f1(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F1 of the positive class, from counts.
 
@@ -780,6 +862,9 @@ def binary_f1(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -835,6 +920,7 @@ def binary_f_alpha(
     *,
     alpha: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 
@@ -850,6 +936,9 @@ def binary_f_alpha(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -907,6 +996,7 @@ def binary_false_negative_rate(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """fn / (tp + fn): the positive class's error rate (1 - recall).
 
@@ -920,6 +1010,9 @@ def binary_false_negative_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -974,6 +1067,7 @@ def binary_false_positive_rate(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """fp / (fp + tn): the negative class's error rate (1 - specificity).
 
@@ -987,6 +1081,9 @@ def binary_false_positive_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1042,6 +1139,7 @@ def binary_fbeta(
     *,
     beta: float = 1.0,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F-beta of the positive class, from counts.
 
@@ -1057,6 +1155,9 @@ def binary_fbeta(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1114,6 +1215,7 @@ def binary_kappa(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa of the 2x2 table.
 
@@ -1127,6 +1229,9 @@ def binary_kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1181,6 +1286,7 @@ def binary_negative_predictive_value(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tn / (tn + fn): the lecture's nrel.
 
@@ -1194,6 +1300,9 @@ def binary_negative_predictive_value(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1248,6 +1357,7 @@ def binary_precision(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tp / (tp + fp): the lecture's prel.
 
@@ -1261,6 +1371,9 @@ def binary_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1315,6 +1428,7 @@ def binary_recall(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tp / (tp + fn): the lecture's sens.
 
@@ -1328,6 +1442,9 @@ def binary_recall(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1382,6 +1499,7 @@ def binary_specificity(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """tn / (tn + fp): the lecture's spec.
 
@@ -1395,6 +1513,9 @@ def binary_specificity(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1444,7 +1565,12 @@ def binary_specificity_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def binary_support(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def binary_support(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -1453,6 +1579,9 @@ def binary_support(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1496,7 +1625,12 @@ def binary_support_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def brier_score_loss(actual: _IntoColumn, prob: _IntoColumn) -> Column:
+def brier_score_loss(
+    actual: _IntoColumn,
+    prob: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).
 
     Parameters
@@ -1505,6 +1639,9 @@ def brier_score_loss(actual: _IntoColumn, prob: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     prob : str or pyspark.sql.Column
         Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1532,6 +1669,7 @@ def class_distribution(
     label: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per class (and group): class, count, share of the known rows.
 
@@ -1543,6 +1681,9 @@ def class_distribution(
         The label column.
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1565,6 +1706,7 @@ def class_error_rate(
     *,
     label: Any = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Share of the rows truly of the given class that were predicted otherwise.
 
@@ -1580,6 +1722,9 @@ def class_error_rate(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1610,6 +1755,7 @@ def class_metrics(
     beta: float = 1.0,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.
 
@@ -1625,6 +1771,9 @@ def class_metrics(
         Value of an undefined ratio.
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1679,6 +1828,7 @@ def cohen_kappa_score(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -1694,6 +1844,9 @@ def cohen_kappa_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1724,6 +1877,7 @@ def confusion_matrix(
     predicted: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """The confusion matrix, long: actual, predicted, count (every cell, zeros too).
 
@@ -1735,6 +1889,9 @@ def confusion_matrix(
         Column names (labels of one kind).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1758,6 +1915,7 @@ def confusion_matrix_wide(
     predicted: str,
     *,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """The confusion matrix, wide: one row per actual class, one column per predicted class.
 
@@ -1769,6 +1927,9 @@ def confusion_matrix_wide(
         Column names (labels of one kind).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -1792,6 +1953,7 @@ def cost_error(
     predicted: _IntoColumn,
     *,
     costs: Mapping[Any, Mapping[Any, float]] | None = None,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """(1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 
@@ -1806,6 +1968,9 @@ def cost_error(
         columns actual, predicted, cost, or a map Column such as
         ``costs_df.agg(ms.cost_map('actual', 'predicted', 'cost')).scalar()``.
         Pairs not given cost 1 off the diagonal, 0 on it.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1865,7 +2030,12 @@ def cost_map(actual: _IntoColumn, predicted: _IntoColumn, cost: _IntoColumn) -> 
     2.0
     """
 
-def cov(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def cov(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """(tp + fp) / n: share predicted positive, the lecture's cov.
 
     Parameters
@@ -1874,6 +2044,9 @@ def cov(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1902,8 +2075,8 @@ def coverage_error(
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1929,7 +2102,12 @@ def coverage_error(
     2.0
     """
 
-def error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def error_rate(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Share of known rows where actual <> predicted.
 
     Parameters
@@ -1938,6 +2116,9 @@ def error_rate(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true class of each row.
     predicted : str or pyspark.sql.Column
         The predicted class of each row.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -1965,6 +2146,7 @@ def expected_calibration_error(
     prob: _IntoColumn,
     *,
     n_bins: int = 10,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.
 
@@ -1976,6 +2158,9 @@ def expected_calibration_error(
         Column name or Column.
     n_bins : int, default 10
         The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2003,6 +2188,7 @@ def explained_variance(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2016,6 +2202,9 @@ def explained_variance(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2034,6 +2223,7 @@ def explained_variance_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Explained variance: 1 - var(y - ŷ) / var(y).
 
@@ -2047,6 +2237,9 @@ def explained_variance_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2066,6 +2259,7 @@ def f1_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F1 over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2082,6 +2276,9 @@ def f1_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2173,6 +2370,7 @@ def fbeta_score(
     beta: float = 1.0,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 
@@ -2191,6 +2389,9 @@ def fbeta_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2282,8 +2483,8 @@ def graded_ndcg(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2324,8 +2525,8 @@ def hamming_loss(
     n_labels : int
         The number of labels in the label universe (> 0).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2397,8 +2598,8 @@ def hitrate(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2427,6 +2628,7 @@ def hivemall_auc(
     label: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """auc in Hivemall's argument order: hivemall_auc(score, label), no sorting needed.
 
@@ -2440,6 +2642,9 @@ def hivemall_auc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2462,7 +2667,12 @@ def hivemall_auc(
     0.8125
     """
 
-def hivemall_logloss(predicted: _IntoColumn, actual: _IntoColumn) -> Column:
+def hivemall_logloss(
+    predicted: _IntoColumn,
+    actual: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """logloss in Hivemall's argument order: hivemall_logloss(predicted, actual).
 
     Parameters
@@ -2471,6 +2681,9 @@ def hivemall_logloss(predicted: _IntoColumn, actual: _IntoColumn) -> Column:
         The predicted value of each row: a column (name or Column).
     actual : str or pyspark.sql.Column
         The true value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2498,6 +2711,7 @@ def hivemall_r2(
     actual: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """r2 in Hivemall's argument order: hivemall_r2(predicted, actual).
 
@@ -2511,6 +2725,9 @@ def hivemall_r2(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2555,6 +2772,7 @@ def kappa(
     *,
     weights: str | None = None,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 
@@ -2570,6 +2788,9 @@ def kappa(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2718,8 +2939,8 @@ def label_ranking_average_precision(
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2760,8 +2981,8 @@ def label_ranking_average_precision_score(
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2802,8 +3023,8 @@ def label_ranking_loss(
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2854,7 +3075,12 @@ def labels_from_indicators(indicators: Sequence[str | Column], labels: Sequence[
     [['L1', 'L2'], None]
     """
 
-def log_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def log_loss(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2863,6 +3089,9 @@ def log_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -2885,7 +3114,12 @@ def log_loss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     0.56553820200...
     """
 
-def logloss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def logloss(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.
 
     Parameters
@@ -2894,6 +3128,9 @@ def logloss(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3126,7 +3363,12 @@ def macro_recall(
         One row per group.
     """
 
-def mae(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mae(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -3135,6 +3377,9 @@ def mae(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3177,13 +3422,16 @@ def majority_class(label: _IntoColumn) -> Column:
     'a'
     """
 
-def majority_error(label: _IntoColumn) -> Column:
+def majority_error(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
     """1 - the largest class share: the error of always predicting the majority class.
 
     Parameters
     ----------
     label : str or pyspark.sql.Column
         A label column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3208,7 +3456,12 @@ def majority_error(label: _IntoColumn) -> Column:
     0.5
     """
 
-def mape(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mape(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -3217,6 +3470,9 @@ def mape(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3235,6 +3491,7 @@ def matthews_corrcoef(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Matthews correlation coefficient (multiclass).
 
@@ -3248,6 +3505,9 @@ def matthews_corrcoef(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3272,7 +3532,13 @@ def matthews_corrcoef(
     0.6999999999999998
     """
 
-def mcc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def mcc(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Matthews correlation coefficient (multiclass).
 
     Parameters
@@ -3285,6 +3551,9 @@ def mcc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3309,7 +3578,12 @@ def mcc(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
     0.6999999999999998
     """
 
-def mean_absolute_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mean_absolute_error(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean absolute error (the lecture's mad).
 
     Parameters
@@ -3318,6 +3592,9 @@ def mean_absolute_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3331,7 +3608,12 @@ def mean_absolute_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def mean_absolute_percentage_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mean_absolute_percentage_error(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).
 
     Parameters
@@ -3340,6 +3622,9 @@ def mean_absolute_percentage_error(actual: _IntoColumn, predicted: _IntoColumn) 
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3353,7 +3638,12 @@ def mean_absolute_percentage_error(actual: _IntoColumn, predicted: _IntoColumn) 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def mean_squared_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mean_squared_error(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean squared error.
 
     Parameters
@@ -3362,6 +3652,9 @@ def mean_squared_error(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3427,8 +3720,8 @@ def micro_f1(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3507,8 +3800,8 @@ def micro_fbeta(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3591,8 +3884,8 @@ def micro_jaccard(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3668,8 +3961,8 @@ def micro_precision(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3745,8 +4038,8 @@ def micro_recall(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3881,8 +4174,8 @@ def mrr(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3906,7 +4199,12 @@ def mrr(
     0.75
     """
 
-def mse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def mse(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Mean squared error.
 
     Parameters
@@ -3915,6 +4213,9 @@ def mse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -3943,8 +4244,8 @@ def multilabel_counts(
     predicted : str or pyspark.sql.Column
         The predicted labels of each row: an array column (name or Column).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4031,8 +4332,8 @@ def ndcg(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4075,8 +4376,8 @@ def ndcg_score(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4103,7 +4404,12 @@ def ndcg_score(
     0.9032867981913646
     """
 
-def nov(holds: _IntoColumn, fires: _IntoColumn) -> Column:
+def nov(
+    holds: _IntoColumn,
+    fires: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4112,6 +4418,9 @@ def nov(holds: _IntoColumn, fires: _IntoColumn) -> Column:
         Column name or Column.
     fires : str or pyspark.sql.Column
         Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4125,7 +4434,13 @@ def nov(holds: _IntoColumn, fires: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def nrel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def nrel(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """tn / (tn + fn): the lecture's nrel.
 
     Parameters
@@ -4138,6 +4453,9 @@ def nrel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4166,8 +4484,8 @@ def one_error(
     scores : str or pyspark.sql.Column
         Each row's label scores: a map label -> score, or a list of {label, score} structs (a label's first entry counts); a NULL score is no score.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4198,6 +4516,7 @@ def pearson_corr(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Pearson correlation of actual and predicted (the lecture's corr).
 
@@ -4211,6 +4530,9 @@ def pearson_corr(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4242,8 +4564,8 @@ def precision_at(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4273,6 +4595,7 @@ def precision_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Precision over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4289,6 +4612,9 @@ def precision_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4313,7 +4639,13 @@ def precision_score(
     0.8333333333333334
     """
 
-def prel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def prel(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """tp / (tp + fp): the lecture's prel.
 
     Parameters
@@ -4326,6 +4658,9 @@ def prel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4339,7 +4674,12 @@ def prel(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def prevalence(label: _IntoColumn, *, positive: Any = None) -> Column:
+def prevalence(
+    label: _IntoColumn,
+    *,
+    positive: Any = None,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Share of known rows whose label is the given positive class.
 
     Parameters
@@ -4348,6 +4688,9 @@ def prevalence(label: _IntoColumn, *, positive: Any = None) -> Column:
         A label column.
     positive : label
         The class whose share is wanted (required).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4370,7 +4713,13 @@ def prevalence(label: _IntoColumn, *, positive: Any = None) -> Column:
     0.5
     """
 
-def r2(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def r2(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4383,6 +4732,9 @@ def r2(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | st
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4401,6 +4753,7 @@ def r2_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².
 
@@ -4414,6 +4767,9 @@ def r2_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4427,7 +4783,13 @@ def r2_score(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def rae(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def rae(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).
 
     Parameters
@@ -4440,6 +4802,9 @@ def rae(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4471,8 +4836,8 @@ def ranking_auc(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4515,8 +4880,8 @@ def recall_at(
     k : int, optional
         Look at the first k items (a whole number > 0); default: all of them.
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4546,6 +4911,7 @@ def recall_score(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """Recall over classes, averaged micro, macro (default) or weighted by support.
 
@@ -4562,6 +4928,9 @@ def recall_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4586,7 +4955,12 @@ def recall_score(
     0.8333333333333334
     """
 
-def rmse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def rmse(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Root mean squared error.
 
     Parameters
@@ -4595,6 +4969,9 @@ def rmse(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4613,6 +4990,7 @@ def roc_auc_score(
     predicted: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """ROC AUC of scores (predicted) for binary labels (actual), ties counting one half.
 
@@ -4626,6 +5004,9 @@ def roc_auc_score(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4768,7 +5149,13 @@ def row_recall(
     [0.5, 1.0]
     """
 
-def rrse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def rrse(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Root relative squared error: sqrt(rse).
 
     Parameters
@@ -4781,6 +5168,9 @@ def rrse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4794,7 +5184,13 @@ def rrse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def rse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def rse(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².
 
     Parameters
@@ -4807,6 +5203,9 @@ def rse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4820,7 +5219,12 @@ def rse(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | s
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def rule_novelty(holds: _IntoColumn, fires: _IntoColumn) -> Column:
+def rule_novelty(
+    holds: _IntoColumn,
+    fires: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -4829,6 +5233,9 @@ def rule_novelty(holds: _IntoColumn, fires: _IntoColumn) -> Column:
         Column name or Column.
     fires : str or pyspark.sql.Column
         Column name or Column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4877,6 +5284,7 @@ def rule_satisfaction(
     fires: _IntoColumn,
     *,
     zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
 ) -> Column:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
@@ -4890,6 +5298,9 @@ def rule_satisfaction(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4959,8 +5370,8 @@ def samples_f1(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5006,8 +5417,8 @@ def samples_fbeta(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5050,8 +5461,8 @@ def samples_jaccard(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5094,8 +5505,8 @@ def samples_precision(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5138,8 +5549,8 @@ def samples_recall(
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5162,7 +5573,13 @@ def samples_recall(
     0.75
     """
 
-def sat(holds: _IntoColumn, fires: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def sat(
+    holds: _IntoColumn,
+    fires: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 
     Parameters
@@ -5175,6 +5592,9 @@ def sat(holds: _IntoColumn, fires: _IntoColumn, *, zero_division: float | str = 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5188,7 +5608,13 @@ def sat(holds: _IntoColumn, fires: _IntoColumn, *, zero_division: float | str = 
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def sens(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def sens(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """tp / (tp + fn): the lecture's sens.
 
     Parameters
@@ -5201,6 +5627,9 @@ def sens(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5373,7 +5802,13 @@ def set_union(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     [['bird', 'cat'], ['dog', 'fish']]
     """
 
-def spec(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | str = 0) -> Column:
+def spec(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    zero_division: float | str = 0,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """tn / (tn + fp): the lecture's spec.
 
     Parameters
@@ -5386,6 +5821,9 @@ def spec(actual: _IntoColumn, predicted: _IntoColumn, *, zero_division: float | 
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5414,8 +5852,8 @@ def subset_accuracy(
     predicted : str or pyspark.sql.Column
         The predicted labels of each row: an array column (name or Column).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5467,7 +5905,12 @@ def subset_accuracy_from_counts(counts: _IntoColumn) -> Column:
     0.0
     """
 
-def sup(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def sup(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 
     Parameters
@@ -5476,6 +5919,9 @@ def sup(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5489,7 +5935,12 @@ def sup(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def tacc(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
+def tacc(
+    actual: _IntoColumn,
+    predicted: _IntoColumn,
+    *,
+    sample_weight: _IntoColumn | None = None,
+) -> Column:
     """(tp + tn) / n: the lecture's tacc.
 
     Parameters
@@ -5498,6 +5949,9 @@ def tacc(actual: _IntoColumn, predicted: _IntoColumn) -> Column:
         The true value of each row: a column (name or Column).
     predicted : str or pyspark.sql.Column
         The predicted value of each row: a column (name or Column).
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -5805,8 +6259,8 @@ def zero_one_loss(
     predicted : str or pyspark.sql.Column
         The predicted labels of each row: an array column (name or Column).
     sample_weight : str or pyspark.sql.Column, optional
-        A weight per row (finite, >= 0; NULL skips the row), multiplying the
-        row's contribution to every count. Default: every row weighs 1.
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any, ClassVar
@@ -11,8 +12,9 @@ from pyspark.sql import Column
 from mlsql._registry import Measure
 from mlsql._weights import WEIGHTED_FAMILIES
 from mlsql.spark import families
-from mlsql.spark._build import Check, IntoColumn, example, run
+from mlsql.spark._build import OPS, Check, IntoColumn, example, run
 from mlsql.spark._types import check_label_lists, to_column
+from mlsql.spark._weights import weighted_check
 from mlsql.spark.ops import column
 
 
@@ -60,10 +62,21 @@ class SparkEngine:
             cols = list(check(measure.name, measure.inputs, cols) or cols)
         return column(build(*cols)).alias(measure.name)
 
+    def weighted_check(self, check: Check | None) -> Check:
+        """The inputs' ``check``, then ``sample_weight`` (:mod:`mlsql.spark._weights`)."""
+        return weighted_check(check)
+
     def formula_build(self, measure: Measure, family: ModuleType) -> Callable[..., Column]:
-        """The formula run directly on the Columns of ``family.stats``."""
+        """The formula run directly on the Columns of ``family.stats``; with
+        ``sample_weight``, a family whose ``stats`` take a ``weight`` weighs its
+        statistics, a list family (:data:`mlsql._weights.WEIGHTED_FAMILIES`) its formula's
+        sums (:func:`mlsql.spark._build.run`)."""
+        weighs_stats = "weight" in inspect.signature(family.stats).parameters
 
         def weighted(*inputs: Column, sample_weight: Column | None = None, **params: Any) -> Column:
+            if weighs_stats:
+                given = {} if sample_weight is None else {"weight": sample_weight}
+                return measure.build(OPS, family.stats(measure, *inputs, **given), **params)  # type: ignore[misc]
             stats = family.stats(measure, *inputs)
             return run(measure.build, sample_weight, measure.name, stats, **params)  # type: ignore[arg-type]
 
@@ -71,7 +84,7 @@ class SparkEngine:
             return weighted(*inputs, **params)
 
         # sample_weight where the family's weights are tested (mlsql._weights.WEIGHTED_FAMILIES)
-        return weighted if measure.family in WEIGHTED_FAMILIES else build
+        return weighted if weighs_stats or measure.family in WEIGHTED_FAMILIES else build
 
     def example(self, measure: Measure, family: ModuleType) -> Sequence[str]:
         """The family's example (``family.example(measure)``) as doctest lines."""

@@ -11,7 +11,12 @@ from mlsql._sqlexpr import lit, quote_ident
 
 
 def _args(params: dict[str, Any]) -> str:
-    return "".join(f", {k} := {lit(v)}" for k, v in params.items())
+    """``, name := value`` per parameter; ``sample_weight`` given as a string names a column,
+    as in every engine (an ``Sql`` expression is written as it is)."""
+    return "".join(
+        f", {k} := {quote_ident(v) if k == 'sample_weight' and isinstance(v, str) else lit(v)}"
+        for k, v in params.items()
+    )
 
 
 def _items(calls: list[tuple[str, tuple[str, ...], dict[str, Any]]]) -> str:

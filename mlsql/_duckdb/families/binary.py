@@ -37,6 +37,11 @@ def counts_macros(q: Qualify) -> list[Macro]:
         f"{name} := sum({q('_mlsql_binary_cell')}(actual, predicted, {ap}, a_name, p_name, func))"
         for name, ap in cells.items()
     )
+    weighted_pack = ",\n    ".join(
+        f"{name} := sum({q('_mlsql_binary_cell')}(actual, predicted, {ap}, a_name, p_name, func)"
+        f" * {q('_mlsql_weight')}(w, func))"
+        for name, ap in cells.items()
+    )
     return [
         Macro(
             FILE,
@@ -56,10 +61,27 @@ def counts_macros(q: Qualify) -> list[Macro]:
         ),
         Macro(
             FILE,
+            "_mlsql_binary_weighted_counts",
+            ("actual", "predicted", "w", "a_name", "p_name", "func"),
+            f"struct_pack(\n    {weighted_pack})",
+            "tp, fp, fn, tn as sums of the rows' weights w (NULL weight: the row is unknown).",
+            public=False,
+        ),
+        # two overloads, not a CASE on the weight: unweighted counts stay integers
+        Macro(
+            FILE,
             "binary_counts",
             ("actual", "predicted"),
             f"{q('_mlsql_binary_counts')}(actual, predicted, 'actual', 'predicted', 'binary_counts')",
             "Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.",
+        ),
+        Macro(
+            FILE,
+            "binary_counts",
+            ("actual", "predicted", "sample_weight"),
+            f"{q('_mlsql_binary_weighted_counts')}(actual, predicted, sample_weight, "
+            "'actual', 'predicted', 'binary_counts')",
+            "Struct of tp, fp, fn, tn as sums of the rows' sample_weight (DOUBLE).",
         ),
     ]
 
@@ -72,9 +94,12 @@ def table_stats(q: Qualify, m: Measure) -> Table2x2:
     return Table2x2(*(call("struct_extract", counts, f) for f in B.COUNTS_FIELDS))
 
 
-def counts_call(q: Qualify, m: Measure) -> Sql:
-    """``_mlsql_binary_counts`` over the measure's two inputs."""
+def counts_call(q: Qualify, m: Measure, weighted: bool = False) -> Sql:
+    """``_mlsql_binary_counts`` over the measure's two inputs (weighted: by ``sample_weight``)."""
     a, p = m.inputs
+    if weighted:
+        w = Sql("sample_weight")
+        return call(q("_mlsql_binary_weighted_counts"), Sql(a), Sql(p), w, a, p, m.name)
     return call(q("_mlsql_binary_counts"), Sql(a), Sql(p), a, p, m.name)
 
 
@@ -94,10 +119,13 @@ def family_macros(family: str, file: str, q: Qualify, ops: SqlOps) -> list[Macro
             out += CC.render(m, q, ops, file, table_stats(q, m))
             continue
 
-        def body(params: dict[str, Sql], m: Measure = m) -> Sql:
-            return let(counts_call(q, m), "c", m.build(ops, bound, **params))
+        def body(params: dict[str, Sql], m: Measure = m, weighted: bool = False) -> Sql:
+            return let(counts_call(q, m, weighted), "c", m.build(ops, bound, **params))
 
-        out += CC.render(m, q, ops, file, None, body=body)
+        def weighted(params: dict[str, Sql], m: Measure = m) -> Sql:
+            return body(params, m, True)
+
+        out += CC.render(m, q, ops, file, None, body=body, weighted=weighted)
     return out
 
 

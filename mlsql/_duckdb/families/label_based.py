@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql import _params as P
-from mlsql._duckdb.families.single_label import aggregating
 from mlsql._duckdb.library import (
     NATIVE_LISTS,
     WIDE_INTEGER_LISTS,
@@ -27,7 +26,7 @@ from mlsql._duckdb.library import (
     Qualify,
     sql_message,
 )
-from mlsql._duckdb.ops import SqlOps
+from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._duckdb.source_sql import read_source_sql
 from mlsql._formulas import FORMULAS, RowStats
 from mlsql._sqlexpr import Sql, call

@@ -72,10 +72,52 @@ def stats(q: Qualify, m: Measure) -> RG.RegressionStats:
     )
 
 
+def weighted_stats(q: Qualify, m: Measure) -> RG.RegressionStats:
+    """The statistics with each row weighted by ``sample_weight`` (scikit-learn's): sums of
+    w x term, n = Σw, moments about the weighted means, from the group's (y, ŷ, w) list."""
+    w = CC.weight(m.name, q)
+
+    def side(name: str) -> str:
+        other = "predicted" if name == "actual" else "actual"
+        known_other = f"CASE WHEN {w} IS NOT NULL THEN {other} END"
+        return f"{q('_mlsql_known_number')}({name}, {known_other}, '{name}', '{m.name}')"
+
+    y, p = side("actual"), side("predicted")
+    wk = f"CASE WHEN {y} IS NOT NULL THEN {w} END"
+    err = f"({y} - {p})"
+    n = Sql(f"sum({wk})")
+    rows = f"list(struct_pack(y := {y}, p := {p}, w := {wk})) FILTER (WHERE {wk} IS NOT NULL)"
+    means = {k: f"(sum({wk} * {x}) / {n})" for k, x in (("y", y), ("p", p), ("e", err))}
+
+    def d(k: str) -> str:
+        return f"({'(v.y - v.p)' if k == 'e' else f'v.{k}'} - {means[k]})"
+
+    def total(term: str) -> Sql:
+        return Sql(f"list_sum(list_transform({rows}, lambda v: v.w * {term}))")
+
+    def comoment(a: str, b: str) -> Sql:  # over each known row centred on the rounded means
+        return RG.centred_comoment(
+            SqlOps(q), total(f"{d(a)} * {d(b)}"), total(d(a)), total(d(b)), n
+        )
+
+    return RG.RegressionStats(
+        n=n,
+        sse=Sql(f"sum({wk} * {err} * {err})"),
+        sae=Sql(f"sum({wk} * abs({err}))"),
+        sape=Sql(f"sum({wk} * abs({err}) / greatest(abs({y}), {lit(RG.EPSILON)}))"),
+        var_actual=comoment("y", "y"),
+        var_predicted=comoment("p", "p"),
+        covariance=comoment("y", "p"),
+        var_error=comoment("e", "e"),
+        sad_actual=total(f"abs({d('y')})"),
+    )
+
+
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """Every regression measure and its aliases."""
     out = [_known_number(qualify)]
     for m in measures(family=RG.FAMILY):
         if m.build is not None and m.available_in("duckdb"):
-            out += CC.render(m, qualify, ops, FILE, stats(qualify, m))
+            weighted = weighted_stats(qualify, m)
+            out += CC.render(m, qualify, ops, FILE, stats(qualify, m), weighted=weighted)
     return out

@@ -46,7 +46,61 @@ def _helpers() -> list[Macro]:
         sql_message(CP.probability_value_message("{}", "{}", got), "func", "name")
         for got in CP.OUT_OF_RANGE
     )
+    new_run = "x.s IS DISTINCT FROM acc.last"
+    zero = "0::DOUBLE"  # a plain 0.0 is a DECIMAL(2,1), which would round the weights
+    u_closed = "acc.u2 + acc.pos * (2 * acc.below + acc.neg)"
+    u_step = (
+        f"struct_pack(last := x.s, below := CASE WHEN {new_run} THEN acc.below + acc.neg"
+        " ELSE acc.below END,"
+        f" neg := CASE WHEN {new_run} THEN {zero} ELSE acc.neg END + (1 - x.y) * x.w,"
+        f" pos := CASE WHEN {new_run} THEN {zero} ELSE acc.pos END + x.y * x.w,"
+        f" u2 := CASE WHEN {new_run} THEN {u_closed} ELSE acc.u2 END)"
+    )
+    u_start = (
+        f"struct_pack(last := NULL::DOUBLE, below := {zero}, neg := {zero}, pos := {zero},"
+        f" u2 := {zero})"
+    )
+    ap_closed = "acc.total + CASE WHEN acc.run > 0 THEN acc.run * acc.pos / acc.n ELSE 0.0 END"
+    ap_step = (
+        "struct_pack(last := x.s, n := acc.n + x.w, pos := acc.pos + x.y * x.w,"
+        f" run := CASE WHEN {new_run} THEN {zero} ELSE acc.run END + x.y * x.w,"
+        f" total := CASE WHEN {new_run} THEN {ap_closed} ELSE acc.total END)"
+    )
+    ap_start = (
+        f"struct_pack(last := NULL::DOUBLE, n := {zero}, pos := {zero}, run := {zero},"
+        f" total := {zero})"
+    )
     return [
+        Macro(
+            FILE,
+            "_mlsql_weighted_u",
+            ("sorted",),
+            str(
+                let(
+                    f"list_reduce(sorted, lambda acc, x: {u_step}, {u_start})",
+                    "acc",
+                    f"({u_closed}) / 2",
+                )
+            ),
+            "Weighted Mann-Whitney U of (s, y, w) sorted by score: Σ over positives of"
+            " w x (negative weight below + ties / 2), one pass over the runs of equal scores.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_weighted_precision_sum",
+            ("sorted",),
+            str(
+                let(
+                    f"list_reduce(sorted, lambda acc, x: {ap_step}, {ap_start})",
+                    "acc",
+                    ap_closed,
+                )
+            ),
+            "Σ over runs of equal scores of (run's positive weight) x WP(>= s) / W(>= s), (s, y, w)"
+            " sorted from the highest score.",
+            public=False,
+        ),
         Macro(
             FILE,
             "_mlsql_positive_rank_sum",
@@ -144,10 +198,58 @@ def stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
     return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=u)
 
 
+def weighted_stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
+    """The statistics of score measure ``m`` with each row weighted by ``sample_weight``."""
+    label, score = SC.label_and_score(m)
+    w = CC.weight(m.name, q)
+    known = f"{label} IS NOT NULL AND {score} IS NOT NULL AND {w} IS NOT NULL"
+    y = call(q("_mlsql_binary_flag"), Sql(label), label, m.name)
+    s = call(
+        q("_mlsql_number"), Sql(f"CASE WHEN {label} IS NOT NULL THEN {score} END"), score, m.name
+    )
+    if m.name in SC.PROBABILITIES:
+        s = call(q("_mlsql_probability"), s, score, m.name)
+    y_num = Sql(f"CAST({y} AS DOUBLE)")
+    n = Sql(f"sum(CASE WHEN {known} THEN {w} END)")
+    n_pos = Sql(f"sum(CASE WHEN {known} THEN {y_num} * {w} END)")
+    if m.name.endswith("logloss") or m.name == "brier_score_loss":
+        if m.name == "brier_score_loss":
+            term = SC.squared_error_term(ops, y_num, s)
+        else:
+            p = f"greatest(least({s}, {lit(1 - SC.CLIP)}), {lit(SC.CLIP)})"
+            term = SC.log_loss_term(ops, y_num, Sql(f"ln({p})"), Sql(f"ln(1 - {p})"))
+        return SC.LossStats(n=n, total_loss=Sql(f"sum(CASE WHEN {known} THEN {term} * {w} END)"))
+    rows = f"list(struct_pack(s := {s} + 0.0, y := {y_num}, w := {w})) FILTER (WHERE {known})"
+    if m.name == "average_precision_score":
+        precision_sum = call(q("_mlsql_weighted_precision_sum"), Sql(f"list_sort({rows}, 'DESC')"))
+        count = Sql(f"count(CASE WHEN {known} THEN 1 END)")
+        return SC.PrecisionStats(n=count, n_positive=n_pos, precision_sum=precision_sum)
+    if m.name == "expected_calibration_error":
+
+        def gap_sum(n_bins: object) -> Sql:
+            b = SC.calibration_bin(ops, s, n_bins)
+            pairs = (
+                f"list(struct_pack(b := {b}, d := ({s} - {y_num}) * {w})) FILTER (WHERE {known})"
+            )
+            per_bin = (
+                "abs(coalesce(list_sum(list_transform("
+                "list_filter(c, lambda x: x.b = k), lambda x: x.d)), 0))"
+            )
+            return let(
+                pairs, "c", f"list_sum(list_transform(range({n_bins}), lambda k: {per_bin}))"
+            )
+
+        return SC.CalibrationStats(n=n, gap_sum=gap_sum)
+    n_neg = Sql(f"sum(CASE WHEN {known} THEN (1 - {y_num}) * {w} END)")
+    u = call(q("_mlsql_weighted_u"), Sql(f"list_sort({rows})"))
+    return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=u)
+
+
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """logloss, auc, average precision, Brier score, calibration error, and their other names."""
     out = _helpers()
     for m in measures(family=SC.FAMILY):
         if m.build is not None and m.available_in("duckdb"):
-            out += CC.render(m, qualify, ops, FILE, stats(qualify, m, ops))
+            weighted = weighted_stats(qualify, m, ops)
+            out += CC.render(m, qualify, ops, FILE, stats(qualify, m, ops), weighted=weighted)
     return out

@@ -29,15 +29,14 @@ from the data inside a macro. Run ``PIVOT confusion_matrix('t', 'actual',
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.classification_checks import let
 from mlsql._duckdb.library import Macro, Qualify
-from mlsql._duckdb.ops import SqlOps
+from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._duckdb.source_sql import read_source_sql
-from mlsql._formulas import FORMULAS, Counts, formula_params
+from mlsql._formulas import FORMULAS, formula_params
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql.measures import single_label as SL
@@ -58,35 +57,6 @@ CLASS_MEASURES = SL.CLASS_MEASURES
 
 
 # ------------------------------------------------------------------ the class axis
-@cache
-def aggregating(name: str) -> bool:
-    """Whether formula ``name`` aggregates (calls ``sum``, ``mean`` or ``count``)."""
-
-    class Probe(SqlOps):
-        call_formula = None  # type: ignore[assignment]  # inline nested formulas too
-        used = False
-
-        def sum(self, x: Any) -> Sql:
-            Probe.used = True
-            return super().sum(x)
-
-        def mean(self, x: Any) -> Sql:
-            Probe.used = True
-            return super().mean(x)
-
-        def count(self, x: Any) -> Sql:
-            Probe.used = True
-            return super().count(x)
-
-    params = formula_params(name)
-    args: list[Any] = [Sql(p) for p in params]
-    if "tp" in params:
-        i = params.index("tp")
-        args[i : i + 3] = [Counts(*args[i : i + 3])]
-    FORMULAS[name].raw(Probe(lambda n: n), *args)
-    return Probe.used
-
-
 #: aggregating formulas given per-class lists: name -> positions of the per-class arguments
 CLASSWISE = {"average": (0,), "weighted_average": (0, 1)}
 
@@ -160,8 +130,11 @@ class ClassAxisOps(SqlOps):
         return call("list_count", self.over(x))
 
 
-def class_stats(q: Qualify, cl: Sql, pairs: Sql | None = None) -> SL.ClassStats:
-    """The per-class statistics of a ``_mlsql_class_lists`` struct ``cl``."""
+def class_stats(
+    q: Qualify, cl: Sql, pairs: Sql | None = None, weighted: bool = False
+) -> SL.ClassStats:
+    """The per-class statistics of a ``_mlsql_class_lists`` struct ``cl`` (``weighted``: of
+    ``_mlsql_weighted_class_lists``, its pairs one (key, weight) entry per row)."""
     size = Sql(f"len(struct_extract({cl}, 'classes'))")
 
     def at(field: str, var: str) -> Sql:
@@ -178,6 +151,10 @@ def class_stats(q: Qualify, cl: Sql, pairs: Sql | None = None) -> SL.ClassStats:
         classes = f"struct_extract({cl}, 'classes')"
         ia = Sql(f"(list_position({classes}, e.key.a) - 1)")
         ip = Sql(f"(list_position({classes}, e.key.p) - 1)")
+        if weighted:
+            return Sql(
+                f"list_sum(list_transform({pairs}, lambda e: e.value * {lit(term(ia, ip))}))"
+            )
         return Sql(
             f"list_sum(list_transform(map_entries({pairs}), lambda e: CAST(e.value AS BIGINT) * {lit(term(ia, ip))}))"
         )
@@ -232,6 +209,52 @@ def _class_lists(q: Qualify) -> list[Macro]:
         ),
         Macro(
             FILE,
+            "_mlsql_weighted_class_lists",
+            ("actual", "predicted", "w", "func"),
+            str(
+                let(
+                    f"""coalesce(list(struct_pack(
+            a := {q("_mlsql_same_kind")}(actual, predicted, func), p := predicted,
+            w := {q("_mlsql_weight")}(w, func)))
+            FILTER (WHERE {both} AND {q("_mlsql_weight")}(w, func) IS NOT NULL), [])""",
+                    "rows",
+                    str(
+                        let(
+                            Sql(
+                                "list_sort(list_distinct(list_concat("
+                                "list_transform(rows, lambda r: r.a), "
+                                "list_transform(rows, lambda r: r.p))))"
+                            ),
+                            "cs",
+                            """struct_pack(
+        n := coalesce(list_sum(list_transform(rows, lambda r: r.w)), 0.0),
+        classes := cs,
+        actual := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
+            list_filter(rows, lambda r: r.a = x), lambda r: r.w)), 0.0)),
+        predicted := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
+            list_filter(rows, lambda r: r.p = x), lambda r: r.w)), 0.0)),
+        correct := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
+            list_filter(rows, lambda r: r.a = x AND r.p = x), lambda r: r.w)), 0.0)))""",
+                        )
+                    ),
+                )
+            ),
+            "The class lists with each row weighted by w: n and per-class totals are sums of"
+            " weights (one pass over the group's rows per class).",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_weighted_class_pairs",
+            ("actual", "predicted", "w", "wanted", "func"),
+            f"""coalesce(list(struct_pack(key := struct_pack(a := actual, p := predicted),
+            value := {q("_mlsql_weight")}(w, func)))
+        FILTER (WHERE wanted AND {both} AND {q("_mlsql_weight")}(w, func) IS NOT NULL), [])""",
+            "Each known row's (actual, predicted) pair and weight (empty unless wanted: a constant).",
+            public=False,
+        ),
+        Macro(
+            FILE,
             "_mlsql_class_pairs",
             ("actual", "predicted", "wanted"),
             f"histogram(CASE WHEN wanted AND {both} THEN struct_pack(a := actual, p := predicted) END)",
@@ -245,32 +268,37 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
     """``_mlsql_<name>_of(cl [, pairs], params)`` and the public aggregate calling it."""
     pairs = m.name == "cohen_kappa_score"
     inner_params = ("cl", *(("pairs",) if pairs else ()), *(p.name for p in m.params))
-    stats = class_stats(q, Sql("cl"), Sql("pairs") if pairs else None)
-    body = m.build(ops, stats, **{p.name: Sql(p.name) for p in m.params})
-    inner = Macro(FILE, f"_mlsql_{m.name}_of", inner_params, str(body), m.summary, public=False)
+
+    def inner(suffix: str, weighted: bool) -> Macro:
+        stats = class_stats(q, Sql("cl"), Sql("pairs") if pairs else None, weighted)
+        body = m.build(ops, stats, **{p.name: Sql(p.name) for p in m.params})
+        name = f"_mlsql_{m.name}{suffix}_of"
+        return Macro(FILE, name, inner_params, str(body), m.summary, public=False)
+
     params = CC.checked(m, q)
-    args = [
-        call(q("_mlsql_class_lists"), Sql("actual"), Sql("predicted"), m.name),
-        *(
-            (
-                call(
-                    q("_mlsql_class_pairs"),
-                    Sql("actual"),
-                    Sql("predicted"),
-                    Sql("weights IS NOT NULL"),
-                ),
-            )
-            if pairs
-            else ()
-        ),
-        *params.values(),
-    ]
-    public = let(args[0], "cl", call(q(f"_mlsql_{m.name}_of"), Sql("cl"), *args[1:]))
+    a, p, w = Sql("actual"), Sql("predicted"), Sql("sample_weight")
+    wanted = Sql("weights IS NOT NULL")
+
+    def public(weighted: bool) -> Sql:
+        if weighted:
+            lists = call(q("_mlsql_weighted_class_lists"), a, p, w, m.name)
+            found = call(q("_mlsql_weighted_class_pairs"), a, p, w, wanted, m.name)
+        else:
+            lists = call(q("_mlsql_class_lists"), a, p, m.name)
+            found = call(q("_mlsql_class_pairs"), a, p, wanted)
+        name = f"_mlsql_{m.name}{'_weighted' if weighted and pairs else ''}_of"
+        args = [Sql("cl"), *((found,) if pairs else ()), *params.values()]
+        return let(lists, "cl", call(q(name), *args))
+
+    def macro(weighted: bool) -> Macro:
+        body = str(CC.guard_zero_division(public(weighted), params))
+        return Macro(FILE, m.name, CC.signature(m, weighted), body, m.summary)
+
     return [
-        inner,
-        Macro(
-            FILE, m.name, CC.signature(m), str(CC.guard_zero_division(public, params)), m.summary
-        ),
+        inner("", False),
+        *([inner("_weighted", True)] if pairs else []),
+        macro(False),
+        macro(True),
         *CC.aliases(m, FILE, q),
     ]
 
@@ -280,25 +308,46 @@ def _known(a: str = "actual", p: str = "predicted") -> str:
     return f"{a} IS NOT NULL AND {p} IS NOT NULL"
 
 
-def stats(q: Qualify, m: Measure) -> Any:
-    """The statistics of a measure that is not class-wise."""
+def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
+    """The statistics of a measure that is not class-wise (``weighted``: each row counts its
+    ``sample_weight``; n and the counts are then sums of weights, 0 over none)."""
+    w = CC.weight(m.name, q)
+
+    def tally(condition: str) -> Sql:
+        if weighted:
+            return Sql(f"coalesce(sum(CASE WHEN {condition} THEN {w} END), 0)")
+        return Sql(f"count(CASE WHEN {condition} THEN 1 END)")
+
     if m.inputs == ("label",):
+        if weighted:
+            rows = f"list(struct_pack(l := label, w := {w})) FILTER (WHERE label IS NOT NULL)"
+            largest = let(
+                rows,
+                "rows",
+                "list_max(list_transform(list_distinct(list_transform(rows, lambda r: r.l)),"
+                " lambda x: list_sum(list_transform(list_filter(rows, lambda r: r.l = x AND"
+                " r.w IS NOT NULL), lambda r: r.w))))",
+            )
+            return SL.LabelStats(
+                n=tally("label IS NOT NULL"),
+                largest=largest,
+                matching=lambda x: tally(f"label = {lit(x)}"),
+            )
         return SL.LabelStats(
             n=Sql("count(label)"),
             largest=Sql("list_max(map_values(histogram(label)))"),
             matching=lambda x: Sql(f"count(CASE WHEN label = {lit(x)} THEN 1 END)"),
         )
-    n = Sql(f"count(CASE WHEN {_known()} THEN 1 END)")
+    n = tally(_known())
     if m.name in ("accuracy", "error_rate"):
         same = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
-        return SL.Agreement(n, Sql(f"count(CASE WHEN {same} = predicted THEN 1 END)"))
+        return SL.Agreement(n, tally(f"{same} = predicted"))
     if m.name == "class_error_rate":
 
         def table(label: Any) -> Table2x2:
             a = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
-            cell = lambda ca, cp: Sql(  # noqa: E731
-                f"count(CASE WHEN {_known()} AND ({a} = {lit(label)}) = {ca} "
-                f"AND (predicted = {lit(label)}) = {cp} THEN 1 END)"
+            cell = lambda ca, cp: tally(  # noqa: E731
+                f"{_known()} AND ({a} = {lit(label)}) = {ca} AND (predicted = {lit(label)}) = {cp}"
             )
             return Table2x2(
                 cell("true", "true"),
@@ -309,12 +358,13 @@ def stats(q: Qualify, m: Measure) -> Any:
 
         return SL.OneVsRest(n, table)
     if m.name == "cost_error":
+        factor = f" * {w}" if weighted else ""
 
         def total_cost(costs: Any) -> Sql:
             same = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
             return Sql(
                 f"sum(CASE WHEN {_known()} THEN coalesce({lit(costs)}[actual][predicted], "
-                f"CASE WHEN {same} = predicted THEN 0 ELSE 1 END) END)"
+                f"CASE WHEN {same} = predicted THEN 0 ELSE 1 END){factor} END)"
             )
 
         return SL.CostStats(n, total_cost)
@@ -381,15 +431,31 @@ KEEP = "lambda c: NOT starts_with(c, '__mlsql_')"
 
 
 def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
+    """The table macros, each twice: unweighted, and an overload taking ``sample_weight``
+    (a column name) whose counts are sums of the rows' weights (DOUBLE)."""
+    pairs = zip(_table_macros(q, ops, False), _table_macros(q, ops, True), strict=True)
+    return [m for pair in pairs for m in pair]  # overloads of one name stand together
+
+
+def _table_macros(q: Qualify, ops: SqlOps, weighted: bool) -> list[Macro]:
     same = q("_mlsql_same_kind")
+    w_name = ("sample_weight",) if weighted else ()
+    weight = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{{func}}')"
+    w_col = f", {weight} AS w" if weighted else ""
+    w_known = f" AND {weight} IS NOT NULL" if weighted else ""
+    tally = "sum(w)" if weighted else "count(*)"
+    one, zero = ("w", "0.0::DOUBLE") if weighted else ("1", "0")
     known = f"""known AS (
-        SELECT g, {same}(__mlsql_actual, __mlsql_predicted, '{{func}}') AS a, __mlsql_predicted AS p
-        FROM ({_columns("actual", "predicted")})
-        WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL)"""
+        SELECT g, {same}(__mlsql_actual, __mlsql_predicted, '{{func}}') AS a, __mlsql_predicted AS p{w_col}
+        FROM ({_columns("actual", "predicted", *w_name)})
+        WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL{w_known})"""
+    labels = f"({_columns('label', *w_name)})"
+    if weighted:
+        labels = f"(SELECT *{w_col.format(func='class_distribution')} FROM {labels})"
     distribution = f"""WITH counts AS (
-        SELECT g, __mlsql_label AS class, count(*) AS count
-        FROM ({_columns("label")})
-        WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
+        SELECT g, __mlsql_label AS class, {tally} AS count
+        FROM {labels}
+        WHERE __mlsql_label IS NOT NULL{w_known.format(func="class_distribution")} GROUP BY g, __mlsql_label)
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
                g AS __mlsql_g
@@ -397,7 +463,7 @@ def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
     ORDER BY __mlsql_g, class"""
     confusion = f"""WITH {known.format(func="confusion_matrix")},
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
-    cells AS (SELECT g, a, p, count(*) AS n FROM known GROUP BY g, a, p)
+    cells AS (SELECT g, a, p, {tally} AS n FROM known GROUP BY g, a, p)
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(ca.g), ca.class AS actual, cp.class AS predicted,
                coalesce(cells.n, 0) AS count, ca.g AS __mlsql_g, ca.class AS __mlsql_a,
@@ -421,13 +487,13 @@ def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
     metrics = f"""WITH {known.format(func="class_metrics")},
     params AS (SELECT {q("_mlsql_check_beta")}(beta, 'class_metrics') AS b,
                       {q("_mlsql_check_zero_division")}(zero_division, 'class_metrics') AS zd),
-    totals AS (SELECT g, count(*) AS n FROM known GROUP BY g),
+    totals AS (SELECT g, {tally} AS n FROM known GROUP BY g),
     per_class AS (
         SELECT g, class, sum(is_a) AS r, sum(is_p) AS c, sum(hit) AS d FROM (
-            SELECT g, a AS class, 1 AS is_a, 0 AS is_p, CASE WHEN a = p THEN 1 ELSE 0 END AS hit
+            SELECT g, a AS class, {one} AS is_a, {zero} AS is_p, CASE WHEN a = p THEN {one} ELSE {zero} END AS hit
             FROM known
             UNION ALL
-            SELECT g, p, 0, 1, 0 FROM known)
+            SELECT g, p, {zero}, {one}, {zero} FROM known)
         GROUP BY g, class)
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(per_class.g), class,
@@ -439,7 +505,7 @@ def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
         Macro(
             FILE,
             "class_distribution",
-            ("source", "label", '"by" := NULL'),
+            ("source", "label", *w_name, '"by" := NULL'),
             distribution,
             "One row per class (and group): class, count, share of the known rows.",
             table=True,
@@ -447,7 +513,7 @@ def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
         Macro(
             FILE,
             "confusion_matrix",
-            ("source", "actual", "predicted", '"by" := NULL'),
+            ("source", "actual", "predicted", *w_name, '"by" := NULL'),
             confusion,
             "The confusion matrix, long: actual, predicted, count (every cell, zeros too).",
             table=True,
@@ -455,7 +521,15 @@ def _tables(q: Qualify, ops: SqlOps) -> list[Macro]:
         Macro(
             FILE,
             "class_metrics",
-            ("source", "actual", "predicted", "beta := 1.0", "zero_division := 0", '"by" := NULL'),
+            (
+                "source",
+                "actual",
+                "predicted",
+                *w_name,
+                "beta := 1.0",
+                "zero_division := 0",
+                '"by" := NULL',
+            ),
             metrics,
             "One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, "
             "class_error_rate.",
@@ -473,5 +547,6 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         if m.name in CLASS_MEASURES:
             out += _class_measure(m, qualify, ops)
         else:
-            out += CC.render(m, qualify, ops, FILE, stats(qualify, m))
+            weighted = stats(qualify, m, weighted=True)
+            out += CC.render(m, qualify, ops, FILE, stats(qualify, m), weighted=weighted)
     return out + _tables(qualify, ops)

@@ -10,6 +10,7 @@ binary values (0/1 only) when the data is read, by a cheap elementwise check.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any
@@ -184,10 +185,15 @@ def documented(fn: Callable[..., pl.Expr], m: Measure) -> Callable[..., pl.Expr]
 def direct(
     m: Measure, stats: Callable[..., Any], check: Check, family: ModuleType
 ) -> Callable[..., pl.Expr]:
-    """The public function of ``m``: its formula run directly over ``stats(*inputs)``."""
+    """The public function of ``m``: its formula run directly over ``stats(*inputs)``.
 
-    def build(*inputs: pl.Expr, **checked: Any) -> pl.Expr:
-        return evaluate(m.build, stats(*inputs), symbolic=False, **checked)  # type: ignore[arg-type]
+    With ``sample_weight`` the statistics are ``stats(*inputs, weight=w)``.
+    """
+
+    def build(*inputs: pl.Expr, sample_weight: pl.Expr | None = None, **checked: Any) -> pl.Expr:
+        weighted = {} if sample_weight is None else {"weight": sample_weight}
+        s = stats(*inputs, **weighted)
+        return evaluate(m.build, s, symbolic=False, **checked)  # type: ignore[arg-type]
 
     return documented(function(POLARS, m, build, check, family), m)
 
@@ -204,16 +210,32 @@ def pooled(
     ``pool(ops, row_stats)`` turns them into the aggregated statistics the
     formula takes (sums through ``ops``), so the symbolic builder computes each
     per-row statistic and each sum once, also on the streaming engine. Every
-    per-row statistic must be NULL exactly where an input is NULL.
+    per-row statistic must be NULL exactly where an input is NULL. With
+    ``sample_weight`` each per-row statistic is multiplied by the row's weight.
     """
 
     def formula(ops: Any, s: Any, **checked: Any) -> Any:
         return m.build(ops, pool(ops, s), **checked)  # type: ignore[misc]
 
-    def build(*inputs: pl.Expr, **checked: Any) -> pl.Expr:
-        return evaluate(formula, rows(*inputs), known=known(*inputs), **checked)
+    def build(*inputs: pl.Expr, sample_weight: pl.Expr | None = None, **checked: Any) -> pl.Expr:
+        per_row = rows(*inputs)
+        if sample_weight is not None:
+            per_row = scaled(per_row, sample_weight)
+        return evaluate(formula, per_row, known=known(*inputs), **checked)
 
     return documented(function(POLARS, m, build, check, family), m)
+
+
+def scaled(stats: Any, w: pl.Expr) -> Any:
+    """Per-row statistics (a dataclass of ``pl.Expr``) each multiplied by the row's weight."""
+    fields = {f.name: getattr(stats, f.name) * w for f in dataclasses.fields(stats)}
+    return dataclasses.replace(stats, **fields)
+
+
+def weights_of(mask: pl.Expr, weight: pl.Expr | None) -> pl.Expr:
+    """Each known row's weight (1 without weights), as Float64, NULL where the row is unknown."""
+    one = pl.lit(1.0) if weight is None else weight
+    return pl.when(mask).then(one)
 
 
 def by_columns(by: str | Sequence[str] | None, func: str) -> list[str]:

@@ -29,6 +29,7 @@ from mlsql._registry import Measure, measures
 from mlsql.measures import binary as B
 from mlsql.measures.contingency import Table2x2
 from mlsql.polars._dtypes import IntoExpr, guarded
+from mlsql.polars._weights import weighted_check
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import params  # noqa: F401  (plug-in hook)
 
@@ -65,13 +66,18 @@ def function_of(m: Measure, module: Any) -> Any:
     return K.pooled(m, row_cells, pool, K.binary_inputs, module)
 
 
-def binary_counts(actual: IntoExpr, predicted: IntoExpr) -> pl.Expr:
+def binary_counts(
+    actual: IntoExpr, predicted: IntoExpr, *, sample_weight: IntoExpr | None = None
+) -> pl.Expr:
     """Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.
 
     Parameters
     ----------
     actual, predicted : str or polars.Expr
         Boolean or 0/1 columns.
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown): the cells are sums of weights. None (the default): counts.
 
     Returns
     -------
@@ -87,12 +93,17 @@ def binary_counts(actual: IntoExpr, predicted: IntoExpr) -> pl.Expr:
     {'tp': 1, 'fp': 0, 'fn': 1, 'tn': 1}
     """
 
-    def build(a: pl.Expr, p: pl.Expr) -> pl.Expr:
-        t = cells(a, p)
+    def build(a: pl.Expr, p: pl.Expr, w: pl.Expr | None = None) -> pl.Expr:
+        per_row = row_cells(a, p)
+        t = pool(K.OPS, per_row if w is None else K.scaled(per_row, w))
         return pl.struct(**{f: getattr(t, f) for f in B.COUNTS_FIELDS})
 
+    names, inputs = ("actual", "predicted"), [actual, predicted]
+    if sample_weight is None:
+        return guarded("binary_counts", names, inputs, build, K.binary_inputs)
+    check = weighted_check(K.binary_inputs)
     return guarded(
-        "binary_counts", ("actual", "predicted"), [actual, predicted], build, K.binary_inputs
+        "binary_counts", (*names, "sample_weight"), [*inputs, sample_weight], build, check
     )
 
 

@@ -34,9 +34,11 @@ EXAMPLE = {"actual": [3.0, -0.5, 2.0, 7.0], "predicted": [2.5, 0.0, 2.0, 8.0]}
 
 
 def stats_of(m: Measure) -> Any:
-    """Statistics over the measure's inputs, whatever their order."""
+    """Statistics over the measure's inputs, whatever their order (weighted if given a weight)."""
 
-    def stats(*inputs: pl.Expr) -> RG.RegressionStats:
+    def stats(*inputs: pl.Expr, weight: pl.Expr | None = None) -> RG.RegressionStats:
+        if weight is not None:
+            return weighted_stats(m, inputs, weight)
         by_name = dict(zip(m.inputs, inputs, strict=True))
         mask = K.known(*inputs)
         y, p = by_name["actual"].filter(mask), by_name["predicted"].filter(mask)
@@ -60,6 +62,36 @@ def stats_of(m: Measure) -> Any:
         )
 
     return stats
+
+
+def weighted_stats(m: Measure, inputs: tuple[pl.Expr, ...], weight: pl.Expr) -> RG.RegressionStats:
+    """The statistics with each row weighted (scikit-learn's ``sample_weight``): sums of
+    w x term, n = Σw, moments about the weighted means (centred on the rounded means)."""
+    by_name = dict(zip(m.inputs, inputs, strict=True))
+    mask = K.known(*inputs, weight)
+    y, p, w = by_name["actual"].filter(mask), by_name["predicted"].filter(mask), weight.filter(mask)
+    err = y - p
+    n = w.sum()
+
+    def mean(x: pl.Expr) -> pl.Expr:
+        return (w * x).sum() / n
+
+    dy, dp, de = y - mean(y), p - mean(p), err - mean(err)
+
+    def comoment(a: pl.Expr, b: pl.Expr) -> pl.Expr:
+        return RG.centred_comoment(K.OPS, (w * a * b).sum(), (w * a).sum(), (w * b).sum(), n)
+
+    return RG.RegressionStats(
+        n=n,
+        sse=(w * err * err).sum(),
+        sae=(w * err.abs()).sum(),
+        sape=(w * err.abs() / pl.max_horizontal(y.abs(), pl.lit(RG.EPSILON))).sum(),
+        var_actual=comoment(dy, dy),
+        var_predicted=comoment(dp, dp),
+        covariance=comoment(dy, dp),
+        var_error=comoment(de, de),
+        sad_actual=(w * dy.abs()).sum(),
+    )
 
 
 def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:

@@ -106,7 +106,9 @@ class _Loss:
 def rank_stats_of(m: Measure) -> Any:
     """Positives, negatives and U from the average ranks of the known rows' scores."""
 
-    def stats(*inputs: pl.Expr) -> SC.RankStats:
+    def stats(*inputs: pl.Expr, weight: pl.Expr | None = None) -> SC.RankStats:
+        if weight is not None:
+            return weighted_rank_stats(m, inputs, weight)
         y, s = _label_score(m, inputs)
         mask = K.known(y, s)
         yk, sk = y.filter(mask), s.filter(mask)
@@ -118,10 +120,63 @@ def rank_stats_of(m: Measure) -> Any:
     return stats
 
 
+def _weighted_known(
+    m: Measure, inputs: tuple[pl.Expr, ...], weight: pl.Expr
+) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """The known rows' scores, the positives' weights, the negatives' weights, the scores sorted."""
+    y, s = _label_score(m, inputs)
+    mask = K.known(y, s, weight)
+    yk, sk, wk = y.filter(mask), s.filter(mask) + 0.0, weight.filter(mask)
+    positive = wk * yk.cast(pl.Float64)
+    return sk, positive, wk - positive, sk.sort()
+
+
+def _cumulative(values: pl.Expr, scores: pl.Expr) -> pl.Expr:
+    """0, then the running sums of ``values`` in ascending ``scores`` (n + 1 values)."""
+    return pl.lit(0.0).append(values.sort_by(scores).cum_sum())
+
+
+def weighted_rank_stats(m: Measure, inputs: tuple[pl.Expr, ...], weight: pl.Expr) -> SC.RankStats:
+    """Weighted Mann-Whitney: U = Σ over positives of w x (negative weight scored lower + ties / 2).
+
+    The negatives' weight scored below s and at most s are read from their running
+    sums in ascending score order, at the positions ``search_sorted`` gives.
+    """
+    sk, positive, negative, ordered = _weighted_known(m, inputs, weight)
+    below_or_tie = _cumulative(negative, sk)
+    lower = below_or_tie.gather(ordered.search_sorted(sk, side="left"))
+    upper = below_or_tie.gather(ordered.search_sorted(sk, side="right"))
+    u = (positive * (lower + upper) / 2).sum()
+    return SC.RankStats(positive.sum(), negative.sum(), u)
+
+
+def weighted_precision_stats(
+    m: Measure, inputs: tuple[pl.Expr, ...], weight: pl.Expr
+) -> SC.PrecisionStats:
+    """Weighted step-wise AP: Σ over positives of w x WP(>= s) / W(>= s), over Σ positive w.
+
+    A row of weight 0 adds nothing (and a score whose rows all weigh 0 is no step).
+    """
+    sk, positive, negative, ordered = _weighted_known(m, inputs, weight)
+    n = sk.len()
+    start = ordered.search_sorted(sk, side="left")
+    total_w = positive.sum() + negative.sum()
+    at_least_all = total_w - _cumulative(positive + negative, sk).gather(start)
+    at_least_positive = positive.sum() - _cumulative(positive, sk).gather(start)
+    ratio = pl.when(at_least_all > 0).then(at_least_positive / at_least_all).otherwise(0.0)
+    return SC.PrecisionStats(
+        n=n.cast(pl.Int64),
+        n_positive=positive.sum(),
+        precision_sum=(positive * ratio).sum(),
+    )
+
+
 def precision_stats_of(m: Measure) -> Any:
     """Known rows, positives and Σ over the positives of P(>= s) / N(>= s), from max ranks."""
 
-    def stats(*inputs: pl.Expr) -> SC.PrecisionStats:
+    def stats(*inputs: pl.Expr, weight: pl.Expr | None = None) -> SC.PrecisionStats:
+        if weight is not None:
+            return weighted_precision_stats(m, inputs, weight)
         yk, sk = _known_pair(m, inputs)
         sk = sk + 0.0  # -0.0 ranks as 0.0
         at_least_all = sk.rank("max", descending=True).filter(yk).cast(pl.Float64)
@@ -158,15 +213,24 @@ def calibration_function(m: Measure) -> Any:
         one = (p - y.cast(pl.Float64)) * 0 + 1
         return one, tuple(pl.when(b == k).then(d).otherwise(d * 0) for k in range(n_bins))
 
+    def weighted(
+        inputs: tuple[pl.Expr, ...], n_bins: int, w: pl.Expr | None
+    ) -> tuple[pl.Expr, tuple[pl.Expr, ...]]:
+        one, per_bin = rows(inputs, n_bins)
+        if w is None:
+            return one, per_bin
+        return one * w, tuple(x * w for x in per_bin)
+
     def formula(ops: Any, s: tuple[Any, tuple[Any, ...]], n_bins: int) -> Any:
         one, per_bin = s
         sums = [ops.sum(x) for x in per_bin]
         gap = sum(ops.when(x < 0, -x, x) for x in sums)
         return m.build(ops, SC.CalibrationStats(ops.sum(one), lambda _: gap), n_bins=n_bins)
 
-    def build(*inputs: pl.Expr, n_bins: int) -> pl.Expr:
+    def build(*inputs: pl.Expr, n_bins: int, sample_weight: pl.Expr | None = None) -> pl.Expr:
         known = K.known(*inputs[:2])
-        return evaluate(formula, rows(inputs, n_bins), known=known, n_bins=n_bins)
+        per_row = weighted(inputs, n_bins, sample_weight)
+        return evaluate(formula, per_row, known=known, n_bins=n_bins)
 
     return K.documented(function(POLARS, m, build, checked_and_raw, sys.modules[__name__]), m)
 

@@ -41,6 +41,7 @@ from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 from mlsql.polars._dtypes import IntoExpr, check_same_kind, guarded
 from mlsql.polars._engine import POLARS
+from mlsql.polars._weights import weight
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families._classification import Frame, params  # noqa: F401  (plug-in hook)
 
@@ -62,17 +63,37 @@ def _counts_at(values: pl.Expr, classes: pl.Expr) -> pl.Expr:
     return right - s.search_sorted(classes, side="left").cast(pl.Int64)
 
 
-def class_stats(actual: pl.Expr, predicted: pl.Expr) -> SL.ClassStats:
-    """Per-class counts as class-length expressions, the classes sorted."""
-    mask = K.known(actual, predicted)
+def _weights_at(values: pl.Expr, weights: pl.Expr, classes: pl.Expr) -> pl.Expr:
+    """The total weight of each class in ``values`` (classes sorted, unique; no NULLs)."""
+    s = values.sort()
+    running = pl.lit(0.0).append(weights.sort_by(values).cum_sum())
+    right = running.gather(s.search_sorted(classes, side="right"))
+    return right - running.gather(s.search_sorted(classes, side="left"))
+
+
+def class_stats(
+    actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None
+) -> SL.ClassStats:
+    """Per-class counts (or weights) as class-length expressions, the classes sorted."""
+    mask = K.known(actual, predicted) if weight is None else K.known(actual, predicted, weight)
     a, p = actual.filter(mask), predicted.filter(mask)
     classes = a.append(p).unique().sort()
     size = classes.len().cast(pl.Int64)
-    per_class = {
-        "actual": _counts_at(a, classes),
-        "predicted": _counts_at(p, classes),
-        "correct": _counts_at(a.filter(a == p), classes),
-    }
+    if weight is None:
+        per_class = {
+            "actual": _counts_at(a, classes),
+            "predicted": _counts_at(p, classes),
+            "correct": _counts_at(a.filter(a == p), classes),
+        }
+        n = mask.sum().cast(pl.Int64)
+    else:
+        w = weight.filter(mask)
+        per_class = {
+            "actual": _weights_at(a, w, classes),
+            "predicted": _weights_at(p, w, classes),
+            "correct": _weights_at(a.filter(a == p), w.filter(a == p), classes),
+        }
+        n = w.sum()
 
     def pair_sum(term: Any) -> pl.Expr:
         cells = pl.int_range(0, size * size, dtype=pl.Int64)
@@ -88,10 +109,11 @@ def class_stats(actual: pl.Expr, predicted: pl.Expr) -> SL.ClassStats:
     def row_pair_sum(term: Any) -> pl.Expr:
         ia = classes.search_sorted(a).cast(pl.Int64)
         ip = classes.search_sorted(p).cast(pl.Int64)
-        return OPS.sum(term(ia, ip))
+        each = term(ia, ip)
+        return OPS.sum(each if weight is None else each * weight.filter(mask))
 
     return SL.ClassStats(
-        n=mask.sum().cast(pl.Int64),
+        n=n,
         index=pl.int_range(0, size, dtype=pl.Int64),
         axis=OPS,
         pair_sum=pair_sum,
@@ -100,35 +122,58 @@ def class_stats(actual: pl.Expr, predicted: pl.Expr) -> SL.ClassStats:
     )
 
 
-def label_stats(label: pl.Expr) -> SL.LabelStats:
-    """Known rows, the largest class count, rows matching a value."""
-    known = label.drop_nulls()
-    classes = known.unique()
+def label_stats(label: pl.Expr, weight: pl.Expr | None = None) -> SL.LabelStats:
+    """Known rows (or their weight), the largest class count (weight), rows matching a value."""
+    if weight is None:
+        known = label.drop_nulls()
+        classes = known.unique()
+        return SL.LabelStats(
+            n=label.count().cast(pl.Int64),
+            largest=_counts_at(known, classes.sort()).max(),
+            matching=lambda x: (label == x).sum().cast(pl.Int64),
+        )
+    mask = K.known(label, weight)
+    known, w = label.filter(mask), weight.filter(mask)
     return SL.LabelStats(
-        n=label.count().cast(pl.Int64),
-        largest=_counts_at(known, classes.sort()).max(),
-        matching=lambda x: (label == x).sum().cast(pl.Int64),
+        n=w.sum(),
+        largest=_weights_at(known, w, known.unique().sort()).max(),
+        matching=lambda x: (w * (known == x).cast(pl.Float64)).sum(),
     )
 
 
-def agreement(actual: pl.Expr, predicted: pl.Expr) -> SL.Agreement:
-    """Known rows and rows where actual = predicted."""
+def _row_weights(
+    actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None
+) -> tuple[pl.Expr, pl.Expr]:
+    """(known mask, each row's weight: 1 without weights, NULL where the row is unknown)."""
     mask = K.known(actual, predicted)
-    return SL.Agreement(mask.sum().cast(pl.Int64), (actual == predicted).sum().cast(pl.Int64))
+    return mask, K.weights_of(mask, weight)
 
 
-def one_vs_rest(actual: pl.Expr, predicted: pl.Expr) -> SL.OneVsRest:
-    """Known rows and the 2x2 table of one class against the rest."""
+def agreement(actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None) -> SL.Agreement:
+    """Known rows (or their weight) and rows where actual = predicted."""
     mask = K.known(actual, predicted)
+    if weight is None:
+        return SL.Agreement(mask.sum().cast(pl.Int64), (actual == predicted).sum().cast(pl.Int64))
+    _, w = _row_weights(actual, predicted, weight)
+    right = pl.when(actual == predicted).then(w).otherwise(0.0)
+    return SL.Agreement(w.sum(), right.sum())
+
+
+def one_vs_rest(actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None) -> SL.OneVsRest:
+    """Known rows and the 2x2 table of one class against the rest (weights summed if given)."""
+    mask, w = _row_weights(actual, predicted, weight)
 
     def table(label: Any) -> Table2x2:
         def cell(a: bool, p: bool) -> pl.Expr:
             hit = mask & ((actual == label) == a) & ((predicted == label) == p)
-            return hit.sum().cast(pl.Int64)
+            if weight is None:
+                return hit.sum().cast(pl.Int64)
+            return pl.when(hit).then(w).otherwise(0.0).sum()
 
         return Table2x2(cell(True, True), cell(False, True), cell(True, False), cell(False, False))
 
-    return SL.OneVsRest(mask.sum().cast(pl.Int64), table)
+    n = mask.sum().cast(pl.Int64) if weight is None else w.sum()
+    return SL.OneVsRest(n, table)
 
 
 def cost_entries(costs: Any, func: str) -> list[tuple[Any, Any, float]]:
@@ -144,19 +189,24 @@ def cost_entries(costs: Any, func: str) -> list[tuple[Any, Any, float]]:
     return found
 
 
-def cost_stats(actual: pl.Expr, predicted: pl.Expr) -> SL.CostStats:
-    """Known rows and Σ cost(actual, predicted): 1 per error, corrected where costs are given."""
-    mask = K.known(actual, predicted)
+def cost_stats(actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = None) -> SL.CostStats:
+    """Known rows and Σ cost(actual, predicted): 1 per error, corrected where costs are given
+    (each row's cost times its weight, if given)."""
+    mask, w = _row_weights(actual, predicted, weight)
+
+    def rows(hit: pl.Expr) -> pl.Expr:
+        return hit.sum() if weight is None else pl.when(hit).then(w).otherwise(0.0).sum()
 
     def total_cost(costs: Any) -> pl.Expr:
-        out = (mask & (actual != predicted)).sum().cast(pl.Float64)
+        out = rows(mask & (actual != predicted)).cast(pl.Float64)
         for a, p, c in cost_entries(costs, "cost_error"):
             default = 0.0 if a == p else 1.0
             if c != default:
-                out = out + (c - default) * ((actual == a) & (predicted == p)).sum()
+                out = out + (c - default) * rows((actual == a) & (predicted == p))
         return OPS.when(mask.sum() == 0, None, out)
 
-    return SL.CostStats(mask.sum().cast(pl.Int64), total_cost)
+    n = mask.sum().cast(pl.Int64) if weight is None else w.sum()
+    return SL.CostStats(n, total_cost)
 
 
 STATS = {
@@ -276,23 +326,41 @@ def minority_class(label: IntoExpr) -> pl.Expr:
 
 
 # ------------------------------------------------------------------ tables
+#: the weight column of a prepared source (1 per row without ``sample_weight``)
+WEIGHT = "__mlsql_w"
+
+
 def _prepared(
-    source: Frame, columns: dict[str, str], by: Any, func: str
+    source: Frame, columns: dict[str, str], by: Any, func: str, sample_weight: str | None = None
 ) -> tuple[pl.LazyFrame, list[str]]:
-    """The source with its groups and the named columns (checked) renamed; known rows only."""
+    """The source with its groups and the named columns (checked) renamed; known rows only.
+
+    With ``sample_weight`` (a column name) the weight is checked and kept as
+    ``__mlsql_w``, and a row whose weight is NULL is unknown.
+    """
     groups = K.by_columns(by, func)
     lf = source.lazy()
     schema = lf.collect_schema()
-    missing = [c for c in [*columns.values(), *groups] if c not in schema]
+    weights = [] if sample_weight is None else [sample_weight]
+    missing = [c for c in [*columns.values(), *groups, *weights] if c not in schema]
     if missing:
         raise MlsqlError(f"{func}: no column {missing[0]!r} in the source.")
     names = list(columns)
     dtypes = [schema[c] for c in columns.values()]
     check_same_kind(func, names, dtypes, dtypes)
     picked = [pl.col(c).alias(f"__mlsql_{n}") for n, c in columns.items()]
+    if sample_weight is not None:
+        w = weight(func, pl.col(sample_weight), schema[sample_weight])
+        picked.append(w.alias(WEIGHT))
+        names.append("w")
     lf = lf.select(*(pl.col(g) for g in groups), *picked)
     lf = lf.filter(pl.all_horizontal(pl.col(f"__mlsql_{n}").is_not_null() for n in names))
     return lf, groups
+
+
+def _tally(sample_weight: str | None) -> pl.Expr:
+    """Rows counted (Int64), or their weights summed."""
+    return pl.len().cast(pl.Int64) if sample_weight is None else pl.col(WEIGHT).sum()
 
 
 @table(
@@ -309,12 +377,16 @@ def _prepared(
     """,
 )
 def class_distribution(
-    source: Frame, label: str, *, by: str | Sequence[str] | None = None
+    source: Frame,
+    label: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
-    lf, groups = _prepared(source, {"label": label}, by, "class_distribution")
+    lf, groups = _prepared(source, {"label": label}, by, "class_distribution", sample_weight)
     out = (
         lf.group_by(*groups, pl.col("__mlsql_label").alias("class"))
-        .agg(pl.len().cast(pl.Int64).alias("count"))
+        .agg(_tally(sample_weight).alias("count"))
         .with_columns(
             share=pl.col("count") / pl.col("count").sum().over(groups)
             if groups
@@ -350,11 +422,15 @@ def _classes(lf: pl.LazyFrame, groups: list[str]) -> pl.LazyFrame:
     """,
 )
 def confusion_matrix(
-    source: Frame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+    source: Frame,
+    actual: str,
+    predicted: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
-    lf, groups = _prepared(
-        source, {"actual": actual, "predicted": predicted}, by, "confusion_matrix"
-    )
+    columns = {"actual": actual, "predicted": predicted}
+    lf, groups = _prepared(source, columns, by, "confusion_matrix", sample_weight)
     classes = _classes(lf, groups)
     grid = (
         classes.rename({"class": "actual"}).join(
@@ -369,7 +445,7 @@ def confusion_matrix(
         *groups,
         pl.col("__mlsql_actual").alias("actual"),
         pl.col("__mlsql_predicted").alias("predicted"),
-    ).agg(pl.len().cast(pl.Int64).alias("count"))
+    ).agg(_tally(sample_weight).alias("count"))
     out = (
         grid.join(cells, on=[*groups, "actual", "predicted"], how="left", nulls_equal=True)
         .with_columns(pl.col("count").fill_null(0))
@@ -395,9 +471,16 @@ def confusion_matrix(
     """,
 )
 def confusion_matrix_wide(
-    source: Frame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+    source: Frame,
+    actual: str,
+    predicted: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> pl.DataFrame:
-    long = confusion_matrix(source.lazy(), actual, predicted, by=by).collect()  # type: ignore[union-attr]
+    long = confusion_matrix(
+        source.lazy(), actual, predicted, by=by, sample_weight=sample_weight
+    ).collect()  # type: ignore[union-attr]
     groups = K.by_columns(by, "confusion_matrix_wide")
     order = [str(c) for c in long["predicted"].unique().sort().to_list()]
     wide = long.with_columns(pl.col("predicted").cast(pl.String)).pivot(
@@ -428,31 +511,39 @@ def class_metrics(
     beta: float = 1.0,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
     func = "class_metrics"
     b, zd = check_beta(beta, func), check_zero_division(zero_division, func)
-    lf, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
+    columns = {"actual": actual, "predicted": predicted}
+    lf, groups = _prepared(source, columns, by, func, sample_weight)
     a, p = pl.col("__mlsql_actual"), pl.col("__mlsql_predicted")
     totals = (
-        lf.group_by(*groups).agg(pl.len().cast(pl.Int64).alias("n"))
+        lf.group_by(*groups).agg(_tally(sample_weight).alias("n"))
         if groups
-        else (lf.select(pl.len().cast(pl.Int64).alias("n")))
+        else (lf.select(_tally(sample_weight).alias("n")))
     )
+    one = pl.lit(1, pl.Int64) if sample_weight is None else pl.col(WEIGHT)
+    zero = pl.lit(0, pl.Int64) if sample_weight is None else pl.lit(0.0)
     spread = pl.concat(
         [
             lf.select(
                 *groups,
                 a.alias("class"),
-                pl.lit(1, pl.Int64).alias("r"),
-                pl.lit(0, pl.Int64).alias("c"),
-                (a == p).cast(pl.Int64).alias("d"),
+                one.alias("r"),
+                zero.alias("c"),
+                (
+                    (a == p).cast(pl.Int64)
+                    if sample_weight is None
+                    else pl.when(a == p).then(one).otherwise(zero)
+                ).alias("d"),
             ),
             lf.select(
                 *groups,
                 p.alias("class"),
-                pl.lit(0, pl.Int64).alias("r"),
-                pl.lit(1, pl.Int64).alias("c"),
-                pl.lit(0, pl.Int64).alias("d"),
+                zero.alias("r"),
+                one.alias("c"),
+                zero.alias("d"),
             ),
         ]
     )

@@ -34,19 +34,23 @@ from mlsql.spark.families import _classification as K
 FAMILIES = (B.FAMILY,)
 
 
-def cells(func: str, actual: Column, predicted: Column) -> Table2x2:
-    """tp, fp, fn, tn summed over the rows where neither side is NULL (NULL over none)."""
+def cells(func: str, actual: Column, predicted: Column, weight: Column | None = None) -> Table2x2:
+    """tp, fp, fn, tn summed over the rows where neither side is NULL (NULL over none); with
+    a ``weight``, each row adds its weight to its cell."""
     a, p = K.binary_flag(func, actual), K.binary_flag(func, predicted)
     known = a.isNotNull() & p.isNotNull()
-    row = (a * p, (1 - a) * p, a * (1 - p), (1 - a) * (1 - p))
+    row: tuple[Column, ...] = (a * p, (1 - a) * p, a * (1 - p), (1 - a) * (1 - p))
+    if weight is not None:
+        row = tuple(x * weight for x in row)
     return Table2x2(*(F.sum(F.when(known, x)) for x in row))
 
 
-def stats(measure: Measure, *inputs: Column) -> Table2x2:
+def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> Table2x2:
     """Pooled cells of (actual, predicted), or one row's stored counts."""
     if measure.kind == "from_counts":
         return Table2x2(*(x.cast("long") for x in inputs))
-    return cells(measure.name, *inputs)
+    actual, predicted = inputs
+    return cells(measure.name, actual, predicted, weight)
 
 
 def input_check(measure: Measure) -> Any:
@@ -54,21 +58,26 @@ def input_check(measure: Measure) -> Any:
     return K.numeric_inputs if measure.kind == "from_counts" else K.binary_inputs
 
 
-def _counts(actual: Column, predicted: Column) -> Column:
-    t = cells("binary_counts", actual, predicted)
+def _counts(actual: Column, predicted: Column, sample_weight: Column | None = None) -> Column:
+    t = cells("binary_counts", actual, predicted, sample_weight)
     return F.struct(*(getattr(t, f).alias(f) for f in B.COUNTS_FIELDS))
 
 
 _binary_counts = function(SPARK, lookup("binary_counts"), _counts, K.binary_inputs)
 
 
-def binary_counts(actual: IntoColumn, predicted: IntoColumn) -> Column:
+def binary_counts(
+    actual: IntoColumn, predicted: IntoColumn, *, sample_weight: IntoColumn | None = None
+) -> Column:
     """Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.
 
     Parameters
     ----------
     actual, predicted : str or pyspark.sql.Column
         Boolean or 0/1 columns.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown): the cells are sums of weights. None (the default): counts.
 
     Returns
     -------
@@ -84,7 +93,7 @@ def binary_counts(actual: IntoColumn, predicted: IntoColumn) -> Column:
     >>> df.agg(ms.binary_counts("actual", "predicted")).first()[0].asDict()
     {'tp': 1, 'fp': 0, 'fn': 1, 'tn': 1}
     """
-    return _binary_counts(actual, predicted)
+    return _binary_counts(actual, predicted, sample_weight=sample_weight)
 
 
 __all__ = ["binary_counts"]

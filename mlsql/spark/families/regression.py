@@ -25,6 +25,7 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pyspark.sql import Column
@@ -43,8 +44,10 @@ def input_check(measure: Measure) -> Any:
     return K.numeric_inputs
 
 
-def stats(measure: Measure, *inputs: Column) -> RG.RegressionStats:
+def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> RG.RegressionStats:
     """Aggregates over the known rows, whatever the order of the measure's inputs."""
+    if weight is not None:
+        return weighted_stats(measure, inputs, weight)
     by_name = dict(zip(measure.inputs, inputs, strict=True))
     known = by_name["actual"].isNotNull() & by_name["predicted"].isNotNull()
     y = F.when(known, K.finite(measure.name, "actual", by_name["actual"]))
@@ -85,4 +88,51 @@ def stats(measure: Measure, *inputs: Column) -> RG.RegressionStats:
         sad_actual=F.aggregate(
             F.collect_list(y), F.lit(0.0), lambda acc, x: acc + F.abs(x - mean_y)
         ),
+    )
+
+
+def weighted_stats(
+    measure: Measure, inputs: Sequence[Column], weight: Column
+) -> RG.RegressionStats:
+    """The statistics with each row weighted (scikit-learn's ``sample_weight``): sums of
+    w x term, n = Σw, moments about the weighted means (centred on the rounded means)."""
+    by_name = dict(zip(measure.inputs, inputs, strict=True))
+    known = by_name["actual"].isNotNull() & by_name["predicted"].isNotNull() & weight.isNotNull()
+    y = F.when(known, K.finite(measure.name, "actual", by_name["actual"]))
+    p = F.when(known, K.finite(measure.name, "predicted", by_name["predicted"]))
+    w = F.when(known, weight)
+    err = y - p
+    n = F.sum(w)
+
+    def mean(x: Column) -> Column:
+        return F.sum(w * x) / n
+
+    rows = F.collect_list(F.when(known, F.struct(y.alias("y"), p.alias("p"), w.alias("w"))))
+    means = {"y": mean(y), "p": mean(p), "e": mean(err)}
+
+    def d(v: Column, k: str) -> Column:
+        return (v["y"] - v["p"] if k == "e" else v[k]) - means[k]
+
+    def total(term: Any) -> Column:
+        return F.aggregate(rows, F.lit(0.0), lambda acc, v: acc + v["w"] * term(v))
+
+    def comoment(a: str, b: str) -> Column:  # over each known row centred on the rounded means
+        return RG.centred_comoment(
+            OPS,
+            total(lambda v: d(v, a) * d(v, b)),
+            total(lambda v: d(v, a)),
+            total(lambda v: d(v, b)),
+            n,
+        )
+
+    return RG.RegressionStats(
+        n=n,
+        sse=F.sum(w * err * err),
+        sae=F.sum(w * F.abs(err)),
+        sape=F.sum(w * F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
+        var_actual=comoment("y", "y"),
+        var_predicted=comoment("p", "p"),
+        covariance=comoment("y", "p"),
+        var_error=comoment("e", "e"),
+        sad_actual=total(lambda v: F.abs(d(v, "y"))),
     )

@@ -30,11 +30,12 @@ from mlsql.spark.families.binary import cells
 FAMILIES = (R.FAMILY,)
 
 
-def stats(measure: Measure, *inputs: Column) -> Table2x2:
-    """Pooled cells of (holds, fires), or one row's stored counts."""
+def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> Table2x2:
+    """Pooled cells of (holds, fires) (weighted if given), or one row's stored counts."""
     if measure.kind == "from_counts":
         return Table2x2(*(x.cast("long") for x in inputs))
-    return cells(measure.name, *inputs)
+    holds, fires = inputs
+    return cells(measure.name, holds, fires, weight)
 
 
 def input_check(measure: Measure) -> Any:

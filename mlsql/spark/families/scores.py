@@ -103,18 +103,28 @@ def probability(func: str, name: str, x: Column) -> Column:
     return F.when(x < 0, below).when(x > 1, above).otherwise(x)
 
 
-def stats(measure: Measure, *inputs: Column) -> Any:
-    """The statistics of a score measure over the known rows."""
+def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> Any:
+    """The statistics of a score measure over the known rows (each row weighted if given)."""
     y, s, known = _label_score(measure, inputs)
-    n = F.count(F.when(known, 1))
+    if weight is not None:
+        known = known & weight.isNotNull()
+    w = None if weight is None else F.when(known, weight)
+
+    def weighed(x: Column) -> Column:  # a row's term times its weight (as is without weights)
+        return x if w is None else x * w
+
+    n = F.count(F.when(known, 1)) if w is None else F.sum(w)
     if measure.name == "brier_score_loss":
         term = SC.squared_error_term(OPS, y.cast("double"), s)
-        return SC.LossStats(n=n, total_loss=F.sum(F.when(known, term)))
+        return SC.LossStats(n=n, total_loss=F.sum(F.when(known, weighed(term))))
     if measure.name == "average_precision_score":
-        pairs = F.collect_list(F.when(known, F.struct((s + 0.0).alias("s"), y.alias("y"))))
-        precision_sum = run_precision_sum(F.sort_array(pairs, asc=False))
+        fields = [(s + 0.0).alias("s"), y.alias("y"), *([] if w is None else [w.alias("w")])]
+        pairs = F.collect_list(F.when(known, F.struct(*fields)))
+        precision_sum = run_precision_sum(F.sort_array(pairs, asc=False), w is not None)
         return SC.PrecisionStats(
-            n=n, n_positive=F.sum(F.when(known, y)), precision_sum=precision_sum
+            n=F.count(F.when(known, 1)),
+            n_positive=F.sum(F.when(known, weighed(y))),
+            precision_sum=precision_sum,
         )
     if measure.name == "expected_calibration_error":
         # the checks (raise_error, which Spark does not share between terms) run once, in n;
@@ -122,7 +132,7 @@ def stats(measure: Measure, *inputs: Column) -> Any:
         label, score = (inputs[measure.inputs.index(n)] for n in SC.label_and_score(measure))
         raw_known = label.isNotNull() & score.isNotNull()
         p = score.cast("double")
-        d = F.when(raw_known, p - label.cast("double"))
+        d = F.when(raw_known, weighed(p - label.cast("double")))
 
         def gap_sum(n_bins: int) -> Column:
             b = SC.calibration_bin(OPS, p, F.lit(n_bins))
@@ -133,17 +143,21 @@ def stats(measure: Measure, *inputs: Column) -> Any:
     if measure.name.endswith("logloss"):
         p = F.least(F.greatest(s, F.lit(SC.CLIP)), F.lit(1 - SC.CLIP))
         term = SC.log_loss_term(OPS, y.cast("double"), F.log(p), F.log(1 - p))
-        return SC.LossStats(n=F.count(F.when(known, 1)), total_loss=F.sum(F.when(known, term)))
-    n_pos = F.sum(F.when(known, y))
-    n_neg = F.sum(F.when(known, 1 - y))
-    pairs = F.sort_array(F.collect_list(F.when(known, F.struct(s.alias("s"), y.alias("y")))))
-    return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=mann_whitney_u(pairs))
+        return SC.LossStats(n=n, total_loss=F.sum(F.when(known, weighed(term))))
+    n_pos = F.sum(F.when(known, weighed(y)))
+    n_neg = F.sum(F.when(known, weighed(1 - y)))
+    fields = [s.alias("s"), y.alias("y"), *([] if w is None else [w.alias("w")])]
+    pairs = F.sort_array(F.collect_list(F.when(known, F.struct(*fields))))
+    return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=mann_whitney_u(pairs, w is not None))
 
 
-def run_precision_sum(pairs: Column) -> Column:
+def run_precision_sum(pairs: Column, weighted: bool = False) -> Column:
     """Σ over runs of equal scores of (run positives) x P(>= s) / N(>= s), pairs sorted from the
-    highest score: one pass keeping the rows and positives seen so far and the run's positives."""
-    zero = F.lit(0).cast("long")
+    highest score: one pass keeping the rows and positives seen so far and the run's positives.
+
+    ``weighted``: each pair has a weight ``w``, and rows and positives are sums of weights.
+    """
+    zero = F.lit(0.0) if weighted else F.lit(0).cast("long")
     start = F.struct(
         F.lit(None).cast("double").alias("last"),
         zero.alias("n"),
@@ -159,25 +173,28 @@ def run_precision_sum(pairs: Column) -> Column:
 
     def step(acc: Column, x: Column) -> Column:
         new_run = ~x["s"].eqNullSafe(acc["last"])
+        one, positive = (x["w"], x["y"] * x["w"]) if weighted else (F.lit(1), x["y"])
         return F.struct(
             x["s"].alias("last"),
-            (acc["n"] + 1).alias("n"),
-            (acc["pos"] + x["y"]).alias("pos"),
-            (F.when(new_run, zero).otherwise(acc["run"]) + x["y"]).alias("run"),
+            (acc["n"] + one).alias("n"),
+            (acc["pos"] + positive).alias("pos"),
+            (F.when(new_run, zero).otherwise(acc["run"]) + positive).alias("run"),
             F.when(new_run, closed(acc)).otherwise(acc["total"]).alias("total"),
         )
 
     return F.aggregate(pairs, start, step, closed)
 
 
-def mann_whitney_u(pairs: Column) -> Column:
+def mann_whitney_u(pairs: Column, weighted: bool = False) -> Column:
     """U of (s, y) pairs sorted by score: Σ over positives of (negatives below + ties / 2).
 
     One pass keeps the negatives below the current run of equal scores and the
     run's positives and negatives; when the run ends, its positives add
     ``2 * below + run negatives`` to 2U (integers throughout: exact).
+    ``weighted``: each pair has a weight ``w``, and positives and negatives
+    are sums of weights (the weighted Mann-Whitney statistic).
     """
-    zero = F.lit(0).cast("long")
+    zero = F.lit(0.0) if weighted else F.lit(0).cast("long")
     start = F.struct(
         F.lit(None).cast("double").alias("last"),
         zero.alias("below"),
@@ -191,11 +208,12 @@ def mann_whitney_u(pairs: Column) -> Column:
 
     def step(acc: Column, x: Column) -> Column:
         new_run = ~x["s"].eqNullSafe(acc["last"])
+        w = x["w"] if weighted else F.lit(1)
         return F.struct(
             x["s"].alias("last"),
             F.when(new_run, acc["below"] + acc["neg"]).otherwise(acc["below"]).alias("below"),
-            (F.when(new_run, zero).otherwise(acc["neg"]) + (1 - x["y"])).alias("neg"),
-            (F.when(new_run, zero).otherwise(acc["pos"]) + x["y"]).alias("pos"),
+            (F.when(new_run, zero).otherwise(acc["neg"]) + (1 - x["y"]) * w).alias("neg"),
+            (F.when(new_run, zero).otherwise(acc["pos"]) + x["y"] * w).alias("pos"),
             F.when(new_run, closed(acc)).otherwise(acc["u2"]).alias("u2"),
         )
 

@@ -81,6 +81,7 @@ from mlsql.measures.contingency import Table2x2
 from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import check_same_kind, data_type, to_column
+from mlsql.spark._weights import weight
 from mlsql.spark.ops import SparkOps, column
 
 FAMILIES = (SL.FAMILY,)
@@ -368,38 +369,69 @@ def counts_by_class(classes: Column, values: Column) -> Column:
     return F.transform(grouped["counts"], lambda c: c - 1)
 
 
-def class_struct(actual: Column, predicted: Column) -> Column:
+def weights_by_class(classes: Column, rows: Column, value: Callable[[Column], Column]) -> Column:
+    """The total weight ``w`` of the rows of each class (sorted, distinct), ``value(row)``
+    naming a row's class (NULL: in none)."""
+
+    def of(c: Column) -> Column:
+        return F.aggregate(
+            rows, F.lit(0.0), lambda acc, r: acc + F.when(value(r) == c, r["w"]).otherwise(0.0)
+        )
+
+    return F.transform(classes, of)
+
+
+def class_struct(actual: Column, predicted: Column, weight: Column | None = None) -> Column:
     """One group's statistics as a struct: n, classes, per class actual, predicted, correct; pairs.
 
     ``pairs`` are the known rows' (a, p) as collected; ``classes`` the sorted
     classes seen on either side; ``actual``, ``predicted`` and ``correct``
-    (BIGINT) are aligned with them.
+    (BIGINT) are aligned with them. With a ``weight`` the pairs carry it (``w``),
+    and n and the per-class totals are sums of weights (DOUBLE), one pass over
+    the pairs per class.
     """
-    pairs = F.collect_list(
-        F.when(both_known(actual, predicted), F.struct(actual.alias("a"), predicted.alias("p")))
-    )
+    known = both_known(actual, predicted)
+    fields = [actual.alias("a"), predicted.alias("p")]
+    if weight is not None:
+        known = known & weight.isNotNull()
+        fields.append(weight.alias("w"))
+    pairs = F.collect_list(F.when(known, F.struct(*fields)))
 
     def from_pairs(xs: Column) -> Column:
         a = F.transform(xs, lambda r: r["a"])
         p = F.transform(xs, lambda r: r["p"])
         right = F.transform(F.filter(xs, lambda r: r["a"] == r["p"]), lambda r: r["a"])
+
+        def per_class(cs: Column) -> list[Column]:
+            if weight is None:
+                return [
+                    F.size(xs).cast("long").alias("n"),
+                    cs.alias("classes"),
+                    counts_by_class(cs, a).alias("actual"),
+                    counts_by_class(cs, p).alias("predicted"),
+                    counts_by_class(cs, right).alias("correct"),
+                ]
+            return [
+                F.aggregate(xs, F.lit(0.0), lambda acc, r: acc + r["w"]).alias("n"),
+                cs.alias("classes"),
+                weights_by_class(cs, xs, lambda r: r["a"]).alias("actual"),
+                weights_by_class(cs, xs, lambda r: r["p"]).alias("predicted"),
+                weights_by_class(cs, xs, lambda r: F.when(r["a"] == r["p"], r["a"])).alias(
+                    "correct"
+                ),
+            ]
+
         return let(
             F.sort_array(F.array_distinct(F.concat(a, p))),
-            lambda cs: F.struct(
-                F.size(xs).cast("long").alias("n"),
-                cs.alias("classes"),
-                counts_by_class(cs, a).alias("actual"),
-                counts_by_class(cs, p).alias("predicted"),
-                counts_by_class(cs, right).alias("correct"),
-                xs.alias("pairs"),
-            ),
+            lambda cs: F.struct(*per_class(cs), xs.alias("pairs")),
         )
 
     return let(pairs, from_pairs)
 
 
-def class_stats(s: Column) -> SL.ClassStats:
-    """:class:`~mlsql.measures.single_label.ClassStats` over a :func:`class_struct` ``s``."""
+def class_stats(s: Column, weighted: bool = False) -> SL.ClassStats:
+    """:class:`~mlsql.measures.single_label.ClassStats` over a :func:`class_struct` ``s``
+    (``weighted``: of a weighted one)."""
     classes = s["classes"]
     axis = ClassAxisOps(classes)
 
@@ -417,6 +449,15 @@ def class_stats(s: Column) -> SL.ClassStats:
         return total(F.transform(classes, row))
 
     def row_pair_sum(term: Callable[[Any, Any], Any]) -> Column:
+        if weighted:
+
+            def each(r: Column) -> Column:
+                ia = F.array_position(classes, r["a"]) - 1
+                ip = F.array_position(classes, r["p"]) - 1
+                return r["w"] * column(term(ia, ip))
+
+            return total(F.transform(s["pairs"], each))
+
         def over(cells: Column) -> Column:
             def weighed(cell: Column, j: Column) -> Column:
                 ia = F.array_position(classes, cell["a"]) - 1
@@ -444,51 +485,82 @@ def _count(condition: Column) -> Column:
     return F.count(F.when(condition, 1))
 
 
-def label_stats(label: Column) -> SL.LabelStats:
-    """Known rows, the largest class count (the labels collected), rows matching a value."""
-    largest = F.array_max(runs(F.sort_array(F.collect_list(label)))["counts"])
+def _weighed(condition: Column, weight: Column | None) -> Column:
+    """Rows where ``condition`` holds: counted, or their weights summed (NULL over none)."""
+    if weight is None:
+        return _count(condition)
+    return F.sum(F.when(condition & weight.isNotNull(), weight))
+
+
+def label_stats(label: Column, weight: Column | None = None) -> SL.LabelStats:
+    """Known rows, the largest class count (the labels collected), rows matching a value
+    (weights summed if given)."""
+    if weight is None:
+        largest = F.array_max(runs(F.sort_array(F.collect_list(label)))["counts"])
+    else:
+        rows = F.collect_list(
+            F.when(
+                label.isNotNull() & weight.isNotNull(),
+                F.struct(label.alias("a"), weight.alias("w")),
+            )
+        )
+        largest = let(
+            rows,
+            lambda xs: F.array_max(
+                weights_by_class(
+                    F.array_distinct(F.transform(xs, lambda r: r["a"])), xs, lambda r: r["a"]
+                )
+            ),
+        )
     return SL.LabelStats(
-        n=F.count(label),
+        n=_weighed(label.isNotNull(), weight),
         largest=largest,
-        matching=lambda x: _count(label == F.lit(x)),
+        matching=lambda x: _weighed(label == F.lit(x), weight),
     )
 
 
-def agreement(actual: Column, predicted: Column) -> SL.Agreement:
-    """Known rows and rows where actual = predicted."""
-    return SL.Agreement(_count(both_known(actual, predicted)), _count(actual == predicted))
+def agreement(actual: Column, predicted: Column, weight: Column | None = None) -> SL.Agreement:
+    """Known rows and rows where actual = predicted (weights summed if given)."""
+    ok = both_known(actual, predicted)
+    return SL.Agreement(_weighed(ok, weight), _weighed(ok & (actual == predicted), weight))
 
 
-def one_vs_rest(actual: Column, predicted: Column) -> SL.OneVsRest:
-    """Known rows and the 2x2 table of one class against the rest."""
+def one_vs_rest(actual: Column, predicted: Column, weight: Column | None = None) -> SL.OneVsRest:
+    """Known rows and the 2x2 table of one class against the rest (weights summed if given)."""
     ok = both_known(actual, predicted)
 
     def table(label: Any) -> Table2x2:
         def cell(a: bool, p: bool) -> Column:
-            return _count(ok & ((actual == F.lit(label)) == a) & ((predicted == F.lit(label)) == p))
+            hit = ok & ((actual == F.lit(label)) == a) & ((predicted == F.lit(label)) == p)
+            return _weighed(hit, weight)
 
         return Table2x2(cell(True, True), cell(False, True), cell(True, False), cell(False, False))
 
-    return SL.OneVsRest(_count(ok), table)
+    return SL.OneVsRest(_weighed(ok, weight), table)
 
 
-def cost_stats(actual: Column, predicted: Column) -> SL.CostStats:
-    """Known rows and Σ cost(actual, predicted) (1 per error unless a cost is given)."""
+def cost_stats(actual: Column, predicted: Column, weight: Column | None = None) -> SL.CostStats:
+    """Known rows and Σ cost(actual, predicted) (1 per error unless a cost is given), each
+    row's cost times its weight if given."""
     ok = both_known(actual, predicted)
+    if weight is not None:
+        ok = ok & weight.isNotNull()
+    w = F.lit(1.0) if weight is None else weight
     default = F.when(actual == predicted, 0.0).otherwise(1.0)
 
     def total_cost(costs: Costs) -> Column:
         if costs.table is not None:
             given = costs.table[actual][predicted].cast("double")
-            return F.sum(F.when(ok, F.coalesce(given, default)))
-        out = F.sum(F.when(ok, default))
+            return F.sum(F.when(ok, F.coalesce(given, default) * w))
+        out = F.sum(F.when(ok, default * w))
         for a, p, c in costs.entries:
             base = 0.0 if a == p else 1.0
             if c != base:
-                out = out + (c - base) * _count(ok & (actual == F.lit(a)) & (predicted == F.lit(p)))
+                hit = ok & (actual == F.lit(a)) & (predicted == F.lit(p))
+                out = out + (c - base) * F.coalesce(_weighed(hit, weight), F.lit(0))
         return out
 
-    return SL.CostStats(_count(ok), total_cost)
+    return SL.CostStats(_weighed(ok, weight), total_cost)
 
 
 STATS: dict[str, Callable[..., Any]] = {
@@ -572,16 +644,22 @@ def _build(m: Measure) -> Callable[..., Column]:
     """``build(*inputs, **params)`` of a formula measure."""
     if m.name in CLASS_MEASURES:
 
-        def class_wise(actual: Column, predicted: Column, **checked: Any) -> Column:
-            def formula(s: Column) -> Column:
-                return column(m.build(OPS, class_stats(s), **checked))  # type: ignore[misc]
+        def class_wise(
+            actual: Column, predicted: Column, sample_weight: Column | None = None, **checked: Any
+        ) -> Column:
+            weighted = sample_weight is not None
 
-            return let(class_struct(actual, predicted), formula)
+            def formula(s: Column) -> Column:
+                stats = class_stats(s, weighted)
+                return column(m.build(OPS, stats, **checked))  # type: ignore[misc]
+
+            return let(class_struct(actual, predicted, sample_weight), formula)
 
         return class_wise
 
-    def direct(*inputs: Column, **checked: Any) -> Column:
-        return column(m.build(OPS, STATS[m.name](*inputs), **checked))  # type: ignore[misc]
+    def direct(*inputs: Column, sample_weight: Column | None = None, **checked: Any) -> Column:
+        stats = STATS[m.name](*inputs, weight=sample_weight)
+        return column(m.build(OPS, stats, **checked))  # type: ignore[misc]
 
     return direct
 
@@ -668,16 +746,22 @@ cost_map.__doc__ = (cost_map.__doc__ or "") + (
 
 # ------------------------------------------------------------------ tables
 def _prepared(
-    source: DataFrame, columns: dict[str, str], by: Any, func: str
+    source: DataFrame,
+    columns: dict[str, str],
+    by: Any,
+    func: str,
+    sample_weight: str | None = None,
 ) -> tuple[DataFrame, list[str]]:
-    """Known rows: internal group columns ``__g<i>`` (or one constant group) and ``__<role>``."""
+    """Known rows: internal group columns ``__g<i>`` (or one constant group) and ``__<role>``,
+    and with ``sample_weight`` (a column name) the checked weight ``__w`` (NULL: unknown row)."""
     if not isinstance(source, DataFrame):
         raise MlsqlError(
             f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
         )
     schema = {f.name: f.dataType for f in source.schema.fields}
     groups = P.check_by(by, func)
-    check_columns(func, schema, [*columns.items(), *(("by", b) for b in groups)])
+    weights = [] if sample_weight is None else [("sample_weight", sample_weight)]
+    check_columns(func, schema, [*columns.items(), *(("by", b) for b in groups), *weights])
     roles = list(columns)
     cols = [to_column(c, func, r) for r, c in columns.items()]
     for role, name in columns.items():
@@ -690,8 +774,16 @@ def _prepared(
         F.lit(0).alias(ALL)
     ]
     internal = [f"__g{i}" for i in range(len(groups))] or [ALL]
+    if sample_weight is not None:
+        picked.append(weight(func, source[sample_weight]).alias("__w"))
+        roles.append("w")
     rows = source.select(*keys, *picked).where(known(*(F.col(f"__{r}") for r in roles)))
     return rows, internal
+
+
+def _tally(sample_weight: str | None) -> Column:
+    """Rows counted, or their weights summed."""
+    return F.count(F.lit(1)) if sample_weight is None else F.sum("__w")
 
 
 def _shown(by: Any, func: str) -> list[Column]:
@@ -718,22 +810,27 @@ def _ordered(df: DataFrame, keys: Sequence[str]) -> DataFrame:
     """,
 )
 def class_distribution(
-    source: DataFrame, label: str, *, by: str | Sequence[str] | None = None
+    source: DataFrame,
+    label: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "class_distribution"
-    rows, groups = _prepared(source, {"label": label}, by, func)
+    rows, groups = _prepared(source, {"label": label}, by, func, sample_weight)
     counted = rows.groupBy(*groups, F.col("__label").alias("class")).agg(
-        F.count(F.lit(1)).alias("count")
+        _tally(sample_weight).alias("count")
     )
     share = F.col("count") / F.sum("count").over(Window.partitionBy(*groups))
     out = counted.withColumn("share", share)
     return _ordered(out, [*groups, "class"]).select(*_shown(by, func), "class", "count", "share")
 
 
-def _long(rows: DataFrame, groups: list[str]) -> DataFrame:
-    """Every cell of each group's confusion matrix: groups, actual, predicted, count (zeros too)."""
+def _long(rows: DataFrame, groups: list[str], sample_weight: str | None = None) -> DataFrame:
+    """Every cell of each group's confusion matrix: groups, actual, predicted, count (zeros too;
+    sums of weights with ``sample_weight``)."""
     cells = rows.groupBy(*groups, F.col("__actual").alias("a"), F.col("__predicted").alias("p"))
-    cells = cells.agg(F.count(F.lit(1)).alias("n"))
+    cells = cells.agg(_tally(sample_weight).alias("n"))
     seen = F.array_distinct(F.concat(F.collect_set("a"), F.collect_set("p")))
     classes = cells.groupBy(*groups).agg(F.sort_array(seen).alias("classes"))
     grid = classes.select(*groups, F.explode("classes").alias("actual"), "classes").select(
@@ -748,7 +845,9 @@ def _long(rows: DataFrame, groups: list[str]) -> DataFrame:
         *groups,
         "actual",
         "predicted",
-        F.coalesce(F.col("n"), F.lit(0)).cast("long").alias("count"),
+        F.coalesce(F.col("n"), F.lit(0))
+        .cast("long" if sample_weight is None else "double")
+        .alias("count"),
     )
 
 
@@ -769,11 +868,17 @@ def _long(rows: DataFrame, groups: list[str]) -> DataFrame:
     """,
 )
 def confusion_matrix(
-    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+    source: DataFrame,
+    actual: str,
+    predicted: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "confusion_matrix"
-    rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
-    out = _long(rows, groups)
+    columns = {"actual": actual, "predicted": predicted}
+    rows, groups = _prepared(source, columns, by, func, sample_weight)
+    out = _long(rows, groups, sample_weight)
     return _ordered(out, [*groups, "actual", "predicted"]).select(
         *_shown(by, func), "actual", "predicted", "count"
     )
@@ -797,11 +902,17 @@ def confusion_matrix(
     """,
 )
 def confusion_matrix_wide(
-    source: DataFrame, actual: str, predicted: str, *, by: str | Sequence[str] | None = None
+    source: DataFrame,
+    actual: str,
+    predicted: str,
+    *,
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "confusion_matrix_wide"
-    rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
-    long = _long(rows, groups)
+    columns = {"actual": actual, "predicted": predicted}
+    rows, groups = _prepared(source, columns, by, func, sample_weight)
+    long = _long(rows, groups, sample_weight)
     classes = [r[0] for r in long.select("predicted").distinct().orderBy("predicted").collect()]
     names = [str(c).lower() if isinstance(c, bool) else str(c) for c in classes]
     wide = long.groupBy(*groups, "actual").pivot("predicted", classes).agg(F.first("count"))
@@ -834,23 +945,27 @@ def class_metrics(
     beta: float = 1.0,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "class_metrics"
     b, zd = P.check_beta(beta, func), P.check_zero_division(zero_division, func)
-    rows, groups = _prepared(source, {"actual": actual, "predicted": predicted}, by, func)
+    columns = {"actual": actual, "predicted": predicted}
+    rows, groups = _prepared(source, columns, by, func, sample_weight)
     a, p = F.col("__actual"), F.col("__predicted")
+    one, zero = (F.lit(1), F.lit(0)) if sample_weight is None else (F.col("__w"), F.lit(0.0))
     both = F.array(
         F.struct(
             a.alias("class"),
-            F.lit(1).alias("r"),
-            F.lit(0).alias("c"),
-            F.when(a == p, 1).otherwise(0).alias("d"),
+            one.alias("r"),
+            zero.alias("c"),
+            F.when(a == p, one).otherwise(zero).alias("d"),
         ),
-        F.struct(p.alias("class"), F.lit(0).alias("r"), F.lit(1).alias("c"), F.lit(0).alias("d")),
+        F.struct(p.alias("class"), zero.alias("r"), one.alias("c"), zero.alias("d")),
     )
     spread = rows.select(*groups, F.explode(both).alias("e")).select(*groups, "e.*")
+    total = "long" if sample_weight is None else "double"
     per_class = spread.groupBy(*groups, "class").agg(
-        *(F.sum(k).cast("long").alias(k) for k in ("r", "c", "d"))
+        *(F.sum(k).cast(total).alias(k) for k in ("r", "c", "d"))
     )
     with_n = per_class.withColumn("n", F.sum("r").over(Window.partitionBy(*groups)))
     s = SL.ClassStats(

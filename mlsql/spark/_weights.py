@@ -1,0 +1,54 @@
+"""``sample_weight`` in Spark: the weight's check and the rows it leaves known.
+
+The front (:func:`mlsql._front.build.function`) hands a weighted measure's
+weight to :func:`weighted_check` as one more input: a Column of a DataFrame
+must be numeric; every non-NULL weight must be a finite number >= 0 (Spark's
+``raise_error`` with :data:`mlsql._params.SAMPLE_WEIGHT_MESSAGE` as it reads
+it), and a row whose weight is NULL is unknown: the other inputs are NULL there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from mlsql import _classification_params as CP
+from mlsql import _params as P
+from mlsql._errors import MlsqlError
+from mlsql.spark._build import Check
+from mlsql.spark._types import data_type
+
+
+def weight(func: str, w: Column) -> Column:
+    """The weight as DOUBLE; a NaN, infinite or negative one raises when read (NULL stays NULL)."""
+    dtype = data_type(w)
+    if dtype is not None and not isinstance(dtype, (T.NumericType, T.NullType)):
+        raise MlsqlError(CP.number_type_message(func, "sample_weight", dtype.simpleString()))
+    d = w.cast("double")
+    nan, inf, minus_inf, negative = (F.lit(x) for x in P.SAMPLE_WEIGHT_GOT)
+    got = (
+        F.when(F.isnan(d), nan)
+        .when(d == float("inf"), inf)
+        .when(d == float("-inf"), minus_inf)
+        .otherwise(negative)
+    )
+    before, after = P.sample_weight_message(func, "{}").split("{}")
+    bad = F.isnan(d) | d.isin(float("inf"), float("-inf")) | (d < 0)
+    return F.when(bad, F.raise_error(F.concat(F.lit(before), got, F.lit(after)))).otherwise(d)
+
+
+def weighted_check(check: Check | None) -> Check:
+    """``check`` of the inputs, then the weight (last); inputs NULL where the weight is NULL."""
+
+    def checked(func: str, names: Sequence[str], cols: Sequence[Column]) -> list[Column]:
+        w = cols[-1]
+        inputs = list(cols[:-1])
+        if check is not None:
+            inputs = list(check(func, names[:-1], inputs) or inputs)
+        present = w.isNotNull()
+        return [*(F.when(present, c) for c in inputs), weight(func, w)]
+
+    return checked
