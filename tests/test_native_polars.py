@@ -777,3 +777,28 @@ def test_label_tables_add_up_over_streaming_batches(
     tables = lazy.select(_native.label_table(pl.col("a"), pl.col("p"), per_batch=True).alias("t"))
     batches = tables.collect(engine="streaming").filter(pl.col("t").list.len() > 0).height
     assert batches > 1
+
+
+@pytest.mark.parametrize("measure", ["label_metrics", "multilabel_report", "macro_f1"])
+def test_a_streaming_label_table_runs_the_plugin_once(native: Path, measure: str) -> None:
+    """The frames derived from the batches' tables share one computation of them.
+
+    Each used to get its own copy of the plan (its filters pushed into it), so the
+    plugin ran over every row once per derived frame.
+    """
+    lf = pl.LazyFrame({"a": [["x", "y"], ["z"], None], "p": [["x"], ["z", "w"], ["x"]]})
+    captured: list[pl.LazyFrame] = []
+    collect = pl.LazyFrame.collect
+
+    def spy(self: pl.LazyFrame, *args: Any, **kwargs: Any) -> pl.DataFrame:
+        captured.append(self)
+        return collect(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pl.LazyFrame, "collect", spy)
+        out = getattr(mp, measure)(lf, "a", "p")
+        if isinstance(out, pl.LazyFrame):
+            spy(out)
+    plans = [frame.explain(engine="streaming") for frame in captured]
+    assert plans and all(plan.count("label_table_rows") <= 1 for plan in plans)
+    assert sum(plan.count("label_table_rows") for plan in plans) >= 1
