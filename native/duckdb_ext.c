@@ -144,11 +144,42 @@ static int gather_text(const list_input *in, idx_t i, growable *t, size_t *n) {
     for (idx_t j = e.offset; j < e.offset + e.length; j++) {
         if (!is_valid(in->child_validity, j)) continue;
         uint32_t len = s[j].value.inlined.length;
-        out[k++] = mlsql_text_make(len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr,
-                                   len);
+        /* 8 bytes are readable either way: 12 inlined bytes, or a label longer than 12 */
+        out[k++] = mlsql_text_make_padded(
+            len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr, len);
     }
     *n = k;
     return 0;
+}
+
+/* Every label of the child vector as mlsql_text, in one pass per chunk: when the child has no
+ * NULL elements, row i's labels are then items [offset, offset + length) of t, read in place
+ * (a call of gather_text per row and side cost more than its loop). */
+static int gather_child_text(const list_input *in, growable *t) {
+    if (grow(t, in->child_size, sizeof(mlsql_text)) != 0) return -1;
+    mlsql_text *out = (mlsql_text *)t->data;
+    const duckdb_string_t *s = (const duckdb_string_t *)in->child;
+    for (idx_t j = 0; j < in->child_size; j++) {
+        uint32_t len = s[j].value.inlined.length;
+        out[j] = mlsql_text_make_padded( /* 8 readable bytes, as in gather_text */
+            len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr, len);
+    }
+    return 0;
+}
+
+/* Row i's text labels: in place in `all` (filled by gather_child_text) when given, else
+ * gathered into t. */
+static int row_text(const list_input *in, idx_t i, const growable *all, growable *t,
+                    const mlsql_text **items, size_t *n) {
+    if (all) {
+        duckdb_list_entry e = in->entries[i];
+        *items = e.length ? (const mlsql_text *)all->data + e.offset : NULL;
+        *n = e.length;
+        return 0;
+    }
+    int rc = gather_text(in, i, t, n);
+    *items = (const mlsql_text *)t->data;
+    return rc;
 }
 
 /* Row i's non-NULL integer labels as int64 (*out: in t, or the child itself for BIGINT lists
@@ -236,9 +267,17 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
     int64_t *na = (int64_t *)duckdb_vector_get_data(out_na);
     int64_t *np = (int64_t *)duckdb_vector_get_data(out_np);
 
-    growable ga = {0}, gp = {0}, big = {0};
+    growable ga = {0}, gp = {0}, big = {0}, all_a = {0}, all_p = {0};
     mlsql_scratch scratch = {0};
     const char *error = NULL;
+    /* text children without NULL elements are gathered once for the whole chunk */
+    bool whole_a = text && a.child_size && !a.child_validity;
+    bool whole_p = text && p.child_size && !p.child_validity;
+    if ((whole_a && gather_child_text(&a, &all_a) != 0) ||
+        (whole_p && gather_child_text(&p, &all_p) != 0)) {
+        error = "mlsql_native_counts: out of memory";
+        rows = 0;
+    }
     for (idx_t i = 0; i < rows; i++) {
         if (!is_valid(a.validity, i) || !is_valid(p.validity, i)) {
             duckdb_vector vs[4] = {output, out_tp, out_na, out_np};
@@ -257,10 +296,10 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
         int rc;
         if (text) {
             size_t ka, kp;
-            rc = gather_text(&a, i, &ga, &ka) || gather_text(&p, i, &gp, &kp);
-            if (!rc)
-                rc = mlsql_count_text((const mlsql_text *)ga.data, ka, (const mlsql_text *)gp.data,
-                                      kp, &scratch, &c);
+            const mlsql_text *ta = NULL, *tq = NULL;
+            rc = row_text(&a, i, whole_a ? &all_a : NULL, &ga, &ta, &ka) ||
+                 row_text(&p, i, whole_p ? &all_p : NULL, &gp, &tq, &kp);
+            if (!rc) rc = mlsql_count_text(ta, ka, tq, kp, &scratch, &c);
         } else {
             size_t ka, kp, ba = 0, bp = 0;
             const int64_t *ia = NULL, *ip = NULL;
@@ -291,6 +330,8 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
     free(ga.data);
     free(gp.data);
     free(big.data);
+    free(all_a.data);
+    free(all_p.data);
     mlsql_scratch_free(&scratch);
     if (error) duckdb_scalar_function_set_error(info, error);
 }
@@ -315,8 +356,8 @@ static int gather_keys(const list_input *in, idx_t i, growable *t, size_t *n) {
         case DUCKDB_TYPE_VARCHAR: {
             duckdb_string_t *s = (duckdb_string_t *)in->child;
             uint32_t len = s[j].value.inlined.length;
-            *key = mlsql_text_key(len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr,
-                                  len);
+            *key = mlsql_text_key_padded( /* 8 readable bytes, as in gather_text */
+                len <= 12 ? s[j].value.inlined.inlined : s[j].value.pointer.ptr, len);
             continue;
         }
         case DUCKDB_TYPE_HUGEINT: {

@@ -32,8 +32,13 @@ typedef struct {
 /* The key of a text label: its bytes, and the first (up to) 8 of them zero-padded in lo, so
  * that most comparisons of short labels need no call to memcmp. */
 static inline mlsql_key mlsql_text_key(const char *ptr, size_t len) {
-    mlsql_key k = {ptr, len, 0, 0};
-    if (len) memcpy(&k.lo, ptr, len < 8 ? len : 8);
+    mlsql_key k = {ptr, len, mlsql_head8(ptr, len), 0};
+    return k;
+}
+
+/* mlsql_text_key where 8 bytes may be read at ptr (see mlsql_head8_padded in kernel.h). */
+static inline mlsql_key mlsql_text_key_padded(const char *ptr, size_t len) {
+    mlsql_key k = {ptr, len, mlsql_head8_padded(ptr, len), 0};
     return k;
 }
 

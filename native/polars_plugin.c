@@ -391,7 +391,8 @@ static int gather(const chunk_view *v, const col_type *t, int64_t row, items *ou
                     goto bad_view;
                 at = v->variadic[index] + offset;
             }
-            out->text[out->n++] = mlsql_text_make(at, (size_t)len);
+            /* 8 readable bytes: 12 in the view, or a label longer than 12 */
+            out->text[out->n++] = mlsql_text_make_padded(at, (size_t)len);
             break;
         bad_view:
             set_error("mlsql plugin: %s has a string view outside its data buffers", side);

@@ -346,6 +346,29 @@ def test_missing_or_broken_library_falls_back_silently(
     assert df.select(mp.micro_f1("a", "p")).item() == pytest.approx(2 * 2 / (3 + 3))
 
 
+def test_a_stale_library_missing_a_function_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a build of older sources: it loads and counts, but one function mlsql calls is absent
+    renamed = "-D_polars_plugin_label_table_rows=mlsql_absent_label_table_rows"
+    stale = _build_module().build(tmp_path, extra_flags=[renamed])
+    monkeypatch.setenv(_native.PATH_ENV, str(stale))
+    status = _native.polars_native_status()
+    assert not status["available"] and not status["enabled"]
+    assert status["reason"].startswith(f"the plugin at {stale} lacks")
+    assert "_polars_plugin_label_table_rows" in status["reason"]
+    assert "_polars_plugin_field_label_table_rows" not in status["reason"]
+    df = pl.DataFrame({"a": [["x", "y"], ["z"]], "p": [["x"], ["z", "w"]]})
+    assert not uses_plugin(mp.micro_f1("a", "p"), df)
+    assert df.select(mp.micro_f1("a", "p")).item() == pytest.approx(2 * 2 / (3 + 3))
+
+
+def test_the_probe_checks_every_function_mlsql_calls(plugin: Path) -> None:
+    assert _native._missing_symbols(plugin) == []
+    called = {"set_counts", "label_table", "label_table_rows", *_native.FIELDS.values()}
+    assert set(_native.FUNCTIONS) == called
+
+
 def test_old_polars_is_not_used(native: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(_native, "polars_version", lambda: (1, 19))
     assert "older than 1.20" in _native.polars_native_status()["reason"]
@@ -754,3 +777,28 @@ def test_label_tables_add_up_over_streaming_batches(
     tables = lazy.select(_native.label_table(pl.col("a"), pl.col("p"), per_batch=True).alias("t"))
     batches = tables.collect(engine="streaming").filter(pl.col("t").list.len() > 0).height
     assert batches > 1
+
+
+@pytest.mark.parametrize("measure", ["label_metrics", "multilabel_report", "macro_f1"])
+def test_a_streaming_label_table_runs_the_plugin_once(native: Path, measure: str) -> None:
+    """The frames derived from the batches' tables share one computation of them.
+
+    Each used to get its own copy of the plan (its filters pushed into it), so the
+    plugin ran over every row once per derived frame.
+    """
+    lf = pl.LazyFrame({"a": [["x", "y"], ["z"], None], "p": [["x"], ["z", "w"], ["x"]]})
+    captured: list[pl.LazyFrame] = []
+    collect = pl.LazyFrame.collect
+
+    def spy(self: pl.LazyFrame, *args: Any, **kwargs: Any) -> pl.DataFrame:
+        captured.append(self)
+        return collect(self, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pl.LazyFrame, "collect", spy)
+        out = getattr(mp, measure)(lf, "a", "p")
+        if isinstance(out, pl.LazyFrame):
+            spy(out)
+    plans = [frame.explain(engine="streaming") for frame in captured]
+    assert plans and all(plan.count("label_table_rows") <= 1 for plan in plans)
+    assert sum(plan.count("label_table_rows") for plan in plans) >= 1

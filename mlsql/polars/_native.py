@@ -19,8 +19,9 @@ expressions are used, silently:
 - the environment variable ``MLSQL_NATIVE`` is not ``0`` (read whenever an
   expression is built, so it can be switched within a process);
 - Polars is at least :data:`MIN_POLARS` (the oldest version checked);
-- the compiled library is there and answers a small probe correctly (once per
-  process);
+- the compiled library is there, exports every function mlsql calls
+  (:data:`FUNCTIONS`: a library built from older sources would lack the newer
+  ones) and answers a small probe correctly (once per process);
 - both lists hold text or integers (other label types stay portable); this is
   decided at plan time, after mlsql's type check.
 
@@ -48,6 +49,10 @@ PATH_ENV = "MLSQL_POLARS_PLUGIN"
 MIN_POLARS = (1, 20)
 #: the fields of the plugin's ``set_counts`` struct, and the function computing each alone
 FIELDS = {"tp": "set_tp", "n_actual": "set_n_actual", "n_predicted": "set_n_predicted"}
+#: the per-label table functions: one call per group, and one per streaming batch
+LABEL_TABLE, LABEL_TABLE_ROWS = "label_table", "label_table_rows"
+#: every plugin function mlsql calls (the probe checks that the library exports them all)
+FUNCTIONS = ("set_counts", *FIELDS.values(), LABEL_TABLE, LABEL_TABLE_ROWS)
 
 
 def polars_version() -> tuple[int, ...]:
@@ -108,7 +113,7 @@ def label_table(actual: pl.Expr, predicted: pl.Expr, *, per_batch: bool = False)
         raise RuntimeError("the native plugin is not available; check enabled() first")
     return register_plugin_function(
         plugin_path=path,
-        function_name="label_table_rows" if per_batch else "label_table",
+        function_name=LABEL_TABLE_ROWS if per_batch else LABEL_TABLE,
         args=[actual, predicted],
         is_elementwise=per_batch,
         returns_scalar=not per_batch,
@@ -142,10 +147,44 @@ _PROBE = (
 _PROBE_EXPECTED = [(2, 2, 3), (None, None, None)], [(1, 2, 2), (None, None, None)]
 
 
+def exported_symbols(functions: tuple[str, ...] = FUNCTIONS) -> tuple[str, ...]:
+    """The C symbols a plugin library must export for mlsql to call ``functions``.
+
+    Polars calls ``_polars_plugin_<name>`` and ``_polars_plugin_field_<name>``
+    for each function, and the two interface functions for every plugin.
+
+    Examples
+    --------
+    >>> exported_symbols(("set_tp",))
+    ('_polars_plugin_get_version', '_polars_plugin_get_last_error_message', \
+'_polars_plugin_set_tp', '_polars_plugin_field_set_tp')
+    """
+    per_function = (f"_polars_plugin{kind}_{name}" for name in functions for kind in ("", "_field"))
+    return ("_polars_plugin_get_version", "_polars_plugin_get_last_error_message", *per_function)
+
+
+def _missing_symbols(path: Path) -> list[str]:
+    """The symbols of :func:`exported_symbols` the library at ``path`` does not export.
+
+    A library built from older sources loads and passes the counting probe,
+    then fails on the first call of a newer function: this finds that first.
+    """
+    import ctypes
+
+    library = ctypes.CDLL(str(path))  # the loader's handle Polars reuses for the same file
+    return [name for name in exported_symbols() if not hasattr(library, name)]
+
+
 @functools.cache
 def _probe(path: Path) -> str | None:
-    """None if the library at ``path`` loads and counts correctly, else why not."""
+    """None if the library at ``path`` exports every function and counts correctly, else why not."""
     try:
+        missing = _missing_symbols(path)
+        if missing:
+            return (
+                f"the plugin at {path} lacks {', '.join(missing)} "
+                "(built from older sources? rebuild it with native/build_polars.py)"
+            )
         for (columns, inner), expected in zip(_PROBE, _PROBE_EXPECTED, strict=True):
             schema = {k: pl.List(inner) for k in columns} if inner is not None else None
             frame = pl.DataFrame(columns, schema=schema)

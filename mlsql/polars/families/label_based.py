@@ -146,22 +146,37 @@ def _spread_native(
         tabled = rows.group_by(groups).agg(
             _native.label_table(pl.col(sides[0]), pl.col(sides[1])).alias("__table")
         )
+    # The batches' tables added up in one aggregation, keyed by label for the labels' entries
+    # and by the row's statistics for the markers (label NULL), and cached: the three frames
+    # below read that one small frame, so the plugin runs once over the rows. Before, each
+    # frame's own filters and columns were pushed down into its own copy of the plan, and
+    # every frame ran the plugin over all the rows again (label_metrics read them twice).
+    stats = ("tp", "n_actual", "n_predicted")
+    marker = pl.col("label").is_null()
     entries = (
         tabled.explode("__table")
         .unnest("__table")
         .filter(pl.col("n").is_not_null())
         .with_columns(pl.col("label").cast(label_type))
+        .with_columns(pl.when(marker).then(pl.col(c)).alias(f"__row_{c}") for c in stats)
     )
-    markers = entries.filter(pl.col("label").is_null())
-    known = pl.col("tp").is_not_null()
-    n_rows = pl.col("n").filter(known).sum().cast(pl.Int64)
+    table = (
+        entries.group_by([*groups, "label", *(f"__row_{c}" for c in stats)])
+        .agg(
+            *(pl.col(c).sum().cast(pl.Int64) for c in (*stats, "n")),
+            marker.all().alias("__marker"),
+        )
+        .cache()
+    )
+    markers = table.filter(pl.col("__marker"))
+    n_rows = pl.col("n").filter(pl.col("__row_tp").is_not_null()).sum().cast(pl.Int64)
     group_rows = markers.group_by(groups).agg(n_rows.alias("n_rows"))
-    total = [pl.col(c).sum().cast(pl.Int64) for c in ("tp", "n_actual", "n_predicted")]
-    seen = entries.filter(pl.col("label").is_not_null()).group_by([*groups, "label"]).agg(*total)
+    seen = table.filter(~pl.col("__marker")).select(*groups, "label", *stats)
     histogram = (
-        markers.filter(known)
-        .group_by([*groups, "tp", "n_actual", "n_predicted"])
+        markers.filter(pl.col("__row_tp").is_not_null())
+        .group_by([*groups, *(f"__row_{c}" for c in stats)])
         .agg(pl.col("n").sum().cast(pl.Int64))
+        .rename({f"__row_{c}": c for c in stats})
     )
     return group_rows, seen, histogram
 
