@@ -137,7 +137,9 @@ def resolve(given: Any, func: str) -> list[Chosen]:
     for given_name, params in _entries(given, func):
         name = names.get(given_name)
         if name not in LABEL_SET_MEASURES and name not in CLASS_MEASURES:
-            raise MlsqlError(UNSUPPORTED_MESSAGE.format(func=func, name=given_name, allowed=allowed))
+            raise MlsqlError(
+                UNSUPPORTED_MESSAGE.format(func=func, name=given_name, allowed=allowed)
+            )
         if name == "fmeasure":
             evaluate = _fmeasure(params)
         else:
@@ -235,8 +237,12 @@ def class_stats(ops: WeightedOps, columns: Columns) -> SL.ClassStats:
         )
 
     def row_pair_sum(term: Callable[[Any, Any], Any]) -> Any:
-        i = np.take_along_axis(position, np.broadcast_to(a_code, (*position.shape[:-1], len(a_code))), -1)
-        j = np.take_along_axis(position, np.broadcast_to(p_code, (*position.shape[:-1], len(p_code))), -1)
+        i = np.take_along_axis(
+            position, np.broadcast_to(a_code, (*position.shape[:-1], len(a_code))), -1
+        )
+        j = np.take_along_axis(
+            position, np.broadcast_to(p_code, (*position.shape[:-1], len(p_code))), -1
+        )
         return np.ma.asarray((w * np.ma.getdata(term(i, j))).sum(axis=-1))
 
     return SL.ClassStats(

@@ -99,7 +99,7 @@ def grouped(rows: Iterable[Sequence[Any]], n_key: int) -> dict[Key, list[Sequenc
     groups: dict[Key, list[Sequence[Any]]] = {}
     for row in rows:
         groups.setdefault(tuple(row[:n_key]), []).append(row)
-    for key, members in groups.items():
+    for members in groups.values():
         members.sort(key=lambda r: tuple(_order(v) for v in r[n_key:-1]))
     return dict(sorted(groups.items(), key=lambda kv: tuple(_order(v) for v in kv[0])))
 
