@@ -176,9 +176,12 @@ def _frame(
     model: str | None = None,
 ) -> pl.DataFrame:
     """The result rows as a DataFrame: group (and model) columns keep their types."""
-    types: dict[str, Any] = {name: pl.Float64 for name in names[n_by:]}
-    types.update({name: schema[name] for name in names[:n_by]})
-    types["measure"] = pl.String
-    if model is not None:
-        types["model"] = schema[model]
+    types: dict[str, Any] = {}
+    for i, name in enumerate(names):
+        if i < n_by:
+            types[name] = schema[name]
+        elif name == "model" and model is not None:
+            types[name] = schema[model]
+        else:
+            types[name] = pl.String if name == "measure" else pl.Float64
     return pl.DataFrame(rows, schema=types, orient="row")
