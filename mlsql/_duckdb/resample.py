@@ -22,7 +22,7 @@ from typing import Any
 import duckdb
 
 from mlsql import _label_types as LT
-from mlsql._duckdb.label_tables import ensure_macros, source_text
+from mlsql._duckdb.label_tables import source_text
 from mlsql._resample import front, run
 from mlsql._sqlexpr import quote_ident
 
@@ -44,6 +44,16 @@ def _kind(type_name: str) -> tuple[bool, str]:
     return match is not None, kind
 
 
+def _ensure_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Register mlsql's macros on ``con`` unless they are there (a probe, not a catalog scan)."""
+    try:
+        con.execute("SELECT _mlsql_tp(['a'], ['a'])").fetchall()
+    except duckdb.Error:
+        from mlsql._duckdb.register import register
+
+        register(con)
+
+
 @contextmanager
 def _source(data: Any, con: duckdb.DuckDBPyConnection | None, func: str) -> Iterator[Any]:
     """(connection, FROM clause, parameters, columns, types) of ``data``."""
@@ -53,7 +63,7 @@ def _source(data: Any, con: duckdb.DuckDBPyConnection | None, func: str) -> Iter
         con = connect()
         if isinstance(data, duckdb.DuckDBPyRelation):  # from another connection: copy it
             data = data.to_arrow_table()
-    ensure_macros(con, "_mlsql_tp")
+    _ensure_macros(con)
     if isinstance(data, os.PathLike):
         data = os.fspath(data)
     with source_text(con, data, func) as src:
