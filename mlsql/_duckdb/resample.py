@@ -324,7 +324,7 @@ def _relation(
     """The result rows as a relation (typed from the values; empty results keep the columns)."""
     import pyarrow as pa
 
-    columns = list(zip(*rows, strict=True)) if rows else [[] for _ in names]
+    columns: list[Any] = list(zip(*rows, strict=True)) if rows else [[] for _ in names]
     arrays = {}
     for i, name in enumerate(names):
         values = list(columns[i])

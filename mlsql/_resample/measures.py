@@ -101,7 +101,7 @@ def _canonical_names() -> dict[str, str]:
 def _entries(given: Any, func: str) -> list[tuple[str, dict[str, Any]]]:
     if isinstance(given, str) or not isinstance(given, Sequence) or not given:
         raise MlsqlError(ENTRY_MESSAGE.format(func=func, got=given))
-    out = []
+    out: list[tuple[str, dict[str, Any]]] = []
     for entry in given:
         if isinstance(entry, str):
             out.append((entry, {}))

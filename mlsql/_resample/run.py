@@ -40,11 +40,11 @@ Key = tuple[Any, ...]
 # ------------------------------------------------------------------ parameters
 def check_settings(n_resamples: Any, confidence: Any, seed: Any, func: str) -> None:
     """Validate the resampling parameters (scikit-learn's message shape)."""
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral):
-        bad = True
-    else:
-        bad = n_resamples < 2
-    if bad:
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, numbers.Integral)
+        or int(n_resamples) < 2
+    ):
         raise MlsqlError(
             f"The 'n_resamples' parameter of {func} must be an integer >= 2. "
             f"Got {n_resamples!r} instead."
@@ -52,7 +52,7 @@ def check_settings(n_resamples: Any, confidence: Any, seed: Any, func: str) -> N
     if (
         isinstance(confidence, bool)
         or not isinstance(confidence, numbers.Real)
-        or not 0 < confidence < 1
+        or not 0 < float(confidence) < 1
     ):
         raise MlsqlError(
             f"The 'confidence' parameter of {func} must be a number strictly between 0 and 1. "
@@ -125,8 +125,10 @@ def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarra
     return rng.poisson(m, size=(n_resamples, len(m))).astype(float)
 
 
-def evaluate(measure: Chosen, cols: dict[str, Any], weights: np.ndarray) -> np.ndarray:
-    """The measure under each row of ``weights``, as floats (NULL = NaN, ``nulls`` marks them)."""
+def evaluate(
+    measure: Chosen, cols: dict[str, Any], weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(values, nulls): the measure under each row of ``weights`` as floats, and where it is NULL."""
     with np.errstate(all="ignore"):
         value = measure.evaluate(WeightedOps(weights), cols)
     value = np.ma.asarray(value)
