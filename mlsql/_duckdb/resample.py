@@ -166,7 +166,7 @@ def bootstrap(
     >>> out.columns
     ['measure', 'estimate', 'low', 'high', 'std_error']
     >>> out.fetchall()[0][:2]
-    ('micro_f1', 0.6666666666666666)
+    ('micro_f1', 0.5714285714285714)
     """
     with _source(data, con, "bootstrap") as (con, clause, params, columns, types):
         req = front.request(

@@ -1511,7 +1511,7 @@ def bootstrap(
     >>> df = pl.DataFrame({"actual": [["a", "b"], ["b"], ["a"]] * 20,
     ...                    "predicted": [["a"], ["b"], ["b"]] * 20})
     >>> mp.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).row(0)[:2]
-    ('micro_f1', 0.6666666666666666)
+    ('micro_f1', 0.5714285714285714)
     """
 
 def brier_score_loss(actual: _IntoExpr, prob: _IntoExpr) -> pl.Expr:

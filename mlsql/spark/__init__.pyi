@@ -1523,7 +1523,7 @@ def bootstrap(
     >>> df = spark.createDataFrame([(["a", "b"], ["a"]), (["b"], ["b"]), (["a"], ["b"])] * 20,
     ...                            "actual array<string>, predicted array<string>")
     >>> ms.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).first()[:2]
-    ('micro_f1', 0.6666666666666666)
+    ('micro_f1', 0.5714285714285714)
     """
 
 def brier_score_loss(actual: _IntoColumn, prob: _IntoColumn) -> Column:
