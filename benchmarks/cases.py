@@ -219,6 +219,8 @@ CASES: list[Case] = [
     # sample weights: ratio to the unweighted case on the same file
     Case("duckdb", "mlsql micro_f1 weighted", f"SELECT micro_f1(actual, predicted, sample_weight := {WEIGHT_SQL}) FROM {PARQUET}", mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
     Case("duckdb", "mlsql multilabel_report weighted", f"SELECT * FROM multilabel_report({WEIGHTED_QUERY}, 'actual', 'predicted', sample_weight := 'w')", mlsql=True, baseline=("duckdb", "mlsql multilabel_report")),
+    # bootstrap: 1,000 Poisson resamples of micro_f1, ratio to micro_f1 alone (issue 14: at most 5x)
+    Case("duckdb", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(f"FROM read_parquet('{e.f}')", "actual", "predicted", ["micro_f1"], n_resamples=1000, con=e.con).fetchall(), mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
     # Polars: streaming scans, then eager read_parquet -------------------------
     Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),
     Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),
@@ -229,6 +231,7 @@ CASES: list[Case] = [
     Case("polars", "mlsql multilabel_report portable", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True, portable=True),
     Case("polars", "mlsql micro_f1 weighted", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted", sample_weight=_pl_weight(e.pl))).collect(engine="streaming"), mlsql=True, baseline=("polars", "mlsql micro_f1")),
     Case("polars", "mlsql multilabel_report weighted", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f).with_columns(w=_pl_weight(e.pl)), "actual", "predicted", sample_weight="w").collect(engine="streaming"), mlsql=True, baseline=("polars", "mlsql multilabel_report")),
+    Case("polars", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(e.pl.scan_parquet(e.f), "actual", "predicted", ["micro_f1"], n_resamples=1000), mlsql=True, baseline=("polars", "mlsql micro_f1")),
     Case("polars", "bare scan eager", lambda e: e.pl.read_parquet(e.f).select(_pl_lengths(e.pl)), baseline=("polars", "bare scan eager")),
     Case("polars", "mlsql micro_f1 eager", lambda e: e.pl.read_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")), mlsql=True, baseline=("polars", "bare scan eager")),
     # scikit-learn: ratio to mlsql's DuckDB micro_f1 ---------------------------
@@ -237,6 +240,7 @@ CASES: list[Case] = [
     Case("spark", "JVM start (SparkSession)", None, files=(), setup_only=True, repeat=1),
     Case("spark", "bare scan", lambda e: e.spark.read.parquet(e.f).agg(_spark_lengths(e)).collect()),
     Case("spark", "mlsql micro_f1", lambda e: e.spark.read.parquet(e.f).agg(e.mlsql.micro_f1("actual", "predicted")).collect(), mlsql=True),
+    Case("spark", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(e.spark.read.parquet(e.f), "actual", "predicted", ["micro_f1"], n_resamples=1000), mlsql=True, baseline=("spark", "mlsql micro_f1")),
     # MLlib's MultilabelMetrics on the same session: ratio to mlsql's Spark micro_f1; labels must be doubles, so ints only
     Case("mllib", "MultilabelMetrics micro F1", mllib_micro_f1, files=("ints",), baseline=("spark", "mlsql micro_f1")),
 ]

@@ -29,10 +29,13 @@ if TYPE_CHECKING:
     )
     from mlsql._duckdb.label_tables import label_metrics, multilabel_report
     from mlsql._duckdb.register import connect, register
+    from mlsql._duckdb.resample import bootstrap, compare
 
 __all__ = [
     "MlsqlError",
     "__version__",
+    "bootstrap",
+    "compare",
     "confusion_matrix_wide",
     "connect",
     "from_indicators",
@@ -51,6 +54,8 @@ _DUCKDB = {
     "connect": "mlsql._duckdb.register",
     "register": "mlsql._duckdb.register",
     "label_metrics": "mlsql._duckdb.label_tables",
+    "bootstrap": "mlsql._duckdb.resample",
+    "compare": "mlsql._duckdb.resample",
     "multilabel_report": "mlsql._duckdb.label_tables",
     "confusion_matrix_wide": "mlsql._duckdb.confusion_wide",
     "from_indicators": "mlsql._duckdb.indicators",

@@ -44,6 +44,7 @@ CORE = (
     "mlsql._version",
     "mlsql._front",
     "mlsql._weights",
+    "mlsql._resample",
 )
 #: what users run over any engine (``mlsql`` itself is the package's ``__init__``)
 FRONT = ("mlsql", "mlsql.cli", "mlsql.report", "mlsql._docs", "mlsql._stubs")

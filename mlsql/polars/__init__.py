@@ -38,7 +38,7 @@ import polars as pl
 from mlsql._errors import MlsqlError
 from mlsql._front import families as front
 from mlsql._registry import REGISTRY, measures
-from mlsql.polars import _build, families, namespace
+from mlsql.polars import _build, families, namespace, resample
 from mlsql.polars._engine import POLARS
 
 
@@ -78,10 +78,15 @@ def _add_examples(
 def _expression_functions(functions: dict[str, Callable[..., pl.Expr]]) -> dict[str, Any]:
     """The functions that return an expression (label tables take and return frames)."""
     kinds = {alias: m.kind for m in measures() for alias in (m.name, *m.aliases)}
-    return {name: fn for name, fn in functions.items() if kinds.get(name) != "table"}
+    return {
+        name: fn
+        for name, fn in functions.items()
+        if kinds.get(name) != "table" and name not in resample.FUNCTIONS
+    }
 
 
 FUNCTIONS: dict[str, Callable[..., pl.Expr]] = front.functions(POLARS)
+FUNCTIONS.update(resample.FUNCTIONS)  # frame in, frame out: no expression namespace
 globals().update(FUNCTIONS)
 #: the statements of each generated docstring example (their outputs: ``_example_outputs``)
 _EXAMPLES = _example_statements(FUNCTIONS)

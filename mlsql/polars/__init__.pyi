@@ -54,12 +54,14 @@ __all__ = [
     "binary_specificity_from_counts",
     "binary_support",
     "binary_support_from_counts",
+    "bootstrap",
     "brier_score_loss",
     "class_distribution",
     "class_error_rate",
     "class_metrics",
     "clp",
     "cohen_kappa_score",
+    "compare",
     "confusion_matrix",
     "confusion_matrix_wide",
     "cost_error",
@@ -1613,6 +1615,38 @@ def binary_support_from_counts(
     0.4
     """
 
+def bootstrap(
+    frame: pl.DataFrame | pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    *,
+    by: str | Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Bootstrap intervals of measures, one row per group and measure.
+
+    Parameters, result and method are those of DuckDB's ``mlsql.bootstrap``
+    (``frame`` is a DataFrame or LazyFrame; the same seed gives the same
+    result in every engine).
+
+    Returns
+    -------
+    polars.DataFrame
+        The ``by`` columns, measure, estimate, low, high, std_error.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"actual": [["a", "b"], ["b"], ["a"]] * 20,
+    ...                    "predicted": [["a"], ["b"], ["b"]] * 20})
+    >>> mp.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).row(0)[:2]
+    ('micro_f1', 0.5714285714285714)
+    """
+
 def brier_score_loss(
     actual: _IntoExpr,
     prob: _IntoExpr,
@@ -1818,6 +1852,41 @@ def cohen_kappa_score(
     >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
     >>> df.select(mp.cohen_kappa_score('actual', 'predicted')).item()
     0.6363636363636364
+    """
+
+def compare(
+    frame: pl.DataFrame | pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    *,
+    model: str = "model",
+    id: str = "id",
+    baseline: Any = "A",
+    by: str | Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    drop_unpaired: bool = False,
+) -> pl.DataFrame:
+    """Paired comparison of every model with the baseline: difference, interval, p-values.
+
+    Parameters, result and method are those of DuckDB's ``mlsql.compare``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The ``by`` columns, model, measure, baseline_estimate, estimate,
+        difference, low, high, p_value, mcnemar_p_value.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"id": [1, 2, 3, 1, 2, 3], "model": ["A"] * 3 + ["B"] * 3,
+    ...                    "actual": ["x", "y", "x"] * 2, "predicted": ["x", "x", "x", "x", "y", "x"]})
+    >>> mp.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).row(0)[:5]
+    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
     """
 
 def confusion_matrix(

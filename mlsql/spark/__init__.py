@@ -44,10 +44,12 @@ from typing import Any
 
 from mlsql._errors import MlsqlError
 from mlsql._front.families import functions
+from mlsql.spark import resample
 from mlsql.spark._engine import SPARK
 from mlsql.spark.sql import register
 
 FUNCTIONS: dict[str, Callable[..., Any]] = functions(SPARK)
+FUNCTIONS.update(resample.FUNCTIONS)
 globals().update(FUNCTIONS)
 
 __all__ = ["FUNCTIONS", "MlsqlError", "register", *sorted(FUNCTIONS)]

@@ -52,12 +52,14 @@ __all__ = [
     "binary_specificity_from_counts",
     "binary_support",
     "binary_support_from_counts",
+    "bootstrap",
     "brier_score_loss",
     "class_distribution",
     "class_error_rate",
     "class_metrics",
     "clp",
     "cohen_kappa_score",
+    "compare",
     "confusion_matrix",
     "confusion_matrix_wide",
     "cost_error",
@@ -1625,6 +1627,38 @@ def binary_support_from_counts(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
+def bootstrap(
+    df: DataFrame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    *,
+    by: str | Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> DataFrame:
+    """Bootstrap intervals of measures, one row per group and measure.
+
+    Parameters, result and method are those of DuckDB's ``mlsql.bootstrap``
+    (the same seed gives the same result in every engine).
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, measure, estimate, low, high, std_error.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(["a", "b"], ["a"]), (["b"], ["b"]), (["a"], ["b"])] * 20,
+    ...                            "actual array<string>, predicted array<string>")
+    >>> ms.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).first()[:2]
+    ('micro_f1', 0.5714285714285714)
+    """
+
 def brier_score_loss(
     actual: _IntoColumn,
     prob: _IntoColumn,
@@ -1869,6 +1903,44 @@ def cohen_kappa_score(
     >>> df = spark.createDataFrame([('a', 'a'), ('a', 'b'), ('b', 'b'), ('c', 'c')], 'actual string, predicted string')
     >>> df.agg(ms.cohen_kappa_score('actual', 'predicted', weights='linear')).first()[0]
     0.7142857142857143
+    """
+
+def compare(
+    df: DataFrame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    *,
+    model: str = "model",
+    id: str = "id",
+    baseline: Any = "A",
+    by: str | Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    drop_unpaired: bool = False,
+) -> DataFrame:
+    """Paired comparison of every model with the baseline: difference, interval, p-values.
+
+    Parameters, result and method are those of DuckDB's ``mlsql.compare``.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, model, measure, baseline_estimate, estimate,
+        difference, low, high, p_value, mcnemar_p_value.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [(1, "A", "x", "x"), (2, "A", "y", "x"), (3, "A", "x", "x"),
+    ...      (1, "B", "x", "x"), (2, "B", "y", "y"), (3, "B", "x", "x")],
+    ...     "id int, model string, actual string, predicted string")
+    >>> ms.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).first()[:5]
+    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
     """
 
 def confusion_matrix(

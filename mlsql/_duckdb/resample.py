@@ -1,0 +1,337 @@
+"""``bootstrap`` and ``compare`` on DuckDB: the statistics table in SQL, the resample in Python.
+
+The one pass over the data is a DuckDB ``GROUP BY`` of each row's statistics
+(tp, |A|, |P| from mlsql's macros, native where built; or the (actual,
+predicted) cell); its few rows go to :mod:`mlsql._resample.run`.
+
+Why not a SQL table macro alone: the exact resample of a tuple seen m times
+is one Poisson(m) draw, and DuckDB SQL has no Poisson generator (only
+``random()``, uniform, whose stream is per thread and not seedable per
+group); drawing m Poisson(1) weights per row would cost rows x resamples.
+The Python call runs the GROUP BY in DuckDB and the draws in numpy.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import duckdb
+
+from mlsql import _label_types as LT
+from mlsql._duckdb.label_tables import source_text
+from mlsql._resample import front, run
+from mlsql._sqlexpr import quote_ident
+
+_INTEGER = re.compile(r"U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?")
+
+
+def _kind(type_name: str) -> tuple[bool, str]:
+    """(is a list, label kind) of a DuckDB type."""
+    match = re.fullmatch(r"(.*)\[\d*\]", type_name)
+    element = match.group(1) if match else type_name
+    if element == '"NULL"' or element == "NULL":
+        kind = LT.NULL
+    elif _INTEGER.fullmatch(element):
+        kind = LT.INTEGER
+    elif element == "VARCHAR" or element.startswith("ENUM("):
+        kind = LT.TEXT
+    else:
+        kind = element
+    return match is not None, kind
+
+
+def _ensure_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Register mlsql's macros on ``con`` unless they are there (a probe, not a catalog scan)."""
+    try:
+        con.execute("SELECT _mlsql_tp(['a'], ['a'])").fetchall()
+    except duckdb.Error:
+        from mlsql._duckdb.register import register
+
+        register(con)
+
+
+@contextmanager
+def _source(data: Any, con: duckdb.DuckDBPyConnection | None, func: str) -> Iterator[Any]:
+    """(connection, FROM clause, parameters, columns, types) of ``data``."""
+    if con is None:
+        from mlsql._duckdb.register import connect
+
+        con = connect()
+        if isinstance(data, duckdb.DuckDBPyRelation):  # from another connection: copy it
+            data = data.to_arrow_table()
+    _ensure_macros(con)
+    if isinstance(data, os.PathLike):
+        data = os.fspath(data)
+    with source_text(con, data, func) as src:
+        clause, params = src.from_clause()
+        probe = src.probe(con, func)
+        yield con, clause, params, list(probe.columns), [str(t) for t in probe.types]
+
+
+def _stats_sql(stats: str, actual: str, predicted: str) -> list[str]:
+    a, p = quote_ident(actual), quote_ident(predicted)
+    if stats == "label_sets":
+        return [
+            f"_mlsql_tp({a}, {p})",
+            f"_mlsql_n_actual({a}, {p})",
+            f"_mlsql_n_predicted({a}, {p})",
+        ]
+    return [a, p]
+
+
+def _check(
+    req: front.Request, columns: list[str], types: list[str], actual: str, predicted: str
+) -> None:
+    shown = [types[columns.index(actual)], types[columns.index(predicted)]]
+    kinds = [_kind(t) for t in shown]
+    front.check_labels(
+        req, ["actual", "predicted"], [k[0] for k in kinds], [k[1] for k in kinds], shown
+    )
+
+
+def bootstrap(
+    data: Any,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    *,
+    by: str | Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    con: duckdb.DuckDBPyConnection | None = None,
+) -> duckdb.DuckDBPyRelation:
+    """Bootstrap intervals of measures, one row per group and measure.
+
+    Parameters
+    ----------
+    data : str, os.PathLike, DuckDBPyRelation or DataFrame
+        A table or view name, a query, a Parquet, CSV or JSON path (read on
+        ``con``), a relation, or an Arrow table, Polars or pandas DataFrame.
+    actual, predicted : str
+        The columns of true and predicted labels: label lists for the
+        multi-label measures, one label per row for the single-label ones.
+    measures : sequence
+        Measure names, or ``(name, {parameter: value})`` pairs (``("micro_fbeta",
+        {"beta": 2})``, ``("hamming_loss", {"n_labels": 20})``). Resampled: every
+        micro measure, the samples averages, subset_accuracy, zero_one_loss,
+        hamming_loss and fmeasure over label lists; accuracy, error_rate,
+        precision_score, recall_score, fbeta_score, f1_score,
+        balanced_accuracy_score, cohen_kappa_score and matthews_corrcoef over
+        one label per row. Measures of one kind of input per call.
+    by : str or sequence of str, optional
+        Grouping columns; each group is resampled independently.
+    n_resamples : int, default 1000
+        Bootstrap resamples (at least 2).
+    confidence : float, default 0.95
+        Confidence of the interval, strictly between 0 and 1.
+    seed : int, default 0
+        Seed of the random streams: the same seed gives the same result (in
+        every engine), another seed another resample.
+    con : duckdb.DuckDBPyConnection, optional
+        The connection that reads ``data`` (a fresh ``mlsql.connect()`` if
+        None; a relation from another connection is then copied).
+
+    Returns
+    -------
+    duckdb.DuckDBPyRelation
+        Columns: the ``by`` columns, measure, estimate (the measure on the data),
+        low and high (the percentile interval), std_error (standard deviation of
+        the resampled values), ordered by group (NULL first) and measure as given.
+
+    Notes
+    -----
+    A Poisson bootstrap: each row gets an independent Poisson(1) weight per
+    resample; a resample's measure is the measure of the rows repeated by
+    their weights. Rows with the same statistics (tp, |A|, |P|; or the
+    (actual, predicted) cell) are exchangeable and the sum of m Poisson(1)
+    weights is Poisson(m), so mlsql draws one Poisson(m) weight per distinct
+    tuple: exact, at a cost independent of the number of rows. Resamples where
+    the measure is undefined (NULL or NaN) are left out of the interval. The
+    interval is the percentile interval (no BCa). Each group's random stream
+    is ``PCG64(SeedSequence([seed, *key]))``, ``key`` from the SHA-256 of the
+    group's values. SQL alone cannot do this exactly: DuckDB has no seedable
+    Poisson generator; the GROUP BY runs in DuckDB, the draws in numpy.
+
+    Examples
+    --------
+    >>> import mlsql, pyarrow as pa
+    >>> preds = pa.table({"actual": [["a", "b"], ["b"], ["a"]] * 20,
+    ...                   "predicted": [["a"], ["b"], ["b"]] * 20})
+    >>> out = mlsql.bootstrap(preds, "actual", "predicted", ["micro_f1"], n_resamples=200)
+    >>> out.columns
+    ['measure', 'estimate', 'low', 'high', 'std_error']
+    >>> out.fetchall()[0][:2]
+    ('micro_f1', 0.5714285714285714)
+    """
+    with _source(data, con, "bootstrap") as (con, clause, params, columns, types):
+        req = front.request(
+            "bootstrap",
+            columns,
+            {"actual": actual, "predicted": predicted},
+            by,
+            measures,
+            n_resamples,
+            confidence,
+            seed,
+        )
+        _check(req, columns, types, actual, predicted)
+        groups = [quote_ident(b) for b in req.by]
+        select = ", ".join([*groups, *_stats_sql(req.stats, actual, predicted), "count(*)"])
+        rows = con.sql(f"SELECT {select} {clause} GROUP BY ALL", params=params).fetchall()
+    out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
+    return _relation(con, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
+
+
+def compare(
+    data: Any,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    *,
+    model: str = "model",
+    id: str = "id",
+    baseline: Any = "A",
+    by: str | Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    drop_unpaired: bool = False,
+    con: duckdb.DuckDBPyConnection | None = None,
+) -> duckdb.DuckDBPyRelation:
+    """Paired comparison of every model with the baseline: difference, interval, p-values.
+
+    Parameters
+    ----------
+    data, actual, predicted, measures, by, n_resamples, confidence, seed, con
+        As in :func:`bootstrap`; ``data`` holds one row per (model, id).
+    model : str, default 'model'
+        The column naming each row's model.
+    id : str, default 'id'
+        The column pairing rows across models (unique within a model and group).
+    baseline : default 'A'
+        The model value every other model is compared with.
+    drop_unpaired : bool, default False
+        Leave out rows whose id has no row of the other model; by default they
+        are an error that says how many there are.
+
+    Returns
+    -------
+    duckdb.DuckDBPyRelation
+        Columns: the ``by`` columns, model, measure, baseline_estimate, estimate,
+        difference (model - baseline), low and high (percentile interval of the
+        difference), p_value (two-sided paired bootstrap), mcnemar_p_value
+        (McNemar's exact test, for per-row 0/1 outcomes: subset_accuracy,
+        zero_one_loss, accuracy, error_rate; NULL for other measures).
+
+    Notes
+    -----
+    Both models of an id get the same Poisson weight in each resample (the
+    statistics tuple is the pair of both rows' statistics). The bootstrap
+    p-value is min(1, 2 min((1 + #{d* <= 0}) / (B + 1), (1 + #{d* >= 0}) /
+    (B + 1))) over the B resampled differences d*: it is below 1 - confidence
+    exactly when the percentile interval leaves 0 out (up to the +1 terms);
+    identical models give 1. McNemar's exact test: b ids right for the
+    baseline only, c for the model only, p = min(1, 2 P(X <= min(b, c))) with
+    X ~ Binomial(b + c, 1/2).
+
+    Examples
+    --------
+    >>> import mlsql, pyarrow as pa
+    >>> rows = pa.table({"id": [1, 2, 3, 1, 2, 3], "model": ["A"] * 3 + ["B"] * 3,
+    ...                  "actual": ["x", "y", "x"] * 2, "predicted": ["x", "x", "x", "x", "y", "x"]})
+    >>> out = mlsql.compare(rows, "actual", "predicted", ["accuracy"], n_resamples=200)
+    >>> out.fetchall()[0][:5]
+    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
+    """
+    with _source(data, con, "compare") as (con, clause, params, columns, types):
+        req = front.request(
+            "compare",
+            columns,
+            {"actual": actual, "predicted": predicted, "model": model, "id": id},
+            by,
+            measures,
+            n_resamples,
+            confidence,
+            seed,
+        )
+        _check(req, columns, types, actual, predicted)
+        groups = [quote_ident(b) for b in req.by]
+        names = [f"__mlsql_s{i}" for i in range(len(front_stats(req)))]
+        stats = [
+            f"{e} AS {n}"
+            for e, n in zip(_stats_sql(req.stats, actual, predicted), names, strict=True)
+        ]
+        keyed = ", ".join(
+            [
+                *groups,
+                f"{quote_ident(model)} AS __mlsql_model",
+                f"{quote_ident(id)} AS __mlsql_id",
+                *stats,
+            ]
+        )
+        rows_sql = f"SELECT {keyed} {clause}"
+        totals = dict(
+            con.sql(
+                f"SELECT __mlsql_model, count(*) FROM ({rows_sql}) GROUP BY ALL", params=params
+            ).fetchall()
+        )
+        keys = ", ".join([*groups, "__mlsql_model", "__mlsql_id"])
+        repeated = con.sql(
+            f"SELECT count(*) - count(DISTINCT ({keys})) FROM ({rows_sql})", params=params
+        ).fetchall()[0][0]
+        same_group = "".join(f" AND m.{g} IS NOT DISTINCT FROM b.{g}" for g in groups)
+        select = ", ".join(
+            [
+                *(f"m.{g}" for g in groups),
+                "m.__mlsql_model",
+                *(f"b.{n}" for n in names),
+                *(f"m.{n}" for n in names),
+                "count(*)",
+            ]
+        )
+        paired_sql = (
+            f"WITH s AS ({rows_sql}) SELECT {select} FROM s AS m JOIN s AS b "
+            f"ON m.__mlsql_id = b.__mlsql_id{same_group} AND b.__mlsql_model = ? "
+            f"WHERE m.__mlsql_model <> ? GROUP BY ALL"
+        )
+        if baseline in totals:
+            rows = con.sql(paired_sql, params=[*params, baseline, baseline]).fetchall()
+        else:
+            rows = []
+    paired: dict[Any, int] = {}
+    for row in rows:
+        paired[row[len(req.by)]] = paired.get(row[len(req.by)], 0) + row[-1]
+    front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
+    out = run.compare(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
+    return _relation(con, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by))
+
+
+def front_stats(req: front.Request) -> tuple[str, ...]:
+    """The statistic columns of ``req``'s measures."""
+    from mlsql._resample.measures import STATS
+
+    return STATS[req.stats]
+
+
+def _relation(
+    con: duckdb.DuckDBPyConnection, names: list[str], rows: list[tuple[Any, ...]], n_by: int
+) -> duckdb.DuckDBPyRelation:
+    """The result rows as a relation (typed from the values; empty results keep the columns)."""
+    import pyarrow as pa
+
+    columns: list[Any] = list(zip(*rows, strict=True)) if rows else [[] for _ in names]
+    arrays = {}
+    for i, name in enumerate(names):
+        values = list(columns[i])
+        if i >= n_by and name not in ("model", "measure"):
+            arrays[name] = pa.array(values, type=pa.float64())
+        elif i >= n_by and name == "measure":
+            arrays[name] = pa.array(values, type=pa.string())
+        else:
+            arrays[name] = pa.array(values) if values else pa.array([], type=pa.null())
+    return con.from_arrow(pa.table(arrays))

@@ -1,0 +1,155 @@
+"""What every engine's ``bootstrap`` and ``compare`` share: argument checks, messages, columns.
+
+An engine reads the frame's schema, computes the statistics table (one GROUP
+BY) and hands its rows to :mod:`mlsql._resample.run`; everything it checks
+and every message it raises comes from here, so the engines agree word for word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mlsql import _label_types as LT
+from mlsql import _params as P
+from mlsql._errors import MlsqlError
+from mlsql._resample import run
+from mlsql._resample.measures import Chosen, resolve
+
+#: the result columns after the ``by`` columns
+BOOTSTRAP_COLUMNS = ("measure", "estimate", "low", "high", "std_error")
+COMPARE_COLUMNS = (
+    "model",
+    "measure",
+    "baseline_estimate",
+    "estimate",
+    "difference",
+    "low",
+    "high",
+    "p_value",
+    "mcnemar_p_value",
+)
+LIST_MESSAGE = (
+    "{func} resamples {measure} from label lists: {name} must be a list of labels per row. "
+    "Got {name} {type}."
+)
+SCALAR_MESSAGE = (
+    "{func} resamples {measure} from one label per row: {name} must be a label, not a list. "
+    "Got {name} {type}."
+)
+BASELINE_MESSAGE = (
+    "compare: the baseline {baseline!r} is not a value of the model column {model!r}. "
+    "Its values: {values}."
+)
+UNPAIRED_MESSAGE = (
+    "compare pairs the rows of each model with the baseline's on {id!r}, and {n} rows have no "
+    "partner ({details}). Pass drop_unpaired=True to leave them out."
+)
+DUPLICATE_MESSAGE = (
+    "compare pairs rows on {id!r}, which must be unique within each model (and group). "
+    "Got {n} repeated rows."
+)
+
+
+@dataclass(frozen=True)
+class Request:
+    """A checked call: group columns, measures and resampling settings."""
+
+    func: str
+    by: list[str]
+    chosen: list[Chosen]
+    n_resamples: int
+    confidence: float
+    seed: int
+
+    @property
+    def stats(self) -> str:
+        """The kind of statistics table the measures need (``label_sets`` or ``classes``)."""
+        return self.chosen[0].stats
+
+
+def request(
+    func: str,
+    columns: Collection[str],
+    named: Mapping[str, Any],
+    by: Any,
+    measures: Any,
+    n_resamples: Any,
+    confidence: Any,
+    seed: Any,
+) -> Request:
+    """Check every argument against the frame's ``columns``; ``named`` maps role -> column."""
+    groups = P.check_by(by, func)
+    chosen = resolve(measures, func)
+    run.check_settings(n_resamples, confidence, seed, func)
+    for role, name in [*named.items(), *(("by", b) for b in groups)]:
+        if not isinstance(name, str) or name not in columns:
+            raise MlsqlError(
+                f"{func}: the {role} column {name!r} is not in the data. "
+                f"Its columns: {', '.join(columns)}."
+            )
+    outputs = BOOTSTRAP_COLUMNS if func == "bootstrap" else COMPARE_COLUMNS
+    for name in groups:
+        if name in outputs:
+            raise MlsqlError(f"{func}: the by column {name!r} has the name of an output column.")
+    return Request(func, groups, chosen, int(n_resamples), float(confidence), int(seed))
+
+
+def check_labels(
+    req: Request,
+    names: Sequence[str],
+    lists: Sequence[bool],
+    kinds: Sequence[str],
+    shown: Sequence[str],
+) -> None:
+    """The inputs hold what the measures need: label lists, or one label per row, of one kind.
+
+    ``lists`` says whether each input is a list (an all-NULL input counts as
+    either), ``kinds`` are the label kinds of the elements or values
+    (:mod:`mlsql._label_types`), ``shown`` the engine's type names.
+    """
+    want_lists = req.stats == "label_sets"
+    for name, is_list, kind, type_name in zip(names, lists, kinds, shown, strict=True):
+        if kind != LT.NULL and is_list != want_lists:
+            template = LIST_MESSAGE if want_lists else SCALAR_MESSAGE
+            raise MlsqlError(
+                template.format(
+                    func=req.func, measure=req.chosen[0].label, name=name, type=type_name
+                )
+            )
+    LT.check_labels(req.func, names, kinds, shown)
+
+
+def check_pairs(
+    model: str,
+    id_column: str,
+    baseline: Any,
+    totals: Mapping[Any, int],
+    paired: Mapping[Any, int],
+    repeated: int,
+    drop_unpaired: bool,
+) -> None:
+    """The baseline exists, ids are unique per model, and (unless dropped) every row has a partner.
+
+    ``totals``: rows per model value; ``paired``: per other model, rows paired
+    with a baseline row; ``repeated``: rows whose (group, model, id) repeats.
+    """
+    if baseline not in totals:
+        values = ", ".join(repr(v) for v in sorted(totals, key=run._order))
+        raise MlsqlError(BASELINE_MESSAGE.format(baseline=baseline, model=model, values=values))
+    if repeated:
+        raise MlsqlError(DUPLICATE_MESSAGE.format(id=id_column, n=repeated))
+    if drop_unpaired:
+        return
+    details, n = [], 0
+    for value in sorted((v for v in totals if v != baseline), key=run._order):
+        own = totals[value] - paired.get(value, 0)
+        base = totals[baseline] - paired.get(value, 0)
+        if own:
+            details.append(f"{own} of model {value!r} without a baseline row")
+        if base:
+            details.append(f"{base} of the baseline without a row of model {value!r}")
+        n += own + base
+    if n:
+        raise MlsqlError(UNPAIRED_MESSAGE.format(id=id_column, n=n, details="; ".join(details)))

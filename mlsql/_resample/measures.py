@@ -1,0 +1,257 @@
+"""Which measures can be resampled from a statistics table, and how each is evaluated.
+
+A measure here is a function of statistics pooled over rows, so the rows of a
+group can be replaced by their distinct statistic tuples and a count each:
+
+- ``label_sets`` (label lists): a row's (tp, |A|, |P|). Every micro measure,
+  the samples averages (a row's value is a function of the tuple), subset
+  accuracy, zero-one loss, Hamming loss and Hivemall's ``fmeasure`` over lists.
+- ``classes`` (one label per row): a row's (actual, predicted) cell. Accuracy,
+  error rate and the class-wise measures (precision, recall, F over classes
+  micro/macro/weighted, balanced accuracy, Cohen's kappa, MCC), whose
+  statistics are the resampled confusion matrix.
+
+Each is evaluated by its registry formula (:mod:`mlsql.measures`) with
+:class:`~mlsql._resample.ops.WeightedOps`. Macro and weighted multi-label
+averages, ranking, regression and score measures need per-row weights (a
+label's counts are not a function of the row tuple alone) and are refused
+with a message that says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mlsql import _formulas as F
+from mlsql import _params as P
+from mlsql._errors import MlsqlError
+from mlsql._front.build import checked_params
+from mlsql._registry import REGISTRY, measures
+from mlsql._resample.ops import WeightedOps
+from mlsql.measures import single_label as SL
+
+#: statistic columns of each kind of statistics table, in the order engines give them
+STATS = {"label_sets": ("tp", "n_actual", "n_predicted"), "classes": ("actual", "predicted")}
+
+LABEL_SET_MEASURES = (
+    "micro_precision",
+    "micro_recall",
+    "micro_fbeta",
+    "micro_f1",
+    "micro_jaccard",
+    "samples_precision",
+    "samples_recall",
+    "samples_fbeta",
+    "samples_f1",
+    "samples_jaccard",
+    "subset_accuracy",
+    "zero_one_loss",
+    "hamming_loss",
+    "fmeasure",
+)
+CLASS_MEASURES = ("accuracy", "error_rate", *SL.CLASS_MEASURES)
+#: measures whose per-row outcome is 0 or 1 (McNemar's test applies)
+ZERO_ONE = ("subset_accuracy", "zero_one_loss", "accuracy", "error_rate")
+#: the fmeasure of Hivemall: undefined F is 0
+HIVEMALL_ZERO = P.ZeroDivision("value", 0.0)
+
+UNSUPPORTED_MESSAGE = (
+    "{func} cannot resample {name}: it resamples measures that are functions of statistics "
+    "pooled over rows ({allowed}). Macro, weighted and per-label measures, ranking, "
+    "regression and score measures need per-row weights."
+)
+MIXED_MESSAGE = (
+    "{func} takes measures of one kind of input: label lists ({sets}) or one label per row "
+    "({classes}). Got {first} and {other}."
+)
+ENTRY_MESSAGE = (
+    "The 'measures' parameter of {func} must be a non-empty list of measure names or "
+    "(name, {{parameter: value}}) pairs. Got {got!r} instead."
+)
+
+Columns = dict[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """One measure the caller asked for: its output label, statistics kind and evaluation."""
+
+    label: str
+    name: str
+    stats: str
+    evaluate: Callable[[WeightedOps, Columns], Any]
+
+    @property
+    def zero_one(self) -> bool:
+        """Whether each row's outcome is 0 or 1 (McNemar's exact test applies)."""
+        return self.name in ZERO_ONE
+
+
+def _canonical_names() -> dict[str, str]:
+    measures()
+    out = {m.name: m.name for m in REGISTRY.values()}
+    out.update({a: m.name for m in REGISTRY.values() for a in m.aliases})
+    return out
+
+
+def _entries(given: Any, func: str) -> list[tuple[str, dict[str, Any]]]:
+    if isinstance(given, str) or not isinstance(given, Sequence) or not given:
+        raise MlsqlError(ENTRY_MESSAGE.format(func=func, got=given))
+    out: list[tuple[str, dict[str, Any]]] = []
+    for entry in given:
+        if isinstance(entry, str):
+            out.append((entry, {}))
+        elif (
+            isinstance(entry, (tuple, list))
+            and len(entry) == 2
+            and isinstance(entry[0], str)
+            and isinstance(entry[1], dict)
+        ):
+            out.append((entry[0], dict(entry[1])))
+        else:
+            raise MlsqlError(ENTRY_MESSAGE.format(func=func, got=given))
+    return out
+
+
+def _label(name: str, params: dict[str, Any]) -> str:
+    if not params:
+        return name
+    return f"{name}({', '.join(f'{k}={v!r}' for k, v in sorted(params.items()))})"
+
+
+def resolve(given: Any, func: str) -> list[Chosen]:
+    """The measures of ``given`` (names or (name, params) pairs), checked, of one stats kind.
+
+    Examples
+    --------
+    >>> [c.label for c in resolve(["micro_f1", ("micro_fbeta", {"beta": 2})], "bootstrap")]
+    ['micro_f1', 'micro_fbeta(beta=2)']
+    """
+    names = _canonical_names()
+    allowed = ", ".join((*LABEL_SET_MEASURES, *CLASS_MEASURES))
+    chosen = []
+    for given_name, params in _entries(given, func):
+        name = names.get(given_name)
+        if name not in LABEL_SET_MEASURES and name not in CLASS_MEASURES:
+            raise MlsqlError(
+                UNSUPPORTED_MESSAGE.format(func=func, name=given_name, allowed=allowed)
+            )
+        if name == "fmeasure":
+            evaluate = _fmeasure(params)
+        else:
+            evaluate = _registry_measure(name, checked_params(name, params))
+        kind = "label_sets" if name in LABEL_SET_MEASURES else "classes"
+        chosen.append(Chosen(_label(given_name, params), name, kind, evaluate))
+    kinds = {c.stats for c in chosen}
+    if len(kinds) > 1:
+        first = next(c for c in chosen if c.stats == "label_sets")
+        other = next(c for c in chosen if c.stats == "classes")
+        raise MlsqlError(
+            MIXED_MESSAGE.format(
+                func=func,
+                sets=", ".join(LABEL_SET_MEASURES),
+                classes=", ".join(CLASS_MEASURES),
+                first=first.label,
+                other=other.label,
+            )
+        )
+    return chosen
+
+
+def _fmeasure(params: dict[str, Any]) -> Callable[[WeightedOps, Columns], Any]:
+    unknown = sorted(set(params) - {"options"})
+    if unknown:
+        raise TypeError(f"fmeasure() got an unexpected keyword argument {unknown[0]!r}")
+    opts = P.parse_hivemall_options(params.get("options", ""))
+    if opts.average == "binary":
+        raise MlsqlError(P.BINARY_ON_ARRAYS_MESSAGE)
+
+    def evaluate(ops: WeightedOps, columns: Columns) -> Any:
+        return F.fbeta(ops, F.pooled(ops, row_stats(columns)), opts.beta, HIVEMALL_ZERO)
+
+    return evaluate
+
+
+def _registry_measure(name: str, params: dict[str, Any]) -> Callable[[WeightedOps, Columns], Any]:
+    build = REGISTRY[name].build
+    assert build is not None  # every resampled measure has a registry formula
+
+    def evaluate(ops: WeightedOps, columns: Columns) -> Any:
+        if name in LABEL_SET_MEASURES:
+            stats: Any = row_stats(columns)
+        elif name in ("accuracy", "error_rate"):
+            stats = agreement(ops, columns)
+        else:
+            stats = class_stats(ops, columns)
+        return build(ops, stats, **params)
+
+    return evaluate
+
+
+# ------------------------------------------------------------------ statistics of the tuples
+def row_stats(columns: Columns) -> F.RowStats:
+    """The tuples' (tp, |A|, |P|) as the formulas' row statistics (masked = unknown row)."""
+    return F.RowStats(columns["tp"], columns["n_actual"], columns["n_predicted"])
+
+
+def agreement(ops: WeightedOps, columns: Columns) -> SL.Agreement:
+    """Known rows and rows right, weighted."""
+    same = columns["actual"] == columns["predicted"]  # masked where either side is NULL
+    return SL.Agreement(n=ops.count(same), correct=ops.sum(ops.when(same, 1.0, 0.0) + same * 0))
+
+
+def class_stats(ops: WeightedOps, columns: Columns) -> SL.ClassStats:
+    """The weighted confusion counts of every class present, as the class formulas take them.
+
+    Classes are those seen on either side in each resample (a class whose rows
+    all got weight 0 is not there, as in the engines); positions are over the
+    classes present, sorted.
+    """
+    a, p = columns["actual"], columns["predicted"]
+    known = ~(np.ma.getmaskarray(a) | np.ma.getmaskarray(p))
+    a_known, p_known = np.ma.getdata(a)[known], np.ma.getdata(p)[known]
+    classes = np.unique(np.concatenate([a_known, p_known]))
+    weights = ops.weights * known  # (R, T): only known rows count
+    a_code = np.searchsorted(classes, np.ma.getdata(a)[known])
+    p_code = np.searchsorted(classes, np.ma.getdata(p)[known])
+    w = weights[..., known]
+    k = len(classes)
+    a_hot, p_hot = np.eye(k)[a_code], np.eye(k)[p_code]
+    actual, predicted = w @ a_hot, w @ p_hot
+    correct = w @ (a_hot * (a_code == p_code)[:, None])
+    present = (actual + predicted) > 0
+    position = np.cumsum(present, axis=-1) - 1.0
+    axis = WeightedOps(present)
+    n = weights.sum(axis=-1)
+
+    def pair_sum(term: Callable[[SL.ClassView, SL.ClassView], Any]) -> Any:
+        left = SL.ClassView(position[..., :, None], actual[..., :, None], predicted[..., :, None])
+        right = SL.ClassView(position[..., None, :], actual[..., None, :], predicted[..., None, :])
+        both = present[..., :, None] & present[..., None, :]
+        return np.ma.asarray(np.where(both, np.ma.getdata(term(left, right)), 0.0)).sum(
+            axis=(-2, -1)
+        )
+
+    def row_pair_sum(term: Callable[[Any, Any], Any]) -> Any:
+        i = np.take_along_axis(
+            position, np.broadcast_to(a_code, (*position.shape[:-1], len(a_code))), -1
+        )
+        j = np.take_along_axis(
+            position, np.broadcast_to(p_code, (*position.shape[:-1], len(p_code))), -1
+        )
+        return np.ma.asarray((w * np.ma.getdata(term(i, j))).sum(axis=-1))
+
+    return SL.ClassStats(
+        n=n,
+        index=np.ma.array(position, mask=~present),
+        actual=actual,
+        predicted=predicted,
+        correct=correct,
+        axis=axis,
+        pair_sum=pair_sum,
+        row_pair_sum=row_pair_sum,
+    )

@@ -1,0 +1,126 @@
+"""The formulas' primitives over numpy arrays, where ``sum`` is a weighted sum.
+
+:class:`WeightedOps` runs a registry formula (:mod:`mlsql._formulas`) on the
+distinct statistic tuples of a group and a weight matrix: each statistic is a
+masked array over the tuples (masked = NULL, an unknown row), and
+``sum``/``mean``/``count`` reduce over the last axis with the weights. With
+weights of shape (resamples, tuples) one call evaluates the measure on every
+resample at once; with the tuples' row counts (shape (1, tuples)) it is the
+measure itself.
+
+The semantics are SQL's, as in every engine: ``sum`` and ``mean`` are NULL
+over no (positively weighted) non-NULL value, ``count`` is 0 there, NaN
+propagates through ``sum``, and ``when`` takes ``otherwise`` where the
+condition is NULL.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from mlsql._errors import MlsqlError
+from mlsql._params import ZeroDivision
+
+Array = np.ma.MaskedArray
+
+
+def masked(value: Any) -> Array:
+    """``value`` as a float or bool masked array; ``None`` is a masked (NULL) scalar."""
+    if value is None:
+        return np.ma.masked_all((), dtype=float)
+    if isinstance(value, np.ma.MaskedArray):
+        return value
+    return np.ma.asarray(value)
+
+
+class WeightedOps:
+    """Formula primitives whose reductions weigh the last axis by ``weights``.
+
+    Parameters
+    ----------
+    weights : numpy.ndarray
+        Broadcastable against the values being reduced: (resamples, tuples)
+        for rows, (resamples, classes) for a class axis, or a scalar 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> ops = WeightedOps(np.array([[1.0, 2.0], [0.0, 0.0]]))
+    >>> x = np.ma.array([3.0, 4.0])
+    >>> ops.sum(x).tolist(), ops.count(x).tolist()
+    ([11.0, None], [3.0, 0.0])
+    """
+
+    def __init__(self, weights: Any) -> None:
+        self.weights = np.asarray(weights, dtype=float)
+
+    def _reduce(self, x: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(weighted total, weight of the non-NULL values, whether a weighted NaN is met)."""
+        x = masked(x)
+        valid = ~np.ma.getmaskarray(x)
+        data = np.asarray(np.ma.getdata(x), dtype=float)
+        nan = np.isnan(data) & valid
+        clean = np.where(valid & ~nan, data, 0.0)
+        w = self.weights
+        total = (w * clean).sum(axis=-1)
+        present = (w * valid).sum(axis=-1)
+        hit_nan = ((w > 0) & nan).sum(axis=-1) > 0
+        return total, present, hit_nan
+
+    def sum(self, x: Any) -> Array:
+        """SQL ``sum`` of the weighted values: NULL over no weighted non-NULL value."""
+        total, present, hit_nan = self._reduce(x)
+        total = np.where(hit_nan, np.nan, total)
+        return np.ma.array(total, mask=present == 0)
+
+    def mean(self, x: Any) -> Array:
+        """SQL ``avg`` of the weighted values: NULL over no weighted non-NULL value."""
+        total, present, hit_nan = self._reduce(x)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = np.where(hit_nan, np.nan, total / np.where(present == 0, 1, present))
+        return np.ma.array(value, mask=present == 0)
+
+    def count(self, x: Any) -> np.ndarray:
+        """The weight of the non-NULL values (SQL ``count``: 0, never NULL)."""
+        return self._reduce(x)[1]
+
+    def when(self, condition: Any, then: Any, otherwise: Any) -> Array:
+        """``then`` where ``condition`` holds, else ``otherwise`` (also where it is NULL)."""
+        cond = np.ma.filled(masked(condition), False).astype(bool)
+        return np.ma.where(cond, masked(then), masked(otherwise))
+
+    def undefined(self, zero_division: ZeroDivision, nothing_to_score: Any) -> Any:
+        """The value of an undefined ratio under ``zero_division``."""
+        if zero_division.kind == "value":
+            return zero_division.value
+        if zero_division.kind == "nan":
+            return float("nan")
+        if zero_division.kind == "ignore":
+            return None
+        return self.when(nothing_to_score, 1.0, 0.0)  # 'diagnose'
+
+    def skips_undefined(self, zero_division: ZeroDivision) -> bool:
+        """Whether averages leave undefined values out (NaN and 'ignore')."""
+        return zero_division.skips_undefined
+
+    def is_nan(self, x: Any) -> Array:
+        """True where ``x`` is NaN (NULL stays NULL)."""
+        x = masked(x)
+        data = np.isnan(np.asarray(np.ma.getdata(x), dtype=float))
+        return np.ma.array(data, mask=np.ma.getmaskarray(x))
+
+    def nan(self) -> float:
+        """NaN."""
+        return float("nan")
+
+    def error_if(self, condition: Any, value: Any, template: str, got: Any) -> Any:
+        """``value``; raises :class:`MlsqlError` (``template``, {} = ``got``) where ``condition``."""
+        if np.any(np.ma.filled(masked(condition), False)):
+            raise MlsqlError(template.format(got))
+        return value
+
+    def sqrt(self, x: Any) -> Array:
+        """Square root."""
+        return np.ma.sqrt(masked(x))

@@ -1,0 +1,280 @@
+"""The resample itself, engine-neutral: from a statistics table to intervals and p-values.
+
+Each engine computes, in one GROUP BY, the distinct statistic tuples of every
+group with their row counts m (see :mod:`mlsql._resample.measures`); what
+follows happens here, the same for every engine.
+
+The Poisson bootstrap gives each row an independent Poisson(1) weight; the
+rows of one tuple are exchangeable, and the sum of m independent Poisson(1)
+weights is Poisson(m), so drawing one Poisson(m) weight per tuple and
+resample is exactly the row-level Poisson bootstrap, at a cost independent of
+the number of rows. Tuples are taken in sorted order (NULL first), so one seed
+gives one result in every engine.
+
+Random streams: each group draws from ``numpy.random.Generator(PCG64(
+SeedSequence([seed, k0, k1, k2, k3])))`` where k0..k3 are the first 16 bytes
+(four little-endian uint32) of the SHA-256 of the group's values as JSON text
+(``json.dumps`` of the values, text for those JSON has no type for). Groups
+are thus resampled independently, and a group's result does not depend on the
+other groups. In ``compare`` the group is the by values and the model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import numbers
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mlsql._errors import MlsqlError
+from mlsql._resample.measures import STATS, Chosen
+from mlsql._resample.ops import WeightedOps
+
+Key = tuple[Any, ...]
+
+
+# ------------------------------------------------------------------ parameters
+def check_settings(n_resamples: Any, confidence: Any, seed: Any, func: str) -> None:
+    """Validate the resampling parameters (scikit-learn's message shape)."""
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, numbers.Integral)
+        or int(n_resamples) < 2
+    ):
+        raise MlsqlError(
+            f"The 'n_resamples' parameter of {func} must be an integer >= 2. "
+            f"Got {n_resamples!r} instead."
+        )
+    if (
+        isinstance(confidence, bool)
+        or not isinstance(confidence, numbers.Real)
+        or not 0 < float(confidence) < 1
+    ):
+        raise MlsqlError(
+            f"The 'confidence' parameter of {func} must be a number strictly between 0 and 1. "
+            f"Got {confidence!r} instead."
+        )
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise MlsqlError(
+            f"The 'seed' parameter of {func} must be an integer >= 0. Got {seed!r} instead."
+        )
+
+
+# ------------------------------------------------------------------ tuples and streams
+def _canonical(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real) and math.isfinite(float(value)):
+        return float(value)
+    return str(value)
+
+
+def stream(seed: int, key: Key) -> np.random.Generator:
+    """The random stream of the group ``key`` (its values) under ``seed``.
+
+    Examples
+    --------
+    >>> a = stream(0, ("x",)).poisson(1.0, 5)
+    >>> bool((a == stream(0, ("x",)).poisson(1.0, 5)).all())
+    True
+    """
+    text = json.dumps([_canonical(v) for v in key], ensure_ascii=True)
+    words = np.frombuffer(hashlib.sha256(text.encode()).digest()[:16], dtype="<u4")
+    sequence = np.random.SeedSequence([int(seed), *(int(w) for w in words)])
+    return np.random.Generator(np.random.PCG64(sequence))
+
+
+def _order(value: Any) -> tuple[bool, Any]:
+    return (value is not None, value)  # NULL first
+
+
+def grouped(rows: Iterable[Sequence[Any]], n_key: int) -> dict[Key, list[Sequence[Any]]]:
+    """Statistics rows (key values, statistics..., m) by key, each group's tuples sorted."""
+    groups: dict[Key, list[Sequence[Any]]] = {}
+    for row in rows:
+        groups.setdefault(tuple(row[:n_key]), []).append(row)
+    for members in groups.values():
+        members.sort(key=lambda r: tuple(_order(v) for v in r[n_key:-1]))
+    return dict(sorted(groups.items(), key=lambda kv: tuple(_order(v) for v in kv[0])))
+
+
+def columns(rows: Sequence[Sequence[Any]], names: Sequence[str], start: int) -> dict[str, Any]:
+    """The statistic columns ``names`` (from position ``start``) as masked arrays."""
+    out = {}
+    for i, name in enumerate(names):
+        values = [r[start + i] for r in rows]
+        mask = np.array([v is None for v in values], dtype=bool)
+        filled = [0 if v is None else v for v in values]
+        data = np.array(filled) if not any(isinstance(v, str) for v in filled) else None
+        if data is None:  # text labels: a common text array ('' stands in for NULL)
+            data = np.array(["" if v is None else v for v in values], dtype=object)
+        elif data.dtype.kind in "iub":
+            data = data.astype(float) if name in STATS["label_sets"] else data
+        out[name] = np.ma.array(data, mask=mask)
+    return out
+
+
+def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarray:
+    """Poisson(m) weights, one row per resample and one column per tuple."""
+    return rng.poisson(m, size=(n_resamples, len(m))).astype(float)
+
+
+def evaluate(
+    measure: Chosen, cols: dict[str, Any], weights: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(values, nulls): the measure under each row of ``weights`` as floats, and where it is NULL."""
+    with np.errstate(all="ignore"):
+        value = measure.evaluate(WeightedOps(weights), cols)
+    value = np.ma.asarray(value)
+    return np.broadcast_to(np.ma.filled(value.astype(float), np.nan), weights.shape[:-1]), (
+        np.broadcast_to(np.ma.getmaskarray(value), weights.shape[:-1])
+    )
+
+
+def _number(value: float, null: bool) -> float | None:
+    return None if null else float(value)
+
+
+def interval(values: np.ndarray, confidence: float) -> tuple[Any, Any, Any]:
+    """(low, high, std error) of the defined resampled values (percentile interval)."""
+    kept = values[np.isfinite(values)]
+    if len(kept) < 2:
+        return None, None, None
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(kept, [tail, 1 - tail])
+    return float(low), float(high), float(np.std(kept, ddof=1))
+
+
+# ------------------------------------------------------------------ bootstrap
+def bootstrap(
+    rows: Iterable[Sequence[Any]],
+    n_by: int,
+    chosen: Sequence[Chosen],
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+) -> list[tuple[Any, ...]]:
+    """Rows (by values..., measure, estimate, low, high, std_error) from a statistics table.
+
+    ``rows`` are (by values..., statistics..., m) as :data:`STATS` names them.
+    """
+    names = STATS[chosen[0].stats]
+    out = []
+    for key, members in grouped(rows, n_by).items():
+        cols = columns(members, names, n_by)
+        m = np.array([r[-1] for r in members], dtype=float)
+        weights = draw(stream(seed, key), m, n_resamples)
+        for measure in chosen:
+            (est,), (est_null,) = evaluate(measure, cols, m[None, :])
+            values, nulls = evaluate(measure, cols, weights)
+            low, high, se = interval(np.where(nulls, np.nan, values), confidence)
+            out.append((*key, measure.label, _number(est, est_null), low, high, se))
+    return out
+
+
+# ------------------------------------------------------------------ compare
+def bootstrap_p_value(differences: np.ndarray) -> float | None:
+    """Two-sided paired bootstrap p-value of a zero difference.
+
+    p = min(1, 2 min((1 + #{d* <= 0}) / (B + 1), (1 + #{d* >= 0}) / (B + 1))) over
+    the B defined resampled differences d*: the smallest 1 - confidence whose
+    percentile interval leaves 0 out. Identical models (every d* = 0) give 1.
+    """
+    kept = differences[np.isfinite(differences)]
+    if len(kept) == 0:
+        return None
+    b = len(kept)
+    below = (1 + np.count_nonzero(kept <= 0)) / (b + 1)
+    above = (1 + np.count_nonzero(kept >= 0)) / (b + 1)
+    return float(min(1.0, 2 * min(below, above)))
+
+
+def mcnemar_p_value(only_baseline: int, only_model: int) -> float:
+    """McNemar's exact test: two-sided binomial(n, 1/2) p-value of the discordant pairs.
+
+    ``only_baseline`` rows are right for the baseline only, ``only_model`` for
+    the model only; p = min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2);
+    1 with no discordant pair.
+
+    Examples
+    --------
+    >>> mcnemar_p_value(0, 5)  # 2 / 32
+    0.0625
+    """
+    n, k = only_baseline + only_model, min(only_baseline, only_model)
+    if n == 0:
+        return 1.0
+    if n <= 5000:
+        tail = sum(math.comb(n, i) for i in range(k + 1))
+        return float(min(1.0, 2 * tail / 2**n))
+    i = np.arange(1, k + 1, dtype=float)
+    log_terms = np.concatenate([[0.0], np.cumsum(np.log(n - i + 1) - np.log(i))])
+    top = log_terms.max()
+    log_tail = top + math.log(np.exp(log_terms - top).sum()) - n * math.log(2)
+    return float(min(1.0, 2 * math.exp(log_tail)))
+
+
+def _outcomes(measure: Chosen, cols: dict[str, Any]) -> np.ndarray:
+    """Per tuple: 1 where the row is right (exact match, correct label), masked where unknown."""
+    if measure.stats == "label_sets":
+        tp, a, p = cols["tp"], cols["n_actual"], cols["n_predicted"]
+        return (tp == a) & (tp == p)
+    return cols["actual"] == cols["predicted"]
+
+
+def compare(
+    rows: Iterable[Sequence[Any]],
+    n_by: int,
+    chosen: Sequence[Chosen],
+    n_resamples: int,
+    confidence: float,
+    seed: int,
+) -> list[tuple[Any, ...]]:
+    """Rows (by values..., model, measure, baseline_estimate, estimate, difference, low, high,
+    p_value, mcnemar_p_value) from a paired statistics table.
+
+    ``rows`` are (by values..., model, baseline statistics..., model statistics..., m): one
+    tuple per distinct pair, m the number of ids with it.
+    """
+    names = STATS[chosen[0].stats]
+    width = len(names)
+    out = []
+    for key, members in grouped(rows, n_by + 1).items():
+        base = columns(members, names, n_by + 1)
+        model = columns(members, names, n_by + 1 + width)
+        m = np.array([r[-1] for r in members], dtype=float)
+        weights = draw(stream(seed, key), m, n_resamples)
+        for measure in chosen:
+            (b_est,), (b_null,) = evaluate(measure, base, m[None, :])
+            (m_est,), (m_null,) = evaluate(measure, model, m[None, :])
+            b_values, b_nulls = evaluate(measure, base, weights)
+            m_values, m_nulls = evaluate(measure, model, weights)
+            diffs = np.where(b_nulls | m_nulls, np.nan, m_values - b_values)
+            low, high, _ = interval(diffs, confidence)
+            mcnemar = None
+            if measure.zero_one:
+                right_b, right_m = _outcomes(measure, base), _outcomes(measure, model)
+                both = ~(np.ma.getmaskarray(right_b) | np.ma.getmaskarray(right_m))
+                rb, rm = np.ma.getdata(right_b) & both, np.ma.getdata(right_m) & both
+                mcnemar = mcnemar_p_value(int(m[rb & ~rm].sum()), int(m[rm & ~rb].sum()))
+            difference = None if (b_null or m_null) else float(m_est - b_est)
+            out.append(
+                (
+                    *key,
+                    measure.label,
+                    _number(b_est, b_null),
+                    _number(m_est, m_null),
+                    difference,
+                    low,
+                    high,
+                    bootstrap_p_value(diffs),
+                    mcnemar,
+                )
+            )
+    return out

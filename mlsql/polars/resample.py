@@ -1,0 +1,187 @@
+"""``bootstrap`` and ``compare`` for Polars: the statistics table in one ``group_by``.
+
+Each row's statistics (tp, |A|, |P| of its label sets, native where built; or
+its (actual, predicted) cell) are grouped and counted by Polars, lazily; the
+few distinct tuples go to :mod:`mlsql._resample.run`, which resamples them
+exactly as the DuckDB and Spark engines do (same seed, same result).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from mlsql._resample import front, run
+from mlsql._resample.measures import STATS
+from mlsql.polars import stats as st
+from mlsql.polars._dtypes import inner, kind, label_lists, same_kind
+
+_NAMES = ["actual", "predicted"]
+_MODEL, _ID = "__mlsql_model", "__mlsql_id"
+
+
+def _checked(req: front.Request, schema: pl.Schema, actual: str, predicted: str) -> list[pl.Expr]:
+    """The statistic expressions of ``req``'s measures, named ``__mlsql_s0``, ``__mlsql_s1``..."""
+    dtypes = [schema[actual], schema[predicted]]
+    lists = [inner(d) is not None and d != pl.Null for d in dtypes]
+    kinds = [
+        kind(inner(d) or d) if is_list else kind(d)
+        for d, is_list in zip(dtypes, lists, strict=True)
+    ]
+    front.check_labels(req, _NAMES, lists, kinds, [str(d) for d in dtypes])
+    pairs = [(pl.col(actual), dtypes[0]), (pl.col(predicted), dtypes[1])]
+    if req.stats == "label_sets":
+        a, p = label_lists(req.func, _NAMES, pairs)
+        s = st.row_stats(a, p)
+        exprs = [s.tp, s.n_actual, s.n_predicted]
+    else:
+        exprs = same_kind(req.func, _NAMES, pairs)
+    return [e.alias(f"__mlsql_s{i}") for i, e in enumerate(exprs)]
+
+
+def bootstrap(
+    frame: pl.DataFrame | pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    *,
+    by: str | Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> pl.DataFrame:
+    """Bootstrap intervals of measures, one row per group and measure.
+
+    Parameters, result and method are those of DuckDB's ``mlsql.bootstrap``
+    (``frame`` is a DataFrame or LazyFrame; the same seed gives the same
+    result in every engine).
+
+    Returns
+    -------
+    polars.DataFrame
+        The ``by`` columns, measure, estimate, low, high, std_error.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"actual": [["a", "b"], ["b"], ["a"]] * 20,
+    ...                    "predicted": [["a"], ["b"], ["b"]] * 20})
+    >>> mp.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).row(0)[:2]
+    ('micro_f1', 0.5714285714285714)
+    """
+    lazy = frame.lazy()
+    schema = lazy.collect_schema()
+    req = front.request(
+        "bootstrap",
+        schema.names(),
+        {"actual": actual, "predicted": predicted},
+        by,
+        measures,
+        n_resamples,
+        confidence,
+        seed,
+    )
+    stats = _checked(req, schema, actual, predicted)
+    keys = [*(pl.col(b) for b in req.by), *stats]
+    rows = lazy.group_by(keys).agg(pl.len()).collect().rows()
+    out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
+    return _frame([*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by), schema)
+
+
+def compare(
+    frame: pl.DataFrame | pl.LazyFrame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    *,
+    model: str = "model",
+    id: str = "id",
+    baseline: Any = "A",
+    by: str | Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    drop_unpaired: bool = False,
+) -> pl.DataFrame:
+    """Paired comparison of every model with the baseline: difference, interval, p-values.
+
+    Parameters, result and method are those of DuckDB's ``mlsql.compare``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The ``by`` columns, model, measure, baseline_estimate, estimate,
+        difference, low, high, p_value, mcnemar_p_value.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"id": [1, 2, 3, 1, 2, 3], "model": ["A"] * 3 + ["B"] * 3,
+    ...                    "actual": ["x", "y", "x"] * 2, "predicted": ["x", "x", "x", "x", "y", "x"]})
+    >>> mp.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).row(0)[:5]
+    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
+    """
+    lazy = frame.lazy()
+    schema = lazy.collect_schema()
+    req = front.request(
+        "compare",
+        schema.names(),
+        {"actual": actual, "predicted": predicted, "model": model, "id": id},
+        by,
+        measures,
+        n_resamples,
+        confidence,
+        seed,
+    )
+    stats = _checked(req, schema, actual, predicted)
+    names = [f"__mlsql_s{i}" for i in range(len(STATS[req.stats]))]
+    rows = lazy.select(*req.by, pl.col(model).alias(_MODEL), pl.col(id).alias(_ID), *stats)
+    keys = [*req.by, _MODEL, _ID]
+    summary = rows.group_by(_MODEL).agg(pl.len()).collect().rows()
+    totals = dict(summary)
+    repeated = sum(totals.values()) - rows.select(pl.struct(keys).n_unique()).collect().item()
+    paired_rows: list[tuple[Any, ...]] = []
+    if baseline in totals:
+        known = rows.filter(pl.col(_ID).is_not_null())
+        base = known.filter(pl.col(_MODEL) == baseline).select(
+            *req.by, _ID, *(pl.col(n).alias(f"{n}_b") for n in names)
+        )
+        others = known.filter(pl.col(_MODEL) != baseline)
+        joined = others.join(base, on=[*req.by, _ID], how="inner", nulls_equal=True)
+        group = [*req.by, _MODEL, *(f"{n}_b" for n in names), *names]
+        paired_rows = joined.group_by(group).agg(pl.len()).collect().rows()
+    paired: dict[Any, int] = {}
+    for row in paired_rows:
+        paired[row[len(req.by)]] = paired.get(row[len(req.by)], 0) + row[-1]
+    front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
+    out = run.compare(
+        paired_rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed
+    )
+    return _frame([*req.by, *front.COMPARE_COLUMNS], out, len(req.by), schema, model)
+
+
+#: the public functions of this module (frame in, frame out)
+FUNCTIONS = {"bootstrap": bootstrap, "compare": compare}
+
+
+def _frame(
+    names: list[str],
+    rows: list[tuple[Any, ...]],
+    n_by: int,
+    schema: pl.Schema,
+    model: str | None = None,
+) -> pl.DataFrame:
+    """The result rows as a DataFrame: group (and model) columns keep their types."""
+    types: dict[str, Any] = {}
+    for i, name in enumerate(names):
+        if i < n_by:
+            types[name] = schema[name]
+        elif name == "model" and model is not None:
+            types[name] = schema[model]
+        else:
+            types[name] = pl.String if name == "measure" else pl.Float64
+    return pl.DataFrame(rows, schema=types, orient="row")

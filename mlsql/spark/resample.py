@@ -1,0 +1,196 @@
+"""``bootstrap`` and ``compare`` for Spark: the statistics table in one ``groupBy``.
+
+Each row's statistics (tp, |A|, |P| of its label sets, or its (actual,
+predicted) cell) are grouped and counted by Spark; only the distinct tuples
+reach the driver, where :mod:`mlsql._resample.run` resamples them exactly as
+the DuckDB and Polars engines do (same seed, same result).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from mlsql._resample import front, run
+from mlsql._resample.measures import STATS
+from mlsql.spark import stats as st
+from mlsql.spark._types import kind
+
+_NAMES = ["actual", "predicted"]
+_MODEL, _ID = "__mlsql_model", "__mlsql_id"
+
+
+def _checked(req: front.Request, df: DataFrame, actual: str, predicted: str) -> list[Column]:
+    """The statistic Columns of ``req``'s measures, named ``__mlsql_s0``, ``__mlsql_s1``..."""
+    dtypes = [df.schema[actual].dataType, df.schema[predicted].dataType]
+    lists = [isinstance(d, T.ArrayType) for d in dtypes]
+    kinds = [kind(d.elementType if isinstance(d, T.ArrayType) else d) for d in dtypes]
+    front.check_labels(req, _NAMES, lists, kinds, [d.simpleString() for d in dtypes])
+    a, p = df[actual], df[predicted]
+    if req.stats == "label_sets":
+        s = st.row_stats(a, p)
+        cols = [s.tp, s.n_actual, s.n_predicted]
+    else:
+        cols = [a, p]
+    return [c.alias(f"__mlsql_s{i}") for i, c in enumerate(cols)]
+
+
+def bootstrap(
+    df: DataFrame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    *,
+    by: str | Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> DataFrame:
+    """Bootstrap intervals of measures, one row per group and measure.
+
+    Parameters, result and method are those of DuckDB's ``mlsql.bootstrap``
+    (the same seed gives the same result in every engine).
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, measure, estimate, low, high, std_error.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(["a", "b"], ["a"]), (["b"], ["b"]), (["a"], ["b"])] * 20,
+    ...                            "actual array<string>, predicted array<string>")
+    >>> ms.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).first()[:2]
+    ('micro_f1', 0.5714285714285714)
+    """
+    req = front.request(
+        "bootstrap",
+        df.columns,
+        {"actual": actual, "predicted": predicted},
+        by,
+        measures,
+        n_resamples,
+        confidence,
+        seed,
+    )
+    stats = _checked(req, df, actual, predicted)
+    rows = [tuple(r) for r in df.groupBy(*(df[b] for b in req.by), *stats).count().collect()]
+    out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
+    return _frame(df, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
+
+
+def compare(
+    df: DataFrame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    *,
+    model: str = "model",
+    id: str = "id",
+    baseline: Any = "A",
+    by: str | Sequence[str] | None = None,
+    n_resamples: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    drop_unpaired: bool = False,
+) -> DataFrame:
+    """Paired comparison of every model with the baseline: difference, interval, p-values.
+
+    Parameters, result and method are those of DuckDB's ``mlsql.compare``.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, model, measure, baseline_estimate, estimate,
+        difference, low, high, p_value, mcnemar_p_value.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [(1, "A", "x", "x"), (2, "A", "y", "x"), (3, "A", "x", "x"),
+    ...      (1, "B", "x", "x"), (2, "B", "y", "y"), (3, "B", "x", "x")],
+    ...     "id int, model string, actual string, predicted string")
+    >>> ms.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).first()[:5]
+    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
+    """
+    req = front.request(
+        "compare",
+        df.columns,
+        {"actual": actual, "predicted": predicted, "model": model, "id": id},
+        by,
+        measures,
+        n_resamples,
+        confidence,
+        seed,
+    )
+    stats = _checked(req, df, actual, predicted)
+    names = [f"__mlsql_s{i}" for i in range(len(STATS[req.stats]))]
+    groups = [f"__mlsql_by{i}" for i in range(len(req.by))]
+    rows = df.select(
+        *(df[b].alias(g) for b, g in zip(req.by, groups, strict=True)),
+        df[model].alias(_MODEL),
+        df[id].alias(_ID),
+        *stats,
+    )
+    totals = {r[0]: r[1] for r in rows.groupBy(_MODEL).count().collect()}
+    repeated = sum(totals.values()) - rows.select(*groups, _MODEL, _ID).distinct().count()
+    paired_rows: list[tuple[Any, ...]] = []
+    if baseline in totals:
+        known = rows.where(F.col(_ID).isNotNull())
+        m = known.where(F.col(_MODEL) != F.lit(baseline)).alias("m")
+        b = known.where(F.col(_MODEL) == F.lit(baseline)).alias("b")
+        on = F.col(f"m.{_ID}") == F.col(f"b.{_ID}")
+        for g in groups:
+            on = on & F.col(f"m.{g}").eqNullSafe(F.col(f"b.{g}"))
+        keys = [
+            *(F.col(f"m.{g}") for g in groups),
+            F.col(f"m.{_MODEL}"),
+            *(F.col(f"b.{n}").alias(f"{n}_b") for n in names),
+            *(F.col(f"m.{n}") for n in names),
+        ]
+        joined = m.join(b, on, "inner").groupBy(*keys).count()
+        paired_rows = [tuple(r) for r in joined.collect()]
+    paired: dict[Any, int] = {}
+    for row in paired_rows:
+        paired[row[len(req.by)]] = paired.get(row[len(req.by)], 0) + row[-1]
+    front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
+    out = run.compare(
+        paired_rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed
+    )
+    return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
+
+
+#: the public functions of this module (DataFrame in, DataFrame out)
+FUNCTIONS = {"bootstrap": bootstrap, "compare": compare}
+
+
+def _frame(
+    df: DataFrame,
+    names: list[str],
+    rows: list[tuple[Any, ...]],
+    n_by: int,
+    model: str | None = None,
+) -> DataFrame:
+    """The result rows as a DataFrame: group (and model) columns keep their types."""
+    fields = []
+    for i, name in enumerate(names):
+        if i < n_by:
+            dtype = df.schema[name].dataType
+        elif name == "model" and model is not None:
+            dtype = df.schema[model].dataType
+        elif name == "measure":
+            dtype = T.StringType()
+        else:
+            dtype = T.DoubleType()
+        fields.append(T.StructField(name, dtype, True))
+    return df.sparkSession.createDataFrame(rows, T.StructType(fields))

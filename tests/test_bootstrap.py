@@ -1,0 +1,436 @@
+"""bootstrap() and compare() in every engine, against independent references.
+
+References written here, never the code under test: each row's statistics
+from Python sets; a plain numpy per-row Poisson bootstrap; scikit-learn with
+``sample_weight`` for the class measures; scipy's exact binomial test for
+McNemar. Coverage runs on simulated data whose population value is known.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import mlsql
+from mlsql._errors import MlsqlError
+from mlsql._resample import measures as M
+from mlsql._resample import run
+from tests.conftest import _engines
+
+LABELS = ["a", "b", "c", "d"]
+
+
+# ------------------------------------------------------------------ data and references
+def simulate(rng: random.Random, n: int, flip: float = 0.2) -> tuple[list, list]:
+    """Rows whose labels are each true w.p. 1/2 and predicted wrongly w.p. ``flip``.
+
+    Population micro F1 = 2 E[tp] / (E|A| + E|P|) = 2 (1 - flip) / 2 = 1 - flip per label.
+    """
+    actual, predicted = [], []
+    for _ in range(n):
+        a = [x for x in LABELS if rng.random() < 0.5]
+        p = [x for x in LABELS if (x in a) != (rng.random() < flip)]
+        actual.append(a)
+        predicted.append(p)
+    return actual, predicted
+
+
+def row_counts(actual: list, predicted: list) -> np.ndarray:
+    """(tp, |A|, |P|) per row from Python sets."""
+    return np.array(
+        [
+            (len(set(a) & set(p)), len(set(a)), len(set(p)))
+            for a, p in zip(actual, predicted, strict=True)
+        ],
+        dtype=float,
+    )
+
+
+def micro_f1(counts: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Weighted micro F1 of per-row counts, one value per row of ``weights``."""
+    tp, na, npred = (weights @ counts).T
+    return 2 * tp / (na + npred)
+
+
+def numpy_bootstrap(counts: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
+    """The plain per-row Poisson bootstrap: every row its own Poisson(1) weight."""
+    weights = np.random.default_rng(seed).poisson(1.0, (n_resamples, len(counts)))
+    return micro_f1(counts, weights.astype(float))
+
+
+def table(actual: list, predicted: list, **extra: list) -> pa.Table:
+    return pa.table({"actual": actual, "predicted": predicted, **extra})
+
+
+def run_engine(engine: str, func: str, data: pa.Table, *args: Any, **kwargs: Any) -> list[tuple]:
+    """``func`` of ``engine`` on ``data``, its result as row tuples."""
+    if engine == "duckdb":
+        return getattr(mlsql, func)(data, *args, **kwargs).fetchall()
+    if engine == "polars":
+        import polars as pl
+
+        import mlsql.polars as mp
+
+        return getattr(mp, func)(pl.from_arrow(data), *args, **kwargs).rows()
+    import mlsql.spark as ms
+    from tests.engines.spark_engine import frame
+
+    return [tuple(r) for r in getattr(ms, func)(frame(data), *args, **kwargs).collect()]
+
+
+@pytest.fixture(scope="module")
+def con() -> Any:
+    return mlsql.connect()
+
+
+# ------------------------------------------------------------------ estimates
+LABEL_SET = [
+    "micro_precision",
+    "micro_recall",
+    "micro_f1",
+    ("micro_fbeta", {"beta": 2.0}),
+    "micro_jaccard",
+    "samples_precision",
+    "samples_recall",
+    "samples_f1",
+    ("samples_fbeta", {"beta": 0.5}),
+    "samples_jaccard",
+    ("samples_f1", {"zero_division": "ignore"}),
+    "subset_accuracy",
+    "zero_one_loss",
+    ("hamming_loss", {"n_labels": 4}),
+    ("fmeasure", {"options": "-beta 2"}),
+]
+
+
+def _sql_call(entry: Any) -> str:
+    name, params = (entry, {}) if isinstance(entry, str) else entry
+    if name == "fmeasure":
+        return f"fmeasure(actual, predicted, '{params['options']}')"
+    args = "".join(f", {k} := {v!r}" for k, v in params.items())
+    return f"{name}(actual, predicted{args})"
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_estimate_is_the_measure_itself(engine: str, con: Any) -> None:
+    actual, predicted = simulate(random.Random(1), 60)
+    actual[3], predicted[5] = None, None  # unknown rows are skipped
+    actual[7], predicted[7] = ["a", "a", None], ["a", None]  # repeats and NULL elements
+    actual[8], predicted[8] = [], []  # nothing to score
+    data = table(actual, predicted)
+    got = run_engine(engine, "bootstrap", data, "actual", "predicted", LABEL_SET, n_resamples=20)
+    expected = con.sql(f"SELECT {', '.join(map(_sql_call, LABEL_SET))} FROM data").fetchall()[0]
+    assert len(got) == len(LABEL_SET)
+    for row, want in zip(got, expected, strict=True):
+        assert row[1] == pytest.approx(want, rel=1e-12, abs=1e-15), row[0]
+        assert row[2] <= row[3]
+
+
+CLASS = [
+    "accuracy",
+    "error_rate",
+    "f1_score",
+    ("precision_score", {"average": "micro"}),
+    ("recall_score", {"average": "weighted"}),
+    ("fbeta_score", {"beta": 2.0}),
+    "balanced_accuracy_score",
+    "cohen_kappa_score",
+    ("cohen_kappa_score", {"weights": "quadratic"}),
+    "matthews_corrcoef",
+]
+
+
+def _sklearn(entry: Any, y: list, p: list, w: np.ndarray | None = None) -> float:
+    from sklearn import metrics as skm
+
+    name, params = (entry, {}) if isinstance(entry, str) else entry
+    if name == "error_rate":
+        return 1 - skm.accuracy_score(y, p, sample_weight=w)
+    fn = {"accuracy": skm.accuracy_score, "matthews_corrcoef": skm.matthews_corrcoef}.get(name)
+    if fn is None:
+        fn = getattr(skm, name)
+        if name in ("f1_score", "precision_score", "recall_score", "fbeta_score"):
+            params = {"average": "macro", **params, "zero_division": 0}
+    return float(fn(y, p, sample_weight=w, **params))
+
+
+def single_label(rng: random.Random, n: int) -> tuple[list, list]:
+    classes = ["x", "y", "z"]
+    y = [rng.choice(classes) for _ in range(n)]
+    p = [c if rng.random() < 0.7 else rng.choice(classes) for c in y]
+    return y, p
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_single_label_estimates_equal_scikit_learn(engine: str) -> None:
+    y, p = single_label(random.Random(2), 80)
+    got = run_engine(engine, "bootstrap", table(y, p), "actual", "predicted", CLASS, n_resamples=20)
+    for row, entry in zip(got, CLASS, strict=True):
+        assert row[1] == pytest.approx(_sklearn(entry, y, p), rel=1e-12), row[0]
+
+
+def test_resampled_class_measures_equal_scikit_learn_with_the_weights() -> None:
+    """Each resample's value is the measure with the drawn weights (scikit-learn's sample_weight)."""
+    y, p = single_label(random.Random(3), 50)
+    rows = sorted({(a, b) for a, b in zip(y, p, strict=True)})
+    m = np.array([sum(1 for r in zip(y, p, strict=True) if r == t) for t in rows], dtype=float)
+    cols = run.columns([(*t, 0) for t in rows], M.STATS["classes"], 0)
+    weights = run.draw(np.random.default_rng(5), m, 30)
+    for entry in CLASS:
+        (chosen,) = M.resolve([entry], "bootstrap")
+        values, nulls = run.evaluate(chosen, cols, weights)
+        for r in range(len(weights)):
+            # one row per tuple carrying the tuple's weight: the same weighted data
+            ys, ps = [t[0] for t in rows], [t[1] for t in rows]
+            want = _sklearn(entry, ys, ps, weights[r])
+            assert not nulls[r]
+            assert values[r] == pytest.approx(want, rel=1e-9, abs=1e-12), (entry, r)
+
+
+# ------------------------------------------------------------------ the resample itself
+def test_intervals_agree_with_a_per_row_numpy_bootstrap() -> None:
+    actual, predicted = simulate(random.Random(4), 400)
+    counts = row_counts(actual, predicted)
+    reference = numpy_bootstrap(counts, 4000, seed=11)
+    (row,) = run_engine(
+        "duckdb",
+        "bootstrap",
+        table(actual, predicted),
+        "actual",
+        "predicted",
+        ["micro_f1"],
+        n_resamples=4000,
+        confidence=0.9,
+    )
+    low, high = np.quantile(reference, [0.05, 0.95])
+    se = reference.std(ddof=1)
+    # Monte Carlo error of a standard deviation over 4000 draws is about 1.1%
+    assert row[4] == pytest.approx(se, rel=0.06)
+    assert row[2] == pytest.approx(low, abs=0.3 * se)
+    assert row[3] == pytest.approx(high, abs=0.3 * se)
+
+
+def test_ninety_percent_intervals_cover_the_population_value(con: Any) -> None:
+    """200 samples of 150 rows; population micro F1 = 0.8. Coverage as the numpy bootstrap's."""
+    rng = random.Random(5)
+    truth, n_sets, hits, reference_hits = 0.8, 200, 0, 0
+    for i in range(n_sets):
+        actual, predicted = simulate(rng, 150)
+        (row,) = mlsql.bootstrap(
+            table(actual, predicted),
+            "actual",
+            "predicted",
+            ["micro_f1"],
+            n_resamples=400,
+            confidence=0.9,
+            seed=i,
+            con=con,
+        ).fetchall()
+        hits += row[2] <= truth <= row[3]
+        ref = numpy_bootstrap(row_counts(actual, predicted), 400, seed=i)
+        low, high = np.quantile(ref, [0.05, 0.95])
+        reference_hits += low <= truth <= high
+    coverage, reference = hits / n_sets, reference_hits / n_sets
+    # binomial sd of a coverage over 200 sets is about 0.021
+    assert 0.83 <= coverage <= 0.96, coverage
+    assert abs(coverage - reference) <= 0.06, (coverage, reference)
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_same_seed_same_result_other_seed_other_result(engine: str) -> None:
+    data = table(*simulate(random.Random(6), 50))
+    args = ("actual", "predicted", ["micro_f1", "samples_f1"])
+    one = run_engine(engine, "bootstrap", data, *args, n_resamples=50, seed=3)
+    assert one == run_engine(engine, "bootstrap", data, *args, n_resamples=50, seed=3)
+    other = run_engine(engine, "bootstrap", data, *args, n_resamples=50, seed=4)
+    assert [r[:2] for r in one] == [r[:2] for r in other]
+    assert [r[2:] for r in one] != [r[2:] for r in other]
+
+
+def test_engines_agree_on_one_dataset() -> None:
+    actual, predicted = simulate(random.Random(7), 80)
+    actual[0] = None
+    data = table(actual, predicted, g=[i % 3 for i in range(80)])
+    args = ("actual", "predicted", ["micro_f1", "samples_jaccard", "subset_accuracy"])
+    results = {
+        e: run_engine(e, "bootstrap", data, *args, by="g", n_resamples=300) for e in _engines()
+    }
+    first = results[_engines()[0]]
+    for engine, rows in results.items():
+        assert len(rows) == len(first) == 9
+        for got, want in zip(rows, first, strict=True):
+            assert got[:2] == want[:2], engine
+            assert got[2:] == pytest.approx(want[2:], rel=1e-12), engine
+
+
+def test_groups_are_resampled_independently() -> None:
+    actual, predicted = simulate(random.Random(8), 40)
+    data = table(actual * 2, predicted * 2, g=["x"] * 40 + ["y"] * 40)
+    x, y = run_engine("duckdb", "bootstrap", data, "actual", "predicted", ["micro_f1"], by="g")
+    assert (x[0], y[0]) == ("x", "y")
+    assert x[2] == y[2]  # the same rows: the same estimate
+    assert x[3:] != y[3:]  # but each group its own random stream
+
+
+# ------------------------------------------------------------------ compare
+def paired_table(a: list, pa_: list, pb: list, models: tuple = ("A", "B")) -> pa.Table:
+    n = len(a)
+    return pa.table(
+        {
+            "id": list(range(n)) * 2,
+            "model": [models[0]] * n + [models[1]] * n,
+            "actual": a * 2,
+            "predicted": pa_ + pb,
+        }
+    )
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_identical_models_differ_by_zero_with_p_one(engine: str) -> None:
+    actual, predicted = simulate(random.Random(9), 40)
+    data = paired_table(actual, predicted, predicted)
+    rows = run_engine(
+        engine,
+        "compare",
+        data,
+        "actual",
+        "predicted",
+        ["micro_f1", "subset_accuracy"],
+        n_resamples=100,
+    )
+    for row in rows:
+        assert row[0] == "B"
+        assert row[2] == row[3] and row[4] == 0.0
+        assert row[5] == row[6] == 0.0
+        assert row[7] == 1.0
+    assert rows[1][8] == 1.0  # McNemar: no discordant pair
+
+
+def test_a_real_difference_is_found() -> None:
+    rng = random.Random(10)
+    actual, worse = simulate(rng, 300, flip=0.3)
+    better = [[x for x in LABELS if (x in a) != (rng.random() < 0.1)] for a in actual]
+    data = paired_table(actual, worse, better)
+    rows = mlsql.compare(
+        data, "actual", "predicted", ["micro_f1", "subset_accuracy"], n_resamples=1000
+    ).fetchall()
+    counts_a, counts_b = row_counts(actual, worse), row_counts(actual, better)
+    ones = np.ones((1, len(actual)))
+    f1 = micro_f1(counts_b, ones)[0] - micro_f1(counts_a, ones)[0]
+    assert rows[0][4] == pytest.approx(f1, rel=1e-12)
+    assert rows[0][5] > 0 and rows[0][7] < 0.01
+    assert rows[1][5] > 0 and rows[1][7] < 0.01 and rows[1][8] < 0.01
+
+
+def test_p_values_under_no_difference_are_uniform(con: Any) -> None:
+    from scipy import stats
+
+    rng = random.Random(11)
+    found = []
+    for i in range(120):
+        actual, pa_ = simulate(rng, 100)
+        pb = [[x for x in LABELS if (x in a) != (rng.random() < 0.2)] for a in actual]
+        (row,) = mlsql.compare(
+            paired_table(actual, pa_, pb),
+            "actual",
+            "predicted",
+            ["micro_f1"],
+            n_resamples=400,
+            seed=i,
+            con=con,
+        ).fetchall()
+        found.append(row[7])
+    assert stats.kstest(found, "uniform").pvalue > 0.01
+    assert 0.02 <= np.mean(np.array(found) < 0.1) <= 0.2
+
+
+@pytest.mark.parametrize(("b", "c"), [(0, 0), (0, 5), (3, 9), (40, 61), (3000, 3150)])
+def test_mcnemar_is_the_exact_binomial_test(b: int, c: int) -> None:
+    from scipy import stats
+
+    want = 1.0 if b + c == 0 else stats.binomtest(b, b + c, 0.5).pvalue
+    assert run.mcnemar_p_value(b, c) == pytest.approx(want, rel=1e-9)
+
+
+def test_mcnemar_counts_the_discordant_rows() -> None:
+    from scipy import stats
+
+    y, p = single_label(random.Random(12), 60)
+    q = [c if random.Random(i).random() < 0.5 else p[i] for i, c in enumerate(y)]
+    data = paired_table(y, p, q)
+    (row,) = mlsql.compare(data, "actual", "predicted", ["accuracy"], n_resamples=50).fetchall()
+    b = sum(1 for i in range(60) if p[i] == y[i] and q[i] != y[i])
+    c = sum(1 for i in range(60) if p[i] != y[i] and q[i] == y[i])
+    assert row[8] == pytest.approx(stats.binomtest(b, b + c, 0.5).pvalue, rel=1e-9)
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_unpaired_rows_are_an_error_unless_dropped(engine: str) -> None:
+    actual, predicted = simulate(random.Random(13), 20)
+    data = paired_table(actual, predicted, predicted).slice(0, 37)  # B lacks ids 17, 18, 19
+    with pytest.raises(MlsqlError, match=r"3 rows have no partner.*3 of the baseline without"):
+        run_engine(engine, "compare", data, "actual", "predicted", ["micro_f1"])
+    dropped = run_engine(
+        engine, "compare", data, "actual", "predicted", ["micro_f1"], drop_unpaired=True
+    )
+    ones = np.ones((1, 17))
+    want = micro_f1(row_counts(actual[:17], predicted[:17]), ones)[0]
+    assert dropped[0][2] == pytest.approx(want, rel=1e-12)
+
+
+# ------------------------------------------------------------------ errors and names
+@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"measures": ["macro_f1"]}, "cannot resample macro_f1: .* need per-row weights"),
+        ({"measures": ["micro_f1", "accuracy"]}, "measures of one kind of input"),
+        ({"measures": ["accuracy"]}, "from one label per row: actual must be a label"),
+        ({"measures": "micro_f1"}, "The 'measures' parameter of bootstrap"),
+        ({"measures": ["micro_f1"], "n_resamples": 1}, "'n_resamples' .* integer >= 2"),
+        ({"measures": ["micro_f1"], "confidence": 1.0}, "'confidence' .* strictly between"),
+        ({"measures": ["micro_f1"], "seed": -1}, "'seed' .* integer >= 0"),
+        ({"measures": ["micro_f1"], "by": "nope"}, "the by column 'nope' is not in the data"),
+        ({"measures": [("micro_fbeta", {"beta": -1})]}, "'beta' parameter of micro_fbeta"),
+    ],
+)
+def test_bad_input_is_a_clear_error(engine: str, kwargs: dict, message: str) -> None:
+    data = table(*simulate(random.Random(14), 5))
+    with pytest.raises(MlsqlError, match=message):
+        run_engine(engine, "bootstrap", data, "actual", "predicted", **kwargs)
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_label_types_must_match(engine: str) -> None:
+    data = pa.table({"actual": [["a"]], "predicted": [[1]]})
+    with pytest.raises(MlsqlError, match="same label type"):
+        run_engine(engine, "bootstrap", data, "actual", "predicted", ["micro_f1"])
+
+
+def test_the_baseline_must_exist() -> None:
+    data = paired_table([["a"]], [["a"]], [["b"]])
+    with pytest.raises(MlsqlError, match=r"baseline 'C' is not a value.*'A', 'B'"):
+        mlsql.compare(data, "actual", "predicted", ["micro_f1"], baseline="C")
+
+
+def test_repeated_ids_are_an_error() -> None:
+    data = pa.table(
+        {"id": [1, 1, 1], "model": ["A", "B", "B"], "actual": [["a"]] * 3, "predicted": [["a"]] * 3}
+    )
+    with pytest.raises(MlsqlError, match=r"must be unique within each model.*1 repeated"):
+        mlsql.compare(data, "actual", "predicted", ["micro_f1"])
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_hostile_column_names_are_only_names(engine: str) -> None:
+    hostile = 'x"); DROP TABLE t; --'
+    actual, predicted = simulate(random.Random(15), 30)
+    data = pa.table({hostile: actual, "p'q": predicted, 'g"': [i % 2 for i in range(30)]})
+    rows = run_engine(engine, "bootstrap", data, hostile, "p'q", ["micro_f1"], by='g"')
+    ones = np.ones((1, 15))
+    want = micro_f1(row_counts(actual[0::2], predicted[0::2]), ones)[0]
+    assert rows[0][0] == 0 and rows[0][2] == pytest.approx(want, rel=1e-12)
