@@ -168,10 +168,12 @@ def averaged(
     }
 
     def finish(t: dict[str, E]) -> E:
-        n_undefined = t["n_undefined"] + s.n_empty  # an empty segment has no positive: weight 0
-        kept_weight = t["defined_weight"] + _when(ops, s.skips, 0, t["undefined_weight"])
+        n_undefined = t["n_undefined"] + s.n_empty
+        # an empty segment has no positive: weight 0 under weighted, else 1
+        undefined_weight = t["undefined_weight"] + (0 if weighted else s.n_empty)
+        kept_weight = t["defined_weight"] + _when(ops, s.skips, 0, undefined_weight)
         kept = t["n_defined"] + _when(ops, s.skips, 0, n_undefined)
-        total = t["total"] + _when(ops, s.skips, 0, fill * t["undefined_weight"])
+        total = t["total"] + _when(ops, s.skips, 0, fill * undefined_weight)
         result = ops.when(
             kept == 0,
             ops.when(n_undefined > 0, fill, None),

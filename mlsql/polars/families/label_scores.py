@@ -162,16 +162,20 @@ def stats_of(average: str, skips: bool) -> Any:
         n_known = _cells(actual, entries)[2]
 
         def total(name: str) -> pl.Expr:  # in the scope of the sums (below)
-            return F("t").struct.field(name).fill_null(0.0)
+            return F("t").struct.field(f"_t_{name}").fill_null(0.0)
 
         def over_segments(per: Any, sums: dict[str, Any], finish: Any) -> pl.Expr:
             values = SimpleNamespace(**per(segment))
             totals = {
-                k: term(values).filter(F("seg_last")).sum().cast(pl.Float64)
+                f"_t_{k}": term(values).filter(F("seg_last")).sum().cast(pl.Float64)
                 for k, term in sums.items()
             }
-            totals["_segments"] = F("seg_last").sum().cast(pl.Float64)
-            summed = _bind(scope, _totals=pl.struct(**totals)).struct.field("_totals").first()
+            totals["_t__segments"] = F("seg_last").sum().cast(pl.Float64)
+            # the totals are the same on every cell; read them off one. Not with a bare
+            # first(): Polars 2.1 pushes that slice into with_fields, whose sums then see
+            # the first cell only (sort() stops it). Each total is a field of its own: a
+            # struct of sums inside with_fields comes out wrong too.
+            summed = _bind(scope, **totals).sort().first()
             result = finish({k: total(k) for k in sums})
             result = result if isinstance(result, pl.Expr) else pl.lit(result)
             return (
