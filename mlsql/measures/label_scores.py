@@ -31,7 +31,7 @@ Notes
   reproduces for micro and leaves out of the other averages. Under weighted,
   when no kept label has a positive, the result is the ``zero_division`` value.
 - Cost: every engine holds the group's (row, label) cells that are scored or
-  true, sorts them (twice for ROC AUC) and walks the sorted runs; cells of
+  true, sorts them (DuckDB twice) and walks the sorted runs once; cells of
   unscored negatives are counted, never built.
 """
 
