@@ -3389,6 +3389,14 @@ def multilabel_average_precision(
     polars.Expr
         An aggregate: one number per ``select``, ``group_by().agg`` group or
         ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [['cat'], ['owl', 'cat']], 'scores': [[{'label': 'cat', 'score': 0.9}, {'label': 'dog', 'score': 0.4}], [{'label': 'cat', 'score': 0.2}, {'label': 'dog', 'score': 0.7}, {'label': 'owl', 'score': 0.7}]]})
+    >>> df.select(mp.multilabel_average_precision('actual', 'scores')).item()
+    0.6666666666666666
     """
 
 def multilabel_counts(actual: _IntoExpr, predicted: _IntoExpr) -> pl.Expr:
@@ -3468,6 +3476,14 @@ def multilabel_roc_auc(
     polars.Expr
         An aggregate: one number per ``select``, ``group_by().agg`` group or
         ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [['cat'], ['owl', 'cat']], 'scores': [[{'label': 'cat', 'score': 0.9}, {'label': 'dog', 'score': 0.4}], [{'label': 'cat', 'score': 0.2}, {'label': 'dog', 'score': 0.7}, {'label': 'owl', 'score': 0.7}]]})
+    >>> df.select(mp.multilabel_roc_auc('actual', 'scores')).item()
+    0.3333333333333333
     """
 
 def ndcg(rank_items: _IntoExpr, correct_items: _IntoExpr, *, k: int | None = None) -> pl.Expr:

@@ -41,9 +41,9 @@ from mlsql._registry import Measure, measures
 from mlsql.measures import label_scores as LS
 from mlsql.polars._engine import POLARS
 from mlsql.polars.families import _classification as K
-from mlsql.polars.families.ranking import _distinct, _scores_check, label_scores
+from mlsql.polars.families.ranking import EXAMPLE_SCORED, _distinct, _scores_check, label_scores
 
-FAMILIES: tuple[str, ...] = ()  # built here: the average picks the segments
+FAMILIES = (LS.FAMILY,)  # its functions written here (``__all__``): the average picks the segments
 NEG_INF = float("-inf")
 
 
@@ -203,6 +203,11 @@ def function_of(m: Measure) -> Any:
         return out if isinstance(out, pl.Expr) else pl.lit(out)
 
     return K.documented(function(POLARS, m, build, _scores_check, sys.modules[__name__]), m)
+
+
+def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """The label-ranking measures' example table, its macro average."""
+    return EXAMPLE_SCORED, {}
 
 
 __all__: list[str] = []
