@@ -666,6 +666,15 @@ N_BINS = Param(
     Integer(1),
     "The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.",
 )
+SCORE_AVERAGE = Param(
+    "average",
+    "macro",
+    Options(("micro", "macro", "weighted", "samples")),
+    "micro: pool every (row, label) cell; macro: mean over labels; weighted:\n"
+    "mean weighted by each label's positives; samples: mean over rows. Labels:\n"
+    "those true or scored in some row of the group.",
+    key="score_average",
+)
 THRESHOLD = Param("threshold", None, Number(finite=False), "Keep the labels scored >= threshold.")
 #: every parameter declared with a constraint, by its check key (one SQL check macro each)
 PARAMS = {
@@ -684,5 +693,6 @@ PARAMS = {
         THRESHOLD,
         TABLE_BETA,
         N_BINS,
+        SCORE_AVERAGE,
     )
 }

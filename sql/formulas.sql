@@ -137,6 +137,14 @@ CREATE OR REPLACE MACRO _mlsql_share_of_labels_by_weight(condition, sample_weigh
 CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro(fp, fn, n_rows, n_labels) AS 
     (1 - _mlsql_hamming_loss(fp, fn, n_rows, n_labels));
 
+-- _mlsql_segment_average_precision(precision_sum, n_positive, n_positive_unscored, n_cells): (Σ scored positives' P(>= s) / N(>= s) + unscored positives x positives / cells) / positives.
+CREATE OR REPLACE MACRO _mlsql_segment_average_precision(precision_sum, n_positive, n_positive_unscored, n_cells) AS 
+    ((precision_sum + ((n_positive_unscored * n_positive) / n_cells)) / n_positive);
+
+-- _mlsql_segment_roc_auc(u, n_positive, n_positive_unscored, n_explicit, n_cells): U / (positives x negatives), U counting the unscored negatives at -infinity.
+CREATE OR REPLACE MACRO _mlsql_segment_roc_auc(u, n_positive, n_positive_unscored, n_explicit, n_cells) AS 
+    ((u + ((n_cells - n_explicit) * (n_positive - (n_positive_unscored / 2)))) / (n_positive * (n_cells - n_positive)));
+
 -- _mlsql_precision_at_k(hits, n_ranked, n_true): hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).
 CREATE OR REPLACE MACRO _mlsql_precision_at_k(hits, n_ranked, n_true) AS 
     CASE WHEN (n_ranked = 0) THEN CASE WHEN (n_true = 0) THEN 1.0 ELSE 0.0 END ELSE (hits / n_ranked) END;

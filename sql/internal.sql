@@ -86,6 +86,12 @@ CREATE OR REPLACE MACRO _mlsql_check_n_bins(x, func) AS
          WHEN regexp_full_match(typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
          ELSE error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
 
+-- _mlsql_check_score_average(x, func): Validate average: one of 'micro', 'macro', 'weighted', 'samples'.
+CREATE OR REPLACE MACRO _mlsql_check_score_average(x, func) AS 
+    CASE WHEN x IS NULL THEN error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted'', ''samples''. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN (typeof(x) = 'VARCHAR' AND lower(CAST(x AS VARCHAR)) IN ('micro', 'macro', 'weighted', 'samples')) THEN lower(CAST(x AS VARCHAR))
+         ELSE error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted'', ''samples''. Got ' || _mlsql_shown(x) || ' instead.') END;
+
 -- _mlsql_undefined(zero_division, nothing_to_score): The value of an undefined ratio under a checked zero_division ('ignore': NULL).
 CREATE OR REPLACE MACRO _mlsql_undefined(zero_division, nothing_to_score) AS 
     CASE zero_division

@@ -274,6 +274,11 @@ class Available:
         self.needs(measure)
         return self.engine.aggregate(measure, *args, **kwargs)
 
+    def many(self, table: pa.Table, calls: list[Any]) -> list[Any]:
+        for name, _, _ in calls:
+            self.needs(name)
+        return self.engine.many(table, calls)
+
     def many_by(self, table: pa.Table, calls: list[Any], by: str) -> dict[Any, list[Any]]:
         for name, _, _ in calls:
             self.needs(name)
@@ -332,14 +337,18 @@ def binary_roc_auc(pairs: list[tuple[bool, float]]) -> Any:
 
 
 def _undefined(zero_division: Any) -> Any:
-    """What an undefined label (or row, or pool) counts as: None means left out."""
+    """What an undefined label (or row, or pool) counts as: None and NaN are left out."""
     if zero_division == "ignore":
         return None
     if zero_division == "diagnose":
         return Fraction(1)
     if isinstance(zero_division, float) and math.isnan(zero_division):
-        return None
+        return math.nan
     return Fraction(zero_division)
+
+
+def _left_out(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
 
 
 def averaged_over_labels(
@@ -353,8 +362,9 @@ def averaged_over_labels(
     micro pools every (row, label) cell; macro is the mean over labels;
     weighted weighs each label by its positives; samples is the mean over
     rows. An undefined value counts as ``zero_division`` (0 or 1; 'diagnose':
-    1; NaN or 'ignore': left out). None over no rows, or when everything is
-    left out.
+    1; NaN or 'ignore': left out, as DESIGN 1.8 says). None over no rows; when
+    everything is left out, NaN under NaN (an undefined micro value too) and
+    None under 'ignore'.
     """
     universe, cells = indicator_cells(rows)
     if not cells:
@@ -373,10 +383,10 @@ def averaged_over_labels(
         columns = [[row[j] for row in cells] for j in range(len(universe))]
         weigh = average == "weighted"
         parts = [(value(col), sum(y for y, _ in col) if weigh else 1) for col in columns]
-    kept = [(v, w) for v, w in parts if v is not None]
+    kept = [(v, w) for v, w in parts if not _left_out(v)]
     weight = sum(w for _, w in kept)
     if not kept:
-        return None
+        return math.nan if any(v is not None for v, _ in parts) else None
     if weight == 0:  # weighted, no label with positives: scikit-learn returns 0
         return fill
     return sum(v * w for v, w in kept) / weight

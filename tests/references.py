@@ -695,6 +695,35 @@ REFERENCES["top_k_above"] = Reference(
     ({"k": 1, "threshold": 0.25}, {"threshold": 0.5}),
 )
 
+
+def _label_scores(name: str) -> Callable[[pa.Table, dict[str, Any]], Any]:
+    def expected(t: pa.Table, p: dict[str, Any]) -> Any:
+        fn = getattr(oracle_ranking, name)
+        return fn(
+            rows_of(t, "scores", "actual"), p.get("average", "macro"), p.get("zero_division", 0)
+        )
+
+    return expected
+
+
+#: every average, and every zero_division convention under one average or another
+_SCORE_AVERAGES = (
+    {},
+    {"average": "micro"},
+    {"average": "weighted"},
+    {"average": "samples"},
+    {"average": "macro", "zero_division": 1},
+    {"average": "micro", "zero_division": NAN},
+    {"average": "samples", "zero_division": "ignore"},
+    {"average": "weighted", "zero_division": "diagnose"},
+    {"average": "macro", "zero_division": NAN},
+    {"average": "weighted", "zero_division": "ignore"},
+)
+_add(
+    ["multilabel_average_precision", "multilabel_roc_auc"],
+    lambda name: Reference("score_maps", _label_scores(name), _SCORE_AVERAGES),
+)
+
 #: measures whose call does not fit the common shapes (a cost table, indicator columns, a
 #: table whose columns depend on the data): the test named here checks their numbers, and
 #: ``test_every_measure.py`` checks that the test exists and calls the measure.

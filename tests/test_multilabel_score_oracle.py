@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
@@ -124,3 +125,83 @@ def test_roc_auc_weighted_counts_an_all_positive_label_as_zero_division() -> Non
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # scikit-learn warns of the undefined label
         assert math.isnan(roc_auc_score(*matrices(rows), average="weighted"))
+
+
+# ------------------------------------------------------------------ every engine
+MEASURES = ("multilabel_average_precision", "multilabel_roc_auc")
+ZERO_DIVISIONS = (0, 1, math.nan, "diagnose", "ignore")
+
+
+def grouped_table(seed: int, form: str) -> tuple[pa.Table, dict[int, list[tuple[Any, Any]]]]:
+    """Three groups of random rows (ties, NULL rows, NULL scores, unscored true labels, a
+    label never true, an empty group of unknown rows) and each group's rows."""
+    rng = random.Random(f"engines-{seed}")
+    groups = {g: random_rows(rng, rng.randint(1, 9)) for g in range(2)}
+    groups[2] = [(None, ["a"]), ({"a": 0.5}, None)]  # every row unknown
+    groups[3] = [({}, []), ({}, ["b"]), ({"c": 0.2}, [])]  # an empty map, a row with nothing
+    flat = [(g, s, a) for g, rows in groups.items() for s, a in rows]
+    table = pa.table(
+        {
+            "g": pa.array([g for g, _, _ in flat], pa.int64()),
+            "scores": O.score_column([s for _, s, _ in flat], form),
+            "actual": pa.array([a for _, _, a in flat], pa.list_(pa.string())),
+        }
+    )
+    return table, groups
+
+
+def _close(got: Any, want: Any) -> bool:
+    if want is None or got is None:
+        return want is None and got is None
+    if isinstance(want, float) and math.isnan(want):
+        return math.isnan(got)
+    return math.isclose(got, float(want), rel_tol=1e-12, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("form", O.FORMS)
+@pytest.mark.parametrize("seed", range(2))
+def test_every_engine_is_the_oracle_per_group(engine: Any, seed: int, form: str) -> None:
+    """GROUP BY / group_by().agg / groupBy().agg: every average and zero_division convention."""
+    table, groups = grouped_table(seed, form)
+    calls = [
+        (name, ("actual", "scores"), {"average": average, "zero_division": zd})
+        for name in MEASURES
+        for average in O.SCORE_AVERAGES
+        for zd in (ZERO_DIVISIONS if engine.name != "spark" else ZERO_DIVISIONS[seed::2])
+    ]
+    got = O.Available(engine).many_by(table, calls, "g")
+    wrong = []
+    for g, rows in groups.items():
+        for (name, _, params), value in zip(calls, got[g], strict=True):
+            want = getattr(O, name)(rows, params["average"], params["zero_division"])
+            if not _close(value, want):
+                wrong.append(f"group {g} {name}({params}): got {value!r}, expected {want!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_engine_is_scikit_learn_on_a_full_score_matrix(engine: Any) -> None:
+    """Every label scored in every row, each label and row with both classes, ties:
+    scikit-learn's own numbers for every average."""
+    rng = random.Random("full")
+    rows = []
+    for i in range(15):
+        scores = {x: rng.choice([0.1, 0.4, 0.4, 0.7, 0.9]) for x in LABELS}
+        truth = [x for j, x in enumerate(LABELS) if j == i % 5 or rng.random() < 0.4]
+        rows.append((scores, truth if len(truth) < len(LABELS) else truth[1:]))
+    y, s = matrices(rows)
+    assert (y.sum(axis=0) > 0).all() and (y.sum(axis=0) < len(rows)).all()
+    assert (y.sum(axis=1) > 0).all() and (y.sum(axis=1) < len(LABELS)).all()
+    table = pa.table(
+        {
+            "scores": O.score_column([sc for sc, _ in rows]),
+            "actual": pa.array([a for _, a in rows], pa.list_(pa.string())),
+        }
+    )
+    calls, expected = [], []
+    for name, fn in zip(MEASURES, (average_precision_score, roc_auc_score), strict=True):
+        for average in O.SCORE_AVERAGES:
+            calls.append((name, ("actual", "scores"), {"average": average}))
+            expected.append(float(fn(y, s, average=average)))
+    got = O.Available(engine).many(table, calls)
+    for (name, _, params), value, want in zip(calls, got, expected, strict=True):
+        assert value == pytest.approx(want, rel=1e-12), (name, params)

@@ -34,6 +34,7 @@ RULES = {
     "top_k": "a whole number >= 0 (or NULL for all)",
     "threshold": "a number",
     "average": "one of 'micro', 'macro', 'weighted'",
+    "score_average": "one of 'micro', 'macro', 'weighted', 'samples'",
     "weights": "one of 'linear', 'quadratic'",
     "table_beta": "a finite number > 0",
     "n_bins": "a whole number > 0",
@@ -102,7 +103,7 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
     """The generator itself: each value it makes is invalid, and a valid value passes."""
     valid = {"beta": 2, "alpha": 0.5, "cost_fn": -3, "cost_fp": 0, "zero_division": "NaN",
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
-             "average": "Micro", "weights": None, "table_beta": None, "n_bins": 1}  # fmt: skip
+             "average": "Micro", "score_average": "Samples", "weights": None, "table_beta": None, "n_bins": 1}  # fmt: skip
     for key, p in P.PARAMS.items():
         P.check(p, valid[key], "f")
         for value in invalid_values(p):
@@ -124,6 +125,7 @@ DUCKDB_INPUTS = {
     "ranking": {"rank_items": "['a', 'b']", "correct_items": "['a']", "actual": "['a']",
                 "scores": "MAP {'a': 0.5}", "ranked_relevance": "[1.0, 0.0]",
                 "ideal_relevance": "[1.0]"},
+    "label_scores": {"actual": "['a']", "scores": "MAP {'a': 0.5}"},
 }  # fmt: skip
 COUNTS = {"tp": "1", "fp": "1", "fn": "1", "tn": "1"}
 #: valid values of the parameters that have no default and no constraint

@@ -42,6 +42,7 @@ class Symbol:
     __truediv__ = __rtruediv__ = __pow__ = __rpow__ = __neg__ = __invert__ = _new
     __and__ = __rand__ = __or__ = __ror__ = __lt__ = __le__ = __gt__ = __ge__ = _new
     __eq__ = __ne__ = _new  # type: ignore[assignment]
+    __getitem__ = _new  # a statistic read by key (totals handed to a term)
     __hash__ = object.__hash__
 
 

@@ -32,6 +32,7 @@ FAMILIES = {
     "regression": "Regression",
     "scores": "Scores",
     "ranking": "Ranking",
+    "label_scores": "Label scores",
 }
 #: families with no module of their own, or whose module speaks to developers
 INTROS = {

@@ -125,8 +125,10 @@ __all__ = [
     "mlp",
     "mrr",
     "mse",
+    "multilabel_average_precision",
     "multilabel_counts",
     "multilabel_report",
+    "multilabel_roc_auc",
     "ndcg",
     "ndcg_score",
     "nov",
@@ -3846,6 +3848,45 @@ def mse(
     0.375
     """
 
+def multilabel_average_precision(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    average: str = "macro",
+    zero_division: float | str = 0,
+) -> pl.Expr:
+    """scikit-learn's average_precision_score over label scores (the indicator matrix of the group's labels), averaged micro, macro, weighted or over samples.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    scores : str or polars.Expr
+        Column name or expression.
+    average : {'micro', 'macro', 'weighted', 'samples'}, default 'macro'
+        micro: pool every (row, label) cell; macro: mean over labels; weighted:
+        mean weighted by each label's positives; samples: mean over rows. Labels:
+        those true or scored in some row of the group.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        The value of an undefined ratio: 0 or 1; NaN (left out of averages);
+        'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
+        (NULL, left out of averages).
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [['cat'], ['owl', 'cat']], 'scores': [[{'label': 'cat', 'score': 0.9}, {'label': 'dog', 'score': 0.4}], [{'label': 'cat', 'score': 0.2}, {'label': 'dog', 'score': 0.7}, {'label': 'owl', 'score': 0.7}]]})
+    >>> df.select(mp.multilabel_average_precision('actual', 'scores')).item()
+    0.6666666666666666
+    """
+
 def multilabel_counts(
     actual: _IntoExpr,
     predicted: _IntoExpr,
@@ -3901,6 +3942,45 @@ def multilabel_report(
     >>> df = pl.DataFrame({"actual": [["cat", "bird"], ["dog"]], "predicted": [["cat"], ["dog", "cat"]]})
     >>> mp.multilabel_report(df, "actual", "predicted").select("n_rows", "macro_recall", "wlp").row(0)
     (2, 0.6666666666666666, 0.3333333333333333)
+    """
+
+def multilabel_roc_auc(
+    actual: _IntoExpr,
+    scores: _IntoExpr,
+    *,
+    average: str = "macro",
+    zero_division: float | str = 0,
+) -> pl.Expr:
+    """scikit-learn's roc_auc_score over label scores (the indicator matrix of the group's labels), ties one half, averaged micro, macro, weighted or over samples.
+
+    Parameters
+    ----------
+    actual : str or polars.Expr
+        The true values of each row (column name or expression).
+    scores : str or polars.Expr
+        Column name or expression.
+    average : {'micro', 'macro', 'weighted', 'samples'}, default 'macro'
+        micro: pool every (row, label) cell; macro: mean over labels; weighted:
+        mean weighted by each label's positives; samples: mean over rows. Labels:
+        those true or scored in some row of the group.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        The value of an undefined ratio: 0 or 1; NaN (left out of averages);
+        'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
+        (NULL, left out of averages).
+
+    Returns
+    -------
+    polars.Expr
+        An aggregate: one number per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({'actual': [['cat'], ['owl', 'cat']], 'scores': [[{'label': 'cat', 'score': 0.9}, {'label': 'dog', 'score': 0.4}], [{'label': 'cat', 'score': 0.2}, {'label': 'dog', 'score': 0.7}, {'label': 'owl', 'score': 0.7}]]})
+    >>> df.select(mp.multilabel_roc_auc('actual', 'scores')).item()
+    0.3333333333333333
     """
 
 def ndcg(

@@ -124,8 +124,10 @@ __all__ = [
     "mlp",
     "mrr",
     "mse",
+    "multilabel_average_precision",
     "multilabel_counts",
     "multilabel_report",
+    "multilabel_roc_auc",
     "ndcg",
     "ndcg_score",
     "nov",
@@ -4301,6 +4303,42 @@ def mse(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
+def multilabel_average_precision(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    average: str = "macro",
+    zero_division: float | str = 0,
+) -> Column:
+    """scikit-learn's average_precision_score over label scores (the indicator matrix of the group's labels), averaged micro, macro, weighted or over samples.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    scores : str or pyspark.sql.Column
+        Column name or Column.
+    average : {'micro', 'macro', 'weighted', 'samples'}, default 'macro'
+        micro: pool every (row, label) cell; macro: mean over labels; weighted:
+        mean weighted by each label's positives; samples: mean over rows. Labels:
+        those true or scored in some row of the group.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        The value of an undefined ratio: 0 or 1; NaN (left out of averages);
+        'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
+        (NULL, left out of averages).
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
+    """
+
 def multilabel_counts(
     actual: _IntoColumn,
     predicted: _IntoColumn,
@@ -4384,6 +4422,42 @@ def multilabel_report(
     ... )
     >>> tuple(ms.multilabel_report(df, "actual", "predicted").select("n_rows", "macro_recall", "wlp").first())
     (2, 0.6666666666666666, 0.3333333333333333)
+    """
+
+def multilabel_roc_auc(
+    actual: _IntoColumn,
+    scores: _IntoColumn,
+    *,
+    average: str = "macro",
+    zero_division: float | str = 0,
+) -> Column:
+    """scikit-learn's roc_auc_score over label scores (the indicator matrix of the group's labels), ties one half, averaged micro, macro, weighted or over samples.
+
+    Parameters
+    ----------
+    actual : str or pyspark.sql.Column
+        The true value of each row: a column (name or Column).
+    scores : str or pyspark.sql.Column
+        Column name or Column.
+    average : {'micro', 'macro', 'weighted', 'samples'}, default 'macro'
+        micro: pool every (row, label) cell; macro: mean over labels; weighted:
+        mean weighted by each label's positives; samples: mean over rows. Labels:
+        those true or scored in some row of the group.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        The value of an undefined ratio: 0 or 1; NaN (left out of averages);
+        'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
+        (NULL, left out of averages).
+
+    Returns
+    -------
+    pyspark.sql.Column
+        An aggregate: one number per ``agg`` or ``groupBy().agg`` group;
+        NULL over no known rows.
+
+    Notes
+    -----
+    Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
+    check the label types when the Column is built; a name is checked by Spark.
     """
 
 def ndcg(

@@ -262,8 +262,8 @@ def graded_row(ranked: pl.Expr, ideal: pl.Expr, k: int | None, body: Callable) -
 RANK_FIELDS = ("at_or_above", "above", "true_at_or_above")
 
 
-def label_scores(entries: pl.Expr, truth: pl.Expr) -> pl.Expr:
-    """Each row's labels as ``list[struct[score, is_true]]``.
+def label_scores(entries: pl.Expr, truth: pl.Expr, *, with_label: bool = False) -> pl.Expr:
+    """Each row's labels as ``list[struct[score, is_true]]`` (and ``label`` first, if asked).
 
     ``truth`` holds the distinct true labels. The labels are the scored ones
     (a label's first entry; NULL scores dropped) and the true ones that are
@@ -278,6 +278,7 @@ def label_scores(entries: pl.Expr, truth: pl.Expr) -> pl.Expr:
     # a label in both lists is scored and true; the copy from the true list is dropped
     return pl.concat_list(scored, unscored).list.eval(
         pl.struct(
+            *([label] if with_label else []),
             score.fill_null(float("-inf")).alias("score"),
             (label.is_duplicated() | score.is_null()).alias("is_true"),
         ).filter(label.is_first_distinct())

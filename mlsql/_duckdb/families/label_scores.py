@@ -1,0 +1,187 @@
+"""Averaged precision and ROC AUC over label scores in DuckDB: aggregate macros over lists.
+
+The aggregate collects the group's known rows as one list (``list(...) FILTER``)
+and does the rest with list functions, so it runs under GROUP BY:
+
+1. cells: per row, its scored labels (score, true?) and its true labels
+   without a score (-infinity, true), each with the row's index;
+2. segments: the cells sorted by (segment, score, class) descending, the
+   segment being the label (macro, weighted), the row (samples) or nothing
+   (micro); the segments' ends are where the segment changes from one cell
+   to the next, and each segment is a slice of the sorted list;
+3. per segment, the statistics of :class:`mlsql.measures.label_scores.Segment`:
+   the positives' positions with negatives first among ties give N(>= s) at
+   the end of each run (``_mlsql_run_precision_sum``, shared with
+   ``average_precision_score``); the positives' positions summed in two
+   orders (negatives first, positives first) give U with ties one half.
+
+The unscored negative cells are counted (rows x labels - explicit cells),
+never built. ``average`` is a macro parameter: the four averages are four
+branches of one CASE, and DuckDB evaluates only the branch taken.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+from mlsql._duckdb import classification_checks as CC
+from mlsql._duckdb.classification_checks import let
+from mlsql._duckdb.families.ranking import ENTRY_TYPES
+from mlsql._duckdb.library import Macro, Qualify
+from mlsql._duckdb.ops import SqlOps
+from mlsql._registry import Measure, measures
+from mlsql._sqlexpr import Sql, lit
+from mlsql.measures import label_scores as LS
+
+FILE = "label_scores.sql"
+DESCRIPTION = (
+    "Averaged precision and ROC AUC over label scores (scikit-learn's multi-label "
+    "average_precision_score and roc_auc_score): micro, macro, weighted, samples."
+)
+ORDER = 45
+FAMILIES: tuple[str, ...] = ()  # rendered here: the average picks the segments
+
+SEGMENT_FIELDS = ("n_explicit", "n_positive", "n_positive_unscored", "precision_sum", "u")
+ENDS = (
+    "list_filter(list_transform(list_zip(xs.a, xs.a[2:]), lambda z, i:"
+    " CASE WHEN z[2] IS NULL OR z[2].g <> z[1].g THEN i END), lambda i: i IS NOT NULL)"
+)
+NEG_INF = "CAST('-inf' AS DOUBLE)"
+#: per average: the segment key of a cell ``c``, and a segment's cell count (n rows, nu labels)
+SEGMENTS = {
+    "micro": ("0", "p.n * g.nu"),
+    "macro": ("c.l", "p.n"),
+    "weighted": ("c.l", "p.n"),
+    "samples": ("c.r", "g.nu"),
+}
+
+
+def _helpers(q: Qualify) -> list[Macro]:
+    return [
+        Macro(
+            FILE,
+            "_mlsql_label_score_cells",
+            ("known_rows",),
+            f"""flatten(list_transform(known_rows, lambda x, i: list_concat(
+        list_transform(list_filter(map_entries(x.m), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
+            lambda e: {{'r': i, 'l': e.key, 's': CAST(e.value AS DOUBLE) + 0.0, 'y': list_contains(x.a, e.key)}}),
+        list_transform(list_filter(list_distinct(x.a), lambda t: map_extract_value(x.m, t) IS NULL),
+            lambda t: {{'r': i, 'l': t, 's': {NEG_INF}, 'y': true}}))))""",
+            "The explicit cells of known rows {a: actual, m: score map}: each scored label "
+            "(row, label, score, true?) and each true label without a score (at -infinity).",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_segment_slices",
+            ("keyed",),
+            f"""list_transform([{{
+            'a': list_sort(list_transform(keyed, lambda c: {{'g': c.g, 's': c.s, 'k': NOT c.y}}), 'DESC'),
+            'b': list_sort(list_transform(keyed, lambda c: {{'g': c.g, 's': c.s, 'k': c.y}}), 'DESC')}}],
+        lambda xs: list_transform(list_zip({ENDS}, list_prepend(0, {ENDS}), true),
+            lambda e: {{'a': list_slice(xs.a, e[2] + 1, e[1]), 'b': list_slice(xs.b, e[2] + 1, e[1])}}))[1]""",
+            "Cells {g, s, y} cut into segments by g, each sorted by score descending twice: "
+            "negatives first among ties (a) and positives first (b). A segment ends where g "
+            "changes from one cell to the next.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_segment_stats",
+            ("a", "b"),
+            f"""list_transform([list_filter(list_transform(a, lambda x, i: {{'s': x.s, 'i': i, 'y': NOT x.k}}), lambda x: x.y)],
+        lambda pos: {{
+            'n_explicit': len(a),
+            'n_positive': len(pos),
+            'n_positive_unscored': len(list_filter(pos, lambda x: x.s = {NEG_INF})),
+            'precision_sum': coalesce({q("_mlsql_run_precision_sum")}(list_filter(pos, lambda x: x.s > {NEG_INF})), 0),
+            'u': len(pos) * (len(a) + 1) - len(pos) * (len(pos) + 1) / 2
+                - (coalesce(list_sum(list_transform(pos, lambda x: x.i)), 0)
+                   + coalesce(list_sum(list_transform(b, lambda x, i: CASE WHEN x.k THEN i ELSE 0 END)), 0)) / 2}})[1]""",
+            "A segment's statistics from its cells sorted with negatives first (a) and "
+            "positives first (b) among ties: explicit cells, positives (unscored ones), "
+            "Σ P(>= s) / N(>= s) over the scored positives, and U.",
+            public=False,
+        ),
+    ]
+
+
+def _stats(q: Qualify, average: str, skips: Sql) -> tuple[LS.LabelScoreStats, str]:
+    """The statistics of one average, and the SQL of what they read: ``g.segs`` (each
+    segment's statistics) and ``g.nu`` (labels), beside the bound ``p.cells`` and ``p.n``.
+
+    Values are bound as struct fields of one lambda each: DuckDB binds nested lambdas at a
+    cost that grows fast with their depth, so the levels are few.
+    """
+    key, n_cells = SEGMENTS[average]
+    keyed = f"list_transform(p.cells, lambda c: {{'g': {key}, 's': c.s, 'y': c.y}})"
+    segments = (
+        f"{{'segs': list_transform({q('_mlsql_segment_slices')}({keyed}), "
+        f"lambda sl: {q('_mlsql_segment_stats')}(sl.a, sl.b)), "
+        "'nu': len(list_distinct(list_transform(p.cells, lambda c: c.l)))}"
+    )
+
+    def over_segments(per_segment: Any, sums: dict[str, Any], finish: Any) -> Sql:
+        seg = LS.Segment(n_cells=Sql(n_cells), **{f: Sql(f"sg.{f}") for f in SEGMENT_FIELDS})
+        values = SimpleNamespace(**per_segment(seg))
+        totals = ", ".join(
+            f"'{k}': coalesce(list_sum(list_transform(g.segs, lambda sg: {term(values)})), 0)"
+            for k, term in sums.items()
+        )
+        return let(f"{{{totals}}}", "tot", finish({k: Sql(f"tot.{k}") for k in sums}))
+
+    n_empty = {
+        "micro": "CASE WHEN len(p.cells) = 0 THEN 1 ELSE 0 END",
+        "samples": "p.n - len(g.segs)",
+    }.get(average, "0")
+    stats = LS.LabelScoreStats(
+        n=Sql("p.n"), over_segments=over_segments, n_empty=Sql(n_empty), skips=skips
+    )
+    return stats, segments
+
+
+def _body(q: Qualify, m: Measure, ops: SqlOps, params: dict[str, Sql], scores: str) -> str:
+    zd = Sql("p.zd")
+    skips = Sql("p.zd IN ('nan', 'ignore')")
+    branches = []
+    for average in LS.AVERAGES:
+        stats, segments = _stats(q, average, skips)
+        value = m.build(ops, stats, average=average, zero_division=zd)
+        branches.append(f"WHEN {lit(average)} THEN {let(segments, 'g', value)}")
+    known = "actual IS NOT NULL AND scores IS NOT NULL"
+    rows = f"coalesce(list({{'a': actual, 'm': {scores}}}) FILTER (WHERE {known}), [])"
+    bound = (
+        f"{{'zd': {params['zero_division']}, 'avg': {params['average']}, "
+        f"'cells': {q('_mlsql_label_score_cells')}({rows}), "
+        f"'n': count(*) FILTER (WHERE {known})}}"
+    )
+    choose = "CASE p.avg\n        " + "\n        ".join(branches) + " END"
+    return str(let(bound, "p", f"CASE WHEN p.zd IS NULL THEN NULL ELSE {choose} END"))
+
+
+def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
+    """multilabel_average_precision and multilabel_roc_auc over a score MAP or {label, score} lists."""
+    out = _helpers(qualify)
+    for m in measures(family=LS.FAMILY):
+        if m.build is None or not m.available_in("duckdb"):
+            continue
+        params = CC.checked(m, qualify)
+        signature = CC.signature(m)
+        converted = f"{qualify('_mlsql_scores_map')}(scores)"
+        typed = tuple(
+            Macro(
+                FILE,
+                m.name,
+                tuple(f"scores {t}" if p == "scores" else p for p in signature),
+                _body(qualify, m, ops, params, converted),
+                m.summary,
+            )
+            for t in ENTRY_TYPES
+        )
+        out += [
+            *typed,
+            Macro(FILE, m.name, signature, _body(qualify, m, ops, params, "scores"), m.summary),
+        ]
+        out += CC.aliases(m, FILE, qualify)
+    return out

@@ -1,0 +1,239 @@
+"""Averaged precision and ROC AUC over label scores: scikit-learn's multi-label forms.
+
+``multilabel_average_precision(actual, scores, average := 'macro', zero_division := 0)``
+and ``multilabel_roc_auc(actual, scores, average := 'macro', zero_division := 0)``
+are scikit-learn's ``average_precision_score`` and ``roc_auc_score`` on the
+group's indicator matrix: one row per known row, one column per label, each
+cell (true?, score).
+
+Notes
+-----
+- The label universe of a group is every label true in some row or scored
+  (score not NULL) in some row. Rows where either input is NULL are skipped;
+  over none the result is NULL.
+- A label missing from a row's scores (or scored NULL) has the lowest score
+  there: below every score, tied with the other unscored cells (one run at
+  -infinity). So a true label without a score ranks last, and a label a row
+  does not mention is a negative scored lowest.
+- Ties as scikit-learn: average precision takes one step per distinct score
+  (the precision at a tied positive is that of the whole tie); ROC AUC counts
+  a tied (positive, negative) pair one half.
+- Averages (DESIGN section 1.5): micro pools every (row, label) cell into one
+  binary problem; macro is the mean over labels; weighted weighs each label
+  by its positives; samples is the mean over rows (each row against the whole
+  universe).
+- Undefined values: average precision of a label (row, pool) without
+  positives; ROC AUC of one with a single class. They take ``zero_division``:
+  0 (default; scikit-learn's average precision gives 0 too) or 1, 'diagnose'
+  (1), NaN or 'ignore' (left out of the average; if everything is left out
+  the result is NaN under NaN, NULL under 'ignore'). scikit-learn returns NaN
+  for a one-class label's ROC AUC (it warns), which ``zero_division=nan``
+  reproduces for micro and leaves out of the other averages. Under weighted,
+  when no kept label has a positive, the result is the ``zero_division`` value.
+- Cost: every engine holds the group's (row, label) cells that are scored or
+  true, sorts them (DuckDB twice) and walks the sorted runs once; cells of
+  unscored negatives are counted, never built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mlsql import _params as P
+from mlsql._formulas import formula
+from mlsql._registry import measure
+
+E = Any  # an engine expression
+FAMILY = "label_scores"
+ZD = P.ZERO_DIVISION
+AVERAGE = P.SCORE_AVERAGE
+#: the averages, in the order the engines build them
+AVERAGES = ("micro", "macro", "weighted", "samples")
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One binary problem of the indicator matrix: a label's column, a row's line, or all cells.
+
+    ``n_cells`` counts every cell (the unscored negatives too), ``n_explicit``
+    the cells that are scored or true, ``n_positive`` the true ones and
+    ``n_positive_unscored`` the true cells without a score (at -infinity).
+    Over the explicit cells, sorted by score: ``precision_sum`` is Σ over the
+    scored positives of P(>= s) / N(>= s), and ``u`` is Σ over the positives
+    of (negatives scored lower + tied negatives / 2).
+    """
+
+    n_cells: E
+    n_explicit: E
+    n_positive: E
+    n_positive_unscored: E
+    precision_sum: E
+    u: E
+
+
+#: what the average sums over the segments, from each segment's value, undefined? and weight
+SUMS = ("n_undefined", "undefined_weight", "n_defined", "defined_weight", "total")
+
+
+@dataclass(frozen=True)
+class LabelScoreStats:
+    """A group's known rows ``n`` and its segments for one average.
+
+    ``over_segments(per_segment, sums, finish)`` computes ``per_segment(Segment)``
+    (a dict of named values) once per segment that holds an explicit cell,
+    sums each ``sums[name](values)`` (``values`` has the per-segment values as
+    attributes) over those segments and returns ``finish(totals)``, totals
+    by name. ``n_empty`` counts the segments without an explicit cell (a row
+    with no true and no scored label under samples; the pool when nothing is
+    true or scored under micro), each undefined with no positives. ``skips``
+    is whether ``zero_division`` leaves undefined values out (a bool, or an
+    engine expression when only the query knows).
+    """
+
+    n: E
+    over_segments: Callable[..., E]
+    n_empty: E
+    skips: Any
+
+
+@formula
+def segment_average_precision(
+    ops: Any,
+    precision_sum: E,
+    n_positive: E,
+    n_positive_unscored: E,
+    n_cells: E,
+) -> E:
+    """(Σ scored positives' P(>= s) / N(>= s) + unscored positives x positives / cells) / positives.
+
+    An unscored positive sits in the last tie, where every positive and every
+    cell is at or above it.
+    """
+    return (precision_sum + n_positive_unscored * n_positive / n_cells) / n_positive
+
+
+@formula
+def segment_roc_auc(
+    ops: Any,
+    u: E,
+    n_positive: E,
+    n_positive_unscored: E,
+    n_explicit: E,
+    n_cells: E,
+) -> E:
+    """U / (positives x negatives), U counting the unscored negatives at -infinity.
+
+    Each of the n_cells - n_explicit unscored negatives is below every scored
+    positive and tied with every unscored one.
+    """
+    unscored = n_cells - n_explicit
+    full_u = u + unscored * (n_positive - n_positive_unscored / 2)
+    return full_u / (n_positive * (n_cells - n_positive))
+
+
+def _when(ops: Any, condition: Any, then: E, otherwise: E) -> E:
+    """``ops.when``, or the branch itself when ``condition`` is known in Python."""
+    if isinstance(condition, bool):
+        return then if condition else otherwise
+    return ops.when(condition, then, otherwise)
+
+
+def averaged(
+    ops: Any,
+    s: LabelScoreStats,
+    value: Callable[[Segment], tuple[E, E]],
+    average: str,
+    zero_division: Any,
+) -> E:
+    """The ``average`` of ``value`` (a segment's (value, undefined?)) over ``s``'s segments.
+
+    Defined values weigh 1 (a label's positives under weighted); undefined
+    ones count as ``zero_division``, or are left out where it says so.
+    """
+    fill = ops.undefined(zero_division, True)
+    weighted = average == "weighted"
+
+    def per_segment(g: Segment) -> dict[str, E]:
+        v, undefined = value(g)
+        return {"value": v, "undefined": undefined, "weight": g.n_positive if weighted else 1}
+
+    sums = {
+        "n_undefined": lambda x: ops.when(x.undefined, 1, 0),
+        "undefined_weight": lambda x: ops.when(x.undefined, x.weight, 0),
+        "n_defined": lambda x: ops.when(x.undefined, 0, 1),
+        "defined_weight": lambda x: ops.when(x.undefined, 0, x.weight),
+        "total": lambda x: ops.when(x.undefined, 0, x.weight * x.value),
+    }
+
+    def finish(t: dict[str, E]) -> E:
+        n_undefined = t["n_undefined"] + s.n_empty
+        # an empty segment has no positive: weight 0 under weighted, else 1
+        undefined_weight = t["undefined_weight"] + (0 if weighted else s.n_empty)
+        kept_weight = t["defined_weight"] + _when(ops, s.skips, 0, undefined_weight)
+        kept = t["n_defined"] + _when(ops, s.skips, 0, n_undefined)
+        total = t["total"] + _when(ops, s.skips, 0, fill * undefined_weight)
+        result = ops.when(
+            kept == 0,
+            ops.when(n_undefined > 0, fill, None),
+            ops.when(kept_weight == 0, fill, total / kept_weight),
+        )
+        return ops.when(s.n == 0, None, result)
+
+    return s.over_segments(per_segment, sums, finish)
+
+
+def _ap_value(ops: Any) -> Callable[[Segment], tuple[E, E]]:
+    def value(g: Segment) -> tuple[E, E]:
+        undefined = g.n_positive == 0
+        ap = segment_average_precision(
+            ops, g.precision_sum, g.n_positive, g.n_positive_unscored, g.n_cells
+        )
+        return ap, undefined
+
+    return value
+
+
+def _auc_value(ops: Any) -> Callable[[Segment], tuple[E, E]]:
+    def value(g: Segment) -> tuple[E, E]:
+        undefined = (g.n_positive == 0) | (g.n_positive == g.n_cells)
+        auc = segment_roc_auc(
+            ops, g.u, g.n_positive, g.n_positive_unscored, g.n_explicit, g.n_cells
+        )
+        return auc, undefined
+
+    return value
+
+
+def _multilabel_average_precision(
+    ops: Any, s: LabelScoreStats, average: str, zero_division: Any
+) -> E:
+    return averaged(ops, s, _ap_value(ops), average, zero_division)
+
+
+def _multilabel_roc_auc(ops: Any, s: LabelScoreStats, average: str, zero_division: Any) -> E:
+    return averaged(ops, s, _auc_value(ops), average, zero_division)
+
+
+#: the truth first, as scikit-learn's ``(y_true, y_score)``
+INPUTS = ("actual", "scores")
+
+measure(
+    "multilabel_average_precision",
+    "aggregate",
+    FAMILY,
+    "scikit-learn's average_precision_score over label scores (the indicator matrix of the "
+    "group's labels), averaged micro, macro, weighted or over samples.",
+    inputs=INPUTS,
+    params=(AVERAGE, ZD),
+)(_multilabel_average_precision)
+measure(
+    "multilabel_roc_auc",
+    "aggregate",
+    FAMILY,
+    "scikit-learn's roc_auc_score over label scores (the indicator matrix of the group's "
+    "labels), ties one half, averaged micro, macro, weighted or over samples.",
+    inputs=INPUTS,
+    params=(AVERAGE, ZD),
+)(_multilabel_roc_auc)
