@@ -1,0 +1,124 @@
+"""Precision-recall and ROC curves as tables: one row per distinct threshold.
+
+``precision_recall_curve(source, actual, score)`` and ``roc_curve(source,
+actual, score)`` take a table (or frame), the name of its binary label column
+(boolean or 0/1) and of its score column (finite numbers), and optional ``by``
+grouping columns. Each returns one row per group and distinct score t, from
+the highest: predicting positive every row scored >= t gives tp(t) and fp(t)
+(cumulative counts), and
+
+- ``precision_recall_curve``: threshold, precision = tp / (tp + fp),
+  recall = tp / P;
+- ``roc_curve``: threshold, fpr = fp / N, tpr = tp / P;
+
+with P and N the group's positive and negative rows. These are scikit-learn's
+points with ``drop_intermediate=False``.
+
+The first row of each group has threshold +infinity (a DOUBLE ``inf``):
+nothing is predicted positive there. It is scikit-learn's first ROC point
+(fpr = tpr = 0, threshold ``inf``) and its last precision-recall point
+(precision 1, recall 0), which scikit-learn returns without a threshold; here
+it is a row like the others, so both tables read alike (sorted by descending
+threshold, scikit-learn's precision-recall arrays reversed).
+
+Notes
+-----
+- Rows where the label or the score is NULL are skipped; a group with no
+  known row has no rows.
+- Scores must be finite (NaN and infinite values are errors, as in every
+  score measure); ``-0.0`` and ``0.0`` are one threshold.
+- With no positive rows recall (and tpr) is undefined, with no negative rows
+  fpr is: their value is ``zero_division`` (default 0; 'diagnose': 1; NaN;
+  'ignore': NULL). scikit-learn warns and returns recall 1 on every threshold
+  (``zero_division=1`` gives its points) and NaN for fpr or tpr on every
+  point (``zero_division=nan`` gives its points). The +inf row of the
+  precision-recall curve is always (1, 0), as scikit-learn's end point.
+- Cost: one scan that counts rows and positives per (group, distinct score)
+  in a hash aggregate, then cumulative sums over those counts sorted by score
+  (window functions in DuckDB and Spark, ``cum_sum`` in Polars): memory of
+  the order of the distinct scores, not of the rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mlsql import _formulas as F
+from mlsql import _params as P
+from mlsql._formulas import formula
+from mlsql._registry import Param, declare
+
+E = Any  # an engine expression
+FAMILY = "curves"
+ZD = P.ZERO_DIVISION
+BY = Param("by", None)
+INPUTS = ("source", "actual", "score")
+#: each table's columns after the group columns
+COLUMNS = {
+    "precision_recall_curve": ("threshold", "precision", "recall"),
+    "roc_curve": ("threshold", "fpr", "tpr"),
+}
+
+
+@dataclass(frozen=True)
+class CurveStats:
+    """At one threshold: cumulative ``tp`` and ``fp``; the group's positives and negatives."""
+
+    tp: E
+    fp: E
+    n_positive: E
+    n_negative: E
+
+
+@formula
+def curve_precision(ops: Any, true_pos: E, false_pos: E) -> E:
+    """tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn)."""
+    predicted = true_pos + false_pos
+    return ops.when(predicted == 0, 1.0, true_pos / predicted)
+
+
+@formula
+def curve_recall(ops: Any, true_pos: E, false_pos: E, n_positive: E, zero_division: Any) -> E:
+    """tp / P at a threshold; 0 at +inf (scikit-learn's end point), undefined without positives."""
+    recall = F.ratio(ops, true_pos, n_positive, zero_division, True)
+    return ops.when(true_pos + false_pos == 0, 0.0, recall)
+
+
+@formula
+def curve_rate(ops: Any, count: E, total: E, zero_division: Any) -> E:
+    """count / total: the true positive rate (tp / P) or false positive rate (fp / N)."""
+    return F.ratio(ops, count, total, zero_division, True)
+
+
+def values(ops: Any, name: str, s: CurveStats, zero_division: Any) -> dict[str, E]:
+    """The value columns of curve ``name`` after its threshold, in output order."""
+    if name == "precision_recall_curve":
+        return {
+            "precision": curve_precision(ops, s.tp, s.fp),
+            "recall": curve_recall(ops, s.tp, s.fp, s.n_positive, zero_division),
+        }
+    return {
+        "fpr": curve_rate(ops, s.fp, s.n_negative, zero_division),
+        "tpr": curve_rate(ops, s.tp, s.n_positive, zero_division),
+    }
+
+
+declare(
+    "precision_recall_curve",
+    "table",
+    FAMILY,
+    "One row per (group, distinct score) from the highest, +inf first: threshold, precision,"
+    " recall (scikit-learn's points).",
+    inputs=INPUTS,
+    params=(ZD, BY),
+)
+declare(
+    "roc_curve",
+    "table",
+    FAMILY,
+    "One row per (group, distinct score) from the highest, +inf first: threshold, fpr, tpr"
+    " (scikit-learn's points).",
+    inputs=INPUTS,
+    params=(ZD, BY),
+)
