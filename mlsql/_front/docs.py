@@ -138,6 +138,15 @@ TABLE_PARAMS = {
         "    Value of an undefined ratio."
     ),
     "by": "by : str or sequence of str, optional\n    Grouping columns.",
+    "scored": (
+        "actual, score : str\n"
+        "    Column names: the binary label (boolean or 0/1) and its score (finite numbers)."
+    ),
+    "curve_zero_division": (
+        "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default 0\n"
+        "    Value of recall or tpr without positive rows, of fpr without negative rows\n"
+        "    (scikit-learn: recall 1, fpr and tpr nan)."
+    ),
 }
 #: each table function's summary and parameters (keys of :data:`TABLE_PARAMS`)
 TABLES = {
@@ -162,6 +171,17 @@ TABLES = {
         "One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, "
         "class_error_rate.",
         ("source", "classes", "class_beta", "zero_division", "by"),
+    ),
+    "precision_recall_curve": (
+        "One row per (group, distinct score), from the highest, after a first row of threshold "
+        "+inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at "
+        "+inf).",
+        ("source", "scored", "curve_zero_division", "by"),
+    ),
+    "roc_curve": (
+        "One row per (group, distinct score), from the highest, after a first row of threshold "
+        "+inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).",
+        ("source", "scored", "curve_zero_division", "by"),
     ),
 }
 
