@@ -14,9 +14,10 @@ per group.
 from __future__ import annotations
 
 from mlsql._duckdb.families.single_label import KEEP, _columns
-from mlsql._duckdb.library import Macro, Qualify
+from mlsql._duckdb.library import Macro, Qualify, sql_message
 from mlsql._duckdb.ops import SqlOps
-from mlsql._sqlexpr import Sql
+from mlsql._front.tables import by_output_message
+from mlsql._sqlexpr import Sql, lit
 from mlsql.measures import curves as CV
 
 FILE = "curves.sql"
@@ -36,6 +37,9 @@ def _curve(q: Qualify, ops: SqlOps, name: str) -> str:
     s = CV.CurveStats(tp=Sql("tp"), fp=Sql("fp"), n_positive=Sql("pos"), n_negative=Sql("neg"))
     columns = CV.values(ops, name, s, Sql("zd"))
     select = ",\n               ".join(f"{expr} AS {col}" for col, expr in columns.items())
+    outputs = ", ".join(str(lit(c)) for c in CV.COLUMNS[name])
+    clash = f'list_filter(coalesce("by", []), lambda b: lower(b) IN ({outputs}))[1]'
+    clash_error = sql_message(by_output_message(name, "{}"), clash)
     return f"""WITH known AS (
         SELECT g, CAST({flag} AS BIGINT) AS y, {score} AS s
         FROM ({_columns("actual", "score")})
@@ -52,7 +56,9 @@ def _curve(q: Qualify, ops: SqlOps, name: str) -> str:
         SELECT g, threshold, tp, fp, pos, neg FROM cumulative
         UNION ALL
         SELECT DISTINCT g, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
-    params AS (SELECT {q("_mlsql_check_zero_division")}(zero_division, '{name}') AS zd)
+    params AS (
+        SELECT CASE WHEN {clash} IS NOT NULL THEN error({clash_error})
+               ELSE {q("_mlsql_check_zero_division")}(zero_division, '{name}') END AS zd)
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(g), threshold,
                {select},

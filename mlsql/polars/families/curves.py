@@ -67,8 +67,12 @@ def _curve(
         pos=within(hits.sum()),
         neg=within((n - hits).sum()),
     )
-    first = cumulative.group_by(*groups).agg(pl.col("pos", "neg").first()) if groups else None
-    start = (first if first is not None else cumulative.select(pl.col("pos", "neg").first())).select(
+    totals = (
+        cumulative.group_by(*groups).agg(pl.col("pos", "neg").first())
+        if groups
+        else cumulative.select(pl.col("pos", "neg").first()).filter(pl.col("pos").is_not_null())
+    )
+    start = totals.select(
         *groups,
         pl.lit(float("inf"), pl.Float64).alias("threshold"),
         pl.lit(0, pl.Int64).alias("tp"),
