@@ -82,7 +82,9 @@ def test_curves_equal_scikit_learn_on_random_data_with_ties(engine, name):
         table = random_table(seed)
         y, s = known(table)
         want = sklearn_points(name, y, s) if y else []
-        got = run_table(engine, name, table, "y", "s", zero_division=NAN if name == "roc_curve" else 1)
+        got = run_table(
+            engine, name, table, "y", "s", zero_division=NAN if name == "roc_curve" else 1
+        )
         assert same(got, want), (seed, got, want)
         by_group = run_table(engine, name, table, "y", "s", by=["g"], zero_division=NAN)
         for group in ("a", "b", None):
@@ -174,7 +176,7 @@ def test_curves_take_any_column_name(engine):
 def test_curves_check_their_inputs(engine):
     table = pa.table({"y": [1, 2], "s": [0.5, 0.1], "f": [NAN, 1.0], "threshold": ["a", "b"]})
     for name in CURVES:
-        with pytest.raises(Exception, match="boolean or 0/1 values. Got 2"):
+        with pytest.raises(Exception, match=r"boolean or 0/1 values\. Got 2"):
             run_table(engine, name, table, "y", "s")
         with pytest.raises(Exception, match="NaN"):
             run_table(engine, name, table.slice(0, 1), "y", "f")

@@ -61,7 +61,9 @@ def curve_groups(
     """The group column names of curve table ``func``: every named column is one of
     ``columns`` (the frame's), and no group column has the name of an output column."""
     groups = P.check_by(by, func)
-    check_columns(func, columns, [("actual", actual), ("score", score), *(("by", b) for b in groups)])
+    check_columns(
+        func, columns, [("actual", actual), ("score", score), *(("by", b) for b in groups)]
+    )
     for name in groups:
         if name.lower() in CV.COLUMNS[func]:
             raise MlsqlError(by_output_message(func, name))

@@ -1,31 +1,24 @@
 """Precision-recall and ROC curves as tables: one row per distinct threshold.
 
 ``precision_recall_curve(source, actual, score)`` and ``roc_curve(source,
-actual, score)`` take a table (or frame), the name of its binary label column
-(boolean or 0/1) and of its score column (finite numbers), and optional ``by``
-grouping columns. Each returns one row per group and distinct score t, from
-the highest: predicting positive every row scored >= t gives tp(t) and fp(t)
-(cumulative counts), and
-
-- ``precision_recall_curve``: threshold, precision = tp / (tp + fp),
-  recall = tp / P;
-- ``roc_curve``: threshold, fpr = fp / N, tpr = tp / P;
-
-with P and N the group's positive and negative rows. These are scikit-learn's
-points with ``drop_intermediate=False``.
-
-The first row of each group has threshold +infinity (a DOUBLE ``inf``):
-nothing is predicted positive there. It is scikit-learn's first ROC point
-(fpr = tpr = 0, threshold ``inf``) and its last precision-recall point
-(precision 1, recall 0), which scikit-learn returns without a threshold; here
-it is a row like the others, so both tables read alike (sorted by descending
-threshold, scikit-learn's precision-recall arrays reversed).
+actual, score)`` take a table (or frame), the names of its binary label column
+and of its score column, and optional ``by`` grouping columns.
 
 Notes
 -----
+- Each table has the ``by`` columns, then threshold and its two values, one
+  row per distinct score t from the highest, predicting positive every row
+  scored >= t: precision = tp / (tp + fp) and recall = tp / P, or fpr =
+  fp / N and tpr = tp / P (P, N: the group's positive and negative rows),
+  scikit-learn's points with ``drop_intermediate=False``.
+- Each group's first row has threshold +inf, a DOUBLE ``inf``, where nothing
+  is predicted positive: scikit-learn's first ROC point (0, 0 at threshold
+  inf) and its last precision-recall point (precision 1, recall 0), which
+  scikit-learn returns without a threshold. The precision-recall table is
+  scikit-learn's arrays reversed, that point first.
 - Rows where the label or the score is NULL are skipped; a group with no
   known row has no rows.
-- Scores must be finite (NaN and infinite values are errors, as in every
+- Labels are boolean or 0/1 (another value is an error); scores must be finite (NaN and infinite values are errors, as in every
   score measure); ``-0.0`` and ``0.0`` are one threshold.
 - With no positive rows recall (and tpr) is undefined, with no negative rows
   fpr is: their value is ``zero_division`` (default 0; 'diagnose': 1; NaN;

@@ -31,10 +31,10 @@ from mlsql.polars.families import _classification as K
 from mlsql.polars.families import scores as SCP
 from mlsql.polars.families._classification import Frame
 
+FAMILIES = (CV.FAMILY,)  # tables only: no formula measure to generate
 
-def _curve(
-    func: str, source: Frame, actual: str, score: str, zero_division: Any, by: Any
-) -> Frame:
+
+def _curve(func: str, source: Frame, actual: str, score: str, zero_division: Any, by: Any) -> Frame:
     zd = check_zero_division(zero_division, func)
     lf = source.lazy()
     schema = lf.collect_schema()
@@ -139,6 +139,11 @@ def roc_curve(
     by: str | Sequence[str] | None = None,
 ) -> Frame:
     return _curve("roc_curve", source, actual, score, zero_division, by)
+
+
+def example(measure: Any) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """Hivemall's AUC example: six rows, scores .8 .7 .5 .5 .3 .2 (one tie)."""
+    return {"actual": [1, 1, 0, 1, 1, 0], "score": [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]}, {}
 
 
 __all__ = ["precision_recall_curve", "roc_curve"]

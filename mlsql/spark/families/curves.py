@@ -36,6 +36,7 @@ from mlsql.spark._engine import SPARK
 from mlsql.spark._types import to_column
 from mlsql.spark.families import _classification as K
 
+FAMILIES = (CV.FAMILY,)  # tables only: no formula measure to generate
 ALL = "__mlsql_all"
 
 
