@@ -132,6 +132,23 @@ def _spark_lengths(e: Env) -> Any:
     return e.F.sum(e.F.size("actual") + e.F.size("predicted"))
 
 
+def _pl_scored(e: Env) -> Any:
+    """The strings file as a binary label (more than two true tags) and a score with about a
+    million distinct values (a hash of the true tags): the input of the curve cases."""
+    pl = e.pl
+    return e.pl.scan_parquet(e.f).select(
+        y=pl.col("actual").list.len() > 2, s=(pl.col("actual").hash() % 1_000_000) / 1e6
+    )
+
+
+def _spark_scored(e: Env) -> Any:
+    """The same label and score in Spark (Spark's own hash: other scores, as many)."""
+    F = e.F
+    return e.spark.read.parquet(e.f).select(
+        (F.size("actual") > 2).alias("y"), (F.abs(F.hash("actual")) % 1_000_000 / 1e6).alias("s")
+    )
+
+
 def mllib_micro_f1(e: Env) -> float:
     """Micro F1 with Spark MLlib's ``MultilabelMetrics``, the built-in Spark answer.
 
@@ -189,6 +206,9 @@ def sklearn_micro_f1(e: Env) -> float:
 PARQUET = "read_parquet('{f}')"
 #: The Parquet source as a query string literal, for table macros taking a source.
 PARQUET_QUERY = "'FROM read_parquet(''{f}'')'"
+#: the curve cases' label and score (see ``_pl_scored``), as a query and as a quoted source
+SCORED = f"SELECT len(actual) > 2 AS y, (hash(actual) % 1000000) / 1e6 AS s FROM {PARQUET}"
+SCORED_QUERY = "'" + SCORED.replace("'", "''") + "'"
 
 # One line per case: keep them unwrapped.
 # fmt: off
@@ -207,6 +227,9 @@ CASES: list[Case] = [
     Case("duckdb", "mlsql multilabel_report", f"SELECT * FROM multilabel_report({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True),
     Case("duckdb", "mlsql label_metrics portable", f"SELECT * FROM label_metrics({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True, portable=True),
     Case("duckdb", "mlsql multilabel_report portable", f"SELECT * FROM multilabel_report({PARQUET_QUERY}, 'actual', 'predicted')", mlsql=True, portable=True),
+    Case("duckdb", "scores bare scan", f"SELECT sum(CAST(y AS INT)), sum(s) FROM ({SCORED})", files=("strings",)),
+    Case("duckdb", "mlsql roc_curve", f"SELECT count(*), sum(tpr) FROM roc_curve({SCORED_QUERY}, 'y', 's')", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),
+    Case("duckdb", "mlsql precision_recall_curve", f"SELECT count(*), sum(recall) FROM precision_recall_curve({SCORED_QUERY}, 'y', 's')", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),
     # Polars: streaming scans, then eager read_parquet -------------------------
     Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),
     Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),
@@ -215,6 +238,9 @@ CASES: list[Case] = [
     Case("polars", "mlsql multilabel_report", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True),
     Case("polars", "mlsql label_metrics portable", lambda e: e.mlsql.label_metrics(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True, portable=True),
     Case("polars", "mlsql multilabel_report portable", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True, portable=True),
+    Case("polars", "scores bare scan", lambda e: _pl_scored(e).select(e.pl.col("y").sum(), e.pl.col("s").sum()).collect(engine="streaming"), files=("strings",)),
+    Case("polars", "mlsql roc_curve", lambda e: e.mlsql.roc_curve(_pl_scored(e), "y", "s").select(e.pl.len(), e.pl.col("tpr").sum()).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "scores bare scan")),
+    Case("polars", "mlsql precision_recall_curve", lambda e: e.mlsql.precision_recall_curve(_pl_scored(e), "y", "s").select(e.pl.len(), e.pl.col("recall").sum()).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "scores bare scan")),
     Case("polars", "bare scan eager", lambda e: e.pl.read_parquet(e.f).select(_pl_lengths(e.pl)), baseline=("polars", "bare scan eager")),
     Case("polars", "mlsql micro_f1 eager", lambda e: e.pl.read_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")), mlsql=True, baseline=("polars", "bare scan eager")),
     # scikit-learn: ratio to mlsql's DuckDB micro_f1 ---------------------------
@@ -223,6 +249,8 @@ CASES: list[Case] = [
     Case("spark", "JVM start (SparkSession)", None, files=(), setup_only=True, repeat=1),
     Case("spark", "bare scan", lambda e: e.spark.read.parquet(e.f).agg(_spark_lengths(e)).collect()),
     Case("spark", "mlsql micro_f1", lambda e: e.spark.read.parquet(e.f).agg(e.mlsql.micro_f1("actual", "predicted")).collect(), mlsql=True),
+    Case("spark", "scores bare scan", lambda e: _spark_scored(e).agg(e.F.sum(e.F.col("y").cast("int")), e.F.sum("s")).collect(), files=("strings",)),
+    Case("spark", "mlsql roc_curve", lambda e: e.mlsql.roc_curve(_spark_scored(e), "y", "s").agg(e.F.count(e.F.lit(1)), e.F.sum("tpr")).collect(), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
     # MLlib's MultilabelMetrics on the same session: ratio to mlsql's Spark micro_f1; labels must be doubles, so ints only
     Case("mllib", "MultilabelMetrics micro F1", mllib_micro_f1, files=("ints",), baseline=("spark", "mlsql micro_f1")),
 ]
