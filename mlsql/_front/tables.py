@@ -65,7 +65,7 @@ def curve_groups(
         func, columns, [("actual", actual), ("score", score), *(("by", b) for b in groups)]
     )
     for name in groups:
-        if name.lower() in CV.COLUMNS[func]:
+        if name.lower() in CV.output_columns(func):
             raise MlsqlError(by_output_message(func, name))
     return groups
 

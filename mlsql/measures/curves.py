@@ -54,6 +54,11 @@ COLUMNS = {
 }
 
 
+def output_columns(name: str) -> tuple[str, ...]:
+    """The names a ``by`` column may not have: ``label`` and curve ``name``'s columns."""
+    return ("label", *COLUMNS[name])
+
+
 @dataclass(frozen=True)
 class CurveStats:
     """At one threshold: cumulative ``tp`` and ``fp``; the group's positives and negatives."""
