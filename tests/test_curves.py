@@ -19,6 +19,7 @@ import pyarrow as pa
 import pytest
 
 from mlsql._registry import measures
+from tests import oracle_ranking as O
 from tests.test_single_label_tables import run_table
 
 CURVES = ("precision_recall_curve", "roc_curve")
@@ -197,3 +198,94 @@ def test_curves_take_boolean_labels(engine):
 
 def test_registry_declares_the_curves():
     assert {m.name for m in measures(family="curves")} == set(CURVES)
+
+
+# ------------------------------------------------------------------ per label, over score maps
+def random_scored(seed: int, form: str, n: int = 40) -> tuple[pa.Table, list[tuple[Any, Any]]]:
+    """Score maps (or lists of {label, score}, a label repeated: its first entry counts) with
+    tied and NULL scores, true label lists with repeats and NULLs, NULL rows, groups; and the
+    rows as the oracle reads them, (scores dict, actual list, group)."""
+    rng = random.Random(seed)
+    labels = ["a", "b", "c", "d"]
+    levels = [0.1, 0.5, 0.5, 0.9, -0.0, 0.0, 2.0]
+    scores, actual, groups, rows = [], [], [], []
+    for _ in range(n):
+        pairs = [
+            (rng.choice(labels), None if rng.random() < 0.1 else rng.choice(levels))
+            for _ in range(rng.choice([0, 1, 2, 3, 5]))
+        ]
+        if form == "map":
+            pairs = list(dict(pairs).items())
+        first: dict[Any, Any] = {}
+        for label, value in pairs:
+            first.setdefault(label, value)
+        truth = [rng.choice([*labels, None]) for _ in range(rng.choice([0, 1, 2, 3]))]
+        s = None if rng.random() < 0.07 else pairs
+        a = None if rng.random() < 0.07 else truth
+        g = rng.choice(["x", "y"])
+        scores.append(s)
+        actual.append(a)
+        groups.append(g)
+        rows.append((None if s is None else first, a, g))
+    table = pa.table(
+        {
+            "scores": O.score_column(scores, form),
+            "actual": pa.array(actual, pa.list_(pa.string())),
+            "g": groups,
+        }
+    )
+    return table, rows
+
+
+def label_points(name: str, rows: list[tuple[Any, Any]], zero_division: Any) -> list[tuple]:
+    """Per label of the oracle's universe, scikit-learn's points on the label's column of the
+    indicator matrix (an unscored cell at -inf: given to scikit-learn as a finite score below
+    every other, and its threshold read back as -inf)."""
+    universe, cells = O.indicator_cells(rows)
+    out = []
+    for j, label in enumerate(universe):
+        column = [row[j] for row in cells]
+        finite = [s for _, s in column if s != -INF]
+        low = min(finite, default=0.0) - 1.0
+        y = [int(t) for t, _ in column]
+        s = [low if v == -INF else v for _, v in column]
+        points = sklearn_points(name, y, s)
+        if name == "precision_recall_curve" and sum(y) == 0:  # recall undefined
+            points = [(t, p, 0.0 if t == INF else zero_division) for t, p, _ in points]
+        out += [(label, -INF if t == low else t, *v) for t, *v in points]
+    return out
+
+
+@pytest.mark.parametrize("form", O.FORMS)
+@pytest.mark.parametrize("name", CURVES)
+def test_curves_per_label_equal_scikit_learn_on_the_indicator_matrix(engine, name, form):
+    """Labels as the label tables read them (true or scored in the group); a label a row does
+    not score is at -inf there, so each label's curve ends at threshold -inf when some row
+    leaves it unscored."""
+    zd = NAN if name == "roc_curve" else 1
+    for seed in range(1 if engine.name == "spark" else 4):
+        table, rows = random_scored(seed, form)
+        got = run_table(engine, name, table, "actual", "scores", zero_division=zd)
+        want = label_points(name, [(s, a) for s, a, _ in rows], float(zd))
+        assert same(got, want), (seed, got, want)
+        by_group = run_table(engine, name, table, "actual", "scores", by=["g"], zero_division=zd)
+        for group in ("x", "y"):
+            want = label_points(name, [(s, a) for s, a, g in rows if g == group], float(zd))
+            assert same([r[1:] for r in by_group if r[0] == group], want), (seed, group)
+
+
+def test_curve_of_a_label_every_row_scores_has_no_minus_infinity(engine):
+    table = pa.table(
+        {
+            "actual": pa.array([["a"], []], pa.list_(pa.string())),
+            "scores": O.score_column([{"a": 0.5, "b": 0.5}, {"a": 0.2}]),
+        }
+    )
+    assert run_table(engine, "roc_curve", table, "actual", "scores") == [
+        ("a", INF, 0.0, 0.0),
+        ("a", 0.5, 0.0, 1.0),
+        ("a", 0.2, 1.0, 1.0),
+        ("b", INF, 0.0, 0.0),
+        ("b", 0.5, 0.5, 0.0),
+        ("b", -INF, 1.0, 0.0),
+    ]
