@@ -140,7 +140,10 @@ TABLE_PARAMS = {
     "by": "by : str or sequence of str, optional\n    Grouping columns.",
     "scored": (
         "actual, score : str\n"
-        "    Column names: the binary label (boolean or 0/1) and its score (finite numbers)."
+        "    Column names: a binary label (boolean or 0/1) and its score (finite numbers),\n"
+        "    or true label lists and score maps (a map label -> score or a list of\n"
+        "    {{label, score}} structs): one curve per label, a label a row does not score\n"
+        "    at -inf."
     ),
     "curve_zero_division": (
         "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default 0\n"
@@ -173,14 +176,14 @@ TABLES = {
         ("source", "classes", "class_beta", "zero_division", "by"),
     ),
     "precision_recall_curve": (
-        "One row per (group, distinct score), from the highest, after a first row of threshold "
-        "+inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at "
+        "One row per (group, label of a score map, distinct score), from the highest, after a "
+        "first row of threshold +inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at "
         "+inf).",
         ("source", "scored", "curve_zero_division", "by"),
     ),
     "roc_curve": (
-        "One row per (group, distinct score), from the highest, after a first row of threshold "
-        "+inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).",
+        "One row per (group, label of a score map, distinct score), from the highest, after a "
+        "first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).",
         ("source", "scored", "curve_zero_division", "by"),
     ),
 }

@@ -1,8 +1,12 @@
 """Precision-recall and ROC curves as tables: one row per distinct threshold.
 
 ``precision_recall_curve(source, actual, score)`` and ``roc_curve(source,
-actual, score)`` take a table (or frame), the names of its binary label column
-and of its score column, and optional ``by`` grouping columns.
+actual, score)`` take a table (or frame), the names of its label column and of
+its score column, and optional ``by`` grouping columns. A numeric score
+column against a binary label (boolean or 0/1) gives one curve per group; a
+score map (a map label -> score, or a list of {label, score} structs, as the
+label-ranking measures read them) against a list of true labels gives one
+curve per group and label, with a ``label`` column.
 
 Notes
 -----
@@ -16,6 +20,15 @@ Notes
   inf) and its last precision-recall point (precision 1, recall 0), which
   scikit-learn returns without a threshold. The precision-recall table is
   scikit-learn's arrays reversed, that point first.
+- Per label: the labels of a group are those true in some known row or
+  scored in some known row (a NULL score is no score; in a list of structs a
+  label's first entry counts), sorted. A row that does not score a label
+  counts for it at score -inf, below every score (the rule of
+  ``multilabel_average_precision``): its curve then ends with a row of
+  threshold -inf where every row is predicted positive. scikit-learn's
+  ``precision_recall_curve`` and ``roc_curve`` on the label's column of the
+  indicator matrix, the unscored cells given any score below the others,
+  give the same points.
 - Rows where the label or the score is NULL are skipped; a group with no
   known row has no rows.
 - Labels are boolean or 0/1 (another value is an error); scores must be finite (NaN and infinite values are errors, as in every
@@ -26,8 +39,8 @@ Notes
   (``zero_division=1`` gives its points) and NaN for fpr or tpr on every
   point (``zero_division=nan`` gives its points). The +inf row of the
   precision-recall curve is always (1, 0), as scikit-learn's end point.
-- Cost: one scan that counts rows and positives per (group, distinct score)
-  in a hash aggregate, then cumulative sums over those counts sorted by score
+- Cost: one scan that counts rows and positives per (group, label, distinct
+  score) in a hash aggregate (per label: the score maps unnested), then cumulative sums over those counts sorted by score
   (window functions in DuckDB and Spark, ``cum_sum`` in Polars): memory of
   the order of the distinct scores, not of the rows.
 """
@@ -106,8 +119,8 @@ declare(
     "precision_recall_curve",
     "table",
     FAMILY,
-    "One row per (group, distinct score) from the highest, +inf first: threshold, precision,"
-    " recall (scikit-learn's points).",
+    "One row per (group, label of a score map, distinct score) from the highest, +inf first:"
+    " threshold, precision, recall (scikit-learn's points).",
     inputs=INPUTS,
     params=(ZD, BY),
 )
@@ -115,8 +128,8 @@ declare(
     "roc_curve",
     "table",
     FAMILY,
-    "One row per (group, distinct score) from the highest, +inf first: threshold, fpr, tpr"
-    " (scikit-learn's points).",
+    "One row per (group, label of a score map, distinct score) from the highest, +inf first:"
+    " threshold, fpr, tpr (scikit-learn's points).",
     inputs=INPUTS,
     params=(ZD, BY),
 )

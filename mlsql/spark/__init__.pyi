@@ -4135,14 +4135,17 @@ def precision_recall_curve(
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
 ) -> DataFrame:
-    """One row per (group, distinct score), from the highest, after a first row of threshold +inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at +inf).
+    """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at +inf).
 
     Parameters
     ----------
     source : pyspark.sql.DataFrame
         The rows.
     actual, score : str
-        Column names: the binary label (boolean or 0/1) and its score (finite numbers).
+        Column names: a binary label (boolean or 0/1) and its score (finite numbers),
+        or true label lists and score maps (a map label -> score or a list of
+        {label, score} structs): one curve per label, a label a row does not score
+        at -inf.
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         Value of recall or tpr without positive rows, of fpr without negative rows
         (scikit-learn: recall 1, fpr and tpr nan).
@@ -4152,8 +4155,8 @@ def precision_recall_curve(
     Returns
     -------
     pyspark.sql.DataFrame
-        The ``by`` columns, then threshold, precision, recall; ordered by
-        group and descending threshold.
+        The ``by`` columns, (``label`` over score maps,) then threshold,
+        precision, recall; ordered by group, label and descending threshold.
 
     Examples
     --------
@@ -4546,14 +4549,17 @@ def roc_curve(
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
 ) -> DataFrame:
-    """One row per (group, distinct score), from the highest, after a first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).
+    """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).
 
     Parameters
     ----------
     source : pyspark.sql.DataFrame
         The rows.
     actual, score : str
-        Column names: the binary label (boolean or 0/1) and its score (finite numbers).
+        Column names: a binary label (boolean or 0/1) and its score (finite numbers),
+        or true label lists and score maps (a map label -> score or a list of
+        {label, score} structs): one curve per label, a label a row does not score
+        at -inf.
     zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
         Value of recall or tpr without positive rows, of fpr without negative rows
         (scikit-learn: recall 1, fpr and tpr nan).
@@ -4563,8 +4569,8 @@ def roc_curve(
     Returns
     -------
     pyspark.sql.DataFrame
-        The ``by`` columns, then threshold, fpr, tpr; ordered by group and
-        descending threshold.
+        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
+        tpr; ordered by group, label and descending threshold.
 
     Examples
     --------

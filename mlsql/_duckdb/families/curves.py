@@ -2,13 +2,22 @@
 
 ``precision_recall_curve(source, actual, score, zero_division := 0, "by" :=
 NULL)`` and ``roc_curve(...)`` read the source (a table or view name, a file
-or a query, as the other table macros do) once: a hash aggregate counts the
-known rows and positives per (group, distinct score), and window sums over
-those counts, sorted by score from the highest within each group, give the
-cumulative tp and fp of every threshold (DuckDB's sort spills to disk when it
-must). The columns come from the registry's formulas
-(:func:`mlsql.measures.curves.values`), and a row of threshold +inf is added
-per group.
+or a query, as the other table macros do) once. Each known row becomes its
+cells, ``_mlsql_curve_cells``: one (y, s) for a numeric score (the macro's
+DOUBLE overload, so any number binds to it), or a (label, y, s) per scored
+and per true label for a score map or a list of {label, score} structs (the
+other overloads); the label sits in a struct whose fields become the output's
+columns, so a binary curve has no label column. A hash aggregate counts the
+cells per (group, label, distinct score); the rows that neither score nor
+hold a label are added as its negatives at -inf; window sums over those
+counts, sorted by score from the highest within each group and label, give
+the cumulative tp and fp of every threshold (DuckDB's sort spills to disk
+when it must). The columns come from the registry's formulas
+(:func:`mlsql.measures.curves.values`), after a row of threshold +inf per
+group and label.
+
+A text score column binds to the score-map overload and fails with DuckDB's
+binder error (a map function over text), not with mlsql's message.
 """
 
 from __future__ import annotations
@@ -144,7 +153,7 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
             name,
             ("source", "actual", "score", "zero_division := 0", '"by" := NULL'),
             _curve(qualify, ops, name),
-            f"One row per (group, distinct score), +inf first: "
+            f"One row per (group, label of a score map, distinct score), +inf first: "
             f"{', '.join(CV.COLUMNS[name])} (scikit-learn's points).",
             table=True,
         )

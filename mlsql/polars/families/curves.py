@@ -1,10 +1,14 @@
 """Precision-recall and ROC curves in Polars: tables over a frame.
 
-The known rows are counted per (group, distinct score) (``group_by``), sorted
-by score from the highest within each group, and ``cum_sum`` (over the groups)
-gives the cumulative tp and fp of every threshold; the columns are the
-registry's formulas (:func:`mlsql.measures.curves.values`), after a row of
-threshold +inf per group. Lazy in, lazy out.
+The known rows become cells: (y, s) per row for a numeric score, or (label,
+y, s) per scored label (the score map's entries exploded, a label's first
+entry kept) and per true label without a score (at -inf) for a score map.
+They are counted per (group, label, distinct score) (``group_by``), the rows
+that neither score nor hold a label added as its negatives at -inf, sorted by
+score from the highest, and ``cum_sum`` over (group, label) gives the
+cumulative tp and fp of every threshold; the columns are the registry's
+formulas (:func:`mlsql.measures.curves.values`), after a row of threshold
++inf per group and label. Lazy in, lazy out.
 
 Examples
 --------
@@ -184,8 +188,9 @@ def _curve(func: str, source: Frame, actual: str, score: str, zero_division: Any
     POLARS,
     returns="""
     polars.DataFrame or polars.LazyFrame
-        The ``by`` columns, then threshold, precision, recall; lazy if
-        ``source`` is; ordered by group and descending threshold.
+        The ``by`` columns, (``label`` over score maps,) then threshold,
+        precision, recall; lazy if ``source`` is; ordered by group, label
+        and descending threshold.
     """,
     example="""
     >>> import polars as pl
@@ -210,8 +215,9 @@ def precision_recall_curve(
     POLARS,
     returns="""
     polars.DataFrame or polars.LazyFrame
-        The ``by`` columns, then threshold, fpr, tpr; lazy if ``source`` is;
-        ordered by group and descending threshold.
+        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
+        tpr; lazy if ``source`` is; ordered by group, label and descending
+        threshold.
     """,
     example="""
     >>> import polars as pl

@@ -1,12 +1,16 @@
 """Precision-recall and ROC curves in Spark: tables over a DataFrame.
 
-The known rows are counted per (group, distinct score) (``groupBy``, a hash
-aggregate that shrinks the data to its distinct scores), then window sums
-partitioned by group and ordered by score from the highest give the
+The known rows become cells: (y, s) per row for a numeric score, or (label,
+y, s) per scored label (the score map's entries exploded, as the ranking
+measures read them) and per true label without a score (at -inf). They are
+counted per (group, label, distinct score) (``groupBy``, a hash aggregate
+that shrinks the data to its distinct scores), the rows that neither score
+nor hold a label added as its negatives at -inf, then window sums
+partitioned by group and label, ordered by score from the highest, give the
 cumulative tp and fp of every threshold; the columns are the registry's
 formulas (:func:`mlsql.measures.curves.values`), after a row of threshold
-+inf per group. No collecting; labels are checked (boolean or 0/1) and scores
-(finite numbers) as they are read.
++inf per group and label. No collecting; labels are checked (boolean or 0/1)
+and scores (finite numbers) as they are read.
 
 Examples
 --------
@@ -166,8 +170,8 @@ def _steps(cells: DataFrame, keys: list[str]) -> DataFrame:
     SPARK,
     returns="""
     pyspark.sql.DataFrame
-        The ``by`` columns, then threshold, precision, recall; ordered by
-        group and descending threshold.
+        The ``by`` columns, (``label`` over score maps,) then threshold,
+        precision, recall; ordered by group, label and descending threshold.
     """,
     example="""
     >>> from pyspark.sql import SparkSession
@@ -193,8 +197,8 @@ def precision_recall_curve(
     SPARK,
     returns="""
     pyspark.sql.DataFrame
-        The ``by`` columns, then threshold, fpr, tpr; ordered by group and
-        descending threshold.
+        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
+        tpr; ordered by group, label and descending threshold.
     """,
     example="""
     >>> from pyspark.sql import SparkSession
