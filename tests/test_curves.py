@@ -289,3 +289,16 @@ def test_curve_of_a_label_every_row_scores_has_no_minus_infinity(engine):
         ("b", 0.5, 0.5, 0.0),
         ("b", -INF, 1.0, 0.0),
     ]
+
+
+def test_scores_in_a_map_must_be_finite(engine):
+    for bad, word in ((NAN, "NaN"), (INF, "infinite")):
+        table = pa.table(
+            {
+                "actual": pa.array([["a"]], pa.list_(pa.string())),
+                "scores": O.score_column([{"a": 0.5, "b": bad}]),
+            }
+        )
+        for name in CURVES:
+            with pytest.raises(Exception, match=word):
+                run_table(engine, name, table, "actual", "scores")
