@@ -141,6 +141,16 @@ def _pl_scored(e: Env) -> Any:
     )
 
 
+def _pl_label_scored(e: Env) -> Any:
+    """The strings file's true tags and a score per predicted tag (its position and a hash of
+    the tag): the input of the per-label curve cases."""
+    pl = e.pl
+    score = (pl.int_range(pl.len()) + 1) / 10 + (pl.element().hash() % 100) / 1000
+    return e.pl.scan_parquet(e.f).select(
+        "actual", scores=pl.col("predicted").list.eval(pl.struct(label=pl.element(), score=score))
+    )
+
+
 def _spark_scored(e: Env) -> Any:
     """The same label and score in Spark (Spark's own hash: other scores, as many)."""
     F = e.F
@@ -209,6 +219,12 @@ PARQUET_QUERY = "'FROM read_parquet(''{f}'')'"
 #: the curve cases' label and score (see ``_pl_scored``), as a query and as a quoted source
 SCORED = f"SELECT len(actual) > 2 AS y, (hash(actual) % 1000000) / 1e6 AS s FROM {PARQUET}"
 SCORED_QUERY = "'" + SCORED.replace("'", "''") + "'"
+#: the per-label curve cases' true tags and scores (see ``_pl_label_scored``)
+LABEL_SCORED = (
+    "SELECT actual, list_transform(predicted, lambda x, i: struct_pack(label := x, "
+    f"score := i / 10 + (hash(x) % 100) / 1000.0)) AS scores FROM {PARQUET}"
+)
+LABEL_SCORED_QUERY = "'" + LABEL_SCORED.replace("'", "''") + "'"
 
 # One line per case: keep them unwrapped.
 # fmt: off
@@ -230,6 +246,8 @@ CASES: list[Case] = [
     Case("duckdb", "scores bare scan", f"SELECT sum(CAST(y AS INT)), sum(s) FROM ({SCORED})", files=("strings",)),
     Case("duckdb", "mlsql roc_curve", f"SELECT count(*), sum(tpr) FROM roc_curve({SCORED_QUERY}, 'y', 's')", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),
     Case("duckdb", "mlsql precision_recall_curve", f"SELECT count(*), sum(recall) FROM precision_recall_curve({SCORED_QUERY}, 'y', 's')", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),
+    Case("duckdb", "label scores bare scan", f"SELECT sum(len(actual)), sum(list_sum(list_transform(scores, lambda e: e.score))) FROM ({LABEL_SCORED})", files=("strings",)),
+    Case("duckdb", "mlsql roc_curve per label", f"SELECT count(*), sum(tpr) FROM roc_curve({LABEL_SCORED_QUERY}, 'actual', 'scores')", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
     # Polars: streaming scans, then eager read_parquet -------------------------
     Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),
     Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),
@@ -241,6 +259,8 @@ CASES: list[Case] = [
     Case("polars", "scores bare scan", lambda e: _pl_scored(e).select(e.pl.col("y").sum(), e.pl.col("s").sum()).collect(engine="streaming"), files=("strings",)),
     Case("polars", "mlsql roc_curve", lambda e: e.mlsql.roc_curve(_pl_scored(e), "y", "s").select(e.pl.len(), e.pl.col("tpr").sum()).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "scores bare scan")),
     Case("polars", "mlsql precision_recall_curve", lambda e: e.mlsql.precision_recall_curve(_pl_scored(e), "y", "s").select(e.pl.len(), e.pl.col("recall").sum()).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "scores bare scan")),
+    Case("polars", "label scores bare scan", lambda e: _pl_label_scored(e).select(e.pl.col("actual").list.len().sum(), e.pl.col("scores").list.eval(e.pl.element().struct.field("score")).list.sum().sum()).collect(engine="streaming"), files=("strings",)),
+    Case("polars", "mlsql roc_curve per label", lambda e: e.mlsql.roc_curve(_pl_label_scored(e), "actual", "scores").select(e.pl.len(), e.pl.col("tpr").sum()).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
     Case("polars", "bare scan eager", lambda e: e.pl.read_parquet(e.f).select(_pl_lengths(e.pl)), baseline=("polars", "bare scan eager")),
     Case("polars", "mlsql micro_f1 eager", lambda e: e.pl.read_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")), mlsql=True, baseline=("polars", "bare scan eager")),
     # scikit-learn: ratio to mlsql's DuckDB micro_f1 ---------------------------

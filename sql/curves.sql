@@ -5,23 +5,23 @@
 CREATE OR REPLACE MACRO _mlsql_curve_cells(actual, score DOUBLE, func) AS 
     [struct_pack(k := struct_pack(__mlsql_binary := true), y := CAST(_mlsql_binary_flag(actual, 'actual', func) AS BIGINT), s := _mlsql_number(score, 'score', func) + 0.0)],
     (actual, score STRUCT(label VARCHAR, score DOUBLE)[], func) AS 
-    list_concat(
-        list_transform(list_filter(map_entries(_mlsql_scores_map(score)), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
+    list_transform([_mlsql_scores_map(score)], lambda m: list_concat(
+        list_transform(list_filter(map_entries(m), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
             lambda e: struct_pack(k := struct_pack(label := e.key),
                                   y := CAST(list_contains(actual, e.key) AS BIGINT),
                                   s := _mlsql_number(e.value, 'score', func) + 0.0)),
-        list_transform(list_filter(list_distinct(actual), lambda x: map_extract_value(_mlsql_scores_map(score), x) IS NULL),
+        list_transform(list_filter(list_distinct(actual), lambda x: map_extract_value(m, x) IS NULL),
             lambda x: struct_pack(k := struct_pack(label := x), y := CAST(1 AS BIGINT),
-                                  s := CAST('-inf' AS DOUBLE)))),
+                                  s := CAST('-inf' AS DOUBLE)))))[1],
     (actual, score STRUCT(label BIGINT, score DOUBLE)[], func) AS 
-    list_concat(
-        list_transform(list_filter(map_entries(_mlsql_scores_map(score)), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
+    list_transform([_mlsql_scores_map(score)], lambda m: list_concat(
+        list_transform(list_filter(map_entries(m), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
             lambda e: struct_pack(k := struct_pack(label := e.key),
                                   y := CAST(list_contains(actual, e.key) AS BIGINT),
                                   s := _mlsql_number(e.value, 'score', func) + 0.0)),
-        list_transform(list_filter(list_distinct(actual), lambda x: map_extract_value(_mlsql_scores_map(score), x) IS NULL),
+        list_transform(list_filter(list_distinct(actual), lambda x: map_extract_value(m, x) IS NULL),
             lambda x: struct_pack(k := struct_pack(label := x), y := CAST(1 AS BIGINT),
-                                  s := CAST('-inf' AS DOUBLE)))),
+                                  s := CAST('-inf' AS DOUBLE)))))[1],
     (actual, score, func) AS 
     list_concat(
         list_transform(list_filter(map_entries(score), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),

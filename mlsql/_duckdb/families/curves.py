@@ -64,13 +64,14 @@ def _cells(q: Qualify) -> list[Macro]:
                                   s := CAST('-inf' AS DOUBLE))))"""
 
     doc = "The curve cells (label struct k, y, s) of a known row."
-    as_map = f"{q('_mlsql_scores_map')}(score)"
+    # the list made a MAP once per row (a lambda binds it)
+    as_map = f"list_transform([{q('_mlsql_scores_map')}(score)], lambda m: {per_label('m')})[1]"
     entries = [
         Macro(
             FILE,
             "_mlsql_curve_cells",
             ("actual", f"score {t}", "func"),
-            per_label(as_map),
+            as_map,
             doc,
             public=False,
         )
