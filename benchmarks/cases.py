@@ -132,6 +132,33 @@ def _spark_lengths(e: Env) -> Any:
     return e.F.sum(e.F.size("actual") + e.F.size("predicted"))
 
 
+def _pl_scored(e: Env) -> Any:
+    """The strings file as a binary label (more than two true tags) and a score with about a
+    million distinct values (a hash of the true tags): the input of the curve cases."""
+    pl = e.pl
+    return e.pl.scan_parquet(e.f).select(
+        y=pl.col("actual").list.len() > 2, s=(pl.col("actual").hash() % 1_000_000) / 1e6
+    )
+
+
+def _pl_label_scored(e: Env) -> Any:
+    """The strings file's true tags and a score per predicted tag (its position and a hash of
+    the tag): the input of the per-label curve cases."""
+    pl = e.pl
+    score = (pl.int_range(pl.len()) + 1) / 10 + (pl.element().hash() % 100) / 1000
+    return e.pl.scan_parquet(e.f).select(
+        "actual", scores=pl.col("predicted").list.eval(pl.struct(label=pl.element(), score=score))
+    )
+
+
+def _spark_scored(e: Env) -> Any:
+    """The same label and score in Spark (Spark's own hash: other scores, as many)."""
+    F = e.F
+    return e.spark.read.parquet(e.f).select(
+        (F.size("actual") > 2).alias("y"), (F.abs(F.hash("actual")) % 1_000_000 / 1e6).alias("s")
+    )
+
+
 def mllib_micro_f1(e: Env) -> float:
     """Micro F1 with Spark MLlib's ``MultilabelMetrics``, the built-in Spark answer.
 
@@ -199,6 +226,16 @@ def _pl_weight(pl: Any) -> Any:
     return pl.col("actual").list.len() % 3 + 0.5
 
 
+#: the curve cases' label and score (see ``_pl_scored``), as a query and as a quoted source
+SCORED = f"SELECT len(actual) > 2 AS y, (hash(actual) % 1000000) / 1e6 AS s FROM {PARQUET}"
+SCORED_QUERY = "'" + SCORED.replace("'", "''") + "'"
+#: the per-label curve cases' true tags and scores (see ``_pl_label_scored``)
+LABEL_SCORED = (
+    "SELECT actual, list_transform(predicted, lambda x, i: struct_pack(label := x, "
+    f"score := i / 10 + (hash(x) % 100) / 1000.0)) AS scores FROM {PARQUET}"
+)
+LABEL_SCORED_QUERY = "'" + LABEL_SCORED.replace("'", "''") + "'"
+
 # One line per case: keep them unwrapped.
 # fmt: off
 CASES: list[Case] = [
@@ -221,6 +258,12 @@ CASES: list[Case] = [
     Case("duckdb", "mlsql multilabel_report weighted", f"SELECT * FROM multilabel_report({WEIGHTED_QUERY}, 'actual', 'predicted', sample_weight := 'w')", mlsql=True, baseline=("duckdb", "mlsql multilabel_report")),
     # bootstrap: 1,000 Poisson resamples of micro_f1, ratio to micro_f1 alone (issue 14: at most 5x)
     Case("duckdb", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(f"FROM read_parquet('{e.f}')", "actual", "predicted", ["micro_f1"], n_resamples=1000, con=e.con).fetchall(), mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
+
+    Case("duckdb", "scores bare scan", f"SELECT sum(CAST(y AS INT)), sum(s) FROM ({SCORED})", files=("strings",)),
+    Case("duckdb", "mlsql roc_curve", f"SELECT count(*), sum(tpr) FROM roc_curve({SCORED_QUERY}, 'y', 's')", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),
+    Case("duckdb", "mlsql precision_recall_curve", f"SELECT count(*), sum(recall) FROM precision_recall_curve({SCORED_QUERY}, 'y', 's')", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),
+    Case("duckdb", "label scores bare scan", f"SELECT sum(len(actual)), sum(list_sum(list_transform(scores, lambda e: e.score))) FROM ({LABEL_SCORED})", files=("strings",)),
+    Case("duckdb", "mlsql roc_curve per label", f"SELECT count(*), sum(tpr) FROM roc_curve({LABEL_SCORED_QUERY}, 'actual', 'scores')", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
     # Polars: streaming scans, then eager read_parquet -------------------------
     Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),
     Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),
@@ -232,6 +275,12 @@ CASES: list[Case] = [
     Case("polars", "mlsql micro_f1 weighted", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted", sample_weight=_pl_weight(e.pl))).collect(engine="streaming"), mlsql=True, baseline=("polars", "mlsql micro_f1")),
     Case("polars", "mlsql multilabel_report weighted", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f).with_columns(w=_pl_weight(e.pl)), "actual", "predicted", sample_weight="w").collect(engine="streaming"), mlsql=True, baseline=("polars", "mlsql multilabel_report")),
     Case("polars", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(e.pl.scan_parquet(e.f), "actual", "predicted", ["micro_f1"], n_resamples=1000), mlsql=True, baseline=("polars", "mlsql micro_f1")),
+
+    Case("polars", "scores bare scan", lambda e: _pl_scored(e).select(e.pl.col("y").sum(), e.pl.col("s").sum()).collect(engine="streaming"), files=("strings",)),
+    Case("polars", "mlsql roc_curve", lambda e: e.mlsql.roc_curve(_pl_scored(e), "y", "s").select(e.pl.len(), e.pl.col("tpr").sum()).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "scores bare scan")),
+    Case("polars", "mlsql precision_recall_curve", lambda e: e.mlsql.precision_recall_curve(_pl_scored(e), "y", "s").select(e.pl.len(), e.pl.col("recall").sum()).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "scores bare scan")),
+    Case("polars", "label scores bare scan", lambda e: _pl_label_scored(e).select(e.pl.col("actual").list.len().sum(), e.pl.col("scores").list.eval(e.pl.element().struct.field("score")).list.sum().sum()).collect(engine="streaming"), files=("strings",)),
+    Case("polars", "mlsql roc_curve per label", lambda e: e.mlsql.roc_curve(_pl_label_scored(e), "actual", "scores").select(e.pl.len(), e.pl.col("tpr").sum()).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
     Case("polars", "bare scan eager", lambda e: e.pl.read_parquet(e.f).select(_pl_lengths(e.pl)), baseline=("polars", "bare scan eager")),
     Case("polars", "mlsql micro_f1 eager", lambda e: e.pl.read_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")), mlsql=True, baseline=("polars", "bare scan eager")),
     # scikit-learn: ratio to mlsql's DuckDB micro_f1 ---------------------------
@@ -241,6 +290,9 @@ CASES: list[Case] = [
     Case("spark", "bare scan", lambda e: e.spark.read.parquet(e.f).agg(_spark_lengths(e)).collect()),
     Case("spark", "mlsql micro_f1", lambda e: e.spark.read.parquet(e.f).agg(e.mlsql.micro_f1("actual", "predicted")).collect(), mlsql=True),
     Case("spark", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(e.spark.read.parquet(e.f), "actual", "predicted", ["micro_f1"], n_resamples=1000), mlsql=True, baseline=("spark", "mlsql micro_f1")),
+
+    Case("spark", "scores bare scan", lambda e: _spark_scored(e).agg(e.F.sum(e.F.col("y").cast("int")), e.F.sum("s")).collect(), files=("strings",)),
+    Case("spark", "mlsql roc_curve", lambda e: e.mlsql.roc_curve(_spark_scored(e), "y", "s").agg(e.F.count(e.F.lit(1)), e.F.sum("tpr")).collect(), files=("strings",), mlsql=True, baseline=("spark", "scores bare scan")),
     # MLlib's MultilabelMetrics on the same session: ratio to mlsql's Spark micro_f1; labels must be doubles, so ints only
     Case("mllib", "MultilabelMetrics micro F1", mllib_micro_f1, files=("ints",), baseline=("spark", "mlsql micro_f1")),
 ]

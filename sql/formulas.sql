@@ -105,6 +105,18 @@ CREATE OR REPLACE MACRO _mlsql_cohen_kappa(n, disagreement, chance_disagreement,
 CREATE OR REPLACE MACRO _mlsql_table_kappa(tp, fp, fn, tn, zero_division) AS 
     _mlsql_cohen_kappa((((tp + fp) + fn) + tn), (fp + fn), (((tp + fn) * (fn + tn)) + ((fp + tn) * (tp + fp))), zero_division);
 
+-- _mlsql_curve_precision(true_pos, false_pos): tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn).
+CREATE OR REPLACE MACRO _mlsql_curve_precision(true_pos, false_pos) AS 
+    CASE WHEN ((true_pos + false_pos) = 0) THEN 1.0 ELSE (true_pos / (true_pos + false_pos)) END;
+
+-- _mlsql_curve_recall(true_pos, false_pos, n_positive, zero_division): tp / P at a threshold; 0 at +inf (scikit-learn's end point), undefined without positives.
+CREATE OR REPLACE MACRO _mlsql_curve_recall(true_pos, false_pos, n_positive, zero_division) AS 
+    CASE WHEN ((true_pos + false_pos) = 0) THEN 0.0 ELSE _mlsql_ratio(true_pos, n_positive, zero_division, true) END;
+
+-- _mlsql_curve_rate(count, total, zero_division): count / total: the true positive rate (tp / P) or false positive rate (fp / N).
+CREATE OR REPLACE MACRO _mlsql_curve_rate(count, total, zero_division) AS 
+    _mlsql_ratio(count, total, zero_division, true);
+
 -- _mlsql_true_negatives(tp, fp, fn, n_rows): rows - tp - fp - fn: rows where the label is neither true nor predicted.
 CREATE OR REPLACE MACRO _mlsql_true_negatives(tp, fp, fn, n_rows) AS 
     (((n_rows - tp) - fp) - fn);

@@ -742,6 +742,10 @@ ELSEWHERE = {
         "tests/test_single_label_properties.py::test_confusion_matrix_and_class_metrics_tables"
     ),
     "class_distribution": "tests/test_single_label_properties.py::test_distribution_majority_minority",
+    "precision_recall_curve": (
+        "tests/test_curves.py::test_curves_equal_scikit_learn_on_random_data_with_ties"
+    ),
+    "roc_curve": "tests/test_curves.py::test_curves_equal_scikit_learn_on_random_data_with_ties",
 }
 
 

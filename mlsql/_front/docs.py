@@ -161,13 +161,33 @@ TABLE_PARAMS = {
         "    A column of weights per row (finite numbers >= 0; a NULL weight makes\n"
         "    the row unknown): counts become sums of weights. Default: every row 1."
     ),
+    "scored": (
+        "actual, score : str\n"
+        "    Column names: a binary label (boolean or 0/1) and its score (finite numbers),\n"
+        "    or true label lists and score maps (a map label -> score or a list of\n"
+        "    {{label, score}} structs): one curve per label, a label a row does not score\n"
+        "    at -inf."
+    ),
+    "curve_zero_division": (
+        "zero_division : {{0, 1, nan, 'diagnose', 'ignore'}}, default 0\n"
+        "    Value of recall or tpr without positive rows, of fpr without negative rows\n"
+        "    (scikit-learn: recall 1, fpr and tpr nan)."
+    ),
 }
 #: each table function's summary and parameters (keys of :data:`TABLE_PARAMS`)
 TABLES = {
     "label_metrics": (
         "One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1, "
         "jaccard, accuracy.",
-        ("source_lists", "columns", "labels", "fbeta_column", "zero_division", "by"),
+        (
+            "source_lists",
+            "columns",
+            "labels",
+            "fbeta_column",
+            "zero_division",
+            "by",
+            "sample_weight",
+        ),
     ),
     "class_distribution": (
         "One row per class (and group): class, count, share of the known rows.",
@@ -185,6 +205,17 @@ TABLES = {
         "One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, "
         "class_error_rate.",
         ("source", "classes", "class_beta", "zero_division", "by", "sample_weight"),
+    ),
+    "precision_recall_curve": (
+        "One row per (group, label of a score map, distinct score), from the highest, after a "
+        "first row of threshold +inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at "
+        "+inf).",
+        ("source", "scored", "curve_zero_division", "by"),
+    ),
+    "roc_curve": (
+        "One row per (group, label of a score map, distinct score), from the highest, after a "
+        "first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).",
+        ("source", "scored", "curve_zero_division", "by"),
     ),
 }
 

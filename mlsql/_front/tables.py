@@ -15,6 +15,7 @@ from typing import Any
 from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql.measures import curves as CV
 from mlsql.measures import label_based as LB
 
 
@@ -45,8 +46,28 @@ def checked_arguments(
     outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
     for name in groups:
         if name in outputs:
-            raise MlsqlError(f"{func}: the by column {name!r} has the name of an output column.")
+            raise MlsqlError(by_output_message(func, name))
     return groups, universe
+
+
+def by_output_message(func: str, name: str) -> str:
+    """The error of a ``by`` column named as one of the table's output columns."""
+    return f"{func}: the by column {name!r} has the name of an output column."
+
+
+def curve_groups(
+    func: str, columns: Collection[str], actual: str, score: str, by: str | Sequence[str] | None
+) -> list[str]:
+    """The group column names of curve table ``func``: every named column is one of
+    ``columns`` (the frame's), and no group column has the name of an output column."""
+    groups = P.check_by(by, func)
+    check_columns(
+        func, columns, [("actual", actual), ("score", score), *(("by", b) for b in groups)]
+    )
+    for name in groups:
+        if name.lower() in CV.output_columns(func):
+            raise MlsqlError(by_output_message(func, name))
+    return groups
 
 
 def beta_and_zero_division(

@@ -136,6 +136,7 @@ __all__ = [
     "one_error",
     "pearson_corr",
     "precision_at",
+    "precision_recall_curve",
     "precision_score",
     "prel",
     "prevalence",
@@ -147,6 +148,7 @@ __all__ = [
     "recall_score",
     "rmse",
     "roc_auc_score",
+    "roc_curve",
     "row_fbeta",
     "row_precision",
     "row_recall",
@@ -2762,6 +2764,9 @@ def label_metrics(
         Value of an undefined ratio.
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -4254,6 +4259,47 @@ def precision_at(
     0.5
     """
 
+def precision_recall_curve(
+    source: _Frame,
+    actual: str,
+    score: str,
+    *,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+) -> _Frame:
+    """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at +inf).
+
+    Parameters
+    ----------
+    source : polars.DataFrame or polars.LazyFrame
+        The rows.
+    actual, score : str
+        Column names: a binary label (boolean or 0/1) and its score (finite numbers),
+        or true label lists and score maps (a map label -> score or a list of
+        {label, score} structs): one curve per label, a label a row does not score
+        at -inf.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        Value of recall or tpr without positive rows, of fpr without negative rows
+        (scikit-learn: recall 1, fpr and tpr nan).
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold,
+        precision, recall; lazy if ``source`` is; ordered by group, label
+        and descending threshold.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"y": [1, 0, 1], "s": [0.9, 0.4, 0.4]})
+    >>> mp.precision_recall_curve(df, "y", "s").rows()
+    [(inf, 1.0, 0.0), (0.9, 1.0, 0.5), (0.4, 0.6666666666666666, 1.0)]
+    """
+
 def precision_score(
     actual: _IntoExpr,
     predicted: _IntoExpr,
@@ -4677,6 +4723,47 @@ def roc_auc_score(
     >>> df = pl.DataFrame({'actual': [1, 1, 0, 1, 1, 0], 'predicted': [0.8, 0.7, 0.5, 0.5, 0.3, 0.2]})
     >>> df.select(mp.auc('actual', 'predicted')).item()
     0.8125
+    """
+
+def roc_curve(
+    source: _Frame,
+    actual: str,
+    score: str,
+    *,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+) -> _Frame:
+    """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).
+
+    Parameters
+    ----------
+    source : polars.DataFrame or polars.LazyFrame
+        The rows.
+    actual, score : str
+        Column names: a binary label (boolean or 0/1) and its score (finite numbers),
+        or true label lists and score maps (a map label -> score or a list of
+        {label, score} structs): one curve per label, a label a row does not score
+        at -inf.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        Value of recall or tpr without positive rows, of fpr without negative rows
+        (scikit-learn: recall 1, fpr and tpr nan).
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
+        tpr; lazy if ``source`` is; ordered by group, label and descending
+        threshold.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"y": [1, 0, 1], "s": [0.9, 0.4, 0.4]})
+    >>> mp.roc_curve(df, "y", "s").rows()
+    [(inf, 0.0, 0.0), (0.9, 0.0, 0.5), (0.4, 1.0, 1.0)]
     """
 
 def row_fbeta(

@@ -23,20 +23,26 @@ from mlsql.spark._types import data_type
 def binary_inputs(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
     """Columns of a DataFrame must be boolean or numeric (values are checked when read)."""
     for name, col in zip(names, cols, strict=True):
-        dtype = data_type(col)
-        if dtype is not None and not isinstance(dtype, (T.BooleanType, T.NumericType, T.NullType)):
-            is_list = isinstance(dtype, T.ArrayType)
-            raise MlsqlError(
-                CP.binary_type_message(func, name, dtype.simpleString(), is_list=is_list)
-            )
+        binary_type(func, name, data_type(col))
+
+
+def binary_type(func: str, name: str, dtype: T.DataType | None) -> None:
+    """A binary input's type (None: unknown) must be boolean or numeric."""
+    if dtype is not None and not isinstance(dtype, (T.BooleanType, T.NumericType, T.NullType)):
+        is_list = isinstance(dtype, T.ArrayType)
+        raise MlsqlError(CP.binary_type_message(func, name, dtype.simpleString(), is_list=is_list))
 
 
 def numeric_inputs(func: str, names: Sequence[str], cols: Sequence[Column]) -> None:
     """Columns of a DataFrame must be numbers."""
     for name, col in zip(names, cols, strict=True):
-        dtype = data_type(col)
-        if dtype is not None and not isinstance(dtype, (T.NumericType, T.NullType)):
-            raise MlsqlError(CP.number_type_message(func, name, dtype.simpleString()))
+        number_type(func, name, data_type(col))
+
+
+def number_type(func: str, name: str, dtype: T.DataType | None) -> None:
+    """A numeric input's type (None: unknown) must be numeric."""
+    if dtype is not None and not isinstance(dtype, (T.NumericType, T.NullType)):
+        raise MlsqlError(CP.number_type_message(func, name, dtype.simpleString()))
 
 
 def finite(func: str, name: str, x: Column) -> Column:

@@ -1,0 +1,162 @@
+"""Precision-recall and ROC curves in DuckDB: table macros over a source.
+
+``precision_recall_curve(source, actual, score, zero_division := 0, "by" :=
+NULL)`` and ``roc_curve(...)`` read the source (a table or view name, a file
+or a query, as the other table macros do) once. Each known row becomes its
+cells, ``_mlsql_curve_cells``: one (y, s) for a numeric score (the macro's
+DOUBLE overload, so any number binds to it), or a (label, y, s) per scored
+and per true label for a score map or a list of {label, score} structs (the
+other overloads); the label sits in a struct whose fields become the output's
+columns, so a binary curve has no label column. A hash aggregate counts the
+cells per (group, label, distinct score); the rows that neither score nor
+hold a label are added as its negatives at -inf; window sums over those
+counts, sorted by score from the highest within each group and label, give
+the cumulative tp and fp of every threshold (DuckDB's sort spills to disk
+when it must). The columns come from the registry's formulas
+(:func:`mlsql.measures.curves.values`), after a row of threshold +inf per
+group and label.
+
+A text score column binds to the score-map overload and fails with DuckDB's
+binder error (a map function over text), not with mlsql's message.
+"""
+
+from __future__ import annotations
+
+from mlsql._duckdb.families.ranking import ENTRY_TYPES
+from mlsql._duckdb.families.single_label import KEEP, _columns
+from mlsql._duckdb.library import Macro, Qualify, sql_message
+from mlsql._duckdb.ops import SqlOps
+from mlsql._front.tables import by_output_message
+from mlsql._sqlexpr import Sql, lit
+from mlsql.measures import curves as CV
+
+FILE = "curves.sql"
+DESCRIPTION = (
+    "Precision-recall and ROC curves as tables: one row per distinct threshold, "
+    "scikit-learn's points."
+)
+ORDER = 45
+FAMILIES: tuple[str, ...] = ()  # rendered here
+#: the label struct's one field for a binary label (an internal name, not shown)
+BINARY = "__mlsql_binary"
+
+
+def _cells(q: Qualify) -> list[Macro]:
+    """``_mlsql_curve_cells(actual, score, func)``: a known row's (k, y, s) cells, k the label
+    struct. A numeric score (the DOUBLE overload) is one cell of a binary label; a score map
+    or a list of {label, score} structs gives a cell per scored label and per true label."""
+    flag, number = q("_mlsql_binary_flag"), q("_mlsql_number")
+    binary = (
+        f"[struct_pack(k := struct_pack({BINARY} := true), "
+        f"y := CAST({flag}(actual, 'actual', func) AS BIGINT), "
+        f"s := {number}(score, 'score', func) + 0.0)]"
+    )
+
+    def per_label(m: str) -> str:
+        # + 0.0 makes -0.0 and 0.0 one threshold; a true label without a score is at -inf
+        return f"""list_concat(
+        list_transform(list_filter(map_entries({m}), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
+            lambda e: struct_pack(k := struct_pack(label := e.key),
+                                  y := CAST(list_contains(actual, e.key) AS BIGINT),
+                                  s := {number}(e.value, 'score', func) + 0.0)),
+        list_transform(list_filter(list_distinct(actual), lambda x: map_extract_value({m}, x) IS NULL),
+            lambda x: struct_pack(k := struct_pack(label := x), y := CAST(1 AS BIGINT),
+                                  s := CAST('-inf' AS DOUBLE))))"""
+
+    doc = "The curve cells (label struct k, y, s) of a known row."
+    # the list made a MAP once per row (a lambda binds it)
+    as_map = f"list_transform([{q('_mlsql_scores_map')}(score)], lambda m: {per_label('m')})[1]"
+    entries = [
+        Macro(
+            FILE,
+            "_mlsql_curve_cells",
+            ("actual", f"score {t}", "func"),
+            as_map,
+            doc,
+            public=False,
+        )
+        for t in ENTRY_TYPES
+    ]
+    return [
+        Macro(
+            FILE,
+            "_mlsql_curve_cells",
+            ("actual", "score DOUBLE", "func"),
+            binary,
+            doc,
+            public=False,
+        ),
+        *entries,
+        Macro(
+            FILE,
+            "_mlsql_curve_cells",
+            ("actual", "score", "func"),
+            per_label("score"),
+            doc,
+            public=False,
+        ),
+    ]
+
+
+def _curve(q: Qualify, ops: SqlOps, name: str) -> str:
+    """The body of table macro ``name``: one row per (group, label, threshold), +inf first."""
+    s = CV.CurveStats(tp=Sql("tp"), fp=Sql("fp"), n_positive=Sql("pos"), n_negative=Sql("neg"))
+    columns = CV.values(ops, name, s, Sql("zd"))
+    select = ",\n               ".join(f"{expr} AS {col}" for col, expr in columns.items())
+    outputs = ", ".join(str(lit(c)) for c in CV.output_columns(name))
+    clash = f'list_filter(coalesce("by", []), lambda b: lower(b) IN ({outputs}))[1]'
+    clash_error = sql_message(by_output_message(name, "{}"), clash)
+    cells = f"{q('_mlsql_curve_cells')}(__mlsql_actual, __mlsql_score, '{name}')"
+    return f"""WITH known AS (
+        SELECT g, {cells} AS cells
+        FROM ({_columns("actual", "score")})
+        WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
+    known_rows AS (SELECT g, count(*) AS n FROM known GROUP BY g),
+    steps AS (
+        SELECT g, c.k AS k, c.s AS s, sum(c.y) AS hits, count(*) AS n
+        FROM (SELECT g, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+    -- the rows that neither score a label nor hold it: negatives at -inf
+    unscored AS (
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits, known_rows.n - per_label.n AS n
+        FROM (SELECT g, k, sum(n) AS n FROM steps GROUP BY g, k) per_label
+        JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
+        WHERE known_rows.n > per_label.n),
+    thresholds AS (
+        SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
+        FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
+    cumulative AS (
+        SELECT g, k, s AS threshold,
+               sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,
+               sum(hits) OVER (PARTITION BY g, k) AS pos,
+               sum(n - hits) OVER (PARTITION BY g, k) AS neg
+        FROM thresholds
+        WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    points AS (
+        SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
+        UNION ALL
+        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
+    params AS (
+        SELECT CASE WHEN {clash} IS NOT NULL THEN error({clash_error})
+               ELSE {q("_mlsql_check_zero_division")}(zero_division, '{name}') END AS zd)
+    SELECT COLUMNS({KEEP}) FROM (
+        SELECT unnest(g), unnest(k), threshold,
+               {select},
+               g AS __mlsql_g, k AS __mlsql_k
+        FROM points CROSS JOIN params)
+    ORDER BY __mlsql_g, __mlsql_k, threshold DESC"""
+
+
+def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
+    """The cells of a row and the two curve tables."""
+    return _cells(qualify) + [
+        Macro(
+            FILE,
+            name,
+            ("source", "actual", "score", "zero_division := 0", '"by" := NULL'),
+            _curve(qualify, ops, name),
+            f"One row per (group, label of a score map, distinct score), +inf first: "
+            f"{', '.join(CV.COLUMNS[name])} (scikit-learn's points).",
+            table=True,
+        )
+        for name in CV.COLUMNS
+    ]

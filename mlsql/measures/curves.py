@@ -1,0 +1,135 @@
+"""Precision-recall and ROC curves as tables: one row per distinct threshold.
+
+``precision_recall_curve(source, actual, score)`` and ``roc_curve(source,
+actual, score)`` take a table (or frame), the names of its label column and of
+its score column, and optional ``by`` grouping columns. A numeric score
+column against a binary label (boolean or 0/1) gives one curve per group; a
+score map (a map label -> score, or a list of {label, score} structs, as the
+label-ranking measures read them) against a list of true labels gives one
+curve per group and label, with a ``label`` column.
+
+Notes
+-----
+- Each table has the ``by`` columns, then threshold and its two values, one
+  row per distinct score t from the highest, predicting positive every row
+  scored >= t: precision = tp / (tp + fp) and recall = tp / P, or fpr =
+  fp / N and tpr = tp / P (P, N: the group's positive and negative rows),
+  scikit-learn's points with ``drop_intermediate=False``.
+- Each group's first row has threshold +inf, a DOUBLE ``inf``, where nothing
+  is predicted positive: scikit-learn's first ROC point (0, 0 at threshold
+  inf) and its last precision-recall point (precision 1, recall 0), which
+  scikit-learn returns without a threshold. The precision-recall table is
+  scikit-learn's arrays reversed, that point first.
+- Per label: the labels of a group are those true in some known row or
+  scored in some known row (a NULL score is no score; in a list of structs a
+  label's first entry counts), sorted. A row that does not score a label
+  counts for it at score -inf, below every score (the rule of
+  ``multilabel_average_precision``): its curve then ends with a row of
+  threshold -inf where every row is predicted positive. scikit-learn's
+  ``precision_recall_curve`` and ``roc_curve`` on the label's column of the
+  indicator matrix, the unscored cells given any score below the others,
+  give the same points.
+- Rows where the label or the score is NULL are skipped; a group with no
+  known row has no rows.
+- Labels are boolean or 0/1 (another value is an error); scores must be finite (NaN and infinite values are errors, as in every
+  score measure); ``-0.0`` and ``0.0`` are one threshold.
+- With no positive rows recall (and tpr) is undefined, with no negative rows
+  fpr is: their value is ``zero_division`` (default 0; 'diagnose': 1; NaN;
+  'ignore': NULL). scikit-learn warns and returns recall 1 on every threshold
+  (``zero_division=1`` gives its points) and NaN for fpr or tpr on every
+  point (``zero_division=nan`` gives its points). The +inf row of the
+  precision-recall curve is always (1, 0), as scikit-learn's end point.
+- Cost: one scan that counts rows and positives per (group, label, distinct
+  score) in a hash aggregate (per label: the score maps unnested), then cumulative sums over those counts sorted by score
+  (window functions in DuckDB and Spark, ``cum_sum`` in Polars): memory of
+  the order of the distinct scores, not of the rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mlsql import _formulas as F
+from mlsql import _params as P
+from mlsql._formulas import formula
+from mlsql._registry import Param, declare
+
+E = Any  # an engine expression
+FAMILY = "curves"
+ZD = P.ZERO_DIVISION
+BY = Param("by", None)
+INPUTS = ("source", "actual", "score")
+#: each table's columns after the group columns
+COLUMNS = {
+    "precision_recall_curve": ("threshold", "precision", "recall"),
+    "roc_curve": ("threshold", "fpr", "tpr"),
+}
+
+
+def output_columns(name: str) -> tuple[str, ...]:
+    """The names a ``by`` column may not have: ``label`` and curve ``name``'s columns."""
+    return ("label", *COLUMNS[name])
+
+
+@dataclass(frozen=True)
+class CurveStats:
+    """At one threshold: cumulative ``tp`` and ``fp``; the group's positives and negatives."""
+
+    tp: E
+    fp: E
+    n_positive: E
+    n_negative: E
+
+
+@formula
+def curve_precision(ops: Any, true_pos: E, false_pos: E) -> E:
+    """tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn)."""
+    predicted = true_pos + false_pos
+    return ops.when(predicted == 0, 1.0, true_pos / predicted)
+
+
+@formula
+def curve_recall(ops: Any, true_pos: E, false_pos: E, n_positive: E, zero_division: Any) -> E:
+    """tp / P at a threshold; 0 at +inf (scikit-learn's end point), undefined without positives."""
+    recall = F.ratio(ops, true_pos, n_positive, zero_division, True)
+    return ops.when(true_pos + false_pos == 0, 0.0, recall)
+
+
+@formula
+def curve_rate(ops: Any, count: E, total: E, zero_division: Any) -> E:
+    """count / total: the true positive rate (tp / P) or false positive rate (fp / N)."""
+    return F.ratio(ops, count, total, zero_division, True)
+
+
+def values(ops: Any, name: str, s: CurveStats, zero_division: Any) -> dict[str, E]:
+    """The value columns of curve ``name`` after its threshold, in output order."""
+    if name == "precision_recall_curve":
+        return {
+            "precision": curve_precision(ops, s.tp, s.fp),
+            "recall": curve_recall(ops, s.tp, s.fp, s.n_positive, zero_division),
+        }
+    return {
+        "fpr": curve_rate(ops, s.fp, s.n_negative, zero_division),
+        "tpr": curve_rate(ops, s.tp, s.n_positive, zero_division),
+    }
+
+
+declare(
+    "precision_recall_curve",
+    "table",
+    FAMILY,
+    "One row per (group, label of a score map, distinct score) from the highest, +inf first:"
+    " threshold, precision, recall (scikit-learn's points).",
+    inputs=INPUTS,
+    params=(ZD, BY),
+)
+declare(
+    "roc_curve",
+    "table",
+    FAMILY,
+    "One row per (group, label of a score map, distinct score) from the highest, +inf first:"
+    " threshold, fpr, tpr (scikit-learn's points).",
+    inputs=INPUTS,
+    params=(ZD, BY),
+)

@@ -1,0 +1,223 @@
+"""Precision-recall and ROC curves in Spark: tables over a DataFrame.
+
+The known rows become cells: (y, s) per row for a numeric score, or (label,
+y, s) per scored label (the score map's entries exploded, as the ranking
+measures read them) and per true label without a score (at -inf). They are
+counted per (group, label, distinct score) (``groupBy``, a hash aggregate
+that shrinks the data to its distinct scores), the rows that neither score
+nor hold a label added as its negatives at -inf, then window sums
+partitioned by group and label, ordered by score from the highest, give the
+cumulative tp and fp of every threshold; the columns are the registry's
+formulas (:func:`mlsql.measures.curves.values`), after a row of threshold
++inf per group and label. No collecting; labels are checked (boolean or 0/1)
+and scores (finite numbers) as they are read.
+
+Examples
+--------
+>>> from pyspark.sql import SparkSession
+>>> import mlsql.spark as ms
+>>> spark = SparkSession.builder.getOrCreate()
+>>> df = spark.createDataFrame([(1, 0.9), (0, 0.4), (1, 0.4)], "y int, s double")
+>>> [tuple(r) for r in ms.roc_curve(df, "y", "s").collect()]
+[(inf, 0.0, 0.0), (0.9, 0.0, 0.5), (0.4, 1.0, 1.0)]
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from functools import reduce
+from typing import Any
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from mlsql._errors import MlsqlError
+from mlsql._front.docs import table
+from mlsql._front.tables import curve_groups
+from mlsql._params import check_zero_division
+from mlsql.measures import curves as CV
+from mlsql.spark._build import OPS
+from mlsql.spark._engine import SPARK
+from mlsql.spark._types import to_column
+from mlsql.spark.families import _classification as K
+from mlsql.spark.families import ranking as RK
+
+FAMILIES = (CV.FAMILY,)  # tables only: no formula measure to generate
+ALL = "__mlsql_all"
+
+
+def _binary_cells(func: str, schema: dict[str, Any], a: Column, s: Column) -> tuple[Column, ...]:
+    """The (y, s) of a row: a boolean or 0/1 label and its finite score."""
+    K.binary_type(func, "actual", schema["actual"])
+    K.number_type(func, "score", schema["score"])
+    # a score is checked on rows whose label is known; + 0.0 makes -0.0 and 0.0 one threshold
+    return K.binary_flag(func, a), K.finite(func, "score", F.when(a.isNotNull(), s)) + F.lit(0.0)
+
+
+def _label_cells(func: str, rows: DataFrame, groups: list[str]) -> DataFrame:
+    """The cells (label, y, s) of the rows' scored labels and of their true labels that are
+    not scored (at -inf); ``rows`` holds the groups, ``a`` (true labels) and ``e`` (entries)."""
+    scored = rows.select(*groups, "a", F.explode("e").alias("c")).select(
+        *groups,
+        F.col("c.label").alias("label"),
+        # array_contains is NULL, not false, when the array holds a NULL element
+        F.coalesce(F.array_contains("a", F.col("c.label")), F.lit(False)).cast("long").alias("y"),
+        (K.finite(func, "score", F.col("c.score")) + F.lit(0.0)).alias("s"),
+    )
+
+    def unscored(x: Column) -> Column:
+        return x.isNotNull() & ~F.exists("e", lambda entry: entry["label"] == x)
+
+    truth = rows.select(
+        *groups, F.explode(F.filter(F.array_distinct("a"), unscored)).alias("label")
+    ).select(*groups, "label", F.lit(1).cast("long").alias("y"), F.lit(float("-inf")).alias("s"))
+    return scored.unionByName(truth)
+
+
+def _curve(
+    func: str, source: DataFrame, actual: str, score: str, zero_division: Any, by: Any
+) -> DataFrame:
+    if not isinstance(source, DataFrame):
+        raise MlsqlError(
+            f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
+        )
+    zd = check_zero_division(zero_division, func)
+    schema = {f.name: f.dataType for f in source.schema.fields}
+    shown = curve_groups(func, list(schema), actual, score, by)
+    a, s = to_column(actual, func, "actual"), to_column(score, func, "score")
+    named_keys = [to_column(g, func, "by").alias(f"__g{i}") for i, g in enumerate(shown)]
+    groups = [f"__g{i}" for i in range(len(shown))] or [ALL]
+    selected = named_keys or [F.lit(0).alias(ALL)]
+    per_label = isinstance(schema[score], (T.MapType, T.ArrayType))
+    if per_label:
+        fields = RK._score_fields(func, "score", schema[score])
+        if not isinstance(schema[actual], (T.ArrayType, T.NullType)):
+            raise MlsqlError(
+                RK.NOT_A_LIST_MESSAGE.format(
+                    func=func, name="actual", type=schema[actual].simpleString()
+                )
+            )
+        rows = source.select(*selected, a.alias("a"), RK.score_entries(s, fields).alias("e"))
+        rows = rows.where(a.isNotNull() & s.isNotNull())
+        keys = [*groups, "label"]
+        steps = _steps(_label_cells(func, rows, groups), keys)
+        # the rows that neither score a label nor hold it: negatives at -inf
+        known_rows = rows.groupBy(*groups).agg(F.count(F.lit(1)).alias("rows"))
+        known_rows = known_rows.select(*(F.col(g).alias(f"__rows{g}") for g in groups), "rows")
+        per_key = steps.groupBy(*keys).agg(F.sum("n").alias("covered"))
+        on = [F.col(g).eqNullSafe(F.col(f"__rows{g}")) for g in groups]
+        unscored = (
+            per_key.join(known_rows, reduce(operator.and_, on))
+            .where(F.col("rows") > F.col("covered"))
+            .select(
+                *keys,
+                F.lit(float("-inf")).alias("threshold"),
+                F.lit(0).cast("long").alias("hits"),
+                (F.col("rows") - F.col("covered")).alias("n"),
+            )
+        )
+        steps = (
+            steps.unionByName(unscored)
+            .groupBy(*keys, "threshold")
+            .agg(F.sum("hits").alias("hits"), F.sum("n").alias("n"))
+        )
+    else:
+        y, x = _binary_cells(func, {"actual": schema[actual], "score": schema[score]}, a, s)
+        rows = source.select(*selected, y.alias("y"), x.alias("s"))
+        keys = groups
+        steps = _steps(rows.where(F.col("y").isNotNull() & F.col("s").isNotNull()), keys)
+    upto = (
+        Window.partitionBy(*keys)
+        .orderBy(F.col("threshold").desc())
+        .rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    )
+    whole = Window.partitionBy(*keys)
+    misses = F.col("n") - F.col("hits")
+    cumulative = steps.select(
+        *keys,
+        "threshold",
+        F.sum("hits").over(upto).alias("tp"),
+        F.sum(misses).over(upto).alias("fp"),
+        F.sum("hits").over(whole).alias("pos"),
+        F.sum(misses).over(whole).alias("neg"),
+    )
+    start = cumulative.groupBy(*keys).agg(
+        F.lit(float("inf")).alias("threshold"),
+        F.lit(0).cast("long").alias("tp"),
+        F.lit(0).cast("long").alias("fp"),
+        F.first("pos").alias("pos"),
+        F.first("neg").alias("neg"),
+    )
+    points = cumulative.unionByName(start)
+    stats = CV.CurveStats(F.col("tp"), F.col("fp"), F.col("pos"), F.col("neg"))
+    values = CV.values(OPS, func, stats, zd)
+    out = points.select(*keys, "threshold", *(e.cast("double").alias(c) for c, e in values.items()))
+    out = out.orderBy(*(F.col(k).asc_nulls_last() for k in keys), F.col("threshold").desc())
+    named = [F.col(f"__g{i}").alias(name) for i, name in enumerate(shown)]
+    return out.select(*named, *(["label"] if per_label else []), "threshold", *values)
+
+
+def _steps(cells: DataFrame, keys: list[str]) -> DataFrame:
+    """Known cells (y, s) counted per key and distinct score: threshold, hits, n."""
+    return cells.groupBy(*keys, F.col("s").alias("threshold")).agg(
+        F.sum("y").alias("hits"), F.count(F.lit(1)).alias("n")
+    )
+
+
+@table(
+    SPARK,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold,
+        precision, recall; ordered by group, label and descending threshold.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(1, 0.9), (0, 0.4), (1, 0.4)], "y int, s double")
+    >>> [tuple(r) for r in ms.precision_recall_curve(df, "y", "s").collect()]
+    [(inf, 1.0, 0.0), (0.9, 1.0, 0.5), (0.4, 0.6666666666666666, 1.0)]
+    """,
+)
+def precision_recall_curve(
+    source: DataFrame,
+    actual: str,
+    score: str,
+    *,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+) -> DataFrame:
+    return _curve("precision_recall_curve", source, actual, score, zero_division, by)
+
+
+@table(
+    SPARK,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, (``label`` over score maps,) then threshold, fpr,
+        tpr; ordered by group, label and descending threshold.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(1, 0.9), (0, 0.4), (1, 0.4)], "y int, s double")
+    >>> [tuple(r) for r in ms.roc_curve(df, "y", "s").collect()]
+    [(inf, 0.0, 0.0), (0.9, 0.0, 0.5), (0.4, 1.0, 1.0)]
+    """,
+)
+def roc_curve(
+    source: DataFrame,
+    actual: str,
+    score: str,
+    *,
+    zero_division: Any = 0,
+    by: str | Sequence[str] | None = None,
+) -> DataFrame:
+    return _curve("roc_curve", source, actual, score, zero_division, by)
+
+
+__all__ = ["precision_recall_curve", "roc_curve"]
