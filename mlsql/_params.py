@@ -620,6 +620,14 @@ N_BINS = Param(
     "The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.",
 )
 THRESHOLD = Param("threshold", None, Number(finite=False), "Keep the labels scored >= threshold.")
+THRESHOLD_BINS = Param(
+    "n_bins",
+    None,
+    Nullable(Integer(1), note="or NULL for exact thresholds"),
+    "Bin the scores (probabilities in [0, 1]) into this many equal-width bins and\n"
+    "take the bin edges as candidate thresholds; default: every distinct score.",
+    key="threshold_bins",
+)
 #: every parameter declared with a constraint, by its check key (one SQL check macro each)
 PARAMS = {
     p.check_key: p
@@ -637,5 +645,6 @@ PARAMS = {
         THRESHOLD,
         TABLE_BETA,
         N_BINS,
+        THRESHOLD_BINS,
     )
 }

@@ -86,6 +86,12 @@ CREATE OR REPLACE MACRO _mlsql_check_n_bins(x, func) AS
          WHEN regexp_full_match(typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
          ELSE error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
 
+-- _mlsql_check_threshold_bins(x, func): Validate n_bins: a whole number > 0 (or NULL for exact thresholds).
+CREATE OR REPLACE MACRO _mlsql_check_threshold_bins(x, func) AS 
+    CASE WHEN x IS NULL THEN NULL
+         WHEN regexp_full_match(typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
+         ELSE error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0 (or NULL for exact thresholds). Got ' || _mlsql_shown(x) || ' instead.') END;
+
 -- _mlsql_undefined(zero_division, nothing_to_score): The value of an undefined ratio under a checked zero_division ('ignore': NULL).
 CREATE OR REPLACE MACRO _mlsql_undefined(zero_division, nothing_to_score) AS 
     CASE zero_division
