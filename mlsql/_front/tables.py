@@ -28,6 +28,13 @@ def check_columns(func: str, columns: Collection[str], named: Iterable[tuple[str
             )
 
 
+def check_by_names(func: str, groups: Sequence[str], outputs: Collection[str]) -> None:
+    """No group column has the name of one of the table's ``outputs``."""
+    for name in groups:
+        if name in outputs:
+            raise MlsqlError(f"{func}: the by column {name!r} has the name of an output column.")
+
+
 def checked_arguments(
     func: str,
     columns: Collection[str],
@@ -43,9 +50,7 @@ def checked_arguments(
     named = {"actual": actual, "predicted": predicted}
     check_columns(func, columns, [*named.items(), *(("by", b) for b in groups)])
     outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
-    for name in groups:
-        if name in outputs:
-            raise MlsqlError(f"{func}: the by column {name!r} has the name of an output column.")
+    check_by_names(func, groups, outputs)
     return groups, universe
 
 
