@@ -142,8 +142,7 @@ TABLE_PARAMS = {
         "actual, prob : str\n    Column names: binary labels (boolean or 0/1) and probabilities."
     ),
     "n_bins": (
-        "n_bins : int, default 10\n"
-        "    The number of equal-width bins on [0, 1] (the last closed)."
+        "n_bins : int, default 10\n    The number of equal-width bins on [0, 1] (the last closed)."
     ),
     "score_columns": (
         "actual, scores : str\n"

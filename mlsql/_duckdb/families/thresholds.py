@@ -115,7 +115,10 @@ def _entries(q: Qualify) -> list[Macro]:
         )
         for t in ENTRY_TYPES
     ]
-    return [*lists, Macro(FILE, "_mlsql_score_entries", ("scores",), f"{scored}(scores)", doc, public=False)]
+    return [
+        *lists,
+        Macro(FILE, "_mlsql_score_entries", ("scores",), f"{scored}(scores)", doc, public=False),
+    ]
 
 
 def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
@@ -137,7 +140,9 @@ def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
     rank = TH.selection_fbeta(ops, Counts(Sql("tp"), Sql("fp"), Sql("support - tp")), Sql("b"))
     counts, threshold = TH.chosen(ops, Sql("tp"), Sql("fp"), Sql("support"), Sql("key"))
     values = TH.threshold_values(ops, Counts(Sql("tp"), Sql("fp"), Sql("fn")), Sql("b"), Sql("zd"))
-    micro = TH.micro_fbeta(WindowOps(ops), Counts(Sql("tp"), Sql("fp"), Sql("fn")), Sql("b"), Sql("zd"))
+    micro = TH.micro_fbeta(
+        WindowOps(ops), Counts(Sql("tp"), Sql("fp"), Sql("fn")), Sql("b"), Sql("zd")
+    )
     select = ",\n               ".join(f"{e} AS {name}" for name, e in values.items())
     body = f"""WITH params AS (
         SELECT {beta} AS b, {zd} AS zd, {nb} AS nb),
@@ -212,4 +217,3 @@ def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """The score-entry helper and the two table macros."""
     return [*_entries(qualify), _calibration(qualify, ops), _thresholds(qualify, ops)]
-

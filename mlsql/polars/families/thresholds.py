@@ -104,8 +104,12 @@ def calibration_table(
     lf, schema, groups = _frame(source, func, named, by, TH.CALIBRATION_COLUMNS)
     a = pl.col(actual)
     y = K.binary_flag(func, "actual", a, schema[actual])
-    p = K.number(func, "prob", pl.when(a.is_not_null()).then(pl.col(prob)), schema[prob], finite=True)
-    p = p.map_batches(_check_probability(func, "prob"), return_dtype=pl.Float64, is_elementwise=True)
+    p = K.number(
+        func, "prob", pl.when(a.is_not_null()).then(pl.col(prob)), schema[prob], finite=True
+    )
+    p = p.map_batches(
+        _check_probability(func, "prob"), return_dtype=pl.Float64, is_elementwise=True
+    )
     rows = lf.select(*groups, y.alias("__mlsql_y"), p.alias("__mlsql_p")).filter(
         pl.col("__mlsql_y").is_not_null() & pl.col("__mlsql_p").is_not_null()
     )
@@ -133,7 +137,9 @@ def _events(
     label, score = _field("label"), _field("score")
     first = label.is_not_null() & label.is_first_distinct() & score.is_not_null()
     rows = lf.select(
-        *groups, a.alias("__mlsql_a"), entries.list.eval(pl.element().filter(first)).alias("__mlsql_e")
+        *groups,
+        a.alias("__mlsql_a"),
+        entries.list.eval(pl.element().filter(first)).alias("__mlsql_e"),
     ).filter(pl.col("__mlsql_a").is_not_null() & pl.col("__mlsql_e").is_not_null())
     events = (
         rows.explode("__mlsql_e")
@@ -142,7 +148,8 @@ def _events(
             *groups,
             pl.col("__mlsql_e").struct.field("label").alias("label"),
             pl.col("__mlsql_e").struct.field("score").alias("__mlsql_s"),
-            pl.col("__mlsql_a").list.contains(pl.col("__mlsql_e").struct.field("label"))
+            pl.col("__mlsql_a")
+            .list.contains(pl.col("__mlsql_e").struct.field("label"))
             .alias("__mlsql_t"),
         )
     )

@@ -53,7 +53,9 @@ def _keys(
 ) -> tuple[list[str], list[Column], list[str]]:
     """(the ``by`` names, their columns as ``__g<i>`` (or one constant group), those names)."""
     if not isinstance(source, DataFrame):
-        raise MlsqlError(f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}.")
+        raise MlsqlError(
+            f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
+        )
     schema = {f.name: f.dataType for f in source.schema.fields}
     groups = P.check_by(by, func)
     check_columns(func, schema, [*named.items(), *(("by", g) for g in groups)])
