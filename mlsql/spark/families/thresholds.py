@@ -68,7 +68,8 @@ def _keys(
 def _finish(df: DataFrame, groups: list[str], internal: list[str], columns: list[Any]) -> DataFrame:
     """The internal group columns renamed back, ordered by group and the first column."""
     ordered = df.orderBy(*(F.col(k).asc_nulls_last() for k in [*internal, columns[0]]))
-    shown = [F.col(i).alias(g) for i, g in zip(internal, groups)]
+    # without groups the one constant group column is left out
+    shown = [F.col(i).alias(g) for i, g in zip(internal, groups, strict=False)]
     return ordered.select(*shown, *columns)
 
 
