@@ -713,6 +713,10 @@ ELSEWHERE = {
         "tests/test_single_label_properties.py::test_confusion_matrix_and_class_metrics_tables"
     ),
     "class_distribution": "tests/test_single_label_properties.py::test_distribution_majority_minority",
+    "calibration_table": (
+        "tests/test_thresholds.py::test_calibration_table_is_sklearns_curve_and_its_ece"
+    ),
+    "label_thresholds": "tests/test_thresholds.py::test_label_thresholds_match_brute_force",
 }
 
 

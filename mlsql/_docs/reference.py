@@ -31,6 +31,7 @@ FAMILIES = {
     "rules": "Rules",
     "regression": "Regression",
     "scores": "Scores",
+    "thresholds": "Calibration and thresholds",
     "ranking": "Ranking",
 }
 #: families with no module of their own, or whose module speaks to developers

@@ -10,7 +10,9 @@ formula (:func:`mlsql.measures.scores.calibration_bin`): equal-width bins on
 double precision. So Σ over the rows of count / n · |mean_score -
 observed_rate| is ``expected_calibration_error``, and the (observed_rate,
 mean_score) pairs are scikit-learn's ``calibration_curve(strategy='uniform')``
-(which drops empty bins too). ``actual`` is boolean or 0/1, ``prob`` a
+(which drops empty bins too; it puts a probability equal to an inner edge,
+such as 0.3 with 10 bins, in the bin below, where these bins, left-closed, put
+it in the bin above). ``actual`` is boolean or 0/1, ``prob`` a
 probability in [0, 1] (NaN, infinite or outside [0, 1] is an error, as for
 ``expected_calibration_error``); rows with either side NULL are skipped.
 
