@@ -65,6 +65,11 @@ def _keys(
     return groups, keys or [F.lit(0).alias("__g")], internal or ["__g"]
 
 
+def _bound(source: DataFrame, name: str) -> Column:
+    """Column ``name`` of ``source`` resolved against it (its type known to the checks)."""
+    return source["`" + name.replace("`", "``") + "`"]
+
+
 def _finish(df: DataFrame, groups: list[str], internal: list[str], columns: list[Any]) -> DataFrame:
     """The internal group columns renamed back, ordered by group and the first column."""
     ordered = df.orderBy(*(F.col(k).asc_nulls_last() for k in [*internal, columns[0]]))
@@ -101,7 +106,7 @@ def calibration_table(
     nb = P.check(SC.N_BINS, n_bins, func)
     named = {"actual": actual, "prob": prob}
     groups, keys, internal = _keys(source, func, named, by, TH.CALIBRATION_COLUMNS)
-    a, p = to_column(actual, func, "actual"), to_column(prob, func, "prob")
+    a, p = _bound(source, actual), _bound(source, prob)
     K.binary_inputs(func, ["actual"], [a])
     K.numeric_inputs(func, ["prob"], [p])
     y = K.binary_flag(func, a)
@@ -157,7 +162,7 @@ def label_thresholds(
     nb = P.check(TH.THRESHOLD_BINS, n_bins, func)
     named = {"actual": actual, "scores": scores}
     groups, keys, internal = _keys(source, func, named, by, TH.THRESHOLD_COLUMNS)
-    a, s = to_column(actual, func, "actual"), to_column(scores, func, "scores")
+    a, s = _bound(source, actual), _bound(source, scores)
     _scores_check(func, ["actual", "scores"], [a, s])
     entries = score_entries(s, _fields_of(func, s))
     rows = source.select(*keys, a.alias("__a"), entries.alias("__e"))
