@@ -134,16 +134,15 @@ def _events(
     known rows; labels of integer kinds as Int64."""
     pairs = [(pl.col(actual), schema[actual]), (pl.col(scores), schema[scores])]
     a, entries = _scores_check(func, ["actual", "scores"], pairs)
-    label, score = _field("label"), _field("score")
-    first = label.is_not_null() & label.is_first_distinct() & score.is_not_null()
-    rows = lf.select(
-        *groups,
-        a.alias("__mlsql_a"),
-        entries.list.eval(pl.element().filter(first)).alias("__mlsql_e"),
-    ).filter(pl.col("__mlsql_a").is_not_null() & pl.col("__mlsql_e").is_not_null())
+    if not isinstance(schema[scores], pl.Map):  # a map's labels are distinct already
+        entries = entries.list.eval(pl.element().filter(_field("label").is_first_distinct()))
+    rows = lf.select(*groups, a.alias("__mlsql_a"), entries.alias("__mlsql_e")).filter(
+        pl.col("__mlsql_a").is_not_null() & pl.col("__mlsql_e").is_not_null()
+    )
+    entry = pl.col("__mlsql_e").struct
     events = (
         rows.explode("__mlsql_e")
-        .filter(pl.col("__mlsql_e").is_not_null())
+        .filter(entry.field("label").is_not_null() & entry.field("score").is_not_null())
         .select(
             *groups,
             pl.col("__mlsql_e").struct.field("label").alias("label"),
