@@ -43,7 +43,7 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
         SELECT _mlsql_check_beta(beta, 'label_thresholds') AS b, _mlsql_check_zero_division(zero_division, 'label_thresholds') AS zd, _mlsql_check_threshold_bins(n_bins, 'label_thresholds') AS nb),
     known AS (
         SELECT * FROM (
-            SELECT g, _mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores') AS a, _mlsql_score_entries(__mlsql_scores) AS e
+            SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e
             FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
                COLUMNS(lambda c: lower(c) = lower(scores)) AS __mlsql_scores

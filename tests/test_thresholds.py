@@ -344,3 +344,15 @@ def test_a_by_column_named_like_an_output_is_refused():
     df = pl.DataFrame({"actual": [1], "prob": [0.5], "count": [1]})
     with pytest.raises(MlsqlError, match="the by column 'count' has the name of an output column"):
         mp.calibration_table(df, "actual", "prob", by="count")
+
+
+def test_labels_of_two_kinds_and_non_binary_actual_are_refused_alike(engine):
+    t = pa.table({"actual": pa.array([[1]]), "scores": pa.array([[("a", 0.5)]], TEXT_MAP)})
+    same_kind = "label_thresholds needs actual and scores of the same label type"
+    with pytest.raises(Exception, match=re.escape(same_kind)):
+        run_table(engine, "label_thresholds", t, "actual", "scores")
+    c = pa.table({"actual": [2], "prob": [0.5]})
+    with pytest.raises(
+        Exception, match=re.escape("calibration_table takes boolean or 0/1 values. Got 2")
+    ):
+        run_table(engine, "calibration_table", c, "actual", "prob")

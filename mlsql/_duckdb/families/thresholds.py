@@ -125,14 +125,14 @@ def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
     func = "label_thresholds"
     beta, zd, nb = (check_param(p, q, func) for p in (P.BETA, P.ZERO_DIVISION, TH.THRESHOLD_BINS))
     entries = call(q("_mlsql_score_entries"), Sql("__mlsql_scores"))
-    actual = call(
-        q("_mlsql_checked_label_lists"),
-        Sql("__mlsql_actual"),
-        Sql(f"list_transform({entries}, lambda x: x.key)"),
-        func,
-        "actual",
-        "scores",
+    keys = Sql(f"list_transform({entries}, lambda x: x.key)")
+    checked = call(
+        q("_mlsql_checked_label_lists"), Sql("__mlsql_actual"), keys, func, "actual", "scores"
     )
+    # the labels as the scores' label type (integer widths may differ), so that comparing
+    # them binds; a mismatch of kinds has failed the check before (cast_to_type reads only
+    # the type of its second argument)
+    actual = call("cast_to_type", checked, keys)
     score = call(q("_mlsql_number"), Sql("x.value"), "scores", func)
     binned = SC.calibration_bin(
         ops, call(q("_mlsql_probability"), Sql("s"), "scores", func), Sql("nb")

@@ -43,7 +43,7 @@ FAMILIES = (TH.FAMILY,)
 OPS = K.OPS
 Frame = K.Frame
 #: the input example of the docs: three documents' tags and label scores
-EXAMPLE_SCORES = {
+EXAMPLE_SCORES: dict[str, list[Any]] = {
     "actual": [["cat"], ["cat", "dog"], ["dog"]],
     "scores": [
         [{"label": "cat", "score": 0.9}, {"label": "dog", "score": 0.3}],
@@ -51,7 +51,7 @@ EXAMPLE_SCORES = {
         [{"label": "cat", "score": 0.7}, {"label": "dog", "score": 0.8}],
     ],
 }
-EXAMPLE_PROBS = {"actual": [1, 0, 1, 1, 0], "prob": [0.9, 0.8, 0.7, 0.3, 0.1]}
+EXAMPLE_PROBS: dict[str, list[Any]] = {"actual": [1, 0, 1, 1, 0], "prob": [0.9, 0.8, 0.7, 0.3, 0.1]}
 
 
 class _GroupOps(PolarsOps):
