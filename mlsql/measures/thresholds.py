@@ -58,9 +58,9 @@ Notes
   [floor(t* · n_bins) / n_bins, t*) (inside one bin). Predicting at that bin
   edge adds at most c false positives to the counts at t*, so the binned best
   F-beta satisfies F* - F_binned <= F* · c / (D + c) <= c / (b² · support + c),
-  where D = tp + fp + b² · support is F-beta's denominator at t* (scaled by
-  1 / (1 + b²)); it is exact when no score falls strictly inside a bin below
-  t* (for instance scores that are multiples of 1 / n_bins).
+  where D = (1 + b²) tp + b² fn + fp = tp + fp + b² · support is F-beta's
+  denominator at t*; it is exact when no score falls strictly inside a bin
+  below t* (for instance scores that are multiples of 1 / n_bins).
 - Scores must be finite numbers (NaN and infinite scores are errors, as in
   every score measure).
 """
