@@ -676,6 +676,14 @@ SCORE_AVERAGE = Param(
     key="score_average",
 )
 THRESHOLD = Param("threshold", None, Number(finite=False), "Keep the labels scored >= threshold.")
+THRESHOLD_BINS = Param(
+    "n_bins",
+    None,
+    Nullable(Integer(1), note="or NULL for exact thresholds"),
+    "Bin the scores (probabilities in [0, 1]) into this many equal-width bins and\n"
+    "take the bin edges as candidate thresholds; default: every distinct score.",
+    key="threshold_bins",
+)
 #: every parameter declared with a constraint, by its check key (one SQL check macro each)
 PARAMS = {
     p.check_key: p
@@ -694,5 +702,6 @@ PARAMS = {
         TABLE_BETA,
         N_BINS,
         SCORE_AVERAGE,
+        THRESHOLD_BINS,
     )
 }

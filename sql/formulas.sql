@@ -260,3 +260,7 @@ CREATE OR REPLACE MACRO _mlsql_calibration_bin(p, n_bins) AS
 -- _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division): (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).
 CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division) AS 
     _mlsql_ratio(((n * correct) - sum_rc), (pow(((n * n) - sum_cc), 0.5) * pow(((n * n) - sum_rr), 0.5)), zero_division, (correct = n));
+
+-- _mlsql_selection_fbeta(tp, fp, fn, beta): F-beta of a candidate threshold for choosing the best: 0 where tp = 0.
+CREATE OR REPLACE MACRO _mlsql_selection_fbeta(tp, fp, fn, beta) AS 
+    CASE WHEN (tp = 0) THEN 0.0 ELSE (((1 + CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE (beta * beta) END) * tp) / ((((1 + CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE (beta * beta) END) * tp) + (CASE WHEN (beta > 1) THEN 1.0 ELSE (beta * beta) END * fn)) + (CASE WHEN (beta > 1) THEN ((1 / beta) * (1 / beta)) ELSE 1.0 END * fp))) END;

@@ -746,6 +746,10 @@ ELSEWHERE = {
         "tests/test_curves.py::test_curves_equal_scikit_learn_on_random_data_with_ties"
     ),
     "roc_curve": "tests/test_curves.py::test_curves_equal_scikit_learn_on_random_data_with_ties",
+    "calibration_table": (
+        "tests/test_thresholds.py::test_calibration_table_is_sklearns_curve_and_its_ece"
+    ),
+    "label_thresholds": "tests/test_thresholds.py::test_label_thresholds_match_brute_force",
 }
 
 

@@ -38,6 +38,7 @@ RULES = {
     "weights": "one of 'linear', 'quadratic'",
     "table_beta": "a finite number > 0",
     "n_bins": "a whole number > 0",
+    "threshold_bins": "a whole number > 0 (or NULL for exact thresholds)",
 }
 
 
@@ -103,7 +104,8 @@ def test_generated_values_are_rejected_and_valid_ones_pass_in_python() -> None:
     """The generator itself: each value it makes is invalid, and a valid value passes."""
     valid = {"beta": 2, "alpha": 0.5, "cost_fn": -3, "cost_fp": 0, "zero_division": "NaN",
              "n_labels": 3, "k": None, "top_k": 0, "threshold": -math.inf,
-             "average": "Micro", "score_average": "Samples", "weights": None, "table_beta": None, "n_bins": 1}  # fmt: skip
+             "average": "Micro", "score_average": "Samples", "weights": None, "table_beta": None,
+             "n_bins": 1, "threshold_bins": None}  # fmt: skip
     for key, p in P.PARAMS.items():
         P.check(p, valid[key], "f")
         for value in invalid_values(p):

@@ -31,6 +31,7 @@ FAMILIES = {
     "rules": "Rules",
     "regression": "Regression",
     "scores": "Scores",
+    "thresholds": "Calibration and thresholds",
     "ranking": "Ranking",
     "label_scores": "Label scores",
 }

@@ -173,6 +173,23 @@ TABLE_PARAMS = {
         "    Value of recall or tpr without positive rows, of fpr without negative rows\n"
         "    (scikit-learn: recall 1, fpr and tpr nan)."
     ),
+    "calibration_columns": (
+        "actual, prob : str\n    Column names: binary labels (boolean or 0/1) and probabilities."
+    ),
+    "n_bins": (
+        "n_bins : int, default 10\n    The number of equal-width bins on [0, 1] (the last closed)."
+    ),
+    "score_columns": (
+        "actual, scores : str\n"
+        "    Column names: the true label lists and the label scores (a map label ->\n"
+        "    score, or a list of (label, score) structs)."
+    ),
+    "threshold_beta": "beta : float, default 1.0\n    The beta of the F-beta maximised.",
+    "threshold_bins": (
+        "n_bins : int, optional\n"
+        "    Bin the scores (probabilities in [0, 1]) into this many equal-width bins\n"
+        "    and take the bin edges as candidates. Default: every distinct score."
+    ),
 }
 #: each table function's summary and parameters (keys of :data:`TABLE_PARAMS`)
 TABLES = {
@@ -216,6 +233,17 @@ TABLES = {
         "One row per (group, label of a score map, distinct score), from the highest, after a "
         "first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).",
         ("source", "scored", "curve_zero_division", "by"),
+    ),
+    "calibration_table": (
+        "One row per non-empty calibration bin (and group): bin, low, high, count, "
+        "mean_score, observed_rate; the bins of expected_calibration_error.",
+        ("source", "calibration_columns", "n_bins", "by"),
+    ),
+    "label_thresholds": (
+        "One row per label (and group): the score threshold maximising the label's F-beta, "
+        "with tp, fp, fn, support, precision, recall, fbeta at it, and micro_fbeta (every "
+        "label at its own threshold).",
+        ("source", "score_columns", "threshold_beta", "zero_division", "threshold_bins", "by"),
     ),
 }
 

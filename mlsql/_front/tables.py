@@ -29,6 +29,13 @@ def check_columns(func: str, columns: Collection[str], named: Iterable[tuple[str
             )
 
 
+def check_by_names(func: str, groups: Sequence[str], outputs: Collection[str]) -> None:
+    """No group column has the name of one of the table's ``outputs``."""
+    for name in groups:
+        if name in outputs:
+            raise MlsqlError(by_output_message(func, name))
+
+
 def checked_arguments(
     func: str,
     columns: Collection[str],
@@ -44,9 +51,7 @@ def checked_arguments(
     named = {"actual": actual, "predicted": predicted}
     check_columns(func, columns, [*named.items(), *(("by", b) for b in groups)])
     outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
-    for name in groups:
-        if name in outputs:
-            raise MlsqlError(by_output_message(func, name))
+    check_by_names(func, groups, outputs)
     return groups, universe
 
 

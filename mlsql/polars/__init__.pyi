@@ -56,6 +56,7 @@ __all__ = [
     "binary_support_from_counts",
     "bootstrap",
     "brier_score_loss",
+    "calibration_table",
     "class_distribution",
     "class_error_rate",
     "class_metrics",
@@ -91,6 +92,7 @@ __all__ = [
     "label_ranking_average_precision",
     "label_ranking_average_precision_score",
     "label_ranking_loss",
+    "label_thresholds",
     "labels_from_indicators",
     "log_loss",
     "logloss",
@@ -1684,6 +1686,42 @@ def brier_score_loss(
     0.19333333333333333
     """
 
+def calibration_table(
+    source: _Frame,
+    actual: str,
+    prob: str,
+    *,
+    n_bins: int = 10,
+    by: str | Sequence[str] | None = None,
+) -> _Frame:
+    """One row per non-empty calibration bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.
+
+    Parameters
+    ----------
+    source : polars.DataFrame or polars.LazyFrame
+        The rows.
+    actual, prob : str
+        Column names: binary labels (boolean or 0/1) and probabilities.
+    n_bins : int, default 10
+        The number of equal-width bins on [0, 1] (the last closed).
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, then bin, low, high, count, mean_score,
+        observed_rate; ordered by group and bin. Lazy if ``source`` is.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"actual": [1, 0, 1], "prob": [0.9, 0.8, 0.2]})
+    >>> mp.calibration_table(df, "actual", "prob", n_bins=2).rows()
+    [(0, 0.0, 0.5, 1, 0.2, 1.0), (1, 0.5, 1.0, 2, 0.8500000000000001, 0.5)]
+    """
+
 def class_distribution(
     source: _Frame,
     label: str,
@@ -2897,6 +2935,55 @@ def label_ranking_loss(
     >>> df = pl.DataFrame({'actual': [['cat'], ['owl', 'cat']], 'scores': [[{'label': 'cat', 'score': 0.9}, {'label': 'dog', 'score': 0.4}], [{'label': 'cat', 'score': 0.2}, {'label': 'dog', 'score': 0.7}, {'label': 'owl', 'score': 0.7}]]})
     >>> df.select(mp.label_ranking_loss('actual', 'scores')).item()
     0.5
+    """
+
+def label_thresholds(
+    source: _Frame,
+    actual: str,
+    scores: str,
+    *,
+    beta: float = 1.0,
+    zero_division: Any = 0,
+    n_bins: int | None = None,
+    by: str | Sequence[str] | None = None,
+) -> _Frame:
+    """One row per label (and group): the score threshold maximising the label's F-beta, with tp, fp, fn, support, precision, recall, fbeta at it, and micro_fbeta (every label at its own threshold).
+
+    Parameters
+    ----------
+    source : polars.DataFrame or polars.LazyFrame
+        The rows.
+    actual, scores : str
+        Column names: the true label lists and the label scores (a map label ->
+        score, or a list of (label, score) structs).
+    beta : float, default 1.0
+        The beta of the F-beta maximised.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        Value of an undefined ratio.
+    n_bins : int, optional
+        Bin the scores (probabilities in [0, 1]) into this many equal-width bins
+        and take the bin edges as candidates. Default: every distinct score.
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, then label, threshold (+inf where the label is
+        best predicted nowhere), tp, fp, fn, support, precision, recall,
+        fbeta, micro_fbeta; ordered by group and label. Lazy if ``source`` is.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> scores = [{"cat": 0.9, "dog": 0.3}, {"cat": 0.6, "dog": 0.4}, {"cat": 0.7, "dog": 0.8}]
+    >>> df = pl.DataFrame({
+    ...     "actual": [["cat"], ["cat", "dog"], ["dog"]],
+    ...     "scores": [[{"label": k, "score": v} for k, v in s.items()] for s in scores],
+    ... })
+    >>> mp.label_thresholds(df, "actual", "scores").select("label", "threshold", "fbeta").rows()
+    [('cat', 0.6, 0.8), ('dog', 0.4, 1.0)]
     """
 
 def labels_from_indicators(indicators: Sequence[str | pl.Expr], labels: Sequence[Any]) -> pl.Expr:

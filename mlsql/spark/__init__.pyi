@@ -54,6 +54,7 @@ __all__ = [
     "binary_support_from_counts",
     "bootstrap",
     "brier_score_loss",
+    "calibration_table",
     "class_distribution",
     "class_error_rate",
     "class_metrics",
@@ -90,6 +91,7 @@ __all__ = [
     "label_ranking_average_precision",
     "label_ranking_average_precision_score",
     "label_ranking_loss",
+    "label_thresholds",
     "labels_from_indicators",
     "log_loss",
     "logloss",
@@ -1702,6 +1704,43 @@ def brier_score_loss(
     0.19333333333...
     """
 
+def calibration_table(
+    source: DataFrame,
+    actual: str,
+    prob: str,
+    *,
+    n_bins: int = 10,
+    by: str | Sequence[str] | None = None,
+) -> DataFrame:
+    """One row per non-empty calibration bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.
+
+    Parameters
+    ----------
+    source : pyspark.sql.DataFrame
+        The rows.
+    actual, prob : str
+        Column names: binary labels (boolean or 0/1) and probabilities.
+    n_bins : int, default 10
+        The number of equal-width bins on [0, 1] (the last closed).
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, then bin, low, high, count, mean_score,
+        observed_rate; ordered by group and bin.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(1, 0.9), (0, 0.8), (1, 0.2)], "actual int, prob double")
+    >>> [tuple(r) for r in ms.calibration_table(df, "actual", "prob", n_bins=2).collect()]
+    [(0, 0.0, 0.5, 1, 0.2, 1.0), (1, 0.5, 1.0, 2, 0.8500000000000001, 0.5)]
+    """
+
 def class_distribution(
     source: DataFrame,
     label: str,
@@ -3127,6 +3166,57 @@ def label_ranking_loss(
     >>> df = spark.createDataFrame([(['cat'], {'cat': 0.9, 'dog': 0.4}), (['owl', 'cat'], {'cat': 0.2, 'dog': 0.7, 'owl': 0.7})], 'actual array<string>, scores map<string, double>')
     >>> df.agg(ms.label_ranking_loss('actual', 'scores')).first()[0]
     0.5
+    """
+
+def label_thresholds(
+    source: DataFrame,
+    actual: str,
+    scores: str,
+    *,
+    beta: float = 1.0,
+    zero_division: Any = 0,
+    n_bins: int | None = None,
+    by: str | Sequence[str] | None = None,
+) -> DataFrame:
+    """One row per label (and group): the score threshold maximising the label's F-beta, with tp, fp, fn, support, precision, recall, fbeta at it, and micro_fbeta (every label at its own threshold).
+
+    Parameters
+    ----------
+    source : pyspark.sql.DataFrame
+        The rows.
+    actual, scores : str
+        Column names: the true label lists and the label scores (a map label ->
+        score, or a list of (label, score) structs).
+    beta : float, default 1.0
+        The beta of the F-beta maximised.
+    zero_division : {0, 1, nan, 'diagnose', 'ignore'}, default 0
+        Value of an undefined ratio.
+    n_bins : int, optional
+        Bin the scores (probabilities in [0, 1]) into this many equal-width bins
+        and take the bin edges as candidates. Default: every distinct score.
+    by : str or sequence of str, optional
+        Grouping columns.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, then label, threshold (+inf where the label is
+        best predicted nowhere), tp, fp, fn, support, precision, recall,
+        fbeta, micro_fbeta; ordered by group and label.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [(["cat"], {"cat": 0.9, "dog": 0.3}), (["cat", "dog"], {"cat": 0.6, "dog": 0.4}),
+    ...      (["dog"], {"cat": 0.7, "dog": 0.8})],
+    ...     "actual array<string>, scores map<string, double>",
+    ... )
+    >>> out = ms.label_thresholds(df, "actual", "scores")
+    >>> [tuple(r) for r in out.select("label", "threshold", "fbeta").collect()]
+    [('cat', 0.6, 0.8), ('dog', 0.4, 1.0)]
     """
 
 def labels_from_indicators(indicators: Sequence[str | Column], labels: Sequence[Any]) -> Column:

@@ -1,0 +1,220 @@
+"""Calibration bins and per-label thresholds in DuckDB: table macros over a source.
+
+``calibration_table('t', 'actual', 'prob', n_bins := 10, "by" := [...])`` is one
+GROUP BY of (group, bin) over the known rows; the bin is the registry's
+``calibration_bin`` formula, the macro ``expected_calibration_error`` uses.
+
+``label_thresholds('t', 'actual', 'scores', beta := 1, zero_division := 0,
+n_bins := NULL, "by" := [...])`` spreads each known row over its scored labels
+(one ``unnest``) and its true labels (another), counts positives and negatives
+per (group, label, score) (or per bin with ``n_bins``), and takes cumulative
+sums from the highest score down (a window per label): each distinct score's
+tp and fp. The best row per label (highest F-beta, then highest threshold) is
+picked by ``row_number()``; labels true but never scored are added by an anti
+join; ``micro_fbeta`` sums the chosen counts over the group (a window). One
+scan of the source; DuckDB's sort and hash aggregate spill to disk when they
+must.
+
+Names the caller gives (source, columns, ``by``) are parameter values that
+select columns by comparison (``COLUMNS(lambda c: ...)``), never SQL text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mlsql import _params as P
+from mlsql._duckdb.families.ranking import ENTRY_TYPES
+from mlsql._duckdb.families.single_label import KEEP, _columns
+from mlsql._duckdb.library import Macro, Qualify, check_param
+from mlsql._duckdb.ops import SqlOps
+from mlsql._formulas import Counts
+from mlsql._sqlexpr import Sql, call
+from mlsql.measures import scores as SC
+from mlsql.measures import thresholds as TH
+
+FILE = "thresholds.sql"
+DESCRIPTION = (
+    "From scores to decisions: calibration_table (the bins of expected_calibration_error) "
+    "and label_thresholds (per label, the score threshold maximising F-beta)."
+)
+ORDER = 45
+FAMILIES: tuple[str, ...] = ()  # rendered here
+
+#: a group key equal to another (NULL groups too)
+SAME_GROUP = "{x}.g IS NOT DISTINCT FROM {y}.g"
+
+
+class WindowOps(SqlOps):
+    """DuckDB ops whose sums run over the window ``w`` (a group's rows)."""
+
+    def __init__(self, ops: SqlOps) -> None:
+        super().__init__(ops.qualify)
+
+    def sum(self, x: Any) -> Sql:
+        return Sql(f"sum({x}) OVER w")
+
+
+def _calibration(q: Qualify, ops: SqlOps) -> Macro:
+    func = "calibration_table"
+    n_bins = check_param(SC.N_BINS, q, func)
+    y = call(q("_mlsql_binary_flag"), Sql("__mlsql_actual"), "actual", func)
+    p = call(
+        q("_mlsql_probability"),
+        call(
+            q("_mlsql_number"),
+            Sql("CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END"),
+            "prob",
+            func,
+        ),
+        "prob",
+        func,
+    )
+    b = SC.calibration_bin(ops, Sql("p"), Sql("nb"))
+    values = TH.calibration_values(ops, Sql("b"), Sql("nb"), Sql("n"), Sql("s"), Sql("pos"))
+    select = ",\n               ".join(f"{e} AS {name}" for name, e in values.items())
+    body = f"""WITH params AS (SELECT {n_bins} AS nb),
+    known AS (
+        SELECT g, {y} AS y, {p} AS p
+        FROM ({_columns("actual", "prob")})),
+    bins AS (
+        SELECT g, {b} AS b, count(*) AS n, sum(p) AS s, sum(CAST(y AS BIGINT)) AS pos
+        FROM known CROSS JOIN params
+        WHERE y IS NOT NULL AND p IS NOT NULL
+        GROUP BY g, b)
+    SELECT COLUMNS({KEEP}) FROM (
+        SELECT unnest(g), CAST(b AS BIGINT) AS bin,
+               {select},
+               g AS __mlsql_g
+        FROM bins CROSS JOIN params)
+    ORDER BY __mlsql_g, bin"""
+    return Macro(
+        FILE,
+        func,
+        ("source", "actual", "prob", f"n_bins := {SC.N_BINS.default}", '"by" := NULL'),
+        body,
+        "One row per non-empty bin (and group): bin, low, high, count, mean_score, "
+        "observed_rate; the bins of expected_calibration_error.",
+        table=True,
+    )
+
+
+def _entries(q: Qualify) -> list[Macro]:
+    """``_mlsql_score_entries(scores)``: a row's (key, value) entries, from a MAP or (typed
+    overloads) a list of {label, score} structs, a label's first entry kept. NULL scores are
+    dropped after the unnest (a filter inside each list costs 2.5x more at 1M rows)."""
+    doc = "A row's label scores as (key, value) entries (a list's first entry of a label kept)."
+    lists = [
+        Macro(
+            FILE,
+            "_mlsql_score_entries",
+            (f"scores {t}",),
+            f"map_entries({q('_mlsql_scores_map')}(scores))",
+            doc,
+            public=False,
+        )
+        for t in ENTRY_TYPES
+    ]
+    return [
+        *lists,
+        Macro(FILE, "_mlsql_score_entries", ("scores",), "map_entries(scores)", doc, public=False),
+    ]
+
+
+def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
+    func = "label_thresholds"
+    beta, zd, nb = (check_param(p, q, func) for p in (P.BETA, P.ZERO_DIVISION, TH.THRESHOLD_BINS))
+    entries = call(q("_mlsql_score_entries"), Sql("__mlsql_scores"))
+    keys = Sql(f"list_transform({entries}, lambda x: x.key)")
+    checked = call(
+        q("_mlsql_checked_label_lists"), Sql("__mlsql_actual"), keys, func, "actual", "scores"
+    )
+    # the labels as the scores' label type (integer widths may differ), so that comparing
+    # them binds; a mismatch of kinds has failed the check before (cast_to_type reads only
+    # the type of its second argument)
+    actual = call("cast_to_type", checked, keys)
+    score = call(q("_mlsql_number"), Sql("x.value"), "scores", func)
+    binned = SC.calibration_bin(
+        ops, call(q("_mlsql_probability"), Sql("s"), "scores", func), Sql("nb")
+    )
+    rank = TH.selection_fbeta(ops, Counts(Sql("tp"), Sql("fp"), Sql("support - tp")), Sql("b"))
+    counts, threshold = TH.chosen(ops, Sql("tp"), Sql("fp"), Sql("support"), Sql("key"))
+    values = TH.threshold_values(ops, Counts(Sql("tp"), Sql("fp"), Sql("fn")), Sql("b"), Sql("zd"))
+    micro = TH.micro_fbeta(
+        WindowOps(ops), Counts(Sql("tp"), Sql("fp"), Sql("fn")), Sql("b"), Sql("zd")
+    )
+    select = ",\n               ".join(f"{e} AS {name}" for name, e in values.items())
+    body = f"""WITH params AS (
+        SELECT {beta} AS b, {zd} AS zd, {nb} AS nb),
+    known AS (
+        SELECT * FROM (
+            SELECT g, {actual} AS a, {entries} AS e
+            FROM ({_columns("actual", "scores")}))
+        WHERE a IS NOT NULL AND e IS NOT NULL),
+    events AS (
+        SELECT g, x.key AS label, {score} + 0.0 AS s, list_contains(a, x.key) AS t
+        FROM (SELECT g, a, unnest(e) AS x FROM known)
+        WHERE x.value IS NOT NULL),
+    cells AS (
+        SELECT g, label, CASE WHEN nb IS NULL THEN s ELSE {binned} END AS key,
+               count(*) FILTER (WHERE t) AS pos, count(*) FILTER (WHERE NOT t) AS neg
+        FROM events CROSS JOIN params
+        GROUP BY ALL),
+    support AS (
+        SELECT g, label, count(*) AS n
+        FROM (SELECT g, unnest(list_distinct(a)) AS label FROM known)
+        GROUP BY g, label),
+    candidates AS (
+        SELECT cells.g, cells.label, key,
+               sum(pos) OVER (PARTITION BY cells.g, cells.label ORDER BY key DESC) AS tp,
+               sum(neg) OVER (PARTITION BY cells.g, cells.label ORDER BY key DESC) AS fp,
+               coalesce(support.n, 0) AS support
+        FROM cells LEFT JOIN support
+          ON {SAME_GROUP.format(x="cells", y="support")} AND cells.label = support.label),
+    best AS (
+        SELECT g, label, key, tp, fp, support FROM (
+            SELECT *, row_number() OVER (PARTITION BY g, label ORDER BY {rank} DESC, key DESC) AS r
+            FROM candidates CROSS JOIN params)
+        WHERE r = 1
+        UNION ALL
+        SELECT support.g, support.label, NULL, 0, 0, support.n
+        FROM support ANTI JOIN cells
+          ON {SAME_GROUP.format(x="support", y="cells")} AND support.label = cells.label),
+    chosen AS (
+        SELECT g, label,
+               {threshold} AS threshold,
+               CAST({counts.tp} AS BIGINT) AS tp, CAST({counts.fp} AS BIGINT) AS fp,
+               CAST({counts.fn} AS BIGINT) AS fn, support
+        FROM (SELECT g, label, CASE WHEN nb IS NULL THEN key ELSE key / nb END AS key,
+                     tp, fp, support
+              FROM best CROSS JOIN params))
+    SELECT COLUMNS({KEEP}) FROM (
+        SELECT unnest(g), label, threshold, tp, fp, fn, support,
+               {select},
+               {micro} AS micro_fbeta,
+               g AS __mlsql_g
+        FROM chosen CROSS JOIN params
+        WINDOW w AS (PARTITION BY g))
+    ORDER BY __mlsql_g, label"""
+    return Macro(
+        FILE,
+        func,
+        (
+            "source",
+            "actual",
+            "scores",
+            f"beta := {P.BETA.default}",
+            f"zero_division := {P.ZERO_DIVISION.default}",
+            "n_bins := NULL",
+            '"by" := NULL',
+        ),
+        body,
+        "One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, "
+        "support, precision, recall, fbeta, and micro_fbeta of every label at its threshold.",
+        table=True,
+    )
+
+
+def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
+    """The score-entry helper and the two table macros."""
+    return [*_entries(qualify), _calibration(qualify, ops), _thresholds(qualify, ops)]

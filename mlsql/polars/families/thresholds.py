@@ -1,0 +1,273 @@
+"""Calibration bins and per-label thresholds in Polars: tables over a frame.
+
+``calibration_table`` is one ``group_by`` of (groups, bin) over the known rows;
+the bin is the registry's ``calibration_bin``, as ``expected_calibration_error``
+computes it. ``label_thresholds`` explodes each known row's scored labels and
+true labels, counts positives and negatives per (groups, label, score) (or
+bin), takes cumulative sums from the highest score down per label, and keeps
+each label's best row (highest F-beta, then highest threshold); labels true
+but never scored join by an anti join. Lazy all the way: a LazyFrame source
+gives a LazyFrame.
+
+Examples
+--------
+>>> import polars as pl
+>>> import mlsql.polars as mp
+>>> df = pl.DataFrame({"actual": [1, 0, 1], "prob": [0.9, 0.8, 0.2]})
+>>> mp.calibration_table(df, "actual", "prob", n_bins=2).rows()
+[(0, 0.0, 0.5, 1, 0.2, 1.0), (1, 0.5, 1.0, 2, 0.8500000000000001, 0.5)]
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from mlsql import _params as P
+from mlsql._formulas import Counts
+from mlsql._front.docs import table
+from mlsql._front.tables import check_by_names, check_columns
+from mlsql._registry import Measure
+from mlsql.measures import scores as SC
+from mlsql.measures import thresholds as TH
+from mlsql.polars._engine import POLARS
+from mlsql.polars.families import _classification as K
+from mlsql.polars.families.ranking import _field, _scores_check
+from mlsql.polars.families.scores import _check_probability
+from mlsql.polars.ops import PolarsOps
+
+FAMILIES = (TH.FAMILY,)
+OPS = K.OPS
+Frame = K.Frame
+#: the input example of the docs: three documents' tags and label scores
+EXAMPLE_SCORES: dict[str, list[Any]] = {
+    "actual": [["cat"], ["cat", "dog"], ["dog"]],
+    "scores": [
+        [{"label": "cat", "score": 0.9}, {"label": "dog", "score": 0.3}],
+        [{"label": "cat", "score": 0.6}, {"label": "dog", "score": 0.4}],
+        [{"label": "cat", "score": 0.7}, {"label": "dog", "score": 0.8}],
+    ],
+}
+EXAMPLE_PROBS: dict[str, list[Any]] = {"actual": [1, 0, 1, 1, 0], "prob": [0.9, 0.8, 0.7, 0.3, 0.1]}
+
+
+class _GroupOps(PolarsOps):
+    """Polars ops whose sums run over a table's groups (a window), one value per row."""
+
+    def __init__(self, groups: list[str]) -> None:
+        self.groups = groups
+
+    def sum(self, x: Any) -> Any:
+        total = super().sum(x)
+        return total.over(self.groups) if self.groups else total
+
+
+def _frame(source: Frame, func: str, named: dict[str, str], by: Any, outputs: Sequence[str]) -> Any:
+    """(lazy frame, schema, group names) with every named column checked."""
+    groups = K.by_columns(by, func)
+    lf = source.lazy()
+    schema = lf.collect_schema()
+    check_columns(func, schema.names(), [*named.items(), *(("by", g) for g in groups)])
+    check_by_names(func, groups, outputs)
+    return lf, schema, groups
+
+
+@table(
+    POLARS,
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, then bin, low, high, count, mean_score,
+        observed_rate; ordered by group and bin. Lazy if ``source`` is.
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"actual": [1, 0, 1], "prob": [0.9, 0.8, 0.2]})
+    >>> mp.calibration_table(df, "actual", "prob", n_bins=2).rows()
+    [(0, 0.0, 0.5, 1, 0.2, 1.0), (1, 0.5, 1.0, 2, 0.8500000000000001, 0.5)]
+    """,
+)
+def calibration_table(
+    source: Frame,
+    actual: str,
+    prob: str,
+    *,
+    n_bins: int = 10,
+    by: str | Sequence[str] | None = None,
+) -> Frame:
+    func = "calibration_table"
+    nb = P.check(SC.N_BINS, n_bins, func)
+    named = {"actual": actual, "prob": prob}
+    lf, schema, groups = _frame(source, func, named, by, TH.CALIBRATION_COLUMNS)
+    a = pl.col(actual)
+    y = K.binary_flag(func, "actual", a, schema[actual])
+    p = K.number(
+        func, "prob", pl.when(a.is_not_null()).then(pl.col(prob)), schema[prob], finite=True
+    )
+    p = p.map_batches(
+        _check_probability(func, "prob"), return_dtype=pl.Float64, is_elementwise=True
+    )
+    rows = lf.select(*groups, y.alias("__mlsql_y"), p.alias("__mlsql_p")).filter(
+        pl.col("__mlsql_y").is_not_null() & pl.col("__mlsql_p").is_not_null()
+    )
+    b = SC.calibration_bin(OPS, pl.col("__mlsql_p"), nb).cast(pl.Int64).alias("bin")
+    bins = rows.group_by(*groups, b).agg(
+        pl.len().cast(pl.Int64).alias("__mlsql_n"),
+        pl.col("__mlsql_p").sum().alias("__mlsql_s"),
+        pl.col("__mlsql_y").cast(pl.Int64).sum().alias("__mlsql_pos"),
+    )
+    n = pl.col("__mlsql_n")
+    values = TH.calibration_values(
+        OPS, pl.col("bin"), nb, n, pl.col("__mlsql_s"), pl.col("__mlsql_pos")
+    )
+    out = bins.select(*groups, "bin", **values).sort(*groups, "bin", nulls_last=True)
+    return K.finish(out, source)
+
+
+def _events(
+    lf: pl.LazyFrame, schema: Any, actual: str, scores: str, groups: list[str], func: str
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """(scored events: groups, label, score, is_true; true labels: groups, label) of the
+    known rows; labels of integer kinds as Int64."""
+    pairs = [(pl.col(actual), schema[actual]), (pl.col(scores), schema[scores])]
+    a, entries = _scores_check(func, ["actual", "scores"], pairs)
+    if not isinstance(schema[scores], pl.Map):  # a map's labels are distinct already
+        entries = entries.list.eval(pl.element().filter(_field("label").is_first_distinct()))
+    rows = lf.select(*groups, a.alias("__mlsql_a"), entries.alias("__mlsql_e")).filter(
+        pl.col("__mlsql_a").is_not_null() & pl.col("__mlsql_e").is_not_null()
+    )
+    entry = pl.col("__mlsql_e").struct
+    events = (
+        rows.explode("__mlsql_e")
+        .filter(entry.field("label").is_not_null() & entry.field("score").is_not_null())
+        .select(
+            *groups,
+            pl.col("__mlsql_e").struct.field("label").alias("label"),
+            pl.col("__mlsql_e").struct.field("score").alias("__mlsql_s"),
+            pl.col("__mlsql_a")
+            .list.contains(pl.col("__mlsql_e").struct.field("label"))
+            .alias("__mlsql_t"),
+        )
+    )
+    truth = (
+        rows.select(*groups, pl.col("__mlsql_a").list.unique().alias("label"))
+        .explode("label")
+        .filter(pl.col("label").is_not_null())
+    )
+    label_type = events.collect_schema()["label"]
+    if label_type.is_integer():
+        events = events.with_columns(pl.col("label").cast(pl.Int64))
+        truth = truth.with_columns(pl.col("label").cast(pl.Int64))
+    else:
+        truth = truth.with_columns(pl.col("label").cast(label_type))
+    return events, truth
+
+
+@table(
+    POLARS,
+    returns="""
+    polars.DataFrame or polars.LazyFrame
+        The ``by`` columns, then label, threshold (+inf where the label is
+        best predicted nowhere), tp, fp, fn, support, precision, recall,
+        fbeta, micro_fbeta; ordered by group and label. Lazy if ``source`` is.
+    """,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> scores = [{"cat": 0.9, "dog": 0.3}, {"cat": 0.6, "dog": 0.4}, {"cat": 0.7, "dog": 0.8}]
+    >>> df = pl.DataFrame({
+    ...     "actual": [["cat"], ["cat", "dog"], ["dog"]],
+    ...     "scores": [[{"label": k, "score": v} for k, v in s.items()] for s in scores],
+    ... })
+    >>> mp.label_thresholds(df, "actual", "scores").select("label", "threshold", "fbeta").rows()
+    [('cat', 0.6, 0.8), ('dog', 0.4, 1.0)]
+    """,
+)
+def label_thresholds(
+    source: Frame,
+    actual: str,
+    scores: str,
+    *,
+    beta: float = 1.0,
+    zero_division: Any = 0,
+    n_bins: int | None = None,
+    by: str | Sequence[str] | None = None,
+) -> Frame:
+    func = "label_thresholds"
+    b = P.check(P.BETA, beta, func)
+    zd = P.check(P.ZERO_DIVISION, zero_division, func)
+    nb = P.check(TH.THRESHOLD_BINS, n_bins, func)
+    named = {"actual": actual, "scores": scores}
+    lf, schema, groups = _frame(source, func, named, by, TH.THRESHOLD_COLUMNS)
+    events, truth = _events(lf, schema, actual, scores, groups, func)
+    s = K.number(func, "scores", pl.col("__mlsql_s"), pl.Float64(), finite=True) + 0.0
+    if nb is None:
+        key = s
+    else:
+        prob = s.map_batches(
+            _check_probability(func, "scores"), return_dtype=pl.Float64, is_elementwise=True
+        )
+        key = SC.calibration_bin(OPS, prob, nb).cast(pl.Float64)
+    labels = [*groups, "label"]
+    t = pl.col("__mlsql_t")
+    cells = events.group_by(*labels, key.alias("__mlsql_k")).agg(
+        t.cast(pl.Int64).sum().alias("__mlsql_pos"), (~t).cast(pl.Int64).sum().alias("__mlsql_neg")
+    )
+    support = truth.group_by(*labels).agg(pl.len().cast(pl.Int64).alias("support"))
+    tp, fp, n = pl.col("tp"), pl.col("fp"), pl.col("support")
+    candidates = (
+        cells.sort(*labels, "__mlsql_k", descending=[*(False for _ in labels), True])
+        .with_columns(
+            pl.col("__mlsql_pos").cum_sum().over(labels).alias("tp"),
+            pl.col("__mlsql_neg").cum_sum().over(labels).alias("fp"),
+        )
+        .join(support, on=labels, how="left", nulls_equal=True)
+        .with_columns(n.fill_null(0))
+    )
+    rank = TH.selection_fbeta(OPS, Counts(tp, fp, n - tp), b)
+    best = candidates.group_by(*labels).agg(
+        pl.col("__mlsql_k", "tp", "fp", "support")
+        .sort_by([rank, pl.col("__mlsql_k")], descending=[True, True])
+        .first()
+    )
+    never_scored = support.join(
+        cells.select(labels).unique(), on=labels, how="anti", nulls_equal=True
+    ).select(
+        *labels,
+        pl.lit(None, pl.Float64).alias("__mlsql_k"),
+        pl.lit(0, pl.Int64).alias("tp"),
+        pl.lit(0, pl.Int64).alias("fp"),
+        "support",
+    )
+    both = pl.concat([best, never_scored], how="vertical_relaxed")
+    k = pl.col("__mlsql_k") if nb is None else pl.col("__mlsql_k") / nb
+    counts, threshold = TH.chosen(OPS, tp, fp, n, k)
+    chosen = both.select(
+        *labels,
+        threshold.alias("threshold"),
+        counts.tp.cast(pl.Int64).alias("tp"),
+        counts.fp.cast(pl.Int64).alias("fp"),
+        counts.fn.cast(pl.Int64).alias("fn"),
+        "support",
+    )
+    c = Counts(pl.col("tp"), pl.col("fp"), pl.col("fn"))
+    values = TH.threshold_values(OPS, c, b, zd)
+    micro = TH.micro_fbeta(_GroupOps(groups), c, b, zd)
+    out = chosen.with_columns(**values, micro_fbeta=micro).sort(*labels, nulls_last=True)
+    return K.finish(out, source)
+
+
+def example(measure: Measure) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """Five probabilities (calibration), three documents' label scores (thresholds)."""
+    if measure.name == "calibration_table":
+        return EXAMPLE_PROBS, {"n_bins": 2}
+    return EXAMPLE_SCORES, {}
+
+
+for _fn in (calibration_table, label_thresholds):
+    _fn.__doc__ = inspect.cleandoc(_fn.__doc__ or "")  # its Examples found as written
+
+__all__ = ["calibration_table", "label_thresholds"]

@@ -1,0 +1,241 @@
+"""Calibration bins and per-label thresholds in Spark: tables over a DataFrame.
+
+``calibration_table`` is one ``groupBy`` of (groups, bin) over the known rows;
+the bin is the registry's ``calibration_bin``, as ``expected_calibration_error``
+computes it. ``label_thresholds`` explodes each known row's scored labels
+(counted per group, label and score, or bin) and its true labels (counted per
+group and label, under a NULL score), unions the two, and runs one window per
+(group, label) ordered by score from the highest, NULL first: cumulative sums
+give each distinct score's tp and fp, the partition's sum the support, and
+``row_number`` the best row (highest F-beta, then highest threshold). No join:
+windows partition NULL groups together. Nothing is collected to the driver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+from pyspark.sql import types as T
+
+from mlsql import _params as P
+from mlsql._errors import MlsqlError
+from mlsql._formulas import Counts
+from mlsql._front.docs import table
+from mlsql._front.tables import check_by_names, check_columns
+from mlsql.measures import scores as SC
+from mlsql.measures import thresholds as TH
+from mlsql.spark._build import OPS
+from mlsql.spark._engine import SPARK
+from mlsql.spark._types import to_column
+from mlsql.spark.families import _classification as K
+from mlsql.spark.families.ranking import _fields_of, _scores_check, score_entries
+from mlsql.spark.families.scores import probability
+from mlsql.spark.ops import SparkOps, column
+
+FAMILIES = (TH.FAMILY,)
+
+
+class _GroupOps(SparkOps):
+    """Spark ops whose sums run over a window (a table's group), one value per row."""
+
+    def __init__(self, window: Any) -> None:
+        self.window = window
+
+    def sum(self, x: Any) -> Column:
+        return F.sum(column(x)).over(self.window)
+
+
+def _keys(
+    source: Any, func: str, named: dict[str, str], by: Any, outputs: Sequence[str]
+) -> tuple[list[str], list[Column], list[str]]:
+    """(the ``by`` names, their columns as ``__g<i>`` (or one constant group), those names)."""
+    if not isinstance(source, DataFrame):
+        raise MlsqlError(
+            f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
+        )
+    schema = {f.name: f.dataType for f in source.schema.fields}
+    groups = P.check_by(by, func)
+    check_columns(func, schema, [*named.items(), *(("by", g) for g in groups)])
+    check_by_names(func, groups, outputs)
+    keys = [to_column(g, func, "by").alias(f"__g{i}") for i, g in enumerate(groups)]
+    internal = [f"__g{i}" for i in range(len(groups))]
+    return groups, keys or [F.lit(0).alias("__g")], internal or ["__g"]
+
+
+def _bound(source: DataFrame, name: str) -> Column:
+    """Column ``name`` of ``source`` resolved against it (its type known to the checks)."""
+    return source["`" + name.replace("`", "``") + "`"]
+
+
+def _finish(df: DataFrame, groups: list[str], internal: list[str], columns: list[Any]) -> DataFrame:
+    """The internal group columns renamed back, ordered by group and the first column."""
+    ordered = df.orderBy(*(F.col(k).asc_nulls_last() for k in [*internal, columns[0]]))
+    # without groups the one constant group column is left out
+    shown = [F.col(i).alias(g) for i, g in zip(internal, groups, strict=False)]
+    return ordered.select(*shown, *columns)
+
+
+@table(
+    SPARK,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, then bin, low, high, count, mean_score,
+        observed_rate; ordered by group and bin.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(1, 0.9), (0, 0.8), (1, 0.2)], "actual int, prob double")
+    >>> [tuple(r) for r in ms.calibration_table(df, "actual", "prob", n_bins=2).collect()]
+    [(0, 0.0, 0.5, 1, 0.2, 1.0), (1, 0.5, 1.0, 2, 0.8500000000000001, 0.5)]
+    """,
+)
+def calibration_table(
+    source: DataFrame,
+    actual: str,
+    prob: str,
+    *,
+    n_bins: int = 10,
+    by: str | Sequence[str] | None = None,
+) -> DataFrame:
+    func = "calibration_table"
+    nb = P.check(SC.N_BINS, n_bins, func)
+    named = {"actual": actual, "prob": prob}
+    groups, keys, internal = _keys(source, func, named, by, TH.CALIBRATION_COLUMNS)
+    a, p = _bound(source, actual), _bound(source, prob)
+    K.binary_inputs(func, ["actual"], [a])
+    K.numeric_inputs(func, ["prob"], [p])
+    y = K.binary_flag(func, a)
+    s = probability(func, "prob", K.finite(func, "prob", F.when(a.isNotNull(), p)))
+    rows = source.select(*keys, y.alias("__y"), s.alias("__p"))
+    rows = rows.where(F.col("__y").isNotNull() & F.col("__p").isNotNull())
+    b = column(SC.calibration_bin(OPS, F.col("__p"), nb)).cast("long").alias("bin")
+    bins = rows.groupBy(*internal, b).agg(
+        F.count(F.lit(1)).alias("__n"), F.sum("__p").alias("__s"), F.sum("__y").alias("__pos")
+    )
+    values = TH.calibration_values(
+        OPS, F.col("bin"), nb, F.col("__n"), F.col("__s"), F.col("__pos")
+    )
+    out = bins.select(*internal, "bin", *(column(e).alias(k) for k, e in values.items()))
+    return _finish(out, groups, internal, ["bin", *values])
+
+
+@table(
+    SPARK,
+    returns="""
+    pyspark.sql.DataFrame
+        The ``by`` columns, then label, threshold (+inf where the label is
+        best predicted nowhere), tp, fp, fn, support, precision, recall,
+        fbeta, micro_fbeta; ordered by group and label.
+    """,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [(["cat"], {"cat": 0.9, "dog": 0.3}), (["cat", "dog"], {"cat": 0.6, "dog": 0.4}),
+    ...      (["dog"], {"cat": 0.7, "dog": 0.8})],
+    ...     "actual array<string>, scores map<string, double>",
+    ... )
+    >>> out = ms.label_thresholds(df, "actual", "scores")
+    >>> [tuple(r) for r in out.select("label", "threshold", "fbeta").collect()]
+    [('cat', 0.6, 0.8), ('dog', 0.4, 1.0)]
+    """,
+)
+def label_thresholds(
+    source: DataFrame,
+    actual: str,
+    scores: str,
+    *,
+    beta: float = 1.0,
+    zero_division: Any = 0,
+    n_bins: int | None = None,
+    by: str | Sequence[str] | None = None,
+) -> DataFrame:
+    func = "label_thresholds"
+    b = P.check(P.BETA, beta, func)
+    zd = P.check(P.ZERO_DIVISION, zero_division, func)
+    nb = P.check(TH.THRESHOLD_BINS, n_bins, func)
+    named = {"actual": actual, "scores": scores}
+    groups, keys, internal = _keys(source, func, named, by, TH.THRESHOLD_COLUMNS)
+    a, s = _bound(source, actual), _bound(source, scores)
+    _scores_check(func, ["actual", "scores"], [a, s])
+    entries = score_entries(s, _fields_of(func, s))
+    rows = source.select(*keys, a.alias("__a"), entries.alias("__e"))
+    rows = rows.where(F.col("__a").isNotNull() & F.col("__e").isNotNull())
+    label_type = rows.schema["__e"].dataType.elementType["label"].dataType  # type: ignore[attr-defined]
+    integral = isinstance(label_type, T.IntegralType)
+    truth = F.array_distinct(F.filter("__a", lambda x: x.isNotNull()))
+    if integral:
+        truth = truth.cast("array<long>")
+    x = F.col("__x")
+    label = x["label"].cast("long") if integral else x["label"]
+    score = K.finite(func, "scores", x["score"]) + 0.0
+    key = score
+    if nb is not None:
+        key = column(SC.calibration_bin(OPS, probability(func, "scores", score), nb))
+    scored = (
+        rows.select(*internal, truth.alias("__a"), F.explode("__e").alias("__x"))
+        .select(
+            *internal,
+            label.alias("label"),
+            key.cast("double").alias("__k"),
+            F.array_contains("__a", label).cast("long").alias("__t"),
+        )
+        .groupBy(*internal, "label", "__k")
+        .agg(F.sum("__t").alias("__pos"), F.sum(1 - F.col("__t")).alias("__neg"))
+        .withColumn("__sup", F.lit(0).cast("long"))
+    )
+    true_labels = (
+        rows.select(*internal, F.explode(truth).alias("label"))
+        .groupBy(*internal, "label")
+        .agg(F.count(F.lit(1)).alias("__sup"))
+        .select(
+            *internal,
+            "label",
+            F.lit(None).cast("double").alias("__k"),
+            F.lit(0).cast("long").alias("__pos"),
+            F.lit(0).cast("long").alias("__neg"),
+            "__sup",
+        )
+    )
+    per_label = Window.partitionBy(*internal, "label")
+    down = per_label.orderBy(F.col("__k").desc_nulls_first())
+    candidates = scored.unionByName(true_labels).select(
+        *internal,
+        "label",
+        "__k",
+        F.sum("__pos").over(down).alias("tp"),
+        F.sum("__neg").over(down).alias("fp"),
+        F.sum("__sup").over(per_label).alias("support"),
+    )
+    tp, fp, n = F.col("tp"), F.col("fp"), F.col("support")
+    rank = column(TH.selection_fbeta(OPS, Counts(tp, fp, n - tp), b))
+    order = per_label.orderBy(rank.desc(), F.col("__k").desc_nulls_first())
+    best = candidates.withColumn("__r", F.row_number().over(order)).where(F.col("__r") == 1)
+    k = F.col("__k") if nb is None else F.col("__k") / nb
+    counts, threshold = TH.chosen(OPS, tp, fp, n, k)
+    chosen = best.select(
+        *internal,
+        "label",
+        column(threshold).cast("double").alias("threshold"),
+        *(column(getattr(counts, f)).cast("long").alias(f) for f in ("tp", "fp", "fn")),
+        n.cast("long").alias("support"),
+    )
+    c = Counts(F.col("tp"), F.col("fp"), F.col("fn"))
+    values = TH.threshold_values(OPS, c, b, zd)
+    micro = TH.micro_fbeta(_GroupOps(Window.partitionBy(*internal)), c, b, zd)
+    out = chosen.select(
+        *internal,
+        *TH.THRESHOLD_COLUMNS[:6],
+        *(column(e).alias(name) for name, e in values.items()),
+        column(micro).alias("micro_fbeta"),
+    )
+    return _finish(out, groups, internal, list(TH.THRESHOLD_COLUMNS))
+
+
+__all__ = ["calibration_table", "label_thresholds"]

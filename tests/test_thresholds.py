@@ -1,0 +1,358 @@
+"""calibration_table and label_thresholds on every engine, against brute force and scikit-learn.
+
+The references: ``tests/oracle_thresholds.py`` (every candidate threshold tried,
+exact fractions), scikit-learn's ``calibration_curve(strategy='uniform')`` and
+``precision_recall_curve`` per label, and each engine's own
+``expected_calibration_error`` (the table's bins must be that measure's).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from mlsql._errors import MlsqlError
+from tests import oracle_thresholds as O
+from tests.references import close
+from tests.test_single_label_tables import run_table
+
+TEXT_MAP = pa.map_(pa.string(), pa.float64())
+TEXT_ENTRIES = pa.list_(pa.struct([("label", pa.string()), ("score", pa.float64())]))
+INT_ENTRIES = pa.list_(pa.struct([("label", pa.int64()), ("score", pa.float64())]))
+
+
+def _rows(out: list[tuple], columns: tuple[str, ...]) -> list[dict[str, Any]]:
+    return [dict(zip(columns, r, strict=True)) for r in out]
+
+
+def _same(got: list[dict[str, Any]], want: list[dict[str, Any]]) -> None:
+    assert len(got) == len(want), (got, want)
+    for g, w in zip(got, want, strict=True):
+        bad = {k: (g[k], w[k]) for k in w if not close(g[k], w[k])}
+        assert not bad, f"{bad} in {g} (want {w})"
+
+
+# ------------------------------------------------------------------ calibration
+CAL_COLUMNS = ("bin", "low", "high", "count", "mean_score", "observed_rate")
+
+
+def _probabilities(seed: int, n: int = 60) -> pa.Table:
+    rng = random.Random(seed)
+    ys = [rng.choice([0, 1, 1, None]) if rng.random() < 0.9 else None for _ in range(n)]
+    # inner bin edges (0.1, 0.2, ...) avoided: scikit-learn puts an edge in the lower bin
+    ps = [rng.choice([rng.random(), 0.0, 1.0, 0.55, 0.55]) for _ in range(n)]
+    ps = [None if rng.random() < 0.05 else p for p in ps]
+    return pa.table({"actual": pa.array(ys, pa.int64()), "prob": pa.array(ps, pa.float64())})
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("n_bins", [1, 7, 10])
+def test_calibration_table_is_sklearns_curve_and_its_ece(engine, seed, n_bins):
+    from sklearn.calibration import calibration_curve
+
+    if engine.name == "spark" and (seed, n_bins) != (0, 10):
+        pytest.skip("Spark: one case (the tables are the same engine-neutral formulas)")
+    t = _probabilities(seed)
+    got = _rows(
+        run_table(engine, "calibration_table", t, "actual", "prob", n_bins=n_bins), CAL_COLUMNS
+    )
+    pairs = [
+        (y, p)
+        for y, p in zip(t["actual"].to_pylist(), t["prob"].to_pylist(), strict=True)
+        if y is not None and p is not None
+    ]
+    _same(got, O.calibration_table(pairs, n_bins))
+    prob_true, prob_pred = calibration_curve(
+        np.array([y for y, _ in pairs]), np.array([p for _, p in pairs]), n_bins=n_bins
+    )
+    assert np.allclose([r["observed_rate"] for r in got], prob_true, rtol=1e-12, atol=0)
+    assert np.allclose([r["mean_score"] for r in got], prob_pred, rtol=1e-12, atol=0)
+    ece = engine.aggregate(
+        "expected_calibration_error", t, columns=("actual", "prob"), n_bins=n_bins
+    )
+    assert math.isclose(O.expected_calibration_error(got), ece, rel_tol=1e-12)
+
+
+def test_calibration_table_bins_are_left_closed_the_last_closed(engine):
+    t = pa.table({"actual": [1, 0, 1, 1], "prob": [0.3, 0.5, 1.0, 0.0]})
+    got = run_table(engine, "calibration_table", t, "actual", "prob", n_bins=10)
+    assert [r[0] for r in got] == [0, 3, 5, 9]
+
+
+def test_calibration_table_groups_and_hostile_names(engine):
+    hostile = 'x"; DROP TABLE t; --'
+    t = pa.table(
+        {
+            hostile: [1, 0, 1, 0, 1],
+            "P'": [0.9, 0.8, 0.2, 0.3, 0.95],
+            "by g": ["a", "a", None, None, "a"],
+        }
+    )
+    got = run_table(engine, "calibration_table", t, hostile, "P'", n_bins=2, by=["by g"])
+    assert [r[:2] for r in got] == [("a", 1), (None, 0)]
+    assert got[0][4] == 3 and got[1][4] == 2  # count
+
+
+@pytest.mark.parametrize(
+    ("prob", "message"),
+    [
+        (
+            1.5,
+            "calibration_table takes probabilities in [0, 1] for prob (as scikit-learn). Got a value above 1.",
+        ),
+        (float("nan"), "calibration_table takes finite numbers for prob"),
+    ],
+)
+def test_calibration_table_refuses_what_ece_refuses(engine, prob, message):
+    t = pa.table({"actual": [1, 0], "prob": [0.5, prob]})
+    with pytest.raises(
+        Exception,
+        match=re.escape(message),
+    ):
+        run_table(engine, "calibration_table", t, "actual", "prob")
+
+
+def test_calibration_table_n_bins_message(engine):
+    t = pa.table({"actual": [1], "prob": [0.5]})
+    with pytest.raises(
+        Exception,
+        match=re.escape(
+            "The 'n_bins' parameter of calibration_table must be a whole number > 0. Got 0 instead."
+        ),
+    ):
+        run_table(engine, "calibration_table", t, "actual", "prob", n_bins=0)
+
+
+# ------------------------------------------------------------------ thresholds
+TH_COLUMNS = (
+    "label",
+    "threshold",
+    "tp",
+    "fp",
+    "fn",
+    "support",
+    "precision",
+    "recall",
+    "fbeta",
+    "micro_fbeta",
+)
+
+
+def _scores_table(
+    seed: int, n: int = 40, *, form: str = "map", probabilities: bool = False
+) -> pa.Table:
+    """Random label lists and scores with ties, NULL rows, missing and NULL scores, labels
+    never true (``e``) and true but never scored (``f``)."""
+    rng = random.Random(seed)
+    labels = ["a", "b", "c", "d", "e"]
+    grid = [0.0, 0.1, 0.25, 0.5, 0.5, 0.75, 0.9, 1.0]
+    actual, scores = [], []
+    for _ in range(n):
+        a = [x for x in labels[:4] if rng.random() < 0.4]
+        if rng.random() < 0.1:
+            a.append("f")
+        if rng.random() < 0.1:
+            a += [a[0], None] if a else [None]
+        s = {}
+        for x in labels:
+            if rng.random() < 0.8:
+                base = (
+                    rng.choice(grid) if probabilities else rng.choice([*grid, rng.uniform(-3, 3)])
+                )
+                if not probabilities and rng.random() < 0.3:
+                    base = rng.random()
+                s[x] = None if rng.random() < 0.05 else base
+        actual.append(None if rng.random() < 0.05 else a)
+        scores.append(None if rng.random() < 0.05 else s)
+    if form == "map":
+        col = pa.array([None if s is None else list(s.items()) for s in scores], TEXT_MAP)
+    else:
+        col = pa.array(
+            [
+                None if s is None else [{"label": k, "score": v} for k, v in s.items()]
+                for s in scores
+            ],
+            TEXT_ENTRIES,
+        )
+    return pa.table({"actual": pa.array(actual, pa.list_(pa.string())), "scores": col})
+
+
+def _oracle_rows(t: pa.Table) -> list[tuple[Any, Any]]:
+    def plain(s: Any) -> Any:
+        if s is None:
+            return None
+        return [(e["label"], e["score"]) if isinstance(e, dict) else e for e in s]
+
+    return [
+        (a, plain(s)) for a, s in zip(t["actual"].to_pylist(), t["scores"].to_pylist(), strict=True)
+    ]
+
+
+CASES = [
+    (0, "map", {}),
+    (1, "entries", {"beta": 2.0}),
+    (2, "map", {"beta": 0.5, "zero_division": 1}),
+    (3, "entries", {"zero_division": "diagnose"}),
+    (4, "map", {"zero_division": "ignore"}),
+    (5, "map", {"zero_division": float("nan")}),
+]
+
+
+@pytest.mark.parametrize(("seed", "form", "params"), CASES)
+def test_label_thresholds_match_brute_force(engine, seed, form, params):
+    if engine.name == "spark" and seed not in (0, 3):
+        pytest.skip("Spark: two cases (the tables are the same engine-neutral formulas)")
+    t = _scores_table(seed, form=form)
+    got = _rows(run_table(engine, "label_thresholds", t, "actual", "scores", **params), TH_COLUMNS)
+    _same(got, O.label_thresholds(_oracle_rows(t), **params))
+    assert {"e", "f"} <= {r["label"] for r in got}  # never true, never scored: both present
+
+
+def test_label_thresholds_integer_labels_and_groups(engine):
+    rows = [
+        (
+            [1, 2],
+            [{"label": 1, "score": 0.9}, {"label": 2, "score": 0.3}, {"label": 1, "score": 0.0}],
+            "x",
+        ),
+        ([2], [{"label": 1, "score": 0.8}, {"label": 2, "score": 0.3}], "x"),
+        ([1], [{"label": 1, "score": 0.7}, {"label": 3, "score": None}], None),
+        ([], [{"label": 3, "score": 0.2}], None),
+    ]
+    t = pa.table(
+        {
+            "actual": pa.array([r[0] for r in rows], pa.list_(pa.int32())),
+            "scores": pa.array([r[1] for r in rows], INT_ENTRIES),
+            "model": [r[2] for r in rows],
+        }
+    )
+    got = run_table(engine, "label_thresholds", t, "actual", "scores", by=["model"])
+    want = []
+    for model in ("x", None):
+        part = [(a, [(e["label"], e["score"]) for e in s]) for a, s, m in rows if m == model]
+        want += [{"model": model, **r} for r in O.label_thresholds(part)]
+    _same(_rows(got, ("model", *TH_COLUMNS)), want)
+
+
+def test_label_thresholds_are_sklearns_best_point_per_label(engine):
+    """Per label with positives, the F1 maximum over scikit-learn's precision_recall_curve
+    points, the highest threshold among equal F1 (ties compared as exact fractions)."""
+    from fractions import Fraction
+
+    from sklearn.metrics import precision_recall_curve
+
+    t = _scores_table(7, n=80)
+    got = {
+        r["label"]: r
+        for r in _rows(run_table(engine, "label_thresholds", t, "actual", "scores"), TH_COLUMNS)
+    }
+    rows = [(a, O.entries(dict(s))) for a, s in _oracle_rows(t) if a is not None and s is not None]
+    checked = 0
+    for label, r in got.items():
+        y = np.array([label in a for a, _ in rows])
+        scored = np.array([label in s for _, s in rows])
+        if not (y & scored).any():
+            continue
+        # an unscored row scores below every threshold: below the lowest score given
+        low = min(v for _, s in rows for v in s.values()) - 1
+        score = np.array([s.get(label, low) for _, s in rows])
+        precision, recall, thresholds = precision_recall_curve(y, score)
+        support = int(y.sum())
+
+        def f1(point: tuple[float, float, float], support: int = support) -> tuple[Fraction, float]:
+            tp = round(point[1] * support)
+            predicted = round(tp / point[0]) if tp else 0
+            return Fraction(2 * tp, tp + predicted + support), point[2]
+
+        points = zip(precision[:-1], recall[:-1], thresholds, strict=True)
+        best = max((x for x in points if x[2] > low), key=f1)
+        assert (
+            r["threshold"] == best[2]
+            and close(r["precision"], float(best[0]))
+            and close(r["recall"], float(best[1]))
+        )
+        checked += 1
+    assert checked >= 3
+
+
+@pytest.mark.parametrize("n_bins", [4, 10])
+def test_binned_thresholds_are_the_bin_edges_and_within_the_bound(engine, n_bins):
+    if engine.name == "spark" and n_bins != 10:
+        pytest.skip("Spark: one case")
+    t = _scores_table(11, n=60, probabilities=True)
+    binned = _rows(
+        run_table(engine, "label_thresholds", t, "actual", "scores", n_bins=n_bins), TH_COLUMNS
+    )
+    _same(binned, O.label_thresholds(_oracle_rows(t), n_bins=n_bins))
+    exact = {r["label"]: r for r in O.label_thresholds(_oracle_rows(t))}
+    rows = [(a, O.entries(s)) for a, s in _oracle_rows(t) if a is not None and s is not None]
+    for r in binned:
+        e = exact[r["label"]]
+        if e["support"] == 0 or e["tp"] == 0:
+            continue
+        t_star = e["threshold"]
+        edge = O.calibration_bin(t_star, n_bins) / n_bins
+        c = sum(edge <= s.get(r["label"], -1) < t_star for _, s in rows)
+        assert e["fbeta"] - r["fbeta"] <= c / (e["support"] + c) + 1e-12
+        assert r["fbeta"] <= e["fbeta"] + 1e-12
+
+
+def test_binned_thresholds_refuse_scores_outside_0_1(engine):
+    t = pa.table({"actual": pa.array([["a"]]), "scores": pa.array([[("a", 1.5)]], TEXT_MAP)})
+    with pytest.raises(
+        Exception, match=r"label_thresholds takes probabilities in \[0, 1\] for scores"
+    ):
+        run_table(engine, "label_thresholds", t, "actual", "scores", n_bins=5)
+
+
+def test_label_thresholds_hostile_names_and_bad_parameters(engine):
+    hostile = 'a"); DROP TABLE t; --'
+    t = pa.table(
+        {
+            hostile: pa.array([["a"], ["b"]]),
+            "sc'ores": pa.array([[("a", 0.4), ("b", 0.1)], [("a", 0.2), ("b", 0.6)]], TEXT_MAP),
+            "select": ["g", "g"],
+        }
+    )
+    got = run_table(engine, "label_thresholds", t, hostile, "sc'ores", by=["select"])
+    assert [(r[0], r[1], r[2]) for r in got] == [("g", "a", 0.4), ("g", "b", 0.6)]
+    with pytest.raises(
+        Exception,
+        match=re.escape(
+            "The 'beta' parameter of label_thresholds must be a finite number > 0. Got -1 instead."
+        ),
+    ):
+        run_table(engine, "label_thresholds", t, hostile, "sc'ores", beta=-1)
+    with pytest.raises(
+        Exception,
+        match=r"The 'n_bins' parameter of label_thresholds must be a whole number > 0 \(or NULL",
+    ):
+        run_table(engine, "label_thresholds", t, hostile, "sc'ores", n_bins=0)
+
+
+def test_a_by_column_named_like_an_output_is_refused():
+    import polars as pl
+
+    import mlsql.polars as mp
+
+    df = pl.DataFrame({"actual": [1], "prob": [0.5], "count": [1]})
+    with pytest.raises(MlsqlError, match="the by column 'count' has the name of an output column"):
+        mp.calibration_table(df, "actual", "prob", by="count")
+
+
+def test_labels_of_two_kinds_and_non_binary_actual_are_refused_alike(engine):
+    t = pa.table({"actual": pa.array([[1]]), "scores": pa.array([[("a", 0.5)]], TEXT_MAP)})
+    same_kind = "label_thresholds needs actual and scores of the same label type"
+    with pytest.raises(Exception, match=re.escape(same_kind)):
+        run_table(engine, "label_thresholds", t, "actual", "scores")
+    c = pa.table({"actual": [2], "prob": [0.5]})
+    with pytest.raises(
+        Exception, match=re.escape("calibration_table takes boolean or 0/1 values. Got 2")
+    ):
+        run_table(engine, "calibration_table", c, "actual", "prob")
