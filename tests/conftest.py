@@ -84,7 +84,9 @@ def _fewer_property_examples_on_spark(request: pytest.FixtureRequest) -> Any:
 
 #: Tests that take ten seconds or more on two cores (``--durations``), longest first. They are
 #: collected first, so xdist starts them first and the suite ends on short tests: a long test
-#: scheduled last would leave the other worker idle until it ends.
+#: scheduled last would leave the other worker idle until it ends. A test taken away from its
+#: module sets the module's fixtures up once more: keep tests of costly module fixtures out
+#: (test_spark_sql's registers 36 SQL functions, about ten seconds of JVM time).
 LONG_FIRST = (
     "tests/test_examples.py::test_spark_eval_example_runs_and_its_numbers_match_the_oracle",
     "tests/test_param_constraints.py::test_spark_sql_functions_reject_bad_values_with_the_same_message",
@@ -95,6 +97,8 @@ LONG_FIRST = (
     "tests/test_native_duckdb.py::test_label_tables_equal_portable_and_oracle",
     "tests/test_reliability_catalog.py::test_spark_register_refuses_to_replace_a_users_temporary_function",
     "tests/test_cli_interrupt.py::test_ctrl_c_stops_spark_promptly",
+    # beside the one above: both use the module's 12M-row file, which is then written once
+    "tests/test_cli_interrupt.py::test_ctrl_c_stops_eval_promptly",
     "tests/test_typing.py::test_mypy_passes_on_the_package_and_the_typed_usage_file",
     "tests/test_label_conformance.py::test_indicator_columns_report",
     "tests/test_label_properties.py::test_text_labels_match_the_oracle",
