@@ -80,3 +80,43 @@ def _fewer_property_examples_on_spark(request: pytest.FixtureRequest) -> Any:
         yield
     finally:
         test._hypothesis_internal_use_settings = current
+
+
+#: Tests that take ten seconds or more on two cores (``--durations``), longest first. They are
+#: collected first, so xdist starts them first and the suite ends on short tests: a long test
+#: scheduled last would leave the other worker idle until it ends. A test taken away from its
+#: module sets the module's fixtures up once more: keep tests of costly module fixtures out
+#: (test_spark_sql's registers 36 SQL functions, about ten seconds of JVM time).
+LONG_FIRST = (
+    "tests/test_examples.py::test_spark_eval_example_runs_and_its_numbers_match_the_oracle",
+    "tests/test_param_constraints.py::test_spark_sql_functions_reject_bad_values_with_the_same_message",
+    "tests/test_cli_sources.py::test_spark_prints_no_jvm_warning",
+    "tests/test_every_measure.py::test_expression_measures_match_their_reference",
+    "tests/test_param_constraints.py::test_every_engine_rejects_each_bad_value_with_one_message",
+    "tests/test_native_duckdb.py::test_measures_equal_portable_and_oracle",
+    "tests/test_native_duckdb.py::test_label_tables_equal_portable_and_oracle",
+    "tests/test_reliability_catalog.py::test_spark_register_refuses_to_replace_a_users_temporary_function",
+    "tests/test_cli_interrupt.py::test_ctrl_c_stops_spark_promptly",
+    # beside the one above: both use the module's 12M-row file, which is then written once
+    "tests/test_cli_interrupt.py::test_ctrl_c_stops_eval_promptly",
+    "tests/test_typing.py::test_mypy_passes_on_the_package_and_the_typed_usage_file",
+    "tests/test_label_conformance.py::test_indicator_columns_report",
+    "tests/test_label_properties.py::test_text_labels_match_the_oracle",
+    "tests/test_label_properties.py::test_integer_labels_match_the_oracle",
+    "tests/test_single_label_conformance.py::test_averaged_scores_balanced_accuracy_and_mcc_match_the_oracle",
+    "tests/test_regression_properties.py::test_regression_measures_match_scikit_learn",
+    "tests/test_label_edges.py::test_scikit_learn_on_random_indicator_matrices",
+    "tests/test_spark_label_tables.py::test_report_is_byte_identical_however_the_rows_are_partitioned",
+    "tests/test_cli_sources.py::test_spark_master_option_is_the_session_master",
+)
+
+
+def long_first_rank(nodeid: str) -> int:
+    """The place of a test in ``LONG_FIRST`` (any parameters), or after all of them."""
+    name = nodeid.split("[", 1)[0]
+    return LONG_FIRST.index(name) if name in LONG_FIRST else len(LONG_FIRST)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests of ``LONG_FIRST`` first, in its order; every other test keeps its place."""
+    items[:] = sorted(items, key=lambda item: long_first_rank(item.nodeid))
