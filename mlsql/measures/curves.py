@@ -57,6 +57,8 @@ from mlsql._registry import Param, declare
 
 E = Any  # an engine expression
 FAMILY = "curves"
+#: why these measures take no sample_weight (the registry's ``unweighted``)
+UNWEIGHTED = "not weighted yet: each row counts once in the cumulative counts"
 ZD = P.ZERO_DIVISION
 BY = Param("by", None)
 INPUTS = ("source", "actual", "score")
@@ -123,6 +125,7 @@ declare(
     " threshold, precision, recall (scikit-learn's points).",
     inputs=INPUTS,
     params=(ZD, BY),
+    unweighted=UNWEIGHTED,
 )
 declare(
     "roc_curve",
@@ -132,4 +135,5 @@ declare(
     " threshold, fpr, tpr (scikit-learn's points).",
     inputs=INPUTS,
     params=(ZD, BY),
+    unweighted=UNWEIGHTED,
 )

@@ -47,6 +47,8 @@ from mlsql._registry import measure
 
 E = Any  # an engine expression
 FAMILY = "label_scores"
+#: why these measures take no sample_weight (the registry's ``unweighted``)
+UNWEIGHTED = "not weighted yet: the cells of each label's ranking count once each"
 ZD = P.ZERO_DIVISION
 AVERAGE = P.SCORE_AVERAGE
 #: the averages, in the order the engines build them
@@ -227,6 +229,7 @@ measure(
     "group's labels), averaged micro, macro, weighted or over samples.",
     inputs=INPUTS,
     params=(AVERAGE, ZD),
+    unweighted=UNWEIGHTED,
 )(_multilabel_average_precision)
 measure(
     "multilabel_roc_auc",
@@ -236,4 +239,5 @@ measure(
     "labels), ties one half, averaged micro, macro, weighted or over samples.",
     inputs=INPUTS,
     params=(AVERAGE, ZD),
+    unweighted=UNWEIGHTED,
 )(_multilabel_roc_auc)

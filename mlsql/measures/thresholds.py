@@ -76,6 +76,8 @@ from mlsql._registry import Param, declare
 from mlsql.measures import scores as SC
 
 FAMILY = "thresholds"
+#: why these measures take no sample_weight (the registry's ``unweighted``)
+UNWEIGHTED = "not weighted yet: each row counts once in the bins and counts"
 E = Any  # an engine expression
 
 BY = Param("by", None)
@@ -158,6 +160,7 @@ declare(
     "observed_rate; the bins of expected_calibration_error.",
     inputs=("source", "actual", "prob"),
     params=(SC.N_BINS, BY),
+    unweighted=UNWEIGHTED,
 )
 declare(
     "label_thresholds",
@@ -168,4 +171,5 @@ declare(
     "label at its own threshold.",
     inputs=("source", "actual", "scores"),
     params=(P.BETA, P.ZERO_DIVISION, THRESHOLD_BINS, BY),
+    unweighted=UNWEIGHTED,
 )

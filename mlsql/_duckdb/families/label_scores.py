@@ -147,7 +147,7 @@ def _body(q: Qualify, m: Measure, ops: SqlOps, params: dict[str, Sql], scores: s
     branches = []
     for average in LS.AVERAGES:
         stats, segments = _stats(q, average, skips)
-        value = m.build(ops, stats, average=average, zero_division=zd)
+        value = m.build(ops, stats, average=average, zero_division=zd)  # type: ignore[misc]
         branches.append(f"WHEN {lit(average)} THEN {let(segments, 'g', value)}")
     known = "actual IS NOT NULL AND scores IS NOT NULL"
     rows = f"coalesce(list({{'a': actual, 'm': {scores}}}) FILTER (WHERE {known}), [])"

@@ -91,7 +91,7 @@ def _label_cells(
             ROW,
             LABEL,
             pl.col(_inner("a")).list.contains(pl.col(LABEL)).cast(pl.Int64).alias(Y),
-            K.number(func, "score", pl.col(S), pl.Float64, finite=True) + 0.0,
+            K.number(func, "score", pl.col(S), pl.Float64(), finite=True) + 0.0,
         )
     )
     truth = (

@@ -199,7 +199,7 @@ def function_of(m: Measure) -> Any:
     def build(actual: pl.Expr, entries: pl.Expr, *, average: str, zero_division: Any) -> pl.Expr:
         skips = bool(K.OPS.skips_undefined(zero_division))
         s = stats_of(average, skips)(actual, entries)
-        out = m.build(K.OPS, s, average=average, zero_division=zero_division)
+        out = m.build(K.OPS, s, average=average, zero_division=zero_division)  # type: ignore[misc]
         return out if isinstance(out, pl.Expr) else pl.lit(out)
 
     return K.documented(function(POLARS, m, build, _scores_check, sys.modules[__name__]), m)

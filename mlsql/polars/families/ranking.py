@@ -364,7 +364,7 @@ def _head(labels: pl.Expr, k: int | None) -> pl.Expr:
 
 # ------------------------------------------------------------------ docstring examples
 EXAMPLE_RANKED = {"rank_items": [[1, 3, 2, 6], [4, 5]], "correct_items": [[1, 2, 4], [5]]}
-EXAMPLE_SCORED = {
+EXAMPLE_SCORED: dict[str, list[Any]] = {
     "actual": [["cat"], ["owl", "cat"]],
     "scores": [
         [{"label": "cat", "score": 0.9}, {"label": "dog", "score": 0.4}],

@@ -190,7 +190,7 @@ def build_of(m: Measure) -> Callable[..., Column]:
             stats = LS.LabelScoreStats(
                 n=n, over_segments=over_segments, n_empty=n_empty, skips=skips
             )
-            return m.build(OPS, stats, average=average, zero_division=zero_division)
+            return m.build(OPS, stats, average=average, zero_division=zero_division)  # type: ignore[misc]
 
         return let_fields({"cells": flat, "n": n_known}, formula)
 
