@@ -19,20 +19,8 @@ from mlsql._registry import Param
 
 HIVEMALL_AVERAGES = ("micro", "binary")
 
-#: what a sample weight must be, and what a query that meets a bad one says it got
+#: what a sample weight must be (every engine reads each row's weight through one check)
 WEIGHT_RULE = "a finite number >= 0 (a NULL weight skips the row)"
-WEIGHT_GOT = "a negative, NaN or infinite weight"
-
-
-def weight_message(func: str) -> str:
-    """The error of a bad ``sample_weight`` in ``func``; ``{}`` stands for :data:`WEIGHT_GOT`.
-
-    Examples
-    --------
-    >>> weight_message("micro_f1").format(WEIGHT_GOT)
-    "The 'sample_weight' parameter of micro_f1 must be a finite number >= 0 (a NULL weight skips the row). Got a negative, NaN or infinite weight instead."
-    """
-    return param_message("sample_weight", func, WEIGHT_RULE, "{}")
 
 
 def beta_message(func: str, got: str) -> str:
@@ -88,9 +76,8 @@ def check_zero_division(zero_division: Any, func: str) -> ZeroDivision:
     return check(ZERO_DIVISION, zero_division, func)
 
 
-#: how a check that reads each row names a bad weight in :func:`weight_message` (the same
-#: words in every engine); a check that counts the bad weights in one aggregate (the
-#: multi-label families) says :data:`WEIGHT_GOT`
+#: how the check names a bad weight in :func:`sample_weight_message` (the same words in
+#: every engine)
 SAMPLE_WEIGHT_GOT = ("NaN", "inf", "-inf", "a negative number")
 
 
@@ -110,7 +97,7 @@ def sample_weight_got(x: float) -> str:
 
 
 def sample_weight_message(func: str, got: str) -> str:
-    """The error text for a bad weight (``got``: one of SAMPLE_WEIGHT_GOT), :func:`weight_message`.
+    """The error text for a bad weight (``got``: one of SAMPLE_WEIGHT_GOT).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Sample weights, written once for every engine: the weighted primitives and the weight check.
+"""Sample weights, written once for every engine: the weighted primitives.
 
 A weight multiplies a row's contribution to every count (DESIGN.md section
 2; the README's "Sample weights"). The formulas of :mod:`mlsql._formulas`
@@ -15,56 +15,31 @@ weight makes ``x * w`` NULL, so the row is skipped as a row with a NULL list
 is; with integer weights every measure equals the unweighted one over the
 rows repeated ``w`` times (``tests/test_sample_weight.py``).
 
-:func:`weighted` runs a formula so and checks the weights once
-(:func:`guarded`): a negative, NaN or infinite weight fails the query with
-the same message in every engine.
+:func:`weighted` runs a formula so. The weight arrives checked: each engine
+reads every row's weight through its own check (DuckDB's ``_mlsql_weight``
+macro, :mod:`mlsql.polars._weights`, :mod:`mlsql.spark._weights`), so a
+negative, NaN or infinite weight fails the query with the same message,
+naming the bad value, in every engine and every family.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from mlsql import _params as P
 from mlsql._formulas import FORMULAS
 
 #: the name of the parameter in every engine (SQL, Polars, Spark, the CLI's --sample-weight)
 SAMPLE_WEIGHT = "sample_weight"
-#: the families whose formulas are weighted here, through :class:`WeightedOps` (their weights
-#: checked in one aggregate, tests/test_sample_weight.py); the single-label, binary, rule,
+#: the families whose formulas are weighted here, through :class:`WeightedOps`
+#: (tests/test_sample_weight.py); the single-label, binary, rule,
 #: regression and score families weigh their statistics in each engine's own build instead
 #: (tests/test_sample_weight_single.py)
 WEIGHTED_FAMILIES = frozenset({"multilabel", "hivemall", "label_based", "ranking"})
 
 
-def is_bad(ops: Any, w: Any) -> Any:
-    """True where the weight ``w`` is negative, NaN or infinite (NULL where it is NULL).
-
-    ``w - w`` is NaN exactly where ``w`` is NaN or infinite, so one ``is_nan``
-    tests both in every engine.
-    """
-    return (w < 0) | ops.is_nan(w - w)
-
-
-def guarded(ops: Any, w: Any, result: Any, func: str) -> Any:
-    """``result`` (an aggregate over the rows weighted by ``w``); the query fails with
-    :func:`mlsql._params.weight_message` if any row's weight is bad.
-
-    One aggregate counts the bad weights, so the check costs one sum however often
-    the formula names the weight.
-    """
-    n_bad = ops.sum(ops.when(is_bad(ops, w), 1, 0))
-    return ops.error_if(n_bad > 0, result, P.weight_message(func), P.WEIGHT_GOT)
-
-
-def weighted(formula: Any, w: Any, func: str, ops: Any, *args: Any, **params: Any) -> Any:
-    """``formula(ops, *args, **params)`` with every row weighted by ``w``, checked
-    (:func:`guarded`); a formula giving a dict of fields (a counts struct) has its
-    first field checked."""
-    out = formula(WeightedOps(ops, w), *args, **params)
-    if isinstance(out, dict):
-        first = next(iter(out))
-        return {**out, first: guarded(ops, w, out[first], func)}
-    return guarded(ops, w, out, func)
+def weighted(formula: Any, w: Any, ops: Any, *args: Any, **params: Any) -> Any:
+    """``formula(ops, *args, **params)`` with every row weighted by ``w`` (a checked weight)."""
+    return formula(WeightedOps(ops, w), *args, **params)
 
 
 class WeightedOps:

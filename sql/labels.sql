@@ -54,7 +54,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
             FROM (
                 SELECT g, CASE WHEN p0 IS NULL OR w0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func, 'actual', 'predicted') END AS a,
                        CASE WHEN a0 IS NULL OR w0 IS NULL THEN NULL ELSE p0 END AS p,
-                       CASE WHEN ((CAST(w0 AS DOUBLE) < 0) OR isnan((CAST(w0 AS DOUBLE) - CAST(w0 AS DOUBLE)))) THEN error('The ''sample_weight'' parameter of ' || func || ' must be a finite number >= 0 (a NULL weight skips the row). Got a negative, NaN or infinite weight instead.') ELSE CAST(w0 AS DOUBLE) END AS w
+                       _mlsql_weight(w0, func) AS w
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
                            COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from typing import Any
 
 import pyarrow as pa
@@ -199,13 +200,14 @@ def test_float_weights_match_scikit_learn_in_the_report(engine, seed):
 
 
 # ---------------------------------------------------------------- 3. bad, NULL and zero weights
-BAD_WEIGHTS = [-1.0, float("nan"), float("inf")]
+#: a bad weight and how every engine's message names it (the words of mlsql._params)
+BAD_WEIGHTS = [(-1.0, "a negative number"), (float("nan"), "NaN"), (float("inf"), "inf")]
 
 
-@pytest.mark.parametrize("bad", BAD_WEIGHTS, ids=["negative", "nan", "inf"])
-def test_a_bad_weight_fails_with_one_message(engine, bad):
+@pytest.mark.parametrize(("bad", "got"), BAD_WEIGHTS, ids=["negative", "nan", "inf"])
+def test_a_bad_weight_fails_with_one_message(engine, bad, got):
     table = with_weights(label_table([(["a"], ["a"]), (["b"], ["c"])]), [1.0, bad])
-    message = P.weight_message("micro_f1").format(P.WEIGHT_GOT)
+    message = P.sample_weight_message("micro_f1", got)
     with pytest.raises(Exception) as caught:
         engine.many(table, [("micro_f1", ("actual", "predicted"), weighted(engine))])
     assert message in str(caught.value)
@@ -213,7 +215,7 @@ def test_a_bad_weight_fails_with_one_message(engine, bad):
 
 def test_a_bad_weight_fails_in_label_tables(engine):
     table = with_weights(label_table([(["a"], ["a"]), (["b"], ["c"])]), [1.0, -2.0])
-    message = P.weight_message("multilabel_report").format(P.WEIGHT_GOT)
+    message = P.sample_weight_message("multilabel_report", "a negative number")
     with pytest.raises(Exception) as caught:
         engine.table_function("multilabel_report", table, sample_weight=WEIGHT)
     assert message in str(caught.value)
@@ -300,3 +302,23 @@ def test_a_weight_of_no_number_type_is_refused_when_polars_knows_the_type():
     message = CP.number_type_message("micro_f1", "sample_weight", "String")
     with pytest.raises(MlsqlError, match=message):
         df.select(mp.micro_f1("actual", "predicted", sample_weight="w"))
+
+
+@pytest.mark.parametrize("func", ["micro_f1", "multilabel_report"])
+def test_a_weight_of_no_number_type_is_one_error_in_every_engine(engine, func):
+    """A text weight column: the number-type message of every weighted measure (not a cast
+    error), for an aggregate and a table."""
+    table = label_table([(["a"], ["a"]), (["b"], ["c"])])
+    table = table.append_column("text", pa.array(["1", "heavy"]))
+    prefix = CP.number_type_message(func, "sample_weight", "{}").split("{}")[0]
+    with pytest.raises(Exception, match=re.escape(prefix)):
+        if func == "multilabel_report":
+            engine.table_function(func, table, sample_weight="text")
+        elif engine.name == "spark":  # Spark knows the type of a DataFrame's Column, not a name's
+            import mlsql.spark as ms
+            from tests.engines.spark_engine import frame
+
+            df = frame(table)
+            df.agg(ms.micro_f1(df.actual, df.predicted, sample_weight=df.text)).collect()
+        else:
+            engine.many(table, [(func, ("actual", "predicted"), {"sample_weight": "text"})])

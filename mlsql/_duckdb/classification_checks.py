@@ -16,8 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mlsql import _classification_params as CP
-from mlsql import _params as P
-from mlsql._duckdb.library import Macro, Qualify, check_param, sql_message
+from mlsql._duckdb.library import NUMERIC_TYPES, Macro, Qualify, check_param, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, Param
 from mlsql._sqlexpr import Sql, lit
@@ -30,10 +29,6 @@ DESCRIPTION = (
 ORDER = 20
 FAMILIES: tuple[str, ...] = ()
 
-NUMERIC_TYPES = (
-    "TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT"
-    "|FLOAT|DOUBLE|DECIMAL.*"
-)
 #: parameters that have no default (a macro parameter without ``:=``)
 REQUIRED = frozenset({"positive", "label", "costs"})
 
@@ -75,30 +70,7 @@ def _checks() -> list[Macro]:
         "typeof(x)",
         "typeof(y)",
     )
-    weight_type = sql_message(
-        CP.number_type_message("{}", "sample_weight", "{}"), "func", "typeof(w)"
-    )
-    nan, inf, minus_inf, negative = P.SAMPLE_WEIGHT_GOT
-    bad_weight = sql_message(
-        P.sample_weight_message("{}", "{}"),
-        "func",
-        f"CASE WHEN isnan(TRY_CAST(w AS DOUBLE)) THEN '{nan}' "
-        f"WHEN TRY_CAST(w AS DOUBLE) = 'inf'::DOUBLE THEN '{inf}' "
-        f"WHEN TRY_CAST(w AS DOUBLE) = '-inf'::DOUBLE THEN '{minus_inf}' ELSE '{negative}' END",
-    )
     return [
-        Macro(
-            FILE,
-            "_mlsql_weight",
-            ("w", "func"),
-            f"""CASE WHEN NOT regexp_full_match(typeof(w), '({NUMERIC_TYPES}|"NULL")')
-         THEN error({weight_type})
-         WHEN w IS NULL THEN NULL
-         WHEN isfinite(TRY_CAST(w AS DOUBLE)) AND TRY_CAST(w AS DOUBLE) >= 0 THEN TRY_CAST(w AS DOUBLE)
-         ELSE error({bad_weight}) END""",
-            "A row's sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).",
-            public=False,
-        ),
         Macro(
             FILE,
             "_mlsql_binary_flag",

@@ -16,13 +16,11 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
-from mlsql import _classification_params as CP
 from mlsql import _params as P
-from mlsql._errors import MlsqlError
 from mlsql._front.docs import docstring
 from mlsql._front.engine import Engine
 from mlsql._registry import REGISTRY, Measure, measures
-from mlsql._weights import SAMPLE_WEIGHT, WEIGHTED_FAMILIES
+from mlsql._weights import SAMPLE_WEIGHT
 
 
 # ---------------------------------------------------------------- parameters
@@ -113,30 +111,6 @@ def weighted_measure(m: Measure) -> Measure:
     return replace(m, inputs=(*m.inputs, SAMPLE_WEIGHT))
 
 
-def weighted_check(check: Any) -> Any:
-    """``check`` of the inputs, leaving the weight (the last input) as it is.
-
-    A check takes ``(func, names, values)`` (Polars: ``(expr, dtype)`` pairs,
-    Spark: Columns) and returns the expressions to use (Spark: or None).
-    """
-
-    def checked(func: str, names: Sequence[str], values: Sequence[Any]) -> Any:
-        if check is None:
-            return None
-        out = check(func, names[:-1], values[:-1])
-        if out is None:
-            return None
-        last = values[-1]
-        if isinstance(last, tuple):  # Polars: (expr, dtype), the dtype known at plan time
-            expr, dtype = last
-            if not dtype.is_numeric() and str(dtype) != "Null":
-                raise MlsqlError(CP.number_type_message(func, SAMPLE_WEIGHT, str(dtype)))
-            return [*out, expr]
-        return [*out, last]
-
-    return checked
-
-
 def function(
     engine: Engine,
     m: Measure,
@@ -174,11 +148,9 @@ def function(
         def weighted(*xs: Any) -> Any:
             return build(*xs[:-1], sample_weight=xs[-1], **params)
 
-        # the list families' formulas check their weights in one aggregate (mlsql._weights);
-        # the others' engines check each row's (Engine.weighted_check)
-        own = m.family in WEIGHTED_FAMILIES
-        checker = weighted_check(check) if own else engine.weighted_check(check)
-        return engine.apply(weighted_measure(m), [*inputs, weight], weighted, checker)
+        return engine.apply(
+            weighted_measure(m), [*inputs, weight], weighted, engine.weighted_check(check)
+        )
 
     public.__name__ = public.__qualname__ = m.name
     public.__module__ = engine.module

@@ -79,7 +79,6 @@ def evaluate(
     known: pl.Expr | None = None,
     symbolic: bool | None = None,
     weight: pl.Expr | None = None,
-    func: str = "",
     **params: Any,
 ) -> pl.Expr:
     """``formula(ops, stats, **params)`` as one ``pl.Expr`` (see the module docstring).
@@ -87,7 +86,7 @@ def evaluate(
     ``known``: a cheap mask of the rows where every statistic is non-NULL; give
     it only if each statistic is NULL exactly where it is false (then counts
     cost nothing and linear sums split per statistic). ``weight``: each row's
-    sample weight (checked, in messages of ``func``): the formula runs with
+    sample weight (checked by :func:`mlsql.polars._weights.weighted_check`): the formula runs with
     :class:`~mlsql._weights.WeightedOps` and ``known`` is not used (a NULL
     weight makes a row unknown too).
     """
@@ -97,7 +96,7 @@ def evaluate(
         known = None
         cast = weight.cast(pl.Float64)
         w: Any = S.leaf(cast) if symbolic else cast
-        formula = partial(W.weighted, formula, w, func)
+        formula = partial(W.weighted, formula, w)
     if not symbolic:
         out = formula(OPS, stats, **params)
         return out if isinstance(out, pl.Expr) else pl.lit(out)

@@ -66,7 +66,6 @@ class PolarsEngine:
                 stats,
                 known=mask,
                 weight=sample_weight,
-                func=measure.name,
                 **params,
             )
 

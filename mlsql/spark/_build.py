@@ -33,14 +33,13 @@ Check = Callable[[str, Sequence[str], Sequence[Column]], "Sequence[Column] | Non
 
 
 # ---------------------------------------------------------------- formulas
-def run(
-    formula: Callable[..., Any], weight: Column | None, func: str, *args: Any, **params: Any
-) -> Any:
-    """``formula(OPS, *args, **params)``; with ``weight``, every row weighted by it (checked,
-    in messages of ``func``: :func:`mlsql._weights.weighted`)."""
+def run(formula: Callable[..., Any], weight: Column | None, *args: Any, **params: Any) -> Any:
+    """``formula(OPS, *args, **params)``; with ``weight`` (checked by
+    :func:`mlsql.spark._weights.weighted_check`), every row weighted by it
+    (:func:`mlsql._weights.weighted`)."""
     if weight is None:
         return formula(OPS, *args, **params)
-    return weighted(formula, weight.cast("double"), func, OPS, *args, **params)
+    return weighted(formula, weight.cast("double"), OPS, *args, **params)
 
 
 def expression(

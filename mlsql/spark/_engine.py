@@ -78,7 +78,7 @@ class SparkEngine:
                 given = {} if sample_weight is None else {"weight": sample_weight}
                 return measure.build(OPS, family.stats(measure, *inputs, **given), **params)  # type: ignore[misc]
             stats = family.stats(measure, *inputs)
-            return run(measure.build, sample_weight, measure.name, stats, **params)  # type: ignore[arg-type]
+            return run(measure.build, sample_weight, stats, **params)  # type: ignore[arg-type]
 
         def build(*inputs: Column, **params: Any) -> Column:
             return weighted(*inputs, **params)

@@ -22,9 +22,13 @@ from mlsql.spark._build import Check
 from mlsql.spark._types import data_type
 
 
-def weight(func: str, w: Column) -> Column:
-    """The weight as DOUBLE; a NaN, infinite or negative one raises when read (NULL stays NULL)."""
-    dtype = data_type(w)
+def weight(func: str, w: Column, dtype: T.DataType | None = None) -> Column:
+    """The weight as DOUBLE; a NaN, infinite or negative one raises when read (NULL stays NULL).
+
+    ``dtype``: the weight's type where the caller knows it (a DataFrame's schema), else
+    the Column's own where Spark has resolved it; no number type is an error now.
+    """
+    dtype = data_type(w) if dtype is None else dtype
     if dtype is not None and not isinstance(dtype, (T.NumericType, T.NullType)):
         raise MlsqlError(CP.number_type_message(func, "sample_weight", dtype.simpleString()))
     d = w.cast("double")

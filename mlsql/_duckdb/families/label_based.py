@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from mlsql import _params as P
 from mlsql._duckdb.library import (
     NATIVE_LISTS,
     WIDE_INTEGER_LISTS,
@@ -30,7 +29,7 @@ from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._duckdb.source_sql import read_source_sql
 from mlsql._formulas import FORMULAS, RowStats
 from mlsql._sqlexpr import Sql, call
-from mlsql._weights import SAMPLE_WEIGHT, is_bad
+from mlsql._weights import SAMPLE_WEIGHT
 from mlsql.measures import label_based as LB
 
 FILE = "labels.sql"
@@ -67,12 +66,9 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
     pred = LB.FLAG_PREDICTED
     w, w0, n, unknown = "", "", "count(*)", "{x} IS NULL"
     if weighted:
-        bad = sql_message(P.param_message(SAMPLE_WEIGHT, "{}", P.WEIGHT_RULE, P.WEIGHT_GOT), "func")
-        cast = "CAST(w0 AS DOUBLE)"
-        w = (
-            f",\n                       CASE WHEN {is_bad(SqlOps(q), Sql(cast))} "
-            f"THEN error({bad}) ELSE {cast} END AS w"
-        )
+        # each row's weight read through _mlsql_weight: the number-type and value checks
+        # (and their messages) of every weighted measure
+        w = f",\n                       {q('_mlsql_weight')}(w0, func) AS w"
         w0 = f",\n                           COLUMNS(lambda c: lower(c) = lower({SAMPLE_WEIGHT})) AS w0"
         n, unknown = "sum(w)", "{x} IS NULL OR w0 IS NULL"
     body = f"""SELECT g,

@@ -22,6 +22,7 @@ from mlsql._formulas import RowStats
 from mlsql.polars import stats as st
 from mlsql.polars._build import evaluate
 from mlsql.polars._dtypes import IntoExpr, Pairs, compatible, inner, label_lists, to_expr
+from mlsql.polars._weights import weight as checked_weight
 
 FAMILIES = ("hivemall",)
 __all__ = ["fmeasure"]
@@ -134,7 +135,8 @@ def fmeasure(
         exprs.append(to_expr(sample_weight, "fmeasure", "sample_weight"))
 
     def resolved(given: Pairs) -> pl.Expr:
-        pairs, weight = given[:2], (given[2][0] if len(given) > 2 else None)
+        pairs = given[:2]
+        weight = checked_weight("fmeasure", *given[2]) if len(given) > 2 else None
         if _check_kinds(pairs) == "list":
             if opts.average == "binary":
                 raise MlsqlError(P.BINARY_ON_ARRAYS_MESSAGE)
@@ -144,7 +146,7 @@ def fmeasure(
             (a, a_type), (p, p_type) = pairs
             s = _binary_stats(_binary(a, a_type), _binary(p, p_type), opts.average)
         mask = st.known(*(e for e, _ in pairs))
-        f = evaluate(_fbeta(opts.beta), s, known=mask, weight=weight, func="fmeasure")
+        f = evaluate(_fbeta(opts.beta), s, known=mask, weight=weight)
         return f.alias("fmeasure")
 
     return pl.pipe_with_dtype(exprs, resolved)

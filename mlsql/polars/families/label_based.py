@@ -24,12 +24,11 @@ from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front import tables as T
 from mlsql._front.docs import table
-from mlsql._weights import is_bad
 from mlsql.measures import label_based as LB
 from mlsql.polars import _native
 from mlsql.polars._dtypes import inner, kind, label_lists
 from mlsql.polars._engine import POLARS
-from mlsql.polars._lowering import raise_where
+from mlsql.polars._weights import weight as checked_weight
 from mlsql.polars.ops import FixedOrderPolarsOps, PolarsOps
 
 FAMILIES = (LB.FAMILY,)
@@ -75,11 +74,8 @@ def _prepared(
     weight: list[pl.Expr] = []
     if sample_weight is not None:
         T.check_columns(func, schema.names(), [("sample_weight", sample_weight)])
-        w = pl.col(sample_weight).cast(pl.Float64)
-        message = P.weight_message(func).format(P.WEIGHT_GOT)
-        weight = [
-            pl.when(raise_where(is_bad(OPS, w), message)).then(None).otherwise(w).alias("__w")
-        ]
+        w = checked_weight(func, pl.col(sample_weight), schema[sample_weight])
+        weight = [w.alias("__w")]
         known = known & w.is_not_null()
 
     def clean(side: pl.Expr) -> pl.Expr:

@@ -98,7 +98,6 @@ def _counts(actual: pl.Expr, predicted: pl.Expr, sample_weight: pl.Expr | None =
         st.row_stats(actual, predicted),
         known=st.known(actual, predicted),
         weight=sample_weight,
-        func="multilabel_counts",
     )
 
 

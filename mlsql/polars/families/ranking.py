@@ -421,7 +421,7 @@ def _aggregate(m: Measure) -> Callable[..., pl.Expr]:
         if sample_weight is None:
             return ROPS.mean(value)
         weight = sample_weight.cast(pl.Float64)  # a weighted mean over rows
-        return weighted(lambda ops, v: ops.mean(v), weight, m.name, ROPS, value)
+        return weighted(lambda ops, v: ops.mean(v), weight, ROPS, value)
 
     public = function(POLARS, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)

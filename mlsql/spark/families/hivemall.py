@@ -30,6 +30,7 @@ from mlsql._formulas import RowStats
 from mlsql.spark import stats as st
 from mlsql.spark._build import IntoColumn, run
 from mlsql.spark._types import compatible, data_type, to_column
+from mlsql.spark._weights import weight as checked_weight
 
 FAMILIES = ("hivemall",)
 __all__ = ["fmeasure"]
@@ -153,11 +154,13 @@ def fmeasure(
     else:
         s = _binary_stats(_binary(a, kind), _binary(p, kind), opts.average)
     weight = (
-        None if sample_weight is None else to_column(sample_weight, "fmeasure", "sample_weight")
+        None
+        if sample_weight is None
+        else checked_weight("fmeasure", to_column(sample_weight, "fmeasure", "sample_weight"))
     )
 
     def f_beta(ops: Any, s: Any) -> Any:
         return Fm.fbeta(ops, Fm.pooled(ops, s.counts), opts.beta, HIVEMALL_ZERO)
 
-    f: Any = run(f_beta, weight, "fmeasure", s)
+    f: Any = run(f_beta, weight, s)
     return f.alias("fmeasure")

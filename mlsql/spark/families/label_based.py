@@ -33,10 +33,10 @@ from mlsql._errors import MlsqlError
 from mlsql._formulas import RowStats
 from mlsql._front import tables as TB
 from mlsql._front.docs import table
-from mlsql._weights import is_bad
 from mlsql.measures import label_based as LB
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import check_label_array_types, kind, to_column
+from mlsql.spark._weights import weight as checked_weight
 from mlsql.spark.ops import FixedOrderSparkOps, SparkOps
 from mlsql.spark.stats import label_set
 
@@ -103,10 +103,8 @@ def _prepared(
     weight: list[Column] = []
     if sample_weight is not None:
         TB.check_columns(func, list(schema), [("sample_weight", sample_weight)])
-        w = _quoted(sample_weight).cast("double")
-        weight = [
-            OPS.error_if(is_bad(OPS, w), w, P.weight_message(func), P.WEIGHT_GOT).alias("__w")
-        ]
+        w = checked_weight(func, _quoted(sample_weight), schema[sample_weight])
+        weight = [w.alias("__w")]
         known = known & w.isNotNull()
     rows = source.select(
         *cols,

@@ -140,7 +140,7 @@ set_symmetric_difference = _set_function(
 
 # ---------------------------------------------------------------- counts
 def _counts(actual: Column, predicted: Column, sample_weight: Column | None = None) -> Column:
-    fields = run(counts_fields, sample_weight, "multilabel_counts", st.row_stats(actual, predicted))
+    fields = run(counts_fields, sample_weight, st.row_stats(actual, predicted))
     return F.struct(*(fields[name].alias(name) for name in COUNTS_FIELDS))
 
 

@@ -500,7 +500,7 @@ def _aggregate(m: Measure) -> Callable[..., Column]:
         if sample_weight is None:
             return OPS.mean(row)
         weight = sample_weight.cast("double")  # a weighted mean over rows
-        return weighted(lambda ops, r: ops.mean(r), weight, m.name, OPS, row)
+        return weighted(lambda ops, r: ops.mean(r), weight, OPS, row)
 
     public = function(SPARK, m, build, input_check(m), _THIS)
     public.__doc__ = _doc(m)
