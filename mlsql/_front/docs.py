@@ -227,12 +227,12 @@ TABLES = {
         "One row per (group, label of a score map, distinct score), from the highest, after a "
         "first row of threshold +inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at "
         "+inf).",
-        ("source", "scored", "curve_zero_division", "by"),
+        ("source", "scored", "curve_zero_division", "by", "sample_weight"),
     ),
     "roc_curve": (
         "One row per (group, label of a score map, distinct score), from the highest, after a "
         "first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).",
-        ("source", "scored", "curve_zero_division", "by"),
+        ("source", "scored", "curve_zero_division", "by", "sample_weight"),
     ),
     "calibration_table": (
         "One row per non-empty calibration bin (and group): bin, low, high, count, "

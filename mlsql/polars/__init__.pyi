@@ -4353,6 +4353,7 @@ def precision_recall_curve(
     *,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at +inf).
 
@@ -4370,6 +4371,9 @@ def precision_recall_curve(
         (scikit-learn: recall 1, fpr and tpr nan).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -4819,6 +4823,7 @@ def roc_curve(
     *,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).
 
@@ -4836,6 +4841,9 @@ def roc_curve(
         (scikit-learn: recall 1, fpr and tpr nan).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------

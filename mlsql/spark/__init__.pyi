@@ -4837,6 +4837,7 @@ def precision_recall_curve(
     *,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at +inf).
 
@@ -4854,6 +4855,9 @@ def precision_recall_curve(
         (scikit-learn: recall 1, fpr and tpr nan).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -5318,6 +5322,7 @@ def roc_curve(
     *,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).
 
@@ -5335,6 +5340,9 @@ def roc_curve(
         (scikit-learn: recall 1, fpr and tpr nan).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
