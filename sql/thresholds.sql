@@ -10,10 +10,11 @@ CREATE OR REPLACE MACRO _mlsql_score_entries(scores STRUCT(label VARCHAR, score 
     map_entries(scores);
 
 -- calibration_table(source, actual, prob, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.
+-- calibration_table(source, actual, prob, sample_weight, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.
 CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "by" := NULL) AS TABLE 
-    WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
+    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
     known AS (
-        SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p
+        SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
                COLUMNS(lambda c: lower(c) = lower(prob)) AS __mlsql_prob
@@ -22,7 +23,7 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))),
     bins AS (
-        SELECT g, _mlsql_calibration_bin(p, nb) AS b, count(*) AS n, sum(p) AS s, sum(CAST(y AS BIGINT)) AS pos
+        SELECT g, _mlsql_calibration_bin(p, nb) AS b, count(*) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
         WHERE y IS NOT NULL AND p IS NOT NULL
         GROUP BY g, b)
@@ -35,7 +36,34 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
                (pos / n) AS observed_rate,
                g AS __mlsql_g
         FROM bins CROSS JOIN params)
-    ORDER BY __mlsql_g, bin;
+    ORDER BY __mlsql_g, bin),
+    (source, actual, prob, sample_weight, n_bins := 10, "by" := NULL) AS TABLE 
+    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
+    known AS (
+        SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w
+        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(prob)) AS __mlsql_prob,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))),
+    bins AS (
+        SELECT g, _mlsql_calibration_bin(p, nb) AS b, sum(w) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
+        FROM known CROSS JOIN params
+        WHERE y IS NOT NULL AND p IS NOT NULL AND w > 0
+        GROUP BY g, b)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(g), CAST(b AS BIGINT) AS bin,
+               (b / nb) AS low,
+               ((b + 1) / nb) AS high,
+               n AS count,
+               (s / n) AS mean_score,
+               (pos / n) AS observed_rate,
+               g AS __mlsql_g
+        FROM bins CROSS JOIN params)
+    ORDER BY __mlsql_g, bin);
 
 -- label_thresholds(source, actual, scores, beta, zero_division, n_bins, "by"): One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold.
 CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, zero_division := 0, n_bins := NULL, "by" := NULL) AS TABLE 

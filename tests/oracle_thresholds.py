@@ -20,25 +20,34 @@ def calibration_bin(p: float, n_bins: int) -> int:
     return min(math.floor(p * n_bins), n_bins - 1)
 
 
-def calibration_table(rows: Iterable[tuple[Any, Any]], n_bins: int) -> list[dict[str, Any]]:
-    """One dict per non-empty bin of the (actual, prob) rows with neither side None."""
-    bins: dict[int, list[tuple[int, float]]] = {}
-    for y, p in rows:
-        if y is None or p is None:
+def calibration_table(
+    rows: Iterable[tuple[Any, Any]], n_bins: int, weights: Iterable[Any] | None = None
+) -> list[dict[str, Any]]:
+    """One dict per non-empty bin of the (actual, prob) rows with neither side None.
+
+    ``weights`` (one per row): ``count`` is a bin's total weight, ``mean_score``
+    and ``observed_rate`` weighted means; a row weighing 0 or None is left out.
+    """
+    weighted = weights is not None
+    ws = list(weights) if weights is not None else None
+    bins: dict[int, list[tuple[int, float, float]]] = {}
+    for i, (y, p) in enumerate(rows):
+        w = 1.0 if ws is None else ws[i]
+        if y is None or p is None or w is None or w == 0:
             continue
-        bins.setdefault(calibration_bin(p, n_bins), []).append((int(y), p))
+        bins.setdefault(calibration_bin(p, n_bins), []).append((int(y), p, w))
     out = []
     for b in sorted(bins):
         members = bins[b]
-        n = len(members)
+        n = math.fsum(w for _, _, w in members) if weighted else len(members)
         out.append(
             {
                 "bin": b,
                 "low": b / n_bins,
                 "high": (b + 1) / n_bins,
                 "count": n,
-                "mean_score": math.fsum(p for _, p in members) / n,
-                "observed_rate": sum(y for y, _ in members) / n,
+                "mean_score": math.fsum(p * w for _, p, w in members) / n,
+                "observed_rate": math.fsum(y * w for y, _, w in members) / n,
             }
         )
     return out

@@ -237,7 +237,7 @@ TABLES = {
     "calibration_table": (
         "One row per non-empty calibration bin (and group): bin, low, high, count, "
         "mean_score, observed_rate; the bins of expected_calibration_error.",
-        ("source", "calibration_columns", "n_bins", "by"),
+        ("source", "calibration_columns", "n_bins", "by", "sample_weight"),
     ),
     "label_thresholds": (
         "One row per label (and group): the score threshold maximising the label's F-beta, "

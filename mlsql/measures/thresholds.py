@@ -14,7 +14,11 @@ mean_score) pairs are scikit-learn's ``calibration_curve(strategy='uniform')``
 such as 0.3 with 10 bins, in the bin below, where these bins, left-closed, put
 it in the bin above). ``actual`` is boolean or 0/1, ``prob`` a
 probability in [0, 1] (NaN, infinite or outside [0, 1] is an error, as for
-``expected_calibration_error``); rows with either side NULL are skipped.
+``expected_calibration_error``); rows with either side NULL are skipped. With
+``sample_weight`` (a weight column) ``count`` is the bin's total weight and
+``mean_score`` and ``observed_rate`` are weighted means; a row weighing 0 is
+dropped (a bin holding only such rows has no row), a NULL weight makes the row
+unknown, and a negative, NaN or infinite weight is an error.
 
 ``label_thresholds(source, actual, scores, beta := 1, zero_division := 0,
 n_bins := NULL, by := ...)``: over label lists (``actual``) and label scores
@@ -160,7 +164,6 @@ declare(
     "observed_rate; the bins of expected_calibration_error.",
     inputs=("source", "actual", "prob"),
     params=(SC.N_BINS, BY),
-    unweighted=UNWEIGHTED,
 )
 declare(
     "label_thresholds",

@@ -1711,6 +1711,7 @@ def calibration_table(
     *,
     n_bins: int = 10,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per non-empty calibration bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.
 
@@ -1724,6 +1725,9 @@ def calibration_table(
         The number of equal-width bins on [0, 1] (the last closed).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------

@@ -1,7 +1,8 @@
 """Calibration bins and per-label thresholds in DuckDB: table macros over a source.
 
-``calibration_table('t', 'actual', 'prob', n_bins := 10, "by" := [...])`` is one
-GROUP BY of (group, bin) over the known rows; the bin is the registry's
+``calibration_table('t', 'actual', 'prob', n_bins := 10, "by" := [...])`` (and an
+overload taking ``sample_weight := 'w'``, a weight column) is one GROUP BY of
+(group, bin) over the known rows; the bin is the registry's
 ``calibration_bin`` formula, the macro ``expected_calibration_error`` uses.
 
 ``label_thresholds('t', 'actual', 'scores', beta := 1, zero_division := 0,
@@ -55,7 +56,9 @@ class WindowOps(SqlOps):
         return Sql(f"sum({x}) OVER w")
 
 
-def _calibration(q: Qualify, ops: SqlOps) -> Macro:
+def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
+    """``calibration_table``; ``weighted``: the overload taking ``sample_weight`` (a column
+    name), whose counts are sums of the rows' weights (a row weighing 0 dropped)."""
     func = "calibration_table"
     n_bins = check_param(SC.N_BINS, q, func)
     y = call(q("_mlsql_binary_flag"), Sql("__mlsql_actual"), "actual", func)
@@ -73,14 +76,20 @@ def _calibration(q: Qualify, ops: SqlOps) -> Macro:
     b = SC.calibration_bin(ops, Sql("p"), Sql("nb"))
     values = TH.calibration_values(ops, Sql("b"), Sql("nb"), Sql("n"), Sql("s"), Sql("pos"))
     select = ",\n               ".join(f"{e} AS {name}" for name, e in values.items())
+    if weighted:
+        w_name: tuple[str, ...] = ("sample_weight",)
+        w = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{func}')"
+        positive, tally = " AND w > 0", "sum(w)"
+    else:
+        w_name, w, positive, tally = (), "1", "", "count(*)"
     body = f"""WITH params AS (SELECT {n_bins} AS nb),
     known AS (
-        SELECT g, {y} AS y, {p} AS p
-        FROM ({_columns("actual", "prob")})),
+        SELECT g, {y} AS y, {p} AS p, {w} AS w
+        FROM ({_columns("actual", "prob", *w_name)})),
     bins AS (
-        SELECT g, {b} AS b, count(*) AS n, sum(p) AS s, sum(CAST(y AS BIGINT)) AS pos
+        SELECT g, {b} AS b, {tally} AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
-        WHERE y IS NOT NULL AND p IS NOT NULL
+        WHERE y IS NOT NULL AND p IS NOT NULL{positive}
         GROUP BY g, b)
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(g), CAST(b AS BIGINT) AS bin,
@@ -91,10 +100,18 @@ def _calibration(q: Qualify, ops: SqlOps) -> Macro:
     return Macro(
         FILE,
         func,
-        ("source", "actual", "prob", f"n_bins := {SC.N_BINS.default}", '"by" := NULL'),
+        (
+            "source",
+            "actual",
+            "prob",
+            *w_name,
+            f"n_bins := {SC.N_BINS.default}",
+            '"by" := NULL',
+        ),
         body,
         "One row per non-empty bin (and group): bin, low, high, count, mean_score, "
-        "observed_rate; the bins of expected_calibration_error.",
+        "observed_rate; the bins of expected_calibration_error"
+        f"{', each row weighted by sample_weight' if weighted else ''}.",
         table=True,
     )
 
@@ -217,4 +234,9 @@ def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """The score-entry helper and the two table macros."""
-    return [*_entries(qualify), _calibration(qualify, ops), _thresholds(qualify, ops)]
+    return [
+        *_entries(qualify),
+        _calibration(qualify, ops, False),
+        _calibration(qualify, ops, True),
+        _thresholds(qualify, ops),
+    ]

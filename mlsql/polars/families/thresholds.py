@@ -34,6 +34,7 @@ from mlsql._registry import Measure
 from mlsql.measures import scores as SC
 from mlsql.measures import thresholds as TH
 from mlsql.polars._engine import POLARS
+from mlsql.polars._weights import weight
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families.ranking import _field, _scores_check
 from mlsql.polars.families.scores import _check_probability
@@ -97,11 +98,20 @@ def calibration_table(
     *,
     n_bins: int = 10,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
     func = "calibration_table"
     nb = P.check(SC.N_BINS, n_bins, func)
     named = {"actual": actual, "prob": prob}
+    if sample_weight is not None:
+        named["sample_weight"] = sample_weight
     lf, schema, groups = _frame(source, func, named, by, TH.CALIBRATION_COLUMNS)
+    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1
+    w = (
+        pl.lit(1, pl.Int64)
+        if sample_weight is None
+        else weight(func, pl.col(sample_weight), schema[sample_weight])
+    )
     a = pl.col(actual)
     y = K.binary_flag(func, "actual", a, schema[actual])
     p = K.number(
@@ -110,14 +120,18 @@ def calibration_table(
     p = p.map_batches(
         _check_probability(func, "prob"), return_dtype=pl.Float64, is_elementwise=True
     )
-    rows = lf.select(*groups, y.alias("__mlsql_y"), p.alias("__mlsql_p")).filter(
-        pl.col("__mlsql_y").is_not_null() & pl.col("__mlsql_p").is_not_null()
+    rows = lf.select(*groups, y.alias("__mlsql_y"), p.alias("__mlsql_p"), w.alias("__mlsql_w"))
+    rows = rows.filter(
+        pl.col("__mlsql_y").is_not_null()
+        & pl.col("__mlsql_p").is_not_null()
+        & (pl.col("__mlsql_w") > 0)
     )
     b = SC.calibration_bin(OPS, pl.col("__mlsql_p"), nb).cast(pl.Int64).alias("bin")
+    weights = pl.col("__mlsql_w")
     bins = rows.group_by(*groups, b).agg(
-        pl.len().cast(pl.Int64).alias("__mlsql_n"),
-        pl.col("__mlsql_p").sum().alias("__mlsql_s"),
-        pl.col("__mlsql_y").cast(pl.Int64).sum().alias("__mlsql_pos"),
+        weights.sum().alias("__mlsql_n"),
+        (pl.col("__mlsql_p") * weights).sum().alias("__mlsql_s"),
+        (pl.col("__mlsql_y").cast(pl.Int64) * weights).sum().alias("__mlsql_pos"),
     )
     n = pl.col("__mlsql_n")
     values = TH.calibration_values(

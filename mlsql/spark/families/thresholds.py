@@ -30,6 +30,7 @@ from mlsql.measures import thresholds as TH
 from mlsql.spark._build import OPS
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import to_column
+from mlsql.spark._weights import weight
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families.ranking import _fields_of, _scores_check, score_entries
 from mlsql.spark.families.scores import probability
@@ -101,21 +102,32 @@ def calibration_table(
     *,
     n_bins: int = 10,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "calibration_table"
     nb = P.check(SC.N_BINS, n_bins, func)
     named = {"actual": actual, "prob": prob}
+    if sample_weight is not None:
+        named["sample_weight"] = sample_weight
     groups, keys, internal = _keys(source, func, named, by, TH.CALIBRATION_COLUMNS)
+    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1
+    w = (
+        F.lit(1).cast("long")
+        if sample_weight is None
+        else weight(func, _bound(source, sample_weight))
+    )
     a, p = _bound(source, actual), _bound(source, prob)
     K.binary_inputs(func, ["actual"], [a])
     K.numeric_inputs(func, ["prob"], [p])
     y = K.binary_flag(func, a)
     s = probability(func, "prob", K.finite(func, "prob", F.when(a.isNotNull(), p)))
-    rows = source.select(*keys, y.alias("__y"), s.alias("__p"))
-    rows = rows.where(F.col("__y").isNotNull() & F.col("__p").isNotNull())
+    rows = source.select(*keys, y.alias("__y"), s.alias("__p"), w.alias("__w"))
+    rows = rows.where(F.col("__y").isNotNull() & F.col("__p").isNotNull() & (F.col("__w") > 0))
     b = column(SC.calibration_bin(OPS, F.col("__p"), nb)).cast("long").alias("bin")
     bins = rows.groupBy(*internal, b).agg(
-        F.count(F.lit(1)).alias("__n"), F.sum("__p").alias("__s"), F.sum("__y").alias("__pos")
+        F.sum("__w").alias("__n"),
+        F.sum(F.col("__p") * F.col("__w")).alias("__s"),
+        F.sum(F.col("__y") * F.col("__w")).alias("__pos"),
     )
     values = TH.calibration_values(
         OPS, F.col("bin"), nb, F.col("__n"), F.col("__s"), F.col("__pos")
