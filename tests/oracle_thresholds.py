@@ -61,7 +61,7 @@ def expected_calibration_error(table: list[dict[str, Any]]) -> float | None:
     return math.fsum(r["count"] / n * abs(r["mean_score"] - r["observed_rate"]) for r in table)
 
 
-def fbeta(tp: int, fp: int, fn: int, beta: float) -> Fraction | None:
+def fbeta(tp: Any, fp: Any, fn: Any, beta: float) -> Fraction | None:
     """Exact F-beta of counts; None where tp + fp + fn = 0."""
     b2 = Fraction(beta) ** 2
     den = (1 + b2) * tp + b2 * fn + fp
@@ -94,9 +94,9 @@ def undefined(zero_division: Any) -> Any:
     return float(zero_division)
 
 
-def ratio(num: int, den: int, zero_division: Any, nothing: bool) -> Any:
+def ratio(num: Any, den: Any, zero_division: Any, nothing: bool) -> Any:
     if den:
-        return num / den
+        return float(Fraction(num) / Fraction(den))
     if zero_division == "diagnose":
         return 1.0 if nothing else 0.0
     return undefined(zero_division)
@@ -108,25 +108,34 @@ def label_thresholds(
     beta: float = 1.0,
     zero_division: Any = 0,
     n_bins: int | None = None,
+    weights: Iterable[Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """One dict per label of the (actual, scores) rows with neither side None, by label."""
+    """One dict per label of the (actual, scores) rows with neither side None, by label.
+
+    ``weights`` (one per row): every count is a sum of the rows' weights (exact
+    fractions of the floats), a row weighing 0 or None left out; counts are then floats.
+    """
+    rows = list(rows)
+    ws = [1] * len(rows) if weights is None else list(weights)
     known = [
-        ({x for x in a if x is not None}, entries(s))
-        for a, s in rows
-        if a is not None and s is not None
+        ({x for x in a if x is not None}, entries(s), Fraction(w))
+        for (a, s), w in zip(rows, ws, strict=True)
+        if a is not None and s is not None and w is not None and w != 0
     ]
     if n_bins is not None:  # a score stands for its bin's lower edge
         known = [
-            (a, {k: calibration_bin(v, n_bins) / n_bins for k, v in s.items()}) for a, s in known
+            (a, {k: calibration_bin(v, n_bins) / n_bins for k, v in s.items()}, w)
+            for a, s, w in known
         ]
-    labels = sorted({x for a, s in known for x in (*a, *s)})
+    labels = sorted({x for a, s, _ in known for x in (*a, *s)})
     out = []
+    pooled = [Fraction(0)] * 3  # tp, fp, fn over the labels, exact
     for label in labels:
-        support = sum(label in a for a, _ in known)
+        support = sum(w for a, _, w in known if label in a)
         best = None
-        for t in sorted({s[label] for _, s in known if label in s} | {INF}):
-            tp = sum(label in a and s.get(label, -INF) >= t for a, s in known)
-            fp = sum(label not in a and s.get(label, -INF) >= t for a, s in known)
+        for t in sorted({s[label] for _, s, _ in known if label in s} | {INF}):
+            tp = sum(w for a, s, w in known if label in a and s.get(label, -INF) >= t)
+            fp = sum(w for a, s, w in known if label not in a and s.get(label, -INF) >= t)
             f = Fraction(0) if tp == 0 else fbeta(tp, fp, support - tp, beta)
             if best is None or f >= best[0]:  # ascending thresholds: a tie keeps the highest
                 best = (f, t, tp, fp)
@@ -136,21 +145,22 @@ def label_thresholds(
         fn = support - tp
         nothing = tp + fp + fn == 0
         f = fbeta(tp, fp, fn, beta)
+        pooled = [pooled[0] + tp, pooled[1] + fp, pooled[2] + fn]
+        count = int if weights is None else float
         out.append(
             {
                 "label": label,
                 "threshold": t,
-                "tp": tp,
-                "fp": fp,
-                "fn": fn,
-                "support": support,
+                "tp": count(tp),
+                "fp": count(fp),
+                "fn": count(fn),
+                "support": count(support),
                 "precision": ratio(tp, tp + fp, zero_division, nothing),
                 "recall": ratio(tp, tp + fn, zero_division, nothing),
                 "fbeta": undefined(zero_division) if f is None else float(f),
             }
         )
-    tp, fp, fn = (sum(r[k] for r in out) for k in ("tp", "fp", "fn"))
-    micro = fbeta(tp, fp, fn, beta)
+    micro = fbeta(*pooled, beta)
     for r in out:
         r["micro_fbeta"] = undefined(zero_division) if micro is None else float(micro)
     return out

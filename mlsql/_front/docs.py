@@ -243,7 +243,15 @@ TABLES = {
         "One row per label (and group): the score threshold maximising the label's F-beta, "
         "with tp, fp, fn, support, precision, recall, fbeta at it, and micro_fbeta (every "
         "label at its own threshold).",
-        ("source", "score_columns", "threshold_beta", "zero_division", "threshold_bins", "by"),
+        (
+            "source",
+            "score_columns",
+            "threshold_beta",
+            "zero_division",
+            "threshold_bins",
+            "by",
+            "sample_weight",
+        ),
     ),
 }
 

@@ -3181,6 +3181,7 @@ def label_thresholds(
     zero_division: Any = 0,
     n_bins: int | None = None,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per label (and group): the score threshold maximising the label's F-beta, with tp, fp, fn, support, precision, recall, fbeta at it, and micro_fbeta (every label at its own threshold).
 
@@ -3200,6 +3201,9 @@ def label_thresholds(
         and take the bin edges as candidates. Default: every distinct score.
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------

@@ -138,7 +138,10 @@ def _entries(q: Qualify) -> list[Macro]:
     ]
 
 
-def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
+def _thresholds(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
+    """``label_thresholds``; ``weighted``: the overload taking ``sample_weight`` (a column
+    name), whose tp, fp, fn and support are sums of the rows' weights (a row weighing 0
+    dropped)."""
     func = "label_thresholds"
     beta, zd, nb = (check_param(p, q, func) for p in (P.BETA, P.ZERO_DIVISION, TH.THRESHOLD_BINS))
     entries = call(q("_mlsql_score_entries"), Sql("__mlsql_scores"))
@@ -161,25 +164,39 @@ def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
         WindowOps(ops), Counts(Sql("tp"), Sql("fp"), Sql("fn")), Sql("b"), Sql("zd")
     )
     select = ",\n               ".join(f"{e} AS {name}" for name, e in values.items())
+    if weighted:
+        w_name: tuple[str, ...] = ("sample_weight",)
+        w = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{func}')"
+        positive, kind = " AND w > 0", "DOUBLE"
+
+        def tally(where: str) -> str:
+            return f"coalesce(sum(w){where}, 0.0)"
+
+    else:
+        w_name, w, positive, kind = (), "1", "", "BIGINT"
+
+        def tally(where: str) -> str:
+            return f"count(*){where}"
+
     body = f"""WITH params AS (
         SELECT {beta} AS b, {zd} AS zd, {nb} AS nb),
     known AS (
         SELECT * FROM (
-            SELECT g, {actual} AS a, {entries} AS e
-            FROM ({_columns("actual", "scores")}))
-        WHERE a IS NOT NULL AND e IS NOT NULL),
+            SELECT g, {actual} AS a, {entries} AS e, {w} AS w
+            FROM ({_columns("actual", "scores", *w_name)}))
+        WHERE a IS NOT NULL AND e IS NOT NULL{positive}),
     events AS (
-        SELECT g, x.key AS label, {score} + 0.0 AS s, list_contains(a, x.key) AS t
-        FROM (SELECT g, a, unnest(e) AS x FROM known)
+        SELECT g, x.key AS label, {score} + 0.0 AS s, list_contains(a, x.key) AS t, w
+        FROM (SELECT g, a, w, unnest(e) AS x FROM known)
         WHERE x.value IS NOT NULL),
     cells AS (
         SELECT g, label, CASE WHEN nb IS NULL THEN s ELSE {binned} END AS key,
-               count(*) FILTER (WHERE t) AS pos, count(*) FILTER (WHERE NOT t) AS neg
+               {tally(" FILTER (WHERE t)")} AS pos, {tally(" FILTER (WHERE NOT t)")} AS neg
         FROM events CROSS JOIN params
         GROUP BY ALL),
     support AS (
-        SELECT g, label, count(*) AS n
-        FROM (SELECT g, unnest(list_distinct(a)) AS label FROM known)
+        SELECT g, label, {tally("")} AS n
+        FROM (SELECT g, w, unnest(list_distinct(a)) AS label FROM known)
         GROUP BY g, label),
     candidates AS (
         SELECT cells.g, cells.label, key,
@@ -200,8 +217,8 @@ def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
     chosen AS (
         SELECT g, label,
                {threshold} AS threshold,
-               CAST({counts.tp} AS BIGINT) AS tp, CAST({counts.fp} AS BIGINT) AS fp,
-               CAST({counts.fn} AS BIGINT) AS fn, support
+               CAST({counts.tp} AS {kind}) AS tp, CAST({counts.fp} AS {kind}) AS fp,
+               CAST({counts.fn} AS {kind}) AS fn, support
         FROM (SELECT g, label, CASE WHEN nb IS NULL THEN key ELSE key / nb END AS key,
                      tp, fp, support
               FROM best CROSS JOIN params))
@@ -220,6 +237,7 @@ def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
             "source",
             "actual",
             "scores",
+            *w_name,
             f"beta := {P.BETA.default}",
             f"zero_division := {P.ZERO_DIVISION.default}",
             "n_bins := NULL",
@@ -227,7 +245,8 @@ def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
         ),
         body,
         "One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, "
-        "support, precision, recall, fbeta, and micro_fbeta of every label at its threshold.",
+        "support, precision, recall, fbeta, and micro_fbeta of every label at its threshold"
+        f"{', each row weighted by sample_weight' if weighted else ''}.",
         table=True,
     )
 
@@ -238,5 +257,6 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         *_entries(qualify),
         _calibration(qualify, ops, False),
         _calibration(qualify, ops, True),
-        _thresholds(qualify, ops),
+        _thresholds(qualify, ops, False),
+        _thresholds(qualify, ops, True),
     ]

@@ -167,18 +167,27 @@ def label_thresholds(
     zero_division: Any = 0,
     n_bins: int | None = None,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "label_thresholds"
     b = P.check(P.BETA, beta, func)
     zd = P.check(P.ZERO_DIVISION, zero_division, func)
     nb = P.check(TH.THRESHOLD_BINS, n_bins, func)
     named = {"actual": actual, "scores": scores}
+    if sample_weight is not None:
+        named["sample_weight"] = sample_weight
     groups, keys, internal = _keys(source, func, named, by, TH.THRESHOLD_COLUMNS)
     a, s = _bound(source, actual), _bound(source, scores)
     _scores_check(func, ["actual", "scores"], [a, s])
+    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1; the counts'
+    # type: long unweighted, double weighted
+    if sample_weight is None:
+        w, kind = F.lit(1).cast("long"), "long"
+    else:
+        w, kind = weight(func, _bound(source, sample_weight)), "double"
     entries = score_entries(s, _fields_of(func, s))
-    rows = source.select(*keys, a.alias("__a"), entries.alias("__e"))
-    rows = rows.where(F.col("__a").isNotNull() & F.col("__e").isNotNull())
+    rows = source.select(*keys, a.alias("__a"), entries.alias("__e"), w.alias("__w"))
+    rows = rows.where(F.col("__a").isNotNull() & F.col("__e").isNotNull() & (F.col("__w") > 0))
     label_type = rows.schema["__e"].dataType.elementType["label"].dataType  # type: ignore[attr-defined]
     integral = isinstance(label_type, T.IntegralType)
     truth = F.array_distinct(F.filter("__a", lambda x: x.isNotNull()))
@@ -191,27 +200,31 @@ def label_thresholds(
     if nb is not None:
         key = column(SC.calibration_bin(OPS, probability(func, "scores", score), nb))
     scored = (
-        rows.select(*internal, truth.alias("__a"), F.explode("__e").alias("__x"))
+        rows.select(*internal, truth.alias("__a"), "__w", F.explode("__e").alias("__x"))
         .select(
             *internal,
             label.alias("label"),
             key.cast("double").alias("__k"),
             F.array_contains("__a", label).cast("long").alias("__t"),
+            "__w",
         )
         .groupBy(*internal, "label", "__k")
-        .agg(F.sum("__t").alias("__pos"), F.sum(1 - F.col("__t")).alias("__neg"))
-        .withColumn("__sup", F.lit(0).cast("long"))
+        .agg(
+            F.sum(F.col("__t") * F.col("__w")).cast(kind).alias("__pos"),
+            F.sum((1 - F.col("__t")) * F.col("__w")).cast(kind).alias("__neg"),
+        )
+        .withColumn("__sup", F.lit(0).cast(kind))
     )
     true_labels = (
-        rows.select(*internal, F.explode(truth).alias("label"))
+        rows.select(*internal, "__w", F.explode(truth).alias("label"))
         .groupBy(*internal, "label")
-        .agg(F.count(F.lit(1)).alias("__sup"))
+        .agg(F.sum("__w").cast(kind).alias("__sup"))
         .select(
             *internal,
             "label",
             F.lit(None).cast("double").alias("__k"),
-            F.lit(0).cast("long").alias("__pos"),
-            F.lit(0).cast("long").alias("__neg"),
+            F.lit(0).cast(kind).alias("__pos"),
+            F.lit(0).cast(kind).alias("__neg"),
             "__sup",
         )
     )
@@ -235,8 +248,8 @@ def label_thresholds(
         *internal,
         "label",
         column(threshold).cast("double").alias("threshold"),
-        *(column(getattr(counts, f)).cast("long").alias(f) for f in ("tp", "fp", "fn")),
-        n.cast("long").alias("support"),
+        *(column(getattr(counts, f)).cast(kind).alias(f) for f in ("tp", "fp", "fn")),
+        n.cast(kind).alias("support"),
     )
     c = Counts(F.col("tp"), F.col("fp"), F.col("fn"))
     values = TH.threshold_values(OPS, c, b, zd)
