@@ -91,7 +91,7 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
-        WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL AND w > 0),
+        WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
         SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
@@ -187,7 +187,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
-        WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL AND w > 0),
+        WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
         SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m

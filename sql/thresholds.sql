@@ -52,7 +52,7 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
     bins AS (
         SELECT g, _mlsql_calibration_bin(p, nb) AS b, sum(w) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
-        WHERE y IS NOT NULL AND p IS NOT NULL AND w > 0
+        WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END
         GROUP BY g, b)
     SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
         SELECT unnest(g), CAST(b AS BIGINT) AS bin,
@@ -142,7 +142,7 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
-        WHERE a IS NOT NULL AND e IS NOT NULL AND w > 0),
+        WHERE CASE WHEN w > 0 THEN a IS NOT NULL AND e IS NOT NULL ELSE false END),
     events AS (
         SELECT g, x.key AS label, _mlsql_number(x.value, 'scores', 'label_thresholds') + 0.0 AS s, list_contains(a, x.key) AS t, w
         FROM (SELECT g, a, w, unnest(e) AS x FROM known)

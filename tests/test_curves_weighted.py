@@ -23,6 +23,7 @@ from tests import oracle_ranking as O
 from tests.test_curves import CURVES, INF, NAN, random_scored, random_table, same
 from tests.test_reliability_inputs import assert_mlsql_error
 from tests.test_single_label_tables import run_table
+from tests.weights import integer_weights, repeated, with_weights
 
 
 def sklearn_weighted(name: str, y: list[int], s: list[float], w: list[float]) -> list[tuple]:
@@ -56,27 +57,14 @@ def close(got: list[tuple], want: list[tuple]) -> bool:
     )
 
 
-def weights(seed: int, n: int, integer: bool) -> list[Any]:
-    """Weights with zeros and a few NULLs: small integers, or floats."""
-    rng = random.Random(seed)
+def float_weights(seed: int, n: int) -> list[Any]:
+    """``n`` float weights, about one in seven 0 and one in sixteen NULL."""
+    rng = random.Random(f"float-weights-{seed}")
     out: list[Any] = []
     for _ in range(n):
         r = rng.random()
-        if r < 0.06:
-            out.append(None)
-        elif r < 0.2:
-            out.append(0.0)
-        else:
-            out.append(float(rng.randint(1, 3)) if integer else rng.uniform(0.01, 5.0))
+        out.append(None if r < 0.06 else 0.0 if r < 0.2 else rng.uniform(0.01, 5.0))
     return out
-
-
-def repeated(table: pa.Table) -> pa.Table:
-    """Each row of ``table`` ``w`` times (w a whole number; a NULL weight: the row dropped),
-    without the weight column."""
-    rows = [r for r in table.to_pylist() if r["w"] is not None for _ in range(int(r["w"]))]
-    schema = table.schema.remove(table.schema.get_field_index("w"))
-    return pa.Table.from_pylist([{k: v for k, v in r.items() if k != "w"} for r in rows], schema)
 
 
 def test_a_threshold_whose_rows_weigh_nothing_has_no_point(engine):
@@ -107,7 +95,7 @@ def known_weighted(table: pa.Table, group: Any = ...) -> tuple[list, list, list]
 def test_float_weights_equal_scikit_learn(engine, name):
     for seed in range(1 if engine.name == "spark" else 4):
         table = random_table(seed)
-        table = table.append_column("w", pa.array(weights(seed, len(table), False)))
+        table = with_weights(table, float_weights(seed, len(table)))
         y, s, w = known_weighted(table)
         zd = NAN if name == "roc_curve" else 1
         got = run_table(engine, name, table, "y", "s", zero_division=zd, sample_weight="w")
@@ -155,8 +143,8 @@ def test_float_weights_per_label_equal_scikit_learn(engine, name, form):
     zd = NAN if name == "roc_curve" else 1
     for seed in range(1 if engine.name == "spark" else 3):
         table, rows = random_scored(seed, form)
-        w = weights(seed + 10, len(table), False)
-        table = table.append_column("w", pa.array(w, pa.float64()))
+        w = float_weights(seed + 10, len(table))
+        table = with_weights(table, w)
         got = run_table(
             engine, name, table, "actual", "scores", zero_division=zd, sample_weight="w"
         )
@@ -172,10 +160,12 @@ def test_integer_weights_equal_repeated_rows(engine, name, form):
             table, columns = random_table(seed), ("y", "s")
         else:
             table, columns = random_scored(seed, form)[0], ("actual", "scores")
-        table = table.append_column("w", pa.array(weights(seed, len(table), True)))
+        w = integer_weights(len(table), seed)
         for by in (None, ["g"]):
-            got = run_table(engine, name, table, *columns, by=by, sample_weight="w")
-            want = run_table(engine, name, repeated(table), *columns, by=by)
+            got = run_table(
+                engine, name, with_weights(table, w), *columns, by=by, sample_weight="w"
+            )
+            want = run_table(engine, name, repeated(table, w), *columns, by=by)
             assert same(got, want), (seed, by, got, want)
 
 

@@ -100,6 +100,13 @@ def _cells(q: Qualify) -> list[Macro]:
     ]
 
 
+def known_row(inputs: str, weighted: bool) -> str:
+    """The filter of the known rows: ``inputs`` (SQL: the inputs are not NULL), and weighted, a
+    weight > 0. The weight is tested first in one CASE, which the optimizer does not split, so
+    every row's weight is checked, as in Polars and Spark, a known row's or not."""
+    return f"CASE WHEN w > 0 THEN {inputs} ELSE false END" if weighted else inputs
+
+
 def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool) -> str:
     """The body of table macro ``name``: one row per (group, label, threshold), +inf first.
 
@@ -116,14 +123,13 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool) -> str:
     if weighted:
         weight = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{name}')"
         rows = f"(SELECT *, {weight} AS w FROM ({_columns('actual', 'score', 'sample_weight')}))"
-        positive = " AND w > 0"
     else:
-        rows, positive = f"(SELECT *, 1 AS w FROM ({_columns('actual', 'score')}))", ""
+        rows = f"(SELECT *, 1 AS w FROM ({_columns('actual', 'score')}))"
     # n: the cells' total weight; m: their number (how the unscored rows are found)
     return f"""WITH known AS (
         SELECT g, {cells} AS cells, w
         FROM {rows}
-        WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL{positive}),
+        WHERE {known_row("__mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL", weighted)}),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
         SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m

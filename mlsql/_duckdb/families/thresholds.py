@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql import _params as P
+from mlsql._duckdb.families.curves import known_row
 from mlsql._duckdb.families.ranking import ENTRY_TYPES
 from mlsql._duckdb.families.single_label import KEEP, _columns
 from mlsql._duckdb.library import Macro, Qualify, check_param
@@ -79,9 +80,9 @@ def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
     if weighted:
         w_name: tuple[str, ...] = ("sample_weight",)
         w = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{func}')"
-        positive, tally = " AND w > 0", "sum(w)"
+        tally = "sum(w)"
     else:
-        w_name, w, positive, tally = (), "1", "", "count(*)"
+        w_name, w, tally = (), "1", "count(*)"
     body = f"""WITH params AS (SELECT {n_bins} AS nb),
     known AS (
         SELECT g, {y} AS y, {p} AS p, {w} AS w
@@ -89,7 +90,7 @@ def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
     bins AS (
         SELECT g, {b} AS b, {tally} AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
-        WHERE y IS NOT NULL AND p IS NOT NULL{positive}
+        WHERE {known_row("y IS NOT NULL AND p IS NOT NULL", weighted)}
         GROUP BY g, b)
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(g), CAST(b AS BIGINT) AS bin,
@@ -167,13 +168,13 @@ def _thresholds(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
     if weighted:
         w_name: tuple[str, ...] = ("sample_weight",)
         w = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{func}')"
-        positive, kind = " AND w > 0", "DOUBLE"
+        kind = "DOUBLE"
 
         def tally(where: str) -> str:
             return f"coalesce(sum(w){where}, 0.0)"
 
     else:
-        w_name, w, positive, kind = (), "1", "", "BIGINT"
+        w_name, w, kind = (), "1", "BIGINT"
 
         def tally(where: str) -> str:
             return f"count(*){where}"
@@ -184,7 +185,7 @@ def _thresholds(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
         SELECT * FROM (
             SELECT g, {actual} AS a, {entries} AS e, {w} AS w
             FROM ({_columns("actual", "scores", *w_name)}))
-        WHERE a IS NOT NULL AND e IS NOT NULL{positive}),
+        WHERE {known_row("a IS NOT NULL AND e IS NOT NULL", weighted)}),
     events AS (
         SELECT g, x.key AS label, {score} + 0.0 AS s, list_contains(a, x.key) AS t, w
         FROM (SELECT g, a, w, unnest(e) AS x FROM known)

@@ -33,7 +33,7 @@ from mlsql._front.tables import curve_groups
 from mlsql._params import check_zero_division
 from mlsql.measures import curves as CV
 from mlsql.polars._engine import POLARS
-from mlsql.polars._weights import weight
+from mlsql.polars._weights import weighed_and_known, weight
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families import ranking as RK
 from mlsql.polars.families import scores as SCP
@@ -71,7 +71,7 @@ def _binary_cells(
         y.cast(pl.Int64).alias(Y),
         (s + 0.0).alias(S),  # -0.0 and 0.0 are one threshold
         w.alias(W),
-    ).filter(pl.col(Y).is_not_null() & pl.col(S).is_not_null() & (pl.col(W) > 0))
+    ).filter(weighed_and_known(pl.col(W), pl.col(Y).is_not_null(), pl.col(S).is_not_null()))
 
 
 def _label_cells(
@@ -98,7 +98,9 @@ def _label_cells(
             w.alias(W),
         )
         .filter(
-            pl.col(_inner("a")).is_not_null() & pl.col(_inner("e")).is_not_null() & (pl.col(W) > 0)
+            weighed_and_known(
+                pl.col(W), pl.col(_inner("a")).is_not_null(), pl.col(_inner("e")).is_not_null()
+            )
         )
         .with_row_index(ROW)
     )

@@ -34,7 +34,7 @@ from mlsql._registry import Measure
 from mlsql.measures import scores as SC
 from mlsql.measures import thresholds as TH
 from mlsql.polars._engine import POLARS
-from mlsql.polars._weights import weight
+from mlsql.polars._weights import weighed_and_known, weight
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families.ranking import _field, _scores_check
 from mlsql.polars.families.scores import _check_probability
@@ -122,9 +122,11 @@ def calibration_table(
     )
     rows = lf.select(*groups, y.alias("__mlsql_y"), p.alias("__mlsql_p"), w.alias("__mlsql_w"))
     rows = rows.filter(
-        pl.col("__mlsql_y").is_not_null()
-        & pl.col("__mlsql_p").is_not_null()
-        & (pl.col("__mlsql_w") > 0)
+        weighed_and_known(
+            pl.col("__mlsql_w"),
+            pl.col("__mlsql_y").is_not_null(),
+            pl.col("__mlsql_p").is_not_null(),
+        )
     )
     b = SC.calibration_bin(OPS, pl.col("__mlsql_p"), nb).cast(pl.Int64).alias("bin")
     weights = pl.col("__mlsql_w")
@@ -159,9 +161,11 @@ def _events(
     rows = lf.select(
         *groups, a.alias("__mlsql_a"), entries.alias("__mlsql_e"), w.alias("__mlsql_w")
     ).filter(
-        pl.col("__mlsql_a").is_not_null()
-        & pl.col("__mlsql_e").is_not_null()
-        & (pl.col("__mlsql_w") > 0)
+        weighed_and_known(
+            pl.col("__mlsql_w"),
+            pl.col("__mlsql_a").is_not_null(),
+            pl.col("__mlsql_e").is_not_null(),
+        )
     )
     entry = pl.col("__mlsql_e").struct
     events = (

@@ -123,7 +123,8 @@ def _curve(
         rows = source.select(
             *selected, a.alias("a"), RK.score_entries(s, fields).alias("e"), w.alias("w")
         )
-        rows = rows.where(a.isNotNull() & s.isNotNull() & (F.col("w") > 0))
+        # the weight first: every row's weight is checked, a known row's or not
+        rows = rows.where((F.col("w") > 0) & a.isNotNull() & s.isNotNull())
         keys = [*groups, "label"]
         steps = _steps(_label_cells(func, rows, groups), keys)
         # the rows that neither score a label nor hold it: negatives at -inf
@@ -157,7 +158,7 @@ def _curve(
         y, x = _binary_cells(func, {"actual": schema[actual], "score": schema[score]}, a, s)
         rows = source.select(*selected, y.alias("y"), x.alias("s"), w.alias("w"))
         keys = groups
-        known = F.col("y").isNotNull() & F.col("s").isNotNull() & (F.col("w") > 0)
+        known = (F.col("w") > 0) & F.col("y").isNotNull() & F.col("s").isNotNull()
         steps = _steps(rows.where(known), keys)
     upto = (
         Window.partitionBy(*keys)

@@ -122,7 +122,8 @@ def calibration_table(
     y = K.binary_flag(func, a)
     s = probability(func, "prob", K.finite(func, "prob", F.when(a.isNotNull(), p)))
     rows = source.select(*keys, y.alias("__y"), s.alias("__p"), w.alias("__w"))
-    rows = rows.where(F.col("__y").isNotNull() & F.col("__p").isNotNull() & (F.col("__w") > 0))
+    # the weight first: every row's weight is checked, a known row's or not
+    rows = rows.where((F.col("__w") > 0) & F.col("__y").isNotNull() & F.col("__p").isNotNull())
     b = column(SC.calibration_bin(OPS, F.col("__p"), nb)).cast("long").alias("bin")
     bins = rows.groupBy(*internal, b).agg(
         F.sum("__w").alias("__n"),
@@ -187,7 +188,7 @@ def label_thresholds(
         w, kind = weight(func, _bound(source, sample_weight)), "double"
     entries = score_entries(s, _fields_of(func, s))
     rows = source.select(*keys, a.alias("__a"), entries.alias("__e"), w.alias("__w"))
-    rows = rows.where(F.col("__a").isNotNull() & F.col("__e").isNotNull() & (F.col("__w") > 0))
+    rows = rows.where((F.col("__w") > 0) & F.col("__a").isNotNull() & F.col("__e").isNotNull())
     label_type = rows.schema["__e"].dataType.elementType["label"].dataType  # type: ignore[attr-defined]
     integral = isinstance(label_type, T.IntegralType)
     truth = F.array_distinct(F.filter("__a", lambda x: x.isNotNull()))
