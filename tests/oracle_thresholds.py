@@ -160,7 +160,7 @@ def label_thresholds(
                 "fbeta": undefined(zero_division) if f is None else float(f),
             }
         )
-    micro = fbeta(*pooled, beta)
+    micro = fbeta(pooled[0], pooled[1], pooled[2], beta)
     for r in out:
         r["micro_fbeta"] = undefined(zero_division) if micro is None else float(micro)
     return out

@@ -236,10 +236,11 @@ def label_thresholds(
     lf, schema, groups = _frame(source, func, named, by, TH.THRESHOLD_COLUMNS)
     # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1; the counts'
     # type: Int64 unweighted, Float64 weighted
+    kind: pl.DataType
     if sample_weight is None:
-        w, kind = pl.lit(1, pl.Int64), pl.Int64
+        w, kind = pl.lit(1, pl.Int64), pl.Int64()
     else:
-        w, kind = weight(func, pl.col(sample_weight), schema[sample_weight]), pl.Float64
+        w, kind = weight(func, pl.col(sample_weight), schema[sample_weight]), pl.Float64()
     events, truth = _events(lf, schema, actual, scores, groups, func, w)
     s = K.number(func, "scores", pl.col("__mlsql_s"), pl.Float64(), finite=True) + 0.0
     if nb is None:
