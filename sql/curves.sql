@@ -33,27 +33,29 @@ CREATE OR REPLACE MACRO _mlsql_curve_cells(actual, score DOUBLE, func) AS
                                   s := CAST('-inf' AS DOUBLE))));
 
 -- precision_recall_curve(source, actual, score, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn's points).
+-- precision_recall_curve(source, actual, score, sample_weight, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn's points, each row weighted by sample_weight).
 CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_division := 0, "by" := NULL) AS TABLE 
-    WITH known AS (
-        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells
-        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+    (WITH known AS (
+        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
+        FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
                COLUMNS(lambda c: lower(c) = lower(score)) AS __mlsql_score
         FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
-    known_rows AS (SELECT g, count(*) AS n FROM known GROUP BY g),
+    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
-        SELECT g, c.k AS k, c.s AS s, sum(c.y) AS hits, count(*) AS n
-        FROM (SELECT g, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
+        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
-        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits, known_rows.n - per_label.n AS n
-        FROM (SELECT g, k, sum(n) AS n FROM steps GROUP BY g, k) per_label
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
+               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
-        WHERE known_rows.n > per_label.n),
+        WHERE known_rows.m > per_label.m),
     thresholds AS (
         SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
         FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
@@ -77,30 +79,79 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
                _mlsql_curve_recall(tp, fp, pos, zd) AS recall,
                g AS __mlsql_g, k AS __mlsql_k
         FROM points CROSS JOIN params)
-    ORDER BY __mlsql_g, __mlsql_k, threshold DESC;
+    ORDER BY __mlsql_g, __mlsql_k, threshold DESC),
+    (source, actual, score, sample_weight, zero_division := 0, "by" := NULL) AS TABLE 
+    (WITH known AS (
+        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'precision_recall_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(score)) AS __mlsql_score,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+        WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
+    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
+    steps AS (
+        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
+        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+    -- the rows that neither score a label nor hold it: negatives at -inf
+    unscored AS (
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
+               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
+        JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
+        WHERE known_rows.m > per_label.m),
+    thresholds AS (
+        SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
+        FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
+    cumulative AS (
+        SELECT g, k, s AS threshold,
+               sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,
+               sum(hits) OVER (PARTITION BY g, k) AS pos,
+               sum(n - hits) OVER (PARTITION BY g, k) AS neg
+        FROM thresholds
+        WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    points AS (
+        SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
+        UNION ALL
+        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
+    params AS (
+        SELECT CASE WHEN list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'precision', 'recall'))[1] IS NOT NULL THEN error('precision_recall_curve: the by column ''' || list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'precision', 'recall'))[1] || ''' has the name of an output column.')
+               ELSE _mlsql_check_zero_division(zero_division, 'precision_recall_curve') END AS zd)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(g), unnest(k), threshold,
+               _mlsql_curve_precision(tp, fp) AS precision,
+               _mlsql_curve_recall(tp, fp, pos, zd) AS recall,
+               g AS __mlsql_g, k AS __mlsql_k
+        FROM points CROSS JOIN params)
+    ORDER BY __mlsql_g, __mlsql_k, threshold DESC);
 
 -- roc_curve(source, actual, score, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn's points).
+-- roc_curve(source, actual, score, sample_weight, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn's points, each row weighted by sample_weight).
 CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by" := NULL) AS TABLE 
-    WITH known AS (
-        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells
-        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+    (WITH known AS (
+        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
+        FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
                COLUMNS(lambda c: lower(c) = lower(score)) AS __mlsql_score
         FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
-    known_rows AS (SELECT g, count(*) AS n FROM known GROUP BY g),
+    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
-        SELECT g, c.k AS k, c.s AS s, sum(c.y) AS hits, count(*) AS n
-        FROM (SELECT g, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
+        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
-        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits, known_rows.n - per_label.n AS n
-        FROM (SELECT g, k, sum(n) AS n FROM steps GROUP BY g, k) per_label
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
+               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
-        WHERE known_rows.n > per_label.n),
+        WHERE known_rows.m > per_label.m),
     thresholds AS (
         SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
         FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
@@ -124,4 +175,51 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
                _mlsql_curve_rate(tp, pos, zd) AS tpr,
                g AS __mlsql_g, k AS __mlsql_k
         FROM points CROSS JOIN params)
-    ORDER BY __mlsql_g, __mlsql_k, threshold DESC;
+    ORDER BY __mlsql_g, __mlsql_k, threshold DESC),
+    (source, actual, score, sample_weight, zero_division := 0, "by" := NULL) AS TABLE 
+    (WITH known AS (
+        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'roc_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(score)) AS __mlsql_score,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+        WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
+    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
+    steps AS (
+        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
+        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+    -- the rows that neither score a label nor hold it: negatives at -inf
+    unscored AS (
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
+               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
+        JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
+        WHERE known_rows.m > per_label.m),
+    thresholds AS (
+        SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
+        FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
+    cumulative AS (
+        SELECT g, k, s AS threshold,
+               sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,
+               sum(hits) OVER (PARTITION BY g, k) AS pos,
+               sum(n - hits) OVER (PARTITION BY g, k) AS neg
+        FROM thresholds
+        WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    points AS (
+        SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
+        UNION ALL
+        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
+    params AS (
+        SELECT CASE WHEN list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'fpr', 'tpr'))[1] IS NOT NULL THEN error('roc_curve: the by column ''' || list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'fpr', 'tpr'))[1] || ''' has the name of an output column.')
+               ELSE _mlsql_check_zero_division(zero_division, 'roc_curve') END AS zd)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(g), unnest(k), threshold,
+               _mlsql_curve_rate(fp, neg, zd) AS fpr,
+               _mlsql_curve_rate(tp, pos, zd) AS tpr,
+               g AS __mlsql_g, k AS __mlsql_k
+        FROM points CROSS JOIN params)
+    ORDER BY __mlsql_g, __mlsql_k, threshold DESC);

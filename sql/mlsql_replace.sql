@@ -3064,27 +3064,29 @@ CREATE OR REPLACE TEMP MACRO _mlsql_curve_cells(actual, score DOUBLE, func) AS
                                   s := CAST('-inf' AS DOUBLE))));
 
 -- precision_recall_curve(source, actual, score, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn's points).
+-- precision_recall_curve(source, actual, score, sample_weight, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn's points, each row weighted by sample_weight).
 CREATE OR REPLACE TEMP MACRO precision_recall_curve(source, actual, score, zero_division := 0, "by" := NULL) AS TABLE 
-    WITH known AS (
-        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells
-        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+    (WITH known AS (
+        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
+        FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
                COLUMNS(lambda c: lower(c) = lower(score)) AS __mlsql_score
         FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
-    known_rows AS (SELECT g, count(*) AS n FROM known GROUP BY g),
+    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
-        SELECT g, c.k AS k, c.s AS s, sum(c.y) AS hits, count(*) AS n
-        FROM (SELECT g, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
+        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
-        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits, known_rows.n - per_label.n AS n
-        FROM (SELECT g, k, sum(n) AS n FROM steps GROUP BY g, k) per_label
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
+               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
-        WHERE known_rows.n > per_label.n),
+        WHERE known_rows.m > per_label.m),
     thresholds AS (
         SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
         FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
@@ -3108,30 +3110,79 @@ CREATE OR REPLACE TEMP MACRO precision_recall_curve(source, actual, score, zero_
                _mlsql_curve_recall(tp, fp, pos, zd) AS recall,
                g AS __mlsql_g, k AS __mlsql_k
         FROM points CROSS JOIN params)
-    ORDER BY __mlsql_g, __mlsql_k, threshold DESC;
+    ORDER BY __mlsql_g, __mlsql_k, threshold DESC),
+    (source, actual, score, sample_weight, zero_division := 0, "by" := NULL) AS TABLE 
+    (WITH known AS (
+        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'precision_recall_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(score)) AS __mlsql_score,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+        WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
+    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
+    steps AS (
+        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
+        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+    -- the rows that neither score a label nor hold it: negatives at -inf
+    unscored AS (
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
+               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
+        JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
+        WHERE known_rows.m > per_label.m),
+    thresholds AS (
+        SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
+        FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
+    cumulative AS (
+        SELECT g, k, s AS threshold,
+               sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,
+               sum(hits) OVER (PARTITION BY g, k) AS pos,
+               sum(n - hits) OVER (PARTITION BY g, k) AS neg
+        FROM thresholds
+        WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    points AS (
+        SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
+        UNION ALL
+        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
+    params AS (
+        SELECT CASE WHEN list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'precision', 'recall'))[1] IS NOT NULL THEN error('precision_recall_curve: the by column ''' || list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'precision', 'recall'))[1] || ''' has the name of an output column.')
+               ELSE _mlsql_check_zero_division(zero_division, 'precision_recall_curve') END AS zd)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(g), unnest(k), threshold,
+               _mlsql_curve_precision(tp, fp) AS precision,
+               _mlsql_curve_recall(tp, fp, pos, zd) AS recall,
+               g AS __mlsql_g, k AS __mlsql_k
+        FROM points CROSS JOIN params)
+    ORDER BY __mlsql_g, __mlsql_k, threshold DESC);
 
 -- roc_curve(source, actual, score, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn's points).
+-- roc_curve(source, actual, score, sample_weight, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn's points, each row weighted by sample_weight).
 CREATE OR REPLACE TEMP MACRO roc_curve(source, actual, score, zero_division := 0, "by" := NULL) AS TABLE 
-    WITH known AS (
-        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells
-        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+    (WITH known AS (
+        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
+        FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
                COLUMNS(lambda c: lower(c) = lower(score)) AS __mlsql_score
         FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
-    known_rows AS (SELECT g, count(*) AS n FROM known GROUP BY g),
+    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
-        SELECT g, c.k AS k, c.s AS s, sum(c.y) AS hits, count(*) AS n
-        FROM (SELECT g, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
+        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
-        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits, known_rows.n - per_label.n AS n
-        FROM (SELECT g, k, sum(n) AS n FROM steps GROUP BY g, k) per_label
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
+               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
-        WHERE known_rows.n > per_label.n),
+        WHERE known_rows.m > per_label.m),
     thresholds AS (
         SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
         FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
@@ -3155,7 +3206,54 @@ CREATE OR REPLACE TEMP MACRO roc_curve(source, actual, score, zero_division := 0
                _mlsql_curve_rate(tp, pos, zd) AS tpr,
                g AS __mlsql_g, k AS __mlsql_k
         FROM points CROSS JOIN params)
-    ORDER BY __mlsql_g, __mlsql_k, threshold DESC;
+    ORDER BY __mlsql_g, __mlsql_k, threshold DESC),
+    (source, actual, score, sample_weight, zero_division := 0, "by" := NULL) AS TABLE 
+    (WITH known AS (
+        SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'roc_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(score)) AS __mlsql_score,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+        WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
+    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
+    steps AS (
+        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
+        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+    -- the rows that neither score a label nor hold it: negatives at -inf
+    unscored AS (
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
+               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
+        JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
+        WHERE known_rows.m > per_label.m),
+    thresholds AS (
+        SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
+        FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
+    cumulative AS (
+        SELECT g, k, s AS threshold,
+               sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,
+               sum(hits) OVER (PARTITION BY g, k) AS pos,
+               sum(n - hits) OVER (PARTITION BY g, k) AS neg
+        FROM thresholds
+        WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
+    points AS (
+        SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
+        UNION ALL
+        SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
+    params AS (
+        SELECT CASE WHEN list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'fpr', 'tpr'))[1] IS NOT NULL THEN error('roc_curve: the by column ''' || list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'fpr', 'tpr'))[1] || ''' has the name of an output column.')
+               ELSE _mlsql_check_zero_division(zero_division, 'roc_curve') END AS zd)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(g), unnest(k), threshold,
+               _mlsql_curve_rate(fp, neg, zd) AS fpr,
+               _mlsql_curve_rate(tp, pos, zd) AS tpr,
+               g AS __mlsql_g, k AS __mlsql_k
+        FROM points CROSS JOIN params)
+    ORDER BY __mlsql_g, __mlsql_k, threshold DESC);
 
 -- ===== label_scores.sql: Averaged precision and ROC AUC over label scores (scikit-learn's multi-label average_precision_score and roc_auc_score): micro, macro, weighted, samples.
 
@@ -3238,10 +3336,11 @@ CREATE OR REPLACE TEMP MACRO _mlsql_score_entries(scores STRUCT(label VARCHAR, s
     map_entries(scores);
 
 -- calibration_table(source, actual, prob, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.
+-- calibration_table(source, actual, prob, sample_weight, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.
 CREATE OR REPLACE TEMP MACRO calibration_table(source, actual, prob, n_bins := 10, "by" := NULL) AS TABLE 
-    WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
+    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
     known AS (
-        SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p
+        SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
                COLUMNS(lambda c: lower(c) = lower(prob)) AS __mlsql_prob
@@ -3250,7 +3349,7 @@ CREATE OR REPLACE TEMP MACRO calibration_table(source, actual, prob, n_bins := 1
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))),
     bins AS (
-        SELECT g, _mlsql_calibration_bin(p, nb) AS b, count(*) AS n, sum(p) AS s, sum(CAST(y AS BIGINT)) AS pos
+        SELECT g, _mlsql_calibration_bin(p, nb) AS b, count(*) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
         WHERE y IS NOT NULL AND p IS NOT NULL
         GROUP BY g, b)
@@ -3263,15 +3362,43 @@ CREATE OR REPLACE TEMP MACRO calibration_table(source, actual, prob, n_bins := 1
                (pos / n) AS observed_rate,
                g AS __mlsql_g
         FROM bins CROSS JOIN params)
-    ORDER BY __mlsql_g, bin;
+    ORDER BY __mlsql_g, bin),
+    (source, actual, prob, sample_weight, n_bins := 10, "by" := NULL) AS TABLE 
+    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
+    known AS (
+        SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w
+        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(prob)) AS __mlsql_prob,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))),
+    bins AS (
+        SELECT g, _mlsql_calibration_bin(p, nb) AS b, sum(w) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
+        FROM known CROSS JOIN params
+        WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END
+        GROUP BY g, b)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(g), CAST(b AS BIGINT) AS bin,
+               (b / nb) AS low,
+               ((b + 1) / nb) AS high,
+               n AS count,
+               (s / n) AS mean_score,
+               (pos / n) AS observed_rate,
+               g AS __mlsql_g
+        FROM bins CROSS JOIN params)
+    ORDER BY __mlsql_g, bin);
 
 -- label_thresholds(source, actual, scores, beta, zero_division, n_bins, "by"): One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold.
+-- label_thresholds(source, actual, scores, sample_weight, beta, zero_division, n_bins, "by"): One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold, each row weighted by sample_weight.
 CREATE OR REPLACE TEMP MACRO label_thresholds(source, actual, scores, beta := 1.0, zero_division := 0, n_bins := NULL, "by" := NULL) AS TABLE 
-    WITH params AS (
+    (WITH params AS (
         SELECT _mlsql_check_beta(beta, 'label_thresholds') AS b, _mlsql_check_zero_division(zero_division, 'label_thresholds') AS zd, _mlsql_check_threshold_bins(n_bins, 'label_thresholds') AS nb),
     known AS (
         SELECT * FROM (
-            SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e
+            SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, 1 AS w
             FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
                COLUMNS(lambda c: lower(c) = lower(scores)) AS __mlsql_scores
@@ -3281,8 +3408,8 @@ CREATE OR REPLACE TEMP MACRO label_thresholds(source, actual, scores, beta := 1.
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
         WHERE a IS NOT NULL AND e IS NOT NULL),
     events AS (
-        SELECT g, x.key AS label, _mlsql_number(x.value, 'scores', 'label_thresholds') + 0.0 AS s, list_contains(a, x.key) AS t
-        FROM (SELECT g, a, unnest(e) AS x FROM known)
+        SELECT g, x.key AS label, _mlsql_number(x.value, 'scores', 'label_thresholds') + 0.0 AS s, list_contains(a, x.key) AS t, w
+        FROM (SELECT g, a, w, unnest(e) AS x FROM known)
         WHERE x.value IS NOT NULL),
     cells AS (
         SELECT g, label, CASE WHEN nb IS NULL THEN s ELSE _mlsql_calibration_bin(_mlsql_probability(s, 'scores', 'label_thresholds'), nb) END AS key,
@@ -3291,7 +3418,7 @@ CREATE OR REPLACE TEMP MACRO label_thresholds(source, actual, scores, beta := 1.
         GROUP BY ALL),
     support AS (
         SELECT g, label, count(*) AS n
-        FROM (SELECT g, unnest(list_distinct(a)) AS label FROM known)
+        FROM (SELECT g, w, unnest(list_distinct(a)) AS label FROM known)
         GROUP BY g, label),
     candidates AS (
         SELECT cells.g, cells.label, key,
@@ -3326,340 +3453,402 @@ CREATE OR REPLACE TEMP MACRO label_thresholds(source, actual, scores, beta := 1.
                g AS __mlsql_g
         FROM chosen CROSS JOIN params
         WINDOW w AS (PARTITION BY g))
-    ORDER BY __mlsql_g, label;
+    ORDER BY __mlsql_g, label),
+    (source, actual, scores, sample_weight, beta := 1.0, zero_division := 0, n_bins := NULL, "by" := NULL) AS TABLE 
+    (WITH params AS (
+        SELECT _mlsql_check_beta(beta, 'label_thresholds') AS b, _mlsql_check_zero_division(zero_division, 'label_thresholds') AS zd, _mlsql_check_threshold_bins(n_bins, 'label_thresholds') AS nb),
+    known AS (
+        SELECT * FROM (
+            SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, _mlsql_weight(__mlsql_sample_weight, 'label_thresholds') AS w
+            FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(scores)) AS __mlsql_scores,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+        WHERE CASE WHEN w > 0 THEN a IS NOT NULL AND e IS NOT NULL ELSE false END),
+    events AS (
+        SELECT g, x.key AS label, _mlsql_number(x.value, 'scores', 'label_thresholds') + 0.0 AS s, list_contains(a, x.key) AS t, w
+        FROM (SELECT g, a, w, unnest(e) AS x FROM known)
+        WHERE x.value IS NOT NULL),
+    cells AS (
+        SELECT g, label, CASE WHEN nb IS NULL THEN s ELSE _mlsql_calibration_bin(_mlsql_probability(s, 'scores', 'label_thresholds'), nb) END AS key,
+               coalesce(sum(w) FILTER (WHERE t), 0.0) AS pos, coalesce(sum(w) FILTER (WHERE NOT t), 0.0) AS neg
+        FROM events CROSS JOIN params
+        GROUP BY ALL),
+    support AS (
+        SELECT g, label, coalesce(sum(w), 0.0) AS n
+        FROM (SELECT g, w, unnest(list_distinct(a)) AS label FROM known)
+        GROUP BY g, label),
+    candidates AS (
+        SELECT cells.g, cells.label, key,
+               sum(pos) OVER (PARTITION BY cells.g, cells.label ORDER BY key DESC) AS tp,
+               sum(neg) OVER (PARTITION BY cells.g, cells.label ORDER BY key DESC) AS fp,
+               coalesce(support.n, 0) AS support
+        FROM cells LEFT JOIN support
+          ON cells.g IS NOT DISTINCT FROM support.g AND cells.label = support.label),
+    best AS (
+        SELECT g, label, key, tp, fp, support FROM (
+            SELECT *, row_number() OVER (PARTITION BY g, label ORDER BY _mlsql_selection_fbeta(tp, fp, support - tp, b) DESC, key DESC) AS r
+            FROM candidates CROSS JOIN params)
+        WHERE r = 1
+        UNION ALL
+        SELECT support.g, support.label, NULL, 0, 0, support.n
+        FROM support ANTI JOIN cells
+          ON support.g IS NOT DISTINCT FROM cells.g AND support.label = cells.label),
+    chosen AS (
+        SELECT g, label,
+               CASE WHEN (tp = 0) THEN 'inf'::DOUBLE ELSE key END AS threshold,
+               CAST(CASE WHEN (tp = 0) THEN 0 ELSE tp END AS DOUBLE) AS tp, CAST(CASE WHEN (tp = 0) THEN 0 ELSE fp END AS DOUBLE) AS fp,
+               CAST(CASE WHEN (tp = 0) THEN support ELSE (support - tp) END AS DOUBLE) AS fn, support
+        FROM (SELECT g, label, CASE WHEN nb IS NULL THEN key ELSE key / nb END AS key,
+                     tp, fp, support
+              FROM best CROSS JOIN params))
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(g), label, threshold, tp, fp, fn, support,
+               _mlsql_precision(tp, fp, fn, zd) AS precision,
+               _mlsql_recall(tp, fp, fn, zd) AS recall,
+               _mlsql_fbeta(tp, fp, fn, b, zd) AS fbeta,
+               _mlsql_fbeta(sum(tp) OVER w, sum(fp) OVER w, sum(fn) OVER w, b, zd) AS micro_fbeta,
+               g AS __mlsql_g
+        FROM chosen CROSS JOIN params
+        WINDOW w AS (PARTITION BY g))
+    ORDER BY __mlsql_g, label);
 
 -- ===== marks: mlsql's own
 
-COMMENT ON MACRO _mlsql_weight IS 'mlsql macro 6440ffc2acbf6439 bd132fd4d25867ec: A row''s sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).';
-COMMENT ON MACRO _mlsql_shown IS 'mlsql macro b0d5f7daf3cc963d bd132fd4d25867ec: A value as mlsql''s messages show it: ''text'', None, True, 2.5.';
-COMMENT ON MACRO _mlsql_check_beta IS 'mlsql macro 512040aa601b1dbd bd132fd4d25867ec: Validate beta: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_zero_division IS 'mlsql macro 67f9c71bdeff8a04 bd132fd4d25867ec: Validate zero_division: one of 0, 1, nan, ''diagnose'', ''ignore''.';
-COMMENT ON MACRO _mlsql_check_n_labels IS 'mlsql macro 43d838c682001e03 bd132fd4d25867ec: Validate n_labels: a whole number > 0.';
-COMMENT ON MACRO _mlsql_check_alpha IS 'mlsql macro 5238e2456fa0f54a bd132fd4d25867ec: Validate alpha: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_cost_fn IS 'mlsql macro 9cd5c51fb93b2036 bd132fd4d25867ec: Validate cost_fn: a finite number.';
-COMMENT ON MACRO _mlsql_check_cost_fp IS 'mlsql macro 777d89e417099a55 bd132fd4d25867ec: Validate cost_fp: a finite number.';
-COMMENT ON MACRO _mlsql_check_average IS 'mlsql macro 49519a425086aa0c bd132fd4d25867ec: Validate average: one of ''micro'', ''macro'', ''weighted''.';
-COMMENT ON MACRO _mlsql_check_weights IS 'mlsql macro 55f3c76974caf8a0 bd132fd4d25867ec: Validate weights: one of ''linear'', ''quadratic''.';
-COMMENT ON MACRO _mlsql_check_k IS 'mlsql macro 14bf28fb73962a0d bd132fd4d25867ec: Validate k: a whole number > 0 (or NULL for all).';
-COMMENT ON MACRO _mlsql_check_top_k IS 'mlsql macro a230e0f559eda428 bd132fd4d25867ec: Validate k: a whole number >= 0 (or NULL for all).';
-COMMENT ON MACRO _mlsql_check_threshold IS 'mlsql macro 8c2bc6acd7bacc83 bd132fd4d25867ec: Validate threshold: a number.';
-COMMENT ON MACRO _mlsql_check_table_beta IS 'mlsql macro a01713b91245d079 bd132fd4d25867ec: Validate beta: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_n_bins IS 'mlsql macro 64118ad4391f29da bd132fd4d25867ec: Validate n_bins: a whole number > 0.';
-COMMENT ON MACRO _mlsql_check_score_average IS 'mlsql macro bdca0452f2d1708f bd132fd4d25867ec: Validate average: one of ''micro'', ''macro'', ''weighted'', ''samples''.';
-COMMENT ON MACRO _mlsql_check_threshold_bins IS 'mlsql macro 17753518e5455d2e bd132fd4d25867ec: Validate n_bins: a whole number > 0 (or NULL for exact thresholds).';
-COMMENT ON MACRO _mlsql_undefined IS 'mlsql macro ac744bf4af46efca bd132fd4d25867ec: The value of an undefined ratio under a checked zero_division (''ignore'': NULL).';
-COMMENT ON MACRO _mlsql_label_type_error IS 'mlsql macro 5e13bfa8fcf5baad bd132fd4d25867ec: The error for lists that hold no labels (floats, booleans, ...) or two kinds.';
-COMMENT ON MACRO _mlsql_checked_label_lists IS 'mlsql macro 734e7008fdd54d97 bd132fd4d25867ec: actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).';
-COMMENT ON MACRO _mlsql_typed_universe IS 'mlsql macro dfe2a11bf711de99 bd132fd4d25867ec: A labels= universe as a list of example''s type, after checking its kind.';
-COMMENT ON MACRO _mlsql_tp IS 'mlsql macro 7ad3957705368986 bd132fd4d25867ec: |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).';
-COMMENT ON MACRO _mlsql_n_actual IS 'mlsql macro 8912008a8d73d114 bd132fd4d25867ec: |A|: distinct non-NULL true labels; NULL when either list is NULL.';
-COMMENT ON MACRO _mlsql_n_predicted IS 'mlsql macro 73cb8d3e1caeb72c bd132fd4d25867ec: |P|: distinct non-NULL predicted labels; NULL when either list is NULL.';
-COMMENT ON MACRO _mlsql_ratio IS 'mlsql macro 456a33afe3d3f806 bd132fd4d25867ec: ``num / den``, or the ``zero_division`` value where ``den`` is 0.';
-COMMENT ON MACRO _mlsql_precision IS 'mlsql macro 58dbd7799a76e0e4 bd132fd4d25867ec: tp / (tp + fp): undefined when nothing is predicted.';
-COMMENT ON MACRO _mlsql_recall IS 'mlsql macro f5215130f0b41a22 bd132fd4d25867ec: tp / (tp + fn): undefined when nothing is true.';
-COMMENT ON MACRO _mlsql_fbeta IS 'mlsql macro 59f673176e1889f2 bd132fd4d25867ec: (1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.';
-COMMENT ON MACRO _mlsql_jaccard IS 'mlsql macro f27d14b3c904efa0 bd132fd4d25867ec: tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty.';
-COMMENT ON MACRO _mlsql_average IS 'mlsql macro e2bce6c45bc68591 bd132fd4d25867ec: Mean of per-row or per-label values, leaving undefined ones out where asked.';
-COMMENT ON MACRO _mlsql_average_by_weight IS 'mlsql macro a2c6cb27c6aad003 bd132fd4d25867ec: Mean of per-row or per-label values, leaving undefined ones out where asked, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_share IS 'mlsql macro d723b640377e4a9c bd132fd4d25867ec: ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).';
-COMMENT ON MACRO _mlsql_hamming_loss IS 'mlsql macro 5cc743e0762ecfc6 bd132fd4d25867ec: (fp + fn) / (rows x labels): the share of label decisions that are wrong.';
-COMMENT ON MACRO _mlsql_subset_accuracy IS 'mlsql macro cf75a9cea316308f bd132fd4d25867ec: Share of rows whose predicted set equals the true set (unknown rows left out).';
-COMMENT ON MACRO _mlsql_subset_accuracy_by_weight IS 'mlsql macro 34eff7b6e309cc2b bd132fd4d25867ec: Share of rows whose predicted set equals the true set (unknown rows left out), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_zero_one_loss IS 'mlsql macro ae549e88edbc7c42 bd132fd4d25867ec: 1 - subset accuracy.';
-COMMENT ON MACRO _mlsql_zero_one_loss_by_weight IS 'mlsql macro b58af924798eaedc bd132fd4d25867ec: 1 - subset accuracy, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_negative_predictive_value IS 'mlsql macro 3206e85937033e08 bd132fd4d25867ec: tn / (tn + fn) (the lecture''s nrel): precision of the negative class.';
-COMMENT ON MACRO _mlsql_specificity IS 'mlsql macro 6ae09f8bc983fb28 bd132fd4d25867ec: tn / (tn + fp) (the lecture''s spec): recall of the negative class.';
-COMMENT ON MACRO _mlsql_false_negative_rate IS 'mlsql macro a56ecac63de02524 bd132fd4d25867ec: fn / (tp + fn): the positive class''s error rate (1 - recall).';
-COMMENT ON MACRO _mlsql_false_positive_rate IS 'mlsql macro 72f641940bd4d33d bd132fd4d25867ec: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
-COMMENT ON MACRO _mlsql_joint_share IS 'mlsql macro db280ce07445d883 bd132fd4d25867ec: tp / n (the lecture''s sup, a rule''s support p(LR)).';
-COMMENT ON MACRO _mlsql_table_accuracy IS 'mlsql macro 4b02e1fe41f40e71 bd132fd4d25867ec: (tp + tn) / n (the lecture''s tacc).';
-COMMENT ON MACRO _mlsql_table_error_rate IS 'mlsql macro 19a6af9dadfccf3e bd132fd4d25867ec: (fp + fn) / n: 1 - accuracy.';
-COMMENT ON MACRO _mlsql_table_coverage IS 'mlsql macro 6d84fb6398ab0583 bd132fd4d25867ec: (tp + fp) / n (the lecture''s cov): share of rows predicted positive (where a rule fires).';
-COMMENT ON MACRO _mlsql_table_cost_error IS 'mlsql macro 8ef9a12ac73eab8e bd132fd4d25867ec: (cost_fn fn + cost_fp fp) / n: the cost-weighted error of a 2x2 table.';
-COMMENT ON MACRO _mlsql_novelty IS 'mlsql macro f27c067838c024a2 bd132fd4d25867ec: p(LR) - p(L) p(R) = (n tp - (tp + fp)(tp + fn)) / n² (the lecture''s nov).';
-COMMENT ON MACRO _mlsql_satisfaction IS 'mlsql macro 5e52156bbda5dec0 bd132fd4d25867ec: 1 - n fp / (|L| |not R|) (the lecture''s sat); undefined when L or not R is empty.';
-COMMENT ON MACRO _mlsql_cohen_kappa IS 'mlsql macro 6dc9235cb4dd4b51 bd132fd4d25867ec: 1 - n Σw·O / Σw·r·c: kappa from the (weighted) disagreement seen and expected by chance.';
-COMMENT ON MACRO _mlsql_table_kappa IS 'mlsql macro ca897ee75373bbee bd132fd4d25867ec: Cohen''s kappa of a 2x2 table: chance disagreement (tp+fn)(fn+tn) + (fp+tn)(tp+fp).';
-COMMENT ON MACRO _mlsql_curve_precision IS 'mlsql macro 9e38e8d9d01ba7ef bd132fd4d25867ec: tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn).';
-COMMENT ON MACRO _mlsql_curve_recall IS 'mlsql macro c8825708d87e4e9c bd132fd4d25867ec: tp / P at a threshold; 0 at +inf (scikit-learn''s end point), undefined without positives.';
-COMMENT ON MACRO _mlsql_curve_rate IS 'mlsql macro b06df681d13ec307 bd132fd4d25867ec: count / total: the true positive rate (tp / P) or false positive rate (fp / N).';
-COMMENT ON MACRO _mlsql_true_negatives IS 'mlsql macro 371583405de34ffd bd132fd4d25867ec: rows - tp - fp - fn: rows where the label is neither true nor predicted.';
-COMMENT ON MACRO _mlsql_label_accuracy IS 'mlsql macro 24ebf980c735f9e7 bd132fd4d25867ec: (tp + tn) / rows: share of rows where the label is decided right.';
-COMMENT ON MACRO _mlsql_weighted_average IS 'mlsql macro d54a8c194f72c2aa bd132fd4d25867ec: Sum of weight x value over the sum of weights, leaving undefined values out.';
-COMMENT ON MACRO _mlsql_weighted_average_by_weight IS 'mlsql macro 72949384a764834c bd132fd4d25867ec: Sum of weight x value over the sum of weights, leaving undefined values out, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_fbeta_of_means IS 'mlsql macro 1ff811799fa8b698 bd132fd4d25867ec: (1 + b²) P R / (b² P + R) of two averages (the R walkthrough''s macro F1); 0 when both are 0.';
-COMMENT ON MACRO _mlsql_share_of_labels IS 'mlsql macro 2e726c09d9eb5b70 bd132fd4d25867ec: Share of label rows where ``condition`` holds (CLP, MLP, WLP).';
-COMMENT ON MACRO _mlsql_share_of_labels_by_weight IS 'mlsql macro df18776ae6c4a9f1 bd132fd4d25867ec: Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_label_accuracy_micro IS 'mlsql macro 885e811cf300d694 bd132fd4d25867ec: 1 - Hamming loss: share of the rows x labels decisions that are right.';
-COMMENT ON MACRO _mlsql_segment_average_precision IS 'mlsql macro be4ade8afe0896be bd132fd4d25867ec: (Σ scored positives'' P(>= s) / N(>= s) + unscored positives x positives / cells) / positives.';
-COMMENT ON MACRO _mlsql_segment_roc_auc IS 'mlsql macro a38520f731b21d9d bd132fd4d25867ec: U / (positives x negatives), U counting the unscored negatives at -infinity.';
-COMMENT ON MACRO _mlsql_precision_at_k IS 'mlsql macro 9a6d84423b44c27f bd132fd4d25867ec: hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).';
-COMMENT ON MACRO _mlsql_recall_at_k IS 'mlsql macro 35a2dbcf6dcfc8de bd132fd4d25867ec: hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall).';
-COMMENT ON MACRO _mlsql_hit IS 'mlsql macro fe0bcbd31c93a14d bd132fd4d25867ec: 1 when a true item is in the top n, else 0.';
-COMMENT ON MACRO _mlsql_reciprocal_rank IS 'mlsql macro 42cca930d80534eb bd132fd4d25867ec: 1 / position of the first hit in the top n; 0 without one.';
-COMMENT ON MACRO _mlsql_precision_at_hit IS 'mlsql macro 29b0997c27d0ebd4 bd132fd4d25867ec: Precision of the top ``pos`` items when the item at ``pos`` is the ``nth`` hit.';
-COMMENT ON MACRO _mlsql_average_precision_at_k IS 'mlsql macro f7f32f6575119ccf bd132fd4d25867ec: Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.';
-COMMENT ON MACRO _mlsql_misses_above_hit IS 'mlsql macro 5430c952fed1c544 bd132fd4d25867ec: Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.';
-COMMENT ON MACRO _mlsql_ranking_auc_at_k IS 'mlsql macro 1afa9d46c281447a bd132fd4d25867ec: Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.';
-COMMENT ON MACRO _mlsql_normalized_dcg IS 'mlsql macro 657b1d9263719358 bd132fd4d25867ec: DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant).';
-COMMENT ON MACRO _mlsql_coverage IS 'mlsql macro b06580681128d5bb bd132fd4d25867ec: How far down the ranking to go to cover every true label; 0 without true labels.';
-COMMENT ON MACRO _mlsql_false_at_or_above IS 'mlsql macro 82012b3a96e35163 bd132fd4d25867ec: False labels scored at least as high as a true label: its wrongly ordered pairs.';
-COMMENT ON MACRO _mlsql_ranking_loss_of_row IS 'mlsql macro cbd6b96bc9408710 bd132fd4d25867ec: Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none.';
-COMMENT ON MACRO _mlsql_precision_at_label IS 'mlsql macro 62a72c8abecc6fb7 bd132fd4d25867ec: Share of true labels among the labels scored at least as high as a true label.';
-COMMENT ON MACRO _mlsql_label_ranking_precision_of_row IS 'mlsql macro 381e7829a25bf963 bd132fd4d25867ec: Mean precision at the true labels; 1 where none or all labels are true.';
-COMMENT ON MACRO _mlsql_one_error_of_row IS 'mlsql macro bda50e6befc604ab bd132fd4d25867ec: Share of top-scored labels that are not true; 1 when no label is scored.';
-COMMENT ON MACRO _mlsql_tie_averaged_gain IS 'mlsql macro 98e84166311a66aa bd132fd4d25867ec: A relevant label''s DCG share: the discounts of its tie group''s places / the group size.';
-COMMENT ON MACRO _mlsql_relative_error IS 'mlsql macro 13b798fdebbab46c bd132fd4d25867ec: error / baseline (rse, rae); undefined when y is constant (''diagnose'': 0 if error = 0, else 1).';
-COMMENT ON MACRO _mlsql_explained IS 'mlsql macro 42ed097f5173cf22 bd132fd4d25867ec: 1 - error / baseline (r2, explained variance); undefined when baseline = 0.';
-COMMENT ON MACRO _mlsql_pearson IS 'mlsql macro c802c13048b56049 bd132fd4d25867ec: cov / (sd_a sd_b); undefined when either side is constant (''diagnose'': 1 if equal).';
-COMMENT ON MACRO _mlsql_centred_comoment IS 'mlsql macro 6e97bfd1f095f7b5 bd132fd4d25867ec: Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.';
-COMMENT ON MACRO _mlsql_log_loss_term IS 'mlsql macro e7129dacbe95ad7a bd132fd4d25867ec: -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.';
-COMMENT ON MACRO _mlsql_mann_whitney_auc IS 'mlsql macro 7e55126ac5158fb3 bd132fd4d25867ec: U / (positives x negatives); undefined with one class (''diagnose'': 1).';
-COMMENT ON MACRO _mlsql_squared_error_term IS 'mlsql macro ef48c92db309ae04 bd132fd4d25867ec: (p - y)² of one row: its Brier score.';
-COMMENT ON MACRO _mlsql_step_average_precision IS 'mlsql macro ab959c2d342c2481 bd132fd4d25867ec: Σ over positives of the precision at their score / positives; undefined without positives.';
-COMMENT ON MACRO _mlsql_calibration_bin IS 'mlsql macro 53b358b4fd9a28e5 bd132fd4d25867ec: min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.';
-COMMENT ON MACRO _mlsql_matthews_corrcoef IS 'mlsql macro 33ed9d7ffac2578c bd132fd4d25867ec: (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).';
-COMMENT ON MACRO _mlsql_selection_fbeta IS 'mlsql macro 6a745f52176d74ce bd132fd4d25867ec: F-beta of a candidate threshold for choosing the best: 0 where tp = 0.';
-COMMENT ON MACRO set_intersection IS 'mlsql macro 2663540fbf85c85f bd132fd4d25867ec: Labels in both lists, distinct and sorted, no NULLs.';
-COMMENT ON MACRO set_difference IS 'mlsql macro 03c8f5708ab09143 bd132fd4d25867ec: Labels of the first list missing from the second, distinct and sorted.';
-COMMENT ON MACRO set_union IS 'mlsql macro 788fa3f9f6dad2ca bd132fd4d25867ec: Labels in either list, distinct and sorted, no NULLs.';
-COMMENT ON MACRO set_symmetric_difference IS 'mlsql macro 1e60b6710e9fbcc6 bd132fd4d25867ec: Labels in exactly one of the lists, distinct and sorted.';
-COMMENT ON MACRO true_positives IS 'mlsql macro f7d3a7fdde36ffec bd132fd4d25867ec: |A ∩ P|: true labels that were predicted.';
-COMMENT ON MACRO false_positives IS 'mlsql macro 8a3f70d8eac64ffe bd132fd4d25867ec: |P \ A|: predicted labels that are not true.';
-COMMENT ON MACRO false_negatives IS 'mlsql macro 38eeca0b75cf0213 bd132fd4d25867ec: |A \ P|: true labels that were not predicted.';
-COMMENT ON MACRO set_jaccard IS 'mlsql macro 726d0a84a33b1a79 bd132fd4d25867ec: |A ∩ P| / |A ∪ P| of one row.';
-COMMENT ON MACRO row_precision IS 'mlsql macro 66a03403dda7f441 bd132fd4d25867ec: |A ∩ P| / |P| of one row.';
-COMMENT ON MACRO row_recall IS 'mlsql macro d6ea69bfa740039c bd132fd4d25867ec: |A ∩ P| / |A| of one row.';
-COMMENT ON MACRO row_fbeta IS 'mlsql macro 548d29d061f72321 bd132fd4d25867ec: F-beta of one row, from its counts.';
-COMMENT ON MACRO micro_precision IS 'mlsql macro 8da0a6e2fb01e1af bd132fd4d25867ec: Precision of counts pooled over rows.';
-COMMENT ON MACRO micro_recall IS 'mlsql macro 3bbb8a5f389ed96f bd132fd4d25867ec: Recall of counts pooled over rows.';
-COMMENT ON MACRO micro_fbeta IS 'mlsql macro 4bb838690a80dace bd132fd4d25867ec: F-beta of counts pooled over rows.';
-COMMENT ON MACRO micro_f1 IS 'mlsql macro df2ed506edf4bca5 bd132fd4d25867ec: F1 of counts pooled over rows.';
-COMMENT ON MACRO micro_jaccard IS 'mlsql macro eb86c0c52b65de1b bd132fd4d25867ec: Jaccard of counts pooled over rows.';
-COMMENT ON MACRO samples_precision IS 'mlsql macro cc3d6fc7d8600c9a bd132fd4d25867ec: Mean over rows of row precision.';
-COMMENT ON MACRO samples_recall IS 'mlsql macro 94f42af99d493203 bd132fd4d25867ec: Mean over rows of row recall.';
-COMMENT ON MACRO samples_fbeta IS 'mlsql macro 002ac38dc987e320 bd132fd4d25867ec: Mean over rows of row F-beta.';
-COMMENT ON MACRO samples_f1 IS 'mlsql macro d79a924dea11748d bd132fd4d25867ec: Mean over rows of row F1.';
-COMMENT ON MACRO samples_jaccard IS 'mlsql macro 78d77b1deb7c32f8 bd132fd4d25867ec: Mean over rows of row Jaccard.';
-COMMENT ON MACRO subset_accuracy IS 'mlsql macro 3c3dc11eae5b5fe7 bd132fd4d25867ec: Share of rows predicted exactly.';
-COMMENT ON MACRO zero_one_loss IS 'mlsql macro ecb60bf09987b287 bd132fd4d25867ec: Share of rows not predicted exactly.';
-COMMENT ON MACRO hamming_loss IS 'mlsql macro 9327bfa6e8841d55 bd132fd4d25867ec: (fp + fn) / (rows x n_labels): share of wrong label decisions.';
-COMMENT ON MACRO micro_precision_from_counts IS 'mlsql macro 1b9b7b6fb541061b bd132fd4d25867ec: micro_precision of stored counts.';
-COMMENT ON MACRO micro_recall_from_counts IS 'mlsql macro 5c9aeb4c4e1750a5 bd132fd4d25867ec: micro_recall of stored counts.';
-COMMENT ON MACRO micro_fbeta_from_counts IS 'mlsql macro 0a2e72eb1f35ccb9 bd132fd4d25867ec: micro_fbeta of stored counts.';
-COMMENT ON MACRO micro_f1_from_counts IS 'mlsql macro 14bc298ff9689474 bd132fd4d25867ec: micro_f1 of stored counts.';
-COMMENT ON MACRO micro_jaccard_from_counts IS 'mlsql macro aedb770816c1a9bc bd132fd4d25867ec: micro_jaccard of stored counts.';
-COMMENT ON MACRO subset_accuracy_from_counts IS 'mlsql macro fe928d399bd1df56 bd132fd4d25867ec: subset_accuracy of stored counts.';
-COMMENT ON MACRO zero_one_loss_from_counts IS 'mlsql macro 1a4812036332cf07 bd132fd4d25867ec: zero_one_loss of stored counts.';
-COMMENT ON MACRO hamming_loss_from_counts IS 'mlsql macro f069fd0b65c47431 bd132fd4d25867ec: hamming_loss of stored counts.';
-COMMENT ON MACRO multilabel_counts IS 'mlsql macro ae8345800a244085 bd132fd4d25867ec: Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.';
-COMMENT ON MACRO merge_counts IS 'mlsql macro 37fb540b4d24e4b7 bd132fd4d25867ec: Sum stored multilabel_counts structs field by field.';
-COMMENT ON MACRO _mlsql_hivemall_beta IS 'mlsql macro ccb2c07fe51be903 bd132fd4d25867ec: The -beta of a Hivemall option string (default 1).';
-COMMENT ON MACRO _mlsql_hivemall_average IS 'mlsql macro bcbe9e09a74ef2ad bd132fd4d25867ec: The -average of a Hivemall option string (default micro).';
-COMMENT ON MACRO _mlsql_hivemall_int_label IS 'mlsql macro a3952953e456b8ed bd132fd4d25867ec: Hivemall''s binary label: 1 stays 1; 0 and -1 are 0.';
-COMMENT ON MACRO _mlsql_hivemall_tp IS 'mlsql macro 967aee34f9468857 bd132fd4d25867ec: One binary row''s tp: both 1 (binary), or equal labels (micro).';
-COMMENT ON MACRO _mlsql_hivemall_n IS 'mlsql macro 597a89658e486910 bd132fd4d25867ec: One binary row''s labels on one side: 1 if positive (binary); always 1 (micro).';
-COMMENT ON MACRO _mlsql_hivemall_arrays IS 'mlsql macro c232fd7a73ac62d3 bd132fd4d25867ec: fmeasure over label arrays (sets).';
-COMMENT ON MACRO _mlsql_hivemall_arrays_by_weight IS 'mlsql macro 9a58392414282691 bd132fd4d25867ec: fmeasure over label arrays (sets), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_hivemall_binary IS 'mlsql macro 37cce71db9c7d014 bd132fd4d25867ec: fmeasure over binary int labels.';
-COMMENT ON MACRO _mlsql_hivemall_binary_by_weight IS 'mlsql macro b0cc90f204f3c0f2 bd132fd4d25867ec: fmeasure over binary int labels, each row weighted by sample_weight.';
-COMMENT ON MACRO fmeasure IS 'mlsql macro e0c0e543196a2169 bd132fd4d25867ec: Hivemall''s fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options ''-beta B -average micro|binary''.';
-COMMENT ON MACRO _mlsql_check_labels IS 'mlsql macro 83bd5418adddd7a6 bd132fd4d25867ec: Validate a label universe: NULL (labels seen) or a list with a label.';
-COMMENT ON MACRO TABLE _mlsql_label_spread IS 'mlsql macro 20365db09863f731 bd132fd4d25867ec: One pass over the source: count per (group, label, flag); label NULL rows hold row codes.';
-COMMENT ON MACRO TABLE _mlsql_label_spread_by_weight IS 'mlsql macro 2021dadb388cf579 bd132fd4d25867ec: One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.';
-COMMENT ON MACRO TABLE label_metrics IS 'mlsql macro 61013de8aaf0ba2f bd132fd4d25867ec: One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn''s labels=); by: grouping columns. Example: SELECT * FROM label_metrics(''preds'', ''actual'', ''predicted'', by := [''model'']).';
-COMMENT ON MACRO TABLE multilabel_report IS 'mlsql macro 2888887c78550c10 bd132fd4d25867ec: One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row''s sets are first intersected with them (labels outside are ignored, as scikit-learn''s labels=). Example: SELECT * FROM multilabel_report(''preds'', ''actual'', ''predicted'', labels := [''a'', ''b'']).';
-COMMENT ON MACRO TABLE macro_precision IS 'mlsql macro d27b1d2bb65c0fba bd132fd4d25867ec: Mean over labels of per-label precision.';
-COMMENT ON MACRO TABLE macro_recall IS 'mlsql macro 3ed20bb1c6517696 bd132fd4d25867ec: Mean over labels of per-label recall.';
-COMMENT ON MACRO TABLE macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 bd132fd4d25867ec: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1).';
-COMMENT ON MACRO TABLE macro_fbeta IS 'mlsql macro 9699284013f1ace9 bd132fd4d25867ec: Mean over labels of per-label F-beta.';
-COMMENT ON MACRO TABLE macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e bd132fd4d25867ec: Mean over labels of per-label Jaccard.';
-COMMENT ON MACRO TABLE macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 bd132fd4d25867ec: F1 of macro precision and macro recall (the R walkthrough''s macro F1).';
-COMMENT ON MACRO TABLE macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 bd132fd4d25867ec: F-beta of macro precision and macro recall.';
-COMMENT ON MACRO TABLE weighted_precision IS 'mlsql macro f584ef8addfff1bc bd132fd4d25867ec: Per-label precision averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_recall IS 'mlsql macro 416147c938743918 bd132fd4d25867ec: Per-label recall averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_f1 IS 'mlsql macro 105934c74bce4481 bd132fd4d25867ec: Per-label F1 averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_fbeta IS 'mlsql macro e41b539038da0da4 bd132fd4d25867ec: Per-label F-beta averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_jaccard IS 'mlsql macro 86a745f531b56812 bd132fd4d25867ec: Per-label Jaccard averaged with support weights.';
-COMMENT ON MACRO TABLE label_accuracy_macro IS 'mlsql macro e55e9de054812714 bd132fd4d25867ec: Mean over labels of (tp + tn) / rows.';
-COMMENT ON MACRO TABLE label_accuracy_micro IS 'mlsql macro b266b6802394707d bd132fd4d25867ec: 1 - Hamming loss over the label universe.';
-COMMENT ON MACRO TABLE clp IS 'mlsql macro 979e63c9808e737f bd132fd4d25867ec: Share of labels never predicted negative (tn + fn = 0).';
-COMMENT ON MACRO TABLE mlp IS 'mlsql macro 6cf2fc51bacc6e26 bd132fd4d25867ec: Share of labels never predicted (tp + fp = 0).';
-COMMENT ON MACRO TABLE wlp IS 'mlsql macro a9ad4d4827af95ea bd132fd4d25867ec: Share of labels never predicted right (tp = 0).';
-COMMENT ON MACRO _mlsql_indicator IS 'mlsql macro d29adc66a50278be bd132fd4d25867ec: An indicator value as a boolean (0/1 or false/true; anything else is an error).';
-COMMENT ON MACRO _mlsql_labels_from_indicators IS 'mlsql macro 961326258056735a bd132fd4d25867ec: The labels whose indicator is 1; NULL if any indicator is NULL.';
-COMMENT ON MACRO labels_from_indicators IS 'mlsql macro 0f767645fe46c405 bd132fd4d25867ec: The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], [''L1'', ''L2'', ''L3'']). NULL if any indicator is NULL.';
-COMMENT ON MACRO indicators_from_labels IS 'mlsql macro bfb04f7c66d7cdba bd132fd4d25867ec: 0/1 per label of the universe ``labels``: 1 where the list holds it.';
-COMMENT ON MACRO _mlsql_binary_flag IS 'mlsql macro a26ce7932b42fca2 bd132fd4d25867ec: A boolean or 0/1 input as BOOLEAN (anything else is an error).';
-COMMENT ON MACRO _mlsql_number IS 'mlsql macro ad7d666bd34aef94 bd132fd4d25867ec: A numeric input as DOUBLE (other types, NaN and infinite values are an error).';
-COMMENT ON MACRO _mlsql_same_kind IS 'mlsql macro 7bed86c0744542ed bd132fd4d25867ec: x, after checking that x and y hold labels of one kind (integer widths may differ).';
-COMMENT ON MACRO _mlsql_binary_cell IS 'mlsql macro a9ac096dec24f940 bd132fd4d25867ec: 1 where (actual, predicted) is the cell (a, p), 0 elsewhere, NULL for an unknown row.';
-COMMENT ON MACRO _mlsql_binary_counts IS 'mlsql macro 23141fe4f66b4723 bd132fd4d25867ec: tp, fp, fn, tn over rows (NULL over no known rows).';
-COMMENT ON MACRO _mlsql_binary_weighted_counts IS 'mlsql macro 7da5e78c4438fe70 bd132fd4d25867ec: tp, fp, fn, tn as sums of the rows'' weights w (NULL weight: the row is unknown).';
-COMMENT ON MACRO binary_counts IS 'mlsql macro c7c9e73676e027f9 bd132fd4d25867ec: Struct of tp, fp, fn, tn as sums of the rows'' sample_weight (DOUBLE).';
-COMMENT ON MACRO binary_precision IS 'mlsql macro e830cf6abadd1075 bd132fd4d25867ec: tp / (tp + fp): the lecture''s prel.';
-COMMENT ON MACRO prel IS 'mlsql macro b1c7fdafe2bc54aa bd132fd4d25867ec: Alias of binary_precision.';
-COMMENT ON MACRO binary_precision_from_counts IS 'mlsql macro 17f481dd8f527f26 bd132fd4d25867ec: binary_precision of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_recall IS 'mlsql macro 1b2f010a0ee625a9 bd132fd4d25867ec: tp / (tp + fn): the lecture''s sens.';
-COMMENT ON MACRO sens IS 'mlsql macro 106900bb6d0079ae bd132fd4d25867ec: Alias of binary_recall.';
-COMMENT ON MACRO binary_recall_from_counts IS 'mlsql macro 0858fd1a556ded32 bd132fd4d25867ec: binary_recall of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_specificity IS 'mlsql macro 14a6c37256ababbe bd132fd4d25867ec: tn / (tn + fp): the lecture''s spec.';
-COMMENT ON MACRO spec IS 'mlsql macro cfdb9f35a130e42a bd132fd4d25867ec: Alias of binary_specificity.';
-COMMENT ON MACRO binary_specificity_from_counts IS 'mlsql macro c485c1e5e0a6e968 bd132fd4d25867ec: binary_specificity of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_negative_predictive_value IS 'mlsql macro 0457271d04dbdbb0 bd132fd4d25867ec: tn / (tn + fn): the lecture''s nrel.';
-COMMENT ON MACRO nrel IS 'mlsql macro 2152fc3574d0e873 bd132fd4d25867ec: Alias of binary_negative_predictive_value.';
-COMMENT ON MACRO binary_negative_predictive_value_from_counts IS 'mlsql macro ddffc89012838798 bd132fd4d25867ec: binary_negative_predictive_value of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_support IS 'mlsql macro fa7e56016b008c07 bd132fd4d25867ec: tp / n: the lecture''s sup (a rule''s support), not scikit-learn''s count.';
-COMMENT ON MACRO sup IS 'mlsql macro 87cddb06e326ab63 bd132fd4d25867ec: Alias of binary_support.';
-COMMENT ON MACRO binary_support_from_counts IS 'mlsql macro 8402d25aac841def bd132fd4d25867ec: binary_support of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_accuracy IS 'mlsql macro c09dc2b646eb6a6b bd132fd4d25867ec: (tp + tn) / n: the lecture''s tacc.';
-COMMENT ON MACRO tacc IS 'mlsql macro 619bb03a04c0c81d bd132fd4d25867ec: Alias of binary_accuracy.';
-COMMENT ON MACRO binary_accuracy_from_counts IS 'mlsql macro 34624724959a805d bd132fd4d25867ec: binary_accuracy of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_coverage IS 'mlsql macro 8ad766b91c622f48 bd132fd4d25867ec: (tp + fp) / n: share predicted positive, the lecture''s cov.';
-COMMENT ON MACRO cov IS 'mlsql macro 4f2ed6bfda690f93 bd132fd4d25867ec: Alias of binary_coverage.';
-COMMENT ON MACRO binary_coverage_from_counts IS 'mlsql macro c09bb1a1c59d18c7 bd132fd4d25867ec: binary_coverage of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_error_rate IS 'mlsql macro 4ea2203a81c35a7d bd132fd4d25867ec: (fp + fn) / n: 1 - accuracy.';
-COMMENT ON MACRO binary_error_rate_from_counts IS 'mlsql macro a2204c5df7075a83 bd132fd4d25867ec: binary_error_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_fbeta IS 'mlsql macro 788d0b93b97181aa bd132fd4d25867ec: F-beta of the positive class, from counts.';
-COMMENT ON MACRO binary_fbeta_from_counts IS 'mlsql macro 1071121346d6d69c bd132fd4d25867ec: binary_fbeta of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_f1 IS 'mlsql macro 23ae90fc8b19b530 bd132fd4d25867ec: F1 of the positive class, from counts.';
-COMMENT ON MACRO binary_f1_from_counts IS 'mlsql macro 9313516f4cf65620 bd132fd4d25867ec: binary_f1 of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_f_alpha IS 'mlsql macro ff2b786017a355a7 bd132fd4d25867ec: The lecture''s F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².';
-COMMENT ON MACRO binary_f_alpha_from_counts IS 'mlsql macro adf2726869b75e76 bd132fd4d25867ec: binary_f_alpha of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_kappa IS 'mlsql macro 8ce52f5852952950 bd132fd4d25867ec: Cohen''s kappa of the 2x2 table.';
-COMMENT ON MACRO binary_kappa_from_counts IS 'mlsql macro e6971ac4e0ffe940 bd132fd4d25867ec: binary_kappa of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_false_negative_rate IS 'mlsql macro 738fb611dd32ea6d bd132fd4d25867ec: fn / (tp + fn): the positive class''s error rate (1 - recall).';
-COMMENT ON MACRO binary_false_negative_rate_from_counts IS 'mlsql macro 5ff2bd5bf71c60e9 bd132fd4d25867ec: binary_false_negative_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_false_positive_rate IS 'mlsql macro c9b2353f5745fe32 bd132fd4d25867ec: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
-COMMENT ON MACRO binary_false_positive_rate_from_counts IS 'mlsql macro 234ce377bac97852 bd132fd4d25867ec: binary_false_positive_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_cost_error IS 'mlsql macro 53aecdb0eb6f9061 bd132fd4d25867ec: (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.';
-COMMENT ON MACRO binary_cost_error_from_counts IS 'mlsql macro dee233f006a24af3 bd132fd4d25867ec: binary_cost_error of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO rule_novelty IS 'mlsql macro a4f933e28db1357a bd132fd4d25867ec: p(LR) - p(L) p(R): the lecture''s nov. Inputs: holds (R, the class), fires (L, the rule).';
-COMMENT ON MACRO nov IS 'mlsql macro e54f3d62a6798c44 bd132fd4d25867ec: Alias of rule_novelty.';
-COMMENT ON MACRO rule_novelty_from_counts IS 'mlsql macro 8dd10d22ab8cb2d1 bd132fd4d25867ec: rule_novelty of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
-COMMENT ON MACRO rule_satisfaction IS 'mlsql macro f61cb90228d22784 bd132fd4d25867ec: 1 - n |L and not R| / (|L| |not R|): the lecture''s sat. Inputs: holds (R, the class), fires (L, the rule).';
-COMMENT ON MACRO sat IS 'mlsql macro 02a0b71e29325938 bd132fd4d25867ec: Alias of rule_satisfaction.';
-COMMENT ON MACRO rule_satisfaction_from_counts IS 'mlsql macro 5254efbed09dee18 bd132fd4d25867ec: rule_satisfaction of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
-COMMENT ON MACRO _mlsql_align_classes IS 'mlsql macro 83c02200b6eae2f7 bd132fd4d25867ec: Per class (sorted): row total, column total and diagonal from histograms.';
-COMMENT ON MACRO _mlsql_class_lists IS 'mlsql macro f735f8c760db3fc0 bd132fd4d25867ec: One pass: known rows n, the sorted classes and per class actual, predicted, correct.';
-COMMENT ON MACRO _mlsql_weighted_class_lists IS 'mlsql macro 947470791a51d2e9 bd132fd4d25867ec: The class lists with each row weighted by w: n and per-class totals are sums of weights (one pass over the group''s rows per class).';
-COMMENT ON MACRO _mlsql_weighted_class_pairs IS 'mlsql macro 8dc68a2e5eb9888a bd132fd4d25867ec: Each known row''s (actual, predicted) pair and weight (empty unless wanted: a constant).';
-COMMENT ON MACRO _mlsql_class_pairs IS 'mlsql macro 92a000004da35620 bd132fd4d25867ec: Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).';
-COMMENT ON MACRO _mlsql_classwise_average IS 'mlsql macro d74fb26ae81cfed0 bd132fd4d25867ec: Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.';
-COMMENT ON MACRO _mlsql_classwise_weighted_average IS 'mlsql macro b1327f3701b2867b bd132fd4d25867ec: Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.';
-COMMENT ON MACRO majority_class IS 'mlsql macro 09d9687c43175393 bd132fd4d25867ec: The most frequent class (ties: the smallest); NULLs skipped.';
-COMMENT ON MACRO minority_class IS 'mlsql macro 91039599e63bfb56 bd132fd4d25867ec: The least frequent class that occurs (ties: the smallest); NULLs skipped.';
-COMMENT ON MACRO _mlsql_cost_map_of IS 'mlsql macro c3b992c1f1670cd5 bd132fd4d25867ec: A list of (a, p, cost) as the map a -> p -> cost.';
-COMMENT ON MACRO cost_map IS 'mlsql macro 5f8e8f23ffef9ed2 bd132fd4d25867ec: A cost table''s rows (actual, predicted, cost) as the nested map cost_error takes.';
-COMMENT ON MACRO majority_error IS 'mlsql macro aecfdb9758781c9e bd132fd4d25867ec: 1 - the largest class share: the error of always predicting the majority class.';
-COMMENT ON MACRO prevalence IS 'mlsql macro 168fdeb977a9a214 bd132fd4d25867ec: Share of known rows whose label is the given positive class.';
-COMMENT ON MACRO accuracy IS 'mlsql macro 0c0ec55e3386cc28 bd132fd4d25867ec: Share of known rows where actual = predicted.';
-COMMENT ON MACRO accuracy_score IS 'mlsql macro 15540aa505b9da5f bd132fd4d25867ec: Alias of accuracy.';
-COMMENT ON MACRO error_rate IS 'mlsql macro db6e94ae0abd239f bd132fd4d25867ec: Share of known rows where actual <> predicted.';
-COMMENT ON MACRO _mlsql_precision_score_of IS 'mlsql macro 4be5d80c1e47667f bd132fd4d25867ec: Precision over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO precision_score IS 'mlsql macro cc702dfa26cfcdd5 bd132fd4d25867ec: Precision over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO _mlsql_recall_score_of IS 'mlsql macro 1e72b58a3b1814bc bd132fd4d25867ec: Recall over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO recall_score IS 'mlsql macro 0cb309227f743ca0 bd132fd4d25867ec: Recall over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO _mlsql_fbeta_score_of IS 'mlsql macro 44b6daff896107f2 bd132fd4d25867ec: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO fbeta_score IS 'mlsql macro 83ff869b7f2e5ae0 bd132fd4d25867ec: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO _mlsql_f1_score_of IS 'mlsql macro 4e809d8451bcf358 bd132fd4d25867ec: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO f1_score IS 'mlsql macro 9ca042f540ab6a5c bd132fd4d25867ec: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO _mlsql_balanced_accuracy_score_of IS 'mlsql macro f0cc5ed86601ed5c bd132fd4d25867ec: Mean recall over the classes that occur in actual.';
-COMMENT ON MACRO balanced_accuracy_score IS 'mlsql macro ab0bc0159c5ebb74 bd132fd4d25867ec: Mean recall over the classes that occur in actual.';
-COMMENT ON MACRO balanced_accuracy IS 'mlsql macro 4b69765ee8ad8eeb bd132fd4d25867ec: Alias of balanced_accuracy_score.';
-COMMENT ON MACRO _mlsql_cohen_kappa_score_of IS 'mlsql macro 1b69840c5d5a4fab bd132fd4d25867ec: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO _mlsql_cohen_kappa_score_weighted_of IS 'mlsql macro 55854d8a81e860fd bd132fd4d25867ec: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO cohen_kappa_score IS 'mlsql macro 8c0c695114bd4504 bd132fd4d25867ec: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO kappa IS 'mlsql macro 559e28f038203eb0 bd132fd4d25867ec: Alias of cohen_kappa_score.';
-COMMENT ON MACRO _mlsql_matthews_corrcoef_of IS 'mlsql macro af63abcb17a6016e bd132fd4d25867ec: Matthews correlation coefficient (multiclass).';
-COMMENT ON MACRO matthews_corrcoef IS 'mlsql macro 07efccb0a0ec9510 bd132fd4d25867ec: Matthews correlation coefficient (multiclass).';
-COMMENT ON MACRO mcc IS 'mlsql macro d5bcb1949522e65e bd132fd4d25867ec: Alias of matthews_corrcoef.';
-COMMENT ON MACRO class_error_rate IS 'mlsql macro d98a42df4b4c73dd bd132fd4d25867ec: Share of the rows truly of the given class that were predicted otherwise.';
-COMMENT ON MACRO cost_error IS 'mlsql macro ae224cbfda7467ef bd132fd4d25867ec: (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).';
-COMMENT ON MACRO TABLE class_distribution IS 'mlsql macro 1ce3b446d6025abd bd132fd4d25867ec: One row per class (and group): class, count, share of the known rows.';
-COMMENT ON MACRO TABLE confusion_matrix IS 'mlsql macro 8cf63a47c089d9f9 bd132fd4d25867ec: The confusion matrix, long: actual, predicted, count (every cell, zeros too).';
-COMMENT ON MACRO TABLE class_metrics IS 'mlsql macro dd68604bd09feba8 bd132fd4d25867ec: One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.';
-COMMENT ON MACRO _mlsql_known_number IS 'mlsql macro 60ade460d9d6f109 bd132fd4d25867ec: x as DOUBLE where the other side of the row is known, else NULL.';
-COMMENT ON MACRO mse IS 'mlsql macro 01512eeff6ec20d0 bd132fd4d25867ec: Mean squared error.';
-COMMENT ON MACRO mean_squared_error IS 'mlsql macro 3ee2dd88c9f1660e bd132fd4d25867ec: Alias of mse.';
-COMMENT ON MACRO rmse IS 'mlsql macro 753dc27677427981 bd132fd4d25867ec: Root mean squared error.';
-COMMENT ON MACRO mae IS 'mlsql macro 2b7d8c4cd8d4fbdc bd132fd4d25867ec: Mean absolute error (the lecture''s mad).';
-COMMENT ON MACRO mean_absolute_error IS 'mlsql macro a41e3fa422a93bdc bd132fd4d25867ec: Alias of mae.';
-COMMENT ON MACRO mape IS 'mlsql macro 72b3a1c8202d7507 bd132fd4d25867ec: Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).';
-COMMENT ON MACRO mean_absolute_percentage_error IS 'mlsql macro 581c273442bf9890 bd132fd4d25867ec: Alias of mape.';
-COMMENT ON MACRO rse IS 'mlsql macro b46bc0b361bb8074 bd132fd4d25867ec: Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².';
-COMMENT ON MACRO rrse IS 'mlsql macro c23de40683c54bcb bd132fd4d25867ec: Root relative squared error: sqrt(rse).';
-COMMENT ON MACRO rae IS 'mlsql macro 733710d2688692b4 bd132fd4d25867ec: Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).';
-COMMENT ON MACRO pearson_corr IS 'mlsql macro 1975f36b7b46aab4 bd132fd4d25867ec: Pearson correlation of actual and predicted (the lecture''s corr).';
-COMMENT ON MACRO r2 IS 'mlsql macro 15c0f479b6d90bbe bd132fd4d25867ec: Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².';
-COMMENT ON MACRO r2_score IS 'mlsql macro 83fc0fdc837a014b bd132fd4d25867ec: Alias of r2.';
-COMMENT ON MACRO explained_variance IS 'mlsql macro 865eb01a8ce83464 bd132fd4d25867ec: Explained variance: 1 - var(y - ŷ) / var(y).';
-COMMENT ON MACRO explained_variance_score IS 'mlsql macro 0406504e23b632f9 bd132fd4d25867ec: Alias of explained_variance.';
-COMMENT ON MACRO hivemall_r2 IS 'mlsql macro ba189a9aa70a6725 bd132fd4d25867ec: r2 in Hivemall''s argument order: hivemall_r2(predicted, actual).';
-COMMENT ON MACRO _mlsql_weighted_u IS 'mlsql macro 1c215a69fcbf72b1 bd132fd4d25867ec: Weighted Mann-Whitney U of (s, y, w) sorted by score: Σ over positives of w x (negative weight below + ties / 2), one pass over the runs of equal scores.';
-COMMENT ON MACRO _mlsql_weighted_precision_sum IS 'mlsql macro 9657af0bee37a676 bd132fd4d25867ec: Σ over runs of equal scores of (run''s positive weight) x WP(>= s) / W(>= s), (s, y, w) sorted from the highest score.';
-COMMENT ON MACRO _mlsql_positive_rank_sum IS 'mlsql macro 278519afec049e70 bd132fd4d25867ec: Σ of the 1-based positions of the positives in a sorted list of (s, k, y).';
-COMMENT ON MACRO _mlsql_probability IS 'mlsql macro fc64febd6f147a4c bd132fd4d25867ec: x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).';
-COMMENT ON MACRO _mlsql_run_precision_sum IS 'mlsql macro 23c6e59e3e96b935 bd132fd4d25867ec: Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).';
-COMMENT ON MACRO logloss IS 'mlsql macro 018a8b7f2644998e bd132fd4d25867ec: Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.';
-COMMENT ON MACRO log_loss IS 'mlsql macro 18e8e0c28a2df9b4 bd132fd4d25867ec: Alias of logloss.';
-COMMENT ON MACRO hivemall_logloss IS 'mlsql macro 43cc4cd466815f8a bd132fd4d25867ec: logloss in Hivemall''s argument order: hivemall_logloss(predicted, actual).';
-COMMENT ON MACRO hivemall_auc IS 'mlsql macro 245613d1bcb2c74f bd132fd4d25867ec: auc in Hivemall''s argument order: hivemall_auc(score, label), no sorting needed.';
-COMMENT ON MACRO average_precision_score IS 'mlsql macro eacae720edc1077c bd132fd4d25867ec: Average precision of scores (score) for binary labels (actual): scikit-learn''s step-wise AP, tied scores one step.';
-COMMENT ON MACRO brier_score_loss IS 'mlsql macro 3b1efcd5cf389d15 bd132fd4d25867ec: Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).';
-COMMENT ON MACRO expected_calibration_error IS 'mlsql macro 5d0ea24c26e43e53 bd132fd4d25867ec: Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.';
-COMMENT ON MACRO _mlsql_ranked IS 'mlsql macro 559f96014641583d bd132fd4d25867ec: A list without NULLs and repeats (the first occurrence keeps its place).';
-COMMENT ON MACRO _mlsql_hit_positions IS 'mlsql macro 55f69ce6005b124d bd132fd4d25867ec: Positions (1-based) of the true items among the first k of a ranked list (all of it when k is NULL).';
-COMMENT ON MACRO _mlsql_ideal_grades IS 'mlsql macro f80d2b1b1769611b bd132fd4d25867ec: The n best grades of an ideal ranking, best first (NULL grades dropped).';
-COMMENT ON MACRO _mlsql_scores_map IS 'mlsql macro 6e0282331a6420fa bd132fd4d25867ec: A list of {label, score} structs as a MAP (a label''s first entry kept, NULL labels dropped).';
-COMMENT ON MACRO _mlsql_scored IS 'mlsql macro f1a8b6b8c79d1091 bd132fd4d25867ec: The (key, value) entries of a score map whose score is not NULL.';
-COMMENT ON MACRO _mlsql_score_lists IS 'mlsql macro a9e4471a518ad415 bd132fd4d25867ec: A row''s scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.';
-COMMENT ON MACRO _mlsql_n_top IS 'mlsql macro f785092aa9e55a72 bd132fd4d25867ec: How many of the scores ``among`` equal the highest scored one.';
-COMMENT ON MACRO _mlsql_ranked_labels IS 'mlsql macro e00917d66e35bb3e bd132fd4d25867ec: Labels of (key, value) entries, best score first, ties by label.';
-COMMENT ON MACRO _mlsql_top_k_of IS 'mlsql macro 857042ce7a031501 bd132fd4d25867ec: The labels of the n best-scored entries, best first (all of them when n is NULL).';
-COMMENT ON MACRO _mlsql_scored_above IS 'mlsql macro f239a54483d655b9 bd132fd4d25867ec: The entries of a score map scored >= threshold.';
-COMMENT ON MACRO top_k IS 'mlsql macro 9e0bb74db91abde5 bd132fd4d25867ec: The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.';
-COMMENT ON MACRO above_threshold IS 'mlsql macro e30ffc08fec341c5 bd132fd4d25867ec: Labels of a score map scored >= threshold, best first (ties by label).';
-COMMENT ON MACRO top_k_above IS 'mlsql macro c8a21ac874bc1749 bd132fd4d25867ec: At most k labels of a score map, each scored >= threshold, best first (ties by label).';
-COMMENT ON MACRO _mlsql_precision_at_row IS 'mlsql macro 79f68aca0fa58b95 bd132fd4d25867ec: Per row: Hivemall''s Precision@k: hits in the top k / k, averaged over rows.';
-COMMENT ON MACRO precision_at IS 'mlsql macro 774b67f374c1605f bd132fd4d25867ec: Hivemall''s Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.';
-COMMENT ON MACRO _mlsql_recall_at_row IS 'mlsql macro f9992d8691a721ab bd132fd4d25867ec: Per row: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows.';
-COMMENT ON MACRO recall_at IS 'mlsql macro b6f687652e85ed39 bd132fd4d25867ec: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.';
-COMMENT ON MACRO _mlsql_average_precision_row IS 'mlsql macro 75440a5edbcb7d5d bd132fd4d25867ec: Per row: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows.';
-COMMENT ON MACRO average_precision IS 'mlsql macro 214e35606d2e7245 bd132fd4d25867ec: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.';
-COMMENT ON MACRO _mlsql_hitrate_row IS 'mlsql macro dff83c8d7764121e bd132fd4d25867ec: Per row: Hivemall''s HitRate@k: share of rows with a true item in the top k.';
-COMMENT ON MACRO hitrate IS 'mlsql macro d4710183efe00f1e bd132fd4d25867ec: Hivemall''s HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.';
-COMMENT ON MACRO _mlsql_mrr_row IS 'mlsql macro 1c77b25aa57ab6cc bd132fd4d25867ec: Per row: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k.';
-COMMENT ON MACRO mrr IS 'mlsql macro b9f8873c8d0e401d bd132fd4d25867ec: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.';
-COMMENT ON MACRO _mlsql_ndcg_row IS 'mlsql macro 33898adcb6ba69e7 bd132fd4d25867ec: Per row: Hivemall''s binary nDCG@k, averaged over rows.';
-COMMENT ON MACRO ndcg IS 'mlsql macro cf697a2d7ba82f0d bd132fd4d25867ec: Hivemall''s binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.';
-COMMENT ON MACRO _mlsql_ranking_auc_row IS 'mlsql macro b39a434d4ba2c7df bd132fd4d25867ec: Per row: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.';
-COMMENT ON MACRO ranking_auc IS 'mlsql macro 69df5584d341aa8b bd132fd4d25867ec: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall''s ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.';
-COMMENT ON MACRO auc IS 'mlsql macro 45ba9f5e314824b4 bd132fd4d25867ec: ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall''s ranking AUC (ranking_auc).';
-COMMENT ON MACRO roc_auc_score IS 'mlsql macro a9a95ff171768a8a bd132fd4d25867ec: Alias of auc.';
-COMMENT ON MACRO _mlsql_graded_ndcg_row IS 'mlsql macro 952dcf5f5316ea69 bd132fd4d25867ec: Per row: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.';
-COMMENT ON MACRO graded_ndcg IS 'mlsql macro b586c3259de555a9 bd132fd4d25867ec: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).';
-COMMENT ON MACRO _mlsql_coverage_error_row IS 'mlsql macro f9cb9ca3a2feb705 bd132fd4d25867ec: Per row: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.';
-COMMENT ON MACRO coverage_error IS 'mlsql macro a68cc6a3bbdb9385 bd132fd4d25867ec: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.';
-COMMENT ON MACRO _mlsql_label_ranking_loss_row IS 'mlsql macro ae76330d5fd06eec bd132fd4d25867ec: Per row: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.';
-COMMENT ON MACRO label_ranking_loss IS 'mlsql macro 57227e4d4a7fd5de bd132fd4d25867ec: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.';
-COMMENT ON MACRO _mlsql_label_ranking_average_precision_row IS 'mlsql macro e9507e38bef365f6 bd132fd4d25867ec: Per row: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows.';
-COMMENT ON MACRO label_ranking_average_precision IS 'mlsql macro 276f91bd35ef99fd bd132fd4d25867ec: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.';
-COMMENT ON MACRO label_ranking_average_precision_score IS 'mlsql macro a45786aa736d0a82 bd132fd4d25867ec: Alias of label_ranking_average_precision.';
-COMMENT ON MACRO _mlsql_one_error_row IS 'mlsql macro 80ba9a1428bf8027 bd132fd4d25867ec: Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).';
-COMMENT ON MACRO one_error IS 'mlsql macro 750cbd5a118642c3 bd132fd4d25867ec: One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.';
-COMMENT ON MACRO _mlsql_ndcg_score_row IS 'mlsql macro b8a6590579b8df50 bd132fd4d25867ec: Per row: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.';
-COMMENT ON MACRO ndcg_score IS 'mlsql macro 46fbb2f02a8c8063 bd132fd4d25867ec: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn''s ignore_ties=False). No true label: 0.';
-COMMENT ON MACRO _mlsql_curve_cells IS 'mlsql macro bc1ebfd29e36f30b bd132fd4d25867ec: The curve cells (label struct k, y, s) of a known row.';
-COMMENT ON MACRO TABLE precision_recall_curve IS 'mlsql macro 1ecc6ae332d90f44 bd132fd4d25867ec: One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn''s points).';
-COMMENT ON MACRO TABLE roc_curve IS 'mlsql macro dc0d810c580f78e8 bd132fd4d25867ec: One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn''s points).';
-COMMENT ON MACRO _mlsql_label_score_cells IS 'mlsql macro ccd923479f8964ff bd132fd4d25867ec: The explicit cells of known rows {a: actual, m: score map}: each scored label (row, label, score, true?) and each true label without a score (at -infinity).';
-COMMENT ON MACRO _mlsql_segment_slices IS 'mlsql macro 6901c62a79d5eb9c bd132fd4d25867ec: Cells {g, s, y} cut into segments by g, each sorted by score descending twice: negatives first among ties (a) and positives first (b). A segment ends where g changes from one cell to the next.';
-COMMENT ON MACRO _mlsql_segment_stats IS 'mlsql macro ed13245fc0f2e1fe bd132fd4d25867ec: A segment''s statistics from its cells sorted with negatives first (a) and positives first (b) among ties: explicit cells, positives (unscored ones), Σ P(>= s) / N(>= s) over the scored positives, and U.';
-COMMENT ON MACRO multilabel_average_precision IS 'mlsql macro 5d2a614331bbc128 bd132fd4d25867ec: scikit-learn''s average_precision_score over label scores (the indicator matrix of the group''s labels), averaged micro, macro, weighted or over samples.';
-COMMENT ON MACRO multilabel_roc_auc IS 'mlsql macro fda18e601c1fd506 bd132fd4d25867ec: scikit-learn''s roc_auc_score over label scores (the indicator matrix of the group''s labels), ties one half, averaged micro, macro, weighted or over samples.';
-COMMENT ON MACRO _mlsql_score_entries IS 'mlsql macro 1d83b0c27a86851f bd132fd4d25867ec: A row''s label scores as (key, value) entries (a list''s first entry of a label kept).';
-COMMENT ON MACRO TABLE calibration_table IS 'mlsql macro 6107bbe15ce78aa6 bd132fd4d25867ec: One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.';
-COMMENT ON MACRO TABLE label_thresholds IS 'mlsql macro 501c04a9a4c73a39 bd132fd4d25867ec: One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold.';
+COMMENT ON MACRO _mlsql_weight IS 'mlsql macro 6440ffc2acbf6439 f905e3b63fd64087: A row''s sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).';
+COMMENT ON MACRO _mlsql_shown IS 'mlsql macro b0d5f7daf3cc963d f905e3b63fd64087: A value as mlsql''s messages show it: ''text'', None, True, 2.5.';
+COMMENT ON MACRO _mlsql_check_beta IS 'mlsql macro 512040aa601b1dbd f905e3b63fd64087: Validate beta: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_zero_division IS 'mlsql macro 67f9c71bdeff8a04 f905e3b63fd64087: Validate zero_division: one of 0, 1, nan, ''diagnose'', ''ignore''.';
+COMMENT ON MACRO _mlsql_check_n_labels IS 'mlsql macro 43d838c682001e03 f905e3b63fd64087: Validate n_labels: a whole number > 0.';
+COMMENT ON MACRO _mlsql_check_alpha IS 'mlsql macro 5238e2456fa0f54a f905e3b63fd64087: Validate alpha: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_cost_fn IS 'mlsql macro 9cd5c51fb93b2036 f905e3b63fd64087: Validate cost_fn: a finite number.';
+COMMENT ON MACRO _mlsql_check_cost_fp IS 'mlsql macro 777d89e417099a55 f905e3b63fd64087: Validate cost_fp: a finite number.';
+COMMENT ON MACRO _mlsql_check_average IS 'mlsql macro 49519a425086aa0c f905e3b63fd64087: Validate average: one of ''micro'', ''macro'', ''weighted''.';
+COMMENT ON MACRO _mlsql_check_weights IS 'mlsql macro 55f3c76974caf8a0 f905e3b63fd64087: Validate weights: one of ''linear'', ''quadratic''.';
+COMMENT ON MACRO _mlsql_check_k IS 'mlsql macro 14bf28fb73962a0d f905e3b63fd64087: Validate k: a whole number > 0 (or NULL for all).';
+COMMENT ON MACRO _mlsql_check_top_k IS 'mlsql macro a230e0f559eda428 f905e3b63fd64087: Validate k: a whole number >= 0 (or NULL for all).';
+COMMENT ON MACRO _mlsql_check_threshold IS 'mlsql macro 8c2bc6acd7bacc83 f905e3b63fd64087: Validate threshold: a number.';
+COMMENT ON MACRO _mlsql_check_table_beta IS 'mlsql macro a01713b91245d079 f905e3b63fd64087: Validate beta: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_n_bins IS 'mlsql macro 64118ad4391f29da f905e3b63fd64087: Validate n_bins: a whole number > 0.';
+COMMENT ON MACRO _mlsql_check_score_average IS 'mlsql macro bdca0452f2d1708f f905e3b63fd64087: Validate average: one of ''micro'', ''macro'', ''weighted'', ''samples''.';
+COMMENT ON MACRO _mlsql_check_threshold_bins IS 'mlsql macro 17753518e5455d2e f905e3b63fd64087: Validate n_bins: a whole number > 0 (or NULL for exact thresholds).';
+COMMENT ON MACRO _mlsql_undefined IS 'mlsql macro ac744bf4af46efca f905e3b63fd64087: The value of an undefined ratio under a checked zero_division (''ignore'': NULL).';
+COMMENT ON MACRO _mlsql_label_type_error IS 'mlsql macro 5e13bfa8fcf5baad f905e3b63fd64087: The error for lists that hold no labels (floats, booleans, ...) or two kinds.';
+COMMENT ON MACRO _mlsql_checked_label_lists IS 'mlsql macro 734e7008fdd54d97 f905e3b63fd64087: actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).';
+COMMENT ON MACRO _mlsql_typed_universe IS 'mlsql macro dfe2a11bf711de99 f905e3b63fd64087: A labels= universe as a list of example''s type, after checking its kind.';
+COMMENT ON MACRO _mlsql_tp IS 'mlsql macro 7ad3957705368986 f905e3b63fd64087: |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).';
+COMMENT ON MACRO _mlsql_n_actual IS 'mlsql macro 8912008a8d73d114 f905e3b63fd64087: |A|: distinct non-NULL true labels; NULL when either list is NULL.';
+COMMENT ON MACRO _mlsql_n_predicted IS 'mlsql macro 73cb8d3e1caeb72c f905e3b63fd64087: |P|: distinct non-NULL predicted labels; NULL when either list is NULL.';
+COMMENT ON MACRO _mlsql_ratio IS 'mlsql macro 456a33afe3d3f806 f905e3b63fd64087: ``num / den``, or the ``zero_division`` value where ``den`` is 0.';
+COMMENT ON MACRO _mlsql_precision IS 'mlsql macro 58dbd7799a76e0e4 f905e3b63fd64087: tp / (tp + fp): undefined when nothing is predicted.';
+COMMENT ON MACRO _mlsql_recall IS 'mlsql macro f5215130f0b41a22 f905e3b63fd64087: tp / (tp + fn): undefined when nothing is true.';
+COMMENT ON MACRO _mlsql_fbeta IS 'mlsql macro 59f673176e1889f2 f905e3b63fd64087: (1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.';
+COMMENT ON MACRO _mlsql_jaccard IS 'mlsql macro f27d14b3c904efa0 f905e3b63fd64087: tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty.';
+COMMENT ON MACRO _mlsql_average IS 'mlsql macro e2bce6c45bc68591 f905e3b63fd64087: Mean of per-row or per-label values, leaving undefined ones out where asked.';
+COMMENT ON MACRO _mlsql_average_by_weight IS 'mlsql macro a2c6cb27c6aad003 f905e3b63fd64087: Mean of per-row or per-label values, leaving undefined ones out where asked, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_share IS 'mlsql macro d723b640377e4a9c f905e3b63fd64087: ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).';
+COMMENT ON MACRO _mlsql_hamming_loss IS 'mlsql macro 5cc743e0762ecfc6 f905e3b63fd64087: (fp + fn) / (rows x labels): the share of label decisions that are wrong.';
+COMMENT ON MACRO _mlsql_subset_accuracy IS 'mlsql macro cf75a9cea316308f f905e3b63fd64087: Share of rows whose predicted set equals the true set (unknown rows left out).';
+COMMENT ON MACRO _mlsql_subset_accuracy_by_weight IS 'mlsql macro 34eff7b6e309cc2b f905e3b63fd64087: Share of rows whose predicted set equals the true set (unknown rows left out), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_zero_one_loss IS 'mlsql macro ae549e88edbc7c42 f905e3b63fd64087: 1 - subset accuracy.';
+COMMENT ON MACRO _mlsql_zero_one_loss_by_weight IS 'mlsql macro b58af924798eaedc f905e3b63fd64087: 1 - subset accuracy, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_negative_predictive_value IS 'mlsql macro 3206e85937033e08 f905e3b63fd64087: tn / (tn + fn) (the lecture''s nrel): precision of the negative class.';
+COMMENT ON MACRO _mlsql_specificity IS 'mlsql macro 6ae09f8bc983fb28 f905e3b63fd64087: tn / (tn + fp) (the lecture''s spec): recall of the negative class.';
+COMMENT ON MACRO _mlsql_false_negative_rate IS 'mlsql macro a56ecac63de02524 f905e3b63fd64087: fn / (tp + fn): the positive class''s error rate (1 - recall).';
+COMMENT ON MACRO _mlsql_false_positive_rate IS 'mlsql macro 72f641940bd4d33d f905e3b63fd64087: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
+COMMENT ON MACRO _mlsql_joint_share IS 'mlsql macro db280ce07445d883 f905e3b63fd64087: tp / n (the lecture''s sup, a rule''s support p(LR)).';
+COMMENT ON MACRO _mlsql_table_accuracy IS 'mlsql macro 4b02e1fe41f40e71 f905e3b63fd64087: (tp + tn) / n (the lecture''s tacc).';
+COMMENT ON MACRO _mlsql_table_error_rate IS 'mlsql macro 19a6af9dadfccf3e f905e3b63fd64087: (fp + fn) / n: 1 - accuracy.';
+COMMENT ON MACRO _mlsql_table_coverage IS 'mlsql macro 6d84fb6398ab0583 f905e3b63fd64087: (tp + fp) / n (the lecture''s cov): share of rows predicted positive (where a rule fires).';
+COMMENT ON MACRO _mlsql_table_cost_error IS 'mlsql macro 8ef9a12ac73eab8e f905e3b63fd64087: (cost_fn fn + cost_fp fp) / n: the cost-weighted error of a 2x2 table.';
+COMMENT ON MACRO _mlsql_novelty IS 'mlsql macro f27c067838c024a2 f905e3b63fd64087: p(LR) - p(L) p(R) = (n tp - (tp + fp)(tp + fn)) / n² (the lecture''s nov).';
+COMMENT ON MACRO _mlsql_satisfaction IS 'mlsql macro 5e52156bbda5dec0 f905e3b63fd64087: 1 - n fp / (|L| |not R|) (the lecture''s sat); undefined when L or not R is empty.';
+COMMENT ON MACRO _mlsql_cohen_kappa IS 'mlsql macro 6dc9235cb4dd4b51 f905e3b63fd64087: 1 - n Σw·O / Σw·r·c: kappa from the (weighted) disagreement seen and expected by chance.';
+COMMENT ON MACRO _mlsql_table_kappa IS 'mlsql macro ca897ee75373bbee f905e3b63fd64087: Cohen''s kappa of a 2x2 table: chance disagreement (tp+fn)(fn+tn) + (fp+tn)(tp+fp).';
+COMMENT ON MACRO _mlsql_curve_precision IS 'mlsql macro 9e38e8d9d01ba7ef f905e3b63fd64087: tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn).';
+COMMENT ON MACRO _mlsql_curve_recall IS 'mlsql macro c8825708d87e4e9c f905e3b63fd64087: tp / P at a threshold; 0 at +inf (scikit-learn''s end point), undefined without positives.';
+COMMENT ON MACRO _mlsql_curve_rate IS 'mlsql macro b06df681d13ec307 f905e3b63fd64087: count / total: the true positive rate (tp / P) or false positive rate (fp / N).';
+COMMENT ON MACRO _mlsql_true_negatives IS 'mlsql macro 371583405de34ffd f905e3b63fd64087: rows - tp - fp - fn: rows where the label is neither true nor predicted.';
+COMMENT ON MACRO _mlsql_label_accuracy IS 'mlsql macro 24ebf980c735f9e7 f905e3b63fd64087: (tp + tn) / rows: share of rows where the label is decided right.';
+COMMENT ON MACRO _mlsql_weighted_average IS 'mlsql macro d54a8c194f72c2aa f905e3b63fd64087: Sum of weight x value over the sum of weights, leaving undefined values out.';
+COMMENT ON MACRO _mlsql_weighted_average_by_weight IS 'mlsql macro 72949384a764834c f905e3b63fd64087: Sum of weight x value over the sum of weights, leaving undefined values out, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_fbeta_of_means IS 'mlsql macro 1ff811799fa8b698 f905e3b63fd64087: (1 + b²) P R / (b² P + R) of two averages (the R walkthrough''s macro F1); 0 when both are 0.';
+COMMENT ON MACRO _mlsql_share_of_labels IS 'mlsql macro 2e726c09d9eb5b70 f905e3b63fd64087: Share of label rows where ``condition`` holds (CLP, MLP, WLP).';
+COMMENT ON MACRO _mlsql_share_of_labels_by_weight IS 'mlsql macro df18776ae6c4a9f1 f905e3b63fd64087: Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_label_accuracy_micro IS 'mlsql macro 885e811cf300d694 f905e3b63fd64087: 1 - Hamming loss: share of the rows x labels decisions that are right.';
+COMMENT ON MACRO _mlsql_segment_average_precision IS 'mlsql macro be4ade8afe0896be f905e3b63fd64087: (Σ scored positives'' P(>= s) / N(>= s) + unscored positives x positives / cells) / positives.';
+COMMENT ON MACRO _mlsql_segment_roc_auc IS 'mlsql macro a38520f731b21d9d f905e3b63fd64087: U / (positives x negatives), U counting the unscored negatives at -infinity.';
+COMMENT ON MACRO _mlsql_precision_at_k IS 'mlsql macro 9a6d84423b44c27f f905e3b63fd64087: hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).';
+COMMENT ON MACRO _mlsql_recall_at_k IS 'mlsql macro 35a2dbcf6dcfc8de f905e3b63fd64087: hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall).';
+COMMENT ON MACRO _mlsql_hit IS 'mlsql macro fe0bcbd31c93a14d f905e3b63fd64087: 1 when a true item is in the top n, else 0.';
+COMMENT ON MACRO _mlsql_reciprocal_rank IS 'mlsql macro 42cca930d80534eb f905e3b63fd64087: 1 / position of the first hit in the top n; 0 without one.';
+COMMENT ON MACRO _mlsql_precision_at_hit IS 'mlsql macro 29b0997c27d0ebd4 f905e3b63fd64087: Precision of the top ``pos`` items when the item at ``pos`` is the ``nth`` hit.';
+COMMENT ON MACRO _mlsql_average_precision_at_k IS 'mlsql macro f7f32f6575119ccf f905e3b63fd64087: Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.';
+COMMENT ON MACRO _mlsql_misses_above_hit IS 'mlsql macro 5430c952fed1c544 f905e3b63fd64087: Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.';
+COMMENT ON MACRO _mlsql_ranking_auc_at_k IS 'mlsql macro 1afa9d46c281447a f905e3b63fd64087: Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.';
+COMMENT ON MACRO _mlsql_normalized_dcg IS 'mlsql macro 657b1d9263719358 f905e3b63fd64087: DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant).';
+COMMENT ON MACRO _mlsql_coverage IS 'mlsql macro b06580681128d5bb f905e3b63fd64087: How far down the ranking to go to cover every true label; 0 without true labels.';
+COMMENT ON MACRO _mlsql_false_at_or_above IS 'mlsql macro 82012b3a96e35163 f905e3b63fd64087: False labels scored at least as high as a true label: its wrongly ordered pairs.';
+COMMENT ON MACRO _mlsql_ranking_loss_of_row IS 'mlsql macro cbd6b96bc9408710 f905e3b63fd64087: Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none.';
+COMMENT ON MACRO _mlsql_precision_at_label IS 'mlsql macro 62a72c8abecc6fb7 f905e3b63fd64087: Share of true labels among the labels scored at least as high as a true label.';
+COMMENT ON MACRO _mlsql_label_ranking_precision_of_row IS 'mlsql macro 381e7829a25bf963 f905e3b63fd64087: Mean precision at the true labels; 1 where none or all labels are true.';
+COMMENT ON MACRO _mlsql_one_error_of_row IS 'mlsql macro bda50e6befc604ab f905e3b63fd64087: Share of top-scored labels that are not true; 1 when no label is scored.';
+COMMENT ON MACRO _mlsql_tie_averaged_gain IS 'mlsql macro 98e84166311a66aa f905e3b63fd64087: A relevant label''s DCG share: the discounts of its tie group''s places / the group size.';
+COMMENT ON MACRO _mlsql_relative_error IS 'mlsql macro 13b798fdebbab46c f905e3b63fd64087: error / baseline (rse, rae); undefined when y is constant (''diagnose'': 0 if error = 0, else 1).';
+COMMENT ON MACRO _mlsql_explained IS 'mlsql macro 42ed097f5173cf22 f905e3b63fd64087: 1 - error / baseline (r2, explained variance); undefined when baseline = 0.';
+COMMENT ON MACRO _mlsql_pearson IS 'mlsql macro c802c13048b56049 f905e3b63fd64087: cov / (sd_a sd_b); undefined when either side is constant (''diagnose'': 1 if equal).';
+COMMENT ON MACRO _mlsql_centred_comoment IS 'mlsql macro 6e97bfd1f095f7b5 f905e3b63fd64087: Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.';
+COMMENT ON MACRO _mlsql_log_loss_term IS 'mlsql macro e7129dacbe95ad7a f905e3b63fd64087: -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.';
+COMMENT ON MACRO _mlsql_mann_whitney_auc IS 'mlsql macro 7e55126ac5158fb3 f905e3b63fd64087: U / (positives x negatives); undefined with one class (''diagnose'': 1).';
+COMMENT ON MACRO _mlsql_squared_error_term IS 'mlsql macro ef48c92db309ae04 f905e3b63fd64087: (p - y)² of one row: its Brier score.';
+COMMENT ON MACRO _mlsql_step_average_precision IS 'mlsql macro ab959c2d342c2481 f905e3b63fd64087: Σ over positives of the precision at their score / positives; undefined without positives.';
+COMMENT ON MACRO _mlsql_calibration_bin IS 'mlsql macro 53b358b4fd9a28e5 f905e3b63fd64087: min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.';
+COMMENT ON MACRO _mlsql_matthews_corrcoef IS 'mlsql macro 33ed9d7ffac2578c f905e3b63fd64087: (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).';
+COMMENT ON MACRO _mlsql_selection_fbeta IS 'mlsql macro 6a745f52176d74ce f905e3b63fd64087: F-beta of a candidate threshold for choosing the best: 0 where tp = 0.';
+COMMENT ON MACRO set_intersection IS 'mlsql macro 2663540fbf85c85f f905e3b63fd64087: Labels in both lists, distinct and sorted, no NULLs.';
+COMMENT ON MACRO set_difference IS 'mlsql macro 03c8f5708ab09143 f905e3b63fd64087: Labels of the first list missing from the second, distinct and sorted.';
+COMMENT ON MACRO set_union IS 'mlsql macro 788fa3f9f6dad2ca f905e3b63fd64087: Labels in either list, distinct and sorted, no NULLs.';
+COMMENT ON MACRO set_symmetric_difference IS 'mlsql macro 1e60b6710e9fbcc6 f905e3b63fd64087: Labels in exactly one of the lists, distinct and sorted.';
+COMMENT ON MACRO true_positives IS 'mlsql macro f7d3a7fdde36ffec f905e3b63fd64087: |A ∩ P|: true labels that were predicted.';
+COMMENT ON MACRO false_positives IS 'mlsql macro 8a3f70d8eac64ffe f905e3b63fd64087: |P \ A|: predicted labels that are not true.';
+COMMENT ON MACRO false_negatives IS 'mlsql macro 38eeca0b75cf0213 f905e3b63fd64087: |A \ P|: true labels that were not predicted.';
+COMMENT ON MACRO set_jaccard IS 'mlsql macro 726d0a84a33b1a79 f905e3b63fd64087: |A ∩ P| / |A ∪ P| of one row.';
+COMMENT ON MACRO row_precision IS 'mlsql macro 66a03403dda7f441 f905e3b63fd64087: |A ∩ P| / |P| of one row.';
+COMMENT ON MACRO row_recall IS 'mlsql macro d6ea69bfa740039c f905e3b63fd64087: |A ∩ P| / |A| of one row.';
+COMMENT ON MACRO row_fbeta IS 'mlsql macro 548d29d061f72321 f905e3b63fd64087: F-beta of one row, from its counts.';
+COMMENT ON MACRO micro_precision IS 'mlsql macro 8da0a6e2fb01e1af f905e3b63fd64087: Precision of counts pooled over rows.';
+COMMENT ON MACRO micro_recall IS 'mlsql macro 3bbb8a5f389ed96f f905e3b63fd64087: Recall of counts pooled over rows.';
+COMMENT ON MACRO micro_fbeta IS 'mlsql macro 4bb838690a80dace f905e3b63fd64087: F-beta of counts pooled over rows.';
+COMMENT ON MACRO micro_f1 IS 'mlsql macro df2ed506edf4bca5 f905e3b63fd64087: F1 of counts pooled over rows.';
+COMMENT ON MACRO micro_jaccard IS 'mlsql macro eb86c0c52b65de1b f905e3b63fd64087: Jaccard of counts pooled over rows.';
+COMMENT ON MACRO samples_precision IS 'mlsql macro cc3d6fc7d8600c9a f905e3b63fd64087: Mean over rows of row precision.';
+COMMENT ON MACRO samples_recall IS 'mlsql macro 94f42af99d493203 f905e3b63fd64087: Mean over rows of row recall.';
+COMMENT ON MACRO samples_fbeta IS 'mlsql macro 002ac38dc987e320 f905e3b63fd64087: Mean over rows of row F-beta.';
+COMMENT ON MACRO samples_f1 IS 'mlsql macro d79a924dea11748d f905e3b63fd64087: Mean over rows of row F1.';
+COMMENT ON MACRO samples_jaccard IS 'mlsql macro 78d77b1deb7c32f8 f905e3b63fd64087: Mean over rows of row Jaccard.';
+COMMENT ON MACRO subset_accuracy IS 'mlsql macro 3c3dc11eae5b5fe7 f905e3b63fd64087: Share of rows predicted exactly.';
+COMMENT ON MACRO zero_one_loss IS 'mlsql macro ecb60bf09987b287 f905e3b63fd64087: Share of rows not predicted exactly.';
+COMMENT ON MACRO hamming_loss IS 'mlsql macro 9327bfa6e8841d55 f905e3b63fd64087: (fp + fn) / (rows x n_labels): share of wrong label decisions.';
+COMMENT ON MACRO micro_precision_from_counts IS 'mlsql macro 1b9b7b6fb541061b f905e3b63fd64087: micro_precision of stored counts.';
+COMMENT ON MACRO micro_recall_from_counts IS 'mlsql macro 5c9aeb4c4e1750a5 f905e3b63fd64087: micro_recall of stored counts.';
+COMMENT ON MACRO micro_fbeta_from_counts IS 'mlsql macro 0a2e72eb1f35ccb9 f905e3b63fd64087: micro_fbeta of stored counts.';
+COMMENT ON MACRO micro_f1_from_counts IS 'mlsql macro 14bc298ff9689474 f905e3b63fd64087: micro_f1 of stored counts.';
+COMMENT ON MACRO micro_jaccard_from_counts IS 'mlsql macro aedb770816c1a9bc f905e3b63fd64087: micro_jaccard of stored counts.';
+COMMENT ON MACRO subset_accuracy_from_counts IS 'mlsql macro fe928d399bd1df56 f905e3b63fd64087: subset_accuracy of stored counts.';
+COMMENT ON MACRO zero_one_loss_from_counts IS 'mlsql macro 1a4812036332cf07 f905e3b63fd64087: zero_one_loss of stored counts.';
+COMMENT ON MACRO hamming_loss_from_counts IS 'mlsql macro f069fd0b65c47431 f905e3b63fd64087: hamming_loss of stored counts.';
+COMMENT ON MACRO multilabel_counts IS 'mlsql macro ae8345800a244085 f905e3b63fd64087: Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.';
+COMMENT ON MACRO merge_counts IS 'mlsql macro 37fb540b4d24e4b7 f905e3b63fd64087: Sum stored multilabel_counts structs field by field.';
+COMMENT ON MACRO _mlsql_hivemall_beta IS 'mlsql macro ccb2c07fe51be903 f905e3b63fd64087: The -beta of a Hivemall option string (default 1).';
+COMMENT ON MACRO _mlsql_hivemall_average IS 'mlsql macro bcbe9e09a74ef2ad f905e3b63fd64087: The -average of a Hivemall option string (default micro).';
+COMMENT ON MACRO _mlsql_hivemall_int_label IS 'mlsql macro a3952953e456b8ed f905e3b63fd64087: Hivemall''s binary label: 1 stays 1; 0 and -1 are 0.';
+COMMENT ON MACRO _mlsql_hivemall_tp IS 'mlsql macro 967aee34f9468857 f905e3b63fd64087: One binary row''s tp: both 1 (binary), or equal labels (micro).';
+COMMENT ON MACRO _mlsql_hivemall_n IS 'mlsql macro 597a89658e486910 f905e3b63fd64087: One binary row''s labels on one side: 1 if positive (binary); always 1 (micro).';
+COMMENT ON MACRO _mlsql_hivemall_arrays IS 'mlsql macro c232fd7a73ac62d3 f905e3b63fd64087: fmeasure over label arrays (sets).';
+COMMENT ON MACRO _mlsql_hivemall_arrays_by_weight IS 'mlsql macro 9a58392414282691 f905e3b63fd64087: fmeasure over label arrays (sets), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_hivemall_binary IS 'mlsql macro 37cce71db9c7d014 f905e3b63fd64087: fmeasure over binary int labels.';
+COMMENT ON MACRO _mlsql_hivemall_binary_by_weight IS 'mlsql macro b0cc90f204f3c0f2 f905e3b63fd64087: fmeasure over binary int labels, each row weighted by sample_weight.';
+COMMENT ON MACRO fmeasure IS 'mlsql macro e0c0e543196a2169 f905e3b63fd64087: Hivemall''s fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options ''-beta B -average micro|binary''.';
+COMMENT ON MACRO _mlsql_check_labels IS 'mlsql macro 83bd5418adddd7a6 f905e3b63fd64087: Validate a label universe: NULL (labels seen) or a list with a label.';
+COMMENT ON MACRO TABLE _mlsql_label_spread IS 'mlsql macro 20365db09863f731 f905e3b63fd64087: One pass over the source: count per (group, label, flag); label NULL rows hold row codes.';
+COMMENT ON MACRO TABLE _mlsql_label_spread_by_weight IS 'mlsql macro 2021dadb388cf579 f905e3b63fd64087: One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.';
+COMMENT ON MACRO TABLE label_metrics IS 'mlsql macro 61013de8aaf0ba2f f905e3b63fd64087: One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn''s labels=); by: grouping columns. Example: SELECT * FROM label_metrics(''preds'', ''actual'', ''predicted'', by := [''model'']).';
+COMMENT ON MACRO TABLE multilabel_report IS 'mlsql macro 2888887c78550c10 f905e3b63fd64087: One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row''s sets are first intersected with them (labels outside are ignored, as scikit-learn''s labels=). Example: SELECT * FROM multilabel_report(''preds'', ''actual'', ''predicted'', labels := [''a'', ''b'']).';
+COMMENT ON MACRO TABLE macro_precision IS 'mlsql macro d27b1d2bb65c0fba f905e3b63fd64087: Mean over labels of per-label precision.';
+COMMENT ON MACRO TABLE macro_recall IS 'mlsql macro 3ed20bb1c6517696 f905e3b63fd64087: Mean over labels of per-label recall.';
+COMMENT ON MACRO TABLE macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 f905e3b63fd64087: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1).';
+COMMENT ON MACRO TABLE macro_fbeta IS 'mlsql macro 9699284013f1ace9 f905e3b63fd64087: Mean over labels of per-label F-beta.';
+COMMENT ON MACRO TABLE macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e f905e3b63fd64087: Mean over labels of per-label Jaccard.';
+COMMENT ON MACRO TABLE macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 f905e3b63fd64087: F1 of macro precision and macro recall (the R walkthrough''s macro F1).';
+COMMENT ON MACRO TABLE macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 f905e3b63fd64087: F-beta of macro precision and macro recall.';
+COMMENT ON MACRO TABLE weighted_precision IS 'mlsql macro f584ef8addfff1bc f905e3b63fd64087: Per-label precision averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_recall IS 'mlsql macro 416147c938743918 f905e3b63fd64087: Per-label recall averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_f1 IS 'mlsql macro 105934c74bce4481 f905e3b63fd64087: Per-label F1 averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_fbeta IS 'mlsql macro e41b539038da0da4 f905e3b63fd64087: Per-label F-beta averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_jaccard IS 'mlsql macro 86a745f531b56812 f905e3b63fd64087: Per-label Jaccard averaged with support weights.';
+COMMENT ON MACRO TABLE label_accuracy_macro IS 'mlsql macro e55e9de054812714 f905e3b63fd64087: Mean over labels of (tp + tn) / rows.';
+COMMENT ON MACRO TABLE label_accuracy_micro IS 'mlsql macro b266b6802394707d f905e3b63fd64087: 1 - Hamming loss over the label universe.';
+COMMENT ON MACRO TABLE clp IS 'mlsql macro 979e63c9808e737f f905e3b63fd64087: Share of labels never predicted negative (tn + fn = 0).';
+COMMENT ON MACRO TABLE mlp IS 'mlsql macro 6cf2fc51bacc6e26 f905e3b63fd64087: Share of labels never predicted (tp + fp = 0).';
+COMMENT ON MACRO TABLE wlp IS 'mlsql macro a9ad4d4827af95ea f905e3b63fd64087: Share of labels never predicted right (tp = 0).';
+COMMENT ON MACRO _mlsql_indicator IS 'mlsql macro d29adc66a50278be f905e3b63fd64087: An indicator value as a boolean (0/1 or false/true; anything else is an error).';
+COMMENT ON MACRO _mlsql_labels_from_indicators IS 'mlsql macro 961326258056735a f905e3b63fd64087: The labels whose indicator is 1; NULL if any indicator is NULL.';
+COMMENT ON MACRO labels_from_indicators IS 'mlsql macro 0f767645fe46c405 f905e3b63fd64087: The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], [''L1'', ''L2'', ''L3'']). NULL if any indicator is NULL.';
+COMMENT ON MACRO indicators_from_labels IS 'mlsql macro bfb04f7c66d7cdba f905e3b63fd64087: 0/1 per label of the universe ``labels``: 1 where the list holds it.';
+COMMENT ON MACRO _mlsql_binary_flag IS 'mlsql macro a26ce7932b42fca2 f905e3b63fd64087: A boolean or 0/1 input as BOOLEAN (anything else is an error).';
+COMMENT ON MACRO _mlsql_number IS 'mlsql macro ad7d666bd34aef94 f905e3b63fd64087: A numeric input as DOUBLE (other types, NaN and infinite values are an error).';
+COMMENT ON MACRO _mlsql_same_kind IS 'mlsql macro 7bed86c0744542ed f905e3b63fd64087: x, after checking that x and y hold labels of one kind (integer widths may differ).';
+COMMENT ON MACRO _mlsql_binary_cell IS 'mlsql macro a9ac096dec24f940 f905e3b63fd64087: 1 where (actual, predicted) is the cell (a, p), 0 elsewhere, NULL for an unknown row.';
+COMMENT ON MACRO _mlsql_binary_counts IS 'mlsql macro 23141fe4f66b4723 f905e3b63fd64087: tp, fp, fn, tn over rows (NULL over no known rows).';
+COMMENT ON MACRO _mlsql_binary_weighted_counts IS 'mlsql macro 7da5e78c4438fe70 f905e3b63fd64087: tp, fp, fn, tn as sums of the rows'' weights w (NULL weight: the row is unknown).';
+COMMENT ON MACRO binary_counts IS 'mlsql macro c7c9e73676e027f9 f905e3b63fd64087: Struct of tp, fp, fn, tn as sums of the rows'' sample_weight (DOUBLE).';
+COMMENT ON MACRO binary_precision IS 'mlsql macro e830cf6abadd1075 f905e3b63fd64087: tp / (tp + fp): the lecture''s prel.';
+COMMENT ON MACRO prel IS 'mlsql macro b1c7fdafe2bc54aa f905e3b63fd64087: Alias of binary_precision.';
+COMMENT ON MACRO binary_precision_from_counts IS 'mlsql macro 17f481dd8f527f26 f905e3b63fd64087: binary_precision of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_recall IS 'mlsql macro 1b2f010a0ee625a9 f905e3b63fd64087: tp / (tp + fn): the lecture''s sens.';
+COMMENT ON MACRO sens IS 'mlsql macro 106900bb6d0079ae f905e3b63fd64087: Alias of binary_recall.';
+COMMENT ON MACRO binary_recall_from_counts IS 'mlsql macro 0858fd1a556ded32 f905e3b63fd64087: binary_recall of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_specificity IS 'mlsql macro 14a6c37256ababbe f905e3b63fd64087: tn / (tn + fp): the lecture''s spec.';
+COMMENT ON MACRO spec IS 'mlsql macro cfdb9f35a130e42a f905e3b63fd64087: Alias of binary_specificity.';
+COMMENT ON MACRO binary_specificity_from_counts IS 'mlsql macro c485c1e5e0a6e968 f905e3b63fd64087: binary_specificity of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_negative_predictive_value IS 'mlsql macro 0457271d04dbdbb0 f905e3b63fd64087: tn / (tn + fn): the lecture''s nrel.';
+COMMENT ON MACRO nrel IS 'mlsql macro 2152fc3574d0e873 f905e3b63fd64087: Alias of binary_negative_predictive_value.';
+COMMENT ON MACRO binary_negative_predictive_value_from_counts IS 'mlsql macro ddffc89012838798 f905e3b63fd64087: binary_negative_predictive_value of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_support IS 'mlsql macro fa7e56016b008c07 f905e3b63fd64087: tp / n: the lecture''s sup (a rule''s support), not scikit-learn''s count.';
+COMMENT ON MACRO sup IS 'mlsql macro 87cddb06e326ab63 f905e3b63fd64087: Alias of binary_support.';
+COMMENT ON MACRO binary_support_from_counts IS 'mlsql macro 8402d25aac841def f905e3b63fd64087: binary_support of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_accuracy IS 'mlsql macro c09dc2b646eb6a6b f905e3b63fd64087: (tp + tn) / n: the lecture''s tacc.';
+COMMENT ON MACRO tacc IS 'mlsql macro 619bb03a04c0c81d f905e3b63fd64087: Alias of binary_accuracy.';
+COMMENT ON MACRO binary_accuracy_from_counts IS 'mlsql macro 34624724959a805d f905e3b63fd64087: binary_accuracy of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_coverage IS 'mlsql macro 8ad766b91c622f48 f905e3b63fd64087: (tp + fp) / n: share predicted positive, the lecture''s cov.';
+COMMENT ON MACRO cov IS 'mlsql macro 4f2ed6bfda690f93 f905e3b63fd64087: Alias of binary_coverage.';
+COMMENT ON MACRO binary_coverage_from_counts IS 'mlsql macro c09bb1a1c59d18c7 f905e3b63fd64087: binary_coverage of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_error_rate IS 'mlsql macro 4ea2203a81c35a7d f905e3b63fd64087: (fp + fn) / n: 1 - accuracy.';
+COMMENT ON MACRO binary_error_rate_from_counts IS 'mlsql macro a2204c5df7075a83 f905e3b63fd64087: binary_error_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_fbeta IS 'mlsql macro 788d0b93b97181aa f905e3b63fd64087: F-beta of the positive class, from counts.';
+COMMENT ON MACRO binary_fbeta_from_counts IS 'mlsql macro 1071121346d6d69c f905e3b63fd64087: binary_fbeta of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_f1 IS 'mlsql macro 23ae90fc8b19b530 f905e3b63fd64087: F1 of the positive class, from counts.';
+COMMENT ON MACRO binary_f1_from_counts IS 'mlsql macro 9313516f4cf65620 f905e3b63fd64087: binary_f1 of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_f_alpha IS 'mlsql macro ff2b786017a355a7 f905e3b63fd64087: The lecture''s F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².';
+COMMENT ON MACRO binary_f_alpha_from_counts IS 'mlsql macro adf2726869b75e76 f905e3b63fd64087: binary_f_alpha of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_kappa IS 'mlsql macro 8ce52f5852952950 f905e3b63fd64087: Cohen''s kappa of the 2x2 table.';
+COMMENT ON MACRO binary_kappa_from_counts IS 'mlsql macro e6971ac4e0ffe940 f905e3b63fd64087: binary_kappa of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_false_negative_rate IS 'mlsql macro 738fb611dd32ea6d f905e3b63fd64087: fn / (tp + fn): the positive class''s error rate (1 - recall).';
+COMMENT ON MACRO binary_false_negative_rate_from_counts IS 'mlsql macro 5ff2bd5bf71c60e9 f905e3b63fd64087: binary_false_negative_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_false_positive_rate IS 'mlsql macro c9b2353f5745fe32 f905e3b63fd64087: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
+COMMENT ON MACRO binary_false_positive_rate_from_counts IS 'mlsql macro 234ce377bac97852 f905e3b63fd64087: binary_false_positive_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_cost_error IS 'mlsql macro 53aecdb0eb6f9061 f905e3b63fd64087: (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.';
+COMMENT ON MACRO binary_cost_error_from_counts IS 'mlsql macro dee233f006a24af3 f905e3b63fd64087: binary_cost_error of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO rule_novelty IS 'mlsql macro a4f933e28db1357a f905e3b63fd64087: p(LR) - p(L) p(R): the lecture''s nov. Inputs: holds (R, the class), fires (L, the rule).';
+COMMENT ON MACRO nov IS 'mlsql macro e54f3d62a6798c44 f905e3b63fd64087: Alias of rule_novelty.';
+COMMENT ON MACRO rule_novelty_from_counts IS 'mlsql macro 8dd10d22ab8cb2d1 f905e3b63fd64087: rule_novelty of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
+COMMENT ON MACRO rule_satisfaction IS 'mlsql macro f61cb90228d22784 f905e3b63fd64087: 1 - n |L and not R| / (|L| |not R|): the lecture''s sat. Inputs: holds (R, the class), fires (L, the rule).';
+COMMENT ON MACRO sat IS 'mlsql macro 02a0b71e29325938 f905e3b63fd64087: Alias of rule_satisfaction.';
+COMMENT ON MACRO rule_satisfaction_from_counts IS 'mlsql macro 5254efbed09dee18 f905e3b63fd64087: rule_satisfaction of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
+COMMENT ON MACRO _mlsql_align_classes IS 'mlsql macro 83c02200b6eae2f7 f905e3b63fd64087: Per class (sorted): row total, column total and diagonal from histograms.';
+COMMENT ON MACRO _mlsql_class_lists IS 'mlsql macro f735f8c760db3fc0 f905e3b63fd64087: One pass: known rows n, the sorted classes and per class actual, predicted, correct.';
+COMMENT ON MACRO _mlsql_weighted_class_lists IS 'mlsql macro 947470791a51d2e9 f905e3b63fd64087: The class lists with each row weighted by w: n and per-class totals are sums of weights (one pass over the group''s rows per class).';
+COMMENT ON MACRO _mlsql_weighted_class_pairs IS 'mlsql macro 8dc68a2e5eb9888a f905e3b63fd64087: Each known row''s (actual, predicted) pair and weight (empty unless wanted: a constant).';
+COMMENT ON MACRO _mlsql_class_pairs IS 'mlsql macro 92a000004da35620 f905e3b63fd64087: Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).';
+COMMENT ON MACRO _mlsql_classwise_average IS 'mlsql macro d74fb26ae81cfed0 f905e3b63fd64087: Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.';
+COMMENT ON MACRO _mlsql_classwise_weighted_average IS 'mlsql macro b1327f3701b2867b f905e3b63fd64087: Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.';
+COMMENT ON MACRO majority_class IS 'mlsql macro 09d9687c43175393 f905e3b63fd64087: The most frequent class (ties: the smallest); NULLs skipped.';
+COMMENT ON MACRO minority_class IS 'mlsql macro 91039599e63bfb56 f905e3b63fd64087: The least frequent class that occurs (ties: the smallest); NULLs skipped.';
+COMMENT ON MACRO _mlsql_cost_map_of IS 'mlsql macro c3b992c1f1670cd5 f905e3b63fd64087: A list of (a, p, cost) as the map a -> p -> cost.';
+COMMENT ON MACRO cost_map IS 'mlsql macro 5f8e8f23ffef9ed2 f905e3b63fd64087: A cost table''s rows (actual, predicted, cost) as the nested map cost_error takes.';
+COMMENT ON MACRO majority_error IS 'mlsql macro aecfdb9758781c9e f905e3b63fd64087: 1 - the largest class share: the error of always predicting the majority class.';
+COMMENT ON MACRO prevalence IS 'mlsql macro 168fdeb977a9a214 f905e3b63fd64087: Share of known rows whose label is the given positive class.';
+COMMENT ON MACRO accuracy IS 'mlsql macro 0c0ec55e3386cc28 f905e3b63fd64087: Share of known rows where actual = predicted.';
+COMMENT ON MACRO accuracy_score IS 'mlsql macro 15540aa505b9da5f f905e3b63fd64087: Alias of accuracy.';
+COMMENT ON MACRO error_rate IS 'mlsql macro db6e94ae0abd239f f905e3b63fd64087: Share of known rows where actual <> predicted.';
+COMMENT ON MACRO _mlsql_precision_score_of IS 'mlsql macro 4be5d80c1e47667f f905e3b63fd64087: Precision over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO precision_score IS 'mlsql macro cc702dfa26cfcdd5 f905e3b63fd64087: Precision over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO _mlsql_recall_score_of IS 'mlsql macro 1e72b58a3b1814bc f905e3b63fd64087: Recall over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO recall_score IS 'mlsql macro 0cb309227f743ca0 f905e3b63fd64087: Recall over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO _mlsql_fbeta_score_of IS 'mlsql macro 44b6daff896107f2 f905e3b63fd64087: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO fbeta_score IS 'mlsql macro 83ff869b7f2e5ae0 f905e3b63fd64087: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO _mlsql_f1_score_of IS 'mlsql macro 4e809d8451bcf358 f905e3b63fd64087: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO f1_score IS 'mlsql macro 9ca042f540ab6a5c f905e3b63fd64087: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO _mlsql_balanced_accuracy_score_of IS 'mlsql macro f0cc5ed86601ed5c f905e3b63fd64087: Mean recall over the classes that occur in actual.';
+COMMENT ON MACRO balanced_accuracy_score IS 'mlsql macro ab0bc0159c5ebb74 f905e3b63fd64087: Mean recall over the classes that occur in actual.';
+COMMENT ON MACRO balanced_accuracy IS 'mlsql macro 4b69765ee8ad8eeb f905e3b63fd64087: Alias of balanced_accuracy_score.';
+COMMENT ON MACRO _mlsql_cohen_kappa_score_of IS 'mlsql macro 1b69840c5d5a4fab f905e3b63fd64087: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO _mlsql_cohen_kappa_score_weighted_of IS 'mlsql macro 55854d8a81e860fd f905e3b63fd64087: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO cohen_kappa_score IS 'mlsql macro 8c0c695114bd4504 f905e3b63fd64087: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO kappa IS 'mlsql macro 559e28f038203eb0 f905e3b63fd64087: Alias of cohen_kappa_score.';
+COMMENT ON MACRO _mlsql_matthews_corrcoef_of IS 'mlsql macro af63abcb17a6016e f905e3b63fd64087: Matthews correlation coefficient (multiclass).';
+COMMENT ON MACRO matthews_corrcoef IS 'mlsql macro 07efccb0a0ec9510 f905e3b63fd64087: Matthews correlation coefficient (multiclass).';
+COMMENT ON MACRO mcc IS 'mlsql macro d5bcb1949522e65e f905e3b63fd64087: Alias of matthews_corrcoef.';
+COMMENT ON MACRO class_error_rate IS 'mlsql macro d98a42df4b4c73dd f905e3b63fd64087: Share of the rows truly of the given class that were predicted otherwise.';
+COMMENT ON MACRO cost_error IS 'mlsql macro ae224cbfda7467ef f905e3b63fd64087: (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).';
+COMMENT ON MACRO TABLE class_distribution IS 'mlsql macro 1ce3b446d6025abd f905e3b63fd64087: One row per class (and group): class, count, share of the known rows.';
+COMMENT ON MACRO TABLE confusion_matrix IS 'mlsql macro 8cf63a47c089d9f9 f905e3b63fd64087: The confusion matrix, long: actual, predicted, count (every cell, zeros too).';
+COMMENT ON MACRO TABLE class_metrics IS 'mlsql macro dd68604bd09feba8 f905e3b63fd64087: One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.';
+COMMENT ON MACRO _mlsql_known_number IS 'mlsql macro 60ade460d9d6f109 f905e3b63fd64087: x as DOUBLE where the other side of the row is known, else NULL.';
+COMMENT ON MACRO mse IS 'mlsql macro 01512eeff6ec20d0 f905e3b63fd64087: Mean squared error.';
+COMMENT ON MACRO mean_squared_error IS 'mlsql macro 3ee2dd88c9f1660e f905e3b63fd64087: Alias of mse.';
+COMMENT ON MACRO rmse IS 'mlsql macro 753dc27677427981 f905e3b63fd64087: Root mean squared error.';
+COMMENT ON MACRO mae IS 'mlsql macro 2b7d8c4cd8d4fbdc f905e3b63fd64087: Mean absolute error (the lecture''s mad).';
+COMMENT ON MACRO mean_absolute_error IS 'mlsql macro a41e3fa422a93bdc f905e3b63fd64087: Alias of mae.';
+COMMENT ON MACRO mape IS 'mlsql macro 72b3a1c8202d7507 f905e3b63fd64087: Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).';
+COMMENT ON MACRO mean_absolute_percentage_error IS 'mlsql macro 581c273442bf9890 f905e3b63fd64087: Alias of mape.';
+COMMENT ON MACRO rse IS 'mlsql macro b46bc0b361bb8074 f905e3b63fd64087: Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².';
+COMMENT ON MACRO rrse IS 'mlsql macro c23de40683c54bcb f905e3b63fd64087: Root relative squared error: sqrt(rse).';
+COMMENT ON MACRO rae IS 'mlsql macro 733710d2688692b4 f905e3b63fd64087: Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).';
+COMMENT ON MACRO pearson_corr IS 'mlsql macro 1975f36b7b46aab4 f905e3b63fd64087: Pearson correlation of actual and predicted (the lecture''s corr).';
+COMMENT ON MACRO r2 IS 'mlsql macro 15c0f479b6d90bbe f905e3b63fd64087: Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².';
+COMMENT ON MACRO r2_score IS 'mlsql macro 83fc0fdc837a014b f905e3b63fd64087: Alias of r2.';
+COMMENT ON MACRO explained_variance IS 'mlsql macro 865eb01a8ce83464 f905e3b63fd64087: Explained variance: 1 - var(y - ŷ) / var(y).';
+COMMENT ON MACRO explained_variance_score IS 'mlsql macro 0406504e23b632f9 f905e3b63fd64087: Alias of explained_variance.';
+COMMENT ON MACRO hivemall_r2 IS 'mlsql macro ba189a9aa70a6725 f905e3b63fd64087: r2 in Hivemall''s argument order: hivemall_r2(predicted, actual).';
+COMMENT ON MACRO _mlsql_weighted_u IS 'mlsql macro 1c215a69fcbf72b1 f905e3b63fd64087: Weighted Mann-Whitney U of (s, y, w) sorted by score: Σ over positives of w x (negative weight below + ties / 2), one pass over the runs of equal scores.';
+COMMENT ON MACRO _mlsql_weighted_precision_sum IS 'mlsql macro 9657af0bee37a676 f905e3b63fd64087: Σ over runs of equal scores of (run''s positive weight) x WP(>= s) / W(>= s), (s, y, w) sorted from the highest score.';
+COMMENT ON MACRO _mlsql_positive_rank_sum IS 'mlsql macro 278519afec049e70 f905e3b63fd64087: Σ of the 1-based positions of the positives in a sorted list of (s, k, y).';
+COMMENT ON MACRO _mlsql_probability IS 'mlsql macro fc64febd6f147a4c f905e3b63fd64087: x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).';
+COMMENT ON MACRO _mlsql_run_precision_sum IS 'mlsql macro 23c6e59e3e96b935 f905e3b63fd64087: Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).';
+COMMENT ON MACRO logloss IS 'mlsql macro 018a8b7f2644998e f905e3b63fd64087: Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.';
+COMMENT ON MACRO log_loss IS 'mlsql macro 18e8e0c28a2df9b4 f905e3b63fd64087: Alias of logloss.';
+COMMENT ON MACRO hivemall_logloss IS 'mlsql macro 43cc4cd466815f8a f905e3b63fd64087: logloss in Hivemall''s argument order: hivemall_logloss(predicted, actual).';
+COMMENT ON MACRO hivemall_auc IS 'mlsql macro 245613d1bcb2c74f f905e3b63fd64087: auc in Hivemall''s argument order: hivemall_auc(score, label), no sorting needed.';
+COMMENT ON MACRO average_precision_score IS 'mlsql macro eacae720edc1077c f905e3b63fd64087: Average precision of scores (score) for binary labels (actual): scikit-learn''s step-wise AP, tied scores one step.';
+COMMENT ON MACRO brier_score_loss IS 'mlsql macro 3b1efcd5cf389d15 f905e3b63fd64087: Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).';
+COMMENT ON MACRO expected_calibration_error IS 'mlsql macro 5d0ea24c26e43e53 f905e3b63fd64087: Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.';
+COMMENT ON MACRO _mlsql_ranked IS 'mlsql macro 559f96014641583d f905e3b63fd64087: A list without NULLs and repeats (the first occurrence keeps its place).';
+COMMENT ON MACRO _mlsql_hit_positions IS 'mlsql macro 55f69ce6005b124d f905e3b63fd64087: Positions (1-based) of the true items among the first k of a ranked list (all of it when k is NULL).';
+COMMENT ON MACRO _mlsql_ideal_grades IS 'mlsql macro f80d2b1b1769611b f905e3b63fd64087: The n best grades of an ideal ranking, best first (NULL grades dropped).';
+COMMENT ON MACRO _mlsql_scores_map IS 'mlsql macro 6e0282331a6420fa f905e3b63fd64087: A list of {label, score} structs as a MAP (a label''s first entry kept, NULL labels dropped).';
+COMMENT ON MACRO _mlsql_scored IS 'mlsql macro f1a8b6b8c79d1091 f905e3b63fd64087: The (key, value) entries of a score map whose score is not NULL.';
+COMMENT ON MACRO _mlsql_score_lists IS 'mlsql macro a9e4471a518ad415 f905e3b63fd64087: A row''s scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.';
+COMMENT ON MACRO _mlsql_n_top IS 'mlsql macro f785092aa9e55a72 f905e3b63fd64087: How many of the scores ``among`` equal the highest scored one.';
+COMMENT ON MACRO _mlsql_ranked_labels IS 'mlsql macro e00917d66e35bb3e f905e3b63fd64087: Labels of (key, value) entries, best score first, ties by label.';
+COMMENT ON MACRO _mlsql_top_k_of IS 'mlsql macro 857042ce7a031501 f905e3b63fd64087: The labels of the n best-scored entries, best first (all of them when n is NULL).';
+COMMENT ON MACRO _mlsql_scored_above IS 'mlsql macro f239a54483d655b9 f905e3b63fd64087: The entries of a score map scored >= threshold.';
+COMMENT ON MACRO top_k IS 'mlsql macro 9e0bb74db91abde5 f905e3b63fd64087: The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.';
+COMMENT ON MACRO above_threshold IS 'mlsql macro e30ffc08fec341c5 f905e3b63fd64087: Labels of a score map scored >= threshold, best first (ties by label).';
+COMMENT ON MACRO top_k_above IS 'mlsql macro c8a21ac874bc1749 f905e3b63fd64087: At most k labels of a score map, each scored >= threshold, best first (ties by label).';
+COMMENT ON MACRO _mlsql_precision_at_row IS 'mlsql macro 79f68aca0fa58b95 f905e3b63fd64087: Per row: Hivemall''s Precision@k: hits in the top k / k, averaged over rows.';
+COMMENT ON MACRO precision_at IS 'mlsql macro 774b67f374c1605f f905e3b63fd64087: Hivemall''s Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.';
+COMMENT ON MACRO _mlsql_recall_at_row IS 'mlsql macro f9992d8691a721ab f905e3b63fd64087: Per row: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows.';
+COMMENT ON MACRO recall_at IS 'mlsql macro b6f687652e85ed39 f905e3b63fd64087: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.';
+COMMENT ON MACRO _mlsql_average_precision_row IS 'mlsql macro 75440a5edbcb7d5d f905e3b63fd64087: Per row: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows.';
+COMMENT ON MACRO average_precision IS 'mlsql macro 214e35606d2e7245 f905e3b63fd64087: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.';
+COMMENT ON MACRO _mlsql_hitrate_row IS 'mlsql macro dff83c8d7764121e f905e3b63fd64087: Per row: Hivemall''s HitRate@k: share of rows with a true item in the top k.';
+COMMENT ON MACRO hitrate IS 'mlsql macro d4710183efe00f1e f905e3b63fd64087: Hivemall''s HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.';
+COMMENT ON MACRO _mlsql_mrr_row IS 'mlsql macro 1c77b25aa57ab6cc f905e3b63fd64087: Per row: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k.';
+COMMENT ON MACRO mrr IS 'mlsql macro b9f8873c8d0e401d f905e3b63fd64087: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.';
+COMMENT ON MACRO _mlsql_ndcg_row IS 'mlsql macro 33898adcb6ba69e7 f905e3b63fd64087: Per row: Hivemall''s binary nDCG@k, averaged over rows.';
+COMMENT ON MACRO ndcg IS 'mlsql macro cf697a2d7ba82f0d f905e3b63fd64087: Hivemall''s binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.';
+COMMENT ON MACRO _mlsql_ranking_auc_row IS 'mlsql macro b39a434d4ba2c7df f905e3b63fd64087: Per row: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.';
+COMMENT ON MACRO ranking_auc IS 'mlsql macro 69df5584d341aa8b f905e3b63fd64087: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall''s ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.';
+COMMENT ON MACRO auc IS 'mlsql macro 45ba9f5e314824b4 f905e3b63fd64087: ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall''s ranking AUC (ranking_auc).';
+COMMENT ON MACRO roc_auc_score IS 'mlsql macro a9a95ff171768a8a f905e3b63fd64087: Alias of auc.';
+COMMENT ON MACRO _mlsql_graded_ndcg_row IS 'mlsql macro 952dcf5f5316ea69 f905e3b63fd64087: Per row: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.';
+COMMENT ON MACRO graded_ndcg IS 'mlsql macro b586c3259de555a9 f905e3b63fd64087: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).';
+COMMENT ON MACRO _mlsql_coverage_error_row IS 'mlsql macro f9cb9ca3a2feb705 f905e3b63fd64087: Per row: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.';
+COMMENT ON MACRO coverage_error IS 'mlsql macro a68cc6a3bbdb9385 f905e3b63fd64087: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.';
+COMMENT ON MACRO _mlsql_label_ranking_loss_row IS 'mlsql macro ae76330d5fd06eec f905e3b63fd64087: Per row: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.';
+COMMENT ON MACRO label_ranking_loss IS 'mlsql macro 57227e4d4a7fd5de f905e3b63fd64087: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.';
+COMMENT ON MACRO _mlsql_label_ranking_average_precision_row IS 'mlsql macro e9507e38bef365f6 f905e3b63fd64087: Per row: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows.';
+COMMENT ON MACRO label_ranking_average_precision IS 'mlsql macro 276f91bd35ef99fd f905e3b63fd64087: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.';
+COMMENT ON MACRO label_ranking_average_precision_score IS 'mlsql macro a45786aa736d0a82 f905e3b63fd64087: Alias of label_ranking_average_precision.';
+COMMENT ON MACRO _mlsql_one_error_row IS 'mlsql macro 80ba9a1428bf8027 f905e3b63fd64087: Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).';
+COMMENT ON MACRO one_error IS 'mlsql macro 750cbd5a118642c3 f905e3b63fd64087: One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.';
+COMMENT ON MACRO _mlsql_ndcg_score_row IS 'mlsql macro b8a6590579b8df50 f905e3b63fd64087: Per row: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.';
+COMMENT ON MACRO ndcg_score IS 'mlsql macro 46fbb2f02a8c8063 f905e3b63fd64087: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn''s ignore_ties=False). No true label: 0.';
+COMMENT ON MACRO _mlsql_curve_cells IS 'mlsql macro bc1ebfd29e36f30b f905e3b63fd64087: The curve cells (label struct k, y, s) of a known row.';
+COMMENT ON MACRO TABLE precision_recall_curve IS 'mlsql macro 1ecc6ae332d90f44 f905e3b63fd64087: One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn''s points, each row weighted by sample_weight).';
+COMMENT ON MACRO TABLE roc_curve IS 'mlsql macro dc0d810c580f78e8 f905e3b63fd64087: One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn''s points, each row weighted by sample_weight).';
+COMMENT ON MACRO _mlsql_label_score_cells IS 'mlsql macro ccd923479f8964ff f905e3b63fd64087: The explicit cells of known rows {a: actual, m: score map}: each scored label (row, label, score, true?) and each true label without a score (at -infinity).';
+COMMENT ON MACRO _mlsql_segment_slices IS 'mlsql macro 6901c62a79d5eb9c f905e3b63fd64087: Cells {g, s, y} cut into segments by g, each sorted by score descending twice: negatives first among ties (a) and positives first (b). A segment ends where g changes from one cell to the next.';
+COMMENT ON MACRO _mlsql_segment_stats IS 'mlsql macro ed13245fc0f2e1fe f905e3b63fd64087: A segment''s statistics from its cells sorted with negatives first (a) and positives first (b) among ties: explicit cells, positives (unscored ones), Σ P(>= s) / N(>= s) over the scored positives, and U.';
+COMMENT ON MACRO multilabel_average_precision IS 'mlsql macro 5d2a614331bbc128 f905e3b63fd64087: scikit-learn''s average_precision_score over label scores (the indicator matrix of the group''s labels), averaged micro, macro, weighted or over samples.';
+COMMENT ON MACRO multilabel_roc_auc IS 'mlsql macro fda18e601c1fd506 f905e3b63fd64087: scikit-learn''s roc_auc_score over label scores (the indicator matrix of the group''s labels), ties one half, averaged micro, macro, weighted or over samples.';
+COMMENT ON MACRO _mlsql_score_entries IS 'mlsql macro 1d83b0c27a86851f f905e3b63fd64087: A row''s label scores as (key, value) entries (a list''s first entry of a label kept).';
+COMMENT ON MACRO TABLE calibration_table IS 'mlsql macro 6107bbe15ce78aa6 f905e3b63fd64087: One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.';
+COMMENT ON MACRO TABLE label_thresholds IS 'mlsql macro 501c04a9a4c73a39 f905e3b63fd64087: One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold, each row weighted by sample_weight.';
 
 COMMIT;

@@ -10,10 +10,11 @@ CREATE OR REPLACE MACRO _mlsql_score_entries(scores STRUCT(label VARCHAR, score 
     map_entries(scores);
 
 -- calibration_table(source, actual, prob, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.
+-- calibration_table(source, actual, prob, sample_weight, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.
 CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "by" := NULL) AS TABLE 
-    WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
+    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
     known AS (
-        SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p
+        SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
                COLUMNS(lambda c: lower(c) = lower(prob)) AS __mlsql_prob
@@ -22,7 +23,7 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))),
     bins AS (
-        SELECT g, _mlsql_calibration_bin(p, nb) AS b, count(*) AS n, sum(p) AS s, sum(CAST(y AS BIGINT)) AS pos
+        SELECT g, _mlsql_calibration_bin(p, nb) AS b, count(*) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
         WHERE y IS NOT NULL AND p IS NOT NULL
         GROUP BY g, b)
@@ -35,15 +36,43 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
                (pos / n) AS observed_rate,
                g AS __mlsql_g
         FROM bins CROSS JOIN params)
-    ORDER BY __mlsql_g, bin;
+    ORDER BY __mlsql_g, bin),
+    (source, actual, prob, sample_weight, n_bins := 10, "by" := NULL) AS TABLE 
+    (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
+    known AS (
+        SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w
+        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(prob)) AS __mlsql_prob,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))),
+    bins AS (
+        SELECT g, _mlsql_calibration_bin(p, nb) AS b, sum(w) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
+        FROM known CROSS JOIN params
+        WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END
+        GROUP BY g, b)
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(g), CAST(b AS BIGINT) AS bin,
+               (b / nb) AS low,
+               ((b + 1) / nb) AS high,
+               n AS count,
+               (s / n) AS mean_score,
+               (pos / n) AS observed_rate,
+               g AS __mlsql_g
+        FROM bins CROSS JOIN params)
+    ORDER BY __mlsql_g, bin);
 
 -- label_thresholds(source, actual, scores, beta, zero_division, n_bins, "by"): One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold.
+-- label_thresholds(source, actual, scores, sample_weight, beta, zero_division, n_bins, "by"): One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold, each row weighted by sample_weight.
 CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, zero_division := 0, n_bins := NULL, "by" := NULL) AS TABLE 
-    WITH params AS (
+    (WITH params AS (
         SELECT _mlsql_check_beta(beta, 'label_thresholds') AS b, _mlsql_check_zero_division(zero_division, 'label_thresholds') AS zd, _mlsql_check_threshold_bins(n_bins, 'label_thresholds') AS nb),
     known AS (
         SELECT * FROM (
-            SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e
+            SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, 1 AS w
             FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
                COLUMNS(lambda c: lower(c) = lower(scores)) AS __mlsql_scores
@@ -53,8 +82,8 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
         WHERE a IS NOT NULL AND e IS NOT NULL),
     events AS (
-        SELECT g, x.key AS label, _mlsql_number(x.value, 'scores', 'label_thresholds') + 0.0 AS s, list_contains(a, x.key) AS t
-        FROM (SELECT g, a, unnest(e) AS x FROM known)
+        SELECT g, x.key AS label, _mlsql_number(x.value, 'scores', 'label_thresholds') + 0.0 AS s, list_contains(a, x.key) AS t, w
+        FROM (SELECT g, a, w, unnest(e) AS x FROM known)
         WHERE x.value IS NOT NULL),
     cells AS (
         SELECT g, label, CASE WHEN nb IS NULL THEN s ELSE _mlsql_calibration_bin(_mlsql_probability(s, 'scores', 'label_thresholds'), nb) END AS key,
@@ -63,7 +92,7 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
         GROUP BY ALL),
     support AS (
         SELECT g, label, count(*) AS n
-        FROM (SELECT g, unnest(list_distinct(a)) AS label FROM known)
+        FROM (SELECT g, w, unnest(list_distinct(a)) AS label FROM known)
         GROUP BY g, label),
     candidates AS (
         SELECT cells.g, cells.label, key,
@@ -98,4 +127,66 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
                g AS __mlsql_g
         FROM chosen CROSS JOIN params
         WINDOW w AS (PARTITION BY g))
-    ORDER BY __mlsql_g, label;
+    ORDER BY __mlsql_g, label),
+    (source, actual, scores, sample_weight, beta := 1.0, zero_division := 0, n_bins := NULL, "by" := NULL) AS TABLE 
+    (WITH params AS (
+        SELECT _mlsql_check_beta(beta, 'label_thresholds') AS b, _mlsql_check_zero_division(zero_division, 'label_thresholds') AS zd, _mlsql_check_threshold_bins(n_bins, 'label_thresholds') AS nb),
+    known AS (
+        SELECT * FROM (
+            SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, _mlsql_weight(__mlsql_sample_weight, 'label_thresholds') AS w
+            FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
+               COLUMNS(lambda c: lower(c) = lower(scores)) AS __mlsql_scores,
+               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
+        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+        WHERE CASE WHEN w > 0 THEN a IS NOT NULL AND e IS NOT NULL ELSE false END),
+    events AS (
+        SELECT g, x.key AS label, _mlsql_number(x.value, 'scores', 'label_thresholds') + 0.0 AS s, list_contains(a, x.key) AS t, w
+        FROM (SELECT g, a, w, unnest(e) AS x FROM known)
+        WHERE x.value IS NOT NULL),
+    cells AS (
+        SELECT g, label, CASE WHEN nb IS NULL THEN s ELSE _mlsql_calibration_bin(_mlsql_probability(s, 'scores', 'label_thresholds'), nb) END AS key,
+               coalesce(sum(w) FILTER (WHERE t), 0.0) AS pos, coalesce(sum(w) FILTER (WHERE NOT t), 0.0) AS neg
+        FROM events CROSS JOIN params
+        GROUP BY ALL),
+    support AS (
+        SELECT g, label, coalesce(sum(w), 0.0) AS n
+        FROM (SELECT g, w, unnest(list_distinct(a)) AS label FROM known)
+        GROUP BY g, label),
+    candidates AS (
+        SELECT cells.g, cells.label, key,
+               sum(pos) OVER (PARTITION BY cells.g, cells.label ORDER BY key DESC) AS tp,
+               sum(neg) OVER (PARTITION BY cells.g, cells.label ORDER BY key DESC) AS fp,
+               coalesce(support.n, 0) AS support
+        FROM cells LEFT JOIN support
+          ON cells.g IS NOT DISTINCT FROM support.g AND cells.label = support.label),
+    best AS (
+        SELECT g, label, key, tp, fp, support FROM (
+            SELECT *, row_number() OVER (PARTITION BY g, label ORDER BY _mlsql_selection_fbeta(tp, fp, support - tp, b) DESC, key DESC) AS r
+            FROM candidates CROSS JOIN params)
+        WHERE r = 1
+        UNION ALL
+        SELECT support.g, support.label, NULL, 0, 0, support.n
+        FROM support ANTI JOIN cells
+          ON support.g IS NOT DISTINCT FROM cells.g AND support.label = cells.label),
+    chosen AS (
+        SELECT g, label,
+               CASE WHEN (tp = 0) THEN 'inf'::DOUBLE ELSE key END AS threshold,
+               CAST(CASE WHEN (tp = 0) THEN 0 ELSE tp END AS DOUBLE) AS tp, CAST(CASE WHEN (tp = 0) THEN 0 ELSE fp END AS DOUBLE) AS fp,
+               CAST(CASE WHEN (tp = 0) THEN support ELSE (support - tp) END AS DOUBLE) AS fn, support
+        FROM (SELECT g, label, CASE WHEN nb IS NULL THEN key ELSE key / nb END AS key,
+                     tp, fp, support
+              FROM best CROSS JOIN params))
+    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(g), label, threshold, tp, fp, fn, support,
+               _mlsql_precision(tp, fp, fn, zd) AS precision,
+               _mlsql_recall(tp, fp, fn, zd) AS recall,
+               _mlsql_fbeta(tp, fp, fn, b, zd) AS fbeta,
+               _mlsql_fbeta(sum(tp) OVER w, sum(fp) OVER w, sum(fn) OVER w, b, zd) AS micro_fbeta,
+               g AS __mlsql_g
+        FROM chosen CROSS JOIN params
+        WINDOW w AS (PARTITION BY g))
+    ORDER BY __mlsql_g, label);

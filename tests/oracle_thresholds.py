@@ -20,25 +20,34 @@ def calibration_bin(p: float, n_bins: int) -> int:
     return min(math.floor(p * n_bins), n_bins - 1)
 
 
-def calibration_table(rows: Iterable[tuple[Any, Any]], n_bins: int) -> list[dict[str, Any]]:
-    """One dict per non-empty bin of the (actual, prob) rows with neither side None."""
-    bins: dict[int, list[tuple[int, float]]] = {}
-    for y, p in rows:
-        if y is None or p is None:
+def calibration_table(
+    rows: Iterable[tuple[Any, Any]], n_bins: int, weights: Iterable[Any] | None = None
+) -> list[dict[str, Any]]:
+    """One dict per non-empty bin of the (actual, prob) rows with neither side None.
+
+    ``weights`` (one per row): ``count`` is a bin's total weight, ``mean_score``
+    and ``observed_rate`` weighted means; a row weighing 0 or None is left out.
+    """
+    weighted = weights is not None
+    ws = list(weights) if weights is not None else None
+    bins: dict[int, list[tuple[int, float, float]]] = {}
+    for i, (y, p) in enumerate(rows):
+        w = 1.0 if ws is None else ws[i]
+        if y is None or p is None or w is None or w == 0:
             continue
-        bins.setdefault(calibration_bin(p, n_bins), []).append((int(y), p))
+        bins.setdefault(calibration_bin(p, n_bins), []).append((int(y), p, w))
     out = []
     for b in sorted(bins):
         members = bins[b]
-        n = len(members)
+        n = math.fsum(w for _, _, w in members) if weighted else len(members)
         out.append(
             {
                 "bin": b,
                 "low": b / n_bins,
                 "high": (b + 1) / n_bins,
                 "count": n,
-                "mean_score": math.fsum(p for _, p in members) / n,
-                "observed_rate": sum(y for y, _ in members) / n,
+                "mean_score": math.fsum(p * w for _, p, w in members) / n,
+                "observed_rate": math.fsum(y * w for y, _, w in members) / n,
             }
         )
     return out
@@ -52,7 +61,7 @@ def expected_calibration_error(table: list[dict[str, Any]]) -> float | None:
     return math.fsum(r["count"] / n * abs(r["mean_score"] - r["observed_rate"]) for r in table)
 
 
-def fbeta(tp: int, fp: int, fn: int, beta: float) -> Fraction | None:
+def fbeta(tp: Any, fp: Any, fn: Any, beta: float) -> Fraction | None:
     """Exact F-beta of counts; None where tp + fp + fn = 0."""
     b2 = Fraction(beta) ** 2
     den = (1 + b2) * tp + b2 * fn + fp
@@ -85,9 +94,9 @@ def undefined(zero_division: Any) -> Any:
     return float(zero_division)
 
 
-def ratio(num: int, den: int, zero_division: Any, nothing: bool) -> Any:
+def ratio(num: Any, den: Any, zero_division: Any, nothing: bool) -> Any:
     if den:
-        return num / den
+        return float(Fraction(num) / Fraction(den))
     if zero_division == "diagnose":
         return 1.0 if nothing else 0.0
     return undefined(zero_division)
@@ -99,25 +108,34 @@ def label_thresholds(
     beta: float = 1.0,
     zero_division: Any = 0,
     n_bins: int | None = None,
+    weights: Iterable[Any] | None = None,
 ) -> list[dict[str, Any]]:
-    """One dict per label of the (actual, scores) rows with neither side None, by label."""
+    """One dict per label of the (actual, scores) rows with neither side None, by label.
+
+    ``weights`` (one per row): every count is a sum of the rows' weights (exact
+    fractions of the floats), a row weighing 0 or None left out; counts are then floats.
+    """
+    rows = list(rows)
+    ws = [1] * len(rows) if weights is None else list(weights)
     known = [
-        ({x for x in a if x is not None}, entries(s))
-        for a, s in rows
-        if a is not None and s is not None
+        ({x for x in a if x is not None}, entries(s), Fraction(w))
+        for (a, s), w in zip(rows, ws, strict=True)
+        if a is not None and s is not None and w is not None and w != 0
     ]
     if n_bins is not None:  # a score stands for its bin's lower edge
         known = [
-            (a, {k: calibration_bin(v, n_bins) / n_bins for k, v in s.items()}) for a, s in known
+            (a, {k: calibration_bin(v, n_bins) / n_bins for k, v in s.items()}, w)
+            for a, s, w in known
         ]
-    labels = sorted({x for a, s in known for x in (*a, *s)})
+    labels = sorted({x for a, s, _ in known for x in (*a, *s)})
     out = []
+    pooled = [Fraction(0)] * 3  # tp, fp, fn over the labels, exact
     for label in labels:
-        support = sum(label in a for a, _ in known)
+        support = sum(w for a, _, w in known if label in a)
         best = None
-        for t in sorted({s[label] for _, s in known if label in s} | {INF}):
-            tp = sum(label in a and s.get(label, -INF) >= t for a, s in known)
-            fp = sum(label not in a and s.get(label, -INF) >= t for a, s in known)
+        for t in sorted({s[label] for _, s, _ in known if label in s} | {INF}):
+            tp = sum(w for a, s, w in known if label in a and s.get(label, -INF) >= t)
+            fp = sum(w for a, s, w in known if label not in a and s.get(label, -INF) >= t)
             f = Fraction(0) if tp == 0 else fbeta(tp, fp, support - tp, beta)
             if best is None or f >= best[0]:  # ascending thresholds: a tie keeps the highest
                 best = (f, t, tp, fp)
@@ -127,21 +145,22 @@ def label_thresholds(
         fn = support - tp
         nothing = tp + fp + fn == 0
         f = fbeta(tp, fp, fn, beta)
+        pooled = [pooled[0] + tp, pooled[1] + fp, pooled[2] + fn]
+        count = int if weights is None else float
         out.append(
             {
                 "label": label,
                 "threshold": t,
-                "tp": tp,
-                "fp": fp,
-                "fn": fn,
-                "support": support,
+                "tp": count(tp),
+                "fp": count(fp),
+                "fn": count(fn),
+                "support": count(support),
                 "precision": ratio(tp, tp + fp, zero_division, nothing),
                 "recall": ratio(tp, tp + fn, zero_division, nothing),
                 "fbeta": undefined(zero_division) if f is None else float(f),
             }
         )
-    tp, fp, fn = (sum(r[k] for r in out) for k in ("tp", "fp", "fn"))
-    micro = fbeta(tp, fp, fn, beta)
+    micro = fbeta(pooled[0], pooled[1], pooled[2], beta)
     for r in out:
         r["micro_fbeta"] = undefined(zero_division) if micro is None else float(micro)
     return out

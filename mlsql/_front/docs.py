@@ -227,23 +227,31 @@ TABLES = {
         "One row per (group, label of a score map, distinct score), from the highest, after a "
         "first row of threshold +inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at "
         "+inf).",
-        ("source", "scored", "curve_zero_division", "by"),
+        ("source", "scored", "curve_zero_division", "by", "sample_weight"),
     ),
     "roc_curve": (
         "One row per (group, label of a score map, distinct score), from the highest, after a "
         "first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).",
-        ("source", "scored", "curve_zero_division", "by"),
+        ("source", "scored", "curve_zero_division", "by", "sample_weight"),
     ),
     "calibration_table": (
         "One row per non-empty calibration bin (and group): bin, low, high, count, "
         "mean_score, observed_rate; the bins of expected_calibration_error.",
-        ("source", "calibration_columns", "n_bins", "by"),
+        ("source", "calibration_columns", "n_bins", "by", "sample_weight"),
     ),
     "label_thresholds": (
         "One row per label (and group): the score threshold maximising the label's F-beta, "
         "with tp, fp, fn, support, precision, recall, fbeta at it, and micro_fbeta (every "
         "label at its own threshold).",
-        ("source", "score_columns", "threshold_beta", "zero_division", "threshold_bins", "by"),
+        (
+            "source",
+            "score_columns",
+            "threshold_beta",
+            "zero_division",
+            "threshold_bins",
+            "by",
+            "sample_weight",
+        ),
     ),
 }
 

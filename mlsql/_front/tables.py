@@ -61,13 +61,22 @@ def by_output_message(func: str, name: str) -> str:
 
 
 def curve_groups(
-    func: str, columns: Collection[str], actual: str, score: str, by: str | Sequence[str] | None
+    func: str,
+    columns: Collection[str],
+    actual: str,
+    score: str,
+    by: str | Sequence[str] | None,
+    sample_weight: str | None = None,
 ) -> list[str]:
-    """The group column names of curve table ``func``: every named column is one of
-    ``columns`` (the frame's), and no group column has the name of an output column."""
+    """The group column names of curve table ``func``: every named column (``sample_weight``
+    too, if given) is one of ``columns`` (the frame's), and no group column has the name of an
+    output column."""
     groups = P.check_by(by, func)
+    weights = [] if sample_weight is None else [("sample_weight", sample_weight)]
     check_columns(
-        func, columns, [("actual", actual), ("score", score), *(("by", b) for b in groups)]
+        func,
+        columns,
+        [("actual", actual), ("score", score), *weights, *(("by", b) for b in groups)],
     )
     for name in groups:
         if name.lower() in CV.output_columns(func):

@@ -39,6 +39,12 @@ Notes
   (``zero_division=1`` gives its points) and NaN for fpr or tpr on every
   point (``zero_division=nan`` gives its points). The +inf row of the
   precision-recall curve is always (1, 0), as scikit-learn's end point.
+- ``sample_weight`` (a weight column) makes every count a sum of weights: tp,
+  fp, P and N are weighted, as scikit-learn's ``sample_weight``. A row
+  weighing 0 is dropped before anything is counted, as scikit-learn drops it:
+  a threshold whose rows all weigh 0 has no row, and a label only such rows
+  hold or score has no curve. A NULL weight makes the row unknown (skipped);
+  a negative, NaN or infinite weight is an error.
 - Cost: one scan that counts rows and positives per (group, label, distinct
   score) in a hash aggregate (per label: the score maps unnested), then cumulative sums over those counts sorted by score
   (window functions in DuckDB and Spark, ``cum_sum`` in Polars): memory of
@@ -57,8 +63,6 @@ from mlsql._registry import Param, declare
 
 E = Any  # an engine expression
 FAMILY = "curves"
-#: why these measures take no sample_weight (the registry's ``unweighted``)
-UNWEIGHTED = "not weighted yet: each row counts once in the cumulative counts"
 ZD = P.ZERO_DIVISION
 BY = Param("by", None)
 INPUTS = ("source", "actual", "score")
@@ -125,7 +129,6 @@ declare(
     " threshold, precision, recall (scikit-learn's points).",
     inputs=INPUTS,
     params=(ZD, BY),
-    unweighted=UNWEIGHTED,
 )
 declare(
     "roc_curve",
@@ -135,5 +138,4 @@ declare(
     " threshold, fpr, tpr (scikit-learn's points).",
     inputs=INPUTS,
     params=(ZD, BY),
-    unweighted=UNWEIGHTED,
 )

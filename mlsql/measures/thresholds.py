@@ -14,7 +14,11 @@ mean_score) pairs are scikit-learn's ``calibration_curve(strategy='uniform')``
 such as 0.3 with 10 bins, in the bin below, where these bins, left-closed, put
 it in the bin above). ``actual`` is boolean or 0/1, ``prob`` a
 probability in [0, 1] (NaN, infinite or outside [0, 1] is an error, as for
-``expected_calibration_error``); rows with either side NULL are skipped.
+``expected_calibration_error``); rows with either side NULL are skipped. With
+``sample_weight`` (a weight column) ``count`` is the bin's total weight and
+``mean_score`` and ``observed_rate`` are weighted means; a row weighing 0 is
+dropped (a bin holding only such rows has no row), a NULL weight makes the row
+unknown, and a negative, NaN or infinite weight is an error.
 
 ``label_thresholds(source, actual, scores, beta := 1, zero_division := 0,
 n_bins := NULL, by := ...)``: over label lists (``actual``) and label scores
@@ -63,6 +67,13 @@ Notes
   below t* (for instance scores that are multiples of 1 / n_bins).
 - Scores must be finite numbers (NaN and infinite scores are errors, as in
   every score measure).
+- ``sample_weight`` (a weight column) makes tp, fp, fn and support sums of the
+  rows' weights (DOUBLE), so the chosen threshold maximises the weighted
+  F-beta; a row weighing 0 is dropped before anything is counted (a label only
+  such rows hold or score has no row), a NULL weight makes the row unknown,
+  and a negative, NaN or infinite weight is an error. With float weights,
+  equal F-beta values may differ in the last bit (sums in another order), so
+  a tie between two thresholds is exact only for whole-number weights.
 """
 
 from __future__ import annotations
@@ -76,8 +87,6 @@ from mlsql._registry import Param, declare
 from mlsql.measures import scores as SC
 
 FAMILY = "thresholds"
-#: why these measures take no sample_weight (the registry's ``unweighted``)
-UNWEIGHTED = "not weighted yet: each row counts once in the bins and counts"
 E = Any  # an engine expression
 
 BY = Param("by", None)
@@ -160,7 +169,6 @@ declare(
     "observed_rate; the bins of expected_calibration_error.",
     inputs=("source", "actual", "prob"),
     params=(SC.N_BINS, BY),
-    unweighted=UNWEIGHTED,
 )
 declare(
     "label_thresholds",
@@ -171,5 +179,4 @@ declare(
     "label at its own threshold.",
     inputs=("source", "actual", "scores"),
     params=(P.BETA, P.ZERO_DIVISION, THRESHOLD_BINS, BY),
-    unweighted=UNWEIGHTED,
 )

@@ -1693,6 +1693,7 @@ def calibration_table(
     *,
     n_bins: int = 10,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per non-empty calibration bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.
 
@@ -1706,6 +1707,9 @@ def calibration_table(
         The number of equal-width bins on [0, 1] (the last closed).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -2946,6 +2950,7 @@ def label_thresholds(
     zero_division: Any = 0,
     n_bins: int | None = None,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per label (and group): the score threshold maximising the label's F-beta, with tp, fp, fn, support, precision, recall, fbeta at it, and micro_fbeta (every label at its own threshold).
 
@@ -2965,6 +2970,9 @@ def label_thresholds(
         and take the bin edges as candidates. Default: every distinct score.
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -4353,6 +4361,7 @@ def precision_recall_curve(
     *,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at +inf).
 
@@ -4370,6 +4379,9 @@ def precision_recall_curve(
         (scikit-learn: recall 1, fpr and tpr nan).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -4819,6 +4831,7 @@ def roc_curve(
     *,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> _Frame:
     """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).
 
@@ -4836,6 +4849,9 @@ def roc_curve(
         (scikit-learn: recall 1, fpr and tpr nan).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------

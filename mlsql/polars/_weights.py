@@ -37,6 +37,15 @@ def weight(func: str, expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     return as_float.map_batches(_check_values(func), return_dtype=pl.Float64, is_elementwise=True)
 
 
+def weighed_and_known(w: pl.Expr, *known: pl.Expr) -> pl.Expr:
+    """True on a row weighing more than 0 where every ``known`` holds (a table's known rows).
+
+    One conditional that tests the weight first: Polars does not push the ``known`` tests
+    below the weight's check, so every row's weight is checked, a known row's or not.
+    """
+    return pl.when(w > 0).then(pl.all_horizontal(known)).otherwise(False)
+
+
 def weighted_check(check: Check) -> Check:
     """``check`` of the inputs, then the weight (last); inputs NULL where the weight is NULL."""
 

@@ -1711,6 +1711,7 @@ def calibration_table(
     *,
     n_bins: int = 10,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per non-empty calibration bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.
 
@@ -1724,6 +1725,9 @@ def calibration_table(
         The number of equal-width bins on [0, 1] (the last closed).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -3177,6 +3181,7 @@ def label_thresholds(
     zero_division: Any = 0,
     n_bins: int | None = None,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per label (and group): the score threshold maximising the label's F-beta, with tp, fp, fn, support, precision, recall, fbeta at it, and micro_fbeta (every label at its own threshold).
 
@@ -3196,6 +3201,9 @@ def label_thresholds(
         and take the bin edges as candidates. Default: every distinct score.
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -4837,6 +4845,7 @@ def precision_recall_curve(
     *,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, precision, recall (scikit-learn's points, its (1, 0) end point at +inf).
 
@@ -4854,6 +4863,9 @@ def precision_recall_curve(
         (scikit-learn: recall 1, fpr and tpr nan).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------
@@ -5318,6 +5330,7 @@ def roc_curve(
     *,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     """One row per (group, label of a score map, distinct score), from the highest, after a first row of threshold +inf: threshold, fpr, tpr (scikit-learn's points with drop_intermediate=False).
 
@@ -5335,6 +5348,9 @@ def roc_curve(
         (scikit-learn: recall 1, fpr and tpr nan).
     by : str or sequence of str, optional
         Grouping columns.
+    sample_weight : str, optional
+        A column of weights per row (finite numbers >= 0; a NULL weight makes
+        the row unknown): counts become sums of weights. Default: every row 1.
 
     Returns
     -------

@@ -1,7 +1,8 @@
 """Precision-recall and ROC curves in DuckDB: table macros over a source.
 
 ``precision_recall_curve(source, actual, score, zero_division := 0, "by" :=
-NULL)`` and ``roc_curve(...)`` read the source (a table or view name, a file
+NULL)`` and ``roc_curve(...)`` (each also with ``sample_weight``, the name of a
+weight column, after ``score``: an overload) read the source (a table or view name, a file
 or a query, as the other table macros do) once. Each known row becomes its
 cells, ``_mlsql_curve_cells``: one (y, s) for a numeric score (the macro's
 DOUBLE overload, so any number binds to it), or a (label, y, s) per scored
@@ -14,7 +15,8 @@ counts, sorted by score from the highest within each group and label, give
 the cumulative tp and fp of every threshold (DuckDB's sort spills to disk
 when it must). The columns come from the registry's formulas
 (:func:`mlsql.measures.curves.values`), after a row of threshold +inf per
-group and label.
+group and label. Weighted, the counts are sums of the rows' weights and a row
+weighing 0 is dropped (scikit-learn's ``_binary_clf_curve`` drops it too).
 
 A text score column binds to the score-map overload and fails with DuckDB's
 binder error (a map function over text), not with mlsql's message.
@@ -98,8 +100,19 @@ def _cells(q: Qualify) -> list[Macro]:
     ]
 
 
-def _curve(q: Qualify, ops: SqlOps, name: str) -> str:
-    """The body of table macro ``name``: one row per (group, label, threshold), +inf first."""
+def known_row(inputs: str, weighted: bool) -> str:
+    """The filter of the known rows: ``inputs`` (SQL: the inputs are not NULL), and weighted, a
+    weight > 0. The weight is tested first in one CASE, which the optimizer does not split, so
+    every row's weight is checked, as in Polars and Spark, a known row's or not."""
+    return f"CASE WHEN w > 0 THEN {inputs} ELSE false END" if weighted else inputs
+
+
+def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool) -> str:
+    """The body of table macro ``name``: one row per (group, label, threshold), +inf first.
+
+    ``weighted``: each row counts its ``sample_weight`` (checked), and a row weighing 0 is
+    dropped, as scikit-learn drops it (no threshold of its own); else each row counts 1.
+    """
     s = CV.CurveStats(tp=Sql("tp"), fp=Sql("fp"), n_positive=Sql("pos"), n_negative=Sql("neg"))
     columns = CV.values(ops, name, s, Sql("zd"))
     select = ",\n               ".join(f"{expr} AS {col}" for col, expr in columns.items())
@@ -107,20 +120,27 @@ def _curve(q: Qualify, ops: SqlOps, name: str) -> str:
     clash = f'list_filter(coalesce("by", []), lambda b: lower(b) IN ({outputs}))[1]'
     clash_error = sql_message(by_output_message(name, "{}"), clash)
     cells = f"{q('_mlsql_curve_cells')}(__mlsql_actual, __mlsql_score, '{name}')"
+    if weighted:
+        weight = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{name}')"
+        rows = f"(SELECT *, {weight} AS w FROM ({_columns('actual', 'score', 'sample_weight')}))"
+    else:
+        rows = f"(SELECT *, 1 AS w FROM ({_columns('actual', 'score')}))"
+    # n: the cells' total weight; m: their number (how the unscored rows are found)
     return f"""WITH known AS (
-        SELECT g, {cells} AS cells
-        FROM ({_columns("actual", "score")})
-        WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
-    known_rows AS (SELECT g, count(*) AS n FROM known GROUP BY g),
+        SELECT g, {cells} AS cells, w
+        FROM {rows}
+        WHERE {known_row("__mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL", weighted)}),
+    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
-        SELECT g, c.k AS k, c.s AS s, sum(c.y) AS hits, count(*) AS n
-        FROM (SELECT g, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
+        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
-        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits, known_rows.n - per_label.n AS n
-        FROM (SELECT g, k, sum(n) AS n FROM steps GROUP BY g, k) per_label
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
+               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
-        WHERE known_rows.n > per_label.n),
+        WHERE known_rows.m > per_label.m),
     thresholds AS (
         SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
         FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
@@ -147,16 +167,26 @@ def _curve(q: Qualify, ops: SqlOps, name: str) -> str:
 
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
-    """The cells of a row and the two curve tables."""
+    """The cells of a row and the two curve tables, each twice: unweighted, and an overload
+    taking ``sample_weight`` (a column name)."""
     return _cells(qualify) + [
         Macro(
             FILE,
             name,
-            ("source", "actual", "score", "zero_division := 0", '"by" := NULL'),
-            _curve(qualify, ops, name),
+            (
+                "source",
+                "actual",
+                "score",
+                *(("sample_weight",) if weighted else ()),
+                "zero_division := 0",
+                '"by" := NULL',
+            ),
+            _curve(qualify, ops, name, weighted),
             f"One row per (group, label of a score map, distinct score), +inf first: "
-            f"{', '.join(CV.COLUMNS[name])} (scikit-learn's points).",
+            f"{', '.join(CV.COLUMNS[name])} (scikit-learn's points"
+            f"{', each row weighted by sample_weight' if weighted else ''}).",
             table=True,
         )
         for name in CV.COLUMNS
+        for weighted in (False, True)  # overloads of one name stand together
     ]

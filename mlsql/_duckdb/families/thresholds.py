@@ -1,7 +1,8 @@
 """Calibration bins and per-label thresholds in DuckDB: table macros over a source.
 
-``calibration_table('t', 'actual', 'prob', n_bins := 10, "by" := [...])`` is one
-GROUP BY of (group, bin) over the known rows; the bin is the registry's
+``calibration_table('t', 'actual', 'prob', n_bins := 10, "by" := [...])`` (and an
+overload taking ``sample_weight := 'w'``, a weight column) is one GROUP BY of
+(group, bin) over the known rows; the bin is the registry's
 ``calibration_bin`` formula, the macro ``expected_calibration_error`` uses.
 
 ``label_thresholds('t', 'actual', 'scores', beta := 1, zero_division := 0,
@@ -24,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql import _params as P
+from mlsql._duckdb.families.curves import known_row
 from mlsql._duckdb.families.ranking import ENTRY_TYPES
 from mlsql._duckdb.families.single_label import KEEP, _columns
 from mlsql._duckdb.library import Macro, Qualify, check_param
@@ -55,7 +57,9 @@ class WindowOps(SqlOps):
         return Sql(f"sum({x}) OVER w")
 
 
-def _calibration(q: Qualify, ops: SqlOps) -> Macro:
+def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
+    """``calibration_table``; ``weighted``: the overload taking ``sample_weight`` (a column
+    name), whose counts are sums of the rows' weights (a row weighing 0 dropped)."""
     func = "calibration_table"
     n_bins = check_param(SC.N_BINS, q, func)
     y = call(q("_mlsql_binary_flag"), Sql("__mlsql_actual"), "actual", func)
@@ -73,14 +77,20 @@ def _calibration(q: Qualify, ops: SqlOps) -> Macro:
     b = SC.calibration_bin(ops, Sql("p"), Sql("nb"))
     values = TH.calibration_values(ops, Sql("b"), Sql("nb"), Sql("n"), Sql("s"), Sql("pos"))
     select = ",\n               ".join(f"{e} AS {name}" for name, e in values.items())
+    if weighted:
+        w_name: tuple[str, ...] = ("sample_weight",)
+        w = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{func}')"
+        tally = "sum(w)"
+    else:
+        w_name, w, tally = (), "1", "count(*)"
     body = f"""WITH params AS (SELECT {n_bins} AS nb),
     known AS (
-        SELECT g, {y} AS y, {p} AS p
-        FROM ({_columns("actual", "prob")})),
+        SELECT g, {y} AS y, {p} AS p, {w} AS w
+        FROM ({_columns("actual", "prob", *w_name)})),
     bins AS (
-        SELECT g, {b} AS b, count(*) AS n, sum(p) AS s, sum(CAST(y AS BIGINT)) AS pos
+        SELECT g, {b} AS b, {tally} AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
-        WHERE y IS NOT NULL AND p IS NOT NULL
+        WHERE {known_row("y IS NOT NULL AND p IS NOT NULL", weighted)}
         GROUP BY g, b)
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(g), CAST(b AS BIGINT) AS bin,
@@ -91,10 +101,18 @@ def _calibration(q: Qualify, ops: SqlOps) -> Macro:
     return Macro(
         FILE,
         func,
-        ("source", "actual", "prob", f"n_bins := {SC.N_BINS.default}", '"by" := NULL'),
+        (
+            "source",
+            "actual",
+            "prob",
+            *w_name,
+            f"n_bins := {SC.N_BINS.default}",
+            '"by" := NULL',
+        ),
         body,
         "One row per non-empty bin (and group): bin, low, high, count, mean_score, "
-        "observed_rate; the bins of expected_calibration_error.",
+        "observed_rate; the bins of expected_calibration_error"
+        f"{', each row weighted by sample_weight' if weighted else ''}.",
         table=True,
     )
 
@@ -121,7 +139,10 @@ def _entries(q: Qualify) -> list[Macro]:
     ]
 
 
-def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
+def _thresholds(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
+    """``label_thresholds``; ``weighted``: the overload taking ``sample_weight`` (a column
+    name), whose tp, fp, fn and support are sums of the rows' weights (a row weighing 0
+    dropped)."""
     func = "label_thresholds"
     beta, zd, nb = (check_param(p, q, func) for p in (P.BETA, P.ZERO_DIVISION, TH.THRESHOLD_BINS))
     entries = call(q("_mlsql_score_entries"), Sql("__mlsql_scores"))
@@ -144,25 +165,39 @@ def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
         WindowOps(ops), Counts(Sql("tp"), Sql("fp"), Sql("fn")), Sql("b"), Sql("zd")
     )
     select = ",\n               ".join(f"{e} AS {name}" for name, e in values.items())
+    if weighted:
+        w_name: tuple[str, ...] = ("sample_weight",)
+        w = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{func}')"
+        kind = "DOUBLE"
+
+        def tally(where: str) -> str:
+            return f"coalesce(sum(w){where}, 0.0)"
+
+    else:
+        w_name, w, kind = (), "1", "BIGINT"
+
+        def tally(where: str) -> str:
+            return f"count(*){where}"
+
     body = f"""WITH params AS (
         SELECT {beta} AS b, {zd} AS zd, {nb} AS nb),
     known AS (
         SELECT * FROM (
-            SELECT g, {actual} AS a, {entries} AS e
-            FROM ({_columns("actual", "scores")}))
-        WHERE a IS NOT NULL AND e IS NOT NULL),
+            SELECT g, {actual} AS a, {entries} AS e, {w} AS w
+            FROM ({_columns("actual", "scores", *w_name)}))
+        WHERE {known_row("a IS NOT NULL AND e IS NOT NULL", weighted)}),
     events AS (
-        SELECT g, x.key AS label, {score} + 0.0 AS s, list_contains(a, x.key) AS t
-        FROM (SELECT g, a, unnest(e) AS x FROM known)
+        SELECT g, x.key AS label, {score} + 0.0 AS s, list_contains(a, x.key) AS t, w
+        FROM (SELECT g, a, w, unnest(e) AS x FROM known)
         WHERE x.value IS NOT NULL),
     cells AS (
         SELECT g, label, CASE WHEN nb IS NULL THEN s ELSE {binned} END AS key,
-               count(*) FILTER (WHERE t) AS pos, count(*) FILTER (WHERE NOT t) AS neg
+               {tally(" FILTER (WHERE t)")} AS pos, {tally(" FILTER (WHERE NOT t)")} AS neg
         FROM events CROSS JOIN params
         GROUP BY ALL),
     support AS (
-        SELECT g, label, count(*) AS n
-        FROM (SELECT g, unnest(list_distinct(a)) AS label FROM known)
+        SELECT g, label, {tally("")} AS n
+        FROM (SELECT g, w, unnest(list_distinct(a)) AS label FROM known)
         GROUP BY g, label),
     candidates AS (
         SELECT cells.g, cells.label, key,
@@ -183,8 +218,8 @@ def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
     chosen AS (
         SELECT g, label,
                {threshold} AS threshold,
-               CAST({counts.tp} AS BIGINT) AS tp, CAST({counts.fp} AS BIGINT) AS fp,
-               CAST({counts.fn} AS BIGINT) AS fn, support
+               CAST({counts.tp} AS {kind}) AS tp, CAST({counts.fp} AS {kind}) AS fp,
+               CAST({counts.fn} AS {kind}) AS fn, support
         FROM (SELECT g, label, CASE WHEN nb IS NULL THEN key ELSE key / nb END AS key,
                      tp, fp, support
               FROM best CROSS JOIN params))
@@ -203,6 +238,7 @@ def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
             "source",
             "actual",
             "scores",
+            *w_name,
             f"beta := {P.BETA.default}",
             f"zero_division := {P.ZERO_DIVISION.default}",
             "n_bins := NULL",
@@ -210,11 +246,18 @@ def _thresholds(q: Qualify, ops: SqlOps) -> Macro:
         ),
         body,
         "One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, "
-        "support, precision, recall, fbeta, and micro_fbeta of every label at its threshold.",
+        "support, precision, recall, fbeta, and micro_fbeta of every label at its threshold"
+        f"{', each row weighted by sample_weight' if weighted else ''}.",
         table=True,
     )
 
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """The score-entry helper and the two table macros."""
-    return [*_entries(qualify), _calibration(qualify, ops), _thresholds(qualify, ops)]
+    return [
+        *_entries(qualify),
+        _calibration(qualify, ops, False),
+        _calibration(qualify, ops, True),
+        _thresholds(qualify, ops, False),
+        _thresholds(qualify, ops, True),
+    ]

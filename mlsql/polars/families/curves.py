@@ -8,7 +8,9 @@ that neither score nor hold a label added as its negatives at -inf, sorted by
 score from the highest, and ``cum_sum`` over (group, label) gives the
 cumulative tp and fp of every threshold; the columns are the registry's
 formulas (:func:`mlsql.measures.curves.values`), after a row of threshold
-+inf per group and label. Lazy in, lazy out.
++inf per group and label. With ``sample_weight`` every cell carries its row's
+weight (a row weighing 0 is dropped) and the counts are sums of weights. Lazy
+in, lazy out.
 
 Examples
 --------
@@ -31,6 +33,7 @@ from mlsql._front.tables import curve_groups
 from mlsql._params import check_zero_division
 from mlsql.measures import curves as CV
 from mlsql.polars._engine import POLARS
+from mlsql.polars._weights import weighed_and_known, weight
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families import ranking as RK
 from mlsql.polars.families import scores as SCP
@@ -43,14 +46,21 @@ def _inner(name: str) -> str:
     return f"__mlsql_{name}"
 
 
-Y, S, ROW, LABEL = (_inner(n) for n in ("y", "s", "row", "label"))
-HITS, N, TP, FP, POS, NEG = (_inner(n) for n in ("hits", "n", "tp", "fp", "pos", "neg"))
+Y, S, W, ROW, LABEL = (_inner(n) for n in ("y", "s", "w", "row", "label"))
+HITS, N, M, TP, FP, POS, NEG = (_inner(n) for n in ("hits", "n", "m", "tp", "fp", "pos", "neg"))
 
 
 def _binary_cells(
-    func: str, lf: pl.LazyFrame, schema: Any, actual: str, score: str, groups: list[str]
+    func: str,
+    lf: pl.LazyFrame,
+    schema: Any,
+    actual: str,
+    score: str,
+    groups: list[str],
+    w: pl.Expr,
 ) -> pl.LazyFrame:
-    """One cell (y, s) per known row: a boolean or 0/1 label and its finite score."""
+    """One cell (y, s, w) per known row: a boolean or 0/1 label, its finite score, its weight
+    ``w`` (> 0)."""
     y, s = SCP.check(
         func,
         ("actual", "score"),
@@ -60,25 +70,43 @@ def _binary_cells(
         *(pl.col(g) for g in groups),
         y.cast(pl.Int64).alias(Y),
         (s + 0.0).alias(S),  # -0.0 and 0.0 are one threshold
-    ).filter(pl.col(Y).is_not_null() & pl.col(S).is_not_null())
+        w.alias(W),
+    ).filter(weighed_and_known(pl.col(W), pl.col(Y).is_not_null(), pl.col(S).is_not_null()))
 
 
 def _label_cells(
-    func: str, lf: pl.LazyFrame, schema: Any, actual: str, score: str, groups: list[str]
+    func: str,
+    lf: pl.LazyFrame,
+    schema: Any,
+    actual: str,
+    score: str,
+    groups: list[str],
+    w: pl.Expr,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """The cells (label, y, s) of the known rows' scored and true labels (a true label that is
-    not scored at -inf), and the number of known rows per group."""
+    """The cells (label, y, s, w) of the known rows' scored and true labels (a true label that
+    is not scored at -inf), and the known rows per group: their weight and their number."""
     a, entries = RK._scores_check(
         func,
         ("actual", "score"),
         [(pl.col(actual), schema[actual]), (pl.col(score), schema[score])],
     )
     rows = (
-        lf.select(*(pl.col(g) for g in groups), a.alias(_inner("a")), entries.alias(_inner("e")))
-        .filter(pl.col(_inner("a")).is_not_null() & pl.col(_inner("e")).is_not_null())
+        lf.select(
+            *(pl.col(g) for g in groups),
+            a.alias(_inner("a")),
+            entries.alias(_inner("e")),
+            w.alias(W),
+        )
+        .filter(
+            weighed_and_known(
+                pl.col(W), pl.col(_inner("a")).is_not_null(), pl.col(_inner("e")).is_not_null()
+            )
+        )
         .with_row_index(ROW)
     )
-    known_rows = rows.group_by(*groups).agg(pl.len().cast(pl.Int64).alias(_inner("rows")))
+    known_rows = rows.group_by(*groups).agg(
+        pl.col(W).sum().alias(_inner("rows")), pl.len().cast(pl.Int64).alias(_inner("count"))
+    )
     scored = (
         rows.explode(_inner("e"))
         .unnest(_inner("e"))
@@ -92,10 +120,11 @@ def _label_cells(
             LABEL,
             pl.col(_inner("a")).list.contains(pl.col(LABEL)).cast(pl.Int64).alias(Y),
             K.number(func, "score", pl.col(S), pl.Float64(), finite=True) + 0.0,
+            W,
         )
     )
     truth = (
-        rows.select(*groups, ROW, pl.col(_inner("a")).list.unique().alias(LABEL))
+        rows.select(*groups, ROW, W, pl.col(_inner("a")).list.unique().alias(LABEL))
         .explode(LABEL)
         .filter(pl.col(LABEL).is_not_null())
     )
@@ -105,31 +134,46 @@ def _label_cells(
         LABEL,
         pl.lit(1, pl.Int64).alias(Y),
         pl.lit(float("-inf"), pl.Float64).alias(S),
+        W,
     )
     return pl.concat([scored, unscored_truth]).drop(ROW), known_rows
 
 
-def _curve(func: str, source: Frame, actual: str, score: str, zero_division: Any, by: Any) -> Frame:
+def _curve(
+    func: str,
+    source: Frame,
+    actual: str,
+    score: str,
+    zero_division: Any,
+    by: Any,
+    sample_weight: str | None,
+) -> Frame:
     zd = check_zero_division(zero_division, func)
     lf = source.lazy()
     schema = lf.collect_schema()
-    groups = curve_groups(func, schema.names(), actual, score, by)
+    groups = curve_groups(func, schema.names(), actual, score, by, sample_weight)
     per_label = isinstance(schema[score], (pl.Map, pl.List, pl.Array))
     keys = [*groups, LABEL] if per_label else groups
     hits, n = pl.col(HITS), pl.col(N)
+    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1
+    if sample_weight is None:
+        w, zero = pl.lit(1, pl.Int64), pl.lit(0, pl.Int64)
+    else:
+        w = weight(func, pl.col(sample_weight), schema[sample_weight])
+        zero = pl.lit(0.0, pl.Float64)
 
     def counted(cells: pl.LazyFrame) -> pl.LazyFrame:
         return (
             cells.group_by(*keys, S)
-            .agg(hits=pl.col(Y).sum(), n=pl.len().cast(pl.Int64))
-            .rename({"hits": HITS, "n": N})
+            .agg(hits=(pl.col(Y) * pl.col(W)).sum(), n=pl.col(W).sum(), m=pl.len().cast(pl.Int64))
+            .rename({"hits": HITS, "n": N, "m": M})
         )
 
     if per_label:
-        cells, known_rows = _label_cells(func, lf, schema, actual, score, groups)
+        cells, known_rows = _label_cells(func, lf, schema, actual, score, groups, w)
         steps = counted(cells)
         # the rows that neither score a label nor hold it: negatives at -inf
-        per_key = steps.group_by(*keys).agg(n.sum())
+        per_key = steps.group_by(*keys).agg(n.sum(), pl.col(M).sum())
         joined = (
             per_key.join(known_rows, on=groups, nulls_equal=True)
             if groups
@@ -138,12 +182,13 @@ def _curve(func: str, source: Frame, actual: str, score: str, zero_division: Any
         unscored = joined.select(
             *keys,
             pl.lit(float("-inf"), pl.Float64).alias(S),
-            pl.lit(0, pl.Int64).alias(HITS),
+            zero.alias(HITS),
             (pl.col(_inner("rows")) - n).alias(N),
-        ).filter(pl.col(N) > 0)
+            (pl.col(_inner("count")) - pl.col(M)).alias(M),
+        ).filter(pl.col(M) > 0)
         steps = pl.concat([steps, unscored]).group_by(*keys, S).agg(pl.col(HITS, N).sum())
     else:
-        steps = counted(_binary_cells(func, lf, schema, actual, score, groups))
+        steps = counted(_binary_cells(func, lf, schema, actual, score, groups, w))
 
     def within(e: pl.Expr) -> pl.Expr:
         return e.over(keys) if keys else e
@@ -165,8 +210,8 @@ def _curve(func: str, source: Frame, actual: str, score: str, zero_division: Any
     start = totals.select(
         *keys,
         pl.lit(float("inf"), pl.Float64).alias(S),
-        pl.lit(0, pl.Int64).alias(TP),
-        pl.lit(0, pl.Int64).alias(FP),
+        zero.alias(TP),
+        zero.alias(FP),
         POS,
         NEG,
     )
@@ -207,8 +252,9 @@ def precision_recall_curve(
     *,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
-    return _curve("precision_recall_curve", source, actual, score, zero_division, by)
+    return _curve("precision_recall_curve", source, actual, score, zero_division, by, sample_weight)
 
 
 @table(
@@ -234,8 +280,9 @@ def roc_curve(
     *,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
-    return _curve("roc_curve", source, actual, score, zero_division, by)
+    return _curve("roc_curve", source, actual, score, zero_division, by, sample_weight)
 
 
 def example(measure: Any) -> tuple[dict[str, list[Any]], dict[str, Any]]:

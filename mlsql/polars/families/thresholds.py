@@ -34,6 +34,7 @@ from mlsql._registry import Measure
 from mlsql.measures import scores as SC
 from mlsql.measures import thresholds as TH
 from mlsql.polars._engine import POLARS
+from mlsql.polars._weights import weighed_and_known, weight
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families.ranking import _field, _scores_check
 from mlsql.polars.families.scores import _check_probability
@@ -97,11 +98,20 @@ def calibration_table(
     *,
     n_bins: int = 10,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
     func = "calibration_table"
     nb = P.check(SC.N_BINS, n_bins, func)
     named = {"actual": actual, "prob": prob}
+    if sample_weight is not None:
+        named["sample_weight"] = sample_weight
     lf, schema, groups = _frame(source, func, named, by, TH.CALIBRATION_COLUMNS)
+    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1
+    w = (
+        pl.lit(1, pl.Int64)
+        if sample_weight is None
+        else weight(func, pl.col(sample_weight), schema[sample_weight])
+    )
     a = pl.col(actual)
     y = K.binary_flag(func, "actual", a, schema[actual])
     p = K.number(
@@ -110,14 +120,20 @@ def calibration_table(
     p = p.map_batches(
         _check_probability(func, "prob"), return_dtype=pl.Float64, is_elementwise=True
     )
-    rows = lf.select(*groups, y.alias("__mlsql_y"), p.alias("__mlsql_p")).filter(
-        pl.col("__mlsql_y").is_not_null() & pl.col("__mlsql_p").is_not_null()
+    rows = lf.select(*groups, y.alias("__mlsql_y"), p.alias("__mlsql_p"), w.alias("__mlsql_w"))
+    rows = rows.filter(
+        weighed_and_known(
+            pl.col("__mlsql_w"),
+            pl.col("__mlsql_y").is_not_null(),
+            pl.col("__mlsql_p").is_not_null(),
+        )
     )
     b = SC.calibration_bin(OPS, pl.col("__mlsql_p"), nb).cast(pl.Int64).alias("bin")
+    weights = pl.col("__mlsql_w")
     bins = rows.group_by(*groups, b).agg(
-        pl.len().cast(pl.Int64).alias("__mlsql_n"),
-        pl.col("__mlsql_p").sum().alias("__mlsql_s"),
-        pl.col("__mlsql_y").cast(pl.Int64).sum().alias("__mlsql_pos"),
+        weights.sum().alias("__mlsql_n"),
+        (pl.col("__mlsql_p") * weights).sum().alias("__mlsql_s"),
+        (pl.col("__mlsql_y").cast(pl.Int64) * weights).sum().alias("__mlsql_pos"),
     )
     n = pl.col("__mlsql_n")
     values = TH.calibration_values(
@@ -128,16 +144,28 @@ def calibration_table(
 
 
 def _events(
-    lf: pl.LazyFrame, schema: Any, actual: str, scores: str, groups: list[str], func: str
+    lf: pl.LazyFrame,
+    schema: Any,
+    actual: str,
+    scores: str,
+    groups: list[str],
+    func: str,
+    w: pl.Expr,
 ) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """(scored events: groups, label, score, is_true; true labels: groups, label) of the
-    known rows; labels of integer kinds as Int64."""
+    """(scored events: groups, label, score, is_true, weight; true labels: groups, label,
+    weight) of the known rows (``w`` > 0); labels of integer kinds as Int64."""
     pairs = [(pl.col(actual), schema[actual]), (pl.col(scores), schema[scores])]
     a, entries = _scores_check(func, ["actual", "scores"], pairs)
     if not isinstance(schema[scores], pl.Map):  # a map's labels are distinct already
         entries = entries.list.eval(pl.element().filter(_field("label").is_first_distinct()))
-    rows = lf.select(*groups, a.alias("__mlsql_a"), entries.alias("__mlsql_e")).filter(
-        pl.col("__mlsql_a").is_not_null() & pl.col("__mlsql_e").is_not_null()
+    rows = lf.select(
+        *groups, a.alias("__mlsql_a"), entries.alias("__mlsql_e"), w.alias("__mlsql_w")
+    ).filter(
+        weighed_and_known(
+            pl.col("__mlsql_w"),
+            pl.col("__mlsql_a").is_not_null(),
+            pl.col("__mlsql_e").is_not_null(),
+        )
     )
     entry = pl.col("__mlsql_e").struct
     events = (
@@ -150,10 +178,11 @@ def _events(
             pl.col("__mlsql_a")
             .list.contains(pl.col("__mlsql_e").struct.field("label"))
             .alias("__mlsql_t"),
+            "__mlsql_w",
         )
     )
     truth = (
-        rows.select(*groups, pl.col("__mlsql_a").list.unique().alias("label"))
+        rows.select(*groups, pl.col("__mlsql_a").list.unique().alias("label"), "__mlsql_w")
         .explode("label")
         .filter(pl.col("label").is_not_null())
     )
@@ -195,14 +224,24 @@ def label_thresholds(
     zero_division: Any = 0,
     n_bins: int | None = None,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> Frame:
     func = "label_thresholds"
     b = P.check(P.BETA, beta, func)
     zd = P.check(P.ZERO_DIVISION, zero_division, func)
     nb = P.check(TH.THRESHOLD_BINS, n_bins, func)
     named = {"actual": actual, "scores": scores}
+    if sample_weight is not None:
+        named["sample_weight"] = sample_weight
     lf, schema, groups = _frame(source, func, named, by, TH.THRESHOLD_COLUMNS)
-    events, truth = _events(lf, schema, actual, scores, groups, func)
+    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1; the counts'
+    # type: Int64 unweighted, Float64 weighted
+    kind: pl.DataType
+    if sample_weight is None:
+        w, kind = pl.lit(1, pl.Int64), pl.Int64()
+    else:
+        w, kind = weight(func, pl.col(sample_weight), schema[sample_weight]), pl.Float64()
+    events, truth = _events(lf, schema, actual, scores, groups, func, w)
     s = K.number(func, "scores", pl.col("__mlsql_s"), pl.Float64(), finite=True) + 0.0
     if nb is None:
         key = s
@@ -212,11 +251,12 @@ def label_thresholds(
         )
         key = SC.calibration_bin(OPS, prob, nb).cast(pl.Float64)
     labels = [*groups, "label"]
-    t = pl.col("__mlsql_t")
+    t, weights = pl.col("__mlsql_t"), pl.col("__mlsql_w")
     cells = events.group_by(*labels, key.alias("__mlsql_k")).agg(
-        t.cast(pl.Int64).sum().alias("__mlsql_pos"), (~t).cast(pl.Int64).sum().alias("__mlsql_neg")
+        (t.cast(pl.Int64) * weights).sum().alias("__mlsql_pos"),
+        ((~t).cast(pl.Int64) * weights).sum().alias("__mlsql_neg"),
     )
-    support = truth.group_by(*labels).agg(pl.len().cast(pl.Int64).alias("support"))
+    support = truth.group_by(*labels).agg(weights.sum().cast(kind).alias("support"))
     tp, fp, n = pl.col("tp"), pl.col("fp"), pl.col("support")
     candidates = (
         cells.sort(*labels, "__mlsql_k", descending=[*(False for _ in labels), True])
@@ -238,8 +278,8 @@ def label_thresholds(
     ).select(
         *labels,
         pl.lit(None, pl.Float64).alias("__mlsql_k"),
-        pl.lit(0, pl.Int64).alias("tp"),
-        pl.lit(0, pl.Int64).alias("fp"),
+        pl.lit(0, kind).alias("tp"),
+        pl.lit(0, kind).alias("fp"),
         "support",
     )
     both = pl.concat([best, never_scored], how="vertical_relaxed")
@@ -248,9 +288,9 @@ def label_thresholds(
     chosen = both.select(
         *labels,
         threshold.alias("threshold"),
-        counts.tp.cast(pl.Int64).alias("tp"),
-        counts.fp.cast(pl.Int64).alias("fp"),
-        counts.fn.cast(pl.Int64).alias("fn"),
+        counts.tp.cast(kind).alias("tp"),
+        counts.fp.cast(kind).alias("fp"),
+        counts.fn.cast(kind).alias("fn"),
         "support",
     )
     c = Counts(pl.col("tp"), pl.col("fp"), pl.col("fn"))

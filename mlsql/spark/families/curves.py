@@ -9,7 +9,8 @@ nor hold a label added as its negatives at -inf, then window sums
 partitioned by group and label, ordered by score from the highest, give the
 cumulative tp and fp of every threshold; the columns are the registry's
 formulas (:func:`mlsql.measures.curves.values`), after a row of threshold
-+inf per group and label. No collecting; labels are checked (boolean or 0/1)
++inf per group and label. With ``sample_weight`` every cell carries its row's
+weight (a row weighing 0 is dropped) and the counts are sums of weights. No collecting; labels are checked (boolean or 0/1)
 and scores (finite numbers) as they are read.
 
 Examples
@@ -41,6 +42,7 @@ from mlsql.measures import curves as CV
 from mlsql.spark._build import OPS
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import to_column
+from mlsql.spark._weights import weight
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families import ranking as RK
 
@@ -57,27 +59,41 @@ def _binary_cells(func: str, schema: dict[str, Any], a: Column, s: Column) -> tu
 
 
 def _label_cells(func: str, rows: DataFrame, groups: list[str]) -> DataFrame:
-    """The cells (label, y, s) of the rows' scored labels and of their true labels that are
-    not scored (at -inf); ``rows`` holds the groups, ``a`` (true labels) and ``e`` (entries)."""
-    scored = rows.select(*groups, "a", F.explode("e").alias("c")).select(
+    """The cells (label, y, s, w) of the rows' scored labels and of their true labels that are
+    not scored (at -inf); ``rows`` holds the groups, ``a`` (true labels), ``e`` (entries) and
+    ``w`` (the row's weight)."""
+    scored = rows.select(*groups, "a", "w", F.explode("e").alias("c")).select(
         *groups,
         F.col("c.label").alias("label"),
         # array_contains is NULL, not false, when the array holds a NULL element
         F.coalesce(F.array_contains("a", F.col("c.label")), F.lit(False)).cast("long").alias("y"),
         (K.finite(func, "score", F.col("c.score")) + F.lit(0.0)).alias("s"),
+        "w",
     )
 
     def unscored(x: Column) -> Column:
         return x.isNotNull() & ~F.exists("e", lambda entry: entry["label"] == x)
 
     truth = rows.select(
-        *groups, F.explode(F.filter(F.array_distinct("a"), unscored)).alias("label")
-    ).select(*groups, "label", F.lit(1).cast("long").alias("y"), F.lit(float("-inf")).alias("s"))
+        *groups, "w", F.explode(F.filter(F.array_distinct("a"), unscored)).alias("label")
+    ).select(
+        *groups,
+        "label",
+        F.lit(1).cast("long").alias("y"),
+        F.lit(float("-inf")).alias("s"),
+        "w",
+    )
     return scored.unionByName(truth)
 
 
 def _curve(
-    func: str, source: DataFrame, actual: str, score: str, zero_division: Any, by: Any
+    func: str,
+    source: DataFrame,
+    actual: str,
+    score: str,
+    zero_division: Any,
+    by: Any,
+    sample_weight: str | None,
 ) -> DataFrame:
     if not isinstance(source, DataFrame):
         raise MlsqlError(
@@ -85,8 +101,13 @@ def _curve(
         )
     zd = check_zero_division(zero_division, func)
     schema = {f.name: f.dataType for f in source.schema.fields}
-    shown = curve_groups(func, list(schema), actual, score, by)
+    shown = curve_groups(func, list(schema), actual, score, by, sample_weight)
     a, s = to_column(actual, func, "actual"), to_column(score, func, "score")
+    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1
+    if sample_weight is None:
+        w, zero = F.lit(1).cast("long"), F.lit(0).cast("long")
+    else:
+        w, zero = weight(func, source[sample_weight]), F.lit(0.0)
     named_keys = [to_column(g, func, "by").alias(f"__g{i}") for i, g in enumerate(shown)]
     groups = [f"__g{i}" for i in range(len(shown))] or [ALL]
     selected = named_keys or [F.lit(0).alias(ALL)]
@@ -99,23 +120,33 @@ def _curve(
                     func=func, name="actual", type=schema[actual].simpleString()
                 )
             )
-        rows = source.select(*selected, a.alias("a"), RK.score_entries(s, fields).alias("e"))
-        rows = rows.where(a.isNotNull() & s.isNotNull())
+        rows = source.select(
+            *selected, a.alias("a"), RK.score_entries(s, fields).alias("e"), w.alias("w")
+        )
+        # the weight first: every row's weight is checked, a known row's or not
+        rows = rows.where((F.col("w") > 0) & a.isNotNull() & s.isNotNull())
         keys = [*groups, "label"]
         steps = _steps(_label_cells(func, rows, groups), keys)
         # the rows that neither score a label nor hold it: negatives at -inf
-        known_rows = rows.groupBy(*groups).agg(F.count(F.lit(1)).alias("rows"))
-        known_rows = known_rows.select(*(F.col(g).alias(f"__rows{g}") for g in groups), "rows")
-        per_key = steps.groupBy(*keys).agg(F.sum("n").alias("covered"))
+        known_rows = rows.groupBy(*groups).agg(
+            F.sum("w").alias("rows"), F.count(F.lit(1)).alias("count")
+        )
+        known_rows = known_rows.select(
+            *(F.col(g).alias(f"__rows{g}") for g in groups), "rows", "count"
+        )
+        per_key = steps.groupBy(*keys).agg(
+            F.sum("n").alias("covered"), F.sum("m").alias("covered_count")
+        )
         on = [F.col(g).eqNullSafe(F.col(f"__rows{g}")) for g in groups]
         unscored = (
             per_key.join(known_rows, reduce(operator.and_, on))
-            .where(F.col("rows") > F.col("covered"))
+            .where(F.col("count") > F.col("covered_count"))
             .select(
                 *keys,
                 F.lit(float("-inf")).alias("threshold"),
-                F.lit(0).cast("long").alias("hits"),
+                zero.alias("hits"),
                 (F.col("rows") - F.col("covered")).alias("n"),
+                (F.col("count") - F.col("covered_count")).alias("m"),
             )
         )
         steps = (
@@ -125,9 +156,10 @@ def _curve(
         )
     else:
         y, x = _binary_cells(func, {"actual": schema[actual], "score": schema[score]}, a, s)
-        rows = source.select(*selected, y.alias("y"), x.alias("s"))
+        rows = source.select(*selected, y.alias("y"), x.alias("s"), w.alias("w"))
         keys = groups
-        steps = _steps(rows.where(F.col("y").isNotNull() & F.col("s").isNotNull()), keys)
+        known = (F.col("w") > 0) & F.col("y").isNotNull() & F.col("s").isNotNull()
+        steps = _steps(rows.where(known), keys)
     upto = (
         Window.partitionBy(*keys)
         .orderBy(F.col("threshold").desc())
@@ -145,8 +177,8 @@ def _curve(
     )
     start = cumulative.groupBy(*keys).agg(
         F.lit(float("inf")).alias("threshold"),
-        F.lit(0).cast("long").alias("tp"),
-        F.lit(0).cast("long").alias("fp"),
+        zero.alias("tp"),
+        zero.alias("fp"),
         F.first("pos").alias("pos"),
         F.first("neg").alias("neg"),
     )
@@ -160,9 +192,12 @@ def _curve(
 
 
 def _steps(cells: DataFrame, keys: list[str]) -> DataFrame:
-    """Known cells (y, s) counted per key and distinct score: threshold, hits, n."""
+    """Known cells (y, s, w) summed per key and distinct score: threshold, hits (the positive
+    cells' weight), n (all cells' weight), m (the number of cells)."""
     return cells.groupBy(*keys, F.col("s").alias("threshold")).agg(
-        F.sum("y").alias("hits"), F.count(F.lit(1)).alias("n")
+        F.sum(F.col("y") * F.col("w")).alias("hits"),
+        F.sum("w").alias("n"),
+        F.count(F.lit(1)).alias("m"),
     )
 
 
@@ -189,8 +224,9 @@ def precision_recall_curve(
     *,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
-    return _curve("precision_recall_curve", source, actual, score, zero_division, by)
+    return _curve("precision_recall_curve", source, actual, score, zero_division, by, sample_weight)
 
 
 @table(
@@ -216,8 +252,9 @@ def roc_curve(
     *,
     zero_division: Any = 0,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
-    return _curve("roc_curve", source, actual, score, zero_division, by)
+    return _curve("roc_curve", source, actual, score, zero_division, by, sample_weight)
 
 
 __all__ = ["precision_recall_curve", "roc_curve"]

@@ -30,6 +30,7 @@ from mlsql.measures import thresholds as TH
 from mlsql.spark._build import OPS
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import to_column
+from mlsql.spark._weights import weight
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families.ranking import _fields_of, _scores_check, score_entries
 from mlsql.spark.families.scores import probability
@@ -101,21 +102,33 @@ def calibration_table(
     *,
     n_bins: int = 10,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "calibration_table"
     nb = P.check(SC.N_BINS, n_bins, func)
     named = {"actual": actual, "prob": prob}
+    if sample_weight is not None:
+        named["sample_weight"] = sample_weight
     groups, keys, internal = _keys(source, func, named, by, TH.CALIBRATION_COLUMNS)
+    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1
+    w = (
+        F.lit(1).cast("long")
+        if sample_weight is None
+        else weight(func, _bound(source, sample_weight))
+    )
     a, p = _bound(source, actual), _bound(source, prob)
     K.binary_inputs(func, ["actual"], [a])
     K.numeric_inputs(func, ["prob"], [p])
     y = K.binary_flag(func, a)
     s = probability(func, "prob", K.finite(func, "prob", F.when(a.isNotNull(), p)))
-    rows = source.select(*keys, y.alias("__y"), s.alias("__p"))
-    rows = rows.where(F.col("__y").isNotNull() & F.col("__p").isNotNull())
+    rows = source.select(*keys, y.alias("__y"), s.alias("__p"), w.alias("__w"))
+    # the weight first: every row's weight is checked, a known row's or not
+    rows = rows.where((F.col("__w") > 0) & F.col("__y").isNotNull() & F.col("__p").isNotNull())
     b = column(SC.calibration_bin(OPS, F.col("__p"), nb)).cast("long").alias("bin")
     bins = rows.groupBy(*internal, b).agg(
-        F.count(F.lit(1)).alias("__n"), F.sum("__p").alias("__s"), F.sum("__y").alias("__pos")
+        F.sum("__w").alias("__n"),
+        F.sum(F.col("__p") * F.col("__w")).alias("__s"),
+        F.sum(F.col("__y") * F.col("__w")).alias("__pos"),
     )
     values = TH.calibration_values(
         OPS, F.col("bin"), nb, F.col("__n"), F.col("__s"), F.col("__pos")
@@ -155,18 +168,27 @@ def label_thresholds(
     zero_division: Any = 0,
     n_bins: int | None = None,
     by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
 ) -> DataFrame:
     func = "label_thresholds"
     b = P.check(P.BETA, beta, func)
     zd = P.check(P.ZERO_DIVISION, zero_division, func)
     nb = P.check(TH.THRESHOLD_BINS, n_bins, func)
     named = {"actual": actual, "scores": scores}
+    if sample_weight is not None:
+        named["sample_weight"] = sample_weight
     groups, keys, internal = _keys(source, func, named, by, TH.THRESHOLD_COLUMNS)
     a, s = _bound(source, actual), _bound(source, scores)
     _scores_check(func, ["actual", "scores"], [a, s])
+    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1; the counts'
+    # type: long unweighted, double weighted
+    if sample_weight is None:
+        w, kind = F.lit(1).cast("long"), "long"
+    else:
+        w, kind = weight(func, _bound(source, sample_weight)), "double"
     entries = score_entries(s, _fields_of(func, s))
-    rows = source.select(*keys, a.alias("__a"), entries.alias("__e"))
-    rows = rows.where(F.col("__a").isNotNull() & F.col("__e").isNotNull())
+    rows = source.select(*keys, a.alias("__a"), entries.alias("__e"), w.alias("__w"))
+    rows = rows.where((F.col("__w") > 0) & F.col("__a").isNotNull() & F.col("__e").isNotNull())
     label_type = rows.schema["__e"].dataType.elementType["label"].dataType  # type: ignore[attr-defined]
     integral = isinstance(label_type, T.IntegralType)
     truth = F.array_distinct(F.filter("__a", lambda x: x.isNotNull()))
@@ -179,27 +201,31 @@ def label_thresholds(
     if nb is not None:
         key = column(SC.calibration_bin(OPS, probability(func, "scores", score), nb))
     scored = (
-        rows.select(*internal, truth.alias("__a"), F.explode("__e").alias("__x"))
+        rows.select(*internal, truth.alias("__a"), "__w", F.explode("__e").alias("__x"))
         .select(
             *internal,
             label.alias("label"),
             key.cast("double").alias("__k"),
             F.array_contains("__a", label).cast("long").alias("__t"),
+            "__w",
         )
         .groupBy(*internal, "label", "__k")
-        .agg(F.sum("__t").alias("__pos"), F.sum(1 - F.col("__t")).alias("__neg"))
-        .withColumn("__sup", F.lit(0).cast("long"))
+        .agg(
+            F.sum(F.col("__t") * F.col("__w")).cast(kind).alias("__pos"),
+            F.sum((1 - F.col("__t")) * F.col("__w")).cast(kind).alias("__neg"),
+        )
+        .withColumn("__sup", F.lit(0).cast(kind))
     )
     true_labels = (
-        rows.select(*internal, F.explode(truth).alias("label"))
+        rows.select(*internal, "__w", F.explode(truth).alias("label"))
         .groupBy(*internal, "label")
-        .agg(F.count(F.lit(1)).alias("__sup"))
+        .agg(F.sum("__w").cast(kind).alias("__sup"))
         .select(
             *internal,
             "label",
             F.lit(None).cast("double").alias("__k"),
-            F.lit(0).cast("long").alias("__pos"),
-            F.lit(0).cast("long").alias("__neg"),
+            F.lit(0).cast(kind).alias("__pos"),
+            F.lit(0).cast(kind).alias("__neg"),
             "__sup",
         )
     )
@@ -223,8 +249,8 @@ def label_thresholds(
         *internal,
         "label",
         column(threshold).cast("double").alias("threshold"),
-        *(column(getattr(counts, f)).cast("long").alias(f) for f in ("tp", "fp", "fn")),
-        n.cast("long").alias("support"),
+        *(column(getattr(counts, f)).cast(kind).alias(f) for f in ("tp", "fp", "fn")),
+        n.cast(kind).alias("support"),
     )
     c = Counts(F.col("tp"), F.col("fp"), F.col("fn"))
     values = TH.threshold_values(OPS, c, b, zd)
