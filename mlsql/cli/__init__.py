@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -61,6 +61,31 @@ class SqlFormat(str, Enum):
 PATH_HELP = (
     "Parquet file, directory or glob ('runs/*.parquet'), CSV/TSV, NDJSON, or FILE.duckdb:TABLE."
 )
+
+
+SPARK_MASTER = typer.Option(
+    "--spark-master",
+    help="Spark master URL for --engine spark (default: SPARK_MASTER, Spark's own "
+    "configuration, else local[*]; a running session is reused).",
+    show_default=False,
+)
+RESAMPLES = typer.Option("--resamples", min=2, help="Bootstrap resamples.")
+CONFIDENCE = typer.Option(
+    "--confidence", help="Confidence of the intervals, strictly between 0 and 1."
+)
+SEED = typer.Option(
+    "--seed", min=0, help="Seed of the resamples: the same seed gives the same intervals."
+)
+
+
+def resampling_of(ci: bool, resamples: int, confidence: float, seed: int) -> Any:
+    """The :class:`~mlsql.report.intervals.Resampling` of ``--ci`` (None without it)."""
+    from mlsql.report.intervals import Resampling
+
+    if not 0 < confidence < 1:
+        with reported():
+            raise UserError(f"--confidence must be strictly between 0 and 1; got {confidence:g}")
+    return Resampling(resamples, confidence, seed) if ci else None
 
 
 def _version(value: bool) -> None:
@@ -138,15 +163,18 @@ def eval_command(
         bool,
         typer.Option("--progress/--no-progress", help="Progress on a terminal (never in pipes)."),
     ] = True,
-    spark_master: Annotated[
-        Optional[str],  # noqa: UP045
+    spark_master: Annotated[Optional[str], SPARK_MASTER] = None,  # noqa: UP045
+    ci: Annotated[
+        bool,
         typer.Option(
-            "--spark-master",
-            help="Spark master URL for --engine spark (default: SPARK_MASTER, Spark's own "
-            "configuration, else local[*]; a running session is reused).",
-            show_default=False,
+            "--ci",
+            help="Add bootstrap intervals (low, high, std error) to the measures a bootstrap "
+            "can resample; the report says which it cannot.",
         ),
-    ] = None,
+    ] = False,
+    resamples: Annotated[int, RESAMPLES] = 1000,
+    confidence: Annotated[float, CONFIDENCE] = 0.95,
+    seed: Annotated[int, SEED] = 0,
 ) -> None:
     """Score predictions: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, and the best and worst labels (per group with --by).
 
@@ -172,6 +200,7 @@ def eval_command(
             digits=digits,
             show_progress=show_progress,
             spark_master=spark_master,
+            resampling=resampling_of(ci, resamples, confidence, seed),
         )
 
 
