@@ -240,7 +240,6 @@ class PolarsFrames:
         )
         return _collect(measures).to_dicts(), _collect(cells).to_dicts()
 
-
     def resample(
         self,
         func: str,
@@ -333,7 +332,6 @@ class SparkFrames:
             .agg(F.count(F.lit(1)).alias("count"))
         )
         return [r.asDict() for r in measures.collect()], [r.asDict() for r in cells.collect()]
-
 
     def resample(
         self,

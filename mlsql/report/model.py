@@ -220,11 +220,7 @@ class Report:
 
     def group_intervals(self, key: dict[str, Any]) -> list[dict[str, Any]]:
         """The interval rows of the group ``key``, in summary column order."""
-        return [
-            row
-            for row in self.intervals or ()
-            if all(row[c] == v for c, v in key.items())
-        ]
+        return [row for row in self.intervals or () if all(row[c] == v for c, v in key.items())]
 
     def groups(self) -> Iterator[Group]:
         """Each group in summary order, with its label rows and confusion matrix."""

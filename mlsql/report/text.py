@@ -134,10 +134,38 @@ def comparison_table(report: Report, digits: int) -> Table:
     for group in report.groups():
         table.add_row(
             *(fmt(group.key[c]) for c in report.group_columns),
-            *(
-                with_interval(group.summary.get(k), report.interval(group.key, k), digits)
-                for k, _ in columns
-            ),
+            *(fmt(group.summary.get(k), digits) for k, _ in columns),
+        )
+    return table
+
+
+def comparison_intervals(report: Report, digits: int) -> Table | None:
+    """The intervals of the groups table's measures: one row per group and measure."""
+    names = dict(comparison_columns(report))
+    rows = [
+        (group, name, row)
+        for group in report.groups()
+        for column, name in names.items()
+        if (row := report.interval(group.key, column)) is not None
+    ]
+    if not rows:
+        return None
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=f"groups: {interval_title(report)}",
+        title_justify="left",
+        pad_edge=False,
+    )
+    for c in report.group_columns:
+        table.add_column(c)
+    table.add_column("measure")
+    for c in INTERVAL_COLUMNS[1:]:
+        table.add_column(c.replace("_", " "), justify="right")
+    for group, name, row in rows:
+        table.add_row(
+            *(fmt(group.key[c]) for c in report.group_columns),
+            name,
+            *(fmt(row[c], digits) for c in INTERVAL_COLUMNS[1:]),
         )
     return table
 
@@ -198,6 +226,9 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
     groups = list(report.groups())
     if len(groups) > 1:
         console.print(comparison_table(report, digits))
+        intervals = comparison_intervals(report, digits)
+        if intervals is not None:
+            console.print(intervals)
     if len(groups) > MAX_DETAIL_GROUPS and not per_label:
         console.print(
             Text(
