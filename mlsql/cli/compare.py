@@ -34,6 +34,16 @@ COLUMNS = (
     "mcnemar_p_value",
 )
 
+#: the table's width at least (its columns need it)
+WIDTH = 100
+#: the table's short headers (JSON, CSV and Markdown keep the column names)
+HEADERS = {
+    "baseline_estimate": "baseline",
+    "difference": "diff.",
+    "p_value": "p",
+    "mcnemar_p_value": "McNemar p",
+}
+
 
 @dataclass(frozen=True)
 class Request:
@@ -150,6 +160,7 @@ def print_comparison(
 ) -> None:
     """The comparison as a rich table: long names fold, numbers to ``digits`` places."""
     from rich import box
+    from rich.console import Console
     from rich.table import Table
 
     from mlsql.report.numbers import fmt
@@ -159,18 +170,27 @@ def print_comparison(
         for i, c in enumerate(columns)
         if c != "mcnemar_p_value" or any(r[i] is not None for r in rows)
     ]
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), collapse_padding=True)
     for i in shown:
         name = columns[i]
-        header = name.replace("_", "\n", 1) if name in COLUMNS else name
+        header = HEADERS.get(name, name) if name in COLUMNS else name
         right = name in COLUMNS[2:]
-        width = max(len(w) for w in header.split("\n"))
+        width = None
+        if name == "measure":  # measure names fold only when very long
+            width = min(18, max([7, *(len(str(r[i])) for r in rows)]))
         table.add_column(
             header, justify="right" if right else "left", overflow="fold", min_width=width
         )
     for row in rows:
         table.add_row(*(fmt(row[i], digits) for i in shown))
-    console.print(table)
+    # every column at any terminal width (a narrow one wraps lines, but drops no column)
+    wide = Console(
+        file=console.file,
+        width=max(console.width, WIDTH),
+        color_system=console.color_system,  # type: ignore[arg-type]
+        highlight=False,
+    )
+    wide.print(table)
 
 
 def run_compare(
