@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from mlsql._errors import MlsqlError
 from mlsql.cli.errors import UserError
 
 #: exit code when a candidate is significantly worse than the baseline (--fail-if-worse)
@@ -262,22 +263,25 @@ def run_compare(
             prepared = replace(prepared, by=request.by)
             warn_unknown_rows(prepared, unknown, total)
             frames, frame = _frame(con, engine, prepared)
-            rows = frames.resample(
-                "compare",
-                frame,
-                ACTUAL,
-                PREDICTED,
-                single=prepared.single_label,
-                measures=measures,
-                model=request.model,
-                id=request.id,
-                baseline=baseline,
-                by=list(request.by) or None,
-                n_resamples=request.n_resamples,
-                confidence=request.confidence,
-                seed=request.seed,
-                drop_unpaired=request.drop_unpaired,
-            )
+            try:
+                rows = frames.resample(
+                    "compare",
+                    frame,
+                    ACTUAL,
+                    PREDICTED,
+                    single=prepared.single_label,
+                    measures=measures,
+                    model=request.model,
+                    id=request.id,
+                    baseline=baseline,
+                    by=list(request.by) or None,
+                    n_resamples=request.n_resamples,
+                    confidence=request.confidence,
+                    seed=request.seed,
+                    drop_unpaired=request.drop_unpaired,
+                )
+            except MlsqlError as exc:  # the API names its argument, the command its option
+                raise UserError(str(exc).replace("drop_unpaired=True", "--drop-unpaired")) from None
             interrupt.check()
     finally:
         con.close()
