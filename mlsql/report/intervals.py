@@ -32,6 +32,11 @@ PER_ROW_WEIGHTS = (
     "bootstrap resamples measures pooled over rows; macro, weighted and per-label "
     "averages need per-row weights"
 )
+NOT_OVER_CLASSES = (
+    "bootstrap resamples accuracy, precision, recall, F, balanced accuracy, kappa and MCC "
+    "over one label per row, not this measure"
+)
+OVER_UNIVERSE = "averaged over the label universe given (labels), which bootstrap does not take"
 #: single-label report columns of averaged class measures, and their measure names
 CLASS_AVERAGED = {
     "precision": "precision_score",
@@ -105,7 +110,7 @@ def entries(report: Report) -> tuple[dict[str, Entry], dict[str, str]]:
             continue
         found = entry(column, report.params)
         if found is None:
-            refused[column] = PER_ROW_WEIGHTS
+            refused[column] = _why_not(column, report)
             continue
         try:
             resolve([found], "bootstrap")
@@ -114,6 +119,17 @@ def entries(report: Report) -> tuple[dict[str, Entry], dict[str, str]]:
             continue
         chosen[column] = found
     return chosen, refused
+
+
+def _why_not(column: str, report: Report) -> str:
+    """Why no measure of the bootstrap computes the summary ``column`` of ``report``."""
+    if not report.single_label:
+        return PER_ROW_WEIGHTS
+    if column.startswith(("macro_", "weighted_")) and not column.endswith(
+        ("_jaccard", "_of_means")
+    ):
+        return OVER_UNIVERSE
+    return NOT_OVER_CLASSES
 
 
 def _key(row: dict[str, Any], by: Sequence[str]) -> tuple[Any, ...]:
@@ -150,9 +166,9 @@ def add_intervals(
         universes: dict[Any, set[tuple[Any, ...]]] = {}
         for row in report.summary:
             universes.setdefault(row.get("n_labels"), set()).add(_key(row, by))
-        for n_labels, keys in universes.items():
+        for n_labels, members in universes.items():
             if n_labels:  # no label at all: no Hamming loss to resample
-                calls.append(({"hamming_loss": ("hamming_loss", {"n_labels": n_labels})}, keys))
+                calls.append(({"hamming_loss": ("hamming_loss", {"n_labels": n_labels})}, members))
     summary = {_key(row, by): row for row in report.summary}
     intervals: list[dict[str, Any]] = []
     differs: set[str] = set()
@@ -202,7 +218,7 @@ def _notes(refused: dict[str, str], differs: set[str]) -> list[str]:
     notes = [f"no interval for {', '.join(cols)}: {why}" for why, cols in reasons.items()]
     if differs:
         notes.append(
-            f"no interval for {', '.join(sorted(differs))}: the resampled measure is not the "
-            "number shown (the label universe given by labels changes it)"
+            f"no interval for {', '.join(sorted(differs))}: the resampled measure does not "
+            "reproduce the number shown"
         )
     return notes
