@@ -328,3 +328,14 @@ def test_every_lower_is_better_name_is_a_declared_aggregate() -> None:
     measures()
     assert all(REGISTRY[name].kind == "aggregate" for name in LOWER_IS_BETTER)
     assert REGISTRY["error_rate"].lower_is_better and not REGISTRY["accuracy"].lower_is_better
+
+
+def test_an_integer_model_column_takes_an_integer_baseline(tmp_path: Path) -> None:
+    table = pairs_table()
+    codes = pa.array([1 if m == "A" else 2 for m in table.column("model").to_pylist()])
+    path = tmp_path / "ints.parquet"
+    pq.write_table(table.set_column(table.column_names.index("model"), "model", codes), path)
+    code, rows, _ = compare_json("duckdb", path, "--baseline", "1", "-m", "micro_f1")
+    assert code == 0 and [r["model"] for r in rows] == [2]
+    code, _, err = compare_json("duckdb", path, "--baseline", "A")
+    assert code == 2 and "holds integers, so the baseline must be one" in err
