@@ -196,5 +196,5 @@ def group_intervals(points: list[dict[str, Any]]) -> str:
     dots = base.mark_point(filled=True, size=40).encode(
         x="estimate:Q", tooltip=["group:N", "measure:N", "estimate:Q", "low:Q", "high:Q"]
     )
-    step = max(10, 16 * len(measures))
-    return _svg((bars + dots).properties(width=560, height=alt.Step(step // max(len(measures), 1))))
+    # one 16-pixel band per measure within each group's row
+    return _svg((bars + dots).properties(width=560, height=alt.Step(16)))
