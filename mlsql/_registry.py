@@ -80,12 +80,57 @@ class Measure:
         """Whether ``actual`` and ``predicted`` are label lists (else one value per row)."""
         return self.family in LIST_FAMILIES
 
+    @property
+    def lower_is_better(self) -> bool:
+        """Whether a smaller value is the better one (losses and errors), as for
+        ``mlsql compare --fail-if-worse``.
+
+        Examples
+        --------
+        >>> from mlsql._registry import REGISTRY, measures
+        >>> _ = measures()
+        >>> REGISTRY["hamming_loss"].lower_is_better, REGISTRY["micro_f1"].lower_is_better
+        (True, False)
+        """
+        return self.name in LOWER_IS_BETTER
+
 
 #: the kinds that take ``sample_weight`` (a weight multiplies a row's contribution)
 WEIGHTED_KINDS = frozenset({"aggregate", "counts", "table"})
 
 #: families whose ``actual`` and ``predicted`` inputs are lists of labels
 LIST_FAMILIES = frozenset({"multilabel", "hivemall", "label_based"})
+
+#: the aggregates whose smaller value is the better one (losses, errors, distances); every
+#: other aggregate is better larger (tests/test_cli_bootstrap.py checks each name is declared)
+LOWER_IS_BETTER = frozenset(
+    {
+        "hamming_loss",
+        "zero_one_loss",
+        "error_rate",
+        "class_error_rate",
+        "cost_error",
+        "majority_error",
+        "binary_error_rate",
+        "binary_false_negative_rate",
+        "binary_false_positive_rate",
+        "binary_cost_error",
+        "coverage_error",
+        "label_ranking_loss",
+        "one_error",
+        "mse",
+        "rmse",
+        "mae",
+        "mape",
+        "rse",
+        "rrse",
+        "rae",
+        "logloss",
+        "hivemall_logloss",
+        "brier_score_loss",
+        "expected_calibration_error",
+    }
+)
 
 REGISTRY: dict[str, Measure] = {}
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -61,6 +61,31 @@ class SqlFormat(str, Enum):
 PATH_HELP = (
     "Parquet file, directory or glob ('runs/*.parquet'), CSV/TSV, NDJSON, or FILE.duckdb:TABLE."
 )
+
+
+SPARK_MASTER = typer.Option(
+    "--spark-master",
+    help="Spark master URL for --engine spark (default: SPARK_MASTER, Spark's own "
+    "configuration, else local[*]; a running session is reused).",
+    show_default=False,
+)
+RESAMPLES = typer.Option("--resamples", min=2, help="Bootstrap resamples.")
+CONFIDENCE = typer.Option(
+    "--confidence", help="Confidence of the intervals, strictly between 0 and 1."
+)
+SEED = typer.Option(
+    "--seed", min=0, help="Seed of the resamples: the same seed gives the same intervals."
+)
+
+
+def resampling_of(ci: bool, resamples: int, confidence: float, seed: int) -> Any:
+    """The :class:`~mlsql.report.intervals.Resampling` of ``--ci`` (None without it)."""
+    from mlsql.report.intervals import Resampling
+
+    if not 0 < confidence < 1:
+        with reported():
+            raise UserError(f"--confidence must be strictly between 0 and 1; got {confidence:g}")
+    return Resampling(resamples, confidence, seed) if ci else None
 
 
 def _version(value: bool) -> None:
@@ -138,15 +163,18 @@ def eval_command(
         bool,
         typer.Option("--progress/--no-progress", help="Progress on a terminal (never in pipes)."),
     ] = True,
-    spark_master: Annotated[
-        Optional[str],  # noqa: UP045
+    spark_master: Annotated[Optional[str], SPARK_MASTER] = None,  # noqa: UP045
+    ci: Annotated[
+        bool,
         typer.Option(
-            "--spark-master",
-            help="Spark master URL for --engine spark (default: SPARK_MASTER, Spark's own "
-            "configuration, else local[*]; a running session is reused).",
-            show_default=False,
+            "--ci",
+            help="Add bootstrap intervals (low, high, std error) to the measures a bootstrap "
+            "can resample; the report says which it cannot.",
         ),
-    ] = None,
+    ] = False,
+    resamples: Annotated[int, RESAMPLES] = 1000,
+    confidence: Annotated[float, CONFIDENCE] = 0.95,
+    seed: Annotated[int, SEED] = 0,
 ) -> None:
     """Score predictions: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, and the best and worst labels (per group with --by).
 
@@ -172,7 +200,140 @@ def eval_command(
             digits=digits,
             show_progress=show_progress,
             spark_master=spark_master,
+            resampling=resampling_of(ci, resamples, confidence, seed),
         )
+
+
+@app.command(
+    "compare",
+    epilog="Exit codes: 0 done; 2 bad input (the message says what); "
+    "3 with --fail-if-worse, a model is significantly worse than the baseline.",
+)
+def compare_command(
+    path: Annotated[str, typer.Argument(help=PATH_HELP, show_default=False, metavar="PATH")],
+    actual: Annotated[
+        str, typer.Option("--actual", "-a", help="Column of true labels.", show_default=False)
+    ],
+    predicted: Annotated[
+        str,
+        typer.Option("--predicted", "-p", help="Column of predicted labels.", show_default=False),
+    ],
+    baseline: Annotated[
+        str,
+        typer.Option(
+            "--baseline", help="The model every other one is compared with.", show_default=False
+        ),
+    ],
+    model: Annotated[str, typer.Option("--model", help="Column naming each row's model.")] = (
+        "model"
+    ),
+    id_: Annotated[
+        str,
+        typer.Option("--id", help="Column pairing rows across models (unique per model)."),
+    ] = "id",
+    measures: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option(
+            "--measures",
+            "-m",
+            help="Measures to compare, comma-separated or repeated (default: micro_f1, "
+            "samples_f1, subset_accuracy for label lists; accuracy, balanced_accuracy_score, "
+            "matthews_corrcoef for one label per row).",
+            show_default=False,
+        ),
+    ] = None,
+    by: Annotated[
+        Optional[list[str]],  # noqa: UP045
+        typer.Option("--by", help="Group by this column (repeat for several).", show_default=False),
+    ] = None,
+    n_labels: Annotated[
+        Optional[int],  # noqa: UP045
+        typer.Option(
+            "--n-labels", min=1, help="Size of the label universe (hamming_loss needs it)."
+        ),
+    ] = None,
+    resamples: Annotated[int, RESAMPLES] = 1000,
+    confidence: Annotated[float, CONFIDENCE] = 0.95,
+    seed: Annotated[int, SEED] = 0,
+    drop_unpaired: Annotated[
+        bool,
+        typer.Option(
+            "--drop-unpaired",
+            help="Leave out rows whose id has no row of the other model (else an error).",
+        ),
+    ] = False,
+    fail_if_worse: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(
+            "--fail-if-worse",
+            help="Exit with code 3 when a model is significantly worse than the baseline on "
+            "this measure: the interval of the difference lies below 0 (above 0 for a loss "
+            "or an error, where lower is better).",
+            show_default=False,
+        ),
+    ] = None,
+    sep: Annotated[
+        Optional[str],  # noqa: UP045
+        typer.Option(help="Split text label columns on this delimiter ('cat,dog')."),
+    ] = None,
+    engine: Annotated[Engine, typer.Option(help="Where the measures are computed.")] = (
+        Engine.duckdb
+    ),
+    format_: Annotated[SqlFormat, typer.Option("--format", "-f", help="Output format.")] = (
+        SqlFormat.table
+    ),
+    output: Annotated[
+        Optional[Path],  # noqa: UP045
+        typer.Option("--output", "-o", help="Write to this file instead of stdout."),
+    ] = None,
+    digits: Annotated[
+        int, typer.Option(min=0, max=17, help="Decimals in tables (JSON and CSV keep all).")
+    ] = 4,
+    show_progress: Annotated[
+        bool,
+        typer.Option("--progress/--no-progress", help="Progress on a terminal (never in pipes)."),
+    ] = True,
+    spark_master: Annotated[Optional[str], SPARK_MASTER] = None,  # noqa: UP045
+) -> None:
+    """Compare models with a baseline on paired rows: per model and measure, the difference, its bootstrap interval and p-values.
+
+    The data holds one row per (model, id); each id's rows are resampled together
+    (a paired Poisson bootstrap). p_value is the two-sided paired bootstrap p-value;
+    mcnemar_p_value is McNemar's exact test, for per-row right/wrong measures
+    (subset_accuracy, zero_one_loss, accuracy, error_rate).
+    """
+    from mlsql.cli.compare import Request, measure_names, run_compare
+
+    resampling_of(True, resamples, confidence, seed)  # checks --confidence
+    request = Request(
+        model=model,
+        id=id_,
+        baseline=baseline,
+        measures=measure_names(measures or ()),
+        by=tuple(by or ()),
+        n_labels=n_labels,
+        n_resamples=resamples,
+        confidence=confidence,
+        seed=seed,
+        drop_unpaired=drop_unpaired,
+        fail_if_worse=fail_if_worse,
+    )
+    with reported():
+        code = run_compare(
+            path=path,
+            actual=actual,
+            predicted=predicted,
+            request=request,
+            sep=sep,
+            engine=engine.value,
+            format_=format_.value,
+            output=output,
+            digits=digits,
+            show_progress=show_progress,
+            spark_master=spark_master,
+        )
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command("sql")

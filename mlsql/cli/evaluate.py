@@ -41,6 +41,8 @@ class Options:
     tables: tuple[str, ...] = TABLES
     #: the column of row weights (--sample-weight), if any
     sample_weight: str | None = None
+    #: bootstrap intervals (--ci): a :class:`~mlsql.report.intervals.Resampling`, or None
+    resampling: Any = None
 
     def params(self, prepared: Prepared, sep: str | None) -> dict[str, Any]:
         """The parameters as a report shows them."""
@@ -113,7 +115,7 @@ def evaluate(
         tables=options.tables,
         sample_weight=options.sample_weight,
     )
-    return build(
+    report = build(
         engine,
         frame,
         ACTUAL,
@@ -123,6 +125,11 @@ def evaluate(
         source=source,
         params=options.params(prepared, sep),
     )
+    if options.resampling is None:
+        return report
+    from mlsql.report.intervals import add_intervals
+
+    return add_intervals(report, engine, frame, ACTUAL, PREDICTED, options.resampling)
 
 
 def label_universe(values: str, kind: str) -> tuple[Any, ...]:

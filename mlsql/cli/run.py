@@ -74,8 +74,11 @@ def run_eval(
     digits: int,
     show_progress: bool,
     spark_master: str | None = None,
+    resampling: Any = None,
 ) -> None:
     """Read ``path``, evaluate on ``engine`` and write the report in ``format_``.
+
+    With ``resampling`` (``--ci``), the report adds bootstrap intervals.
 
     DuckDB describes the input (names and types, no rows) and the label rules
     are judged once; then the chosen engine reads the files itself.
@@ -100,7 +103,18 @@ def run_eval(
         per_label=per_label,
         tables=tables,
         sample_weight=sample_weight,
+        resampling=resampling,
     )
+    if resampling is not None and sample_weight is not None:
+        raise UserError(
+            "--ci resamples unweighted rows: bootstrap takes no --sample-weight yet; "
+            "drop one of the two"
+        )
+    if resampling is not None and format_ == "csv" and per_label:
+        raise UserError(
+            "--ci adds intervals to the summary, which --per-label --format csv leaves out; "
+            "drop --per-label or use --format json"
+        )
     if format_ == "html" and output is None and is_terminal(sys.stdout):
         fail("--format html writes a web page: add --output report.html (or redirect stdout)")
     import mlsql

@@ -164,3 +164,37 @@ def confusion_heatmap(confusion: Confusion) -> str:
         chart = heat + counts
     side_px = side * len(classes)
     return _svg(chart.properties(width=side_px, height=side_px))
+
+
+def group_intervals(points: list[dict[str, Any]]) -> str:
+    """Each group's measures as a dot at the estimate with an error bar from low to high.
+
+    ``points``: one dict per group and measure with ``group``, ``measure``,
+    ``estimate``, ``low`` and ``high`` (measures without an interval are left out).
+    """
+    import altair as alt
+
+    values = [
+        {
+            **p,
+            "estimate": _number(p["estimate"]),
+            "low": _number(p["low"]),
+            "high": _number(p["high"]),
+        }
+        for p in points
+        if _number(p.get("low")) is not None and _number(p.get("high")) is not None
+    ]
+    groups = list(dict.fromkeys(p["group"] for p in values))
+    measures = list(dict.fromkeys(p["measure"] for p in values))
+    y = alt.Y("group:N", sort=groups, title=None)
+    offset = alt.YOffset("measure:N", sort=measures)
+    colour = alt.Color("measure:N", sort=measures, legend=alt.Legend(orient="top", title=None))
+    base = alt.Chart(alt.Data(values=values)).encode(y=y, yOffset=offset, color=colour)
+    bars = base.mark_rule(strokeWidth=2).encode(
+        x=alt.X("low:Q", title=None, scale=alt.Scale(zero=False)), x2="high:Q"
+    )
+    dots = base.mark_point(filled=True, size=40).encode(
+        x="estimate:Q", tooltip=["group:N", "measure:N", "estimate:Q", "low:Q", "high:Q"]
+    )
+    # one 16-pixel band per measure within each group's row
+    return _svg((bars + dots).properties(width=560, height=alt.Step(16)))

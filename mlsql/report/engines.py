@@ -131,6 +131,35 @@ class DuckDBFrames:
         finally:
             self._drop(view)
 
+    def resample(
+        self,
+        func: str,
+        frame: Any,
+        actual: str,
+        predicted: str,
+        *,
+        single: bool,
+        **kwargs: Any,
+    ) -> list[dict[str, Any]]:
+        """Rows of ``mlsql.bootstrap`` or ``mlsql.compare`` (``func``) on the frame.
+
+        ``single``: the label lists hold one label each; the measures get the label itself.
+        """
+        import mlsql
+
+        view = self._view(frame)
+        try:
+            source = f"SELECT * FROM {view}"
+            if single:
+                a, p = quote_ident(actual), quote_ident(predicted)
+                source = f"SELECT * REPLACE ({a}[1] AS {a}, {p}[1] AS {p}) FROM {view}"
+            rel = getattr(mlsql, func)(
+                self.con.sql(source), actual, predicted, con=self.con, **kwargs
+            )
+            return _rows(rel)
+        finally:
+            self._drop(view)
+
 
 def _rows(rel: Any) -> list[dict[str, Any]]:
     return [dict(zip(rel.columns, row, strict=True)) for row in rel.fetchall()]
@@ -211,6 +240,24 @@ class PolarsFrames:
         )
         return _collect(measures).to_dicts(), _collect(cells).to_dicts()
 
+    def resample(
+        self,
+        func: str,
+        frame: Any,
+        actual: str,
+        predicted: str,
+        *,
+        single: bool,
+        **kwargs: Any,
+    ) -> list[dict[str, Any]]:
+        """Rows of ``mp.bootstrap`` or ``mp.compare`` (``func``) on the frame."""
+        import polars as pl
+
+        mp = importlib.import_module("mlsql.polars")
+        if single:
+            frame = frame.with_columns(pl.col(actual).list.first(), pl.col(predicted).list.first())
+        return getattr(mp, func)(frame, actual, predicted, **kwargs).to_dicts()
+
 
 def _collect(frame: Any) -> Any:
     """A DataFrame of ``frame``: a LazyFrame runs on the streaming engine."""
@@ -285,6 +332,26 @@ class SparkFrames:
             .agg(F.count(F.lit(1)).alias("count"))
         )
         return [r.asDict() for r in measures.collect()], [r.asDict() for r in cells.collect()]
+
+    def resample(
+        self,
+        func: str,
+        frame: Any,
+        actual: str,
+        predicted: str,
+        *,
+        single: bool,
+        **kwargs: Any,
+    ) -> list[dict[str, Any]]:
+        """Rows of ``ms.bootstrap`` or ``ms.compare`` (``func``) on the frame."""
+        from pyspark.sql import functions as F
+
+        ms = importlib.import_module("mlsql.spark")
+        if single:
+            frame = frame.withColumn(
+                actual, F.try_element_at(_spark_col(actual), F.lit(1))
+            ).withColumn(predicted, F.try_element_at(_spark_col(predicted), F.lit(1)))
+        return [r.asDict() for r in getattr(ms, func)(frame, actual, predicted, **kwargs).collect()]
 
 
 def _spark_col(name: str) -> Any:

@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Any
 
 from mlsql.report.averages import AVERAGES, MEASURES
 from mlsql.report.numbers import finite_or_none, fmt
-from mlsql.report.text import by_support, comparison_columns, count
+from mlsql.report.text import (
+    INTERVAL_COLUMNS,
+    by_support,
+    comparison_columns,
+    count,
+    interval_title,
+)
 
 if TYPE_CHECKING:
     from mlsql.report.model import Group, Report
@@ -58,7 +64,15 @@ def to_csv(report: Report, *, per_label: bool = False) -> str:
     """
     if per_label:
         return _csv(report.labels or [])
-    return _csv(report.summary)
+    if not report.intervals:
+        return _csv(report.summary)
+    rows = []
+    for group in report.groups():  # each measure's interval beside it: micro_f1_low, ...
+        row = dict(group.summary)
+        for iv in report.group_intervals(group.key):
+            row.update({f"{iv['measure']}_{c}": iv[c] for c in INTERVAL_COLUMNS[2:]})
+        rows.append(row)
+    return _csv(rows)
 
 
 #: characters Markdown (or the HTML it becomes) would read as syntax, and their escapes
@@ -145,6 +159,11 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
         totals = [[n, fmt(s[k], digits)] for k, n in report.total_columns().items() if k in s]
         if totals:
             lines += _md_table(["measure", "value"], totals)
+        intervals = report.group_intervals(group.key)
+        if intervals:
+            cells = [[fmt(r[c], digits) for c in INTERVAL_COLUMNS] for r in intervals]
+            lines += [f"**{md_escape(interval_title(report))}**", ""]
+            lines += _md_table([c.replace("_", " ") for c in INTERVAL_COLUMNS], cells)
         if group.labels:
             lines += _md_labels(report, group, digits, per_label=per_label)
     for note in report.notes:

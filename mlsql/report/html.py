@@ -17,7 +17,7 @@ from mlsql._version import __version__
 from mlsql.report import charts
 from mlsql.report.averages import AVERAGES, MEASURES
 from mlsql.report.numbers import fmt, ratio
-from mlsql.report.text import by_support
+from mlsql.report.text import INTERVAL_COLUMNS, by_support, interval_title, with_interval
 
 if TYPE_CHECKING:
     from mlsql.report.model import Group, Report
@@ -149,6 +149,21 @@ def _totals_table(report: Report, group: Group, digits: int) -> str:
     return f'<table class="totals">{"".join(rows)}</table>' if rows else ""
 
 
+def _interval_table(report: Report, group: Group, digits: int) -> str:
+    rows = report.group_intervals(group.key)
+    if not rows:
+        return ""
+    head = "".join(f"<th>{esc(c.replace('_', ' '))}</th>" for c in INTERVAL_COLUMNS)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc(fmt(r[c], digits))}</td>" for c in INTERVAL_COLUMNS) + "</tr>"
+        for r in rows
+    )
+    return (
+        f"<h3>{esc(interval_title(report)[:1].upper() + interval_title(report)[1:])}</h3>"
+        f'<table class="summary"><tr>{head}</tr>{body}</table>'
+    )
+
+
 def _best_worst(report: Report, group: Group, digits: int) -> str:
     best, worst = group.best_and_worst(min_support=report.min_support)
     if not best:
@@ -201,6 +216,7 @@ def _group_section(report: Report, group: Group, digits: int, *, draw: bool = Tr
         f'<div class="twocol"><div><h3>Whole-set measures</h3>{_totals_table(report, group, digits)}</div>'
         f"<div>{_best_worst(report, group, digits)}</div></div>"
     )
+    parts.append(_interval_table(report, group, digits))
     if group.labels and draw:
         rows = by_support(group.labels)
         parts.append(f"<h3>Precision, recall and {esc(f)} per label, by support</h3>")
@@ -242,7 +258,7 @@ def _group_section(report: Report, group: Group, digits: int, *, draw: bool = Tr
     return f'<section class="group">{"".join(parts)}</section>'
 
 
-def _groups_overview(report: Report, digits: int) -> str:
+def _groups_overview(report: Report, digits: int, *, draw: bool = True) -> str:
     f = report.f_name
     columns = [
         ("n_rows", "rows"),
@@ -258,11 +274,28 @@ def _groups_overview(report: Report, digits: int) -> str:
     body = "".join(
         "<tr>"
         + "".join(f"<td>{esc(fmt(g.key[c]))}</td>" for c in report.group_columns)
-        + "".join(f"<td>{esc(fmt(g.summary.get(k), digits))}</td>" for k, _ in columns)
+        + "".join(
+            f"<td>{esc(with_interval(g.summary.get(k), report.interval(g.key, k), digits))}</td>"
+            for k, _ in columns
+        )
         + "</tr>"
         for g in report.groups()
     )
-    return f'<h3>Groups</h3><table class="summary"><tr>{head}</tr>{body}</table>'
+    table = f'<h3>Groups</h3><table class="summary"><tr>{head}</tr>{body}</table>'
+    if not draw or not report.intervals:
+        return table
+    points = [
+        {**row, "group": g.title, "measure": name}
+        for g in report.groups()
+        for k, name in columns
+        if (row := report.interval(g.key, k)) is not None
+    ]
+    if not points:
+        return table
+    return (
+        f"{table}<h3>Groups with their {esc(interval_title(report))}</h3>"
+        f"{charts.group_intervals(points)}"
+    )
 
 
 def _params(report: Report) -> str:
@@ -296,7 +329,7 @@ def to_html(report: Report, *, digits: int = 4) -> str:
     no_charts = charts.missing()
     sections = [f'<p class="notes">{esc(no_charts)}</p>'] if no_charts else []
     if report.group_columns and len(report.summary) > 1:
-        sections.append(_groups_overview(report, digits))
+        sections.append(_groups_overview(report, digits, draw=not no_charts))
     sections += [
         _group_section(report, g, digits, draw=i < MAX_GROUP_CHARTS and not no_charts)
         for i, g in enumerate(report.groups())

@@ -161,6 +161,11 @@ class Report:
     skipped_rows: int | None = None
     total_rows: int | None = None
     min_support: int = MIN_SUPPORT
+    #: bootstrap intervals (``--ci``): per group and summary column, estimate, low, high,
+    #: std_error (:mod:`mlsql.report.intervals`); None when none were asked for
+    intervals: list[dict[str, Any]] | None = None
+    #: how the intervals were resampled (resamples, confidence, seed, method)
+    resampling: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.single_label:  # one label per row: multi-label rows say nothing new
@@ -198,6 +203,24 @@ class Report:
             column = self.column("macro", "f_of_means") if key == "macro_f_of_means" else key
             out[column] = name.format(f=self.f_name)
         return out
+
+    def interval(self, key: dict[str, Any], column: str) -> dict[str, Any] | None:
+        """The interval row of summary ``column`` in the group ``key``, if there is one.
+
+        Examples
+        --------
+        >>> r = Report("x", "duckdb", {}, (), [], intervals=[{"measure": "micro_f1", "low": 0.5}])
+        >>> r.interval({}, "micro_f1")["low"], r.interval({}, "macro_f1")
+        (0.5, None)
+        """
+        for row in self.intervals or ():
+            if row["measure"] == column and all(row[c] == v for c, v in key.items()):
+                return row
+        return None
+
+    def group_intervals(self, key: dict[str, Any]) -> list[dict[str, Any]]:
+        """The interval rows of the group ``key``, in summary column order."""
+        return [row for row in self.intervals or () if all(row[c] == v for c, v in key.items())]
 
     def groups(self) -> Iterator[Group]:
         """Each group in summary order, with its label rows and confusion matrix."""
@@ -239,6 +262,9 @@ class Report:
                 }
                 for key, c in self.confusion.items()
             ]
+        if self.intervals is not None:
+            out["params"]["ci"] = self.resampling
+            out["intervals"] = self.intervals
         if self.notes:
             out["notes"] = self.notes
         return out

@@ -14,22 +14,28 @@ from rich.table import Table
 from mlsql.report.numbers import finite_or_none, fmt
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, digits: int | None = None) -> str:
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_cell(v) for v in value) + "]"
+        return "[" + ", ".join(_cell(v, digits) for v in value) + "]"
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_cell(v)}" for k, v in value.items()) + "}"
+        return "{" + ", ".join(f"{k}: {_cell(v, digits)}" for k, v in value.items()) + "}"
     if isinstance(value, str):
         return value
-    return fmt(value, None)
+    return fmt(value, digits)
 
 
 def print_table(
-    console: Console, columns: list[str], rows: list[tuple[Any, ...]], *, more: bool = False
+    console: Console,
+    columns: list[str],
+    rows: list[tuple[Any, ...]],
+    *,
+    more: bool = False,
+    digits: int | None = None,
 ) -> None:
     """Print the result as a table (``OK`` for a statement that returns nothing).
 
-    ``more`` says the result had rows beyond those given.
+    ``more`` says the result had rows beyond those given; floats are shown to
+    ``digits`` places (``None``: every digit).
     """
     if not columns:
         console.print("OK")
@@ -39,7 +45,7 @@ def print_table(
         numeric = any(isinstance(r[i], (int, float)) and not isinstance(r[i], bool) for r in rows)
         table.add_column(name, justify="right" if numeric else "left")
     for row in rows:
-        table.add_row(*(_cell(v) for v in row))
+        table.add_row(*(_cell(v, digits) for v in row))
     console.print(table)
     if more:
         console.print(

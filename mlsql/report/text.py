@@ -139,6 +139,78 @@ def comparison_table(report: Report, digits: int) -> Table:
     return table
 
 
+def comparison_intervals(report: Report, digits: int) -> Table | None:
+    """The intervals of the groups table's measures: one row per group and measure."""
+    names = dict(comparison_columns(report))
+    rows = [
+        (group, name, row)
+        for group in report.groups()
+        for column, name in names.items()
+        if (row := report.interval(group.key, column)) is not None
+    ]
+    if not rows:
+        return None
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title=f"groups: {interval_title(report)}",
+        title_justify="left",
+        pad_edge=False,
+    )
+    for c in report.group_columns:
+        table.add_column(c)
+    table.add_column("measure")
+    for c in INTERVAL_COLUMNS[1:]:
+        table.add_column(c.replace("_", " "), justify="right")
+    for group, name, row in rows:
+        table.add_row(
+            *(fmt(group.key[c]) for c in report.group_columns),
+            name,
+            *(fmt(row[c], digits) for c in INTERVAL_COLUMNS[1:]),
+        )
+    return table
+
+
+def with_interval(value: Any, interval: dict[str, Any] | None, digits: int) -> str:
+    """``0.6957 [0.4993, 0.8571]``: a value and its interval, when it has one.
+
+    Examples
+    --------
+    >>> with_interval(0.69565, {"low": 0.5, "high": 0.85714}, 2), with_interval(7, None, 2)
+    ('0.70 [0.50, 0.86]', '7')
+    """
+    if interval is None:
+        return fmt(value, digits)
+    return f"{fmt(value, digits)} [{fmt(interval['low'], digits)}, {fmt(interval['high'], digits)}]"
+
+
+def interval_title(report: Report) -> str:
+    """``95% intervals, 1000 resamples, seed 0``."""
+    r = report.resampling or {}
+    return (
+        f"{r.get('confidence', 0) * 100:g}% bootstrap intervals, "
+        f"{r.get('n_resamples')} resamples, seed {r.get('seed')}"
+    )
+
+
+#: the columns of a group's interval table
+INTERVAL_COLUMNS = ("measure", "estimate", "low", "high", "std_error")
+
+
+def interval_table(report: Report, group: Group, digits: int) -> Table | None:
+    """The group's measures with their bootstrap interval and standard error."""
+    rows = report.group_intervals(group.key)
+    if not rows:
+        return None
+    table = Table(
+        box=box.SIMPLE_HEAD, title=interval_title(report), title_justify="left", pad_edge=False
+    )
+    for c in INTERVAL_COLUMNS:
+        table.add_column(c.replace("_", " "), justify="left" if c == "measure" else "right")
+    for r in rows:
+        table.add_row(*(fmt(r[c], digits) for c in INTERVAL_COLUMNS))
+    return table
+
+
 def by_support(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Label rows, most frequent first (then by label)."""
     return sorted(rows, key=lambda r: (-(r.get("support") or 0), str(r["label"])))
@@ -154,6 +226,9 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
     groups = list(report.groups())
     if len(groups) > 1:
         console.print(comparison_table(report, digits))
+        intervals = comparison_intervals(report, digits)
+        if intervals is not None:
+            console.print(intervals)
     if len(groups) > MAX_DETAIL_GROUPS and not per_label:
         console.print(
             Text(
@@ -190,6 +265,9 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
             )
         else:
             parts += [averages_table(report, group, digits), totals_table(report, group, digits)]
+            intervals = interval_table(report, group, digits)
+            if intervals is not None:
+                parts += [Text(""), intervals]
             for table in best_worst(report, group, digits):
                 parts += [Text(""), table]
         console.print(RichGroup(*parts))
