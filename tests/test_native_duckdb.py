@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import random
+import re
 import shutil
 from pathlib import Path
 from types import ModuleType
@@ -26,6 +27,7 @@ from hypothesis import strategies as st
 
 import mlsql
 from mlsql._duckdb import native as _native
+from mlsql._duckdb.library import macros, render
 from mlsql._errors import MlsqlError
 from tests import oracle, oracle_labels
 from tests.batches import CASE, batches, stack, with_rows
@@ -571,6 +573,36 @@ def test_broken_extension_falls_back(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert status["built"] and not status["available"]
     assert status["reason"].startswith("the extension did not load")
     assert not uses_native(mlsql.connect())
+
+
+def test_the_probe_checks_every_function_the_macros_call(extension: Path) -> None:
+    """Every extension function named in the native macros is one the probe checks and runs."""
+    sql = "".join(render(macros(native=True)).values())
+    called = set(re.findall(r"(?<![\w])mlsql_native_\w+", sql))
+    assert called == set(_native.FUNCTIONS) == set(_native._PROBES)
+    assert _native.missing_functions(raw_connection(extension)) == []
+
+
+def test_a_stale_extension_missing_a_function_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build of older sources: it loads and counts, but lacks the per-label aggregate."""
+    renamed = '-DMLSQL_LABEL_TABLE_NAME="mlsql_absent_label_table"'
+    stale = build_module().build(tmp_path, extra_flags=[renamed])
+    monkeypatch.setenv(_native.DUCKDB_PATH_ENV, str(stale))
+    monkeypatch.delenv(_native.ENV, raising=False)
+    status = _native.duckdb_native_status()
+    assert status["built"] and not status["available"] and not status["enabled"]
+    assert status["reason"] == (
+        f"the extension at {stale} lacks mlsql_native_label_table "
+        "(built from older sources? rebuild it with native/build_duckdb.py)"
+    )
+    con = mlsql.connect()
+    assert not uses_native(con) and not uses_native_table(con)
+    table = pa.table({"a": [["x", "y"], ["z"]], "p": [["x"], ["z", "w"]]})
+    assert table_rows(con, table, "SELECT micro_f1(a, p) FROM t")[0] == [(2 * 2 / (3 + 3),)]
+    got = table_rows(con, table, "SELECT label, tp, fp, fn FROM label_metrics('t', 'a', 'p')")
+    assert got[0] == [("w", 0, 1, 0), ("x", 1, 0, 0), ("y", 0, 0, 1), ("z", 1, 0, 0)]
 
 
 def test_old_duckdb_is_not_tried(native: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql import _params as P
+from mlsql._duckdb import native as _native
 from mlsql._duckdb.library import (
     NATIVE_LISTS,
     WIDE_INTEGER_LISTS,
@@ -124,7 +125,7 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
 
 
 #: the native extension's per-label aggregate (native/duckdb_ext.c)
-NATIVE_TABLE = "mlsql_native_label_table"
+NATIVE_TABLE = _native.LABEL_TABLE
 
 
 def _native_spread(q: Qualify) -> Macro:
