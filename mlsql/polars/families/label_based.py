@@ -69,7 +69,7 @@ def _prepared(
     side = actual if kind(inner(schema[actual])) != LT.NULL else predicted  # type: ignore[arg-type]
     LT.check_universe_kind(universe, kind(inner(schema[side])), str(schema[side]), func)  # type: ignore[arg-type]
     a, p, label_type = _as_label_column(lf, a, p)
-    typed = None if universe is None else pl.Series(universe, dtype=label_type)
+    typed = None if universe is None else pl.Series(universe, dtype=label_type).implode()
     if not groups:
         groups = [ALL]
         lf = lf.with_columns(pl.lit(0).alias(ALL))
