@@ -419,6 +419,7 @@ def test_a_universe_of_the_wider_lists_type(
         for r in oracle_labels.label_metrics(rows, labels)
     ]
     sql = f"SELECT label, tp, fp, fn, tn, support FROM label_metrics('t', 'a', 'p', labels := {labels})"
+    assert uses_native_table(both[0]) and not uses_native_table(both[1])
     for con in both:
         got = table_rows(con, table, sql)
         assert not isinstance(got, str), got
