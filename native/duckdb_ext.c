@@ -639,14 +639,20 @@ static duckdb_logical_type table_type(duckdb_type label) {
     return out;
 }
 
+/* The aggregate's name; a test builds the extension under another one to stand for a build
+ * from older sources, which lacks the function (mlsql's probe must then refuse it). */
+#ifndef MLSQL_LABEL_TABLE_NAME
+#define MLSQL_LABEL_TABLE_NAME "mlsql_native_label_table"
+#endif
+
 static bool register_label_table(duckdb_connection connection) {
     duckdb_aggregate_function_set set =
-        duckdb_create_aggregate_function_set("mlsql_native_label_table");
+        duckdb_create_aggregate_function_set(MLSQL_LABEL_TABLE_NAME);
     bool ok = true;
     size_t n = sizeof TABLE_LABEL_TYPES / sizeof TABLE_LABEL_TYPES[0];
     for (size_t i = 0; ok && i < n; i++) {
         duckdb_aggregate_function f = duckdb_create_aggregate_function();
-        duckdb_aggregate_function_set_name(f, "mlsql_native_label_table");
+        duckdb_aggregate_function_set_name(f, MLSQL_LABEL_TABLE_NAME);
         duckdb_logical_type list = list_of(TABLE_LABEL_TYPES[i]);
         duckdb_logical_type ret = table_type(TABLE_LABEL_TYPES[i]);
         duckdb_aggregate_function_add_parameter(f, list);

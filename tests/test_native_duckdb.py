@@ -11,7 +11,9 @@ the oracle (tests/oracle.py) and the portable macros (``register()``).
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
+import re
 import shutil
 from pathlib import Path
 from types import ModuleType
@@ -25,12 +27,15 @@ from hypothesis import strategies as st
 
 import mlsql
 from mlsql._duckdb import native as _native
+from mlsql._duckdb.library import macros, render
 from mlsql._errors import MlsqlError
 from tests import oracle, oracle_labels
 from tests.batches import CASE, batches, stack, with_rows
 from tests.test_multilabel_properties import same
 
 ROOT = Path(__file__).resolve().parents[1]
+#: examples of the per-label table property (raise it to hunt: MLSQL_LABEL_TABLE_EXAMPLES=500)
+LABEL_TABLE_EXAMPLES = int(os.environ.get("MLSQL_LABEL_TABLE_EXAMPLES", "25"))
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 SHORT = ["a", "b", "c", "d"]
 LONG = ["label-longer-than-twelve-1", "label-longer-than-twelve-2", "x" * 40]
@@ -342,7 +347,7 @@ def label_queries(labels: list[Any] | None) -> list[str]:
     ]
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=LABEL_TABLE_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(tables(max_rows=30), st.booleans(), st.integers(0, 3))
 def test_label_tables_equal_portable_and_oracle(
     both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
@@ -364,23 +369,61 @@ def test_label_tables_equal_portable_and_oracle(
         )
     for sql in label_queries(labels):
         got, want = table_rows(fast, table, sql), table_rows(slow, table, sql)
-        if isinstance(want, str):
-            assert got == want, sql
-            continue
+        # every table here is valid input: an error on both paths is no agreement but a bug
+        # (a universe typed per list failed so, test_a_universe_of_the_wider_lists_type)
+        assert not isinstance(want, str) and not isinstance(got, str), (sql, got, want)
         assert got[1] == want[1], sql  # the same column types
         assert len(got[0]) == len(want[0]), sql
         for g_row, w_row in zip(got[0], want[0], strict=True):
             assert all(equal(x, y) for x, y in zip(g_row, w_row, strict=True)), (sql, g_row, w_row)
     expected = oracle_labels.label_metrics(rows, labels)
     got = table_rows(fast, table, label_queries(labels)[0])
-    if isinstance(got, str):  # a universe of the wrong kind, or UBIGINT against a signed list
-        return
     columns = ["label", "tp", "fp", "fn", "tn", "support", "precision", "recall", "f1"]
     for g_row, want_row in zip(got[0], expected, strict=True):
         assert all(equal(x, want_row[c]) for x, c in zip(g_row, columns, strict=False)), (
             g_row,
             want_row,
         )
+
+
+@pytest.mark.parametrize(
+    ("ta", "tp", "rows"),
+    [
+        # the case Hypothesis found: the narrow side holds only a NULL element
+        (pa.int8(), pa.int16(), [([None], [-32768])]),
+        (pa.int16(), pa.int8(), [([-32768], [None])]),
+        # a universe label the narrow side cannot hold, next to labels it does hold
+        (pa.int8(), pa.int16(), [([-128, 1], [-32768, 1]), ([7], None), (None, [])]),
+        (pa.uint8(), pa.int16(), [([255, 0], [-32768, 255])]),
+    ],
+)
+def test_a_universe_of_the_wider_lists_type(
+    both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
+    ta: pa.DataType,
+    tp: pa.DataType,
+    rows: list,
+) -> None:
+    """``labels`` is typed as the label column (both lists' common type), not as each list:
+    -32768 is a SMALLINT label that a TINYINT list never holds. Typed per list, the universe
+    failed with DuckDB's conversion error, on the native path even where the portable one
+    ran (a TINYINT list of NULL elements only)."""
+    table = pa.table(
+        {
+            "a": pa.array([r[0] for r in rows], pa.list_(ta)),
+            "p": pa.array([r[1] for r in rows], pa.list_(tp)),
+        }
+    )
+    labels = [-32768, 7, 255]
+    want = [
+        (r["label"], r["tp"], r["fp"], r["fn"], r["tn"], r["support"])
+        for r in oracle_labels.label_metrics(rows, labels)
+    ]
+    sql = f"SELECT label, tp, fp, fn, tn, support FROM label_metrics('t', 'a', 'p', labels := {labels})"
+    assert uses_native_table(both[0]) and not uses_native_table(both[1])
+    for con in both:
+        got = table_rows(con, table, sql)
+        assert not isinstance(got, str), got
+        assert got[0] == want
 
 
 def test_label_tables_over_many_vectors_and_threads(native: Path) -> None:
@@ -531,6 +574,36 @@ def test_broken_extension_falls_back(monkeypatch: pytest.MonkeyPatch, tmp_path: 
     assert status["built"] and not status["available"]
     assert status["reason"].startswith("the extension did not load")
     assert not uses_native(mlsql.connect())
+
+
+def test_the_probe_checks_every_function_the_macros_call(extension: Path) -> None:
+    """Every extension function named in the native macros is one the probe checks and runs."""
+    sql = "".join(render(macros(native=True)).values())
+    called = set(re.findall(r"(?<![\w])mlsql_native_\w+", sql))
+    assert called == set(_native.FUNCTIONS) == set(_native._PROBES)
+    assert _native.missing_functions(raw_connection(extension)) == []
+
+
+def test_a_stale_extension_missing_a_function_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build of older sources: it loads and counts, but lacks the per-label aggregate."""
+    renamed = '-DMLSQL_LABEL_TABLE_NAME="mlsql_absent_label_table"'
+    stale = build_module().build(tmp_path, extra_flags=[renamed])
+    monkeypatch.setenv(_native.DUCKDB_PATH_ENV, str(stale))
+    monkeypatch.delenv(_native.ENV, raising=False)
+    status = _native.duckdb_native_status()
+    assert status["built"] and not status["available"] and not status["enabled"]
+    assert status["reason"] == (
+        f"the extension at {stale} lacks mlsql_native_label_table "
+        "(built from older sources? rebuild it with native/build_duckdb.py)"
+    )
+    con = mlsql.connect()
+    assert not uses_native(con) and not uses_native_table(con)
+    table = pa.table({"a": [["x", "y"], ["z"]], "p": [["x"], ["z", "w"]]})
+    assert table_rows(con, table, "SELECT micro_f1(a, p) FROM t")[0] == [(2 * 2 / (3 + 3),)]
+    got = table_rows(con, table, "SELECT label, tp, fp, fn FROM label_metrics('t', 'a', 'p')")
+    assert got[0] == [("w", 0, 1, 0), ("x", 1, 0, 0), ("y", 0, 0, 1), ("z", 1, 0, 0)]
 
 
 def test_old_duckdb_is_not_tried(native: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -751,6 +751,46 @@ def test_uint64_labels_above_int64_in_label_tables(native: Path) -> None:
     assert got == [(1, 0, 0, 1), (big, 1, 0, 0)]
 
 
+@pytest.mark.parametrize(
+    ("ta", "tp", "rows", "labels"),
+    [
+        (pl.Int8, pl.Int16, [([None], [-32768])], [-32768, 7]),
+        (pl.Int16, pl.Int8, [([-32768], [None])], [-32768, 7]),
+        (pl.Int8, pl.Int16, [([-128, 1], [-32768, 1]), ([7], None), (None, [])], [-32768, 7]),
+        (pl.UInt8, pl.Int8, [([255, 1], [-1])], [-1, 255]),
+        (pl.UInt64, pl.Int8, [([2**63 + 1, 1], [-1])], [-1, 2**63 + 1]),
+    ],
+)
+def test_a_universe_of_the_wider_lists_type(
+    ta: pl.DataType,
+    tp: pl.DataType,
+    rows: list[Any],
+    labels: list[int],
+    native: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``labels`` is typed as the label column (both lists' supertype), not as the actual
+    list: -32768 is an Int16 label an Int8 list never holds. Matched against each list's
+    own type, the universe failed to build (TypeError), on both paths."""
+    df = pl.DataFrame(
+        {
+            "a": pl.Series([r[0] for r in rows], dtype=pl.List(ta)),
+            "p": pl.Series([r[1] for r in rows], dtype=pl.List(tp)),
+        }
+    )
+    want = [
+        (r["label"], r["tp"], r["fp"], r["fn"], r["tn"], r["support"])
+        for r in oracle_labels.label_metrics(rows, labels)
+    ]
+    columns = ("label", "tp", "fp", "fn", "tn", "support")
+    for switched_off in (False, True):
+        with monkeypatch.context() as m:
+            if switched_off:
+                portable(m)
+            got = mp.label_metrics(df, "a", "p", labels=labels)
+            assert got.select(columns).rows() == want, switched_off  # type: ignore[union-attr]
+
+
 def test_label_tables_add_up_over_streaming_batches(
     native: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

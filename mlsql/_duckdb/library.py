@@ -19,6 +19,7 @@ from mlsql import _classification_params as CP
 from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql import _weights as W
+from mlsql._duckdb import native as _native
 from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
 from mlsql._formulas import pooled as F_pooled
@@ -345,7 +346,7 @@ def _sets(q: Qualify) -> list[Macro]:
 
 
 #: the native extension's per-row function (native/duckdb_ext.c)
-NATIVE_COUNTS = "mlsql_native_counts"
+NATIVE_COUNTS = _native.COUNTS
 _DISTINCT = "len(list_filter({x}, lambda x, i: x IS NOT NULL AND list_position({x}, x) = i))"
 
 

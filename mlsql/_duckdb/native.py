@@ -11,8 +11,9 @@ DuckDB: DuckDB loads an unsigned extension only into a database opened with
 :func:`mlsql.connect` opens (with TEMP macros); :func:`mlsql.register` on a
 user's own connection keeps the portable macros unless asked for
 ``native=True``. The extension targets DuckDB's C API v1.2.0 and is used on
-DuckDB :data:`MIN_DUCKDB` and later, after a probe query on a scratch
-in-memory database gave the expected counts (once per process).
+DuckDB :data:`MIN_DUCKDB` and later, after a probe on a scratch in-memory
+database found every function the macros call (:data:`FUNCTIONS`) and each
+gave the expected rows (once per process).
 
 ``MLSQL_NATIVE=0`` forces the portable paths everywhere (read whenever a
 connection or an expression is made). :func:`mlsql.native_status` says, per
@@ -68,41 +69,83 @@ def load_sql(path: Path) -> str:
     return "LOAD '" + str(path).replace("'", "''") + "'"
 
 
-#: probe rows and their expected (tp, n_actual, n_predicted): duplicates, NULL element,
-#: a label longer than DuckDB's 12 inlined bytes, a NULL list, integers of two widths
-_PROBE = """
+#: the extension's per-row counts (a scalar function) and per-label table (an aggregate)
+COUNTS, LABEL_TABLE = "mlsql_native_counts", "mlsql_native_label_table"
+#: every extension function mlsql's native macros call (the probe checks each is there)
+FUNCTIONS = {COUNTS: "scalar", LABEL_TABLE: "aggregate"}
+
+#: probe queries and their expected rows, one per function of :data:`FUNCTIONS`. Counts:
+#: duplicates, a NULL element, a label longer than DuckDB's 12 inlined bytes, a NULL list,
+#: integers of two widths. Label table: one row, its labels and its row kind.
+_PROBES = {
+    COUNTS: """
 SELECT mlsql_native_counts(a, p) FROM (VALUES
     (['x', 'x', NULL, 'yyyyyyyyyyyyyyyyyyyy'], ['x', 'yyyyyyyyyyyyyyyyyyyy', 'z']),
     (['x'], NULL)) t(a, p)
 UNION ALL
 SELECT mlsql_native_counts([1, 2, 2]::TINYINT[], [2, 4]::BIGINT[])
-"""
-_PROBE_EXPECTED = sorted(
-    [
-        ({"tp": 2, "n_actual": 2, "n_predicted": 3},),
-        (None,),
-        ({"tp": 1, "n_actual": 2, "n_predicted": 2},),
-    ],
-    key=repr,
-)
+""",
+    LABEL_TABLE: """
+SELECT e.label, e.tp, e.n_actual, e.n_predicted, e.n
+FROM (SELECT unnest(mlsql_native_label_table(a, p)) AS e
+      FROM (VALUES (['x', 'x', NULL], ['x', 'z'])) t(a, p))
+""",
+}
+_PROBES_EXPECTED = {
+    COUNTS: sorted(
+        [
+            ({"tp": 2, "n_actual": 2, "n_predicted": 3},),
+            (None,),
+            ({"tp": 1, "n_actual": 2, "n_predicted": 2},),
+        ],
+        key=repr,
+    ),
+    LABEL_TABLE: sorted([("x", 1, 1, 1, None), ("z", 0, 0, 1, None), (None, 1, 1, 2, 1)], key=repr),
+}
+
+
+def missing_functions(con: Any) -> list[str]:
+    """The functions of :data:`FUNCTIONS` that ``con`` lacks or has as another kind.
+
+    An extension built from older sources loads and passes a probe of its
+    older functions, then fails on the first macro calling a newer one: this
+    finds that first.
+    """
+    rows = con.execute(
+        "SELECT DISTINCT function_name, function_type FROM duckdb_functions() "
+        "WHERE list_contains(?, function_name)",
+        [list(FUNCTIONS)],
+    ).fetchall()
+    found = set(rows)
+    return [name for name, kind in FUNCTIONS.items() if (name, kind) not in found]
 
 
 @functools.cache
 def _probe_duckdb(path: Path) -> str | None:
-    """None if the extension at ``path`` loads and counts correctly, else why not."""
+    """None if the extension at ``path`` loads, has every function mlsql's macros call, and
+    each computes its probe correctly; else why not."""
     import duckdb
 
     try:
         con = duckdb.connect(":memory:", config=dict(open_config()))
         try:
             con.execute(load_sql(path))
-            got = sorted(con.execute(_PROBE).fetchall(), key=repr)
+            missing = missing_functions(con)
+            if missing:
+                return (
+                    f"the extension at {path} lacks {', '.join(missing)} "
+                    "(built from older sources? rebuild it with native/build_duckdb.py)"
+                )
+            got = {
+                name: sorted(con.execute(sql).fetchall(), key=repr) for name, sql in _PROBES.items()
+            }
         finally:
             con.close()
     except Exception as error:  # any failure to load or run means: stay portable
         return f"the extension did not load: {type(error).__name__}: {error}"
-    if got != _PROBE_EXPECTED:
-        return f"the extension's probe gave {got}, expected {_PROBE_EXPECTED}"
+    for name, expected in _PROBES_EXPECTED.items():
+        if got[name] != expected:
+            return f"the extension's probe of {name} gave {got[name]}, expected {expected}"
     return None
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mlsql._duckdb import native as _native
 from mlsql._duckdb.library import (
     NATIVE_LISTS,
     WIDE_INTEGER_LISTS,
@@ -53,13 +54,24 @@ TABLE_SIGNATURE = (
 )
 
 
+def _common_universe(q: Qualify) -> str:
+    """The ``labels`` universe typed as the label column: the common type of both lists.
+
+    Not each list's own type: with TINYINT actual and SMALLINT predicted lists, a
+    universe label -32768 is a SMALLINT label that the TINYINT side can never hold
+    (casting the universe to TINYINT failed with DuckDB's conversion error, and the
+    native and portable spreads failed on different rows). The portable spread's
+    unnest and the native aggregate's argument cast both lists to this type too.
+    """
+    return f"{q('_mlsql_typed_universe')}(labels, CASE WHEN false THEN p ELSE a END, func)"
+
+
 def _spread(q: Qualify, weighted: bool = False) -> Macro:
     """``_mlsql_label_spread`` (portable); ``weighted``: ``_mlsql_label_spread_by_weight``,
     whose ``n`` sums the ``sample_weight`` column's weights (checked; NULL: the row is unknown)
     instead of counting rows. The native extension counts rows only, so a weighted table
     is always computed here."""
-    universe = q("_mlsql_typed_universe")
-    in_universe = f"(labels IS NULL OR list_contains({universe}(labels, {{side}}, func), x))"
+    in_universe = f"(labels IS NULL OR list_contains({_common_universe(q)}, x))"
     skip = f"x IS NULL OR list_position({{side}}, x) <> i OR NOT {in_universe}"
     checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, func, 'actual', 'predicted')"
     by_names = 'list_transform("by", lambda b: lower(b))'
@@ -109,7 +121,7 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
 
 
 #: the native extension's per-label aggregate (native/duckdb_ext.c)
-NATIVE_TABLE = "mlsql_native_label_table"
+NATIVE_TABLE = _native.LABEL_TABLE
 
 
 def _native_spread(q: Qualify) -> Macro:
@@ -124,12 +136,11 @@ def _native_spread(q: Qualify) -> Macro:
     first cast to their common type (as the portable macro's unnest does), and
     with ``labels`` intersected with it.
     """
-    universe = q("_mlsql_typed_universe")
     checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, func, 'actual', 'predicted')"
     by_names = 'list_transform("by", lambda b: lower(b))'
     kept = (
         "CASE WHEN labels IS NULL THEN {side} ELSE list_filter({side}, "
-        f"lambda x: list_contains({universe}(labels, {{side}}, func), x)) END"
+        f"lambda x: list_contains({_common_universe(q)}, x)) END"
     )
     base, both, actual, pred = LB.CODE_BASE, LB.FLAG_BOTH, LB.FLAG_ACTUAL, LB.FLAG_PREDICTED
     code = f"e.n_actual + e.tp * {base} + e.n_predicted * {pred}"

@@ -67,6 +67,8 @@ def _prepared(
     )
     side = actual if kind(inner(schema[actual])) != LT.NULL else predicted  # type: ignore[arg-type]
     LT.check_universe_kind(universe, kind(inner(schema[side])), str(schema[side]), func)  # type: ignore[arg-type]
+    a, p, label_type = _as_label_column(lf, a, p)
+    typed = None if universe is None else pl.Series(universe, dtype=label_type).implode()
     if not groups:
         groups = [ALL]
         lf = lf.with_columns(pl.lit(0).alias(ALL))
@@ -81,7 +83,7 @@ def _prepared(
     def clean(side: pl.Expr) -> pl.Expr:
         out = side.list.unique().list.drop_nulls()
         if universe is not None:
-            out = out.list.eval(pl.element().filter(pl.element().is_in(universe)))
+            out = out.list.eval(pl.element().filter(pl.element().is_in(typed)))
         return out
 
     rows = lf.select(
@@ -96,6 +98,28 @@ def _prepared(
         p.alias("__raw_p"),
     )
     return rows, groups, universe
+
+
+def _as_label_column(
+    lf: pl.LazyFrame, a: pl.Expr, p: pl.Expr
+) -> tuple[pl.Expr, pl.Expr, pl.DataType]:
+    """Both label lists as lists of the label column's type, and that type: the type of
+    the spread's ``concat_list`` of both sides (their supertype: Int8 and Int16 lists
+    give Int16, UInt64 and Int8 lists Int128).
+
+    The universe is then matched and typed once, as the label column: matched
+    against each list's own type, a universe label of the wider list (-32768 for
+    Int8 actual and Int16 predicted lists) could not be built as the narrower
+    type, and the universe's rows took the actual list's type.
+    """
+    both = lf.select(a.alias("a"), p.alias("p")).select(pl.concat_list("a", "p").alias("l"))
+    target = pl.List(both.collect_schema()["l"].inner)  # type: ignore[union-attr]
+    types = lf.select(a.alias("a"), p.alias("p")).collect_schema()
+    return (
+        a if types["a"] == target else a.cast(target),
+        p if types["p"] == target else p.cast(target),
+        target.inner,
+    )
 
 
 #: the flags of a row's actual-only, true-positive and predicted labels, in that order
