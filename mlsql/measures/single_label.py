@@ -124,7 +124,9 @@ class ClassStats:
     ``actual``, ``predicted`` and ``correct`` are per-class expressions (rows
     truly of the class, predicted as it, and both), ``axis`` is an ops object
     whose ``sum``/``mean``/``count`` reduce over classes; ``n`` is the number
-    of known rows. Classes are those seen on either side, sorted.
+    of known rows (with ``sample_weight``, their total weight, and ``rows`` the
+    number of known rows: see :func:`when_known`). Classes are those seen on
+    either side, sorted.
 
     ``index`` is each class's position (0, 1, ...). ``pair_sum(term)`` is
     Σ over class pairs (i, j) of ``term(view_i, view_j)``; ``row_pair_sum(term)``
@@ -140,6 +142,7 @@ class ClassStats:
     axis: Any
     pair_sum: Callable[[Callable[[ClassView, ClassView], E]], E]
     row_pair_sum: Callable[[Callable[[E, E], E]], E]
+    rows: E = None
 
     @property
     def counts(self) -> Counts:
@@ -159,10 +162,14 @@ class ClassStats:
 
 @dataclass(frozen=True)
 class OneVsRest:
-    """Known rows ``n`` and the 2x2 table of one class against the rest, ``table(label)``."""
+    """Known rows ``n`` and the 2x2 table of one class against the rest, ``table(label)``.
+
+    With ``sample_weight``, ``n`` is the known rows' total weight and ``rows`` their number.
+    """
 
     n: E
     table: Callable[[E], Table2x2]
+    rows: E = None
 
 
 @dataclass(frozen=True)
@@ -191,9 +198,15 @@ def choose(ops: Any, value: Any, options: dict[str, Callable[[], E]]) -> E:
     return out
 
 
-def when_known(ops: Any, n: E, value: E) -> E:
-    """``value``, or NULL over no known rows."""
-    return ops.when(n == 0, None, value)
+def when_known(ops: Any, n: E, value: E, rows: E = None) -> E:
+    """``value``, or NULL over no known rows.
+
+    ``n`` is the number of known rows, or with ``sample_weight`` their total
+    weight, and then ``rows`` is their number: known rows that all weigh 0 give
+    ``value`` over all-zero counts, which is the measure's undefined value under
+    ``zero_division`` (README, "Sample weights").
+    """
+    return ops.when((n if rows is None else rows) == 0, None, value)
 
 
 def kappa_weight(ops: Any, weights: str, i: E, j: E) -> E:
@@ -238,10 +251,10 @@ def averaged(ops: Any, s: ClassStats, ratio: Callable[..., E], average: Any, zd:
         "micro": lambda: ratio(ops, s.pooled, zd),
         "macro": lambda: F.average(s.axis, ratio(s.axis, s.counts, zd), zd),
         "weighted": lambda: weighted_average(
-            s.axis, ratio(s.axis, s.counts, zd), s.actual, zd, False
+            s.axis, ratio(s.axis, s.counts, zd), s.actual, zd, s.pooled.nothing_to_score
         ),
     }
-    return when_known(ops, s.n, choose(ops, average, options))
+    return when_known(ops, s.n, choose(ops, average, options), s.rows)
 
 
 # ------------------------------------------------------------------ one label column
@@ -375,7 +388,7 @@ def _f1_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> E:
 )
 def _balanced_accuracy(ops: Any, s: ClassStats) -> E:
     recall = s.axis.when(s.actual > 0, s.correct / s.actual, None)
-    return when_known(ops, s.n, s.axis.mean(recall))
+    return when_known(ops, s.n, s.axis.mean(recall), s.rows)
 
 
 @measure(
@@ -410,7 +423,7 @@ def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, zero_division: Any) -> E
         "linear": lambda: weighted("linear"),
         "quadratic": lambda: weighted("quadratic"),
     }
-    return when_known(ops, n, choose(ops, weights, options))
+    return when_known(ops, n, choose(ops, weights, options), s.rows)
 
 
 @measure(
@@ -431,7 +444,7 @@ def _mcc(ops: Any, s: ClassStats, zero_division: Any) -> E:
         s.axis.sum(s.predicted * s.predicted),
         zero_division,
     )
-    return when_known(ops, s.n, value)
+    return when_known(ops, s.n, value, s.rows)
 
 
 @measure(
@@ -443,7 +456,7 @@ def _mcc(ops: Any, s: ClassStats, zero_division: Any) -> E:
 )
 def _class_error_rate(ops: Any, s: OneVsRest, label: Any, zero_division: Any) -> E:
     t = s.table(label)
-    return when_known(ops, s.n, C.false_negative_rate(ops, t.counts, zero_division))
+    return when_known(ops, s.n, C.false_negative_rate(ops, t.counts, zero_division), s.rows)
 
 
 @measure(

@@ -168,6 +168,7 @@ def class_stats(
         axis=ClassAxisOps(q, size),
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
+        rows=Sql(f"struct_extract({cl}, 'rows')"),
     )
 
 
@@ -178,6 +179,7 @@ def _class_lists(q: Qualify) -> list[Macro]:
         "cs",
         """struct_pack(
         n := n,
+        rows := n,
         classes := cs,
         actual := list_transform(cs, lambda x: CAST(coalesce(ha[x], 0) AS BIGINT)),
         predicted := list_transform(cs, lambda x: CAST(coalesce(hp[x], 0) AS BIGINT)),
@@ -228,6 +230,7 @@ def _class_lists(q: Qualify) -> list[Macro]:
                             "cs",
                             """struct_pack(
         n := coalesce(list_sum(list_transform(rows, lambda r: r.w)), 0.0),
+        rows := len(rows),
         classes := cs,
         actual := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
             list_filter(rows, lambda r: r.a = x), lambda r: r.w)), 0.0)),
@@ -356,7 +359,8 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
                 cell("false", "false"),
             )
 
-        return SL.OneVsRest(n, table)
+        rows = Sql(f"count(CASE WHEN {_known()} THEN {w} END)") if weighted else None
+        return SL.OneVsRest(n, table, rows)
     if m.name == "cost_error":
         factor = f" * {w}" if weighted else ""
 
