@@ -118,6 +118,7 @@ def class_stats(
         axis=OPS,
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
+        rows=None if weight is None else mask.sum().cast(pl.Int64),
         **per_class,
     )
 
@@ -173,7 +174,7 @@ def one_vs_rest(actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = No
         return Table2x2(cell(True, True), cell(False, True), cell(True, False), cell(False, False))
 
     n = mask.sum().cast(pl.Int64) if weight is None else w.sum()
-    return SL.OneVsRest(n, table)
+    return SL.OneVsRest(n, table, None if weight is None else mask.sum().cast(pl.Int64))
 
 
 def cost_entries(costs: Any, func: str) -> list[tuple[Any, Any, float]]:
@@ -249,6 +250,7 @@ def _in_scope(m: Measure) -> Any:
             return ops.sum(term(view(cells // size), view(cells % size)))
 
         names = ("n", "index", "actual", "predicted", "correct")
+        names += () if raw.rows is None else ("rows",)
         scoped = SL.ClassStats(
             **{f: field(f) for f in names},
             axis=ops,
