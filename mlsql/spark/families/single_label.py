@@ -382,13 +382,14 @@ def weights_by_class(classes: Column, rows: Column, value: Callable[[Column], Co
 
 
 def class_struct(actual: Column, predicted: Column, weight: Column | None = None) -> Column:
-    """One group's statistics as a struct: n, classes, per class actual, predicted, correct; pairs.
+    """One group's statistics as a struct: n (rows), classes, per class actual, predicted,
+    correct; pairs.
 
     ``pairs`` are the known rows' (a, p) as collected; ``classes`` the sorted
     classes seen on either side; ``actual``, ``predicted`` and ``correct``
     (BIGINT) are aligned with them. With a ``weight`` the pairs carry it (``w``),
     and n and the per-class totals are sums of weights (DOUBLE), one pass over
-    the pairs per class.
+    the pairs per class; ``rows`` then counts the known rows.
     """
     known = both_known(actual, predicted)
     fields = [actual.alias("a"), predicted.alias("p")]
@@ -413,6 +414,7 @@ def class_struct(actual: Column, predicted: Column, weight: Column | None = None
                 ]
             return [
                 F.aggregate(xs, F.lit(0.0), lambda acc, r: acc + r["w"]).alias("n"),
+                F.size(xs).cast("long").alias("rows"),
                 cs.alias("classes"),
                 weights_by_class(cs, xs, lambda r: r["a"]).alias("actual"),
                 weights_by_class(cs, xs, lambda r: r["p"]).alias("predicted"),
@@ -477,6 +479,7 @@ def class_stats(s: Column, weighted: bool = False) -> SL.ClassStats:
         axis=axis,
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
+        rows=s["rows"] if weighted else None,
     )
 
 
@@ -536,7 +539,8 @@ def one_vs_rest(actual: Column, predicted: Column, weight: Column | None = None)
 
         return Table2x2(cell(True, True), cell(False, True), cell(True, False), cell(False, False))
 
-    return SL.OneVsRest(_weighed(ok, weight), table)
+    rows = None if weight is None else _count(ok & weight.isNotNull())
+    return SL.OneVsRest(_weighed(ok, weight), table, rows)
 
 
 def cost_stats(actual: Column, predicted: Column, weight: Column | None = None) -> SL.CostStats:
