@@ -296,16 +296,49 @@ def test_a_weight_that_is_not_a_number_is_refused(engine):
     assert_mlsql_error(engine, info.value)
 
 
-def test_zero_weights_are_allowed_and_all_zero_weighs_nothing(engine):
-    table = _table(5, [0.0] * N)
-    got = engine.many(
-        table,
-        [
-            ("accuracy", ("actual", "predicted"), {"sample_weight": "w"}),
-            ("mse", ("ry", "rp"), {"sample_weight": "w"}),
-        ],
-    )
-    assert got == [None, None]  # no weight: as over no rows
+#: measures whose 'diagnose' value for a perfect prediction is 0 (relative errors), not 1
+DIAGNOSED_AS_NO_ERROR = frozenset({"rse", "rrse", "rae"})
+
+
+def _all_zero_value(name: str, params: dict[str, Any]) -> Any:
+    """What known rows of total weight 0 give (README, "Sample weights"; DESIGN.md 1.8).
+
+    A measure with ``zero_division`` is undefined there: its value is the
+    ``zero_division`` value, 'diagnose' reading no weight as nothing to get wrong
+    (1, or 0 for a relative error); a measure without it is NULL, as over no rows
+    (scikit-learn refuses all-zero weights). ``binary_counts`` holds zeros.
+    """
+    if name == "binary_counts":
+        return dict.fromkeys(("tp", "fp", "fn", "tn"), 0.0)
+    zd = params.get("zero_division")
+    if zd is None:
+        return None
+    if zd == "diagnose":
+        return 0.0 if name in DIAGNOSED_AS_NO_ERROR else 1.0
+    return float(zd)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_zero_weights_are_allowed_and_all_zero_weighs_nothing(engine, family):
+    """Known rows that all weigh 0: every measure's undefined value, and NULL over no known rows."""
+    has_zd = {m.name for m in measures() if any(p.name == "zero_division" for p in m.params)}
+    calls = [
+        (name, columns, {**params, **({"zero_division": zd} if name in has_zd else {})})
+        for name, columns, params in _calls(engine.name)
+        if REGISTRY_FAMILY[name] == family
+        for zd in ((1, "diagnose") if name in has_zd else (None,))
+    ]
+    weighted = [(n, c, {**p, "sample_weight": "w"}) for n, c, p in calls]
+    got = engine.many(_table(5, [0.0] * N), weighted)
+    wrong = [
+        (call, g)
+        for call, g in zip(calls, got, strict=True)
+        if not _close(g, _all_zero_value(call[0], call[2]))
+    ]
+    assert not wrong
+    unknown = engine.many(_table(5, [None] * N), weighted)  # no known row: NULL
+    known = [(call[0], x) for call, x in zip(calls, unknown, strict=True) if x is not None]
+    assert [name for name, _ in known if name != "binary_counts"] == []
 
 
 #: the weighted tables: name -> (input columns, parameters)
