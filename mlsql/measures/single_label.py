@@ -48,7 +48,9 @@ Notes
   ``majority_error`` and ``prevalence``): each row adds its weight, not 1, to
   the confusion matrix, so accuracy, the averaged precision, recall and F,
   balanced accuracy, kappa and MCC are scikit-learn's with
-  ``sample_weight``. All-zero weights weigh nothing: NULL, as over no rows.
+  ``sample_weight``. Known rows that all weigh 0 give the measures that
+  take ``zero_division`` their undefined value under it ('diagnose': 1) and
+  the others NULL, as over no rows (README, "Sample weights").
   The tables (``class_distribution``, ``confusion_matrix``,
   ``confusion_matrix_wide``, ``class_metrics``) take the weight column's name:
   their counts are sums of weights. ``majority_class`` and
