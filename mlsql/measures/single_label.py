@@ -44,8 +44,7 @@ Notes
   in ``actual`` (scikit-learn; classes only predicted are left out).
 - ``cost_error``: (1/n) Σ M(i, j) cost(i, j); a pair (i, j) without a cost
   costs 1 off the diagonal and 0 on it.
-- ``sample_weight`` (the aggregates from (actual, predicted) and
-  ``majority_error`` and ``prevalence``): each row adds its weight, not 1, to
+- ``sample_weight`` (every aggregate but ``cost_map``): each row adds its weight, not 1, to
   the confusion matrix, so accuracy, the averaged precision, recall and F,
   balanced accuracy, kappa and MCC are scikit-learn's with
   ``sample_weight``. Known rows that all weigh 0 give the measures that
@@ -54,7 +53,8 @@ Notes
   The tables (``class_distribution``, ``confusion_matrix``,
   ``confusion_matrix_wide``, ``class_metrics``) take the weight column's name:
   their counts are sums of weights. ``majority_class`` and
-  ``minority_class`` are not weighted yet.
+  ``minority_class`` take the class of the largest and the smallest total
+  weight (a class whose rows all weigh 0 does not occur; ties: the smallest).
 """
 
 from __future__ import annotations
@@ -88,8 +88,6 @@ BETA = P.BETA
 AVERAGE = P.AVERAGE
 WEIGHTS = P.WEIGHTS
 BY = Param("by", None)
-#: why the class-frequency aggregates take no sample_weight yet
-EXTREMES_UNWEIGHTED = "not weighted yet: the most or least frequent class by rows"
 
 
 # ------------------------------------------------------------------ statistics
@@ -274,7 +272,6 @@ declare(
     FAMILY,
     "The most frequent class (ties: the smallest); NULLs skipped.",
     inputs=("label",),
-    unweighted=EXTREMES_UNWEIGHTED,
 )
 declare(
     "minority_class",
@@ -282,7 +279,6 @@ declare(
     FAMILY,
     "The least frequent class that occurs (ties: the smallest); NULLs skipped.",
     inputs=("label",),
-    unweighted=EXTREMES_UNWEIGHTED,
 )
 
 
