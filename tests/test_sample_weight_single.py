@@ -412,3 +412,13 @@ def test_duckdb_unweighted_macros_never_read_a_weight():
         weighted = [x for x in overloads if any(p == "sample_weight" for p in x.params)]
         assert plain and weighted, m.name
         assert not any("sample_weight" in x.body for x in plain), m.name
+
+
+@pytest.mark.parametrize(("measure", "expected"), [("majority_class", 2), ("minority_class", 3)])
+def test_extreme_classes_weigh_classes_not_rows(engine, measure, expected):
+    """Class 1 has the most rows but little weight; 2 and 4 tie on the largest total weight
+    (the smaller wins); 5's rows all weigh 0, so it does not occur; 6's row weighs NULL."""
+    labels = [1, 1, 1, 1, 2, 3, 4, 4, 5, 5, 6]
+    weights = [0.25, 0.25, 0.25, 0.25, 3.0, 0.5, 1.5, 1.5, 0.0, 0.0, None]
+    table = pa.table({"y": labels, "w": pa.array(weights, pa.float64())})
+    assert engine.many(table, [(measure, ("y",), {"sample_weight": "w"})]) == [expected]
