@@ -3215,18 +3215,22 @@ def mae(
     0.5
     """
 
-def majority_class(label: _IntoExpr) -> pl.Expr:
+def majority_class(label: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
     """The most frequent class (ties: the smallest); NULLs skipped.
 
     Parameters
     ----------
     label : str or polars.Expr
-        A label column.
+        A label column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
     polars.Expr
-        An aggregate; NULL over no known rows.
+        An aggregate: one class per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
 
     Examples
     --------
@@ -3828,18 +3832,22 @@ def micro_recall_from_counts(counts: _IntoExpr, *, zero_division: float | str = 
     0.6666666666666666
     """
 
-def minority_class(label: _IntoExpr) -> pl.Expr:
+def minority_class(label: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
     """The least frequent class that occurs (ties: the smallest); NULLs skipped.
 
     Parameters
     ----------
     label : str or polars.Expr
-        A label column.
+        A label column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
     polars.Expr
-        An aggregate; NULL over no known rows.
+        An aggregate: one class per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
 
     Examples
     --------

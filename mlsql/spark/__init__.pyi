@@ -3562,13 +3562,16 @@ def mae(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def majority_class(label: _IntoColumn) -> Column:
+def majority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
     """The most frequent class (ties: the smallest); NULLs skipped.
 
     Parameters
     ----------
     label : str or pyspark.sql.Column
         A label column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4264,13 +4267,16 @@ def micro_recall_from_counts(counts: _IntoColumn, *, zero_division: float | str 
     0.6666666666666666
     """
 
-def minority_class(label: _IntoColumn) -> Column:
+def minority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
     """The least frequent class that occurs (ties: the smallest); NULLs skipped.
 
     Parameters
     ----------
     label : str or pyspark.sql.Column
         A label column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
