@@ -270,14 +270,16 @@ declare(
     "majority_class",
     "aggregate",
     FAMILY,
-    "The most frequent class (ties: the smallest); NULLs skipped.",
+    "The most frequent class (with sample_weight: of the largest total weight; ties: the"
+    " smallest); NULLs skipped.",
     inputs=("label",),
 )
 declare(
     "minority_class",
     "aggregate",
     FAMILY,
-    "The least frequent class that occurs (ties: the smallest); NULLs skipped.",
+    "The least frequent class that occurs (with sample_weight: of the smallest total weight"
+    " above 0; ties: the smallest); NULLs skipped.",
     inputs=("label",),
 )
 

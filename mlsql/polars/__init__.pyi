@@ -3216,7 +3216,7 @@ def mae(
     """
 
 def majority_class(label: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
-    """The most frequent class (ties: the smallest); NULLs skipped.
+    """The most frequent class (with sample_weight: of the largest total weight; ties: the smallest); NULLs skipped.
 
     Parameters
     ----------
@@ -3833,7 +3833,7 @@ def micro_recall_from_counts(counts: _IntoExpr, *, zero_division: float | str = 
     """
 
 def minority_class(label: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
-    """The least frequent class that occurs (ties: the smallest); NULLs skipped.
+    """The least frequent class that occurs (with sample_weight: of the smallest total weight above 0; ties: the smallest); NULLs skipped.
 
     Parameters
     ----------

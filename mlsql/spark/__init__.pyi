@@ -3563,7 +3563,7 @@ def mae(
     """
 
 def majority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
-    """The most frequent class (ties: the smallest); NULLs skipped.
+    """The most frequent class (with sample_weight: of the largest total weight; ties: the smallest); NULLs skipped.
 
     Parameters
     ----------
@@ -4268,7 +4268,7 @@ def micro_recall_from_counts(counts: _IntoColumn, *, zero_division: float | str 
     """
 
 def minority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
-    """The least frequent class that occurs (ties: the smallest); NULLs skipped.
+    """The least frequent class that occurs (with sample_weight: of the smallest total weight above 0; ties: the smallest); NULLs skipped.
 
     Parameters
     ----------
