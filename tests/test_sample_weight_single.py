@@ -296,16 +296,49 @@ def test_a_weight_that_is_not_a_number_is_refused(engine):
     assert_mlsql_error(engine, info.value)
 
 
-def test_zero_weights_are_allowed_and_all_zero_weighs_nothing(engine):
-    table = _table(5, [0.0] * N)
-    got = engine.many(
-        table,
-        [
-            ("accuracy", ("actual", "predicted"), {"sample_weight": "w"}),
-            ("mse", ("ry", "rp"), {"sample_weight": "w"}),
-        ],
-    )
-    assert got == [None, None]  # no weight: as over no rows
+#: measures whose 'diagnose' value for a perfect prediction is 0 (relative errors), not 1
+DIAGNOSED_AS_NO_ERROR = frozenset({"rse", "rrse", "rae"})
+
+
+def _all_zero_value(name: str, params: dict[str, Any]) -> Any:
+    """What known rows of total weight 0 give (README, "Sample weights"; DESIGN.md 1.8).
+
+    A measure with ``zero_division`` is undefined there: its value is the
+    ``zero_division`` value, 'diagnose' reading no weight as nothing to get wrong
+    (1, or 0 for a relative error); a measure without it is NULL, as over no rows
+    (scikit-learn refuses all-zero weights). ``binary_counts`` holds zeros.
+    """
+    if name == "binary_counts":
+        return dict.fromkeys(("tp", "fp", "fn", "tn"), 0.0)
+    zd = params.get("zero_division")
+    if zd is None:
+        return None
+    if zd == "diagnose":
+        return 0.0 if name in DIAGNOSED_AS_NO_ERROR else 1.0
+    return float(zd)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_zero_weights_are_allowed_and_all_zero_weighs_nothing(engine, family):
+    """Known rows that all weigh 0: every measure's undefined value, and NULL over no known rows."""
+    has_zd = {m.name for m in measures() if any(p.name == "zero_division" for p in m.params)}
+    calls = [
+        (name, columns, {**params, **({"zero_division": zd} if name in has_zd else {})})
+        for name, columns, params in _calls(engine.name)
+        if REGISTRY_FAMILY[name] == family
+        for zd in ((1, "diagnose") if name in has_zd else (None,))
+    ]
+    weighted = [(n, c, {**p, "sample_weight": "w"}) for n, c, p in calls]
+    got = engine.many(_table(5, [0.0] * N), weighted)
+    wrong = [
+        (call, g)
+        for call, g in zip(calls, got, strict=True)
+        if not _close(g, _all_zero_value(call[0], call[2]))
+    ]
+    assert not wrong
+    unknown = engine.many(_table(5, [None] * N), weighted)  # no known row: NULL
+    known = [(call[0], x) for call, x in zip(calls, unknown, strict=True) if x is not None]
+    assert [name for name, _ in known if name != "binary_counts"] == []
 
 
 #: the weighted tables: name -> (input columns, parameters)
@@ -379,3 +412,13 @@ def test_duckdb_unweighted_macros_never_read_a_weight():
         weighted = [x for x in overloads if any(p == "sample_weight" for p in x.params)]
         assert plain and weighted, m.name
         assert not any("sample_weight" in x.body for x in plain), m.name
+
+
+@pytest.mark.parametrize(("measure", "expected"), [("majority_class", 2), ("minority_class", 3)])
+def test_extreme_classes_weigh_classes_not_rows(engine, measure, expected):
+    """Class 1 has the most rows but little weight; 2 and 4 tie on the largest total weight
+    (the smaller wins); 5's rows all weigh 0, so it does not occur; 6's row weighs NULL."""
+    labels = [1, 1, 1, 1, 2, 3, 4, 4, 5, 5, 6]
+    weights = [0.25, 0.25, 0.25, 0.25, 3.0, 0.5, 1.5, 1.5, 0.0, 0.0, None]
+    table = pa.table({"y": labels, "w": pa.array(weights, pa.float64())})
+    assert engine.many(table, [(measure, ("y",), {"sample_weight": "w"})]) == [expected]

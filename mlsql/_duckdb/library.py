@@ -465,6 +465,7 @@ def by_weight(formula: Callable[..., Any], func: str) -> Callable[..., Any]:
     its own (about 1.7x less CPU for micro_f1 than a check at every mention); a
     counts struct has its first field guarded.
     """
+
     def run(ops: Any, *args: Any, **params: Any) -> Any:
         checked = call(ops.qualify("_mlsql_weight"), Sql(SAMPLE_WEIGHT), lit(func))
         out = W.weighted(formula, WEIGHT, ops, *args, **params)

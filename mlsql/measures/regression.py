@@ -55,7 +55,9 @@ Notes
   scikit-learn has no weighted form, mlsql takes the same one: rse and rrse
   are Σw(y - ŷ)² / Σw(y - ȳ_w)², rae is Σw|y - ŷ| / Σw|y - ȳ_w| and
   pearson_corr the weighted correlation. Integer weights equal repeating
-  each row w times. All-zero weights weigh nothing: NULL, as over no rows.
+  each row w times. Known rows that all weigh 0 give the means (mse, rmse,
+  mae, mape) NULL, as over no rows, and the ratios their undefined value
+  under ``zero_division`` ('diagnose': as a perfect prediction).
 """
 
 from __future__ import annotations
@@ -89,6 +91,7 @@ class RegressionStats:
     covariance: E  # population covariance of y and ŷ
     var_error: E  # population variance of y - ŷ
     sad_actual: E  # Σ |y - mean(y)|
+    rows: E = None  # with sample_weight: the number of known rows (n is then their weight)
 
 
 @formula
@@ -123,8 +126,17 @@ def centred_comoment(ops: Any, sum_products: E, sum_a: E, sum_b: E, n: E) -> E:
     return F.share(ops, sum_products - sum_a * sum_b / n, n)
 
 
-def _known(ops: Any, s: RegressionStats, value: E) -> E:
-    return ops.when(s.n == 0, None, value)
+def _known(ops: Any, s: RegressionStats, value: E, zero_division: Any, perfect: bool) -> E:
+    """``value``, or NULL over no known rows.
+
+    Known rows that all weigh 0 (``sample_weight``) hold no spread of y and no
+    error: the ratio is undefined and follows ``zero_division``, 'diagnose' taking
+    the prediction as perfect (``perfect``: the flag of a perfect prediction).
+    """
+    if s.rows is None:
+        return ops.when(s.n == 0, None, value)
+    undefined = ops.undefined(zero_division, perfect)
+    return ops.when(s.rows == 0, None, ops.when(s.n == 0, undefined, value))
 
 
 def _mse(ops: Any, s: RegressionStats) -> E:
@@ -144,7 +156,8 @@ def _mape(ops: Any, s: RegressionStats) -> E:
 
 
 def _rse(ops: Any, s: RegressionStats, zero_division: Any) -> E:
-    return _known(ops, s, relative_error(ops, s.sse, s.n * s.var_actual, zero_division))
+    value = relative_error(ops, s.sse, s.n * s.var_actual, zero_division)
+    return _known(ops, s, value, zero_division, False)
 
 
 def _rrse(ops: Any, s: RegressionStats, zero_division: Any) -> E:
@@ -152,20 +165,23 @@ def _rrse(ops: Any, s: RegressionStats, zero_division: Any) -> E:
 
 
 def _rae(ops: Any, s: RegressionStats, zero_division: Any) -> E:
-    return _known(ops, s, relative_error(ops, s.sae, s.sad_actual, zero_division))
+    value = relative_error(ops, s.sae, s.sad_actual, zero_division)
+    return _known(ops, s, value, zero_division, False)
 
 
 def _r2(ops: Any, s: RegressionStats, zero_division: Any) -> E:
-    return _known(ops, s, explained(ops, s.sse, s.n * s.var_actual, zero_division))
+    value = explained(ops, s.sse, s.n * s.var_actual, zero_division)
+    return _known(ops, s, value, zero_division, True)
 
 
 def _explained_variance(ops: Any, s: RegressionStats, zero_division: Any) -> E:
-    return _known(ops, s, explained(ops, s.var_error, s.var_actual, zero_division))
+    value = explained(ops, s.var_error, s.var_actual, zero_division)
+    return _known(ops, s, value, zero_division, True)
 
 
 def _pearson_corr(ops: Any, s: RegressionStats, zero_division: Any) -> E:
     value = pearson(ops, s.covariance, s.var_actual, s.var_predicted, s.sse, zero_division)
-    return _known(ops, s, value)
+    return _known(ops, s, value, zero_division, True)
 
 
 #: name -> (summary, build, params, aliases, inputs)

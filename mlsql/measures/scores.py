@@ -58,9 +58,10 @@ Notes
   Mann-Whitney statistic, Σ over (positive i, negative j) of w_i w_j (1 if
   i scores higher, 1/2 on a tie) over (Σ positive w)(Σ negative w), which is
   scikit-learn's ``roc_auc_score(sample_weight=)``; average precision weighs
-  each step's positives and precision, as scikit-learn's. All-zero weights:
-  NULL for the means and AUC (as over no rows), ``zero_division`` for
-  average precision (no positive weight).
+  each step's positives and precision, as scikit-learn's. Known rows that all
+  weigh 0: NULL for the means (as over no rows), ``zero_division`` for AUC
+  (no pair of positive and negative weight) and average precision (no
+  positive weight).
 - Cost: ``brier_score_loss`` streams (a sum and a count). ``average_precision_score``
   sorts the group's (score, label) pairs inside the aggregate as ``auc`` does.
   ``expected_calibration_error`` sums prob - actual per bin: Spark and Polars
@@ -119,6 +120,7 @@ class RankStats:
     n_positive: E
     n_negative: E
     u: E
+    rows: E = None  # with sample_weight: the number of known rows (the n_* are then weights)
 
 
 @dataclass(frozen=True)
@@ -177,7 +179,7 @@ def _mean_loss(ops: Any, s: LossStats) -> E:
 
 
 def _auc(ops: Any, s: RankStats, zero_division: Any) -> E:
-    n = s.n_positive + s.n_negative
+    n = s.n_positive + s.n_negative if s.rows is None else s.rows
     value = mann_whitney_auc(ops, s.u, s.n_positive, s.n_negative, zero_division)
     return ops.when(n == 0, None, value)
 

@@ -44,15 +44,17 @@ Notes
   in ``actual`` (scikit-learn; classes only predicted are left out).
 - ``cost_error``: (1/n) Σ M(i, j) cost(i, j); a pair (i, j) without a cost
   costs 1 off the diagonal and 0 on it.
-- ``sample_weight`` (the aggregates from (actual, predicted) and
-  ``majority_error`` and ``prevalence``): each row adds its weight, not 1, to
+- ``sample_weight`` (every aggregate but ``cost_map``): each row adds its weight, not 1, to
   the confusion matrix, so accuracy, the averaged precision, recall and F,
   balanced accuracy, kappa and MCC are scikit-learn's with
-  ``sample_weight``. All-zero weights weigh nothing: NULL, as over no rows.
+  ``sample_weight``. Known rows that all weigh 0 give the measures that
+  take ``zero_division`` their undefined value under it ('diagnose': 1) and
+  the others NULL, as over no rows (README, "Sample weights").
   The tables (``class_distribution``, ``confusion_matrix``,
   ``confusion_matrix_wide``, ``class_metrics``) take the weight column's name:
   their counts are sums of weights. ``majority_class`` and
-  ``minority_class`` are not weighted yet.
+  ``minority_class`` take the class of the largest and the smallest total
+  weight (a class whose rows all weigh 0 does not occur; ties: the smallest).
 """
 
 from __future__ import annotations
@@ -86,8 +88,6 @@ BETA = P.BETA
 AVERAGE = P.AVERAGE
 WEIGHTS = P.WEIGHTS
 BY = Param("by", None)
-#: why the class-frequency aggregates take no sample_weight yet
-EXTREMES_UNWEIGHTED = "not weighted yet: the most or least frequent class by rows"
 
 
 # ------------------------------------------------------------------ statistics
@@ -124,7 +124,9 @@ class ClassStats:
     ``actual``, ``predicted`` and ``correct`` are per-class expressions (rows
     truly of the class, predicted as it, and both), ``axis`` is an ops object
     whose ``sum``/``mean``/``count`` reduce over classes; ``n`` is the number
-    of known rows. Classes are those seen on either side, sorted.
+    of known rows (with ``sample_weight``, their total weight, and ``rows`` the
+    number of known rows: see :func:`when_known`). Classes are those seen on
+    either side, sorted.
 
     ``index`` is each class's position (0, 1, ...). ``pair_sum(term)`` is
     Σ over class pairs (i, j) of ``term(view_i, view_j)``; ``row_pair_sum(term)``
@@ -140,6 +142,7 @@ class ClassStats:
     axis: Any
     pair_sum: Callable[[Callable[[ClassView, ClassView], E]], E]
     row_pair_sum: Callable[[Callable[[E, E], E]], E]
+    rows: E = None
 
     @property
     def counts(self) -> Counts:
@@ -159,10 +162,14 @@ class ClassStats:
 
 @dataclass(frozen=True)
 class OneVsRest:
-    """Known rows ``n`` and the 2x2 table of one class against the rest, ``table(label)``."""
+    """Known rows ``n`` and the 2x2 table of one class against the rest, ``table(label)``.
+
+    With ``sample_weight``, ``n`` is the known rows' total weight and ``rows`` their number.
+    """
 
     n: E
     table: Callable[[E], Table2x2]
+    rows: E = None
 
 
 @dataclass(frozen=True)
@@ -191,9 +198,15 @@ def choose(ops: Any, value: Any, options: dict[str, Callable[[], E]]) -> E:
     return out
 
 
-def when_known(ops: Any, n: E, value: E) -> E:
-    """``value``, or NULL over no known rows."""
-    return ops.when(n == 0, None, value)
+def when_known(ops: Any, n: E, value: E, rows: E = None) -> E:
+    """``value``, or NULL over no known rows.
+
+    ``n`` is the number of known rows, or with ``sample_weight`` their total
+    weight, and then ``rows`` is their number: known rows that all weigh 0 give
+    ``value`` over all-zero counts, which is the measure's undefined value under
+    ``zero_division`` (README, "Sample weights").
+    """
+    return ops.when((n if rows is None else rows) == 0, None, value)
 
 
 def kappa_weight(ops: Any, weights: str, i: E, j: E) -> E:
@@ -238,10 +251,10 @@ def averaged(ops: Any, s: ClassStats, ratio: Callable[..., E], average: Any, zd:
         "micro": lambda: ratio(ops, s.pooled, zd),
         "macro": lambda: F.average(s.axis, ratio(s.axis, s.counts, zd), zd),
         "weighted": lambda: weighted_average(
-            s.axis, ratio(s.axis, s.counts, zd), s.actual, zd, False
+            s.axis, ratio(s.axis, s.counts, zd), s.actual, zd, s.pooled.nothing_to_score
         ),
     }
-    return when_known(ops, s.n, choose(ops, average, options))
+    return when_known(ops, s.n, choose(ops, average, options), s.rows)
 
 
 # ------------------------------------------------------------------ one label column
@@ -257,17 +270,17 @@ declare(
     "majority_class",
     "aggregate",
     FAMILY,
-    "The most frequent class (ties: the smallest); NULLs skipped.",
+    "The most frequent class (with sample_weight: of the largest total weight; ties: the"
+    " smallest); NULLs skipped.",
     inputs=("label",),
-    unweighted=EXTREMES_UNWEIGHTED,
 )
 declare(
     "minority_class",
     "aggregate",
     FAMILY,
-    "The least frequent class that occurs (ties: the smallest); NULLs skipped.",
+    "The least frequent class that occurs (with sample_weight: of the smallest total weight"
+    " above 0; ties: the smallest); NULLs skipped.",
     inputs=("label",),
-    unweighted=EXTREMES_UNWEIGHTED,
 )
 
 
@@ -375,7 +388,7 @@ def _f1_score(ops: Any, s: ClassStats, average: Any, zero_division: Any) -> E:
 )
 def _balanced_accuracy(ops: Any, s: ClassStats) -> E:
     recall = s.axis.when(s.actual > 0, s.correct / s.actual, None)
-    return when_known(ops, s.n, s.axis.mean(recall))
+    return when_known(ops, s.n, s.axis.mean(recall), s.rows)
 
 
 @measure(
@@ -410,7 +423,7 @@ def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, zero_division: Any) -> E
         "linear": lambda: weighted("linear"),
         "quadratic": lambda: weighted("quadratic"),
     }
-    return when_known(ops, n, choose(ops, weights, options))
+    return when_known(ops, n, choose(ops, weights, options), s.rows)
 
 
 @measure(
@@ -431,7 +444,7 @@ def _mcc(ops: Any, s: ClassStats, zero_division: Any) -> E:
         s.axis.sum(s.predicted * s.predicted),
         zero_division,
     )
-    return when_known(ops, s.n, value)
+    return when_known(ops, s.n, value, s.rows)
 
 
 @measure(
@@ -443,7 +456,7 @@ def _mcc(ops: Any, s: ClassStats, zero_division: Any) -> E:
 )
 def _class_error_rate(ops: Any, s: OneVsRest, label: Any, zero_division: Any) -> E:
     t = s.table(label)
-    return when_known(ops, s.n, C.false_negative_rate(ops, t.counts, zero_division))
+    return when_known(ops, s.n, C.false_negative_rate(ops, t.counts, zero_division), s.rows)
 
 
 @measure(

@@ -3223,18 +3223,22 @@ def mae(
     0.5
     """
 
-def majority_class(label: _IntoExpr) -> pl.Expr:
-    """The most frequent class (ties: the smallest); NULLs skipped.
+def majority_class(label: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
+    """The most frequent class (with sample_weight: of the largest total weight; ties: the smallest); NULLs skipped.
 
     Parameters
     ----------
     label : str or polars.Expr
-        A label column.
+        A label column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
     polars.Expr
-        An aggregate; NULL over no known rows.
+        An aggregate: one class per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
 
     Examples
     --------
@@ -3836,18 +3840,22 @@ def micro_recall_from_counts(counts: _IntoExpr, *, zero_division: float | str = 
     0.6666666666666666
     """
 
-def minority_class(label: _IntoExpr) -> pl.Expr:
-    """The least frequent class that occurs (ties: the smallest); NULLs skipped.
+def minority_class(label: _IntoExpr, *, sample_weight: _IntoExpr | None = None) -> pl.Expr:
+    """The least frequent class that occurs (with sample_weight: of the smallest total weight above 0; ties: the smallest); NULLs skipped.
 
     Parameters
     ----------
     label : str or polars.Expr
-        A label column.
+        A label column (name or expression).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
     polars.Expr
-        An aggregate; NULL over no known rows.
+        An aggregate: one class per ``select``, ``group_by().agg`` group or
+        ``over()`` window; NULL over no known rows.
 
     Examples
     --------

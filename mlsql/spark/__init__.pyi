@@ -3570,13 +3570,16 @@ def mae(
     check the label types when the Column is built; a name is checked by Spark.
     """
 
-def majority_class(label: _IntoColumn) -> Column:
-    """The most frequent class (ties: the smallest); NULLs skipped.
+def majority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
+    """The most frequent class (with sample_weight: of the largest total weight; ties: the smallest); NULLs skipped.
 
     Parameters
     ----------
     label : str or pyspark.sql.Column
         A label column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4272,13 +4275,16 @@ def micro_recall_from_counts(counts: _IntoColumn, *, zero_division: float | str 
     0.6666666666666666
     """
 
-def minority_class(label: _IntoColumn) -> Column:
-    """The least frequent class that occurs (ties: the smallest); NULLs skipped.
+def minority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = None) -> Column:
+    """The least frequent class that occurs (with sample_weight: of the smallest total weight above 0; ties: the smallest); NULLs skipped.
 
     Parameters
     ----------
     label : str or pyspark.sql.Column
         A label column.
+    sample_weight : str or pyspark.sql.Column, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------

@@ -110,6 +110,7 @@ def weighted_stats(q: Qualify, m: Measure) -> RG.RegressionStats:
         covariance=comoment("y", "p"),
         var_error=comoment("e", "e"),
         sad_actual=total(f"abs({d('y')})"),
+        rows=Sql(f"count({wk})"),
     )
 
 

@@ -242,7 +242,8 @@ def weighted_stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
         return SC.CalibrationStats(n=n, gap_sum=gap_sum)
     n_neg = Sql(f"sum(CASE WHEN {known} THEN (1 - {y_num}) * {w} END)")
     u = call(q("_mlsql_weighted_u"), Sql(f"list_sort({rows})"))
-    return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=u)
+    count = Sql(f"count(CASE WHEN {known} THEN 1 END)")
+    return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=u, rows=count)
 
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:

@@ -168,6 +168,7 @@ def class_stats(
         axis=ClassAxisOps(q, size),
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
+        rows=Sql(f"struct_extract({cl}, 'rows')"),
     )
 
 
@@ -178,6 +179,7 @@ def _class_lists(q: Qualify) -> list[Macro]:
         "cs",
         """struct_pack(
         n := n,
+        rows := n,
         classes := cs,
         actual := list_transform(cs, lambda x: CAST(coalesce(ha[x], 0) AS BIGINT)),
         predicted := list_transform(cs, lambda x: CAST(coalesce(hp[x], 0) AS BIGINT)),
@@ -228,6 +230,7 @@ def _class_lists(q: Qualify) -> list[Macro]:
                             "cs",
                             """struct_pack(
         n := coalesce(list_sum(list_transform(rows, lambda r: r.w)), 0.0),
+        rows := len(rows),
         classes := cs,
         actual := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
             list_filter(rows, lambda r: r.a = x), lambda r: r.w)), 0.0)),
@@ -356,7 +359,8 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
                 cell("false", "false"),
             )
 
-        return SL.OneVsRest(n, table)
+        rows = Sql(f"count(CASE WHEN {_known()} THEN {w} END)") if weighted else None
+        return SL.OneVsRest(n, table, rows)
     if m.name == "cost_error":
         factor = f" * {w}" if weighted else ""
 
@@ -378,6 +382,21 @@ def _hand_written(q: Qualify) -> list[Macro]:
             f"        lambda e: struct_pack(c := {sign}CAST(e.value AS BIGINT), k := e.key)))[1], 'k')"
         )
 
+    def weighted_extreme(sign: str, func: str) -> str:
+        """The class of the largest (sign '-') or smallest total weight; weight-0 classes out."""
+        w = f"{q('_mlsql_weight')}(sample_weight, {lit(func)})"
+        rows = f"list(struct_pack(l := label, w := {w})) FILTER (WHERE label IS NOT NULL AND {w} IS NOT NULL)"
+        totals = (
+            "list_transform(list_distinct(list_transform(rows, lambda r: r.l)), lambda x:"
+            " struct_pack(c := list_sum(list_transform(list_filter(rows, lambda r: r.l = x),"
+            " lambda r: r.w)), k := x))"
+        )
+        ranked = (
+            f"list_sort(list_transform(list_filter({totals}, lambda e: e.c > 0),"
+            f" lambda e: struct_pack(c := {sign}e.c, k := e.k)))[1]"
+        )
+        return str(let(rows, "rows", f"struct_extract({ranked}, 'k')"))
+
     cost_map = """map_from_entries(list_transform(list_distinct(list_transform(entries, lambda e: e.a)),
         lambda x: struct_pack(k := x, v := map_from_entries(list_transform(
             list_filter(entries, lambda e: e.a = x), lambda e: struct_pack(k := e.p, v := e.cost))))))"""
@@ -391,10 +410,25 @@ def _hand_written(q: Qualify) -> list[Macro]:
         ),
         Macro(
             FILE,
+            "majority_class",
+            ("label", "sample_weight"),
+            weighted_extreme("-", "majority_class"),
+            "The class of the largest total sample_weight (ties: the smallest); NULLs skipped.",
+        ),
+        Macro(
+            FILE,
             "minority_class",
             ("label",),
             extreme(""),
             "The least frequent class that occurs (ties: the smallest); NULLs skipped.",
+        ),
+        Macro(
+            FILE,
+            "minority_class",
+            ("label", "sample_weight"),
+            weighted_extreme("", "minority_class"),
+            "The class of the smallest total sample_weight above 0 (ties: the smallest); NULLs"
+            " skipped.",
         ),
         Macro(
             FILE,

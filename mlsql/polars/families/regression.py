@@ -91,6 +91,7 @@ def weighted_stats(m: Measure, inputs: tuple[pl.Expr, ...], weight: pl.Expr) -> 
         covariance=comoment(dy, dp),
         var_error=comoment(de, de),
         sad_actual=(w * dy.abs()).sum(),
+        rows=w.len(),
     )
 
 

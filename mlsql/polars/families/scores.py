@@ -147,7 +147,7 @@ def weighted_rank_stats(m: Measure, inputs: tuple[pl.Expr, ...], weight: pl.Expr
     lower = below_or_tie.gather(ordered.search_sorted(sk, side="left"))
     upper = below_or_tie.gather(ordered.search_sorted(sk, side="right"))
     u = (positive * (lower + upper) / 2).sum()
-    return SC.RankStats(positive.sum(), negative.sum(), u)
+    return SC.RankStats(positive.sum(), negative.sum(), u, rows=sk.len())
 
 
 def weighted_precision_stats(

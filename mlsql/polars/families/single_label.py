@@ -32,14 +32,14 @@ from typing import Any
 import polars as pl
 
 from mlsql._errors import MlsqlError
-from mlsql._front.build import lookup
+from mlsql._front.build import function, lookup
 from mlsql._front.docs import table
 from mlsql._front.inputs import finite_costs, mapping_costs
 from mlsql._params import check_beta, check_zero_division
 from mlsql._registry import Measure, measures
 from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
-from mlsql.polars._dtypes import IntoExpr, check_same_kind, guarded
+from mlsql.polars._dtypes import check_same_kind
 from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weight
 from mlsql.polars.families import _classification as K
@@ -118,6 +118,7 @@ def class_stats(
         axis=OPS,
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
+        rows=None if weight is None else mask.sum().cast(pl.Int64),
         **per_class,
     )
 
@@ -173,7 +174,7 @@ def one_vs_rest(actual: pl.Expr, predicted: pl.Expr, weight: pl.Expr | None = No
         return Table2x2(cell(True, True), cell(False, True), cell(True, False), cell(False, False))
 
     n = mask.sum().cast(pl.Int64) if weight is None else w.sum()
-    return SL.OneVsRest(n, table)
+    return SL.OneVsRest(n, table, None if weight is None else mask.sum().cast(pl.Int64))
 
 
 def cost_entries(costs: Any, func: str) -> list[tuple[Any, Any, float]]:
@@ -249,6 +250,7 @@ def _in_scope(m: Measure) -> Any:
             return ops.sum(term(view(cells // size), view(cells % size)))
 
         names = ("n", "index", "actual", "predicted", "correct")
+        names += () if raw.rows is None else ("rows",)
         scoped = SL.ClassStats(
             **{f: field(f) for f in names},
             axis=ops,
@@ -273,56 +275,54 @@ def function_of(m: Measure) -> Any:
 
 
 # ------------------------------------------------------------------ hand-written aggregates
-def _extreme(label: pl.Expr, most: bool) -> pl.Expr:
-    classes = label.drop_nulls().unique().sort()
-    counts = _counts_at(label.drop_nulls(), classes)
-    return classes.sort_by(counts, descending=most, maintain_order=True).first()
+def _extreme(label: pl.Expr, most: bool, weight: pl.Expr | None = None) -> pl.Expr:
+    """The class of the most (``most``) or fewest rows, or of the largest or smallest total
+    ``weight`` (a class whose rows all weigh 0 does not occur); ties: the smallest class."""
+    if weight is None:
+        classes = label.drop_nulls().unique().sort()
+        counts = _counts_at(label.drop_nulls(), classes)
+        return classes.sort_by(counts, descending=most, maintain_order=True).first()
+    mask = K.known(label, weight)
+    known = label.filter(mask)
+    classes = known.unique().sort()
+    totals = _weights_at(known, weight.filter(mask), classes)
+    occurs = totals > 0
+    ranked = classes.filter(occurs).sort_by(
+        totals.filter(occurs), descending=most, maintain_order=True
+    )
+    return ranked.first()
 
 
-def majority_class(label: IntoExpr) -> pl.Expr:
-    """The most frequent class (ties: the smallest); NULLs skipped.
+def _extreme_function(name: str, most: bool, example: Sequence[str]) -> Any:
+    def build(label: pl.Expr, sample_weight: pl.Expr | None = None) -> pl.Expr:
+        return _extreme(label, most, sample_weight)
 
-    Parameters
-    ----------
-    label : str or polars.Expr
-        A label column.
-
-    Returns
-    -------
-    polars.Expr
-        An aggregate; NULL over no known rows.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> pl.DataFrame({"y": ["b", "a", "b", None]}).select(mp.majority_class("y")).item()
-    'b'
-    """
-    return guarded("majority_class", ("label",), [label], lambda x: _extreme(x, True), K.labels)
+    m = lookup(name)
+    fn = K.documented(function(POLARS, m, build, K.labels, sys.modules[__name__], example), m)
+    fn.__doc__ = (fn.__doc__ or "").replace("one number per", "one class per")
+    return fn
 
 
-def minority_class(label: IntoExpr) -> pl.Expr:
-    """The least frequent class that occurs (ties: the smallest); NULLs skipped.
-
-    Parameters
-    ----------
-    label : str or polars.Expr
-        A label column.
-
-    Returns
-    -------
-    polars.Expr
-        An aggregate; NULL over no known rows.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> pl.DataFrame({"y": ["b", "a", "b", "c"]}).select(mp.minority_class("y")).item()
-    'a'
-    """
-    return guarded("minority_class", ("label",), [label], lambda x: _extreme(x, False), K.labels)
+majority_class = _extreme_function(
+    "majority_class",
+    True,
+    (
+        ">>> import polars as pl",
+        ">>> import mlsql.polars as mp",
+        '>>> pl.DataFrame({"y": ["b", "a", "b", None]}).select(mp.majority_class("y")).item()',
+        "'b'",
+    ),
+)
+minority_class = _extreme_function(
+    "minority_class",
+    False,
+    (
+        ">>> import polars as pl",
+        ">>> import mlsql.polars as mp",
+        '>>> pl.DataFrame({"y": ["b", "a", "b", "c"]}).select(mp.minority_class("y")).item()',
+        "'a'",
+    ),
+)
 
 
 # ------------------------------------------------------------------ tables

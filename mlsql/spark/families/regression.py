@@ -135,4 +135,5 @@ def weighted_stats(
         covariance=comoment("y", "p"),
         var_error=comoment("e", "e"),
         sad_actual=total(lambda v: F.abs(d(v, "y"))),
+        rows=F.count(w),
     )

@@ -148,7 +148,9 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
     n_neg = F.sum(F.when(known, weighed(1 - y)))
     fields = [s.alias("s"), y.alias("y"), *([] if w is None else [w.alias("w")])]
     pairs = F.sort_array(F.collect_list(F.when(known, F.struct(*fields))))
-    return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=mann_whitney_u(pairs, w is not None))
+    u = mann_whitney_u(pairs, w is not None)
+    rows = None if w is None else F.count(F.when(known, 1))
+    return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=u, rows=rows)
 
 
 def run_precision_sum(pairs: Column, weighted: bool = False) -> Column:

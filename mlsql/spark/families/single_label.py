@@ -14,7 +14,8 @@ How each aggregate runs, and what it holds per group:
   ``cost_error`` are counts and sums over the rows: streaming and mergeable,
   a few numbers per group.
 - ``majority_class`` is Spark's ``mode`` (lowest value on ties): a hash map of
-  the classes per group, mergeable.
+  the classes per group, mergeable. With ``sample_weight`` it collects the
+  group's (label, weight) pairs, as ``minority_class`` does.
 - ``minority_class``, ``majority_error`` and the class-wise measures
   (``precision_score``, ``recall_score``, ``fbeta_score``, ``f1_score``,
   ``balanced_accuracy_score``, ``cohen_kappa_score``, ``matthews_corrcoef``)
@@ -382,13 +383,14 @@ def weights_by_class(classes: Column, rows: Column, value: Callable[[Column], Co
 
 
 def class_struct(actual: Column, predicted: Column, weight: Column | None = None) -> Column:
-    """One group's statistics as a struct: n, classes, per class actual, predicted, correct; pairs.
+    """One group's statistics as a struct: n (rows), classes, per class actual, predicted,
+    correct; pairs.
 
     ``pairs`` are the known rows' (a, p) as collected; ``classes`` the sorted
     classes seen on either side; ``actual``, ``predicted`` and ``correct``
     (BIGINT) are aligned with them. With a ``weight`` the pairs carry it (``w``),
     and n and the per-class totals are sums of weights (DOUBLE), one pass over
-    the pairs per class.
+    the pairs per class; ``rows`` then counts the known rows.
     """
     known = both_known(actual, predicted)
     fields = [actual.alias("a"), predicted.alias("p")]
@@ -413,6 +415,7 @@ def class_struct(actual: Column, predicted: Column, weight: Column | None = None
                 ]
             return [
                 F.aggregate(xs, F.lit(0.0), lambda acc, r: acc + r["w"]).alias("n"),
+                F.size(xs).cast("long").alias("rows"),
                 cs.alias("classes"),
                 weights_by_class(cs, xs, lambda r: r["a"]).alias("actual"),
                 weights_by_class(cs, xs, lambda r: r["p"]).alias("predicted"),
@@ -477,6 +480,7 @@ def class_stats(s: Column, weighted: bool = False) -> SL.ClassStats:
         axis=axis,
         pair_sum=pair_sum,
         row_pair_sum=row_pair_sum,
+        rows=s["rows"] if weighted else None,
     )
 
 
@@ -536,7 +540,8 @@ def one_vs_rest(actual: Column, predicted: Column, weight: Column | None = None)
 
         return Table2x2(cell(True, True), cell(False, True), cell(True, False), cell(False, False))
 
-    return SL.OneVsRest(_weighed(ok, weight), table)
+    rows = None if weight is None else _count(ok & weight.isNotNull())
+    return SL.OneVsRest(_weighed(ok, weight), table, rows)
 
 
 def cost_stats(actual: Column, predicted: Column, weight: Column | None = None) -> SL.CostStats:
@@ -690,7 +695,28 @@ def _public(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
     return fn
 
 
-def _extreme(label: Column, most: bool) -> Column:
+def _weighted_extreme(label: Column, most: bool, weight: Column) -> Column:
+    """The class of the largest (``most``) or smallest total weight; classes whose rows all
+    weigh 0 do not occur; ties: the smallest class. The group's (label, weight) collected."""
+    known = label.isNotNull() & weight.isNotNull()
+    rows = F.collect_list(F.when(known, F.struct(label.alias("a"), weight.alias("w"))))
+
+    def ranked(xs: Column) -> Column:
+        classes = F.array_distinct(F.transform(xs, lambda r: r["a"]))
+        totals = weights_by_class(classes, xs, lambda r: r["a"])
+        sign = -1.0 if most else 1.0
+        entries = F.transform(
+            classes, lambda c, i: F.struct((totals[i] * sign).alias("c"), c.alias("k"))
+        )
+        kept = F.array_sort(F.filter(entries, lambda e: e["c"] != 0))
+        return F.when(F.size(kept) > 0, kept[0]["k"])
+
+    return let(rows, ranked)
+
+
+def _extreme(label: Column, most: bool, sample_weight: Column | None = None) -> Column:
+    if sample_weight is not None:
+        return _weighted_extreme(label, most, sample_weight)
     if most:  # Spark's mode: a hash map of the classes, lowest value on ties
         return F.mode(label, True)
     grouped = runs(F.sort_array(F.collect_list(label)))
@@ -727,8 +753,16 @@ def _cost_map(actual: Column, predicted: Column, cost: Column) -> Column:
     return let(entries, nested)
 
 
-majority_class = _public(lookup("majority_class"), lambda x: _extreme(x, True))
-minority_class = _public(lookup("minority_class"), lambda x: _extreme(x, False))
+def _majority_class(label: Column, sample_weight: Column | None = None) -> Column:
+    return _extreme(label, True, sample_weight)
+
+
+def _minority_class(label: Column, sample_weight: Column | None = None) -> Column:
+    return _extreme(label, False, sample_weight)
+
+
+majority_class = _public(lookup("majority_class"), _majority_class)
+minority_class = _public(lookup("minority_class"), _minority_class)
 cost_map = _public(lookup("cost_map"), _cost_map)
 cost_map.__doc__ = (cost_map.__doc__ or "") + (
     "\nThe cost table's rows are collected (a small table); each (actual, predicted) once.\n"
