@@ -115,12 +115,15 @@ def _stats(q: Qualify, average: str, skips: Sql) -> tuple[LS.LabelScoreStats, st
     cost that grows fast with their depth, so the levels are few.
     """
     key, n_cells = SEGMENTS[average]
-    keyed = f"list_transform(p.cells, lambda c: {{'g': {key}, 's': c.s, 'y': c.y}})"
-    segments = (
-        f"{{'segs': list_transform({q('_mlsql_segment_slices')}({keyed}), "
-        f"lambda sl: {q('_mlsql_segment_stats')}(sl.a, sl.b)), "
-        "'nu': len(list_distinct(list_transform(p.cells, lambda c: c.l)))}"
-    )
+    nu = "'nu': len(list_distinct(list_transform(p.cells, lambda c: c.l)))"
+    if average == "samples":  # each row's segment, computed per row (see _row_segments)
+        segments = f"{{'segs': p.row_segs, {nu}}}"
+    else:
+        keyed = f"list_transform(p.cells, lambda c: {{'g': {key}, 's': c.s, 'y': c.y}})"
+        segments = (
+            f"{{'segs': list_transform({q('_mlsql_segment_slices')}({keyed}), "
+            f"lambda sl: {q('_mlsql_segment_stats')}(sl.a, sl.b)), {nu}}}"
+        )
 
     def over_segments(per_segment: Any, sums: dict[str, Any], finish: Any) -> Sql:
         seg = LS.Segment(n_cells=Sql(n_cells), **{f: Sql(f"sg.{f}") for f in SEGMENT_FIELDS})
@@ -141,6 +144,24 @@ def _stats(q: Qualify, average: str, skips: Sql) -> tuple[LS.LabelScoreStats, st
     return stats, segments
 
 
+def _row_segments(q: Qualify, scores: str, known: str) -> str:
+    """The samples average's segments: each known row's statistics, from its own cells.
+
+    A row is a segment of its own, so its statistics need no other row: computing them
+    per row keeps the lambdas on the row's few cells. Cutting the group's sorted cell
+    list into one slice per row instead copied the whole list into each slice's lambda
+    (memory quadratic in the group's rows: 1.9 GB at 4,000 rows of 20 labels).
+    A row with no cell gives no segment (the formula counts it as empty).
+    """
+    cells = f"{q('_mlsql_label_score_cells')}([{{'a': actual, 'm': {scores}}}])"
+    keyed = f"list_transform({cells}, lambda c: {{'g': 0, 's': c.s, 'y': c.y}})"
+    per_row = (
+        f"list_transform({q('_mlsql_segment_slices')}({keyed}), "
+        f"lambda sl: {q('_mlsql_segment_stats')}(sl.a, sl.b))"
+    )
+    return f"flatten(coalesce(list({per_row}) FILTER (WHERE {known}), []))"
+
+
 def _body(q: Qualify, m: Measure, ops: SqlOps, params: dict[str, Sql], scores: str) -> str:
     zd = Sql("p.zd")
     skips = Sql("p.zd IN ('nan', 'ignore')")
@@ -154,6 +175,7 @@ def _body(q: Qualify, m: Measure, ops: SqlOps, params: dict[str, Sql], scores: s
     bound = (
         f"{{'zd': {params['zero_division']}, 'avg': {params['average']}, "
         f"'cells': {q('_mlsql_label_score_cells')}({rows}), "
+        f"'row_segs': {_row_segments(q, scores, known)}, "
         f"'n': count(*) FILTER (WHERE {known})}}"
     )
     choose = "CASE p.avg\n        " + "\n        ".join(branches) + " END"
