@@ -96,6 +96,16 @@ def request(
     return Request(func, groups, chosen, int(n_resamples), float(confidence), int(seed))
 
 
+def with_weight(named: Mapping[str, Any], sample_weight: Any) -> dict[str, Any]:
+    """``named`` (role -> column) and, unless None, the ``sample_weight`` column to find.
+
+    Engines that also take an expression for the weight pass None for one.
+    """
+    if sample_weight is None:
+        return dict(named)
+    return {**named, "sample_weight": sample_weight}
+
+
 def check_labels(
     req: Request,
     names: Sequence[str],

@@ -120,6 +120,11 @@ def columns(rows: Sequence[Sequence[Any]], names: Sequence[str], start: int) -> 
     return out
 
 
+def tuple_weights(rows: Sequence[Sequence[Any]], position: int) -> np.ndarray:
+    """Each tuple's ``sample_weight`` (the column at ``position``; NULL weighs 0)."""
+    return np.array([0.0 if r[position] is None else float(r[position]) for r in rows])
+
+
 def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarray:
     """Poisson(m) weights, one row per resample and one column per tuple."""
     return rng.poisson(m, size=(n_resamples, len(m))).astype(float)
@@ -162,16 +167,21 @@ def bootstrap(
 ) -> list[tuple[Any, ...]]:
     """Rows (by values..., measure, estimate, low, high, std_error) from a statistics table.
 
-    ``rows`` are (by values..., statistics..., m) as :data:`STATS` names them.
+    ``rows`` are (by values..., statistics..., weight, m): the statistics as
+    :data:`STATS` names them, the tuple's ``sample_weight`` (1 for an unweighted
+    call; NULL weighs 0) and its number of rows m. A tuple's estimate weight is
+    weight * m, its resampled weight weight * Poisson(m): each of its m rows
+    weighs weight * Poisson(1), and those sum to weight * Poisson(m).
     """
     names = STATS[chosen[0].stats]
     out = []
     for key, members in grouped(rows, n_by).items():
         cols = columns(members, names, n_by)
+        w = tuple_weights(members, n_by + len(names))
         m = np.array([r[-1] for r in members], dtype=float)
-        weights = draw(stream(seed, key), m, n_resamples)
+        weights = draw(stream(seed, key), m, n_resamples) * w
         for measure in chosen:
-            (est,), (est_null,) = evaluate(measure, cols, m[None, :])
+            (est,), (est_null,) = evaluate(measure, cols, (m * w)[None, :])
             values, nulls = evaluate(measure, cols, weights)
             low, high, se = interval(np.where(nulls, np.nan, values), confidence)
             out.append((*key, measure.label, _number(est, est_null), low, high, se))
@@ -228,6 +238,22 @@ def _outcomes(measure: Chosen, cols: dict[str, Any]) -> np.ndarray:
     return cols["actual"] == cols["predicted"]
 
 
+def _mcnemar(
+    base: np.ndarray, model: np.ndarray, only_base: np.ndarray, only_model: np.ndarray
+) -> float | None:
+    """McNemar's p-value of the weighted discordant rows; weights count as frequencies.
+
+    NULL where a discordant row's weight is not a whole number or the two models
+    of an id weigh differently (no count of pairs to test).
+    """
+    discordant = only_base | only_model
+    b, c = base[only_base].sum(), base[only_model].sum()
+    whole = np.all(base[discordant] == np.round(base[discordant]))
+    if not whole or np.any(base[discordant] != model[discordant]):
+        return None
+    return mcnemar_p_value(int(b), int(c))
+
+
 def compare(
     rows: Iterable[Sequence[Any]],
     n_by: int,
@@ -239,22 +265,25 @@ def compare(
     """Rows (by values..., model, measure, baseline_estimate, estimate, difference, low, high,
     p_value, mcnemar_p_value) from a paired statistics table.
 
-    ``rows`` are (by values..., model, baseline statistics..., model statistics..., m): one
-    tuple per distinct pair, m the number of ids with it.
+    ``rows`` are (by values..., model, baseline statistics..., baseline weight, model
+    statistics..., model weight, m): one tuple per distinct pair, m the number of ids
+    with it. Both rows of an id get the same Poisson(1) draw, each times its own weight.
     """
     names = STATS[chosen[0].stats]
-    width = len(names)
+    width = len(names) + 1  # the statistics and the weight of one side
     out = []
     for key, members in grouped(rows, n_by + 1).items():
         base = columns(members, names, n_by + 1)
         model = columns(members, names, n_by + 1 + width)
+        w_base = tuple_weights(members, n_by + width)
+        w_model = tuple_weights(members, n_by + 2 * width)
         m = np.array([r[-1] for r in members], dtype=float)
-        weights = draw(stream(seed, key), m, n_resamples)
+        draws = draw(stream(seed, key), m, n_resamples)
         for measure in chosen:
-            (b_est,), (b_null,) = evaluate(measure, base, m[None, :])
-            (m_est,), (m_null,) = evaluate(measure, model, m[None, :])
-            b_values, b_nulls = evaluate(measure, base, weights)
-            m_values, m_nulls = evaluate(measure, model, weights)
+            (b_est,), (b_null,) = evaluate(measure, base, (m * w_base)[None, :])
+            (m_est,), (m_null,) = evaluate(measure, model, (m * w_model)[None, :])
+            b_values, b_nulls = evaluate(measure, base, draws * w_base)
+            m_values, m_nulls = evaluate(measure, model, draws * w_model)
             diffs = np.where(b_nulls | m_nulls, np.nan, m_values - b_values)
             low, high, _ = interval(diffs, confidence)
             mcnemar = None
@@ -262,7 +291,7 @@ def compare(
                 right_b, right_m = _outcomes(measure, base), _outcomes(measure, model)
                 both = ~(np.ma.getmaskarray(right_b) | np.ma.getmaskarray(right_m))
                 rb, rm = np.ma.getdata(right_b) & both, np.ma.getdata(right_m) & both
-                mcnemar = mcnemar_p_value(int(m[rb & ~rm].sum()), int(m[rm & ~rb].sum()))
+                mcnemar = _mcnemar(m * w_base, m * w_model, rb & ~rm, rm & ~rb)
             difference = None if (b_null or m_null) else float(m_est - b_est)
             out.append(
                 (
