@@ -152,11 +152,14 @@ def add_intervals(
     actual: str,
     predicted: str,
     resampling: Resampling,
+    sample_weight: str | None = None,
 ) -> Report:
     """``report`` with ``intervals`` (one row per group and measure) and notes on those left out.
 
-    ``engine`` and ``frame`` are those the report was built from (:mod:`mlsql.report.engines`).
+    ``engine`` and ``frame`` are those the report was built from (:mod:`mlsql.report.engines`);
+    ``sample_weight`` the frame's column of row weights the report was weighted by, if any.
     """
+    weight = {} if sample_weight is None else {"sample_weight": sample_weight}
     by = report.group_columns
     chosen, refused = entries(report)
     calls: list[tuple[dict[str, Entry], set[tuple[Any, ...]] | None]] = []
@@ -184,6 +187,7 @@ def add_intervals(
             measures=list(wanted.values()),
             by=list(by) or None,
             **resampling.kwargs(),
+            **weight,
         )
         for row in rows:
             key = _key(row, by)
