@@ -12,7 +12,9 @@ group can be replaced by their distinct statistic tuples and a count each:
   statistics are the resampled confusion matrix.
 
 Each is evaluated by its registry formula (:mod:`mlsql.measures`) with
-:class:`~mlsql._resample.ops.WeightedOps`. Macro and weighted multi-label
+:class:`~mlsql._resample.ops.WeightedOps`. With ``sample_weight`` the checked
+weight is one more column of the tuple, and the tuple weighs weight * m (the
+estimate) or weight * Poisson(m) (a resample). Macro and weighted multi-label
 averages, ranking, regression and score measures need per-row weights (a
 label's counts are not a function of the row tuple alone) and are refused
 with a message that says so.
