@@ -388,7 +388,8 @@ def test_unpaired_rows_are_an_error_unless_dropped(engine: str) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"measures": ["macro_f1"]}, "cannot resample macro_f1: .* need per-row weights"),
+        ({"measures": ["clp"]}, "cannot resample clp: .* need per-row weights"),
+        ({"measures": [("macro_f1", {"by": "g"})]}, "drop by from macro_f1"),
         ({"measures": ["micro_f1", "accuracy"]}, "measures of one kind of input"),
         ({"measures": ["accuracy"]}, "from one label per row: actual must be a label"),
         ({"measures": "micro_f1"}, "The 'measures' parameter of bootstrap"),
@@ -643,3 +644,100 @@ def test_hostile_weight_name_is_only_a_name(engine: str) -> None:
     )
     want = micro_f1(row_counts(actual, predicted), np.array([w]))[0]
     assert rows[0][1] == pytest.approx(want, rel=1e-12)
+
+
+# ------------------------------------------------------------------ macro and weighted averages
+LABEL_AVERAGES = [
+    "macro_precision",
+    "macro_recall",
+    "macro_f1",
+    ("macro_fbeta", {"beta": 2.0}),
+    "macro_jaccard",
+    "weighted_precision",
+    "weighted_recall",
+    "weighted_f1",
+    ("weighted_fbeta", {"beta": 0.5}),
+    "weighted_jaccard",
+    ("macro_f1", {"zero_division": 1.0}),
+    ("macro_recall", {"labels": ["a", "b", "z"]}),
+    "micro_f1",  # a label-set measure in the same call: from the same tuples
+]
+
+
+def _table_call(entry: Any, weighted: bool) -> str:
+    name, params = (entry, {}) if isinstance(entry, str) else entry
+    if name.startswith("micro"):
+        w = ", sample_weight := w" if weighted else ""
+        return f"(SELECT {name}(actual, predicted{w}) FROM data)"
+    args = "".join(f", {k} := {v!r}" for k, v in params.items())
+    if weighted:
+        args += ", sample_weight := 'w'"
+    return f"(SELECT * FROM {name}('data', 'actual', 'predicted'{args}))"
+
+
+@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize("weighted", [False, True])
+def test_label_average_estimates_are_the_measures(engine: str, weighted: bool, con: Any) -> None:
+    actual, predicted = simulate(random.Random(40), 60)
+    actual[3], predicted[5] = None, None
+    actual[7], predicted[7] = ["a", "a", None], ["a", None]
+    actual[8], predicted[8] = [], []
+    predicted[9] = ["e"]  # a label predicted only
+    data = table(actual, predicted, w=[float(x or 0.0) + 0.5 for x in weights_for(60, 41)])
+    kw = {"sample_weight": "w"} if weighted else {}
+    got = run_engine(
+        engine, "bootstrap", data, "actual", "predicted", LABEL_AVERAGES, n_resamples=20, **kw
+    )
+    con.register("data", data)
+    calls = ", ".join(_table_call(e, weighted) for e in LABEL_AVERAGES)
+    expected = con.sql(f"SELECT {calls}").fetchall()[0]
+    assert len(got) == len(LABEL_AVERAGES)
+    for row, want in zip(got, expected, strict=True):
+        assert row[1] == pytest.approx(want, rel=1e-12, abs=1e-15), row[0]
+        assert row[2] <= row[3]
+
+
+def macro_f1_of_rows(actual: list, predicted: list, weights: np.ndarray) -> np.ndarray:
+    """Macro F1 (labels seen in the resample, undefined F = 0) per row of ``weights``, from sets."""
+    labels = sorted({x for r in actual + predicted for x in r})
+    a = np.array([[x in set(r) for x in labels] for r in actual], dtype=float)
+    p = np.array([[x in set(r) for x in labels] for r in predicted], dtype=float)
+    tp, fp, fn = weights @ (a * p), weights @ ((1 - a) * p), weights @ (a * (1 - p))
+    present = (tp + fp + fn) > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = np.where(present, np.nan_to_num(2 * tp / (2 * tp + fp + fn)), 0.0)
+    return f1.sum(axis=1) / present.sum(axis=1)
+
+
+def test_label_average_intervals_agree_with_a_per_row_numpy_bootstrap() -> None:
+    actual, predicted = simulate(random.Random(42), 300)
+    predicted[0] = ["rare"]  # a label that some resamples lose
+    reference = macro_f1_of_rows(
+        actual, predicted, np.random.default_rng(13).poisson(1.0, (4000, 300)).astype(float)
+    )
+    (row,) = mlsql.bootstrap(
+        table(actual, predicted), "actual", "predicted", ["macro_f1"], n_resamples=4000,
+        confidence=0.9,
+    ).fetchall()  # fmt: skip
+    assert row[1] == pytest.approx(macro_f1_of_rows(actual, predicted, np.ones((1, 300)))[0])
+    low, high = np.quantile(reference, [0.05, 0.95])
+    se = reference.std(ddof=1)
+    assert row[4] == pytest.approx(se, rel=0.06)
+    assert row[2] == pytest.approx(low, abs=0.3 * se)
+    assert row[3] == pytest.approx(high, abs=0.3 * se)
+
+
+def test_label_averages_agree_across_engines_and_in_compare() -> None:
+    actual, predicted = simulate(random.Random(43), 50)
+    data = table(actual, predicted, g=[i % 2 for i in range(50)])
+    args = ("actual", "predicted", ["macro_f1", "weighted_jaccard"])
+    first = run_engine("duckdb", "bootstrap", data, *args, by="g", n_resamples=200)
+    for engine in _engines():
+        got = run_engine(engine, "bootstrap", data, *args, by="g", n_resamples=200)
+        for a, b in zip(got, first, strict=True):
+            assert a[:2] == b[:2] and a[2:] == pytest.approx(b[2:], rel=1e-12), engine
+    same = paired_table(actual, predicted, predicted)
+    for engine in _engines():
+        rows = run_engine(engine, "compare", same, *args, n_resamples=100)
+        for row in rows:
+            assert row[4] == row[5] == row[6] == 0.0 and row[7] == 1.0, engine

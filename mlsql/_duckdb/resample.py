@@ -80,6 +80,8 @@ def _stats_sql(stats: str, actual: str, predicted: str) -> list[str]:
             f"_mlsql_n_actual({a}, {p})",
             f"_mlsql_n_predicted({a}, {p})",
         ]
+    if stats == "label_lists":  # each row's label sets, as sorted lists (NULL elements dropped)
+        return [f"list_sort(list_distinct({a}))", f"list_sort(list_distinct({p}))"]
     return [a, p]
 
 

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from mlsql._errors import MlsqlError
-from mlsql._resample.measures import STATS, Chosen
+from mlsql._resample.measures import STATS, Chosen, row_stats, stats_kind
 from mlsql._resample.ops import WeightedOps
 
 Key = tuple[Any, ...]
@@ -106,9 +106,12 @@ def grouped(rows: Iterable[Sequence[Any]], n_key: int) -> dict[Key, list[Sequenc
 
 def columns(rows: Sequence[Sequence[Any]], names: Sequence[str], start: int) -> dict[str, Any]:
     """The statistic columns ``names`` (from position ``start``) as masked arrays."""
-    out = {}
+    out: dict[str, Any] = {}
     for i, name in enumerate(names):
         values = [r[start + i] for r in rows]
+        if any(isinstance(v, (list, tuple)) for v in values):  # label lists: kept as they are
+            out[name] = [None if v is None else list(v) for v in values]
+            continue
         mask = np.array([v is None for v in values], dtype=bool)
         filled = [0 if v is None else v for v in values]
         data = np.array(filled) if not any(isinstance(v, str) for v in filled) else None
@@ -173,7 +176,7 @@ def bootstrap(
     weight * m, its resampled weight weight * Poisson(m): each of its m rows
     weighs weight * Poisson(1), and those sum to weight * Poisson(m).
     """
-    names = STATS[chosen[0].stats]
+    names = STATS[stats_kind(chosen)]
     out = []
     for key, members in grouped(rows, n_by).items():
         cols = columns(members, names, n_by)
@@ -233,8 +236,8 @@ def mcnemar_p_value(only_baseline: int, only_model: int) -> float:
 def _outcomes(measure: Chosen, cols: dict[str, Any]) -> np.ndarray:
     """Per tuple: 1 where the row is right (exact match, correct label), masked where unknown."""
     if measure.stats == "label_sets":
-        tp, a, p = cols["tp"], cols["n_actual"], cols["n_predicted"]
-        return (tp == a) & (tp == p)
+        s = row_stats(cols)
+        return (s.tp == s.n_actual) & (s.tp == s.n_predicted)
     return cols["actual"] == cols["predicted"]
 
 
@@ -269,7 +272,7 @@ def compare(
     statistics..., model weight, m): one tuple per distinct pair, m the number of ids
     with it. Both rows of an id get the same Poisson(1) draw, each times its own weight.
     """
-    names = STATS[chosen[0].stats]
+    names = STATS[stats_kind(chosen)]
     width = len(names) + 1  # the statistics and the weight of one side
     out = []
     for key, members in grouped(rows, n_by + 1).items():

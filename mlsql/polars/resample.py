@@ -37,6 +37,9 @@ def _checked(req: front.Request, schema: pl.Schema, actual: str, predicted: str)
         a, p = label_lists(req.func, _NAMES, pairs)
         s = st.row_stats(a, p)
         exprs = [s.tp, s.n_actual, s.n_predicted]
+    elif req.stats == "label_lists":  # each row's label sets, as sorted lists
+        lists_ = label_lists(req.func, _NAMES, pairs)
+        exprs = [e.list.drop_nulls().list.unique().list.sort() for e in lists_]
     else:
         exprs = same_kind(req.func, _NAMES, pairs)
     return [e.alias(f"__mlsql_s{i}") for i, e in enumerate(exprs)]

@@ -35,6 +35,10 @@ def _checked(req: front.Request, df: DataFrame, actual: str, predicted: str) -> 
     if req.stats == "label_sets":
         s = st.row_stats(a, p)
         cols = [s.tp, s.n_actual, s.n_predicted]
+    elif req.stats == "label_lists":  # each row's label sets, as sorted lists
+        cols = [
+            F.array_sort(F.array_distinct(F.filter(c, lambda x: x.isNotNull()))) for c in (a, p)
+        ]
     else:
         cols = [a, p]
     return [c.alias(f"__mlsql_s{i}") for i, c in enumerate(cols)]

@@ -1,0 +1,101 @@
+"""Macro and weighted multi-label averages, resampled from (actual set, predicted set) tuples.
+
+Rows with the same set of actual labels and the same set of predicted labels
+(and weight) are exchangeable, so the engines group by the pair of sorted
+distinct label lists. Each tuple's per-label tp, fp and fn form a sparse
+(tuples x labels) matrix; a resample's per-label counts are its weights
+(resamples x tuples) times that matrix, and the registry's per-label
+formulas (:mod:`mlsql.measures.label_based`) average them over the labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from mlsql._resample.ops import WeightedOps
+from mlsql.measures import label_based as LB
+
+#: the averages resampled so: macro_* and weighted_* of each ratio
+MEASURES = tuple(f"{avg}_{r}" for avg in ("macro", "weighted") for r in LB.RATIOS)
+#: resamples evaluated at once (bounds memory at BATCH x labels per count)
+BATCH = 256
+
+Columns = dict[str, Any]
+
+
+def _universe(actual: Sequence[Any], predicted: Sequence[Any], labels: Any) -> list[Any]:
+    if labels is not None:
+        return list(dict.fromkeys(labels))
+    seen: set[Any] = set()
+    for row in (*actual, *predicted):
+        seen.update(row)
+    return sorted(seen)
+
+
+def indicators(columns: Columns, labels: Any) -> tuple[sparse.csr_matrix, ...]:
+    """(tp, fp, fn, known) of every tuple: sparse (tuples x labels) 0/1 matrices and a 0/1 vector.
+
+    A tuple whose actual or predicted list is NULL is unknown (all zero, known 0).
+    """
+    a_col, p_col = columns["actual"], columns["predicted"]
+    known = np.array([a is not None and p is not None for a, p in zip(a_col, p_col, strict=True)])
+    actual = [set(a) if k else set() for a, k in zip(a_col, known, strict=True)]
+    predicted = [set(p) if k else set() for p, k in zip(p_col, known, strict=True)]
+    universe = _universe(actual, predicted, labels)
+    index = {label: i for i, label in enumerate(universe)}
+    shape = (len(actual), len(universe))
+
+    def matrix(cells: Callable[[set[Any], set[Any]], set[Any]]) -> sparse.csr_matrix:
+        rows, cols = [], []
+        for t, (a, p) in enumerate(zip(actual, predicted, strict=True)):
+            for label in cells(a, p):
+                if label in index:
+                    rows.append(t)
+                    cols.append(index[label])
+        return sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
+
+    tp = matrix(lambda a, p: a & p)
+    fp = matrix(lambda a, p: p - a)
+    fn = matrix(lambda a, p: a - p)
+    return tp, fp, fn, known.astype(float)
+
+
+def evaluate(
+    name: str, params: dict[str, Any], columns: Columns, weights: np.ndarray
+) -> np.ma.MaskedArray:
+    """``name`` (a macro or weighted average) under each row of ``weights``, in batches."""
+    labels = params.get("labels")
+    tp, fp, fn, known = indicators(columns, labels)
+    out = []
+    for start in range(0, len(weights), BATCH):
+        w = weights[start : start + BATCH] * known
+        out.append(_averages(name, params, w, tp, fp, fn, given=labels is not None))
+    return np.ma.concatenate(out)
+
+
+def _averages(
+    name: str,
+    params: dict[str, Any],
+    w: np.ndarray,
+    tp: sparse.csr_matrix,
+    fp: sparse.csr_matrix,
+    fn: sparse.csr_matrix,
+    given: bool,
+) -> np.ma.MaskedArray:
+    counts = [np.asarray((m.T @ w.T).T) for m in (tp, fp, fn)]  # (batch, labels)
+    n_rows = np.broadcast_to(w.sum(axis=-1)[:, None], counts[0].shape)
+    # the labels of a resample: those of its weighed rows (or all those given)
+    present = np.ones_like(counts[0], bool) if given else (sum(counts) > 0)
+    axis = WeightedOps(present)
+    zd = params["zero_division"]
+    k = LB.LabelCounts(*counts, n_rows=n_rows)
+    values = LB.label_values(axis, k, params.get("beta", 1.0), zd)
+    values["n_rows"] = n_rows
+    aggregates = LB.label_aggregates(axis, values.__getitem__, zd)
+    average, _, ratio = name.partition("_")
+    value = aggregates[name if ratio != "f1" else f"{average}_f1"]
+    return np.ma.asarray(np.ma.array(value)).reshape(len(w))
