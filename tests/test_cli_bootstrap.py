@@ -301,8 +301,18 @@ def test_compare_says_what_is_wrong(pairs: Path) -> None:
     assert code == 2 and "--model 'nope': no such column" in err
     code, _, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "hamming_loss")
     assert code == 2 and "--n-labels" in err
-    code, _, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "macro_f1")
-    assert code == 2 and "compare cannot resample macro_f1" in err
+    code, _, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "clp")
+    assert code == 2 and "compare cannot resample clp" in err
+
+
+def test_compare_takes_macro_averages(pairs: Path) -> None:
+    code, rows, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "macro_f1")
+    assert code == 0, err
+    [want] = mlsql.compare(
+        pairs_table(), "actual", "predicted", ["macro_f1"], n_resamples=int(RESAMPLES), seed=3
+    ).fetchall()
+    assert rows[0]["measure"] == "macro_f1"
+    assert same(rows[0]["difference"], want[4]) and same(rows[0]["p_value"], want[7])
 
 
 def test_compare_help_documents_the_exit_code() -> None:

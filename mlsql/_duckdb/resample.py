@@ -129,7 +129,8 @@ def bootstrap(
         Measure names, or ``(name, {parameter: value})`` pairs (``("micro_fbeta",
         {"beta": 2})``, ``("hamming_loss", {"n_labels": 20})``). Resampled: every
         micro measure, the samples averages, subset_accuracy, zero_one_loss,
-        hamming_loss and fmeasure over label lists; accuracy, error_rate,
+        hamming_loss, fmeasure and the macro_* and weighted_* averages
+        (precision, recall, fbeta, f1, jaccard) over label lists; accuracy, error_rate,
         precision_score, recall_score, fbeta_score, f1_score,
         balanced_accuracy_score, cohen_kappa_score and matthews_corrcoef over
         one label per row. Measures of one kind of input per call.

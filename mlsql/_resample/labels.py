@@ -69,7 +69,11 @@ def evaluate(
 ) -> np.ma.MaskedArray:
     """``name`` (a macro or weighted average) under each row of ``weights``, in batches."""
     labels = params.get("labels")
-    tp, fp, fn, known = indicators(columns, labels)
+    cache = columns.setdefault("label_indicators", {})  # every batch reads the same tuples
+    key = None if labels is None else tuple(labels)
+    if key not in cache:
+        cache[key] = indicators(columns, labels)
+    tp, fp, fn, known = cache[key]
     out = []
     for start in range(0, len(weights), BATCH):
         w = weights[start : start + BATCH] * known

@@ -11,13 +11,16 @@ group can be replaced by their distinct statistic tuples and a count each:
   micro/macro/weighted, balanced accuracy, Cohen's kappa, MCC), whose
   statistics are the resampled confusion matrix.
 
+- ``label_lists`` (label lists): a row's sorted distinct actual and predicted
+  labels. The macro and weighted averages (:mod:`mlsql._resample.labels`:
+  per-label counts as sparse matrix products); a call with one of them gives
+  its label-set measures their (tp, |A|, |P|) from the same tuples.
+
 Each is evaluated by its registry formula (:mod:`mlsql.measures`) with
 :class:`~mlsql._resample.ops.WeightedOps`. With ``sample_weight`` the checked
 weight is one more column of the tuple, and the tuple weighs weight * m (the
-estimate) or weight * Poisson(m) (a resample). Macro and weighted multi-label
-averages, ranking, regression and score measures need per-row weights (a
-label's counts are not a function of the row tuple alone) and are refused
-with a message that says so.
+estimate) or weight * Poisson(m) (a resample). Per-label tables, ranking,
+regression and score measures are refused with a message that says so.
 """
 
 from __future__ import annotations
@@ -241,6 +244,8 @@ def row_stats(columns: Columns) -> F.RowStats:
         np.ma.array([float(f(a, p)) for a, p in sets], mask=unknown)
         for f in (lambda a, p: len(a & p), lambda a, p: len(a), lambda a, p: len(p))
     )
+    # kept beside the lists: every batch of resamples reads the same tuples
+    columns.update(tp=tp, n_actual=n_a, n_predicted=n_p)
     return F.RowStats(tp, n_a, n_p)
 
 

@@ -25,7 +25,7 @@ import hashlib
 import json
 import math
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -133,6 +133,38 @@ def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarra
     return rng.poisson(m, size=(n_resamples, len(m))).astype(float)
 
 
+#: weights (resamples x tuples) drawn and evaluated at once: memory stays bounded
+BATCH_CELLS = 1 << 23
+
+
+def batches(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> Iterator[np.ndarray]:
+    """:func:`draw`'s weights, a batch of resamples at a time (the same numbers, in order)."""
+    size = max(1, min(n_resamples, BATCH_CELLS // max(1, len(m))))
+    for start in range(0, n_resamples, size):
+        yield draw(rng, m, min(size, n_resamples - start))
+
+
+def resampled(
+    chosen: Sequence[Chosen],
+    sides: Sequence[dict[str, Any]],
+    tuple_weights: Sequence[np.ndarray],
+    rng: np.random.Generator,
+    m: np.ndarray,
+    n_resamples: int,
+) -> list[list[np.ndarray]]:
+    """Per measure and side: its resampled values (NaN where undefined), batch by batch.
+
+    Every side gets the same Poisson draws, times its own tuple weights.
+    """
+    out: list[list[list[np.ndarray]]] = [[[] for _ in sides] for _ in chosen]
+    for draws in batches(rng, m, n_resamples):
+        for i, measure in enumerate(chosen):
+            for j, (cols, w) in enumerate(zip(sides, tuple_weights, strict=True)):
+                values, nulls = evaluate(measure, cols, draws * w)
+                out[i][j].append(np.where(nulls, np.nan, values))
+    return [[np.concatenate(parts) for parts in per_side] for per_side in out]
+
+
 def evaluate(
     measure: Chosen, cols: dict[str, Any], weights: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -182,11 +214,10 @@ def bootstrap(
         cols = columns(members, names, n_by)
         w = tuple_weights(members, n_by + len(names))
         m = np.array([r[-1] for r in members], dtype=float)
-        weights = draw(stream(seed, key), m, n_resamples) * w
-        for measure in chosen:
+        values = resampled(chosen, [cols], [w], stream(seed, key), m, n_resamples)
+        for measure, (resamples,) in zip(chosen, values, strict=True):
             (est,), (est_null,) = evaluate(measure, cols, (m * w)[None, :])
-            values, nulls = evaluate(measure, cols, weights)
-            low, high, se = interval(np.where(nulls, np.nan, values), confidence)
+            low, high, se = interval(resamples, confidence)
             out.append((*key, measure.label, _number(est, est_null), low, high, se))
     return out
 
@@ -281,13 +312,13 @@ def compare(
         w_base = tuple_weights(members, n_by + width)
         w_model = tuple_weights(members, n_by + 2 * width)
         m = np.array([r[-1] for r in members], dtype=float)
-        draws = draw(stream(seed, key), m, n_resamples)
-        for measure in chosen:
+        values = resampled(
+            chosen, [base, model], [w_base, w_model], stream(seed, key), m, n_resamples
+        )
+        for measure, (b_values, m_values) in zip(chosen, values, strict=True):
             (b_est,), (b_null,) = evaluate(measure, base, (m * w_base)[None, :])
             (m_est,), (m_null,) = evaluate(measure, model, (m * w_model)[None, :])
-            b_values, b_nulls = evaluate(measure, base, draws * w_base)
-            m_values, m_nulls = evaluate(measure, model, draws * w_model)
-            diffs = np.where(b_nulls | m_nulls, np.nan, m_values - b_values)
+            diffs = m_values - b_values  # NaN where either is undefined
             low, high, _ = interval(diffs, confidence)
             mcnemar = None
             if measure.zero_one:
