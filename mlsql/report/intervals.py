@@ -29,8 +29,9 @@ SAME = 1e-9
 #: summary columns that count rows and labels (not measures: no interval is expected)
 COUNTS = ("n_rows", "n_labels", "clp", "mlp", "wlp")
 PER_ROW_WEIGHTS = (
-    "bootstrap resamples measures pooled over rows; macro, weighted and per-label "
-    "averages need per-row weights"
+    "--ci resamples measures pooled over rows; macro, weighted and per-label "
+    "averages need per-row weights (the bootstrap function resamples macro and "
+    "weighted averages per distinct pair of label sets, at a cost that grows with the rows)"
 )
 NOT_OVER_CLASSES = (
     "bootstrap resamples accuracy, precision, recall, F, balanced accuracy, kappa and MCC "
