@@ -16,6 +16,7 @@ import pyarrow as pa
 import pytest
 
 import mlsql
+from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._resample import measures as M
 from mlsql._resample import run
@@ -387,7 +388,8 @@ def test_unpaired_rows_are_an_error_unless_dropped(engine: str) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"measures": ["macro_f1"]}, "cannot resample macro_f1: .* need per-row weights"),
+        ({"measures": ["clp"]}, "cannot resample clp: .* need per-row weights"),
+        ({"measures": [("macro_f1", {"by": "g"})]}, "drop by from macro_f1"),
         ({"measures": ["micro_f1", "accuracy"]}, "measures of one kind of input"),
         ({"measures": ["accuracy"]}, "from one label per row: actual must be a label"),
         ({"measures": "micro_f1"}, "The 'measures' parameter of bootstrap"),
@@ -434,3 +436,308 @@ def test_hostile_column_names_are_only_names(engine: str) -> None:
     ones = np.ones((1, 15))
     want = micro_f1(row_counts(actual[0::2], predicted[0::2]), ones)[0]
     assert rows[0][0] == 0 and rows[0][2] == pytest.approx(want, rel=1e-12)
+
+
+# ------------------------------------------------------------------ sample_weight
+def weights_for(n: int, seed: int) -> list:
+    """Row weights with zeros, a NULL and fractions."""
+    rng = random.Random(seed)
+    out: list = [rng.choice([0.0, 0.5, 1.0, 2.0, 3.25]) for _ in range(n)]
+    out[2] = None
+    return out
+
+
+def _weighted_sql(entry: Any) -> str:
+    name, params = (entry, {}) if isinstance(entry, str) else entry
+    if name == "fmeasure":
+        return f"fmeasure(actual, predicted, '{params['options']}', sample_weight := w)"
+    args = "".join(f", {k} := {v!r}" for k, v in params.items())
+    return f"{name}(actual, predicted, sample_weight := w{args})"
+
+
+@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize("kind", ["label_sets", "classes"])
+def test_weighted_estimate_is_the_weighted_measure(engine: str, kind: str, con: Any) -> None:
+    rng = random.Random(20)
+    if kind == "label_sets":
+        actual, predicted = simulate(rng, 60)
+        actual[3] = None
+        chosen = LABEL_SET
+    else:
+        actual, predicted = single_label(rng, 60)
+        chosen = CLASS
+    data = table(actual, predicted, w=weights_for(60, 21))
+    got = run_engine(
+        engine, "bootstrap", data, "actual", "predicted", chosen, n_resamples=20, sample_weight="w"
+    )
+    expected = con.sql(f"SELECT {', '.join(map(_weighted_sql, chosen))} FROM data").fetchall()[0]
+    for row, want in zip(got, expected, strict=True):
+        assert row[1] == pytest.approx(want, rel=1e-12, abs=1e-15), row[0]
+
+
+def test_weighted_class_estimates_equal_scikit_learn() -> None:
+    y, p = single_label(random.Random(22), 80)
+    w = [x or 0.0 for x in weights_for(80, 23)]
+    w = [x if x > 0 else 0.25 for x in w]  # every row counts: scikit-learn keeps zero-weight labels
+    got = mlsql.bootstrap(
+        table(y, p, w=w), "actual", "predicted", CLASS, n_resamples=10, sample_weight="w"
+    ).fetchall()
+    for row, entry in zip(got, CLASS, strict=True):
+        assert row[1] == pytest.approx(_sklearn(entry, y, p, np.array(w)), rel=1e-12), row[0]
+
+
+def test_weighted_intervals_agree_with_a_per_row_numpy_bootstrap() -> None:
+    """Each row weighs its weight times its own Poisson(1) draw."""
+    actual, predicted = simulate(random.Random(24), 400)
+    w = np.array([x or 0.0 for x in weights_for(400, 25)])
+    counts = row_counts(actual, predicted)
+    draws = np.random.default_rng(12).poisson(1.0, (4000, 400)) * w
+    reference = micro_f1(counts, draws)
+    (row,) = mlsql.bootstrap(
+        table(actual, predicted, w=w.tolist()),
+        "actual",
+        "predicted",
+        ["micro_f1"],
+        n_resamples=4000,
+        confidence=0.9,
+        sample_weight="w",
+    ).fetchall()
+    assert row[1] == pytest.approx(micro_f1(counts, w[None, :])[0], rel=1e-12)
+    low, high = np.quantile(reference, [0.05, 0.95])
+    se = reference.std(ddof=1)
+    assert row[4] == pytest.approx(se, rel=0.06)
+    assert row[2] == pytest.approx(low, abs=0.3 * se)
+    assert row[3] == pytest.approx(high, abs=0.3 * se)
+    unweighted = mlsql.bootstrap(
+        table(actual, predicted), "actual", "predicted", ["micro_f1"], n_resamples=4000
+    ).fetchall()[0]
+    assert row[4] > 1.1 * unweighted[4]  # unequal weights: fewer effective rows, wider
+
+
+def test_weighted_engines_agree_and_take_expressions() -> None:
+    actual, predicted = simulate(random.Random(26), 60)
+    data = table(actual, predicted, w=weights_for(60, 27), g=[i % 2 for i in range(60)])
+    args = ("actual", "predicted", ["micro_f1", "samples_f1"])
+    kw = {"by": "g", "n_resamples": 200}
+    first = run_engine("duckdb", "bootstrap", data, *args, sample_weight="w", **kw)
+    for engine in _engines():
+        got = run_engine(engine, "bootstrap", data, *args, sample_weight="w", **kw)
+        assert len(got) == len(first) == 4
+        for a, b in zip(got, first, strict=True):
+            assert a[:2] == b[:2] and a[2:] == pytest.approx(b[2:], rel=1e-12), engine
+    import polars as pl
+
+    import mlsql.polars as mp
+
+    doubled = mp.bootstrap(pl.from_arrow(data), *args, sample_weight=pl.col("w") * 2, **kw)
+    # doubling every weight changes no ratio, and the draws are the same
+    for a, b in zip(doubled.rows(), first, strict=True):
+        assert a[2:] == pytest.approx(b[2:], rel=1e-12)
+    if "spark" in _engines():
+        import mlsql.spark as ms
+        from tests.engines.spark_engine import frame
+
+        df = frame(data)
+        out = ms.bootstrap(df, *args, sample_weight=df["w"] * 2, **kw).collect()
+        for a, b in zip(out, first, strict=True):
+            assert tuple(a)[2:] == pytest.approx(b[2:], rel=1e-12)
+
+
+@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize(
+    ("weights", "message"),
+    [
+        ([1.0, -1.0, 1.0, 1.0, 1.0], P.sample_weight_message("bootstrap", "a negative number")),
+        ([1.0, float("nan"), 1.0, 1.0, 1.0], P.sample_weight_message("bootstrap", "NaN")),
+        (["x"] * 5, "bootstrap takes numbers for sample_weight"),
+    ],
+)
+def test_bad_weights_have_the_weighted_measures_message(
+    engine: str, weights: list, message: str
+) -> None:
+    import re
+
+    data = table(*simulate(random.Random(28), 5), w=weights)
+    pattern = message if weights[0] == "x" else re.escape(message)
+    # bad values are found as the data is read: each engine's own error, mlsql's words
+    with pytest.raises(Exception, match=pattern):
+        run_engine(
+            engine, "bootstrap", data, "actual", "predicted", ["micro_f1"], sample_weight="w"
+        )
+    with pytest.raises(MlsqlError, match="the sample_weight column 'nope' is not in the data"):
+        run_engine(
+            engine, "bootstrap", data, "actual", "predicted", ["micro_f1"], sample_weight="nope"
+        )
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_weighted_compare_estimates_and_mcnemar(engine: str, con: Any) -> None:
+    from scipy import stats
+
+    y, p = single_label(random.Random(29), 60)
+    q = [c if random.Random(i).random() < 0.5 else p[i] for i, c in enumerate(y)]
+    whole = [random.Random(100 + i).choice([0, 1, 2, 3]) for i in range(60)]
+    data = paired_table(y, p, q).append_column("w", pa.array([float(x) for x in whole * 2]))
+    (row,) = run_engine(
+        engine,
+        "compare",
+        data,
+        "actual",
+        "predicted",
+        ["accuracy"],
+        n_resamples=50,
+        sample_weight="w",
+    )
+    w = np.array(whole, dtype=float)
+    right_a = np.array([a == b for a, b in zip(y, p, strict=True)])
+    right_b = np.array([a == b for a, b in zip(y, q, strict=True)])
+    assert row[2] == pytest.approx((w * right_a).sum() / w.sum(), rel=1e-12)
+    assert row[3] == pytest.approx((w * right_b).sum() / w.sum(), rel=1e-12)
+    b, c = int(w[right_a & ~right_b].sum()), int(w[right_b & ~right_a].sum())
+    assert row[8] == pytest.approx(stats.binomtest(b, b + c, 0.5).pvalue, rel=1e-9)
+    fractional = data.set_column(4, "w", pa.array([x + 0.5 for x in whole * 2]))
+    (row,) = run_engine(
+        engine,
+        "compare",
+        fractional,
+        "actual",
+        "predicted",
+        ["accuracy"],
+        n_resamples=50,
+        sample_weight="w",
+    )
+    assert row[8] is None  # weights that are no counts of rows: no McNemar test
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_weighted_identical_models_differ_by_zero(engine: str) -> None:
+    actual, predicted = simulate(random.Random(30), 40)
+    data = paired_table(actual, predicted, predicted).append_column(
+        "w", pa.array([float(x or 0.0) for x in weights_for(40, 31)] * 2)
+    )
+    rows = run_engine(
+        engine,
+        "compare",
+        data,
+        "actual",
+        "predicted",
+        ["micro_f1"],
+        n_resamples=100,
+        sample_weight="w",
+    )
+    assert rows[0][4] == rows[0][5] == rows[0][6] == 0.0 and rows[0][7] == 1.0
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_hostile_weight_name_is_only_a_name(engine: str) -> None:
+    hostile = "w'); DROP TABLE t; --\""
+    actual, predicted = simulate(random.Random(32), 30)
+    w = [float(i % 3) for i in range(30)]
+    rows = run_engine(
+        engine,
+        "bootstrap",
+        table(actual, predicted, **{hostile: w}),
+        "actual",
+        "predicted",
+        ["micro_f1"],
+        sample_weight=hostile,
+    )
+    want = micro_f1(row_counts(actual, predicted), np.array([w]))[0]
+    assert rows[0][1] == pytest.approx(want, rel=1e-12)
+
+
+# ------------------------------------------------------------------ macro and weighted averages
+LABEL_AVERAGES = [
+    "macro_precision",
+    "macro_recall",
+    "macro_f1",
+    ("macro_fbeta", {"beta": 2.0}),
+    "macro_jaccard",
+    "weighted_precision",
+    "weighted_recall",
+    "weighted_f1",
+    ("weighted_fbeta", {"beta": 0.5}),
+    "weighted_jaccard",
+    ("macro_f1", {"zero_division": 1.0}),
+    ("macro_recall", {"labels": ["a", "b", "z"]}),
+    "micro_f1",  # a label-set measure in the same call: from the same tuples
+]
+
+
+def _table_call(entry: Any, weighted: bool) -> str:
+    name, params = (entry, {}) if isinstance(entry, str) else entry
+    if name.startswith("micro"):
+        w = ", sample_weight := w" if weighted else ""
+        return f"(SELECT {name}(actual, predicted{w}) FROM data)"
+    args = "".join(f", {k} := {v!r}" for k, v in params.items())
+    if weighted:
+        args += ", sample_weight := 'w'"
+    return f"(SELECT * FROM {name}('data', 'actual', 'predicted'{args}))"
+
+
+@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize("weighted", [False, True])
+def test_label_average_estimates_are_the_measures(engine: str, weighted: bool, con: Any) -> None:
+    actual, predicted = simulate(random.Random(40), 60)
+    actual[3], predicted[5] = None, None
+    actual[7], predicted[7] = ["a", "a", None], ["a", None]
+    actual[8], predicted[8] = [], []
+    predicted[9] = ["e"]  # a label predicted only
+    data = table(actual, predicted, w=[float(x or 0.0) + 0.5 for x in weights_for(60, 41)])
+    kw = {"sample_weight": "w"} if weighted else {}
+    got = run_engine(
+        engine, "bootstrap", data, "actual", "predicted", LABEL_AVERAGES, n_resamples=20, **kw
+    )
+    con.register("data", data)
+    calls = ", ".join(_table_call(e, weighted) for e in LABEL_AVERAGES)
+    expected = con.sql(f"SELECT {calls}").fetchall()[0]
+    assert len(got) == len(LABEL_AVERAGES)
+    for row, want in zip(got, expected, strict=True):
+        assert row[1] == pytest.approx(want, rel=1e-12, abs=1e-15), row[0]
+        assert row[2] <= row[3]
+
+
+def macro_f1_of_rows(actual: list, predicted: list, weights: np.ndarray) -> np.ndarray:
+    """Macro F1 (labels seen in the resample, undefined F = 0) per row of ``weights``, from sets."""
+    labels = sorted({x for r in actual + predicted for x in r})
+    a = np.array([[x in set(r) for x in labels] for r in actual], dtype=float)
+    p = np.array([[x in set(r) for x in labels] for r in predicted], dtype=float)
+    tp, fp, fn = weights @ (a * p), weights @ ((1 - a) * p), weights @ (a * (1 - p))
+    present = (tp + fp + fn) > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = np.where(present, np.nan_to_num(2 * tp / (2 * tp + fp + fn)), 0.0)
+    return f1.sum(axis=1) / present.sum(axis=1)
+
+
+def test_label_average_intervals_agree_with_a_per_row_numpy_bootstrap() -> None:
+    actual, predicted = simulate(random.Random(42), 300)
+    predicted[0] = ["rare"]  # a label that some resamples lose
+    reference = macro_f1_of_rows(
+        actual, predicted, np.random.default_rng(13).poisson(1.0, (4000, 300)).astype(float)
+    )
+    (row,) = mlsql.bootstrap(
+        table(actual, predicted), "actual", "predicted", ["macro_f1"], n_resamples=4000,
+        confidence=0.9,
+    ).fetchall()  # fmt: skip
+    assert row[1] == pytest.approx(macro_f1_of_rows(actual, predicted, np.ones((1, 300)))[0])
+    low, high = np.quantile(reference, [0.05, 0.95])
+    se = reference.std(ddof=1)
+    assert row[4] == pytest.approx(se, rel=0.06)
+    assert row[2] == pytest.approx(low, abs=0.3 * se)
+    assert row[3] == pytest.approx(high, abs=0.3 * se)
+
+
+def test_label_averages_agree_across_engines_and_in_compare() -> None:
+    actual, predicted = simulate(random.Random(43), 50)
+    data = table(actual, predicted, g=[i % 2 for i in range(50)])
+    args = ("actual", "predicted", ["macro_f1", "weighted_jaccard"])
+    first = run_engine("duckdb", "bootstrap", data, *args, by="g", n_resamples=200)
+    for engine in _engines():
+        got = run_engine(engine, "bootstrap", data, *args, by="g", n_resamples=200)
+        for a, b in zip(got, first, strict=True):
+            assert a[:2] == b[:2] and a[2:] == pytest.approx(b[2:], rel=1e-12), engine
+    same = paired_table(actual, predicted, predicted)
+    for engine in _engines():
+        rows = run_engine(engine, "compare", same, *args, n_resamples=100)
+        for row in rows:
+            assert row[4] == row[5] == row[6] == 0.0 and row[7] == 1.0, engine

@@ -185,12 +185,34 @@ def test_eval_ci_single_label_uses_the_class_measures(tmp_path: Path) -> None:
     assert any("macro_f1" in n and "label universe" in n for n in report["notes"])
 
 
-def test_eval_ci_refuses_weights_and_bad_settings(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", LOCAL_ENGINES)
+def test_eval_ci_with_weights_gives_the_weighted_numbers(engine: str, tmp_path: Path) -> None:
     path = tmp_path / "w.parquet"
-    pq.write_table(blog_table().append_column("w", pa.array([1.0] * 7)), path)
+    weights = [2.0, 0.5, 0.0, 1.0, 3.0, 1.5, 1.0][: blog_table().num_rows]
+    data = blog_table().append_column("w", pa.array(weights))
+    pq.write_table(data, path)
+    report = eval_ci(engine, path, "--sample-weight", "w")
+    ivs = {r["measure"]: r for r in report["intervals"]}
+    assert list(ivs) == [*LIST_COLUMNS, "hamming_loss"]
+    con = mlsql.connect()
+    for column in ("micro_f1", "samples_jaccard", "subset_accuracy", "micro_precision"):
+        zd = "" if column == "subset_accuracy" else ", zero_division := 0"
+        [(want,)] = con.sql(
+            f"SELECT {column}(actual, predicted, sample_weight := w{zd}) FROM data"
+        ).fetchall()
+        assert same(ivs[column]["estimate"], want), column
+        assert same(report["summary"][0][column], want), column
+    [(unweighted,)] = con.sql("SELECT micro_f1(actual, predicted) FROM data").fetchall()
+    assert not same(ivs["micro_f1"]["estimate"], unweighted)  # the weights do change it
+    entries = [("micro_f1", {"zero_division": 0})]
+    [want_row] = api_bootstrap(engine, data, entries, sample_weight="w")
+    assert_rows(ivs["micro_f1"], want_row, ("estimate", "low", "high", "std_error"))
+
+
+def test_eval_ci_refuses_bad_settings(tmp_path: Path) -> None:
+    path = tmp_path / "w.parquet"
+    pq.write_table(blog_table(), path)
     args = ["eval", path, "-a", "actual", "-p", "predicted", "--ci"]
-    result = invoke(*args, "--sample-weight", "w")
-    assert result.exit_code == 2 and "--ci resamples unweighted rows" in result.stderr
     result = invoke(*args, "--confidence", "1.5")
     assert result.exit_code == 2 and "--confidence must be strictly between 0 and 1" in (
         result.stderr
@@ -279,8 +301,18 @@ def test_compare_says_what_is_wrong(pairs: Path) -> None:
     assert code == 2 and "--model 'nope': no such column" in err
     code, _, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "hamming_loss")
     assert code == 2 and "--n-labels" in err
-    code, _, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "macro_f1")
-    assert code == 2 and "compare cannot resample macro_f1" in err
+    code, _, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "clp")
+    assert code == 2 and "compare cannot resample clp" in err
+
+
+def test_compare_takes_macro_averages(pairs: Path) -> None:
+    code, rows, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "macro_f1")
+    assert code == 0, err
+    [want] = mlsql.compare(
+        pairs_table(), "actual", "predicted", ["macro_f1"], n_resamples=int(RESAMPLES), seed=3
+    ).fetchall()
+    assert rows[0]["measure"] == "macro_f1"
+    assert same(rows[0]["difference"], want[4]) and same(rows[0]["p_value"], want[7])
 
 
 def test_compare_help_documents_the_exit_code() -> None:

@@ -24,7 +24,7 @@ import duckdb
 from mlsql import _label_types as LT
 from mlsql._duckdb.label_tables import source_text
 from mlsql._resample import front, run
-from mlsql._sqlexpr import quote_ident
+from mlsql._sqlexpr import lit, quote_ident
 
 _INTEGER = re.compile(r"U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?")
 
@@ -80,7 +80,16 @@ def _stats_sql(stats: str, actual: str, predicted: str) -> list[str]:
             f"_mlsql_n_actual({a}, {p})",
             f"_mlsql_n_predicted({a}, {p})",
         ]
+    if stats == "label_lists":  # each row's label sets, as sorted lists (NULL elements dropped)
+        return [f"list_sort(list_distinct({a}))", f"list_sort(list_distinct({p}))"]
     return [a, p]
+
+
+def _weight_sql(sample_weight: str | None, func: str) -> str:
+    """A row's weight, checked as the weighted measures check it (1 when unweighted)."""
+    if sample_weight is None:
+        return "1.0::DOUBLE"
+    return f"_mlsql_weight({quote_ident(sample_weight)}, {lit(func)})"
 
 
 def _check(
@@ -103,6 +112,7 @@ def bootstrap(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    sample_weight: str | None = None,
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> duckdb.DuckDBPyRelation:
     """Bootstrap intervals of measures, one row per group and measure.
@@ -119,7 +129,8 @@ def bootstrap(
         Measure names, or ``(name, {parameter: value})`` pairs (``("micro_fbeta",
         {"beta": 2})``, ``("hamming_loss", {"n_labels": 20})``). Resampled: every
         micro measure, the samples averages, subset_accuracy, zero_one_loss,
-        hamming_loss and fmeasure over label lists; accuracy, error_rate,
+        hamming_loss, fmeasure and the macro_* and weighted_* averages
+        (precision, recall, fbeta, f1, jaccard) over label lists; accuracy, error_rate,
         precision_score, recall_score, fbeta_score, f1_score,
         balanced_accuracy_score, cohen_kappa_score and matthews_corrcoef over
         one label per row. Measures of one kind of input per call.
@@ -132,6 +143,10 @@ def bootstrap(
     seed : int, default 0
         Seed of the random streams: the same seed gives the same result (in
         every engine), another seed another resample.
+    sample_weight : str, optional
+        A column of row weights (finite numbers >= 0; a NULL weight skips the
+        row), as the weighted measures take them: the estimate is the weighted
+        measure, and each row weighs its weight times its Poisson(1) draw.
     con : duckdb.DuckDBPyConnection, optional
         The connection that reads ``data`` (a fresh ``mlsql.connect()`` if
         None; a relation from another connection is then copied).
@@ -172,7 +187,7 @@ def bootstrap(
         req = front.request(
             "bootstrap",
             columns,
-            {"actual": actual, "predicted": predicted},
+            front.with_weight({"actual": actual, "predicted": predicted}, sample_weight),
             by,
             measures,
             n_resamples,
@@ -181,7 +196,8 @@ def bootstrap(
         )
         _check(req, columns, types, actual, predicted)
         groups = [quote_ident(b) for b in req.by]
-        select = ", ".join([*groups, *_stats_sql(req.stats, actual, predicted), "count(*)"])
+        stats = [*_stats_sql(req.stats, actual, predicted), _weight_sql(sample_weight, req.func)]
+        select = ", ".join([*groups, *stats, "count(*)"])
         rows = con.sql(f"SELECT {select} {clause} GROUP BY ALL", params=params).fetchall()
     out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
     return _relation(con, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
@@ -200,6 +216,7 @@ def compare(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    sample_weight: str | None = None,
     drop_unpaired: bool = False,
     con: duckdb.DuckDBPyConnection | None = None,
 ) -> duckdb.DuckDBPyRelation:
@@ -207,7 +224,7 @@ def compare(
 
     Parameters
     ----------
-    data, actual, predicted, measures, by, n_resamples, confidence, seed, con
+    data, actual, predicted, measures, by, n_resamples, confidence, seed, sample_weight, con
         As in :func:`bootstrap`; ``data`` holds one row per (model, id).
     model : str, default 'model'
         The column naming each row's model.
@@ -226,7 +243,9 @@ def compare(
         difference (model - baseline), low and high (percentile interval of the
         difference), p_value (two-sided paired bootstrap), mcnemar_p_value
         (McNemar's exact test, for per-row 0/1 outcomes: subset_accuracy,
-        zero_one_loss, accuracy, error_rate; NULL for other measures).
+        zero_one_loss, accuracy, error_rate; NULL for other measures, and where
+        weights are not whole numbers equal for both rows of an id: weights
+        count as repeated rows).
 
     Notes
     -----
@@ -252,7 +271,10 @@ def compare(
         req = front.request(
             "compare",
             columns,
-            {"actual": actual, "predicted": predicted, "model": model, "id": id},
+            front.with_weight(
+                {"actual": actual, "predicted": predicted, "model": model, "id": id},
+                sample_weight,
+            ),
             by,
             measures,
             n_resamples,
@@ -261,11 +283,9 @@ def compare(
         )
         _check(req, columns, types, actual, predicted)
         groups = [quote_ident(b) for b in req.by]
-        names = [f"__mlsql_s{i}" for i in range(len(front_stats(req)))]
-        stats = [
-            f"{e} AS {n}"
-            for e, n in zip(_stats_sql(req.stats, actual, predicted), names, strict=True)
-        ]
+        exprs = [*_stats_sql(req.stats, actual, predicted), _weight_sql(sample_weight, req.func)]
+        names = [f"__mlsql_s{i}" for i in range(len(exprs))]
+        stats = [f"{e} AS {n}" for e, n in zip(exprs, names, strict=True)]
         keyed = ", ".join(
             [
                 *groups,
@@ -309,13 +329,6 @@ def compare(
     front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
     out = run.compare(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
     return _relation(con, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by))
-
-
-def front_stats(req: front.Request) -> tuple[str, ...]:
-    """The statistic columns of ``req``'s measures."""
-    from mlsql._resample.measures import STATS
-
-    return STATS[req.stats]
 
 
 def _relation(

@@ -15,7 +15,7 @@ from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._resample import run
-from mlsql._resample.measures import Chosen, resolve
+from mlsql._resample.measures import Chosen, resolve, stats_kind
 
 #: the result columns after the ``by`` columns
 BOOTSTRAP_COLUMNS = ("measure", "estimate", "low", "high", "std_error")
@@ -65,8 +65,8 @@ class Request:
 
     @property
     def stats(self) -> str:
-        """The kind of statistics table the measures need (``label_sets`` or ``classes``)."""
-        return self.chosen[0].stats
+        """The kind of statistics table the measures need (:data:`~mlsql._resample.measures.STATS`)."""
+        return stats_kind(self.chosen)
 
 
 def request(
@@ -96,6 +96,16 @@ def request(
     return Request(func, groups, chosen, int(n_resamples), float(confidence), int(seed))
 
 
+def with_weight(named: Mapping[str, Any], sample_weight: Any) -> dict[str, Any]:
+    """``named`` (role -> column) and, unless None, the ``sample_weight`` column to find.
+
+    Engines that also take an expression for the weight pass None for one.
+    """
+    if sample_weight is None:
+        return dict(named)
+    return {**named, "sample_weight": sample_weight}
+
+
 def check_labels(
     req: Request,
     names: Sequence[str],
@@ -109,7 +119,7 @@ def check_labels(
     either), ``kinds`` are the label kinds of the elements or values
     (:mod:`mlsql._label_types`), ``shown`` the engine's type names.
     """
-    want_lists = req.stats == "label_sets"
+    want_lists = req.stats != "classes"
     for name, is_list, kind, type_name in zip(names, lists, kinds, shown, strict=True):
         if kind != LT.NULL and is_list != want_lists:
             template = LIST_MESSAGE if want_lists else SCALAR_MESSAGE

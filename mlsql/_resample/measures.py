@@ -11,11 +11,16 @@ group can be replaced by their distinct statistic tuples and a count each:
   micro/macro/weighted, balanced accuracy, Cohen's kappa, MCC), whose
   statistics are the resampled confusion matrix.
 
+- ``label_lists`` (label lists): a row's sorted distinct actual and predicted
+  labels. The macro and weighted averages (:mod:`mlsql._resample.labels`:
+  per-label counts as sparse matrix products); a call with one of them gives
+  its label-set measures their (tp, |A|, |P|) from the same tuples.
+
 Each is evaluated by its registry formula (:mod:`mlsql.measures`) with
-:class:`~mlsql._resample.ops.WeightedOps`. Macro and weighted multi-label
-averages, ranking, regression and score measures need per-row weights (a
-label's counts are not a function of the row tuple alone) and are refused
-with a message that says so.
+:class:`~mlsql._resample.ops.WeightedOps`. With ``sample_weight`` the checked
+weight is one more column of the tuple, and the tuple weighs weight * m (the
+estimate) or weight * Poisson(m) (a resample). Per-label tables, ranking,
+regression and score measures are refused with a message that says so.
 """
 
 from __future__ import annotations
@@ -31,11 +36,16 @@ from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.build import checked_params
 from mlsql._registry import REGISTRY, measures
+from mlsql._resample import labels as LL
 from mlsql._resample.ops import WeightedOps
 from mlsql.measures import single_label as SL
 
 #: statistic columns of each kind of statistics table, in the order engines give them
-STATS = {"label_sets": ("tp", "n_actual", "n_predicted"), "classes": ("actual", "predicted")}
+STATS = {
+    "label_sets": ("tp", "n_actual", "n_predicted"),
+    "label_lists": ("actual", "predicted"),
+    "classes": ("actual", "predicted"),
+}
 
 LABEL_SET_MEASURES = (
     "micro_precision",
@@ -53,15 +63,18 @@ LABEL_SET_MEASURES = (
     "hamming_loss",
     "fmeasure",
 )
+#: macro and weighted multi-label averages (the label lists are the tuple)
+LB_MEASURES = LL.MEASURES
 CLASS_MEASURES = ("accuracy", "error_rate", *SL.CLASS_MEASURES)
 #: measures whose per-row outcome is 0 or 1 (McNemar's test applies)
 ZERO_ONE = ("subset_accuracy", "zero_one_loss", "accuracy", "error_rate")
 #: the fmeasure of Hivemall: undefined F is 0
 HIVEMALL_ZERO = P.ZeroDivision("value", 0.0)
 
+BY_MESSAGE = "bootstrap and compare group with their own by argument; drop by from {name}."
 UNSUPPORTED_MESSAGE = (
     "{func} cannot resample {name}: it resamples measures that are functions of statistics "
-    "pooled over rows ({allowed}). Macro, weighted and per-label measures, ranking, "
+    "pooled over rows or of per-label counts ({allowed}). Per-label tables, ranking, "
     "regression and score measures need per-row weights."
 )
 MIXED_MESSAGE = (
@@ -132,10 +145,14 @@ def resolve(given: Any, func: str) -> list[Chosen]:
     ['micro_f1', 'micro_fbeta(beta=2)']
     """
     names = _canonical_names()
-    allowed = ", ".join((*LABEL_SET_MEASURES, *CLASS_MEASURES))
+    allowed = ", ".join((*LABEL_SET_MEASURES, *LB_MEASURES, *CLASS_MEASURES))
     chosen = []
     for given_name, params in _entries(given, func):
         name = names.get(given_name)
+        if name in LB_MEASURES:
+            evaluate = _label_average(name, checked_params(name, params))
+            chosen.append(Chosen(_label(given_name, params), name, "label_lists", evaluate))
+            continue
         if name not in LABEL_SET_MEASURES and name not in CLASS_MEASURES:
             raise MlsqlError(
                 UNSUPPORTED_MESSAGE.format(func=func, name=given_name, allowed=allowed)
@@ -146,20 +163,40 @@ def resolve(given: Any, func: str) -> list[Chosen]:
             evaluate = _registry_measure(name, checked_params(name, params))
         kind = "label_sets" if name in LABEL_SET_MEASURES else "classes"
         chosen.append(Chosen(_label(given_name, params), name, kind, evaluate))
-    kinds = {c.stats for c in chosen}
+    kinds = {"label_sets" if c.stats == "label_lists" else c.stats for c in chosen}
     if len(kinds) > 1:
-        first = next(c for c in chosen if c.stats == "label_sets")
+        first = next(c for c in chosen if c.stats != "classes")
         other = next(c for c in chosen if c.stats == "classes")
         raise MlsqlError(
             MIXED_MESSAGE.format(
                 func=func,
-                sets=", ".join(LABEL_SET_MEASURES),
+                sets=", ".join((*LABEL_SET_MEASURES, *LB_MEASURES)),
                 classes=", ".join(CLASS_MEASURES),
                 first=first.label,
                 other=other.label,
             )
         )
     return chosen
+
+
+def stats_kind(chosen: Sequence[Chosen]) -> str:
+    """The statistics table that serves every measure of ``chosen``.
+
+    Label sets (tp, |A|, |P|) unless a macro or weighted average needs the
+    label lists themselves, which also give every label-set measure its tuple.
+    """
+    kinds = {c.stats for c in chosen}
+    return "label_lists" if "label_lists" in kinds else chosen[0].stats
+
+
+def _label_average(name: str, params: dict[str, Any]) -> Callable[[WeightedOps, Columns], Any]:
+    if params.get("by") is not None:
+        raise MlsqlError(BY_MESSAGE.format(name=name))
+
+    def evaluate(ops: WeightedOps, columns: Columns) -> Any:
+        return LL.evaluate(name, params, columns, ops.weights)
+
+    return evaluate
 
 
 def _fmeasure(params: dict[str, Any]) -> Callable[[WeightedOps, Columns], Any]:
@@ -194,8 +231,22 @@ def _registry_measure(name: str, params: dict[str, Any]) -> Callable[[WeightedOp
 
 # ------------------------------------------------------------------ statistics of the tuples
 def row_stats(columns: Columns) -> F.RowStats:
-    """The tuples' (tp, |A|, |P|) as the formulas' row statistics (masked = unknown row)."""
-    return F.RowStats(columns["tp"], columns["n_actual"], columns["n_predicted"])
+    """The tuples' (tp, |A|, |P|) as the formulas' row statistics (masked = unknown row).
+
+    From the label lists where the table holds them (``label_lists``).
+    """
+    if "tp" in columns:
+        return F.RowStats(columns["tp"], columns["n_actual"], columns["n_predicted"])
+    a_col, p_col = columns["actual"], columns["predicted"]
+    unknown = np.array([a is None or p is None for a, p in zip(a_col, p_col, strict=True)])
+    sets = [(set(a or ()), set(p or ())) for a, p in zip(a_col, p_col, strict=True)]
+    tp, n_a, n_p = (
+        np.ma.array([float(f(a, p)) for a, p in sets], mask=unknown)
+        for f in (lambda a, p: len(a & p), lambda a, p: len(a), lambda a, p: len(p))
+    )
+    # kept beside the lists: every batch of resamples reads the same tuples
+    columns.update(tp=tp, n_actual=n_a, n_predicted=n_p)
+    return F.RowStats(tp, n_a, n_p)
 
 
 def agreement(ops: WeightedOps, columns: Columns) -> SL.Agreement:

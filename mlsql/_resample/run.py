@@ -25,13 +25,13 @@ import hashlib
 import json
 import math
 import numbers
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from mlsql._errors import MlsqlError
-from mlsql._resample.measures import STATS, Chosen
+from mlsql._resample.measures import STATS, Chosen, row_stats, stats_kind
 from mlsql._resample.ops import WeightedOps
 
 Key = tuple[Any, ...]
@@ -106,9 +106,12 @@ def grouped(rows: Iterable[Sequence[Any]], n_key: int) -> dict[Key, list[Sequenc
 
 def columns(rows: Sequence[Sequence[Any]], names: Sequence[str], start: int) -> dict[str, Any]:
     """The statistic columns ``names`` (from position ``start``) as masked arrays."""
-    out = {}
+    out: dict[str, Any] = {}
     for i, name in enumerate(names):
         values = [r[start + i] for r in rows]
+        if any(isinstance(v, (list, tuple)) for v in values):  # label lists: kept as they are
+            out[name] = [None if v is None else list(v) for v in values]
+            continue
         mask = np.array([v is None for v in values], dtype=bool)
         filled = [0 if v is None else v for v in values]
         data = np.array(filled) if not any(isinstance(v, str) for v in filled) else None
@@ -120,9 +123,46 @@ def columns(rows: Sequence[Sequence[Any]], names: Sequence[str], start: int) -> 
     return out
 
 
+def tuple_weights(rows: Sequence[Sequence[Any]], position: int) -> np.ndarray:
+    """Each tuple's ``sample_weight`` (the column at ``position``; NULL weighs 0)."""
+    return np.array([0.0 if r[position] is None else float(r[position]) for r in rows])
+
+
 def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarray:
     """Poisson(m) weights, one row per resample and one column per tuple."""
     return rng.poisson(m, size=(n_resamples, len(m))).astype(float)
+
+
+#: weights (resamples x tuples) drawn and evaluated at once: memory stays bounded
+BATCH_CELLS = 1 << 23
+
+
+def batches(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> Iterator[np.ndarray]:
+    """:func:`draw`'s weights, a batch of resamples at a time (the same numbers, in order)."""
+    size = max(1, min(n_resamples, BATCH_CELLS // max(1, len(m))))
+    for start in range(0, n_resamples, size):
+        yield draw(rng, m, min(size, n_resamples - start))
+
+
+def resampled(
+    chosen: Sequence[Chosen],
+    sides: Sequence[dict[str, Any]],
+    tuple_weights: Sequence[np.ndarray],
+    rng: np.random.Generator,
+    m: np.ndarray,
+    n_resamples: int,
+) -> list[list[np.ndarray]]:
+    """Per measure and side: its resampled values (NaN where undefined), batch by batch.
+
+    Every side gets the same Poisson draws, times its own tuple weights.
+    """
+    out: list[list[list[np.ndarray]]] = [[[] for _ in sides] for _ in chosen]
+    for draws in batches(rng, m, n_resamples):
+        for i, measure in enumerate(chosen):
+            for j, (cols, w) in enumerate(zip(sides, tuple_weights, strict=True)):
+                values, nulls = evaluate(measure, cols, draws * w)
+                out[i][j].append(np.where(nulls, np.nan, values))
+    return [[np.concatenate(parts) for parts in per_side] for per_side in out]
 
 
 def evaluate(
@@ -162,18 +202,22 @@ def bootstrap(
 ) -> list[tuple[Any, ...]]:
     """Rows (by values..., measure, estimate, low, high, std_error) from a statistics table.
 
-    ``rows`` are (by values..., statistics..., m) as :data:`STATS` names them.
+    ``rows`` are (by values..., statistics..., weight, m): the statistics as
+    :data:`STATS` names them, the tuple's ``sample_weight`` (1 for an unweighted
+    call; NULL weighs 0) and its number of rows m. A tuple's estimate weight is
+    weight * m, its resampled weight weight * Poisson(m): each of its m rows
+    weighs weight * Poisson(1), and those sum to weight * Poisson(m).
     """
-    names = STATS[chosen[0].stats]
+    names = STATS[stats_kind(chosen)]
     out = []
     for key, members in grouped(rows, n_by).items():
         cols = columns(members, names, n_by)
+        w = tuple_weights(members, n_by + len(names))
         m = np.array([r[-1] for r in members], dtype=float)
-        weights = draw(stream(seed, key), m, n_resamples)
-        for measure in chosen:
-            (est,), (est_null,) = evaluate(measure, cols, m[None, :])
-            values, nulls = evaluate(measure, cols, weights)
-            low, high, se = interval(np.where(nulls, np.nan, values), confidence)
+        values = resampled(chosen, [cols], [w], stream(seed, key), m, n_resamples)
+        for measure, (resamples,) in zip(chosen, values, strict=True):
+            (est,), (est_null,) = evaluate(measure, cols, (m * w)[None, :])
+            low, high, se = interval(resamples, confidence)
             out.append((*key, measure.label, _number(est, est_null), low, high, se))
     return out
 
@@ -223,9 +267,25 @@ def mcnemar_p_value(only_baseline: int, only_model: int) -> float:
 def _outcomes(measure: Chosen, cols: dict[str, Any]) -> np.ndarray:
     """Per tuple: 1 where the row is right (exact match, correct label), masked where unknown."""
     if measure.stats == "label_sets":
-        tp, a, p = cols["tp"], cols["n_actual"], cols["n_predicted"]
-        return (tp == a) & (tp == p)
+        s = row_stats(cols)
+        return (s.tp == s.n_actual) & (s.tp == s.n_predicted)
     return cols["actual"] == cols["predicted"]
+
+
+def _mcnemar(
+    base: np.ndarray, model: np.ndarray, only_base: np.ndarray, only_model: np.ndarray
+) -> float | None:
+    """McNemar's p-value of the weighted discordant rows; weights count as frequencies.
+
+    NULL where a discordant row's weight is not a whole number or the two models
+    of an id weigh differently (no count of pairs to test).
+    """
+    discordant = only_base | only_model
+    b, c = base[only_base].sum(), base[only_model].sum()
+    whole = np.all(base[discordant] == np.round(base[discordant]))
+    if not whole or np.any(base[discordant] != model[discordant]):
+        return None
+    return mcnemar_p_value(int(b), int(c))
 
 
 def compare(
@@ -239,30 +299,33 @@ def compare(
     """Rows (by values..., model, measure, baseline_estimate, estimate, difference, low, high,
     p_value, mcnemar_p_value) from a paired statistics table.
 
-    ``rows`` are (by values..., model, baseline statistics..., model statistics..., m): one
-    tuple per distinct pair, m the number of ids with it.
+    ``rows`` are (by values..., model, baseline statistics..., baseline weight, model
+    statistics..., model weight, m): one tuple per distinct pair, m the number of ids
+    with it. Both rows of an id get the same Poisson(1) draw, each times its own weight.
     """
-    names = STATS[chosen[0].stats]
-    width = len(names)
+    names = STATS[stats_kind(chosen)]
+    width = len(names) + 1  # the statistics and the weight of one side
     out = []
     for key, members in grouped(rows, n_by + 1).items():
         base = columns(members, names, n_by + 1)
         model = columns(members, names, n_by + 1 + width)
+        w_base = tuple_weights(members, n_by + width)
+        w_model = tuple_weights(members, n_by + 2 * width)
         m = np.array([r[-1] for r in members], dtype=float)
-        weights = draw(stream(seed, key), m, n_resamples)
-        for measure in chosen:
-            (b_est,), (b_null,) = evaluate(measure, base, m[None, :])
-            (m_est,), (m_null,) = evaluate(measure, model, m[None, :])
-            b_values, b_nulls = evaluate(measure, base, weights)
-            m_values, m_nulls = evaluate(measure, model, weights)
-            diffs = np.where(b_nulls | m_nulls, np.nan, m_values - b_values)
+        values = resampled(
+            chosen, [base, model], [w_base, w_model], stream(seed, key), m, n_resamples
+        )
+        for measure, (b_values, m_values) in zip(chosen, values, strict=True):
+            (b_est,), (b_null,) = evaluate(measure, base, (m * w_base)[None, :])
+            (m_est,), (m_null,) = evaluate(measure, model, (m * w_model)[None, :])
+            diffs = m_values - b_values  # NaN where either is undefined
             low, high, _ = interval(diffs, confidence)
             mcnemar = None
             if measure.zero_one:
                 right_b, right_m = _outcomes(measure, base), _outcomes(measure, model)
                 both = ~(np.ma.getmaskarray(right_b) | np.ma.getmaskarray(right_m))
                 rb, rm = np.ma.getdata(right_b) & both, np.ma.getdata(right_m) & both
-                mcnemar = mcnemar_p_value(int(m[rb & ~rm].sum()), int(m[rm & ~rb].sum()))
+                mcnemar = _mcnemar(m * w_base, m * w_model, rb & ~rm, rm & ~rb)
             difference = None if (b_null or m_null) else float(m_est - b_est)
             out.append(
                 (

@@ -129,7 +129,9 @@ def evaluate(
         return report
     from mlsql.report.intervals import add_intervals
 
-    return add_intervals(report, engine, frame, ACTUAL, PREDICTED, options.resampling)
+    return add_intervals(
+        report, engine, frame, ACTUAL, PREDICTED, options.resampling, options.sample_weight
+    )
 
 
 def label_universe(values: str, kind: str) -> tuple[Any, ...]:

@@ -105,11 +105,6 @@ def run_eval(
         sample_weight=sample_weight,
         resampling=resampling,
     )
-    if resampling is not None and sample_weight is not None:
-        raise UserError(
-            "--ci resamples unweighted rows: bootstrap takes no --sample-weight yet; "
-            "drop one of the two"
-        )
     if resampling is not None and format_ == "csv" and per_label:
         raise UserError(
             "--ci adds intervals to the summary, which --per-label --format csv leaves out; "

@@ -1631,12 +1631,13 @@ def bootstrap(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    sample_weight: str | pl.Expr | None = None,
 ) -> pl.DataFrame:
     """Bootstrap intervals of measures, one row per group and measure.
 
     Parameters, result and method are those of DuckDB's ``mlsql.bootstrap``
-    (``frame`` is a DataFrame or LazyFrame; the same seed gives the same
-    result in every engine).
+    (``frame`` is a DataFrame or LazyFrame; ``sample_weight`` a column name or
+    an expression over it; the same seed gives the same result in every engine).
 
     Returns
     -------
@@ -1913,6 +1914,7 @@ def compare(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    sample_weight: str | pl.Expr | None = None,
     drop_unpaired: bool = False,
 ) -> pl.DataFrame:
     """Paired comparison of every model with the baseline: difference, interval, p-values.

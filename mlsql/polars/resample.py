@@ -17,6 +17,7 @@ from mlsql._resample import front, run
 from mlsql._resample.measures import STATS
 from mlsql.polars import stats as st
 from mlsql.polars._dtypes import inner, kind, label_lists, same_kind
+from mlsql.polars._weights import weight
 
 _NAMES = ["actual", "predicted"]
 _MODEL, _ID = "__mlsql_model", "__mlsql_id"
@@ -36,9 +37,29 @@ def _checked(req: front.Request, schema: pl.Schema, actual: str, predicted: str)
         a, p = label_lists(req.func, _NAMES, pairs)
         s = st.row_stats(a, p)
         exprs = [s.tp, s.n_actual, s.n_predicted]
+    elif req.stats == "label_lists":  # each row's label sets, as sorted lists
+        lists_ = label_lists(req.func, _NAMES, pairs)
+        exprs = [e.list.drop_nulls().list.unique().list.sort() for e in lists_]
     else:
         exprs = same_kind(req.func, _NAMES, pairs)
     return [e.alias(f"__mlsql_s{i}") for i, e in enumerate(exprs)]
+
+
+def _name(sample_weight: str | pl.Expr | None) -> str | None:
+    """The weight's column to find in the data (an expression is resolved by Polars)."""
+    return None if isinstance(sample_weight, pl.Expr) else sample_weight
+
+
+def _weight(req: front.Request, lazy: pl.LazyFrame, sample_weight: str | pl.Expr | None) -> pl.Expr:
+    """A row's weight, checked as the weighted measures check it (1 when unweighted)."""
+    if sample_weight is None:
+        w = pl.lit(1.0, dtype=pl.Float64)
+    else:
+        expr = pl.col(sample_weight) if isinstance(sample_weight, str) else sample_weight
+        dtype = lazy.select(expr).collect_schema().dtypes()[0]
+        w = weight(req.func, expr, dtype)
+    n = len(STATS[req.stats])
+    return w.alias(f"__mlsql_s{n}")
 
 
 def bootstrap(
@@ -51,12 +72,13 @@ def bootstrap(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    sample_weight: str | pl.Expr | None = None,
 ) -> pl.DataFrame:
     """Bootstrap intervals of measures, one row per group and measure.
 
     Parameters, result and method are those of DuckDB's ``mlsql.bootstrap``
-    (``frame`` is a DataFrame or LazyFrame; the same seed gives the same
-    result in every engine).
+    (``frame`` is a DataFrame or LazyFrame; ``sample_weight`` a column name or
+    an expression over it; the same seed gives the same result in every engine).
 
     Returns
     -------
@@ -77,14 +99,14 @@ def bootstrap(
     req = front.request(
         "bootstrap",
         schema.names(),
-        {"actual": actual, "predicted": predicted},
+        front.with_weight({"actual": actual, "predicted": predicted}, _name(sample_weight)),
         by,
         measures,
         n_resamples,
         confidence,
         seed,
     )
-    stats = _checked(req, schema, actual, predicted)
+    stats = [*_checked(req, schema, actual, predicted), _weight(req, lazy, sample_weight)]
     keys = [*(pl.col(b) for b in req.by), *stats]
     rows = lazy.group_by(keys).agg(pl.len()).collect().rows()
     out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
@@ -104,6 +126,7 @@ def compare(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    sample_weight: str | pl.Expr | None = None,
     drop_unpaired: bool = False,
 ) -> pl.DataFrame:
     """Paired comparison of every model with the baseline: difference, interval, p-values.
@@ -130,15 +153,18 @@ def compare(
     req = front.request(
         "compare",
         schema.names(),
-        {"actual": actual, "predicted": predicted, "model": model, "id": id},
+        front.with_weight(
+            {"actual": actual, "predicted": predicted, "model": model, "id": id},
+            _name(sample_weight),
+        ),
         by,
         measures,
         n_resamples,
         confidence,
         seed,
     )
-    stats = _checked(req, schema, actual, predicted)
-    names = [f"__mlsql_s{i}" for i in range(len(STATS[req.stats]))]
+    stats = [*_checked(req, schema, actual, predicted), _weight(req, lazy, sample_weight)]
+    names = [f"__mlsql_s{i}" for i in range(len(STATS[req.stats]) + 1)]
     rows = lazy.select(*req.by, pl.col(model).alias(_MODEL), pl.col(id).alias(_ID), *stats)
     keys = [*req.by, _MODEL, _ID]
     summary = rows.group_by(_MODEL).agg(pl.len()).collect().rows()

@@ -29,8 +29,9 @@ SAME = 1e-9
 #: summary columns that count rows and labels (not measures: no interval is expected)
 COUNTS = ("n_rows", "n_labels", "clp", "mlp", "wlp")
 PER_ROW_WEIGHTS = (
-    "bootstrap resamples measures pooled over rows; macro, weighted and per-label "
-    "averages need per-row weights"
+    "--ci resamples measures pooled over rows; macro, weighted and per-label "
+    "averages need per-row weights (the bootstrap function resamples macro and "
+    "weighted averages per distinct pair of label sets, at a cost that grows with the rows)"
 )
 NOT_OVER_CLASSES = (
     "bootstrap resamples accuracy, precision, recall, F, balanced accuracy, kappa and MCC "
@@ -152,11 +153,14 @@ def add_intervals(
     actual: str,
     predicted: str,
     resampling: Resampling,
+    sample_weight: str | None = None,
 ) -> Report:
     """``report`` with ``intervals`` (one row per group and measure) and notes on those left out.
 
-    ``engine`` and ``frame`` are those the report was built from (:mod:`mlsql.report.engines`).
+    ``engine`` and ``frame`` are those the report was built from (:mod:`mlsql.report.engines`);
+    ``sample_weight`` the frame's column of row weights the report was weighted by, if any.
     """
+    weight = {} if sample_weight is None else {"sample_weight": sample_weight}
     by = report.group_columns
     chosen, refused = entries(report)
     calls: list[tuple[dict[str, Entry], set[tuple[Any, ...]] | None]] = []
@@ -184,6 +188,7 @@ def add_intervals(
             measures=list(wanted.values()),
             by=list(by) or None,
             **resampling.kwargs(),
+            **weight,
         )
         for row in rows:
             key = _key(row, by)

@@ -1643,11 +1643,13 @@ def bootstrap(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    sample_weight: str | Column | None = None,
 ) -> DataFrame:
     """Bootstrap intervals of measures, one row per group and measure.
 
     Parameters, result and method are those of DuckDB's ``mlsql.bootstrap``
-    (the same seed gives the same result in every engine).
+    (``sample_weight`` a column name or a Column of ``df``; the same seed gives
+    the same result in every engine).
 
     Returns
     -------
@@ -1965,6 +1967,7 @@ def compare(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    sample_weight: str | Column | None = None,
     drop_unpaired: bool = False,
 ) -> DataFrame:
     """Paired comparison of every model with the baseline: difference, interval, p-values.

@@ -19,6 +19,7 @@ from mlsql._resample import front, run
 from mlsql._resample.measures import STATS
 from mlsql.spark import stats as st
 from mlsql.spark._types import kind
+from mlsql.spark._weights import weight
 
 _NAMES = ["actual", "predicted"]
 _MODEL, _ID = "__mlsql_model", "__mlsql_id"
@@ -34,9 +35,28 @@ def _checked(req: front.Request, df: DataFrame, actual: str, predicted: str) -> 
     if req.stats == "label_sets":
         s = st.row_stats(a, p)
         cols = [s.tp, s.n_actual, s.n_predicted]
+    elif req.stats == "label_lists":  # each row's label sets, as sorted lists
+        cols = [
+            F.array_sort(F.array_distinct(F.filter(c, lambda x: x.isNotNull()))) for c in (a, p)
+        ]
     else:
         cols = [a, p]
     return [c.alias(f"__mlsql_s{i}") for i, c in enumerate(cols)]
+
+
+def _name(sample_weight: str | Column | None) -> str | None:
+    """The weight's column to find in the data (a Column is resolved by Spark)."""
+    return None if isinstance(sample_weight, Column) else sample_weight
+
+
+def _weight(req: front.Request, df: DataFrame, sample_weight: str | Column | None) -> Column:
+    """A row's weight, checked as the weighted measures check it (1 when unweighted)."""
+    if sample_weight is None:
+        w = F.lit(1.0).cast("double")
+    else:
+        col = df[sample_weight] if isinstance(sample_weight, str) else sample_weight
+        w = weight(req.func, col, df.select(col).schema[0].dataType)
+    return w.alias(f"__mlsql_s{len(STATS[req.stats])}")
 
 
 def bootstrap(
@@ -49,11 +69,13 @@ def bootstrap(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    sample_weight: str | Column | None = None,
 ) -> DataFrame:
     """Bootstrap intervals of measures, one row per group and measure.
 
     Parameters, result and method are those of DuckDB's ``mlsql.bootstrap``
-    (the same seed gives the same result in every engine).
+    (``sample_weight`` a column name or a Column of ``df``; the same seed gives
+    the same result in every engine).
 
     Returns
     -------
@@ -73,14 +95,14 @@ def bootstrap(
     req = front.request(
         "bootstrap",
         df.columns,
-        {"actual": actual, "predicted": predicted},
+        front.with_weight({"actual": actual, "predicted": predicted}, _name(sample_weight)),
         by,
         measures,
         n_resamples,
         confidence,
         seed,
     )
-    stats = _checked(req, df, actual, predicted)
+    stats = [*_checked(req, df, actual, predicted), _weight(req, df, sample_weight)]
     rows = [tuple(r) for r in df.groupBy(*(df[b] for b in req.by), *stats).count().collect()]
     out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
     return _frame(df, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
@@ -99,6 +121,7 @@ def compare(
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    sample_weight: str | Column | None = None,
     drop_unpaired: bool = False,
 ) -> DataFrame:
     """Paired comparison of every model with the baseline: difference, interval, p-values.
@@ -126,15 +149,18 @@ def compare(
     req = front.request(
         "compare",
         df.columns,
-        {"actual": actual, "predicted": predicted, "model": model, "id": id},
+        front.with_weight(
+            {"actual": actual, "predicted": predicted, "model": model, "id": id},
+            _name(sample_weight),
+        ),
         by,
         measures,
         n_resamples,
         confidence,
         seed,
     )
-    stats = _checked(req, df, actual, predicted)
-    names = [f"__mlsql_s{i}" for i in range(len(STATS[req.stats]))]
+    stats = [*_checked(req, df, actual, predicted), _weight(req, df, sample_weight)]
+    names = [f"__mlsql_s{i}" for i in range(len(STATS[req.stats]) + 1)]
     groups = [f"__mlsql_by{i}" for i in range(len(req.by))]
     rows = df.select(
         *(df[b].alias(g) for b, g in zip(req.by, groups, strict=True)),
