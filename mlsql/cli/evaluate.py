@@ -41,6 +41,8 @@ class Options:
     tables: tuple[str, ...] = TABLES
     #: the column of row weights (--sample-weight), if any
     sample_weight: str | None = None
+    #: a score report computes the precision-recall curves (the HTML page draws them)
+    curves: bool = False
 
     def params(self, prepared: Prepared, sep: str | None) -> dict[str, Any]:
         """The parameters as a report shows them."""
@@ -104,6 +106,8 @@ def evaluate(
 ) -> Report:
     """The report of the prepared view on the chosen engine (as ``mlsql.report`` builds it)."""
     engine, frame = _frame(con, options.engine, prepared)
+    if prepared.scores:
+        return _evaluate_scores(con, engine, frame, prepared, options, source=source, sep=sep)
     settings = Settings(
         by=prepared.by,
         labels=options.labels,
@@ -122,6 +126,42 @@ def evaluate(
         single_label=prepared.single_label,
         source=source,
         params=options.params(prepared, sep),
+    )
+
+
+def _evaluate_scores(
+    con: duckdb.DuckDBPyConnection,
+    engine: Any,
+    frame: Any,
+    prepared: Prepared,
+    options: Options,
+    *,
+    source: str,
+    sep: str | None,
+) -> Report:
+    """The score report (the predicted column holds label scores), as ``mlsql.report`` builds it."""
+    from mlsql.report.score_engines import DuckDBScores, PolarsScores, SparkScores
+    from mlsql.report.scores import build_scores
+
+    if options.labels is not None:
+        raise UserError(
+            "--labels: a score report's labels are those true or scored in the data; "
+            "leave --labels out for a score column"
+        )
+    scores = {"duckdb": lambda: DuckDBScores(con), "polars": PolarsScores, "spark": SparkScores}
+    settings = Settings(by=prepared.by, beta=options.beta, zero_division=options.zero_division)
+    params = options.params(prepared, sep)
+    params.pop("labels", None)
+    return build_scores(
+        scores[options.engine](),
+        engine,
+        frame,
+        ACTUAL,
+        PREDICTED,
+        settings,
+        source=source,
+        params=params,
+        curves=options.curves,
     )
 
 

@@ -100,6 +100,7 @@ def run_eval(
         per_label=per_label,
         tables=tables,
         sample_weight=sample_weight,
+        curves=format_ == "html",
     )
     if format_ == "html" and output is None and is_terminal(sys.stdout):
         fail("--format html writes a web page: add --output report.html (or redirect stdout)")
