@@ -548,7 +548,11 @@ def prepare(
         raise UserError("--sep must not be empty")
     a = _side(actual, opened.type_of(actual), sep)
     scored = score_kind(opened.type_of(predicted))
-    p = Side(predicted, "scores", scored) if scored else _side(predicted, opened.type_of(predicted), sep)
+    p = (
+        Side(predicted, "scores", scored)
+        if scored
+        else _side(predicted, opened.type_of(predicted), sep)
+    )
     if scored and a.shape == "value":
         raise UserError(
             f"--predicted {predicted!r} holds label scores, so --actual {actual!r} must hold "

@@ -73,7 +73,7 @@ def build_scores(
         cells = engine.cells(frame, actual, scores, by)
         low, high = engine.score_range(cells)
         calibration = None
-        if low is not None and 0 <= low and high <= 1:
+        if low is not None and low >= 0 and high <= 1:
             calibration = sorted_rows(engine.calibration(cells, by, CALIBRATION_BINS), (*by, "bin"))
             notes.append(POOLED_NOTE)
         elif low is not None:
