@@ -34,6 +34,16 @@ def _labels_per_group(rows: list[dict[str, Any]], by: tuple[str, ...]) -> int:
     return max(counts.values(), default=0)
 
 
+def _with_labels(row: dict[str, Any], n_labels: int) -> dict[str, Any]:
+    """``row`` with ``n_labels`` after its ``n_rows``."""
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        out[key] = value
+        if key == "n_rows":
+            out["n_labels"] = n_labels
+    return out
+
+
 def build_scores(
     engine: Any,
     frames: Any,
@@ -67,8 +77,7 @@ def build_scores(
         for r in thresholds:
             key = tuple(r[c] for c in by)
             n_labels[key] = n_labels.get(key, 0) + 1
-        for r in summary:
-            r["n_labels"] = n_labels.get(tuple(r[c] for c in by), 0)
+        summary = [_with_labels(r, n_labels.get(tuple(r[c] for c in by), 0)) for r in summary]
         notes: list[str] = []
         cells = engine.cells(frame, actual, scores, by)
         low, high = engine.score_range(cells)
