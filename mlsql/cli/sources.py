@@ -617,8 +617,12 @@ def warn_unknown_rows(prepared: Prepared, unknown: int, total: int) -> None:
     if unknown:
         warn(
             f"{unknown} of {total} rows have a NULL {prepared.actual!r} or "
-            f"{prepared.predicted!r} and are left out as unknown (an empty list [] counts "
-            "as predicting nothing)"
+            f"{prepared.predicted!r} and are left out as unknown ("
+            + (
+                "an empty score map or list scores nothing)"
+                if prepared.scores
+                else "an empty list [] counts as predicting nothing)"
+            )
         )
 
 

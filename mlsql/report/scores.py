@@ -103,9 +103,11 @@ def build_scores(
     finally:
         engine.close()
     if skipped:
+        shown = params or {}
+        names = (shown.get("actual", actual), shown.get("predicted", scores))
         notes.append(
-            f"{skipped} of {total} rows have a NULL {actual!r} or {scores!r} and are left out "
-            "as unknown"
+            f"{skipped} of {total} rows have a NULL {names[0]!r} or {names[1]!r} and are left "
+            "out as unknown (an empty score map or list scores nothing)"
         )
     return Report(
         source=source,
