@@ -50,10 +50,12 @@ def _rows(seed: int, n: int, labels: tuple[str, ...] = LABELS) -> list[dict[str,
     return out
 
 
-def _table(rows: list[dict[str, Any]], actual: str = "actual", scores: str = "scores") -> pa.Table:
+def _table(
+    rows: list[dict[str, Any]], actual: str = "actual", scores: str = "scores", group: str = "g"
+) -> pa.Table:
     return pa.table(
         {
-            "g": [r["g"] for r in rows],
+            group: [r["g"] for r in rows],
             actual: pa.array([r["actual"] for r in rows], pa.list_(pa.string())),
             scores: pa.array(
                 [list(r["scores"].items()) for r in rows], pa.map_(pa.string(), pa.float64())
@@ -218,16 +220,21 @@ def test_scores_outside_zero_one_have_no_calibration(tmp_path: Path) -> None:
         assert close(report["summary"][0][key], want), key
 
 
-def test_hostile_column_names_are_only_names(tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", LOCAL_ENGINES)
+@pytest.mark.parametrize("group", ["a", 'g"); DROP TABLE x; --'])
+def test_hostile_column_names_are_only_names(tmp_path: Path, engine: str, group: str) -> None:
     path = tmp_path / "hostile.parquet"
     actual, scores = INJECTION, "s'); SELECT 1; --"
-    pq.write_table(_table(ROWS, actual=actual, scores=scores), path)
-    result = invoke("eval", path, "-a", actual, "-p", scores, "-f", "json", "--by", "g")
+    pq.write_table(_table(ROWS, actual=actual, scores=scores, group=group), path)
+    result = invoke(
+        "eval", path, "-a", actual, "-p", scores, "-f", "json", "--by", group, "--engine", engine
+    )
     assert result.exit_code == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["params"]["actual"] == actual and report["params"]["predicted"] == scores
+    assert report["calibration"] and report["label_thresholds"]
     for row in report["summary"]:
-        want = sklearn_summary(by_group(ROWS)[row["g"]])
+        want = sklearn_summary(by_group(ROWS)[row[group]])
         assert close(row["macro_average_precision"], want["macro_average_precision"])
 
 
@@ -262,6 +269,18 @@ def test_options_a_score_report_refuses(tmp_path: Path, args: list[str], message
     result = invoke("eval", path, "-a", "actual", "-p", "scores", *args)
     assert result.exit_code == 2
     assert message in result.stderr
+
+
+@pytest.mark.parametrize("engine", LOCAL_ENGINES)
+@pytest.mark.parametrize("group", ["label", "bin", "threshold"])
+def test_a_group_named_like_a_table_column_is_refused_alike(
+    tmp_path: Path, engine: str, group: str
+) -> None:
+    path = tmp_path / "named.parquet"
+    pq.write_table(_table(ROWS, group=group), path)
+    result = invoke("eval", path, "-a", "actual", "-p", "scores", "--by", group, "--engine", engine)
+    assert result.exit_code == 2
+    assert f"--by {group!r}: a score report's tables have a column of that name" in result.stderr
 
 
 def test_one_label_per_row_against_scores_is_refused(tmp_path: Path) -> None:

@@ -129,6 +129,24 @@ def evaluate(
     )
 
 
+def score_table_columns() -> tuple[str, ...]:
+    """The output columns of the tables a score report reads (a --by column may not be one).
+
+    Examples
+    --------
+    >>> "label" in score_table_columns(), "bin" in score_table_columns()
+    (True, True)
+    """
+    from mlsql.measures import curves, thresholds
+
+    names = (
+        *thresholds.THRESHOLD_COLUMNS,
+        *thresholds.CALIBRATION_COLUMNS,
+        *curves.output_columns("precision_recall_curve"),
+    )
+    return tuple(dict.fromkeys(names))
+
+
 def _evaluate_scores(
     con: duckdb.DuckDBPyConnection,
     engine: Any,
@@ -148,6 +166,13 @@ def _evaluate_scores(
             "--labels: a score report's labels are those true or scored in the data; "
             "leave --labels out for a score column"
         )
+    taken = score_table_columns()
+    for column in prepared.by:
+        if column in taken:
+            raise UserError(
+                f"--by {column!r}: a score report's tables have a column of that name "
+                f"({', '.join(taken)}); group by a column of another name"
+            )
     scores = {"duckdb": lambda: DuckDBScores(con), "polars": PolarsScores, "spark": SparkScores}
     settings = Settings(by=prepared.by, beta=options.beta, zero_division=options.zero_division)
     params = options.params(prepared, sep)

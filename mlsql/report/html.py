@@ -18,7 +18,6 @@ from mlsql.report import charts
 from mlsql.report import score_tables as ST
 from mlsql.report.averages import AVERAGES, MEASURES
 from mlsql.report.numbers import fmt, ratio
-from mlsql.report.scores import MAX_CURVE_LABELS, POOLED_NOTE
 from mlsql.report.text import by_support
 
 if TYPE_CHECKING:
@@ -205,11 +204,11 @@ def _score_charts(report: Report, group: Group) -> list[str]:
     if group.curves:
         if report.curve_scope == "label":
             title = "Precision-recall curve per label"
-            note = f"one curve per label (up to {MAX_CURVE_LABELS} labels)"
+            note = f"one curve per label (up to {ST.MAX_CURVE_LABELS} labels)"
         else:
             title = "Micro precision-recall curve"
             note = (
-                f"more than {MAX_CURVE_LABELS} labels: one curve of the scored (row, label) "
+                f"more than {ST.MAX_CURVE_LABELS} labels: one curve of the scored (row, label) "
                 "cells pooled (true labels a row does not score are left out)"
             )
         parts += [
@@ -221,7 +220,7 @@ def _score_charts(report: Report, group: Group) -> list[str]:
         parts += [
             "<h3>Reliability diagram</h3>",
             charts.reliability_diagram(group.calibration),
-            f'<p class="note">{esc(POOLED_NOTE)}</p>',
+            f'<p class="note">{esc(ST.POOLED_NOTE)}</p>',
         ]
     return parts
 

@@ -109,11 +109,12 @@ class DuckDBScores:
             else s
         )
         groups = "".join(f"{quote_ident(c)}, " for c in by)
+        e = "__mlsql_e"
         return self.con.sql(
-            f"SELECT {groups}e.label AS {LABEL}, list_contains(a, e.label) AS {TRUE}, "
-            f"CAST(e.score AS DOUBLE) AS {SCORE} FROM (SELECT {groups}{a} AS a, "
-            f"unnest({entries}) AS e FROM {view} WHERE {a} IS NOT NULL AND {s} IS NOT NULL) "
-            "WHERE e.label IS NOT NULL AND e.score IS NOT NULL"
+            f"SELECT {groups}{e}.label AS {LABEL}, list_contains(__mlsql_a, {e}.label) AS {TRUE}, "
+            f"CAST({e}.score AS DOUBLE) AS {SCORE} FROM (SELECT {groups}{a} AS __mlsql_a, "
+            f"unnest({entries}) AS {e} FROM {view} WHERE {a} IS NOT NULL AND {s} IS NOT NULL) "
+            f"WHERE {e}.label IS NOT NULL AND {e}.score IS NOT NULL"
         )
 
     def score_range(self, cells: Any) -> tuple[Any, Any]:

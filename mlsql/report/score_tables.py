@@ -18,6 +18,16 @@ if TYPE_CHECKING:
 
 Table = tuple[list[str], list[list[Any]]]
 
+#: equal-width calibration bins on [0, 1] (those of expected_calibration_error)
+CALIBRATION_BINS = 10
+#: at most this many labels (in every group) get a precision-recall curve each; beyond, micro
+MAX_CURVE_LABELS = 10
+
+POOLED_NOTE = (
+    "calibration pools the scored (row, label) cells of every label; a label a row "
+    "does not score has no probability there and is left out"
+)
+
 #: label rows a summary shows (most frequent first); --per-label shows all
 SHOWN_LABELS = 10
 MEASURE_NAMES = {"average_precision": "average precision", "roc_auc": "ROC AUC"}

@@ -14,16 +14,7 @@ from typing import Any
 
 from mlsql.report.build import Settings, integral, sorted_rows
 from mlsql.report.model import Report
-
-#: equal-width calibration bins on [0, 1] (those of expected_calibration_error)
-CALIBRATION_BINS = 10
-#: at most this many labels (in every group) get a precision-recall curve each; beyond, micro
-MAX_CURVE_LABELS = 10
-
-POOLED_NOTE = (
-    "calibration pools the scored (row, label) cells of every label; a label a row "
-    "does not score has no probability there and is left out"
-)
+from mlsql.report.score_tables import CALIBRATION_BINS, MAX_CURVE_LABELS, POOLED_NOTE
 
 
 def _labels_per_group(rows: list[dict[str, Any]], by: tuple[str, ...]) -> int:
