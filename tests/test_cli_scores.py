@@ -306,3 +306,52 @@ def test_spark_gives_the_same_score_report(scored: Path) -> None:
     assert [(b["g"], b["bin"], b["count"]) for b in report["calibration"]] == [
         (b["g"], b["bin"], b["count"]) for b in duck["calibration"]
     ]
+
+
+def _api_rows(engine: str, path: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(per-group averages, label_thresholds rows) straight from the engine's public API."""
+    calls = [
+        (f"{a}_{m}", f"multilabel_{m}", a)
+        for m in ("average_precision", "roc_auc")
+        for a in AVERAGES
+    ]
+    if engine == "duckdb":
+        import mlsql
+
+        con = mlsql.connect()
+        source = f"read_parquet('{path}')"
+        exprs = ", ".join(f"{f}(actual, scores, average := '{a}') AS {c}" for c, f, a in calls)
+        rel = con.sql(f"SELECT g, {exprs} FROM {source} GROUP BY g ORDER BY g")
+        summary = [dict(zip(rel.columns, r, strict=True)) for r in rel.fetchall()]
+        rel = con.sql(
+            f"""SELECT * FROM label_thresholds('{path}', 'actual', 'scores', "by" := ['g'])
+            ORDER BY g, label"""
+        )
+        return summary, [dict(zip(rel.columns, r, strict=True)) for r in rel.fetchall()]
+    import polars as pl
+
+    import mlsql.polars as mp
+
+    frame = pl.read_parquet(path)
+    summary = (
+        frame.group_by("g")
+        .agg(getattr(mp, f)("actual", "scores", average=a).alias(c) for c, f, a in calls)
+        .sort("g")
+        .to_dicts()
+    )
+    table = mp.label_thresholds(frame, "actual", "scores", by="g")
+    if isinstance(table, pl.LazyFrame):
+        table = table.collect()
+    return summary, table.sort("g", "label").to_dicts()
+
+
+@pytest.mark.parametrize("engine", LOCAL_ENGINES)
+def test_json_numbers_are_the_apis(scored: Path, engine: str) -> None:
+    report = score_json(scored, "--by", "g", engine=engine)
+    summary, thresholds = _api_rows(engine, scored)
+    for got, want in zip(report["summary"], summary, strict=True):
+        assert {k: got[k] for k in want} == want
+    assert len(report["label_thresholds"]) == len(thresholds)
+    for got, want in zip(report["label_thresholds"], thresholds, strict=True):
+        want = {k: (None if v == math.inf else v) for k, v in want.items()}
+        assert got == want
