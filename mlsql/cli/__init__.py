@@ -114,7 +114,13 @@ def eval_command(
     ],
     predicted: Annotated[
         str,
-        typer.Option("--predicted", "-p", help="Column of predicted labels.", show_default=False),
+        typer.Option(
+            "--predicted",
+            "-p",
+            help="Column of predicted labels, or of label scores (a map label -> score, or a "
+            "list of {label, score}): then a score report.",
+            show_default=False,
+        ),
     ],
     by: Annotated[
         Optional[list[str]],  # noqa: UP045 (typer reads the annotation at run time)
@@ -179,6 +185,8 @@ def eval_command(
     """Score predictions: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, and the best and worst labels (per group with --by).
 
     Label columns may be lists (VARCHAR[], INTEGER[]), one label per row (single-label data: the HTML report adds a confusion matrix), or delimited text split with --sep (in CSV an empty cell is an empty list). Rows where either side is NULL are left out as unknown.
+
+    A --predicted column of label scores (a map label -> score, or a list of {label, score}) gives a score report instead: micro, macro, weighted and samples average precision and ROC AUC, the per-label thresholds that maximise F-beta, and the calibration table when the scores are probabilities (labels pooled); the HTML draws the precision-recall curves and a reliability diagram.
     """
     from mlsql.cli.run import run_eval
 

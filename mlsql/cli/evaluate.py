@@ -43,6 +43,8 @@ class Options:
     sample_weight: str | None = None
     #: bootstrap intervals (--ci): a :class:`~mlsql.report.intervals.Resampling`, or None
     resampling: Any = None
+    #: a score report computes the precision-recall curves (the HTML page draws them)
+    curves: bool = False
 
     def params(self, prepared: Prepared, sep: str | None) -> dict[str, Any]:
         """The parameters as a report shows them."""
@@ -106,6 +108,8 @@ def evaluate(
 ) -> Report:
     """The report of the prepared view on the chosen engine (as ``mlsql.report`` builds it)."""
     engine, frame = _frame(con, options.engine, prepared)
+    if prepared.scores:
+        return _evaluate_scores(con, engine, frame, prepared, options, source=source, sep=sep)
     settings = Settings(
         by=prepared.by,
         labels=options.labels,
@@ -131,6 +135,72 @@ def evaluate(
 
     return add_intervals(
         report, engine, frame, ACTUAL, PREDICTED, options.resampling, options.sample_weight
+    )
+
+
+def score_table_columns() -> tuple[str, ...]:
+    """The output columns of the tables a score report reads (a --by column may not be one).
+
+    Examples
+    --------
+    >>> "label" in score_table_columns(), "bin" in score_table_columns()
+    (True, True)
+    """
+    from mlsql.measures import curves, thresholds
+
+    names = (
+        *thresholds.THRESHOLD_COLUMNS,
+        *thresholds.CALIBRATION_COLUMNS,
+        *curves.output_columns("precision_recall_curve"),
+    )
+    return tuple(dict.fromkeys(names))
+
+
+def _evaluate_scores(
+    con: duckdb.DuckDBPyConnection,
+    engine: Any,
+    frame: Any,
+    prepared: Prepared,
+    options: Options,
+    *,
+    source: str,
+    sep: str | None,
+) -> Report:
+    """The score report (the predicted column holds label scores), as ``mlsql.report`` builds it."""
+    from mlsql.report.score_engines import DuckDBScores, PolarsScores, SparkScores
+    from mlsql.report.scores import build_scores
+
+    if options.labels is not None:
+        raise UserError(
+            "--labels: a score report's labels are those true or scored in the data; "
+            "leave --labels out for a score column"
+        )
+    if options.resampling is not None:
+        raise UserError(
+            "--ci: a score report has no bootstrap intervals yet (bootstrap resamples "
+            "measures of label lists and classes); leave --ci out for a score column"
+        )
+    taken = score_table_columns()
+    for column in prepared.by:
+        if column in taken:
+            raise UserError(
+                f"--by {column!r}: a score report's tables have a column of that name "
+                f"({', '.join(taken)}); group by a column of another name"
+            )
+    scores = {"duckdb": lambda: DuckDBScores(con), "polars": PolarsScores, "spark": SparkScores}
+    settings = Settings(by=prepared.by, beta=options.beta, zero_division=options.zero_division)
+    params = options.params(prepared, sep)
+    params.pop("labels", None)
+    return build_scores(
+        scores[options.engine](),
+        engine,
+        frame,
+        ACTUAL,
+        PREDICTED,
+        settings,
+        source=source,
+        params=params,
+        curves=options.curves,
     )
 
 

@@ -83,6 +83,8 @@ def _labels(side: Side, prepared: Prepared) -> pl.Expr:
     of: pl.DataType = pl.String() if side.kind == "text" else _integer(prepared)
     if side.shape == "list":
         return c.cast(pl.List(of))
+    if side.shape == "scores":  # read as they are by the score measures
+        return c
     if side.shape == "split":
         text = c.fill_null("") if prepared.empty_cells else c
         assert prepared.sep is not None

@@ -104,6 +104,7 @@ def run_eval(
         tables=tables,
         sample_weight=sample_weight,
         resampling=resampling,
+        curves=format_ == "html",
     )
     if resampling is not None and format_ == "csv" and per_label:
         raise UserError(

@@ -84,9 +84,11 @@ class Opened:
 class Side:
     """How one label column becomes a list of labels, the same in every engine.
 
-    ``shape`` is 'list' (a list column), 'split' (text split on ``sep``) or
-    'value' (one label per row); ``kind`` the labels' kind, 'text' or
-    'integer'; ``boolean`` a one-per-row boolean column read as text.
+    ``shape`` is 'list' (a list column), 'split' (text split on ``sep``),
+    'value' (one label per row) or, for the predicted side only, 'scores' (a
+    map label -> score or a list of {label, score} structs: a score report);
+    ``kind`` the labels' kind, 'text' or 'integer'; ``boolean`` a one-per-row
+    boolean column read as text.
     """
 
     column: str
@@ -118,6 +120,11 @@ class Prepared:
     frame: Any = PREPARED
     #: the column of row weights (--sample-weight), carried beside the group columns
     weight: str | None = None
+
+    @property
+    def scores(self) -> bool:
+        """Whether ``predicted`` holds label scores (a score report), not labels."""
+        return self.sides[1].shape == "scores"
 
     @property
     def kept(self) -> tuple[str, ...]:
@@ -420,8 +427,32 @@ def _kind(t: duckdb.DuckDBPyType) -> str | None:
 
 WRONG_TYPE = (
     "column {col!r} has type {type}; mlsql needs labels: a list of text or integers "
-    "(e.g. VARCHAR[]), one text or integer label per row, or text split with --sep"
+    "(e.g. VARCHAR[]), one text or integer label per row, or text split with --sep "
+    "(--predicted may also hold label scores: a MAP label -> number, or a list of "
+    "{{label, score}} structs)"
 )
+
+
+#: DuckDB types of a score (any real number)
+SCORE_TYPES = {*INTEGER_TYPES, "float", "double", "decimal"}
+
+
+def score_kind(t: duckdb.DuckDBPyType) -> str | None:
+    """The label kind of a score column (a map label -> number, or a list of {label, score}).
+
+    ``None`` when ``t`` holds no label scores.
+    """
+    if t.id == "map":
+        key, value = (dict(t.children)[k] for k in ("key", "value"))
+    elif t.id == "list" and dict(t.children)["child"].id == "struct":
+        fields = dict(dict(t.children)["child"].children)
+        if set(fields) != {"label", "score"}:
+            return None
+        key, value = fields["label"], fields["score"]
+    else:
+        return None
+    kind = _kind(key)
+    return kind if kind in ("text", "integer") and value.id in SCORE_TYPES else None
 
 
 #: integer label types wider than BIGINT holds; labels of these are read as HUGEINT
@@ -453,6 +484,11 @@ def _sql(side: Side, prepared: Prepared) -> str:
     of = "VARCHAR" if side.kind == "text" else integer
     if side.shape == "list":
         return f"CAST({q} AS {of}[])"
+    if side.shape == "scores":
+        if prepared.opened.type_of(side.column).id == "map":
+            return f"CAST({q} AS MAP({of}, DOUBLE))"
+        entry = f"{{'label': CAST(e.label AS {of}), 'score': CAST(e.score AS DOUBLE)}}"
+        return f"list_transform({q}, lambda e: {entry})"
     if side.shape == "split":
         text = f"coalesce({q}, '')" if prepared.empty_cells else q
         parts = f"list_transform(string_split({text}, {lit(prepared.sep)}), lambda x: trim(x))"
@@ -511,7 +547,17 @@ def prepare(
     if sep == "":
         raise UserError("--sep must not be empty")
     a = _side(actual, opened.type_of(actual), sep)
-    p = _side(predicted, opened.type_of(predicted), sep)
+    scored = score_kind(opened.type_of(predicted))
+    p = (
+        Side(predicted, "scores", scored)
+        if scored
+        else _side(predicted, opened.type_of(predicted), sep)
+    )
+    if scored and a.shape == "value":
+        raise UserError(
+            f"--predicted {predicted!r} holds label scores, so --actual {actual!r} must hold "
+            "label lists (e.g. VARCHAR[]) or text split with --sep"
+        )
     if (a.shape == "value") != (p.shape == "value"):
         which = actual if a.shape == "value" else predicted
         raise UserError(
@@ -540,6 +586,11 @@ def prepare(
         empty_cells=opened.format in ("CSV", "TSV"),
         weight=sample_weight,
     )
+    if scored and sample_weight is not None:
+        raise UserError(
+            "--sample-weight: the score measures (average precision, ROC AUC, thresholds, "
+            "calibration) are not weighted yet; leave it out for a score column"
+        )
     if single and sample_weight is not None:
         raise UserError(
             "--sample-weight needs label lists for now: one label per row is not weighted yet"
@@ -566,8 +617,12 @@ def warn_unknown_rows(prepared: Prepared, unknown: int, total: int) -> None:
     if unknown:
         warn(
             f"{unknown} of {total} rows have a NULL {prepared.actual!r} or "
-            f"{prepared.predicted!r} and are left out as unknown (an empty list [] counts "
-            "as predicting nothing)"
+            f"{prepared.predicted!r} and are left out as unknown ("
+            + (
+                "an empty score map or list scores nothing)"
+                if prepared.scores
+                else "an empty list [] counts as predicting nothing)"
+            )
         )
 
 

@@ -225,6 +225,8 @@ def _labels(side: Side, prepared: Prepared) -> Any:
     of = "string" if side.kind == "text" else "bigint"  # wider integers: check_width
     if side.shape == "list":
         return c.cast(f"array<{of}>")
+    if side.shape == "scores":  # read as they are by the score measures
+        return c
     if side.shape == "split":
         assert prepared.sep is not None
         text = F.coalesce(c, F.lit("")) if prepared.empty_cells else c

@@ -198,3 +198,81 @@ def group_intervals(points: list[dict[str, Any]]) -> str:
     )
     # one 16-pixel band per measure within each group's row
     return _svg((bars + dots).properties(width=560, height=alt.Step(16)))
+
+
+#: a score report draws at most this many points per precision-recall curve
+MAX_CURVE_POINTS = 500
+
+
+def _thinned(rows: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """At most ``n`` of ``rows``, evenly spaced, the first and the last kept."""
+    if len(rows) <= n:
+        return rows
+    step = (len(rows) - 1) / (n - 1)
+    return [rows[round(i * step)] for i in range(n)]
+
+
+def pr_curves(rows: list[dict[str, Any]], *, per_label: bool) -> str:
+    """Precision against recall, one line per label (``per_label``) or one micro line."""
+    import altair as alt
+
+    curves: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        curves.setdefault(str(r["label"]) if per_label else "micro", []).append(r)
+    points = [
+        {
+            "curve": name,
+            "order": i,
+            "recall": _number(r["recall"]),
+            "precision": _number(r["precision"]),
+        }
+        for name, found in curves.items()
+        for i, r in enumerate(_thinned(found, MAX_CURVE_POINTS))
+    ]
+    unit = alt.Scale(domain=[0, 1])
+    chart = (
+        alt.Chart(alt.Data(values=points))
+        .mark_line(interpolate="step-before", point=len(points) <= 60)
+        .encode(
+            x=alt.X("recall:Q", scale=unit),
+            y=alt.Y("precision:Q", scale=unit),
+            order="order:Q",
+            color=alt.Color("curve:N", legend=alt.Legend(orient="right", title=None)),
+            tooltip=["curve:N", "recall:Q", "precision:Q"],
+        )
+        .properties(width=480, height=300)
+    )
+    return _svg(chart)
+
+
+def reliability_diagram(rows: list[dict[str, Any]]) -> str:
+    """Observed rate against mean score per calibration bin, the diagonal for reference."""
+    import altair as alt
+
+    unit = alt.Scale(domain=[0, 1])
+    points = [
+        {
+            "mean_score": _number(r["mean_score"]),
+            "observed_rate": _number(r["observed_rate"]),
+            "count": r["count"],
+        }
+        for r in rows
+    ]
+    diagonal = (
+        alt.Chart(alt.Data(values=[{"x": 0.0, "y": 0.0}, {"x": 1.0, "y": 1.0}]))
+        .mark_line(color="#9ca3af", strokeDash=[4, 4])
+        .encode(
+            x=alt.X("x:Q", scale=unit, title="mean score"),
+            y=alt.Y("y:Q", scale=unit, title="observed rate"),
+        )
+    )
+    line = (
+        alt.Chart(alt.Data(values=points))
+        .mark_line(point=True, color=COLORS["precision"])
+        .encode(
+            x=alt.X("mean_score:Q", scale=unit),
+            y=alt.Y("observed_rate:Q", scale=unit),
+            tooltip=["mean_score:Q", "observed_rate:Q", "count:Q"],
+        )
+    )
+    return _svg((diagonal + line).properties(width=360, height=300))

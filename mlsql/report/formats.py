@@ -144,6 +144,9 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
         s = group.summary
         if report.group_columns:
             lines += [f"### {md_escape(group.title)}", ""]
+        if report.scores:
+            lines += _md_scores(report, group, digits, per_label=per_label)
+            continue
         lines += [
             f"{count(s.get('n_rows'), 'row')}, {count(s.get('n_labels'), 'label')}, "
             f"micro {md_escape(f_name)} **{fmt(s.get(report.column('micro', 'f')), digits)}**",
@@ -169,6 +172,26 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
     for note in report.notes:
         lines += [f"> note: {md_escape(note)}", ""]
     return "\n".join(lines)
+
+
+def _md_scores(report: Report, group: Group, digits: int, *, per_label: bool) -> list[str]:
+    """A score report's group: headline, averages, per-label thresholds, calibration bins."""
+    from mlsql.report import score_tables as ST
+
+    def table(header: list[str], rows: list[list[Any]]) -> list[str]:
+        return _md_table(header, [[fmt(v, digits) for v in row] for row in rows])
+
+    limit = None if per_label else ST.SHOWN_LABELS
+    line = ", ".join(
+        f"{md_escape(name)} **{md_escape(fmt(v, digits))}**"
+        for name, v in ST.headline(report, group)
+    )
+    lines = [line, "", *table(*ST.averages(report, group))]
+    lines += [f"**{md_escape(ST.thresholds_title(report, group, limit=limit))}**", ""]
+    lines += table(*ST.thresholds(report, group, limit=limit))
+    if group.calibration is not None:
+        lines += ["**calibration (pooled labels)**", "", *table(*ST.calibration(group))]
+    return lines
 
 
 def _md_labels(report: Report, group: Group, digits: int, *, per_label: bool) -> list[str]:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from mlsql._version import __version__
 from mlsql.report import charts
+from mlsql.report import score_tables as ST
 from mlsql.report.averages import AVERAGES, MEASURES
 from mlsql.report.numbers import fmt, ratio
 from mlsql.report.text import INTERVAL_COLUMNS, by_support, interval_title, with_interval
@@ -204,7 +205,67 @@ def _label_table(report: Report, rows: list[dict[str, Any]], digits: int) -> str
 MAX_GROUP_CHARTS = 12
 
 
+def _table(header: list[str], rows: list[list[Any]], digits: int, css: str = "summary") -> str:
+    head = "".join(f"<th>{esc(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{esc(fmt(v, digits))}</td>" for v in row) + "</tr>" for row in rows
+    )
+    return f'<table class="{css}"><tr>{head}</tr>{body}</table>'
+
+
+def _score_charts(report: Report, group: Group) -> list[str]:
+    """The precision-recall curve(s) and the reliability diagram of a score report's group."""
+    parts = []
+    if group.curves:
+        if report.curve_scope == "label":
+            title = "Precision-recall curve per label"
+            note = f"one curve per label (up to {ST.MAX_CURVE_LABELS} labels)"
+        else:
+            title = "Micro precision-recall curve"
+            note = (
+                f"more than {ST.MAX_CURVE_LABELS} labels: one curve of the scored (row, label) "
+                "cells pooled (true labels a row does not score are left out)"
+            )
+        parts += [
+            f"<h3>{esc(title)}</h3>",
+            charts.pr_curves(group.curves, per_label=report.curve_scope == "label"),
+            f'<p class="note">{esc(note)}</p>',
+        ]
+    if group.calibration:
+        parts += [
+            "<h3>Reliability diagram</h3>",
+            charts.reliability_diagram(group.calibration),
+            f'<p class="note">{esc(ST.POOLED_NOTE)}</p>',
+        ]
+    return parts
+
+
+def _score_section(report: Report, group: Group, digits: int, *, draw: bool) -> str:
+    """A score report's group: averages, per-label thresholds, calibration, and their charts."""
+    cards = "".join(
+        f'<div class="card"><div class="k">{esc(name)}</div>'
+        f'<div class="v">{esc(fmt(value, digits))}</div></div>'
+        for name, value in ST.headline(report, group)
+    )
+    parts = [
+        f"<h2>{esc(group.title)}</h2>" if report.group_columns else "",
+        f'<div class="cards">{cards}</div>',
+        "<h3>Average precision and ROC AUC</h3>",
+        _table(*ST.averages(report, group), digits),
+        "<h3>Per-label thresholds</h3>",
+        f'<p class="note">{esc(ST.thresholds_title(report, group, limit=None))}</p>',
+        _table(*ST.thresholds(report, group, limit=None), digits, "labels"),
+    ]
+    if group.calibration is not None:
+        parts += ["<h3>Calibration</h3>", _table(*ST.calibration(group), digits, "labels")]
+    if draw:
+        parts += _score_charts(report, group)
+    return f'<section class="group">{"".join(parts)}</section>'
+
+
 def _group_section(report: Report, group: Group, digits: int, *, draw: bool = True) -> str:
+    if report.scores:
+        return _score_section(report, group, digits, draw=draw)
     f = report.f_name
     parts = [
         f"<h2>{esc(group.title)}</h2>" if report.group_columns else "",
@@ -267,6 +328,9 @@ def _groups_overview(report: Report, digits: int, *, draw: bool = True) -> str:
         (report.column("samples", "f"), f"samples {f}"),
         ("hamming_loss", "Hamming loss"),
         ("subset_accuracy", "subset acc."),
+        ("micro_average_precision", "micro AP"),
+        ("macro_average_precision", "macro AP"),
+        ("macro_roc_auc", "macro ROC AUC"),
     ]
     columns = [(k, n) for k, n in columns if any(k in s for s in report.summary)]
     head = "".join(f"<th>{esc(c)}</th>" for c in report.group_columns)
@@ -309,7 +373,11 @@ def _params(report: Report) -> str:
         "zero_division": p.get("zero_division"),
         "labels": ", ".join(map(str, p["labels"])) if p.get("labels") else None,
         "sep": repr(p["sep"]) if p.get("sep") else None,
-        "data": "one label per row" if report.single_label else "label sets",
+        "data": "label scores"
+        if report.scores
+        else "one label per row"
+        if report.single_label
+        else "label sets",
     }
     return "".join(
         f"<span>{esc(k)} <b>{esc(v)}</b></span>" for k, v in shown.items() if v is not None

@@ -88,6 +88,9 @@ class Group:
     labels: list[dict[str, Any]] | None
     confusion: Confusion | None
     f_key: str = "f1"
+    #: a score report: the group's calibration bins and precision-recall curve points
+    calibration: list[dict[str, Any]] | None = None
+    curves: list[dict[str, Any]] | None = None
 
     @property
     def title(self) -> str:
@@ -166,6 +169,15 @@ class Report:
     intervals: list[dict[str, Any]] | None = None
     #: how the intervals were resampled (resamples, confidence, seed, method)
     resampling: dict[str, Any] | None = None
+    #: the predicted column held label scores: ``summary`` holds averaged average precision
+    #: and ROC AUC, ``labels`` the per-label thresholds (label_thresholds)
+    scores: bool = False
+    #: a score report's calibration bins (calibration_table over the pooled scored cells)
+    calibration: list[dict[str, Any]] | None = None
+    #: a score report's precision-recall curve points (HTML only), per label or micro
+    curves: list[dict[str, Any]] | None = None
+    #: ``"label"`` (a curve per label) or ``"micro"`` (one curve of the pooled scored cells)
+    curve_scope: str | None = None
 
     def __post_init__(self) -> None:
         if self.single_label:  # one label per row: multi-label rows say nothing new
@@ -227,12 +239,22 @@ class Report:
         for row in self.summary:
             key = {c: row[c] for c in self.group_columns}
             values = tuple(key.values())
-            labels = None
-            if self.labels is not None:
-                labels = [
-                    r for r in self.labels if tuple(r[c] for c in self.group_columns) == values
-                ]
-            yield Group(key, row, labels, self.confusion.get(values), self.f_key)
+            yield Group(
+                key,
+                row,
+                self._of_group(self.labels, values),
+                self.confusion.get(values),
+                self.f_key,
+                calibration=self._of_group(self.calibration, values),
+                curves=self._of_group(self.curves, values),
+            )
+
+    def _of_group(
+        self, rows: list[dict[str, Any]] | None, values: tuple[Any, ...]
+    ) -> list[dict[str, Any]] | None:
+        if rows is None:
+            return None
+        return [r for r in rows if tuple(r[c] for c in self.group_columns) == values]
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (NaN is kept as a float; the JSON writer turns it into null).
@@ -251,8 +273,14 @@ class Report:
             "rows_read": self.total_rows,
             "rows_skipped_null": self.skipped_rows,
             "summary": self.summary,
-            "labels": self.labels,
+            # a score report's label rows are label_thresholds' rows
+            ("label_thresholds" if self.scores else "labels"): self.labels,
         }
+        if self.scores:
+            out["scores"] = True
+            out["calibration"] = self.calibration
+            if self.curves is not None:
+                out["precision_recall_curves"] = {"scope": self.curve_scope, "points": self.curves}
         if self.confusion:
             out["confusion_matrices"] = [
                 {

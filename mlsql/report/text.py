@@ -117,6 +117,9 @@ def comparison_columns(report: Report) -> list[tuple[str, str]]:
         (report.column("weighted", "f"), f"weighted {f}"),
         (report.column("samples", "f"), f"samples {f}"),
         ("cohen_kappa_score", "kappa"),
+        ("micro_average_precision", "micro AP"),
+        ("macro_average_precision", "macro AP"),
+        ("macro_roc_auc", "macro ROC AUC"),
         ("hamming_loss", "Hamming loss"),
         ("subset_accuracy", "subset acc."),
     ]
@@ -211,6 +214,36 @@ def interval_table(report: Report, group: Group, digits: int) -> Table | None:
     return table
 
 
+def _table(header: list[str], rows: list[list[Any]], digits: int, title: str | None) -> Table:
+    table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", pad_edge=False)
+    for i, name in enumerate(header):
+        table.add_column(name, justify="left" if i == 0 else "right")
+    for row in rows:
+        table.add_row(*(fmt(v, digits) for v in row))
+    return table
+
+
+def score_parts(report: Report, group: Group, digits: int, *, per_label: bool) -> list[Any]:
+    """A score report's group: headline, averages, per-label thresholds, calibration bins."""
+    from mlsql.report import score_tables as ST
+
+    line = Text()
+    for i, (name, value) in enumerate(ST.headline(report, group)):
+        line.append(" · " if i else "")
+        line.append(f"{name} ")
+        line.append(fmt(value, digits), style="bold green" if i == 2 else "bold")
+    limit = None if per_label else ST.SHOWN_LABELS
+    parts: list[Any] = [line, _table(*ST.averages(report, group), digits, None)]
+    parts += [
+        Text(""),
+        Text(ST.thresholds_title(report, group, limit=limit), style="dim"),
+        _table(*ST.thresholds(report, group, limit=limit), digits, None),
+    ]
+    if group.calibration is not None:
+        parts += [Text(""), _table(*ST.calibration(group), digits, "calibration (pooled labels)")]
+    return parts
+
+
 def by_support(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Label rows, most frequent first (then by label)."""
     return sorted(rows, key=lambda r: (-(r.get("support") or 0), str(r["label"])))
@@ -242,6 +275,10 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
         parts: list[Any] = []
         if report.group_columns:
             parts.append(Text(f"\n{group.title}", style="bold underline"))
+        if report.scores:
+            parts += score_parts(report, group, digits, per_label=per_label)
+            console.print(RichGroup(*parts))
+            continue
         parts.append(headline(report, group, digits))
         if report.single_label:
             parts.append(

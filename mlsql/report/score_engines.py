@@ -1,0 +1,325 @@
+"""What a score report asks of each engine: label lists against label scores.
+
+A *frame* here has the group columns, a label-list column and a score column
+(a map label -> score or a list of {label, score} structs). Each engine class
+answers the same questions with its own functions (DuckDB macros,
+``mlsql.polars``, ``mlsql.spark``): the averaged ``multilabel_average_precision``
+and ``multilabel_roc_auc`` per group, ``label_thresholds``, and, over the
+*cells* (one row per scored (row, label): its group, whether the label is
+true, its score), the score range, ``calibration_table`` and the micro
+``precision_recall_curve``; per label, ``precision_recall_curve`` on the frame.
+No measure is computed here: the cells are a reshaping (an unnest) of the rows.
+"""
+
+from __future__ import annotations
+
+import importlib
+import uuid
+from collections.abc import Sequence
+from typing import Any
+
+from mlsql._sqlexpr import lit, quote_ident
+
+#: the averages of the score report, in display order
+SCORE_AVERAGES = ("micro", "macro", "weighted", "samples")
+#: the aggregates, by the name of their summary columns (``{average}_{name}``)
+SCORE_MEASURES = {
+    "average_precision": "multilabel_average_precision",
+    "roc_auc": "multilabel_roc_auc",
+}
+#: the cells' columns: a scored (row, label), whether the label is true, its score
+LABEL, TRUE, SCORE = "__mlsql_label", "__mlsql_true", "__mlsql_score"
+
+
+def summary_columns() -> list[tuple[str, str, str]]:
+    """(summary column, aggregate, average) of every averaged score measure."""
+    return [
+        (f"{average}_{name}", func, average)
+        for name, func in SCORE_MEASURES.items()
+        for average in SCORE_AVERAGES
+    ]
+
+
+class DuckDBScores:
+    """DuckDB: a frame is a relation on ``con`` (mlsql's macros are registered on it)."""
+
+    name = "duckdb"
+
+    def __init__(self, con: Any) -> None:
+        self.con = con
+        self._views: list[str] = []
+
+    def _view(self, relation: Any) -> str:
+        name = f"__mlsql_scores_{uuid.uuid4().hex}"
+        relation.create_view(name, replace=True)
+        self._views.append(name)
+        return name
+
+    def close(self) -> None:
+        """Drop the views this object made."""
+        for name in self._views:
+            self.con.execute(f"DROP VIEW IF EXISTS {quote_ident(name)}")
+        self._views.clear()
+
+    def _rows(self, query: str) -> list[dict[str, Any]]:
+        rel = self.con.sql(query)
+        return [dict(zip(rel.columns, row, strict=True)) for row in rel.fetchall()]
+
+    @staticmethod
+    def _by(by: Sequence[str]) -> str:
+        return f', "by" := [{", ".join(str(lit(c)) for c in by)}]' if by else ""
+
+    def summary(
+        self, frame: Any, actual: str, scores: str, by: Sequence[str], zero_division: Any
+    ) -> list[dict[str, Any]]:
+        view = quote_ident(self._view(frame))
+        a, s = quote_ident(actual), quote_ident(scores)
+        groups = "".join(f"{quote_ident(c)}, " for c in by)
+        zd = lit(zero_division)
+        calls = ", ".join(
+            f"{func}({a}, {s}, average := {lit(avg)}, zero_division := {zd}) AS {quote_ident(col)}"
+            for col, func, avg in summary_columns()
+        )
+        known = f"count(*) FILTER ({a} IS NOT NULL AND {s} IS NOT NULL) AS n_rows"
+        group_by = " GROUP BY ALL" if by else ""
+        return self._rows(f"SELECT {groups}{known}, {calls} FROM {view}{group_by}")
+
+    def thresholds(
+        self,
+        frame: Any,
+        actual: str,
+        scores: str,
+        by: Sequence[str],
+        beta: float,
+        zero_division: Any,
+    ) -> list[dict[str, Any]]:
+        view = self._view(frame)
+        return self._rows(
+            f"SELECT * FROM label_thresholds({lit(view)}, {lit(actual)}, {lit(scores)}, "
+            f"beta := {lit(float(beta))}, zero_division := {lit(zero_division)}{self._by(by)})"
+        )
+
+    def cells(self, frame: Any, actual: str, scores: str, by: Sequence[str]) -> Any:
+        view = quote_ident(self._view(frame))
+        a, s = quote_ident(actual), quote_ident(scores)
+        kind = dict(zip(frame.columns, frame.types, strict=True))[scores]
+        entries = (
+            f"list_transform(map_entries({s}), lambda x: {{'label': x.key, 'score': x.value}})"
+            if kind.id == "map"
+            else s
+        )
+        groups = "".join(f"{quote_ident(c)}, " for c in by)
+        e = "__mlsql_e"
+        return self.con.sql(
+            f"SELECT {groups}{e}.label AS {LABEL}, list_contains(__mlsql_a, {e}.label) AS {TRUE}, "
+            f"CAST({e}.score AS DOUBLE) AS {SCORE} FROM (SELECT {groups}{a} AS __mlsql_a, "
+            f"unnest({entries}) AS {e} FROM {view} WHERE {a} IS NOT NULL AND {s} IS NOT NULL) "
+            f"WHERE {e}.label IS NOT NULL AND {e}.score IS NOT NULL"
+        )
+
+    def score_range(self, cells: Any) -> tuple[Any, Any]:
+        view = quote_ident(self._view(cells))
+        [row] = self._rows(f"SELECT min({SCORE}) AS low, max({SCORE}) AS high FROM {view}")
+        return row["low"], row["high"]
+
+    def calibration(self, cells: Any, by: Sequence[str], n_bins: int) -> list[dict[str, Any]]:
+        view = self._view(cells)
+        return self._rows(
+            f"SELECT * FROM calibration_table({lit(view)}, {lit(TRUE)}, {lit(SCORE)}, "
+            f"n_bins := {lit(n_bins)}{self._by(by)})"
+        )
+
+    def label_curves(
+        self, frame: Any, actual: str, scores: str, by: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        view = self._view(frame)
+        return self._rows(
+            f"SELECT * FROM precision_recall_curve({lit(view)}, {lit(actual)}, {lit(scores)}"
+            f"{self._by(by)})"
+        )
+
+    def micro_curve(self, cells: Any, by: Sequence[str]) -> list[dict[str, Any]]:
+        view = self._view(cells)
+        return self._rows(
+            f"SELECT * FROM precision_recall_curve({lit(view)}, {lit(TRUE)}, {lit(SCORE)}"
+            f"{self._by(by)})"
+        )
+
+
+class PolarsScores:
+    """Polars: a frame is a DataFrame or LazyFrame; the functions are ``mlsql.polars``."""
+
+    name = "polars"
+
+    def __init__(self) -> None:
+        self.mp = importlib.import_module("mlsql.polars")
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    @staticmethod
+    def _collect(frame: Any) -> Any:
+        from mlsql.report.engines import _collect
+
+        return _collect(frame)
+
+    def summary(
+        self, frame: Any, actual: str, scores: str, by: Sequence[str], zero_division: Any
+    ) -> list[dict[str, Any]]:
+        import polars as pl
+
+        known = (pl.col(actual).is_not_null() & pl.col(scores).is_not_null()).sum()
+        exprs = [known.cast(pl.Int64).alias("n_rows")] + [
+            getattr(self.mp, func)(actual, scores, average=avg, zero_division=zero_division).alias(
+                col
+            )
+            for col, func, avg in summary_columns()
+        ]
+        out = frame.group_by(list(by)).agg(exprs) if by else frame.select(exprs)
+        return self._collect(out).to_dicts()
+
+    def thresholds(
+        self,
+        frame: Any,
+        actual: str,
+        scores: str,
+        by: Sequence[str],
+        beta: float,
+        zero_division: Any,
+    ) -> list[dict[str, Any]]:
+        out = self.mp.label_thresholds(
+            frame, actual, scores, beta=beta, zero_division=zero_division, by=list(by) or None
+        )
+        return self._collect(out).to_dicts()
+
+    def cells(self, frame: Any, actual: str, scores: str, by: Sequence[str]) -> Any:
+        import polars as pl
+
+        schema = frame.collect_schema() if hasattr(frame, "collect_schema") else frame.schema
+        is_map = isinstance(schema[scores], pl.Map)
+        entries = pl.col(scores).map.entries() if is_map else pl.col(scores)
+        label, score = ("key", "value") if is_map else ("label", "score")
+        entry = pl.col("__mlsql_e")
+        return (
+            frame.filter(pl.col(actual).is_not_null() & pl.col(scores).is_not_null())
+            .select(*by, actual, entries.alias("__mlsql_e"))
+            .explode("__mlsql_e")
+            .select(
+                *by,
+                entry.struct.field(label).alias(LABEL),
+                pl.col(actual).list.contains(entry.struct.field(label)).alias(TRUE),
+                entry.struct.field(score).cast(pl.Float64).alias(SCORE),
+            )
+            .filter(pl.col(LABEL).is_not_null() & pl.col(SCORE).is_not_null())
+        )
+
+    def score_range(self, cells: Any) -> tuple[Any, Any]:
+        import polars as pl
+
+        row = self._collect(cells.select(pl.col(SCORE).min(), pl.col(SCORE).max().alias("h")))
+        return row.row(0)
+
+    def calibration(self, cells: Any, by: Sequence[str], n_bins: int) -> list[dict[str, Any]]:
+        out = self.mp.calibration_table(cells, TRUE, SCORE, n_bins=n_bins, by=list(by) or None)
+        return self._collect(out).to_dicts()
+
+    def label_curves(
+        self, frame: Any, actual: str, scores: str, by: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        out = self.mp.precision_recall_curve(frame, actual, scores, by=list(by) or None)
+        return self._collect(out).to_dicts()
+
+    def micro_curve(self, cells: Any, by: Sequence[str]) -> list[dict[str, Any]]:
+        out = self.mp.precision_recall_curve(cells, TRUE, SCORE, by=list(by) or None)
+        return self._collect(out).to_dicts()
+
+
+class SparkScores:
+    """Spark: a frame is a DataFrame on its own session; the functions are ``mlsql.spark``."""
+
+    name = "spark"
+
+    def __init__(self) -> None:
+        self.ms = importlib.import_module("mlsql.spark")
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    @staticmethod
+    def _col(name: str) -> Any:
+        from mlsql.report.engines import _spark_col
+
+        return _spark_col(name)
+
+    def summary(
+        self, frame: Any, actual: str, scores: str, by: Sequence[str], zero_division: Any
+    ) -> list[dict[str, Any]]:
+        from pyspark.sql import functions as F
+
+        known = self._col(actual).isNotNull() & self._col(scores).isNotNull()
+        exprs = [F.sum(known.cast("bigint")).alias("n_rows")] + [
+            getattr(self.ms, func)(actual, scores, average=avg, zero_division=zero_division).alias(
+                col
+            )
+            for col, func, avg in summary_columns()
+        ]
+        out = frame.groupBy(*by).agg(*exprs) if by else frame.agg(*exprs)
+        return [r.asDict() for r in out.collect()]
+
+    def thresholds(
+        self,
+        frame: Any,
+        actual: str,
+        scores: str,
+        by: Sequence[str],
+        beta: float,
+        zero_division: Any,
+    ) -> list[dict[str, Any]]:
+        out = self.ms.label_thresholds(
+            frame, actual, scores, beta=beta, zero_division=zero_division, by=list(by) or None
+        )
+        return [r.asDict() for r in out.collect()]
+
+    def cells(self, frame: Any, actual: str, scores: str, by: Sequence[str]) -> Any:
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import MapType
+
+        is_map = isinstance(frame.schema[scores].dataType, MapType)
+        s = self._col(scores)
+        entries = F.map_entries(s) if is_map else s
+        label, score = ("key", "value") if is_map else ("label", "score")
+        rows = frame.where(self._col(actual).isNotNull() & s.isNotNull()).select(
+            *(self._col(c).alias(c) for c in by),
+            self._col(actual).alias("__mlsql_a"),
+            F.explode(entries).alias("__mlsql_e"),
+        )
+        e = F.col("__mlsql_e")
+        return rows.select(
+            *(self._col(c).alias(c) for c in by),
+            e[label].alias(LABEL),
+            F.array_contains(F.col("__mlsql_a"), e[label]).alias(TRUE),
+            e[score].cast("double").alias(SCORE),
+        ).where(F.col(LABEL).isNotNull() & F.col(SCORE).isNotNull())
+
+    def score_range(self, cells: Any) -> tuple[Any, Any]:
+        from pyspark.sql import functions as F
+
+        row = cells.agg(F.min(SCORE), F.max(SCORE)).collect()[0]
+        return row[0], row[1]
+
+    def calibration(self, cells: Any, by: Sequence[str], n_bins: int) -> list[dict[str, Any]]:
+        out = self.ms.calibration_table(cells, TRUE, SCORE, n_bins=n_bins, by=list(by) or None)
+        return [r.asDict() for r in out.collect()]
+
+    def label_curves(
+        self, frame: Any, actual: str, scores: str, by: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        out = self.ms.precision_recall_curve(frame, actual, scores, by=list(by) or None)
+        return [r.asDict() for r in out.collect()]
+
+    def micro_curve(self, cells: Any, by: Sequence[str]) -> list[dict[str, Any]]:
+        out = self.ms.precision_recall_curve(cells, TRUE, SCORE, by=list(by) or None)
+        return [r.asDict() for r in out.collect()]
+
+
+SCORE_ENGINES = {"duckdb": DuckDBScores, "polars": PolarsScores, "spark": SparkScores}
