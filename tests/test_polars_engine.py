@@ -263,7 +263,8 @@ def test_functions_have_the_registry_signature_and_a_runnable_example(name):
     doc = inspect.getdoc(fn)
     params = list(inspect.signature(fn).parameters)
     assert params[: len(m.inputs)] == list(m.inputs)
-    assert set(params[len(m.inputs) :]) == {p.name for p in m.params} or name == "fmeasure"
+    weight = {"sample_weight"} if m.weighted else set()
+    assert set(params[len(m.inputs) :]) == {p.name for p in m.params} | weight or name == "fmeasure"
     assert "Examples\n--------\n>>> " in doc
     if name != "fmeasure":
         assert doc.startswith(m.summary)

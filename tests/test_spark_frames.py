@@ -196,7 +196,8 @@ def test_public_functions_have_signatures_and_docstrings():
     import inspect
 
     sig = inspect.signature(ms.micro_fbeta)
-    assert list(sig.parameters) == ["actual", "predicted", "beta", "zero_division"]
+    assert list(sig.parameters) == ["actual", "predicted", "beta", "zero_division", "sample_weight"]
+    assert sig.parameters["sample_weight"].kind is inspect.Parameter.KEYWORD_ONLY
     assert sig.parameters["beta"].default == 1.0
     for name, fn in ms.FUNCTIONS.items():
         doc = inspect.getdoc(fn) or ""

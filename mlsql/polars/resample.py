@@ -76,9 +76,28 @@ def bootstrap(
 ) -> pl.DataFrame:
     """Bootstrap intervals of measures, one row per group and measure.
 
-    Parameters, result and method are those of DuckDB's ``mlsql.bootstrap``
-    (``frame`` is a DataFrame or LazyFrame; ``sample_weight`` a column name or
-    an expression over it; the same seed gives the same result in every engine).
+    The result and the method are those of DuckDB's ``mlsql.bootstrap``; the same
+    seed gives the same result in every engine.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or polars.LazyFrame
+        The predictions.
+    actual, predicted : str
+        The columns of true and predicted labels (label lists, or one label per row).
+    measures : sequence
+        Measure names or ``(name, {parameter: value})`` pairs; which measures
+        resample is listed at ``mlsql.bootstrap``.
+    by : str or sequence of str, optional
+        Grouping columns; each group is resampled independently.
+    n_resamples : int, default 1000
+        Bootstrap resamples (at least 2).
+    confidence : float, default 0.95
+        Confidence of the interval, strictly between 0 and 1.
+    seed : int, default 0
+        Seed of the random streams (the same in every engine).
+    sample_weight : str or polars.Expr, optional
+        Row weights, as the weighted measures take them.
 
     Returns
     -------
@@ -131,7 +150,33 @@ def compare(
 ) -> pl.DataFrame:
     """Paired comparison of every model with the baseline: difference, interval, p-values.
 
-    Parameters, result and method are those of DuckDB's ``mlsql.compare``.
+    The result and the method are those of DuckDB's ``mlsql.compare``.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or polars.LazyFrame
+        The predictions.
+    actual, predicted : str
+        The columns of true and predicted labels (label lists, or one label per row).
+    measures : sequence
+        Measure names or ``(name, {parameter: value})`` pairs; which measures
+        resample is listed at ``mlsql.bootstrap``.
+    by : str or sequence of str, optional
+        Grouping columns; each group is resampled independently.
+    n_resamples : int, default 1000
+        Bootstrap resamples (at least 2).
+    confidence : float, default 0.95
+        Confidence of the interval, strictly between 0 and 1.
+    seed : int, default 0
+        Seed of the random streams (the same in every engine).
+    sample_weight : str or polars.Expr, optional
+        Row weights, as the weighted measures take them.
+    model, id : str, default 'model', 'id'
+        The column naming each row's model, and the one pairing rows across models.
+    baseline : object, default 'A'
+        The model every other model is compared with.
+    drop_unpaired : bool, default False
+        Leave out ids present for one model only (else an error says how many).
 
     Returns
     -------

@@ -48,27 +48,30 @@ def _helpers() -> list[Macro]:
     )
     new_run = "x.s IS DISTINCT FROM acc.last"
     zero = "0::DOUBLE"  # a plain 0.0 is a DECIMAL(2,1), which would round the weights
+    # the accumulator also has the elements' fields (s, y, w; always NULL in it): DuckDB 1.x
+    # binds a macro's list_reduce with its elements typed as the initial value
+    carried = "s := NULL::DOUBLE, y := NULL::DOUBLE, w := NULL::DOUBLE"
     u_closed = "acc.u2 + acc.pos * (2 * acc.below + acc.neg)"
     u_step = (
         f"struct_pack(last := x.s, below := CASE WHEN {new_run} THEN acc.below + acc.neg"
         " ELSE acc.below END,"
         f" neg := CASE WHEN {new_run} THEN {zero} ELSE acc.neg END + (1 - x.y) * x.w,"
         f" pos := CASE WHEN {new_run} THEN {zero} ELSE acc.pos END + x.y * x.w,"
-        f" u2 := CASE WHEN {new_run} THEN {u_closed} ELSE acc.u2 END)"
+        f" u2 := CASE WHEN {new_run} THEN {u_closed} ELSE acc.u2 END, {carried})"
     )
     u_start = (
         f"struct_pack(last := NULL::DOUBLE, below := {zero}, neg := {zero}, pos := {zero},"
-        f" u2 := {zero})"
+        f" u2 := {zero}, {carried})"
     )
     ap_closed = "acc.total + CASE WHEN acc.run > 0 THEN acc.run * acc.pos / acc.n ELSE 0.0 END"
     ap_step = (
         "struct_pack(last := x.s, n := acc.n + x.w, pos := acc.pos + x.y * x.w,"
         f" run := CASE WHEN {new_run} THEN {zero} ELSE acc.run END + x.y * x.w,"
-        f" total := CASE WHEN {new_run} THEN {ap_closed} ELSE acc.total END)"
+        f" total := CASE WHEN {new_run} THEN {ap_closed} ELSE acc.total END, {carried})"
     )
     ap_start = (
         f"struct_pack(last := NULL::DOUBLE, n := {zero}, pos := {zero}, run := {zero},"
-        f" total := {zero})"
+        f" total := {zero}, {carried})"
     )
     return [
         Macro(
