@@ -322,3 +322,41 @@ def test_a_weight_of_no_number_type_is_one_error_in_every_engine(engine, func):
             df.agg(ms.micro_f1(df.actual, df.predicted, sample_weight=df.text)).collect()
         else:
             engine.many(table, [(func, ("actual", "predicted"), {"sample_weight": "text"})])
+
+
+@pytest.mark.parametrize("engine_name", ["duckdb", "polars"])
+def test_the_cli_weighs_one_label_per_row_as_scikit_learn(tmp_path, engine_name):
+    """One label per row: the report's accuracy, kappa, MCC and balanced accuracy are
+    scikit-learn's with sample_weight, its confusion cells the total weights."""
+    import json
+
+    import pyarrow.parquet as pq
+    from sklearn import metrics as M
+    from typer.testing import CliRunner
+
+    from mlsql.cli import app
+
+    actual = ["a", "b", "a", "c", "b", "a", "c", "b"]
+    predicted = ["a", "b", "b", "c", "a", "a", "b", "b"]
+    weights = [2.0, 1.0, 0.5, 3.0, 1.5, 1.0, 0.25, None]
+    path = tmp_path / "single.parquet"
+    table = pa.table({"actual": actual, "predicted": predicted, "w": weights})
+    pq.write_table(table, path)
+    args = ["eval", str(path), "-a", "actual", "-p", "predicted", "--sample-weight", "w"]
+    args += ["--engine", engine_name, "-f", "json", "--no-progress"]
+    result = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    (summary,) = report["summary"]
+    known = [i for i, w in enumerate(weights) if w is not None]
+    y, p, w = ([xs[i] for i in known] for xs in (actual, predicted, weights))
+    want = {
+        "accuracy": M.accuracy_score(y, p, sample_weight=w),
+        "balanced_accuracy_score": M.balanced_accuracy_score(y, p, sample_weight=w),
+        "cohen_kappa_score": M.cohen_kappa_score(y, p, sample_weight=w),
+        "matthews_corrcoef": M.matthews_corrcoef(y, p, sample_weight=w),
+    }
+    assert close([summary[k] for k in want], list(want.values())), (summary, want)
+    cells = json.dumps(report)
+    # the (b, a) cell weighs 1.5 and the (c, b) cell 0.25 (one row each; counts would be 1)
+    assert '"count": 1.5' in cells and '"count": 0.25' in cells

@@ -591,10 +591,6 @@ def prepare(
             "--sample-weight: the score measures (average precision, ROC AUC, thresholds, "
             "calibration) are not weighted yet; leave it out for a score column"
         )
-    if single and sample_weight is not None:
-        raise UserError(
-            "--sample-weight needs label lists for now: one label per row is not weighted yet"
-        )
     groups = "".join(f"{quote_ident(c)}, " for c in prepared.kept)
     con.execute(
         f"CREATE OR REPLACE TEMP VIEW {PREPARED} AS SELECT {groups}"

@@ -123,7 +123,7 @@ def build(
     confusion: dict[tuple[Any, ...], Confusion] = {}
     notes: list[str] = []
     if single_label:
-        measures, cells = engine.single(frame, actual, predicted, by)
+        measures, cells = engine.single(frame, actual, predicted, by, settings.sample_weight)
         found = {tuple(r[c] for c in by): {m: r[m] for m in SINGLE_MEASURES} for r in measures}
         for row in summary:
             row.update(found.get(tuple(row[c] for c in by), {}))
@@ -185,10 +185,12 @@ def confusions(
 
     Classes: the ``labels`` given first, in their order, then the others seen, sorted.
     """
-    grouped: dict[tuple, list[tuple[Any, Any, int]]] = {}
+    grouped: dict[tuple, list[tuple[Any, Any, float]]] = {}
     for r in cells:
         key = tuple(r[c] for c in by)
-        cell = (integral(r["actual"]), integral(r["predicted"]), int(r["count"]))
+        # a count of rows, or with sample weights a total weight (kept whole where it is)
+        n = float(r["count"])
+        cell = (integral(r["actual"]), integral(r["predicted"]), int(n) if n.is_integer() else n)
         grouped.setdefault(key, []).append(cell)
     order = lambda c: (str(type(c)), c)  # noqa: E731
     out = {}

@@ -113,19 +113,28 @@ class DuckDBFrames:
         return out
 
     def single(
-        self, frame: Any, actual: str, predicted: str, by: Sequence[str]
+        self,
+        frame: Any,
+        actual: str,
+        predicted: str,
+        by: Sequence[str],
+        sample_weight: str | None = None,
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """Per group the single-label measures; the non-zero (actual, predicted) counts."""
+        """Per group the single-label measures; the non-zero (actual, predicted) counts
+        (with ``sample_weight``: the weighted measures, and the cells' total weights)."""
         view = self._view(frame)
         a, p = f"{quote_ident(actual)}[1]", f"{quote_ident(predicted)}[1]"
         groups = "".join(f"{quote_ident(c)}, " for c in by)
         group_by = " GROUP BY ALL" if by else ""
-        calls = ", ".join(f"{m}({a}, {p}) AS {m}" for m in SINGLE_MEASURES)
+        w = None if sample_weight is None else quote_ident(sample_weight)
+        weight = "" if w is None else f", sample_weight := {w}"
+        calls = ", ".join(f"{m}({a}, {p}{weight}) AS {m}" for m in SINGLE_MEASURES)
+        count, known = ("count(*)", "") if w is None else (f"sum({w})", f" AND {w} IS NOT NULL")
         try:
             measures = self.con.sql(f"SELECT {groups}{calls} FROM {view}{group_by}")
             cells = self.con.sql(
-                f"SELECT {groups}{a} AS actual, {p} AS predicted, count(*) AS count FROM {view} "
-                f"WHERE {a} IS NOT NULL AND {p} IS NOT NULL GROUP BY ALL"
+                f"SELECT {groups}{a} AS actual, {p} AS predicted, {count} AS count FROM {view} "
+                f"WHERE {a} IS NOT NULL AND {p} IS NOT NULL{known} GROUP BY ALL"
             )
             return _rows(measures), _rows(cells)
         finally:
@@ -225,18 +234,26 @@ class PolarsFrames:
         ]
 
     def single(
-        self, frame: Any, actual: str, predicted: str, by: Sequence[str]
+        self,
+        frame: Any,
+        actual: str,
+        predicted: str,
+        by: Sequence[str],
+        sample_weight: str | None = None,
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         import polars as pl
 
         mp = importlib.import_module("mlsql.polars")
         values = frame.with_columns(pl.col(actual).list.first(), pl.col(predicted).list.first())
-        exprs = [getattr(mp, m)(actual, predicted).alias(m) for m in SINGLE_MEASURES]
+        weight = {} if sample_weight is None else {"sample_weight": sample_weight}
+        exprs = [getattr(mp, m)(actual, predicted, **weight).alias(m) for m in SINGLE_MEASURES]
         measures = values.group_by(list(by)).agg(exprs) if by else values.select(exprs)
+        known = [actual, predicted, *([sample_weight] if sample_weight else [])]
+        count = pl.len() if sample_weight is None else pl.col(sample_weight).sum()
         cells = (
-            values.drop_nulls([actual, predicted])
+            values.drop_nulls(known)
             .group_by(*by, pl.col(actual).alias("actual"), pl.col(predicted).alias("predicted"))
-            .agg(pl.len().alias("count"))
+            .agg(count.alias("count"))
         )
         return _collect(measures).to_dicts(), _collect(cells).to_dicts()
 
@@ -314,7 +331,12 @@ class SparkFrames:
         ]
 
     def single(
-        self, frame: Any, actual: str, predicted: str, by: Sequence[str]
+        self,
+        frame: Any,
+        actual: str,
+        predicted: str,
+        by: Sequence[str],
+        sample_weight: str | None = None,
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         from pyspark.sql import functions as F
 
@@ -322,14 +344,17 @@ class SparkFrames:
         values = frame.withColumn(
             actual, F.try_element_at(_spark_col(actual), F.lit(1))
         ).withColumn(predicted, F.try_element_at(_spark_col(predicted), F.lit(1)))
-        exprs = [getattr(ms, m)(actual, predicted).alias(m) for m in SINGLE_MEASURES]
+        weight = {} if sample_weight is None else {"sample_weight": sample_weight}
+        exprs = [getattr(ms, m)(actual, predicted, **weight).alias(m) for m in SINGLE_MEASURES]
         measures = values.groupBy(*by).agg(*exprs) if by else values.agg(*exprs)
+        known = [actual, predicted, *([sample_weight] if sample_weight else [])]
+        count = F.count(F.lit(1)) if sample_weight is None else F.sum(_spark_col(sample_weight))
         cells = (
-            values.dropna(subset=[actual, predicted])
+            values.dropna(subset=known)
             .groupBy(
                 *by, _spark_col(actual).alias("actual"), _spark_col(predicted).alias("predicted")
             )
-            .agg(F.count(F.lit(1)).alias("count"))
+            .agg(count.alias("count"))
         )
         return [r.asDict() for r in measures.collect()], [r.asDict() for r in cells.collect()]
 

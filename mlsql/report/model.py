@@ -55,16 +55,16 @@ class Confusion:
     """
 
     classes: tuple[Any, ...]
-    cells: tuple[tuple[Any, Any, int], ...]
+    cells: tuple[tuple[Any, Any, float], ...]
 
-    def count(self, actual: Any, predicted: Any) -> int:
+    def count(self, actual: Any, predicted: Any) -> float:
         """Rows whose actual class is ``actual`` and predicted class ``predicted``."""
         return self._lookup().get((actual, predicted), 0)
 
-    def _lookup(self) -> dict[tuple[Any, Any], int]:
+    def _lookup(self) -> dict[tuple[Any, Any], float]:
         return {(a, p): n for a, p, n in self.cells}
 
-    def dense(self, classes: list[Any] | None = None) -> list[list[int]]:
+    def dense(self, classes: list[Any] | None = None) -> list[list[float]]:
         """The matrix over ``classes`` (default: all; mind the size), rows actual."""
         lookup = self._lookup()
         chosen = list(self.classes) if classes is None else classes
@@ -72,7 +72,7 @@ class Confusion:
 
     def most_frequent(self, n: int) -> list[Any]:
         """The ``n`` classes with the most actual rows, in class order."""
-        rows: dict[Any, int] = {}
+        rows: dict[Any, float] = {}
         for a, _, k in self.cells:
             rows[a] = rows.get(a, 0) + k
         top = set(sorted(rows, key=lambda c: (-rows[c], str(c)))[:n])
