@@ -3,19 +3,25 @@
 An engine reads the frame's schema, computes the statistics table (one GROUP
 BY) and hands its rows to :mod:`mlsql._resample.run`; everything it checks
 and every message it raises comes from here, so the engines agree word for word.
+The DataFrame engines' docstrings are written here too (:func:`documented`),
+in each engine's type names and with its own example.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import inspect
+import textwrap
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._resample import run
 from mlsql._resample.measures import Chosen, resolve, stats_kind
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 #: the result columns after the ``by`` columns
 BOOTSTRAP_COLUMNS = ("measure", "estimate", "low", "high", "std_error")
@@ -163,3 +169,86 @@ def check_pairs(
         n += own + base
     if n:
         raise MlsqlError(UNPAIRED_MESSAGE.format(id=id_column, n=n, details="; ".join(details)))
+
+
+# ---------------------------------------------------------------- docstrings
+#: the summary of each DataFrame engine's function
+SUMMARIES = {
+    "bootstrap": (
+        "Bootstrap intervals of measures, one row per group and measure.\n\n"
+        "The result and the method are those of DuckDB's ``mlsql.bootstrap``; the same\n"
+        "seed gives the same result in every engine."
+    ),
+    "compare": (
+        "Paired comparison of every model with the baseline: difference, interval, p-values.\n\n"
+        "The result and the method are those of DuckDB's ``mlsql.compare``."
+    ),
+}
+#: the ``Parameters`` entries both functions take, after the frame (``{weight_type}``:
+#: the engine's type of a weight)
+PARAMETERS = """\
+actual, predicted : str
+    The columns of true and predicted labels (label lists, or one label per row).
+measures : sequence
+    Measure names or ``(name, {{parameter: value}})`` pairs; which measures
+    resample is listed at ``mlsql.bootstrap``.
+by : str or sequence of str, optional
+    Grouping columns; each group is resampled independently.
+n_resamples : int, default 1000
+    Bootstrap resamples (at least 2).
+confidence : float, default 0.95
+    Confidence of the interval, strictly between 0 and 1.
+seed : int, default 0
+    Seed of the random streams (the same in every engine).
+sample_weight : {weight_type}, optional
+    Row weights, as the weighted measures take them."""
+#: the ``Parameters`` entries of ``compare`` alone
+COMPARE_PARAMETERS = """\
+model, id : str, default 'model', 'id'
+    The column naming each row's model, and the one pairing rows across models.
+baseline : object, default 'A'
+    The model every other model is compared with.
+drop_unpaired : bool, default False
+    Leave out ids present for one model only (else an error says how many)."""
+
+
+def docstring(func: str, words: Mapping[str, str], example: str) -> str:
+    """The numpydoc docstring of an engine's ``func`` (``bootstrap`` or ``compare``).
+
+    ``words`` are the engine's: ``frame`` names the first parameter, of type
+    ``frame_type``; ``weight_type`` is the type of ``sample_weight``,
+    ``result_type`` that of the result. ``example`` is the engine's own doctest text.
+    """
+    columns = BOOTSTRAP_COLUMNS if func == "bootstrap" else COMPARE_COLUMNS
+    parameters = [f"{words['frame']} : {words['frame_type']}", "    The predictions."]
+    parameters += PARAMETERS.format(weight_type=words["weight_type"]).splitlines()
+    if func == "compare":
+        parameters += COMPARE_PARAMETERS.splitlines()
+    returned = textwrap.wrap(f"The ``by`` columns, {', '.join(columns)}.", 68)
+    lines = [
+        *SUMMARIES[func].splitlines(),
+        "",
+        "Parameters",
+        "----------",
+        *parameters,
+        "",
+        "Returns",
+        "-------",
+        words["result_type"],
+        *(f"    {line}" for line in returned),
+        "",
+        "Examples",
+        "--------",
+        *inspect.cleandoc(example).splitlines(),
+    ]
+    return "\n".join(lines)
+
+
+def documented(words: Mapping[str, str], example: str) -> Callable[[F], F]:
+    """Give the decorated ``bootstrap`` or ``compare`` its docstring (:func:`docstring`)."""
+
+    def document(fn: F) -> F:
+        fn.__doc__ = docstring(fn.__name__, words, example)
+        return fn
+
+    return document

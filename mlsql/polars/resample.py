@@ -21,6 +21,13 @@ from mlsql.polars._weights import weight
 
 _NAMES = ["actual", "predicted"]
 _MODEL, _ID = "__mlsql_model", "__mlsql_id"
+#: this engine's words in the docstrings of ``bootstrap`` and ``compare``
+_WORDS = {
+    "frame": "frame",
+    "frame_type": "polars.DataFrame or polars.LazyFrame",
+    "weight_type": "str or polars.Expr",
+    "result_type": "polars.DataFrame",
+}
 
 
 def _checked(req: front.Request, schema: pl.Schema, actual: str, predicted: str) -> list[pl.Expr]:
@@ -62,6 +69,17 @@ def _weight(req: front.Request, lazy: pl.LazyFrame, sample_weight: str | pl.Expr
     return w.alias(f"__mlsql_s{n}")
 
 
+@front.documented(
+    _WORDS,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"actual": [["a", "b"], ["b"], ["a"]] * 20,
+    ...                    "predicted": [["a"], ["b"], ["b"]] * 20})
+    >>> mp.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).row(0)[:2]
+    ('micro_f1', 0.5714285714285714)
+    """,
+)
 def bootstrap(
     frame: pl.DataFrame | pl.LazyFrame,
     actual: str,
@@ -74,45 +92,6 @@ def bootstrap(
     seed: int = 0,
     sample_weight: str | pl.Expr | None = None,
 ) -> pl.DataFrame:
-    """Bootstrap intervals of measures, one row per group and measure.
-
-    The result and the method are those of DuckDB's ``mlsql.bootstrap``; the same
-    seed gives the same result in every engine.
-
-    Parameters
-    ----------
-    frame : polars.DataFrame or polars.LazyFrame
-        The predictions.
-    actual, predicted : str
-        The columns of true and predicted labels (label lists, or one label per row).
-    measures : sequence
-        Measure names or ``(name, {parameter: value})`` pairs; which measures
-        resample is listed at ``mlsql.bootstrap``.
-    by : str or sequence of str, optional
-        Grouping columns; each group is resampled independently.
-    n_resamples : int, default 1000
-        Bootstrap resamples (at least 2).
-    confidence : float, default 0.95
-        Confidence of the interval, strictly between 0 and 1.
-    seed : int, default 0
-        Seed of the random streams (the same in every engine).
-    sample_weight : str or polars.Expr, optional
-        Row weights, as the weighted measures take them.
-
-    Returns
-    -------
-    polars.DataFrame
-        The ``by`` columns, measure, estimate, low, high, std_error.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"actual": [["a", "b"], ["b"], ["a"]] * 20,
-    ...                    "predicted": [["a"], ["b"], ["b"]] * 20})
-    >>> mp.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).row(0)[:2]
-    ('micro_f1', 0.5714285714285714)
-    """
     lazy = frame.lazy()
     schema = lazy.collect_schema()
     req = front.request(
@@ -132,6 +111,17 @@ def bootstrap(
     return _frame([*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by), schema)
 
 
+@front.documented(
+    _WORDS,
+    example="""
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"id": [1, 2, 3, 1, 2, 3], "model": ["A"] * 3 + ["B"] * 3,
+    ...                    "actual": ["x", "y", "x"] * 2, "predicted": ["x", "x", "x", "x", "y", "x"]})
+    >>> mp.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).row(0)[:5]
+    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
+    """,
+)
 def compare(
     frame: pl.DataFrame | pl.LazyFrame,
     actual: str,
@@ -148,51 +138,6 @@ def compare(
     sample_weight: str | pl.Expr | None = None,
     drop_unpaired: bool = False,
 ) -> pl.DataFrame:
-    """Paired comparison of every model with the baseline: difference, interval, p-values.
-
-    The result and the method are those of DuckDB's ``mlsql.compare``.
-
-    Parameters
-    ----------
-    frame : polars.DataFrame or polars.LazyFrame
-        The predictions.
-    actual, predicted : str
-        The columns of true and predicted labels (label lists, or one label per row).
-    measures : sequence
-        Measure names or ``(name, {parameter: value})`` pairs; which measures
-        resample is listed at ``mlsql.bootstrap``.
-    by : str or sequence of str, optional
-        Grouping columns; each group is resampled independently.
-    n_resamples : int, default 1000
-        Bootstrap resamples (at least 2).
-    confidence : float, default 0.95
-        Confidence of the interval, strictly between 0 and 1.
-    seed : int, default 0
-        Seed of the random streams (the same in every engine).
-    sample_weight : str or polars.Expr, optional
-        Row weights, as the weighted measures take them.
-    model, id : str, default 'model', 'id'
-        The column naming each row's model, and the one pairing rows across models.
-    baseline : object, default 'A'
-        The model every other model is compared with.
-    drop_unpaired : bool, default False
-        Leave out ids present for one model only (else an error says how many).
-
-    Returns
-    -------
-    polars.DataFrame
-        The ``by`` columns, model, measure, baseline_estimate, estimate,
-        difference, low, high, p_value, mcnemar_p_value.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import mlsql.polars as mp
-    >>> df = pl.DataFrame({"id": [1, 2, 3, 1, 2, 3], "model": ["A"] * 3 + ["B"] * 3,
-    ...                    "actual": ["x", "y", "x"] * 2, "predicted": ["x", "x", "x", "x", "y", "x"]})
-    >>> mp.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).row(0)[:5]
-    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
-    """
     lazy = frame.lazy()
     schema = lazy.collect_schema()
     req = front.request(

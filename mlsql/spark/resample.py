@@ -23,6 +23,13 @@ from mlsql.spark._weights import weight
 
 _NAMES = ["actual", "predicted"]
 _MODEL, _ID = "__mlsql_model", "__mlsql_id"
+#: this engine's words in the docstrings of ``bootstrap`` and ``compare``
+_WORDS = {
+    "frame": "df",
+    "frame_type": "pyspark.sql.DataFrame",
+    "weight_type": "str or pyspark.sql.Column",
+    "result_type": "pyspark.sql.DataFrame",
+}
 
 
 def _checked(req: front.Request, df: DataFrame, actual: str, predicted: str) -> list[Column]:
@@ -59,6 +66,18 @@ def _weight(req: front.Request, df: DataFrame, sample_weight: str | Column | Non
     return w.alias(f"__mlsql_s{len(STATS[req.stats])}")
 
 
+@front.documented(
+    _WORDS,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(["a", "b"], ["a"]), (["b"], ["b"]), (["a"], ["b"])] * 20,
+    ...                            "actual array<string>, predicted array<string>")
+    >>> ms.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).first()[:2]
+    ('micro_f1', 0.5714285714285714)
+    """,
+)
 def bootstrap(
     df: DataFrame,
     actual: str,
@@ -71,46 +90,6 @@ def bootstrap(
     seed: int = 0,
     sample_weight: str | Column | None = None,
 ) -> DataFrame:
-    """Bootstrap intervals of measures, one row per group and measure.
-
-    The result and the method are those of DuckDB's ``mlsql.bootstrap``; the same
-    seed gives the same result in every engine.
-
-    Parameters
-    ----------
-    df : pyspark.sql.DataFrame
-        The predictions.
-    actual, predicted : str
-        The columns of true and predicted labels (label lists, or one label per row).
-    measures : sequence
-        Measure names or ``(name, {parameter: value})`` pairs; which measures
-        resample is listed at ``mlsql.bootstrap``.
-    by : str or sequence of str, optional
-        Grouping columns; each group is resampled independently.
-    n_resamples : int, default 1000
-        Bootstrap resamples (at least 2).
-    confidence : float, default 0.95
-        Confidence of the interval, strictly between 0 and 1.
-    seed : int, default 0
-        Seed of the random streams (the same in every engine).
-    sample_weight : str or pyspark.sql.Column, optional
-        Row weights, as the weighted measures take them.
-
-    Returns
-    -------
-    pyspark.sql.DataFrame
-        The ``by`` columns, measure, estimate, low, high, std_error.
-
-    Examples
-    --------
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame([(["a", "b"], ["a"]), (["b"], ["b"]), (["a"], ["b"])] * 20,
-    ...                            "actual array<string>, predicted array<string>")
-    >>> ms.bootstrap(df, "actual", "predicted", ["micro_f1"], n_resamples=200).first()[:2]
-    ('micro_f1', 0.5714285714285714)
-    """
     req = front.request(
         "bootstrap",
         df.columns,
@@ -127,6 +106,20 @@ def bootstrap(
     return _frame(df, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
 
 
+@front.documented(
+    _WORDS,
+    example="""
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [(1, "A", "x", "x"), (2, "A", "y", "x"), (3, "A", "x", "x"),
+    ...      (1, "B", "x", "x"), (2, "B", "y", "y"), (3, "B", "x", "x")],
+    ...     "id int, model string, actual string, predicted string")
+    >>> ms.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).first()[:5]
+    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
+    """,
+)
 def compare(
     df: DataFrame,
     actual: str,
@@ -143,54 +136,6 @@ def compare(
     sample_weight: str | Column | None = None,
     drop_unpaired: bool = False,
 ) -> DataFrame:
-    """Paired comparison of every model with the baseline: difference, interval, p-values.
-
-    The result and the method are those of DuckDB's ``mlsql.compare``.
-
-    Parameters
-    ----------
-    df : pyspark.sql.DataFrame
-        The predictions.
-    actual, predicted : str
-        The columns of true and predicted labels (label lists, or one label per row).
-    measures : sequence
-        Measure names or ``(name, {parameter: value})`` pairs; which measures
-        resample is listed at ``mlsql.bootstrap``.
-    by : str or sequence of str, optional
-        Grouping columns; each group is resampled independently.
-    n_resamples : int, default 1000
-        Bootstrap resamples (at least 2).
-    confidence : float, default 0.95
-        Confidence of the interval, strictly between 0 and 1.
-    seed : int, default 0
-        Seed of the random streams (the same in every engine).
-    sample_weight : str or pyspark.sql.Column, optional
-        Row weights, as the weighted measures take them.
-    model, id : str, default 'model', 'id'
-        The column naming each row's model, and the one pairing rows across models.
-    baseline : object, default 'A'
-        The model every other model is compared with.
-    drop_unpaired : bool, default False
-        Leave out ids present for one model only (else an error says how many).
-
-    Returns
-    -------
-    pyspark.sql.DataFrame
-        The ``by`` columns, model, measure, baseline_estimate, estimate,
-        difference, low, high, p_value, mcnemar_p_value.
-
-    Examples
-    --------
-    >>> from pyspark.sql import SparkSession
-    >>> import mlsql.spark as ms
-    >>> spark = SparkSession.builder.getOrCreate()
-    >>> df = spark.createDataFrame(
-    ...     [(1, "A", "x", "x"), (2, "A", "y", "x"), (3, "A", "x", "x"),
-    ...      (1, "B", "x", "x"), (2, "B", "y", "y"), (3, "B", "x", "x")],
-    ...     "id int, model string, actual string, predicted string")
-    >>> ms.compare(df, "actual", "predicted", ["accuracy"], n_resamples=200).first()[:5]
-    ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
-    """
     req = front.request(
         "compare",
         df.columns,
