@@ -12,13 +12,30 @@ From a shell::
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
 import typer
 
 from mlsql.cli.errors import UserError, reported
+from mlsql.cli.options import (
+    Actual,
+    By,
+    Confidence,
+    DataPath,
+    Digits,
+    Engine,
+    EngineOption,
+    Format,
+    Output,
+    Progress,
+    Resamples,
+    Seed,
+    Sep,
+    SparkMaster,
+    SqlFormat,
+    SqlFormatOption,
+)
 
 app = typer.Typer(
     name="mlsql",
@@ -28,53 +45,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
-)
-
-
-class Engine(str, Enum):
-    """Where the measures are computed."""
-
-    duckdb = "duckdb"
-    polars = "polars"
-    spark = "spark"
-
-
-class Format(str, Enum):
-    """How ``mlsql eval`` writes its report."""
-
-    table = "table"
-    json = "json"
-    csv = "csv"
-    markdown = "markdown"
-    html = "html"
-
-
-class SqlFormat(str, Enum):
-    """How ``mlsql sql`` writes its result."""
-
-    table = "table"
-    json = "json"
-    csv = "csv"
-    markdown = "markdown"
-
-
-PATH_HELP = (
-    "Parquet file, directory or glob ('runs/*.parquet'), CSV/TSV, NDJSON, or FILE.duckdb:TABLE."
-)
-
-
-SPARK_MASTER = typer.Option(
-    "--spark-master",
-    help="Spark master URL for --engine spark (default: SPARK_MASTER, Spark's own "
-    "configuration, else local[*]; a running session is reused).",
-    show_default=False,
-)
-RESAMPLES = typer.Option("--resamples", min=2, help="Bootstrap resamples.")
-CONFIDENCE = typer.Option(
-    "--confidence", help="Confidence of the intervals, strictly between 0 and 1."
-)
-SEED = typer.Option(
-    "--seed", min=0, help="Seed of the resamples: the same seed gives the same intervals."
 )
 
 
@@ -108,10 +78,8 @@ def _main(
 
 @app.command("eval")
 def eval_command(
-    path: Annotated[str, typer.Argument(help=PATH_HELP, show_default=False, metavar="PATH")],
-    actual: Annotated[
-        str, typer.Option("--actual", "-a", help="Column of true labels.", show_default=False)
-    ],
+    path: DataPath,
+    actual: Actual,
     predicted: Annotated[
         str,
         typer.Option(
@@ -122,10 +90,7 @@ def eval_command(
             show_default=False,
         ),
     ],
-    by: Annotated[
-        Optional[list[str]],  # noqa: UP045 (typer reads the annotation at run time)
-        typer.Option("--by", help="Group by this column (repeat for several).", show_default=False),
-    ] = None,
+    by: By = None,
     beta: Annotated[str, typer.Option(help="F-beta's beta, a number > 0.")] = "1",
     zero_division: Annotated[
         str,
@@ -145,31 +110,18 @@ def eval_command(
             show_default=False,
         ),
     ] = None,
-    sep: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(help="Split text label columns on this delimiter ('cat,dog')."),
-    ] = None,
-    engine: Annotated[Engine, typer.Option(help="Where the measures are computed.")] = (
-        Engine.duckdb
-    ),
+    sep: Sep = None,
+    engine: EngineOption = Engine.duckdb,
     format_: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = (
         Format.table
     ),
-    output: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option("--output", "-o", help="Write to this file instead of stdout."),
-    ] = None,
+    output: Output = None,
     per_label: Annotated[
         bool, typer.Option("--per-label", help="Show the whole per-label table.")
     ] = False,
-    digits: Annotated[
-        int, typer.Option(min=0, max=17, help="Decimals in tables (JSON and CSV keep all).")
-    ] = 4,
-    show_progress: Annotated[
-        bool,
-        typer.Option("--progress/--no-progress", help="Progress on a terminal (never in pipes)."),
-    ] = True,
-    spark_master: Annotated[Optional[str], SPARK_MASTER] = None,  # noqa: UP045
+    digits: Digits = 4,
+    show_progress: Progress = True,
+    spark_master: SparkMaster = None,
     ci: Annotated[
         bool,
         typer.Option(
@@ -178,9 +130,9 @@ def eval_command(
             "can resample; the report says which it cannot.",
         ),
     ] = False,
-    resamples: Annotated[int, RESAMPLES] = 1000,
-    confidence: Annotated[float, CONFIDENCE] = 0.95,
-    seed: Annotated[int, SEED] = 0,
+    resamples: Resamples = 1000,
+    confidence: Confidence = 0.95,
+    seed: Seed = 0,
 ) -> None:
     """Score predictions: micro, macro, weighted and samples averages, Hamming loss, subset accuracy, and the best and worst labels (per group with --by).
 
@@ -218,10 +170,8 @@ def eval_command(
     "3 with --fail-if-worse, a model is significantly worse than the baseline.",
 )
 def compare_command(
-    path: Annotated[str, typer.Argument(help=PATH_HELP, show_default=False, metavar="PATH")],
-    actual: Annotated[
-        str, typer.Option("--actual", "-a", help="Column of true labels.", show_default=False)
-    ],
+    path: DataPath,
+    actual: Actual,
     predicted: Annotated[
         str,
         typer.Option("--predicted", "-p", help="Column of predicted labels.", show_default=False),
@@ -250,19 +200,16 @@ def compare_command(
             show_default=False,
         ),
     ] = None,
-    by: Annotated[
-        Optional[list[str]],  # noqa: UP045
-        typer.Option("--by", help="Group by this column (repeat for several).", show_default=False),
-    ] = None,
+    by: By = None,
     n_labels: Annotated[
         Optional[int],  # noqa: UP045
         typer.Option(
             "--n-labels", min=1, help="Size of the label universe (hamming_loss needs it)."
         ),
     ] = None,
-    resamples: Annotated[int, RESAMPLES] = 1000,
-    confidence: Annotated[float, CONFIDENCE] = 0.95,
-    seed: Annotated[int, SEED] = 0,
+    resamples: Resamples = 1000,
+    confidence: Confidence = 0.95,
+    seed: Seed = 0,
     drop_unpaired: Annotated[
         bool,
         typer.Option(
@@ -280,28 +227,13 @@ def compare_command(
             show_default=False,
         ),
     ] = None,
-    sep: Annotated[
-        Optional[str],  # noqa: UP045
-        typer.Option(help="Split text label columns on this delimiter ('cat,dog')."),
-    ] = None,
-    engine: Annotated[Engine, typer.Option(help="Where the measures are computed.")] = (
-        Engine.duckdb
-    ),
-    format_: Annotated[SqlFormat, typer.Option("--format", "-f", help="Output format.")] = (
-        SqlFormat.table
-    ),
-    output: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option("--output", "-o", help="Write to this file instead of stdout."),
-    ] = None,
-    digits: Annotated[
-        int, typer.Option(min=0, max=17, help="Decimals in tables (JSON and CSV keep all).")
-    ] = 4,
-    show_progress: Annotated[
-        bool,
-        typer.Option("--progress/--no-progress", help="Progress on a terminal (never in pipes)."),
-    ] = True,
-    spark_master: Annotated[Optional[str], SPARK_MASTER] = None,  # noqa: UP045
+    sep: Sep = None,
+    engine: EngineOption = Engine.duckdb,
+    format_: SqlFormatOption = SqlFormat.table,
+    output: Output = None,
+    digits: Digits = 4,
+    show_progress: Progress = True,
+    spark_master: SparkMaster = None,
 ) -> None:
     """Compare models with a baseline on paired rows: per model and measure, the difference, its bootstrap interval and p-values.
 
@@ -352,20 +284,12 @@ def sql_command(
         typer.Option("--db", help="An existing DuckDB database file (default: in memory)."),
     ] = None,
     read_only: Annotated[bool, typer.Option("--read-only", help="Open --db read-only.")] = False,
-    format_: Annotated[SqlFormat, typer.Option("--format", "-f", help="Output format.")] = (
-        SqlFormat.table
-    ),
-    output: Annotated[
-        Optional[Path],  # noqa: UP045
-        typer.Option("--output", "-o", help="Write to this file instead of stdout."),
-    ] = None,
+    format_: SqlFormatOption = SqlFormat.table,
+    output: Output = None,
     max_rows: Annotated[
         int, typer.Option("--max-rows", min=0, help="Rows a table shows at most (0: all).")
     ] = 1000,
-    show_progress: Annotated[
-        bool,
-        typer.Option("--progress/--no-progress", help="Progress on a terminal (never in pipes)."),
-    ] = True,
+    show_progress: Progress = True,
 ) -> None:
     """Run SQL with every mlsql macro loaded (as temporary macros: nothing is written to --db)."""
     from mlsql.cli.run import run_sql
