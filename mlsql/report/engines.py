@@ -3,20 +3,22 @@
 A *frame* here has the group columns and two label columns. Each engine
 class answers the same questions (the rows it reads and skips, the two label
 tables, the single-label measures and the non-zero confusion cells) with its
-own functions: DuckDB macros, ``mlsql.polars`` or ``mlsql.spark``. No
+own functions: DuckDB macros, ``mlsql.polars`` or ``mlsql.spark``. Polars and
+Spark ask them in one class, :class:`DataFrames`, through their
+:mod:`mlsql.report.frame_ops`. No
 measure is computed here; the non-zero confusion cells are a plain count per
 (actual, predicted) pair.
 """
 
 from __future__ import annotations
 
-import importlib
 import uuid
 from collections.abc import Sequence
 from typing import Any
 
 from mlsql._errors import MlsqlError
 from mlsql._sqlexpr import lit, quote_ident
+from mlsql.report.frame_ops import PolarsOps, SparkOps
 
 #: the table functions a report is built from: one row per group, one row per (group, label)
 TABLES = ("multilabel_report", "label_metrics")
@@ -182,153 +184,51 @@ def _need(columns: Sequence[str], wanted: Sequence[str]) -> None:
             )
 
 
-class PolarsFrames:
-    """Polars: a frame is a DataFrame or LazyFrame; the functions are ``mlsql.polars``."""
+class DataFrames:
+    """A DataFrame engine (Polars or Spark): the questions asked once, in terms of ``ops``
+    (:mod:`mlsql.report.frame_ops`); the measures are those of ``ops.functions()``."""
 
-    name = "polars"
-
-    def from_source(
-        self, data: Any, actual: str, predicted: str, by: Sequence[str], sep: str | None
-    ) -> tuple[Any, bool]:
-        import polars as pl
-
-        schema = data.collect_schema() if hasattr(data, "collect_schema") else data.schema
-        _need(list(schema), [actual, predicted, *by])
-        is_list = {c: isinstance(schema[c], (pl.List, pl.Array)) for c in (actual, predicted)}
-        exprs = []
-        for c in (actual, predicted):
-            col = pl.col(c)
-            if is_list[c]:
-                continue
-            if sep is not None and schema[c] == pl.String:
-                parts = col.str.split(sep).list.eval(pl.element().str.strip_chars())
-                exprs.append(parts.list.filter(pl.element() != "").alias(c))
-            else:
-                exprs.append(
-                    pl.when(col.is_null()).then(None).otherwise(pl.concat_list(col)).alias(c)
-                )
-        frame = data.select(*by, actual, predicted)
-        if exprs:
-            frame = frame.with_columns(exprs)
-        return frame, not any(is_list.values()) and sep is None
-
-    def row_counts(self, frame: Any, actual: str, predicted: str) -> tuple[int, int]:
-        import polars as pl
-
-        counted = frame.select(
-            (pl.col(actual).is_null() | pl.col(predicted).is_null()).sum().alias("skipped"),
-            pl.len().alias("total"),
-        )
-        row = _collect(counted).row(0)
-        return int(row[0]), int(row[1])
-
-    def tables(
-        self, frame: Any, actual: str, predicted: str, kwargs: dict[str, Any], wanted: Sequence[str]
-    ) -> list[list[dict[str, Any]] | None]:
-        mp = importlib.import_module("mlsql.polars")
-        return [
-            _collect(getattr(mp, name)(frame, actual, predicted, **kwargs)).to_dicts()
-            if name in wanted
-            else None
-            for name in TABLES
-        ]
-
-    def single(
-        self,
-        frame: Any,
-        actual: str,
-        predicted: str,
-        by: Sequence[str],
-        sample_weight: str | None = None,
-    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        import polars as pl
-
-        mp = importlib.import_module("mlsql.polars")
-        values = frame.with_columns(pl.col(actual).list.first(), pl.col(predicted).list.first())
-        weight = {} if sample_weight is None else {"sample_weight": sample_weight}
-        exprs = [getattr(mp, m)(actual, predicted, **weight).alias(m) for m in SINGLE_MEASURES]
-        measures = values.group_by(list(by)).agg(exprs) if by else values.select(exprs)
-        known = [actual, predicted, *([sample_weight] if sample_weight else [])]
-        count = pl.len() if sample_weight is None else pl.col(sample_weight).sum()
-        cells = (
-            values.drop_nulls(known)
-            .group_by(*by, pl.col(actual).alias("actual"), pl.col(predicted).alias("predicted"))
-            .agg(count.alias("count"))
-        )
-        return _collect(measures).to_dicts(), _collect(cells).to_dicts()
-
-    def resample(
-        self,
-        func: str,
-        frame: Any,
-        actual: str,
-        predicted: str,
-        *,
-        single: bool,
-        **kwargs: Any,
-    ) -> list[dict[str, Any]]:
-        """Rows of ``mp.bootstrap`` or ``mp.compare`` (``func``) on the frame."""
-        import polars as pl
-
-        mp = importlib.import_module("mlsql.polars")
-        if single:
-            frame = frame.with_columns(pl.col(actual).list.first(), pl.col(predicted).list.first())
-        return getattr(mp, func)(frame, actual, predicted, **kwargs).to_dicts()
-
-
-def _collect(frame: Any) -> Any:
-    """A DataFrame of ``frame``: a LazyFrame runs on the streaming engine."""
-    if hasattr(frame, "collect") and not hasattr(frame, "to_dicts"):
-        return frame.collect(engine="streaming")
-    return frame
-
-
-class SparkFrames:
-    """Spark: a frame is a DataFrame on its own session; the functions are ``mlsql.spark``."""
-
-    name = "spark"
+    name: str
+    ops: PolarsOps | SparkOps
 
     def from_source(
         self, data: Any, actual: str, predicted: str, by: Sequence[str], sep: str | None
     ) -> tuple[Any, bool]:
-        from pyspark.sql import functions as F
-        from pyspark.sql.types import ArrayType, StringType
-
-        types = {f.name: f.dataType for f in data.schema.fields}
+        """The user's source as a frame of lists, and whether labels are one per row."""
+        types = self.ops.types(data)
         _need(list(types), [actual, predicted, *by])
-        is_list = {c: isinstance(types[c], ArrayType) for c in (actual, predicted)}
-        frame = data.select(*by, actual, predicted)
-        for c in (actual, predicted):
-            if is_list[c]:
-                continue
-            col = _spark_col(c)
-            if sep is not None and isinstance(types[c], StringType):
-                parts = F.transform(F.split(col, _regex(sep)), F.trim)
-                frame = frame.withColumn(c, F.filter(parts, lambda x: x != F.lit("")))
-            else:
-                frame = frame.withColumn(c, F.when(col.isNull(), None).otherwise(F.array(col)))
+        is_list = {c: self.ops.is_list(types[c]) for c in (actual, predicted)}
+        lists = {
+            c: self.ops.as_list(c, types[c], sep) for c in (actual, predicted) if not is_list[c]
+        }
+        frame = self.ops.with_columns(data.select(*by, actual, predicted), lists)
         return frame, not any(is_list.values()) and sep is None
 
     def row_counts(self, frame: Any, actual: str, predicted: str) -> tuple[int, int]:
-        from pyspark.sql import functions as F
-
-        a, p = _spark_col(actual), _spark_col(predicted)
-        row = frame.agg(
-            F.sum(F.when(a.isNull() | p.isNull(), 1).otherwise(0)).alias("skipped"),
-            F.count(F.lit(1)).alias("total"),
-        ).collect()[0]
+        """(rows with a NULL side, all rows)."""
+        unknown = ~self.ops.known([actual, predicted])
+        counted = [
+            self.ops.count_where(unknown).alias("skipped"),
+            self.ops.count().alias("total"),
+        ]
+        [row] = self.ops.rows(self.ops.aggregate(frame, [], counted))
         return int(row["skipped"] or 0), int(row["total"])
 
     def tables(
         self, frame: Any, actual: str, predicted: str, kwargs: dict[str, Any], wanted: Sequence[str]
     ) -> list[list[dict[str, Any]] | None]:
-        ms = importlib.import_module("mlsql.spark")
+        fn = self.ops.functions()
         return [
-            [r.asDict() for r in getattr(ms, name)(frame, actual, predicted, **kwargs).collect()]
+            self.ops.rows(getattr(fn, name)(frame, actual, predicted, **kwargs))
             if name in wanted
             else None
             for name in TABLES
         ]
+
+    def _first_labels(self, frame: Any, actual: str, predicted: str) -> Any:
+        """``frame`` with each label list replaced by its label (single-label data)."""
+        ops = self.ops
+        return ops.with_columns(frame, {c: ops.first(ops.col(c)) for c in (actual, predicted)})
 
     def single(
         self,
@@ -338,25 +238,21 @@ class SparkFrames:
         by: Sequence[str],
         sample_weight: str | None = None,
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        from pyspark.sql import functions as F
-
-        ms = importlib.import_module("mlsql.spark")
-        values = frame.withColumn(
-            actual, F.try_element_at(_spark_col(actual), F.lit(1))
-        ).withColumn(predicted, F.try_element_at(_spark_col(predicted), F.lit(1)))
+        """Per group the single-label measures; the non-zero (actual, predicted) counts
+        (with ``sample_weight``: the weighted measures, and the cells' total weights)."""
+        ops, fn = self.ops, self.ops.functions()
+        values = self._first_labels(frame, actual, predicted)
         weight = {} if sample_weight is None else {"sample_weight": sample_weight}
-        exprs = [getattr(ms, m)(actual, predicted, **weight).alias(m) for m in SINGLE_MEASURES]
-        measures = values.groupBy(*by).agg(*exprs) if by else values.agg(*exprs)
+        exprs = [getattr(fn, m)(actual, predicted, **weight).alias(m) for m in SINGLE_MEASURES]
+        measures = ops.aggregate(values, by, exprs)
         known = [actual, predicted, *([sample_weight] if sample_weight else [])]
-        count = F.count(F.lit(1)) if sample_weight is None else F.sum(_spark_col(sample_weight))
-        cells = (
-            values.dropna(subset=known)
-            .groupBy(
-                *by, _spark_col(actual).alias("actual"), _spark_col(predicted).alias("predicted")
-            )
-            .agg(count.alias("count"))
+        count = ops.count() if sample_weight is None else ops.total(sample_weight)
+        cells = ops.aggregate(
+            ops.drop_nulls(values, known),
+            [*by, ops.col(actual).alias("actual"), ops.col(predicted).alias("predicted")],
+            [count.alias("count")],
         )
-        return [r.asDict() for r in measures.collect()], [r.asDict() for r in cells.collect()]
+        return ops.rows(measures), ops.rows(cells)
 
     def resample(
         self,
@@ -368,27 +264,28 @@ class SparkFrames:
         single: bool,
         **kwargs: Any,
     ) -> list[dict[str, Any]]:
-        """Rows of ``ms.bootstrap`` or ``ms.compare`` (``func``) on the frame."""
-        from pyspark.sql import functions as F
+        """Rows of the engine's ``bootstrap`` or ``compare`` (``func``) on the frame.
 
-        ms = importlib.import_module("mlsql.spark")
+        ``single``: the label lists hold one label each; the measures get the label itself.
+        """
         if single:
-            frame = frame.withColumn(
-                actual, F.try_element_at(_spark_col(actual), F.lit(1))
-            ).withColumn(predicted, F.try_element_at(_spark_col(predicted), F.lit(1)))
-        return [r.asDict() for r in getattr(ms, func)(frame, actual, predicted, **kwargs).collect()]
+            frame = self._first_labels(frame, actual, predicted)
+        fn = self.ops.functions()
+        return self.ops.rows(getattr(fn, func)(frame, actual, predicted, **kwargs))
 
 
-def _spark_col(name: str) -> Any:
-    """A Spark column by name, quoted so dots and backticks are part of the name."""
-    from pyspark.sql import functions as F
+class PolarsFrames(DataFrames):
+    """Polars: a frame is a DataFrame or LazyFrame; the functions are ``mlsql.polars``."""
 
-    return F.col("`" + name.replace("`", "``") + "`")
+    name = "polars"
+    ops = PolarsOps()
 
 
-def _regex(sep: str) -> str:
-    """``sep`` as a Java regular expression matching it literally."""
-    return "\\Q" + sep.replace("\\E", "\\E\\\\E\\Q") + "\\E"
+class SparkFrames(DataFrames):
+    """Spark: a frame is a DataFrame on its own session; the functions are ``mlsql.spark``."""
+
+    name = "spark"
+    ops = SparkOps()
 
 
 ENGINES = {"duckdb": DuckDBFrames, "polars": PolarsFrames, "spark": SparkFrames}

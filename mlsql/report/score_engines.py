@@ -3,7 +3,8 @@
 A *frame* here has the group columns, a label-list column and a score column
 (a map label -> score or a list of {label, score} structs). Each engine class
 answers the same questions with its own functions (DuckDB macros,
-``mlsql.polars``, ``mlsql.spark``): the averaged ``multilabel_average_precision``
+``mlsql.polars``, ``mlsql.spark``; Polars and Spark share
+:class:`DataFrameScores`, over their :mod:`mlsql.report.frame_ops`): the averaged ``multilabel_average_precision``
 and ``multilabel_roc_auc`` per group, ``label_thresholds``, and, over the
 *cells* (one row per scored (row, label): its group, whether the label is
 true, its score), the score range, ``calibration_table`` and the micro
@@ -13,12 +14,12 @@ No measure is computed here: the cells are a reshaping (an unnest) of the rows.
 
 from __future__ import annotations
 
-import importlib
 import uuid
 from collections.abc import Sequence
 from typing import Any
 
 from mlsql._sqlexpr import lit, quote_ident
+from mlsql.report.frame_ops import PolarsOps, SparkOps, collect
 
 #: the averages of the score report, in display order
 SCORE_AVERAGES = ("micro", "macro", "weighted", "samples")
@@ -146,37 +147,30 @@ class DuckDBScores:
         )
 
 
-class PolarsScores:
-    """Polars: a frame is a DataFrame or LazyFrame; the functions are ``mlsql.polars``."""
+class DataFrameScores:
+    """A DataFrame engine (Polars or Spark): the questions both ask alike, in terms of
+    ``ops`` (:mod:`mlsql.report.frame_ops`); the measures are those of ``ops.functions()``."""
 
-    name = "polars"
+    name: str
+    ops: PolarsOps | SparkOps
 
     def __init__(self) -> None:
-        self.mp = importlib.import_module("mlsql.polars")
+        self.fn = self.ops.functions()
 
     def close(self) -> None:
         """Nothing to release."""
 
-    @staticmethod
-    def _collect(frame: Any) -> Any:
-        from mlsql.report.engines import _collect
-
-        return _collect(frame)
-
     def summary(
         self, frame: Any, actual: str, scores: str, by: Sequence[str], zero_division: Any
     ) -> list[dict[str, Any]]:
-        import polars as pl
-
-        known = (pl.col(actual).is_not_null() & pl.col(scores).is_not_null()).sum()
-        exprs = [known.cast(pl.Int64).alias("n_rows")] + [
-            getattr(self.mp, func)(actual, scores, average=avg, zero_division=zero_division).alias(
+        known = self.ops.known([actual, scores])
+        exprs = [self.ops.count_where(known).alias("n_rows")] + [
+            getattr(self.fn, func)(actual, scores, average=avg, zero_division=zero_division).alias(
                 col
             )
             for col, func, avg in summary_columns()
         ]
-        out = frame.group_by(list(by)).agg(exprs) if by else frame.select(exprs)
-        return self._collect(out).to_dicts()
+        return self.ops.rows(self.ops.aggregate(frame, by, exprs))
 
     def thresholds(
         self,
@@ -187,16 +181,36 @@ class PolarsScores:
         beta: float,
         zero_division: Any,
     ) -> list[dict[str, Any]]:
-        out = self.mp.label_thresholds(
+        out = self.fn.label_thresholds(
             frame, actual, scores, beta=beta, zero_division=zero_division, by=list(by) or None
         )
-        return self._collect(out).to_dicts()
+        return self.ops.rows(out)
+
+    def calibration(self, cells: Any, by: Sequence[str], n_bins: int) -> list[dict[str, Any]]:
+        out = self.fn.calibration_table(cells, TRUE, SCORE, n_bins=n_bins, by=list(by) or None)
+        return self.ops.rows(out)
+
+    def label_curves(
+        self, frame: Any, actual: str, scores: str, by: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        out = self.fn.precision_recall_curve(frame, actual, scores, by=list(by) or None)
+        return self.ops.rows(out)
+
+    def micro_curve(self, cells: Any, by: Sequence[str]) -> list[dict[str, Any]]:
+        out = self.fn.precision_recall_curve(cells, TRUE, SCORE, by=list(by) or None)
+        return self.ops.rows(out)
+
+
+class PolarsScores(DataFrameScores):
+    """Polars: a frame is a DataFrame or LazyFrame; the functions are ``mlsql.polars``."""
+
+    name = "polars"
+    ops = PolarsOps()
 
     def cells(self, frame: Any, actual: str, scores: str, by: Sequence[str]) -> Any:
         import polars as pl
 
-        schema = frame.collect_schema() if hasattr(frame, "collect_schema") else frame.schema
-        is_map = isinstance(schema[scores], pl.Map)
+        is_map = isinstance(self.ops.types(frame)[scores], pl.Map)
         entries = pl.col(scores).map.entries() if is_map else pl.col(scores)
         label, score = ("key", "value") if is_map else ("label", "score")
         entry = pl.col("__mlsql_e")
@@ -216,86 +230,33 @@ class PolarsScores:
     def score_range(self, cells: Any) -> tuple[Any, Any]:
         import polars as pl
 
-        row = self._collect(cells.select(pl.col(SCORE).min(), pl.col(SCORE).max().alias("h")))
+        row = collect(cells.select(pl.col(SCORE).min(), pl.col(SCORE).max().alias("h")))
         return row.row(0)
 
-    def calibration(self, cells: Any, by: Sequence[str], n_bins: int) -> list[dict[str, Any]]:
-        out = self.mp.calibration_table(cells, TRUE, SCORE, n_bins=n_bins, by=list(by) or None)
-        return self._collect(out).to_dicts()
 
-    def label_curves(
-        self, frame: Any, actual: str, scores: str, by: Sequence[str]
-    ) -> list[dict[str, Any]]:
-        out = self.mp.precision_recall_curve(frame, actual, scores, by=list(by) or None)
-        return self._collect(out).to_dicts()
-
-    def micro_curve(self, cells: Any, by: Sequence[str]) -> list[dict[str, Any]]:
-        out = self.mp.precision_recall_curve(cells, TRUE, SCORE, by=list(by) or None)
-        return self._collect(out).to_dicts()
-
-
-class SparkScores:
+class SparkScores(DataFrameScores):
     """Spark: a frame is a DataFrame on its own session; the functions are ``mlsql.spark``."""
 
     name = "spark"
-
-    def __init__(self) -> None:
-        self.ms = importlib.import_module("mlsql.spark")
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-    @staticmethod
-    def _col(name: str) -> Any:
-        from mlsql.report.engines import _spark_col
-
-        return _spark_col(name)
-
-    def summary(
-        self, frame: Any, actual: str, scores: str, by: Sequence[str], zero_division: Any
-    ) -> list[dict[str, Any]]:
-        from pyspark.sql import functions as F
-
-        known = self._col(actual).isNotNull() & self._col(scores).isNotNull()
-        exprs = [F.sum(known.cast("bigint")).alias("n_rows")] + [
-            getattr(self.ms, func)(actual, scores, average=avg, zero_division=zero_division).alias(
-                col
-            )
-            for col, func, avg in summary_columns()
-        ]
-        out = frame.groupBy(*by).agg(*exprs) if by else frame.agg(*exprs)
-        return [r.asDict() for r in out.collect()]
-
-    def thresholds(
-        self,
-        frame: Any,
-        actual: str,
-        scores: str,
-        by: Sequence[str],
-        beta: float,
-        zero_division: Any,
-    ) -> list[dict[str, Any]]:
-        out = self.ms.label_thresholds(
-            frame, actual, scores, beta=beta, zero_division=zero_division, by=list(by) or None
-        )
-        return [r.asDict() for r in out.collect()]
+    ops = SparkOps()
 
     def cells(self, frame: Any, actual: str, scores: str, by: Sequence[str]) -> Any:
         from pyspark.sql import functions as F
         from pyspark.sql.types import MapType
 
+        col = self.ops.col
         is_map = isinstance(frame.schema[scores].dataType, MapType)
-        s = self._col(scores)
+        s = col(scores)
         entries = F.map_entries(s) if is_map else s
         label, score = ("key", "value") if is_map else ("label", "score")
-        rows = frame.where(self._col(actual).isNotNull() & s.isNotNull()).select(
-            *(self._col(c).alias(c) for c in by),
-            self._col(actual).alias("__mlsql_a"),
+        rows = frame.where(col(actual).isNotNull() & s.isNotNull()).select(
+            *(col(c).alias(c) for c in by),
+            col(actual).alias("__mlsql_a"),
             F.explode(entries).alias("__mlsql_e"),
         )
         e = F.col("__mlsql_e")
         return rows.select(
-            *(self._col(c).alias(c) for c in by),
+            *(col(c).alias(c) for c in by),
             e[label].alias(LABEL),
             F.array_contains(F.col("__mlsql_a"), e[label]).alias(TRUE),
             e[score].cast("double").alias(SCORE),
@@ -306,20 +267,6 @@ class SparkScores:
 
         row = cells.agg(F.min(SCORE), F.max(SCORE)).collect()[0]
         return row[0], row[1]
-
-    def calibration(self, cells: Any, by: Sequence[str], n_bins: int) -> list[dict[str, Any]]:
-        out = self.ms.calibration_table(cells, TRUE, SCORE, n_bins=n_bins, by=list(by) or None)
-        return [r.asDict() for r in out.collect()]
-
-    def label_curves(
-        self, frame: Any, actual: str, scores: str, by: Sequence[str]
-    ) -> list[dict[str, Any]]:
-        out = self.ms.precision_recall_curve(frame, actual, scores, by=list(by) or None)
-        return [r.asDict() for r in out.collect()]
-
-    def micro_curve(self, cells: Any, by: Sequence[str]) -> list[dict[str, Any]]:
-        out = self.ms.precision_recall_curve(cells, TRUE, SCORE, by=list(by) or None)
-        return [r.asDict() for r in out.collect()]
 
 
 SCORE_ENGINES = {"duckdb": DuckDBScores, "polars": PolarsScores, "spark": SparkScores}
