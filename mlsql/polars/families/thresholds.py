@@ -66,14 +66,30 @@ class _GroupOps(PolarsOps):
         return total.over(self.groups) if self.groups else total
 
 
-def _frame(source: Frame, func: str, named: dict[str, str], by: Any, outputs: Sequence[str]) -> Any:
-    """(lazy frame, schema, group names) with every named column checked."""
+def _frame(
+    source: Frame,
+    func: str,
+    named: dict[str, str],
+    by: Any,
+    outputs: Sequence[str],
+    sample_weight: str | None,
+) -> Any:
+    """(lazy frame, schema, group names, weight) with every named column and the
+    ``sample_weight`` column checked; the weight is each row's, checked (a row weighing 0
+    or NULL is dropped), or 1 (an Int64)."""
+    if sample_weight is not None:
+        named = {**named, "sample_weight": sample_weight}
     groups = K.by_columns(by, func)
     lf = source.lazy()
     schema = lf.collect_schema()
     check_columns(func, schema.names(), [*named.items(), *(("by", g) for g in groups)])
     check_by_names(func, groups, outputs)
-    return lf, schema, groups
+    w = (
+        pl.lit(1, pl.Int64)
+        if sample_weight is None
+        else weight(func, pl.col(sample_weight), schema[sample_weight])
+    )
+    return lf, schema, groups, w
 
 
 @table(
@@ -103,15 +119,7 @@ def calibration_table(
     func = "calibration_table"
     nb = P.check(SC.N_BINS, n_bins, func)
     named = {"actual": actual, "prob": prob}
-    if sample_weight is not None:
-        named["sample_weight"] = sample_weight
-    lf, schema, groups = _frame(source, func, named, by, TH.CALIBRATION_COLUMNS)
-    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1
-    w = (
-        pl.lit(1, pl.Int64)
-        if sample_weight is None
-        else weight(func, pl.col(sample_weight), schema[sample_weight])
-    )
+    lf, schema, groups, w = _frame(source, func, named, by, TH.CALIBRATION_COLUMNS, sample_weight)
     a = pl.col(actual)
     y = K.binary_flag(func, "actual", a, schema[actual])
     p = K.number(
@@ -231,16 +239,9 @@ def label_thresholds(
     zd = P.check(P.ZERO_DIVISION, zero_division, func)
     nb = P.check(TH.THRESHOLD_BINS, n_bins, func)
     named = {"actual": actual, "scores": scores}
-    if sample_weight is not None:
-        named["sample_weight"] = sample_weight
-    lf, schema, groups = _frame(source, func, named, by, TH.THRESHOLD_COLUMNS)
-    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1; the counts'
-    # type: Int64 unweighted, Float64 weighted
-    kind: pl.DataType
-    if sample_weight is None:
-        w, kind = pl.lit(1, pl.Int64), pl.Int64()
-    else:
-        w, kind = weight(func, pl.col(sample_weight), schema[sample_weight]), pl.Float64()
+    lf, schema, groups, w = _frame(source, func, named, by, TH.THRESHOLD_COLUMNS, sample_weight)
+    # the counts' type: Int64 unweighted, Float64 weighted
+    kind: pl.DataType = pl.Int64() if sample_weight is None else pl.Float64()
     events, truth = _events(lf, schema, actual, scores, groups, func, w)
     s = K.number(func, "scores", pl.col("__mlsql_s"), pl.Float64(), finite=True) + 0.0
     if nb is None:

@@ -50,9 +50,17 @@ class _GroupOps(SparkOps):
 
 
 def _keys(
-    source: Any, func: str, named: dict[str, str], by: Any, outputs: Sequence[str]
+    source: Any,
+    func: str,
+    named: dict[str, str],
+    by: Any,
+    outputs: Sequence[str],
+    sample_weight: str | None,
 ) -> tuple[list[str], list[Column], list[str]]:
-    """(the ``by`` names, their columns as ``__g<i>`` (or one constant group), those names)."""
+    """(the ``by`` names, their columns as ``__g<i>`` (or one constant group), those names),
+    every named column and the ``sample_weight`` column checked."""
+    if sample_weight is not None:
+        named = {**named, "sample_weight": sample_weight}
     if not isinstance(source, DataFrame):
         raise MlsqlError(
             f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
@@ -64,6 +72,13 @@ def _keys(
     keys = [to_column(g, func, "by").alias(f"__g{i}") for i, g in enumerate(groups)]
     internal = [f"__g{i}" for i in range(len(groups))]
     return groups, keys or [F.lit(0).alias("__g")], internal or ["__g"]
+
+
+def _weight(func: str, source: DataFrame, sample_weight: str | None) -> Column:
+    """Each row's weight, checked (a row weighing 0 or NULL is dropped), or 1 (a long)."""
+    if sample_weight is None:
+        return F.lit(1).cast("long")
+    return weight(func, _bound(source, sample_weight))
 
 
 def _bound(source: DataFrame, name: str) -> Column:
@@ -107,15 +122,8 @@ def calibration_table(
     func = "calibration_table"
     nb = P.check(SC.N_BINS, n_bins, func)
     named = {"actual": actual, "prob": prob}
-    if sample_weight is not None:
-        named["sample_weight"] = sample_weight
-    groups, keys, internal = _keys(source, func, named, by, TH.CALIBRATION_COLUMNS)
-    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1
-    w = (
-        F.lit(1).cast("long")
-        if sample_weight is None
-        else weight(func, _bound(source, sample_weight))
-    )
+    groups, keys, internal = _keys(source, func, named, by, TH.CALIBRATION_COLUMNS, sample_weight)
+    w = _weight(func, source, sample_weight)
     a, p = _bound(source, actual), _bound(source, prob)
     K.binary_inputs(func, ["actual"], [a])
     K.numeric_inputs(func, ["prob"], [p])
@@ -175,17 +183,12 @@ def label_thresholds(
     zd = P.check(P.ZERO_DIVISION, zero_division, func)
     nb = P.check(TH.THRESHOLD_BINS, n_bins, func)
     named = {"actual": actual, "scores": scores}
-    if sample_weight is not None:
-        named["sample_weight"] = sample_weight
-    groups, keys, internal = _keys(source, func, named, by, TH.THRESHOLD_COLUMNS)
+    groups, keys, internal = _keys(source, func, named, by, TH.THRESHOLD_COLUMNS, sample_weight)
     a, s = _bound(source, actual), _bound(source, scores)
     _scores_check(func, ["actual", "scores"], [a, s])
-    # each row's weight (checked; a row weighing 0 or NULL is dropped), or 1; the counts'
-    # type: long unweighted, double weighted
-    if sample_weight is None:
-        w, kind = F.lit(1).cast("long"), "long"
-    else:
-        w, kind = weight(func, _bound(source, sample_weight)), "double"
+    # the weight after the scores' checks (their message first); the counts' type: long
+    # unweighted, double weighted
+    w, kind = _weight(func, source, sample_weight), "long" if sample_weight is None else "double"
     entries = score_entries(s, _fields_of(func, s))
     rows = source.select(*keys, a.alias("__a"), entries.alias("__e"), w.alias("__w"))
     rows = rows.where((F.col("__w") > 0) & F.col("__a").isNotNull() & F.col("__e").isNotNull())
