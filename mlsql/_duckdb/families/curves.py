@@ -25,7 +25,7 @@ binder error (a map function over text), not with mlsql's message.
 from __future__ import annotations
 
 from mlsql._duckdb.families.ranking import ENTRY_TYPES
-from mlsql._duckdb.families.single_label import KEEP, _columns
+from mlsql._duckdb.families.single_label import KEEP, _columns, _row_weight
 from mlsql._duckdb.library import Macro, Qualify, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._front.tables import by_output_message
@@ -120,11 +120,8 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool) -> str:
     clash = f'list_filter(coalesce("by", []), lambda b: lower(b) IN ({outputs}))[1]'
     clash_error = sql_message(by_output_message(name, "{}"), clash)
     cells = f"{q('_mlsql_curve_cells')}(__mlsql_actual, __mlsql_score, '{name}')"
-    if weighted:
-        weight = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{name}')"
-        rows = f"(SELECT *, {weight} AS w FROM ({_columns('actual', 'score', 'sample_weight')}))"
-    else:
-        rows = f"(SELECT *, 1 AS w FROM ({_columns('actual', 'score')}))"
+    w_name, weight = _row_weight(q, name, weighted)
+    rows = f"(SELECT *, {weight} AS w FROM ({_columns('actual', 'score', *w_name)}))"
     # n: the cells' total weight; m: their number (how the unscored rows are found)
     return f"""WITH known AS (
         SELECT g, {cells} AS cells, w

@@ -461,6 +461,14 @@ def _columns(*names: str) -> str:
         FROM (SELECT *, 0 AS {ALL} FROM {read_source_sql()})"""
 
 
+def _row_weight(q: Qualify, func: str, weighted: bool) -> tuple[tuple[str, ...], str]:
+    """(the ``sample_weight`` input to pick with :func:`_columns`, if ``weighted``; each row's
+    weight in SQL: ``sample_weight`` checked by ``_mlsql_weight`` for ``func``, else 1)."""
+    if not weighted:
+        return (), "1"
+    return ("sample_weight",), f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{func}')"
+
+
 KEEP = "lambda c: NOT starts_with(c, '__mlsql_')"
 
 

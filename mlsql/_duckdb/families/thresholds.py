@@ -27,7 +27,7 @@ from typing import Any
 from mlsql import _params as P
 from mlsql._duckdb.families.curves import known_row
 from mlsql._duckdb.families.ranking import ENTRY_TYPES
-from mlsql._duckdb.families.single_label import KEEP, _columns
+from mlsql._duckdb.families.single_label import KEEP, _columns, _row_weight
 from mlsql._duckdb.library import Macro, Qualify, check_param
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import Counts
@@ -77,12 +77,8 @@ def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
     b = SC.calibration_bin(ops, Sql("p"), Sql("nb"))
     values = TH.calibration_values(ops, Sql("b"), Sql("nb"), Sql("n"), Sql("s"), Sql("pos"))
     select = ",\n               ".join(f"{e} AS {name}" for name, e in values.items())
-    if weighted:
-        w_name: tuple[str, ...] = ("sample_weight",)
-        w = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{func}')"
-        tally = "sum(w)"
-    else:
-        w_name, w, tally = (), "1", "count(*)"
+    w_name, w = _row_weight(q, func, weighted)
+    tally = "sum(w)" if weighted else "count(*)"
     body = f"""WITH params AS (SELECT {n_bins} AS nb),
     known AS (
         SELECT g, {y} AS y, {p} AS p, {w} AS w
@@ -165,16 +161,15 @@ def _thresholds(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
         WindowOps(ops), Counts(Sql("tp"), Sql("fp"), Sql("fn")), Sql("b"), Sql("zd")
     )
     select = ",\n               ".join(f"{e} AS {name}" for name, e in values.items())
+    w_name, w = _row_weight(q, func, weighted)
     if weighted:
-        w_name: tuple[str, ...] = ("sample_weight",)
-        w = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{func}')"
         kind = "DOUBLE"
 
         def tally(where: str) -> str:
             return f"coalesce(sum(w){where}, 0.0)"
 
     else:
-        w_name, w, kind = (), "1", "BIGINT"
+        kind = "BIGINT"
 
         def tally(where: str) -> str:
             return f"count(*){where}"
