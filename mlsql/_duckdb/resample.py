@@ -323,11 +323,7 @@ def compare(
             rows = con.sql(paired_sql, params=[*params, baseline, baseline]).fetchall()
         else:
             rows = []
-    paired: dict[Any, int] = {}
-    for row in rows:
-        paired[row[len(req.by)]] = paired.get(row[len(req.by)], 0) + row[-1]
-    front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
-    out = run.compare(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
+    out = front.compared(req, model, id, baseline, totals, rows, repeated, drop_unpaired)
     return _relation(con, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by))
 
 

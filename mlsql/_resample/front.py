@@ -171,6 +171,29 @@ def check_pairs(
         raise MlsqlError(UNPAIRED_MESSAGE.format(id=id_column, n=n, details="; ".join(details)))
 
 
+def compared(
+    req: Request,
+    model: str,
+    id_column: str,
+    baseline: Any,
+    totals: Mapping[Any, int],
+    paired_rows: Sequence[tuple[Any, ...]],
+    repeated: int,
+    drop_unpaired: bool,
+) -> list[tuple[Any, ...]]:
+    """The rows of ``compare`` from an engine's paired statistics, once the pairs are checked.
+
+    ``paired_rows``: (groups, model, the baseline row's statistics, the model row's, count)
+    per distinct tuple; ``totals`` and ``repeated`` as :func:`check_pairs` takes them.
+    """
+    n_by = len(req.by)
+    paired: dict[Any, int] = {}
+    for row in paired_rows:
+        paired[row[n_by]] = paired.get(row[n_by], 0) + row[-1]
+    check_pairs(model, id_column, baseline, totals, paired, repeated, drop_unpaired)
+    return run.compare(paired_rows, n_by, req.chosen, req.n_resamples, req.confidence, req.seed)
+
+
 # ---------------------------------------------------------------- docstrings
 #: the summary of each DataFrame engine's function
 SUMMARIES = {

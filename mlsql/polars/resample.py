@@ -170,13 +170,7 @@ def compare(
         joined = others.join(base, on=[*req.by, _ID], how="inner", nulls_equal=True)
         group = [*req.by, _MODEL, *(f"{n}_b" for n in names), *names]
         paired_rows = joined.group_by(group).agg(pl.len()).collect().rows()
-    paired: dict[Any, int] = {}
-    for row in paired_rows:
-        paired[row[len(req.by)]] = paired.get(row[len(req.by)], 0) + row[-1]
-    front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
-    out = run.compare(
-        paired_rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed
-    )
+    out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)
     return _frame([*req.by, *front.COMPARE_COLUMNS], out, len(req.by), schema, model)
 
 

@@ -176,13 +176,7 @@ def compare(
         ]
         joined = m.join(b, on, "inner").groupBy(*keys).count()
         paired_rows = [tuple(r) for r in joined.collect()]
-    paired: dict[Any, int] = {}
-    for row in paired_rows:
-        paired[row[len(req.by)]] = paired.get(row[len(req.by)], 0) + row[-1]
-    front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
-    out = run.compare(
-        paired_rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed
-    )
+    out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)
     return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
 
 
