@@ -240,11 +240,19 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
     (WITH counts AS (
         SELECT g, __mlsql_label AS class, count(*) AS count
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(label)) AS __mlsql_label
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(label) OR c = '__mlsql_absent')), 1) AS __mlsql_label
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label] || coalesce("by", []) AS w, ['label'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
@@ -255,12 +263,20 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
     (WITH counts AS (
         SELECT g, __mlsql_label AS class, sum(w) AS count
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'class_distribution') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(label)) AS __mlsql_label,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(label) OR c = '__mlsql_absent')), 1) AS __mlsql_label,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')), 1) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label, sample_weight] || coalesce("by", []) AS w, ['label', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_label IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_distribution') IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
@@ -274,12 +290,20 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')), 1) AS __mlsql_actual,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')), 1) AS __mlsql_predicted
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, count(*) AS n FROM known GROUP BY g, a, p)
@@ -295,13 +319,21 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')), 1) AS __mlsql_actual,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')), 1) AS __mlsql_predicted,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')), 1) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, sum(w) AS n FROM known GROUP BY g, a, p)
@@ -320,12 +352,20 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')), 1) AS __mlsql_actual,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')), 1) AS __mlsql_predicted
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
@@ -355,13 +395,21 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'class_metrics') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')), 1) AS __mlsql_actual,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')), 1) AS __mlsql_predicted,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')), 1) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_metrics') IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),

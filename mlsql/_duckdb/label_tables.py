@@ -27,6 +27,7 @@ from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._duckdb.source_sql import looks_like_query, quoted_name_sql
 from mlsql._errors import MlsqlError
+from mlsql._front.tables import missing_column_message
 from mlsql._sqlexpr import quote_ident
 from mlsql.measures import label_based as LB
 
@@ -357,7 +358,6 @@ def _check_schema(
 ) -> None:
     probe = source.probe(con, func)
     types = {name.lower(): t for name, t in zip(probe.columns, probe.types, strict=True)}
-    found = ", ".join(probe.columns)
     for role, name in (
         ("actual", actual),
         ("predicted", predicted),
@@ -365,9 +365,7 @@ def _check_schema(
         *((("sample_weight", sample_weight),) if sample_weight is not None else ()),
     ):
         if name.lower() not in types:
-            raise MlsqlError(
-                f"{func}: the {role} column {name!r} is not in the source. Its columns: {found}."
-            )
+            raise MlsqlError(missing_column_message(func, role, name, probe.columns))
     for role, name in (("actual", actual), ("predicted", predicted)):
         if _kind(types[name.lower()]) is None:
             raise MlsqlError(

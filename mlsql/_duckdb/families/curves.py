@@ -122,9 +122,11 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool) -> str:
     cells = f"{q('_mlsql_curve_cells')}(__mlsql_actual, __mlsql_score, '{name}')"
     if weighted:
         weight = f"{q('_mlsql_weight')}(__mlsql_sample_weight, '{name}')"
-        rows = f"(SELECT *, {weight} AS w FROM ({_columns('actual', 'score', 'sample_weight')}))"
+        rows = (
+            f"(SELECT *, {weight} AS w FROM ({_columns(name, 'actual', 'score', 'sample_weight')}))"
+        )
     else:
-        rows = f"(SELECT *, 1 AS w FROM ({_columns('actual', 'score')}))"
+        rows = f"(SELECT *, 1 AS w FROM ({_columns(name, 'actual', 'score')}))"
     # n: the cells' total weight; m: their number (how the unscored rows are found)
     return f"""WITH known AS (
         SELECT g, {cells} AS cells, w
