@@ -98,6 +98,21 @@ class DuckDBFrames:
             self._drop(view)
         return int(skipped), int(total)
 
+    def known_rows(
+        self, frame: Any, known: Sequence[str], by: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        """Per group (``by``), ``n``: the number of rows with no NULL among ``known``."""
+        view = self._view(frame)
+        groups = "".join(f"{quote_ident(c)}, " for c in by)
+        where = " AND ".join(f"{quote_ident(c)} IS NOT NULL" for c in known)
+        group_by = " GROUP BY ALL" if by else ""
+        try:
+            return _rows(
+                self.con.sql(f"SELECT {groups}count(*) AS n FROM {view} WHERE {where}{group_by}")
+            )
+        finally:
+            self._drop(view)
+
     def tables(
         self, frame: Any, actual: str, predicted: str, kwargs: dict[str, Any], wanted: Sequence[str]
     ) -> list[list[dict[str, Any]] | None]:
@@ -222,6 +237,16 @@ class PolarsFrames:
         row = _collect(counted).row(0)
         return int(row[0]), int(row[1])
 
+    def known_rows(
+        self, frame: Any, known: Sequence[str], by: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        """Per group (``by``), ``n``: the number of rows with no NULL among ``known``."""
+        import polars as pl
+
+        rows = frame.drop_nulls(list(known))
+        n = pl.len().cast(pl.Int64).alias("n")
+        return _collect(rows.group_by(list(by)).agg(n) if by else rows.select(n)).to_dicts()
+
     def tables(
         self, frame: Any, actual: str, predicted: str, kwargs: dict[str, Any], wanted: Sequence[str]
     ) -> list[list[dict[str, Any]] | None]:
@@ -318,6 +343,17 @@ class SparkFrames:
             F.count(F.lit(1)).alias("total"),
         ).collect()[0]
         return int(row["skipped"] or 0), int(row["total"])
+
+    def known_rows(
+        self, frame: Any, known: Sequence[str], by: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        """Per group (``by``), ``n``: the number of rows with no NULL among ``known``."""
+        from pyspark.sql import functions as F
+
+        rows = frame.dropna(subset=list(known))
+        n = F.count(F.lit(1)).alias("n")
+        out = rows.groupBy(*by).agg(n) if by else rows.agg(n)
+        return [r.asDict() for r in out.collect()]
 
     def tables(
         self, frame: Any, actual: str, predicted: str, kwargs: dict[str, Any], wanted: Sequence[str]

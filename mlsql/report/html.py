@@ -81,6 +81,7 @@ footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
 
 CARDS = (
     ("n_rows", "rows", 0),
+    ("total_weight", "total weight", None),
     ("n_labels", "labels", 0),
     ("macro_f", "macro {f}", 4),
     ("samples_f", "samples {f}", 4),
@@ -92,6 +93,7 @@ CARDS = (
 #: one label per row: the cards that say more than samples averages and Hamming loss do
 SINGLE_LABEL_CARDS = (
     ("n_rows", "rows", 0),
+    ("total_weight", "total weight", None),
     ("n_labels", "classes", 0),
     ("macro_f", "macro {f}", 4),
     ("balanced_accuracy_score", "balanced accuracy", 4),
@@ -323,6 +325,7 @@ def _groups_overview(report: Report, digits: int, *, draw: bool = True) -> str:
     f = report.f_name
     columns = [
         ("n_rows", "rows"),
+        ("total_weight", "total weight"),
         (report.column("micro", "f"), f"micro {f}"),
         (report.column("macro", "f"), f"macro {f}"),
         (report.column("samples", "f"), f"samples {f}"),
