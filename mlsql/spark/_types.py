@@ -98,6 +98,22 @@ def kind(dtype: T.DataType) -> str:
     return dtype.simpleString()
 
 
+#: Spark's integer types: bits (all signed)
+INTEGER_BITS = {T.ByteType: 8, T.ShortType: 16, T.IntegerType: 32, T.LongType: 64}
+
+
+def bounds(dtype: T.DataType) -> tuple[int, int] | None:
+    """The range of an integer type (None for any other type).
+
+    Examples
+    --------
+    >>> bounds(T.ByteType()), bounds(T.StringType())
+    ((-128, 127), None)
+    """
+    bits = INTEGER_BITS.get(type(dtype))
+    return None if bits is None else LT.integer_bounds(bits, True)
+
+
 def compatible(left: T.DataType, right: T.DataType) -> bool:
     """Whether two label types are of one kind (an all-NULL side fits anything)."""
     a, b = kind(left), kind(right)
