@@ -41,6 +41,13 @@ UNIVERSE_RANGE_MESSAGE = (
     "The 'labels' parameter of {func} holds {value}, which the columns' label type ({type}) "
     "cannot hold: it holds integers from {low} to {high}."
 )
+#: parameters that hold one label of the measure's first input (class_error_rate's ``label``,
+#: prevalence's ``positive``)
+LABEL_VALUE_PARAMS = ("label", "positive")
+LABEL_VALUE_MESSAGE = (
+    "The '{param}' parameter of {func} must be a label of the column's type ({type}): "
+    "{kind}. Got {value} instead."
+)
 UNIVERSE_NOT_A_LIST_MESSAGE = (
     "The 'labels' parameter of {func} must be a list of labels. Got {labels!r} instead."
 )
@@ -182,3 +189,23 @@ def check_universe_range(
                     func=func, value=value, type=type_name, low=low, high=high
                 )
             )
+
+
+def check_label_value(value: Any, kind: str, type_name: str, param: str, func: str) -> None:
+    """Raise :class:`MlsqlError` unless ``value`` (parameter ``param``, one label such as
+    ``class_error_rate``'s ``label``) is a label of the column's ``kind`` (NULL fits any).
+
+    Examples
+    --------
+    >>> check_label_value("z", "integer", "Int8", "label", "class_error_rate")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'label' parameter of class_error_rate must be a label of the column's type (Int8): integer. Got 'z' instead.
+    """
+    if kind == NULL or value is None or python_kind(value) == kind:
+        return
+    raise MlsqlError(
+        LABEL_VALUE_MESSAGE.format(
+            param=param, func=func, type=type_name, kind=kind, value=repr(value)
+        )
+    )

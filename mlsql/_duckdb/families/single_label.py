@@ -320,6 +320,11 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
         return Sql(f"count(CASE WHEN {condition} THEN 1 END)")
 
     if m.inputs == ("label",):
+        param = next((p.name for p in m.params if p.name in CC.REQUIRED), "positive")
+
+        def value(x: Any) -> str:
+            return f"{q('_mlsql_label_value')}(label, {lit(x)}, '{param}', '{m.name}')"
+
         if weighted:
             rows = f"list(struct_pack(l := label, w := {w})) FILTER (WHERE label IS NOT NULL)"
             largest = let(
@@ -332,12 +337,12 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
             return SL.LabelStats(
                 n=tally("label IS NOT NULL"),
                 largest=largest,
-                matching=lambda x: tally(f"label = {lit(x)}"),
+                matching=lambda x: tally(f"{value(x)} = label"),
             )
         return SL.LabelStats(
             n=Sql("count(label)"),
             largest=Sql("list_max(map_values(histogram(label)))"),
-            matching=lambda x: Sql(f"count(CASE WHEN label = {lit(x)} THEN 1 END)"),
+            matching=lambda x: Sql(f"count(CASE WHEN {value(x)} = label THEN 1 END)"),
         )
     n = tally(_known())
     if m.name in ("accuracy", "error_rate"):
@@ -347,8 +352,9 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
 
         def table(label: Any) -> Table2x2:
             a = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
+            v = f"{q('_mlsql_label_value')}(actual, {lit(label)}, 'label', '{m.name}')"
             cell = lambda ca, cp: tally(  # noqa: E731
-                f"{_known()} AND ({a} = {lit(label)}) = {ca} AND (predicted = {lit(label)}) = {cp}"
+                f"{_known()} AND ({v} = {a}) = {ca} AND ({v} = predicted) = {cp}"
             )
             return Table2x2(
                 cell("true", "true"),
