@@ -37,6 +37,17 @@ UNIVERSE_MESSAGE = (
     "The 'labels' parameter of {func} must hold labels of the columns' type ({type}): "
     "{kind}. Got {labels} instead."
 )
+UNIVERSE_RANGE_MESSAGE = (
+    "The 'labels' parameter of {func} holds {value}, which the columns' label type ({type}) "
+    "cannot hold: it holds integers from {low} to {high}."
+)
+#: parameters that hold one label of the measure's first input (class_error_rate's ``label``,
+#: prevalence's ``positive``)
+LABEL_VALUE_PARAMS = ("label", "positive")
+LABEL_VALUE_MESSAGE = (
+    "The '{param}' parameter of {func} must be a label of the column's type ({type}): "
+    "{kind}. Got {value} instead."
+)
 UNIVERSE_NOT_A_LIST_MESSAGE = (
     "The 'labels' parameter of {func} must be a list of labels. Got {labels!r} instead."
 )
@@ -139,4 +150,62 @@ def check_universe_kind(universe: list[Any] | None, kind: str, type_name: str, f
         return
     raise MlsqlError(
         UNIVERSE_MESSAGE.format(func=func, type=type_name, kind=kind, labels=repr(universe))
+    )
+
+
+def integer_bounds(bits: int, signed: bool) -> tuple[int, int]:
+    """The smallest and largest value of an integer type of ``bits`` bits.
+
+    Examples
+    --------
+    >>> integer_bounds(8, True), integer_bounds(16, False)
+    ((-128, 127), (0, 65535))
+    """
+    if signed:
+        return -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    return 0, 2**bits - 1
+
+
+def check_universe_range(
+    universe: list[Any] | None, bounds: tuple[int, int] | None, type_name: str, func: str
+) -> None:
+    """Raise :class:`MlsqlError` unless every integer of a checked universe fits ``bounds``
+    (:func:`integer_bounds` of the label type both columns become; None: any value fits).
+
+    Examples
+    --------
+    >>> check_universe_range([1, 1000], (-128, 127), "List(Int8)", "label_metrics")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'labels' parameter of label_metrics holds 1000, which the columns' label type (List(Int8)) cannot hold: it holds integers from -128 to 127.
+    """
+    if universe is None or bounds is None:
+        return
+    low, high = bounds
+    for value in universe:
+        if python_kind(value) == INTEGER and not low <= value <= high:
+            raise MlsqlError(
+                UNIVERSE_RANGE_MESSAGE.format(
+                    func=func, value=value, type=type_name, low=low, high=high
+                )
+            )
+
+
+def check_label_value(value: Any, kind: str, type_name: str, param: str, func: str) -> None:
+    """Raise :class:`MlsqlError` unless ``value`` (parameter ``param``, one label such as
+    ``class_error_rate``'s ``label``) is a label of the column's ``kind`` (NULL fits any).
+
+    Examples
+    --------
+    >>> check_label_value("z", "integer", "Int8", "label", "class_error_rate")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'label' parameter of class_error_rate must be a label of the column's type (Int8): integer. Got 'z' instead.
+    """
+    if kind == NULL or value is None or python_kind(value) == kind:
+        return
+    raise MlsqlError(
+        LABEL_VALUE_MESSAGE.format(
+            param=param, func=func, type=type_name, kind=kind, value=repr(value)
+        )
     )

@@ -154,9 +154,9 @@ CREATE OR REPLACE TEMP MACRO _mlsql_checked_label_lists(actual, predicted, func,
          WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || typeof(predicted) || '.')
          ELSE error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || typeof(actual) || ' and ' || right_name || ' ' || typeof(predicted) || '.') END END;
 
--- _mlsql_typed_universe(labels, example, func): A labels= universe as a list of example's type, after checking its kind.
+-- _mlsql_typed_universe(labels, example, func): A labels= universe as a list of example's type, after checking its kind and, for integers, their range.
 CREATE OR REPLACE TEMP MACRO _mlsql_typed_universe(labels, example, func) AS 
-    cast_to_type(CASE WHEN labels IS NULL OR 'null' IN (CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+    cast_to_type(CASE WHEN NOT (labels IS NULL OR 'null' IN (CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
          WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END, CASE WHEN regexp_full_match(typeof(labels), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(labels), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
@@ -165,10 +165,11 @@ CREATE OR REPLACE TEMP MACRO _mlsql_typed_universe(labels, example, func) AS
          WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
          WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END = CASE WHEN regexp_full_match(typeof(labels), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(labels), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(labels) = '"NULL"' THEN 'null' ELSE typeof(labels) END THEN labels
-         ELSE error('The ''labels'' parameter of ' || func || ' must hold labels of the columns'' type (' || typeof(example) || '): ' || CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN typeof(labels) = '"NULL"' THEN 'null' ELSE typeof(labels) END) THEN error('The ''labels'' parameter of ' || func || ' must hold labels of the columns'' type (' || typeof(example) || '): ' || CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END || '. Got ' || '[' || array_to_string(list_transform(labels, lambda x: CASE WHEN typeof(x) = 'VARCHAR' THEN chr(39) || x || chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']' || ' instead.') END, example);
+         WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END || '. Got ' || '[' || array_to_string(list_transform(labels, lambda x: CASE WHEN typeof(x) = 'VARCHAR' THEN chr(39) || x || chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']' || ' instead.')
+         WHEN list_filter(labels, lambda x: NOT (TRY_CAST(x AS HUGEINT) BETWEEN (CASE regexp_extract(typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AND (CASE regexp_extract(typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2]))[1] IS NOT NULL THEN error('The ''labels'' parameter of ' || func || ' holds ' || CAST(list_filter(labels, lambda x: NOT (TRY_CAST(x AS HUGEINT) BETWEEN (CASE regexp_extract(typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AND (CASE regexp_extract(typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2]))[1] AS VARCHAR) || ', which the columns'' label type (' || typeof(example) || ') cannot hold: it holds integers from ' || CAST((CASE regexp_extract(typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AS VARCHAR) || ' to ' || CAST((CASE regexp_extract(typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2] AS VARCHAR) || '.')
+         ELSE labels END, example);
 
 -- _mlsql_tp(actual, predicted): |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).
 CREATE OR REPLACE TEMP MACRO _mlsql_tp(actual, predicted) AS 
@@ -1228,12 +1229,20 @@ CREATE OR REPLACE TEMP MACRO _mlsql_label_spread(source, actual, predicted, labe
                        CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
-                           COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
-                           COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0
-                    FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                           coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
+                           coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0
+                    FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || func || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- _mlsql_label_spread_by_weight(source, actual, predicted, labels, "by", func, sample_weight): One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.
@@ -1258,13 +1267,21 @@ CREATE OR REPLACE TEMP MACRO _mlsql_label_spread_by_weight(source, actual, predi
                        _mlsql_weight(w0, func) AS w
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
-                           COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
-                           COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0,
-                           COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS w0
-                    FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                           coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
+                           coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
+                           coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+                    FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || func || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn's labels=); by: grouping columns. Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).
@@ -1836,6 +1853,18 @@ CREATE OR REPLACE TEMP MACRO indicators_from_labels(actual, labels) AS
 
 -- ===== classification_checks.sql: Checks shared by the single-label, binary, rule, regression and score macros: parameters, binary and numeric inputs, label kinds.
 
+-- _mlsql_label_value(x, value, param, func): value (parameter param, one label), after checking it is of x's label kind.
+CREATE OR REPLACE TEMP MACRO _mlsql_label_value(x, value, param, func) AS 
+    CASE WHEN '"NULL"' IN (typeof(x), typeof(value))
+              OR CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END = CASE WHEN regexp_full_match(typeof(value), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(value) = 'VARCHAR' THEN 'text' WHEN typeof(value) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(value) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(value) = '"NULL"' THEN 'null' ELSE typeof(value) END THEN value
+         ELSE error('The ''' || param || ''' parameter of ' || func || ' must be a label of the column''s type (' || typeof(x) || '): ' || CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END || '. Got ' || CASE WHEN typeof(value) = 'VARCHAR' THEN chr(39) || value || chr(39) ELSE CAST(value AS VARCHAR) END || ' instead.') END;
+
 -- _mlsql_binary_flag(x, name, func): A boolean or 0/1 input as BOOLEAN (anything else is an error).
 CREATE OR REPLACE TEMP MACRO _mlsql_binary_flag(x, name, func) AS 
     CASE WHEN NOT regexp_full_match(typeof(x), '(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
@@ -2236,9 +2265,9 @@ CREATE OR REPLACE TEMP MACRO majority_error(label) AS
 -- prevalence(label, positive): Share of known rows whose label is the given positive class.
 -- prevalence(label, sample_weight, positive): Share of known rows whose label is the given positive class.
 CREATE OR REPLACE TEMP MACRO prevalence(label, positive) AS 
-    _mlsql_share(count(CASE WHEN label = positive THEN 1 END), count(label)),
+    _mlsql_share(count(CASE WHEN _mlsql_label_value(label, positive, 'positive', 'prevalence') = label THEN 1 END), count(label)),
     (label, sample_weight, positive) AS 
-    _mlsql_share(coalesce(sum(CASE WHEN label = positive THEN _mlsql_weight(sample_weight, 'prevalence') END), 0), coalesce(sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'prevalence') END), 0));
+    _mlsql_share(coalesce(sum(CASE WHEN _mlsql_label_value(label, positive, 'positive', 'prevalence') = label THEN _mlsql_weight(sample_weight, 'prevalence') END), 0), coalesce(sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'prevalence') END), 0));
 
 -- accuracy(actual, predicted): Share of known rows where actual = predicted.
 -- accuracy(actual, predicted, sample_weight): Share of known rows where actual = predicted.
@@ -2366,9 +2395,9 @@ CREATE OR REPLACE TEMP MACRO mcc(actual, predicted, zero_division := 0) AS
 -- class_error_rate(actual, predicted, label, zero_division): Share of the rows truly of the given class that were predicted otherwise.
 -- class_error_rate(actual, predicted, sample_weight, label, zero_division): Share of the rows truly of the given class that were predicted otherwise.
 CREATE OR REPLACE TEMP MACRO class_error_rate(actual, predicted, label, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = false AND (predicted = label) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = false THEN 1 END), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = false AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = false THEN 1 END), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END,
     (actual, predicted, sample_weight, label, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'class_error_rate') END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = false AND (predicted = label) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = false THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'class_error_rate') END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = false AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = false THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END;
 
 -- cost_error(actual, predicted, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 -- cost_error(actual, predicted, sample_weight, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
@@ -2383,11 +2412,19 @@ CREATE OR REPLACE TEMP MACRO class_distribution(source, label, "by" := NULL) AS 
     (WITH counts AS (
         SELECT g, __mlsql_label AS class, count(*) AS count
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(label)) AS __mlsql_label
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(label) OR c = '__mlsql_absent')) AS __mlsql_label
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label] || coalesce("by", []) AS w, ['label'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
@@ -2398,12 +2435,20 @@ CREATE OR REPLACE TEMP MACRO class_distribution(source, label, "by" := NULL) AS 
     (WITH counts AS (
         SELECT g, __mlsql_label AS class, sum(w) AS count
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'class_distribution') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(label)) AS __mlsql_label,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(label) OR c = '__mlsql_absent')) AS __mlsql_label,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label, sample_weight] || coalesce("by", []) AS w, ['label', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_label IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_distribution') IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
@@ -2417,12 +2462,20 @@ CREATE OR REPLACE TEMP MACRO confusion_matrix(source, actual, predicted, "by" :=
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, count(*) AS n FROM known GROUP BY g, a, p)
@@ -2438,13 +2491,21 @@ CREATE OR REPLACE TEMP MACRO confusion_matrix(source, actual, predicted, "by" :=
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, sum(w) AS n FROM known GROUP BY g, a, p)
@@ -2463,12 +2524,20 @@ CREATE OR REPLACE TEMP MACRO class_metrics(source, actual, predicted, beta := 1.
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
@@ -2498,13 +2567,21 @@ CREATE OR REPLACE TEMP MACRO class_metrics(source, actual, predicted, beta := 1.
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'class_metrics') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_metrics') IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
@@ -3077,12 +3154,20 @@ CREATE OR REPLACE TEMP MACRO precision_recall_curve(source, actual, score, zero_
     (WITH known AS (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
         FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(score)) AS __mlsql_score
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'precision_recall_curve' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score] || coalesce("by", []) AS w, ['actual', 'score'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -3123,13 +3208,21 @@ CREATE OR REPLACE TEMP MACRO precision_recall_curve(source, actual, score, zero_
     (WITH known AS (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'precision_recall_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(score)) AS __mlsql_score,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'precision_recall_curve' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score, sample_weight] || coalesce("by", []) AS w, ['actual', 'score', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -3173,12 +3266,20 @@ CREATE OR REPLACE TEMP MACRO roc_curve(source, actual, score, zero_division := 0
     (WITH known AS (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
         FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(score)) AS __mlsql_score
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'roc_curve' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score] || coalesce("by", []) AS w, ['actual', 'score'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -3219,13 +3320,21 @@ CREATE OR REPLACE TEMP MACRO roc_curve(source, actual, score, zero_division := 0
     (WITH known AS (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'roc_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(score)) AS __mlsql_score,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'roc_curve' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score, sample_weight] || coalesce("by", []) AS w, ['actual', 'score', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -3350,12 +3459,20 @@ CREATE OR REPLACE TEMP MACRO calibration_table(source, actual, prob, n_bins := 1
     known AS (
         SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(prob)) AS __mlsql_prob
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(prob) OR c = '__mlsql_absent')) AS __mlsql_prob
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, prob] || coalesce("by", []) AS w, ['actual', 'prob'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))),
     bins AS (
         SELECT g, _mlsql_calibration_bin(p, nb) AS b, count(*) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
@@ -3376,13 +3493,21 @@ CREATE OR REPLACE TEMP MACRO calibration_table(source, actual, prob, n_bins := 1
     known AS (
         SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(prob)) AS __mlsql_prob,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(prob) OR c = '__mlsql_absent')) AS __mlsql_prob,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, prob, sample_weight] || coalesce("by", []) AS w, ['actual', 'prob', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))),
     bins AS (
         SELECT g, _mlsql_calibration_bin(p, nb) AS b, sum(w) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
@@ -3408,12 +3533,20 @@ CREATE OR REPLACE TEMP MACRO label_thresholds(source, actual, scores, beta := 1.
         SELECT * FROM (
             SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, 1 AS w
             FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(scores)) AS __mlsql_scores
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(scores) OR c = '__mlsql_absent_scores')), 1) AS __mlsql_scores
+        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'label_thresholds' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, scores] || coalesce("by", []) AS w, ['actual', 'scores'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE a IS NOT NULL AND e IS NOT NULL),
     events AS (
         SELECT g, x.key AS label, _mlsql_number(x.value, 'scores', 'label_thresholds') + 0.0 AS s, list_contains(a, x.key) AS t, w
@@ -3469,13 +3602,21 @@ CREATE OR REPLACE TEMP MACRO label_thresholds(source, actual, scores, beta := 1.
         SELECT * FROM (
             SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, _mlsql_weight(__mlsql_sample_weight, 'label_thresholds') AS w
             FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(scores)) AS __mlsql_scores,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(scores) OR c = '__mlsql_absent_scores')), 1) AS __mlsql_scores,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'label_thresholds' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, scores, sample_weight] || coalesce("by", []) AS w, ['actual', 'scores', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN a IS NOT NULL AND e IS NOT NULL ELSE false END),
     events AS (
         SELECT g, x.key AS label, _mlsql_number(x.value, 'scores', 'label_thresholds') + 0.0 AS s, list_contains(a, x.key) AS t, w
@@ -3527,336 +3668,337 @@ CREATE OR REPLACE TEMP MACRO label_thresholds(source, actual, scores, beta := 1.
 
 -- ===== marks: mlsql's own
 
-COMMENT ON MACRO _mlsql_weight IS 'mlsql macro 6440ffc2acbf6439 456709a776417c2a: A row''s sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).';
-COMMENT ON MACRO _mlsql_shown IS 'mlsql macro b0d5f7daf3cc963d 456709a776417c2a: A value as mlsql''s messages show it: ''text'', None, True, 2.5.';
-COMMENT ON MACRO _mlsql_check_beta IS 'mlsql macro 512040aa601b1dbd 456709a776417c2a: Validate beta: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_zero_division IS 'mlsql macro 67f9c71bdeff8a04 456709a776417c2a: Validate zero_division: one of 0, 1, nan, ''diagnose'', ''ignore''.';
-COMMENT ON MACRO _mlsql_check_n_labels IS 'mlsql macro 43d838c682001e03 456709a776417c2a: Validate n_labels: a whole number > 0.';
-COMMENT ON MACRO _mlsql_check_alpha IS 'mlsql macro 5238e2456fa0f54a 456709a776417c2a: Validate alpha: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_cost_fn IS 'mlsql macro 9cd5c51fb93b2036 456709a776417c2a: Validate cost_fn: a finite number.';
-COMMENT ON MACRO _mlsql_check_cost_fp IS 'mlsql macro 777d89e417099a55 456709a776417c2a: Validate cost_fp: a finite number.';
-COMMENT ON MACRO _mlsql_check_average IS 'mlsql macro 49519a425086aa0c 456709a776417c2a: Validate average: one of ''micro'', ''macro'', ''weighted''.';
-COMMENT ON MACRO _mlsql_check_weights IS 'mlsql macro 55f3c76974caf8a0 456709a776417c2a: Validate weights: one of ''linear'', ''quadratic''.';
-COMMENT ON MACRO _mlsql_check_k IS 'mlsql macro 14bf28fb73962a0d 456709a776417c2a: Validate k: a whole number > 0 (or NULL for all).';
-COMMENT ON MACRO _mlsql_check_top_k IS 'mlsql macro a230e0f559eda428 456709a776417c2a: Validate k: a whole number >= 0 (or NULL for all).';
-COMMENT ON MACRO _mlsql_check_threshold IS 'mlsql macro 8c2bc6acd7bacc83 456709a776417c2a: Validate threshold: a number.';
-COMMENT ON MACRO _mlsql_check_table_beta IS 'mlsql macro a01713b91245d079 456709a776417c2a: Validate beta: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_n_bins IS 'mlsql macro 64118ad4391f29da 456709a776417c2a: Validate n_bins: a whole number > 0.';
-COMMENT ON MACRO _mlsql_check_score_average IS 'mlsql macro bdca0452f2d1708f 456709a776417c2a: Validate average: one of ''micro'', ''macro'', ''weighted'', ''samples''.';
-COMMENT ON MACRO _mlsql_check_threshold_bins IS 'mlsql macro 17753518e5455d2e 456709a776417c2a: Validate n_bins: a whole number > 0 (or NULL for exact thresholds).';
-COMMENT ON MACRO _mlsql_undefined IS 'mlsql macro ac744bf4af46efca 456709a776417c2a: The value of an undefined ratio under a checked zero_division (''ignore'': NULL).';
-COMMENT ON MACRO _mlsql_label_type_error IS 'mlsql macro 5e13bfa8fcf5baad 456709a776417c2a: The error for lists that hold no labels (floats, booleans, ...) or two kinds.';
-COMMENT ON MACRO _mlsql_checked_label_lists IS 'mlsql macro 734e7008fdd54d97 456709a776417c2a: actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).';
-COMMENT ON MACRO _mlsql_typed_universe IS 'mlsql macro dfe2a11bf711de99 456709a776417c2a: A labels= universe as a list of example''s type, after checking its kind.';
-COMMENT ON MACRO _mlsql_tp IS 'mlsql macro 7ad3957705368986 456709a776417c2a: |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).';
-COMMENT ON MACRO _mlsql_n_actual IS 'mlsql macro 8912008a8d73d114 456709a776417c2a: |A|: distinct non-NULL true labels; NULL when either list is NULL.';
-COMMENT ON MACRO _mlsql_n_predicted IS 'mlsql macro 73cb8d3e1caeb72c 456709a776417c2a: |P|: distinct non-NULL predicted labels; NULL when either list is NULL.';
-COMMENT ON MACRO _mlsql_ratio IS 'mlsql macro 456a33afe3d3f806 456709a776417c2a: ``num / den``, or the ``zero_division`` value where ``den`` is 0.';
-COMMENT ON MACRO _mlsql_precision IS 'mlsql macro 58dbd7799a76e0e4 456709a776417c2a: tp / (tp + fp): undefined when nothing is predicted.';
-COMMENT ON MACRO _mlsql_recall IS 'mlsql macro f5215130f0b41a22 456709a776417c2a: tp / (tp + fn): undefined when nothing is true.';
-COMMENT ON MACRO _mlsql_fbeta IS 'mlsql macro 59f673176e1889f2 456709a776417c2a: (1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.';
-COMMENT ON MACRO _mlsql_jaccard IS 'mlsql macro f27d14b3c904efa0 456709a776417c2a: tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty.';
-COMMENT ON MACRO _mlsql_average IS 'mlsql macro e2bce6c45bc68591 456709a776417c2a: Mean of per-row or per-label values, leaving undefined ones out where asked.';
-COMMENT ON MACRO _mlsql_average_by_weight IS 'mlsql macro a2c6cb27c6aad003 456709a776417c2a: Mean of per-row or per-label values, leaving undefined ones out where asked, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_share IS 'mlsql macro d723b640377e4a9c 456709a776417c2a: ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).';
-COMMENT ON MACRO _mlsql_hamming_loss IS 'mlsql macro 5cc743e0762ecfc6 456709a776417c2a: (fp + fn) / (rows x labels): the share of label decisions that are wrong.';
-COMMENT ON MACRO _mlsql_subset_accuracy IS 'mlsql macro cf75a9cea316308f 456709a776417c2a: Share of rows whose predicted set equals the true set (unknown rows left out).';
-COMMENT ON MACRO _mlsql_subset_accuracy_by_weight IS 'mlsql macro 34eff7b6e309cc2b 456709a776417c2a: Share of rows whose predicted set equals the true set (unknown rows left out), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_zero_one_loss IS 'mlsql macro ae549e88edbc7c42 456709a776417c2a: 1 - subset accuracy.';
-COMMENT ON MACRO _mlsql_zero_one_loss_by_weight IS 'mlsql macro b58af924798eaedc 456709a776417c2a: 1 - subset accuracy, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_negative_predictive_value IS 'mlsql macro 3206e85937033e08 456709a776417c2a: tn / (tn + fn) (the lecture''s nrel): precision of the negative class.';
-COMMENT ON MACRO _mlsql_specificity IS 'mlsql macro 6ae09f8bc983fb28 456709a776417c2a: tn / (tn + fp) (the lecture''s spec): recall of the negative class.';
-COMMENT ON MACRO _mlsql_false_negative_rate IS 'mlsql macro a56ecac63de02524 456709a776417c2a: fn / (tp + fn): the positive class''s error rate (1 - recall).';
-COMMENT ON MACRO _mlsql_false_positive_rate IS 'mlsql macro 72f641940bd4d33d 456709a776417c2a: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
-COMMENT ON MACRO _mlsql_joint_share IS 'mlsql macro db280ce07445d883 456709a776417c2a: tp / n (the lecture''s sup, a rule''s support p(LR)).';
-COMMENT ON MACRO _mlsql_table_accuracy IS 'mlsql macro 4b02e1fe41f40e71 456709a776417c2a: (tp + tn) / n (the lecture''s tacc).';
-COMMENT ON MACRO _mlsql_table_error_rate IS 'mlsql macro 19a6af9dadfccf3e 456709a776417c2a: (fp + fn) / n: 1 - accuracy.';
-COMMENT ON MACRO _mlsql_table_coverage IS 'mlsql macro 6d84fb6398ab0583 456709a776417c2a: (tp + fp) / n (the lecture''s cov): share of rows predicted positive (where a rule fires).';
-COMMENT ON MACRO _mlsql_table_cost_error IS 'mlsql macro 8ef9a12ac73eab8e 456709a776417c2a: (cost_fn fn + cost_fp fp) / n: the cost-weighted error of a 2x2 table.';
-COMMENT ON MACRO _mlsql_novelty IS 'mlsql macro f27c067838c024a2 456709a776417c2a: p(LR) - p(L) p(R) = (n tp - (tp + fp)(tp + fn)) / n² (the lecture''s nov).';
-COMMENT ON MACRO _mlsql_satisfaction IS 'mlsql macro 5e52156bbda5dec0 456709a776417c2a: 1 - n fp / (|L| |not R|) (the lecture''s sat); undefined when L or not R is empty.';
-COMMENT ON MACRO _mlsql_cohen_kappa IS 'mlsql macro 6dc9235cb4dd4b51 456709a776417c2a: 1 - n Σw·O / Σw·r·c: kappa from the (weighted) disagreement seen and expected by chance.';
-COMMENT ON MACRO _mlsql_table_kappa IS 'mlsql macro ca897ee75373bbee 456709a776417c2a: Cohen''s kappa of a 2x2 table: chance disagreement (tp+fn)(fn+tn) + (fp+tn)(tp+fp).';
-COMMENT ON MACRO _mlsql_curve_precision IS 'mlsql macro 9e38e8d9d01ba7ef 456709a776417c2a: tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn).';
-COMMENT ON MACRO _mlsql_curve_recall IS 'mlsql macro c8825708d87e4e9c 456709a776417c2a: tp / P at a threshold; 0 at +inf (scikit-learn''s end point), undefined without positives.';
-COMMENT ON MACRO _mlsql_curve_rate IS 'mlsql macro b06df681d13ec307 456709a776417c2a: count / total: the true positive rate (tp / P) or false positive rate (fp / N).';
-COMMENT ON MACRO _mlsql_true_negatives IS 'mlsql macro 371583405de34ffd 456709a776417c2a: rows - tp - fp - fn: rows where the label is neither true nor predicted.';
-COMMENT ON MACRO _mlsql_label_accuracy IS 'mlsql macro 24ebf980c735f9e7 456709a776417c2a: (tp + tn) / rows: share of rows where the label is decided right.';
-COMMENT ON MACRO _mlsql_weighted_average IS 'mlsql macro d54a8c194f72c2aa 456709a776417c2a: Sum of weight x value over the sum of weights, leaving undefined values out.';
-COMMENT ON MACRO _mlsql_weighted_average_by_weight IS 'mlsql macro 72949384a764834c 456709a776417c2a: Sum of weight x value over the sum of weights, leaving undefined values out, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_fbeta_of_means IS 'mlsql macro 1ff811799fa8b698 456709a776417c2a: (1 + b²) P R / (b² P + R) of two averages (the R walkthrough''s macro F1); 0 when both are 0.';
-COMMENT ON MACRO _mlsql_share_of_labels IS 'mlsql macro 2e726c09d9eb5b70 456709a776417c2a: Share of label rows where ``condition`` holds (CLP, MLP, WLP).';
-COMMENT ON MACRO _mlsql_share_of_labels_by_weight IS 'mlsql macro df18776ae6c4a9f1 456709a776417c2a: Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_label_accuracy_micro IS 'mlsql macro 885e811cf300d694 456709a776417c2a: 1 - Hamming loss: share of the rows x labels decisions that are right.';
-COMMENT ON MACRO _mlsql_segment_average_precision IS 'mlsql macro be4ade8afe0896be 456709a776417c2a: (Σ scored positives'' P(>= s) / N(>= s) + unscored positives x positives / cells) / positives.';
-COMMENT ON MACRO _mlsql_segment_roc_auc IS 'mlsql macro a38520f731b21d9d 456709a776417c2a: U / (positives x negatives), U counting the unscored negatives at -infinity.';
-COMMENT ON MACRO _mlsql_precision_at_k IS 'mlsql macro 9a6d84423b44c27f 456709a776417c2a: hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).';
-COMMENT ON MACRO _mlsql_recall_at_k IS 'mlsql macro 35a2dbcf6dcfc8de 456709a776417c2a: hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall).';
-COMMENT ON MACRO _mlsql_hit IS 'mlsql macro fe0bcbd31c93a14d 456709a776417c2a: 1 when a true item is in the top n, else 0.';
-COMMENT ON MACRO _mlsql_reciprocal_rank IS 'mlsql macro 42cca930d80534eb 456709a776417c2a: 1 / position of the first hit in the top n; 0 without one.';
-COMMENT ON MACRO _mlsql_precision_at_hit IS 'mlsql macro 29b0997c27d0ebd4 456709a776417c2a: Precision of the top ``pos`` items when the item at ``pos`` is the ``nth`` hit.';
-COMMENT ON MACRO _mlsql_average_precision_at_k IS 'mlsql macro f7f32f6575119ccf 456709a776417c2a: Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.';
-COMMENT ON MACRO _mlsql_misses_above_hit IS 'mlsql macro 5430c952fed1c544 456709a776417c2a: Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.';
-COMMENT ON MACRO _mlsql_ranking_auc_at_k IS 'mlsql macro 1afa9d46c281447a 456709a776417c2a: Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.';
-COMMENT ON MACRO _mlsql_normalized_dcg IS 'mlsql macro 657b1d9263719358 456709a776417c2a: DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant).';
-COMMENT ON MACRO _mlsql_coverage IS 'mlsql macro b06580681128d5bb 456709a776417c2a: How far down the ranking to go to cover every true label; 0 without true labels.';
-COMMENT ON MACRO _mlsql_false_at_or_above IS 'mlsql macro 82012b3a96e35163 456709a776417c2a: False labels scored at least as high as a true label: its wrongly ordered pairs.';
-COMMENT ON MACRO _mlsql_ranking_loss_of_row IS 'mlsql macro cbd6b96bc9408710 456709a776417c2a: Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none.';
-COMMENT ON MACRO _mlsql_precision_at_label IS 'mlsql macro 62a72c8abecc6fb7 456709a776417c2a: Share of true labels among the labels scored at least as high as a true label.';
-COMMENT ON MACRO _mlsql_label_ranking_precision_of_row IS 'mlsql macro 381e7829a25bf963 456709a776417c2a: Mean precision at the true labels; 1 where none or all labels are true.';
-COMMENT ON MACRO _mlsql_one_error_of_row IS 'mlsql macro bda50e6befc604ab 456709a776417c2a: Share of top-scored labels that are not true; 1 when no label is scored.';
-COMMENT ON MACRO _mlsql_tie_averaged_gain IS 'mlsql macro 98e84166311a66aa 456709a776417c2a: A relevant label''s DCG share: the discounts of its tie group''s places / the group size.';
-COMMENT ON MACRO _mlsql_relative_error IS 'mlsql macro 13b798fdebbab46c 456709a776417c2a: error / baseline (rse, rae); undefined when y is constant (''diagnose'': 0 if error = 0, else 1).';
-COMMENT ON MACRO _mlsql_explained IS 'mlsql macro 42ed097f5173cf22 456709a776417c2a: 1 - error / baseline (r2, explained variance); undefined when baseline = 0.';
-COMMENT ON MACRO _mlsql_pearson IS 'mlsql macro c802c13048b56049 456709a776417c2a: cov / (sd_a sd_b); undefined when either side is constant (''diagnose'': 1 if equal).';
-COMMENT ON MACRO _mlsql_centred_comoment IS 'mlsql macro 6e97bfd1f095f7b5 456709a776417c2a: Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.';
-COMMENT ON MACRO _mlsql_log_loss_term IS 'mlsql macro e7129dacbe95ad7a 456709a776417c2a: -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.';
-COMMENT ON MACRO _mlsql_mann_whitney_auc IS 'mlsql macro 7e55126ac5158fb3 456709a776417c2a: U / (positives x negatives); undefined with one class (''diagnose'': 1).';
-COMMENT ON MACRO _mlsql_squared_error_term IS 'mlsql macro ef48c92db309ae04 456709a776417c2a: (p - y)² of one row: its Brier score.';
-COMMENT ON MACRO _mlsql_step_average_precision IS 'mlsql macro ab959c2d342c2481 456709a776417c2a: Σ over positives of the precision at their score / positives; undefined without positives.';
-COMMENT ON MACRO _mlsql_calibration_bin IS 'mlsql macro 53b358b4fd9a28e5 456709a776417c2a: min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.';
-COMMENT ON MACRO _mlsql_matthews_corrcoef IS 'mlsql macro 33ed9d7ffac2578c 456709a776417c2a: (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).';
-COMMENT ON MACRO _mlsql_selection_fbeta IS 'mlsql macro 6a745f52176d74ce 456709a776417c2a: F-beta of a candidate threshold for choosing the best: 0 where tp = 0.';
-COMMENT ON MACRO set_intersection IS 'mlsql macro 2663540fbf85c85f 456709a776417c2a: Labels in both lists, distinct and sorted, no NULLs.';
-COMMENT ON MACRO set_difference IS 'mlsql macro 03c8f5708ab09143 456709a776417c2a: Labels of the first list missing from the second, distinct and sorted.';
-COMMENT ON MACRO set_union IS 'mlsql macro 788fa3f9f6dad2ca 456709a776417c2a: Labels in either list, distinct and sorted, no NULLs.';
-COMMENT ON MACRO set_symmetric_difference IS 'mlsql macro 1e60b6710e9fbcc6 456709a776417c2a: Labels in exactly one of the lists, distinct and sorted.';
-COMMENT ON MACRO true_positives IS 'mlsql macro f7d3a7fdde36ffec 456709a776417c2a: |A ∩ P|: true labels that were predicted.';
-COMMENT ON MACRO false_positives IS 'mlsql macro 8a3f70d8eac64ffe 456709a776417c2a: |P \ A|: predicted labels that are not true.';
-COMMENT ON MACRO false_negatives IS 'mlsql macro 38eeca0b75cf0213 456709a776417c2a: |A \ P|: true labels that were not predicted.';
-COMMENT ON MACRO set_jaccard IS 'mlsql macro 726d0a84a33b1a79 456709a776417c2a: |A ∩ P| / |A ∪ P| of one row.';
-COMMENT ON MACRO row_precision IS 'mlsql macro 66a03403dda7f441 456709a776417c2a: |A ∩ P| / |P| of one row.';
-COMMENT ON MACRO row_recall IS 'mlsql macro d6ea69bfa740039c 456709a776417c2a: |A ∩ P| / |A| of one row.';
-COMMENT ON MACRO row_fbeta IS 'mlsql macro 548d29d061f72321 456709a776417c2a: F-beta of one row, from its counts.';
-COMMENT ON MACRO micro_precision IS 'mlsql macro 8da0a6e2fb01e1af 456709a776417c2a: Precision of counts pooled over rows.';
-COMMENT ON MACRO micro_recall IS 'mlsql macro 3bbb8a5f389ed96f 456709a776417c2a: Recall of counts pooled over rows.';
-COMMENT ON MACRO micro_fbeta IS 'mlsql macro 4bb838690a80dace 456709a776417c2a: F-beta of counts pooled over rows.';
-COMMENT ON MACRO micro_f1 IS 'mlsql macro df2ed506edf4bca5 456709a776417c2a: F1 of counts pooled over rows.';
-COMMENT ON MACRO micro_jaccard IS 'mlsql macro eb86c0c52b65de1b 456709a776417c2a: Jaccard of counts pooled over rows.';
-COMMENT ON MACRO samples_precision IS 'mlsql macro cc3d6fc7d8600c9a 456709a776417c2a: Mean over rows of row precision.';
-COMMENT ON MACRO samples_recall IS 'mlsql macro 94f42af99d493203 456709a776417c2a: Mean over rows of row recall.';
-COMMENT ON MACRO samples_fbeta IS 'mlsql macro 002ac38dc987e320 456709a776417c2a: Mean over rows of row F-beta.';
-COMMENT ON MACRO samples_f1 IS 'mlsql macro d79a924dea11748d 456709a776417c2a: Mean over rows of row F1.';
-COMMENT ON MACRO samples_jaccard IS 'mlsql macro 78d77b1deb7c32f8 456709a776417c2a: Mean over rows of row Jaccard.';
-COMMENT ON MACRO subset_accuracy IS 'mlsql macro 3c3dc11eae5b5fe7 456709a776417c2a: Share of rows predicted exactly.';
-COMMENT ON MACRO zero_one_loss IS 'mlsql macro ecb60bf09987b287 456709a776417c2a: Share of rows not predicted exactly.';
-COMMENT ON MACRO hamming_loss IS 'mlsql macro 9327bfa6e8841d55 456709a776417c2a: (fp + fn) / (rows x n_labels): share of wrong label decisions.';
-COMMENT ON MACRO micro_precision_from_counts IS 'mlsql macro 1b9b7b6fb541061b 456709a776417c2a: micro_precision of stored counts.';
-COMMENT ON MACRO micro_recall_from_counts IS 'mlsql macro 5c9aeb4c4e1750a5 456709a776417c2a: micro_recall of stored counts.';
-COMMENT ON MACRO micro_fbeta_from_counts IS 'mlsql macro 0a2e72eb1f35ccb9 456709a776417c2a: micro_fbeta of stored counts.';
-COMMENT ON MACRO micro_f1_from_counts IS 'mlsql macro 14bc298ff9689474 456709a776417c2a: micro_f1 of stored counts.';
-COMMENT ON MACRO micro_jaccard_from_counts IS 'mlsql macro aedb770816c1a9bc 456709a776417c2a: micro_jaccard of stored counts.';
-COMMENT ON MACRO subset_accuracy_from_counts IS 'mlsql macro fe928d399bd1df56 456709a776417c2a: subset_accuracy of stored counts.';
-COMMENT ON MACRO zero_one_loss_from_counts IS 'mlsql macro 1a4812036332cf07 456709a776417c2a: zero_one_loss of stored counts.';
-COMMENT ON MACRO hamming_loss_from_counts IS 'mlsql macro f069fd0b65c47431 456709a776417c2a: hamming_loss of stored counts.';
-COMMENT ON MACRO multilabel_counts IS 'mlsql macro ae8345800a244085 456709a776417c2a: Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.';
-COMMENT ON MACRO merge_counts IS 'mlsql macro 37fb540b4d24e4b7 456709a776417c2a: Sum stored multilabel_counts structs field by field.';
-COMMENT ON MACRO _mlsql_hivemall_beta IS 'mlsql macro ccb2c07fe51be903 456709a776417c2a: The -beta of a Hivemall option string (default 1).';
-COMMENT ON MACRO _mlsql_hivemall_average IS 'mlsql macro bcbe9e09a74ef2ad 456709a776417c2a: The -average of a Hivemall option string (default micro).';
-COMMENT ON MACRO _mlsql_hivemall_int_label IS 'mlsql macro a3952953e456b8ed 456709a776417c2a: Hivemall''s binary label: 1 stays 1; 0 and -1 are 0.';
-COMMENT ON MACRO _mlsql_hivemall_tp IS 'mlsql macro 967aee34f9468857 456709a776417c2a: One binary row''s tp: both 1 (binary), or equal labels (micro).';
-COMMENT ON MACRO _mlsql_hivemall_n IS 'mlsql macro 597a89658e486910 456709a776417c2a: One binary row''s labels on one side: 1 if positive (binary); always 1 (micro).';
-COMMENT ON MACRO _mlsql_hivemall_arrays IS 'mlsql macro c232fd7a73ac62d3 456709a776417c2a: fmeasure over label arrays (sets).';
-COMMENT ON MACRO _mlsql_hivemall_arrays_by_weight IS 'mlsql macro 9a58392414282691 456709a776417c2a: fmeasure over label arrays (sets), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_hivemall_binary IS 'mlsql macro 37cce71db9c7d014 456709a776417c2a: fmeasure over binary int labels.';
-COMMENT ON MACRO _mlsql_hivemall_binary_by_weight IS 'mlsql macro b0cc90f204f3c0f2 456709a776417c2a: fmeasure over binary int labels, each row weighted by sample_weight.';
-COMMENT ON MACRO fmeasure IS 'mlsql macro e0c0e543196a2169 456709a776417c2a: Hivemall''s fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options ''-beta B -average micro|binary''.';
-COMMENT ON MACRO _mlsql_check_labels IS 'mlsql macro 83bd5418adddd7a6 456709a776417c2a: Validate a label universe: NULL (labels seen) or a list with a label.';
-COMMENT ON MACRO TABLE _mlsql_label_spread IS 'mlsql macro 20365db09863f731 456709a776417c2a: One pass over the source: count per (group, label, flag); label NULL rows hold row codes.';
-COMMENT ON MACRO TABLE _mlsql_label_spread_by_weight IS 'mlsql macro 2021dadb388cf579 456709a776417c2a: One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.';
-COMMENT ON MACRO TABLE label_metrics IS 'mlsql macro 61013de8aaf0ba2f 456709a776417c2a: One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn''s labels=); by: grouping columns. Example: SELECT * FROM label_metrics(''preds'', ''actual'', ''predicted'', by := [''model'']).';
-COMMENT ON MACRO TABLE multilabel_report IS 'mlsql macro 2888887c78550c10 456709a776417c2a: One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row''s sets are first intersected with them (labels outside are ignored, as scikit-learn''s labels=). Example: SELECT * FROM multilabel_report(''preds'', ''actual'', ''predicted'', labels := [''a'', ''b'']).';
-COMMENT ON MACRO TABLE macro_precision IS 'mlsql macro d27b1d2bb65c0fba 456709a776417c2a: Mean over labels of per-label precision.';
-COMMENT ON MACRO TABLE macro_recall IS 'mlsql macro 3ed20bb1c6517696 456709a776417c2a: Mean over labels of per-label recall.';
-COMMENT ON MACRO TABLE macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 456709a776417c2a: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1).';
-COMMENT ON MACRO TABLE macro_fbeta IS 'mlsql macro 9699284013f1ace9 456709a776417c2a: Mean over labels of per-label F-beta.';
-COMMENT ON MACRO TABLE macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e 456709a776417c2a: Mean over labels of per-label Jaccard.';
-COMMENT ON MACRO TABLE macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 456709a776417c2a: F1 of macro precision and macro recall (the R walkthrough''s macro F1).';
-COMMENT ON MACRO TABLE macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 456709a776417c2a: F-beta of macro precision and macro recall.';
-COMMENT ON MACRO TABLE weighted_precision IS 'mlsql macro f584ef8addfff1bc 456709a776417c2a: Per-label precision averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_recall IS 'mlsql macro 416147c938743918 456709a776417c2a: Per-label recall averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_f1 IS 'mlsql macro 105934c74bce4481 456709a776417c2a: Per-label F1 averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_fbeta IS 'mlsql macro e41b539038da0da4 456709a776417c2a: Per-label F-beta averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_jaccard IS 'mlsql macro 86a745f531b56812 456709a776417c2a: Per-label Jaccard averaged with support weights.';
-COMMENT ON MACRO TABLE label_accuracy_macro IS 'mlsql macro e55e9de054812714 456709a776417c2a: Mean over labels of (tp + tn) / rows.';
-COMMENT ON MACRO TABLE label_accuracy_micro IS 'mlsql macro b266b6802394707d 456709a776417c2a: 1 - Hamming loss over the label universe.';
-COMMENT ON MACRO TABLE clp IS 'mlsql macro 979e63c9808e737f 456709a776417c2a: Share of labels never predicted negative (tn + fn = 0).';
-COMMENT ON MACRO TABLE mlp IS 'mlsql macro 6cf2fc51bacc6e26 456709a776417c2a: Share of labels never predicted (tp + fp = 0).';
-COMMENT ON MACRO TABLE wlp IS 'mlsql macro a9ad4d4827af95ea 456709a776417c2a: Share of labels never predicted right (tp = 0).';
-COMMENT ON MACRO _mlsql_indicator IS 'mlsql macro d29adc66a50278be 456709a776417c2a: An indicator value as a boolean (0/1 or false/true; anything else is an error).';
-COMMENT ON MACRO _mlsql_labels_from_indicators IS 'mlsql macro 961326258056735a 456709a776417c2a: The labels whose indicator is 1; NULL if any indicator is NULL.';
-COMMENT ON MACRO labels_from_indicators IS 'mlsql macro 0f767645fe46c405 456709a776417c2a: The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], [''L1'', ''L2'', ''L3'']). NULL if any indicator is NULL.';
-COMMENT ON MACRO indicators_from_labels IS 'mlsql macro bfb04f7c66d7cdba 456709a776417c2a: 0/1 per label of the universe ``labels``: 1 where the list holds it.';
-COMMENT ON MACRO _mlsql_binary_flag IS 'mlsql macro a26ce7932b42fca2 456709a776417c2a: A boolean or 0/1 input as BOOLEAN (anything else is an error).';
-COMMENT ON MACRO _mlsql_number IS 'mlsql macro ad7d666bd34aef94 456709a776417c2a: A numeric input as DOUBLE (other types, NaN and infinite values are an error).';
-COMMENT ON MACRO _mlsql_same_kind IS 'mlsql macro 7bed86c0744542ed 456709a776417c2a: x, after checking that x and y hold labels of one kind (integer widths may differ).';
-COMMENT ON MACRO _mlsql_binary_cell IS 'mlsql macro a9ac096dec24f940 456709a776417c2a: 1 where (actual, predicted) is the cell (a, p), 0 elsewhere, NULL for an unknown row.';
-COMMENT ON MACRO _mlsql_binary_counts IS 'mlsql macro 23141fe4f66b4723 456709a776417c2a: tp, fp, fn, tn over rows (NULL over no known rows).';
-COMMENT ON MACRO _mlsql_binary_weighted_counts IS 'mlsql macro 7da5e78c4438fe70 456709a776417c2a: tp, fp, fn, tn as sums of the rows'' weights w (NULL weight: the row is unknown).';
-COMMENT ON MACRO binary_counts IS 'mlsql macro c7c9e73676e027f9 456709a776417c2a: Struct of tp, fp, fn, tn as sums of the rows'' sample_weight (DOUBLE).';
-COMMENT ON MACRO binary_precision IS 'mlsql macro e830cf6abadd1075 456709a776417c2a: tp / (tp + fp): the lecture''s prel.';
-COMMENT ON MACRO prel IS 'mlsql macro b1c7fdafe2bc54aa 456709a776417c2a: Alias of binary_precision.';
-COMMENT ON MACRO binary_precision_from_counts IS 'mlsql macro 17f481dd8f527f26 456709a776417c2a: binary_precision of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_recall IS 'mlsql macro 1b2f010a0ee625a9 456709a776417c2a: tp / (tp + fn): the lecture''s sens.';
-COMMENT ON MACRO sens IS 'mlsql macro 106900bb6d0079ae 456709a776417c2a: Alias of binary_recall.';
-COMMENT ON MACRO binary_recall_from_counts IS 'mlsql macro 0858fd1a556ded32 456709a776417c2a: binary_recall of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_specificity IS 'mlsql macro 14a6c37256ababbe 456709a776417c2a: tn / (tn + fp): the lecture''s spec.';
-COMMENT ON MACRO spec IS 'mlsql macro cfdb9f35a130e42a 456709a776417c2a: Alias of binary_specificity.';
-COMMENT ON MACRO binary_specificity_from_counts IS 'mlsql macro c485c1e5e0a6e968 456709a776417c2a: binary_specificity of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_negative_predictive_value IS 'mlsql macro 0457271d04dbdbb0 456709a776417c2a: tn / (tn + fn): the lecture''s nrel.';
-COMMENT ON MACRO nrel IS 'mlsql macro 2152fc3574d0e873 456709a776417c2a: Alias of binary_negative_predictive_value.';
-COMMENT ON MACRO binary_negative_predictive_value_from_counts IS 'mlsql macro ddffc89012838798 456709a776417c2a: binary_negative_predictive_value of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_support IS 'mlsql macro fa7e56016b008c07 456709a776417c2a: tp / n: the lecture''s sup (a rule''s support), not scikit-learn''s count.';
-COMMENT ON MACRO sup IS 'mlsql macro 87cddb06e326ab63 456709a776417c2a: Alias of binary_support.';
-COMMENT ON MACRO binary_support_from_counts IS 'mlsql macro 8402d25aac841def 456709a776417c2a: binary_support of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_accuracy IS 'mlsql macro c09dc2b646eb6a6b 456709a776417c2a: (tp + tn) / n: the lecture''s tacc.';
-COMMENT ON MACRO tacc IS 'mlsql macro 619bb03a04c0c81d 456709a776417c2a: Alias of binary_accuracy.';
-COMMENT ON MACRO binary_accuracy_from_counts IS 'mlsql macro 34624724959a805d 456709a776417c2a: binary_accuracy of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_coverage IS 'mlsql macro 8ad766b91c622f48 456709a776417c2a: (tp + fp) / n: share predicted positive, the lecture''s cov.';
-COMMENT ON MACRO cov IS 'mlsql macro 4f2ed6bfda690f93 456709a776417c2a: Alias of binary_coverage.';
-COMMENT ON MACRO binary_coverage_from_counts IS 'mlsql macro c09bb1a1c59d18c7 456709a776417c2a: binary_coverage of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_error_rate IS 'mlsql macro 4ea2203a81c35a7d 456709a776417c2a: (fp + fn) / n: 1 - accuracy.';
-COMMENT ON MACRO binary_error_rate_from_counts IS 'mlsql macro a2204c5df7075a83 456709a776417c2a: binary_error_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_fbeta IS 'mlsql macro 788d0b93b97181aa 456709a776417c2a: F-beta of the positive class, from counts.';
-COMMENT ON MACRO binary_fbeta_from_counts IS 'mlsql macro 1071121346d6d69c 456709a776417c2a: binary_fbeta of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_f1 IS 'mlsql macro 23ae90fc8b19b530 456709a776417c2a: F1 of the positive class, from counts.';
-COMMENT ON MACRO binary_f1_from_counts IS 'mlsql macro 9313516f4cf65620 456709a776417c2a: binary_f1 of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_f_alpha IS 'mlsql macro ff2b786017a355a7 456709a776417c2a: The lecture''s F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².';
-COMMENT ON MACRO binary_f_alpha_from_counts IS 'mlsql macro adf2726869b75e76 456709a776417c2a: binary_f_alpha of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_kappa IS 'mlsql macro 8ce52f5852952950 456709a776417c2a: Cohen''s kappa of the 2x2 table.';
-COMMENT ON MACRO binary_kappa_from_counts IS 'mlsql macro e6971ac4e0ffe940 456709a776417c2a: binary_kappa of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_false_negative_rate IS 'mlsql macro 738fb611dd32ea6d 456709a776417c2a: fn / (tp + fn): the positive class''s error rate (1 - recall).';
-COMMENT ON MACRO binary_false_negative_rate_from_counts IS 'mlsql macro 5ff2bd5bf71c60e9 456709a776417c2a: binary_false_negative_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_false_positive_rate IS 'mlsql macro c9b2353f5745fe32 456709a776417c2a: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
-COMMENT ON MACRO binary_false_positive_rate_from_counts IS 'mlsql macro 234ce377bac97852 456709a776417c2a: binary_false_positive_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_cost_error IS 'mlsql macro 53aecdb0eb6f9061 456709a776417c2a: (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.';
-COMMENT ON MACRO binary_cost_error_from_counts IS 'mlsql macro dee233f006a24af3 456709a776417c2a: binary_cost_error of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO rule_novelty IS 'mlsql macro a4f933e28db1357a 456709a776417c2a: p(LR) - p(L) p(R): the lecture''s nov. Inputs: holds (R, the class), fires (L, the rule).';
-COMMENT ON MACRO nov IS 'mlsql macro e54f3d62a6798c44 456709a776417c2a: Alias of rule_novelty.';
-COMMENT ON MACRO rule_novelty_from_counts IS 'mlsql macro 8dd10d22ab8cb2d1 456709a776417c2a: rule_novelty of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
-COMMENT ON MACRO rule_satisfaction IS 'mlsql macro f61cb90228d22784 456709a776417c2a: 1 - n |L and not R| / (|L| |not R|): the lecture''s sat. Inputs: holds (R, the class), fires (L, the rule).';
-COMMENT ON MACRO sat IS 'mlsql macro 02a0b71e29325938 456709a776417c2a: Alias of rule_satisfaction.';
-COMMENT ON MACRO rule_satisfaction_from_counts IS 'mlsql macro 5254efbed09dee18 456709a776417c2a: rule_satisfaction of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
-COMMENT ON MACRO _mlsql_align_classes IS 'mlsql macro 83c02200b6eae2f7 456709a776417c2a: Per class (sorted): row total, column total and diagonal from histograms.';
-COMMENT ON MACRO _mlsql_class_lists IS 'mlsql macro f735f8c760db3fc0 456709a776417c2a: One pass: known rows n, the sorted classes and per class actual, predicted, correct.';
-COMMENT ON MACRO _mlsql_weighted_class_lists IS 'mlsql macro 947470791a51d2e9 456709a776417c2a: The class lists with each row weighted by w: n and per-class totals are sums of weights (one pass over the group''s rows per class).';
-COMMENT ON MACRO _mlsql_weighted_class_pairs IS 'mlsql macro 8dc68a2e5eb9888a 456709a776417c2a: Each known row''s (actual, predicted) pair and weight (empty unless wanted: a constant).';
-COMMENT ON MACRO _mlsql_class_pairs IS 'mlsql macro 92a000004da35620 456709a776417c2a: Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).';
-COMMENT ON MACRO _mlsql_classwise_average IS 'mlsql macro d74fb26ae81cfed0 456709a776417c2a: Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.';
-COMMENT ON MACRO _mlsql_classwise_weighted_average IS 'mlsql macro b1327f3701b2867b 456709a776417c2a: Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.';
-COMMENT ON MACRO majority_class IS 'mlsql macro 09d9687c43175393 456709a776417c2a: The class of the largest total sample_weight (ties: the smallest); NULLs skipped.';
-COMMENT ON MACRO minority_class IS 'mlsql macro 91039599e63bfb56 456709a776417c2a: The class of the smallest total sample_weight above 0 (ties: the smallest); NULLs skipped.';
-COMMENT ON MACRO _mlsql_cost_map_of IS 'mlsql macro c3b992c1f1670cd5 456709a776417c2a: A list of (a, p, cost) as the map a -> p -> cost.';
-COMMENT ON MACRO cost_map IS 'mlsql macro 5f8e8f23ffef9ed2 456709a776417c2a: A cost table''s rows (actual, predicted, cost) as the nested map cost_error takes.';
-COMMENT ON MACRO majority_error IS 'mlsql macro aecfdb9758781c9e 456709a776417c2a: 1 - the largest class share: the error of always predicting the majority class.';
-COMMENT ON MACRO prevalence IS 'mlsql macro 168fdeb977a9a214 456709a776417c2a: Share of known rows whose label is the given positive class.';
-COMMENT ON MACRO accuracy IS 'mlsql macro 0c0ec55e3386cc28 456709a776417c2a: Share of known rows where actual = predicted.';
-COMMENT ON MACRO accuracy_score IS 'mlsql macro 15540aa505b9da5f 456709a776417c2a: Alias of accuracy.';
-COMMENT ON MACRO error_rate IS 'mlsql macro db6e94ae0abd239f 456709a776417c2a: Share of known rows where actual <> predicted.';
-COMMENT ON MACRO _mlsql_precision_score_of IS 'mlsql macro 4be5d80c1e47667f 456709a776417c2a: Precision over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO precision_score IS 'mlsql macro cc702dfa26cfcdd5 456709a776417c2a: Precision over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO _mlsql_recall_score_of IS 'mlsql macro 1e72b58a3b1814bc 456709a776417c2a: Recall over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO recall_score IS 'mlsql macro 0cb309227f743ca0 456709a776417c2a: Recall over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO _mlsql_fbeta_score_of IS 'mlsql macro 44b6daff896107f2 456709a776417c2a: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO fbeta_score IS 'mlsql macro 83ff869b7f2e5ae0 456709a776417c2a: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO _mlsql_f1_score_of IS 'mlsql macro 4e809d8451bcf358 456709a776417c2a: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO f1_score IS 'mlsql macro 9ca042f540ab6a5c 456709a776417c2a: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO _mlsql_balanced_accuracy_score_of IS 'mlsql macro f0cc5ed86601ed5c 456709a776417c2a: Mean recall over the classes that occur in actual.';
-COMMENT ON MACRO balanced_accuracy_score IS 'mlsql macro ab0bc0159c5ebb74 456709a776417c2a: Mean recall over the classes that occur in actual.';
-COMMENT ON MACRO balanced_accuracy IS 'mlsql macro 4b69765ee8ad8eeb 456709a776417c2a: Alias of balanced_accuracy_score.';
-COMMENT ON MACRO _mlsql_cohen_kappa_score_of IS 'mlsql macro 1b69840c5d5a4fab 456709a776417c2a: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO _mlsql_cohen_kappa_score_weighted_of IS 'mlsql macro 55854d8a81e860fd 456709a776417c2a: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO cohen_kappa_score IS 'mlsql macro 8c0c695114bd4504 456709a776417c2a: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO kappa IS 'mlsql macro 559e28f038203eb0 456709a776417c2a: Alias of cohen_kappa_score.';
-COMMENT ON MACRO _mlsql_matthews_corrcoef_of IS 'mlsql macro af63abcb17a6016e 456709a776417c2a: Matthews correlation coefficient (multiclass).';
-COMMENT ON MACRO matthews_corrcoef IS 'mlsql macro 07efccb0a0ec9510 456709a776417c2a: Matthews correlation coefficient (multiclass).';
-COMMENT ON MACRO mcc IS 'mlsql macro d5bcb1949522e65e 456709a776417c2a: Alias of matthews_corrcoef.';
-COMMENT ON MACRO class_error_rate IS 'mlsql macro d98a42df4b4c73dd 456709a776417c2a: Share of the rows truly of the given class that were predicted otherwise.';
-COMMENT ON MACRO cost_error IS 'mlsql macro ae224cbfda7467ef 456709a776417c2a: (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).';
-COMMENT ON MACRO TABLE class_distribution IS 'mlsql macro 1ce3b446d6025abd 456709a776417c2a: One row per class (and group): class, count, share of the known rows.';
-COMMENT ON MACRO TABLE confusion_matrix IS 'mlsql macro 8cf63a47c089d9f9 456709a776417c2a: The confusion matrix, long: actual, predicted, count (every cell, zeros too).';
-COMMENT ON MACRO TABLE class_metrics IS 'mlsql macro dd68604bd09feba8 456709a776417c2a: One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.';
-COMMENT ON MACRO _mlsql_known_number IS 'mlsql macro 60ade460d9d6f109 456709a776417c2a: x as DOUBLE where the other side of the row is known, else NULL.';
-COMMENT ON MACRO mse IS 'mlsql macro 01512eeff6ec20d0 456709a776417c2a: Mean squared error.';
-COMMENT ON MACRO mean_squared_error IS 'mlsql macro 3ee2dd88c9f1660e 456709a776417c2a: Alias of mse.';
-COMMENT ON MACRO rmse IS 'mlsql macro 753dc27677427981 456709a776417c2a: Root mean squared error.';
-COMMENT ON MACRO mae IS 'mlsql macro 2b7d8c4cd8d4fbdc 456709a776417c2a: Mean absolute error (the lecture''s mad).';
-COMMENT ON MACRO mean_absolute_error IS 'mlsql macro a41e3fa422a93bdc 456709a776417c2a: Alias of mae.';
-COMMENT ON MACRO mape IS 'mlsql macro 72b3a1c8202d7507 456709a776417c2a: Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).';
-COMMENT ON MACRO mean_absolute_percentage_error IS 'mlsql macro 581c273442bf9890 456709a776417c2a: Alias of mape.';
-COMMENT ON MACRO rse IS 'mlsql macro b46bc0b361bb8074 456709a776417c2a: Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².';
-COMMENT ON MACRO rrse IS 'mlsql macro c23de40683c54bcb 456709a776417c2a: Root relative squared error: sqrt(rse).';
-COMMENT ON MACRO rae IS 'mlsql macro 733710d2688692b4 456709a776417c2a: Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).';
-COMMENT ON MACRO pearson_corr IS 'mlsql macro 1975f36b7b46aab4 456709a776417c2a: Pearson correlation of actual and predicted (the lecture''s corr).';
-COMMENT ON MACRO r2 IS 'mlsql macro 15c0f479b6d90bbe 456709a776417c2a: Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².';
-COMMENT ON MACRO r2_score IS 'mlsql macro 83fc0fdc837a014b 456709a776417c2a: Alias of r2.';
-COMMENT ON MACRO explained_variance IS 'mlsql macro 865eb01a8ce83464 456709a776417c2a: Explained variance: 1 - var(y - ŷ) / var(y).';
-COMMENT ON MACRO explained_variance_score IS 'mlsql macro 0406504e23b632f9 456709a776417c2a: Alias of explained_variance.';
-COMMENT ON MACRO hivemall_r2 IS 'mlsql macro ba189a9aa70a6725 456709a776417c2a: r2 in Hivemall''s argument order: hivemall_r2(predicted, actual).';
-COMMENT ON MACRO _mlsql_weighted_u IS 'mlsql macro 1c215a69fcbf72b1 456709a776417c2a: Weighted Mann-Whitney U of (s, y, w) sorted by score: Σ over positives of w x (negative weight below + ties / 2), one pass over the runs of equal scores.';
-COMMENT ON MACRO _mlsql_weighted_precision_sum IS 'mlsql macro 9657af0bee37a676 456709a776417c2a: Σ over runs of equal scores of (run''s positive weight) x WP(>= s) / W(>= s), (s, y, w) sorted from the highest score.';
-COMMENT ON MACRO _mlsql_positive_rank_sum IS 'mlsql macro 278519afec049e70 456709a776417c2a: Σ of the 1-based positions of the positives in a sorted list of (s, k, y).';
-COMMENT ON MACRO _mlsql_probability IS 'mlsql macro fc64febd6f147a4c 456709a776417c2a: x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).';
-COMMENT ON MACRO _mlsql_run_precision_sum IS 'mlsql macro 23c6e59e3e96b935 456709a776417c2a: Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).';
-COMMENT ON MACRO logloss IS 'mlsql macro 018a8b7f2644998e 456709a776417c2a: Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.';
-COMMENT ON MACRO log_loss IS 'mlsql macro 18e8e0c28a2df9b4 456709a776417c2a: Alias of logloss.';
-COMMENT ON MACRO hivemall_logloss IS 'mlsql macro 43cc4cd466815f8a 456709a776417c2a: logloss in Hivemall''s argument order: hivemall_logloss(predicted, actual).';
-COMMENT ON MACRO hivemall_auc IS 'mlsql macro 245613d1bcb2c74f 456709a776417c2a: auc in Hivemall''s argument order: hivemall_auc(score, label), no sorting needed.';
-COMMENT ON MACRO average_precision_score IS 'mlsql macro eacae720edc1077c 456709a776417c2a: Average precision of scores (score) for binary labels (actual): scikit-learn''s step-wise AP, tied scores one step.';
-COMMENT ON MACRO brier_score_loss IS 'mlsql macro 3b1efcd5cf389d15 456709a776417c2a: Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).';
-COMMENT ON MACRO expected_calibration_error IS 'mlsql macro 5d0ea24c26e43e53 456709a776417c2a: Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.';
-COMMENT ON MACRO _mlsql_ranked IS 'mlsql macro 559f96014641583d 456709a776417c2a: A list without NULLs and repeats (the first occurrence keeps its place).';
-COMMENT ON MACRO _mlsql_hit_positions IS 'mlsql macro 55f69ce6005b124d 456709a776417c2a: Positions (1-based) of the true items among the first k of a ranked list (all of it when k is NULL).';
-COMMENT ON MACRO _mlsql_ideal_grades IS 'mlsql macro f80d2b1b1769611b 456709a776417c2a: The n best grades of an ideal ranking, best first (NULL grades dropped).';
-COMMENT ON MACRO _mlsql_scores_map IS 'mlsql macro 6e0282331a6420fa 456709a776417c2a: A list of {label, score} structs as a MAP (a label''s first entry kept, NULL labels dropped).';
-COMMENT ON MACRO _mlsql_scored IS 'mlsql macro f1a8b6b8c79d1091 456709a776417c2a: The (key, value) entries of a score map whose score is not NULL.';
-COMMENT ON MACRO _mlsql_score_lists IS 'mlsql macro a9e4471a518ad415 456709a776417c2a: A row''s scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.';
-COMMENT ON MACRO _mlsql_n_top IS 'mlsql macro f785092aa9e55a72 456709a776417c2a: How many of the scores ``among`` equal the highest scored one.';
-COMMENT ON MACRO _mlsql_ranked_labels IS 'mlsql macro e00917d66e35bb3e 456709a776417c2a: Labels of (key, value) entries, best score first, ties by label.';
-COMMENT ON MACRO _mlsql_top_k_of IS 'mlsql macro 857042ce7a031501 456709a776417c2a: The labels of the n best-scored entries, best first (all of them when n is NULL).';
-COMMENT ON MACRO _mlsql_scored_above IS 'mlsql macro f239a54483d655b9 456709a776417c2a: The entries of a score map scored >= threshold.';
-COMMENT ON MACRO top_k IS 'mlsql macro 9e0bb74db91abde5 456709a776417c2a: The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.';
-COMMENT ON MACRO above_threshold IS 'mlsql macro e30ffc08fec341c5 456709a776417c2a: Labels of a score map scored >= threshold, best first (ties by label).';
-COMMENT ON MACRO top_k_above IS 'mlsql macro c8a21ac874bc1749 456709a776417c2a: At most k labels of a score map, each scored >= threshold, best first (ties by label).';
-COMMENT ON MACRO _mlsql_precision_at_row IS 'mlsql macro 79f68aca0fa58b95 456709a776417c2a: Per row: Hivemall''s Precision@k: hits in the top k / k, averaged over rows.';
-COMMENT ON MACRO precision_at IS 'mlsql macro 774b67f374c1605f 456709a776417c2a: Hivemall''s Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.';
-COMMENT ON MACRO _mlsql_recall_at_row IS 'mlsql macro f9992d8691a721ab 456709a776417c2a: Per row: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows.';
-COMMENT ON MACRO recall_at IS 'mlsql macro b6f687652e85ed39 456709a776417c2a: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.';
-COMMENT ON MACRO _mlsql_average_precision_row IS 'mlsql macro 75440a5edbcb7d5d 456709a776417c2a: Per row: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows.';
-COMMENT ON MACRO average_precision IS 'mlsql macro 214e35606d2e7245 456709a776417c2a: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.';
-COMMENT ON MACRO _mlsql_hitrate_row IS 'mlsql macro dff83c8d7764121e 456709a776417c2a: Per row: Hivemall''s HitRate@k: share of rows with a true item in the top k.';
-COMMENT ON MACRO hitrate IS 'mlsql macro d4710183efe00f1e 456709a776417c2a: Hivemall''s HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.';
-COMMENT ON MACRO _mlsql_mrr_row IS 'mlsql macro 1c77b25aa57ab6cc 456709a776417c2a: Per row: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k.';
-COMMENT ON MACRO mrr IS 'mlsql macro b9f8873c8d0e401d 456709a776417c2a: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.';
-COMMENT ON MACRO _mlsql_ndcg_row IS 'mlsql macro 33898adcb6ba69e7 456709a776417c2a: Per row: Hivemall''s binary nDCG@k, averaged over rows.';
-COMMENT ON MACRO ndcg IS 'mlsql macro cf697a2d7ba82f0d 456709a776417c2a: Hivemall''s binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.';
-COMMENT ON MACRO _mlsql_ranking_auc_row IS 'mlsql macro b39a434d4ba2c7df 456709a776417c2a: Per row: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.';
-COMMENT ON MACRO ranking_auc IS 'mlsql macro 69df5584d341aa8b 456709a776417c2a: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall''s ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.';
-COMMENT ON MACRO auc IS 'mlsql macro 45ba9f5e314824b4 456709a776417c2a: ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall''s ranking AUC (ranking_auc).';
-COMMENT ON MACRO roc_auc_score IS 'mlsql macro a9a95ff171768a8a 456709a776417c2a: Alias of auc.';
-COMMENT ON MACRO _mlsql_graded_ndcg_row IS 'mlsql macro 952dcf5f5316ea69 456709a776417c2a: Per row: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.';
-COMMENT ON MACRO graded_ndcg IS 'mlsql macro b586c3259de555a9 456709a776417c2a: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).';
-COMMENT ON MACRO _mlsql_coverage_error_row IS 'mlsql macro f9cb9ca3a2feb705 456709a776417c2a: Per row: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.';
-COMMENT ON MACRO coverage_error IS 'mlsql macro a68cc6a3bbdb9385 456709a776417c2a: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.';
-COMMENT ON MACRO _mlsql_label_ranking_loss_row IS 'mlsql macro ae76330d5fd06eec 456709a776417c2a: Per row: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.';
-COMMENT ON MACRO label_ranking_loss IS 'mlsql macro 57227e4d4a7fd5de 456709a776417c2a: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.';
-COMMENT ON MACRO _mlsql_label_ranking_average_precision_row IS 'mlsql macro e9507e38bef365f6 456709a776417c2a: Per row: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows.';
-COMMENT ON MACRO label_ranking_average_precision IS 'mlsql macro 276f91bd35ef99fd 456709a776417c2a: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.';
-COMMENT ON MACRO label_ranking_average_precision_score IS 'mlsql macro a45786aa736d0a82 456709a776417c2a: Alias of label_ranking_average_precision.';
-COMMENT ON MACRO _mlsql_one_error_row IS 'mlsql macro 80ba9a1428bf8027 456709a776417c2a: Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).';
-COMMENT ON MACRO one_error IS 'mlsql macro 750cbd5a118642c3 456709a776417c2a: One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.';
-COMMENT ON MACRO _mlsql_ndcg_score_row IS 'mlsql macro b8a6590579b8df50 456709a776417c2a: Per row: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.';
-COMMENT ON MACRO ndcg_score IS 'mlsql macro 46fbb2f02a8c8063 456709a776417c2a: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn''s ignore_ties=False). No true label: 0.';
-COMMENT ON MACRO _mlsql_curve_cells IS 'mlsql macro bc1ebfd29e36f30b 456709a776417c2a: The curve cells (label struct k, y, s) of a known row.';
-COMMENT ON MACRO TABLE precision_recall_curve IS 'mlsql macro 1ecc6ae332d90f44 456709a776417c2a: One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn''s points, each row weighted by sample_weight).';
-COMMENT ON MACRO TABLE roc_curve IS 'mlsql macro dc0d810c580f78e8 456709a776417c2a: One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn''s points, each row weighted by sample_weight).';
-COMMENT ON MACRO _mlsql_label_score_cells IS 'mlsql macro ccd923479f8964ff 456709a776417c2a: The explicit cells of known rows {a: actual, m: score map}: each scored label (row, label, score, true?) and each true label without a score (at -infinity).';
-COMMENT ON MACRO _mlsql_segment_slices IS 'mlsql macro 6901c62a79d5eb9c 456709a776417c2a: Cells {g, s, y} cut into segments by g, each sorted by score descending twice: negatives first among ties (a) and positives first (b). A segment ends where g changes from one cell to the next.';
-COMMENT ON MACRO _mlsql_segment_stats IS 'mlsql macro ed13245fc0f2e1fe 456709a776417c2a: A segment''s statistics from its cells sorted with negatives first (a) and positives first (b) among ties: explicit cells, positives (unscored ones), Σ P(>= s) / N(>= s) over the scored positives, and U.';
-COMMENT ON MACRO multilabel_average_precision IS 'mlsql macro 5d2a614331bbc128 456709a776417c2a: scikit-learn''s average_precision_score over label scores (the indicator matrix of the group''s labels), averaged micro, macro, weighted or over samples.';
-COMMENT ON MACRO multilabel_roc_auc IS 'mlsql macro fda18e601c1fd506 456709a776417c2a: scikit-learn''s roc_auc_score over label scores (the indicator matrix of the group''s labels), ties one half, averaged micro, macro, weighted or over samples.';
-COMMENT ON MACRO _mlsql_score_entries IS 'mlsql macro 1d83b0c27a86851f 456709a776417c2a: A row''s label scores as (key, value) entries (a list''s first entry of a label kept).';
-COMMENT ON MACRO TABLE calibration_table IS 'mlsql macro 6107bbe15ce78aa6 456709a776417c2a: One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.';
-COMMENT ON MACRO TABLE label_thresholds IS 'mlsql macro 501c04a9a4c73a39 456709a776417c2a: One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_weight IS 'mlsql macro 6440ffc2acbf6439 b6ed479d7edcf47d: A row''s sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).';
+COMMENT ON MACRO _mlsql_shown IS 'mlsql macro b0d5f7daf3cc963d b6ed479d7edcf47d: A value as mlsql''s messages show it: ''text'', None, True, 2.5.';
+COMMENT ON MACRO _mlsql_check_beta IS 'mlsql macro 512040aa601b1dbd b6ed479d7edcf47d: Validate beta: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_zero_division IS 'mlsql macro 67f9c71bdeff8a04 b6ed479d7edcf47d: Validate zero_division: one of 0, 1, nan, ''diagnose'', ''ignore''.';
+COMMENT ON MACRO _mlsql_check_n_labels IS 'mlsql macro 43d838c682001e03 b6ed479d7edcf47d: Validate n_labels: a whole number > 0.';
+COMMENT ON MACRO _mlsql_check_alpha IS 'mlsql macro 5238e2456fa0f54a b6ed479d7edcf47d: Validate alpha: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_cost_fn IS 'mlsql macro 9cd5c51fb93b2036 b6ed479d7edcf47d: Validate cost_fn: a finite number.';
+COMMENT ON MACRO _mlsql_check_cost_fp IS 'mlsql macro 777d89e417099a55 b6ed479d7edcf47d: Validate cost_fp: a finite number.';
+COMMENT ON MACRO _mlsql_check_average IS 'mlsql macro 49519a425086aa0c b6ed479d7edcf47d: Validate average: one of ''micro'', ''macro'', ''weighted''.';
+COMMENT ON MACRO _mlsql_check_weights IS 'mlsql macro 55f3c76974caf8a0 b6ed479d7edcf47d: Validate weights: one of ''linear'', ''quadratic''.';
+COMMENT ON MACRO _mlsql_check_k IS 'mlsql macro 14bf28fb73962a0d b6ed479d7edcf47d: Validate k: a whole number > 0 (or NULL for all).';
+COMMENT ON MACRO _mlsql_check_top_k IS 'mlsql macro a230e0f559eda428 b6ed479d7edcf47d: Validate k: a whole number >= 0 (or NULL for all).';
+COMMENT ON MACRO _mlsql_check_threshold IS 'mlsql macro 8c2bc6acd7bacc83 b6ed479d7edcf47d: Validate threshold: a number.';
+COMMENT ON MACRO _mlsql_check_table_beta IS 'mlsql macro a01713b91245d079 b6ed479d7edcf47d: Validate beta: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_n_bins IS 'mlsql macro 64118ad4391f29da b6ed479d7edcf47d: Validate n_bins: a whole number > 0.';
+COMMENT ON MACRO _mlsql_check_score_average IS 'mlsql macro bdca0452f2d1708f b6ed479d7edcf47d: Validate average: one of ''micro'', ''macro'', ''weighted'', ''samples''.';
+COMMENT ON MACRO _mlsql_check_threshold_bins IS 'mlsql macro 17753518e5455d2e b6ed479d7edcf47d: Validate n_bins: a whole number > 0 (or NULL for exact thresholds).';
+COMMENT ON MACRO _mlsql_undefined IS 'mlsql macro ac744bf4af46efca b6ed479d7edcf47d: The value of an undefined ratio under a checked zero_division (''ignore'': NULL).';
+COMMENT ON MACRO _mlsql_label_type_error IS 'mlsql macro 5e13bfa8fcf5baad b6ed479d7edcf47d: The error for lists that hold no labels (floats, booleans, ...) or two kinds.';
+COMMENT ON MACRO _mlsql_checked_label_lists IS 'mlsql macro 734e7008fdd54d97 b6ed479d7edcf47d: actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).';
+COMMENT ON MACRO _mlsql_typed_universe IS 'mlsql macro dfe2a11bf711de99 b6ed479d7edcf47d: A labels= universe as a list of example''s type, after checking its kind and, for integers, their range.';
+COMMENT ON MACRO _mlsql_tp IS 'mlsql macro 7ad3957705368986 b6ed479d7edcf47d: |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).';
+COMMENT ON MACRO _mlsql_n_actual IS 'mlsql macro 8912008a8d73d114 b6ed479d7edcf47d: |A|: distinct non-NULL true labels; NULL when either list is NULL.';
+COMMENT ON MACRO _mlsql_n_predicted IS 'mlsql macro 73cb8d3e1caeb72c b6ed479d7edcf47d: |P|: distinct non-NULL predicted labels; NULL when either list is NULL.';
+COMMENT ON MACRO _mlsql_ratio IS 'mlsql macro 456a33afe3d3f806 b6ed479d7edcf47d: ``num / den``, or the ``zero_division`` value where ``den`` is 0.';
+COMMENT ON MACRO _mlsql_precision IS 'mlsql macro 58dbd7799a76e0e4 b6ed479d7edcf47d: tp / (tp + fp): undefined when nothing is predicted.';
+COMMENT ON MACRO _mlsql_recall IS 'mlsql macro f5215130f0b41a22 b6ed479d7edcf47d: tp / (tp + fn): undefined when nothing is true.';
+COMMENT ON MACRO _mlsql_fbeta IS 'mlsql macro 59f673176e1889f2 b6ed479d7edcf47d: (1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.';
+COMMENT ON MACRO _mlsql_jaccard IS 'mlsql macro f27d14b3c904efa0 b6ed479d7edcf47d: tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty.';
+COMMENT ON MACRO _mlsql_average IS 'mlsql macro e2bce6c45bc68591 b6ed479d7edcf47d: Mean of per-row or per-label values, leaving undefined ones out where asked.';
+COMMENT ON MACRO _mlsql_average_by_weight IS 'mlsql macro a2c6cb27c6aad003 b6ed479d7edcf47d: Mean of per-row or per-label values, leaving undefined ones out where asked, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_share IS 'mlsql macro d723b640377e4a9c b6ed479d7edcf47d: ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).';
+COMMENT ON MACRO _mlsql_hamming_loss IS 'mlsql macro 5cc743e0762ecfc6 b6ed479d7edcf47d: (fp + fn) / (rows x labels): the share of label decisions that are wrong.';
+COMMENT ON MACRO _mlsql_subset_accuracy IS 'mlsql macro cf75a9cea316308f b6ed479d7edcf47d: Share of rows whose predicted set equals the true set (unknown rows left out).';
+COMMENT ON MACRO _mlsql_subset_accuracy_by_weight IS 'mlsql macro 34eff7b6e309cc2b b6ed479d7edcf47d: Share of rows whose predicted set equals the true set (unknown rows left out), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_zero_one_loss IS 'mlsql macro ae549e88edbc7c42 b6ed479d7edcf47d: 1 - subset accuracy.';
+COMMENT ON MACRO _mlsql_zero_one_loss_by_weight IS 'mlsql macro b58af924798eaedc b6ed479d7edcf47d: 1 - subset accuracy, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_negative_predictive_value IS 'mlsql macro 3206e85937033e08 b6ed479d7edcf47d: tn / (tn + fn) (the lecture''s nrel): precision of the negative class.';
+COMMENT ON MACRO _mlsql_specificity IS 'mlsql macro 6ae09f8bc983fb28 b6ed479d7edcf47d: tn / (tn + fp) (the lecture''s spec): recall of the negative class.';
+COMMENT ON MACRO _mlsql_false_negative_rate IS 'mlsql macro a56ecac63de02524 b6ed479d7edcf47d: fn / (tp + fn): the positive class''s error rate (1 - recall).';
+COMMENT ON MACRO _mlsql_false_positive_rate IS 'mlsql macro 72f641940bd4d33d b6ed479d7edcf47d: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
+COMMENT ON MACRO _mlsql_joint_share IS 'mlsql macro db280ce07445d883 b6ed479d7edcf47d: tp / n (the lecture''s sup, a rule''s support p(LR)).';
+COMMENT ON MACRO _mlsql_table_accuracy IS 'mlsql macro 4b02e1fe41f40e71 b6ed479d7edcf47d: (tp + tn) / n (the lecture''s tacc).';
+COMMENT ON MACRO _mlsql_table_error_rate IS 'mlsql macro 19a6af9dadfccf3e b6ed479d7edcf47d: (fp + fn) / n: 1 - accuracy.';
+COMMENT ON MACRO _mlsql_table_coverage IS 'mlsql macro 6d84fb6398ab0583 b6ed479d7edcf47d: (tp + fp) / n (the lecture''s cov): share of rows predicted positive (where a rule fires).';
+COMMENT ON MACRO _mlsql_table_cost_error IS 'mlsql macro 8ef9a12ac73eab8e b6ed479d7edcf47d: (cost_fn fn + cost_fp fp) / n: the cost-weighted error of a 2x2 table.';
+COMMENT ON MACRO _mlsql_novelty IS 'mlsql macro f27c067838c024a2 b6ed479d7edcf47d: p(LR) - p(L) p(R) = (n tp - (tp + fp)(tp + fn)) / n² (the lecture''s nov).';
+COMMENT ON MACRO _mlsql_satisfaction IS 'mlsql macro 5e52156bbda5dec0 b6ed479d7edcf47d: 1 - n fp / (|L| |not R|) (the lecture''s sat); undefined when L or not R is empty.';
+COMMENT ON MACRO _mlsql_cohen_kappa IS 'mlsql macro 6dc9235cb4dd4b51 b6ed479d7edcf47d: 1 - n Σw·O / Σw·r·c: kappa from the (weighted) disagreement seen and expected by chance.';
+COMMENT ON MACRO _mlsql_table_kappa IS 'mlsql macro ca897ee75373bbee b6ed479d7edcf47d: Cohen''s kappa of a 2x2 table: chance disagreement (tp+fn)(fn+tn) + (fp+tn)(tp+fp).';
+COMMENT ON MACRO _mlsql_curve_precision IS 'mlsql macro 9e38e8d9d01ba7ef b6ed479d7edcf47d: tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn).';
+COMMENT ON MACRO _mlsql_curve_recall IS 'mlsql macro c8825708d87e4e9c b6ed479d7edcf47d: tp / P at a threshold; 0 at +inf (scikit-learn''s end point), undefined without positives.';
+COMMENT ON MACRO _mlsql_curve_rate IS 'mlsql macro b06df681d13ec307 b6ed479d7edcf47d: count / total: the true positive rate (tp / P) or false positive rate (fp / N).';
+COMMENT ON MACRO _mlsql_true_negatives IS 'mlsql macro 371583405de34ffd b6ed479d7edcf47d: rows - tp - fp - fn: rows where the label is neither true nor predicted.';
+COMMENT ON MACRO _mlsql_label_accuracy IS 'mlsql macro 24ebf980c735f9e7 b6ed479d7edcf47d: (tp + tn) / rows: share of rows where the label is decided right.';
+COMMENT ON MACRO _mlsql_weighted_average IS 'mlsql macro d54a8c194f72c2aa b6ed479d7edcf47d: Sum of weight x value over the sum of weights, leaving undefined values out.';
+COMMENT ON MACRO _mlsql_weighted_average_by_weight IS 'mlsql macro 72949384a764834c b6ed479d7edcf47d: Sum of weight x value over the sum of weights, leaving undefined values out, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_fbeta_of_means IS 'mlsql macro 1ff811799fa8b698 b6ed479d7edcf47d: (1 + b²) P R / (b² P + R) of two averages (the R walkthrough''s macro F1); 0 when both are 0.';
+COMMENT ON MACRO _mlsql_share_of_labels IS 'mlsql macro 2e726c09d9eb5b70 b6ed479d7edcf47d: Share of label rows where ``condition`` holds (CLP, MLP, WLP).';
+COMMENT ON MACRO _mlsql_share_of_labels_by_weight IS 'mlsql macro df18776ae6c4a9f1 b6ed479d7edcf47d: Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_label_accuracy_micro IS 'mlsql macro 885e811cf300d694 b6ed479d7edcf47d: 1 - Hamming loss: share of the rows x labels decisions that are right.';
+COMMENT ON MACRO _mlsql_segment_average_precision IS 'mlsql macro be4ade8afe0896be b6ed479d7edcf47d: (Σ scored positives'' P(>= s) / N(>= s) + unscored positives x positives / cells) / positives.';
+COMMENT ON MACRO _mlsql_segment_roc_auc IS 'mlsql macro a38520f731b21d9d b6ed479d7edcf47d: U / (positives x negatives), U counting the unscored negatives at -infinity.';
+COMMENT ON MACRO _mlsql_precision_at_k IS 'mlsql macro 9a6d84423b44c27f b6ed479d7edcf47d: hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).';
+COMMENT ON MACRO _mlsql_recall_at_k IS 'mlsql macro 35a2dbcf6dcfc8de b6ed479d7edcf47d: hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall).';
+COMMENT ON MACRO _mlsql_hit IS 'mlsql macro fe0bcbd31c93a14d b6ed479d7edcf47d: 1 when a true item is in the top n, else 0.';
+COMMENT ON MACRO _mlsql_reciprocal_rank IS 'mlsql macro 42cca930d80534eb b6ed479d7edcf47d: 1 / position of the first hit in the top n; 0 without one.';
+COMMENT ON MACRO _mlsql_precision_at_hit IS 'mlsql macro 29b0997c27d0ebd4 b6ed479d7edcf47d: Precision of the top ``pos`` items when the item at ``pos`` is the ``nth`` hit.';
+COMMENT ON MACRO _mlsql_average_precision_at_k IS 'mlsql macro f7f32f6575119ccf b6ed479d7edcf47d: Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.';
+COMMENT ON MACRO _mlsql_misses_above_hit IS 'mlsql macro 5430c952fed1c544 b6ed479d7edcf47d: Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.';
+COMMENT ON MACRO _mlsql_ranking_auc_at_k IS 'mlsql macro 1afa9d46c281447a b6ed479d7edcf47d: Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.';
+COMMENT ON MACRO _mlsql_normalized_dcg IS 'mlsql macro 657b1d9263719358 b6ed479d7edcf47d: DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant).';
+COMMENT ON MACRO _mlsql_coverage IS 'mlsql macro b06580681128d5bb b6ed479d7edcf47d: How far down the ranking to go to cover every true label; 0 without true labels.';
+COMMENT ON MACRO _mlsql_false_at_or_above IS 'mlsql macro 82012b3a96e35163 b6ed479d7edcf47d: False labels scored at least as high as a true label: its wrongly ordered pairs.';
+COMMENT ON MACRO _mlsql_ranking_loss_of_row IS 'mlsql macro cbd6b96bc9408710 b6ed479d7edcf47d: Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none.';
+COMMENT ON MACRO _mlsql_precision_at_label IS 'mlsql macro 62a72c8abecc6fb7 b6ed479d7edcf47d: Share of true labels among the labels scored at least as high as a true label.';
+COMMENT ON MACRO _mlsql_label_ranking_precision_of_row IS 'mlsql macro 381e7829a25bf963 b6ed479d7edcf47d: Mean precision at the true labels; 1 where none or all labels are true.';
+COMMENT ON MACRO _mlsql_one_error_of_row IS 'mlsql macro bda50e6befc604ab b6ed479d7edcf47d: Share of top-scored labels that are not true; 1 when no label is scored.';
+COMMENT ON MACRO _mlsql_tie_averaged_gain IS 'mlsql macro 98e84166311a66aa b6ed479d7edcf47d: A relevant label''s DCG share: the discounts of its tie group''s places / the group size.';
+COMMENT ON MACRO _mlsql_relative_error IS 'mlsql macro 13b798fdebbab46c b6ed479d7edcf47d: error / baseline (rse, rae); undefined when y is constant (''diagnose'': 0 if error = 0, else 1).';
+COMMENT ON MACRO _mlsql_explained IS 'mlsql macro 42ed097f5173cf22 b6ed479d7edcf47d: 1 - error / baseline (r2, explained variance); undefined when baseline = 0.';
+COMMENT ON MACRO _mlsql_pearson IS 'mlsql macro c802c13048b56049 b6ed479d7edcf47d: cov / (sd_a sd_b); undefined when either side is constant (''diagnose'': 1 if equal).';
+COMMENT ON MACRO _mlsql_centred_comoment IS 'mlsql macro 6e97bfd1f095f7b5 b6ed479d7edcf47d: Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.';
+COMMENT ON MACRO _mlsql_log_loss_term IS 'mlsql macro e7129dacbe95ad7a b6ed479d7edcf47d: -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.';
+COMMENT ON MACRO _mlsql_mann_whitney_auc IS 'mlsql macro 7e55126ac5158fb3 b6ed479d7edcf47d: U / (positives x negatives); undefined with one class (''diagnose'': 1).';
+COMMENT ON MACRO _mlsql_squared_error_term IS 'mlsql macro ef48c92db309ae04 b6ed479d7edcf47d: (p - y)² of one row: its Brier score.';
+COMMENT ON MACRO _mlsql_step_average_precision IS 'mlsql macro ab959c2d342c2481 b6ed479d7edcf47d: Σ over positives of the precision at their score / positives; undefined without positives.';
+COMMENT ON MACRO _mlsql_calibration_bin IS 'mlsql macro 53b358b4fd9a28e5 b6ed479d7edcf47d: min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.';
+COMMENT ON MACRO _mlsql_matthews_corrcoef IS 'mlsql macro 33ed9d7ffac2578c b6ed479d7edcf47d: (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).';
+COMMENT ON MACRO _mlsql_selection_fbeta IS 'mlsql macro 6a745f52176d74ce b6ed479d7edcf47d: F-beta of a candidate threshold for choosing the best: 0 where tp = 0.';
+COMMENT ON MACRO set_intersection IS 'mlsql macro 2663540fbf85c85f b6ed479d7edcf47d: Labels in both lists, distinct and sorted, no NULLs.';
+COMMENT ON MACRO set_difference IS 'mlsql macro 03c8f5708ab09143 b6ed479d7edcf47d: Labels of the first list missing from the second, distinct and sorted.';
+COMMENT ON MACRO set_union IS 'mlsql macro 788fa3f9f6dad2ca b6ed479d7edcf47d: Labels in either list, distinct and sorted, no NULLs.';
+COMMENT ON MACRO set_symmetric_difference IS 'mlsql macro 1e60b6710e9fbcc6 b6ed479d7edcf47d: Labels in exactly one of the lists, distinct and sorted.';
+COMMENT ON MACRO true_positives IS 'mlsql macro f7d3a7fdde36ffec b6ed479d7edcf47d: |A ∩ P|: true labels that were predicted.';
+COMMENT ON MACRO false_positives IS 'mlsql macro 8a3f70d8eac64ffe b6ed479d7edcf47d: |P \ A|: predicted labels that are not true.';
+COMMENT ON MACRO false_negatives IS 'mlsql macro 38eeca0b75cf0213 b6ed479d7edcf47d: |A \ P|: true labels that were not predicted.';
+COMMENT ON MACRO set_jaccard IS 'mlsql macro 726d0a84a33b1a79 b6ed479d7edcf47d: |A ∩ P| / |A ∪ P| of one row.';
+COMMENT ON MACRO row_precision IS 'mlsql macro 66a03403dda7f441 b6ed479d7edcf47d: |A ∩ P| / |P| of one row.';
+COMMENT ON MACRO row_recall IS 'mlsql macro d6ea69bfa740039c b6ed479d7edcf47d: |A ∩ P| / |A| of one row.';
+COMMENT ON MACRO row_fbeta IS 'mlsql macro 548d29d061f72321 b6ed479d7edcf47d: F-beta of one row, from its counts.';
+COMMENT ON MACRO micro_precision IS 'mlsql macro 8da0a6e2fb01e1af b6ed479d7edcf47d: Precision of counts pooled over rows.';
+COMMENT ON MACRO micro_recall IS 'mlsql macro 3bbb8a5f389ed96f b6ed479d7edcf47d: Recall of counts pooled over rows.';
+COMMENT ON MACRO micro_fbeta IS 'mlsql macro 4bb838690a80dace b6ed479d7edcf47d: F-beta of counts pooled over rows.';
+COMMENT ON MACRO micro_f1 IS 'mlsql macro df2ed506edf4bca5 b6ed479d7edcf47d: F1 of counts pooled over rows.';
+COMMENT ON MACRO micro_jaccard IS 'mlsql macro eb86c0c52b65de1b b6ed479d7edcf47d: Jaccard of counts pooled over rows.';
+COMMENT ON MACRO samples_precision IS 'mlsql macro cc3d6fc7d8600c9a b6ed479d7edcf47d: Mean over rows of row precision.';
+COMMENT ON MACRO samples_recall IS 'mlsql macro 94f42af99d493203 b6ed479d7edcf47d: Mean over rows of row recall.';
+COMMENT ON MACRO samples_fbeta IS 'mlsql macro 002ac38dc987e320 b6ed479d7edcf47d: Mean over rows of row F-beta.';
+COMMENT ON MACRO samples_f1 IS 'mlsql macro d79a924dea11748d b6ed479d7edcf47d: Mean over rows of row F1.';
+COMMENT ON MACRO samples_jaccard IS 'mlsql macro 78d77b1deb7c32f8 b6ed479d7edcf47d: Mean over rows of row Jaccard.';
+COMMENT ON MACRO subset_accuracy IS 'mlsql macro 3c3dc11eae5b5fe7 b6ed479d7edcf47d: Share of rows predicted exactly.';
+COMMENT ON MACRO zero_one_loss IS 'mlsql macro ecb60bf09987b287 b6ed479d7edcf47d: Share of rows not predicted exactly.';
+COMMENT ON MACRO hamming_loss IS 'mlsql macro 9327bfa6e8841d55 b6ed479d7edcf47d: (fp + fn) / (rows x n_labels): share of wrong label decisions.';
+COMMENT ON MACRO micro_precision_from_counts IS 'mlsql macro 1b9b7b6fb541061b b6ed479d7edcf47d: micro_precision of stored counts.';
+COMMENT ON MACRO micro_recall_from_counts IS 'mlsql macro 5c9aeb4c4e1750a5 b6ed479d7edcf47d: micro_recall of stored counts.';
+COMMENT ON MACRO micro_fbeta_from_counts IS 'mlsql macro 0a2e72eb1f35ccb9 b6ed479d7edcf47d: micro_fbeta of stored counts.';
+COMMENT ON MACRO micro_f1_from_counts IS 'mlsql macro 14bc298ff9689474 b6ed479d7edcf47d: micro_f1 of stored counts.';
+COMMENT ON MACRO micro_jaccard_from_counts IS 'mlsql macro aedb770816c1a9bc b6ed479d7edcf47d: micro_jaccard of stored counts.';
+COMMENT ON MACRO subset_accuracy_from_counts IS 'mlsql macro fe928d399bd1df56 b6ed479d7edcf47d: subset_accuracy of stored counts.';
+COMMENT ON MACRO zero_one_loss_from_counts IS 'mlsql macro 1a4812036332cf07 b6ed479d7edcf47d: zero_one_loss of stored counts.';
+COMMENT ON MACRO hamming_loss_from_counts IS 'mlsql macro f069fd0b65c47431 b6ed479d7edcf47d: hamming_loss of stored counts.';
+COMMENT ON MACRO multilabel_counts IS 'mlsql macro ae8345800a244085 b6ed479d7edcf47d: Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.';
+COMMENT ON MACRO merge_counts IS 'mlsql macro 37fb540b4d24e4b7 b6ed479d7edcf47d: Sum stored multilabel_counts structs field by field.';
+COMMENT ON MACRO _mlsql_hivemall_beta IS 'mlsql macro ccb2c07fe51be903 b6ed479d7edcf47d: The -beta of a Hivemall option string (default 1).';
+COMMENT ON MACRO _mlsql_hivemall_average IS 'mlsql macro bcbe9e09a74ef2ad b6ed479d7edcf47d: The -average of a Hivemall option string (default micro).';
+COMMENT ON MACRO _mlsql_hivemall_int_label IS 'mlsql macro a3952953e456b8ed b6ed479d7edcf47d: Hivemall''s binary label: 1 stays 1; 0 and -1 are 0.';
+COMMENT ON MACRO _mlsql_hivemall_tp IS 'mlsql macro 967aee34f9468857 b6ed479d7edcf47d: One binary row''s tp: both 1 (binary), or equal labels (micro).';
+COMMENT ON MACRO _mlsql_hivemall_n IS 'mlsql macro 597a89658e486910 b6ed479d7edcf47d: One binary row''s labels on one side: 1 if positive (binary); always 1 (micro).';
+COMMENT ON MACRO _mlsql_hivemall_arrays IS 'mlsql macro c232fd7a73ac62d3 b6ed479d7edcf47d: fmeasure over label arrays (sets).';
+COMMENT ON MACRO _mlsql_hivemall_arrays_by_weight IS 'mlsql macro 9a58392414282691 b6ed479d7edcf47d: fmeasure over label arrays (sets), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_hivemall_binary IS 'mlsql macro 37cce71db9c7d014 b6ed479d7edcf47d: fmeasure over binary int labels.';
+COMMENT ON MACRO _mlsql_hivemall_binary_by_weight IS 'mlsql macro b0cc90f204f3c0f2 b6ed479d7edcf47d: fmeasure over binary int labels, each row weighted by sample_weight.';
+COMMENT ON MACRO fmeasure IS 'mlsql macro e0c0e543196a2169 b6ed479d7edcf47d: Hivemall''s fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options ''-beta B -average micro|binary''.';
+COMMENT ON MACRO _mlsql_check_labels IS 'mlsql macro 83bd5418adddd7a6 b6ed479d7edcf47d: Validate a label universe: NULL (labels seen) or a list with a label.';
+COMMENT ON MACRO TABLE _mlsql_label_spread IS 'mlsql macro 20365db09863f731 b6ed479d7edcf47d: One pass over the source: count per (group, label, flag); label NULL rows hold row codes.';
+COMMENT ON MACRO TABLE _mlsql_label_spread_by_weight IS 'mlsql macro 2021dadb388cf579 b6ed479d7edcf47d: One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.';
+COMMENT ON MACRO TABLE label_metrics IS 'mlsql macro 61013de8aaf0ba2f b6ed479d7edcf47d: One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn''s labels=); by: grouping columns. Example: SELECT * FROM label_metrics(''preds'', ''actual'', ''predicted'', by := [''model'']).';
+COMMENT ON MACRO TABLE multilabel_report IS 'mlsql macro 2888887c78550c10 b6ed479d7edcf47d: One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row''s sets are first intersected with them (labels outside are ignored, as scikit-learn''s labels=). Example: SELECT * FROM multilabel_report(''preds'', ''actual'', ''predicted'', labels := [''a'', ''b'']).';
+COMMENT ON MACRO TABLE macro_precision IS 'mlsql macro d27b1d2bb65c0fba b6ed479d7edcf47d: Mean over labels of per-label precision.';
+COMMENT ON MACRO TABLE macro_recall IS 'mlsql macro 3ed20bb1c6517696 b6ed479d7edcf47d: Mean over labels of per-label recall.';
+COMMENT ON MACRO TABLE macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 b6ed479d7edcf47d: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1).';
+COMMENT ON MACRO TABLE macro_fbeta IS 'mlsql macro 9699284013f1ace9 b6ed479d7edcf47d: Mean over labels of per-label F-beta.';
+COMMENT ON MACRO TABLE macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e b6ed479d7edcf47d: Mean over labels of per-label Jaccard.';
+COMMENT ON MACRO TABLE macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 b6ed479d7edcf47d: F1 of macro precision and macro recall (the R walkthrough''s macro F1).';
+COMMENT ON MACRO TABLE macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 b6ed479d7edcf47d: F-beta of macro precision and macro recall.';
+COMMENT ON MACRO TABLE weighted_precision IS 'mlsql macro f584ef8addfff1bc b6ed479d7edcf47d: Per-label precision averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_recall IS 'mlsql macro 416147c938743918 b6ed479d7edcf47d: Per-label recall averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_f1 IS 'mlsql macro 105934c74bce4481 b6ed479d7edcf47d: Per-label F1 averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_fbeta IS 'mlsql macro e41b539038da0da4 b6ed479d7edcf47d: Per-label F-beta averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_jaccard IS 'mlsql macro 86a745f531b56812 b6ed479d7edcf47d: Per-label Jaccard averaged with support weights.';
+COMMENT ON MACRO TABLE label_accuracy_macro IS 'mlsql macro e55e9de054812714 b6ed479d7edcf47d: Mean over labels of (tp + tn) / rows.';
+COMMENT ON MACRO TABLE label_accuracy_micro IS 'mlsql macro b266b6802394707d b6ed479d7edcf47d: 1 - Hamming loss over the label universe.';
+COMMENT ON MACRO TABLE clp IS 'mlsql macro 979e63c9808e737f b6ed479d7edcf47d: Share of labels never predicted negative (tn + fn = 0).';
+COMMENT ON MACRO TABLE mlp IS 'mlsql macro 6cf2fc51bacc6e26 b6ed479d7edcf47d: Share of labels never predicted (tp + fp = 0).';
+COMMENT ON MACRO TABLE wlp IS 'mlsql macro a9ad4d4827af95ea b6ed479d7edcf47d: Share of labels never predicted right (tp = 0).';
+COMMENT ON MACRO _mlsql_indicator IS 'mlsql macro d29adc66a50278be b6ed479d7edcf47d: An indicator value as a boolean (0/1 or false/true; anything else is an error).';
+COMMENT ON MACRO _mlsql_labels_from_indicators IS 'mlsql macro 961326258056735a b6ed479d7edcf47d: The labels whose indicator is 1; NULL if any indicator is NULL.';
+COMMENT ON MACRO labels_from_indicators IS 'mlsql macro 0f767645fe46c405 b6ed479d7edcf47d: The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], [''L1'', ''L2'', ''L3'']). NULL if any indicator is NULL.';
+COMMENT ON MACRO indicators_from_labels IS 'mlsql macro bfb04f7c66d7cdba b6ed479d7edcf47d: 0/1 per label of the universe ``labels``: 1 where the list holds it.';
+COMMENT ON MACRO _mlsql_label_value IS 'mlsql macro 7101e9fc2113b31f b6ed479d7edcf47d: value (parameter param, one label), after checking it is of x''s label kind.';
+COMMENT ON MACRO _mlsql_binary_flag IS 'mlsql macro a26ce7932b42fca2 b6ed479d7edcf47d: A boolean or 0/1 input as BOOLEAN (anything else is an error).';
+COMMENT ON MACRO _mlsql_number IS 'mlsql macro ad7d666bd34aef94 b6ed479d7edcf47d: A numeric input as DOUBLE (other types, NaN and infinite values are an error).';
+COMMENT ON MACRO _mlsql_same_kind IS 'mlsql macro 7bed86c0744542ed b6ed479d7edcf47d: x, after checking that x and y hold labels of one kind (integer widths may differ).';
+COMMENT ON MACRO _mlsql_binary_cell IS 'mlsql macro a9ac096dec24f940 b6ed479d7edcf47d: 1 where (actual, predicted) is the cell (a, p), 0 elsewhere, NULL for an unknown row.';
+COMMENT ON MACRO _mlsql_binary_counts IS 'mlsql macro 23141fe4f66b4723 b6ed479d7edcf47d: tp, fp, fn, tn over rows (NULL over no known rows).';
+COMMENT ON MACRO _mlsql_binary_weighted_counts IS 'mlsql macro 7da5e78c4438fe70 b6ed479d7edcf47d: tp, fp, fn, tn as sums of the rows'' weights w (NULL weight: the row is unknown).';
+COMMENT ON MACRO binary_counts IS 'mlsql macro c7c9e73676e027f9 b6ed479d7edcf47d: Struct of tp, fp, fn, tn as sums of the rows'' sample_weight (DOUBLE).';
+COMMENT ON MACRO binary_precision IS 'mlsql macro e830cf6abadd1075 b6ed479d7edcf47d: tp / (tp + fp): the lecture''s prel.';
+COMMENT ON MACRO prel IS 'mlsql macro b1c7fdafe2bc54aa b6ed479d7edcf47d: Alias of binary_precision.';
+COMMENT ON MACRO binary_precision_from_counts IS 'mlsql macro 17f481dd8f527f26 b6ed479d7edcf47d: binary_precision of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_recall IS 'mlsql macro 1b2f010a0ee625a9 b6ed479d7edcf47d: tp / (tp + fn): the lecture''s sens.';
+COMMENT ON MACRO sens IS 'mlsql macro 106900bb6d0079ae b6ed479d7edcf47d: Alias of binary_recall.';
+COMMENT ON MACRO binary_recall_from_counts IS 'mlsql macro 0858fd1a556ded32 b6ed479d7edcf47d: binary_recall of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_specificity IS 'mlsql macro 14a6c37256ababbe b6ed479d7edcf47d: tn / (tn + fp): the lecture''s spec.';
+COMMENT ON MACRO spec IS 'mlsql macro cfdb9f35a130e42a b6ed479d7edcf47d: Alias of binary_specificity.';
+COMMENT ON MACRO binary_specificity_from_counts IS 'mlsql macro c485c1e5e0a6e968 b6ed479d7edcf47d: binary_specificity of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_negative_predictive_value IS 'mlsql macro 0457271d04dbdbb0 b6ed479d7edcf47d: tn / (tn + fn): the lecture''s nrel.';
+COMMENT ON MACRO nrel IS 'mlsql macro 2152fc3574d0e873 b6ed479d7edcf47d: Alias of binary_negative_predictive_value.';
+COMMENT ON MACRO binary_negative_predictive_value_from_counts IS 'mlsql macro ddffc89012838798 b6ed479d7edcf47d: binary_negative_predictive_value of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_support IS 'mlsql macro fa7e56016b008c07 b6ed479d7edcf47d: tp / n: the lecture''s sup (a rule''s support), not scikit-learn''s count.';
+COMMENT ON MACRO sup IS 'mlsql macro 87cddb06e326ab63 b6ed479d7edcf47d: Alias of binary_support.';
+COMMENT ON MACRO binary_support_from_counts IS 'mlsql macro 8402d25aac841def b6ed479d7edcf47d: binary_support of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_accuracy IS 'mlsql macro c09dc2b646eb6a6b b6ed479d7edcf47d: (tp + tn) / n: the lecture''s tacc.';
+COMMENT ON MACRO tacc IS 'mlsql macro 619bb03a04c0c81d b6ed479d7edcf47d: Alias of binary_accuracy.';
+COMMENT ON MACRO binary_accuracy_from_counts IS 'mlsql macro 34624724959a805d b6ed479d7edcf47d: binary_accuracy of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_coverage IS 'mlsql macro 8ad766b91c622f48 b6ed479d7edcf47d: (tp + fp) / n: share predicted positive, the lecture''s cov.';
+COMMENT ON MACRO cov IS 'mlsql macro 4f2ed6bfda690f93 b6ed479d7edcf47d: Alias of binary_coverage.';
+COMMENT ON MACRO binary_coverage_from_counts IS 'mlsql macro c09bb1a1c59d18c7 b6ed479d7edcf47d: binary_coverage of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_error_rate IS 'mlsql macro 4ea2203a81c35a7d b6ed479d7edcf47d: (fp + fn) / n: 1 - accuracy.';
+COMMENT ON MACRO binary_error_rate_from_counts IS 'mlsql macro a2204c5df7075a83 b6ed479d7edcf47d: binary_error_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_fbeta IS 'mlsql macro 788d0b93b97181aa b6ed479d7edcf47d: F-beta of the positive class, from counts.';
+COMMENT ON MACRO binary_fbeta_from_counts IS 'mlsql macro 1071121346d6d69c b6ed479d7edcf47d: binary_fbeta of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_f1 IS 'mlsql macro 23ae90fc8b19b530 b6ed479d7edcf47d: F1 of the positive class, from counts.';
+COMMENT ON MACRO binary_f1_from_counts IS 'mlsql macro 9313516f4cf65620 b6ed479d7edcf47d: binary_f1 of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_f_alpha IS 'mlsql macro ff2b786017a355a7 b6ed479d7edcf47d: The lecture''s F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².';
+COMMENT ON MACRO binary_f_alpha_from_counts IS 'mlsql macro adf2726869b75e76 b6ed479d7edcf47d: binary_f_alpha of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_kappa IS 'mlsql macro 8ce52f5852952950 b6ed479d7edcf47d: Cohen''s kappa of the 2x2 table.';
+COMMENT ON MACRO binary_kappa_from_counts IS 'mlsql macro e6971ac4e0ffe940 b6ed479d7edcf47d: binary_kappa of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_false_negative_rate IS 'mlsql macro 738fb611dd32ea6d b6ed479d7edcf47d: fn / (tp + fn): the positive class''s error rate (1 - recall).';
+COMMENT ON MACRO binary_false_negative_rate_from_counts IS 'mlsql macro 5ff2bd5bf71c60e9 b6ed479d7edcf47d: binary_false_negative_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_false_positive_rate IS 'mlsql macro c9b2353f5745fe32 b6ed479d7edcf47d: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
+COMMENT ON MACRO binary_false_positive_rate_from_counts IS 'mlsql macro 234ce377bac97852 b6ed479d7edcf47d: binary_false_positive_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_cost_error IS 'mlsql macro 53aecdb0eb6f9061 b6ed479d7edcf47d: (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.';
+COMMENT ON MACRO binary_cost_error_from_counts IS 'mlsql macro dee233f006a24af3 b6ed479d7edcf47d: binary_cost_error of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO rule_novelty IS 'mlsql macro a4f933e28db1357a b6ed479d7edcf47d: p(LR) - p(L) p(R): the lecture''s nov. Inputs: holds (R, the class), fires (L, the rule).';
+COMMENT ON MACRO nov IS 'mlsql macro e54f3d62a6798c44 b6ed479d7edcf47d: Alias of rule_novelty.';
+COMMENT ON MACRO rule_novelty_from_counts IS 'mlsql macro 8dd10d22ab8cb2d1 b6ed479d7edcf47d: rule_novelty of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
+COMMENT ON MACRO rule_satisfaction IS 'mlsql macro f61cb90228d22784 b6ed479d7edcf47d: 1 - n |L and not R| / (|L| |not R|): the lecture''s sat. Inputs: holds (R, the class), fires (L, the rule).';
+COMMENT ON MACRO sat IS 'mlsql macro 02a0b71e29325938 b6ed479d7edcf47d: Alias of rule_satisfaction.';
+COMMENT ON MACRO rule_satisfaction_from_counts IS 'mlsql macro 5254efbed09dee18 b6ed479d7edcf47d: rule_satisfaction of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
+COMMENT ON MACRO _mlsql_align_classes IS 'mlsql macro 83c02200b6eae2f7 b6ed479d7edcf47d: Per class (sorted): row total, column total and diagonal from histograms.';
+COMMENT ON MACRO _mlsql_class_lists IS 'mlsql macro f735f8c760db3fc0 b6ed479d7edcf47d: One pass: known rows n, the sorted classes and per class actual, predicted, correct.';
+COMMENT ON MACRO _mlsql_weighted_class_lists IS 'mlsql macro 947470791a51d2e9 b6ed479d7edcf47d: The class lists with each row weighted by w: n and per-class totals are sums of weights (one pass over the group''s rows per class).';
+COMMENT ON MACRO _mlsql_weighted_class_pairs IS 'mlsql macro 8dc68a2e5eb9888a b6ed479d7edcf47d: Each known row''s (actual, predicted) pair and weight (empty unless wanted: a constant).';
+COMMENT ON MACRO _mlsql_class_pairs IS 'mlsql macro 92a000004da35620 b6ed479d7edcf47d: Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).';
+COMMENT ON MACRO _mlsql_classwise_average IS 'mlsql macro d74fb26ae81cfed0 b6ed479d7edcf47d: Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.';
+COMMENT ON MACRO _mlsql_classwise_weighted_average IS 'mlsql macro b1327f3701b2867b b6ed479d7edcf47d: Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.';
+COMMENT ON MACRO majority_class IS 'mlsql macro 09d9687c43175393 b6ed479d7edcf47d: The class of the largest total sample_weight (ties: the smallest); NULLs skipped.';
+COMMENT ON MACRO minority_class IS 'mlsql macro 91039599e63bfb56 b6ed479d7edcf47d: The class of the smallest total sample_weight above 0 (ties: the smallest); NULLs skipped.';
+COMMENT ON MACRO _mlsql_cost_map_of IS 'mlsql macro c3b992c1f1670cd5 b6ed479d7edcf47d: A list of (a, p, cost) as the map a -> p -> cost.';
+COMMENT ON MACRO cost_map IS 'mlsql macro 5f8e8f23ffef9ed2 b6ed479d7edcf47d: A cost table''s rows (actual, predicted, cost) as the nested map cost_error takes.';
+COMMENT ON MACRO majority_error IS 'mlsql macro aecfdb9758781c9e b6ed479d7edcf47d: 1 - the largest class share: the error of always predicting the majority class.';
+COMMENT ON MACRO prevalence IS 'mlsql macro 168fdeb977a9a214 b6ed479d7edcf47d: Share of known rows whose label is the given positive class.';
+COMMENT ON MACRO accuracy IS 'mlsql macro 0c0ec55e3386cc28 b6ed479d7edcf47d: Share of known rows where actual = predicted.';
+COMMENT ON MACRO accuracy_score IS 'mlsql macro 15540aa505b9da5f b6ed479d7edcf47d: Alias of accuracy.';
+COMMENT ON MACRO error_rate IS 'mlsql macro db6e94ae0abd239f b6ed479d7edcf47d: Share of known rows where actual <> predicted.';
+COMMENT ON MACRO _mlsql_precision_score_of IS 'mlsql macro 4be5d80c1e47667f b6ed479d7edcf47d: Precision over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO precision_score IS 'mlsql macro cc702dfa26cfcdd5 b6ed479d7edcf47d: Precision over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO _mlsql_recall_score_of IS 'mlsql macro 1e72b58a3b1814bc b6ed479d7edcf47d: Recall over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO recall_score IS 'mlsql macro 0cb309227f743ca0 b6ed479d7edcf47d: Recall over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO _mlsql_fbeta_score_of IS 'mlsql macro 44b6daff896107f2 b6ed479d7edcf47d: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO fbeta_score IS 'mlsql macro 83ff869b7f2e5ae0 b6ed479d7edcf47d: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO _mlsql_f1_score_of IS 'mlsql macro 4e809d8451bcf358 b6ed479d7edcf47d: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO f1_score IS 'mlsql macro 9ca042f540ab6a5c b6ed479d7edcf47d: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO _mlsql_balanced_accuracy_score_of IS 'mlsql macro f0cc5ed86601ed5c b6ed479d7edcf47d: Mean recall over the classes that occur in actual.';
+COMMENT ON MACRO balanced_accuracy_score IS 'mlsql macro ab0bc0159c5ebb74 b6ed479d7edcf47d: Mean recall over the classes that occur in actual.';
+COMMENT ON MACRO balanced_accuracy IS 'mlsql macro 4b69765ee8ad8eeb b6ed479d7edcf47d: Alias of balanced_accuracy_score.';
+COMMENT ON MACRO _mlsql_cohen_kappa_score_of IS 'mlsql macro 1b69840c5d5a4fab b6ed479d7edcf47d: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO _mlsql_cohen_kappa_score_weighted_of IS 'mlsql macro 55854d8a81e860fd b6ed479d7edcf47d: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO cohen_kappa_score IS 'mlsql macro 8c0c695114bd4504 b6ed479d7edcf47d: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO kappa IS 'mlsql macro 559e28f038203eb0 b6ed479d7edcf47d: Alias of cohen_kappa_score.';
+COMMENT ON MACRO _mlsql_matthews_corrcoef_of IS 'mlsql macro af63abcb17a6016e b6ed479d7edcf47d: Matthews correlation coefficient (multiclass).';
+COMMENT ON MACRO matthews_corrcoef IS 'mlsql macro 07efccb0a0ec9510 b6ed479d7edcf47d: Matthews correlation coefficient (multiclass).';
+COMMENT ON MACRO mcc IS 'mlsql macro d5bcb1949522e65e b6ed479d7edcf47d: Alias of matthews_corrcoef.';
+COMMENT ON MACRO class_error_rate IS 'mlsql macro d98a42df4b4c73dd b6ed479d7edcf47d: Share of the rows truly of the given class that were predicted otherwise.';
+COMMENT ON MACRO cost_error IS 'mlsql macro ae224cbfda7467ef b6ed479d7edcf47d: (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).';
+COMMENT ON MACRO TABLE class_distribution IS 'mlsql macro 1ce3b446d6025abd b6ed479d7edcf47d: One row per class (and group): class, count, share of the known rows.';
+COMMENT ON MACRO TABLE confusion_matrix IS 'mlsql macro 8cf63a47c089d9f9 b6ed479d7edcf47d: The confusion matrix, long: actual, predicted, count (every cell, zeros too).';
+COMMENT ON MACRO TABLE class_metrics IS 'mlsql macro dd68604bd09feba8 b6ed479d7edcf47d: One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.';
+COMMENT ON MACRO _mlsql_known_number IS 'mlsql macro 60ade460d9d6f109 b6ed479d7edcf47d: x as DOUBLE where the other side of the row is known, else NULL.';
+COMMENT ON MACRO mse IS 'mlsql macro 01512eeff6ec20d0 b6ed479d7edcf47d: Mean squared error.';
+COMMENT ON MACRO mean_squared_error IS 'mlsql macro 3ee2dd88c9f1660e b6ed479d7edcf47d: Alias of mse.';
+COMMENT ON MACRO rmse IS 'mlsql macro 753dc27677427981 b6ed479d7edcf47d: Root mean squared error.';
+COMMENT ON MACRO mae IS 'mlsql macro 2b7d8c4cd8d4fbdc b6ed479d7edcf47d: Mean absolute error (the lecture''s mad).';
+COMMENT ON MACRO mean_absolute_error IS 'mlsql macro a41e3fa422a93bdc b6ed479d7edcf47d: Alias of mae.';
+COMMENT ON MACRO mape IS 'mlsql macro 72b3a1c8202d7507 b6ed479d7edcf47d: Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).';
+COMMENT ON MACRO mean_absolute_percentage_error IS 'mlsql macro 581c273442bf9890 b6ed479d7edcf47d: Alias of mape.';
+COMMENT ON MACRO rse IS 'mlsql macro b46bc0b361bb8074 b6ed479d7edcf47d: Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².';
+COMMENT ON MACRO rrse IS 'mlsql macro c23de40683c54bcb b6ed479d7edcf47d: Root relative squared error: sqrt(rse).';
+COMMENT ON MACRO rae IS 'mlsql macro 733710d2688692b4 b6ed479d7edcf47d: Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).';
+COMMENT ON MACRO pearson_corr IS 'mlsql macro 1975f36b7b46aab4 b6ed479d7edcf47d: Pearson correlation of actual and predicted (the lecture''s corr).';
+COMMENT ON MACRO r2 IS 'mlsql macro 15c0f479b6d90bbe b6ed479d7edcf47d: Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².';
+COMMENT ON MACRO r2_score IS 'mlsql macro 83fc0fdc837a014b b6ed479d7edcf47d: Alias of r2.';
+COMMENT ON MACRO explained_variance IS 'mlsql macro 865eb01a8ce83464 b6ed479d7edcf47d: Explained variance: 1 - var(y - ŷ) / var(y).';
+COMMENT ON MACRO explained_variance_score IS 'mlsql macro 0406504e23b632f9 b6ed479d7edcf47d: Alias of explained_variance.';
+COMMENT ON MACRO hivemall_r2 IS 'mlsql macro ba189a9aa70a6725 b6ed479d7edcf47d: r2 in Hivemall''s argument order: hivemall_r2(predicted, actual).';
+COMMENT ON MACRO _mlsql_weighted_u IS 'mlsql macro 1c215a69fcbf72b1 b6ed479d7edcf47d: Weighted Mann-Whitney U of (s, y, w) sorted by score: Σ over positives of w x (negative weight below + ties / 2), one pass over the runs of equal scores.';
+COMMENT ON MACRO _mlsql_weighted_precision_sum IS 'mlsql macro 9657af0bee37a676 b6ed479d7edcf47d: Σ over runs of equal scores of (run''s positive weight) x WP(>= s) / W(>= s), (s, y, w) sorted from the highest score.';
+COMMENT ON MACRO _mlsql_positive_rank_sum IS 'mlsql macro 278519afec049e70 b6ed479d7edcf47d: Σ of the 1-based positions of the positives in a sorted list of (s, k, y).';
+COMMENT ON MACRO _mlsql_probability IS 'mlsql macro fc64febd6f147a4c b6ed479d7edcf47d: x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).';
+COMMENT ON MACRO _mlsql_run_precision_sum IS 'mlsql macro 23c6e59e3e96b935 b6ed479d7edcf47d: Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).';
+COMMENT ON MACRO logloss IS 'mlsql macro 018a8b7f2644998e b6ed479d7edcf47d: Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.';
+COMMENT ON MACRO log_loss IS 'mlsql macro 18e8e0c28a2df9b4 b6ed479d7edcf47d: Alias of logloss.';
+COMMENT ON MACRO hivemall_logloss IS 'mlsql macro 43cc4cd466815f8a b6ed479d7edcf47d: logloss in Hivemall''s argument order: hivemall_logloss(predicted, actual).';
+COMMENT ON MACRO hivemall_auc IS 'mlsql macro 245613d1bcb2c74f b6ed479d7edcf47d: auc in Hivemall''s argument order: hivemall_auc(score, label), no sorting needed.';
+COMMENT ON MACRO average_precision_score IS 'mlsql macro eacae720edc1077c b6ed479d7edcf47d: Average precision of scores (score) for binary labels (actual): scikit-learn''s step-wise AP, tied scores one step.';
+COMMENT ON MACRO brier_score_loss IS 'mlsql macro 3b1efcd5cf389d15 b6ed479d7edcf47d: Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).';
+COMMENT ON MACRO expected_calibration_error IS 'mlsql macro 5d0ea24c26e43e53 b6ed479d7edcf47d: Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.';
+COMMENT ON MACRO _mlsql_ranked IS 'mlsql macro 559f96014641583d b6ed479d7edcf47d: A list without NULLs and repeats (the first occurrence keeps its place).';
+COMMENT ON MACRO _mlsql_hit_positions IS 'mlsql macro 55f69ce6005b124d b6ed479d7edcf47d: Positions (1-based) of the true items among the first k of a ranked list (all of it when k is NULL).';
+COMMENT ON MACRO _mlsql_ideal_grades IS 'mlsql macro f80d2b1b1769611b b6ed479d7edcf47d: The n best grades of an ideal ranking, best first (NULL grades dropped).';
+COMMENT ON MACRO _mlsql_scores_map IS 'mlsql macro 6e0282331a6420fa b6ed479d7edcf47d: A list of {label, score} structs as a MAP (a label''s first entry kept, NULL labels dropped).';
+COMMENT ON MACRO _mlsql_scored IS 'mlsql macro f1a8b6b8c79d1091 b6ed479d7edcf47d: The (key, value) entries of a score map whose score is not NULL.';
+COMMENT ON MACRO _mlsql_score_lists IS 'mlsql macro a9e4471a518ad415 b6ed479d7edcf47d: A row''s scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.';
+COMMENT ON MACRO _mlsql_n_top IS 'mlsql macro f785092aa9e55a72 b6ed479d7edcf47d: How many of the scores ``among`` equal the highest scored one.';
+COMMENT ON MACRO _mlsql_ranked_labels IS 'mlsql macro e00917d66e35bb3e b6ed479d7edcf47d: Labels of (key, value) entries, best score first, ties by label.';
+COMMENT ON MACRO _mlsql_top_k_of IS 'mlsql macro 857042ce7a031501 b6ed479d7edcf47d: The labels of the n best-scored entries, best first (all of them when n is NULL).';
+COMMENT ON MACRO _mlsql_scored_above IS 'mlsql macro f239a54483d655b9 b6ed479d7edcf47d: The entries of a score map scored >= threshold.';
+COMMENT ON MACRO top_k IS 'mlsql macro 9e0bb74db91abde5 b6ed479d7edcf47d: The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.';
+COMMENT ON MACRO above_threshold IS 'mlsql macro e30ffc08fec341c5 b6ed479d7edcf47d: Labels of a score map scored >= threshold, best first (ties by label).';
+COMMENT ON MACRO top_k_above IS 'mlsql macro c8a21ac874bc1749 b6ed479d7edcf47d: At most k labels of a score map, each scored >= threshold, best first (ties by label).';
+COMMENT ON MACRO _mlsql_precision_at_row IS 'mlsql macro 79f68aca0fa58b95 b6ed479d7edcf47d: Per row: Hivemall''s Precision@k: hits in the top k / k, averaged over rows.';
+COMMENT ON MACRO precision_at IS 'mlsql macro 774b67f374c1605f b6ed479d7edcf47d: Hivemall''s Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.';
+COMMENT ON MACRO _mlsql_recall_at_row IS 'mlsql macro f9992d8691a721ab b6ed479d7edcf47d: Per row: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows.';
+COMMENT ON MACRO recall_at IS 'mlsql macro b6f687652e85ed39 b6ed479d7edcf47d: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.';
+COMMENT ON MACRO _mlsql_average_precision_row IS 'mlsql macro 75440a5edbcb7d5d b6ed479d7edcf47d: Per row: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows.';
+COMMENT ON MACRO average_precision IS 'mlsql macro 214e35606d2e7245 b6ed479d7edcf47d: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.';
+COMMENT ON MACRO _mlsql_hitrate_row IS 'mlsql macro dff83c8d7764121e b6ed479d7edcf47d: Per row: Hivemall''s HitRate@k: share of rows with a true item in the top k.';
+COMMENT ON MACRO hitrate IS 'mlsql macro d4710183efe00f1e b6ed479d7edcf47d: Hivemall''s HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.';
+COMMENT ON MACRO _mlsql_mrr_row IS 'mlsql macro 1c77b25aa57ab6cc b6ed479d7edcf47d: Per row: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k.';
+COMMENT ON MACRO mrr IS 'mlsql macro b9f8873c8d0e401d b6ed479d7edcf47d: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.';
+COMMENT ON MACRO _mlsql_ndcg_row IS 'mlsql macro 33898adcb6ba69e7 b6ed479d7edcf47d: Per row: Hivemall''s binary nDCG@k, averaged over rows.';
+COMMENT ON MACRO ndcg IS 'mlsql macro cf697a2d7ba82f0d b6ed479d7edcf47d: Hivemall''s binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.';
+COMMENT ON MACRO _mlsql_ranking_auc_row IS 'mlsql macro b39a434d4ba2c7df b6ed479d7edcf47d: Per row: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.';
+COMMENT ON MACRO ranking_auc IS 'mlsql macro 69df5584d341aa8b b6ed479d7edcf47d: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall''s ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.';
+COMMENT ON MACRO auc IS 'mlsql macro 45ba9f5e314824b4 b6ed479d7edcf47d: ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall''s ranking AUC (ranking_auc).';
+COMMENT ON MACRO roc_auc_score IS 'mlsql macro a9a95ff171768a8a b6ed479d7edcf47d: Alias of auc.';
+COMMENT ON MACRO _mlsql_graded_ndcg_row IS 'mlsql macro 952dcf5f5316ea69 b6ed479d7edcf47d: Per row: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.';
+COMMENT ON MACRO graded_ndcg IS 'mlsql macro b586c3259de555a9 b6ed479d7edcf47d: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).';
+COMMENT ON MACRO _mlsql_coverage_error_row IS 'mlsql macro f9cb9ca3a2feb705 b6ed479d7edcf47d: Per row: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.';
+COMMENT ON MACRO coverage_error IS 'mlsql macro a68cc6a3bbdb9385 b6ed479d7edcf47d: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.';
+COMMENT ON MACRO _mlsql_label_ranking_loss_row IS 'mlsql macro ae76330d5fd06eec b6ed479d7edcf47d: Per row: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.';
+COMMENT ON MACRO label_ranking_loss IS 'mlsql macro 57227e4d4a7fd5de b6ed479d7edcf47d: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.';
+COMMENT ON MACRO _mlsql_label_ranking_average_precision_row IS 'mlsql macro e9507e38bef365f6 b6ed479d7edcf47d: Per row: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows.';
+COMMENT ON MACRO label_ranking_average_precision IS 'mlsql macro 276f91bd35ef99fd b6ed479d7edcf47d: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.';
+COMMENT ON MACRO label_ranking_average_precision_score IS 'mlsql macro a45786aa736d0a82 b6ed479d7edcf47d: Alias of label_ranking_average_precision.';
+COMMENT ON MACRO _mlsql_one_error_row IS 'mlsql macro 80ba9a1428bf8027 b6ed479d7edcf47d: Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).';
+COMMENT ON MACRO one_error IS 'mlsql macro 750cbd5a118642c3 b6ed479d7edcf47d: One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.';
+COMMENT ON MACRO _mlsql_ndcg_score_row IS 'mlsql macro b8a6590579b8df50 b6ed479d7edcf47d: Per row: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.';
+COMMENT ON MACRO ndcg_score IS 'mlsql macro 46fbb2f02a8c8063 b6ed479d7edcf47d: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn''s ignore_ties=False). No true label: 0.';
+COMMENT ON MACRO _mlsql_curve_cells IS 'mlsql macro bc1ebfd29e36f30b b6ed479d7edcf47d: The curve cells (label struct k, y, s) of a known row.';
+COMMENT ON MACRO TABLE precision_recall_curve IS 'mlsql macro 1ecc6ae332d90f44 b6ed479d7edcf47d: One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn''s points, each row weighted by sample_weight).';
+COMMENT ON MACRO TABLE roc_curve IS 'mlsql macro dc0d810c580f78e8 b6ed479d7edcf47d: One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn''s points, each row weighted by sample_weight).';
+COMMENT ON MACRO _mlsql_label_score_cells IS 'mlsql macro ccd923479f8964ff b6ed479d7edcf47d: The explicit cells of known rows {a: actual, m: score map}: each scored label (row, label, score, true?) and each true label without a score (at -infinity).';
+COMMENT ON MACRO _mlsql_segment_slices IS 'mlsql macro 6901c62a79d5eb9c b6ed479d7edcf47d: Cells {g, s, y} cut into segments by g, each sorted by score descending twice: negatives first among ties (a) and positives first (b). A segment ends where g changes from one cell to the next.';
+COMMENT ON MACRO _mlsql_segment_stats IS 'mlsql macro ed13245fc0f2e1fe b6ed479d7edcf47d: A segment''s statistics from its cells sorted with negatives first (a) and positives first (b) among ties: explicit cells, positives (unscored ones), Σ P(>= s) / N(>= s) over the scored positives, and U.';
+COMMENT ON MACRO multilabel_average_precision IS 'mlsql macro 5d2a614331bbc128 b6ed479d7edcf47d: scikit-learn''s average_precision_score over label scores (the indicator matrix of the group''s labels), averaged micro, macro, weighted or over samples.';
+COMMENT ON MACRO multilabel_roc_auc IS 'mlsql macro fda18e601c1fd506 b6ed479d7edcf47d: scikit-learn''s roc_auc_score over label scores (the indicator matrix of the group''s labels), ties one half, averaged micro, macro, weighted or over samples.';
+COMMENT ON MACRO _mlsql_score_entries IS 'mlsql macro 1d83b0c27a86851f b6ed479d7edcf47d: A row''s label scores as (key, value) entries (a list''s first entry of a label kept).';
+COMMENT ON MACRO TABLE calibration_table IS 'mlsql macro 6107bbe15ce78aa6 b6ed479d7edcf47d: One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.';
+COMMENT ON MACRO TABLE label_thresholds IS 'mlsql macro 501c04a9a4c73a39 b6ed479d7edcf47d: One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold, each row weighted by sample_weight.';
 
 COMMIT;

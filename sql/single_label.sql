@@ -93,9 +93,9 @@ CREATE OR REPLACE MACRO majority_error(label) AS
 -- prevalence(label, positive): Share of known rows whose label is the given positive class.
 -- prevalence(label, sample_weight, positive): Share of known rows whose label is the given positive class.
 CREATE OR REPLACE MACRO prevalence(label, positive) AS 
-    _mlsql_share(count(CASE WHEN label = positive THEN 1 END), count(label)),
+    _mlsql_share(count(CASE WHEN _mlsql_label_value(label, positive, 'positive', 'prevalence') = label THEN 1 END), count(label)),
     (label, sample_weight, positive) AS 
-    _mlsql_share(coalesce(sum(CASE WHEN label = positive THEN _mlsql_weight(sample_weight, 'prevalence') END), 0), coalesce(sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'prevalence') END), 0));
+    _mlsql_share(coalesce(sum(CASE WHEN _mlsql_label_value(label, positive, 'positive', 'prevalence') = label THEN _mlsql_weight(sample_weight, 'prevalence') END), 0), coalesce(sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'prevalence') END), 0));
 
 -- accuracy(actual, predicted): Share of known rows where actual = predicted.
 -- accuracy(actual, predicted, sample_weight): Share of known rows where actual = predicted.
@@ -223,9 +223,9 @@ CREATE OR REPLACE MACRO mcc(actual, predicted, zero_division := 0) AS
 -- class_error_rate(actual, predicted, label, zero_division): Share of the rows truly of the given class that were predicted otherwise.
 -- class_error_rate(actual, predicted, sample_weight, label, zero_division): Share of the rows truly of the given class that were predicted otherwise.
 CREATE OR REPLACE MACRO class_error_rate(actual, predicted, label, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = false AND (predicted = label) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = false THEN 1 END), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = false AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = false THEN 1 END), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END,
     (actual, predicted, sample_weight, label, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'class_error_rate') END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = false AND (predicted = label) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_same_kind(actual, predicted, 'class_error_rate') = label) = true AND (predicted = label) = false THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'class_error_rate') END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = false AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = false THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END;
 
 -- cost_error(actual, predicted, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 -- cost_error(actual, predicted, sample_weight, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
@@ -240,11 +240,19 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
     (WITH counts AS (
         SELECT g, __mlsql_label AS class, count(*) AS count
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(label)) AS __mlsql_label
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(label) OR c = '__mlsql_absent')) AS __mlsql_label
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label] || coalesce("by", []) AS w, ['label'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
@@ -255,12 +263,20 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
     (WITH counts AS (
         SELECT g, __mlsql_label AS class, sum(w) AS count
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'class_distribution') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(label)) AS __mlsql_label,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(label) OR c = '__mlsql_absent')) AS __mlsql_label,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label, sample_weight] || coalesce("by", []) AS w, ['label', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_label IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_distribution') IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
@@ -274,12 +290,20 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, count(*) AS n FROM known GROUP BY g, a, p)
@@ -295,13 +319,21 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, sum(w) AS n FROM known GROUP BY g, a, p)
@@ -320,12 +352,20 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
@@ -355,13 +395,21 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'class_metrics') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               COLUMNS(lambda c: lower(c) = lower(actual)) AS __mlsql_actual,
-               COLUMNS(lambda c: lower(c) = lower(predicted)) AS __mlsql_predicted,
-               COLUMNS(lambda c: lower(c) = lower(sample_weight)) AS __mlsql_sample_weight
-        FROM (SELECT *, 0 AS __mlsql_all FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_metrics') IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),

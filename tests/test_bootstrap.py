@@ -396,7 +396,7 @@ def test_unpaired_rows_are_an_error_unless_dropped(engine: str) -> None:
         ({"measures": ["micro_f1"], "n_resamples": 1}, "'n_resamples' .* integer >= 2"),
         ({"measures": ["micro_f1"], "confidence": 1.0}, "'confidence' .* strictly between"),
         ({"measures": ["micro_f1"], "seed": -1}, "'seed' .* integer >= 0"),
-        ({"measures": ["micro_f1"], "by": "nope"}, "the by column 'nope' is not in the data"),
+        ({"measures": ["micro_f1"], "by": "nope"}, "the by column 'nope' is not in the source"),
         ({"measures": [("micro_fbeta", {"beta": -1})]}, "'beta' parameter of micro_fbeta"),
     ],
 )
@@ -564,7 +564,7 @@ def test_bad_weights_have_the_weighted_measures_message(
         run_engine(
             engine, "bootstrap", data, "actual", "predicted", ["micro_f1"], sample_weight="w"
         )
-    with pytest.raises(MlsqlError, match="the sample_weight column 'nope' is not in the data"):
+    with pytest.raises(MlsqlError, match="the sample_weight column 'nope' is not in the source"):
         run_engine(
             engine, "bootstrap", data, "actual", "predicted", ["micro_f1"], sample_weight="nope"
         )

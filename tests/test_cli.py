@@ -710,3 +710,72 @@ def test_python_dash_m_is_quiet_in_a_pipe() -> None:
     assert failed.returncode == 2
     assert failed.stderr.startswith("mlsql: error: --predicted 'nope': no such column")
     assert "Traceback" not in failed.stderr
+
+
+#: (actual, predicted, weight, group): a NULL prediction or weight leaves the row out
+WEIGHTED_ROWS = [
+    ("x", "x", 1.5, "g1"),
+    ("y", "x", 2.0, "g1"),
+    ("x", "y", 0.5, "g2"),
+    ("y", "y", 2.5, "g2"),
+    ("x", "x", 0.25, "g2"),
+    ("x", None, 1.0, "g2"),
+    ("y", "y", None, "g1"),
+]
+
+
+def _weighted_file(tmp_path: Path, *, lists: bool) -> Path:
+    def cell(v: Any) -> Any:
+        return None if v is None else [v] if lists else v
+
+    path = tmp_path / f"weighted_{'lists' if lists else 'values'}.parquet"
+    columns = {
+        "actual": [cell(r[0]) for r in WEIGHTED_ROWS],
+        "predicted": [cell(r[1]) for r in WEIGHTED_ROWS],
+        "w": [r[2] for r in WEIGHTED_ROWS],
+        "g": [r[3] for r in WEIGHTED_ROWS],
+    }
+    pq.write_table(pa.table(columns), path)
+    return path
+
+
+def _known(group: str | None = None) -> tuple[int, float]:
+    """(rows, total weight) of the known rows (no NULL side or weight), of ``group`` or all."""
+    known = [r for r in WEIGHTED_ROWS if None not in r and group in (None, r[3])]
+    return len(known), sum(r[2] for r in known)
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_weighted_eval_counts_rows_and_shows_the_total_weight(tmp_path: Path, engine: str) -> None:
+    """--sample-weight: ``n_rows`` is the number of rows (an integer), ``total_weight`` the sum
+    of their weights, beside it in JSON and said so in every format ("5.0000 rows" before)."""
+    if engine == "spark":  # the CLI reuses a running session: make it the test suite's one
+        _load_adapter(ENGINE_ADAPTERS["spark"])
+    assert _known() == (5, 6.75)
+    for lists in (False, True):
+        path = _weighted_file(tmp_path, lists=lists)
+        [row] = eval_json(path, "--sample-weight", "w", engine=engine)["summary"]
+        assert (row["n_rows"], row["total_weight"]) == _known()
+        assert type(row["n_rows"]) is int
+        assert list(row)[:2] == ["n_rows", "total_weight"]
+        grouped = eval_json(path, "--sample-weight", "w", "--by", "g", engine=engine)["summary"]
+        for group in grouped:
+            assert (group["n_rows"], group["total_weight"]) == _known(group["g"]), group["g"]
+    path = _weighted_file(tmp_path, lists=False)
+    args = ("eval", path, "-a", "actual", "-p", "predicted", "--sample-weight", "w")
+    result = invoke(*args, "--engine", engine)
+    assert result.exit_code == 0, result.stderr
+    assert "5 rows, total weight 6.75 ·" in result.stdout
+    result = invoke(*args, "--engine", engine, "-f", "markdown")
+    assert "5 rows, total weight 6.75, 2 labels" in result.stdout
+    target = tmp_path / "weighted.html"
+    result = invoke(*args, "--engine", engine, "-f", "html", "-o", target)
+    assert result.exit_code == 0, result.stderr
+    page = target.read_text()
+    assert '<div class="k">rows</div><div class="v">5</div>' in page
+    assert '<div class="k">total weight</div><div class="v">6.75</div>' in page
+    grouped = invoke(*args, "--engine", engine, "--by", "g")
+    assert re.search(r"total weight", grouped.stdout)
+    # without weights: rows only (the row of NULL weight is then known too)
+    [row] = eval_json(path, engine=engine)["summary"]
+    assert row["n_rows"] == 6 and "total_weight" not in row

@@ -167,6 +167,40 @@ def test_universe_of_the_other_kind_is_an_error(engine, func, rows, labels, show
     assert_mlsql_error(engine, info.value)
 
 
+#: (actual element type, predicted element type, a label their common type holds, one it
+#: does not, the common type's range): lists of two widths are matched as their common type,
+#: which the engines choose (DuckDB and Polars the wider, Spark a 64-bit one)
+RANGES = [
+    (pa.int8(), pa.int8(), 127, 1000, ("-128", "127")),
+    (pa.int8(), pa.int16(), 1000, -(10**25), (r"-\d+", r"\d+")),
+    (pa.int16(), pa.int16(), 2, 10**25, ("-32768", "32767")),
+]
+
+
+@pytest.mark.parametrize("func", ["label_metrics", "multilabel_report", "macro_f1"])
+@pytest.mark.parametrize(("left", "right", "fits", "outside", "bounds"), RANGES, ids=str)
+def test_universe_integer_the_label_type_cannot_hold_is_an_error(
+    engine, func, left, right, fits, outside, bounds
+):
+    """An integer out of the labels' range was the engine's own cast error (DuckDB's
+    ConversionException, Polars' TypeError); now one message names the value and the type."""
+    table = pa.table(
+        {
+            "actual": pa.array([[1, 2]], pa.list_(left)),
+            "predicted": pa.array([[2]], pa.list_(right)),
+        }
+    )
+    engine.table_function(func, table, labels=[1, fits])  # a label the type holds is fine
+    message = (
+        rf"The 'labels' parameter of ({func}|multilabel_report) holds {outside}, which the "
+        rf"columns' label type \(.*\) cannot hold: it holds integers from {bounds[0]} to "
+        rf"{bounds[1]}\."
+    )
+    with pytest.raises(Exception, match=message) as info:
+        engine.table_function(func, table, labels=[1, outside])
+    assert_mlsql_error(engine, info.value)
+
+
 @pytest.mark.parametrize(
     ("rows", "labels"), [(TEXT_ROWS, ["b", "z"]), (INT_ROWS, [2, 9])], ids=["text", "ints"]
 )
@@ -328,3 +362,40 @@ def test_r2_and_pearson_far_from_zero_are_exact_to_1e_12(engine, offset):
     want = sqrt_ratio(syp, syy * spp)
     assert engine.aggregate("pearson_corr", table) == pytest.approx(want, rel=1e-12)
     assert engine.aggregate("rse", table) == pytest.approx(float(sse / syy), rel=1e-12)
+
+
+# ------------------------------------------------------------------ one label of the wrong kind
+#: (measure, its input columns, the one-label parameter)
+ONE_LABEL = [
+    ("class_error_rate", ("actual", "predicted"), "label"),
+    ("prevalence", ("actual",), "positive"),
+]
+
+
+@pytest.mark.parametrize(("measure", "columns", "param"), ONE_LABEL, ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    ("element", "good", "bad", "kind"),
+    [(pa.int8(), 2, "z", "integer"), (pa.string(), "b", 3, "text")],
+    ids=["text-for-ints", "int-for-text"],
+)
+def test_one_label_of_the_other_kind_is_an_error(
+    engine, measure, columns, param, element, good, bad, kind
+):
+    """A ``label``/``positive`` the column cannot hold was the engine's cast error (DuckDB's
+    ConversionException, Polars' ComputeError, Spark's CAST_INVALID_INPUT)."""
+    one, two = (1, 2) if element == pa.int8() else ("a", "b")
+    table = pa.table(
+        {
+            "actual": pa.array([one, two, two, one], element),
+            "predicted": pa.array([one, one, two, two], element),
+        }
+    )
+    # half the rows hold the label; class_error_rate: 1 of its 2 rows missed
+    assert engine.aggregate(measure, table, columns=columns, **{param: good}) == 0.5
+    message = (
+        rf"The '{param}' parameter of {measure} must be a label of the column's type \(.*\): "
+        rf"{kind}\. Got {re.escape(repr(bad))} instead\."
+    )
+    with pytest.raises(Exception, match=message) as info:
+        engine.aggregate(measure, table, columns=columns, **{param: bad})
+    assert_mlsql_error(engine, info.value, when_read=True)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mlsql import _classification_params as CP
+from mlsql import _label_types as LT
 from mlsql._duckdb.library import NUMERIC_TYPES, Macro, Qualify, check_param, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, Param
@@ -70,7 +71,26 @@ def _checks() -> list[Macro]:
         "typeof(x)",
         "typeof(y)",
     )
+    label_value = sql_message(
+        LT.LABEL_VALUE_MESSAGE.format(param="{}", func="{}", type="{}", kind="{}", value="{}"),
+        "param",
+        "func",
+        "typeof(x)",
+        _kind("typeof(x)"),
+        "CASE WHEN typeof(value) = 'VARCHAR' THEN chr(39) || value || chr(39) "
+        "ELSE CAST(value AS VARCHAR) END",
+    )
     return [
+        Macro(
+            FILE,
+            "_mlsql_label_value",
+            ("x", "value", "param", "func"),
+            f"""CASE WHEN '"NULL"' IN (typeof(x), typeof(value))
+              OR {_kind("typeof(x)")} = {_kind("typeof(value)")} THEN value
+         ELSE error({label_value}) END""",
+            "value (parameter param, one label), after checking it is of x's label kind.",
+            public=False,
+        ),
         Macro(
             FILE,
             "_mlsql_binary_flag",

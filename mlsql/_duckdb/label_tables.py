@@ -25,23 +25,14 @@ import duckdb
 
 from mlsql import _label_types as LT
 from mlsql import _params as P
+from mlsql._duckdb.library import INTEGER_TYPES, integer_bounds
 from mlsql._duckdb.source_sql import looks_like_query, quoted_name_sql
 from mlsql._errors import MlsqlError
+from mlsql._front.tables import missing_column_message
 from mlsql._sqlexpr import quote_ident
 from mlsql.measures import label_based as LB
 
-_INTEGER_TYPES = {
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-    "UHUGEINT",
-}
+_INTEGER_TYPES = set(INTEGER_TYPES)
 _TEXT_TYPES = {"VARCHAR"}
 
 
@@ -211,6 +202,15 @@ def _kind(duck_type: Any) -> tuple[str, str] | None:
     return element, element
 
 
+def _common_element(con: duckdb.DuckDBPyConnection, elements: list[str]) -> str:
+    """The type DuckDB gives both label lists' elements (as the macros' ``CASE`` does)."""
+    known = [e for e in elements if e in INTEGER_TYPES]
+    if len(known) < 2:
+        return known[0]
+    sql = f"SELECT typeof(CASE WHEN false THEN NULL::{known[1]} ELSE NULL::{known[0]} END)"
+    return str(con.execute(sql).fetchall()[0][0])
+
+
 def _is_path(source: str) -> bool:
     return os.path.exists(source) or bool(
         re.search(r"\.(parquet|csv|tsv|json|ndjson|jsonl)(\.gz|\.zst)?$", source, re.I)
@@ -357,7 +357,6 @@ def _check_schema(
 ) -> None:
     probe = source.probe(con, func)
     types = {name.lower(): t for name, t in zip(probe.columns, probe.types, strict=True)}
-    found = ", ".join(probe.columns)
     for role, name in (
         ("actual", actual),
         ("predicted", predicted),
@@ -365,9 +364,7 @@ def _check_schema(
         *((("sample_weight", sample_weight),) if sample_weight is not None else ()),
     ):
         if name.lower() not in types:
-            raise MlsqlError(
-                f"{func}: the {role} column {name!r} is not in the source. Its columns: {found}."
-            )
+            raise MlsqlError(missing_column_message(func, role, name, probe.columns))
     for role, name in (("actual", actual), ("predicted", predicted)):
         if _kind(types[name.lower()]) is None:
             raise MlsqlError(
@@ -379,6 +376,9 @@ def _check_schema(
     LT.check_labels(func, ("actual", "predicted"), kinds, shown)
     side = 0 if kinds[0] != LT.NULL else 1
     LT.check_universe_kind(universe, kinds[side], shown[side], func)
+    if universe is not None and kinds[side] == LT.INTEGER:
+        common = _common_element(con, [_kind(types[n.lower()])[1] for n in (actual, predicted)])  # type: ignore[index]
+        LT.check_universe_range(universe, integer_bounds(common), f"{common}[]", func)
     outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
     for name in by or []:
         if name.lower() in outputs:

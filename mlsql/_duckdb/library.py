@@ -219,6 +219,44 @@ def _internal(q: Qualify) -> list[Macro]:
 
 #: a list type whose elements are integers of any width, signed or unsigned, or text (ENUM too)
 _INTEGER_LIST = r"U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]"
+#: DuckDB's integer types: (bits, signed)
+INTEGER_TYPES = {
+    "TINYINT": (8, True),
+    "SMALLINT": (16, True),
+    "INTEGER": (32, True),
+    "BIGINT": (64, True),
+    "HUGEINT": (128, True),
+    "UTINYINT": (8, False),
+    "USMALLINT": (16, False),
+    "UINTEGER": (32, False),
+    "UBIGINT": (64, False),
+    "UHUGEINT": (128, False),
+}
+
+
+def integer_bounds(type_name: str) -> tuple[int, int] | None:
+    """The range of DuckDB integer type ``type_name`` (None for 128-bit and other types:
+    a 128-bit type holds every integer a ``labels=`` list can hold, as its cast says).
+
+    Examples
+    --------
+    >>> integer_bounds("UTINYINT"), integer_bounds("VARCHAR"), integer_bounds("HUGEINT")
+    ((0, 255), None, None)
+    """
+    bits, signed = INTEGER_TYPES.get(type_name, (128, True))
+    return None if bits == 128 else LT.integer_bounds(bits, signed)
+
+
+def _universe_range_case(element: str) -> str:
+    """SQL: ``[low, high]`` (HUGEINT) of the integer type named by SQL ``element``, else NULL."""
+    cases = "".join(
+        f" WHEN '{name}' THEN [{b[0]}, {b[1]}]::HUGEINT[]"
+        for name in INTEGER_TYPES
+        if (b := integer_bounds(name)) is not None
+    )
+    return f"CASE {element}{cases} END"
+
+
 _TEXT_LIST = r"(VARCHAR|ENUM\(.*\))\[\d*\]"
 
 
@@ -269,6 +307,19 @@ def _label_type_checks() -> list[Macro]:
         "'[' || array_to_string(list_transform(labels, lambda x: CASE WHEN typeof(x) = 'VARCHAR' "
         "THEN chr(39) || x || chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']'",
     )
+    bounds = _universe_range_case("regexp_extract(typeof(example), '^(.*)\\[\\d*\\]$', 1)")
+    outside = (
+        f"list_filter(labels, lambda x: NOT (TRY_CAST(x AS HUGEINT) BETWEEN ({bounds})[1] "
+        f"AND ({bounds})[2]))[1]"
+    )
+    out_of_range = sql_message(
+        LT.UNIVERSE_RANGE_MESSAGE.format(func="{}", value="{}", type="{}", low="{}", high="{}"),
+        "func",
+        f"CAST({outside} AS VARCHAR)",
+        "typeof(example)",
+        f"CAST(({bounds})[1] AS VARCHAR)",
+        f"CAST(({bounds})[2] AS VARCHAR)",
+    )
     return [
         Macro(
             "internal.sql",
@@ -293,11 +344,13 @@ def _label_type_checks() -> list[Macro]:
             "internal.sql",
             "_mlsql_typed_universe",
             ("labels", "example", "func"),
-            f"cast_to_type(CASE WHEN labels IS NULL OR '{LT.NULL}' IN ({example_kind}, "
+            f"cast_to_type(CASE WHEN NOT (labels IS NULL OR '{LT.NULL}' IN ({example_kind}, "
             f"{list_kind('typeof(labels)')})\n"
-            f"          OR {example_kind} = {list_kind('typeof(labels)')} THEN labels\n"
-            f"         ELSE error({universe}) END, example)",
-            "A labels= universe as a list of example's type, after checking its kind.",
+            f"          OR {example_kind} = {list_kind('typeof(labels)')}) THEN error({universe})\n"
+            f"         WHEN {outside} IS NOT NULL THEN error({out_of_range})\n"
+            f"         ELSE labels END, example)",
+            "A labels= universe as a list of example's type, after checking its kind and, "
+            "for integers, their range.",
             public=False,
         ),
     ]

@@ -16,6 +16,7 @@ from dataclasses import replace
 from types import ModuleType
 from typing import Any
 
+from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._front.docs import docstring
 from mlsql._front.engine import Engine
@@ -142,14 +143,16 @@ def function(
         params = checked_params(m, {p.name: bound.arguments[p.name] for p in m.params}, family)
         inputs = [bound.arguments[name] for name in m.inputs]
         weight = bound.arguments.get(SAMPLE_WEIGHT) if weighs else None
+        values = {k: v for k, v in params.items() if k in LT.LABEL_VALUE_PARAMS}
+        checked = engine.label_value_check(check, values) if values else check
         if weight is None:
-            return engine.apply(m, inputs, lambda *xs: build(*xs, **params), check)
+            return engine.apply(m, inputs, lambda *xs: build(*xs, **params), checked)
 
         def weighted(*xs: Any) -> Any:
             return build(*xs[:-1], sample_weight=xs[-1], **params)
 
         return engine.apply(
-            weighted_measure(m), [*inputs, weight], weighted, engine.weighted_check(check)
+            weighted_measure(m), [*inputs, weight], weighted, engine.weighted_check(checked)
         )
 
     public.__name__ = public.__qualname__ = m.name

@@ -87,6 +87,12 @@ class Engine(Protocol):
         """
         ...
 
+    def label_value_check(self, check: Any, values: Mapping[str, Any]) -> Any:
+        """``check`` of a measure's inputs followed by the check that each of ``values``
+        (parameter name -> one label, :data:`mlsql._label_types.LABEL_VALUE_PARAMS`) is of
+        the first input's label kind (:data:`mlsql._label_types.LABEL_VALUE_MESSAGE`)."""
+        ...
+
     def formula_build(self, measure: Measure, family: ModuleType) -> Callable[..., Any]:
         """``build(*inputs, **params)`` of a formula measure whose statistics come from
         ``family.stats``."""

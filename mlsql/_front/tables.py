@@ -18,15 +18,28 @@ from mlsql._errors import MlsqlError
 from mlsql.measures import curves as CV
 from mlsql.measures import label_based as LB
 
+#: the error of a named column the source lacks: function, role (``actual``, ``by``, ...),
+#: the name given, the source's columns; the DuckDB table macros fill it in SQL
+#: (:func:`mlsql._duckdb.source_sql.require_columns_sql`), so it quotes the name plainly
+MISSING_COLUMN = "{}: the {} column '{}' is not in the source. Its columns: {}."
+
+
+def missing_column_message(func: str, role: str, name: Any, columns: Iterable[str]) -> str:
+    """:data:`MISSING_COLUMN` filled in: ``name`` (the ``role`` column) is not one of ``columns``.
+
+    Examples
+    --------
+    >>> missing_column_message("roc_curve", "by", "day", ["actual", "score"])
+    "roc_curve: the by column 'day' is not in the source. Its columns: actual, score."
+    """
+    return MISSING_COLUMN.format(func, role, name, ", ".join(columns))
+
 
 def check_columns(func: str, columns: Collection[str], named: Iterable[tuple[str, Any]]) -> None:
     """Every ``(role, name)`` of ``named`` names one of ``columns`` (the frame's)."""
     for role, name in named:
         if not isinstance(name, str) or name not in columns:
-            raise MlsqlError(
-                f"{func}: the {role} column {name!r} is not in the frame. "
-                f"Its columns: {', '.join(columns)}."
-            )
+            raise MlsqlError(missing_column_message(func, role, name, columns))
 
 
 def check_by_names(func: str, groups: Sequence[str], outputs: Collection[str]) -> None:

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql._front.tables import check_columns
 from mlsql._resample import run
 from mlsql._resample.measures import Chosen, resolve, stats_kind
 
@@ -89,12 +90,7 @@ def request(
     groups = P.check_by(by, func)
     chosen = resolve(measures, func)
     run.check_settings(n_resamples, confidence, seed, func)
-    for role, name in [*named.items(), *(("by", b) for b in groups)]:
-        if not isinstance(name, str) or name not in columns:
-            raise MlsqlError(
-                f"{func}: the {role} column {name!r} is not in the data. "
-                f"Its columns: {', '.join(columns)}."
-            )
+    check_columns(func, columns, [*named.items(), *(("by", b) for b in groups)])
     outputs = BOOTSTRAP_COLUMNS if func == "bootstrap" else COMPARE_COLUMNS
     for name in groups:
         if name in outputs:

@@ -73,6 +73,20 @@ def kind(dtype: pl.DataType) -> str:
     return str(dtype)
 
 
+def bounds(dtype: pl.DataType) -> tuple[int, int] | None:
+    """The range of an integer type (None for any other type).
+
+    Examples
+    --------
+    >>> bounds(pl.Int8), bounds(pl.UInt16), bounds(pl.String)
+    ((-128, 127), (0, 65535), None)
+    """
+    if not dtype.is_integer():
+        return None
+    bits = int("".join(c for c in str(dtype) if c.isdigit()))
+    return LT.integer_bounds(bits, dtype.is_signed_integer())
+
+
 def inner(dtype: pl.DataType) -> pl.DataType | None:
     """The element type of a ``List`` or ``Array`` (``Null`` for an all-NULL column), else None."""
     if isinstance(dtype, (pl.List, pl.Array)):

@@ -8,11 +8,12 @@ from typing import Any, ClassVar
 
 import polars as pl
 
+from mlsql import _label_types as LT
 from mlsql._registry import Measure
 from mlsql._weights import WEIGHTED_FAMILIES
 from mlsql.polars import families
 from mlsql.polars._build import evaluate
-from mlsql.polars._dtypes import Check, IntoExpr, guarded, same_kind
+from mlsql.polars._dtypes import Check, IntoExpr, guarded, kind, same_kind
 from mlsql.polars._weights import weighted_check
 
 
@@ -51,6 +52,19 @@ class PolarsEngine:
     def weighted_check(self, check: Check) -> Check:
         """The inputs' ``check``, then ``sample_weight`` (:mod:`mlsql.polars._weights`)."""
         return weighted_check(check)
+
+    def label_value_check(self, check: Check, values: Mapping[str, Any]) -> Check:
+        """The inputs' ``check``, then each one-label parameter against the first input's type
+        (at plan time, as ``check``)."""
+
+        def checked(func: str, names: Sequence[str], pairs: Any) -> list[pl.Expr]:
+            out = check(func, names, pairs)
+            dtype = pairs[0][1]
+            for param, value in values.items():
+                LT.check_label_value(value, kind(dtype), str(dtype), param, func)
+            return out
+
+        return checked
 
     def formula_build(self, measure: Measure, family: ModuleType) -> Callable[..., pl.Expr]:
         """The formula over ``family.stats``, masked by ``family.known`` where it has one."""

@@ -98,6 +98,31 @@ def _sorted(items: Iterable[T], values: Callable[[T], tuple]) -> list[T]:
         return sorted(items, key=lambda i: tuple(str(v) for v in values(i)))
 
 
+def with_total_weight(
+    summary: list[dict[str, Any]], known: list[dict[str, Any]], by: Sequence[str]
+) -> list[dict[str, Any]]:
+    """Weighted summary rows: their ``n_rows`` (the weights' total) becomes ``total_weight``,
+    beside ``n_rows``, the number of known rows of the group (``known``: per group, ``n``).
+
+    Examples
+    --------
+    >>> with_total_weight([{"n_rows": 7.5, "micro_f1": 0.5}], [{"n": 5}], [])
+    [{'n_rows': 5, 'total_weight': 7.5, 'micro_f1': 0.5}]
+    """
+    counts = {tuple(r[c] for c in by): int(r["n"]) for r in known}
+    out = []
+    for row in summary:
+        new: dict[str, Any] = {}
+        for key, value in row.items():
+            if key == "n_rows":
+                new["n_rows"] = counts.get(tuple(row[c] for c in by), 0)
+                new["total_weight"] = value
+            else:
+                new[key] = value
+        out.append(new)
+    return out
+
+
 def build(
     engine: Any,
     frame: Any,
@@ -118,6 +143,9 @@ def build(
     skipped, total = engine.row_counts(frame, actual, predicted)
     summary, labels = engine.tables(frame, actual, predicted, settings.kwargs(), settings.tables)
     summary = sorted_rows(summary or [], by)
+    if settings.sample_weight is not None:
+        known = [actual, predicted, settings.sample_weight]
+        summary = with_total_weight(summary, engine.known_rows(frame, known, by), by)
     if labels is not None:
         labels = sorted_rows([{**r, "label": integral(r["label"])} for r in labels], (*by, "label"))
     confusion: dict[tuple[Any, ...], Confusion] = {}

@@ -214,6 +214,14 @@ class DataFrames:
         [row] = self.ops.rows(self.ops.aggregate(frame, [], counted))
         return int(row["skipped"] or 0), int(row["total"])
 
+    def known_rows(
+        self, frame: Any, known: Sequence[str], by: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        """Per group (``by``), ``n``: the number of rows with no NULL among ``known``."""
+        ops = self.ops
+        counted = ops.aggregate(ops.drop_nulls(frame, known), by, [ops.count().alias("n")])
+        return [{**row, "n": int(row["n"])} for row in ops.rows(counted)]
+
     def tables(
         self, frame: Any, actual: str, predicted: str, kwargs: dict[str, Any], wanted: Sequence[str]
     ) -> list[list[dict[str, Any]] | None]:

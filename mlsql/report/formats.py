@@ -15,6 +15,7 @@ from mlsql.report.text import (
     comparison_columns,
     count,
     interval_title,
+    rows_text,
 )
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
             lines += _md_scores(report, group, digits, per_label=per_label)
             continue
         lines += [
-            f"{count(s.get('n_rows'), 'row')}, {count(s.get('n_labels'), 'label')}, "
+            f"{rows_text(s)}, {count(s.get('n_labels'), 'label')}, "
             f"micro {md_escape(f_name)} **{fmt(s.get(report.column('micro', 'f')), digits)}**",
             "",
         ]

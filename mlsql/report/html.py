@@ -79,8 +79,9 @@ footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
 @media print { main { padding: 0; } }
 """
 
-CARDS = (
+CARDS: tuple[tuple[str, str, int | None], ...] = (
     ("n_rows", "rows", 0),
+    ("total_weight", "total weight", None),
     ("n_labels", "labels", 0),
     ("macro_f", "macro {f}", 4),
     ("samples_f", "samples {f}", 4),
@@ -90,8 +91,9 @@ CARDS = (
 
 
 #: one label per row: the cards that say more than samples averages and Hamming loss do
-SINGLE_LABEL_CARDS = (
+SINGLE_LABEL_CARDS: tuple[tuple[str, str, int | None], ...] = (
     ("n_rows", "rows", 0),
+    ("total_weight", "total weight", None),
     ("n_labels", "classes", 0),
     ("macro_f", "macro {f}", 4),
     ("balanced_accuracy_score", "balanced accuracy", 4),
@@ -108,13 +110,13 @@ def _cards(report: Report, group: Group, digits: int) -> str:
         f'{esc(f)}</div><div class="v">{esc(fmt(s.get(report.column("micro", "f")), digits))}'
         "</div></div>"
     ]
-    for key, name, digits in SINGLE_LABEL_CARDS if report.single_label else CARDS:
+    for key, name, places in SINGLE_LABEL_CARDS if report.single_label else CARDS:
         if key.endswith("_f"):
             key = report.column(key[:-2], "f")
         if key in s:
             out.append(
                 f'<div class="card"><div class="k">{esc(name.format(f=f))}</div>'
-                f'<div class="v">{esc(fmt(s[key], digits))}</div></div>'
+                f'<div class="v">{esc(fmt(s[key], places))}</div></div>'
             )
     return f'<div class="cards">{"".join(out)}</div>'
 
@@ -323,6 +325,7 @@ def _groups_overview(report: Report, digits: int, *, draw: bool = True) -> str:
     f = report.f_name
     columns = [
         ("n_rows", "rows"),
+        ("total_weight", "total weight"),
         (report.column("micro", "f"), f"micro {f}"),
         (report.column("macro", "f"), f"macro {f}"),
         (report.column("samples", "f"), f"samples {f}"),

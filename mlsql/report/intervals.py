@@ -27,7 +27,7 @@ Entry = tuple[str, dict[str, Any]]
 #: how close a resampled estimate must be to the report's value to be the same number
 SAME = 1e-9
 #: summary columns that count rows and labels (not measures: no interval is expected)
-COUNTS = ("n_rows", "n_labels", "clp", "mlp", "wlp")
+COUNTS = ("n_rows", "total_weight", "n_labels", "clp", "mlp", "wlp")
 PER_ROW_WEIGHTS = (
     "--ci resamples measures pooled over rows; macro, weighted and per-label "
     "averages need per-row weights (the bootstrap function resamples macro and "

@@ -27,11 +27,25 @@ def headline(report: Report, group: Group, digits: int = 4) -> Text:
     """``7 rows · 3 labels · micro F1 0.6957`` (micro F to ``digits`` places)."""
     s = group.summary
     text = Text()
-    text.append(count(s.get("n_rows"), "row"), style="bold")
+    text.append(rows_text(s), style="bold")
     if s.get("n_labels") is not None:
         text.append(f" · {count(s.get('n_labels'), 'label')}", style="bold")
     text.append(f" · micro {report.f_name} ")
     text.append(fmt(s.get(report.column("micro", "f")), digits), style="bold green")
+    return text
+
+
+def rows_text(summary: dict[str, Any]) -> str:
+    """``7 rows``; a weighted summary's with its total weight: ``5 rows, total weight 7.5``.
+
+    Examples
+    --------
+    >>> rows_text({"n_rows": 7}), rows_text({"n_rows": 5, "total_weight": 7.5})
+    ('7 rows', '5 rows, total weight 7.5')
+    """
+    text = count(summary.get("n_rows"), "row")
+    if summary.get("total_weight") is not None:
+        text += f", total weight {fmt(summary['total_weight'], None)}"
     return text
 
 
@@ -111,6 +125,7 @@ def comparison_columns(report: Report) -> list[tuple[str, str]]:
     f = report.f_name
     columns = [
         ("n_rows", "rows"),
+        ("total_weight", "total weight"),
         ("n_labels", "classes" if report.single_label else "labels"),
         (report.column("micro", "f"), "accuracy" if report.single_label else f"micro {f}"),
         (report.column("macro", "f"), f"macro {f}"),

@@ -13,7 +13,7 @@ from mlsql._registry import Measure
 from mlsql._weights import WEIGHTED_FAMILIES
 from mlsql.spark import families
 from mlsql.spark._build import OPS, Check, IntoColumn, example, run
-from mlsql.spark._types import check_label_lists, to_column
+from mlsql.spark._types import check_label_lists, checked_label_value, to_column
 from mlsql.spark._weights import weighted_check
 from mlsql.spark.ops import column
 
@@ -65,6 +65,19 @@ class SparkEngine:
     def weighted_check(self, check: Check | None) -> Check:
         """The inputs' ``check``, then ``sample_weight`` (:mod:`mlsql.spark._weights`)."""
         return weighted_check(check)
+
+    def label_value_check(self, check: Check | None, values: Mapping[str, Any]) -> Check:
+        """The inputs' ``check``, then each one-label parameter against the first input's
+        type, in the query (a Column's type is known when the query runs)."""
+
+        def checked(func: str, names: Sequence[str], cols: Sequence[Column]) -> list[Column]:
+            out = list((check(func, names, cols) if check is not None else None) or cols)
+            first = out[0]
+            for param, value in values.items():
+                first = checked_label_value(first, value, param, func)
+            return [first, *out[1:]]
+
+        return checked
 
     def formula_build(self, measure: Measure, family: ModuleType) -> Callable[..., Column]:
         """The formula run directly on the Columns of ``family.stats``; with

@@ -98,6 +98,47 @@ def kind(dtype: T.DataType) -> str:
     return dtype.simpleString()
 
 
+#: Spark's integer types: bits (all signed)
+INTEGER_BITS = {T.ByteType: 8, T.ShortType: 16, T.IntegerType: 32, T.LongType: 64}
+
+
+def bounds(dtype: T.DataType) -> tuple[int, int] | None:
+    """The range of an integer type (None for any other type).
+
+    Examples
+    --------
+    >>> bounds(T.ByteType()), bounds(T.StringType())
+    ((-128, 127), None)
+    """
+    bits = INTEGER_BITS.get(type(dtype))
+    return None if bits is None else LT.integer_bounds(bits, True)
+
+
+#: Spark's ``typeof`` names of the integer label types
+_TYPEOF_INTEGERS = ("tinyint", "smallint", "int", "bigint")
+
+
+def checked_label_value(col: Column, value: Any, param: str, func: str) -> Column:
+    """``col``, failing the query (:data:`mlsql._label_types.LABEL_VALUE_MESSAGE`) unless
+    ``value`` (parameter ``param``, one label) is of ``col``'s label kind."""
+    want = LT.python_kind(value)
+    if want is None:
+        return col
+    t = F.typeof(col)
+    text = (t == F.lit("string")) | t.startswith("varchar") | t.startswith("char")
+    kind_sql = (
+        F.when(t.isin(*_TYPEOF_INTEGERS), F.lit(LT.INTEGER)).when(text, F.lit(LT.TEXT)).otherwise(t)
+    )
+    parts = LT.LABEL_VALUE_MESSAGE.format(
+        param=param, func=func, type="\0", kind="\1", value=repr(value)
+    )
+    head, rest = parts.split("\0")
+    middle, tail = rest.split("\1")
+    message = F.concat(F.lit(head), t, F.lit(middle), kind_sql, F.lit(tail))
+    mismatch = (kind_sql != F.lit(want)) & (t != F.lit("void"))
+    return F.when(mismatch, F.raise_error(message)).otherwise(col)
+
+
 def compatible(left: T.DataType, right: T.DataType) -> bool:
     """Whether two label types are of one kind (an all-NULL side fits anything)."""
     a, b = kind(left), kind(right)

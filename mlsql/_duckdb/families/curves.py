@@ -121,7 +121,7 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool) -> str:
     clash_error = sql_message(by_output_message(name, "{}"), clash)
     cells = f"{q('_mlsql_curve_cells')}(__mlsql_actual, __mlsql_score, '{name}')"
     w_name, weight = _row_weight(q, name, weighted)
-    rows = f"(SELECT *, {weight} AS w FROM ({_columns('actual', 'score', *w_name)}))"
+    rows = f"(SELECT *, {weight} AS w FROM ({_columns(name, 'actual', 'score', *w_name)}))"
     # n: the cells' total weight; m: their number (how the unscored rows are found)
     return f"""WITH known AS (
         SELECT g, {cells} AS cells, w

@@ -27,7 +27,7 @@ from mlsql._duckdb.library import (
     sql_message,
 )
 from mlsql._duckdb.ops import SqlOps, aggregating
-from mlsql._duckdb.source_sql import read_source_sql
+from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
 from mlsql._formulas import FORMULAS, RowStats
 from mlsql._sqlexpr import Sql, call
 from mlsql._weights import SAMPLE_WEIGHT
@@ -41,8 +41,6 @@ DESCRIPTION = (
 ORDER = 10
 FAMILIES = (LB.FAMILY,)
 
-#: the dummy column that makes the group key non-empty when there is no ``by``
-ALL = "__mlsql_all"
 TABLE_SIGNATURE = (
     "source",
     "actual",
@@ -66,6 +64,14 @@ def _common_universe(q: Qualify) -> str:
     return f"{q('_mlsql_typed_universe')}(labels, CASE WHEN false THEN p ELSE a END, func)"
 
 
+def _source(weighted: bool) -> str:
+    """The spread's source, checked: a missing actual, predicted, ``by`` (or with
+    ``weighted``, ``sample_weight``) column is the error of the table macro ``func``."""
+    named = [("actual", "actual"), ("predicted", "predicted")]
+    named += [(SAMPLE_WEIGHT, SAMPLE_WEIGHT)] if weighted else []
+    return checked_source_sql(named, "func", '"by"')
+
+
 def _spread(q: Qualify, weighted: bool = False) -> Macro:
     """``_mlsql_label_spread`` (portable); ``weighted``: ``_mlsql_label_spread_by_weight``,
     whose ``n`` sums the ``sample_weight`` column's weights (checked; NULL: the row is unknown)
@@ -81,7 +87,7 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
         # each row's weight read through _mlsql_weight: the number-type and value checks
         # (and their messages) of every weighted measure
         w = f",\n                       {q('_mlsql_weight')}(w0, func) AS w"
-        w0 = f",\n                           COLUMNS(lambda c: lower(c) = lower({SAMPLE_WEIGHT})) AS w0"
+        w0 = f",\n                           {pick_sql(SAMPLE_WEIGHT)} AS w0"
         n, unknown = "sum(w)", "{x} IS NULL OR w0 IS NULL"
     body = f"""SELECT g,
            CASE WHEN GROUPING(la) = 0 THEN la WHEN GROUPING(lp) = 0 THEN lp END AS label,
@@ -102,9 +108,9 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
                        CASE WHEN {unknown.format(x="a0")} THEN NULL ELSE p0 END AS p{w}
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
-                           COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
-                           COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0{w0}
-                    FROM (SELECT *, 0 AS {ALL} FROM {read_source_sql()})))))
+                           {pick_sql("actual")} AS a0,
+                           {pick_sql("predicted")} AS p0{w0}
+                    FROM {_source(weighted)}))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code))"""
     params = ("source", "actual", "predicted", "labels", '"by"', "func")
     return Macro(
@@ -160,9 +166,9 @@ def _native_spread(q: Qualify) -> Macro:
                            CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
                     FROM (
                         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
-                               COLUMNS(lambda c: lower(c) = lower(actual)) AS a0,
-                               COLUMNS(lambda c: lower(c) = lower(predicted)) AS p0
-                        FROM (SELECT *, 0 AS {ALL} FROM {read_source_sql()}))))
+                               {pick_sql("actual")} AS a0,
+                               {pick_sql("predicted")} AS p0
+                        FROM {_source(False)})))
             GROUP BY g))"""
     return Macro(
         FILE,

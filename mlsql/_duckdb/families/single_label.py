@@ -35,7 +35,7 @@ from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.classification_checks import let
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps, aggregating
-from mlsql._duckdb.source_sql import read_source_sql
+from mlsql._duckdb.source_sql import ABSENT, ALL, checked_source_sql, pick_sql
 from mlsql._formulas import FORMULAS, formula_params
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, call, lit
@@ -50,8 +50,6 @@ DESCRIPTION = (
 ORDER = 23
 FAMILIES: tuple[str, ...] = ()  # rendered here
 
-#: the dummy column that makes the group key non-empty when there is no ``by``
-ALL = "__mlsql_all"
 #: measures whose statistics are every class's counts
 CLASS_MEASURES = SL.CLASS_MEASURES
 
@@ -322,6 +320,11 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
         return Sql(f"count(CASE WHEN {condition} THEN 1 END)")
 
     if m.inputs == ("label",):
+        param = next((p.name for p in m.params if p.name in CC.REQUIRED), "positive")
+
+        def value(x: Any) -> str:
+            return f"{q('_mlsql_label_value')}(label, {lit(x)}, '{param}', '{m.name}')"
+
         if weighted:
             rows = f"list(struct_pack(l := label, w := {w})) FILTER (WHERE label IS NOT NULL)"
             largest = let(
@@ -334,12 +337,12 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
             return SL.LabelStats(
                 n=tally("label IS NOT NULL"),
                 largest=largest,
-                matching=lambda x: tally(f"label = {lit(x)}"),
+                matching=lambda x: tally(f"{value(x)} = label"),
             )
         return SL.LabelStats(
             n=Sql("count(label)"),
             largest=Sql("list_max(map_values(histogram(label)))"),
-            matching=lambda x: Sql(f"count(CASE WHEN label = {lit(x)} THEN 1 END)"),
+            matching=lambda x: Sql(f"count(CASE WHEN {value(x)} = label THEN 1 END)"),
         )
     n = tally(_known())
     if m.name in ("accuracy", "error_rate"):
@@ -349,8 +352,9 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
 
         def table(label: Any) -> Table2x2:
             a = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
+            v = f"{q('_mlsql_label_value')}(actual, {lit(label)}, 'label', '{m.name}')"
             cell = lambda ca, cp: tally(  # noqa: E731
-                f"{_known()} AND ({a} = {lit(label)}) = {ca} AND (predicted = {lit(label)}) = {cp}"
+                f"{_known()} AND ({v} = {a}) = {ca} AND ({v} = predicted) = {cp}"
             )
             return Table2x2(
                 cell("true", "true"),
@@ -450,15 +454,19 @@ def _hand_written(q: Qualify) -> list[Macro]:
 
 
 # ------------------------------------------------------------------ table macros
-def _columns(*names: str) -> str:
-    """Select the group struct and the named input columns (case-insensitive) of ``source``."""
+def _columns(func: str, *names: str, typed: dict[str, str] | None = None) -> str:
+    """Select the group struct and the named input columns (case-insensitive) of ``source``;
+    a named or ``by`` column the source lacks is table macro ``func``'s error. ``typed``: the
+    SQL type a missing column of that name binds as (where overloads need one)."""
+    typed = typed or {}
     by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
     picks = ",\n               ".join(
-        f"COLUMNS(lambda c: lower(c) = lower({name})) AS __mlsql_{name}" for name in names
+        f"{pick_sql(n, f'{ABSENT}_{n}' if n in typed else ABSENT)} AS __mlsql_{n}" for n in names
     )
+    source = checked_source_sql([(n, n) for n in names], f"'{func}'", '"by"', typed)
     return f"""SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
                {picks}
-        FROM (SELECT *, 0 AS {ALL} FROM {read_source_sql()})"""
+        FROM {source}"""
 
 
 def _row_weight(q: Qualify, func: str, weighted: bool) -> tuple[tuple[str, ...], str]:
@@ -489,9 +497,9 @@ def _table_macros(q: Qualify, ops: SqlOps, weighted: bool) -> list[Macro]:
     one, zero = ("w", "0.0::DOUBLE") if weighted else ("1", "0")
     known = f"""known AS (
         SELECT g, {same}(__mlsql_actual, __mlsql_predicted, '{{func}}') AS a, __mlsql_predicted AS p{w_col}
-        FROM ({_columns("actual", "predicted", *w_name)})
+        FROM ({_columns("{func}", "actual", "predicted", *w_name)})
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL{w_known})"""
-    labels = f"({_columns('label', *w_name)})"
+    labels = f"({_columns('class_distribution', 'label', *w_name)})"
     if weighted:
         labels = f"(SELECT *{w_col.format(func='class_distribution')} FROM {labels})"
     distribution = f"""WITH counts AS (

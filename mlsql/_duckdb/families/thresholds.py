@@ -82,7 +82,7 @@ def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
     body = f"""WITH params AS (SELECT {n_bins} AS nb),
     known AS (
         SELECT g, {y} AS y, {p} AS p, {w} AS w
-        FROM ({_columns("actual", "prob", *w_name)})),
+        FROM ({_columns(func, "actual", "prob", *w_name)})),
     bins AS (
         SELECT g, {b} AS b, {tally} AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
@@ -179,7 +179,7 @@ def _thresholds(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
     known AS (
         SELECT * FROM (
             SELECT g, {actual} AS a, {entries} AS e, {w} AS w
-            FROM ({_columns("actual", "scores", *w_name)}))
+            FROM ({_columns(func, "actual", "scores", *w_name, typed={"scores": "MAP(VARCHAR, DOUBLE)"})}))
         WHERE {known_row("a IS NOT NULL AND e IS NOT NULL", weighted)}),
     events AS (
         SELECT g, x.key AS label, {score} + 0.0 AS s, list_contains(a, x.key) AS t, w

@@ -26,7 +26,7 @@ from mlsql._front import tables as T
 from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
 from mlsql.polars import _native
-from mlsql.polars._dtypes import inner, kind, label_lists
+from mlsql.polars._dtypes import bounds, inner, kind, label_lists
 from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weight as checked_weight
 from mlsql.polars.ops import FixedOrderPolarsOps, PolarsOps
@@ -68,6 +68,7 @@ def _prepared(
     side = actual if kind(inner(schema[actual])) != LT.NULL else predicted  # type: ignore[arg-type]
     LT.check_universe_kind(universe, kind(inner(schema[side])), str(schema[side]), func)  # type: ignore[arg-type]
     a, p, label_type = _as_label_column(lf, a, p)
+    LT.check_universe_range(universe, bounds(label_type), str(pl.List(label_type)), func)
     typed = None if universe is None else pl.Series(universe, dtype=label_type).implode()
     if not groups:
         groups = [ALL]

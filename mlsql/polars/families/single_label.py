@@ -35,6 +35,7 @@ from mlsql._errors import MlsqlError
 from mlsql._front.build import function, lookup
 from mlsql._front.docs import table
 from mlsql._front.inputs import finite_costs, mapping_costs
+from mlsql._front.tables import check_columns
 from mlsql._params import check_beta, check_zero_division
 from mlsql._registry import Measure, measures
 from mlsql.measures import single_label as SL
@@ -341,10 +342,9 @@ def _prepared(
     groups = K.by_columns(by, func)
     lf = source.lazy()
     schema = lf.collect_schema()
-    weights = [] if sample_weight is None else [sample_weight]
-    missing = [c for c in [*columns.values(), *groups, *weights] if c not in schema]
-    if missing:
-        raise MlsqlError(f"{func}: no column {missing[0]!r} in the source.")
+    weights = [] if sample_weight is None else [("sample_weight", sample_weight)]
+    named = [*columns.items(), *(("by", g) for g in groups), *weights]
+    check_columns(func, schema.names(), named)
     names = list(columns)
     dtypes = [schema[c] for c in columns.values()]
     check_same_kind(func, names, dtypes, dtypes)

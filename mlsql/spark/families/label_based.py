@@ -35,7 +35,7 @@ from mlsql._front import tables as TB
 from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
 from mlsql.spark._engine import SPARK
-from mlsql.spark._types import check_label_array_types, kind, to_column
+from mlsql.spark._types import bounds, check_label_array_types, kind, to_column
 from mlsql.spark._weights import weight as checked_weight
 from mlsql.spark.ops import FixedOrderSparkOps, SparkOps
 from mlsql.spark.stats import label_set
@@ -82,6 +82,8 @@ def _prepared(
     side = types[0] if kind(types[0].elementType) != LT.NULL else types[1]  # type: ignore[attr-defined]
     LT.check_universe_kind(universe, kind(side.elementType), side.simpleString(), func)  # type: ignore[attr-defined]
     label_type = _common_type(types[0].elementType, types[1].elementType)  # type: ignore[attr-defined]
+    shown = T.ArrayType(label_type).simpleString()
+    LT.check_universe_range(universe, bounds(label_type), shown, func)
     a = _quoted(actual).cast(T.ArrayType(label_type))
     p = _quoted(predicted).cast(T.ArrayType(label_type))
 
