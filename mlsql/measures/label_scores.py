@@ -172,7 +172,11 @@ def averaged(
 
     def per_segment(g: Segment) -> dict[str, E]:
         v, undefined = value(g)
-        return {"value": v, "undefined": undefined, "weight": g.n_positive if weighted else g.weight}
+        return {
+            "value": v,
+            "undefined": undefined,
+            "weight": g.n_positive if weighted else g.weight,
+        }
 
     sums = {
         "n_undefined": lambda x: ops.when(x.undefined, 1, 0),
