@@ -118,9 +118,10 @@ def _float_rows(seed: int, full: bool) -> tuple[list[tuple[Any, Any]], list[floa
             return rows, weights
         y, _ = _matrices(rows, weights)
         kept = y[np.array(weights) > 0]
-        if (kept.sum(axis=0) > 0).all() and (kept.sum(axis=0) < len(kept)).all():
-            if (kept.sum(axis=1) > 0).all() and (kept.sum(axis=1) < len(LABELS)).all():
-                return rows, weights
+        columns, lines = kept.sum(axis=0), kept.sum(axis=1)
+        both_classes = (columns > 0).all() and (columns < len(kept)).all()
+        if both_classes and (lines > 0).all() and (lines < len(LABELS)).all():
+            return rows, weights
 
 
 def _matrices(rows: list[tuple[Any, Any]], weights: list[float]) -> tuple[Any, Any]:
