@@ -87,6 +87,7 @@ def _cells_macro(name: str, extra: str) -> Macro:
 
 
 def _weighted_helpers(q: Qualify) -> list[Macro]:
+    """The weighted overload's helpers: segments of weighted cells and their statistics."""
     fold = "list_transform(sl, lambda c: {'s': c.s, 'y': CAST(c.y AS DOUBLE), 'w': c.w})"
     return [
         Macro(

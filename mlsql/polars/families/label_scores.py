@@ -156,6 +156,7 @@ def _runs(scope: pl.Expr, weighted: bool = False) -> pl.Expr:
         run_length=i - _starts(F("run_first"), i_before),
     )
     p = F("run_positives")
+    unscored = (F("y") & (F("ns") == -NEG_INF)).cast(pl.Int64)
     return _bind(
         scope,
         precision=pl.when(F("run_last") & (F("ns") < -NEG_INF))
@@ -165,7 +166,7 @@ def _runs(scope: pl.Expr, weighted: bool = False) -> pl.Expr:
         wrong=pl.when(F("run_last"))
         .then(p * (2 * (F("at_or_above") - F("positives_at_or_above")) - (F("run_length") - p)))
         .otherwise(0),
-        unscored=(F("y") & (F("ns") == -NEG_INF)).cast(pl.Int64) * (F("w") if weighted else 1),
+        unscored=unscored * F("w") if weighted else unscored,
     )
 
 
