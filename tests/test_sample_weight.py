@@ -1,4 +1,5 @@
-"""Sample weights on the list families (multi-label, Hivemall, label tables, ranking), every engine.
+"""Sample weights on the list families (multi-label, Hivemall, label tables, ranking, label
+scores), every engine.
 
 1. With integer weights every weighted measure equals its reference over the rows
    repeated ``w`` times (``tests/weights.py``), batched per data kind and table;
@@ -34,7 +35,7 @@ from tests.weights import (
 )
 
 #: the families whose weights this file checks (the other families have files of their own)
-FAMILIES = ("multilabel", "hivemall", "label_based", "ranking")
+FAMILIES = ("multilabel", "hivemall", "label_based", "ranking", "label_scores")
 #: the data kinds of those families' references, for the expression kinds
 DATA = ("label_lists", "ranked", "score_maps")
 SEEDS = range(5)

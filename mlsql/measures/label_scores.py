@@ -30,6 +30,14 @@ Notes
   for a one-class label's ROC AUC (it warns), which ``zero_division=nan``
   reproduces for micro and leaves out of the other averages. Under weighted,
   when no kept label has a positive, the result is the ``zero_division`` value.
+- Sample weights (scikit-learn's ``sample_weight`` on the indicator matrix): a
+  row's weight multiplies each of its cells in every count (cells, positives,
+  the runs' P(>= s) and N(>= s), U's pairs); micro pools the weighted cells,
+  macro and weighted read each label's weighted counts (weighted: a label
+  weighs its positives' weight), samples is the mean of the rows' values
+  weighted by the rows' weights. A row weighing 0 drops out before anything is
+  counted (its labels too, as from the rows repeated 0 times); known rows that
+  all weigh 0 give the ``zero_division`` value.
 - Cost: every engine holds the group's (row, label) cells that are scored or
   true, sorts them (DuckDB twice) and walks the sorted runs once; cells of
   unscored negatives are counted, never built.
@@ -47,8 +55,6 @@ from mlsql._registry import measure
 
 E = Any  # an engine expression
 FAMILY = "label_scores"
-#: why these measures take no sample_weight (the registry's ``unweighted``)
-UNWEIGHTED = "not weighted yet: the cells of each label's ranking count once each"
 ZD = P.ZERO_DIVISION
 AVERAGE = P.SCORE_AVERAGE
 #: the averages, in the order the engines build them
@@ -73,6 +79,8 @@ class Segment:
     n_positive_unscored: E
     precision_sum: E
     u: E
+    #: what the segment weighs in a macro or samples mean (a row's weight under samples)
+    weight: E = 1
 
 
 #: what the average sums over the segments, from each segment's value, undefined? and weight
@@ -91,13 +99,18 @@ class LabelScoreStats:
     with no true and no scored label under samples; the pool when nothing is
     true or scored under micro), each undefined with no positives. ``skips``
     is whether ``zero_division`` leaves undefined values out (a bool, or an
-    engine expression when only the query knows).
+    engine expression when only the query knows). Weighted: ``empty_weight``
+    is what the empty segments weigh in a mean (default: 1 each), and
+    ``zero_weight`` whether the known rows all weigh 0 (the result is then the
+    ``zero_division`` value).
     """
 
     n: E
     over_segments: Callable[..., E]
     n_empty: E
     skips: Any
+    empty_weight: E | None = None
+    zero_weight: Any = False
 
 
 @formula
@@ -159,7 +172,11 @@ def averaged(
 
     def per_segment(g: Segment) -> dict[str, E]:
         v, undefined = value(g)
-        return {"value": v, "undefined": undefined, "weight": g.n_positive if weighted else 1}
+        return {
+            "value": v,
+            "undefined": undefined,
+            "weight": g.n_positive if weighted else g.weight,
+        }
 
     sums = {
         "n_undefined": lambda x: ops.when(x.undefined, 1, 0),
@@ -171,8 +188,9 @@ def averaged(
 
     def finish(t: dict[str, E]) -> E:
         n_undefined = t["n_undefined"] + s.n_empty
-        # an empty segment has no positive: weight 0 under weighted, else 1
-        undefined_weight = t["undefined_weight"] + (0 if weighted else s.n_empty)
+        # an empty segment has no positive: weight 0 under weighted, else 1 (or its row's)
+        empty_weight = s.n_empty if s.empty_weight is None else s.empty_weight
+        undefined_weight = t["undefined_weight"] + (0 if weighted else empty_weight)
         kept_weight = t["defined_weight"] + _when(ops, s.skips, 0, undefined_weight)
         kept = t["n_defined"] + _when(ops, s.skips, 0, n_undefined)
         total = t["total"] + _when(ops, s.skips, 0, fill * undefined_weight)
@@ -181,7 +199,7 @@ def averaged(
             ops.when(n_undefined > 0, fill, None),
             ops.when(kept_weight == 0, fill, total / kept_weight),
         )
-        return ops.when(s.n == 0, None, result)
+        return ops.when(s.n == 0, None, _when(ops, s.zero_weight, fill, result))
 
     return s.over_segments(per_segment, sums, finish)
 
@@ -229,7 +247,6 @@ measure(
     "group's labels), averaged micro, macro, weighted or over samples.",
     inputs=INPUTS,
     params=(AVERAGE, ZD),
-    unweighted=UNWEIGHTED,
 )(_multilabel_average_precision)
 measure(
     "multilabel_roc_auc",
@@ -239,5 +256,4 @@ measure(
     "labels), ties one half, averaged micro, macro, weighted or over samples.",
     inputs=INPUTS,
     params=(AVERAGE, ZD),
-    unweighted=UNWEIGHTED,
 )(_multilabel_roc_auc)

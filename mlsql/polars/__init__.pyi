@@ -4009,6 +4009,7 @@ def multilabel_average_precision(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """scikit-learn's average_precision_score over label scores (the indicator matrix of the group's labels), averaged micro, macro, weighted or over samples.
 
@@ -4026,6 +4027,9 @@ def multilabel_average_precision(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------
@@ -4105,6 +4109,7 @@ def multilabel_roc_auc(
     *,
     average: str = "macro",
     zero_division: float | str = 0,
+    sample_weight: _IntoExpr | None = None,
 ) -> pl.Expr:
     """scikit-learn's roc_auc_score over label scores (the indicator matrix of the group's labels), ties one half, averaged micro, macro, weighted or over samples.
 
@@ -4122,6 +4127,9 @@ def multilabel_roc_auc(
         The value of an undefined ratio: 0 or 1; NaN (left out of averages);
         'diagnose' (1 where nothing is true or predicted, else 0); 'ignore'
         (NULL, left out of averages).
+    sample_weight : str or polars.Expr, optional
+        A weight per row (a finite number >= 0; a NULL weight makes the row
+        unknown). None (the default): every row weighs 1.
 
     Returns
     -------

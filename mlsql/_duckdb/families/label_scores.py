@@ -18,6 +18,14 @@ and does the rest with list functions, so it runs under GROUP BY:
 The unscored negative cells are counted (rows x labels - explicit cells),
 never built. ``average`` is a macro parameter: the four averages are four
 branches of one CASE, and DuckDB evaluates only the branch taken.
+
+The overload with ``sample_weight`` (each row checked by ``_mlsql_weight``)
+keeps the rows of positive weight, gives each cell its row's weight, sorts
+each segment's cells once and folds them (``_mlsql_weighted_precision_sum``
+and ``_mlsql_weighted_u``, shared with the binary score aggregates); under
+samples a row's value needs no weight (every cell of the row weighs the
+same), so the rows' statistics are the unweighted ones, each with its row's
+weight. A call without a weight runs the unweighted macro, unchanged.
 """
 
 from __future__ import annotations
@@ -43,6 +51,8 @@ ORDER = 45
 FAMILIES: tuple[str, ...] = ()  # rendered here: the average picks the segments
 
 SEGMENT_FIELDS = ("n_explicit", "n_positive", "n_positive_unscored", "precision_sum", "u")
+
+
 ENDS = (
     "list_filter(list_transform(list_zip(xs.a, xs.a[2:]), lambda z, i:"
     " CASE WHEN z[2] IS NULL OR z[2].g <> z[1].g THEN i END), lambda i: i IS NOT NULL)"
@@ -57,21 +67,65 @@ SEGMENTS = {
 }
 
 
-def _helpers(q: Qualify) -> list[Macro]:
+def _cells_macro(name: str, extra: str) -> Macro:
+    """The cells macro ``name``; ``extra``: more fields a cell copies from its row ``x``."""
+    weighted = " and weight" if extra else ""
+    return Macro(
+        FILE,
+        name,
+        ("known_rows",),
+        f"""flatten(list_transform(known_rows, lambda x, i: list_concat(
+        list_transform(list_filter(map_entries(x.m), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
+            lambda e: {{'r': i, 'l': e.key, 's': CAST(e.value AS DOUBLE) + 0.0, 'y': list_contains(x.a, e.key){extra}}}),
+        list_transform(list_filter(list_distinct(x.a), lambda t: map_extract_value(x.m, t) IS NULL),
+            lambda t: {{'r': i, 'l': t, 's': {NEG_INF}, 'y': true{extra}}}))))""",
+        f"The explicit cells of known rows {{a: actual, m: score map{', w: weight' if extra else ''}}}: "
+        f"each scored label (row, label, score, true?{weighted}) and each true label without "
+        "a score (at -infinity).",
+        public=False,
+    )
+
+
+def _weighted_helpers(q: Qualify) -> list[Macro]:
+    """The weighted overload's helpers: segments of weighted cells and their statistics."""
+    fold = "list_transform(sl, lambda c: {'s': c.s, 'y': CAST(c.y AS DOUBLE), 'w': c.w})"
     return [
         Macro(
             FILE,
-            "_mlsql_label_score_cells",
-            ("known_rows",),
-            f"""flatten(list_transform(known_rows, lambda x, i: list_concat(
-        list_transform(list_filter(map_entries(x.m), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
-            lambda e: {{'r': i, 'l': e.key, 's': CAST(e.value AS DOUBLE) + 0.0, 'y': list_contains(x.a, e.key)}}),
-        list_transform(list_filter(list_distinct(x.a), lambda t: map_extract_value(x.m, t) IS NULL),
-            lambda t: {{'r': i, 'l': t, 's': {NEG_INF}, 'y': true}}))))""",
-            "The explicit cells of known rows {a: actual, m: score map}: each scored label "
-            "(row, label, score, true?) and each true label without a score (at -infinity).",
+            "_mlsql_weighted_segment_slices",
+            ("keyed",),
+            # the cells rebuilt as structs, as in _mlsql_segment_slices: DuckDB binds the
+            # macro's body at its creation, when a bare parameter has no known fields
+            f"""list_transform([{{'a': list_sort(list_transform(keyed,
+            lambda c: {{'g': c.g, 's': c.s, 'y': c.y, 'w': c.w}}), 'DESC')}}], lambda xs: list_transform(
+        list_zip({ENDS}, list_prepend(0, {ENDS}), true),
+            lambda e: list_slice(xs.a, e[2] + 1, e[1])))[1]""",
+            "Weighted cells {g, s, y, w} sorted by (g, s) descending and cut into segments by g.",
             public=False,
         ),
+        Macro(
+            FILE,
+            "_mlsql_weighted_segment_stats",
+            ("sl",),
+            f"""{{
+            'n_explicit': list_sum(list_transform(sl, lambda c: c.w)),
+            'n_positive': coalesce(list_sum(list_transform(sl, lambda c: CASE WHEN c.y THEN c.w ELSE 0 END)), 0),
+            'n_positive_unscored': coalesce(list_sum(list_transform(sl,
+                lambda c: CASE WHEN c.y AND c.s = {NEG_INF} THEN c.w ELSE 0 END)), 0),
+            'precision_sum': {q("_mlsql_weighted_precision_sum")}(list_filter({fold}, lambda c: c.s > {NEG_INF})),
+            'u': {q("_mlsql_weighted_u")}(list_reverse({fold}))}}""",
+            "A segment's statistics from its weighted cells {s, y, w} sorted by score "
+            "descending: the weights of its cells, positives and unscored positives, "
+            "Σ over runs of the positive weight x WP(>= s) / W(>= s), and the weighted U.",
+            public=False,
+        ),
+    ]
+
+
+def _helpers(q: Qualify) -> list[Macro]:
+    return [
+        _cells_macro("_mlsql_label_score_cells", ""),
+        _cells_macro("_mlsql_weighted_label_score_cells", ", 'w': x.w"),
         Macro(
             FILE,
             "_mlsql_segment_slices",
@@ -107,26 +161,47 @@ def _helpers(q: Qualify) -> list[Macro]:
     ]
 
 
-def _stats(q: Qualify, average: str, skips: Sql) -> tuple[LS.LabelScoreStats, str]:
+#: per average, weighted: a segment's cell weight (p.wsum: the known rows' weight)
+WEIGHTED_CELLS = {"micro": "p.wsum * g.nu", "samples": "g.nu"}
+
+
+def _stats(
+    q: Qualify, average: str, skips: Sql, weighted: bool = False
+) -> tuple[LS.LabelScoreStats, str]:
     """The statistics of one average, and the SQL of what they read: ``g.segs`` (each
-    segment's statistics) and ``g.nu`` (labels), beside the bound ``p.cells`` and ``p.n``.
+    segment's statistics) and ``g.nu`` (labels), beside the bound ``p.cells`` and ``p.n``
+    (weighted: also ``p.wsum``, the known rows' weight, and ``p.npos``, their rows of
+    positive weight; each segment of ``p.row_segs`` has its row's weight ``w``).
 
     Values are bound as struct fields of one lambda each: DuckDB binds nested lambdas at a
     cost that grows fast with their depth, so the levels are few.
     """
     key, n_cells = SEGMENTS[average]
+    if weighted:
+        n_cells = WEIGHTED_CELLS.get(average, "p.wsum")
     nu = "'nu': len(list_distinct(list_transform(p.cells, lambda c: c.l)))"
     if average == "samples":  # each row's segment, computed per row (see _row_segments)
         segments = f"{{'segs': p.row_segs, {nu}}}"
+    elif weighted:
+        keyed = f"list_transform(p.cells, lambda c: {{'g': {key}, 's': c.s, 'y': c.y, 'w': c.w}})"
+        segments = (
+            f"{{'segs': list_transform({q('_mlsql_weighted_segment_slices')}({keyed}), "
+            f"lambda sl: {q('_mlsql_weighted_segment_stats')}(sl)), {nu}}}"
+        )
     else:
         keyed = f"list_transform(p.cells, lambda c: {{'g': {key}, 's': c.s, 'y': c.y}})"
         segments = (
             f"{{'segs': list_transform({q('_mlsql_segment_slices')}({keyed}), "
             f"lambda sl: {q('_mlsql_segment_stats')}(sl.a, sl.b)), {nu}}}"
         )
+    row_weight = weighted and average == "samples"
 
     def over_segments(per_segment: Any, sums: dict[str, Any], finish: Any) -> Sql:
-        seg = LS.Segment(n_cells=Sql(n_cells), **{f: Sql(f"sg.{f}") for f in SEGMENT_FIELDS})
+        seg = LS.Segment(
+            n_cells=Sql(n_cells),
+            **{f: Sql(f"sg.{f}") for f in SEGMENT_FIELDS},
+            weight=Sql("sg.w") if row_weight else 1,
+        )
         values = SimpleNamespace(**per_segment(seg))
         totals = ", ".join(
             f"'{k}': coalesce(list_sum(list_transform(g.segs, lambda sg: {term(values)})), 0)"
@@ -136,12 +211,32 @@ def _stats(q: Qualify, average: str, skips: Sql) -> tuple[LS.LabelScoreStats, st
 
     n_empty = {
         "micro": "CASE WHEN len(p.cells) = 0 THEN 1 ELSE 0 END",
-        "samples": "p.n - len(g.segs)",
+        "samples": f"{'p.npos' if weighted else 'p.n'} - len(g.segs)",
     }.get(average, "0")
+    empty_weight = (
+        Sql("p.wsum - coalesce(list_sum(list_transform(g.segs, lambda sg: sg.w)), 0)")
+        if row_weight
+        else None
+    )
     stats = LS.LabelScoreStats(
-        n=Sql("p.n"), over_segments=over_segments, n_empty=Sql(n_empty), skips=skips
+        n=Sql("p.n"),
+        over_segments=over_segments,
+        n_empty=Sql(n_empty),
+        skips=skips,
+        empty_weight=empty_weight,
+        zero_weight=Sql("p.wsum = 0") if weighted else False,
     )
     return stats, segments
+
+
+def _per_row(q: Qualify, scores: str) -> str:
+    """A row's segments (none, or its own), from its own cells."""
+    cells = f"{q('_mlsql_label_score_cells')}([{{'a': actual, 'm': {scores}}}])"
+    keyed = f"list_transform({cells}, lambda c: {{'g': 0, 's': c.s, 'y': c.y}})"
+    return (
+        f"list_transform({q('_mlsql_segment_slices')}({keyed}), "
+        f"lambda sl: {q('_mlsql_segment_stats')}(sl.a, sl.b))"
+    )
 
 
 def _row_segments(q: Qualify, scores: str, known: str) -> str:
@@ -153,57 +248,82 @@ def _row_segments(q: Qualify, scores: str, known: str) -> str:
     (memory quadratic in the group's rows: 1.9 GB at 4,000 rows of 20 labels).
     A row with no cell gives no segment (the formula counts it as empty).
     """
-    cells = f"{q('_mlsql_label_score_cells')}([{{'a': actual, 'm': {scores}}}])"
-    keyed = f"list_transform({cells}, lambda c: {{'g': 0, 's': c.s, 'y': c.y}})"
-    per_row = (
-        f"list_transform({q('_mlsql_segment_slices')}({keyed}), "
-        f"lambda sl: {q('_mlsql_segment_stats')}(sl.a, sl.b))"
+    return f"flatten(coalesce(list({_per_row(q, scores)}) FILTER (WHERE {known}), []))"
+
+
+def _weighted_row_segments(q: Qualify, scores: str, known: str, w: str) -> str:
+    """:func:`_row_segments` of the rows of positive weight, each segment with its row's ``w``."""
+    rows = f"list({{'segs': {_per_row(q, scores)}, 'w': {w}}}) FILTER (WHERE {known} AND {w} > 0)"
+    return (
+        f"flatten(list_transform(coalesce({rows}, []), "
+        "lambda x: list_transform(x.segs, lambda sg: struct_insert(sg, w := x.w))))"
     )
-    return f"flatten(coalesce(list({per_row}) FILTER (WHERE {known}), []))"
 
 
-def _body(q: Qualify, m: Measure, ops: SqlOps, params: dict[str, Sql], scores: str) -> str:
+def _body(
+    q: Qualify,
+    m: Measure,
+    ops: SqlOps,
+    params: dict[str, Sql],
+    scores: str,
+    weighted: bool = False,
+) -> str:
     zd = Sql("p.zd")
     skips = Sql("p.zd IN ('nan', 'ignore')")
     branches = []
     for average in LS.AVERAGES:
-        stats, segments = _stats(q, average, skips)
+        stats, segments = _stats(q, average, skips, weighted)
         value = m.build(ops, stats, average=average, zero_division=zd)  # type: ignore[misc]
         branches.append(f"WHEN {lit(average)} THEN {let(segments, 'g', value)}")
     known = "actual IS NOT NULL AND scores IS NOT NULL"
-    rows = f"coalesce(list({{'a': actual, 'm': {scores}}}) FILTER (WHERE {known}), [])"
-    bound = (
-        f"{{'zd': {params['zero_division']}, 'avg': {params['average']}, "
-        f"'cells': {q('_mlsql_label_score_cells')}({rows}), "
-        f"'row_segs': {_row_segments(q, scores, known)}, "
-        f"'n': count(*) FILTER (WHERE {known})}}"
-    )
+    if weighted:
+        w = str(CC.weight(m.name, q))
+        known = f"{known} AND {w} IS NOT NULL"
+        rows = (
+            f"coalesce(list({{'a': actual, 'm': {scores}, 'w': {w}}}) "
+            f"FILTER (WHERE {known} AND {w} > 0), [])"
+        )
+        bound = (
+            f"{{'zd': {params['zero_division']}, 'avg': {params['average']}, "
+            f"'cells': {q('_mlsql_weighted_label_score_cells')}({rows}), "
+            f"'row_segs': {_weighted_row_segments(q, scores, known, w)}, "
+            f"'n': count(*) FILTER (WHERE {known}), "
+            f"'npos': count(*) FILTER (WHERE {known} AND {w} > 0), "
+            f"'wsum': coalesce(sum({w}) FILTER (WHERE {known}), 0)}}"
+        )
+    else:
+        rows = f"coalesce(list({{'a': actual, 'm': {scores}}}) FILTER (WHERE {known}), [])"
+        bound = (
+            f"{{'zd': {params['zero_division']}, 'avg': {params['average']}, "
+            f"'cells': {q('_mlsql_label_score_cells')}({rows}), "
+            f"'row_segs': {_row_segments(q, scores, known)}, "
+            f"'n': count(*) FILTER (WHERE {known})}}"
+        )
     choose = "CASE p.avg\n        " + "\n        ".join(branches) + " END"
     return str(let(bound, "p", f"CASE WHEN p.zd IS NULL THEN NULL ELSE {choose} END"))
 
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """multilabel_average_precision and multilabel_roc_auc over a score MAP or {label, score} lists."""
-    out = _helpers(qualify)
+    out = [*_helpers(qualify), *_weighted_helpers(qualify)]
     for m in measures(family=LS.FAMILY):
         if m.build is None or not m.available_in("duckdb"):
             continue
         params = CC.checked(m, qualify)
-        signature = CC.signature(m)
         converted = f"{qualify('_mlsql_scores_map')}(scores)"
-        typed = tuple(
-            Macro(
-                FILE,
-                m.name,
-                tuple(f"scores {t}" if p == "scores" else p for p in signature),
-                _body(qualify, m, ops, params, converted),
-                m.summary,
+        for weighted in (False, True):
+            signature = CC.signature(m, weighted)
+            typed = tuple(
+                Macro(
+                    FILE,
+                    m.name,
+                    tuple(f"scores {t}" if p == "scores" else p for p in signature),
+                    _body(qualify, m, ops, params, converted, weighted),
+                    m.summary,
+                )
+                for t in ENTRY_TYPES
             )
-            for t in ENTRY_TYPES
-        )
-        out += [
-            *typed,
-            Macro(FILE, m.name, signature, _body(qualify, m, ops, params, "scores"), m.summary),
-        ]
+            body = _body(qualify, m, ops, params, "scores", weighted)
+            out += [*typed, Macro(FILE, m.name, signature, body, m.summary)]
         out += CC.aliases(m, FILE, qualify)
     return out

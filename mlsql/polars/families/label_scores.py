@@ -11,6 +11,11 @@ positives, and average ranks give U. Each segment is then read at its first
 cell. No Python runs per row; the streaming engine falls back to memory for
 the windows, as it does for ``average_precision_score``.
 
+With ``sample_weight`` the rows of positive weight are kept and each cell
+weighs its row's weight: the positions become running sums of the weights
+(micro, macro, weighted); under samples a row's cells all weigh the same, so
+its value is the unweighted one and the row's weight weighs it in the mean.
+
 Examples
 --------
 >>> import polars as pl
@@ -47,18 +52,35 @@ FAMILIES = (LS.FAMILY,)  # its functions written here (``__all__``): the average
 NEG_INF = float("-inf")
 
 
-def _cells(actual: pl.Expr, entries: pl.Expr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
-    """The group's explicit cells, one per (known row, label): (cell struct, row index, n).
+def _cells(
+    actual: pl.Expr, entries: pl.Expr, weight: pl.Expr | None = None
+) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """The group's explicit cells, one per (known row, label): (cell struct, row index, n,
+    the cell's row weight: 1 unweighted).
 
-    A cell is {label, score, is_true}; the row index tells the rows apart.
+    A cell is {label, score, is_true}; the row index tells the rows apart. Weighted,
+    the rows of weight 0 have no cell.
     """
     known = actual.is_not_null() & entries.is_not_null()
     per_row = label_scores(entries, _distinct(actual), with_label=True)
     present = known & (per_row.list.len() > 0)
+    if weight is not None:
+        present = present & (weight > 0)
     cells = per_row.filter(present).explode()
+    lengths = per_row.filter(present).list.len()
     row = pl.int_range(pl.len()).filter(present)
-    rows = row.repeat_by(per_row.filter(present).list.len()).explode()
-    return cells, rows, known.sum()
+    rows = row.repeat_by(lengths).explode()
+    weights = pl.lit(1) if weight is None else weight.filter(present).repeat_by(lengths).explode()
+    return cells, rows, known.sum(), weights
+
+
+def _weight_totals(actual: pl.Expr, entries: pl.Expr, weight: pl.Expr) -> dict[str, pl.Expr]:
+    """The known rows' weight ``wsum`` and their number of rows of positive weight ``npos``."""
+    known = actual.is_not_null() & entries.is_not_null()
+    return {
+        "wsum": weight.filter(known).sum().cast(pl.Float64),
+        "npos": (known & (weight > 0)).sum().cast(pl.Int64),
+    }
 
 
 def _starts(first: pl.Expr, value: pl.Expr) -> pl.Expr:
@@ -77,30 +99,41 @@ def _bind(scope: pl.Expr, **fields: pl.Expr) -> pl.Expr:
 F = pl.field
 
 
-def _sorted_cells(average: str, actual: pl.Expr, entries: pl.Expr) -> pl.Expr:
+def _sorted_cells(
+    average: str, actual: pl.Expr, entries: pl.Expr, weight: pl.Expr | None = None
+) -> pl.Expr:
     """The cells as one struct series, sorted by segment ``g``, score from the highest
     (``ns`` = -score) and negatives first among ties, with the group's known rows ``n``
-    and labels ``nl`` on every cell. Later fields read these by name, so the cells'
+    and labels ``nl`` on every cell (weighted: the cell's weight ``w``, and ``wsum`` and
+    ``npos`` of :func:`_weight_totals`). Later fields read these by name, so the cells'
     expression is written a few times only, whatever the formula."""
-    cells, rows, n = _cells(actual, entries)
+    cells, rows, n, weights = _cells(actual, entries, weight)
     label = cells.struct.field("label")
     key = {"micro": label.is_null(), "samples": rows}.get(average, label)
+    extra = {} if weight is None else {"w": weights, **_weight_totals(actual, entries, weight)}
     return pl.struct(
         g=key,
         ns=-cells.struct.field("score"),
         y=cells.struct.field("is_true"),
         n=n.cast(pl.Int64),
         nl=label.n_unique().cast(pl.Int64),
+        **extra,
     ).sort()
 
 
-def _runs(scope: pl.Expr) -> pl.Expr:
+def _runs(scope: pl.Expr, weighted: bool = False) -> pl.Expr:
     """Per cell: where its segment and its run of equal scores start and end, its
-    position ``i`` and the running count of positives ``cy``."""
+    position ``i`` and the running count of positives ``cy`` (``weighted``: running sums
+    of the cells' weights ``w``)."""
     g, ns, y = F("g"), F("ns"), F("y").cast(pl.Int64)
+    if weighted:
+        y = y * F("w")
+        i = F("w").cum_sum()
+    else:
+        i = pl.int_range(1, F("g").len() + 1, dtype=pl.Int64)
     scope = _bind(
         scope,
-        i=pl.int_range(1, F("g").len() + 1, dtype=pl.Int64),
+        i=i,
         seg_first=(g != g.shift(1)).fill_null(True),
         seg_last=(g != g.shift(-1)).fill_null(True),
         cy=y.cum_sum(),
@@ -111,14 +144,19 @@ def _runs(scope: pl.Expr) -> pl.Expr:
         run_last=F("seg_last") | (ns != ns.shift(-1)).fill_null(True),
     )
     i, cy = F("i"), F("cy")
+    # what the running sums were before the cell (exact, never below an earlier value)
+    i_before, cy_before = (
+        (i.shift(1, fill_value=0), cy.shift(1, fill_value=0)) if weighted else (i - 1, cy - y)
+    )
     scope = _bind(
         scope,
-        at_or_above=i - _starts(F("seg_first"), i - 1),  # N(>= s) at a run's last cell
-        positives_at_or_above=cy - _starts(F("seg_first"), cy - y),  # P(>= s) there
-        run_positives=cy - _starts(F("run_first"), cy - y),
-        run_length=i - _starts(F("run_first"), i - 1),
+        at_or_above=i - _starts(F("seg_first"), i_before),  # N(>= s) at a run's last cell
+        positives_at_or_above=cy - _starts(F("seg_first"), cy_before),  # P(>= s) there
+        run_positives=cy - _starts(F("run_first"), cy_before),
+        run_length=i - _starts(F("run_first"), i_before),
     )
     p = F("run_positives")
+    unscored = (F("y") & (F("ns") == -NEG_INF)).cast(pl.Int64)
     return _bind(
         scope,
         precision=pl.when(F("run_last") & (F("ns") < -NEG_INF))
@@ -128,7 +166,7 @@ def _runs(scope: pl.Expr) -> pl.Expr:
         wrong=pl.when(F("run_last"))
         .then(p * (2 * (F("at_or_above") - F("positives_at_or_above")) - (F("run_length") - p)))
         .otherwise(0),
-        unscored=(F("y") & (F("ns") == -NEG_INF)).cast(pl.Int64),
+        unscored=unscored * F("w") if weighted else unscored,
     )
 
 
@@ -139,10 +177,16 @@ def _per_segment(x: pl.Expr) -> pl.Expr:
 
 
 def stats_of(average: str, skips: bool) -> Any:
-    """The statistics under ``average`` over the inputs (actual, scores)."""
+    """The statistics under ``average`` over the inputs (actual, scores[, weight])."""
 
-    def stats(actual: pl.Expr, entries: pl.Expr) -> LS.LabelScoreStats:
-        scope = _runs(_sorted_cells(average, actual, entries))
+    def stats(
+        actual: pl.Expr, entries: pl.Expr, weight: pl.Expr | None = None
+    ) -> LS.LabelScoreStats:
+        weighted = weight is not None
+        # under samples a row's cells weigh alike: its value is the unweighted one
+        row_weight = weighted and average == "samples"
+        cells = _sorted_cells(average, actual, entries, weight)
+        scope = _runs(cells, weighted and not row_weight)
         scope = _bind(
             scope,
             s_unscored=_per_segment(F("unscored")),
@@ -150,16 +194,22 @@ def stats_of(average: str, skips: bool) -> Any:
             s_wrong=_per_segment(F("wrong")),
         )
         n, n_labels = F("n"), F("nl")
+        cell_weight = F("wsum") if weighted else n
         n_explicit, n_positive = F("at_or_above"), F("positives_at_or_above")
         segment = LS.Segment(
-            n_cells={"micro": n * n_labels, "samples": n_labels}.get(average, n),
+            n_cells={"micro": cell_weight * n_labels, "samples": n_labels}.get(
+                average, cell_weight
+            ),
             n_explicit=n_explicit,
             n_positive=n_positive,
             n_positive_unscored=F("s_unscored"),
             precision_sum=F("s_precision"),
             u=(n_explicit - n_positive) * n_positive - F("s_wrong") / 2,
+            weight=F("w") if row_weight else 1,
         )
-        n_known = _cells(actual, entries)[2]
+        outer = {"n": _cells(actual, entries)[2]}
+        if weighted:
+            outer.update(_weight_totals(actual, entries, weight))
 
         def total(name: str) -> pl.Expr:  # in the scope of the sums (below)
             return F("t").struct.field(f"_t_{name}").fill_null(0.0)
@@ -171,6 +221,8 @@ def stats_of(average: str, skips: bool) -> Any:
                 for k, term in sums.items()
             }
             totals["_t__segments"] = F("seg_last").sum().cast(pl.Float64)
+            if row_weight:
+                totals["_t__segment_weight"] = F("w").filter(F("seg_last")).sum().cast(pl.Float64)
             # the totals are the same on every cell; read them off one. Not with a bare
             # first(): Polars 2.1 pushes that slice into with_fields, whose sums then see
             # the first cell only (sort() stops it). Each total is a field of its own: a
@@ -178,16 +230,19 @@ def stats_of(average: str, skips: bool) -> Any:
             summed = _bind(scope, **totals).sort().first()
             result = finish({k: total(k) for k in sums})
             result = result if isinstance(result, pl.Expr) else pl.lit(result)
-            return (
-                pl.struct(t=summed, n=n_known).struct.with_fields(_out=result).struct.field("_out")
-            )
+            return pl.struct(t=summed, **outer).struct.with_fields(_out=result).struct.field("_out")
 
         n_empty = {
             "micro": (total("_segments") == 0).cast(pl.Int64),
-            "samples": F("n") - total("_segments"),
+            "samples": F("npos" if weighted else "n") - total("_segments"),
         }.get(average, pl.lit(0))
         return LS.LabelScoreStats(
-            n=F("n"), over_segments=over_segments, n_empty=n_empty, skips=skips
+            n=F("n"),
+            over_segments=over_segments,
+            n_empty=n_empty,
+            skips=skips,
+            empty_weight=F("wsum") - total("_segment_weight") if row_weight else None,
+            zero_weight=F("wsum") == 0 if weighted else False,
         )
 
     return stats
@@ -196,9 +251,16 @@ def stats_of(average: str, skips: bool) -> Any:
 def function_of(m: Measure) -> Any:
     """The Polars function of ``m``: its formula over the segments its average picks."""
 
-    def build(actual: pl.Expr, entries: pl.Expr, *, average: str, zero_division: Any) -> pl.Expr:
+    def build(
+        actual: pl.Expr,
+        entries: pl.Expr,
+        *,
+        average: str,
+        zero_division: Any,
+        sample_weight: pl.Expr | None = None,
+    ) -> pl.Expr:
         skips = bool(K.OPS.skips_undefined(zero_division))
-        s = stats_of(average, skips)(actual, entries)
+        s = stats_of(average, skips)(actual, entries, sample_weight)
         out = m.build(K.OPS, s, average=average, zero_division=zero_division)  # type: ignore[misc]
         return out if isinstance(out, pl.Expr) else pl.lit(out)
 

@@ -11,12 +11,17 @@ ends it adds its positives x P(>= s) / N(>= s) and its wrongly ordered pairs,
 and when a segment ends the segment's value is added to the average's sums.
 No Python UDF; the group's cells are held in memory, as ``auc`` holds its
 rows.
+
+With ``sample_weight`` the rows of positive weight are kept and each cell
+carries its row's weight: the fold's counts become sums of weights (micro,
+macro, weighted); under samples a row's cells weigh alike, so its value is
+the unweighted one and its row's weight weighs it in the mean.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -40,6 +45,21 @@ from mlsql.spark.ops import column
 
 FAMILIES: tuple[str, ...] = ()  # built here: the average picks the segments
 NEG_INF = float("-inf")
+
+
+def _scores_as_map(func: str, names: Sequence[str], cols: Sequence[Column]) -> list[Column] | None:
+    """The inputs' check, then scores given as a list of (label, score) structs as a map.
+
+    The list's field names are read from its type, which Spark knows only on the column
+    itself: ``sample_weight`` wraps each input (NULL where the weight is), and the wrapped
+    column has no type to read. The map keeps each label's first entry and drops NULL labels
+    and NULL scores, as the list form does.
+    """
+    _scores_check(func, names, cols)
+    fields = _fields_of(func, cols[-1])
+    if fields is None:
+        return None
+    return [*cols[:-1], F.map_from_entries(score_entries(cols[-1], fields))]
 
 
 def _row_cells(func: str, actual: Column, scores: Column) -> Column:
@@ -71,12 +91,19 @@ def _fold(
     n_cells: Callable[[], Column],
     per: Callable[[LS.Segment], dict[str, Any]],
     sums: dict[str, Callable[[Any], Any]],
+    cell_weights: bool = False,
+    segment_weights: bool = False,
 ) -> Column:
-    """The sums of ``sums[k](per(segment))`` over the segments of cells {g, ns, y} sorted."""
-    zero = F.lit(0).cast("long")
+    """The sums of ``sums[k](per(segment))`` over the segments of cells {g, ns, y, w} sorted.
+
+    ``cell_weights``: each cell counts its weight ``w`` (else 1); ``segment_weights``: a
+    segment weighs the ``w`` of its cells in a mean (else 1).
+    """
+    zero = F.lit(0).cast("double" if cell_weights else "long")
     start = F.struct(
         F.lit(None).cast("string").alias("g"),
         F.lit(None).cast("double").alias("ns"),
+        F.lit(None).cast("double").alias("w"),  # the current segment's cells' weight
         zero.alias("n"),  # the segment's cells so far
         zero.alias("pos"),  # its positives so far
         zero.alias("unscored"),  # its unscored positives
@@ -108,6 +135,7 @@ def _fold(
             n_positive_unscored=acc["unscored"],
             precision_sum=precision,
             u=(n - pos) * pos - wrong2 / 2,
+            weight=acc["w"] if segment_weights else 1,
         )
         values = SimpleNamespace(**per(segment))
         return {
@@ -119,6 +147,7 @@ def _fold(
         new_segment = ~x["g"].eqNullSafe(acc["g"])
         new_run = new_segment | ~x["ns"].eqNullSafe(acc["ns"])
         y = x["y"].cast("long")
+        one = x["w"] if cell_weights else F.lit(1)
         precision, wrong2 = run_closed(acc)
         closed = segment_closed(acc)
 
@@ -129,11 +158,12 @@ def _fold(
         return F.struct(
             x["g"].alias("g"),
             x["ns"].alias("ns"),
-            (reset(zero, acc["n"]) + 1).alias("n"),
-            (reset(zero, acc["pos"]) + y).alias("pos"),
-            (reset(zero, acc["unscored"]) + unscored).alias("unscored"),
-            (F.when(new_run, zero).otherwise(acc["run_pos"]) + y).alias("run_pos"),
-            (F.when(new_run, zero).otherwise(acc["run_neg"]) + (1 - y)).alias("run_neg"),
+            (x["w"] if cell_weights or segment_weights else acc["w"]).alias("w"),
+            (reset(zero, acc["n"]) + one).alias("n"),
+            (reset(zero, acc["pos"]) + y * one).alias("pos"),
+            (reset(zero, acc["unscored"]) + unscored * one).alias("unscored"),
+            (F.when(new_run, zero).otherwise(acc["run_pos"]) + y * one).alias("run_pos"),
+            (F.when(new_run, zero).otherwise(acc["run_neg"]) + (1 - y) * one).alias("run_neg"),
             reset(F.lit(0.0), F.when(new_run, precision).otherwise(acc["precision"])).alias(
                 "precision"
             ),
@@ -148,12 +178,17 @@ def _fold(
     return F.aggregate(F.array_sort(keyed), start, step, finish)
 
 
-def build_of(m: Measure) -> Callable[..., Column]:
-    """The Column of ``m`` over (actual, scores) for one average and zero_division."""
-
-    def build(actual: Column, scores: Column, *, average: str, zero_division: Any) -> Column:
-        rows = F.collect_list(_row_cells(m.name, actual, scores))
-        n_known = F.count(F.when(actual.isNotNull() & scores.isNotNull(), 1))
+def _group_cells(
+    func: str, actual: Column, scores: Column, weight: Column | None
+) -> tuple[Column, dict[str, Column]]:
+    """The group's cells {label, s, y, r} (r: the row's number; weighted: also the row's
+    weight ``w``, rows of weight 0 left out) and aggregates beside them: the known rows
+    ``n``; weighted, their weight ``wsum``, their rows of positive weight ``npos`` and the
+    weight ``wcells`` of the rows with a cell."""
+    known = actual.isNotNull() & scores.isNotNull()
+    n = F.count(F.when(known, 1))
+    if weight is None:
+        rows = F.collect_list(_row_cells(func, actual, scores))
         flat = F.flatten(
             F.transform(
                 rows,
@@ -162,6 +197,45 @@ def build_of(m: Measure) -> Callable[..., Column]:
                 ),
             )
         )
+        return flat, {"n": n}
+    kept = known & (weight > 0)
+    row = F.struct(_row_cells(func, actual, scores).alias("cells"), weight.alias("w"))
+    rows = F.collect_list(F.when(kept, row))
+    flat = F.flatten(
+        F.transform(
+            rows,
+            lambda x, i: F.transform(
+                x["cells"],
+                lambda c: F.struct(c["label"], c["s"], c["y"], i.alias("r"), x["w"].alias("w")),
+            ),
+        )
+    )
+    with_cells = F.aggregate(
+        rows, F.lit(0.0), lambda acc, x: acc + F.when(F.size(x["cells"]) > 0, x["w"]).otherwise(0.0)
+    )
+    return flat, {
+        "n": n,
+        "wsum": F.coalesce(F.sum(F.when(known, weight)), F.lit(0.0)),
+        "npos": F.count(F.when(kept, 1)),
+        "wcells": with_cells,
+    }
+
+
+def build_of(m: Measure) -> Callable[..., Column]:
+    """The Column of ``m`` over (actual, scores[, sample_weight]) for one average and
+    zero_division."""
+
+    def build(
+        actual: Column,
+        scores: Column,
+        *,
+        average: str,
+        zero_division: Any,
+        sample_weight: Column | None = None,
+    ) -> Column:
+        weighted = sample_weight is not None
+        flat, fields = _group_cells(m.name, actual, scores, sample_weight)
+        row_weight = weighted and average == "samples"
 
         def formula(g: dict[str, Column]) -> Column:
             cells, n = g["cells"], g["n"]
@@ -170,29 +244,38 @@ def build_of(m: Measure) -> Callable[..., Column]:
                 "micro": lambda c: F.lit(""),
                 "samples": lambda c: c["r"].cast("string"),
             }.get(average, lambda c: c["label"].cast("string"))
+            weight = (lambda c: [c["w"]]) if weighted else (lambda c: [])
             keyed = F.transform(
-                cells, lambda c: F.struct(key(c).alias("g"), (-c["s"]).alias("ns"), c["y"])
+                cells,
+                lambda c: F.struct(key(c).alias("g"), (-c["s"]).alias("ns"), c["y"], *weight(c)),
             )
-            n_cells = {"micro": lambda: n * n_labels, "samples": lambda: n_labels}.get(
-                average, lambda: n
-            )
+            cell_weight = g["wsum"] if weighted else n
+            n_cells = {
+                "micro": lambda: cell_weight * n_labels,
+                "samples": lambda: n_labels,
+            }.get(average, lambda: cell_weight)
 
             def over_segments(per: Any, sums: dict[str, Any], finish: Any) -> Column:
-                folded = _fold(keyed, n_cells, per, sums)
+                folded = _fold(keyed, n_cells, per, sums, weighted and not row_weight, row_weight)
                 return let(folded, lambda t: finish({k: t[k] for k in sums}))
 
             n_rows_with_cells = F.size(F.array_distinct(F.transform(cells, lambda c: c["r"])))
             n_empty = {
                 "micro": F.when(F.size(cells) == 0, 1).otherwise(0),
-                "samples": n - n_rows_with_cells,
+                "samples": (g["npos"] if weighted else n) - n_rows_with_cells,
             }.get(average, F.lit(0))
             skips = bool(OPS.skips_undefined(zero_division))
             stats = LS.LabelScoreStats(
-                n=n, over_segments=over_segments, n_empty=n_empty, skips=skips
+                n=n,
+                over_segments=over_segments,
+                n_empty=n_empty,
+                skips=skips,
+                empty_weight=g["wsum"] - g["wcells"] if row_weight else None,
+                zero_weight=g["wsum"] == 0 if weighted else False,
             )
             return m.build(OPS, stats, average=average, zero_division=zero_division)  # type: ignore[misc]
 
-        return let_fields({"cells": flat, "n": n_known}, formula)
+        return let_fields({"cells": flat, **fields}, formula)
 
     return build
 
@@ -201,5 +284,5 @@ _THIS = sys.modules[__name__]
 __all__: list[str] = []
 for _m in measures(family=LS.FAMILY):
     if _m.build is not None and _m.available_in("spark"):
-        globals()[_m.name] = function(SPARK, lookup(_m), build_of(_m), _scores_check, _THIS)
+        globals()[_m.name] = function(SPARK, lookup(_m), build_of(_m), _scores_as_map, _THIS)
         __all__.append(_m.name)
