@@ -72,8 +72,20 @@ def _source(data: Any, con: duckdb.DuckDBPyConnection | None, func: str) -> Iter
         yield con, clause, params, list(probe.columns), [str(t) for t in probe.types]
 
 
+def _number_kind(kind: str) -> str:
+    """The engines' kind of a DuckDB scalar type name as :func:`front.check_numbers` reads it."""
+    if kind in ("DOUBLE", "FLOAT", "REAL"):
+        return "float"
+    if kind.startswith("DECIMAL"):
+        return "decimal"
+    return "boolean" if kind == "BOOLEAN" else kind
+
+
 def _stats_sql(stats: str, actual: str, predicted: str) -> list[str]:
     a, p = quote_ident(actual), quote_ident(predicted)
+    if stats in ("regression", "scores"):  # both sides NULL where one is; -0.0 as 0.0
+        known = f"{a} IS NOT NULL AND {p} IS NOT NULL"
+        return [f"CASE WHEN {known} THEN CAST({x} AS DOUBLE) + 0.0 END" for x in (a, p)]
     if stats == "label_sets":
         return [
             f"_mlsql_tp({a}, {p})",
@@ -97,6 +109,15 @@ def _check(
 ) -> None:
     shown = [types[columns.index(actual)], types[columns.index(predicted)]]
     kinds = [_kind(t) for t in shown]
+    if front.is_numbers(req):
+        front.check_numbers(
+            req,
+            ["actual", "predicted"],
+            [k[0] for k in kinds],
+            [_number_kind(k[1]) for k in kinds],
+            shown,
+        )
+        return
     front.check_labels(
         req, ["actual", "predicted"], [k[0] for k in kinds], [k[1] for k in kinds], shown
     )

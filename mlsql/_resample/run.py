@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from mlsql._errors import MlsqlError
+from mlsql._resample import numbers as NUM
 from mlsql._resample.measures import STATS, Chosen, row_stats, stats_kind
 from mlsql._resample.ops import WeightedOps
 
@@ -128,6 +129,25 @@ def tuple_weights(rows: Sequence[Sequence[Any]], position: int) -> np.ndarray:
     return np.array([0.0 if r[position] is None else float(r[position]) for r in rows])
 
 
+def prepared(
+    chosen: Sequence[Chosen], rows: Sequence[Sequence[Any]], start: int, func: str
+) -> tuple[dict[str, Any], np.ndarray]:
+    """(statistic columns, tuple weights) of one side of the tuples, values checked.
+
+    The columns also say which tuples have a weight (``weight_known``: a NULL
+    weight skips the row, which then counts as no row at all).
+    """
+    kind = stats_kind(chosen)
+    names = STATS[kind]
+    cols = columns(rows, names, start)
+    position = start + len(names)
+    cols["weight_known"] = np.array([r[position] is not None for r in rows], dtype=bool)
+    if kind in NUM.KINDS:
+        probability = any(c.name in NUM.PROBABILITY_MEASURES for c in chosen)
+        NUM.check(kind, cols, ("actual", "predicted"), func, probability)
+    return cols, tuple_weights(rows, position)
+
+
 def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarray:
     """Poisson(m) weights, one row per resample and one column per tuple."""
     return rng.poisson(m, size=(n_resamples, len(m))).astype(float)
@@ -137,11 +157,18 @@ def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarra
 BATCH_CELLS = 1 << 23
 
 
-def batches(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> Iterator[np.ndarray]:
-    """:func:`draw`'s weights, a batch of resamples at a time (the same numbers, in order)."""
+def batches(
+    rng: np.random.Generator, m: np.ndarray, n_resamples: int, per_row: bool = False
+) -> Iterator[np.ndarray]:
+    """:func:`draw`'s weights, a batch of resamples at a time (the same numbers, in order).
+
+    ``per_row``: tuples are about one per row (:mod:`mlsql._resample.numbers`),
+    drawn by its faster :func:`~mlsql._resample.numbers.draw`.
+    """
     size = max(1, min(n_resamples, BATCH_CELLS // max(1, len(m))))
     for start in range(0, n_resamples, size):
-        yield draw(rng, m, min(size, n_resamples - start))
+        n = min(size, n_resamples - start)
+        yield NUM.draw(rng, m, n) if per_row else draw(rng, m, n)
 
 
 def resampled(
@@ -157,20 +184,25 @@ def resampled(
     Every side gets the same Poisson draws, times its own tuple weights.
     """
     out: list[list[list[np.ndarray]]] = [[[] for _ in sides] for _ in chosen]
-    for draws in batches(rng, m, n_resamples):
-        for i, measure in enumerate(chosen):
-            for j, (cols, w) in enumerate(zip(sides, tuple_weights, strict=True)):
-                values, nulls = evaluate(measure, cols, draws * w)
+    per_row = stats_kind(chosen) in NUM.KINDS
+    for draws in batches(rng, m, n_resamples, per_row):
+        for j, (cols, w) in enumerate(zip(sides, tuple_weights, strict=True)):
+            weights = draws * w
+            for i, measure in enumerate(chosen):
+                values, nulls = evaluate(measure, cols, weights, draws)
                 out[i][j].append(np.where(nulls, np.nan, values))
     return [[np.concatenate(parts) for parts in per_side] for per_side in out]
 
 
 def evaluate(
-    measure: Chosen, cols: dict[str, Any], weights: np.ndarray
+    measure: Chosen, cols: dict[str, Any], weights: np.ndarray, rows: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(values, nulls): the measure under each row of ``weights`` as floats, and where it is NULL."""
+    """(values, nulls): the measure under each row of ``weights`` as floats, and where it is NULL.
+
+    ``rows``: the row counts behind the weights (draws, or m), before ``sample_weight``.
+    """
     with np.errstate(all="ignore"):
-        value = measure.evaluate(WeightedOps(weights), cols)
+        value = measure.evaluate(WeightedOps(weights, rows), cols)
     value = np.ma.asarray(value)
     return np.broadcast_to(np.ma.filled(value.astype(float), np.nan), weights.shape[:-1]), (
         np.broadcast_to(np.ma.getmaskarray(value), weights.shape[:-1])
@@ -208,15 +240,13 @@ def bootstrap(
     weight * m, its resampled weight weight * Poisson(m): each of its m rows
     weighs weight * Poisson(1), and those sum to weight * Poisson(m).
     """
-    names = STATS[stats_kind(chosen)]
     out = []
     for key, members in grouped(rows, n_by).items():
-        cols = columns(members, names, n_by)
-        w = tuple_weights(members, n_by + len(names))
+        cols, w = prepared(chosen, members, n_by, "bootstrap")
         m = np.array([r[-1] for r in members], dtype=float)
         values = resampled(chosen, [cols], [w], stream(seed, key), m, n_resamples)
         for measure, (resamples,) in zip(chosen, values, strict=True):
-            (est,), (est_null,) = evaluate(measure, cols, (m * w)[None, :])
+            (est,), (est_null,) = evaluate(measure, cols, (m * w)[None, :], m[None, :])
             low, high, se = interval(resamples, confidence)
             out.append((*key, measure.label, _number(est, est_null), low, high, se))
     return out
@@ -307,17 +337,15 @@ def compare(
     width = len(names) + 1  # the statistics and the weight of one side
     out = []
     for key, members in grouped(rows, n_by + 1).items():
-        base = columns(members, names, n_by + 1)
-        model = columns(members, names, n_by + 1 + width)
-        w_base = tuple_weights(members, n_by + width)
-        w_model = tuple_weights(members, n_by + 2 * width)
+        base, w_base = prepared(chosen, members, n_by + 1, "compare")
+        model, w_model = prepared(chosen, members, n_by + 1 + width, "compare")
         m = np.array([r[-1] for r in members], dtype=float)
         values = resampled(
             chosen, [base, model], [w_base, w_model], stream(seed, key), m, n_resamples
         )
         for measure, (b_values, m_values) in zip(chosen, values, strict=True):
-            (b_est,), (b_null,) = evaluate(measure, base, (m * w_base)[None, :])
-            (m_est,), (m_null,) = evaluate(measure, model, (m * w_model)[None, :])
+            (b_est,), (b_null,) = evaluate(measure, base, (m * w_base)[None, :], m[None, :])
+            (m_est,), (m_null,) = evaluate(measure, model, (m * w_model)[None, :], m[None, :])
             diffs = m_values - b_values  # NaN where either is undefined
             low, high, _ = interval(diffs, confidence)
             mcnemar = None
