@@ -145,16 +145,24 @@ def bootstrap(
         ``con``), a relation, or an Arrow table, Polars or pandas DataFrame.
     actual, predicted : str
         The columns of true and predicted labels: label lists for the
-        multi-label measures, one label per row for the single-label ones.
+        multi-label measures, one label per row for the single-label ones;
+        numbers for the regression measures; a boolean or 0/1 label and a
+        score (a probability for brier_score_loss and expected_calibration_error)
+        for the score measures.
     measures : sequence
         Measure names, or ``(name, {parameter: value})`` pairs (``("micro_fbeta",
         {"beta": 2})``, ``("hamming_loss", {"n_labels": 20})``). Resampled: every
         micro measure, the samples averages, subset_accuracy, zero_one_loss,
-        hamming_loss, fmeasure and the macro_* and weighted_* averages
-        (precision, recall, fbeta, f1, jaccard) over label lists; accuracy, error_rate,
+        hamming_loss, fmeasure, the macro_* and weighted_* averages
+        (precision, recall, fbeta, f1, jaccard), macro_f1_of_means,
+        macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp,
+        mlp and wlp over label lists; accuracy, error_rate,
         precision_score, recall_score, fbeta_score, f1_score,
         balanced_accuracy_score, cohen_kappa_score and matthews_corrcoef over
-        one label per row. Measures of one kind of input per call.
+        one label per row; mse, rmse, mae, mape, rse, rrse, rae, pearson_corr,
+        r2 and explained_variance over numbers; logloss, auc,
+        average_precision_score, brier_score_loss and expected_calibration_error
+        over a label and a score. Measures of one kind of input per call.
     by : str or sequence of str, optional
         Grouping columns; each group is resampled independently.
     n_resamples : int, default 1000
@@ -186,7 +194,10 @@ def bootstrap(
     their weights. Rows with the same statistics (tp, |A|, |P|; or the
     (actual, predicted) cell) are exchangeable and the sum of m Poisson(1)
     weights is Poisson(m), so mlsql draws one Poisson(m) weight per distinct
-    tuple: exact, at a cost independent of the number of rows. Resamples where
+    tuple: exact, at a cost independent of the number of rows. The regression
+    and score measures' values rarely repeat: each row draws its own weight and
+    their cost grows as rows x resamples (about a minute per million rows and
+    1000 resamples; memory stays bounded, a batch of resamples at a time). Resamples where
     the measure is undefined (NULL or NaN) are left out of the interval. The
     interval is the percentile interval (no BCa). Each group's random stream
     is ``PCG64(SeedSequence([seed, *key]))``, ``key`` from the SHA-256 of the

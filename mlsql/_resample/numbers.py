@@ -169,11 +169,6 @@ def _rows(ops: WeightedOps, columns: Columns, known: np.ndarray) -> np.ndarray:
     return counts @ (known & columns.get("weight_known", True)).astype(float)
 
 
-def _weighted(ops: WeightedOps, known: np.ndarray) -> np.ndarray:
-    """The weights with unknown rows at 0 (resamples x tuples)."""
-    return ops.weights * known
-
-
 # ------------------------------------------------------------------ regression
 _REGRESSION_TERMS = ("one", "sse", "sae", "sape", "dy", "dp", "de", "dyy", "dpp", "dyp", "dee")
 
@@ -225,7 +220,7 @@ def _sad(w: np.ndarray, data: dict[str, Any], total_w: Any, total_dy: Any) -> np
 def regression_stats(ops: WeightedOps, columns: Columns, with_sad: bool) -> RG.RegressionStats:
     """The resamples' :class:`~mlsql.measures.regression.RegressionStats` (weighted form)."""
     data = _prepared(columns, "regression", _regression_terms)
-    w = _weighted(ops, data["known"])
+    w = ops.weights  # the terms are 0 on unknown tuples, which the sorted order leaves out
     sums = dict(zip(_REGRESSION_TERMS, (w @ data["matrix"]).T, strict=True))
     n = sums["one"]
 
@@ -254,6 +249,13 @@ def _score_data(y: np.ndarray, s: np.ndarray, known: np.ndarray) -> dict[str, An
     order = order[np.argsort(s[order], kind="stable")]
     ordered = s[order]
     starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(order) else order
+    group = np.cumsum(np.r_[False, ordered[1:] != ordered[:-1]]) if len(order) else order
+    sides = []  # positives, then negatives: their tuples by score, each score's index
+    for label in (1.0, 0.0):
+        mine = y[order] == label
+        tuples, index = order[mine], group[mine]
+        starts_ = np.flatnonzero(np.r_[True, index[1:] != index[:-1]]) if len(index) else index
+        sides.append((tuples, index[starts_], starts_))
     p = np.clip(s, SC.CLIP, 1 - SC.CLIP)
     with np.errstate(all="ignore"):
         loss = SC.log_loss_term(WeightedOps(1.0), y, np.log(p), np.log(1 - p))
@@ -261,7 +263,7 @@ def _score_data(y: np.ndarray, s: np.ndarray, known: np.ndarray) -> dict[str, An
         "known": known,
         "order": order,
         "starts": starts,
-        "positive": y[order],
+        "sides": sides,
         "loss": np.column_stack([known * 1.0, np.where(known, loss, 0.0)]),
         "brier": np.column_stack(
             [known * 1.0, np.where(known, SC.squared_error_term(WeightedOps(1.0), y, s), 0.0)]
@@ -273,26 +275,25 @@ def _score_data(y: np.ndarray, s: np.ndarray, known: np.ndarray) -> dict[str, An
 
 def _per_score(w: np.ndarray, data: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
     """Weights of the positives and of the negatives at each distinct score (ascending)."""
-    ws = w[:, data["order"]]
-    if not ws.shape[1]:
-        empty = np.zeros((len(w), 0))
-        return empty, empty
-    pos = ws * data["positive"]
-    return (
-        np.add.reduceat(pos, data["starts"], axis=1),
-        np.add.reduceat(ws - pos, data["starts"], axis=1),
-    )
+    out = []
+    for tuples, score_index, starts in data["sides"]:
+        sums = np.zeros((len(w), len(data["starts"])))
+        if len(tuples):
+            sums[:, score_index] = np.add.reduceat(w[:, tuples], starts, axis=1)
+        out.append(sums)
+    return out[0], out[1]
 
 
 def score_stats(ops: WeightedOps, columns: Columns, name: str) -> Any:
     """The resamples' statistics of score measure ``name`` (weighted form)."""
     data = _prepared(columns, "scores", _score_data)
-    w = _weighted(ops, data["known"])
+    w = ops.weights  # the terms are 0 on unknown tuples, which the sorted orders leave out
     if name in ("logloss", "brier_score_loss"):
         n, total = (w @ data["loss" if name == "logloss" else "brier"]).T
         return SC.LossStats(n=n, total_loss=total)
     if name == "expected_calibration_error":
-        return SC.CalibrationStats(n=w.sum(axis=-1), gap_sum=lambda n_bins: _gaps(w, data, n_bins))
+        n = w @ data["known"].astype(float)
+        return SC.CalibrationStats(n=n, gap_sum=lambda n_bins: _gaps(w, data, n_bins))
     pos, neg = _per_score(w, data)
     rows = _rows(ops, columns, data["known"])
     n_pos, n_neg = pos.sum(axis=-1), neg.sum(axis=-1)

@@ -95,14 +95,33 @@ def _order(value: Any) -> tuple[bool, Any]:
     return (value is not None, value)  # NULL first
 
 
-def grouped(rows: Iterable[Sequence[Any]], n_key: int) -> dict[Key, list[Sequence[Any]]]:
-    """Statistics rows (key values, statistics..., m) by key, each group's tuples sorted."""
+def grouped(
+    rows: Iterable[Sequence[Any]], n_key: int, numbers: bool = False
+) -> dict[Key, list[Sequence[Any]]]:
+    """Statistics rows (key values, statistics..., m) by key, each group's tuples sorted.
+
+    ``numbers``: the statistics are numbers or NULL (about one tuple per row),
+    sorted by numpy in the same order (NULL first, then by value).
+    """
     groups: dict[Key, list[Sequence[Any]]] = {}
     for row in rows:
         groups.setdefault(tuple(row[:n_key]), []).append(row)
-    for members in groups.values():
-        members.sort(key=lambda r: tuple(_order(v) for v in r[n_key:-1]))
+    for key, members in groups.items():
+        if numbers:
+            groups[key] = [members[i] for i in _number_order(members, n_key)]
+        else:
+            members.sort(key=lambda r: tuple(_order(v) for v in r[n_key:-1]))
     return dict(sorted(groups.items(), key=lambda kv: tuple(_order(v) for v in kv[0])))
+
+
+def _number_order(members: Sequence[Sequence[Any]], n_key: int) -> np.ndarray:
+    """The order of tuples of numbers: by each statistic in turn, NULL first."""
+    keys = []
+    for j in range(n_key, len(members[0]) - 1):
+        values = [r[j] for r in members]
+        known = np.array([v is not None for v in values])
+        keys += [known, np.array([0.0 if v is None else float(v) for v in values])]
+    return np.lexsort(keys[::-1])
 
 
 def columns(rows: Sequence[Sequence[Any]], names: Sequence[str], start: int) -> dict[str, Any]:
@@ -241,7 +260,8 @@ def bootstrap(
     weighs weight * Poisson(1), and those sum to weight * Poisson(m).
     """
     out = []
-    for key, members in grouped(rows, n_by).items():
+    numbers = stats_kind(chosen) in NUM.KINDS
+    for key, members in grouped(rows, n_by, numbers).items():
         cols, w = prepared(chosen, members, n_by, "bootstrap")
         m = np.array([r[-1] for r in members], dtype=float)
         values = resampled(chosen, [cols], [w], stream(seed, key), m, n_resamples)
@@ -336,7 +356,8 @@ def compare(
     names = STATS[stats_kind(chosen)]
     width = len(names) + 1  # the statistics and the weight of one side
     out = []
-    for key, members in grouped(rows, n_by + 1).items():
+    numbers = stats_kind(chosen) in NUM.KINDS
+    for key, members in grouped(rows, n_by + 1, numbers).items():
         base, w_base = prepared(chosen, members, n_by + 1, "compare")
         model, w_model = prepared(chosen, members, n_by + 1 + width, "compare")
         m = np.array([r[-1] for r in members], dtype=float)
