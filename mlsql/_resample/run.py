@@ -16,7 +16,10 @@ SeedSequence([seed, k0, k1, k2, k3])))`` where k0..k3 are the first 16 bytes
 (four little-endian uint32) of the SHA-256 of the group's values as JSON text
 (``json.dumps`` of the values, text for those JSON has no type for). Groups
 are thus resampled independently, and a group's result does not depend on the
-other groups. In ``compare`` the group is the by values and the model.
+other groups. In ``compare`` the group is the by values and the model. The
+regression and score measures (about one tuple per row) draw from the same
+stream by :func:`mlsql._resample.numbers.draw`: Poisson(1) as the inverse CDF
+of uniforms where m = 1, ``Generator.poisson`` for the other tuples.
 """
 
 from __future__ import annotations
