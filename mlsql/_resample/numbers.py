@@ -106,6 +106,8 @@ def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarra
     """Poisson(m) weights (resamples x tuples): Poisson(1) by :func:`poisson_one` where m = 1
     (first, for every such tuple), then ``rng.poisson`` for the other tuples."""
     one = m == 1
+    if one.all():
+        return poisson_one(rng, (n_resamples, len(m)))
     out = np.empty((n_resamples, len(m)))
     out[:, one] = poisson_one(rng, (n_resamples, int(one.sum())))
     if not one.all():
@@ -161,6 +163,14 @@ def _prepared(columns: Columns, key: str, make: Callable[..., Any]) -> Any:
     if key not in cache:
         cache[key] = make(*_known_values(columns))
     return cache[key]
+
+
+def _of_batch(data: dict[str, Any], name: str, w: np.ndarray, make: Callable[[], Any]) -> Any:
+    """``make()``, kept for the batch of weights ``w``: the measures of a call share it."""
+    kept = data.get(name)
+    if kept is None or kept[0] is not w:
+        kept = data[name] = (w, make())
+    return kept[1]
 
 
 def _rows(ops: WeightedOps, columns: Columns, known: np.ndarray) -> np.ndarray:
@@ -221,7 +231,8 @@ def regression_stats(ops: WeightedOps, columns: Columns, with_sad: bool) -> RG.R
     """The resamples' :class:`~mlsql.measures.regression.RegressionStats` (weighted form)."""
     data = _prepared(columns, "regression", _regression_terms)
     w = ops.weights  # the terms are 0 on unknown tuples, which the sorted order leaves out
-    sums = dict(zip(_REGRESSION_TERMS, (w @ data["matrix"]).T, strict=True))
+    product = _of_batch(data, "sums", w, lambda: w @ data["matrix"])
+    sums = dict(zip(_REGRESSION_TERMS, product.T, strict=True))
     n = sums["one"]
 
     def comoment(ab: str, a: str, b: str) -> Any:
@@ -294,7 +305,7 @@ def score_stats(ops: WeightedOps, columns: Columns, name: str) -> Any:
     if name == "expected_calibration_error":
         n = w @ data["known"].astype(float)
         return SC.CalibrationStats(n=n, gap_sum=lambda n_bins: _gaps(w, data, n_bins))
-    pos, neg = _per_score(w, data)
+    pos, neg = _of_batch(data, "per_score", w, lambda: _per_score(w, data))
     rows = _rows(ops, columns, data["known"])
     n_pos, n_neg = pos.sum(axis=-1), neg.sum(axis=-1)
     if name == "auc":

@@ -98,33 +98,59 @@ def _order(value: Any) -> tuple[bool, Any]:
     return (value is not None, value)  # NULL first
 
 
-def grouped(
-    rows: Iterable[Sequence[Any]], n_key: int, numbers: bool = False
-) -> dict[Key, list[Sequence[Any]]]:
+class NumberTuples:
+    """A group's tuples of numbers as arrays, sorted (NULL first, then by value, column by column).
+
+    ``values`` and ``nulls`` (tuples x columns) hold the row positions from
+    ``offset`` on (statistics..., weight(s)..., m), NULL as 0 in ``values``.
+    The regression and score measures have about one tuple per row: arrays
+    spare a Python object per value.
+    """
+
+    def __init__(self, members: Sequence[Sequence[Any]], offset: int) -> None:
+        self.offset = offset
+        data = np.array([r[offset:] for r in members], dtype=object).reshape(len(members), -1)
+        nulls = np.equal(data, None)
+        values = np.where(nulls, 0.0, data).astype(float)
+        keys = [k for j in range(values.shape[1] - 1) for k in (~nulls[:, j], values[:, j])]
+        order = np.lexsort(keys[::-1])
+        self.values, self.nulls = values[order], nulls[order]
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def column(self, position: int) -> np.ma.MaskedArray:
+        """The values at row ``position`` (NULL masked)."""
+        j = position - self.offset if position >= 0 else position
+        return np.ma.array(self.values[:, j], mask=self.nulls[:, j])
+
+
+def grouped(rows: Iterable[Sequence[Any]], n_key: int, numbers: bool = False) -> dict[Key, Any]:
     """Statistics rows (key values, statistics..., m) by key, each group's tuples sorted.
 
-    ``numbers``: the statistics are numbers or NULL (about one tuple per row),
-    sorted by numpy in the same order (NULL first, then by value).
+    ``numbers``: the statistics are numbers or NULL; each group is then
+    :class:`NumberTuples`, in the same order.
     """
-    groups: dict[Key, list[Sequence[Any]]] = {}
-    for row in rows:
-        groups.setdefault(tuple(row[:n_key]), []).append(row)
+    groups: dict[Key, Any] = {}
+    if n_key == 0:
+        groups[()] = list(rows)
+    else:
+        for row in rows:
+            groups.setdefault(tuple(row[:n_key]), []).append(row)
+    groups = {k: v for k, v in groups.items() if len(v)}
     for key, members in groups.items():
         if numbers:
-            groups[key] = [members[i] for i in _number_order(members, n_key)]
+            groups[key] = NumberTuples(members, n_key)
         else:
             members.sort(key=lambda r: tuple(_order(v) for v in r[n_key:-1]))
     return dict(sorted(groups.items(), key=lambda kv: tuple(_order(v) for v in kv[0])))
 
 
-def _number_order(members: Sequence[Sequence[Any]], n_key: int) -> np.ndarray:
-    """The order of tuples of numbers: by each statistic in turn, NULL first."""
-    keys = []
-    for j in range(n_key, len(members[0]) - 1):
-        values = [r[j] for r in members]
-        known = np.array([v is not None for v in values])
-        keys += [known, np.array([0.0 if v is None else float(v) for v in values])]
-    return np.lexsort(keys[::-1])
+def counts(members: Any) -> np.ndarray:
+    """Each tuple's number of rows m (the last position)."""
+    if isinstance(members, NumberTuples):
+        return np.ma.getdata(members.column(-1)).copy()
+    return np.array([r[-1] for r in members], dtype=float)
 
 
 def columns(rows: Sequence[Sequence[Any]], names: Sequence[str], start: int) -> dict[str, Any]:
@@ -152,7 +178,7 @@ def tuple_weights(rows: Sequence[Sequence[Any]], position: int) -> np.ndarray:
 
 
 def prepared(
-    chosen: Sequence[Chosen], rows: Sequence[Sequence[Any]], start: int, func: str
+    chosen: Sequence[Chosen], rows: Any, start: int, func: str
 ) -> tuple[dict[str, Any], np.ndarray]:
     """(statistic columns, tuple weights) of one side of the tuples, values checked.
 
@@ -161,13 +187,20 @@ def prepared(
     """
     kind = stats_kind(chosen)
     names = STATS[kind]
-    cols = columns(rows, names, start)
     position = start + len(names)
-    cols["weight_known"] = np.array([r[position] is not None for r in rows], dtype=bool)
+    if isinstance(rows, NumberTuples):
+        cols: dict[str, Any] = {n: rows.column(start + i) for i, n in enumerate(names)}
+        weight = rows.column(position)
+        cols["weight_known"] = ~np.ma.getmaskarray(weight)
+        w = np.ma.filled(weight, 0.0).astype(float)
+    else:
+        cols = columns(rows, names, start)
+        cols["weight_known"] = np.array([r[position] is not None for r in rows], dtype=bool)
+        w = tuple_weights(rows, position)
     if kind in NUM.KINDS:
         probability = any(c.name in NUM.PROBABILITY_MEASURES for c in chosen)
         NUM.check(kind, cols, ("actual", "predicted"), func, probability)
-    return cols, tuple_weights(rows, position)
+    return cols, w
 
 
 def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarray:
@@ -207,9 +240,10 @@ def resampled(
     """
     out: list[list[list[np.ndarray]]] = [[[] for _ in sides] for _ in chosen]
     per_row = stats_kind(chosen) in NUM.KINDS
+    w_is_one = [bool((w == 1).all()) for w in tuple_weights]
     for draws in batches(rng, m, n_resamples, per_row):
         for j, (cols, w) in enumerate(zip(sides, tuple_weights, strict=True)):
-            weights = draws * w
+            weights = draws if w_is_one[j] else draws * w
             for i, measure in enumerate(chosen):
                 values, nulls = evaluate(measure, cols, weights, draws)
                 out[i][j].append(np.where(nulls, np.nan, values))
@@ -266,7 +300,7 @@ def bootstrap(
     numbers = stats_kind(chosen) in NUM.KINDS
     for key, members in grouped(rows, n_by, numbers).items():
         cols, w = prepared(chosen, members, n_by, "bootstrap")
-        m = np.array([r[-1] for r in members], dtype=float)
+        m = counts(members)
         values = resampled(chosen, [cols], [w], stream(seed, key), m, n_resamples)
         for measure, (resamples,) in zip(chosen, values, strict=True):
             (est,), (est_null,) = evaluate(measure, cols, (m * w)[None, :], m[None, :])
@@ -363,7 +397,7 @@ def compare(
     for key, members in grouped(rows, n_by + 1, numbers).items():
         base, w_base = prepared(chosen, members, n_by + 1, "compare")
         model, w_model = prepared(chosen, members, n_by + 1 + width, "compare")
-        m = np.array([r[-1] for r in members], dtype=float)
+        m = counts(members)
         values = resampled(
             chosen, [base, model], [w_base, w_model], stream(seed, key), m, n_resamples
         )
