@@ -359,3 +359,12 @@ def test_table_draws_are_the_inverse_cdf_of_the_uniforms() -> None:
     for k in range(5):  # each frequency within 5 binomial sd of e^-1 / k!
         prob = math.exp(-1) / math.factorial(k)
         assert abs(counts[k] - 400_000 * prob) < 5 * math.sqrt(400_000 * prob * (1 - prob)), k
+
+
+@pytest.mark.parametrize("engine", _engines())
+def test_hostile_column_names_are_only_names(engine: str) -> None:
+    hostile = 'y"); DROP TABLE t; --'
+    y, p = regression_data(30, 22)
+    data = pa.table({hostile: y, "p'q": p, 'g"': [i % 2 for i in range(30)]})
+    rows = run_engine(engine, "bootstrap", data, hostile, "p'q", ["mse"], by='g"', n_resamples=20)
+    assert rows[0][0] == 0 and rows[0][2] == pytest.approx(np.mean((y - p)[0::2] ** 2), rel=1e-12)
