@@ -308,16 +308,20 @@ def score_stats(ops: WeightedOps, columns: Columns, name: str) -> Any:
     pos, neg = _of_batch(data, "per_score", w, lambda: _per_score(w, data))
     rows = _rows(ops, columns, data["known"])
     n_pos, n_neg = pos.sum(axis=-1), neg.sum(axis=-1)
-    if name == "auc":
-        below = np.cumsum(neg, axis=-1) - neg
-        u = (pos * (below + neg / 2)).sum(axis=-1)
+    if name == "auc":  # U = Σ pos (negatives below + ties / 2) = Σ pos (cumsum(neg) - neg / 2)
+        u = (
+            np.einsum("ij,ij->i", pos, np.cumsum(neg, axis=-1))
+            - np.einsum("ij,ij->i", pos, neg) / 2
+        )
         return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=u, rows=rows)
     # average precision: positives and all rows scored at least each distinct score
-    at_least_pos = n_pos[:, None] - (np.cumsum(pos, axis=-1) - pos)
-    at_least_all = (n_pos + n_neg)[:, None] - (np.cumsum(pos + neg, axis=-1) - pos - neg)
-    with np.errstate(all="ignore"):
-        ratio = np.where(at_least_all > 0, at_least_pos / at_least_all, 0.0)
-    return SC.PrecisionStats(n=rows, n_positive=n_pos, precision_sum=(pos * ratio).sum(axis=-1))
+    at_least_pos = np.cumsum(pos[:, ::-1], axis=-1)[:, ::-1]
+    at_least_all = at_least_pos + np.cumsum(neg[:, ::-1], axis=-1)[:, ::-1]
+    ratio = np.divide(
+        at_least_pos, at_least_all, out=np.zeros_like(at_least_pos), where=at_least_all > 0
+    )
+    precision_sum = np.einsum("ij,ij->i", pos, ratio)
+    return SC.PrecisionStats(n=rows, n_positive=n_pos, precision_sum=precision_sum)
 
 
 def _gaps(w: np.ndarray, data: dict[str, Any], n_bins: int) -> np.ndarray:
