@@ -110,8 +110,7 @@ def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarra
         return poisson_one(rng, (n_resamples, len(m)))
     out = np.empty((n_resamples, len(m)))
     out[:, one] = poisson_one(rng, (n_resamples, int(one.sum())))
-    if not one.all():
-        out[:, ~one] = rng.poisson(m[~one], size=(n_resamples, int((~one).sum())))
+    out[:, ~one] = rng.poisson(m[~one], size=(n_resamples, int((~one).sum())))
     return out
 
 
