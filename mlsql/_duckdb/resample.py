@@ -197,7 +197,7 @@ def bootstrap(
     tuple: exact, at a cost independent of the number of rows. The regression
     and score measures' values rarely repeat: each row draws its own weight,
     so their cost grows as rows x resamples (at a million rows, 1,000
-    resamples took 40 s to 3 min; memory stays bounded, a batch of resamples
+    resamples took 40 s to 2 min; memory stays bounded, a batch of resamples
     at a time). Resamples where the measure is undefined (NULL or NaN) are left out of the interval. The
     interval is the percentile interval (no BCa). Each group's random stream
     is ``PCG64(SeedSequence([seed, *key]))``, ``key`` from the SHA-256 of the
