@@ -8,6 +8,7 @@ McNemar. Coverage runs on simulated data whose population value is known.
 
 from __future__ import annotations
 
+import functools
 import random
 from typing import Any
 
@@ -388,7 +389,7 @@ def test_unpaired_rows_are_an_error_unless_dropped(engine: str) -> None:
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"measures": ["clp"]}, "cannot resample clp: .* need per-row weights"),
+        ({"measures": ["label_metrics"]}, "cannot resample label_metrics: .* no single value"),
         ({"measures": [("macro_f1", {"by": "g"})]}, "drop by from macro_f1"),
         ({"measures": ["micro_f1", "accuracy"]}, "measures of one kind of input"),
         ({"measures": ["accuracy"]}, "from one label per row: actual must be a label"),
@@ -694,6 +695,49 @@ def test_label_average_estimates_are_the_measures(engine: str, weighted: bool, c
     assert len(got) == len(LABEL_AVERAGES)
     for row, want in zip(got, expected, strict=True):
         assert row[1] == pytest.approx(want, rel=1e-12, abs=1e-15), row[0]
+        assert row[2] <= row[3]
+
+
+#: the other group values of the per-label counts: multilabel_report's columns
+REPORTED = [
+    "macro_f1_of_means",
+    "label_accuracy_micro",
+    "label_accuracy_macro",
+    "clp",
+    "mlp",
+    "wlp",
+]
+
+
+@functools.cache
+def reported(weighted: bool) -> tuple[pa.Table, dict[str, float]]:
+    """A table with NULL lists, repeats and a label predicted only; its multilabel_report."""
+    actual, predicted = simulate(random.Random(44), 60)
+    actual[3], predicted[5] = None, None
+    actual[7], predicted[7] = ["a", "a", None], ["a", None]
+    actual[8], predicted[8] = [], []
+    predicted[9] = ["e"]
+    data = table(actual, predicted, w=[float(x or 0.0) + 0.5 for x in weights_for(60, 45)])
+    con = mlsql.connect()
+    con.register("data", data)
+    w = ", sample_weight := 'w'" if weighted else ""
+    report = con.sql(f"SELECT * FROM multilabel_report('data', 'actual', 'predicted'{w})")
+    beta = con.sql(
+        f"SELECT macro_fbeta_of_means FROM multilabel_report('data', 'actual', 'predicted'{w}, "
+        "beta := 2.0)"
+    ).fetchall()[0][0]
+    return data, {**dict(zip(report.columns, report.fetchall()[0], strict=True)), "beta": beta}
+
+
+@pytest.mark.parametrize("engine", _engines())
+@pytest.mark.parametrize("weighted", [False, True])
+def test_other_label_count_measures_are_the_reports(engine: str, weighted: bool) -> None:
+    data, want = reported(weighted)
+    kw = {"sample_weight": "w"} if weighted else {}
+    chosen = [*REPORTED, ("macro_fbeta_of_means", {"beta": 2.0})]
+    got = run_engine(engine, "bootstrap", data, "actual", "predicted", chosen, n_resamples=20, **kw)
+    for row, name in zip(got, [*REPORTED, "beta"], strict=True):
+        assert row[1] == pytest.approx(want[name], rel=1e-12, abs=1e-15), row[0]
         assert row[2] <= row[3]
 
 

@@ -301,8 +301,8 @@ def test_compare_says_what_is_wrong(pairs: Path) -> None:
     assert code == 2 and "--model 'nope': no such column" in err
     code, _, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "hamming_loss")
     assert code == 2 and "--n-labels" in err
-    code, _, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "clp")
-    assert code == 2 and "compare cannot resample clp" in err
+    code, _, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "label_metrics")
+    assert code == 2 and "compare cannot resample label_metrics" in err
 
 
 def test_compare_takes_macro_averages(pairs: Path) -> None:

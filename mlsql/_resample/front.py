@@ -15,10 +15,12 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from mlsql import _classification_params as CP
 from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.tables import check_columns
+from mlsql._resample import numbers as NUM
 from mlsql._resample import run
 from mlsql._resample.measures import Chosen, resolve, stats_kind
 
@@ -131,6 +133,41 @@ def check_labels(
                 )
             )
     LT.check_labels(req.func, names, kinds, shown)
+
+
+#: the engines' kinds of a type (``kind`` of :mod:`mlsql.polars._dtypes`, :mod:`mlsql.spark._types`)
+#: that hold numbers; a label of the score measures may also be boolean
+NUMBER_KINDS = (LT.INTEGER, "float", "decimal")
+
+
+def is_numbers(req: Request) -> bool:
+    """Whether the measures take numbers (regression) or a 0/1 label and a score."""
+    return req.stats in NUM.KINDS
+
+
+def check_numbers(
+    req: Request,
+    names: Sequence[str],
+    lists: Sequence[bool],
+    kinds: Sequence[str],
+    shown: Sequence[str],
+) -> None:
+    """The inputs' types fit the measures: numbers, and for scores a boolean or 0/1 label.
+
+    ``lists`` says whether each input is a list (never right here), ``kinds``
+    are the engines' kinds of the types (integer, float, decimal, boolean,
+    null, or anything else), ``shown`` their type names. The messages are the
+    measures' own, naming the call.
+    """
+    label_name = names[0] if req.stats == "scores" else None
+    for name, is_list, kind, type_name in zip(names, lists, kinds, shown, strict=True):
+        if kind == LT.NULL and not is_list:
+            continue
+        if name == label_name:
+            if is_list or kind not in (*NUMBER_KINDS, "boolean"):
+                raise MlsqlError(CP.binary_type_message(req.func, name, type_name, is_list=is_list))
+        elif is_list or kind not in NUMBER_KINDS:
+            raise MlsqlError(CP.number_type_message(req.func, name, type_name))
 
 
 def check_pairs(

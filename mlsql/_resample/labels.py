@@ -1,4 +1,7 @@
-"""Macro and weighted multi-label averages, resampled from (actual set, predicted set) tuples.
+"""Per-label multi-label measures, resampled from (actual set, predicted set) tuples.
+
+The macro and weighted averages, the F of macro precision and recall, the
+label accuracies (micro and macro) and the label-problem rates (clp, mlp, wlp).
 
 Rows with the same set of actual labels and the same set of predicted labels
 (and weight) are exchangeable, so the engines group by the pair of sorted
@@ -19,8 +22,18 @@ import numpy as np
 from mlsql._resample.ops import WeightedOps
 from mlsql.measures import label_based as LB
 
-#: the averages resampled so: macro_* and weighted_* of each ratio
-MEASURES = tuple(f"{avg}_{r}" for avg in ("macro", "weighted") for r in LB.RATIOS)
+#: the measures resampled so: macro_* and weighted_* of each ratio, and the other group
+#: values of the per-label counts
+MEASURES = (
+    *(f"{avg}_{r}" for avg in ("macro", "weighted") for r in LB.RATIOS),
+    "macro_f1_of_means",
+    "macro_fbeta_of_means",
+    "label_accuracy_micro",
+    "label_accuracy_macro",
+    "clp",
+    "mlp",
+    "wlp",
+)
 #: resamples evaluated at once (bounds memory at BATCH x labels per count)
 BATCH = 256
 
@@ -116,6 +129,10 @@ def _averages(
     values = LB.label_values(axis, k, params.get("beta", 1.0), zd)
     values["n_rows"] = n_rows
     aggregates = LB.label_aggregates(axis, values.__getitem__, zd)
-    average, _, ratio = name.partition("_")
-    value = aggregates[name if ratio != "f1" else f"{average}_f1"]
+    if name.endswith("_of_means"):
+        beta = 1.0 if name == "macro_f1_of_means" else params.get("beta", 1.0)
+        p, r = aggregates["macro_precision"], aggregates["macro_recall"]
+        value = LB.fbeta_of_means(WeightedOps(1.0), p, r, beta)
+    else:
+        value = aggregates[name]
     return np.ma.asarray(np.ma.array(value)).reshape(len(w))

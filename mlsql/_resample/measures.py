@@ -16,11 +16,16 @@ group can be replaced by their distinct statistic tuples and a count each:
   per-label counts as sparse matrix products); a call with one of them gives
   its label-set measures their (tp, |A|, |P|) from the same tuples.
 
+- ``regression`` (numbers) and ``scores`` (a 0/1 label and a score): a
+  row's (actual, predicted) as floats. The regression and score aggregates
+  (:mod:`mlsql._resample.numbers`), resampled row by row: their values rarely
+  repeat, so their cost grows as rows x resamples.
+
 Each is evaluated by its registry formula (:mod:`mlsql.measures`) with
 :class:`~mlsql._resample.ops.WeightedOps`. With ``sample_weight`` the checked
 weight is one more column of the tuple, and the tuple weighs weight * m (the
-estimate) or weight * Poisson(m) (a resample). Per-label tables, ranking,
-regression and score measures are refused with a message that says so.
+estimate) or weight * Poisson(m) (a resample). Per-label tables and ranking
+measures are refused with a message that says so.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from mlsql._errors import MlsqlError
 from mlsql._front.build import checked_params
 from mlsql._registry import REGISTRY, measures
 from mlsql._resample import labels as LL
+from mlsql._resample import numbers as NUM
 from mlsql._resample.ops import WeightedOps
 from mlsql.measures import single_label as SL
 
@@ -45,6 +51,8 @@ STATS = {
     "label_sets": ("tp", "n_actual", "n_predicted"),
     "label_lists": ("actual", "predicted"),
     "classes": ("actual", "predicted"),
+    "regression": ("actual", "predicted"),
+    "scores": ("actual", "predicted"),
 }
 
 LABEL_SET_MEASURES = (
@@ -73,13 +81,14 @@ HIVEMALL_ZERO = P.ZeroDivision("value", 0.0)
 
 BY_MESSAGE = "bootstrap and compare group with their own by argument; drop by from {name}."
 UNSUPPORTED_MESSAGE = (
-    "{func} cannot resample {name}: it resamples measures that are functions of statistics "
-    "pooled over rows or of per-label counts ({allowed}). Per-label tables, ranking, "
-    "regression and score measures need per-row weights."
+    "{func} cannot resample {name}: it resamples aggregate measures of label lists, of one "
+    "label per row, of numbers and of scores ({allowed}). Per-label tables and ranking "
+    "measures give no single value per group to resample."
 )
 MIXED_MESSAGE = (
-    "{func} takes measures of one kind of input: label lists ({sets}) or one label per row "
-    "({classes}). Got {first} and {other}."
+    "{func} takes measures of one kind of input: label lists ({sets}), one label per row "
+    "({classes}), numbers ({numbers}) or a 0/1 label and a score ({scores}). "
+    "Got {first} and {other}."
 )
 ENTRY_MESSAGE = (
     "The 'measures' parameter of {func} must be a non-empty list of measure names or "
@@ -145,10 +154,23 @@ def resolve(given: Any, func: str) -> list[Chosen]:
     ['micro_f1', 'micro_fbeta(beta=2)']
     """
     names = _canonical_names()
-    allowed = ", ".join((*LABEL_SET_MEASURES, *LB_MEASURES, *CLASS_MEASURES))
+    allowed = ", ".join(
+        (
+            *LABEL_SET_MEASURES,
+            *LB_MEASURES,
+            *CLASS_MEASURES,
+            *NUM.REGRESSION_MEASURES,
+            *NUM.SCORE_MEASURES,
+        )
+    )
     chosen = []
     for given_name, params in _entries(given, func):
         name = names.get(given_name)
+        number_kind = next((k for k, ms in NUM.KINDS.items() if name in ms), None)
+        if number_kind is not None:
+            evaluate = NUM.evaluator(name, checked_params(name, params))
+            chosen.append(Chosen(_label(given_name, params), name, number_kind, evaluate))
+            continue
         if name in LB_MEASURES:
             evaluate = _label_average(name, checked_params(name, params))
             chosen.append(Chosen(_label(given_name, params), name, "label_lists", evaluate))
@@ -163,16 +185,20 @@ def resolve(given: Any, func: str) -> list[Chosen]:
             evaluate = _registry_measure(name, checked_params(name, params))
         kind = "label_sets" if name in LABEL_SET_MEASURES else "classes"
         chosen.append(Chosen(_label(given_name, params), name, kind, evaluate))
-    kinds = {"label_sets" if c.stats == "label_lists" else c.stats for c in chosen}
-    if len(kinds) > 1:
-        first = next(c for c in chosen if c.stats != "classes")
-        other = next(c for c in chosen if c.stats == "classes")
+
+    def family(c: Chosen) -> str:
+        return "label_sets" if c.stats == "label_lists" else c.stats
+
+    other = next((c for c in chosen if family(c) != family(chosen[0])), None)
+    if other is not None:
         raise MlsqlError(
             MIXED_MESSAGE.format(
                 func=func,
                 sets=", ".join((*LABEL_SET_MEASURES, *LB_MEASURES)),
                 classes=", ".join(CLASS_MEASURES),
-                first=first.label,
+                numbers=", ".join(NUM.REGRESSION_MEASURES),
+                scores=", ".join(NUM.SCORE_MEASURES),
+                first=chosen[0].label,
                 other=other.label,
             )
         )

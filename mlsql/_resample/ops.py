@@ -43,6 +43,9 @@ class WeightedOps:
     weights : numpy.ndarray
         Broadcastable against the values being reduced: (resamples, tuples)
         for rows, (resamples, classes) for a class axis, or a scalar 1.
+    rows : numpy.ndarray, optional
+        The row counts behind ``weights`` (resamples, tuples): the Poisson draws,
+        or each tuple's rows m for the estimate, before ``sample_weight``.
 
     Examples
     --------
@@ -53,8 +56,9 @@ class WeightedOps:
     ([11.0, None], [3.0, 0.0])
     """
 
-    def __init__(self, weights: Any) -> None:
+    def __init__(self, weights: Any, rows: Any = None) -> None:
         self.weights = np.asarray(weights, dtype=float)
+        self.rows = None if rows is None else np.asarray(rows, dtype=float)
 
     def _reduce(self, x: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(weighted total, weight of the non-NULL values, whether a weighted NaN is met)."""
@@ -120,6 +124,10 @@ class WeightedOps:
         if np.any(np.ma.filled(masked(condition), False)):
             raise MlsqlError(template.format(got))
         return value
+
+    def floor(self, x: Any) -> Array:
+        """Rounded down."""
+        return np.ma.floor(masked(x))
 
     def sqrt(self, x: Any) -> Array:
         """Square root."""

@@ -16,7 +16,10 @@ SeedSequence([seed, k0, k1, k2, k3])))`` where k0..k3 are the first 16 bytes
 (four little-endian uint32) of the SHA-256 of the group's values as JSON text
 (``json.dumps`` of the values, text for those JSON has no type for). Groups
 are thus resampled independently, and a group's result does not depend on the
-other groups. In ``compare`` the group is the by values and the model.
+other groups. In ``compare`` the group is the by values and the model. The
+regression and score measures (about one tuple per row) draw from the same
+stream by :func:`mlsql._resample.numbers.draw`: Poisson(1) as the inverse CDF
+of uniforms where m = 1, ``Generator.poisson`` for the other tuples.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from mlsql._errors import MlsqlError
+from mlsql._resample import numbers as NUM
 from mlsql._resample.measures import STATS, Chosen, row_stats, stats_kind
 from mlsql._resample.ops import WeightedOps
 
@@ -94,14 +98,59 @@ def _order(value: Any) -> tuple[bool, Any]:
     return (value is not None, value)  # NULL first
 
 
-def grouped(rows: Iterable[Sequence[Any]], n_key: int) -> dict[Key, list[Sequence[Any]]]:
-    """Statistics rows (key values, statistics..., m) by key, each group's tuples sorted."""
-    groups: dict[Key, list[Sequence[Any]]] = {}
-    for row in rows:
-        groups.setdefault(tuple(row[:n_key]), []).append(row)
-    for members in groups.values():
-        members.sort(key=lambda r: tuple(_order(v) for v in r[n_key:-1]))
+class NumberTuples:
+    """A group's tuples of numbers as arrays, sorted (NULL first, then by value, column by column).
+
+    ``values`` and ``nulls`` (tuples x columns) hold the row positions from
+    ``offset`` on (statistics..., weight(s)..., m), NULL as 0 in ``values``.
+    The regression and score measures have about one tuple per row: arrays
+    spare a Python object per value.
+    """
+
+    def __init__(self, members: Sequence[Sequence[Any]], offset: int) -> None:
+        self.offset = offset
+        data = np.array([r[offset:] for r in members], dtype=object).reshape(len(members), -1)
+        nulls = np.equal(data, None)
+        values = np.where(nulls, 0.0, data).astype(float)
+        keys = [k for j in range(values.shape[1] - 1) for k in (~nulls[:, j], values[:, j])]
+        order = np.lexsort(keys[::-1])
+        self.values, self.nulls = values[order], nulls[order]
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def column(self, position: int) -> np.ma.MaskedArray:
+        """The values at row ``position`` (NULL masked)."""
+        j = position - self.offset if position >= 0 else position
+        return np.ma.array(self.values[:, j], mask=self.nulls[:, j])
+
+
+def grouped(rows: Iterable[Sequence[Any]], n_key: int, numbers: bool = False) -> dict[Key, Any]:
+    """Statistics rows (key values, statistics..., m) by key, each group's tuples sorted.
+
+    ``numbers``: the statistics are numbers or NULL; each group is then
+    :class:`NumberTuples`, in the same order.
+    """
+    groups: dict[Key, Any] = {}
+    if n_key == 0:
+        groups[()] = list(rows)
+    else:
+        for row in rows:
+            groups.setdefault(tuple(row[:n_key]), []).append(row)
+    groups = {k: v for k, v in groups.items() if len(v)}
+    for key, members in groups.items():
+        if numbers:
+            groups[key] = NumberTuples(members, n_key)
+        else:
+            members.sort(key=lambda r: tuple(_order(v) for v in r[n_key:-1]))
     return dict(sorted(groups.items(), key=lambda kv: tuple(_order(v) for v in kv[0])))
+
+
+def counts(members: Any) -> np.ndarray:
+    """Each tuple's number of rows m (the last position)."""
+    if isinstance(members, NumberTuples):
+        return np.ma.getdata(members.column(-1)).copy()
+    return np.array([r[-1] for r in members], dtype=float)
 
 
 def columns(rows: Sequence[Sequence[Any]], names: Sequence[str], start: int) -> dict[str, Any]:
@@ -128,6 +177,32 @@ def tuple_weights(rows: Sequence[Sequence[Any]], position: int) -> np.ndarray:
     return np.array([0.0 if r[position] is None else float(r[position]) for r in rows])
 
 
+def prepared(
+    chosen: Sequence[Chosen], rows: Any, start: int, func: str
+) -> tuple[dict[str, Any], np.ndarray]:
+    """(statistic columns, tuple weights) of one side of the tuples, values checked.
+
+    The columns also say which tuples have a weight (``weight_known``: a NULL
+    weight skips the row, which then counts as no row at all).
+    """
+    kind = stats_kind(chosen)
+    names = STATS[kind]
+    position = start + len(names)
+    if isinstance(rows, NumberTuples):
+        cols: dict[str, Any] = {n: rows.column(start + i) for i, n in enumerate(names)}
+        weight = rows.column(position)
+        cols["weight_known"] = ~np.ma.getmaskarray(weight)
+        w = np.ma.filled(weight, 0.0).astype(float)
+    else:
+        cols = columns(rows, names, start)
+        cols["weight_known"] = np.array([r[position] is not None for r in rows], dtype=bool)
+        w = tuple_weights(rows, position)
+    if kind in NUM.KINDS:
+        probability = any(c.name in NUM.PROBABILITY_MEASURES for c in chosen)
+        NUM.check(kind, cols, ("actual", "predicted"), func, probability)
+    return cols, w
+
+
 def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarray:
     """Poisson(m) weights, one row per resample and one column per tuple."""
     return rng.poisson(m, size=(n_resamples, len(m))).astype(float)
@@ -137,11 +212,18 @@ def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarra
 BATCH_CELLS = 1 << 23
 
 
-def batches(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> Iterator[np.ndarray]:
-    """:func:`draw`'s weights, a batch of resamples at a time (the same numbers, in order)."""
+def batches(
+    rng: np.random.Generator, m: np.ndarray, n_resamples: int, per_row: bool = False
+) -> Iterator[np.ndarray]:
+    """:func:`draw`'s weights, a batch of resamples at a time (the same numbers, in order).
+
+    ``per_row``: tuples are about one per row (:mod:`mlsql._resample.numbers`),
+    drawn by its faster :func:`~mlsql._resample.numbers.draw`.
+    """
     size = max(1, min(n_resamples, BATCH_CELLS // max(1, len(m))))
     for start in range(0, n_resamples, size):
-        yield draw(rng, m, min(size, n_resamples - start))
+        n = min(size, n_resamples - start)
+        yield NUM.draw(rng, m, n) if per_row else draw(rng, m, n)
 
 
 def resampled(
@@ -157,20 +239,26 @@ def resampled(
     Every side gets the same Poisson draws, times its own tuple weights.
     """
     out: list[list[list[np.ndarray]]] = [[[] for _ in sides] for _ in chosen]
-    for draws in batches(rng, m, n_resamples):
-        for i, measure in enumerate(chosen):
-            for j, (cols, w) in enumerate(zip(sides, tuple_weights, strict=True)):
-                values, nulls = evaluate(measure, cols, draws * w)
+    per_row = stats_kind(chosen) in NUM.KINDS
+    w_is_one = [bool((w == 1).all()) for w in tuple_weights]
+    for draws in batches(rng, m, n_resamples, per_row):
+        for j, (cols, w) in enumerate(zip(sides, tuple_weights, strict=True)):
+            weights = draws if w_is_one[j] else draws * w
+            for i, measure in enumerate(chosen):
+                values, nulls = evaluate(measure, cols, weights, draws)
                 out[i][j].append(np.where(nulls, np.nan, values))
     return [[np.concatenate(parts) for parts in per_side] for per_side in out]
 
 
 def evaluate(
-    measure: Chosen, cols: dict[str, Any], weights: np.ndarray
+    measure: Chosen, cols: dict[str, Any], weights: np.ndarray, rows: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(values, nulls): the measure under each row of ``weights`` as floats, and where it is NULL."""
+    """(values, nulls): the measure under each row of ``weights`` as floats, and where it is NULL.
+
+    ``rows``: the row counts behind the weights (draws, or m), before ``sample_weight``.
+    """
     with np.errstate(all="ignore"):
-        value = measure.evaluate(WeightedOps(weights), cols)
+        value = measure.evaluate(WeightedOps(weights, rows), cols)
     value = np.ma.asarray(value)
     return np.broadcast_to(np.ma.filled(value.astype(float), np.nan), weights.shape[:-1]), (
         np.broadcast_to(np.ma.getmaskarray(value), weights.shape[:-1])
@@ -208,15 +296,14 @@ def bootstrap(
     weight * m, its resampled weight weight * Poisson(m): each of its m rows
     weighs weight * Poisson(1), and those sum to weight * Poisson(m).
     """
-    names = STATS[stats_kind(chosen)]
     out = []
-    for key, members in grouped(rows, n_by).items():
-        cols = columns(members, names, n_by)
-        w = tuple_weights(members, n_by + len(names))
-        m = np.array([r[-1] for r in members], dtype=float)
+    numbers = stats_kind(chosen) in NUM.KINDS
+    for key, members in grouped(rows, n_by, numbers).items():
+        cols, w = prepared(chosen, members, n_by, "bootstrap")
+        m = counts(members)
         values = resampled(chosen, [cols], [w], stream(seed, key), m, n_resamples)
         for measure, (resamples,) in zip(chosen, values, strict=True):
-            (est,), (est_null,) = evaluate(measure, cols, (m * w)[None, :])
+            (est,), (est_null,) = evaluate(measure, cols, (m * w)[None, :], m[None, :])
             low, high, se = interval(resamples, confidence)
             out.append((*key, measure.label, _number(est, est_null), low, high, se))
     return out
@@ -306,18 +393,17 @@ def compare(
     names = STATS[stats_kind(chosen)]
     width = len(names) + 1  # the statistics and the weight of one side
     out = []
-    for key, members in grouped(rows, n_by + 1).items():
-        base = columns(members, names, n_by + 1)
-        model = columns(members, names, n_by + 1 + width)
-        w_base = tuple_weights(members, n_by + width)
-        w_model = tuple_weights(members, n_by + 2 * width)
-        m = np.array([r[-1] for r in members], dtype=float)
+    numbers = stats_kind(chosen) in NUM.KINDS
+    for key, members in grouped(rows, n_by + 1, numbers).items():
+        base, w_base = prepared(chosen, members, n_by + 1, "compare")
+        model, w_model = prepared(chosen, members, n_by + 1 + width, "compare")
+        m = counts(members)
         values = resampled(
             chosen, [base, model], [w_base, w_model], stream(seed, key), m, n_resamples
         )
         for measure, (b_values, m_values) in zip(chosen, values, strict=True):
-            (b_est,), (b_null,) = evaluate(measure, base, (m * w_base)[None, :])
-            (m_est,), (m_null,) = evaluate(measure, model, (m * w_model)[None, :])
+            (b_est,), (b_null,) = evaluate(measure, base, (m * w_base)[None, :], m[None, :])
+            (m_est,), (m_null,) = evaluate(measure, model, (m * w_model)[None, :], m[None, :])
             diffs = m_values - b_values  # NaN where either is undefined
             low, high, _ = interval(diffs, confidence)
             mcnemar = None

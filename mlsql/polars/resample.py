@@ -38,8 +38,14 @@ def _checked(req: front.Request, schema: pl.Schema, actual: str, predicted: str)
         kind(inner(d) or d) if is_list else kind(d)
         for d, is_list in zip(dtypes, lists, strict=True)
     ]
-    front.check_labels(req, _NAMES, lists, kinds, [str(d) for d in dtypes])
     pairs = [(pl.col(actual), dtypes[0]), (pl.col(predicted), dtypes[1])]
+    if front.is_numbers(req):
+        front.check_numbers(req, _NAMES, lists, kinds, [str(d) for d in dtypes])
+        known = pl.col(actual).is_not_null() & pl.col(predicted).is_not_null()
+        # both sides NULL where one is; -0.0 as 0.0
+        exprs = [pl.when(known).then(e.cast(pl.Float64) + 0.0) for e, _ in pairs]
+        return [e.alias(f"__mlsql_s{i}") for i, e in enumerate(exprs)]
+    front.check_labels(req, _NAMES, lists, kinds, [str(d) for d in dtypes])
     if req.stats == "label_sets":
         a, p = label_lists(req.func, _NAMES, pairs)
         s = st.row_stats(a, p)

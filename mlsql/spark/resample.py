@@ -37,8 +37,14 @@ def _checked(req: front.Request, df: DataFrame, actual: str, predicted: str) -> 
     dtypes = [df.schema[actual].dataType, df.schema[predicted].dataType]
     lists = [isinstance(d, T.ArrayType) for d in dtypes]
     kinds = [kind(d.elementType if isinstance(d, T.ArrayType) else d) for d in dtypes]
-    front.check_labels(req, _NAMES, lists, kinds, [d.simpleString() for d in dtypes])
     a, p = df[actual], df[predicted]
+    if front.is_numbers(req):
+        front.check_numbers(req, _NAMES, lists, kinds, [d.simpleString() for d in dtypes])
+        known = a.isNotNull() & p.isNotNull()
+        # both sides NULL where one is; -0.0 as 0.0
+        cols = [F.when(known, c.cast("double") + 0.0) for c in (a, p)]
+        return [c.alias(f"__mlsql_s{i}") for i, c in enumerate(cols)]
+    front.check_labels(req, _NAMES, lists, kinds, [d.simpleString() for d in dtypes])
     if req.stats == "label_sets":
         s = st.row_stats(a, p)
         cols = [s.tp, s.n_actual, s.n_predicted]

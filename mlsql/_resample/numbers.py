@@ -1,0 +1,357 @@
+"""Regression and score aggregates, resampled row by row.
+
+Their statistics are functions of numbers (y and ŷ, or a 0/1 label and a
+score) that rarely repeat, so the statistics table holds about one tuple per
+row and each row draws its own Poisson(1) weight: the cost grows as rows x
+resamples (the tuples that do repeat still draw one Poisson(m) weight). A
+resample's statistics are then:
+
+- pooled sums (mse, rmse, mae, mape, the variances and covariance of r2,
+  explained variance, rse, rrse and pearson_corr, logloss, brier_score_loss):
+  one matrix product of the weights (resamples x tuples) with the tuples'
+  per-row terms (tuples x terms); variances and the covariance by the
+  corrected two-pass formula (:func:`mlsql.measures.regression.centred_comoment`)
+  about the data's weighted means;
+- rae's Σw|y - ȳ*| about each resample's own mean ȳ*: running sums of the
+  weights and weighted values in y order, read at the position of ȳ*;
+- AUC and average precision: the tuples sorted by score once, the weights of
+  positives and negatives summed per distinct score (tied scores are one
+  step), and the weighted Mann-Whitney U or step-wise precision sum from their
+  running sums;
+- expected calibration error: Σ w (prob - actual) per bin.
+
+Each is evaluated by its registry formula (:mod:`mlsql.measures.regression`,
+:mod:`mlsql.measures.scores`) with :class:`~mlsql._resample.ops.WeightedOps`,
+whose ``rows`` are the resample's row counts (Poisson draws, or m for the
+estimate) and ``weights`` those times each tuple's ``sample_weight``.
+
+Values are checked here, the same way for every engine, with the measures'
+own messages: numbers must be finite, labels 0 or 1, and the probabilities of
+brier_score_loss and expected_calibration_error within [0, 1]. Rows with a
+NULL side are skipped (the engines give both sides NULL for them).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from mlsql import _classification_params as CP
+from mlsql._errors import MlsqlError
+from mlsql._resample.ops import WeightedOps
+from mlsql.measures import regression as RG
+from mlsql.measures import scores as SC
+
+#: regression measures resampled (Hivemall's argument order is left out: bootstrap takes
+#: actual, predicted)
+REGRESSION_MEASURES = tuple(name for name in RG.MEASURES if not name.startswith("hivemall_"))
+#: score measures resampled (label 0/1 or boolean as actual, the score as predicted)
+SCORE_MEASURES = (
+    "logloss",
+    "auc",
+    "average_precision_score",
+    "brier_score_loss",
+    "expected_calibration_error",
+)
+#: measures whose score must be a probability in [0, 1]
+PROBABILITY_MEASURES = tuple(sorted(SC.PROBABILITIES))
+#: which statistics kind each family needs
+KINDS = {"regression": REGRESSION_MEASURES, "scores": SCORE_MEASURES}
+
+Columns = dict[str, Any]
+
+#: Poisson(1) by inverse CDF: P(X <= k) for k = 0..29 (1 - P(X <= 29) is below 1e-32)
+_CDF = np.cumsum([math.exp(-1.0) / math.factorial(k) for k in range(30)])
+_CELLS = 1 << 12
+
+
+def _cell_table() -> np.ndarray:
+    """For each cell [i/N, (i+1)/N) of a uniform: the Poisson(1) value if the whole cell has one
+    (else -1: the cell straddles a step of the CDF and the value is searched)."""
+    lo = np.arange(_CELLS) / _CELLS
+    hi = np.nextafter(np.arange(1, _CELLS + 1) / _CELLS, 0.0)
+    k_lo = np.searchsorted(_CDF, lo, side="right")
+    k_hi = np.searchsorted(_CDF, hi, side="right")
+    return np.where(k_lo == k_hi, k_lo, -1).astype(float)
+
+
+_TABLE = _cell_table()
+
+
+def poisson_one(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    """Poisson(1) draws of ``shape``: the inverse CDF of ``rng.random``, read from a table.
+
+    The same numbers as ``searchsorted(CDF, u, 'right')`` of the uniforms (a
+    cell of the table whose uniforms could give two values is searched), about
+    ten times faster than ``rng.poisson`` here.
+
+    Examples
+    --------
+    >>> x = poisson_one(np.random.default_rng(0), (4, 50_000))
+    >>> round(float(x.mean()), 2), round(float(x.var()), 2)
+    (1.0, 1.0)
+    """
+    u = rng.random(shape)
+    k = _TABLE[(u * _CELLS).astype(np.intp)]
+    unsure = k < 0
+    if unsure.any():
+        k[unsure] = np.searchsorted(_CDF, u[unsure], side="right")
+    return k
+
+
+def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarray:
+    """Poisson(m) weights (resamples x tuples): Poisson(1) by :func:`poisson_one` where m = 1
+    (first, for every such tuple), then ``rng.poisson`` for the other tuples."""
+    one = m == 1
+    if one.all():
+        return poisson_one(rng, (n_resamples, len(m)))
+    out = np.empty((n_resamples, len(m)))
+    out[:, one] = poisson_one(rng, (n_resamples, int(one.sum())))
+    out[:, ~one] = rng.poisson(m[~one], size=(n_resamples, int((~one).sum())))
+    return out
+
+
+# ------------------------------------------------------------------ checks
+def _first_bad(values: np.ndarray, bad: np.ndarray) -> float | None:
+    return float(values[bad][0]) if bad.any() else None
+
+
+def check(kind: str, columns: Columns, names: Sequence[str], func: str, probability: bool) -> None:
+    """The known rows' values are what the measures take (their own messages).
+
+    ``names`` are the inputs' names for the messages (actual, predicted);
+    ``probability``: a measure of the call takes probabilities (checked within [0, 1]).
+    """
+    y, p, known = _known_values(columns)
+    if kind == "scores":
+        label = _first_bad(y[known], ~np.isin(y[known], (0.0, 1.0)))
+        if label is not None:
+            got = "NaN" if label != label else repr(int(label) if label.is_integer() else label)
+            raise MlsqlError(CP.binary_value_message(func, got))
+        sides = [(names[1], p)]
+    else:
+        sides = [(names[0], y), (names[1], p)]
+    for name, values in sides:
+        bad = _first_bad(values[known], ~np.isfinite(values[known]))
+        if bad is not None:
+            got = CP.NOT_FINITE[0 if bad != bad else 1 if bad > 0 else 2]
+            raise MlsqlError(CP.finite_value_message(func, name, got))
+    if probability:
+        score = p[known]
+        for bad, got in ((score < 0, CP.OUT_OF_RANGE[0]), (score > 1, CP.OUT_OF_RANGE[1])):
+            if bad.any():
+                raise MlsqlError(CP.probability_value_message(func, names[1], got))
+
+
+# ------------------------------------------------------------------ per-tuple data
+def _known_values(columns: Columns) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(actual, predicted as floats, known): known where neither side is NULL."""
+    a, p = columns["actual"], columns["predicted"]
+    known = ~(np.ma.getmaskarray(a) | np.ma.getmaskarray(p))
+    y = np.asarray(np.ma.getdata(a), dtype=float)
+    s = np.asarray(np.ma.getdata(p), dtype=float)
+    return np.where(known, y, 0.0), np.where(known, s, 0.0), known
+
+
+def _prepared(columns: Columns, key: str, make: Callable[..., Any]) -> Any:
+    """``make(y, p, known)``, kept beside the tuples: every batch of resamples reads it."""
+    cache = columns.setdefault("number_data", {})
+    if key not in cache:
+        cache[key] = make(*_known_values(columns))
+    return cache[key]
+
+
+def _of_batch(data: dict[str, Any], name: str, w: np.ndarray, make: Callable[[], Any]) -> Any:
+    """``make()``, kept for the batch of weights ``w``: the measures of a call share it."""
+    kept = data.get(name)
+    if kept is None or kept[0] is not w:
+        kept = data[name] = (w, make())
+    return kept[1]
+
+
+def _rows(ops: WeightedOps, columns: Columns, known: np.ndarray) -> np.ndarray:
+    """Each resample's known rows (its Poisson draws over them; NULL weights skip a row)."""
+    counts = ops.weights if ops.rows is None else ops.rows
+    return counts @ (known & columns.get("weight_known", True)).astype(float)
+
+
+# ------------------------------------------------------------------ regression
+_REGRESSION_TERMS = ("one", "sse", "sae", "sape", "dy", "dp", "de", "dyy", "dpp", "dyp", "dee")
+
+
+def _regression_terms(y: np.ndarray, p: np.ndarray, known: np.ndarray) -> dict[str, Any]:
+    """Per-tuple terms: errors and values centred on the data's (unweighted) means."""
+    k = known.astype(float)
+    err = y - p
+    centre = [float(np.mean(x[known])) if known.any() else 0.0 for x in (y, p, err)]
+    dy, dp, de = ((x - c) * k for x, c in zip((y, p, err), centre, strict=True))
+    terms = {
+        "one": k,
+        "sse": err * err * k,
+        "sae": np.abs(err) * k,
+        "sape": np.abs(err) / np.maximum(np.abs(y), RG.EPSILON) * k,
+        "dy": dy,
+        "dp": dp,
+        "de": de,
+        "dyy": dy * dy,
+        "dpp": dp * dp,
+        "dyp": dy * dp,
+        "dee": de * de,
+    }
+    order = np.argsort(np.where(known, dy, np.inf), kind="stable")[: int(known.sum())]
+    return {
+        "matrix": np.column_stack([terms[t] for t in _REGRESSION_TERMS]),
+        "known": known,
+        "order": order,
+        "dy_sorted": dy[order],
+    }
+
+
+def _sad(w: np.ndarray, data: dict[str, Any], total_w: Any, total_dy: Any) -> np.ndarray:
+    """Σ w |dy - mean*| per resample: running sums in dy order read at each resample's mean."""
+    ws = w[:, data["order"]]
+    d = data["dy_sorted"]
+    below_w = np.cumsum(ws, axis=1)
+    below_s = np.cumsum(ws * d, axis=1)
+    with np.errstate(all="ignore"):
+        mean = np.where(total_w > 0, total_dy / np.where(total_w > 0, total_w, 1.0), 0.0)
+    k = np.searchsorted(d, mean, side="right") if len(d) else np.zeros(len(w), np.intp)
+    pick = np.maximum(k - 1, 0)[:, None]
+    taken = k > 0
+    bw = np.where(taken, np.take_along_axis(below_w, pick, 1)[:, 0] if len(d) else 0.0, 0.0)
+    bs = np.where(taken, np.take_along_axis(below_s, pick, 1)[:, 0] if len(d) else 0.0, 0.0)
+    return mean * bw - bs + (total_dy - bs) - mean * (total_w - bw)
+
+
+def regression_stats(ops: WeightedOps, columns: Columns, with_sad: bool) -> RG.RegressionStats:
+    """The resamples' :class:`~mlsql.measures.regression.RegressionStats` (weighted form)."""
+    data = _prepared(columns, "regression", _regression_terms)
+    w = ops.weights  # the terms are 0 on unknown tuples, which the sorted order leaves out
+    product = _of_batch(data, "sums", w, lambda: w @ data["matrix"])
+    sums = dict(zip(_REGRESSION_TERMS, product.T, strict=True))
+    n = sums["one"]
+
+    def comoment(ab: str, a: str, b: str) -> Any:
+        return RG.centred_comoment(ops, sums[ab], sums[a], sums[b], n)
+
+    sad = _sad(w, data, n, sums["dy"]) if with_sad else np.zeros_like(n)
+    return RG.RegressionStats(
+        n=n,
+        sse=sums["sse"],
+        sae=sums["sae"],
+        sape=sums["sape"],
+        var_actual=comoment("dyy", "dy", "dy"),
+        var_predicted=comoment("dpp", "dp", "dp"),
+        covariance=comoment("dyp", "dy", "dp"),
+        var_error=comoment("dee", "de", "de"),
+        sad_actual=sad,
+        rows=_rows(ops, columns, data["known"]),
+    )
+
+
+# ------------------------------------------------------------------ scores
+def _score_data(y: np.ndarray, s: np.ndarray, known: np.ndarray) -> dict[str, Any]:
+    """The known tuples in ascending score order, the starts of their distinct scores."""
+    order = np.flatnonzero(known)
+    order = order[np.argsort(s[order], kind="stable")]
+    ordered = s[order]
+    starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(order) else order
+    group = np.cumsum(np.r_[False, ordered[1:] != ordered[:-1]]) if len(order) else order
+    sides = []  # positives, then negatives: their tuples by score, each score's index
+    for label in (1.0, 0.0):
+        mine = y[order] == label
+        tuples, index = order[mine], group[mine]
+        starts_ = np.flatnonzero(np.r_[True, index[1:] != index[:-1]]) if len(index) else index
+        sides.append((tuples, index[starts_], starts_))
+    p = np.clip(s, SC.CLIP, 1 - SC.CLIP)
+    with np.errstate(all="ignore"):
+        loss = SC.log_loss_term(WeightedOps(1.0), y, np.log(p), np.log(1 - p))
+    return {
+        "known": known,
+        "order": order,
+        "starts": starts,
+        "sides": sides,
+        "loss": np.column_stack([known * 1.0, np.where(known, loss, 0.0)]),
+        "brier": np.column_stack(
+            [known * 1.0, np.where(known, SC.squared_error_term(WeightedOps(1.0), y, s), 0.0)]
+        ),
+        "gap": np.where(known, s - y, 0.0),
+        "score": s,
+    }
+
+
+def _per_score(w: np.ndarray, data: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """Weights of the positives and of the negatives at each distinct score (ascending)."""
+    out = []
+    for tuples, score_index, starts in data["sides"]:
+        sums = np.zeros((len(w), len(data["starts"])))
+        if len(tuples):
+            sums[:, score_index] = np.add.reduceat(w[:, tuples], starts, axis=1)
+        out.append(sums)
+    return out[0], out[1]
+
+
+def score_stats(ops: WeightedOps, columns: Columns, name: str) -> Any:
+    """The resamples' statistics of score measure ``name`` (weighted form)."""
+    data = _prepared(columns, "scores", _score_data)
+    w = ops.weights  # the terms are 0 on unknown tuples, which the sorted orders leave out
+    if name in ("logloss", "brier_score_loss"):
+        n, total = (w @ data["loss" if name == "logloss" else "brier"]).T
+        return SC.LossStats(n=n, total_loss=total)
+    if name == "expected_calibration_error":
+        n = w @ data["known"].astype(float)
+        return SC.CalibrationStats(n=n, gap_sum=lambda n_bins: _gaps(w, data, n_bins))
+    pos, neg = _of_batch(data, "per_score", w, lambda: _per_score(w, data))
+    rows = _rows(ops, columns, data["known"])
+    n_pos, n_neg = pos.sum(axis=-1), neg.sum(axis=-1)
+    if name == "auc":  # U = Σ pos (negatives below + ties / 2) = Σ pos (cumsum(neg) - neg / 2)
+        u = (
+            np.einsum("ij,ij->i", pos, np.cumsum(neg, axis=-1))
+            - np.einsum("ij,ij->i", pos, neg) / 2
+        )
+        return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=u, rows=rows)
+    # average precision: positives and all rows scored at least each distinct score
+    at_least_pos = np.cumsum(pos[:, ::-1], axis=-1)[:, ::-1]
+    at_least_all = at_least_pos + np.cumsum(neg[:, ::-1], axis=-1)[:, ::-1]
+    ratio = np.divide(
+        at_least_pos, at_least_all, out=np.zeros_like(at_least_pos), where=at_least_all > 0
+    )
+    precision_sum = np.einsum("ij,ij->i", pos, ratio)
+    return SC.PrecisionStats(n=rows, n_positive=n_pos, precision_sum=precision_sum)
+
+
+def _gaps(w: np.ndarray, data: dict[str, Any], n_bins: int) -> np.ndarray:
+    """Σ over the bins of |Σ w (prob - actual)| per resample."""
+    key = ("bins", n_bins)
+    if key not in data:
+        bins = SC.calibration_bin(WeightedOps(1.0), data["score"], n_bins)
+        bins = np.where(data["known"], np.ma.filled(bins, 0), n_bins).astype(np.intp)
+        order = np.argsort(bins, kind="stable")[: int(data["known"].sum())]
+        ordered = bins[order]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]]) if len(order) else order
+        data[key] = (order, starts, data["gap"][order])
+    order, starts, gap = data[key]
+    if not len(order):
+        return np.zeros(len(w))
+    return np.abs(np.add.reduceat(w[:, order] * gap, starts, axis=1)).sum(axis=-1)
+
+
+# ------------------------------------------------------------------ measures
+def evaluator(name: str, params: dict[str, Any]) -> Callable[[WeightedOps, Columns], Any]:
+    """The evaluation of regression or score measure ``name`` with checked ``params``."""
+    from mlsql._registry import REGISTRY
+
+    build = REGISTRY[name].build
+    assert build is not None
+
+    def evaluate(ops: WeightedOps, columns: Columns) -> Any:
+        if name in REGRESSION_MEASURES:
+            stats: Any = regression_stats(ops, columns, with_sad=name == "rae")
+        else:
+            stats = score_stats(ops, columns, name)
+        return build(ops, stats, **params)
+
+    return evaluate
