@@ -167,7 +167,7 @@ def resolve(given: Any, func: str) -> list[Chosen]:
     for given_name, params in _entries(given, func):
         name = names.get(given_name)
         number_kind = next((k for k, ms in NUM.KINDS.items() if name in ms), None)
-        if number_kind is not None:
+        if number_kind is not None and name is not None:
             evaluate = NUM.evaluator(name, checked_params(name, params))
             chosen.append(Chosen(_label(given_name, params), name, number_kind, evaluate))
             continue

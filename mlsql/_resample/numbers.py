@@ -323,7 +323,7 @@ def score_stats(ops: WeightedOps, columns: Columns, name: str) -> Any:
     return SC.PrecisionStats(n=rows, n_positive=n_pos, precision_sum=precision_sum)
 
 
-def _gaps(w: np.ndarray, data: dict[str, Any], n_bins: int) -> np.ndarray:
+def _gaps(w: np.ndarray, data: dict[Any, Any], n_bins: int) -> np.ndarray:
     """Σ over the bins of |Σ w (prob - actual)| per resample."""
     key = ("bins", n_bins)
     if key not in data:

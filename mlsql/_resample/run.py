@@ -110,7 +110,7 @@ class NumberTuples:
     def __init__(self, members: Sequence[Sequence[Any]], offset: int) -> None:
         self.offset = offset
         data = np.array([r[offset:] for r in members], dtype=object).reshape(len(members), -1)
-        nulls = np.equal(data, None)
+        nulls = np.equal(data, np.array(None, dtype=object))
         values = np.where(nulls, 0.0, data).astype(float)
         keys = [k for j in range(values.shape[1] - 1) for k in (~nulls[:, j], values[:, j])]
         order = np.lexsort(keys[::-1])

@@ -43,7 +43,7 @@ def _checked(req: front.Request, schema: pl.Schema, actual: str, predicted: str)
         front.check_numbers(req, _NAMES, lists, kinds, [str(d) for d in dtypes])
         known = pl.col(actual).is_not_null() & pl.col(predicted).is_not_null()
         # both sides NULL where one is; -0.0 as 0.0
-        exprs = [pl.when(known).then(e.cast(pl.Float64) + 0.0) for e, _ in pairs]
+        exprs: list[pl.Expr] = [pl.when(known).then(e.cast(pl.Float64) + 0.0) for e, _ in pairs]
         return [e.alias(f"__mlsql_s{i}") for i, e in enumerate(exprs)]
     front.check_labels(req, _NAMES, lists, kinds, [str(d) for d in dtypes])
     if req.stats == "label_sets":

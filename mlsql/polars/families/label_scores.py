@@ -110,7 +110,9 @@ def _sorted_cells(
     cells, rows, n, weights = _cells(actual, entries, weight)
     label = cells.struct.field("label")
     key = {"micro": label.is_null(), "samples": rows}.get(average, label)
-    extra = {} if weight is None else {"w": weights, **_weight_totals(actual, entries, weight)}
+    extra: dict[str, Any] = (
+        {} if weight is None else {"w": weights, **_weight_totals(actual, entries, weight)}
+    )
     return pl.struct(
         g=key,
         ns=-cells.struct.field("score"),
@@ -207,8 +209,8 @@ def stats_of(average: str, skips: bool) -> Any:
             u=(n_explicit - n_positive) * n_positive - F("s_wrong") / 2,
             weight=F("w") if row_weight else 1,
         )
-        outer = {"n": _cells(actual, entries)[2]}
-        if weighted:
+        outer: dict[str, Any] = {"n": _cells(actual, entries)[2]}
+        if weight is not None:
             outer.update(_weight_totals(actual, entries, weight))
 
         def total(name: str) -> pl.Expr:  # in the scope of the sums (below)
