@@ -23,6 +23,7 @@ from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._registry import REGISTRY, Measure
 from tests.engines import label_table
+from tests.oracle_ranking import score_column
 from tests.references import REFERENCES, close, tables
 from tests.weights import (
     WEIGHT,
@@ -80,6 +81,29 @@ def test_integer_weights_repeat_rows(engine, data):
         cases = _cases(engine, ms, table, i)
         calls = [(m.name, m.inputs, weighted_params(engine, m, p)) for m, p in cases]
         got = engine.many(with_weights(table, weights), calls)
+        oracle_table = repeated(table, weights)
+        want = [REFERENCES[m.name].expected(oracle_table, p) for m, p in cases]
+        _check([(m, p, g, w) for (m, p), g, w in zip(cases, got, want, strict=True)], table)
+
+
+def test_scores_as_lists_of_structs_weigh_as_maps(engine):
+    """Score maps given as ``list<struct<label, score>>`` are weighted as the maps they hold.
+
+    Spark read a list's field names from its type, which the weight's wrapping hid: the
+    weighted ranking measures failed on that form.
+    """
+    ms = _expression_measures("score_maps")
+    for i, table in enumerate(tables("score_maps", range(2), no_rows=True)):
+        weights = integer_weights(table.num_rows, f"score-lists-{i}")
+        key = table.schema.field("scores").type.key_type
+        listed = table.set_column(
+            table.schema.get_field_index("scores"),
+            "scores",
+            score_column(table.column("scores").to_pylist(), "list", key=key),
+        )
+        cases = _cases(engine, ms, table, i)
+        calls = [(m.name, m.inputs, weighted_params(engine, m, p)) for m, p in cases]
+        got = engine.many(with_weights(listed, weights), calls)
         oracle_table = repeated(table, weights)
         want = [REFERENCES[m.name].expected(oracle_table, p) for m, p in cases]
         _check([(m, p, g, w) for (m, p), g, w in zip(cases, got, want, strict=True)], table)

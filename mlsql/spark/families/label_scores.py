@@ -21,7 +21,7 @@ the unweighted one and its row's weight weighs it in the mean.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -36,30 +36,15 @@ from mlsql.spark._engine import SPARK
 from mlsql.spark.families.ranking import (
     _distinct,
     _fields_of,
-    _scores_check,
     let,
     let_fields,
     score_entries,
+    scores_as_map,
 )
 from mlsql.spark.ops import column
 
 FAMILIES: tuple[str, ...] = ()  # built here: the average picks the segments
 NEG_INF = float("-inf")
-
-
-def _scores_as_map(func: str, names: Sequence[str], cols: Sequence[Column]) -> list[Column] | None:
-    """The inputs' check, then scores given as a list of (label, score) structs as a map.
-
-    The list's field names are read from its type, which Spark knows only on the column
-    itself: ``sample_weight`` wraps each input (NULL where the weight is), and the wrapped
-    column has no type to read. The map keeps each label's first entry and drops NULL labels
-    and NULL scores, as the list form does.
-    """
-    _scores_check(func, names, cols)
-    fields = _fields_of(func, cols[-1])
-    if fields is None:
-        return None
-    return [*cols[:-1], F.map_from_entries(score_entries(cols[-1], fields))]
 
 
 def _row_cells(func: str, actual: Column, scores: Column) -> Column:
@@ -284,5 +269,5 @@ _THIS = sys.modules[__name__]
 __all__: list[str] = []
 for _m in measures(family=LS.FAMILY):
     if _m.build is not None and _m.available_in("spark"):
-        globals()[_m.name] = function(SPARK, lookup(_m), build_of(_m), _scores_as_map, _THIS)
+        globals()[_m.name] = function(SPARK, lookup(_m), build_of(_m), scores_as_map, _THIS)
         __all__.append(_m.name)

@@ -210,12 +210,29 @@ def _scores_check(func: str, names: Sequence[str], cols: Sequence[Column]) -> No
         )
 
 
-def input_check(measure: Measure) -> Callable[[str, Sequence[str], Sequence[Column]], None]:
-    """The type check of each kind of ranking input."""
+def scores_as_map(func: str, names: Sequence[str], cols: Sequence[Column]) -> list[Column] | None:
+    """The scores' check, then scores given as a list of (label, score) structs as a map.
+
+    The list's field names are read from its type, which Spark knows only on the column
+    itself: ``sample_weight`` wraps each input (NULL where the weight is), and the wrapped
+    column has no type to read. The map keeps each label's first entry and drops NULL labels
+    and NULL scores, as the list form does.
+    """
+    _scores_check(func, names, cols)
+    fields = _fields_of(func, cols[-1])
+    if fields is None:
+        return None
+    return [*cols[:-1], F.map_from_entries(score_entries(cols[-1], fields))]
+
+
+def input_check(
+    measure: Measure,
+) -> Callable[[str, Sequence[str], Sequence[Column]], list[Column] | None]:
+    """The type check of each kind of ranking input (scores: then read as a map)."""
     if measure.inputs == R.RANKED:
         return check_label_lists
     if measure.inputs in (R.SCORED, ("scores",)):
-        return _scores_check
+        return scores_as_map
     return _graded_check
 
 
