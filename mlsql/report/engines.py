@@ -100,6 +100,21 @@ class DuckDBFrames:
             self._drop(view)
         return int(skipped), int(total)
 
+    def known_rows(
+        self, frame: Any, known: Sequence[str], by: Sequence[str]
+    ) -> list[dict[str, Any]]:
+        """Per group (``by``), ``n``: the number of rows with no NULL among ``known``."""
+        view = self._view(frame)
+        groups = "".join(f"{quote_ident(c)}, " for c in by)
+        where = " AND ".join(f"{quote_ident(c)} IS NOT NULL" for c in known)
+        group_by = " GROUP BY ALL" if by else ""
+        try:
+            return _rows(
+                self.con.sql(f"SELECT {groups}count(*) AS n FROM {view} WHERE {where}{group_by}")
+            )
+        finally:
+            self._drop(view)
+
     def tables(
         self, frame: Any, actual: str, predicted: str, kwargs: dict[str, Any], wanted: Sequence[str]
     ) -> list[list[dict[str, Any]] | None]:
