@@ -117,6 +117,39 @@ def long_first_rank(nodeid: str) -> int:
     return LONG_FIRST.index(name) if name in LONG_FIRST else len(LONG_FIRST)
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests of ``LONG_FIRST`` first, in its order; every other test keeps its place."""
+def is_long(nodeid: str) -> bool:
+    """Whether a test is one of ``tests/long.py``'s (by its id, or its name for every parameter)."""
+    from tests.long import LONG
+
+    return nodeid in LONG or nodeid.split("[", 1)[0] in LONG
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--long",
+        action="store_true",
+        help="also run the long tests of tests/long.py (marked 'long'; `-m long` runs them alone)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from hypothesis import settings
+
+    # no per-example deadline: a loaded machine must not turn a slow example into a failure
+    settings.register_profile("mlsql", deadline=None)
+    settings.load_profile("mlsql")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the long tests, leave them out unless ``--long``; then ``LONG_FIRST`` first.
+
+    Every other test keeps its place.
+    """
+    long = [item for item in items if is_long(item.nodeid)]
+    for item in long:
+        item.add_marker(pytest.mark.long)
+    if long and not config.getoption("--long", default=False):
+        left_out = {id(item) for item in long}
+        items[:] = [item for item in items if id(item) not in left_out]
+        config.hook.pytest_deselected(items=long)
     items[:] = sorted(items, key=lambda item: long_first_rank(item.nodeid))

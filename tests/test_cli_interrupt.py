@@ -23,7 +23,7 @@ from tests.conftest import ROOT, _engines
 #: rows of the generated input: many seconds of work on every engine
 ROWS = 12_000_000
 #: seconds the process may take from SIGINT to exit
-PROMPT = 5.0
+PROMPT = 15.0
 #: a line the JVM itself prints when Spark starts (not mlsql's)
 JVM_NOTICE = "WARNING: Using incubator modules"
 

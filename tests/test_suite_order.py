@@ -19,3 +19,47 @@ def test_parameters_keep_the_rank_of_their_test():
     first = LONG_FIRST[0]
     assert long_first_rank(f"{first}[spark-0]") == long_first_rank(first) == 0
     assert long_first_rank("tests/test_cli.py::test_x[a]") == len(LONG_FIRST)
+
+
+def test_every_long_name_is_a_test():
+    """A renamed test would silently move into the README's run: each long name must resolve."""
+    import doctest
+
+    from tests.long import LONG
+
+    for nodeid in LONG:
+        path, _, rest = nodeid.partition("::")
+        name = rest.split("[", 1)[0]
+        module = importlib.import_module(
+            path.removesuffix("/__init__.py").removesuffix(".py").replace("/", ".")
+        )
+        if name.startswith("mlsql."):  # a doctest: the object its docstring belongs to
+            finder = doctest.DocTestFinder()
+            assert any(t.name == name for t in finder.find(module)), f"no doctest: {nodeid}"
+        else:
+            assert callable(getattr(module, name, None)), f"LONG names no test: {nodeid}"
+
+
+def test_long_tests_run_only_with_long():
+    """Collected without ``--long``, a long test is deselected; with it, it is there."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+    from tests.long import LONG
+
+    nodeid = min(n for n in LONG if n.startswith("tests/test_every_measure.py") and "[" in n)
+    path = nodeid.split("::", 1)[0]
+
+    def collected(*extra: str) -> list[str]:
+        argv = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-n", "0"]
+        argv += ["-p", "no:cacheprovider", *extra, path]
+        out = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        return [line for line in out.stdout.splitlines() if "::" in line]
+
+    assert nodeid not in collected()
+    assert nodeid in collected("--long")
+    assert nodeid in collected("--long", "-m", "long")
+    short = "tests/test_every_measure.py::test_every_measure_has_a_reference"
+    assert short in collected() and short not in collected("--long", "-m", "long")
+
