@@ -259,11 +259,12 @@ def test_two_by_two_from_counts_in_plain_sql_match_the_oracle(spark, zd):
             calls.append(f"{name}({tp}, {fp}, {fn}, {tn}{''.join(', ' + a for a in args)})")
             want = O.two_by_two(tp, fp, fn, tn, short, zd_value if takes_zd else 0, **params)
             wants.append((calls[-1], want))
-    # in queries of at most 36 calls: one query of all 102 ran the 1 GB test driver out of
-    # heap under 'ignore' (Catalyst's plan of that many nested CASEs)
+    # in queries of at most 12 calls: Catalyst's plan of many nested CASEs is large (one query
+    # of all 102 ran the test driver out of heap under 'ignore', and so did queries of 36 calls
+    # after the other long tests had run on the same driver)
     got: list = []
-    for start in range(0, len(calls), 36):
-        got += list(spark.sql("SELECT " + ", ".join(calls[start : start + 36])).first())
+    for start in range(0, len(calls), 12):
+        got += list(spark.sql("SELECT " + ", ".join(calls[start : start + 12])).first())
     for value, (call, want) in zip(got, wants, strict=True):
         assert close(value, want), (call, value, want)
 

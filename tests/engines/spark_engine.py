@@ -1,7 +1,7 @@
 """The Spark adapter: mlsql.spark Columns on one local SparkSession for the whole run.
 
 The session is created lazily, once per test process (``local[2]``, two
-shuffle partitions, no UI, the JVM's quick compiler only), with Spark 4's
+shuffle partitions, no UI, the JVM's quick compiler only, a 2 GB driver), with Spark 4's
 defaults otherwise (ANSI mode on).
 Arrow tables become Spark DataFrames through an explicit schema derived from
 the Arrow types, so a list of int32 stays ``array<int>`` and a NULL-only
@@ -39,7 +39,8 @@ def session() -> Any:
             .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", "2")
             .config("spark.default.parallelism", "2")
-            .config("spark.driver.memory", "1g")
+            # 2 GB: the long tests, run one after another on a worker, filled 1 GB of heap
+            .config("spark.driver.memory", "2g")
             # the tests run thousands of tiny queries: the JVM's quick compiler (C1) and one GC
             # thread spend about a quarter less CPU on them than the defaults on two cores
             .config("spark.driver.extraJavaOptions", JVM_OPTIONS)
