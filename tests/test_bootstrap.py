@@ -89,6 +89,17 @@ def con() -> Any:
     return mlsql.connect()
 
 
+def select_on(con: Any, data: pa.Table, exprs: str) -> tuple:
+    """``SELECT exprs FROM data`` on the module's connection, ``data`` registered for this query
+    only (a name another test registered must not answer for it)."""
+    con.register("data", data)
+    try:
+        [row] = con.sql(f"SELECT {exprs} FROM data").fetchall()
+    finally:
+        con.unregister("data")
+    return row
+
+
 # ------------------------------------------------------------------ estimates
 LABEL_SET = [
     "micro_precision",
@@ -125,7 +136,7 @@ def test_estimate_is_the_measure_itself(engine: str, con: Any) -> None:
     actual[8], predicted[8] = [], []  # nothing to score
     data = table(actual, predicted)
     got = run_engine(engine, "bootstrap", data, "actual", "predicted", LABEL_SET, n_resamples=20)
-    expected = con.sql(f"SELECT {', '.join(map(_sql_call, LABEL_SET))} FROM data").fetchall()[0]
+    expected = select_on(con, data, ", ".join(map(_sql_call, LABEL_SET)))
     assert len(got) == len(LABEL_SET)
     for row, want in zip(got, expected, strict=True):
         assert row[1] == pytest.approx(want, rel=1e-12, abs=1e-15), row[0]
@@ -471,7 +482,7 @@ def test_weighted_estimate_is_the_weighted_measure(engine: str, kind: str, con: 
     got = run_engine(
         engine, "bootstrap", data, "actual", "predicted", chosen, n_resamples=20, sample_weight="w"
     )
-    expected = con.sql(f"SELECT {', '.join(map(_weighted_sql, chosen))} FROM data").fetchall()[0]
+    expected = select_on(con, data, ", ".join(map(_weighted_sql, chosen)))
     for row, want in zip(got, expected, strict=True):
         assert row[1] == pytest.approx(want, rel=1e-12, abs=1e-15), row[0]
 
@@ -691,7 +702,10 @@ def test_label_average_estimates_are_the_measures(engine: str, weighted: bool, c
     )
     con.register("data", data)
     calls = ", ".join(_table_call(e, weighted) for e in LABEL_AVERAGES)
-    expected = con.sql(f"SELECT {calls}").fetchall()[0]
+    try:
+        expected = con.sql(f"SELECT {calls}").fetchall()[0]
+    finally:
+        con.unregister("data")
     assert len(got) == len(LABEL_AVERAGES)
     for row, want in zip(got, expected, strict=True):
         assert row[1] == pytest.approx(want, rel=1e-12, abs=1e-15), row[0]
