@@ -262,6 +262,8 @@ CASES: list[Case] = [
     Case("duckdb", "scores bare scan", f"SELECT sum(CAST(y AS INT)), sum(s) FROM ({SCORED})", files=("strings",)),
     Case("duckdb", "mlsql roc_curve", f"SELECT count(*), sum(tpr) FROM roc_curve({SCORED_QUERY}, 'y', 's')", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),
     Case("duckdb", "mlsql precision_recall_curve", f"SELECT count(*), sum(recall) FROM precision_recall_curve({SCORED_QUERY}, 'y', 's')", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),
+    Case("duckdb", "mlsql score aggregates", f"SELECT brier_score_loss(y, s), logloss(y, s), auc(y, s) FROM ({SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),
+    Case("duckdb", "mlsql regression aggregates", f"SELECT mse(CAST(y AS DOUBLE), s), mae(CAST(y AS DOUBLE), s), r2(CAST(y AS DOUBLE), s) FROM ({SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),
     Case("duckdb", "label scores bare scan", f"SELECT sum(len(actual)), sum(list_sum(list_transform(scores, lambda e: e.score))) FROM ({LABEL_SCORED})", files=("strings",)),
     Case("duckdb", "mlsql roc_curve per label", f"SELECT count(*), sum(tpr) FROM roc_curve({LABEL_SCORED_QUERY}, 'actual', 'scores')", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
     # Polars: streaming scans, then eager read_parquet -------------------------
@@ -279,6 +281,8 @@ CASES: list[Case] = [
     Case("polars", "scores bare scan", lambda e: _pl_scored(e).select(e.pl.col("y").sum(), e.pl.col("s").sum()).collect(engine="streaming"), files=("strings",)),
     Case("polars", "mlsql roc_curve", lambda e: e.mlsql.roc_curve(_pl_scored(e), "y", "s").select(e.pl.len(), e.pl.col("tpr").sum()).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "scores bare scan")),
     Case("polars", "mlsql precision_recall_curve", lambda e: e.mlsql.precision_recall_curve(_pl_scored(e), "y", "s").select(e.pl.len(), e.pl.col("recall").sum()).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "scores bare scan")),
+    Case("polars", "mlsql score aggregates", lambda e: _pl_scored(e).select(e.mlsql.brier_score_loss("y", "s"), e.mlsql.logloss("y", "s"), e.mlsql.auc("y", "s")).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "scores bare scan")),
+    Case("polars", "mlsql regression aggregates", lambda e: _pl_scored(e).select(*(f(e.pl.col("y").cast(e.pl.Float64), "s") for f in (e.mlsql.mse, e.mlsql.mae, e.mlsql.r2))).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "scores bare scan")),
     Case("polars", "label scores bare scan", lambda e: _pl_label_scored(e).select(e.pl.col("actual").list.len().sum(), e.pl.col("scores").list.eval(e.pl.element().struct.field("score")).list.sum().sum()).collect(engine="streaming"), files=("strings",)),
     Case("polars", "mlsql roc_curve per label", lambda e: e.mlsql.roc_curve(_pl_label_scored(e), "actual", "scores").select(e.pl.len(), e.pl.col("tpr").sum()).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
     Case("polars", "bare scan eager", lambda e: e.pl.read_parquet(e.f).select(_pl_lengths(e.pl)), baseline=("polars", "bare scan eager")),

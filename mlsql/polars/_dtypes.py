@@ -23,6 +23,7 @@ import polars as pl
 
 from mlsql import _label_types as LT
 from mlsql._errors import MlsqlError
+from mlsql.polars._checks import collecting, gate
 
 IntoExpr = Union[str, pl.Expr]  # noqa: UP007  (a runtime alias, Python 3.10 compatible)
 Pairs = list[tuple[pl.Expr, pl.DataType]]
@@ -203,12 +204,16 @@ def guarded(
     """``build(*inputs)`` once Polars knows the inputs' types and ``check`` accepts them.
 
     ``check`` runs at plan time (``pl.pipe_with_dtype``), so a LazyFrame is not
-    read to find a type mismatch, and nothing is added per row. The result is
-    named ``func``.
+    read to find a type mismatch, and nothing is added per row. Checks of the
+    inputs' values (:func:`mlsql.polars._checks.checked`) made by ``check`` or
+    ``build`` run once, on the result (:func:`mlsql.polars._checks.gate`).
+    The result is named ``func``.
     """
     exprs = [to_expr(x, func, name) for x, name in zip(inputs, names, strict=True)]
 
     def resolved(pairs: Pairs) -> pl.Expr:
-        return build(*check(func, names, pairs)).alias(func)
+        with collecting() as pending:
+            out = build(*check(func, names, pairs))
+        return gate(out, pending).alias(func)
 
     return pl.pipe_with_dtype(exprs, resolved)

@@ -2,31 +2,22 @@
 
 The front (:func:`mlsql._front.build.function`) hands a weighted measure's
 weight to :func:`weighted_check` as one more input: it must be numeric (plan
-time), every non-NULL weight a finite number >= 0 (checked batch by batch as
-the data is read, :data:`mlsql._params.SAMPLE_WEIGHT_MESSAGE`), and a row
+time), every non-NULL weight a finite number >= 0 (checked once per query,
+:mod:`mlsql.polars._checks`, :data:`mlsql._params.SAMPLE_WEIGHT_MESSAGE`), and a row
 whose weight is NULL is unknown: the other inputs are NULL there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import polars as pl
 
 from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
+from mlsql.polars._checks import checked
 from mlsql.polars._dtypes import Check, Pairs
-
-
-def _check_values(func: str) -> Callable[[pl.Series], pl.Series]:
-    def check(values: pl.Series) -> pl.Series:
-        bad = values.filter(values.is_not_null() & ~(values.is_finite() & (values >= 0)))
-        if len(bad):
-            raise MlsqlError(P.sample_weight_message(func, P.sample_weight_got(bad[0])))
-        return values
-
-    return check
 
 
 def weight(func: str, expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
@@ -34,7 +25,11 @@ def weight(func: str, expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     if not (dtype.is_numeric() or dtype == pl.Null):
         raise MlsqlError(CP.number_type_message(func, "sample_weight", str(dtype)))
     as_float = expr.cast(pl.Float64)
-    return as_float.map_batches(_check_values(func), return_dtype=pl.Float64, is_elementwise=True)
+    return checked(
+        as_float,
+        lambda v: ~(v.is_finite() & (v >= 0)),
+        lambda got: P.sample_weight_message(func, P.sample_weight_got(got)),
+    )
 
 
 def weighed_and_known(w: pl.Expr, *known: pl.Expr) -> pl.Expr:

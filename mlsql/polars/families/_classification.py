@@ -25,6 +25,7 @@ from mlsql._front.docs import CLASS_PARAM_DOCS
 from mlsql._front.inputs import LABEL_MESSAGE
 from mlsql._registry import Measure
 from mlsql.polars._build import evaluate
+from mlsql.polars._checks import checked
 from mlsql.polars._dtypes import Check, Pairs, same_kind
 from mlsql.polars._engine import POLARS
 from mlsql.polars.ops import PolarsOps
@@ -34,16 +35,6 @@ Frame = pl.DataFrame | pl.LazyFrame
 
 
 # ------------------------------------------------------------------ inputs
-def _check_01(func: str) -> Callable[[pl.Series], pl.Series]:
-    def check(values: pl.Series) -> pl.Series:
-        bad = values.filter(values.is_not_null() & (values != 0) & (values != 1))
-        if len(bad):
-            raise MlsqlError(CP.binary_value_message(func, str(bad[0])))
-        return values
-
-    return check
-
-
 def binary_flag(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     """A boolean or 0/1 input as Boolean (NULL stays NULL); anything else is an error."""
     if dtype == pl.Boolean:
@@ -51,22 +42,22 @@ def binary_flag(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> pl.E
     if dtype == pl.Null:
         return expr.cast(pl.Boolean)
     if dtype.is_numeric():
-        checked = expr.map_batches(_check_01(func), return_dtype=dtype, is_elementwise=True)
-        return checked == 1
+        flags = checked(
+            expr,
+            lambda v: v.is_not_null() & (v != 0) & (v != 1),
+            lambda got: CP.binary_value_message(func, str(got)),
+        )
+        return flags == 1
     is_list = isinstance(dtype, (pl.List, pl.Array))
     raise MlsqlError(CP.binary_type_message(func, name, str(dtype), is_list=is_list))
 
 
-def _check_finite(func: str, name: str) -> Callable[[pl.Series], pl.Series]:
-    def check(values: pl.Series) -> pl.Series:
-        bad = values.filter(values.is_not_null() & ~values.is_finite())
-        if len(bad):
-            x = bad[0]
-            got = CP.NOT_FINITE[0 if x != x else 1 if x > 0 else 2]
-            raise MlsqlError(CP.finite_value_message(func, name, got))
-        return values
+def _not_finite(func: str, name: str) -> Callable[[Any], str]:
+    def message(x: Any) -> str:
+        got = CP.NOT_FINITE[0 if x != x else 1 if x > 0 else 2]
+        return CP.finite_value_message(func, name, got)
 
-    return check
+    return message
 
 
 def number(
@@ -75,8 +66,8 @@ def number(
     """A numeric input as Float64; other types are an error, and with ``finite`` NaN and
     infinite values too (checked as they are read, a cheap elementwise batch check)."""
     if finite and dtype.is_float():
-        check = _check_finite(func, name)
-        return expr.map_batches(check, return_dtype=dtype, is_elementwise=True).cast(pl.Float64)
+        as_float = expr.cast(pl.Float64)
+        return checked(as_float, lambda v: ~v.is_finite(), _not_finite(func, name))
     if dtype.is_numeric() or dtype == pl.Null:
         return expr.cast(pl.Float64)
     raise MlsqlError(CP.number_type_message(func, name, str(dtype)))

@@ -22,17 +22,17 @@ Examples
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import polars as pl
 
 from mlsql import _classification_params as CP
-from mlsql._errors import MlsqlError
 from mlsql._front.build import function, lookup
 from mlsql._registry import Measure, measures
 from mlsql.measures import scores as SC
 from mlsql.polars._build import evaluate
+from mlsql.polars._checks import checked
 from mlsql.polars._dtypes import Pairs
 from mlsql.polars._engine import POLARS
 from mlsql.polars.families import _classification as K
@@ -43,14 +43,16 @@ EXAMPLE = {"actual": [1, 1, 0, 1, 1, 0], "predicted": [0.8, 0.7, 0.5, 0.5, 0.3, 
 NAMES = SC.ROLES
 
 
-def _check_probability(func: str, name: str) -> Callable[[pl.Series], pl.Series]:
-    def check(values: pl.Series) -> pl.Series:
-        for bad, got in ((values < 0, CP.OUT_OF_RANGE[0]), (values > 1, CP.OUT_OF_RANGE[1])):
-            if bad.any():
-                raise MlsqlError(CP.probability_value_message(func, name, got))
-        return values
-
-    return check
+def probability(func: str, name: str, score: pl.Expr) -> pl.Expr:
+    """``score`` (Float64), refused below 0 (first) or above 1."""
+    out = checked(
+        score,
+        lambda v: v < 0,
+        lambda _: CP.probability_value_message(func, name, CP.OUT_OF_RANGE[0]),
+    )
+    return checked(
+        out, lambda v: v > 1, lambda _: CP.probability_value_message(func, name, CP.OUT_OF_RANGE[1])
+    )
 
 
 def check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
@@ -64,9 +66,7 @@ def check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
         # a score is checked on rows whose label is known
         score = K.number(func, name, pl.when(mask).then(expr), dtype, finite=True)
         if func in SC.PROBABILITIES:
-            score = score.map_batches(
-                _check_probability(func, name), return_dtype=pl.Float64, is_elementwise=True
-            )
+            score = probability(func, name, score)
         out.append(score)
     return out
 

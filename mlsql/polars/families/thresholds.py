@@ -37,7 +37,7 @@ from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weighed_and_known, weight
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families.ranking import _field, _scores_check
-from mlsql.polars.families.scores import _check_probability
+from mlsql.polars.families.scores import probability
 from mlsql.polars.ops import PolarsOps
 
 FAMILIES = (TH.FAMILY,)
@@ -125,9 +125,7 @@ def calibration_table(
     p = K.number(
         func, "prob", pl.when(a.is_not_null()).then(pl.col(prob)), schema[prob], finite=True
     )
-    p = p.map_batches(
-        _check_probability(func, "prob"), return_dtype=pl.Float64, is_elementwise=True
-    )
+    p = probability(func, "prob", p)
     rows = lf.select(*groups, y.alias("__mlsql_y"), p.alias("__mlsql_p"), w.alias("__mlsql_w"))
     rows = rows.filter(
         weighed_and_known(
@@ -247,9 +245,7 @@ def label_thresholds(
     if nb is None:
         key = s
     else:
-        prob = s.map_batches(
-            _check_probability(func, "scores"), return_dtype=pl.Float64, is_elementwise=True
-        )
+        prob = probability(func, "scores", s)
         key = SC.calibration_bin(OPS, prob, nb).cast(pl.Float64)
     labels = [*groups, "label"]
     t, weights = pl.col("__mlsql_t"), pl.col("__mlsql_w")
