@@ -64,4 +64,3 @@ def test_long_tests_run_only_with_long():
     assert nodeid in collected("--long", "-m", "long")
     short = "tests/test_every_measure.py::test_every_measure_has_a_reference"
     assert short in collected() and short not in collected("--long", "-m", "long")
-
