@@ -262,13 +262,7 @@ def _bootstrap(q: Qualify) -> Macro:
     valued AS (  -- each tuple's row values (of the samples averages and subset accuracy)
         SELECT *, {row_values}
         FROM tuples),
-    cdf AS (
-        SELECT m, k, running / max(running) OVER (PARTITION BY m) AS cdf FROM (
-            SELECT m, k, sum(exp(k * ln(m) - m - lgamma(k + 1))) OVER (PARTITION BY m ORDER BY k) AS running
-            FROM (SELECT m, unnest(range(
-                      greatest(0, floor(m - {SPREAD} * sqrt(m) - {SPREAD}))::BIGINT,
-                      ceil(m + {SPREAD} * sqrt(m) + {SPREAD})::BIGINT + 1)) AS k
-                  FROM (SELECT DISTINCT m FROM tuples)))),
+    cdf AS (FROM {q("_mlsql_poisson_cdf")}((SELECT list(DISTINCT m) FROM tuples))),
     draws AS (
         SELECT t.*, r,
                ((hash(settings.s, r, t.g, t.tp, t.na, t.np, t.w) >> 11)::DOUBLE + 0.5) / {TWO_53} AS u
@@ -321,11 +315,32 @@ def _bootstrap(q: Qualify) -> Macro:
     )
 
 
+def _poisson_cdf() -> Macro:
+    """``_mlsql_poisson_cdf(ms)``: (m, k, cdf) of Poisson(m) for each m of the list ``ms``."""
+    body = f"""SELECT m, k, running / max(running) OVER (PARTITION BY m) AS cdf FROM (
+        SELECT m, k, sum(exp(k * ln(m) - m - lgamma(k + 1))) OVER (PARTITION BY m ORDER BY k) AS running
+        FROM (SELECT m, unnest(range(
+                  greatest(0, floor(m - {SPREAD} * sqrt(m) - {SPREAD}))::BIGINT,
+                  ceil(m + {SPREAD} * sqrt(m) + {SPREAD})::BIGINT + 1)) AS k
+              FROM (SELECT unnest(ms)::DOUBLE AS m)))"""
+    return Macro(
+        FILE,
+        "_mlsql_poisson_cdf",
+        ("ms",),
+        body,
+        "Poisson(m)'s CDF for each m > 0 of ms over k in m +- (12 sqrt(m) + 12), normalised "
+        "(the mass left out is below 1e-25): the draw for a uniform u is the smallest k with "
+        "cdf >= u.",
+        public=False,
+        table=True,
+    )
+
+
 def _all_measures() -> str:
     return "[" + ", ".join(str(lit(n)) for n in MEASURES) + "]"
 
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """The table macro ``bootstrap``."""
-    return [_bootstrap(qualify)]
+    return [_poisson_cdf(), _bootstrap(qualify)]
 
