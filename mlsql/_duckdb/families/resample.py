@@ -139,18 +139,30 @@ def _requested(name: str) -> str:
     return f"list_contains(measures, {lit(name)})"
 
 
-def _hivemall_f(q: Qualify) -> Any:
-    """fmeasure over label arrays: micro F-beta of ``options``' -beta, 0 where undefined;
-    ``-average binary`` is refused as on arrays everywhere."""
-    beta = call(q("_mlsql_hivemall_beta"), Sql("options"))
+#: the per-measure parameters, each checked once (in the CTE ``settings``), as columns
+PARAM_COLUMNS = {
+    "zero_division": "__mlsql_zd",
+    "beta": "__mlsql_beta",
+    "n_labels": "__mlsql_n_labels",
+    "options": "__mlsql_hivemall_beta",
+}
+
+
+def _hivemall_f(ops: Any, s: RowStats) -> Any:
+    """fmeasure over label arrays: micro F-beta of ``options``' -beta, 0 where undefined."""
+    return fbeta(ops, F_pooled(ops, s), Sql(PARAM_COLUMNS["options"]), lit("0"))
+
+
+def _hivemall_beta(q: Qualify) -> str:
+    """SQL: the -beta of ``options`` where fmeasure is asked for (``-average binary`` is
+    refused, as on label arrays everywhere)."""
     binary = sql_message(P.BINARY_ON_ARRAYS_MESSAGE)
-
-    def build(ops: Any, s: RowStats) -> Any:
-        f = fbeta(ops, F_pooled(ops, s), beta, lit("0"))
-        average = call(q("_mlsql_hivemall_average"), Sql("options"))
-        return Sql(f"CASE WHEN {average} = 'binary' THEN error({binary}) ELSE {f} END")
-
-    return build
+    average = call(q("_mlsql_hivemall_average"), Sql("options"))
+    beta = call(q("_mlsql_hivemall_beta"), Sql("options"))
+    return (
+        f"CASE WHEN {_requested('fmeasure')} THEN CASE WHEN {average} = 'binary' "
+        f"THEN error({binary}) ELSE {beta} END END"
+    )
 
 
 def _values(q: Qualify, weight: str) -> tuple[str, str, str]:
@@ -163,13 +175,10 @@ def _values(q: Qualify, weight: str) -> tuple[str, str, str]:
     out = []
     for name in MEASURES:
         if name == "fmeasure":
-            value = W.weighted(_hivemall_f(q), Sql(weight), ops, stats)
+            value = W.weighted(_hivemall_f, Sql(weight), ops, stats)
         else:
             m = REGISTRY[name]
-            params = {
-                p.name: Sql(f"CASE WHEN {_requested(name)} THEN {check_param(p, q, name)} END")
-                for p in m.params
-            }
+            params = {p.name: Sql(PARAM_COLUMNS[p.name]) for p in m.params}
             value = W.weighted(m.build, Sql(weight), ops, stats, **params)
         out.append(f"CASE WHEN {_requested(name)} THEN {value} END")
     rows = ",\n               ".join(f"{v} AS {c}" for v, c in ops.row_values.items())
@@ -226,7 +235,18 @@ def _settings(q: Qualify) -> str:
         f"         WHEN len({others}) > 0 "
         f"THEN error({unsupported}) ELSE measures END"
     )
-    return f"SELECT {n} AS n, {c} AS c, {s} AS s, {check} AS ms"
+    params = {
+        p.name: check_param(p, q, FUNC)
+        for p in (P.PARAMS[k] for k in ("zero_division", "beta", "n_labels"))
+    }
+    params["n_labels"] = Sql(
+        f"CASE WHEN {_requested('hamming_loss')} THEN {params['n_labels']} END"
+    )
+    checked = "".join(f", {params[k]} AS {PARAM_COLUMNS[k]}" for k in params)
+    return (
+        f"SELECT {n} AS n, {c} AS c, {s} AS s, {check} AS ms{checked}, "
+        f"{_hivemall_beta(q)} AS {PARAM_COLUMNS['options']}"
+    )
 
 
 def _bootstrap(q: Qualify) -> Macro:
@@ -260,8 +280,9 @@ def _bootstrap(q: Qualify) -> Macro:
             FROM (SELECT g, {lists} AS a, p0, w0 FROM rows))
         GROUP BY ALL),
     valued AS (  -- each tuple's row values (of the samples averages and subset accuracy)
-        SELECT *, {row_values}
-        FROM tuples),
+        SELECT *, {row_values} FROM (
+            SELECT t.*, {", ".join("st." + c for c in PARAM_COLUMNS.values())}
+            FROM tuples t CROSS JOIN settings st)),
     cdf AS (FROM {q("_mlsql_poisson_cdf")}((SELECT list(DISTINCT m) FROM tuples))),
     draws AS (
         SELECT t.*, r,
@@ -271,14 +292,15 @@ def _bootstrap(q: Qualify) -> Macro:
         SELECT d.* EXCLUDE (u, m), d.w * c.k AS kw
         FROM draws d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
         WHERE c.k > 0),
-    sums AS (
-        SELECT g, r, {aggregates}
-        FROM drawn GROUP BY g, r),
-    resamples AS (SELECT g, r, {values} AS v FROM sums),
-    estimate_sums AS (  -- the measure on the data: each tuple weighs its rows m
-        SELECT g, {aggregates}
-        FROM (SELECT *, w * m AS kw FROM valued) GROUP BY g),
-    estimates AS (SELECT g, {values} AS v FROM estimate_sums),
+    sums AS (  -- r NULL: the measure on the data, each tuple weighing its rows m
+        SELECT g, r, {aggregates} FROM (
+            FROM drawn
+            UNION ALL BY NAME
+            SELECT * EXCLUDE (m), NULL::BIGINT AS r, w * m AS kw FROM valued)
+        GROUP BY g, r),
+    measured AS (SELECT g, r, {values} AS v FROM sums CROSS JOIN settings),
+    resamples AS (FROM measured WHERE r IS NOT NULL),
+    estimates AS (FROM measured WHERE r IS NULL),
     wanted AS (
         SELECT i, settings.ms[i] AS measure, list_position({_all_measures()}, settings.ms[i]) AS j
         FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)),
@@ -343,4 +365,3 @@ def _all_measures() -> str:
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """The table macro ``bootstrap``."""
     return [_poisson_cdf(), _bootstrap(qualify)]
-
