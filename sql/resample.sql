@@ -114,7 +114,8 @@ CREATE OR REPLACE MACRO bootstrap(source, actual, predicted, measures := NULL, "
     estimates AS (FROM measured WHERE r IS NULL),
     wanted AS (
         SELECT i, settings.ms[i] AS measure, list_position(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], settings.ms[i]) AS j
-        FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)),
+        FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
+        WHERE settings.c IS NOT NULL),  -- confidence is checked here (the tails read it as is)
     spread AS (
         SELECT g, i, CAST(v[j] AS DOUBLE) AS x FROM resamples CROSS JOIN wanted),
     intervals AS (

@@ -303,7 +303,8 @@ def _bootstrap(q: Qualify) -> Macro:
     estimates AS (FROM measured WHERE r IS NULL),
     wanted AS (
         SELECT i, settings.ms[i] AS measure, list_position({_all_measures()}, settings.ms[i]) AS j
-        FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)),
+        FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
+        WHERE settings.c IS NOT NULL),  -- confidence is checked here (the tails read it as is)
     spread AS (
         SELECT g, i, CAST(v[j] AS DOUBLE) AS x FROM resamples CROSS JOIN wanted),
     intervals AS (
