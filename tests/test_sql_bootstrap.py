@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 import random
+import subprocess
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -180,15 +182,34 @@ def test_same_seed_same_rows_other_seed_other_rows(con: Any) -> None:
     assert [r[3:] for r in one] != [r[3:] for r in other]
 
 
-def test_the_result_does_not_depend_on_threads() -> None:
-    data = gappy(300, 7)
-    args = (["micro_f1", "samples_f1", "samples_jaccard"],)
+#: a query whose result must not depend on the process or the number of threads
+STABLE = (
+    "FROM bootstrap('SELECT *, i % 3 AS g, (i % 4) / 2 AS w FROM (SELECT i, "
+    "[chr((97 + i % 3)::INT), chr((97 + i % 5)::INT)] AS actual, [chr((97 + i % 4)::INT)] AS predicted "
+    "FROM range(300) t(i))', 'actual', 'predicted', measures := ['micro_f1', 'samples_f1', "
+    "'samples_jaccard'], \"by\" := ['g'], n_resamples := 300, sample_weight := 'w')"
+)
+
+
+def test_the_result_does_not_depend_on_threads_or_the_process() -> None:
     outs = []
     for threads in (1, 4):
         c = mlsql.connect()
         c.execute(f"SET threads = {threads}")
-        outs.append(boot(c, data, *args, by=["g"], n_resamples=300, sample_weight="w"))
+        outs.append(c.sql(STABLE).fetchall())
     assert outs[0] == outs[1]
+    script = (
+        "import duckdb, sys; c = duckdb.connect(); "
+        "c.execute(open(sys.argv[1], encoding='utf-8').read()); "
+        "print(repr(c.sql(sys.argv[2]).fetchall()))"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", script, str(ENTRY), STABLE],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert run.stdout.strip() == repr(outs[0])
 
 
 # ------------------------------------------------------------------ intervals
