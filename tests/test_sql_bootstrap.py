@@ -343,3 +343,14 @@ def test_hostile_table_column_and_by_names_are_only_names(con: Any) -> None:
         assert con.sql(f"SELECT count(*) FROM {name}").fetchall() == [(30,)]
     finally:
         con.unregister(HOSTILE)
+
+
+def test_groups_come_in_the_python_calls_order(con: Any) -> None:
+    """By group, NULL first, then by measure as listed."""
+    actual, predicted = simulate(random.Random(16), 40)
+    data = table(actual, predicted, g=[[2, None, 1, 10][i % 4] for i in range(40)])
+    measures = ["samples_f1", "micro_f1"]
+    got = boot(con, data, measures, by=["g"], n_resamples=5)
+    python = mlsql.bootstrap(data, "actual", "predicted", measures, by="g", n_resamples=5)
+    assert [r[:2] for r in got] == [r[:2] for r in python.fetchall()]
+    assert [r[0] for r in got[::2]] == [None, 1, 2, 10]

@@ -318,10 +318,11 @@ def _bootstrap(q: Qualify) -> Macro:
                CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
                CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
                CASE WHEN iv.kept >= 2 THEN iv.se END AS std_error,
-               e.g AS __mlsql_g, w.i AS __mlsql_i
+               0 AS __mlsql_n, w.i AS __mlsql_i
         FROM estimates e CROSS JOIN wanted w
         LEFT JOIN intervals iv ON iv.g = e.g AND iv.i = w.i)
-    ORDER BY __mlsql_g, __mlsql_i"""
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR list_contains({by}, lower(c))) NULLS FIRST,
+             __mlsql_i"""
     return Macro(
         FILE,
         FUNC,
