@@ -74,6 +74,8 @@ SIGNATURE = (
 SPREAD = 12
 #: 2^53: a 53-bit integer over it is a uniform double in [0, 1)
 TWO_53 = 9007199254740992
+#: the suffix of a weighted formula's name (:class:`mlsql._weights.WeightedOps`)
+BY_WEIGHT = "_by_weight"
 
 
 class _Pooled(SqlOps):
@@ -123,9 +125,6 @@ class _Pooled(SqlOps):
         return self._column(f"count({x})")
 
 
-BY_WEIGHT = "_by_weight"
-
-
 def _regroup(formula: str, flat: list[Any]) -> list[Any]:
     """A formula's flat arguments with tp, fp, fn packed back into its Counts."""
     params = formula_params(formula)
@@ -166,9 +165,9 @@ def _hivemall_beta(q: Qualify) -> str:
 
 
 def _values(q: Qualify, weight: str) -> tuple[str, str, str]:
-    """SQL (the row values, as columns of a tuple; the aggregates, as columns; the list of every measure of :data:`MEASURES` over
-    those columns) over rows of columns tp, na, np weighed by ``weight``. A measure not
-    asked for is NULL, its parameters never checked."""
+    """SQL of every measure of :data:`MEASURES` over rows of columns tp, na, np weighed by
+    ``weight``: (the row values, as columns of a tuple; the aggregates over them, as
+    columns; the list of the measures over those). A measure not asked for is NULL."""
     measures()
     ops = _Pooled(q)
     stats = RowStats(Sql("tp"), Sql("na"), Sql("np"))
