@@ -258,6 +258,8 @@ CASES: list[Case] = [
     Case("duckdb", "mlsql multilabel_report weighted", f"SELECT * FROM multilabel_report({WEIGHTED_QUERY}, 'actual', 'predicted', sample_weight := 'w')", mlsql=True, baseline=("duckdb", "mlsql multilabel_report")),
     # bootstrap: 1,000 Poisson resamples of micro_f1, ratio to micro_f1 alone (issue 14: at most 5x)
     Case("duckdb", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(f"FROM read_parquet('{e.f}')", "actual", "predicted", ["micro_f1"], n_resamples=1000, con=e.con).fetchall(), mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
+    # the same in SQL alone: the table macro bootstrap (counter-based Poisson draws in DuckDB)
+    Case("duckdb", "mlsql SQL bootstrap micro_f1 x1000", f"SELECT * FROM bootstrap({PARQUET_QUERY}, 'actual', 'predicted', measures := ['micro_f1'], n_resamples := 1000)", mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
 
     Case("duckdb", "scores bare scan", f"SELECT sum(CAST(y AS INT)), sum(s) FROM ({SCORED})", files=("strings",)),
     Case("duckdb", "mlsql roc_curve", f"SELECT count(*), sum(tpr) FROM roc_curve({SCORED_QUERY}, 'y', 's')", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),

@@ -4,11 +4,10 @@ The one pass over the data is a DuckDB ``GROUP BY`` of each row's statistics
 (tp, |A|, |P| from mlsql's macros, native where built; or the (actual,
 predicted) cell); its few rows go to :mod:`mlsql._resample.run`.
 
-Why not a SQL table macro alone: the exact resample of a tuple seen m times
-is one Poisson(m) draw, and DuckDB SQL has no Poisson generator (only
-``random()``, uniform, whose stream is per thread and not seedable per
-group); drawing m Poisson(1) weights per row would cost rows x resamples.
-The Python call runs the GROUP BY in DuckDB and the draws in numpy.
+The Python call draws with numpy, from the same streams as Polars and Spark,
+and resamples every measure family. The SQL table macro ``bootstrap``
+(:mod:`mlsql._duckdb.families.resample`) draws in DuckDB alone, from a
+counter-based ``hash`` stream, for the label-set measures.
 """
 
 from __future__ import annotations
@@ -201,8 +200,9 @@ def bootstrap(
     at a time). Resamples where the measure is undefined (NULL or NaN) are left out of the interval. The
     interval is the percentile interval (no BCa). Each group's random stream
     is ``PCG64(SeedSequence([seed, *key]))``, ``key`` from the SHA-256 of the
-    group's values. SQL alone cannot do this exactly: DuckDB has no seedable
-    Poisson generator; the GROUP BY runs in DuckDB, the draws in numpy.
+    group's values: the GROUP BY runs in DuckDB, the draws in numpy. The SQL
+    table macro ``bootstrap`` draws in DuckDB itself (other streams, the
+    label-set measures only; docs/guides/uncertainty.md).
 
     Examples
     --------

@@ -42,6 +42,18 @@ Key = tuple[Any, ...]
 
 
 # ------------------------------------------------------------------ parameters
+#: the messages of the resampling parameters ({func}; {got}: the value as Python shows it);
+#: the SQL table macro ``bootstrap`` raises the same text (:mod:`mlsql._duckdb.families.resample`)
+N_RESAMPLES_MESSAGE = (
+    "The 'n_resamples' parameter of {func} must be an integer >= 2. Got {got} instead."
+)
+CONFIDENCE_MESSAGE = (
+    "The 'confidence' parameter of {func} must be a number strictly between 0 and 1. "
+    "Got {got} instead."
+)
+SEED_MESSAGE = "The 'seed' parameter of {func} must be an integer >= 0. Got {got} instead."
+
+
 def check_settings(n_resamples: Any, confidence: Any, seed: Any, func: str) -> None:
     """Validate the resampling parameters (scikit-learn's message shape)."""
     if (
@@ -49,23 +61,15 @@ def check_settings(n_resamples: Any, confidence: Any, seed: Any, func: str) -> N
         or not isinstance(n_resamples, numbers.Integral)
         or int(n_resamples) < 2
     ):
-        raise MlsqlError(
-            f"The 'n_resamples' parameter of {func} must be an integer >= 2. "
-            f"Got {n_resamples!r} instead."
-        )
+        raise MlsqlError(N_RESAMPLES_MESSAGE.format(func=func, got=repr(n_resamples)))
     if (
         isinstance(confidence, bool)
         or not isinstance(confidence, numbers.Real)
         or not 0 < float(confidence) < 1
     ):
-        raise MlsqlError(
-            f"The 'confidence' parameter of {func} must be a number strictly between 0 and 1. "
-            f"Got {confidence!r} instead."
-        )
+        raise MlsqlError(CONFIDENCE_MESSAGE.format(func=func, got=repr(confidence)))
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise MlsqlError(
-            f"The 'seed' parameter of {func} must be an integer >= 0. Got {seed!r} instead."
-        )
+        raise MlsqlError(SEED_MESSAGE.format(func=func, got=repr(seed)))
 
 
 # ------------------------------------------------------------------ tuples and streams

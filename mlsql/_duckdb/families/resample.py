@@ -1,0 +1,368 @@
+"""``bootstrap`` as a DuckDB SQL table macro: exact Poisson bootstrap of the label-set measures.
+
+``FROM bootstrap('preds', 'actual', 'predicted', measures := ['micro_f1'], "by" := ['model'])``
+gives what the Python call ``mlsql.bootstrap`` gives (one row per group and
+measure: estimate, percentile interval, std error), in SQL alone, for the
+measures of label lists that are functions of each row's (tp, |A|, |P|):
+:data:`mlsql._resample.measures.LABEL_SET_MEASURES`.
+
+The method, in the macro's CTEs:
+
+1. ``tuples``: one GROUP BY of each row's statistic tuple (tp, |A|, |P|, and
+   its checked ``sample_weight``) per group, with m its number of rows. The
+   only pass over the source.
+2. Rows with equal tuples are exchangeable and the sum of m Poisson(1) weights
+   is Poisson(m): one Poisson(m) draw k per (tuple, resample). Its uniform u
+   comes from DuckDB's ``hash`` of (seed, resample, group, tuple): counter
+   based, so the same seed gives the same draws on any thread and run.
+3. ``cdf``: for each distinct m, Poisson(m)'s CDF over k in
+   [max(0, m - 12 sqrt(m) - 12), m + 12 sqrt(m) + 12] from the pmf
+   exp(k ln m - m - lgamma(k + 1)), normalised by its total; the mass left
+   out is below 1e-25, so the draw is exact up to double rounding. The draw is
+   the smallest k whose CDF is >= u (an ASOF JOIN).
+4. Per resample: every measure from the tuples weighed by k x weight, by the
+   registry's own formulas (the weighted measures' :mod:`mlsql._weights`),
+   summed in a fixed order so a result does not depend on threads. The
+   estimate is the same with k = m: the measure on the data.
+5. low, high: the percentile interval of the defined resampled values (NULL and
+   NaN left out), as :func:`mlsql._resample.run.interval`; std_error their
+   sample standard deviation.
+
+Its cost is one scan of the rows plus (distinct tuples x resamples).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mlsql import _params as P
+from mlsql import _weights as W
+from mlsql._duckdb.library import Macro, Qualify, check_param, sql_message
+from mlsql._duckdb.ops import SqlOps
+from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
+from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, flatten, formula_params
+from mlsql._formulas import pooled as F_pooled
+from mlsql._registry import REGISTRY, measures
+from mlsql._resample import run as RUN
+from mlsql._resample.measures import ENTRY_MESSAGE, LABEL_SET_MEASURES, SQL_UNSUPPORTED_MESSAGE
+from mlsql._sqlexpr import Sql, call, lit
+from mlsql._weights import SAMPLE_WEIGHT
+
+FILE = "resample.sql"
+DESCRIPTION = "Bootstrap intervals in SQL: exact Poisson resampling of the label-set measures."
+ORDER = 50
+FAMILIES: tuple[str, ...] = ()  # rendered here
+
+FUNC = "bootstrap"
+#: the measures the macro resamples, in the order of each resample's list of values
+MEASURES = LABEL_SET_MEASURES
+#: the per-measure parameters (each applies to every listed measure taking it), with defaults
+PARAMS = ("beta := 1.0", "zero_division := 0", "n_labels := NULL", "options := ''")
+SIGNATURE = (
+    "source",
+    "actual",
+    "predicted",
+    "measures := NULL",
+    '"by" := NULL',
+    "n_resamples := 1000",
+    "confidence := 0.95",
+    "seed := 0",
+    f"{SAMPLE_WEIGHT} := NULL",
+    *PARAMS,
+)
+#: Poisson(m) is tabled over m +- (12 sqrt(m) + 12): the mass outside is below 1e-25
+SPREAD = 12
+#: 2^53: a 53-bit integer over it is a uniform double in [0, 1)
+TWO_53 = 9007199254740992
+#: the suffix of a weighted formula's name (:class:`mlsql._weights.WeightedOps`)
+BY_WEIGHT = "_by_weight"
+
+
+class _Pooled(SqlOps):
+    """Formula primitives that bind each aggregate and each row value once.
+
+    The inlined formulas of the 14 measures took DuckDB seconds to bind: a samples
+    average mentions its row value in five aggregates, and a formula its arguments
+    many times. Here a weighted formula that aggregates (``average``,
+    ``subset_accuracy``) gets its row arguments as columns of the tuple table
+    (:attr:`row_values`, computed once per tuple), and every ``sum``, ``mean`` and
+    ``count`` is recorded once by its text (:attr:`pooled`; the measures share them)
+    and stands in the formula as the column that holds it. Sums and means run over
+    their values in order, so a resample's value does not depend on threads.
+    """
+
+    def __init__(self, qualify: Qualify) -> None:
+        super().__init__(qualify)
+        self.pooled: dict[str, str] = {}
+        self.row_values: dict[str, str] = {}
+
+    def call_formula(self, name: str, args: tuple[Any, ...]) -> Sql:
+        """A weighted aggregating formula (``<name>_by_weight``) over row-value columns."""
+        formula = name.removesuffix(BY_WEIGHT)
+        if formula == name:
+            return super().call_formula(name, args)
+        *given, weight = flatten(args)
+        names = formula_params(formula)  # a parameter (zero_division) stays as it is
+        columns = [
+            self._row_value(a) if isinstance(a, Sql) and n not in P.PARAMS else a
+            for a, n in zip(given, names, strict=True)
+        ]
+        return FORMULAS[formula].raw(W.WeightedOps(self, weight), *_regroup(formula, columns))
+
+    def _row_value(self, x: Sql) -> Sql:
+        return Sql(self.row_values.setdefault(str(x), f"__mlsql_v{len(self.row_values)}"))
+
+    def _column(self, aggregate: str) -> Sql:
+        return Sql(self.pooled.setdefault(aggregate, f"__mlsql_a{len(self.pooled)}"))
+
+    def sum(self, x: Any) -> Sql:
+        return self._column(f"sum({x} ORDER BY {x})")
+
+    def mean(self, x: Any) -> Sql:
+        return self._column(f"avg({x} ORDER BY {x})")
+
+    def count(self, x: Any) -> Sql:
+        return self._column(f"count({x})")
+
+
+def _regroup(formula: str, flat: list[Any]) -> list[Any]:
+    """A formula's flat arguments with tp, fp, fn packed back into its Counts."""
+    params = formula_params(formula)
+    if "tp" not in params:
+        return flat
+    i = params.index("tp")
+    return [*flat[:i], Counts(*flat[i : i + 3]), *flat[i + 3 :]]
+
+
+def _requested(name: str) -> str:
+    return f"list_contains(measures, {lit(name)})"
+
+
+#: the per-measure parameters, each checked once (in the CTE ``settings``), as columns
+PARAM_COLUMNS = {
+    "zero_division": "__mlsql_zd",
+    "beta": "__mlsql_beta",
+    "n_labels": "__mlsql_n_labels",
+    "options": "__mlsql_hivemall_beta",
+}
+
+
+def _hivemall_f(ops: Any, s: RowStats) -> Any:
+    """fmeasure over label arrays: micro F-beta of ``options``' -beta, 0 where undefined."""
+    return fbeta(ops, F_pooled(ops, s), Sql(PARAM_COLUMNS["options"]), lit("0"))
+
+
+def _hivemall_beta(q: Qualify) -> str:
+    """SQL: the -beta of ``options`` where fmeasure is asked for (``-average binary`` is
+    refused, as on label arrays everywhere)."""
+    binary = sql_message(P.BINARY_ON_ARRAYS_MESSAGE)
+    average = call(q("_mlsql_hivemall_average"), Sql("options"))
+    beta = call(q("_mlsql_hivemall_beta"), Sql("options"))
+    return (
+        f"CASE WHEN {_requested('fmeasure')} THEN CASE WHEN {average} = 'binary' "
+        f"THEN error({binary}) ELSE {beta} END END"
+    )
+
+
+def _values(q: Qualify, weight: str) -> tuple[str, str, str]:
+    """SQL of every measure of :data:`MEASURES` over rows of columns tp, na, np weighed by
+    ``weight``: (the row values, as columns of a tuple; the aggregates over them, as
+    columns; the list of the measures over those). A measure not asked for is NULL."""
+    measures()
+    ops = _Pooled(q)
+    stats = RowStats(Sql("tp"), Sql("na"), Sql("np"))
+    out = []
+    for name in MEASURES:
+        if name == "fmeasure":
+            value = W.weighted(_hivemall_f, Sql(weight), ops, stats)
+        else:
+            m = REGISTRY[name]
+            params = {p.name: Sql(PARAM_COLUMNS[p.name]) for p in m.params}
+            value = W.weighted(m.build, Sql(weight), ops, stats, **params)
+        out.append(f"CASE WHEN {_requested(name)} THEN {value} END")
+    rows = ",\n               ".join(f"{v} AS {c}" for v, c in ops.row_values.items())
+    aggregates = ",\n               ".join(f"{a} AS {c}" for a, c in ops.pooled.items())
+    return rows, aggregates, "[" + ",\n         ".join(out) + "]"
+
+
+def _setting(name: str, template: str, ok: str, value: str, q: Qualify) -> str:
+    """SQL: the macro parameter ``name`` checked (``ok`` over ``x``), else its error."""
+    message = sql_message(
+        template.format(func="{}", got="{}"), lit(FUNC), f"{q('_mlsql_shown')}({name})"
+    )
+    ok, value = (s.format(x=name) for s in (ok, value))
+    return f"CASE WHEN {ok} THEN {value} ELSE error({message}) END"
+
+
+def _settings(q: Qualify) -> str:
+    integer = f"regexp_full_match(typeof({{x}}), '{P.INTEGER_TYPES}') AND {{x}} IS NOT NULL"
+    number = f"regexp_full_match(typeof({{x}}), '{P.NUMBER_TYPES}') AND {{x}} IS NOT NULL"
+    allowed = "[" + ", ".join(str(lit(n)) for n in MEASURES) + "]"
+    entry = sql_message(ENTRY_MESSAGE.format(func=FUNC, got="{}"), f"{q('_mlsql_shown')}(measures)")
+    others = f"list_filter(measures, lambda m: m IS NULL OR NOT list_contains({allowed}, m))"
+    other = f"{others}[1]"
+    unsupported = sql_message(
+        SQL_UNSUPPORTED_MESSAGE.format(
+            func=FUNC, allowed="(" + ", ".join(MEASURES) + ")", name="{}"
+        ),
+        f"{q('_mlsql_shown')}({other})",
+    )
+    n = _setting(
+        "n_resamples",
+        RUN.N_RESAMPLES_MESSAGE,
+        f"{integer} AND TRY_CAST({{x}} AS BIGINT) >= 2",
+        "TRY_CAST({x} AS BIGINT)",
+        q,
+    )
+    c = _setting(
+        "confidence",
+        RUN.CONFIDENCE_MESSAGE,
+        f"{number} AND TRY_CAST({{x}} AS DOUBLE) > 0 AND TRY_CAST({{x}} AS DOUBLE) < 1",
+        "TRY_CAST({x} AS DOUBLE)",
+        q,
+    )
+    s = _setting(
+        "seed",
+        RUN.SEED_MESSAGE,
+        f"{integer} AND TRY_CAST({{x}} AS HUGEINT) >= 0",
+        "TRY_CAST({x} AS UBIGINT)",
+        q,
+    )
+    check = (
+        f"CASE WHEN measures IS NULL OR NOT starts_with(typeof(measures), 'VARCHAR[')"
+        f" OR len(measures) = 0 THEN error({entry})\n"
+        f"         WHEN len({others}) > 0 "
+        f"THEN error({unsupported}) ELSE measures END"
+    )
+    params = {
+        p.name: check_param(p, q, FUNC)
+        for p in (P.PARAMS[k] for k in ("zero_division", "beta", "n_labels"))
+    }
+    params["n_labels"] = Sql(
+        f"CASE WHEN {_requested('hamming_loss')} THEN {params['n_labels']} END"
+    )
+    checked = "".join(f", {params[k]} AS {PARAM_COLUMNS[k]}" for k in params)
+    return (
+        f"SELECT {n} AS n, {c} AS c, {s} AS s, {check} AS ms{checked}, "
+        f"{_hivemall_beta(q)} AS {PARAM_COLUMNS['options']}"
+    )
+
+
+def _bootstrap(q: Qualify) -> Macro:
+    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    # the weight column is checked only when one is given (else actual stands in for it)
+    named = [
+        ("actual", "actual"),
+        ("predicted", "predicted"),
+        (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
+    ]
+    source = checked_source_sql(named, lit(FUNC), '"by"')
+    lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {lit(FUNC)}, 'actual', 'predicted')"
+    weight = (
+        f"CASE WHEN {SAMPLE_WEIGHT} IS NULL THEN 1.0::DOUBLE "
+        f"ELSE {q('_mlsql_weight')}(w0, {lit(FUNC)}) END"
+    )
+    # a constant (quantile_cont takes no column); a bad confidence fails in settings first
+    tail = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
+    row_values, aggregates, values = _values(q, "kw")
+    body = f"""WITH settings AS ({_settings(q)}),
+    rows AS (
+        SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
+               {pick_sql("actual")} AS a0,
+               {pick_sql("predicted")} AS p0,
+               {pick_sql(SAMPLE_WEIGHT)} AS w0
+        FROM {source}),
+    tuples AS (
+        SELECT g, tp, na, np, w, count(*) AS m FROM (
+            SELECT g, {q("_mlsql_tp")}(a, p0) AS tp, {q("_mlsql_n_actual")}(a, p0) AS na,
+                   {q("_mlsql_n_predicted")}(a, p0) AS np, {weight} AS w
+            FROM (SELECT g, {lists} AS a, p0, w0 FROM rows))
+        GROUP BY ALL),
+    valued AS (  -- each tuple's row values (of the samples averages and subset accuracy)
+        SELECT *, {row_values} FROM (
+            SELECT t.*, {", ".join("st." + c for c in PARAM_COLUMNS.values())}
+            FROM tuples t CROSS JOIN settings st)),
+    cdf AS (FROM {q("_mlsql_poisson_cdf")}((SELECT list(DISTINCT m) FROM tuples))),
+    draws AS (
+        SELECT t.*, r,
+               ((hash(settings.s, r, t.g, t.tp, t.na, t.np, t.w) >> 11)::DOUBLE + 0.5) / {TWO_53} AS u
+        FROM valued t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
+    drawn AS (
+        SELECT d.* EXCLUDE (u, m), d.w * c.k AS kw
+        FROM draws d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
+        WHERE c.k > 0),
+    sums AS (  -- r NULL: the measure on the data, each tuple weighing its rows m
+        SELECT g, r, {aggregates} FROM (
+            FROM drawn
+            UNION ALL BY NAME
+            SELECT * EXCLUDE (m), NULL::BIGINT AS r, w * m AS kw FROM valued)
+        GROUP BY g, r),
+    measured AS (SELECT g, r, {values} AS v FROM sums CROSS JOIN settings),
+    resamples AS (FROM measured WHERE r IS NOT NULL),
+    estimates AS (FROM measured WHERE r IS NULL),
+    wanted AS (
+        SELECT i, settings.ms[i] AS measure, list_position({_all_measures()}, settings.ms[i]) AS j
+        FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
+        WHERE settings.c IS NOT NULL),  -- confidence is checked here (the tails read it as is)
+    spread AS (
+        SELECT g, i, CAST(v[j] AS DOUBLE) AS x FROM resamples CROSS JOIN wanted),
+    intervals AS (
+        SELECT g, i,
+               quantile_cont(x, [{tail}, 1 - {tail}]) FILTER (WHERE isfinite(x)) AS q,
+               stddev_samp(x ORDER BY x) FILTER (WHERE isfinite(x)) AS se,
+               count(x) FILTER (WHERE isfinite(x)) AS kept
+        FROM spread CROSS JOIN settings GROUP BY g, i)
+    SELECT COLUMNS(lambda c: c <> '{ALL}' AND NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(e.g), w.measure AS measure, CAST(e.v[w.j] AS DOUBLE) AS estimate,
+               CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
+               CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
+               CASE WHEN iv.kept >= 2 THEN iv.se END AS std_error,
+               0 AS __mlsql_n, w.i AS __mlsql_i
+        FROM estimates e CROSS JOIN wanted w
+        LEFT JOIN intervals iv ON iv.g = e.g AND iv.i = w.i)
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR list_contains({by}, lower(c))) NULLS FIRST,
+             __mlsql_i"""
+    return Macro(
+        FILE,
+        FUNC,
+        SIGNATURE,
+        body,
+        "Bootstrap intervals of label-set measures, one row per group and measure: the by "
+        "columns, measure, estimate (the measure on the data), low and high (percentile "
+        "interval), std_error. Measures: " + ", ".join(MEASURES) + "; beta, zero_division, "
+        "n_labels and options apply to every listed measure taking them. Exact Poisson "
+        "bootstrap (one Poisson(m) draw per distinct (tp, |A|, |P|) tuple seen m times, "
+        "counter-based on seed: the same seed, the same rows). Example: SELECT * FROM "
+        "bootstrap('preds', 'actual', 'predicted', measures := ['micro_f1'], \"by\" := ['model']).",
+        table=True,
+    )
+
+
+def _poisson_cdf() -> Macro:
+    """``_mlsql_poisson_cdf(ms)``: (m, k, cdf) of Poisson(m) for each m of the list ``ms``."""
+    body = f"""SELECT m, k, running / max(running) OVER (PARTITION BY m) AS cdf FROM (
+        SELECT m, k, sum(exp(k * ln(m) - m - lgamma(k + 1))) OVER (PARTITION BY m ORDER BY k) AS running
+        FROM (SELECT m, unnest(range(
+                  greatest(0, floor(m - {SPREAD} * sqrt(m) - {SPREAD}))::BIGINT,
+                  ceil(m + {SPREAD} * sqrt(m) + {SPREAD})::BIGINT + 1)) AS k
+              FROM (SELECT unnest(ms)::DOUBLE AS m)))"""
+    return Macro(
+        FILE,
+        "_mlsql_poisson_cdf",
+        ("ms",),
+        body,
+        "Poisson(m)'s CDF for each m > 0 of ms over k in m +- (12 sqrt(m) + 12), normalised "
+        "(the mass left out is below 1e-25): the draw for a uniform u is the smallest k with "
+        "cdf >= u.",
+        public=False,
+        table=True,
+    )
+
+
+def _all_measures() -> str:
+    return "[" + ", ".join(str(lit(n)) for n in MEASURES) + "]"
+
+
+def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
+    """The table macro ``bootstrap``."""
+    return [_poisson_cdf(), _bootstrap(qualify)]
