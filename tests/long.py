@@ -354,5 +354,13 @@ LONG: frozenset[str] = frozenset(
         "tests/test_thresholds_weighted.py::test_label_thresholds_integer_weights_equal_repeated_rows[spark-entries]",
         "tests/test_thresholds_weighted.py::test_label_thresholds_integer_weights_equal_repeated_rows[spark-map]",
         "tests/test_typing.py::test_mypy_passes_on_the_package_and_the_typed_usage_file",
+        "tests/test_sql_bootstrap.py::test_estimate_is_the_measure_macro[plain-False-0]",
+        "tests/test_sql_bootstrap.py::test_estimate_is_the_measure_macro[plain-False-ignore]",
+        "tests/test_sql_bootstrap.py::test_estimate_is_the_measure_macro[plain-True-ignore]",
+        "tests/test_sql_bootstrap.py::test_estimate_is_the_measure_macro[native-False-0]",
+        "tests/test_sql_bootstrap.py::test_estimate_is_the_measure_macro[native-False-ignore]",
+        "tests/test_sql_bootstrap.py::test_estimate_is_the_measure_macro[native-True-ignore]",
+        "tests/test_sql_bootstrap.py::test_the_result_does_not_depend_on_threads_or_the_process",
+        "tests/test_sql_bootstrap.py::test_ninety_percent_intervals_cover_the_population_value",
     )
 )
