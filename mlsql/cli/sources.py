@@ -586,11 +586,6 @@ def prepare(
         empty_cells=opened.format in ("CSV", "TSV"),
         weight=sample_weight,
     )
-    if scored and sample_weight is not None:
-        raise UserError(
-            "--sample-weight: the score measures (average precision, ROC AUC, thresholds, "
-            "calibration) are not weighted yet; leave it out for a score column"
-        )
     groups = "".join(f"{quote_ident(c)}, " for c in prepared.kept)
     con.execute(
         f"CREATE OR REPLACE TEMP VIEW {PREPARED} AS SELECT {groups}"
