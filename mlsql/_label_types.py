@@ -48,6 +48,10 @@ LABEL_VALUE_MESSAGE = (
     "The '{param}' parameter of {func} must be a label of the column's type ({type}): "
     "{kind}. Got {value} instead."
 )
+LABEL_RANGE_MESSAGE = (
+    "The '{param}' parameter of {func} is {value}, which the column's label type ({type}) "
+    "cannot hold: it holds integers from {low} to {high}."
+)
 UNIVERSE_NOT_A_LIST_MESSAGE = (
     "The 'labels' parameter of {func} must be a list of labels. Got {labels!r} instead."
 )
@@ -191,9 +195,18 @@ def check_universe_range(
             )
 
 
-def check_label_value(value: Any, kind: str, type_name: str, param: str, func: str) -> None:
+def check_label_value(
+    value: Any,
+    kind: str,
+    type_name: str,
+    param: str,
+    func: str,
+    bounds: tuple[int, int] | None = None,
+) -> None:
     """Raise :class:`MlsqlError` unless ``value`` (parameter ``param``, one label such as
-    ``class_error_rate``'s ``label``) is a label of the column's ``kind`` (NULL fits any).
+    ``class_error_rate``'s ``label``) is a label of the column's ``kind`` (NULL fits any)
+    and, for integers, within the column type's ``bounds`` (:func:`integer_bounds`; None:
+    any value fits).
 
     Examples
     --------
@@ -201,11 +214,22 @@ def check_label_value(value: Any, kind: str, type_name: str, param: str, func: s
     Traceback (most recent call last):
     ...
     mlsql._errors.MlsqlError: The 'label' parameter of class_error_rate must be a label of the column's type (Int8): integer. Got 'z' instead.
+    >>> check_label_value(1000, "integer", "Int8", "label", "class_error_rate", (-128, 127))
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'label' parameter of class_error_rate is 1000, which the column's label type (Int8) cannot hold: it holds integers from -128 to 127.
     """
-    if kind == NULL or value is None or python_kind(value) == kind:
+    if kind == NULL or value is None:
         return
-    raise MlsqlError(
-        LABEL_VALUE_MESSAGE.format(
-            param=param, func=func, type=type_name, kind=kind, value=repr(value)
+    if python_kind(value) != kind:
+        raise MlsqlError(
+            LABEL_VALUE_MESSAGE.format(
+                param=param, func=func, type=type_name, kind=kind, value=repr(value)
+            )
         )
-    )
+    if bounds is not None and kind == INTEGER and not bounds[0] <= value <= bounds[1]:
+        raise MlsqlError(
+            LABEL_RANGE_MESSAGE.format(
+                param=param, func=func, value=value, type=type_name, low=bounds[0], high=bounds[1]
+            )
+        )

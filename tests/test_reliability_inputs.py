@@ -399,3 +399,35 @@ def test_one_label_of_the_other_kind_is_an_error(
     with pytest.raises(Exception, match=message) as info:
         engine.aggregate(measure, table, columns=columns, **{param: bad})
     assert_mlsql_error(engine, info.value, when_read=True)
+
+
+@pytest.mark.parametrize(("measure", "columns", "param"), ONE_LABEL, ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    ("element", "bad", "low", "high"),
+    [
+        (pa.int8(), 1000, -128, 127),
+        (pa.int8(), -129, -128, 127),
+        (pa.int16(), 40000, -32768, 32767),
+    ],
+    ids=["int8-1000", "int8-minus-129", "int16-40000"],
+)
+def test_one_label_out_of_the_columns_range_is_an_error(
+    engine, measure, columns, param, element, bad, low, high
+):
+    """A ``label``/``positive`` the integer type cannot hold gave 0.0 (no row equals it), where
+    ``labels=`` says the value is out of range: the same error here, naming value, type, range."""
+    table = pa.table(
+        {
+            "actual": pa.array([1, 2, 2, 1], element),
+            "predicted": pa.array([1, 1, 2, 2], element),
+        }
+    )
+    # the largest value the type holds is a label no row holds (zero_division's 0 for FNR)
+    assert engine.aggregate(measure, table, columns=columns, **{param: high}) == 0.0
+    message = (
+        rf"The '{param}' parameter of {measure} is {bad}, which the column's label type "
+        rf"\(.*\) cannot hold: it holds integers from {low} to {high}\."
+    )
+    with pytest.raises(Exception, match=message) as info:
+        engine.aggregate(measure, table, columns=columns, **{param: bad})
+    assert_mlsql_error(engine, info.value, when_read=True)

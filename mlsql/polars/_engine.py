@@ -13,7 +13,7 @@ from mlsql._registry import Measure
 from mlsql._weights import WEIGHTED_FAMILIES
 from mlsql.polars import families
 from mlsql.polars._build import evaluate
-from mlsql.polars._dtypes import Check, IntoExpr, guarded, kind, same_kind
+from mlsql.polars._dtypes import Check, IntoExpr, bounds, guarded, kind, same_kind
 from mlsql.polars._weights import weighted_check
 
 
@@ -61,7 +61,7 @@ class PolarsEngine:
             out = check(func, names, pairs)
             dtype = pairs[0][1]
             for param, value in values.items():
-                LT.check_label_value(value, kind(dtype), str(dtype), param, func)
+                LT.check_label_value(value, kind(dtype), str(dtype), param, func, bounds(dtype))
             return out
 
         return checked

@@ -136,7 +136,16 @@ def checked_label_value(col: Column, value: Any, param: str, func: str) -> Colum
     middle, tail = rest.split("\1")
     message = F.concat(F.lit(head), t, F.lit(middle), kind_sql, F.lit(tail))
     mismatch = (kind_sql != F.lit(want)) & (t != F.lit("void"))
-    return F.when(mismatch, F.raise_error(message)).otherwise(col)
+    checked = F.when(mismatch, F.raise_error(message))
+    if want == LT.INTEGER:  # a value the integer type cannot hold (typeof folds: no per-row cost)
+        for name, dtype in zip(_TYPEOF_INTEGERS, INTEGER_BITS, strict=True):
+            low, high = bounds(dtype())  # type: ignore[misc]
+            if not low <= value <= high:
+                outside = LT.LABEL_RANGE_MESSAGE.format(
+                    param=param, func=func, value=value, type=name, low=low, high=high
+                )
+                checked = checked.when(t == F.lit(name), F.raise_error(F.lit(outside)))
+    return checked.otherwise(col)
 
 
 def compatible(left: T.DataType, right: T.DataType) -> bool:
