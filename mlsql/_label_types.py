@@ -157,6 +157,28 @@ def check_universe_kind(universe: list[Any] | None, kind: str, type_name: str, f
     )
 
 
+def check_universe_labels(
+    universe: Sequence[Any], kind: str, type_name: str, bounds: tuple[int, int] | None, func: str
+) -> None:
+    """Raise :class:`MlsqlError` unless every label of ``universe`` (a list as given, such as
+    ``indicators_from_labels``' labels; NULLs fit) is of the column's ``kind`` and within
+    its integer type's ``bounds`` (:func:`check_universe_kind`, :func:`check_universe_range`).
+
+    Examples
+    --------
+    >>> check_universe_labels(["z"], "integer", "List(Int64)", None, "indicators_from_labels")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'labels' parameter of indicators_from_labels must hold labels of the columns' type (List(Int64)): integer. Got ['z'] instead.
+    """
+    values = list(universe)
+    if kind != NULL and any(v is not None and python_kind(v) != kind for v in values):
+        raise MlsqlError(
+            UNIVERSE_MESSAGE.format(func=func, type=type_name, kind=kind, labels=repr(values))
+        )
+    check_universe_range(values, bounds, type_name, func)
+
+
 def integer_bounds(bits: int, signed: bool) -> tuple[int, int]:
     """The smallest and largest value of an integer type of ``bits`` bits.
 

@@ -431,3 +431,47 @@ def test_one_label_out_of_the_columns_range_is_an_error(
     with pytest.raises(Exception, match=message) as info:
         engine.aggregate(measure, table, columns=columns, **{param: bad})
     assert_mlsql_error(engine, info.value, when_read=True)
+
+
+# ------------------------------------------------------------------ a universe of the other kind
+@pytest.mark.parametrize(
+    ("element", "lists", "good", "bad", "message"),
+    [
+        (
+            pa.int32(),
+            [[1, 2], [3], None],
+            ([1, 3], [[1, 0], [0, 1], None]),
+            ["z"],
+            r"must hold labels of the columns' type \(.*\): integer\. Got \['z'\] instead\.",
+        ),
+        (
+            pa.string(),
+            [["a"], [], None],
+            (["a", "b"], [[1, 0], [0, 0], None]),
+            [1],
+            r"must hold labels of the columns' type \(.*\): text\. Got \[1\] instead\.",
+        ),
+        (
+            pa.int8(),
+            [[1, 2], [3], None],
+            ([127, 1], [[0, 1], [0, 0], None]),
+            [2, 1000],
+            r"holds 1000, which the columns' label type \(.*\) cannot hold: it holds integers "
+            r"from -128 to 127\.",
+        ),
+    ],
+    ids=["text-for-ints", "int-for-text", "out-of-int8"],
+)
+def test_indicators_of_a_universe_of_the_other_kind_is_an_error(
+    engine, element, lists, good, bad, message
+):
+    """indicators_from_labels with labels the lists cannot hold was the engine's raw error
+    (DuckDB's binder, Polars' InvalidOperationError, Spark's analysis), or no match at all."""
+    table = pa.table({"actual": pa.array(lists, pa.list_(element))})
+    universe, want = good
+    assert engine.indicators_from_lists(table, "actual", universe) == want
+    with pytest.raises(
+        Exception, match=r"The 'labels' parameter of indicators_from_labels " + message
+    ) as info:
+        engine.indicators_from_lists(table, "actual", bad)
+    assert_mlsql_error(engine, info.value, when_read=True)

@@ -148,6 +148,35 @@ def checked_label_value(col: Column, value: Any, param: str, func: str) -> Colum
     return checked.otherwise(col)
 
 
+def checked_universe(col: Column, universe: Sequence[Any], func: str) -> Column:
+    """``col`` (an array of labels), failing the query unless every label of ``universe``
+    (parameter ``labels``) is of the array's label kind and, for integers, within its type's
+    range (the messages of :func:`mlsql._label_types.check_universe_labels`; ``typeof``
+    folds when Spark plans the query, so nothing is added per row)."""
+    t = F.typeof(col)
+    text = (
+        (t == F.lit("array<string>")) | t.startswith("array<varchar") | t.startswith("array<char")
+    )
+    checked = None
+    for name, dtype in [*zip(_TYPEOF_INTEGERS, INTEGER_BITS, strict=True), ("string", None)]:
+        type_name = f"array<{name}>"
+        try:
+            LT.check_universe_labels(
+                universe,
+                LT.TEXT if dtype is None else LT.INTEGER,
+                type_name,
+                None if dtype is None else bounds(dtype()),
+                func,
+            )
+        except MlsqlError as exc:
+            condition = text if dtype is None else t == F.lit(type_name)
+            error = F.raise_error(F.lit(str(exc)))
+            checked = (
+                F.when(condition, error) if checked is None else checked.when(condition, error)
+            )
+    return col if checked is None else checked.otherwise(col)
+
+
 def compatible(left: T.DataType, right: T.DataType) -> bool:
     """Whether two label types are of one kind (an all-NULL side fits anything)."""
     a, b = kind(left), kind(right)
