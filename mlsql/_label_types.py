@@ -43,10 +43,14 @@ UNIVERSE_RANGE_MESSAGE = (
 )
 #: parameters that hold one label of the measure's first input (class_error_rate's ``label``,
 #: prevalence's ``positive``)
-LABEL_VALUE_PARAMS = ("label", "positive")
+LABEL_VALUE_PARAMS = ("label", "positive", "costs")
 LABEL_VALUE_MESSAGE = (
     "The '{param}' parameter of {func} must be a label of the column's type ({type}): "
     "{kind}. Got {value} instead."
+)
+COST_KEY_MESSAGE = (
+    "The '{param}' parameter of {func} must map labels of the column's type ({type}): "
+    "{kind} (actual -> {{predicted: cost}}). Got {value} instead."
 )
 LABEL_RANGE_MESSAGE = (
     "The '{param}' parameter of {func} is {value}, which the column's label type ({type}) "
@@ -157,6 +161,31 @@ def check_universe_kind(universe: list[Any] | None, kind: str, type_name: str, f
     )
 
 
+def label_values(param: str, value: Any) -> list[Any]:
+    """The labels a :data:`LABEL_VALUE_PARAMS` parameter holds: ``costs``' actual and
+    predicted labels (a mapping, or costs with ``entries`` (actual, predicted, cost); a table
+    or a column of costs: none here), else ``[value]``.
+
+    Examples
+    --------
+    >>> label_values("costs", {"a": {"b": 2.0}, ("c", "a"): 1.0}), label_values("label", 3)
+    (['a', 'b', 'c'], [3])
+    """
+    if param != "costs":
+        return [value]
+    from mlsql._front.inputs import mapping_costs
+
+    entries = getattr(value, "entries", None)  # costs an engine has validated already
+    if entries is None:
+        entries = mapping_costs(value) or []
+    return list(dict.fromkeys(x for a, p, _ in entries for x in (a, p)))
+
+
+def value_message(param: str) -> str:
+    """The message of a label of the other kind in parameter ``param`` (:func:`label_values`)."""
+    return COST_KEY_MESSAGE if param == "costs" else LABEL_VALUE_MESSAGE
+
+
 def check_universe_labels(
     universe: Sequence[Any], kind: str, type_name: str, bounds: tuple[int, int] | None, func: str
 ) -> None:
@@ -245,7 +274,7 @@ def check_label_value(
         return
     if python_kind(value) != kind:
         raise MlsqlError(
-            LABEL_VALUE_MESSAGE.format(
+            value_message(param).format(
                 param=param, func=func, type=type_name, kind=kind, value=repr(value)
             )
         )

@@ -18,6 +18,33 @@ CREATE OR REPLACE MACRO _mlsql_label_value(x, value, param, func) AS
          THEN error('The ''' || param || ''' parameter of ' || func || ' is ' || CAST(value AS VARCHAR) || ', which the column''s label type (' || typeof(x) || ') cannot hold: it holds integers from ' || CAST((CASE typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AS VARCHAR) || ' to ' || CAST((CASE typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2] AS VARCHAR) || '.')
          ELSE value END;
 
+-- _mlsql_cost_keys(x, costs, func): costs (a map actual -> predicted -> cost), after checking its labels are of x's label kind.
+CREATE OR REPLACE MACRO _mlsql_cost_keys(x, costs, func) AS 
+    CASE WHEN typeof(costs) = '"NULL"' THEN costs
+         WHEN ('null' NOT IN (CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END, CASE WHEN regexp_full_match(typeof(map_keys(costs)[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(map_keys(costs)[1]) = 'VARCHAR' THEN 'text' WHEN typeof(map_keys(costs)[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(map_keys(costs)[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(map_keys(costs)[1]) = '"NULL"' THEN 'null' ELSE typeof(map_keys(costs)[1]) END) AND CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END <> CASE WHEN regexp_full_match(typeof(map_keys(costs)[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(map_keys(costs)[1]) = 'VARCHAR' THEN 'text' WHEN typeof(map_keys(costs)[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(map_keys(costs)[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(map_keys(costs)[1]) = '"NULL"' THEN 'null' ELSE typeof(map_keys(costs)[1]) END) THEN error('The ''' || 'costs' || ''' parameter of ' || func || ' must map labels of the column''s type (' || typeof(x) || '): ' || CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END || ' (actual -> {predicted: cost}). Got ' || CASE WHEN typeof(map_keys(costs)[1]) = 'VARCHAR' THEN chr(39) || map_keys(costs)[1] || chr(39) ELSE CAST(map_keys(costs)[1] AS VARCHAR) END || ' instead.')
+         WHEN ('null' NOT IN (CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END, CASE WHEN regexp_full_match(typeof(map_keys(map_values(costs)[1])[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(map_keys(map_values(costs)[1])[1]) = 'VARCHAR' THEN 'text' WHEN typeof(map_keys(map_values(costs)[1])[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(map_keys(map_values(costs)[1])[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(map_keys(map_values(costs)[1])[1]) = '"NULL"' THEN 'null' ELSE typeof(map_keys(map_values(costs)[1])[1]) END) AND CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END <> CASE WHEN regexp_full_match(typeof(map_keys(map_values(costs)[1])[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(map_keys(map_values(costs)[1])[1]) = 'VARCHAR' THEN 'text' WHEN typeof(map_keys(map_values(costs)[1])[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(map_keys(map_values(costs)[1])[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(map_keys(map_values(costs)[1])[1]) = '"NULL"' THEN 'null' ELSE typeof(map_keys(map_values(costs)[1])[1]) END) THEN error('The ''' || 'costs' || ''' parameter of ' || func || ' must map labels of the column''s type (' || typeof(x) || '): ' || CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END || ' (actual -> {predicted: cost}). Got ' || CASE WHEN typeof(map_keys(map_values(costs)[1])[1]) = 'VARCHAR' THEN chr(39) || map_keys(map_values(costs)[1])[1] || chr(39) ELSE CAST(map_keys(map_values(costs)[1])[1] AS VARCHAR) END || ' instead.')
+         ELSE costs END;
+
 -- _mlsql_binary_flag(x, name, func): A boolean or 0/1 input as BOOLEAN (anything else is an error).
 CREATE OR REPLACE MACRO _mlsql_binary_flag(x, name, func) AS 
     CASE WHEN NOT regexp_full_match(typeof(x), '(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')

@@ -475,3 +475,48 @@ def test_indicators_of_a_universe_of_the_other_kind_is_an_error(
     ) as info:
         engine.indicators_from_lists(table, "actual", bad)
     assert_mlsql_error(engine, info.value, when_read=True)
+
+
+# ------------------------------------------------------------------ costs of the other kind
+def _costs(engine, costs: dict) -> object:
+    """``costs`` as the engine takes it: a dict, or in DuckDB a MAP literal."""
+    if engine.name != "duckdb":
+        return costs
+    from mlsql._sqlexpr import Sql, lit
+
+    def as_map(d: dict) -> str:
+        items = ", ".join(
+            f"{lit(k)}: {as_map(v) if isinstance(v, dict) else lit(float(v))}" for k, v in d.items()
+        )
+        return f"MAP {{{items}}}"
+
+    return Sql(as_map(costs))
+
+
+@pytest.mark.parametrize(
+    ("element", "rows", "good", "bad", "kind", "shown"),
+    [
+        (pa.int32(), [(1, 2), (3, 3)], {1: {2: 3.0}}, {"x": {"y": 2.0}}, "integer", "'x'"),
+        (pa.string(), [("a", "b"), ("c", "c")], {"a": {"b": 3.0}}, {1: {2: 2.0}}, "text", "1"),
+        (pa.int32(), [(1, 2), (3, 3)], {1: {2: 3.0}}, {1: {"y": 2.0}}, "integer", "'y'"),
+    ],
+    ids=["text-for-ints", "ints-for-text", "inner-text-for-ints"],
+)
+def test_costs_of_the_other_kind_are_an_error(engine, element, rows, good, bad, kind, shown):
+    """cost_error with cost labels the columns cannot hold was the engine's raw error (DuckDB's
+    binder, Polars' ComputeError, Spark's CAST_INVALID_INPUT)."""
+    table = pa.table(
+        {
+            "actual": pa.array([a for a, _ in rows], element),
+            "predicted": pa.array([p for _, p in rows], element),
+        }
+    )
+    # the costly error costs 3: (3 + 0) / 2
+    assert engine.aggregate("cost_error", table, costs=_costs(engine, good)) == 1.5
+    message = (
+        r"The 'costs' parameter of cost_error must map labels of the column's type \(.*\): "
+        rf"{kind} \(actual -> \{{predicted: cost\}}\)\. Got {shown} instead\."
+    )
+    with pytest.raises(Exception, match=message) as info:
+        engine.aggregate("cost_error", table, costs=_costs(engine, bad))
+    assert_mlsql_error(engine, info.value, when_read=True)

@@ -61,7 +61,9 @@ class PolarsEngine:
             out = check(func, names, pairs)
             dtype = pairs[0][1]
             for param, value in values.items():
-                LT.check_label_value(value, kind(dtype), str(dtype), param, func, bounds(dtype))
+                limits = None if param == "costs" else bounds(dtype)  # costs: kinds only
+                for label in LT.label_values(param, value):
+                    LT.check_label_value(label, kind(dtype), str(dtype), param, func, limits)
             return out
 
         return checked

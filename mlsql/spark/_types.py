@@ -129,7 +129,7 @@ def checked_label_value(col: Column, value: Any, param: str, func: str) -> Colum
     kind_sql = (
         F.when(t.isin(*_TYPEOF_INTEGERS), F.lit(LT.INTEGER)).when(text, F.lit(LT.TEXT)).otherwise(t)
     )
-    parts = LT.LABEL_VALUE_MESSAGE.format(
+    parts = LT.value_message(param).format(
         param=param, func=func, type="\0", kind="\1", value=repr(value)
     )
     head, rest = parts.split("\0")
@@ -137,7 +137,9 @@ def checked_label_value(col: Column, value: Any, param: str, func: str) -> Colum
     message = F.concat(F.lit(head), t, F.lit(middle), kind_sql, F.lit(tail))
     mismatch = (kind_sql != F.lit(want)) & (t != F.lit("void"))
     checked = F.when(mismatch, F.raise_error(message))
-    if want == LT.INTEGER:  # a value the integer type cannot hold (typeof folds: no per-row cost)
+    if (
+        want == LT.INTEGER and param != "costs"
+    ):  # a value the integer type cannot hold (typeof folds: no per-row cost)
         for name, dtype in zip(_TYPEOF_INTEGERS, INTEGER_BITS, strict=True):
             low, high = bounds(dtype())  # type: ignore[misc]
             if not low <= value <= high:
