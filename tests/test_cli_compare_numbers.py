@@ -176,8 +176,9 @@ def test_numbers_need_measures_and_eval_says_where_to_go(numbers: Path) -> None:
     assert code == 2 and "name the measures with --measures" in err
     result = invoke("eval", numbers, "-a", "y", "-p", "yhat")
     assert result.exit_code == 2 and "mlsql compare --measures" in result.stderr
-    # a label list against numbers is no pair of numbers
+    # a label list against numbers is no pair of numbers: the label rules say what is wrong
     path = numbers.parent / "mixed.parquet"
     pq.write_table(numbers_table().append_column("tags", pa.array([["a"]] * 2 * N)), path)
     code, _, err = compare_cli("duckdb", path, "tags", "score", "--baseline", "A", "-m", "auc")
-    assert code == 2 and "numbers are compared with numbers" in err
+    assert code == 2 and "column 'score' has type DOUBLE" in err
+    assert "mlsql compare also takes two columns of numbers" in err

@@ -437,7 +437,7 @@ WRONG_TYPE = (
     "column {col!r} has type {type}; mlsql needs labels: a list of text or integers "
     "(e.g. VARCHAR[]), one text or integer label per row, or text split with --sep "
     "(--predicted may also hold label scores: a MAP label -> number, or a list of "
-    "{{label, score}} structs)"
+    "{{label, score}} structs; mlsql compare also takes two columns of numbers)"
 )
 
 
@@ -609,22 +609,13 @@ def prepare(
 
 def _number_sides(opened: Opened, actual: str, predicted: str) -> tuple[Side, Side] | None:
     """Both sides as numbers when one holds real numbers (FLOAT, DOUBLE, DECIMAL) and the
-    other numbers or booleans (a 0/1 label); None when neither holds real numbers."""
-    types = {c: opened.type_of(c) for c in (actual, predicted)}
-    if not any(t.id in REAL_TYPES for t in types.values()):
+    other numbers or, as --actual, booleans (a 0/1 label); None otherwise (the label rules
+    then say what a column of labels may hold)."""
+    a, p = opened.type_of(actual).id, opened.type_of(predicted).id
+    if a not in REAL_TYPES and p not in REAL_TYPES:
         return None
-    allowed = {
-        "actual": (*REAL_TYPES, *INTEGER_TYPES, "boolean"),
-        "predicted": (*REAL_TYPES, *INTEGER_TYPES),
-    }
-    for option, column in (("actual", actual), ("predicted", predicted)):
-        if types[column].id not in allowed[option]:
-            other = predicted if column == actual else actual
-            raise UserError(
-                f"--{option} {column!r} holds {types[column]} but {other!r} holds numbers "
-                f"({types[other]}); numbers are compared with numbers: --actual a number "
-                "(or a 0/1 or boolean label), --predicted a number (or a score)"
-            )
+    if a not in (*REAL_TYPES, *INTEGER_TYPES, "boolean") or p not in (*REAL_TYPES, *INTEGER_TYPES):
+        return None
     return Side(actual, "number", "number"), Side(predicted, "number", "number")
 
 
