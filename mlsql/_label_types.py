@@ -43,10 +43,18 @@ UNIVERSE_RANGE_MESSAGE = (
 )
 #: parameters that hold one label of the measure's first input (class_error_rate's ``label``,
 #: prevalence's ``positive``)
-LABEL_VALUE_PARAMS = ("label", "positive")
+LABEL_VALUE_PARAMS = ("label", "positive", "costs")
 LABEL_VALUE_MESSAGE = (
     "The '{param}' parameter of {func} must be a label of the column's type ({type}): "
     "{kind}. Got {value} instead."
+)
+COST_KEY_MESSAGE = (
+    "The '{param}' parameter of {func} must map labels of the column's type ({type}): "
+    "{kind} (actual -> {{predicted: cost}}). Got {value} instead."
+)
+LABEL_RANGE_MESSAGE = (
+    "The '{param}' parameter of {func} is {value}, which the column's label type ({type}) "
+    "cannot hold: it holds integers from {low} to {high}."
 )
 UNIVERSE_NOT_A_LIST_MESSAGE = (
     "The 'labels' parameter of {func} must be a list of labels. Got {labels!r} instead."
@@ -153,6 +161,53 @@ def check_universe_kind(universe: list[Any] | None, kind: str, type_name: str, f
     )
 
 
+def label_values(param: str, value: Any) -> list[Any]:
+    """The labels a :data:`LABEL_VALUE_PARAMS` parameter holds: ``costs``' actual and
+    predicted labels (a mapping, or costs with ``entries`` (actual, predicted, cost); a table
+    or a column of costs: none here), else ``[value]``.
+
+    Examples
+    --------
+    >>> label_values("costs", {"a": {"b": 2.0}, ("c", "a"): 1.0}), label_values("label", 3)
+    (['a', 'b', 'c'], [3])
+    """
+    if param != "costs":
+        return [value]
+    from mlsql._front.inputs import mapping_costs
+
+    entries = getattr(value, "entries", None)  # costs an engine has validated already
+    if entries is None:
+        entries = mapping_costs(value) or []
+    return list(dict.fromkeys(x for a, p, _ in entries for x in (a, p)))
+
+
+def value_message(param: str) -> str:
+    """The message of a label of the other kind in parameter ``param`` (:func:`label_values`)."""
+    return COST_KEY_MESSAGE if param == "costs" else LABEL_VALUE_MESSAGE
+
+
+def check_universe_labels(
+    universe: Sequence[Any], kind: str, type_name: str, bounds: tuple[int, int] | None, func: str
+) -> None:
+    """Raise :class:`MlsqlError` unless every label of ``universe`` (a list as given, such as
+    ``indicators_from_labels``' labels; NULLs fit) is of the column's ``kind`` and within
+    its integer type's ``bounds`` (:func:`check_universe_kind`, :func:`check_universe_range`).
+
+    Examples
+    --------
+    >>> check_universe_labels(["z"], "integer", "List(Int64)", None, "indicators_from_labels")
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'labels' parameter of indicators_from_labels must hold labels of the columns' type (List(Int64)): integer. Got ['z'] instead.
+    """
+    values = list(universe)
+    if kind != NULL and any(v is not None and python_kind(v) != kind for v in values):
+        raise MlsqlError(
+            UNIVERSE_MESSAGE.format(func=func, type=type_name, kind=kind, labels=repr(values))
+        )
+    check_universe_range(values, bounds, type_name, func)
+
+
 def integer_bounds(bits: int, signed: bool) -> tuple[int, int]:
     """The smallest and largest value of an integer type of ``bits`` bits.
 
@@ -191,9 +246,18 @@ def check_universe_range(
             )
 
 
-def check_label_value(value: Any, kind: str, type_name: str, param: str, func: str) -> None:
+def check_label_value(
+    value: Any,
+    kind: str,
+    type_name: str,
+    param: str,
+    func: str,
+    bounds: tuple[int, int] | None = None,
+) -> None:
     """Raise :class:`MlsqlError` unless ``value`` (parameter ``param``, one label such as
-    ``class_error_rate``'s ``label``) is a label of the column's ``kind`` (NULL fits any).
+    ``class_error_rate``'s ``label``) is a label of the column's ``kind`` (NULL fits any)
+    and, for integers, within the column type's ``bounds`` (:func:`integer_bounds`; None:
+    any value fits).
 
     Examples
     --------
@@ -201,11 +265,22 @@ def check_label_value(value: Any, kind: str, type_name: str, param: str, func: s
     Traceback (most recent call last):
     ...
     mlsql._errors.MlsqlError: The 'label' parameter of class_error_rate must be a label of the column's type (Int8): integer. Got 'z' instead.
+    >>> check_label_value(1000, "integer", "Int8", "label", "class_error_rate", (-128, 127))
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'label' parameter of class_error_rate is 1000, which the column's label type (Int8) cannot hold: it holds integers from -128 to 127.
     """
-    if kind == NULL or value is None or python_kind(value) == kind:
+    if kind == NULL or value is None:
         return
-    raise MlsqlError(
-        LABEL_VALUE_MESSAGE.format(
-            param=param, func=func, type=type_name, kind=kind, value=repr(value)
+    if python_kind(value) != kind:
+        raise MlsqlError(
+            value_message(param).format(
+                param=param, func=func, type=type_name, kind=kind, value=repr(value)
+            )
         )
-    )
+    if bounds is not None and kind == INTEGER and not bounds[0] <= value <= bounds[1]:
+        raise MlsqlError(
+            LABEL_RANGE_MESSAGE.format(
+                param=param, func=func, value=value, type=type_name, low=bounds[0], high=bounds[1]
+            )
+        )

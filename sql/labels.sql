@@ -644,7 +644,7 @@ CREATE OR REPLACE MACRO _mlsql_labels_from_indicators(indicators, labels) AS
 CREATE OR REPLACE MACRO labels_from_indicators(indicators, labels) AS 
     _mlsql_labels_from_indicators(indicators, labels);
 
--- indicators_from_labels(actual, labels): 0/1 per label of the universe ``labels``: 1 where the list holds it.
+-- indicators_from_labels(actual, labels): 0/1 per label of the universe ``labels``: 1 where the list holds it (labels of the list's kind, within its integer type's range).
 CREATE OR REPLACE MACRO indicators_from_labels(actual, labels) AS 
-    CASE WHEN actual IS NULL THEN NULL
-         ELSE list_transform(labels, lambda l: list_contains(actual, l)::INTEGER) END;
+    CASE WHEN actual IS NULL THEN NULL WHEN len(labels) = 0 THEN []::INTEGER[]
+         ELSE list_transform(_mlsql_typed_universe(labels, actual, 'indicators_from_labels'), lambda l: list_contains(actual, l)::INTEGER) END;

@@ -230,9 +230,9 @@ CREATE OR REPLACE MACRO class_error_rate(actual, predicted, label, zero_division
 -- cost_error(actual, predicted, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 -- cost_error(actual, predicted, sample_weight, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 CREATE OR REPLACE MACRO cost_error(actual, predicted, costs) AS 
-    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(costs[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
+    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(cast_to_type(_mlsql_cost_keys(actual, costs, 'cost_error'), map([actual], [map([predicted], [1.0::DOUBLE])]))[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
     (actual, predicted, sample_weight, costs) AS 
-    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(costs[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) * _mlsql_weight(sample_weight, 'cost_error') END), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'cost_error') END), 0));
+    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(cast_to_type(_mlsql_cost_keys(actual, costs, 'cost_error'), map([actual], [map([predicted], [1.0::DOUBLE])]))[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) * _mlsql_weight(sample_weight, 'cost_error') END), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'cost_error') END), 0));
 
 -- class_distribution(source, label, "by"): One row per class (and group): class, count, share of the known rows.
 -- class_distribution(source, label, sample_weight, "by"): One row per class (and group): class, count, share of the known rows.

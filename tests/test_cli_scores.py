@@ -259,9 +259,7 @@ def test_label_lists_still_give_the_label_report(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--sample-weight", "w"], "not weighted yet"),
         (["--labels", "ant,bee"], "leave --labels out"),
-        (["--ci"], "leave --ci out"),
     ],
 )
 def test_options_a_score_report_refuses(tmp_path: Path, args: list[str], message: str) -> None:

@@ -399,3 +399,124 @@ def test_one_label_of_the_other_kind_is_an_error(
     with pytest.raises(Exception, match=message) as info:
         engine.aggregate(measure, table, columns=columns, **{param: bad})
     assert_mlsql_error(engine, info.value, when_read=True)
+
+
+@pytest.mark.parametrize(("measure", "columns", "param"), ONE_LABEL, ids=lambda v: str(v))
+@pytest.mark.parametrize(
+    ("element", "bad", "low", "high"),
+    [
+        (pa.int8(), 1000, -128, 127),
+        (pa.int8(), -129, -128, 127),
+        (pa.int16(), 40000, -32768, 32767),
+    ],
+    ids=["int8-1000", "int8-minus-129", "int16-40000"],
+)
+def test_one_label_out_of_the_columns_range_is_an_error(
+    engine, measure, columns, param, element, bad, low, high
+):
+    """A ``label``/``positive`` the integer type cannot hold gave 0.0 (no row equals it), where
+    ``labels=`` says the value is out of range: the same error here, naming value, type, range."""
+    table = pa.table(
+        {
+            "actual": pa.array([1, 2, 2, 1], element),
+            "predicted": pa.array([1, 1, 2, 2], element),
+        }
+    )
+    # the largest value the type holds is a label no row holds (zero_division's 0 for FNR)
+    assert engine.aggregate(measure, table, columns=columns, **{param: high}) == 0.0
+    message = (
+        rf"The '{param}' parameter of {measure} is {bad}, which the column's label type "
+        rf"\(.*\) cannot hold: it holds integers from {low} to {high}\."
+    )
+    with pytest.raises(Exception, match=message) as info:
+        engine.aggregate(measure, table, columns=columns, **{param: bad})
+    assert_mlsql_error(engine, info.value, when_read=True)
+
+
+# ------------------------------------------------------------------ a universe of the other kind
+@pytest.mark.parametrize(
+    ("element", "lists", "good", "bad", "message"),
+    [
+        (
+            pa.int32(),
+            [[1, 2], [3], None],
+            ([1, 3], [[1, 0], [0, 1], None]),
+            ["z"],
+            r"must hold labels of the columns' type \(.*\): integer\. Got \['z'\] instead\.",
+        ),
+        (
+            pa.string(),
+            [["a"], [], None],
+            (["a", "b"], [[1, 0], [0, 0], None]),
+            [1],
+            r"must hold labels of the columns' type \(.*\): text\. Got \[1\] instead\.",
+        ),
+        (
+            pa.int8(),
+            [[1, 2], [3], None],
+            ([127, 1], [[0, 1], [0, 0], None]),
+            [2, 1000],
+            r"holds 1000, which the columns' label type \(.*\) cannot hold: it holds integers "
+            r"from -128 to 127\.",
+        ),
+    ],
+    ids=["text-for-ints", "int-for-text", "out-of-int8"],
+)
+def test_indicators_of_a_universe_of_the_other_kind_is_an_error(
+    engine, element, lists, good, bad, message
+):
+    """indicators_from_labels with labels the lists cannot hold was the engine's raw error
+    (DuckDB's binder, Polars' InvalidOperationError, Spark's analysis), or no match at all."""
+    table = pa.table({"actual": pa.array(lists, pa.list_(element))})
+    universe, want = good
+    assert engine.indicators_from_lists(table, "actual", universe) == want
+    with pytest.raises(
+        Exception, match=r"The 'labels' parameter of indicators_from_labels " + message
+    ) as info:
+        engine.indicators_from_lists(table, "actual", bad)
+    assert_mlsql_error(engine, info.value, when_read=True)
+
+
+# ------------------------------------------------------------------ costs of the other kind
+def _costs(engine, costs: dict) -> object:
+    """``costs`` as the engine takes it: a dict, or in DuckDB a MAP literal."""
+    if engine.name != "duckdb":
+        return costs
+    from mlsql._sqlexpr import Sql, lit
+
+    def as_map(d: dict) -> str:
+        items = ", ".join(
+            f"{lit(k)}: {as_map(v) if isinstance(v, dict) else lit(float(v))}" for k, v in d.items()
+        )
+        return f"MAP {{{items}}}"
+
+    return Sql(as_map(costs))
+
+
+@pytest.mark.parametrize(
+    ("element", "rows", "good", "bad", "kind", "shown"),
+    [
+        (pa.int32(), [(1, 2), (3, 3)], {1: {2: 3.0}}, {"x": {"y": 2.0}}, "integer", "'x'"),
+        (pa.string(), [("a", "b"), ("c", "c")], {"a": {"b": 3.0}}, {1: {2: 2.0}}, "text", "1"),
+        (pa.int32(), [(1, 2), (3, 3)], {1: {2: 3.0}}, {1: {"y": 2.0}}, "integer", "'y'"),
+    ],
+    ids=["text-for-ints", "ints-for-text", "inner-text-for-ints"],
+)
+def test_costs_of_the_other_kind_are_an_error(engine, element, rows, good, bad, kind, shown):
+    """cost_error with cost labels the columns cannot hold was the engine's raw error (DuckDB's
+    binder, Polars' ComputeError, Spark's CAST_INVALID_INPUT)."""
+    table = pa.table(
+        {
+            "actual": pa.array([a for a, _ in rows], element),
+            "predicted": pa.array([p for _, p in rows], element),
+        }
+    )
+    # the costly error costs 3: (3 + 0) / 2
+    assert engine.aggregate("cost_error", table, costs=_costs(engine, good)) == 1.5
+    message = (
+        r"The 'costs' parameter of cost_error must map labels of the column's type \(.*\): "
+        rf"{kind} \(actual -> \{{predicted: cost\}}\)\. Got {shown} instead\."
+    )
+    with pytest.raises(Exception, match=message) as info:
+        engine.aggregate("cost_error", table, costs=_costs(engine, bad))
+    assert_mlsql_error(engine, info.value, when_read=True)

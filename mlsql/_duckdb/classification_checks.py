@@ -17,7 +17,14 @@ from typing import Any
 
 from mlsql import _classification_params as CP
 from mlsql import _label_types as LT
-from mlsql._duckdb.library import NUMERIC_TYPES, Macro, Qualify, check_param, sql_message
+from mlsql._duckdb.library import (
+    NUMERIC_TYPES,
+    Macro,
+    Qualify,
+    check_param,
+    integer_range_case,
+    sql_message,
+)
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, Param
 from mlsql._sqlexpr import Sql, lit
@@ -80,15 +87,60 @@ def _checks() -> list[Macro]:
         "CASE WHEN typeof(value) = 'VARCHAR' THEN chr(39) || value || chr(39) "
         "ELSE CAST(value AS VARCHAR) END",
     )
+    outer, inner = "map_keys(costs)[1]", "map_keys(map_values(costs)[1])[1]"
+
+    def cost_key(key: str) -> str:
+        return sql_message(
+            LT.COST_KEY_MESSAGE.format(param="{}", func="{}", type="{}", kind="{}", value="{}"),
+            "'costs'",
+            "func",
+            "typeof(x)",
+            _kind("typeof(x)"),
+            f"CASE WHEN typeof({key}) = 'VARCHAR' THEN chr(39) || {key} || chr(39) "
+            f"ELSE CAST({key} AS VARCHAR) END",
+        )
+
+    def other_kind(key: str) -> str:
+        kinds = (_kind("typeof(x)"), _kind(f"typeof({key})"))
+        return f"('null' NOT IN ({kinds[0]}, {kinds[1]}) AND {kinds[0]} <> {kinds[1]})"
+
+    bounds = integer_range_case("typeof(x)")
+    label_range = sql_message(
+        LT.LABEL_RANGE_MESSAGE.format(
+            param="{}", func="{}", value="{}", type="{}", low="{}", high="{}"
+        ),
+        "param",
+        "func",
+        "CAST(value AS VARCHAR)",
+        "typeof(x)",
+        f"CAST(({bounds})[1] AS VARCHAR)",
+        f"CAST(({bounds})[2] AS VARCHAR)",
+    )
     return [
         Macro(
             FILE,
             "_mlsql_label_value",
             ("x", "value", "param", "func"),
-            f"""CASE WHEN '"NULL"' IN (typeof(x), typeof(value))
-              OR {_kind("typeof(x)")} = {_kind("typeof(value)")} THEN value
-         ELSE error({label_value}) END""",
-            "value (parameter param, one label), after checking it is of x's label kind.",
+            f"""CASE WHEN '"NULL"' IN (typeof(x), typeof(value)) THEN value
+         WHEN {_kind("typeof(x)")} <> {_kind("typeof(value)")} THEN error({label_value})
+         WHEN {_kind("typeof(x)")} = 'integer'
+              AND NOT (TRY_CAST(value AS HUGEINT) BETWEEN ({bounds})[1] AND ({bounds})[2])
+         THEN error({label_range})
+         ELSE value END""",
+            "value (parameter param, one label), after checking it is of x's label kind "
+            "and, for integers, within the range of x's type.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_cost_keys",
+            ("x", "costs", "func"),
+            f"""CASE WHEN typeof(costs) = '"NULL"' THEN costs
+         WHEN {other_kind(outer)} THEN error({cost_key(outer)})
+         WHEN {other_kind(inner)} THEN error({cost_key(inner)})
+         ELSE costs END""",
+            "costs (a map actual -> predicted -> cost), after checking its labels are of x's "
+            "label kind.",
             public=False,
         ),
         Macro(

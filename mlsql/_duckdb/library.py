@@ -247,7 +247,7 @@ def integer_bounds(type_name: str) -> tuple[int, int] | None:
     return None if bits == 128 else LT.integer_bounds(bits, signed)
 
 
-def _universe_range_case(element: str) -> str:
+def integer_range_case(element: str) -> str:
     """SQL: ``[low, high]`` (HUGEINT) of the integer type named by SQL ``element``, else NULL."""
     cases = "".join(
         f" WHEN '{name}' THEN [{b[0]}, {b[1]}]::HUGEINT[]"
@@ -307,7 +307,7 @@ def _label_type_checks() -> list[Macro]:
         "'[' || array_to_string(list_transform(labels, lambda x: CASE WHEN typeof(x) = 'VARCHAR' "
         "THEN chr(39) || x || chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']'",
     )
-    bounds = _universe_range_case("regexp_extract(typeof(example), '^(.*)\\[\\d*\\]$', 1)")
+    bounds = integer_range_case("regexp_extract(typeof(example), '^(.*)\\[\\d*\\]$', 1)")
     outside = (
         f"list_filter(labels, lambda x: NOT (TRY_CAST(x AS HUGEINT) BETWEEN ({bounds})[1] "
         f"AND ({bounds})[2]))[1]"

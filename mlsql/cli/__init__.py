@@ -174,7 +174,13 @@ def compare_command(
     actual: Actual,
     predicted: Annotated[
         str,
-        typer.Option("--predicted", "-p", help="Column of predicted labels.", show_default=False),
+        typer.Option(
+            "--predicted",
+            "-p",
+            help="Column of predicted labels, or of numbers (with a column of numbers or 0/1 "
+            "labels as --actual: regression measures, or logloss, auc... of a score).",
+            show_default=False,
+        ),
     ],
     baseline: Annotated[
         str,
@@ -196,7 +202,8 @@ def compare_command(
             "-m",
             help="Measures to compare, comma-separated or repeated (default: micro_f1, "
             "samples_f1, subset_accuracy for label lists; accuracy, balanced_accuracy_score, "
-            "matthews_corrcoef for one label per row).",
+            "matthews_corrcoef for one label per row; numbers need them named, e.g. "
+            "mse,mae,r2 or logloss,auc).",
             show_default=False,
         ),
     ] = None,

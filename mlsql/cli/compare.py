@@ -253,6 +253,14 @@ def run_compare(
                 by=(*request.by, request.model, request.id),
                 sep=sep,
             )
+            if not names and prepared.numbers and fail_on is not None:
+                names = (fail_on,)
+            if not names and prepared.numbers:
+                raise UserError(
+                    f"--actual {actual!r} and --predicted {predicted!r} hold numbers: name the "
+                    "measures with --measures (regression: mse, mae, r2...; a 0/1 label and a "
+                    "score: logloss, auc, brier_score_loss...)"
+                )
             if not names:
                 names = DEFAULT_SINGLE_MEASURES if prepared.single_label else DEFAULT_LIST_MEASURES
                 if fail_on is not None and fail_on not in names:

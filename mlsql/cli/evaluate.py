@@ -175,11 +175,6 @@ def _evaluate_scores(
             "--labels: a score report's labels are those true or scored in the data; "
             "leave --labels out for a score column"
         )
-    if options.resampling is not None:
-        raise UserError(
-            "--ci: a score report has no bootstrap intervals yet (bootstrap resamples "
-            "measures of label lists and classes); leave --ci out for a score column"
-        )
     taken = score_table_columns()
     for column in prepared.by:
         if column in taken:
@@ -188,10 +183,15 @@ def _evaluate_scores(
                 f"({', '.join(taken)}); group by a column of another name"
             )
     scores = {"duckdb": lambda: DuckDBScores(con), "polars": PolarsScores, "spark": SparkScores}
-    settings = Settings(by=prepared.by, beta=options.beta, zero_division=options.zero_division)
+    settings = Settings(
+        by=prepared.by,
+        beta=options.beta,
+        zero_division=options.zero_division,
+        sample_weight=options.sample_weight,
+    )
     params = options.params(prepared, sep)
     params.pop("labels", None)
-    return build_scores(
+    report = build_scores(
         scores[options.engine](),
         engine,
         frame,
@@ -201,6 +201,14 @@ def _evaluate_scores(
         source=source,
         params=params,
         curves=options.curves,
+    )
+    if options.resampling is None:
+        return report
+    from mlsql.report.intervals import add_intervals
+
+    # what bootstrap resamples gets an interval; the report says why the rest has none
+    return add_intervals(
+        report, engine, frame, ACTUAL, PREDICTED, options.resampling, options.sample_weight
     )
 
 

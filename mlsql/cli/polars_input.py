@@ -85,6 +85,8 @@ def _labels(side: Side, prepared: Prepared) -> pl.Expr:
         return c.cast(pl.List(of))
     if side.shape == "scores":  # read as they are by the score measures
         return c
+    if side.shape == "number":
+        return c.cast(pl.Float64())
     if side.shape == "split":
         text = c.fill_null("") if prepared.empty_cells else c
         assert prepared.sep is not None

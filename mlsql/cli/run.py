@@ -16,6 +16,12 @@ from mlsql.cli.progress import is_terminal, progress
 
 #: terminal width used when a table is written to a file
 FILE_WIDTH = 120
+#: why ``mlsql eval`` refuses two columns of numbers (``mlsql compare`` takes them)
+NUMBERS_IN_EVAL = (
+    "--actual {a!r} and --predicted {p!r} hold numbers: mlsql eval reports label lists, one "
+    "label per row and label scores; compare models on numbers with mlsql compare --measures "
+    "(regression: mse, mae, r2...; a 0/1 label and a score: logloss, auc...)"
+)
 
 
 def _console(file: Any) -> Any:
@@ -126,6 +132,8 @@ def run_eval(
             prepared = prepare(
                 con, opened, actual, predicted, by=by, sep=sep, sample_weight=sample_weight
             )
+            if prepared.numbers:
+                raise UserError(NUMBERS_IN_EVAL.format(a=actual, p=predicted))
             if labels is not None:
                 options = replace(options, labels=label_universe(labels, prepared.label_kind))
             prepared, (unknown, total) = _on_engine(con, prepared, engine, spark_master)

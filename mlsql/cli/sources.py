@@ -55,6 +55,8 @@ INTEGER_TYPES = {
     "uhugeint",
 }
 TEXT_TYPES = {"varchar", "enum"}
+#: DuckDB types of a real number: a column of them makes the sides numbers
+REAL_TYPES = {"float", "double", "decimal"}
 
 
 @dataclass(frozen=True)
@@ -85,10 +87,11 @@ class Side:
     """How one label column becomes a list of labels, the same in every engine.
 
     ``shape`` is 'list' (a list column), 'split' (text split on ``sep``),
-    'value' (one label per row) or, for the predicted side only, 'scores' (a
-    map label -> score or a list of {label, score} structs: a score report);
-    ``kind`` the labels' kind, 'text' or 'integer'; ``boolean`` a one-per-row
-    boolean column read as text.
+    'value' (one label per row), 'number' (a number per row, read as DOUBLE:
+    regression measures, or a 0/1 label and a score) or, for the predicted
+    side only, 'scores' (a map label -> score or a list of {label, score}
+    structs: a score report); ``kind`` the labels' kind, 'text', 'integer' or
+    'number'; ``boolean`` a one-per-row boolean column read as text.
     """
 
     column: str
@@ -125,6 +128,11 @@ class Prepared:
     def scores(self) -> bool:
         """Whether ``predicted`` holds label scores (a score report), not labels."""
         return self.sides[1].shape == "scores"
+
+    @property
+    def numbers(self) -> bool:
+        """Whether both sides hold one number per row (regression, or a 0/1 label and a score)."""
+        return self.sides[1].shape == "number"
 
     @property
     def kept(self) -> tuple[str, ...]:
@@ -429,7 +437,7 @@ WRONG_TYPE = (
     "column {col!r} has type {type}; mlsql needs labels: a list of text or integers "
     "(e.g. VARCHAR[]), one text or integer label per row, or text split with --sep "
     "(--predicted may also hold label scores: a MAP label -> number, or a list of "
-    "{{label, score}} structs)"
+    "{{label, score}} structs; mlsql compare also takes two columns of numbers)"
 )
 
 
@@ -484,6 +492,8 @@ def _sql(side: Side, prepared: Prepared) -> str:
     of = "VARCHAR" if side.kind == "text" else integer
     if side.shape == "list":
         return f"CAST({q} AS {of}[])"
+    if side.shape == "number":
+        return f"CAST({q} AS DOUBLE)"
     if side.shape == "scores":
         if prepared.opened.type_of(side.column).id == "map":
             return f"CAST({q} AS MAP({of}, DOUBLE))"
@@ -546,6 +556,9 @@ def prepare(
             )
     if sep == "":
         raise UserError("--sep must not be empty")
+    numbers = _number_sides(opened, actual, predicted)
+    if numbers is not None:
+        return _prepare_numbers(con, opened, numbers, by, sample_weight)
     a = _side(actual, opened.type_of(actual), sep)
     scored = score_kind(opened.type_of(predicted))
     p = (
@@ -586,11 +599,38 @@ def prepare(
         empty_cells=opened.format in ("CSV", "TSV"),
         weight=sample_weight,
     )
-    if scored and sample_weight is not None:
-        raise UserError(
-            "--sample-weight: the score measures (average precision, ROC AUC, thresholds, "
-            "calibration) are not weighted yet; leave it out for a score column"
-        )
+    groups = "".join(f"{quote_ident(c)}, " for c in prepared.kept)
+    con.execute(
+        f"CREATE OR REPLACE TEMP VIEW {PREPARED} AS SELECT {groups}"
+        f"{_sql(a, prepared)} AS {ACTUAL}, {_sql(p, prepared)} AS {PREDICTED} FROM {RAW}"
+    )
+    return prepared
+
+
+def _number_sides(opened: Opened, actual: str, predicted: str) -> tuple[Side, Side] | None:
+    """Both sides as numbers when one holds real numbers (FLOAT, DOUBLE, DECIMAL) and the
+    other numbers or, as --actual, booleans (a 0/1 label); None otherwise (the label rules
+    then say what a column of labels may hold)."""
+    a, p = opened.type_of(actual).id, opened.type_of(predicted).id
+    if a not in REAL_TYPES and p not in REAL_TYPES:
+        return None
+    if a not in (*REAL_TYPES, *INTEGER_TYPES, "boolean") or p not in (*REAL_TYPES, *INTEGER_TYPES):
+        return None
+    return Side(actual, "number", "number"), Side(predicted, "number", "number")
+
+
+def _prepare_numbers(
+    con: duckdb.DuckDBPyConnection,
+    opened: Opened,
+    sides: tuple[Side, Side],
+    by: tuple[str, ...],
+    sample_weight: str | None,
+) -> Prepared:
+    """The view :data:`PREPARED` of two number columns (read as DOUBLE)."""
+    a, p = sides
+    prepared = Prepared(
+        opened, a.column, p.column, tuple(by), "number", False, sides, weight=sample_weight
+    )
     groups = "".join(f"{quote_ident(c)}, " for c in prepared.kept)
     con.execute(
         f"CREATE OR REPLACE TEMP VIEW {PREPARED} AS SELECT {groups}"
@@ -617,6 +657,8 @@ def warn_unknown_rows(prepared: Prepared, unknown: int, total: int) -> None:
             + (
                 "an empty score map or list scores nothing)"
                 if prepared.scores
+                else "a NULL number is not known)"
+                if prepared.numbers
                 else "an empty list [] counts as predicting nothing)"
             )
         )

@@ -227,6 +227,8 @@ def _labels(side: Side, prepared: Prepared) -> Any:
         return c.cast(f"array<{of}>")
     if side.shape == "scores":  # read as they are by the score measures
         return c
+    if side.shape == "number":
+        return c.cast("double")
     if side.shape == "split":
         assert prepared.sep is not None
         text = F.coalesce(c, F.lit("")) if prepared.empty_cells else c

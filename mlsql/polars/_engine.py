@@ -13,7 +13,7 @@ from mlsql._registry import Measure
 from mlsql._weights import WEIGHTED_FAMILIES
 from mlsql.polars import families
 from mlsql.polars._build import evaluate
-from mlsql.polars._dtypes import Check, IntoExpr, guarded, kind, same_kind
+from mlsql.polars._dtypes import Check, IntoExpr, bounds, guarded, kind, same_kind
 from mlsql.polars._weights import weighted_check
 
 
@@ -61,7 +61,9 @@ class PolarsEngine:
             out = check(func, names, pairs)
             dtype = pairs[0][1]
             for param, value in values.items():
-                LT.check_label_value(value, kind(dtype), str(dtype), param, func)
+                limits = None if param == "costs" else bounds(dtype)  # costs: kinds only
+                for label in LT.label_values(param, value):
+                    LT.check_label_value(label, kind(dtype), str(dtype), param, func, limits)
             return out
 
         return checked

@@ -88,6 +88,10 @@ class PolarsOps:
         """The aggregate sum of column ``name``."""
         return self.col(name).sum()
 
+    def total_where(self, name: str, condition: Any) -> Any:
+        """The aggregate sum of column ``name`` over the rows where ``condition`` holds."""
+        return self.col(name).filter(condition).sum()
+
     def rows(self, frame: Any) -> list[dict[str, Any]]:
         """The rows of ``frame`` as dicts (a LazyFrame runs on the streaming engine)."""
         return collect(frame).to_dicts()
@@ -178,6 +182,12 @@ class SparkOps:
         from pyspark.sql import functions as F
 
         return F.sum(self.col(name))
+
+    def total_where(self, name: str, condition: Any) -> Any:
+        """The aggregate sum of column ``name`` over the rows where ``condition`` holds."""
+        from pyspark.sql import functions as F
+
+        return F.sum(F.when(condition, self.col(name)))
 
     def rows(self, frame: Any) -> list[dict[str, Any]]:
         """The rows of ``frame`` as dicts."""

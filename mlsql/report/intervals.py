@@ -38,6 +38,12 @@ NOT_OVER_CLASSES = (
     "over one label per row, not this measure"
 )
 OVER_UNIVERSE = "averaged over the label universe given (labels), which bootstrap does not take"
+LABEL_SCORES = (
+    "bootstrap resamples the score aggregates of one score per row (logloss, auc, "
+    "average_precision_score, brier_score_loss, expected_calibration_error), not the averages "
+    "over label scores (multilabel_average_precision, multilabel_roc_auc); the thresholds and "
+    "calibration tables have no intervals either"
+)
 #: single-label report columns of averaged class measures, and their measure names
 CLASS_AVERAGED = {
     "precision": "precision_score",
@@ -95,6 +101,16 @@ def _class_entry(column: str, params: dict[str, Any]) -> Entry | None:
     return name, {"average": average, "zero_division": params["zero_division"], **extra}
 
 
+def _score_entry(column: str, params: dict[str, Any]) -> Entry | None:
+    """The label-score aggregate of a score report's summary column (``macro_roc_auc``...)."""
+    from mlsql.report.score_engines import summary_columns
+
+    for name, func, average in summary_columns():
+        if name == column:
+            return func, {"average": average, "zero_division": params["zero_division"]}
+    return None
+
+
 def entries(report: Report) -> tuple[dict[str, Entry], dict[str, str]]:
     """(summary column -> measure to resample, column -> why it gets no interval).
 
@@ -103,7 +119,7 @@ def entries(report: Report) -> tuple[dict[str, Entry], dict[str, str]]:
     columns = list(dict.fromkeys(c for row in report.summary for c in row))
     measure_columns = [c for c in columns if c not in (*report.group_columns, *COUNTS)]
     entry: Callable[[str, dict[str, Any]], Entry | None] = (
-        _class_entry if report.single_label else _label_set_entry
+        _score_entry if report.scores else _class_entry if report.single_label else _label_set_entry
     )
     chosen, refused = {}, {}
     for column in measure_columns:
@@ -116,7 +132,7 @@ def entries(report: Report) -> tuple[dict[str, Entry], dict[str, str]]:
         try:
             resolve([found], "bootstrap")
         except (MlsqlError, TypeError, ValueError) as exc:
-            refused[column] = str(exc)
+            refused[column] = LABEL_SCORES if report.scores else str(exc)
             continue
         chosen[column] = found
     return chosen, refused
@@ -124,6 +140,8 @@ def entries(report: Report) -> tuple[dict[str, Entry], dict[str, str]]:
 
 def _why_not(column: str, report: Report) -> str:
     """Why no measure of the bootstrap computes the summary ``column`` of ``report``."""
+    if report.scores:
+        return LABEL_SCORES
     if not report.single_label:
         return PER_ROW_WEIGHTS
     if column.startswith(("macro_", "weighted_")) and not column.endswith(

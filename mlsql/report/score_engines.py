@@ -28,8 +28,9 @@ SCORE_MEASURES = {
     "average_precision": "multilabel_average_precision",
     "roc_auc": "multilabel_roc_auc",
 }
-#: the cells' columns: a scored (row, label), whether the label is true, its score
-LABEL, TRUE, SCORE = "__mlsql_label", "__mlsql_true", "__mlsql_score"
+#: the cells' columns: a scored (row, label), whether the label is true, its score, and
+#: (weighted reports) its row's weight
+LABEL, TRUE, SCORE, WEIGHT = "__mlsql_label", "__mlsql_true", "__mlsql_score", "__mlsql_weight"
 
 
 def summary_columns() -> list[tuple[str, str, str]]:
@@ -70,20 +71,39 @@ class DuckDBScores:
     def _by(by: Sequence[str]) -> str:
         return f', "by" := [{", ".join(str(lit(c)) for c in by)}]' if by else ""
 
+    @staticmethod
+    def _weight(weight: str | None) -> str:
+        """The table functions' ``sample_weight`` argument (a column name), if weighted."""
+        return "" if weight is None else f", sample_weight := {lit(weight)}"
+
     def summary(
-        self, frame: Any, actual: str, scores: str, by: Sequence[str], zero_division: Any
+        self,
+        frame: Any,
+        actual: str,
+        scores: str,
+        by: Sequence[str],
+        zero_division: Any,
+        weight: str | None = None,
     ) -> list[dict[str, Any]]:
         view = quote_ident(self._view(frame))
         a, s = quote_ident(actual), quote_ident(scores)
+        w = None if weight is None else quote_ident(weight)
         groups = "".join(f"{quote_ident(c)}, " for c in by)
         zd = lit(zero_division)
+        weighted = "" if w is None else f", sample_weight := {w}"
         calls = ", ".join(
-            f"{func}({a}, {s}, average := {lit(avg)}, zero_division := {zd}) AS {quote_ident(col)}"
+            f"{func}({a}, {s}, average := {lit(avg)}, zero_division := {zd}{weighted}) "
+            f"AS {quote_ident(col)}"
             for col, func, avg in summary_columns()
         )
-        known = f"count(*) FILTER ({a} IS NOT NULL AND {s} IS NOT NULL) AS n_rows"
+        known = f"{a} IS NOT NULL AND {s} IS NOT NULL" + (
+            "" if w is None else f" AND {w} IS NOT NULL"
+        )
+        counts = f"count(*) FILTER ({known}) AS n_rows"
+        if w is not None:
+            counts += f", sum({w}) FILTER ({known}) AS total_weight"
         group_by = " GROUP BY ALL" if by else ""
-        return self._rows(f"SELECT {groups}{known}, {calls} FROM {view}{group_by}")
+        return self._rows(f"SELECT {groups}{counts}, {calls} FROM {view}{group_by}")
 
     def thresholds(
         self,
@@ -93,16 +113,22 @@ class DuckDBScores:
         by: Sequence[str],
         beta: float,
         zero_division: Any,
+        weight: str | None = None,
     ) -> list[dict[str, Any]]:
         view = self._view(frame)
         return self._rows(
             f"SELECT * FROM label_thresholds({lit(view)}, {lit(actual)}, {lit(scores)}, "
-            f"beta := {lit(float(beta))}, zero_division := {lit(zero_division)}{self._by(by)})"
+            f"beta := {lit(float(beta))}, zero_division := {lit(zero_division)}"
+            f"{self._weight(weight)}{self._by(by)})"
         )
 
-    def cells(self, frame: Any, actual: str, scores: str, by: Sequence[str]) -> Any:
+    def cells(
+        self, frame: Any, actual: str, scores: str, by: Sequence[str], weight: str | None = None
+    ) -> Any:
         view = quote_ident(self._view(frame))
         a, s = quote_ident(actual), quote_ident(scores)
+        w = "" if weight is None else f"{quote_ident(weight)} AS {WEIGHT}, "
+        known = "" if weight is None else f" AND {quote_ident(weight)} IS NOT NULL"
         kind = dict(zip(frame.columns, frame.types, strict=True))[scores]
         entries = (
             f"list_transform(map_entries({s}), lambda x: {{'label': x.key, 'score': x.value}})"
@@ -111,11 +137,13 @@ class DuckDBScores:
         )
         groups = "".join(f"{quote_ident(c)}, " for c in by)
         e = "__mlsql_e"
+        kept = f"{WEIGHT}, " if weight is not None else ""
         return self.con.sql(
-            f"SELECT {groups}{e}.label AS {LABEL}, list_contains(__mlsql_a, {e}.label) AS {TRUE}, "
-            f"CAST({e}.score AS DOUBLE) AS {SCORE} FROM (SELECT {groups}{a} AS __mlsql_a, "
-            f"unnest({entries}) AS {e} FROM {view} WHERE {a} IS NOT NULL AND {s} IS NOT NULL) "
-            f"WHERE {e}.label IS NOT NULL AND {e}.score IS NOT NULL"
+            f"SELECT {groups}{kept}{e}.label AS {LABEL}, "
+            f"list_contains(__mlsql_a, {e}.label) AS {TRUE}, "
+            f"CAST({e}.score AS DOUBLE) AS {SCORE} FROM (SELECT {groups}{w}{a} AS __mlsql_a, "
+            f"unnest({entries}) AS {e} FROM {view} WHERE {a} IS NOT NULL AND {s} IS NOT NULL"
+            f"{known}) WHERE {e}.label IS NOT NULL AND {e}.score IS NOT NULL"
         )
 
     def score_range(self, cells: Any) -> tuple[Any, Any]:
@@ -123,27 +151,31 @@ class DuckDBScores:
         [row] = self._rows(f"SELECT min({SCORE}) AS low, max({SCORE}) AS high FROM {view}")
         return row["low"], row["high"]
 
-    def calibration(self, cells: Any, by: Sequence[str], n_bins: int) -> list[dict[str, Any]]:
+    def calibration(
+        self, cells: Any, by: Sequence[str], n_bins: int, weighted: bool = False
+    ) -> list[dict[str, Any]]:
         view = self._view(cells)
         return self._rows(
             f"SELECT * FROM calibration_table({lit(view)}, {lit(TRUE)}, {lit(SCORE)}, "
-            f"n_bins := {lit(n_bins)}{self._by(by)})"
+            f"n_bins := {lit(n_bins)}{self._weight(WEIGHT if weighted else None)}{self._by(by)})"
         )
 
     def label_curves(
-        self, frame: Any, actual: str, scores: str, by: Sequence[str]
+        self, frame: Any, actual: str, scores: str, by: Sequence[str], weight: str | None = None
     ) -> list[dict[str, Any]]:
         view = self._view(frame)
         return self._rows(
             f"SELECT * FROM precision_recall_curve({lit(view)}, {lit(actual)}, {lit(scores)}"
-            f"{self._by(by)})"
+            f"{self._weight(weight)}{self._by(by)})"
         )
 
-    def micro_curve(self, cells: Any, by: Sequence[str]) -> list[dict[str, Any]]:
+    def micro_curve(
+        self, cells: Any, by: Sequence[str], weighted: bool = False
+    ) -> list[dict[str, Any]]:
         view = self._view(cells)
         return self._rows(
             f"SELECT * FROM precision_recall_curve({lit(view)}, {lit(TRUE)}, {lit(SCORE)}"
-            f"{self._by(by)})"
+            f"{self._weight(WEIGHT if weighted else None)}{self._by(by)})"
         )
 
 
@@ -161,13 +193,23 @@ class DataFrameScores:
         """Nothing to release."""
 
     def summary(
-        self, frame: Any, actual: str, scores: str, by: Sequence[str], zero_division: Any
+        self,
+        frame: Any,
+        actual: str,
+        scores: str,
+        by: Sequence[str],
+        zero_division: Any,
+        weight: str | None = None,
     ) -> list[dict[str, Any]]:
-        known = self.ops.known([actual, scores])
-        exprs = [self.ops.count_where(known).alias("n_rows")] + [
-            getattr(self.fn, func)(actual, scores, average=avg, zero_division=zero_division).alias(
-                col
-            )
+        known = self.ops.known([actual, scores, *([weight] if weight else [])])
+        weighted = {} if weight is None else {"sample_weight": weight}
+        counts = [self.ops.count_where(known).alias("n_rows")]
+        if weight is not None:
+            counts.append(self.ops.total_where(weight, known).alias("total_weight"))
+        exprs = counts + [
+            getattr(self.fn, func)(
+                actual, scores, average=avg, zero_division=zero_division, **weighted
+            ).alias(col)
             for col, func, avg in summary_columns()
         ]
         return self.ops.rows(self.ops.aggregate(frame, by, exprs))
@@ -180,24 +222,46 @@ class DataFrameScores:
         by: Sequence[str],
         beta: float,
         zero_division: Any,
+        weight: str | None = None,
     ) -> list[dict[str, Any]]:
         out = self.fn.label_thresholds(
-            frame, actual, scores, beta=beta, zero_division=zero_division, by=list(by) or None
+            frame,
+            actual,
+            scores,
+            beta=beta,
+            zero_division=zero_division,
+            by=list(by) or None,
+            sample_weight=weight,
         )
         return self.ops.rows(out)
 
-    def calibration(self, cells: Any, by: Sequence[str], n_bins: int) -> list[dict[str, Any]]:
-        out = self.fn.calibration_table(cells, TRUE, SCORE, n_bins=n_bins, by=list(by) or None)
+    def calibration(
+        self, cells: Any, by: Sequence[str], n_bins: int, weighted: bool = False
+    ) -> list[dict[str, Any]]:
+        out = self.fn.calibration_table(
+            cells,
+            TRUE,
+            SCORE,
+            n_bins=n_bins,
+            by=list(by) or None,
+            sample_weight=WEIGHT if weighted else None,
+        )
         return self.ops.rows(out)
 
     def label_curves(
-        self, frame: Any, actual: str, scores: str, by: Sequence[str]
+        self, frame: Any, actual: str, scores: str, by: Sequence[str], weight: str | None = None
     ) -> list[dict[str, Any]]:
-        out = self.fn.precision_recall_curve(frame, actual, scores, by=list(by) or None)
+        out = self.fn.precision_recall_curve(
+            frame, actual, scores, by=list(by) or None, sample_weight=weight
+        )
         return self.ops.rows(out)
 
-    def micro_curve(self, cells: Any, by: Sequence[str]) -> list[dict[str, Any]]:
-        out = self.fn.precision_recall_curve(cells, TRUE, SCORE, by=list(by) or None)
+    def micro_curve(
+        self, cells: Any, by: Sequence[str], weighted: bool = False
+    ) -> list[dict[str, Any]]:
+        out = self.fn.precision_recall_curve(
+            cells, TRUE, SCORE, by=list(by) or None, sample_weight=WEIGHT if weighted else None
+        )
         return self.ops.rows(out)
 
 
@@ -207,19 +271,23 @@ class PolarsScores(DataFrameScores):
     name = "polars"
     ops = PolarsOps()
 
-    def cells(self, frame: Any, actual: str, scores: str, by: Sequence[str]) -> Any:
+    def cells(
+        self, frame: Any, actual: str, scores: str, by: Sequence[str], weight: str | None = None
+    ) -> Any:
         import polars as pl
 
         is_map = isinstance(self.ops.types(frame)[scores], pl.Map)
         entries = pl.col(scores).map.entries() if is_map else pl.col(scores)
         label, score = ("key", "value") if is_map else ("label", "score")
         entry = pl.col("__mlsql_e")
+        kept = [] if weight is None else [pl.col(weight).alias(WEIGHT)]
         return (
-            frame.filter(pl.col(actual).is_not_null() & pl.col(scores).is_not_null())
-            .select(*by, actual, entries.alias("__mlsql_e"))
+            frame.filter(self.ops.known([actual, scores, *([weight] if weight else [])]))
+            .select(*by, *kept, actual, entries.alias("__mlsql_e"))
             .explode("__mlsql_e")
             .select(
                 *by,
+                *([WEIGHT] if weight else []),
                 entry.struct.field(label).alias(LABEL),
                 pl.col(actual).list.contains(entry.struct.field(label)).alias(TRUE),
                 entry.struct.field(score).cast(pl.Float64).alias(SCORE),
@@ -240,7 +308,9 @@ class SparkScores(DataFrameScores):
     name = "spark"
     ops = SparkOps()
 
-    def cells(self, frame: Any, actual: str, scores: str, by: Sequence[str]) -> Any:
+    def cells(
+        self, frame: Any, actual: str, scores: str, by: Sequence[str], weight: str | None = None
+    ) -> Any:
         from pyspark.sql import functions as F
         from pyspark.sql.types import MapType
 
@@ -249,14 +319,17 @@ class SparkScores(DataFrameScores):
         s = col(scores)
         entries = F.map_entries(s) if is_map else s
         label, score = ("key", "value") if is_map else ("label", "score")
-        rows = frame.where(col(actual).isNotNull() & s.isNotNull()).select(
+        kept = [] if weight is None else [col(weight).alias(WEIGHT)]
+        rows = frame.where(self.ops.known([actual, scores, *([weight] if weight else [])])).select(
             *(col(c).alias(c) for c in by),
+            *kept,
             col(actual).alias("__mlsql_a"),
             F.explode(entries).alias("__mlsql_e"),
         )
         e = F.col("__mlsql_e")
         return rows.select(
             *(col(c).alias(c) for c in by),
+            *(F.col(WEIGHT) for _ in kept),
             e[label].alias(LABEL),
             F.array_contains(F.col("__mlsql_a"), e[label]).alias(TRUE),
             e[score].cast("double").alias(SCORE),

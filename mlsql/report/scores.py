@@ -51,15 +51,18 @@ def build_scores(
 
     ``engine`` answers the score questions (:mod:`mlsql.report.score_engines`),
     ``frames`` the row counts (:mod:`mlsql.report.engines`); ``curves`` asks for
-    the precision-recall curves the HTML page draws.
+    the precision-recall curves the HTML page draws. With ``settings.sample_weight`` every
+    number is weighted by that column (the summary adds ``total_weight``).
     """
     by = settings.by
+    weight = settings.sample_weight
+    weighted = weight is not None
     try:
         skipped, total = frames.row_counts(frame, actual, scores)
-        summary = engine.summary(frame, actual, scores, by, settings.zero_division)
+        summary = engine.summary(frame, actual, scores, by, settings.zero_division, weight)
         summary = sorted_rows(summary, by)
         thresholds = engine.thresholds(
-            frame, actual, scores, by, settings.beta, settings.zero_division
+            frame, actual, scores, by, settings.beta, settings.zero_division, weight
         )
         thresholds = sorted_rows(
             [{**r, "label": integral(r["label"])} for r in thresholds], (*by, "label")
@@ -70,11 +73,13 @@ def build_scores(
             n_labels[key] = n_labels.get(key, 0) + 1
         summary = [_with_labels(r, n_labels.get(tuple(r[c] for c in by), 0)) for r in summary]
         notes: list[str] = []
-        cells = engine.cells(frame, actual, scores, by)
+        cells = engine.cells(frame, actual, scores, by, weight)
         low, high = engine.score_range(cells)
         calibration = None
         if low is not None and low >= 0 and high <= 1:
-            calibration = sorted_rows(engine.calibration(cells, by, CALIBRATION_BINS), (*by, "bin"))
+            calibration = sorted_rows(
+                engine.calibration(cells, by, CALIBRATION_BINS, weighted), (*by, "bin")
+            )
             notes.append(POOLED_NOTE)
         elif low is not None:
             notes.append(
@@ -86,11 +91,11 @@ def build_scores(
             many = _labels_per_group(thresholds, by)
             if many <= MAX_CURVE_LABELS:
                 curve_scope = "label"
-                found = engine.label_curves(frame, actual, scores, by)
+                found = engine.label_curves(frame, actual, scores, by, weight)
                 curve_rows = [{**r, "label": integral(r["label"])} for r in found]
             else:
                 curve_scope = "micro"
-                curve_rows = engine.micro_curve(cells, by)
+                curve_rows = engine.micro_curve(cells, by, weighted)
     finally:
         engine.close()
     if skipped:

@@ -9,6 +9,7 @@ from typing import Any, ClassVar
 
 from pyspark.sql import Column
 
+from mlsql import _label_types as LT
 from mlsql._registry import Measure
 from mlsql._weights import WEIGHTED_FAMILIES
 from mlsql.spark import families
@@ -74,7 +75,9 @@ class SparkEngine:
             out = list((check(func, names, cols) if check is not None else None) or cols)
             first = out[0]
             for param, value in values.items():
-                first = checked_label_value(first, value, param, func)
+                # the first label's check outermost: it is the one a query reports
+                for label in reversed(LT.label_values(param, value)):
+                    first = checked_label_value(first, label, param, func)
             return [first, *out[1:]]
 
         return checked

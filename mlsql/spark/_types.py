@@ -129,14 +129,54 @@ def checked_label_value(col: Column, value: Any, param: str, func: str) -> Colum
     kind_sql = (
         F.when(t.isin(*_TYPEOF_INTEGERS), F.lit(LT.INTEGER)).when(text, F.lit(LT.TEXT)).otherwise(t)
     )
-    parts = LT.LABEL_VALUE_MESSAGE.format(
+    parts = LT.value_message(param).format(
         param=param, func=func, type="\0", kind="\1", value=repr(value)
     )
     head, rest = parts.split("\0")
     middle, tail = rest.split("\1")
     message = F.concat(F.lit(head), t, F.lit(middle), kind_sql, F.lit(tail))
     mismatch = (kind_sql != F.lit(want)) & (t != F.lit("void"))
-    return F.when(mismatch, F.raise_error(message)).otherwise(col)
+    checked = F.when(mismatch, F.raise_error(message))
+    if (
+        want == LT.INTEGER and param != "costs"
+    ):  # a value the integer type cannot hold (typeof folds: no per-row cost)
+        for name, dtype in zip(_TYPEOF_INTEGERS, INTEGER_BITS, strict=True):
+            low, high = bounds(dtype())  # type: ignore[misc]
+            if not low <= value <= high:
+                outside = LT.LABEL_RANGE_MESSAGE.format(
+                    param=param, func=func, value=value, type=name, low=low, high=high
+                )
+                checked = checked.when(t == F.lit(name), F.raise_error(F.lit(outside)))
+    return checked.otherwise(col)
+
+
+def checked_universe(col: Column, universe: Sequence[Any], func: str) -> Column:
+    """``col`` (an array of labels), failing the query unless every label of ``universe``
+    (parameter ``labels``) is of the array's label kind and, for integers, within its type's
+    range (the messages of :func:`mlsql._label_types.check_universe_labels`; ``typeof``
+    folds when Spark plans the query, so nothing is added per row)."""
+    t = F.typeof(col)
+    text = (
+        (t == F.lit("array<string>")) | t.startswith("array<varchar") | t.startswith("array<char")
+    )
+    checked = None
+    for name, dtype in [*zip(_TYPEOF_INTEGERS, INTEGER_BITS, strict=True), ("string", None)]:
+        type_name = f"array<{name}>"
+        try:
+            LT.check_universe_labels(
+                universe,
+                LT.TEXT if dtype is None else LT.INTEGER,
+                type_name,
+                None if dtype is None else bounds(dtype()),
+                func,
+            )
+        except MlsqlError as exc:
+            condition = text if dtype is None else t == F.lit(type_name)
+            error = F.raise_error(F.lit(str(exc)))
+            checked = (
+                F.when(condition, error) if checked is None else checked.when(condition, error)
+            )
+    return col if checked is None else checked.otherwise(col)
 
 
 def compatible(left: T.DataType, right: T.DataType) -> bool:

@@ -477,9 +477,11 @@ def _indicators(q: Qualify) -> list[Macro]:
             FILE,
             "indicators_from_labels",
             ("actual", "labels"),
-            "CASE WHEN actual IS NULL THEN NULL\n"
-            "         ELSE list_transform(labels, lambda l: list_contains(actual, l)::INTEGER) END",
-            "0/1 per label of the universe ``labels``: 1 where the list holds it.",
+            "CASE WHEN actual IS NULL THEN NULL WHEN len(labels) = 0 THEN []::INTEGER[]\n"
+            f"         ELSE list_transform({q('_mlsql_typed_universe')}(labels, actual, "
+            "'indicators_from_labels'), lambda l: list_contains(actual, l)::INTEGER) END",
+            "0/1 per label of the universe ``labels``: 1 where the list holds it (labels of "
+            "the list's kind, within its integer type's range).",
         ),
     ]
 

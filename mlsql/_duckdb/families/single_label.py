@@ -370,8 +370,12 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
 
         def total_cost(costs: Any) -> Sql:
             same = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
+            # the checked map, cast to the columns' label type: costs of the other kind reach
+            # the check's error when the query runs, not the binder's (no key of that type)
+            checked = f"{q('_mlsql_cost_keys')}(actual, {lit(costs)}, '{m.name}')"
+            typed = f"cast_to_type({checked}, map([actual], [map([predicted], [1.0::DOUBLE])]))"
             return Sql(
-                f"sum(CASE WHEN {_known()} THEN coalesce({lit(costs)}[actual][predicted], "
+                f"sum(CASE WHEN {_known()} THEN coalesce({typed}[actual][predicted], "
                 f"CASE WHEN {same} = predicted THEN 0 ELSE 1 END){factor} END)"
             )
 

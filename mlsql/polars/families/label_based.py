@@ -26,7 +26,7 @@ from mlsql._front import tables as T
 from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
 from mlsql.polars import _native
-from mlsql.polars._dtypes import bounds, inner, kind, label_lists
+from mlsql.polars._dtypes import bounds, guarded, inner, kind, label_lists
 from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weight as checked_weight
 from mlsql.polars.ops import FixedOrderPolarsOps, PolarsOps
@@ -466,9 +466,21 @@ def indicators_from_labels(actual: str | pl.Expr, labels: Sequence[Any]) -> pl.E
     >>> df.select(indicators_from_labels("actual", ["L1", "L2", "L3"])).to_series().to_list()
     [[1, 0, 1], None]
     """
-    col = pl.col(actual) if isinstance(actual, str) else actual
-    flags = [col.list.contains(pl.lit(label)).cast(pl.Int32) for label in labels]
-    return pl.when(col.is_null()).then(None).otherwise(pl.concat_list(flags))
+    func = "indicators_from_labels"
+    universe = list(labels)
+
+    def check(func: str, names: Sequence[str], pairs: Any) -> list[pl.Expr]:
+        out = label_lists(func, names, pairs)
+        dtype = pairs[0][1]
+        element = inner(dtype)
+        LT.check_universe_labels(universe, kind(element), str(dtype), bounds(element), func)  # type: ignore[arg-type]
+        return out
+
+    def build(col: pl.Expr) -> pl.Expr:
+        flags = [col.list.contains(pl.lit(label)).cast(pl.Int32) for label in universe]
+        return pl.when(col.is_null()).then(None).otherwise(pl.concat_list(flags))
+
+    return guarded(func, ("actual",), [actual], build, check)
 
 
 __all__ = [

@@ -35,7 +35,7 @@ from mlsql._front import tables as TB
 from mlsql._front.docs import table
 from mlsql.measures import label_based as LB
 from mlsql.spark._engine import SPARK
-from mlsql.spark._types import bounds, check_label_array_types, kind, to_column
+from mlsql.spark._types import bounds, check_label_array_types, checked_universe, kind, to_column
 from mlsql.spark._weights import weight as checked_weight
 from mlsql.spark.ops import FixedOrderSparkOps, SparkOps
 from mlsql.spark.stats import label_set
@@ -478,8 +478,17 @@ def indicators_from_labels(actual: str | Column, labels: Sequence[Any]) -> Colum
     >>> [r[0] for r in df.select(ms.indicators_from_labels("actual", ["L1", "L2", "L3"])).collect()]
     [[1, 0, 1], None]
     """
-    col = to_column(actual, "indicators_from_labels", "actual")
-    flags = [F.coalesce(F.array_contains(col, F.lit(x)), F.lit(False)).cast("int") for x in labels]
+    universe = list(labels)
+    col = checked_universe(
+        to_column(actual, "indicators_from_labels", "actual"), universe, "indicators_from_labels"
+    )
+    # compared as text: a universe of the other kind must reach the check's error when the
+    # query runs, not fail Spark's analysis (array_contains of an int array and a string)
+    text = col.cast("array<string>")
+    flags = [
+        F.coalesce(F.array_contains(text, F.lit(str(x))), F.lit(False)).cast("int")
+        for x in universe
+    ]
     return F.when(col.isNotNull(), F.array(*flags)).alias("indicators_from_labels")
 
 

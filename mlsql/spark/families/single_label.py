@@ -558,10 +558,13 @@ def cost_stats(actual: Column, predicted: Column, weight: Column | None = None) 
             given = costs.table[actual][predicted].cast("double")
             return F.sum(F.when(ok, F.coalesce(given, default) * w))
         out = F.sum(F.when(ok, default * w))
+        # compared as text: costs of the other kind must reach the check's error when the
+        # query runs (mlsql._label_types.COST_KEY_MESSAGE), not a cast of 'x' to a number
+        a_text, p_text = actual.cast("string"), predicted.cast("string")
         for a, p, c in costs.entries:
             base = 0.0 if a == p else 1.0
             if c != base:
-                hit = ok & (actual == F.lit(a)) & (predicted == F.lit(p))
+                hit = ok & (a_text == F.lit(str(a))) & (p_text == F.lit(str(p)))
                 out = out + (c - base) * F.coalesce(_weighed(hit, weight), F.lit(0))
         return out
 
