@@ -188,7 +188,7 @@ def _values(q: Qualify, weight: str) -> tuple[str, str, str]:
 def _setting(name: str, template: str, ok: str, value: str, q: Qualify) -> str:
     """SQL: the macro parameter ``name`` checked (``ok`` over ``x``), else its error."""
     message = sql_message(
-        template.format(func="{}", got="{}"), lit(FUNC), f"{q('_mlsql_shown')}({name})"
+        template.format(func="{}", got="{}"), str(lit(FUNC)), f"{q('_mlsql_shown')}({name})"
     )
     ok, value = (s.format(x=name) for s in (ok, value))
     return f"CASE WHEN {ok} THEN {value} ELSE error({message}) END"
@@ -256,7 +256,7 @@ def _bootstrap(q: Qualify) -> Macro:
         ("predicted", "predicted"),
         (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
     ]
-    source = checked_source_sql(named, lit(FUNC), '"by"')
+    source = checked_source_sql(named, str(lit(FUNC)), '"by"')
     lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {lit(FUNC)}, 'actual', 'predicted')"
     weight = (
         f"CASE WHEN {SAMPLE_WEIGHT} IS NULL THEN 1.0::DOUBLE "
