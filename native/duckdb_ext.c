@@ -182,6 +182,45 @@ static int row_text(const list_input *in, idx_t i, const growable *all, growable
     return rc;
 }
 
+/* Every label of the child vector as an integer key (mlsql_short_text_key), in one pass per
+ * chunk; false (keys unusable) when a non-NULL label is longer than MLSQL_SHORT_TEXT_MAX bytes.
+ * Only the 16 bytes of each string_t are read (a short label is inlined), never its pointer. */
+static int short_text_keys(const list_input *in, growable *keys, bool *all_short) {
+    if (grow(keys, in->child_size, sizeof(int64_t)) != 0) return -1;
+    int64_t *out = (int64_t *)keys->data;
+    const duckdb_string_t *s = (const duckdb_string_t *)in->child;
+    uint32_t longest = 0;
+    for (idx_t j = 0; j < in->child_size; j++) {
+        uint32_t len = s[j].value.inlined.length;
+        uint32_t n = len <= MLSQL_SHORT_TEXT_MAX ? len : 0; /* a long label's key is not used */
+        if (is_valid(in->child_validity, j) && len > longest) longest = len;
+        out[j] = mlsql_short_text_key(mlsql_head8_padded(s[j].value.inlined.inlined, n), n);
+    }
+    *all_short = longest <= MLSQL_SHORT_TEXT_MAX;
+    return 0;
+}
+
+/* Row i's non-NULL keys (from short_text_keys): in place when the child has no NULL elements,
+ * else gathered into t. */
+static int row_keys(const list_input *in, idx_t i, const growable *keys, growable *t,
+                    const int64_t **items, size_t *n) {
+    duckdb_list_entry e = in->entries[i];
+    const int64_t *all = (const int64_t *)keys->data;
+    if (!in->child_validity) {
+        *items = e.length ? all + e.offset : NULL;
+        *n = e.length;
+        return 0;
+    }
+    if (grow(t, e.length, sizeof(int64_t)) != 0) return -1;
+    int64_t *out = (int64_t *)t->data;
+    size_t k = 0;
+    for (idx_t j = e.offset; j < e.offset + e.length; j++)
+        if (is_valid(in->child_validity, j)) out[k++] = all[j];
+    *items = out;
+    *n = k;
+    return 0;
+}
+
 /* Row i's non-NULL integer labels as int64 (*out: in t, or the child itself for BIGINT lists
  * without NULL elements); with split_big, UBIGINT values above INT64_MAX (equal to no signed
  * label) go to big instead. */
@@ -270,9 +309,18 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
     growable ga = {0}, gp = {0}, big = {0}, all_a = {0}, all_p = {0};
     mlsql_scratch scratch = {0};
     const char *error = NULL;
-    /* text children without NULL elements are gathered once for the whole chunk */
-    bool whole_a = text && a.child_size && !a.child_validity;
-    bool whole_p = text && p.child_size && !p.child_validity;
+    /* text: when every label of the chunk is short, each side's labels become integer keys in
+     * one pass; else text children without NULL elements are gathered once for the chunk */
+    bool short_a = false, short_p = false;
+    if (text && ((a.child_size && short_text_keys(&a, &all_a, &short_a) != 0) ||
+                 (p.child_size && short_text_keys(&p, &all_p, &short_p) != 0))) {
+        error = "mlsql_native_counts: out of memory";
+        rows = 0;
+    }
+    /* an empty child has no labels to check */
+    bool keyed = text && !error && (short_a || !a.child_size) && (short_p || !p.child_size);
+    bool whole_a = text && !keyed && a.child_size && !a.child_validity;
+    bool whole_p = text && !keyed && p.child_size && !p.child_validity;
     if ((whole_a && gather_child_text(&a, &all_a) != 0) ||
         (whole_p && gather_child_text(&p, &all_p) != 0)) {
         error = "mlsql_native_counts: out of memory";
@@ -294,7 +342,13 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
         }
         mlsql_counts c = {0, 0, 0};
         int rc;
-        if (text) {
+        if (keyed) {
+            size_t ka = 0, kp = 0;
+            const int64_t *ia = NULL, *ip = NULL;
+            rc = (a.child_size && row_keys(&a, i, &all_a, &ga, &ia, &ka)) ||
+                 (p.child_size && row_keys(&p, i, &all_p, &gp, &ip, &kp));
+            if (!rc) rc = mlsql_count_int(ia, ka, ip, kp, &scratch, &c);
+        } else if (text) {
             size_t ka, kp;
             const mlsql_text *ta = NULL, *tq = NULL;
             rc = row_text(&a, i, whole_a ? &all_a : NULL, &ga, &ta, &ka) ||
