@@ -77,7 +77,7 @@ typedef struct {
     duckdb_type type;           /* the child's type */
 } list_input;
 
-static bool is_valid(const uint64_t *validity, idx_t i) {
+static inline bool is_valid(const uint64_t *validity, idx_t i) {
     return !validity || ((validity[i >> 6] >> (i & 63)) & 1);
 }
 
@@ -129,7 +129,7 @@ static int open_list_of(duckdb_vector v, list_input *in, int (*kind_of)(duckdb_t
 static int open_list(duckdb_vector v, list_input *in) { return open_list_of(v, in, type_kind); }
 
 /* Whether row i's entry lies inside the child vector. */
-static bool entry_in_bounds(const list_input *in, idx_t i) {
+static inline bool entry_in_bounds(const list_input *in, idx_t i) {
     duckdb_list_entry e = in->entries[i];
     return e.offset <= in->child_size && e.length <= in->child_size - e.offset;
 }
@@ -189,12 +189,19 @@ static int short_text_keys(const list_input *in, growable *keys, bool *all_short
     if (grow(keys, in->child_size, sizeof(int64_t)) != 0) return -1;
     int64_t *out = (int64_t *)keys->data;
     const duckdb_string_t *s = (const duckdb_string_t *)in->child;
-    uint32_t longest = 0;
+    uint32_t longest = 0; /* of the non-NULL labels */
     for (idx_t j = 0; j < in->child_size; j++) {
         uint32_t len = s[j].value.inlined.length;
         uint32_t n = len <= MLSQL_SHORT_TEXT_MAX ? len : 0; /* a long label's key is not used */
-        if (is_valid(in->child_validity, j) && len > longest) longest = len;
         out[j] = mlsql_short_text_key(mlsql_head8_padded(s[j].value.inlined.inlined, n), n);
+        longest = len > longest ? len : longest;
+    }
+    if (in->child_validity && longest > MLSQL_SHORT_TEXT_MAX) { /* was it a NULL element's? */
+        longest = 0;
+        for (idx_t j = 0; j < in->child_size; j++) {
+            uint32_t len = s[j].value.inlined.length;
+            if (is_valid(in->child_validity, j) && len > longest) longest = len;
+        }
     }
     *all_short = longest <= MLSQL_SHORT_TEXT_MAX;
     return 0;
@@ -202,7 +209,7 @@ static int short_text_keys(const list_input *in, growable *keys, bool *all_short
 
 /* Row i's non-NULL keys (from short_text_keys): in place when the child has no NULL elements,
  * else gathered into t. */
-static int row_keys(const list_input *in, idx_t i, const growable *keys, growable *t,
+static inline int row_keys(const list_input *in, idx_t i, const growable *keys, growable *t,
                     const int64_t **items, size_t *n) {
     duckdb_list_entry e = in->entries[i];
     const int64_t *all = (const int64_t *)keys->data;
@@ -224,8 +231,8 @@ static int row_keys(const list_input *in, idx_t i, const growable *keys, growabl
 /* Row i's non-NULL integer labels as int64 (*out: in t, or the child itself for BIGINT lists
  * without NULL elements); with split_big, UBIGINT values above INT64_MAX (equal to no signed
  * label) go to big instead. */
-static int gather_int(const list_input *in, idx_t i, growable *t, const int64_t **items, size_t *n,
-                      bool split_big, growable *big, size_t *nbig) {
+static inline int gather_int(const list_input *in, idx_t i, growable *t, const int64_t **items,
+                             size_t *n, bool split_big, growable *big, size_t *nbig) {
     duckdb_list_entry e = in->entries[i];
     *nbig = 0;
     if (in->type == DUCKDB_TYPE_BIGINT && !in->child_validity) {
