@@ -207,12 +207,46 @@ static int short_text_keys(const list_input *in, growable *keys, bool *all_short
     return 0;
 }
 
-/* Row i's non-NULL keys (from short_text_keys): in place when the child has no NULL elements,
- * else gathered into t. */
-static inline int row_keys(const list_input *in, idx_t i, const growable *keys, growable *t,
-                    const int64_t **items, size_t *n) {
+/* Every integer label of the child vector as int64 (*all): the child itself for BIGINT and
+ * UBIGINT (bit patterns: the caller pairs UBIGINT only with UBIGINT), else widened into keys in
+ * one pass per chunk. NULL elements' slots are converted too and never used. */
+static int int_keys(const list_input *in, growable *keys, const int64_t **all) {
+    if (in->type == DUCKDB_TYPE_BIGINT || in->type == DUCKDB_TYPE_UBIGINT) {
+        *all = (const int64_t *)in->child;
+        return 0;
+    }
+    if (grow(keys, in->child_size, sizeof(int64_t)) != 0) return -1;
+    int64_t *out = (int64_t *)keys->data;
+    idx_t n = in->child_size;
+    const void *c = in->child;
+    switch (in->type) {
+    case DUCKDB_TYPE_TINYINT:
+        for (idx_t j = 0; j < n; j++) out[j] = ((const int8_t *)c)[j];
+        break;
+    case DUCKDB_TYPE_SMALLINT:
+        for (idx_t j = 0; j < n; j++) out[j] = ((const int16_t *)c)[j];
+        break;
+    case DUCKDB_TYPE_INTEGER:
+        for (idx_t j = 0; j < n; j++) out[j] = ((const int32_t *)c)[j];
+        break;
+    case DUCKDB_TYPE_UTINYINT:
+        for (idx_t j = 0; j < n; j++) out[j] = ((const uint8_t *)c)[j];
+        break;
+    case DUCKDB_TYPE_USMALLINT:
+        for (idx_t j = 0; j < n; j++) out[j] = ((const uint16_t *)c)[j];
+        break;
+    default: /* UINTEGER */
+        for (idx_t j = 0; j < n; j++) out[j] = ((const uint32_t *)c)[j];
+    }
+    *all = out;
+    return 0;
+}
+
+/* Row i's non-NULL keys (from short_text_keys or int_keys, `all`): in place when the child has
+ * no NULL elements, else gathered into t. */
+static inline int row_keys(const list_input *in, idx_t i, const int64_t *all, growable *t,
+                           const int64_t **items, size_t *n) {
     duckdb_list_entry e = in->entries[i];
-    const int64_t *all = (const int64_t *)keys->data;
     if (!in->child_validity) {
         *items = e.length ? all + e.offset : NULL;
         *n = e.length;
@@ -326,6 +360,17 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
     }
     /* an empty child has no labels to check */
     bool keyed = text && !error && (short_a || !a.child_size) && (short_p || !p.child_size);
+    const int64_t *keys_a = (const int64_t *)all_a.data, *keys_p = (const int64_t *)all_p.data;
+    /* integers: each side's labels as int64 keys once per chunk, unless UBIGINT labels beyond
+     * INT64_MAX must be split off (the rows below then gather them) */
+    if (!text && !split_a && !split_p) {
+        keyed = true;
+        if ((a.child_size && int_keys(&a, &all_a, &keys_a) != 0) ||
+            (p.child_size && int_keys(&p, &all_p, &keys_p) != 0)) {
+            error = "mlsql_native_counts: out of memory";
+            rows = 0;
+        }
+    }
     bool whole_a = text && !keyed && a.child_size && !a.child_validity;
     bool whole_p = text && !keyed && p.child_size && !p.child_validity;
     if ((whole_a && gather_child_text(&a, &all_a) != 0) ||
@@ -352,8 +397,8 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
         if (keyed) {
             size_t ka = 0, kp = 0;
             const int64_t *ia = NULL, *ip = NULL;
-            rc = (a.child_size && row_keys(&a, i, &all_a, &ga, &ia, &ka)) ||
-                 (p.child_size && row_keys(&p, i, &all_p, &gp, &ip, &kp));
+            rc = (a.child_size && row_keys(&a, i, keys_a, &ga, &ia, &ka)) ||
+                 (p.child_size && row_keys(&p, i, keys_p, &gp, &ip, &kp));
             if (!rc) rc = mlsql_count_int(ia, ka, ip, kp, &scratch, &c);
         } else if (text) {
             size_t ka, kp;

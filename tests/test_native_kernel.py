@@ -211,6 +211,10 @@ ASAN_SCRIPT = textwrap.dedent(
         pa.table({"a": [labels(short) for _ in range(5000)], "p": [labels(short) for _ in range(5000)]}),
         pa.table({"a": pa.array([labels(ints) for _ in range(5000)], pa.list_(pa.int64())),
                   "p": pa.array([labels(uints) for _ in range(5000)], pa.list_(pa.uint64()))}),
+        # integer keys of the whole chunk: widened int16 against int64 in place
+        pa.table({"a": pa.array([labels(ints[1:4] + list(range(100))) for _ in range(5000)],
+                                pa.list_(pa.int16())),
+                  "p": pa.array([labels(ints) for _ in range(5000)], pa.list_(pa.int64()))}),
     ]
     for t in tables:
         for view in (t, t.slice(7)):
