@@ -347,26 +347,27 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
     int64_t *na = (int64_t *)duckdb_vector_get_data(out_na);
     int64_t *np = (int64_t *)duckdb_vector_get_data(out_np);
 
-    growable ga = {0}, gp = {0}, big = {0}, all_a = {0}, all_p = {0};
+    /* all_*: the chunk's text labels; key_*: its integer keys (a growable holds one item size) */
+    growable ga = {0}, gp = {0}, big = {0}, all_a = {0}, all_p = {0}, key_a = {0}, key_p = {0};
     mlsql_scratch scratch = {0};
     const char *error = NULL;
     /* text: when every label of the chunk is short, each side's labels become integer keys in
      * one pass; else text children without NULL elements are gathered once for the chunk */
     bool short_a = false, short_p = false;
-    if (text && ((a.child_size && short_text_keys(&a, &all_a, &short_a) != 0) ||
-                 (p.child_size && short_text_keys(&p, &all_p, &short_p) != 0))) {
+    if (text && ((a.child_size && short_text_keys(&a, &key_a, &short_a) != 0) ||
+                 (p.child_size && short_text_keys(&p, &key_p, &short_p) != 0))) {
         error = "mlsql_native_counts: out of memory";
         rows = 0;
     }
     /* an empty child has no labels to check */
     bool keyed = text && !error && (short_a || !a.child_size) && (short_p || !p.child_size);
-    const int64_t *keys_a = (const int64_t *)all_a.data, *keys_p = (const int64_t *)all_p.data;
+    const int64_t *keys_a = (const int64_t *)key_a.data, *keys_p = (const int64_t *)key_p.data;
     /* integers: each side's labels as int64 keys once per chunk, unless UBIGINT labels beyond
      * INT64_MAX must be split off (the rows below then gather them) */
     if (!text && !split_a && !split_p) {
         keyed = true;
-        if ((a.child_size && int_keys(&a, &all_a, &keys_a) != 0) ||
-            (p.child_size && int_keys(&p, &all_p, &keys_p) != 0)) {
+        if ((a.child_size && int_keys(&a, &key_a, &keys_a) != 0) ||
+            (p.child_size && int_keys(&p, &key_p, &keys_p) != 0)) {
             error = "mlsql_native_counts: out of memory";
             rows = 0;
         }
@@ -438,6 +439,8 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
     free(big.data);
     free(all_a.data);
     free(all_p.data);
+    free(key_a.data);
+    free(key_p.data);
     mlsql_scratch_free(&scratch);
     if (error) duckdb_scalar_function_set_error(info, error);
 }

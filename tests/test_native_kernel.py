@@ -206,7 +206,11 @@ ASAN_SCRIPT = textwrap.dedent(
     ints = [-(2**63), -1, 0, 1, 2**63 - 1] + list(range(100))
     uints = [0, 1, 2**63, 2**64 - 1] + list(range(100))
     short = ["", "a", "b", "abcdefg"] + [f"s{i}" for i in range(100)]  # counted as integer keys
+    def full(pool):  # no NULL list or element: a chunk's labels are read once for all its rows
+        return [rng.choice(pool) for _ in range(rng.randint(0, 9))]
     tables = [
+        pa.table({"a": [full(pool) for _ in range(5000)], "p": [full(pool) for _ in range(5000)]}),
+        pa.table({"a": [full(short) for _ in range(5000)], "p": [full(short) for _ in range(5000)]}),
         pa.table({"a": [labels(pool) for _ in range(5000)], "p": [labels(pool) for _ in range(5000)]}),
         pa.table({"a": [labels(short) for _ in range(5000)], "p": [labels(short) for _ in range(5000)]}),
         pa.table({"a": pa.array([labels(ints) for _ in range(5000)], pa.list_(pa.int64())),
