@@ -183,27 +183,24 @@ static int row_text(const list_input *in, idx_t i, const growable *all, growable
 }
 
 /* Every label of the child vector as an integer key (mlsql_short_text_key), in one pass per
- * chunk; false (keys unusable) when a non-NULL label is longer than MLSQL_SHORT_TEXT_MAX bytes.
+ * chunk; false (keys unusable) when a non-NULL label is longer than MLSQL_SHORT_TEXT_MAX bytes
+ * (the pass then stops there).
  * Only the 16 bytes of each string_t are read (a short label is inlined), never its pointer. */
 static int short_text_keys(const list_input *in, growable *keys, bool *all_short) {
     if (grow(keys, in->child_size, sizeof(int64_t)) != 0) return -1;
     int64_t *out = (int64_t *)keys->data;
     const duckdb_string_t *s = (const duckdb_string_t *)in->child;
-    uint32_t longest = 0; /* of the non-NULL labels */
     for (idx_t j = 0; j < in->child_size; j++) {
         uint32_t len = s[j].value.inlined.length;
-        uint32_t n = len <= MLSQL_SHORT_TEXT_MAX ? len : 0; /* a long label's key is not used */
-        out[j] = mlsql_short_text_key(mlsql_head8_padded(s[j].value.inlined.inlined, n), n);
-        longest = len > longest ? len : longest;
-    }
-    if (in->child_validity && longest > MLSQL_SHORT_TEXT_MAX) { /* was it a NULL element's? */
-        longest = 0;
-        for (idx_t j = 0; j < in->child_size; j++) {
-            uint32_t len = s[j].value.inlined.length;
-            if (is_valid(in->child_validity, j) && len > longest) longest = len;
+        /* stop at the first long label (a NULL element's stale length does not count) */
+        if (MLSQL_RARELY(len > MLSQL_SHORT_TEXT_MAX) && is_valid(in->child_validity, j)) {
+            *all_short = false;
+            return 0;
         }
+        uint32_t n = len <= MLSQL_SHORT_TEXT_MAX ? len : 0; /* a NULL element's key is not used */
+        out[j] = mlsql_short_text_key(mlsql_head8_padded(s[j].value.inlined.inlined, n), n);
     }
-    *all_short = longest <= MLSQL_SHORT_TEXT_MAX;
+    *all_short = true;
     return 0;
 }
 

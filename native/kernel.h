@@ -267,8 +267,10 @@ static inline int mlsql_text_eq(const mlsql_text *x, const mlsql_text *y) {
 
 static inline int mlsql_int_eq(const int64_t *x, const int64_t *y) { return *x == *y; }
 
+/* Integers only: with text labels (mlsql_text_eq, a branch for long labels) the same code
+ * measured slower than the loops of mlsql_count_text (10M rows of 11-byte labels in DuckDB:
+ * 2.6x to 3.0x the scan). */
 MLSQL_SMALL_COUNTS(mlsql_small_int, int64_t, mlsql_int_eq)
-MLSQL_SMALL_COUNTS(mlsql_small_text, mlsql_text, mlsql_text_eq)
 
 /* ---------------------------------------------------------------- integers */
 
@@ -345,7 +347,6 @@ typedef struct {
 
 static MLSQL_UNUSED int mlsql_count_text(const mlsql_text *a, size_t na, const mlsql_text *p,
                                          size_t np, mlsql_scratch *s, mlsql_counts *out) {
-    if (mlsql_small_text(a, na, p, np, out)) return 0;
     int64_t tp = 0, n_a = 0, n_p = 0;
     if (na + np <= MLSQL_PAIRWISE_MAX && na + np >= na) {
         for (size_t i = 0; i < na; i++) { /* as in mlsql_count_int: no early exit */
