@@ -13,8 +13,10 @@
  * labels may pass their bit patterns (equality is preserved), so every
  * integer width fits.
  *
- * Method: small lists (together at most MLSQL_PAIRWISE_MAX items) by pairwise
- * comparison, longer ones by one open-addressing hash table in the caller's
+ * Method: integer rows of at most MLSQL_SMALL_MAX labels a side by straight-line
+ * code per (|A|, |P|) shape; other small lists (together at most
+ * MLSQL_PAIRWISE_MAX items) by pairwise comparison in loops; longer ones by one
+ * open-addressing hash table in the caller's
  * scratch buffer, so a row costs O(|A| + |P|) and no allocation once the
  * buffer has grown to the longest row. A NULL pointer with length 0 is an
  * empty list.
