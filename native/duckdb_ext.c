@@ -77,7 +77,7 @@ typedef struct {
     duckdb_type type;           /* the child's type */
 } list_input;
 
-static bool is_valid(const uint64_t *validity, idx_t i) {
+static inline bool is_valid(const uint64_t *validity, idx_t i) {
     return !validity || ((validity[i >> 6] >> (i & 63)) & 1);
 }
 
@@ -129,7 +129,7 @@ static int open_list_of(duckdb_vector v, list_input *in, int (*kind_of)(duckdb_t
 static int open_list(duckdb_vector v, list_input *in) { return open_list_of(v, in, type_kind); }
 
 /* Whether row i's entry lies inside the child vector. */
-static bool entry_in_bounds(const list_input *in, idx_t i) {
+static inline bool entry_in_bounds(const list_input *in, idx_t i) {
     duckdb_list_entry e = in->entries[i];
     return e.offset <= in->child_size && e.length <= in->child_size - e.offset;
 }
@@ -182,11 +182,88 @@ static int row_text(const list_input *in, idx_t i, const growable *all, growable
     return rc;
 }
 
+/* Every label of the child vector as an integer key (mlsql_short_text_key), in one pass per
+ * chunk; false (keys unusable) when a non-NULL label is longer than MLSQL_SHORT_TEXT_MAX bytes
+ * (the pass then stops there).
+ * Only the 16 bytes of each string_t are read (a short label is inlined), never its pointer. */
+static int short_text_keys(const list_input *in, growable *keys, bool *all_short) {
+    if (grow(keys, in->child_size, sizeof(int64_t)) != 0) return -1;
+    int64_t *out = (int64_t *)keys->data;
+    const duckdb_string_t *s = (const duckdb_string_t *)in->child;
+    for (idx_t j = 0; j < in->child_size; j++) {
+        uint32_t len = s[j].value.inlined.length;
+        /* stop at the first long label (a NULL element's stale length does not count) */
+        if (MLSQL_RARELY(len > MLSQL_SHORT_TEXT_MAX) && is_valid(in->child_validity, j)) {
+            *all_short = false;
+            return 0;
+        }
+        uint32_t n = len <= MLSQL_SHORT_TEXT_MAX ? len : 0; /* a NULL element's key is not used */
+        out[j] = mlsql_short_text_key(mlsql_head8_padded(s[j].value.inlined.inlined, n), n);
+    }
+    *all_short = true;
+    return 0;
+}
+
+/* Every integer label of the child vector as int64 (*all): the child itself for BIGINT and
+ * UBIGINT (bit patterns: the caller pairs UBIGINT only with UBIGINT), else widened into keys in
+ * one pass per chunk. NULL elements' slots are converted too and never used. */
+static int int_keys(const list_input *in, growable *keys, const int64_t **all) {
+    if (in->type == DUCKDB_TYPE_BIGINT || in->type == DUCKDB_TYPE_UBIGINT) {
+        *all = (const int64_t *)in->child;
+        return 0;
+    }
+    if (grow(keys, in->child_size, sizeof(int64_t)) != 0) return -1;
+    int64_t *out = (int64_t *)keys->data;
+    idx_t n = in->child_size;
+    const void *c = in->child;
+    switch (in->type) {
+    case DUCKDB_TYPE_TINYINT:
+        for (idx_t j = 0; j < n; j++) out[j] = ((const int8_t *)c)[j];
+        break;
+    case DUCKDB_TYPE_SMALLINT:
+        for (idx_t j = 0; j < n; j++) out[j] = ((const int16_t *)c)[j];
+        break;
+    case DUCKDB_TYPE_INTEGER:
+        for (idx_t j = 0; j < n; j++) out[j] = ((const int32_t *)c)[j];
+        break;
+    case DUCKDB_TYPE_UTINYINT:
+        for (idx_t j = 0; j < n; j++) out[j] = ((const uint8_t *)c)[j];
+        break;
+    case DUCKDB_TYPE_USMALLINT:
+        for (idx_t j = 0; j < n; j++) out[j] = ((const uint16_t *)c)[j];
+        break;
+    default: /* UINTEGER */
+        for (idx_t j = 0; j < n; j++) out[j] = ((const uint32_t *)c)[j];
+    }
+    *all = out;
+    return 0;
+}
+
+/* Row i's non-NULL keys (from short_text_keys or int_keys, `all`): in place when the child has
+ * no NULL elements, else gathered into t. */
+static inline int row_keys(const list_input *in, idx_t i, const int64_t *all, growable *t,
+                           const int64_t **items, size_t *n) {
+    duckdb_list_entry e = in->entries[i];
+    if (!in->child_validity) {
+        *items = e.length ? all + e.offset : NULL;
+        *n = e.length;
+        return 0;
+    }
+    if (grow(t, e.length, sizeof(int64_t)) != 0) return -1;
+    int64_t *out = (int64_t *)t->data;
+    size_t k = 0;
+    for (idx_t j = e.offset; j < e.offset + e.length; j++)
+        if (is_valid(in->child_validity, j)) out[k++] = all[j];
+    *items = out;
+    *n = k;
+    return 0;
+}
+
 /* Row i's non-NULL integer labels as int64 (*out: in t, or the child itself for BIGINT lists
  * without NULL elements); with split_big, UBIGINT values above INT64_MAX (equal to no signed
  * label) go to big instead. */
-static int gather_int(const list_input *in, idx_t i, growable *t, const int64_t **items, size_t *n,
-                      bool split_big, growable *big, size_t *nbig) {
+static inline int gather_int(const list_input *in, idx_t i, growable *t, const int64_t **items,
+                             size_t *n, bool split_big, growable *big, size_t *nbig) {
     duckdb_list_entry e = in->entries[i];
     *nbig = 0;
     if (in->type == DUCKDB_TYPE_BIGINT && !in->child_validity) {
@@ -267,12 +344,33 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
     int64_t *na = (int64_t *)duckdb_vector_get_data(out_na);
     int64_t *np = (int64_t *)duckdb_vector_get_data(out_np);
 
-    growable ga = {0}, gp = {0}, big = {0}, all_a = {0}, all_p = {0};
+    /* all_*: the chunk's text labels; key_*: its integer keys (a growable holds one item size) */
+    growable ga = {0}, gp = {0}, big = {0}, all_a = {0}, all_p = {0}, key_a = {0}, key_p = {0};
     mlsql_scratch scratch = {0};
     const char *error = NULL;
-    /* text children without NULL elements are gathered once for the whole chunk */
-    bool whole_a = text && a.child_size && !a.child_validity;
-    bool whole_p = text && p.child_size && !p.child_validity;
+    /* text: when every label of the chunk is short, each side's labels become integer keys in
+     * one pass; else text children without NULL elements are gathered once for the chunk */
+    bool short_a = false, short_p = false;
+    if (text && ((a.child_size && short_text_keys(&a, &key_a, &short_a) != 0) ||
+                 (p.child_size && short_text_keys(&p, &key_p, &short_p) != 0))) {
+        error = "mlsql_native_counts: out of memory";
+        rows = 0;
+    }
+    /* an empty child has no labels to check */
+    bool keyed = text && !error && (short_a || !a.child_size) && (short_p || !p.child_size);
+    const int64_t *keys_a = (const int64_t *)key_a.data, *keys_p = (const int64_t *)key_p.data;
+    /* integers: each side's labels as int64 keys once per chunk, unless UBIGINT labels beyond
+     * INT64_MAX must be split off (the rows below then gather them) */
+    if (!text && !split_a && !split_p) {
+        keyed = true;
+        if ((a.child_size && int_keys(&a, &key_a, &keys_a) != 0) ||
+            (p.child_size && int_keys(&p, &key_p, &keys_p) != 0)) {
+            error = "mlsql_native_counts: out of memory";
+            rows = 0;
+        }
+    }
+    bool whole_a = text && !keyed && a.child_size && !a.child_validity;
+    bool whole_p = text && !keyed && p.child_size && !p.child_validity;
     if ((whole_a && gather_child_text(&a, &all_a) != 0) ||
         (whole_p && gather_child_text(&p, &all_p) != 0)) {
         error = "mlsql_native_counts: out of memory";
@@ -294,7 +392,13 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
         }
         mlsql_counts c = {0, 0, 0};
         int rc;
-        if (text) {
+        if (keyed) {
+            size_t ka = 0, kp = 0;
+            const int64_t *ia = NULL, *ip = NULL;
+            rc = (a.child_size && row_keys(&a, i, keys_a, &ga, &ia, &ka)) ||
+                 (p.child_size && row_keys(&p, i, keys_p, &gp, &ip, &kp));
+            if (!rc) rc = mlsql_count_int(ia, ka, ip, kp, &scratch, &c);
+        } else if (text) {
             size_t ka, kp;
             const mlsql_text *ta = NULL, *tq = NULL;
             rc = row_text(&a, i, whole_a ? &all_a : NULL, &ga, &ta, &ka) ||
@@ -332,6 +436,8 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
     free(big.data);
     free(all_a.data);
     free(all_p.data);
+    free(key_a.data);
+    free(key_p.data);
     mlsql_scratch_free(&scratch);
     if (error) duckdb_scalar_function_set_error(info, error);
 }

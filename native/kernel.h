@@ -13,8 +13,10 @@
  * labels may pass their bit patterns (equality is preserved), so every
  * integer width fits.
  *
- * Method: small lists (together at most MLSQL_PAIRWISE_MAX items) by pairwise
- * comparison, longer ones by one open-addressing hash table in the caller's
+ * Method: integer rows of at most MLSQL_SMALL_MAX labels a side by straight-line
+ * code per (|A|, |P|) shape; other small lists (together at most
+ * MLSQL_PAIRWISE_MAX items) by pairwise comparison in loops; longer ones by one
+ * open-addressing hash table in the caller's
  * scratch buffer, so a row costs O(|A| + |P|) and no allocation once the
  * buffer has grown to the longest row. A NULL pointer with length 0 is an
  * empty list.
@@ -87,6 +89,18 @@ static inline mlsql_text mlsql_text_make(const char *ptr, size_t len) {
 static inline mlsql_text mlsql_text_make_padded(const char *ptr, size_t len) {
     mlsql_text t = {ptr, len, mlsql_head8_padded(ptr, len)};
     return t;
+}
+
+/* Labels of at most MLSQL_SHORT_TEXT_MAX bytes as integers: the key of such a label is its
+ * head with its length in the top byte, so two of them are equal exactly when the labels are
+ * (the head's top byte is zero). A caller whose labels are all that short counts them with
+ * mlsql_count_int on their keys: one comparison of two integers instead of mlsql_text_eq. */
+#define MLSQL_SHORT_TEXT_MAX 7
+
+/* The key of a label of len <= MLSQL_SHORT_TEXT_MAX bytes whose head is `head` (as
+ * mlsql_head8 gives it). */
+static inline int64_t mlsql_short_text_key(uint64_t head, size_t len) {
+    return (int64_t)(head | ((uint64_t)len << 56));
 }
 
 typedef struct {
@@ -185,6 +199,81 @@ static inline int mlsql_text_eq(const mlsql_text *x, const mlsql_text *y) {
     return same;
 }
 
+/* ---------------------------------------------------------------- small rows
+ *
+ * Rows of at most MLSQL_SMALL_MAX labels a side (nearly all rows of real data) take one
+ * straight-line function per (|A|, |P|) shape: a switch on the shape, then every comparison of
+ * the row with no loop. The loops of the general pairwise method exit after a number of
+ * iterations that changes from row to row, and those exits are mispredicted several times a
+ * row; one indirect jump per row costs less (a kernel-only run on 3M rows of 1-5 integer labels
+ * a side: 21 to 15 ns a row). */
+
+#define MLSQL_SMALL_MAX 8 /* the switch below lists the shapes up to 8 x 8 */
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MLSQL_ALWAYS_INLINE inline __attribute__((always_inline))
+#define MLSQL_UNROLL _Pragma("GCC unroll 8")
+#else
+#define MLSQL_ALWAYS_INLINE inline
+#define MLSQL_UNROLL
+#endif
+
+/* MLSQL_SMALL_COUNTS(name, T, EQ) defines name##_shape(a, p, NA, NP, out), the counts of NA and
+ * NP labels of type T (NA, NP constants once inlined: the loops unroll completely), compared with
+ * EQ(const T *, const T *); and name(a, na, p, np, out), which dispatches on the shape: 1 if it
+ * counted, 0 if a side has more than MLSQL_SMALL_MAX labels (out untouched). */
+#define MLSQL_SHAPE_CASE(name, x, y)                                                              \
+    case (x) * 9 + (y):                                                                           \
+        name##_shape(a, p, x, y, out);                                                            \
+        return 1;
+#define MLSQL_SHAPE_ROW(name, x)                                                                  \
+    MLSQL_SHAPE_CASE(name, x, 0) MLSQL_SHAPE_CASE(name, x, 1) MLSQL_SHAPE_CASE(name, x, 2)       \
+    MLSQL_SHAPE_CASE(name, x, 3) MLSQL_SHAPE_CASE(name, x, 4) MLSQL_SHAPE_CASE(name, x, 5)       \
+    MLSQL_SHAPE_CASE(name, x, 6) MLSQL_SHAPE_CASE(name, x, 7) MLSQL_SHAPE_CASE(name, x, 8)
+#define MLSQL_SMALL_COUNTS(name, T, EQ)                                                           \
+    static MLSQL_ALWAYS_INLINE void name##_shape(const T *a, const T *p, const int NA,             \
+                                                 const int NP, mlsql_counts *out) {               \
+        int64_t tp = 0, n_a = 0, n_p = 0;                                                         \
+        MLSQL_UNROLL for (int i = 0; i < NA; i++) {                                               \
+            unsigned seen = 0, hit = 0;                                                           \
+            MLSQL_UNROLL for (int j = 0; j < i; j++) seen |= (unsigned)EQ(&a[j], &a[i]);          \
+            MLSQL_UNROLL for (int k = 0; k < NP; k++) hit |= (unsigned)EQ(&p[k], &a[i]);          \
+            n_a += !seen;                                                                         \
+            tp += hit & !seen;                                                                    \
+        }                                                                                         \
+        MLSQL_UNROLL for (int i = 0; i < NP; i++) {                                               \
+            unsigned seen = 0;                                                                    \
+            MLSQL_UNROLL for (int j = 0; j < i; j++) seen |= (unsigned)EQ(&p[j], &p[i]);          \
+            n_p += !seen;                                                                         \
+        }                                                                                         \
+        out->tp = tp;                                                                             \
+        out->n_actual = n_a;                                                                      \
+        out->n_predicted = n_p;                                                                   \
+    }                                                                                             \
+    static MLSQL_UNUSED int name(const T *a, size_t na, const T *p, size_t np,                    \
+                                 mlsql_counts *out) {                                             \
+        if (na > MLSQL_SMALL_MAX || np > MLSQL_SMALL_MAX) return 0;                               \
+        switch (na * 9 + np) {                                                                    \
+            MLSQL_SHAPE_ROW(name, 0)                                                              \
+            MLSQL_SHAPE_ROW(name, 1)                                                              \
+            MLSQL_SHAPE_ROW(name, 2)                                                              \
+            MLSQL_SHAPE_ROW(name, 3)                                                              \
+            MLSQL_SHAPE_ROW(name, 4)                                                              \
+            MLSQL_SHAPE_ROW(name, 5)                                                              \
+            MLSQL_SHAPE_ROW(name, 6)                                                              \
+            MLSQL_SHAPE_ROW(name, 7)                                                              \
+            MLSQL_SHAPE_ROW(name, 8)                                                              \
+        }                                                                                         \
+        return 0;                                                                                 \
+    }
+
+static inline int mlsql_int_eq(const int64_t *x, const int64_t *y) { return *x == *y; }
+
+/* Integers only: with text labels (mlsql_text_eq, a branch for long labels) the same code
+ * measured slower than the loops of mlsql_count_text (10M rows of 11-byte labels in DuckDB:
+ * 2.6x to 3.0x the scan). */
+MLSQL_SMALL_COUNTS(mlsql_small_int, int64_t, mlsql_int_eq)
+
 /* ---------------------------------------------------------------- integers */
 
 #define MLSQL_IN_A 1u
@@ -197,6 +286,7 @@ typedef struct {
 
 static MLSQL_UNUSED int mlsql_count_int(const int64_t *a, size_t na, const int64_t *p, size_t np,
                                         mlsql_scratch *s, mlsql_counts *out) {
+    if (mlsql_small_int(a, na, p, np, out)) return 0;
     int64_t tp = 0, n_a = 0, n_p = 0;
     if (na + np <= MLSQL_PAIRWISE_MAX && na + np >= na) {
         /* every comparison of the row, no early exit: data-dependent branches (a label found

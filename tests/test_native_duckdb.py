@@ -39,6 +39,11 @@ LABEL_TABLE_EXAMPLES = int(os.environ.get("MLSQL_LABEL_TABLE_EXAMPLES", "25"))
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 SHORT = ["a", "b", "c", "d"]
 LONG = ["label-longer-than-twelve-1", "label-longer-than-twelve-2", "x" * 40]
+#: labels of at most 7 bytes (the extension counts a chunk of them as integer keys): the empty
+#: label, embedded NULs, and labels that differ only in their length or their last byte
+SEVEN = ["", "a", "a\x00", "a\x00\x00", "b", "abcdefg", "abcdefh", "abcdef", "\x00"]
+#: a label of 8 bytes sharing the 7-byte ones' head: one of them sends its chunk to the text path
+EIGHT = ["abcdefgh"]
 SIGNED = {pa.int8(): 8, pa.int16(): 16, pa.int32(): 32, pa.int64(): 64}
 UNSIGNED = {pa.uint8(): 8, pa.uint16(): 16, pa.uint32(): 32, pa.uint64(): 64}
 MEASURES = [
@@ -130,19 +135,25 @@ def tables(
     min_rows: int = 0,
     max_rows: int = 40,
     types: tuple[pa.DataType, pa.DataType] | None = None,
+    text_pool: list[str] | None = None,
+    short_max: int = 6,
 ) -> tuple[pa.Table, list]:
-    """A two-column Arrow table of label lists (text, or integers of two widths) and its rows."""
+    """A two-column Arrow table of label lists (text, or integers of two widths) and its rows.
+
+    ``text_pool`` replaces the text labels drawn from; short lists have up to
+    ``short_max`` items.
+    """
     ta, tp = draw(label_types()) if types is None else types
     text = ta == pa.string()
     if text:
-        pool_a = pool_p = SHORT + LONG
+        pool_a = pool_p = SHORT + LONG if text_pool is None else text_pool
     else:
         pool_a, pool_p = int_values(ta), int_values(tp)
     long_list = st.integers(30, 200)
 
     def lists(pool: list[Any]) -> st.SearchStrategy:
         items = st.one_of(st.sampled_from(pool), st.none())
-        short = st.lists(items, max_size=6)
+        short = st.lists(items, max_size=short_max)
         longer = long_list.flatmap(lambda n: st.lists(items, min_size=n, max_size=n))
         return st.one_of(st.none(), short, short, short, longer)
 
@@ -186,10 +197,28 @@ def test_counts_equal_the_oracle(extension: Path, data: tuple[pa.Table, list]) -
     assert native_counts(con, table) == [expected_counts(a, p) for a, p in rows]
 
 
-def test_counts_over_many_vectors_and_threads(extension: Path) -> None:
+@SETTINGS
+@given(
+    st.sampled_from([SEVEN, SEVEN + EIGHT]).flatmap(
+        lambda pool: tables(types=(pa.string(), pa.string()), text_pool=pool, short_max=10)
+    )
+)
+def test_short_text_keys_equal_the_oracle(extension: Path, data: tuple[pa.Table, list]) -> None:
+    """Chunks of labels of at most 7 bytes (counted as integer keys), and the same with an 8-byte
+    label of the same head (the text path); lists of every shape up to 10 a side."""
+    table, rows = data
+    con = raw_connection(extension)
+    assert native_counts(con, table) == [expected_counts(a, p) for a, p in rows]
+
+
+@pytest.mark.parametrize(
+    "pool",
+    [SHORT + LONG + [f"l{i}" for i in range(300)], SEVEN + [f"l{i}" for i in range(300)]],
+    ids=["long labels", "labels of at most 7 bytes"],
+)
+def test_counts_over_many_vectors_and_threads(extension: Path, pool: list[str]) -> None:
     """10,000 rows (five DuckDB vectors) on two threads, long lists included."""
     rng = random.Random(7)
-    pool = SHORT + LONG + [f"l{i}" for i in range(300)]
 
     def labels() -> list[Any] | None:
         r = rng.random()

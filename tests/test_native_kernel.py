@@ -88,6 +88,7 @@ def oracle_counts(a: list, p: list) -> tuple[int, int, int]:
 def random_cases(seed: int, n: int) -> list[tuple[str, list, list]]:
     rng = random.Random(seed)
     texts = [b"", b"\0", b"a", b"a\0", b"ab", b"x" * 12, b"x" * 13, b"y" * 40]
+    texts += [b"abcdefgh", b"abcdefgh1", b"abcdefgh2", b"abcdefgi"]  # equal 8-byte heads
     texts += [bytes([rng.randrange(256) for _ in range(rng.randrange(20))]) for _ in range(30)]
     # integers that share low bits (a weak hash would pile them into one slot)
     ints = [0, 1, -1, 2**63 - 1, -(2**63)] + [k << 40 for k in range(-20, 20)]
@@ -146,6 +147,28 @@ def test_kernel_fuzz_under_sanitizers(driver: Path, seed: int) -> None:
     assert got == [oracle_counts(a, p) for _, a, p in cases]
 
 
+def test_kernel_every_small_shape(driver: Path) -> None:
+    """Every (|A|, |P|) up to 10 x 10 (straight-line code up to 8 a side, loops beyond), lists
+    drawn from few labels (duplicates, matches) including equal 8-byte heads."""
+    rng = random.Random(11)
+    texts = [b"", b"a", b"a\0", b"abcdefgh", b"abcdefgh1", b"abcdefgh2", b"x" * 13]
+    ints = [0, 1, -1, 2**63 - 1, -(2**63), 1 << 40]
+    cases = []
+    for na in range(11):
+        for np_ in range(11):
+            for kind, pool in (("I", ints), ("T", texts)) * 3:
+                sub = rng.sample(pool, k=rng.randint(1, len(pool)))
+                a = [rng.choice(sub) for _ in range(na)]
+                p = [rng.choice(sub) for _ in range(np_)]
+                cases.append((kind, a, p))
+    done = subprocess.run(
+        [str(driver)], input=encode(cases), capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    got = [tuple(int(x) for x in line.split()) for line in done.stdout.splitlines()]
+    assert got == [oracle_counts(a, p) for _, a, p in cases]
+
+
 def test_kernel_edge_cases(driver: Path) -> None:
     cases = [
         ("I", [], []),
@@ -182,10 +205,20 @@ ASAN_SCRIPT = textwrap.dedent(
         return [rng.choice(pool) if rng.random() > 0.05 else None for _ in range(n)]
     ints = [-(2**63), -1, 0, 1, 2**63 - 1] + list(range(100))
     uints = [0, 1, 2**63, 2**64 - 1] + list(range(100))
+    short = ["", "a", "b", "abcdefg"] + [f"s{i}" for i in range(100)]  # counted as integer keys
+    def full(pool):  # no NULL list or element: a chunk's labels are read once for all its rows
+        return [rng.choice(pool) for _ in range(rng.randint(0, 9))]
     tables = [
+        pa.table({"a": [full(pool) for _ in range(5000)], "p": [full(pool) for _ in range(5000)]}),
+        pa.table({"a": [full(short) for _ in range(5000)], "p": [full(short) for _ in range(5000)]}),
         pa.table({"a": [labels(pool) for _ in range(5000)], "p": [labels(pool) for _ in range(5000)]}),
+        pa.table({"a": [labels(short) for _ in range(5000)], "p": [labels(short) for _ in range(5000)]}),
         pa.table({"a": pa.array([labels(ints) for _ in range(5000)], pa.list_(pa.int64())),
                   "p": pa.array([labels(uints) for _ in range(5000)], pa.list_(pa.uint64()))}),
+        # integer keys of the whole chunk: widened int16 against int64 in place
+        pa.table({"a": pa.array([labels(ints[1:4] + list(range(100))) for _ in range(5000)],
+                                pa.list_(pa.int16())),
+                  "p": pa.array([labels(ints) for _ in range(5000)], pa.list_(pa.int64()))}),
     ]
     for t in tables:
         for view in (t, t.slice(7)):
