@@ -37,11 +37,20 @@ from mlsql.measures import label_based as LB
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bounds, check_label_array_types, kind, to_column
 from mlsql.spark._weights import weight as checked_weight
-from mlsql.spark.ops import FixedOrderSparkOps, SparkOps
 from mlsql.spark.stats import label_set
+from mlsql.spark.text import (
+    FixedOrderSqlOps,
+    FrameSqlOps,
+    GroupAggregates,
+    SparkSql,
+    column,
+    ref,
+    select,
+    text,
+)
 
 FAMILIES = (LB.FAMILY,)
-OPS = SparkOps()
+TEXT = FrameSqlOps()
 ALL = "__mlsql_all"
 #: a spread element's kind: true positive, false negative (actual only), false positive
 KINDS = ("tp", "fn", "fp")
@@ -232,36 +241,11 @@ def _tagger(kind: str, label_type: T.DataType) -> Callable[[Column], Column]:
     return tag
 
 
-class MaskedOps(FixedOrderSparkOps):
-    """SparkOps whose aggregates see only the rows where ``mask`` holds, summed in a fixed order.
-
-    The report aggregates label rows and row-statistics rows of a group in
-    one ``groupBy``; each builder's aggregates must see only its own kind.
-    Sums and means add the values sorted (:class:`FixedOrderSparkOps`), so
-    the report does not depend on how the rows are partitioned.
-    """
-
-    def __init__(self, mask: Column) -> None:
-        self.mask = mask
-
-    def sum(self, x: Any) -> Column:
-        return super().sum(F.when(self.mask, _column(x)))
-
-    def mean(self, x: Any) -> Column:
-        return super().mean(F.when(self.mask, _column(x)))
-
-    def count(self, x: Any) -> Column:
-        return super().count(F.when(self.mask, _column(x)))
-
-
-def _label_values(spread: DataFrame, beta: float, zd: P.ZeroDivision) -> dict[str, Column]:
-    """The columns of label_metrics (label rows of :func:`_spread`; elsewhere meaningless)."""
-    counts = LB.LabelCounts(F.col("tp"), F.col("fp"), F.col("fn"), F.col("n_rows"))
-    return {n: _column(e) for n, e in LB.label_values(OPS, counts, beta, zd).items()}
-
-
-def _column(value: Any) -> Column:
-    return value if isinstance(value, Column) else F.lit(value)
+def _label_values(beta: float, zd: P.ZeroDivision) -> dict[str, Any]:
+    """The columns of label_metrics as text over the label rows of :func:`_spread`
+    (elsewhere meaningless)."""
+    counts = LB.LabelCounts(ref("tp"), ref("fp"), ref("fn"), ref("n_rows"))
+    return LB.label_values(TEXT, counts, beta, zd)
 
 
 def _order(df: DataFrame, keys: Sequence[str]) -> DataFrame:
@@ -305,9 +289,9 @@ def label_metrics(
         func, source, actual, predicted, labels, by, sample_weight
     )
     spread = _spread(rows, groups, universe, label_type).where(F.col("label").isNotNull())
-    values = _label_values(spread, b, zd)
+    values = _label_values(b, zd)
     columns = LB.label_metrics_columns(beta is not None)
-    out = spread.select(*groups, "label", *(values[c].alias(c) for c in columns if c != "label"))
+    out = select(spread, *groups, "label", **{c: values[c] for c in columns if c != "label"})
     return _order(out, [*groups, "label"]).select(*_shown(by, func), *columns)
 
 
@@ -363,31 +347,37 @@ def multilabel_report(
         func, source, actual, predicted, labels, by, sample_weight
     )
     spread = _spread(rows, groups, universe, label_type)
-    is_label = F.col("label").isNotNull()
-    is_row = F.col("row") > 0
-    stats = RowStats(F.col("row_tp"), F.col("row_n_actual"), F.col("row_n_predicted"))
-    label_values = _label_values(spread, b, zd)
-    row_values = {n: _column(e) for n, e in LB.row_values(OPS, stats, b, zd).items()}
-    staged = spread.select(
+    # every formula as Spark SQL text (mlsql.spark.text): one call per column, not thousands
+    is_label, is_row = SparkSql("(`label` IS NOT NULL)"), SparkSql("(`row` > 0)")
+    stats = RowStats(ref("row_tp"), ref("row_n_actual"), ref("row_n_predicted"))
+    label_values = _label_values(b, zd)
+    row_values = LB.row_values(TEXT, stats, b, zd)
+
+    def where(condition: SparkSql, value: Any) -> SparkSql:
+        return SparkSql(f"CASE WHEN {condition} THEN {text(value)} END")
+
+    staged = select(
+        spread,
         *groups,
         "n_rows",
-        is_label.alias("__is_label"),
-        is_row.alias("__is_row"),
-        F.when(is_row, F.col("row")).alias("n"),
-        *(F.when(is_label, e).alias(f"l_{n}") for n, e in label_values.items()),
-        F.when(is_label, F.col("n_rows")).alias("l_n_rows"),
-        *(F.when(is_row, e).alias(f"r_{n}") for n, e in row_values.items()),
+        __is_label=is_label,
+        __is_row=is_row,
+        n=where(is_row, ref("row")),
+        **{f"l_{n}": where(is_label, e) for n, e in label_values.items()},
+        l_n_rows=where(is_label, ref("n_rows")),
+        **{f"r_{n}": where(is_row, e) for n, e in row_values.items()},
     )
-    label_ops, row_ops = MaskedOps(F.col("__is_label")), MaskedOps(F.col("__is_row"))
-    by_label = LB.label_aggregates(label_ops, lambda n: F.col(f"l_{n}"), zd)
-    by_row = LB.row_aggregates(row_ops, lambda n: F.col(f"r_{n}"), F.col("n"), zd)
-    aggregated = staged.groupBy(*groups).agg(
-        F.max("n_rows").alias("n_rows"),
-        *(_column(e).alias(n) for n, e in by_label.items()),
-        *(_column(e).alias(n) for n, e in by_row.items() if n != "n_rows"),
-    )
-    final = LB.group_columns(OPS, F.col, b, zd)
-    out = aggregated.withColumns({n: _column(e) for n, e in final.items()})
+    # sums and counts are computed in the groupBy, the formulas over them after it
+    stage = GroupAggregates()
+    label_ops = FixedOrderSqlOps(stage, "__is_label")
+    row_ops = FixedOrderSqlOps(stage, "__is_row")
+    by_label = LB.label_aggregates(label_ops, lambda n: ref(f"l_{n}"), zd)
+    by_row = LB.row_aggregates(row_ops, lambda n: ref(f"r_{n}"), ref("n"), zd)
+    aggregated = staged.groupBy(*groups).agg(column("max(`n_rows`)", "n_rows"), *stage.columns())
+    summed = stage.columns_after(aggregated, *groups, "n_rows")
+    measures = {**by_label, **{n: e for n, e in by_row.items() if n != "n_rows"}}
+    grouped = select(summed, *groups, "n_rows", **measures)
+    out = select(grouped, *grouped.columns, **LB.group_columns(TEXT, ref, b, zd))
     columns = LB.report_columns(beta is not None)
     return _order(out, groups).select(*_shown(by, func), *columns)
 
