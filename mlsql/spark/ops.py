@@ -104,4 +104,3 @@ class SparkOps:
     def pow(self, base: Any, exponent: Any) -> Column:
         """``base ** exponent``."""
         return F.pow(column(base), column(exponent))
-

@@ -19,11 +19,11 @@ indicator columns to a label list and back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import reduce
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -143,18 +143,13 @@ def _common_type(left: T.DataType, right: T.DataType) -> T.DataType:
     return left
 
 
-def _element(
-    label: Column, kind: str, stats: Sequence[Column | None], label_type: T.DataType
-) -> Column:
-    """One spread element: a label with its kind, or a row marker with the row's statistics."""
-    return F.struct(
-        label.cast(label_type).alias("label"),
-        F.lit(kind).alias("kind"),
-        *(
-            (F.lit(None).cast("long") if x is None else x.cast("long")).alias(n)
-            for x, n in zip(stats, ("row_tp", "row_n_actual", "row_n_predicted"), strict=True)
-        ),
-    )
+def _element(label: str, kind: str, stats: Sequence[str | None], label_type: str) -> str:
+    """One spread element (Spark SQL): a label with its kind, or a row marker with the row's
+    statistics."""
+    fields = [f"'label', CAST({label} AS {label_type})", f"'kind', '{kind}'"]
+    for x, n in zip(stats, ("row_tp", "row_n_actual", "row_n_predicted"), strict=True):
+        fields.append(f"'{n}', CAST({'NULL' if x is None else x} AS BIGINT)")
+    return f"named_struct({', '.join(fields)})"
 
 
 def _spread(
@@ -171,44 +166,48 @@ def _spread(
     A window adds the group's known rows, ``n_rows``, to every row. With a
     ``labels`` universe, its labels that never occur in a group join in with
     zero counts.
+
+    Written as Spark SQL text (:mod:`mlsql.spark.text`): a few calls to the JVM, not hundreds.
     """
-    a, p = F.col("__a"), F.col("__p")
-    none = F.lit(None)
+    a, p, kind_of = "`__a`", "`__p`", label_type.simpleString()
     nothing = (None, None, None)
-    row_stats = (F.size(F.array_intersect(a, p)), F.size(a), F.size(p))
+    row_stats = (f"size(array_intersect({a}, {p}))", f"size({a})", f"size({p})")
     tagged = [
-        F.transform(part, _tagger(kind, label_type))
+        f"transform({part}, x -> {_element('x', kind, nothing, kind_of)})"
         for part, kind in (
-            (F.array_intersect(a, p), "tp"),
-            (F.array_except(a, p), "fn"),
-            (F.array_except(p, a), "fp"),
+            (f"array_intersect({a}, {p})", "tp"),
+            (f"array_except({a}, {p})", "fn"),
+            (f"array_except({p}, {a})", "fp"),
         )
     ]
-    known = F.concat(*tagged, F.array(_element(none, "row", row_stats, label_type)))
-    unknown = F.array(_element(none, "unknown", nothing, label_type))
-    elements = F.when(F.col("__known"), known).otherwise(unknown)
+    known = f"concat({', '.join(tagged)}, array({_element('NULL', 'row', row_stats, kind_of)}))"
+    unknown = f"array({_element('NULL', 'unknown', nothing, kind_of)})"
+    elements = f"explode(CASE WHEN `__known` THEN {known} ELSE {unknown} END) AS `e`"
     # with weights (a column ``__w``) every count is a sum of the rows' weights
     weighted = "__w" in rows.columns
-    w = [F.col("__w")] if weighted else []
-    spread = rows.select(*groups, *w, F.explode(elements).alias("e")).select(*groups, *w, "e.*")
+    w = ["__w"] if weighted else []
+    kept = [str(ref(c)) for c in (*groups, *w)]
+    spread = rows.selectExpr(*kept, elements).selectExpr(*kept, "`e`.*")
     keys = [*groups, "label", "row_tp", "row_n_actual", "row_n_predicted"]
-    count_type = "double" if weighted else "long"
+    count_type = "DOUBLE" if weighted else "BIGINT"
 
     def count(k: str) -> Column:
         if not weighted:
-            return F.count(F.when(F.col("kind") == k, 1))
-        return F.coalesce(F.sum(F.when(F.col("kind") == k, F.col("__w"))), F.lit(0.0))
+            return column(f"count(CASE WHEN (`kind` = '{k}') THEN 1 END)", k)
+        return column(f"coalesce(sum(CASE WHEN (`kind` = '{k}') THEN `__w` END), 0.0D)", k)
 
-    counted = spread.groupBy(*keys).agg(*(count(k).alias(k) for k in (*KINDS, "row")))
+    counted = spread.groupBy(*keys).agg(*(count(k) for k in (*KINDS, "row")))
     if weighted and universe is None:  # labels of zero-weight rows only are not seen
-        seen = reduce(lambda x, y: x + y, (F.col(k) for k in KINDS)) > 0
-        counted = counted.where(F.col("label").isNull() | seen)
+        counted = counted.where("(`label` IS NULL) OR (((`tp` + `fn`) + `fp`) > 0)")
     if groups == [ALL]:  # one group, even over no rows
         session = rows.sparkSession
-        empty = session.range(1).select(
-            F.lit(0).alias(ALL),
-            *(F.lit(None).cast(label_type if k == "label" else "long").alias(k) for k in keys[1:]),
-            *(F.lit(0).cast(count_type).alias(k) for k in (*KINDS, "row")),
+        empty = session.range(1).selectExpr(
+            f"0 AS {ref(ALL)}",
+            *(
+                f"CAST(NULL AS {kind_of if k == 'label' else 'BIGINT'}) AS {ref(k)}"
+                for k in keys[1:]
+            ),
+            *(f"CAST(0 AS {count_type}) AS {ref(k)}" for k in (*KINDS, "row")),
         )
         counted = counted.unionByName(empty)
     if universe is not None:
@@ -228,17 +227,8 @@ def _spread(
             .groupBy(*keys)
             .agg(*(F.sum(k).alias(k) for k in (*KINDS, "row")))
         )
-    group = Window.partitionBy(*groups)
-    return counted.withColumn("n_rows", F.sum("row").over(group))
-
-
-def _tagger(kind: str, label_type: T.DataType) -> Callable[[Column], Column]:
-    """A one-argument lambda for ``transform``: each label as an element of its kind."""
-
-    def tag(x: Column) -> Column:
-        return _element(x, kind, (None, None, None), label_type)
-
-    return tag
+    partition = ", ".join(str(ref(g)) for g in groups)
+    return counted.selectExpr("*", f"sum(`row`) OVER (PARTITION BY {partition}) AS `n_rows`")
 
 
 def _label_values(beta: float, zd: P.ZeroDivision) -> dict[str, Any]:
