@@ -74,7 +74,8 @@ def number(value: Any) -> Sql:
     if isinstance(value, bool) or value is None:
         return Sql({True: "true", False: "false", None: "NULL"}[value])
     if isinstance(value, float):
-        return Sql(f"CAST('{value!r}' AS DOUBLE)" if value != value else f"{value!r}D")
+        finite = value == value and abs(value) != float("inf")
+        return Sql(f"{value!r}D" if finite else f"CAST('{value!r}' AS DOUBLE)")
     return Sql(str(value))
 
 
