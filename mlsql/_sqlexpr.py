@@ -39,9 +39,15 @@ class Sql:
     def __hash__(self) -> int:
         return hash(self.text)
 
+    def _literal(self, value: Any) -> Sql:
+        """``value`` as an operand of this expression (:func:`lit`; a dialect's subclass may
+        write Python values its own way). Operators keep the subclass."""
+        return lit(value)
+
     def _op(self, op: str, other: Any, *, reverse: bool = False) -> Sql:
-        left, right = (lit(other), self) if reverse else (self, lit(other))
-        return Sql(f"({left} {op} {right})")
+        value = self._literal(other)
+        left, right = (value, self) if reverse else (self, value)
+        return type(self)(f"({left} {op} {right})")
 
     def __add__(self, other: Any) -> Sql:
         return self._op("+", other)
@@ -68,10 +74,10 @@ class Sql:
         return self._op("/", other, reverse=True)
 
     def __pow__(self, other: Any) -> Sql:
-        return Sql(f"pow({self}, {lit(other)})")
+        return type(self)(f"pow({self}, {self._literal(other)})")
 
     def __neg__(self) -> Sql:
-        return Sql(f"(- {self})")
+        return type(self)(f"(- {self})")
 
     def __eq__(self, other: Any) -> Sql:  # type: ignore[override]
         return self._op("=", other)
@@ -104,7 +110,7 @@ class Sql:
         return self._op("OR", other, reverse=True)
 
     def __invert__(self) -> Sql:
-        return Sql(f"(NOT {self})")
+        return type(self)(f"(NOT {self})")
 
 
 def lit(value: Any) -> Sql:

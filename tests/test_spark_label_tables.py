@@ -202,3 +202,27 @@ def test_report_is_byte_identical_however_the_rows_are_partitioned():
         for v in variants
     }
     assert len(reports) == 1
+
+
+#: py4j calls that building (not running) a table by one column may take: 13,907 and 2,706 when
+#: the formulas were Column operators (about eleven calls each), 1,064 and 535 as Spark SQL text
+PY4J_BUDGET = {"multilabel_report": 2000, "label_metrics": 1000}
+
+
+@pytest.mark.parametrize("name", sorted(PY4J_BUDGET))
+def test_building_a_table_takes_few_calls_to_the_jvm(name, monkeypatch):
+    import py4j.clientserver as cs
+
+    df = frame(table(ROWS, ["x", "y", "x", None, "y"]))
+    build = getattr(ms, name)
+    build(df, "actual", "predicted", by="g", zero_division="diagnose")  # warm: imports, lookups
+    calls = [0]
+    send = cs.ClientServerConnection.send_command
+
+    def counted(self: Any, command: str) -> Any:
+        calls[0] += 1
+        return send(self, command)
+
+    monkeypatch.setattr(cs.ClientServerConnection, "send_command", counted)
+    build(df, "actual", "predicted", by="g", zero_division="diagnose")
+    assert 0 < calls[0] <= PY4J_BUDGET[name], f"{name}: {calls[0]} py4j calls"

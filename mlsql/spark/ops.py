@@ -104,28 +104,3 @@ class SparkOps:
     def pow(self, base: Any, exponent: Any) -> Column:
         """``base ** exponent``."""
         return F.pow(column(base), column(exponent))
-
-
-class FixedOrderSparkOps(SparkOps):
-    """:class:`SparkOps` whose sums and means add a group's values sorted, so a result is the same on every run.
-
-    Spark's ``sum`` adds partial sums per partition and merges them in the
-    order their tasks finish and their blocks arrive, which varies from run to
-    run on a cluster (and with the partitioning of the same rows); the last
-    digit of a mean over labels then changes. Here a group's values are
-    collected, sorted and folded one after the other, so the result is a
-    function of the values alone. For small groups only (one row per label,
-    or per distinct row shape, of a group): the values are held in memory.
-    The sum keeps the values' type (an integer sum stays exact).
-    """
-
-    def sum(self, x: Any) -> Column:
-        """SQL ``sum`` of the values in sorted order: NULL over no non-NULL values."""
-        values = F.array_sort(F.collect_list(column(x)))
-        rest = F.slice(values, 2, F.greatest(F.size(values), F.lit(1)))
-        return F.aggregate(rest, F.try_element_at(values, F.lit(1)), lambda acc, v: acc + v)
-
-    def mean(self, x: Any) -> Column:
-        """SQL ``avg`` of the values in sorted order: NULL over no non-NULL values."""
-        n = self.count(x)
-        return F.when(n > 0, self.sum(x).cast("double") / n)

@@ -74,7 +74,8 @@ def number(value: Any) -> Sql:
     if isinstance(value, bool) or value is None:
         return Sql({True: "true", False: "false", None: "NULL"}[value])
     if isinstance(value, float):
-        return Sql(f"CAST('{value!r}' AS DOUBLE)" if value != value else f"{value!r}D")
+        finite = value == value and abs(value) != float("inf")
+        return Sql(f"{value!r}D" if finite else f"CAST('{value!r}' AS DOUBLE)")
     return Sql(str(value))
 
 
@@ -96,49 +97,54 @@ class SparkSqlOps:
     'CASE WHEN x = 0 THEN 1.0D ELSE NULL END'
     """
 
+    #: the class of the expressions it returns (:class:`FrameSqlOps` writes DOUBLE operands)
+    text: type[Sql] = Sql
+
     def when(self, condition: Any, then: Any, otherwise: Any) -> Sql:
-        return Sql(
+        return self.text(
             f"CASE WHEN {number(condition)} THEN {number(then)} ELSE {number(otherwise)} END"
         )
 
     def undefined(self, zero_division: P.ZeroDivision, nothing_to_score: Any) -> Sql:
         if zero_division.kind == "value":
-            return number(zero_division.value)
+            return self.text(str(number(zero_division.value)))
         if zero_division.kind == "nan":
             return self.nan()
         if zero_division.kind == "ignore":
-            return Sql("CAST(NULL AS DOUBLE)")
+            return self.text("CAST(NULL AS DOUBLE)")
         return self.when(nothing_to_score, 1.0, 0.0)
 
     def skips_undefined(self, zero_division: P.ZeroDivision) -> bool:
         return zero_division.skips_undefined
 
     def sum(self, x: Any) -> Sql:
-        return Sql(f"sum({number(x)})")
+        return self.text(f"sum({number(x)})")
 
     def mean(self, x: Any) -> Sql:
-        return Sql(f"avg({number(x)})")
+        return self.text(f"avg({number(x)})")
 
     def count(self, x: Any) -> Sql:
-        return Sql(f"count({number(x)})")
+        return self.text(f"count({number(x)})")
 
     def error_if(self, condition: Any, value: Any, template: str, got: Any) -> Sql:
-        return self.when(condition, Sql(f"raise_error({message(template, number(got))})"), value)
+        return self.when(
+            condition, self.text(f"raise_error({message(template, number(got))})"), value
+        )
 
     def is_nan(self, x: Any) -> Sql:
-        return Sql(f"isnan({number(x)})")
+        return self.text(f"isnan({number(x)})")
 
     def nan(self) -> Sql:
-        return number(float("nan"))
+        return self.text(str(number(float("nan"))))
 
     def log2(self, x: Any) -> Sql:
-        return Sql(f"log2({number(x)})")
+        return self.text(f"log2({number(x)})")
 
     def sqrt(self, x: Any) -> Sql:
-        return Sql(f"sqrt({number(x)})")
+        return self.text(f"sqrt({number(x)})")
 
     def pow(self, base: Any, exponent: Any) -> Sql:
-        return Sql(f"pow({number(base)}, {number(exponent)})")
+        return self.text(f"pow({number(base)}, {number(exponent)})")
 
 
 OPS = SparkSqlOps()

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from functools import reduce
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -39,15 +39,16 @@ from mlsql._front.docs import table
 from mlsql._front.tables import curve_groups
 from mlsql._params import check_zero_division
 from mlsql.measures import curves as CV
-from mlsql.spark._build import OPS
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import to_column
 from mlsql.spark._weights import weight
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families import ranking as RK
+from mlsql.spark.text import FrameSqlOps, SparkSql, column, ref, select, text
 
 FAMILIES = (CV.FAMILY,)  # tables only: no formula measure to generate
 ALL = "__mlsql_all"
+TEXT = FrameSqlOps()
 
 
 def _binary_cells(func: str, schema: dict[str, Any], a: Column, s: Column) -> tuple[Column, ...]:
@@ -160,32 +161,31 @@ def _curve(
         keys = groups
         known = (F.col("w") > 0) & F.col("y").isNotNull() & F.col("s").isNotNull()
         steps = _steps(rows.where(known), keys)
-    upto = (
-        Window.partitionBy(*keys)
-        .orderBy(F.col("threshold").desc())
-        .rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    )
-    whole = Window.partitionBy(*keys)
-    misses = F.col("n") - F.col("hits")
-    cumulative = steps.select(
-        *keys,
-        "threshold",
-        F.sum("hits").over(upto).alias("tp"),
-        F.sum(misses).over(upto).alias("fp"),
-        F.sum("hits").over(whole).alias("pos"),
-        F.sum(misses).over(whole).alias("neg"),
+    # the cumulative counts and the formulas as Spark SQL text (mlsql.spark.text): few JVM calls
+    zero_text = "CAST(0 AS BIGINT)" if sample_weight is None else "0.0D"
+    whole = "PARTITION BY " + ", ".join(str(ref(k)) for k in keys)
+    upto = f"{whole} ORDER BY `threshold` DESC ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+    misses = "(`n` - `hits`)"
+    cumulative = steps.selectExpr(
+        *(str(ref(k)) for k in keys),
+        "`threshold`",
+        f"sum(`hits`) OVER ({upto}) AS `tp`",
+        f"sum({misses}) OVER ({upto}) AS `fp`",
+        f"sum(`hits`) OVER ({whole}) AS `pos`",
+        f"sum({misses}) OVER ({whole}) AS `neg`",
     )
     start = cumulative.groupBy(*keys).agg(
-        F.lit(float("inf")).alias("threshold"),
-        zero.alias("tp"),
-        zero.alias("fp"),
-        F.first("pos").alias("pos"),
-        F.first("neg").alias("neg"),
+        column(float("inf"), "threshold"),
+        column(SparkSql(zero_text), "tp"),
+        column(SparkSql(zero_text), "fp"),
+        column(SparkSql("first(`pos`)"), "pos"),
+        column(SparkSql("first(`neg`)"), "neg"),
     )
     points = cumulative.unionByName(start)
-    stats = CV.CurveStats(F.col("tp"), F.col("fp"), F.col("pos"), F.col("neg"))
-    values = CV.values(OPS, func, stats, zd)
-    out = points.select(*keys, "threshold", *(e.cast("double").alias(c) for c, e in values.items()))
+    stats = CV.CurveStats(ref("tp"), ref("fp"), ref("pos"), ref("neg"))
+    values = CV.values(TEXT, func, stats, zd)
+    doubles = {c: SparkSql(f"CAST({text(e)} AS DOUBLE)") for c, e in values.items()}
+    out = select(points, *keys, "threshold", **doubles)
     out = out.orderBy(*(F.col(k).asc_nulls_last() for k in keys), F.col("threshold").desc())
     named = [F.col(f"__g{i}").alias(name) for i, name in enumerate(shown)]
     return out.select(*named, *(["label"] if per_label else []), "threshold", *values)

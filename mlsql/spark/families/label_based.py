@@ -19,11 +19,11 @@ indicator columns to a label list and back.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import reduce
 from typing import Any
 
-from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -37,11 +37,20 @@ from mlsql.measures import label_based as LB
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bounds, check_label_array_types, checked_universe, kind, to_column
 from mlsql.spark._weights import weight as checked_weight
-from mlsql.spark.ops import FixedOrderSparkOps, SparkOps
 from mlsql.spark.stats import label_set
+from mlsql.spark.text import (
+    FixedOrderSqlOps,
+    FrameSqlOps,
+    GroupAggregates,
+    SparkSql,
+    column,
+    ref,
+    select,
+    text,
+)
 
 FAMILIES = (LB.FAMILY,)
-OPS = SparkOps()
+TEXT = FrameSqlOps()
 ALL = "__mlsql_all"
 #: a spread element's kind: true positive, false negative (actual only), false positive
 KINDS = ("tp", "fn", "fp")
@@ -134,18 +143,13 @@ def _common_type(left: T.DataType, right: T.DataType) -> T.DataType:
     return left
 
 
-def _element(
-    label: Column, kind: str, stats: Sequence[Column | None], label_type: T.DataType
-) -> Column:
-    """One spread element: a label with its kind, or a row marker with the row's statistics."""
-    return F.struct(
-        label.cast(label_type).alias("label"),
-        F.lit(kind).alias("kind"),
-        *(
-            (F.lit(None).cast("long") if x is None else x.cast("long")).alias(n)
-            for x, n in zip(stats, ("row_tp", "row_n_actual", "row_n_predicted"), strict=True)
-        ),
-    )
+def _element(label: str, kind: str, stats: Sequence[str | None], label_type: str) -> str:
+    """One spread element (Spark SQL): a label with its kind, or a row marker with the row's
+    statistics."""
+    fields = [f"'label', CAST({label} AS {label_type})", f"'kind', '{kind}'"]
+    for x, n in zip(stats, ("row_tp", "row_n_actual", "row_n_predicted"), strict=True):
+        fields.append(f"'{n}', CAST({'NULL' if x is None else x} AS BIGINT)")
+    return f"named_struct({', '.join(fields)})"
 
 
 def _spread(
@@ -162,44 +166,48 @@ def _spread(
     A window adds the group's known rows, ``n_rows``, to every row. With a
     ``labels`` universe, its labels that never occur in a group join in with
     zero counts.
+
+    Written as Spark SQL text (:mod:`mlsql.spark.text`): a few calls to the JVM, not hundreds.
     """
-    a, p = F.col("__a"), F.col("__p")
-    none = F.lit(None)
+    a, p, kind_of = "`__a`", "`__p`", label_type.simpleString()
     nothing = (None, None, None)
-    row_stats = (F.size(F.array_intersect(a, p)), F.size(a), F.size(p))
+    row_stats = (f"size(array_intersect({a}, {p}))", f"size({a})", f"size({p})")
     tagged = [
-        F.transform(part, _tagger(kind, label_type))
+        f"transform({part}, x -> {_element('x', kind, nothing, kind_of)})"
         for part, kind in (
-            (F.array_intersect(a, p), "tp"),
-            (F.array_except(a, p), "fn"),
-            (F.array_except(p, a), "fp"),
+            (f"array_intersect({a}, {p})", "tp"),
+            (f"array_except({a}, {p})", "fn"),
+            (f"array_except({p}, {a})", "fp"),
         )
     ]
-    known = F.concat(*tagged, F.array(_element(none, "row", row_stats, label_type)))
-    unknown = F.array(_element(none, "unknown", nothing, label_type))
-    elements = F.when(F.col("__known"), known).otherwise(unknown)
+    known = f"concat({', '.join(tagged)}, array({_element('NULL', 'row', row_stats, kind_of)}))"
+    unknown = f"array({_element('NULL', 'unknown', nothing, kind_of)})"
+    elements = f"explode(CASE WHEN `__known` THEN {known} ELSE {unknown} END) AS `e`"
     # with weights (a column ``__w``) every count is a sum of the rows' weights
     weighted = "__w" in rows.columns
-    w = [F.col("__w")] if weighted else []
-    spread = rows.select(*groups, *w, F.explode(elements).alias("e")).select(*groups, *w, "e.*")
+    w = ["__w"] if weighted else []
+    kept = [str(ref(c)) for c in (*groups, *w)]
+    spread = rows.selectExpr(*kept, elements).selectExpr(*kept, "`e`.*")
     keys = [*groups, "label", "row_tp", "row_n_actual", "row_n_predicted"]
-    count_type = "double" if weighted else "long"
+    count_type = "DOUBLE" if weighted else "BIGINT"
 
     def count(k: str) -> Column:
         if not weighted:
-            return F.count(F.when(F.col("kind") == k, 1))
-        return F.coalesce(F.sum(F.when(F.col("kind") == k, F.col("__w"))), F.lit(0.0))
+            return column(f"count(CASE WHEN (`kind` = '{k}') THEN 1 END)", k)
+        return column(f"coalesce(sum(CASE WHEN (`kind` = '{k}') THEN `__w` END), 0.0D)", k)
 
-    counted = spread.groupBy(*keys).agg(*(count(k).alias(k) for k in (*KINDS, "row")))
+    counted = spread.groupBy(*keys).agg(*(count(k) for k in (*KINDS, "row")))
     if weighted and universe is None:  # labels of zero-weight rows only are not seen
-        seen = reduce(lambda x, y: x + y, (F.col(k) for k in KINDS)) > 0
-        counted = counted.where(F.col("label").isNull() | seen)
+        counted = counted.where("(`label` IS NULL) OR (((`tp` + `fn`) + `fp`) > 0)")
     if groups == [ALL]:  # one group, even over no rows
         session = rows.sparkSession
-        empty = session.range(1).select(
-            F.lit(0).alias(ALL),
-            *(F.lit(None).cast(label_type if k == "label" else "long").alias(k) for k in keys[1:]),
-            *(F.lit(0).cast(count_type).alias(k) for k in (*KINDS, "row")),
+        empty = session.range(1).selectExpr(
+            f"0 AS {ref(ALL)}",
+            *(
+                f"CAST(NULL AS {kind_of if k == 'label' else 'BIGINT'}) AS {ref(k)}"
+                for k in keys[1:]
+            ),
+            *(f"CAST(0 AS {count_type}) AS {ref(k)}" for k in (*KINDS, "row")),
         )
         counted = counted.unionByName(empty)
     if universe is not None:
@@ -219,49 +227,15 @@ def _spread(
             .groupBy(*keys)
             .agg(*(F.sum(k).alias(k) for k in (*KINDS, "row")))
         )
-    group = Window.partitionBy(*groups)
-    return counted.withColumn("n_rows", F.sum("row").over(group))
+    partition = ", ".join(str(ref(g)) for g in groups)
+    return counted.selectExpr("*", f"sum(`row`) OVER (PARTITION BY {partition}) AS `n_rows`")
 
 
-def _tagger(kind: str, label_type: T.DataType) -> Callable[[Column], Column]:
-    """A one-argument lambda for ``transform``: each label as an element of its kind."""
-
-    def tag(x: Column) -> Column:
-        return _element(x, kind, (None, None, None), label_type)
-
-    return tag
-
-
-class MaskedOps(FixedOrderSparkOps):
-    """SparkOps whose aggregates see only the rows where ``mask`` holds, summed in a fixed order.
-
-    The report aggregates label rows and row-statistics rows of a group in
-    one ``groupBy``; each builder's aggregates must see only its own kind.
-    Sums and means add the values sorted (:class:`FixedOrderSparkOps`), so
-    the report does not depend on how the rows are partitioned.
-    """
-
-    def __init__(self, mask: Column) -> None:
-        self.mask = mask
-
-    def sum(self, x: Any) -> Column:
-        return super().sum(F.when(self.mask, _column(x)))
-
-    def mean(self, x: Any) -> Column:
-        return super().mean(F.when(self.mask, _column(x)))
-
-    def count(self, x: Any) -> Column:
-        return super().count(F.when(self.mask, _column(x)))
-
-
-def _label_values(spread: DataFrame, beta: float, zd: P.ZeroDivision) -> dict[str, Column]:
-    """The columns of label_metrics (label rows of :func:`_spread`; elsewhere meaningless)."""
-    counts = LB.LabelCounts(F.col("tp"), F.col("fp"), F.col("fn"), F.col("n_rows"))
-    return {n: _column(e) for n, e in LB.label_values(OPS, counts, beta, zd).items()}
-
-
-def _column(value: Any) -> Column:
-    return value if isinstance(value, Column) else F.lit(value)
+def _label_values(beta: float, zd: P.ZeroDivision) -> dict[str, Any]:
+    """The columns of label_metrics as text over the label rows of :func:`_spread`
+    (elsewhere meaningless)."""
+    counts = LB.LabelCounts(ref("tp"), ref("fp"), ref("fn"), ref("n_rows"))
+    return LB.label_values(TEXT, counts, beta, zd)
 
 
 def _order(df: DataFrame, keys: Sequence[str]) -> DataFrame:
@@ -305,9 +279,9 @@ def label_metrics(
         func, source, actual, predicted, labels, by, sample_weight
     )
     spread = _spread(rows, groups, universe, label_type).where(F.col("label").isNotNull())
-    values = _label_values(spread, b, zd)
+    values = _label_values(b, zd)
     columns = LB.label_metrics_columns(beta is not None)
-    out = spread.select(*groups, "label", *(values[c].alias(c) for c in columns if c != "label"))
+    out = select(spread, *groups, "label", **{c: values[c] for c in columns if c != "label"})
     return _order(out, [*groups, "label"]).select(*_shown(by, func), *columns)
 
 
@@ -363,31 +337,37 @@ def multilabel_report(
         func, source, actual, predicted, labels, by, sample_weight
     )
     spread = _spread(rows, groups, universe, label_type)
-    is_label = F.col("label").isNotNull()
-    is_row = F.col("row") > 0
-    stats = RowStats(F.col("row_tp"), F.col("row_n_actual"), F.col("row_n_predicted"))
-    label_values = _label_values(spread, b, zd)
-    row_values = {n: _column(e) for n, e in LB.row_values(OPS, stats, b, zd).items()}
-    staged = spread.select(
+    # every formula as Spark SQL text (mlsql.spark.text): one call per column, not thousands
+    is_label, is_row = SparkSql("(`label` IS NOT NULL)"), SparkSql("(`row` > 0)")
+    stats = RowStats(ref("row_tp"), ref("row_n_actual"), ref("row_n_predicted"))
+    label_values = _label_values(b, zd)
+    row_values = LB.row_values(TEXT, stats, b, zd)
+
+    def where(condition: SparkSql, value: Any) -> SparkSql:
+        return SparkSql(f"CASE WHEN {condition} THEN {text(value)} END")
+
+    staged = select(
+        spread,
         *groups,
         "n_rows",
-        is_label.alias("__is_label"),
-        is_row.alias("__is_row"),
-        F.when(is_row, F.col("row")).alias("n"),
-        *(F.when(is_label, e).alias(f"l_{n}") for n, e in label_values.items()),
-        F.when(is_label, F.col("n_rows")).alias("l_n_rows"),
-        *(F.when(is_row, e).alias(f"r_{n}") for n, e in row_values.items()),
+        __is_label=is_label,
+        __is_row=is_row,
+        n=where(is_row, ref("row")),
+        **{f"l_{n}": where(is_label, e) for n, e in label_values.items()},
+        l_n_rows=where(is_label, ref("n_rows")),
+        **{f"r_{n}": where(is_row, e) for n, e in row_values.items()},
     )
-    label_ops, row_ops = MaskedOps(F.col("__is_label")), MaskedOps(F.col("__is_row"))
-    by_label = LB.label_aggregates(label_ops, lambda n: F.col(f"l_{n}"), zd)
-    by_row = LB.row_aggregates(row_ops, lambda n: F.col(f"r_{n}"), F.col("n"), zd)
-    aggregated = staged.groupBy(*groups).agg(
-        F.max("n_rows").alias("n_rows"),
-        *(_column(e).alias(n) for n, e in by_label.items()),
-        *(_column(e).alias(n) for n, e in by_row.items() if n != "n_rows"),
-    )
-    final = LB.group_columns(OPS, F.col, b, zd)
-    out = aggregated.withColumns({n: _column(e) for n, e in final.items()})
+    # sums and counts are computed in the groupBy, the formulas over them after it
+    stage = GroupAggregates()
+    label_ops = FixedOrderSqlOps(stage, "__is_label")
+    row_ops = FixedOrderSqlOps(stage, "__is_row")
+    by_label = LB.label_aggregates(label_ops, lambda n: ref(f"l_{n}"), zd)
+    by_row = LB.row_aggregates(row_ops, lambda n: ref(f"r_{n}"), ref("n"), zd)
+    aggregated = staged.groupBy(*groups).agg(column("max(`n_rows`)", "n_rows"), *stage.columns())
+    summed = stage.columns_after(aggregated, *groups, "n_rows")
+    measures = {**by_label, **{n: e for n, e in by_row.items() if n != "n_rows"}}
+    grouped = select(summed, *groups, "n_rows", **measures)
+    out = select(grouped, *grouped.columns, **LB.group_columns(TEXT, ref, b, zd))
     columns = LB.report_columns(beta is not None)
     return _order(out, groups).select(*_shown(by, func), *columns)
 

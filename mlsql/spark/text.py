@@ -1,0 +1,173 @@
+"""Formulas over a DataFrame's own columns as Spark SQL text: one py4j call per column.
+
+Every PySpark ``Column`` operation is a round trip to the JVM, and an
+operator (``+``, ``==``, ``alias``, ``cast``) is about eleven of them, as
+PySpark records its Python call site on each. A table such as
+``multilabel_report`` runs the registry's formulas over dozens of columns: as
+Columns that was some 13,000 round trips and most of its time. Where the
+formulas' inputs are columns of a frame mlsql builds itself (not Columns a
+user passed), they are written here as Spark SQL text instead
+(:class:`FrameSqlOps`, the primitives of :class:`~mlsql.spark.sql.SparkSqlOps`),
+and each finished expression becomes a Column in one call (:func:`column`) or
+a whole projection in one ``selectExpr`` (:func:`select`).
+
+The text says what the Columns said: Python numbers are literals of the same
+type (an ``int`` is INT or BIGINT, a ``float`` DOUBLE, never DECIMAL), a
+ratio is ``CASE WHEN den = 0 ...``, and Spark parses it into the same
+expressions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from mlsql._sqlexpr import Sql
+from mlsql.spark.sql import SparkSqlOps, number
+
+
+class SparkSql(Sql):
+    """Spark SQL text whose Python operands are Spark literals (:func:`~mlsql.spark.sql.number`).
+
+    Examples
+    --------
+    >>> str(ref("tp") * 0.5 + 1)
+    '((`tp` * 0.5D) + 1)'
+    """
+
+    __slots__ = ()
+
+    def _literal(self, value: Any) -> Sql:
+        return number(value)
+
+
+def ref(name: str) -> SparkSql:
+    """The column ``name`` (quoted: any characters are only a name).
+
+    Examples
+    --------
+    >>> str(ref("a`b"))
+    '`a``b`'
+    """
+    return SparkSql("`" + name.replace("`", "``") + "`")
+
+
+def text(value: Any) -> str:
+    """``value`` (an expression or a Python value) as Spark SQL text."""
+    return str(number(value))
+
+
+def column(value: Any, name: str | None = None) -> Column:
+    """``value`` as a Column (named ``name``), in one call to the JVM."""
+    named = "" if name is None else f" AS {ref(name)}"
+    return F.expr(text(value) + named)
+
+
+def select(frame: DataFrame, *keep: str, **named: Any) -> DataFrame:
+    """``frame``'s columns ``keep``, then each expression of ``named`` under its name:
+    one ``selectExpr``."""
+    return frame.selectExpr(*(str(ref(k)) for k in keep), *_named(named))
+
+
+def _named(named: Mapping[str, Any]) -> list[str]:
+    return [f"{text(e)} AS {ref(n)}" for n, e in named.items()]
+
+
+class FrameSqlOps(SparkSqlOps):
+    """:class:`~mlsql.spark.sql.SparkSqlOps` returning :class:`SparkSql` (DOUBLE operands).
+
+    Examples
+    --------
+    >>> from mlsql._params import check_zero_division
+    >>> zd = check_zero_division(0, "macro_f1")
+    >>> str(FrameSqlOps().undefined(zd, None) * ref("n"))
+    '(0.0D * `n`)'
+    """
+
+    text = SparkSql
+
+
+class GroupAggregates:
+    """The aggregates of one ``groupBy``, each computed once, for formulas read afterwards.
+
+    :class:`FixedOrderSqlOps` register here each value they sum or count and get
+    back the name of a column of the aggregated frame; the formulas are then
+    plain expressions over those columns, run in a ``select`` after the
+    ``groupBy``. Spark analyses and optimises each aggregate once, not once for
+    every formula (and every place in a formula) that names it.
+    """
+
+    def __init__(self) -> None:
+        self.summed: dict[str, str] = {}
+        self.counted: dict[str, str] = {}
+
+    def sum(self, x: Any) -> SparkSql:
+        """The column that will hold the sum of ``x`` (sorted order, see :meth:`sums`)."""
+        return ref(self.summed.setdefault(text(x), f"__sum{len(self.summed)}"))
+
+    def count(self, x: Any) -> SparkSql:
+        """The column that will hold the count of ``x``'s non-NULL values."""
+        return ref(self.counted.setdefault(text(x), f"__count{len(self.counted)}"))
+
+    def columns(self) -> list[Column]:
+        """The ``groupBy().agg`` columns: each summed value's sorted list, each count."""
+        return [
+            *(column(f"array_sort(collect_list({x}))", n) for x, n in self.summed.items()),
+            *(column(f"count({x})", n) for x, n in self.counted.items()),
+        ]
+
+    def sums(self) -> dict[str, SparkSql]:
+        """Each sum, by column name, from its sorted list: NULL over no non-NULL values; the
+        values are added first to last, so the sum is a function of the values alone."""
+        out = {}
+        for name in self.summed.values():
+            values = ref(name)
+            rest = f"slice({values}, 2, greatest(size({values}), 1))"
+            fold = f"aggregate({rest}, try_element_at({values}, 1), (acc, x) -> acc + x)"
+            out[name] = SparkSql(fold)
+        return out
+
+    def columns_after(self, frame: DataFrame, *keep: str) -> DataFrame:
+        """``frame`` (aggregated by :meth:`columns`) with each sum in place of its list."""
+        return select(frame, *keep, *self.counted.values(), **self.sums())
+
+
+class FixedOrderSqlOps(FrameSqlOps):
+    """:class:`FrameSqlOps` whose aggregates see only the rows where ``mask`` holds and whose
+    sums and means add a group's values sorted, so a result is the same on every run.
+
+    Spark's ``sum`` adds partial sums per partition and merges them in the
+    order their tasks finish and their blocks arrive, which varies from run to
+    run on a cluster (and with the partitioning of the same rows); the last
+    digit of a mean over labels then changes. Here a group's values are
+    collected, sorted and folded one after the other, so the result is a
+    function of the values alone. For small groups only (one row per label,
+    or per distinct row shape, of a group): the values are held in memory.
+    The sum keeps the values' type (an integer sum stays exact).
+
+    The aggregates go to ``stage`` (:class:`GroupAggregates`): an expression
+    these ops build is read after the ``groupBy`` that computes them.
+    """
+
+    def __init__(self, stage: GroupAggregates, mask: str) -> None:
+        self.stage = stage
+        self.mask = ref(mask)
+
+    def _masked(self, x: Any) -> SparkSql:
+        return SparkSql(f"CASE WHEN {self.mask} THEN {text(x)} END")
+
+    def sum(self, x: Any) -> SparkSql:
+        """SQL ``sum`` of the values in sorted order: NULL over no non-NULL values."""
+        return self.stage.sum(self._masked(x))
+
+    def count(self, x: Any) -> SparkSql:
+        """Non-NULL values of ``x``."""
+        return self.stage.count(self._masked(x))
+
+    def mean(self, x: Any) -> SparkSql:
+        """SQL ``avg`` of the values in sorted order: NULL over no non-NULL values."""
+        n = self.count(x)
+        return SparkSql(f"CASE WHEN ({n} > 0) THEN (CAST({self.sum(x)} AS DOUBLE) / {n}) END")
