@@ -87,18 +87,32 @@ def _over_segments(
     ``sorted_a`` (and ``sorted_b``) are the cells sorted by segment ``g`` first; the
     segments end where ``g`` changes (:data:`ENDS`). The cells are then ``slim`` (a
     cell ``c`` without its segment key) and each segment's ``stats`` reads its slice
-    ``list_slice(ys.a, e[2] + 1, e[1])`` (end ``e[1]``, the previous end ``e[2]``).
+    ``list_slice(zs.a, e[2] - zs.off + 1, e[1] - zs.off)`` (end ``e[1]``, the previous
+    end ``e[2]``, of a block of cells starting after ``zs.off``).
 
-    A fold over the segments (``list_reduce``), not ``list_transform``: a lambda
-    over a list copies what it captures once per element of the list, so one
-    lambda over the segments reading the cells held labels x cells at once (22 GB
-    for 100,000 rows of 1,000 labels); the fold holds one copy at a time.
+    Folds (``list_reduce``), not ``list_transform``: a lambda over a list copies what
+    it captures once per element of the list, so one lambda over the segments
+    reading the cells held labels x cells at once (22 GB for 100,000 rows of 1,000
+    labels). A fold holds one copy at a time, but still makes one per step: so the
+    segments go in blocks of about sqrt(segments), a fold over the blocks copying
+    the whole cells once per block and a fold over a block's segments copying that
+    block's cells once per segment (about 2 sqrt(segments) copies in all).
     """
     b_sorted = f", 'b': {sorted_b}" if sorted_b else ""
     b_slim = f", 'b': list_transform(xs.b, lambda c: {slim})" if sorted_b else ""
+    last = "least(bl[2], len(ys.e))"
+    b_block = f", 'b': list_slice(ys.b, ys.e[bl[1]][2] + 1, ys.e[{last}][1])" if sorted_b else ""
+    empty = f"CAST([] AS {stats_type}[])"
+    block = (
+        f"list_transform([{{'off': ys.e[bl[1]][2], "
+        f"'a': list_slice(ys.a, ys.e[bl[1]][2] + 1, ys.e[{last}][1]){b_block}, "
+        f"'e': list_slice(ys.e, bl[1], {last})}}], lambda zs: list_reduce(zs.e, "
+        f"lambda acc2, e: list_append(acc2, CAST({stats} AS {stats_type})), {empty}))[1]"
+    )
+    k = "greatest(1, CAST(ceil(sqrt(len(ys.e))) AS BIGINT))"
     fold = (
-        f"list_reduce(ys.e, lambda acc, e: list_append(acc, CAST({stats} AS {stats_type})), "
-        f"CAST([] AS {stats_type}[]))"
+        f"list_reduce(list_zip(range(1, len(ys.e) + 1, {k}), range({k}, len(ys.e) + {k}, {k})), "
+        f"lambda acc, bl: list_concat(acc, {block}), {empty})"
     )
     return (
         f"list_transform([{{'a': {sorted_a}{b_sorted}}}], lambda xs: list_transform([{{"
@@ -141,7 +155,7 @@ def _weighted_helpers(q: Qualify) -> list[Macro]:
                 "list_sort(list_transform(keyed, "
                 "lambda c: {'g': c.g, 's': c.s, 'y': c.y, 'w': c.w}), 'DESC')",
                 "{'s': c.s, 'y': c.y, 'w': c.w}",
-                f"{q('_mlsql_weighted_segment_stats')}(list_slice(ys.a, e[2] + 1, e[1]))",
+                f"{q('_mlsql_weighted_segment_stats')}(list_slice(zs.a, e[2] - zs.off + 1, e[1] - zs.off))",
                 WEIGHTED_STATS_TYPE,
             ),
             "Each segment's statistics of weighted cells {g, s, y, w}, the cells sorted by "
@@ -178,8 +192,8 @@ def _helpers(q: Qualify) -> list[Macro]:
             _over_segments(
                 "list_sort(list_transform(keyed, lambda c: {'g': c.g, 's': c.s, 'k': NOT c.y}), 'DESC')",
                 "{'s': c.s, 'k': c.k}",
-                f"{q('_mlsql_segment_stats')}(list_slice(ys.a, e[2] + 1, e[1]), "
-                "list_slice(ys.b, e[2] + 1, e[1]))",
+                f"{q('_mlsql_segment_stats')}(list_slice(zs.a, e[2] - zs.off + 1, e[1] - zs.off), "
+                "list_slice(zs.b, e[2] - zs.off + 1, e[1] - zs.off))",
                 STATS_TYPE,
                 "list_sort(list_transform(keyed, lambda c: {'g': c.g, 's': c.s, 'k': c.y}), 'DESC')",
             ),
