@@ -82,13 +82,14 @@ WEIGHTED_STATS_TYPE = (
 def _over_segments(
     sorted_a: str, slim: str, stats: str, stats_type: str, sorted_b: str | None = None
 ) -> str:
-    """Each segment's ``stats`` (SQL of type ``stats_type``), one segment at a time.
+    """Each segment's ``stats`` (SQL of type ``stats_type``, a template), one segment at a time.
 
     ``sorted_a`` (and ``sorted_b``) are the cells sorted by segment ``g`` first; the
     segments end where ``g`` changes (:data:`ENDS`). The cells are then ``slim`` (a
     cell ``c`` without its segment key) and each segment's ``stats`` reads its slice
-    ``list_slice(zs.a, e[2] - zs.off + 1, e[1] - zs.off)`` (end ``e[1]``, the previous
-    end ``e[2]``, of a block of cells starting after ``zs.off``).
+    slices ``{a}`` (and ``{b}``): ``list_slice(zs.a, e[2] - zs.off + 1, e[1] - zs.off)``
+    (end ``e[1]``, the previous end ``e[2]``, of a block of cells starting after
+    ``zs.off``), or the whole lists when there is one segment (micro, a row).
 
     Folds (``list_reduce``), not ``list_transform``: a lambda over a list copies what
     it captures once per element of the list, so one lambda over the segments
@@ -98,6 +99,8 @@ def _over_segments(
     the whole cells once per block and a fold over a block's segments copying that
     block's cells once per segment (about 2 sqrt(segments) copies in all).
     """
+    piece = "list_slice(zs.{}, e[2] - zs.off + 1, e[1] - zs.off)"
+    sliced = stats.format(a=piece.format("a"), b=piece.format("b"))
     b_sorted = f", 'b': {sorted_b}" if sorted_b else ""
     b_slim = f", 'b': list_transform(xs.b, lambda c: {slim})" if sorted_b else ""
     last = "least(bl[2], len(ys.e))"
@@ -107,8 +110,9 @@ def _over_segments(
         f"list_transform([{{'off': ys.e[bl[1]][2], "
         f"'a': list_slice(ys.a, ys.e[bl[1]][2] + 1, ys.e[{last}][1]){b_block}, "
         f"'e': list_slice(ys.e, bl[1], {last})}}], lambda zs: list_reduce(zs.e, "
-        f"lambda acc2, e: list_append(acc2, CAST({stats} AS {stats_type})), {empty}))[1]"
+        f"lambda acc2, e: list_append(acc2, CAST({sliced} AS {stats_type})), {empty}))[1]"
     )
+    whole = stats.format(a="ys.a", b="ys.b")
     k = "greatest(1, CAST(ceil(sqrt(len(ys.e))) AS BIGINT))"
     fold = (
         f"list_reduce(list_zip(range(1, len(ys.e) + 1, {k}), range({k}, len(ys.e) + {k}, {k})), "
@@ -118,7 +122,8 @@ def _over_segments(
         f"list_transform([{{'a': {sorted_a}{b_sorted}}}], lambda xs: list_transform([{{"
         f"'a': list_transform(xs.a, lambda c: {slim}){b_slim}, "
         f"'e': list_zip({ENDS}, list_prepend(0, {ENDS}), true)}}], "
-        f"lambda ys: {fold})[1])[1]"
+        f"lambda ys: CASE WHEN len(ys.e) = 1 THEN [CAST({whole} AS {stats_type})] "
+        f"ELSE {fold} END)[1])[1]"
     )
 
 
@@ -155,7 +160,7 @@ def _weighted_helpers(q: Qualify) -> list[Macro]:
                 "list_sort(list_transform(keyed, "
                 "lambda c: {'g': c.g, 's': c.s, 'y': c.y, 'w': c.w}), 'DESC')",
                 "{'s': c.s, 'y': c.y, 'w': c.w}",
-                f"{q('_mlsql_weighted_segment_stats')}(list_slice(zs.a, e[2] - zs.off + 1, e[1] - zs.off))",
+                f"{q('_mlsql_weighted_segment_stats')}({{a}})",
                 WEIGHTED_STATS_TYPE,
             ),
             "Each segment's statistics of weighted cells {g, s, y, w}, the cells sorted by "
@@ -192,8 +197,7 @@ def _helpers(q: Qualify) -> list[Macro]:
             _over_segments(
                 "list_sort(list_transform(keyed, lambda c: {'g': c.g, 's': c.s, 'k': NOT c.y}), 'DESC')",
                 "{'s': c.s, 'k': c.k}",
-                f"{q('_mlsql_segment_stats')}(list_slice(zs.a, e[2] - zs.off + 1, e[1] - zs.off), "
-                "list_slice(zs.b, e[2] - zs.off + 1, e[1] - zs.off))",
+                f"{q('_mlsql_segment_stats')}({{a}}, {{b}})",
                 STATS_TYPE,
                 "list_sort(list_transform(keyed, lambda c: {'g': c.g, 's': c.s, 'k': c.y}), 'DESC')",
             ),
