@@ -46,7 +46,7 @@ def _inner(name: str) -> str:
     return f"__mlsql_{name}"
 
 
-Y, S, W, ROW, LABEL = (_inner(n) for n in ("y", "s", "w", "row", "label"))
+Y, S, W, LABEL = (_inner(n) for n in ("y", "s", "w", "label"))
 HITS, N, M, TP, FP, POS, NEG = (_inner(n) for n in ("hits", "n", "m", "tp", "fp", "pos", "neg"))
 
 
@@ -90,53 +90,55 @@ def _label_cells(
         ("actual", "score"),
         [(pl.col(actual), schema[actual]), (pl.col(score), schema[score])],
     )
-    rows = (
-        lf.select(
-            *(pl.col(g) for g in groups),
-            a.alias(_inner("a")),
-            entries.alias(_inner("e")),
-            w.alias(W),
+    label, value = pl.element().struct.field("label"), pl.element().struct.field("score")
+    rows = lf.select(
+        *(pl.col(g) for g in groups),
+        a.alias(_inner("a")),
+        # a label's first entry, per row (a list operation: no hash over all the cells)
+        entries.list.eval(pl.element().filter(label.is_first_distinct())).alias(_inner("e")),
+        w.alias(W),
+    ).filter(
+        weighed_and_known(
+            pl.col(W), pl.col(_inner("a")).is_not_null(), pl.col(_inner("e")).is_not_null()
         )
-        .filter(
-            weighed_and_known(
-                pl.col(W), pl.col(_inner("a")).is_not_null(), pl.col(_inner("e")).is_not_null()
-            )
-        )
-        .with_row_index(ROW)
     )
     known_rows = rows.group_by(*groups).agg(
         pl.col(W).sum().alias(_inner("rows")), pl.len().cast(pl.Int64).alias(_inner("count"))
+    )
+    scored_labels = pl.col(_inner("e")).list.eval(
+        pl.element().filter(value.is_not_null()).struct.field("label")
     )
     scored = (
         rows.explode(_inner("e"))
         .unnest(_inner("e"))
         .rename({"label": LABEL, "score": S})
-        .filter(pl.col(LABEL).is_not_null())
-        .unique([ROW, LABEL], keep="first", maintain_order=True)  # a label's first entry
-        .filter(pl.col(S).is_not_null())
+        .filter(pl.col(LABEL).is_not_null() & pl.col(S).is_not_null())
         .select(
             *groups,
-            ROW,
             LABEL,
             pl.col(_inner("a")).list.contains(pl.col(LABEL)).cast(pl.Int64).alias(Y),
             K.number(func, "score", pl.col(S), pl.Float64(), finite=True) + 0.0,
             W,
         )
     )
-    truth = (
-        rows.select(*groups, ROW, W, pl.col(_inner("a")).list.unique().alias(LABEL))
+    # a row's true labels without a scored first entry, at -inf
+    unscored_truth = (
+        rows.select(
+            *groups,
+            W,
+            pl.col(_inner("a")).list.unique().list.set_difference(scored_labels).alias(LABEL),
+        )
         .explode(LABEL)
         .filter(pl.col(LABEL).is_not_null())
+        .select(
+            *groups,
+            LABEL,
+            pl.lit(1, pl.Int64).alias(Y),
+            pl.lit(float("-inf"), pl.Float64).alias(S),
+            W,
+        )
     )
-    unscored_truth = truth.join(scored, on=[ROW, LABEL], how="anti").select(
-        *groups,
-        ROW,
-        LABEL,
-        pl.lit(1, pl.Int64).alias(Y),
-        pl.lit(float("-inf"), pl.Float64).alias(S),
-        W,
-    )
-    return pl.concat([scored, unscored_truth]).drop(ROW), known_rows
+    return pl.concat([scored, unscored_truth]), known_rows
 
 
 def _curve(
