@@ -362,5 +362,17 @@ LONG: frozenset[str] = frozenset(
         "tests/test_sql_bootstrap.py::test_estimate_is_the_measure_macro[native-True-ignore]",
         "tests/test_sql_bootstrap.py::test_the_result_does_not_depend_on_threads_or_the_process",
         "tests/test_sql_bootstrap.py::test_ninety_percent_intervals_cover_the_population_value",
+        "tests/test_multilabel_score_weights.py::test_integer_weights_are_the_oracle_over_repeated_rows[duckdb-0-map]",
+        "tests/test_multilabel_score_weights.py::test_integer_weights_are_the_oracle_over_repeated_rows[duckdb-0-list]",
+        "tests/test_multilabel_score_weights.py::test_integer_weights_are_the_oracle_over_repeated_rows[duckdb-1-map]",
+        "tests/test_multilabel_score_weights.py::test_integer_weights_are_the_oracle_over_repeated_rows[duckdb-1-list]",
+        "tests/test_cli_score_weights.py::test_weighted_score_report_equals_scikit_learn[duckdb]",
+        "tests/test_cli_score_weights.py::test_weighted_score_report_equals_scikit_learn[spark]",
+        "tests/test_cli_scores.py::test_averages_equal_scikit_learn_per_group[scores-duckdb]",
+        "tests/test_cli_scores.py::test_averages_equal_scikit_learn_per_group[entries-duckdb]",
+        "tests/test_cli_scores.py::test_thresholds_and_calibration_equal_the_oracles[duckdb]",
+        "tests/test_cli_scores.py::test_html_draws_the_pr_curves_and_the_reliability_diagram[duckdb]",
+        "tests/test_cli_scores.py::test_hostile_column_names_are_only_names[a-duckdb]",
+        'tests/test_cli_scores.py::test_hostile_column_names_are_only_names[g"); DROP TABLE x; ---duckdb]',
     )
 )
