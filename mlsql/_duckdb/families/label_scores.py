@@ -8,8 +8,7 @@ and does the rest with list functions, so it runs under GROUP BY:
 2. segments: the cells sorted by (segment, score, class) descending, the
    segment being the label (macro, weighted), the row (samples) or nothing
    (micro); the segments' ends are where the segment changes from one cell
-   to the next, and each segment is a slice of the sorted list, read by a
-   fold over the segments (one slice at a time: see :func:`_over_segments`);
+   to the next, and each segment is a slice of the sorted list;
 3. per segment, the statistics of :class:`mlsql.measures.label_scores.Segment`:
    the positives' positions with negatives first among ties give N(>= s) at
    the end of each run (``_mlsql_run_precision_sum``, shared with
@@ -68,65 +67,6 @@ SEGMENTS = {
 }
 
 
-#: a segment's statistics as SQL types (the empty list a fold over the segments starts from)
-STATS_TYPE = (
-    "STRUCT(n_explicit BIGINT, n_positive BIGINT, n_positive_unscored BIGINT, "
-    "precision_sum DOUBLE, u DOUBLE)"
-)
-WEIGHTED_STATS_TYPE = (
-    "STRUCT(n_explicit DOUBLE, n_positive DOUBLE, n_positive_unscored DOUBLE, "
-    "precision_sum DOUBLE, u DOUBLE)"
-)
-
-
-def _over_segments(
-    sorted_a: str, slim: str, stats: str, stats_type: str, sorted_b: str | None = None
-) -> str:
-    """Each segment's ``stats`` (SQL of type ``stats_type``, a template), one segment at a time.
-
-    ``sorted_a`` (and ``sorted_b``) are the cells sorted by segment ``g`` first; the
-    segments end where ``g`` changes (:data:`ENDS`). The cells are then ``slim`` (a
-    cell ``c`` without its segment key) and each segment's ``stats`` reads its slice
-    slices ``{a}`` (and ``{b}``): ``list_slice(zs.a, e[2] - zs.off + 1, e[1] - zs.off)``
-    (end ``e[1]``, the previous end ``e[2]``, of a block of cells starting after
-    ``zs.off``), or the whole lists when there is one segment (micro, a row).
-
-    Folds (``list_reduce``), not ``list_transform``: a lambda over a list copies what
-    it captures once per element of the list, so one lambda over the segments
-    reading the cells held labels x cells at once (22 GB for 100,000 rows of 1,000
-    labels). A fold holds one copy at a time, but still makes one per step: so the
-    segments go in blocks of about sqrt(segments), a fold over the blocks copying
-    the whole cells once per block and a fold over a block's segments copying that
-    block's cells once per segment (about 2 sqrt(segments) copies in all).
-    """
-    piece = "list_slice(zs.{}, e[2] - zs.off + 1, e[1] - zs.off)"
-    sliced = stats.format(a=piece.format("a"), b=piece.format("b"))
-    b_sorted = f", 'b': {sorted_b}" if sorted_b else ""
-    b_slim = f", 'b': list_transform(xs.b, lambda c: {slim})" if sorted_b else ""
-    last = "least(bl[2], len(ys.e))"
-    b_block = f", 'b': list_slice(ys.b, ys.e[bl[1]][2] + 1, ys.e[{last}][1])" if sorted_b else ""
-    empty = f"CAST([] AS {stats_type}[])"
-    block = (
-        f"list_transform([{{'off': ys.e[bl[1]][2], "
-        f"'a': list_slice(ys.a, ys.e[bl[1]][2] + 1, ys.e[{last}][1]){b_block}, "
-        f"'e': list_slice(ys.e, bl[1], {last})}}], lambda zs: list_reduce(zs.e, "
-        f"lambda acc2, e: list_append(acc2, CAST({sliced} AS {stats_type})), {empty}))[1]"
-    )
-    whole = stats.format(a="ys.a", b="ys.b")
-    k = "greatest(1, CAST(ceil(sqrt(len(ys.e))) AS BIGINT))"
-    fold = (
-        f"list_reduce(list_zip(range(1, len(ys.e) + 1, {k}), range({k}, len(ys.e) + {k}, {k})), "
-        f"lambda acc, bl: list_concat(acc, {block}), {empty})"
-    )
-    return (
-        f"list_transform([{{'a': {sorted_a}{b_sorted}}}], lambda xs: list_transform([{{"
-        f"'a': list_transform(xs.a, lambda c: {slim}){b_slim}, "
-        f"'e': list_zip({ENDS}, list_prepend(0, {ENDS}), true)}}], "
-        f"lambda ys: CASE WHEN len(ys.e) = 1 THEN [CAST({whole} AS {stats_type})] "
-        f"ELSE {fold} END)[1])[1]"
-    )
-
-
 def _cells_macro(name: str, extra: str) -> Macro:
     """The cells macro ``name``; ``extra``: more fields a cell copies from its row ``x``."""
     weighted = " and weight" if extra else ""
@@ -152,19 +92,15 @@ def _weighted_helpers(q: Qualify) -> list[Macro]:
     return [
         Macro(
             FILE,
-            "_mlsql_weighted_segments",
+            "_mlsql_weighted_segment_slices",
             ("keyed",),
-            # the cells rebuilt as structs, as in _mlsql_segments: DuckDB binds the
+            # the cells rebuilt as structs, as in _mlsql_segment_slices: DuckDB binds the
             # macro's body at its creation, when a bare parameter has no known fields
-            _over_segments(
-                "list_sort(list_transform(keyed, "
-                "lambda c: {'g': c.g, 's': c.s, 'y': c.y, 'w': c.w}), 'DESC')",
-                "{'s': c.s, 'y': c.y, 'w': c.w}",
-                f"{q('_mlsql_weighted_segment_stats')}({{a}})",
-                WEIGHTED_STATS_TYPE,
-            ),
-            "Each segment's statistics of weighted cells {g, s, y, w}, the cells sorted by "
-            "(g, s) descending and cut into segments by g, one segment at a time.",
+            f"""list_transform([{{'a': list_sort(list_transform(keyed,
+            lambda c: {{'g': c.g, 's': c.s, 'y': c.y, 'w': c.w}}), 'DESC')}}], lambda xs: list_transform(
+        list_zip({ENDS}, list_prepend(0, {ENDS}), true),
+            lambda e: list_slice(xs.a, e[2] + 1, e[1])))[1]""",
+            "Weighted cells {g, s, y, w} sorted by (g, s) descending and cut into segments by g.",
             public=False,
         ),
         Macro(
@@ -192,18 +128,16 @@ def _helpers(q: Qualify) -> list[Macro]:
         _cells_macro("_mlsql_weighted_label_score_cells", ", 'w': x.w"),
         Macro(
             FILE,
-            "_mlsql_segments",
+            "_mlsql_segment_slices",
             ("keyed",),
-            _over_segments(
-                "list_sort(list_transform(keyed, lambda c: {'g': c.g, 's': c.s, 'k': NOT c.y}), 'DESC')",
-                "{'s': c.s, 'k': c.k}",
-                f"{q('_mlsql_segment_stats')}({{a}}, {{b}})",
-                STATS_TYPE,
-                "list_sort(list_transform(keyed, lambda c: {'g': c.g, 's': c.s, 'k': c.y}), 'DESC')",
-            ),
-            "Each segment's statistics of cells {g, s, y}, cut into segments by g, each "
-            "sorted by score descending twice: negatives first among ties (a) and positives "
-            "first (b). A segment ends where g changes from one cell to the next.",
+            f"""list_transform([{{
+            'a': list_sort(list_transform(keyed, lambda c: {{'g': c.g, 's': c.s, 'k': NOT c.y}}), 'DESC'),
+            'b': list_sort(list_transform(keyed, lambda c: {{'g': c.g, 's': c.s, 'k': c.y}}), 'DESC')}}],
+        lambda xs: list_transform(list_zip({ENDS}, list_prepend(0, {ENDS}), true),
+            lambda e: {{'a': list_slice(xs.a, e[2] + 1, e[1]), 'b': list_slice(xs.b, e[2] + 1, e[1])}}))[1]""",
+            "Cells {g, s, y} cut into segments by g, each sorted by score descending twice: "
+            "negatives first among ties (a) and positives first (b). A segment ends where g "
+            "changes from one cell to the next.",
             public=False,
         ),
         Macro(
@@ -250,10 +184,16 @@ def _stats(
         segments = f"{{'segs': p.row_segs, {nu}}}"
     elif weighted:
         keyed = f"list_transform(p.cells, lambda c: {{'g': {key}, 's': c.s, 'y': c.y, 'w': c.w}})"
-        segments = f"{{'segs': {q('_mlsql_weighted_segments')}({keyed}), {nu}}}"
+        segments = (
+            f"{{'segs': list_transform({q('_mlsql_weighted_segment_slices')}({keyed}), "
+            f"lambda sl: {q('_mlsql_weighted_segment_stats')}(sl)), {nu}}}"
+        )
     else:
         keyed = f"list_transform(p.cells, lambda c: {{'g': {key}, 's': c.s, 'y': c.y}})"
-        segments = f"{{'segs': {q('_mlsql_segments')}({keyed}), {nu}}}"
+        segments = (
+            f"{{'segs': list_transform({q('_mlsql_segment_slices')}({keyed}), "
+            f"lambda sl: {q('_mlsql_segment_stats')}(sl.a, sl.b)), {nu}}}"
+        )
     row_weight = weighted and average == "samples"
 
     def over_segments(per_segment: Any, sums: dict[str, Any], finish: Any) -> Sql:
@@ -293,7 +233,10 @@ def _per_row(q: Qualify, scores: str) -> str:
     """A row's segments (none, or its own), from its own cells."""
     cells = f"{q('_mlsql_label_score_cells')}([{{'a': actual, 'm': {scores}}}])"
     keyed = f"list_transform({cells}, lambda c: {{'g': 0, 's': c.s, 'y': c.y}})"
-    return f"{q('_mlsql_segments')}({keyed})"
+    return (
+        f"list_transform({q('_mlsql_segment_slices')}({keyed}), "
+        f"lambda sl: {q('_mlsql_segment_stats')}(sl.a, sl.b))"
+    )
 
 
 def _row_segments(q: Qualify, scores: str, known: str) -> str:
