@@ -6,6 +6,7 @@
  *   set_tp          -> Int64  |A ∩ P|
  *   set_n_actual    -> Int64  |A|  (reads only A's elements)
  *   set_n_predicted -> Int64  |P|  (reads only P's elements)
+ *   set_counts_packed -> Int128 tp + |A| * 2^42 + |P| * 2^84 (see OUT_PACKED)
  *   label_table     -> per call (an aggregation: one group's rows), one row holding a
  *                      LargeList of Struct{label, tp, n_actual, n_predicted, n}: each
  *                      label's counts (n 0), then each kind of known row (label NULL, the
@@ -322,22 +323,30 @@ static int64_t read_int(const chunk_view *v, const col_type *t, int64_t k, int *
 
 /* Gather the non-NULL elements of row `row` of chunk `v` (NULL rows are handled by the
  * caller). `split_big`: put UInt64 values above INT64_MAX into `big` instead of `out`. */
-static int gather(const chunk_view *v, const col_type *t, int64_t row, items *out, items *big,
-                  int split_big, const char *side) {
-    const struct ArrowArray *a = v->list;
-    int64_t i = a->offset + row, start, end;
+/* Row `row` of chunk v spans the child's logical elements [*start, *end): checked against the
+ * child's length. */
+static MLSQL_ALWAYS_INLINE int row_span(const chunk_view *v, const col_type *t, int64_t row, int64_t *start,
+                    int64_t *end, const char *side) {
+    int64_t i = v->list->offset + row;
     if (t->large) {
-        start = ((const int64_t *)v->offsets)[i];
-        end = ((const int64_t *)v->offsets)[i + 1];
+        *start = ((const int64_t *)v->offsets)[i];
+        *end = ((const int64_t *)v->offsets)[i + 1];
     } else {
-        start = ((const int32_t *)v->offsets)[i];
-        end = ((const int32_t *)v->offsets)[i + 1];
+        *start = ((const int32_t *)v->offsets)[i];
+        *end = ((const int32_t *)v->offsets)[i + 1];
     }
-    const struct ArrowArray *c = v->child;
-    if (start < 0 || end < start || end > c->length) {
+    if (*start < 0 || *end < *start || *end > v->child->length) {
         set_error("mlsql plugin: %s has list offsets outside its elements", side);
         return -1;
     }
+    return 0;
+}
+
+static int gather(const chunk_view *v, const col_type *t, int64_t row, items *out, items *big,
+                  int split_big, const char *side) {
+    int64_t start, end;
+    if (row_span(v, t, row, &start, &end, side) != 0) return -1;
+    const struct ArrowArray *c = v->child;
     if (t->kind == ELEM_NULL || end == start) return 0;
     size_t n = (size_t)(end - start);
     if (reserve(out, out->n + n, is_text(t->kind)) != 0 ||
@@ -415,6 +424,7 @@ typedef struct {
     int64_t total;  /* rows over all chunks */
     int broadcast;  /* one row, repeated */
     chunk_view view;
+    int want_keys;  /* count this side's rows on integer keys where it can (row_keys) */
 } cursor;
 
 static int cursor_open(cursor *c, const SeriesExport *s, const col_type *t, const char *side) {
@@ -558,10 +568,19 @@ static int make_schema(struct ArrowSchema *s, const char *format, const char *na
 }
 
 /* ------------------------------------------------------------------ functions */
-enum { OUT_COUNTS, OUT_TP, OUT_N_ACTUAL, OUT_N_PREDICTED };
+enum { OUT_COUNTS, OUT_TP, OUT_N_ACTUAL, OUT_N_PREDICTED, OUT_PACKED };
+
+/* set_counts_packed: a row's tp, |A| and |P| in one Int128, tp + |A| * 2^42 + |P| * 2^84, so a
+ * micro measure sums one column, computing the counts once (Polars' streaming engine evaluates
+ * a struct's fields once per use). mlsql/polars/_native.py unpacks the sum; it is exact while
+ * every field's sum stays below 2^42, which the caller checks (PACKED_BITS there). */
+#define MLSQL_PACKED_BITS 42
+#define MLSQL_PACKED_MAX ((INT64_C(1) << MLSQL_PACKED_BITS) - 1)
 static const char *const FIELD_NAMES[3] = {"tp", "n_actual", "n_predicted"};
 
 static int output_schema(struct ArrowSchema *out, int what, const char *name) {
+    /* "_pli128": Polars' Arrow format of its Int128 (16 bytes a value, native byte order) */
+    if (what == OUT_PACKED) return make_schema(out, "_pli128", name, 0);
     if (what != OUT_COUNTS) return make_schema(out, "l", name, 0);
     if (make_schema(out, "+s", name, 3) != 0) return -1;
     owned_schema *o = (owned_schema *)out->private_data;
@@ -626,8 +645,87 @@ static void release_series(SeriesExport *e) {
     e->release = NULL;
 }
 
+/* Integer keys: integer labels, and text views whose labels all have at most
+ * MLSQL_SHORT_TEXT_MAX bytes, are counted as int64 keys (mlsql_count_int: straight-line code for
+ * rows of up to 8 labels a side) instead of (pointer, length, head) triples; the DuckDB
+ * extension does the same. Two keys are equal exactly when the labels are (integers widened
+ * exactly, UInt64 bit patterns only ever against UInt64; short text: mlsql_short_text_key).
+ *
+ * The current row's non-NULL labels as keys: Int64 lists without NULL elements in place, else
+ * into tmp. 1 (nothing written that matters) when a text label is too long for a key: the row
+ * then takes the text path. */
+static MLSQL_ALWAYS_INLINE int row_keys(const cursor *c, items *tmp, const int64_t **keys, size_t *n) {
+    const chunk_view *v = &c->view;
+    const col_type *t = c->t;
+    int64_t start, end;
+    if (row_span(v, t, c->row, &start, &end, c->side) != 0) return -1;
+    size_t len = (size_t)(end - start);
+    int64_t off = v->child->offset + start; /* the row's first physical element */
+    const uint8_t *valid = v->child_validity;
+    if (t->kind == ELEM_INT && t->width == 8 && valid == NULL) {
+        *keys = len ? (const int64_t *)v->values + off : NULL;
+        *n = len;
+        return 0;
+    }
+    if (len > tmp->ints_cap && reserve(tmp, len, 0) != 0) {
+        set_error("mlsql plugin: out of memory");
+        return -1;
+    }
+    int64_t *out = tmp->ints;
+    size_t k = 0;
+    if (t->kind == ELEM_INT) {
+        for (size_t j = 0; j < len; j++) {
+            int64_t at = off + (int64_t)j, x;
+            if (valid != NULL && !bit(valid, at)) continue;
+            switch (t->width * 2 + t->is_signed) {
+            case 2: x = ((const uint8_t *)v->values)[at]; break;
+            case 3: x = ((const int8_t *)v->values)[at]; break;
+            case 4: x = ((const uint16_t *)v->values)[at]; break;
+            case 5: x = ((const int16_t *)v->values)[at]; break;
+            case 8: x = ((const uint32_t *)v->values)[at]; break;
+            case 9: x = ((const int32_t *)v->values)[at]; break;
+            default: x = ((const int64_t *)v->values)[at]; /* UInt64: bit patterns */
+            }
+            out[k++] = x;
+        }
+    } else { /* ELEM_VIEW */
+        const uint8_t *view = (const uint8_t *)v->values + 16 * off;
+        for (size_t j = 0; j < len; j++, view += 16) {
+            int32_t size;
+            memcpy(&size, view, 4);
+            /* a NULL element's view may hold anything: it is skipped before it is read */
+            int keep = valid == NULL || bit(valid, off + (int64_t)j);
+            if (MLSQL_RARELY((uint32_t)size > MLSQL_SHORT_TEXT_MAX)) {
+                if (keep) return 1;
+                size = 0;
+            }
+            /* 8 readable bytes at view + 4: a short label's view holds 12 inlined bytes */
+            out[k] = mlsql_short_text_key(
+                mlsql_head8_padded((const char *)view + 4, (size_t)size), (size_t)size);
+            k += (size_t)keep;
+        }
+    }
+    *keys = out;
+    *n = k;
+    return 0;
+}
+
 static int count_row(cursor *ca, cursor *cp, const col_type *ta, const col_type *tp, int what,
                      items *ia, items *ip, items *big, mlsql_scratch *scratch, mlsql_counts *out) {
+    if (ca->want_keys || cp->want_keys) {
+        const int64_t *ka = NULL, *kp = NULL;
+        size_t na = 0, np = 0;
+        int rc = ca->want_keys ? row_keys(ca, ia, &ka, &na) : 0;
+        if (rc == 0 && cp->want_keys) rc = row_keys(cp, ip, &kp, &np);
+        if (rc < 0) return -1;
+        if (rc == 0) {
+            if (mlsql_count_int(ka, na, kp, np, scratch, out) != 0) {
+                set_error("mlsql plugin: out of memory");
+                return -1;
+            }
+            return 0;
+        } /* a long text label: the row takes the text path */
+    }
     int text = is_text(ta->kind) || is_text(tp->kind);
     /* one side UInt64, the other not: values above INT64_MAX cannot match, count them apart */
     int split_a = ta->kind == ELEM_INT && tp->kind == ELEM_INT && ta->width == 8 &&
@@ -676,6 +774,14 @@ static int compute(const SeriesExport *inputs, size_t n, SeriesExport *out, int 
     if (cursor_open(&ca, &inputs[0], &ta, "actual") != 0 ||
         cursor_open(&cp, &inputs[1], &tp, "predicted") != 0)
         return -1;
+    /* keys where both sides can have them: integers that need no UInt64 split (count_row), or
+     * text views on both sides; only the sides this function reads */
+    int u64_a = ta.kind == ELEM_INT && ta.width == 8 && !ta.is_signed;
+    int u64_p = tp.kind == ELEM_INT && tp.width == 8 && !tp.is_signed;
+    int keyable = (ta.kind == ELEM_INT && tp.kind == ELEM_INT && u64_a == u64_p) ||
+                  (ta.kind == ELEM_VIEW && tp.kind == ELEM_VIEW);
+    ca.want_keys = keyable && what != OUT_N_PREDICTED;
+    cp.want_keys = keyable && what != OUT_N_ACTUAL;
     int64_t length = ca.total;
     if (ca.total != cp.total) {
         if (ca.total == 1) {
@@ -701,20 +807,54 @@ static int compute(const SeriesExport *inputs, size_t n, SeriesExport *out, int 
     mlsql_scratch scratch = {0};
     int64_t nulls = 0;
     owned_series *series = NULL;
+    size_t words = what == OUT_PACKED ? 2 : 1; /* int64 words a value */
     for (int f = 0; f < n_out; f++) {
-        values[f] = (int64_t *)malloc(n_rows ? n_rows * sizeof(int64_t) : 1);
+        values[f] = (int64_t *)malloc(n_rows ? n_rows * words * sizeof(int64_t) : 1);
         validity[f] = (uint8_t *)calloc(n_bytes ? n_bytes : 1, 1);
         if (values[f] == NULL || validity[f] == NULL) goto oom;
     }
-    for (int64_t r = 0; r < length; r++) {
-        if (cursor_next(&ca, r) != 0 || cursor_next(&cp, r) != 0) goto fail;
+    /* runs of rows within one chunk of each side: the cursors settle once a run, not a row */
+    for (int64_t r = 0, run = 0; r < length; r++, run--) {
+        if (r > 0) {
+            ca.row += !ca.broadcast;
+            cp.row += !cp.broadcast;
+        }
+        if (run == 0) {
+            if (cursor_settle(&ca) != 0 || cursor_settle(&cp) != 0) goto fail;
+            run = length - r;
+            if (!ca.broadcast && ca.view.list->length - ca.row < run)
+                run = ca.view.list->length - ca.row;
+            if (!cp.broadcast && cp.view.list->length - cp.row < run)
+                run = cp.view.list->length - cp.row;
+        }
         if (row_is_null(&ca) || row_is_null(&cp)) {
-            for (int f = 0; f < n_out; f++) values[f][r] = 0;
+            if (what == OUT_PACKED)
+                values[0][2 * r] = values[0][2 * r + 1] = 0;
+            else
+                for (int f = 0; f < n_out; f++) values[f][r] = 0;
             nulls++;
             continue;
         }
         mlsql_counts c = {0, 0, 0};
         if (count_row(&ca, &cp, &ta, &tp, what, &ia, &ip, &big, &scratch, &c) != 0) goto fail;
+        if (what == OUT_PACKED) {
+            if (c.n_actual > MLSQL_PACKED_MAX || c.n_predicted > MLSQL_PACKED_MAX) {
+                set_error("mlsql plugin: a row holds 2^%d labels or more", MLSQL_PACKED_BITS);
+                goto fail;
+            }
+            uint64_t tp_ = (uint64_t)c.tp, na = (uint64_t)c.n_actual, np = (uint64_t)c.n_predicted;
+            uint64_t lo = tp_ | na << MLSQL_PACKED_BITS;
+            uint64_t hi = na >> (64 - MLSQL_PACKED_BITS) | np << (2 * MLSQL_PACKED_BITS - 64);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            values[0][2 * r] = (int64_t)hi;
+            values[0][2 * r + 1] = (int64_t)lo;
+#else
+            values[0][2 * r] = (int64_t)lo;
+            values[0][2 * r + 1] = (int64_t)hi;
+#endif
+            validity[0][r >> 3] |= (uint8_t)(1u << (r & 7));
+            continue;
+        }
         int64_t got[3] = {c.tp, c.n_actual, c.n_predicted};
         for (int f = 0; f < n_out; f++) {
             values[f][r] = what == OUT_COUNTS ? got[f] : got[what - 1];
@@ -1155,3 +1295,4 @@ MLSQL_PLUGIN_FUNCTION(set_counts, OUT_COUNTS)
 MLSQL_PLUGIN_FUNCTION(set_tp, OUT_TP)
 MLSQL_PLUGIN_FUNCTION(set_n_actual, OUT_N_ACTUAL)
 MLSQL_PLUGIN_FUNCTION(set_n_predicted, OUT_N_PREDICTED)
+MLSQL_PLUGIN_FUNCTION(set_counts_packed, OUT_PACKED)

@@ -150,8 +150,17 @@ def oracle_counts(rows: list[tuple[Any, Any]]) -> list[tuple[Any, Any, Any]]:
 
 
 def plugin_counts(df: pl.DataFrame, plugin: Path, engine: str = "in-memory") -> list[Any]:
+    """The plugin's set_counts; its packed form (set_counts_packed) must hold the same counts."""
     counts = _native._call(plugin, "set_counts", pl.col("a"), pl.col("p")).alias("c")
-    return df.lazy().select(counts).unnest("c").collect(engine=engine).rows()  # type: ignore[arg-type]
+    packed = _native._call(plugin, _native.PACKED, pl.col("a"), pl.col("p")).alias("x")
+    out = df.lazy().select(counts, packed).collect(engine=engine)  # type: ignore[arg-type]
+    rows = out.select("c").unnest("c").rows()
+    unpacked = [
+        (None,) * 3 if x is None else (x % 2**42, x // 2**42 % 2**42, x // 2**84)
+        for x in out["x"].to_list()
+    ]
+    assert unpacked == rows, (unpacked, rows)
+    return rows
 
 
 def measures(df: pl.DataFrame, engine: str) -> dict[str, Any]:
@@ -282,11 +291,12 @@ def test_measures_use_the_plugin_and_not_when_switched_off(
         ("subset_accuracy", {"set_counts": 1}),
         ("row_precision", {"set_counts": 1}),
         ("true_positives", {"set_tp": 1}),
-        ("micro_f1", {"set_counts": 1, "set_n_predicted": 1}),  # one packed sum holds two
-        ("micro_precision", {"set_counts": 1}),
+        ("micro_f1", {"set_counts_packed": 1}),  # one packed sum of the plugin's Int128
+        ("micro_precision", {"set_counts_packed": 1}),
+        # its row check reads |A| and |P| one by one: two packed in Polars, one alone
         ("hamming_loss", {"set_counts": 1, "set_n_actual": 1}),
-        # two counts packed, one alone; n_exact, a row test
-        ("multilabel_counts", {"set_counts": 2, "set_n_actual": 1}),
+        # the three counts from one packed sum; n_exact, a row test, from set_counts
+        ("multilabel_counts", {"set_counts": 1, "set_counts_packed": 1}),
     ],
 )
 def test_each_row_statistic_is_computed_once(native: Path, name: str, calls: dict) -> None:
@@ -294,7 +304,8 @@ def test_each_row_statistic_is_computed_once(native: Path, name: str, calls: dic
     lf = pl.LazyFrame({"a": [["x", "y"]], "p": [["x"]]})
     params = {"n_labels": 4} if name == "hamming_loss" else {}
     plan = lf.select(getattr(mp, name)("a", "p", **params)).explain(engine="streaming")
-    found = {f: plan.count(f":{f}(") for f in ("set_counts", *_native.FIELDS.values())}
+    names = ("set_counts", _native.PACKED, *_native.FIELDS.values())
+    found = {f: plan.count(f":{f}(") for f in names}
     assert {f: n for f, n in found.items() if n} == calls, plan
 
 
@@ -331,6 +342,34 @@ def test_packed_sum_beyond_int64_fails_instead_of_wrapping(engine: str) -> None:
             lf.select(expr).collect(engine=engine)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("engine", ["in-memory", "streaming"])
+def test_offered_packing_is_exact_below_its_bound_and_refused_at_it(engine: str) -> None:
+    """Three fields from one packed sum: exact while the bound's sum is below 2**bits, else an error.
+
+    The plugin packs 42 bits a field (a group of 2**42 labels cannot be made in a
+    test); the same mechanism at 4 bits: sums up to 15 unpack exactly, and a
+    bound of 18 is refused even though these fields' sums would still fit.
+    """
+    bits = 4
+    lf = pl.LazyFrame({"x": [1, 2, None], "y": [3, 4, None], "z": [5, 0, None], "b": [7, 7, 1]})
+    fields = ("tp", "n_actual", "n_predicted")
+    source = pl.struct(tp=pl.col("x"), n_actual=pl.col("y"), n_predicted=pl.col("z"))
+    packed = sum(pl.col(c).cast(pl.Int128) * 2 ** (bits * i) for i, c in enumerate("xyz"))
+    for bound, fails in ((pl.col("b"), False), (pl.col("b") + 1, True)):  # sums 15, then 18
+        S.offer_packed(source, S.PackedFields(packed, fields, bits, bound))
+        leaves = [S.share(pl.col(c), source, f) for c, f in zip("xyz", fields, strict=True)]
+        x, y, z = (S.leaf(e, strict=True) for e in leaves)
+        expr = S.Lowering(pl.col("x").is_not_null()).expr(
+            S.total(x) * 100 + S.total(y) * 10 + S.total(z)
+        )
+        if fails:
+            with pytest.raises(pl.exceptions.InvalidOperationError):
+                lf.select(expr).collect(engine=engine)  # type: ignore[arg-type]
+        else:
+            assert lf.select(expr).explain().count(".sum()") == 2  # the packed sum and the bound's
+            assert lf.select(expr).collect(engine=engine).item() == 3 * 100 + 7 * 10 + 5  # type: ignore[arg-type]
+
+
 def test_missing_or_broken_library_falls_back_silently(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -365,7 +404,8 @@ def test_a_stale_library_missing_a_function_is_not_used(
 
 def test_the_probe_checks_every_function_mlsql_calls(plugin: Path) -> None:
     assert _native._missing_symbols(plugin) == []
-    called = {"set_counts", "label_table", "label_table_rows", *_native.FIELDS.values()}
+    called = {"set_counts", _native.PACKED, "label_table", "label_table_rows"}
+    called |= set(_native.FIELDS.values())
     assert set(_native.FUNCTIONS) == called
 
 

@@ -24,6 +24,7 @@ Only engine primitives live here; the formulas stay in :mod:`mlsql._formulas`.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -211,6 +212,38 @@ def share(expr: pl.Expr, source: pl.Expr, field: str) -> pl.Expr:
 def shared(expr: pl.Expr) -> tuple[pl.Expr, str] | None:
     """The (struct, field) ``expr`` was marked with by :func:`share`, or None."""
     return getattr(expr, _SHARED, None)
+
+
+@dataclass(frozen=True)
+class PackedFields:
+    """A per-row ``Int128`` holding several fields of a shared struct, and when its sum is exact.
+
+    ``expr`` is ``fields[0] + fields[1] * 2**bits + fields[2] * 2**(2 * bits)``
+    for each row (one evaluation computes them all, as a native plugin does);
+    its sum unpacks exactly while every field's sum stays below ``2**bits``,
+    which holds where the sum of ``bound`` (per row, at least each field) does.
+    Past that the query fails (Polars' ``InvalidOperationError`` of a strict
+    cast, as a packed sum past the Int64 range does), never with a wrong number.
+    """
+
+    expr: pl.Expr
+    fields: tuple[str, ...]
+    bits: int
+    bound: pl.Expr
+
+
+#: the attribute giving a shared struct its :class:`PackedFields`
+_PACKED = "_mlsql_packed_fields"
+
+
+def offer_packed(source: pl.Expr, packed: PackedFields) -> None:
+    """Let sums of fields of ``source`` come from one sum of ``packed`` (see :func:`share`)."""
+    setattr(source, _PACKED, packed)
+
+
+def packed_fields(source: pl.Expr) -> PackedFields | None:
+    """The :class:`PackedFields` offered for ``source``, or None."""
+    return getattr(source, _PACKED, None)
 
 
 def leaf(expr: pl.Expr, *, strict: bool = False) -> Node:
@@ -446,26 +479,34 @@ class Lowering:
         The ``checks`` (:func:`error_if` nodes over fields of ``source``) are
         made on each row of that same pass.
         """
-        order = list(dict.fromkeys(fields.values()))
-        row = pl.field(order[0]).cast(pl.Int128)
-        for i, f in enumerate(order[1:], start=1):
-            row = row + pl.field(f).cast(pl.Int128) * pl.lit(1 << (PACK_BITS * i), pl.Int128)
-        for check in dict.fromkeys(checks):
-            condition, message = check.args[0], check.args[2].args[0]
-            leaves = _leaves(condition) or []
-            env_row = {leaf: pl.field(shared(leaf.args[0])[1]) for leaf in leaves}  # type: ignore[index]
-            flagged = raise_where(self.tree(condition, env_row), message)
-            row = pl.when(flagged).then(None).otherwise(row)
-        packed = source.struct.with_fields(__mlsql=row).struct.field("__mlsql").sum()
+        offered = _usable_packing(source, fields, checks)
+        if offered is not None:  # the fields of each row come packed: one sum, checked once
+            order, bits = list(offered.fields), offered.bits
+            # the bound's sum times 2**(63 - bits) fits Int64 exactly while the sum is below
+            # 2**bits: past it the strict cast fails the query (no Python call in the plan)
+            scaled = offered.bound.sum().cast(pl.Int128) * pl.lit(1 << (63 - bits), pl.Int128)
+            packed = pl.when(scaled.cast(pl.Int64) >= 0).then(offered.expr.sum())
+        else:
+            order, bits = list(dict.fromkeys(fields.values())), PACK_BITS
+            row = pl.field(order[0]).cast(pl.Int128)
+            for i, f in enumerate(order[1:], start=1):
+                row = row + pl.field(f).cast(pl.Int128) * pl.lit(1 << (bits * i), pl.Int128)
+            for check in dict.fromkeys(checks):
+                condition, message = check.args[0], check.args[2].args[0]
+                leaves = _leaves(condition) or []
+                env_row = {leaf: pl.field(shared(leaf.args[0])[1]) for leaf in leaves}  # type: ignore[index]
+                flagged = raise_where(self.tree(condition, env_row), message)
+                row = pl.when(flagged).then(None).otherwise(row)
+            packed = source.struct.with_fields(__mlsql=row).struct.field("__mlsql").sum()
         names = {key: f"u{i}" for i, key in enumerate(uses) if key not in fields}
         scope = pl.struct(**{names[k]: self.unit(first[k]) for k in names}, __mlsql_sums=packed)
         total = pl.element().struct.field("__mlsql_sums")
         env = {key: pl.element().struct.field(name) for key, name in names.items()}
         for key, field in fields.items():
-            shift = pl.lit(1 << (PACK_BITS * order.index(field)), pl.Int128)
+            shift = pl.lit(1 << (bits * order.index(field)), pl.Int128)
             value = total // shift
             if field != order[-1]:  # the top field is whatever is left: no modulo to wrap it
-                value = value % pl.lit(1 << PACK_BITS, pl.Int128)
+                value = value % pl.lit(1 << bits, pl.Int128)
             env[key] = value.cast(pl.Int64)  # strict: a sum beyond Int64 fails, never wraps
         return pl.concat_list(scope).list.eval(self.tree(node, env)).list.first()
 
@@ -593,11 +634,26 @@ def _shared_sums(
     if best is None:
         return None
     source, fields, checks = best
-    packed = list(dict.fromkeys(fields.values()))[:PACK_FIELDS]
-    fields = {key: field for key, field in fields.items() if field in packed}
+    all_checks = [check for key in fields for check in checks[key]]
+    if _usable_packing(source, fields, all_checks) is None:
+        packed = list(dict.fromkeys(fields.values()))[:PACK_FIELDS]
+        fields = {key: field for key, field in fields.items() if field in packed}
     if len(fields) < 2:
         return None
     return source, fields, [check for key in fields for check in checks[key]]
+
+
+def _usable_packing(
+    source: pl.Expr, fields: dict[Any, str], checks: list[Node]
+) -> PackedFields | None:
+    """The packing offered for ``source`` if it holds these fields and no row check needs them.
+
+    Row checks read the fields one by one, which a packed row does not offer.
+    """
+    offered = packed_fields(source)
+    if offered is None or checks or not set(fields.values()) <= set(offered.fields):
+        return None
+    return offered
 
 
 def _source_id(leaf: Node) -> int | None:

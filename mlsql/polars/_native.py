@@ -49,10 +49,13 @@ PATH_ENV = "MLSQL_POLARS_PLUGIN"
 MIN_POLARS = (1, 20)
 #: the fields of the plugin's ``set_counts`` struct, and the function computing each alone
 FIELDS = {"tp": "set_tp", "n_actual": "set_n_actual", "n_predicted": "set_n_predicted"}
+#: the three fields in one Int128 per row (``native/polars_plugin.c``, OUT_PACKED): field i
+#: times 2**(PACKED_BITS * i), so a micro measure's three sums are one sum of one call
+PACKED, PACKED_BITS = "set_counts_packed", 42
 #: the per-label table functions: one call per group, and one per streaming batch
 LABEL_TABLE, LABEL_TABLE_ROWS = "label_table", "label_table_rows"
 #: every plugin function mlsql calls (the probe checks that the library exports them all)
-FUNCTIONS = ("set_counts", *FIELDS.values(), LABEL_TABLE, LABEL_TABLE_ROWS)
+FUNCTIONS = ("set_counts", *FIELDS.values(), PACKED, LABEL_TABLE, LABEL_TABLE_ROWS)
 
 
 def polars_version() -> tuple[int, ...]:
@@ -192,6 +195,9 @@ def _probe(path: Path) -> str | None:
             got = frame.select(counts).unnest("c").rows()
             if got != expected:
                 return f"the plugin's probe gave {got}, expected {expected}"
+            packed = frame.select(_call(path, PACKED, pl.col("a"), pl.col("p"))).to_series()
+            if packed.to_list() != [pack(*row) if row[0] is not None else None for row in got]:
+                return f"the plugin's packed counts gave {packed.to_list()}, expected {got} packed"
     except Exception as error:  # any failure to load or run means: stay portable
         return f"the plugin did not load: {type(error).__name__}: {error}"
     return None
@@ -295,11 +301,38 @@ def row_stats(
     counts = stat(
         "set_counts", lambda s: pl.struct(tp=s.tp, n_actual=s.n_actual, n_predicted=s.n_predicted)
     )
+    packed = stat(PACKED, lambda s: pack(s.tp, s.n_actual, s.n_predicted))
+    S.offer_packed(
+        counts,
+        S.PackedFields(
+            packed,
+            tuple(FIELDS),
+            PACKED_BITS,
+            bound=actual.list.len().cast(pl.Int64) + predicted.list.len().cast(pl.Int64),
+        ),
+    )
     stats = {
         field: S.share(stat(function, functools.partial(_field, name=field)), counts, field)
         for field, function in FIELDS.items()
     }
     return RowStats(**stats)
+
+
+def pack(tp: Any, n_actual: Any, n_predicted: Any) -> Any:
+    """tp, |A| and |P| in one number as the plugin's ``set_counts_packed`` gives them.
+
+    Works on Python integers and on Polars expressions (as ``Int128``).
+
+    Examples
+    --------
+    >>> pack(1, 2, 3) == 1 + 2 * 2**42 + 3 * 2**84
+    True
+    """
+    if isinstance(tp, pl.Expr):
+        shift = [pl.lit(1 << (PACKED_BITS * i), pl.Int128) for i in (1, 2)]
+        fields = [x.cast(pl.Int128) for x in (tp, n_actual, n_predicted)]
+        return fields[0] + fields[1] * shift[0] + fields[2] * shift[1]
+    return tp + (n_actual << PACKED_BITS) + (n_predicted << (2 * PACKED_BITS))
 
 
 def _field(s: Any, name: str) -> Any:
