@@ -3,11 +3,15 @@
 mlsql ships a Polars expression plugin written in C (``native/polars_plugin.c``,
 compiled into the package's ``_native`` folder at install time). It computes
 each row's |A ∩ P|, |A| and |P| in one pass over the Arrow buffers, with the
-numbers of the portable expressions of :mod:`mlsql.polars.stats`. A row
-formula (samples averages, subset accuracy, the per-row ratios) reads all
-three from one call; a sum of one of them (the micro averages) calls the
-function computing just that one, since Polars' streaming engine computes a
-shared subexpression once per use: tp reads both lists, |A| and |P| one each.
+numbers of the portable expressions of :mod:`mlsql.polars.stats`. Polars'
+streaming engine computes a shared subexpression once per use, so each use
+reads what it needs from one call: a row formula (samples averages, subset
+accuracy, the per-row ratios) the ``set_counts`` struct; sums of the counts
+(the micro averages) one ``Int128`` per row holding all three
+(``set_counts_packed``, summed once and unpacked); one statistic alone the
+function computing just that one (tp reads both lists, |A| and |P| one each).
+Integer labels, and text labels of at most 7 bytes, are compared as integer
+keys.
 
 The plugin speaks Polars' plugin interface 0.1 (C, no Rust crates); it loaded
 and gave the oracle's counts on Polars 1.20.0 (old streaming engine), 1.44.2

@@ -52,31 +52,14 @@ FAMILIES = (LS.FAMILY,)  # its functions written here (``__all__``): the average
 NEG_INF = float("-inf")
 
 
-def _cells(
-    actual: pl.Expr, entries: pl.Expr, weight: pl.Expr | None = None
-) -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
-    """The group's explicit cells, one per (known row, label): (cell struct, row index, n,
-    the cell's row weight: 1 unweighted).
-
-    A cell is {label, score, is_true}; the row index tells the rows apart. Weighted,
-    the rows of weight 0 have no cell.
-    """
-    known = actual.is_not_null() & entries.is_not_null()
-    per_row = label_scores(entries, _distinct(actual), with_label=True)
-    present = known & (per_row.list.len() > 0)
-    if weight is not None:
-        present = present & (weight > 0)
-    cells = per_row.filter(present).explode()
-    lengths = per_row.filter(present).list.len()
-    row = pl.int_range(pl.len()).filter(present)
-    rows = row.repeat_by(lengths).explode()
-    weights = pl.lit(1) if weight is None else weight.filter(present).repeat_by(lengths).explode()
-    return cells, rows, known.sum(), weights
+def _known(actual: pl.Expr, entries: pl.Expr) -> pl.Expr:
+    """The rows where neither input is NULL."""
+    return actual.is_not_null() & entries.is_not_null()
 
 
 def _weight_totals(actual: pl.Expr, entries: pl.Expr, weight: pl.Expr) -> dict[str, pl.Expr]:
     """The known rows' weight ``wsum`` and their number of rows of positive weight ``npos``."""
-    known = actual.is_not_null() & entries.is_not_null()
+    known = _known(actual, entries)
     return {
         "wsum": weight.filter(known).sum().cast(pl.Float64),
         "npos": (known & (weight > 0)).sum().cast(pl.Int64),
@@ -102,25 +85,40 @@ F = pl.field
 def _sorted_cells(
     average: str, actual: pl.Expr, entries: pl.Expr, weight: pl.Expr | None = None
 ) -> pl.Expr:
-    """The cells as one struct series, sorted by segment ``g``, score from the highest
-    (``ns`` = -score) and negatives first among ties, with the group's known rows ``n``
-    and labels ``nl`` on every cell (weighted: the cell's weight ``w``, and ``wsum`` and
-    ``npos`` of :func:`_weight_totals`). Later fields read these by name, so the cells'
-    expression is written a few times only, whatever the formula."""
-    cells, rows, n, weights = _cells(actual, entries, weight)
-    label = cells.struct.field("label")
-    key = {"micro": label.is_null(), "samples": rows}.get(average, label)
-    extra: dict[str, Any] = (
-        {} if weight is None else {"w": weights, **_weight_totals(actual, entries, weight)}
-    )
-    return pl.struct(
-        g=key,
-        ns=-cells.struct.field("score"),
-        y=cells.struct.field("is_true"),
-        n=n.cast(pl.Int64),
-        nl=label.n_unique().cast(pl.Int64),
-        **extra,
-    ).sort()
+    """The group's explicit cells, one per (known row, label), as one struct series sorted
+    by segment ``g``, score from the highest (``ns`` = -score) and negatives first among
+    ties, with the group's known rows ``n`` and labels ``nl`` on every cell (weighted: the
+    cell's row weight ``w``, and ``wsum`` and ``npos`` of :func:`_weight_totals`; the rows
+    of weight 0 have no cell).
+
+    A row's cells (:func:`~mlsql.polars.families.ranking.label_scores`, a list
+    evaluation per row that Polars does not share between two uses) are computed
+    once and exploded once: every field is derived from them by name, the row of a
+    cell from the running count of rows' first cells. Weighted, the weights are
+    spread over the cells by the rows' numbers of cells (a second evaluation).
+    """
+    known = _known(actual, entries)
+    present = known if weight is None else known & (weight > 0)
+    per_row = label_scores(entries, _distinct(actual), with_label=True, with_start=True)
+    per_row = per_row.filter(present)
+    # the cells, and what the group gives every cell (scalars, broadcast by pl.struct)
+    outer: dict[str, pl.Expr] = {"c": per_row.explode(), "_n": known.sum().cast(pl.Int64)}
+    if weight is not None:
+        outer["_w"] = weight.filter(present).repeat_by(per_row.list.len()).explode()
+        outer.update({f"_{k}": v for k, v in _weight_totals(actual, entries, weight).items()})
+    cell = F("c")
+    label = cell.struct.field("label")
+    row = cell.struct.field("start").cum_sum()  # a row starts at its first cell
+    key = {"micro": label.is_null(), "samples": row}.get(average, label)
+    fields = {
+        "g": key,
+        "ns": -cell.struct.field("score"),
+        "y": cell.struct.field("is_true"),
+        "n": F("_n"),
+        "nl": label.n_unique().cast(pl.Int64),
+        **{k[1:]: F(k) for k in outer if k not in ("c", "_n")},
+    }
+    return _bind(pl.struct(**outer), **fields).struct.drop(list(outer)).sort()
 
 
 def _runs(scope: pl.Expr, weighted: bool = False) -> pl.Expr:
@@ -209,7 +207,7 @@ def stats_of(average: str, skips: bool) -> Any:
             u=(n_explicit - n_positive) * n_positive - F("s_wrong") / 2,
             weight=F("w") if row_weight else 1,
         )
-        outer: dict[str, Any] = {"n": _cells(actual, entries)[2]}
+        outer: dict[str, Any] = {"n": _known(actual, entries).sum().cast(pl.Int64)}
         if weight is not None:
             outer.update(_weight_totals(actual, entries, weight))
 

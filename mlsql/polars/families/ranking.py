@@ -262,8 +262,11 @@ def graded_row(ranked: pl.Expr, ideal: pl.Expr, k: int | None, body: Callable) -
 RANK_FIELDS = ("at_or_above", "above", "true_at_or_above")
 
 
-def label_scores(entries: pl.Expr, truth: pl.Expr, *, with_label: bool = False) -> pl.Expr:
-    """Each row's labels as ``list[struct[score, is_true]]`` (and ``label`` first, if asked).
+def label_scores(
+    entries: pl.Expr, truth: pl.Expr, *, with_label: bool = False, with_start: bool = False
+) -> pl.Expr:
+    """Each row's labels as ``list[struct[score, is_true]]`` (and ``label`` first, if asked;
+    ``start`` last, true on a row's first label, if asked).
 
     ``truth`` holds the distinct true labels. The labels are the scored ones
     (a label's first entry; NULL scores dropped) and the true ones that are
@@ -276,11 +279,14 @@ def label_scores(entries: pl.Expr, truth: pl.Expr, *, with_label: bool = False) 
         pl.struct(pl.element().alias("label"), pl.lit(None, pl.Float64).alias("score"))
     )
     # a label in both lists is scored and true; the copy from the true list is dropped
+    # a row's first label is always kept: the first of its kind
+    start = [(pl.int_range(pl.len()) == 0).alias("start")] if with_start else []
     return pl.concat_list(scored, unscored).list.eval(
         pl.struct(
             *([label] if with_label else []),
             score.fill_null(float("-inf")).alias("score"),
             (label.is_duplicated() | score.is_null()).alias("is_true"),
+            *start,
         ).filter(label.is_first_distinct())
     )
 
