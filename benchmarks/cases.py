@@ -278,6 +278,8 @@ CASES: list[Case] = [
     Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),
     Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),
     Case("polars", "mlsql micro_f1", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")).collect(engine="streaming"), mlsql=True),
+    Case("polars", "mlsql micro_f1 portable", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")).collect(engine="streaming"), mlsql=True, portable=True),
+    Case("polars", "mlsql samples_f1", lambda e: e.pl.scan_parquet(e.f).select(e.mlsql.samples_f1("actual", "predicted")).collect(engine="streaming"), mlsql=True),
     Case("polars", "mlsql label_metrics", lambda e: e.mlsql.label_metrics(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True),
     Case("polars", "mlsql multilabel_report", lambda e: e.mlsql.multilabel_report(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True),
     Case("polars", "mlsql label_metrics portable", lambda e: e.mlsql.label_metrics(e.pl.scan_parquet(e.f), "actual", "predicted").collect(engine="streaming"), mlsql=True, portable=True),
