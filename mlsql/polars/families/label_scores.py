@@ -118,7 +118,8 @@ def _sorted_cells(
         "nl": label.n_unique().cast(pl.Int64),
         **{k[1:]: F(k) for k in outer if k not in ("c", "_n")},
     }
-    return _bind(pl.struct(**outer), **fields).struct.drop(list(outer)).sort()
+    scope = pl.struct([value.alias(name) for name, value in outer.items()])
+    return _bind(scope, **fields).struct.drop(list(outer)).sort()
 
 
 def _runs(scope: pl.Expr, weighted: bool = False) -> pl.Expr:
