@@ -10,6 +10,20 @@ CREATE OR REPLACE MACRO _mlsql_poisson_cdf(ms) AS TABLE
                   ceil(m + 12 * sqrt(m) + 12)::BIGINT + 1)) AS k
               FROM (SELECT unnest(ms)::DOUBLE AS m)));
 
+-- _mlsql_repr(x): A value as Python's repr shows it: 'text' (or "it's"), None, True, 2.5.
+CREATE OR REPLACE MACRO _mlsql_repr(x) AS 
+    CASE WHEN x IS NULL THEN 'None'
+         WHEN typeof(x) = 'BOOLEAN' THEN CASE WHEN CAST(x AS VARCHAR) = 'true' THEN 'True' ELSE 'False' END
+         WHEN typeof(x) = 'VARCHAR' OR starts_with(typeof(x), 'ENUM') THEN
+              CASE WHEN contains(CAST(x AS VARCHAR), chr(39)) AND NOT contains(CAST(x AS VARCHAR), '"') THEN '"' || replace(CAST(x AS VARCHAR), chr(92), chr(92) || chr(92)) || '"'
+                   ELSE chr(39) || replace(replace(CAST(x AS VARCHAR), chr(92), chr(92) || chr(92)), chr(39), chr(92) || chr(39)) || chr(39) END
+         ELSE CAST(x AS VARCHAR) END;
+
+-- _mlsql_mcnemar_p(b, c): McNemar's exact test: min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2); 1 when b + c = 0. The binomial terms from lgamma, summed smallest first.
+CREATE OR REPLACE MACRO _mlsql_mcnemar_p(b, c) AS 
+    CASE WHEN (CAST(b AS BIGINT) + CAST(c AS BIGINT)) = 0 THEN 1.0
+         ELSE least(1.0, 2 * list_sum(list_transform(range(least(CAST(b AS BIGINT), CAST(c AS BIGINT)) + 1), lambda i: exp(lgamma((CAST(b AS BIGINT) + CAST(c AS BIGINT)) + 1) - lgamma(i + 1) - lgamma((CAST(b AS BIGINT) + CAST(c AS BIGINT)) - i + 1) - (CAST(b AS BIGINT) + CAST(c AS BIGINT)) * ln(2))))) END;
+
 -- bootstrap(source, actual, predicted, measures, "by", n_resamples, confidence, seed, sample_weight, beta, zero_division, n_labels, options): Bootstrap intervals of label-set measures, one row per group and measure: the by columns, measure, estimate (the measure on the data), low and high (percentile interval), std_error. Measures: micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure; beta, zero_division, n_labels and options apply to every listed measure taking them. Exact Poisson bootstrap (one Poisson(m) draw per distinct (tp, |A|, |P|) tuple seen m times, counter-based on seed: the same seed, the same rows). Example: SELECT * FROM bootstrap('preds', 'actual', 'predicted', measures := ['micro_f1'], "by" := ['model']).
 CREATE OR REPLACE MACRO bootstrap(source, actual, predicted, measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, beta := 1.0, zero_division := 0, n_labels := NULL, options := '') AS TABLE 
     WITH settings AS (SELECT CASE WHEN regexp_full_match(typeof(n_resamples), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND n_resamples IS NOT NULL AND TRY_CAST(n_resamples AS BIGINT) >= 2 THEN TRY_CAST(n_resamples AS BIGINT) ELSE error('The ''n_resamples'' parameter of ' || 'bootstrap' || ' must be an integer >= 2. Got ' || _mlsql_shown(n_resamples) || ' instead.') END AS n, CASE WHEN regexp_full_match(typeof(confidence), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND confidence IS NOT NULL AND TRY_CAST(confidence AS DOUBLE) > 0 AND TRY_CAST(confidence AS DOUBLE) < 1 THEN TRY_CAST(confidence AS DOUBLE) ELSE error('The ''confidence'' parameter of ' || 'bootstrap' || ' must be a number strictly between 0 and 1. Got ' || _mlsql_shown(confidence) || ' instead.') END AS c, CASE WHEN regexp_full_match(typeof(seed), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND seed IS NOT NULL AND TRY_CAST(seed AS HUGEINT) >= 0 THEN TRY_CAST(seed AS UBIGINT) ELSE error('The ''seed'' parameter of ' || 'bootstrap' || ' must be an integer >= 0. Got ' || _mlsql_shown(seed) || ' instead.') END AS s, CASE WHEN measures IS NULL OR NOT starts_with(typeof(measures), 'VARCHAR[') OR len(measures) = 0 THEN error('The ''measures'' parameter of bootstrap must be a non-empty list of measure names or (name, {parameter: value}) pairs. Got ''' || _mlsql_shown(measures) || ''' instead.')
@@ -134,3 +148,182 @@ CREATE OR REPLACE MACRO bootstrap(source, actual, predicted, measures := NULL, "
         LEFT JOIN intervals iv ON iv.g = e.g AND iv.i = w.i)
     ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c))) NULLS FIRST,
              __mlsql_i;
+
+-- compare(source, actual, predicted, model, id, baseline, measures, "by", n_resamples, confidence, seed, sample_weight, drop_unpaired, beta, zero_division, n_labels, options): Paired comparison of every model with the baseline on label-set measures, one row per group, other model and measure: the by columns, model, measure, baseline_estimate, estimate, difference (model - baseline), low and high (percentile interval of the difference), p_value (two-sided paired bootstrap), mcnemar_p_value (McNemar's exact test; subset_accuracy and zero_one_loss, else NULL). Rows pair on id within each group; unpaired rows are an error unless drop_unpaired := true. Measures and their parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per distinct pair of both rows' (tp, |A|, |P|) seen m times, for both sides at once). Example: SELECT * FROM compare('runs', 'actual', 'predicted', model := 'model', id := 'id', baseline := 'A', measures := ['micro_f1', 'subset_accuracy']).
+CREATE OR REPLACE MACRO compare(source, actual, predicted, model := 'model', id := 'id', baseline := 'A', measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, drop_unpaired := false, beta := 1.0, zero_division := 0, n_labels := NULL, options := '') AS TABLE 
+    WITH settings AS (SELECT CASE WHEN regexp_full_match(typeof(n_resamples), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND n_resamples IS NOT NULL AND TRY_CAST(n_resamples AS BIGINT) >= 2 THEN TRY_CAST(n_resamples AS BIGINT) ELSE error('The ''n_resamples'' parameter of ' || 'compare' || ' must be an integer >= 2. Got ' || _mlsql_shown(n_resamples) || ' instead.') END AS n, CASE WHEN regexp_full_match(typeof(confidence), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND confidence IS NOT NULL AND TRY_CAST(confidence AS DOUBLE) > 0 AND TRY_CAST(confidence AS DOUBLE) < 1 THEN TRY_CAST(confidence AS DOUBLE) ELSE error('The ''confidence'' parameter of ' || 'compare' || ' must be a number strictly between 0 and 1. Got ' || _mlsql_shown(confidence) || ' instead.') END AS c, CASE WHEN regexp_full_match(typeof(seed), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND seed IS NOT NULL AND TRY_CAST(seed AS HUGEINT) >= 0 THEN TRY_CAST(seed AS UBIGINT) ELSE error('The ''seed'' parameter of ' || 'compare' || ' must be an integer >= 0. Got ' || _mlsql_shown(seed) || ' instead.') END AS s, CASE WHEN measures IS NULL OR NOT starts_with(typeof(measures), 'VARCHAR[') OR len(measures) = 0 THEN error('The ''measures'' parameter of compare must be a non-empty list of measure names or (name, {parameter: value}) pairs. Got ''' || _mlsql_shown(measures) || ''' instead.')
+         WHEN len(list_filter(measures, lambda m: m IS NULL OR NOT list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))) > 0 THEN error('compare in SQL resamples the measures of label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure); got ' || _mlsql_shown(list_filter(measures, lambda m: m IS NULL OR NOT list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))[1]) || '. The Python call mlsql.compare(...) resamples the others too (macro and weighted averages, one label per row, numbers and scores).') ELSE measures END AS ms, _mlsql_check_zero_division(zero_division, 'compare') AS __mlsql_zd, _mlsql_check_beta(beta, 'compare') AS __mlsql_beta, CASE WHEN list_contains(measures, 'hamming_loss') THEN _mlsql_check_n_labels(n_labels, 'compare') END AS __mlsql_n_labels, CASE WHEN list_contains(measures, 'fmeasure') THEN CASE WHEN _mlsql_hivemall_average(options) = 'binary' THEN error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.') ELSE _mlsql_hivemall_beta(options) END END AS __mlsql_hivemall_beta,
+               CASE WHEN typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
+                    ELSE error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du,
+               CASE WHEN len(list_filter(coalesce("by", []), lambda b: list_contains(['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value'], b))) > 0 THEN error('' || 'compare' || ': the by column ' || _mlsql_repr(list_filter(coalesce("by", []), lambda b: list_contains(['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value'], b))[1]) || ' has the name of an output column.') END AS __mlsql_by_clash),
+    rows AS (
+        SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(model) OR c = '__mlsql_absent')) AS mo,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(id) OR c = '__mlsql_absent')) AS i0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'compare' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
+            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce("by", []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+    stats AS MATERIALIZED (  -- each row's statistics, and whether it is the baseline's
+        SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
+                 WHEN regexp_full_match(typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND regexp_full_match(typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
+                 WHEN regexp_full_match(typeof(mo), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND regexp_full_match(typeof(baseline), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') THEN TRY_CAST(mo AS DOUBLE) = TRY_CAST(baseline AS DOUBLE)
+                 WHEN (typeof(mo) = 'VARCHAR' OR starts_with(typeof(mo), 'ENUM')) AND typeof(baseline) = 'VARCHAR' OR typeof(mo) = typeof(baseline) THEN CAST(mo AS VARCHAR) = CAST(baseline AS VARCHAR)
+                 ELSE false END AS base,
+               _mlsql_tp(a, p0) AS tp, _mlsql_n_actual(a, p0) AS na,
+               _mlsql_n_predicted(a, p0) AS np, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
+        FROM (SELECT g, mo, i0, _mlsql_checked_label_lists(a0, p0, 'compare', 'actual', 'predicted') AS a, p0, w0 FROM rows)),
+    models AS (  -- rows per model value, and rows whose (group, id) repeats within it
+        SELECT mo, base, count(*) AS n, count(*) - count(DISTINCT (g, i0)) AS repeated
+        FROM stats GROUP BY ALL),
+    pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
+                             -- statistics, the model row's) of an id, m ids each
+        SELECT x.g, x.mo, b.tp AS btp, b.na AS bna, b.np AS bnp, b.w AS bw,
+               x.tp AS xtp, x.na AS xna, x.np AS xnp, x.w AS xw, count(*) AS m
+        FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+        WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+        GROUP BY ALL),
+    unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
+        SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
+        FROM models md
+        LEFT JOIN (SELECT mo, sum(m) AS n FROM pairs GROUP BY mo) pd ON pd.mo IS NOT DISTINCT FROM md.mo
+        CROSS JOIN (SELECT coalesce(sum(n), 0) AS n FROM models WHERE base) bt
+        WHERE NOT md.base),
+    checked AS (  -- the Python call's checks, in its order
+        SELECT CASE WHEN NOT coalesce((SELECT bool_or(base) FROM models), false) THEN error('compare: the baseline ' || _mlsql_repr(baseline) || ' is not a value of the model column ' || _mlsql_repr(model) || '. Its values: ' || (SELECT coalesce(string_agg(_mlsql_repr(mo), ', ' ORDER BY mo NULLS FIRST), '') FROM models) || '.')
+                    WHEN (SELECT sum(repeated) FROM models) > 0 THEN error('compare pairs rows on ' || _mlsql_repr(id) || ', which must be unique within each model (and group). Got ' || CAST((SELECT sum(repeated) FROM models) AS VARCHAR) || ' repeated rows.')
+                    WHEN NOT (SELECT du FROM settings) AND (SELECT sum(own + lack) FROM unpaired) > 0
+                    THEN error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT array_to_string(list_filter(flatten(list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL), '; ') FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
+    sides AS (  -- each pair twice: side 0 the baseline row's statistics, side 1 the model row's
+        SELECT *, _mlsql_precision(tp, (np - tp), (na - tp), __mlsql_zd) AS __mlsql_v0,
+               _mlsql_recall(tp, (np - tp), (na - tp), __mlsql_zd) AS __mlsql_v1,
+               _mlsql_fbeta(tp, (np - tp), (na - tp), __mlsql_beta, __mlsql_zd) AS __mlsql_v2,
+               _mlsql_fbeta(tp, (np - tp), (na - tp), 1, __mlsql_zd) AS __mlsql_v3,
+               _mlsql_jaccard(tp, (np - tp), (na - tp), __mlsql_zd) AS __mlsql_v4,
+               ((tp = na) AND (tp = np)) AS __mlsql_v5,
+               __mlsql_v5 AS __mlsql_v6 FROM (
+            SELECT t.*, st.__mlsql_zd, st.__mlsql_beta, st.__mlsql_n_labels, st.__mlsql_hivemall_beta FROM (
+                SELECT *, 0 AS side, btp AS tp, bna AS na, bnp AS np, bw AS w FROM pairs
+                UNION ALL
+                SELECT *, 1 AS side, xtp AS tp, xna AS na, xnp AS np, xw AS w FROM pairs) t
+            CROSS JOIN settings st CROSS JOIN checked ck WHERE ck.ok IS NULL)),
+    cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM pairs))),
+    draws AS (  -- both sides of a pair draw from the pair's hash: the same k
+        SELECT t.* EXCLUDE (btp, bna, bnp, bw, xtp, xna, xnp, xw), r,
+               ((hash(settings.s, r, t.g, t.mo, t.btp, t.bna, t.bnp, t.bw, t.xtp, t.xna, t.xnp, t.xw) >> 11)::DOUBLE + 0.5)
+                   / 9007199254740992 AS u
+        FROM sides t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
+    drawn AS (
+        SELECT d.* EXCLUDE (u, m), d.w * c.k AS kw
+        FROM draws d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
+        WHERE c.k > 0),
+    sums AS (  -- r NULL: the measure on the data, each pair weighing its ids m
+        SELECT g, mo, side, r, sum((tp * kw) ORDER BY (tp * kw)) AS __mlsql_a0,
+               sum((np * kw) ORDER BY (np * kw)) AS __mlsql_a1,
+               sum((na * kw) ORDER BY (na * kw)) AS __mlsql_a2,
+               count(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a3,
+               sum(CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v0 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a4,
+               count(CASE WHEN (CASE WHEN isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a5,
+               sum(CASE WHEN (CASE WHEN isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a6,
+               sum((CASE WHEN isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw) ORDER BY (CASE WHEN isnan(__mlsql_v0) THEN NULL ELSE __mlsql_v0 END * kw)) AS __mlsql_a7,
+               count(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a8,
+               sum(CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v1 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a9,
+               count(CASE WHEN (CASE WHEN isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a10,
+               sum(CASE WHEN (CASE WHEN isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a11,
+               sum((CASE WHEN isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw) ORDER BY (CASE WHEN isnan(__mlsql_v1) THEN NULL ELSE __mlsql_v1 END * kw)) AS __mlsql_a12,
+               count(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a13,
+               sum(CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v2 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a14,
+               count(CASE WHEN (CASE WHEN isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a15,
+               sum(CASE WHEN (CASE WHEN isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a16,
+               sum((CASE WHEN isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw) ORDER BY (CASE WHEN isnan(__mlsql_v2) THEN NULL ELSE __mlsql_v2 END * kw)) AS __mlsql_a17,
+               count(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a18,
+               sum(CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v3 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a19,
+               count(CASE WHEN (CASE WHEN isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a20,
+               sum(CASE WHEN (CASE WHEN isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a21,
+               sum((CASE WHEN isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw) ORDER BY (CASE WHEN isnan(__mlsql_v3) THEN NULL ELSE __mlsql_v3 END * kw)) AS __mlsql_a22,
+               count(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a23,
+               sum(CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (__mlsql_v4 IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a24,
+               count(CASE WHEN (CASE WHEN isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a25,
+               sum(CASE WHEN (CASE WHEN isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a26,
+               sum((CASE WHEN isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw) ORDER BY (CASE WHEN isnan(__mlsql_v4) THEN NULL ELSE __mlsql_v4 END * kw)) AS __mlsql_a27,
+               sum(CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a28,
+               sum((CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw) ORDER BY (CASE WHEN __mlsql_v5 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v5) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a29,
+               sum(CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a30,
+               sum((CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw) ORDER BY (CASE WHEN __mlsql_v6 THEN 1.0 ELSE CASE WHEN (NOT __mlsql_v6) THEN 0.0 ELSE NULL END END * kw)) AS __mlsql_a31,
+               sum((CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw) ORDER BY (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END * kw)) AS __mlsql_a32,
+               count(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a33,
+               sum(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a34 FROM (
+            FROM drawn
+            UNION ALL BY NAME
+            SELECT * EXCLUDE (m, btp, bna, bnp, bw, xtp, xna, xnp, xw), NULL::BIGINT AS r, w * m AS kw FROM sides)
+        GROUP BY g, mo, side, r),
+    measured AS (SELECT g, mo, side, r, [CASE WHEN list_contains(measures, 'micro_precision') THEN _mlsql_precision(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,
+         CASE WHEN list_contains(measures, 'micro_recall') THEN _mlsql_recall(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,
+         CASE WHEN list_contains(measures, 'micro_fbeta') THEN _mlsql_fbeta(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_beta, __mlsql_zd) END,
+         CASE WHEN list_contains(measures, 'micro_f1') THEN _mlsql_fbeta(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), 1, __mlsql_zd) END,
+         CASE WHEN list_contains(measures, 'micro_jaccard') THEN _mlsql_jaccard(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,
+         CASE WHEN list_contains(measures, 'samples_precision') THEN CASE WHEN ((__mlsql_a3 > 0) AND (CASE WHEN (__mlsql_a3 = 0) THEN 0.0 ELSE __mlsql_a4 END = 0)) THEN _mlsql_undefined(__mlsql_zd, ((__mlsql_a3 > 0) AND (CASE WHEN (__mlsql_a3 = 0) THEN 0.0 ELSE __mlsql_a4 END = 0))) ELSE CASE WHEN ((CASE WHEN (__mlsql_a3 = 0) THEN 0.0 ELSE __mlsql_a4 END > 0) AND (CASE WHEN (__mlsql_a5 = 0) THEN 0.0 ELSE __mlsql_a6 END = 0)) THEN 'nan'::DOUBLE ELSE CASE WHEN (__mlsql_a6 = 0) THEN NULL ELSE (__mlsql_a7 / __mlsql_a6) END END END END,
+         CASE WHEN list_contains(measures, 'samples_recall') THEN CASE WHEN ((__mlsql_a8 > 0) AND (CASE WHEN (__mlsql_a8 = 0) THEN 0.0 ELSE __mlsql_a9 END = 0)) THEN _mlsql_undefined(__mlsql_zd, ((__mlsql_a8 > 0) AND (CASE WHEN (__mlsql_a8 = 0) THEN 0.0 ELSE __mlsql_a9 END = 0))) ELSE CASE WHEN ((CASE WHEN (__mlsql_a8 = 0) THEN 0.0 ELSE __mlsql_a9 END > 0) AND (CASE WHEN (__mlsql_a10 = 0) THEN 0.0 ELSE __mlsql_a11 END = 0)) THEN 'nan'::DOUBLE ELSE CASE WHEN (__mlsql_a11 = 0) THEN NULL ELSE (__mlsql_a12 / __mlsql_a11) END END END END,
+         CASE WHEN list_contains(measures, 'samples_fbeta') THEN CASE WHEN ((__mlsql_a13 > 0) AND (CASE WHEN (__mlsql_a13 = 0) THEN 0.0 ELSE __mlsql_a14 END = 0)) THEN _mlsql_undefined(__mlsql_zd, ((__mlsql_a13 > 0) AND (CASE WHEN (__mlsql_a13 = 0) THEN 0.0 ELSE __mlsql_a14 END = 0))) ELSE CASE WHEN ((CASE WHEN (__mlsql_a13 = 0) THEN 0.0 ELSE __mlsql_a14 END > 0) AND (CASE WHEN (__mlsql_a15 = 0) THEN 0.0 ELSE __mlsql_a16 END = 0)) THEN 'nan'::DOUBLE ELSE CASE WHEN (__mlsql_a16 = 0) THEN NULL ELSE (__mlsql_a17 / __mlsql_a16) END END END END,
+         CASE WHEN list_contains(measures, 'samples_f1') THEN CASE WHEN ((__mlsql_a18 > 0) AND (CASE WHEN (__mlsql_a18 = 0) THEN 0.0 ELSE __mlsql_a19 END = 0)) THEN _mlsql_undefined(__mlsql_zd, ((__mlsql_a18 > 0) AND (CASE WHEN (__mlsql_a18 = 0) THEN 0.0 ELSE __mlsql_a19 END = 0))) ELSE CASE WHEN ((CASE WHEN (__mlsql_a18 = 0) THEN 0.0 ELSE __mlsql_a19 END > 0) AND (CASE WHEN (__mlsql_a20 = 0) THEN 0.0 ELSE __mlsql_a21 END = 0)) THEN 'nan'::DOUBLE ELSE CASE WHEN (__mlsql_a21 = 0) THEN NULL ELSE (__mlsql_a22 / __mlsql_a21) END END END END,
+         CASE WHEN list_contains(measures, 'samples_jaccard') THEN CASE WHEN ((__mlsql_a23 > 0) AND (CASE WHEN (__mlsql_a23 = 0) THEN 0.0 ELSE __mlsql_a24 END = 0)) THEN _mlsql_undefined(__mlsql_zd, ((__mlsql_a23 > 0) AND (CASE WHEN (__mlsql_a23 = 0) THEN 0.0 ELSE __mlsql_a24 END = 0))) ELSE CASE WHEN ((CASE WHEN (__mlsql_a23 = 0) THEN 0.0 ELSE __mlsql_a24 END > 0) AND (CASE WHEN (__mlsql_a25 = 0) THEN 0.0 ELSE __mlsql_a26 END = 0)) THEN 'nan'::DOUBLE ELSE CASE WHEN (__mlsql_a26 = 0) THEN NULL ELSE (__mlsql_a27 / __mlsql_a26) END END END END,
+         CASE WHEN list_contains(measures, 'subset_accuracy') THEN CASE WHEN (__mlsql_a28 = 0) THEN NULL ELSE (__mlsql_a29 / __mlsql_a28) END END,
+         CASE WHEN list_contains(measures, 'zero_one_loss') THEN (1 - CASE WHEN (__mlsql_a30 = 0) THEN NULL ELSE (__mlsql_a31 / __mlsql_a30) END) END,
+         CASE WHEN list_contains(measures, 'hamming_loss') THEN _mlsql_hamming_loss((__mlsql_a1 - __mlsql_a32), (__mlsql_a2 - __mlsql_a32), CASE WHEN (__mlsql_a33 = 0) THEN 0.0 ELSE __mlsql_a34 END, __mlsql_n_labels) END,
+         CASE WHEN list_contains(measures, 'fmeasure') THEN _mlsql_fbeta(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_hivemall_beta, '0') END] AS v FROM sums CROSS JOIN settings),
+    paired AS (  -- each resample's values (r NULL: the data's) of the baseline (bv) and the model (xv)
+        SELECT x.g, x.mo, x.r, b.v AS bv, x.v AS xv
+        FROM measured x JOIN measured b
+        ON b.g IS NOT DISTINCT FROM x.g AND b.mo = x.mo AND b.r IS NOT DISTINCT FROM x.r
+        WHERE x.side = 1 AND b.side = 0),
+    wanted AS (
+        SELECT i, settings.ms[i] AS measure, list_position(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], settings.ms[i]) AS j,
+               list_contains(['subset_accuracy', 'zero_one_loss'], settings.ms[i]) AS zero_one
+        FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
+        WHERE settings.c IS NOT NULL AND settings.du IS NOT NULL AND settings.__mlsql_by_clash IS NULL),
+    spread AS (  -- the resampled differences, model - baseline
+        SELECT g, mo, i, CAST(xv[j] AS DOUBLE) - CAST(bv[j] AS DOUBLE) AS d
+        FROM paired CROSS JOIN wanted WHERE r IS NOT NULL),
+    intervals AS (
+        SELECT g, mo, i,
+               quantile_cont(d, [(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2, 1 - (1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2]) FILTER (WHERE isfinite(d)) AS q,
+               count(d) FILTER (WHERE isfinite(d)) AS kept,
+               count(d) FILTER (WHERE isfinite(d) AND d <= 0) AS below,
+               count(d) FILTER (WHERE isfinite(d) AND d >= 0) AS above
+        FROM spread CROSS JOIN settings GROUP BY g, mo, i),
+    mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
+        SELECT g, mo,
+               CASE WHEN bool_and(bm = round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
+                    THEN _mlsql_mcnemar_p(
+                        coalesce(sum(bm ORDER BY bm) FILTER (WHERE rb AND NOT rx), 0),
+                        coalesce(sum(bm ORDER BY bm) FILTER (WHERE rx AND NOT rb), 0)) END AS p
+        FROM (SELECT g, mo, m * coalesce(bw, 0) AS bm, m * coalesce(xw, 0) AS xm,
+                     btp = bna AND btp = bnp AS rb, xtp = xna AND xtp = xnp AS rx FROM pairs)
+        GROUP BY g, mo)
+    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(e.g), e.mo AS model, w.measure AS measure,
+               CAST(e.bv[w.j] AS DOUBLE) AS baseline_estimate,
+               CAST(e.xv[w.j] AS DOUBLE) AS estimate,
+               CAST(e.xv[w.j] AS DOUBLE) - CAST(e.bv[w.j] AS DOUBLE) AS difference,
+               CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
+               CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
+               CASE WHEN iv.kept >= 1 THEN least(1.0, 2 * least((1 + iv.below) / (iv.kept + 1),
+                                                             (1 + iv.above) / (iv.kept + 1))) END AS p_value,
+               CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
+               0 AS __mlsql_n, e.mo AS __mlsql_model, w.i AS __mlsql_i
+        FROM (FROM paired WHERE r IS NULL) e CROSS JOIN wanted w
+        LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.i = w.i
+        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo)
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c))) NULLS FIRST,
+             __mlsql_model, __mlsql_i;
