@@ -138,9 +138,7 @@ def _python_entry(name: str, zd: Any) -> Any:
 
 
 def _same(got: Any, want: Any, exact: bool) -> None:
-    if want is None or got is None:
-        assert got == want
-    elif exact:
+    if want is None or got is None or exact:
         assert got == want
     else:
         assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
@@ -320,7 +318,10 @@ def test_intervals_agree_with_python_and_a_per_row_numpy_paired_bootstrap(con: A
     rng = random.Random(4)
     actual, pa_ = simulate(rng, 400)
     # B is A with a fifth of its rows predicted anew, a little better: the models are correlated
-    pb = [noisy(rng, [a], 0.1)[0] if rng.random() < 0.2 else p for a, p in zip(actual, pa_)]
+    pb = [
+        noisy(rng, [a], 0.1)[0] if rng.random() < 0.2 else p
+        for a, p in zip(actual, pa_, strict=True)
+    ]
     data = paired(actual, {"A": pa_, "B": pb})
     got = cmp(con, data, ["micro_f1"], n_resamples=2000, confidence=0.9)
     (theirs,) = python_compare(data, ["micro_f1"], n_resamples=2000, confidence=0.9)
@@ -365,13 +366,14 @@ def test_p_values_under_no_difference_are_roughly_uniform() -> None:
         pb += noisy(rng, a, 0.2)
     data = paired(actual, {"A": pa_, "B": pb}, rep=[i // rows for i in range(n_sets * rows)])
     got = cmp(mlsql.connect(), data, ["micro_f1"], by=["rep"], n_resamples=300)
-    p = np.sort([r[8] for r in got])
-    assert len(p) == n_sets
+    found = np.sort([r[8] for r in got])
+    assert len(found) == n_sets
     # Kolmogorov-Smirnov distance to U(0, 1); its 1% critical value is 1.63 / sqrt(n)
     steps = np.arange(1, n_sets + 1) / n_sets
-    distance = max(np.max(steps - p), np.max(p - (steps - 1 / n_sets)))
+    distance = max(np.max(steps - found), np.max(found - (steps - 1 / n_sets)))
     assert distance < 1.63 / math.sqrt(n_sets), distance
-    assert 0.0 <= np.mean(p < 0.1) <= 0.25
+    # about 6 of 60 below 0.1 (binomial sd 2.3)
+    assert 1 <= np.sum(found < 0.1) <= 14, found
 
 
 def test_a_real_difference_is_found(con: Any) -> None:
@@ -525,7 +527,7 @@ def test_hostile_table_column_model_and_by_names_are_only_names(con: Any) -> Non
             f"FROM compare({literal(HOSTILE)}, {literal(HOSTILE)}, 'p''q', model := 'm\"', "
             f"id := 'i''d', measures := ['micro_f1']"
         )
-        by = "\"by\" := ['g\"']"
+        by = '"by" := [\'g"\']'
         rows = con.sql(f"{call}, baseline := {literal(base)}, {by}, n_resamples := 10)").fetchall()
         want = con.sql(
             f'SELECT "g""", "m""", micro_f1({name}, "p\'q") FROM {name} GROUP BY ALL ORDER BY 1, 2'
@@ -552,7 +554,7 @@ def test_hostile_table_column_model_and_by_names_are_only_names(con: Any) -> Non
 def test_groups_and_models_come_in_the_python_calls_order(con: Any) -> None:
     """By group (NULL first), then model, then measure as listed."""
     rng = random.Random(16)
-    actual, predicted = simulate(rng, 40)
+    actual, _ = simulate(rng, 40)
     models = {m: noisy(rng, actual, 0.2) for m in ("C", "A", "B")}
     data = paired(actual, models, g=[[2, None, 1, 10][i % 4] for i in range(40)])
     measures = ["samples_f1", "micro_f1"]
