@@ -188,12 +188,14 @@ CREATE OR REPLACE MACRO compare(source, actual, predicted, model := 'model', id 
         SELECT mo, base, count(*) AS n, count(*) - count(DISTINCT (g, i0)) AS repeated
         FROM stats GROUP BY ALL),
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
-                             -- statistics, the model row's) of an id, m ids each
-        SELECT x.g, x.mo, b.tp AS btp, b.na AS bna, b.np AS bnp, b.w AS bw,
-               x.tp AS xtp, x.na AS xna, x.np AS xnp, x.w AS xw, count(*) AS m
-        FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
-        WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
-        GROUP BY ALL),
+                             -- statistics, the model row's) of an id, m ids each; pid names
+                             -- a pair within this query only (the draws hash its values)
+        SELECT *, row_number() OVER () AS pid FROM (
+            SELECT x.g, x.mo, b.tp AS btp, b.na AS bna, b.np AS bnp, b.w AS bw,
+                   x.tp AS xtp, x.na AS xna, x.np AS xnp, x.w AS xw, count(*) AS m
+            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+            GROUP BY ALL)),
     unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
         SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
         FROM models md
@@ -219,15 +221,16 @@ CREATE OR REPLACE MACRO compare(source, actual, predicted, model := 'model', id 
                 SELECT *, 1 AS side, xtp AS tp, xna AS na, xnp AS np, xw AS w FROM pairs) t
             CROSS JOIN settings st CROSS JOIN checked ck WHERE ck.ok IS NULL)),
     cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM pairs))),
-    draws AS (  -- both sides of a pair draw from the pair's hash: the same k
-        SELECT t.* EXCLUDE (btp, bna, bnp, bw, xtp, xna, xnp, xw), r,
+    draws AS (  -- one draw per pair and resample, from the hash of the pair's values
+        SELECT t.pid, t.m, r,
                ((hash(settings.s, r, t.g, t.mo, t.btp, t.bna, t.bnp, t.bw, t.xtp, t.xna, t.xnp, t.xw) >> 11)::DOUBLE + 0.5)
                    / 9007199254740992 AS u
-        FROM sides t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
-    drawn AS (
-        SELECT d.* EXCLUDE (u, m), d.w * c.k AS kw
-        FROM draws d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
-        WHERE c.k > 0),
+        FROM pairs t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
+    drawn AS (  -- both sides of a pair weigh the same k
+        SELECT s.* EXCLUDE (m, pid, btp, bna, bnp, bw, xtp, xna, xnp, xw), d.r, s.w * d.k AS kw
+        FROM (SELECT d.pid, d.r, c.k FROM draws d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
+              WHERE c.k > 0) d
+        JOIN sides s ON s.pid = d.pid),
     sums AS (  -- r NULL: the measure on the data, each pair weighing its ids m
         SELECT g, mo, side, r, sum((tp * kw) ORDER BY (tp * kw)) AS __mlsql_a0,
                sum((np * kw) ORDER BY (np * kw)) AS __mlsql_a1,
@@ -266,7 +269,7 @@ CREATE OR REPLACE MACRO compare(source, actual, predicted, model := 'model', id 
                sum(CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END ORDER BY CASE WHEN (CASE WHEN (((na + np) - tp) > __mlsql_n_labels) THEN error('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(__mlsql_n_labels AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE tp END IS NOT NULL) THEN kw ELSE NULL END) AS __mlsql_a34 FROM (
             FROM drawn
             UNION ALL BY NAME
-            SELECT * EXCLUDE (m, btp, bna, bnp, bw, xtp, xna, xnp, xw), NULL::BIGINT AS r, w * m AS kw FROM sides)
+            SELECT * EXCLUDE (m, pid, btp, bna, bnp, bw, xtp, xna, xnp, xw), NULL::BIGINT AS r, w * m AS kw FROM sides)
         GROUP BY g, mo, side, r),
     measured AS (SELECT g, mo, side, r, [CASE WHEN list_contains(measures, 'micro_precision') THEN _mlsql_precision(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,
          CASE WHEN list_contains(measures, 'micro_recall') THEN _mlsql_recall(__mlsql_a0, (__mlsql_a1 - __mlsql_a0), (__mlsql_a2 - __mlsql_a0), __mlsql_zd) END,

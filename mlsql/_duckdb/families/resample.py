@@ -508,12 +508,14 @@ def _compare(q: Qualify) -> Macro:
         SELECT mo, base, count(*) AS n, count(*) - count(DISTINCT (g, i0)) AS repeated
         FROM stats GROUP BY ALL),
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
-                             -- statistics, the model row's) of an id, m ids each
-        SELECT x.g, x.mo, b.tp AS btp, b.na AS bna, b.np AS bnp, b.w AS bw,
-               x.tp AS xtp, x.na AS xna, x.np AS xnp, x.w AS xw, count(*) AS m
-        FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
-        WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
-        GROUP BY ALL),
+                             -- statistics, the model row's) of an id, m ids each; pid names
+                             -- a pair within this query only (the draws hash its values)
+        SELECT *, row_number() OVER () AS pid FROM (
+            SELECT x.g, x.mo, b.tp AS btp, b.na AS bna, b.np AS bnp, b.w AS bw,
+                   x.tp AS xtp, x.na AS xna, x.np AS xnp, x.w AS xw, count(*) AS m
+            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+            GROUP BY ALL)),
     unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
         SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
         FROM models md
@@ -533,20 +535,21 @@ def _compare(q: Qualify) -> Macro:
                 SELECT *, 1 AS side, xtp AS tp, xna AS na, xnp AS np, xw AS w FROM pairs) t
             CROSS JOIN settings st CROSS JOIN checked ck WHERE ck.ok IS NULL)),
     cdf AS (FROM {q("_mlsql_poisson_cdf")}((SELECT list(DISTINCT m) FROM pairs))),
-    draws AS (  -- both sides of a pair draw from the pair's hash: the same k
-        SELECT t.* EXCLUDE ({", ".join(pair)}), r,
+    draws AS (  -- one draw per pair and resample, from the hash of the pair's values
+        SELECT t.pid, t.m, r,
                ((hash(settings.s, r, t.g, t.mo, {", ".join("t." + c for c in pair)}) >> 11)::DOUBLE + 0.5)
                    / {TWO_53} AS u
-        FROM sides t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
-    drawn AS (
-        SELECT d.* EXCLUDE (u, m), d.w * c.k AS kw
-        FROM draws d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
-        WHERE c.k > 0),
+        FROM pairs t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
+    drawn AS (  -- both sides of a pair weigh the same k
+        SELECT s.* EXCLUDE (m, pid, {", ".join(pair)}), d.r, s.w * d.k AS kw
+        FROM (SELECT d.pid, d.r, c.k FROM draws d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
+              WHERE c.k > 0) d
+        JOIN sides s ON s.pid = d.pid),
     sums AS (  -- r NULL: the measure on the data, each pair weighing its ids m
         SELECT g, mo, side, r, {aggregates} FROM (
             FROM drawn
             UNION ALL BY NAME
-            SELECT * EXCLUDE (m, {", ".join(pair)}), NULL::BIGINT AS r, w * m AS kw FROM sides)
+            SELECT * EXCLUDE (m, pid, {", ".join(pair)}), NULL::BIGINT AS r, w * m AS kw FROM sides)
         GROUP BY g, mo, side, r),
     measured AS (SELECT g, mo, side, r, {values} AS v FROM sums CROSS JOIN settings),
     paired AS (  -- each resample's values (r NULL: the data's) of the baseline (bv) and the model (xv)
