@@ -1,4 +1,5 @@
-"""``bootstrap`` as a DuckDB SQL table macro: exact Poisson bootstrap of the label-set measures.
+"""``bootstrap`` and ``compare`` as DuckDB SQL table macros: exact Poisson bootstrap of the
+label-set measures, alone and paired.
 
 ``FROM bootstrap('preds', 'actual', 'predicted', measures := ['micro_f1'], "by" := ['model'])``
 gives what the Python call ``mlsql.bootstrap`` gives (one row per group and
@@ -29,6 +30,16 @@ The method, in the macro's CTEs:
    sample standard deviation.
 
 Its cost is one scan of the rows plus (distinct tuples x resamples).
+
+``compare`` (:func:`_compare`) is the paired form, as the Python call
+``mlsql.compare``: every other model's rows are joined with the baseline's on
+``id`` (within the group), and the tuple is the *pair* (the baseline row's
+(tp, |A|, |P|, weight), the model row's). Ids with the same pair are
+exchangeable, so one Poisson(m) draw per (seed, resample, group, model, pair)
+is exact; both sides of the pair weigh that same k, so both models of an id are
+resampled together. Each side is then summed and measured as in ``bootstrap``,
+and the interval and p-value are those of the resampled differences. Its cost
+is one scan, a hash join on ``id`` and (distinct pairs x resamples).
 """
 
 from __future__ import annotations
@@ -55,7 +66,10 @@ from mlsql._sqlexpr import Sql, call, lit
 from mlsql._weights import SAMPLE_WEIGHT
 
 FILE = "resample.sql"
-DESCRIPTION = "Bootstrap intervals in SQL: exact Poisson resampling of the label-set measures."
+DESCRIPTION = (
+    "Bootstrap intervals and paired comparisons in SQL: exact Poisson resampling of the "
+    "label-set measures."
+)
 ORDER = 50
 FAMILIES: tuple[str, ...] = ()  # rendered here
 
