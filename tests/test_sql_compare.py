@@ -259,6 +259,11 @@ def test_mcnemar_counts_the_discordant_ids(con: Any) -> None:
     assert fractional[8] is None
     (theirs,) = python_compare(halves, ["subset_accuracy"], n_resamples=20, sample_weight="w")
     assert theirs[8] is None
+    # nor are whole weights that differ between the two rows of an id
+    apart = data.set_column(4, "w", pa.array(w + [x + 1 for x in w]))
+    (differ,) = cmp(con, apart, ["subset_accuracy"], n_resamples=20, sample_weight="w")
+    (theirs,) = python_compare(apart, ["subset_accuracy"], n_resamples=20, sample_weight="w")
+    assert differ[8] is None and theirs[8] is None
 
 
 # ------------------------------------------------------------------ same seed, same rows
@@ -435,6 +440,10 @@ def test_an_unknown_baseline_is_the_python_calls_error(con: Any) -> None:
         message = _python_message(data, baseline=baseline)
         assert "is not a value of the model column 'model'. Its values: 'A', 'B'." in message
         assert message in _sql_message(con, data, baseline=baseline)
+    empty = data.slice(0, 0)  # no rows: no model value at all
+    message = _python_message(empty)
+    assert message.endswith("Its values: .")
+    assert message in _sql_message(con, empty)
 
 
 def test_integer_models_pair_with_an_integer_baseline(con: Any) -> None:
