@@ -5,9 +5,9 @@ The one pass over the data is a DuckDB ``GROUP BY`` of each row's statistics
 predicted) cell); its few rows go to :mod:`mlsql._resample.run`.
 
 The Python call draws with numpy, from the same streams as Polars and Spark,
-and resamples every measure family. The SQL table macro ``bootstrap``
-(:mod:`mlsql._duckdb.families.resample`) draws in DuckDB alone, from a
-counter-based ``hash`` stream, for the label-set measures.
+and resamples every measure family. The SQL table macros ``bootstrap`` and
+``compare`` (:mod:`mlsql._duckdb.families.resample`) draw in DuckDB alone, from
+a counter-based ``hash`` stream, for the label-set measures.
 """
 
 from __future__ import annotations
@@ -288,7 +288,9 @@ def compare(
     exactly when the percentile interval leaves 0 out (up to the +1 terms);
     identical models give 1. McNemar's exact test: b ids right for the
     baseline only, c for the model only, p = min(1, 2 P(X <= min(b, c))) with
-    X ~ Binomial(b + c, 1/2).
+    X ~ Binomial(b + c, 1/2). The SQL table macro ``compare`` gives the same
+    columns, estimates and McNemar p-values in DuckDB alone, for the label-set
+    measures (docs/guides/uncertainty.md).
 
     Examples
     --------

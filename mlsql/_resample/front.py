@@ -55,6 +55,7 @@ UNPAIRED_MESSAGE = (
     "compare pairs the rows of each model with the baseline's on {id!r}, and {n} rows have no "
     "partner ({details}). Pass drop_unpaired=True to leave them out."
 )
+BY_OUTPUT_MESSAGE = "{func}: the by column {name!r} has the name of an output column."
 DUPLICATE_MESSAGE = (
     "compare pairs rows on {id!r}, which must be unique within each model (and group). "
     "Got {n} repeated rows."
@@ -96,7 +97,7 @@ def request(
     outputs = BOOTSTRAP_COLUMNS if func == "bootstrap" else COMPARE_COLUMNS
     for name in groups:
         if name in outputs:
-            raise MlsqlError(f"{func}: the by column {name!r} has the name of an output column.")
+            raise MlsqlError(BY_OUTPUT_MESSAGE.format(func=func, name=name))
     return Request(func, groups, chosen, int(n_resamples), float(confidence), int(seed))
 
 

@@ -1,4 +1,5 @@
-"""``bootstrap`` as a DuckDB SQL table macro: exact Poisson bootstrap of the label-set measures.
+"""``bootstrap`` and ``compare`` as DuckDB SQL table macros: exact Poisson bootstrap of the
+label-set measures, alone and paired.
 
 ``FROM bootstrap('preds', 'actual', 'predicted', measures := ['micro_f1'], "by" := ['model'])``
 gives what the Python call ``mlsql.bootstrap`` gives (one row per group and
@@ -29,6 +30,16 @@ The method, in the macro's CTEs:
    sample standard deviation.
 
 Its cost is one scan of the rows plus (distinct tuples x resamples).
+
+``compare`` (:func:`_compare`) is the paired form, as the Python call
+``mlsql.compare``: every other model's rows are joined with the baseline's on
+``id`` (within the group), and the tuple is the *pair* (the baseline row's
+(tp, |A|, |P|, weight), the model row's). Ids with the same pair are
+exchangeable, so one Poisson(m) draw per (seed, resample, group, model, pair)
+is exact; both sides of the pair weigh that same k, so both models of an id are
+resampled together. Each side is then summed and measured as in ``bootstrap``,
+and the interval and p-value are those of the resampled differences. Its cost
+is one scan, a hash join on ``id`` and (distinct pairs x resamples).
 """
 
 from __future__ import annotations
@@ -43,13 +54,22 @@ from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, flatten, formula_params
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import REGISTRY, measures
+from mlsql._resample import front as FRONT
 from mlsql._resample import run as RUN
-from mlsql._resample.measures import ENTRY_MESSAGE, LABEL_SET_MEASURES, SQL_UNSUPPORTED_MESSAGE
+from mlsql._resample.measures import (
+    ENTRY_MESSAGE,
+    LABEL_SET_MEASURES,
+    SQL_UNSUPPORTED_MESSAGE,
+    ZERO_ONE,
+)
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql._weights import SAMPLE_WEIGHT
 
 FILE = "resample.sql"
-DESCRIPTION = "Bootstrap intervals in SQL: exact Poisson resampling of the label-set measures."
+DESCRIPTION = (
+    "Bootstrap intervals and paired comparisons in SQL: exact Poisson resampling of the "
+    "label-set measures."
+)
 ORDER = 50
 FAMILIES: tuple[str, ...] = ()  # rendered here
 
@@ -185,25 +205,26 @@ def _values(q: Qualify, weight: str) -> tuple[str, str, str]:
     return rows, aggregates, "[" + ",\n         ".join(out) + "]"
 
 
-def _setting(name: str, template: str, ok: str, value: str, q: Qualify) -> str:
-    """SQL: the macro parameter ``name`` checked (``ok`` over ``x``), else its error."""
+def _setting(name: str, template: str, ok: str, value: str, q: Qualify, func: str) -> str:
+    """SQL: the macro parameter ``name`` of ``func`` checked (``ok`` over ``x``), else its error."""
     message = sql_message(
-        template.format(func="{}", got="{}"), str(lit(FUNC)), f"{q('_mlsql_shown')}({name})"
+        template.format(func="{}", got="{}"), str(lit(func)), f"{q('_mlsql_shown')}({name})"
     )
     ok, value = (s.format(x=name) for s in (ok, value))
     return f"CASE WHEN {ok} THEN {value} ELSE error({message}) END"
 
 
-def _settings(q: Qualify) -> str:
+def _settings(q: Qualify, func: str = FUNC) -> str:
+    """SQL of the one row of checked settings of ``func`` (``bootstrap`` or ``compare``)."""
     integer = f"regexp_full_match(typeof({{x}}), '{P.INTEGER_TYPES}') AND {{x}} IS NOT NULL"
     number = f"regexp_full_match(typeof({{x}}), '{P.NUMBER_TYPES}') AND {{x}} IS NOT NULL"
     allowed = "[" + ", ".join(str(lit(n)) for n in MEASURES) + "]"
-    entry = sql_message(ENTRY_MESSAGE.format(func=FUNC, got="{}"), f"{q('_mlsql_shown')}(measures)")
+    entry = sql_message(ENTRY_MESSAGE.format(func=func, got="{}"), f"{q('_mlsql_shown')}(measures)")
     others = f"list_filter(measures, lambda m: m IS NULL OR NOT list_contains({allowed}, m))"
     other = f"{others}[1]"
     unsupported = sql_message(
         SQL_UNSUPPORTED_MESSAGE.format(
-            func=FUNC, allowed="(" + ", ".join(MEASURES) + ")", name="{}"
+            func=func, allowed="(" + ", ".join(MEASURES) + ")", name="{}"
         ),
         f"{q('_mlsql_shown')}({other})",
     )
@@ -213,6 +234,7 @@ def _settings(q: Qualify) -> str:
         f"{integer} AND TRY_CAST({{x}} AS BIGINT) >= 2",
         "TRY_CAST({x} AS BIGINT)",
         q,
+        func,
     )
     c = _setting(
         "confidence",
@@ -220,6 +242,7 @@ def _settings(q: Qualify) -> str:
         f"{number} AND TRY_CAST({{x}} AS DOUBLE) > 0 AND TRY_CAST({{x}} AS DOUBLE) < 1",
         "TRY_CAST({x} AS DOUBLE)",
         q,
+        func,
     )
     s = _setting(
         "seed",
@@ -227,6 +250,7 @@ def _settings(q: Qualify) -> str:
         f"{integer} AND TRY_CAST({{x}} AS HUGEINT) >= 0",
         "TRY_CAST({x} AS UBIGINT)",
         q,
+        func,
     )
     check = (
         f"CASE WHEN measures IS NULL OR NOT starts_with(typeof(measures), 'VARCHAR[')"
@@ -235,7 +259,7 @@ def _settings(q: Qualify) -> str:
         f"THEN error({unsupported}) ELSE measures END"
     )
     params = {
-        p.name: check_param(p, q, FUNC)
+        p.name: check_param(p, q, func)
         for p in (P.PARAMS[k] for k in ("zero_division", "beta", "n_labels"))
     }
     params["n_labels"] = Sql(
@@ -363,6 +387,285 @@ def _all_measures() -> str:
     return "[" + ", ".join(str(lit(n)) for n in MEASURES) + "]"
 
 
+# ------------------------------------------------------------------ compare
+COMPARE = "compare"
+COMPARE_SIGNATURE = (
+    "source",
+    "actual",
+    "predicted",
+    "model := 'model'",
+    "id := 'id'",
+    "baseline := 'A'",
+    "measures := NULL",
+    '"by" := NULL',
+    "n_resamples := 1000",
+    "confidence := 0.95",
+    "seed := 0",
+    f"{SAMPLE_WEIGHT} := NULL",
+    "drop_unpaired := false",
+    *PARAMS,
+)
+#: the message of a drop_unpaired that is not a boolean (the Python call takes any truth value)
+DROP_UNPAIRED_MESSAGE = (
+    "The 'drop_unpaired' parameter of compare must be a boolean. Got {got} instead."
+)
+
+
+class _Slot:
+    """Stands in a message template for a SQL expression, also where it is shown by ``!r``."""
+
+    def __repr__(self) -> str:
+        return "{}"
+
+    __str__ = __repr__
+
+
+def _message(template: str, **exprs: str) -> str:
+    """SQL of ``template`` (``str.format`` fields, ``!r`` ones too) filled by SQL ``exprs``.
+
+    The fields are filled in the order the template names them.
+    """
+    import string
+
+    order = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+    text = template.format(**{k: _Slot() for k in exprs})
+    return sql_message(text, *(exprs[f.split("!")[0]] for f in order))
+
+
+def _is_baseline(x: str) -> str:
+    """SQL: whether the model value ``x`` equals ``baseline`` as Python's ``==`` would say
+    (numbers as numbers, text as text, other types only with their own type)."""
+    integer, number = P.INTEGER_TYPES, P.NUMBER_TYPES
+    text = f"(typeof({x}) = 'VARCHAR' OR starts_with(typeof({x}), 'ENUM'))"
+    return (
+        f"CASE WHEN {x} IS NULL OR baseline IS NULL THEN false\n"
+        f"                 WHEN regexp_full_match(typeof({x}), '{integer}') AND "
+        f"regexp_full_match(typeof(baseline), '{integer}') "
+        f"THEN TRY_CAST({x} AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)\n"
+        f"                 WHEN regexp_full_match(typeof({x}), '{number}') AND "
+        f"regexp_full_match(typeof(baseline), '{number}') "
+        f"THEN TRY_CAST({x} AS DOUBLE) = TRY_CAST(baseline AS DOUBLE)\n"
+        f"                 WHEN {text} AND typeof(baseline) = 'VARCHAR' OR typeof({x}) = typeof(baseline) "
+        f"THEN CAST({x} AS VARCHAR) = CAST(baseline AS VARCHAR)\n"
+        f"                 ELSE false END"
+    )
+
+
+def _compare(q: Qualify) -> Macro:
+    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    named = [
+        ("actual", "actual"),
+        ("predicted", "predicted"),
+        ("model", "model"),
+        ("id", "id"),
+        (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
+    ]
+    func = str(lit(COMPARE))
+    source = checked_source_sql(named, func, '"by"')
+    lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {func}, 'actual', 'predicted')"
+    weight = (
+        f"CASE WHEN {SAMPLE_WEIGHT} IS NULL THEN 1.0::DOUBLE "
+        f"ELSE {q('_mlsql_weight')}(w0, {func}) END"
+    )
+    tail = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
+    row_values, aggregates, values = _values(q, "kw")
+    repr_ = q("_mlsql_repr")
+    outputs = "[" + ", ".join(str(lit(c)) for c in FRONT.COMPARE_COLUMNS) + "]"
+    clash = f'list_filter(coalesce("by", []), lambda b: list_contains({outputs}, b))'
+    by_output = _message(FRONT.BY_OUTPUT_MESSAGE, func=func, name=f"{repr_}({clash}[1])")
+    drop = sql_message(
+        DROP_UNPAIRED_MESSAGE.format(got="{}"), f"{q('_mlsql_shown')}(drop_unpaired)"
+    )
+    no_baseline = _message(
+        FRONT.BASELINE_MESSAGE,
+        baseline=f"{repr_}(baseline)",
+        model=f"{repr_}(model)",
+        values=f"(SELECT coalesce(string_agg({repr_}(mo), ', ' ORDER BY mo NULLS FIRST), '') "
+        "FROM models)",
+    )
+    repeated = _message(
+        FRONT.DUPLICATE_MESSAGE,
+        id=f"{repr_}(id)",
+        n="CAST((SELECT sum(repeated) FROM models) AS VARCHAR)",
+    )
+    parts = (
+        f"[CASE WHEN own > 0 THEN own || ' of model ' || {repr_}(mo) || ' without a baseline row' END, "
+        f"CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || {repr_}(mo) END]"
+    )
+    unpaired = _message(
+        FRONT.UNPAIRED_MESSAGE,
+        id=f"{repr_}(id)",
+        n="CAST((SELECT sum(own + lack) FROM unpaired) AS VARCHAR)",
+        details=f"(SELECT array_to_string(list_filter(flatten(list({parts} ORDER BY mo NULLS FIRST)), "
+        "lambda x: x IS NOT NULL), '; ') FROM unpaired)",
+    )
+    zero_one = "[" + ", ".join(str(lit(n)) for n in MEASURES if n in ZERO_ONE) + "]"
+    pair = ["btp", "bna", "bnp", "bw", "xtp", "xna", "xnp", "xw"]
+    body = f"""WITH settings AS ({_settings(q, COMPARE)},
+               CASE WHEN typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
+                    ELSE error({drop}) END AS du,
+               CASE WHEN len({clash}) > 0 THEN error({by_output}) END AS __mlsql_by_clash),
+    rows AS (
+        SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
+               {pick_sql("model")} AS mo,
+               {pick_sql("id")} AS i0,
+               {pick_sql("actual")} AS a0,
+               {pick_sql("predicted")} AS p0,
+               {pick_sql(SAMPLE_WEIGHT)} AS w0
+        FROM {source}),
+    stats AS MATERIALIZED (  -- each row's statistics, and whether it is the baseline's
+        SELECT g, mo, i0, {_is_baseline("mo")} AS base,
+               {q("_mlsql_tp")}(a, p0) AS tp, {q("_mlsql_n_actual")}(a, p0) AS na,
+               {q("_mlsql_n_predicted")}(a, p0) AS np, {weight} AS w
+        FROM (SELECT g, mo, i0, {lists} AS a, p0, w0 FROM rows)),
+    models AS (  -- rows per model value, and rows whose (group, id) repeats within it
+        SELECT mo, base, count(*) AS n, count(*) - count(DISTINCT (g, i0)) AS repeated
+        FROM stats GROUP BY ALL),
+    pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
+                             -- statistics, the model row's) of an id, m ids each; pid names
+                             -- a pair within this query only (the draws hash its values)
+        SELECT *, row_number() OVER () AS pid FROM (
+            SELECT x.g, x.mo, b.tp AS btp, b.na AS bna, b.np AS bnp, b.w AS bw,
+                   x.tp AS xtp, x.na AS xna, x.np AS xnp, x.w AS xw, count(*) AS m
+            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+            GROUP BY ALL)),
+    unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
+        SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
+        FROM models md
+        LEFT JOIN (SELECT mo, sum(m) AS n FROM pairs GROUP BY mo) pd ON pd.mo IS NOT DISTINCT FROM md.mo
+        CROSS JOIN (SELECT coalesce(sum(n), 0) AS n FROM models WHERE base) bt
+        WHERE NOT md.base),
+    checked AS (  -- the Python call's checks, in its order
+        SELECT CASE WHEN NOT coalesce((SELECT bool_or(base) FROM models), false) THEN error({no_baseline})
+                    WHEN (SELECT sum(repeated) FROM models) > 0 THEN error({repeated})
+                    WHEN NOT (SELECT du FROM settings) AND (SELECT sum(own + lack) FROM unpaired) > 0
+                    THEN error({unpaired}) END AS ok),
+    sides AS (  -- each pair twice: side 0 the baseline row's statistics, side 1 the model row's
+        SELECT *, {row_values} FROM (
+            SELECT t.*, {", ".join("st." + c for c in PARAM_COLUMNS.values())} FROM (
+                SELECT *, 0 AS side, btp AS tp, bna AS na, bnp AS np, bw AS w FROM pairs
+                UNION ALL
+                SELECT *, 1 AS side, xtp AS tp, xna AS na, xnp AS np, xw AS w FROM pairs) t
+            CROSS JOIN settings st CROSS JOIN checked ck WHERE ck.ok IS NULL)),
+    cdf AS (FROM {q("_mlsql_poisson_cdf")}((SELECT list(DISTINCT m) FROM pairs))),
+    draws AS (  -- one draw per pair and resample, from the hash of the pair's values
+        SELECT t.pid, t.m, r,
+               ((hash(settings.s, r, t.g, t.mo, {", ".join("t." + c for c in pair)}) >> 11)::DOUBLE + 0.5)
+                   / {TWO_53} AS u
+        FROM pairs t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
+    drawn AS (  -- both sides of a pair weigh the same k
+        SELECT s.* EXCLUDE (m, pid, {", ".join(pair)}), d.r, s.w * d.k AS kw
+        FROM (SELECT d.pid, d.r, c.k FROM draws d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
+              WHERE c.k > 0) d
+        JOIN sides s ON s.pid = d.pid),
+    sums AS (  -- r NULL: the measure on the data, each pair weighing its ids m
+        SELECT g, mo, side, r, {aggregates} FROM (
+            FROM drawn
+            UNION ALL BY NAME
+            SELECT * EXCLUDE (m, pid, {", ".join(pair)}), NULL::BIGINT AS r, w * m AS kw FROM sides)
+        GROUP BY g, mo, side, r),
+    measured AS (SELECT g, mo, side, r, {values} AS v FROM sums CROSS JOIN settings),
+    paired AS (  -- each resample's values (r NULL: the data's) of the baseline (bv) and the model (xv)
+        SELECT x.g, x.mo, x.r, b.v AS bv, x.v AS xv
+        FROM measured x JOIN measured b
+        ON b.g IS NOT DISTINCT FROM x.g AND b.mo = x.mo AND b.r IS NOT DISTINCT FROM x.r
+        WHERE x.side = 1 AND b.side = 0),
+    wanted AS (
+        SELECT i, settings.ms[i] AS measure, list_position({_all_measures()}, settings.ms[i]) AS j,
+               list_contains({zero_one}, settings.ms[i]) AS zero_one
+        FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
+        WHERE settings.c IS NOT NULL AND settings.du IS NOT NULL AND settings.__mlsql_by_clash IS NULL),
+    spread AS (  -- the resampled differences, model - baseline
+        SELECT g, mo, i, CAST(xv[j] AS DOUBLE) - CAST(bv[j] AS DOUBLE) AS d
+        FROM paired CROSS JOIN wanted WHERE r IS NOT NULL),
+    intervals AS (
+        SELECT g, mo, i,
+               quantile_cont(d, [{tail}, 1 - {tail}]) FILTER (WHERE isfinite(d)) AS q,
+               count(d) FILTER (WHERE isfinite(d)) AS kept,
+               count(d) FILTER (WHERE isfinite(d) AND d <= 0) AS below,
+               count(d) FILTER (WHERE isfinite(d) AND d >= 0) AS above
+        FROM spread CROSS JOIN settings GROUP BY g, mo, i),
+    mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
+        SELECT g, mo,
+               CASE WHEN bool_and(bm = round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
+                    THEN {q("_mlsql_mcnemar_p")}(
+                        coalesce(sum(bm ORDER BY bm) FILTER (WHERE rb AND NOT rx), 0),
+                        coalesce(sum(bm ORDER BY bm) FILTER (WHERE rx AND NOT rb), 0)) END AS p
+        FROM (SELECT g, mo, m * coalesce(bw, 0) AS bm, m * coalesce(xw, 0) AS xm,
+                     btp = bna AND btp = bnp AS rb, xtp = xna AND xtp = xnp AS rx FROM pairs)
+        GROUP BY g, mo)
+    SELECT COLUMNS(lambda c: c <> '{ALL}' AND NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(e.g), e.mo AS model, w.measure AS measure,
+               CAST(e.bv[w.j] AS DOUBLE) AS baseline_estimate,
+               CAST(e.xv[w.j] AS DOUBLE) AS estimate,
+               CAST(e.xv[w.j] AS DOUBLE) - CAST(e.bv[w.j] AS DOUBLE) AS difference,
+               CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
+               CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
+               CASE WHEN iv.kept >= 1 THEN least(1.0, 2 * least((1 + iv.below) / (iv.kept + 1),
+                                                             (1 + iv.above) / (iv.kept + 1))) END AS p_value,
+               CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
+               0 AS __mlsql_n, e.mo AS __mlsql_model, w.i AS __mlsql_i
+        FROM (FROM paired WHERE r IS NULL) e CROSS JOIN wanted w
+        LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.i = w.i
+        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo)
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR list_contains({by}, lower(c))) NULLS FIRST,
+             __mlsql_model, __mlsql_i"""
+    return Macro(
+        FILE,
+        COMPARE,
+        COMPARE_SIGNATURE,
+        body,
+        "Paired comparison of every model with the baseline on label-set measures, one row per "
+        "group, other model and measure: the by columns, model, measure, baseline_estimate, "
+        "estimate, difference (model - baseline), low and high (percentile interval of the "
+        "difference), p_value (two-sided paired bootstrap), mcnemar_p_value (McNemar's exact "
+        "test; subset_accuracy and zero_one_loss, else NULL). Rows pair on id within each "
+        "group; unpaired rows are an error unless drop_unpaired := true. Measures and their "
+        "parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per "
+        "distinct pair of both rows' (tp, |A|, |P|) seen m times, for both sides at once). "
+        "Example: SELECT * FROM compare('runs', 'actual', 'predicted', model := 'model', "
+        "id := 'id', baseline := 'A', measures := ['micro_f1', 'subset_accuracy']).",
+        table=True,
+    )
+
+
+def _repr() -> Macro:
+    """``_mlsql_repr(x)``: a value as Python's ``repr`` shows it, as the Python call's messages do."""
+    text = "CAST(x AS VARCHAR)"
+    escaped = f"replace({text}, chr(92), chr(92) || chr(92))"
+    return Macro(
+        FILE,
+        "_mlsql_repr",
+        ("x",),
+        f"""CASE WHEN x IS NULL THEN 'None'
+         WHEN typeof(x) = 'BOOLEAN' THEN CASE WHEN CAST(x AS VARCHAR) = 'true' THEN 'True' ELSE 'False' END
+         WHEN typeof(x) = 'VARCHAR' OR starts_with(typeof(x), 'ENUM') THEN
+              CASE WHEN contains({text}, chr(39)) AND NOT contains({text}, '"') THEN '"' || {escaped} || '"'
+                   ELSE chr(39) || replace({escaped}, chr(39), chr(92) || chr(39)) || chr(39) END
+         ELSE CAST(x AS VARCHAR) END""",
+        "A value as Python's repr shows it: 'text' (or \"it's\"), None, True, 2.5.",
+        public=False,
+    )
+
+
+def _mcnemar_p() -> Macro:
+    """``_mlsql_mcnemar_p(b, c)``: McNemar's exact two-sided p-value of b and c discordant ids."""
+    n = "(CAST(b AS BIGINT) + CAST(c AS BIGINT))"
+    k = "least(CAST(b AS BIGINT), CAST(c AS BIGINT))"
+    term = f"exp(lgamma({n} + 1) - lgamma(i + 1) - lgamma({n} - i + 1) - {n} * ln(2))"
+    return Macro(
+        FILE,
+        "_mlsql_mcnemar_p",
+        ("b", "c"),
+        f"""CASE WHEN {n} = 0 THEN 1.0
+         ELSE least(1.0, 2 * list_sum(list_transform(range({k} + 1), lambda i: {term}))) END""",
+        "McNemar's exact test: min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2); 1 when "
+        "b + c = 0. The binomial terms from lgamma, summed smallest first.",
+        public=False,
+    )
+
+
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
-    """The table macro ``bootstrap``."""
-    return [_poisson_cdf(), _bootstrap(qualify)]
+    """The table macros ``bootstrap`` and ``compare``."""
+    return [_poisson_cdf(), _repr(), _mcnemar_p(), _bootstrap(qualify), _compare(qualify)]
