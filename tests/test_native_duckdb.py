@@ -914,3 +914,73 @@ def test_a_stale_extension_without_label_scores_is_not_used(
     )
     # cells: x 0.5 +, y 0.5 -, x 0.2 -, y -inf +: U = 1/2 + 1 + 0 = 3/2 of 2 x 2 pairs
     assert con.execute(sql).fetchall() == [(0.375,)]
+
+
+def test_label_scores_over_many_groups_equal_portable(
+    both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
+) -> None:
+    """3,000 groups of 1-4 rows on two threads (DuckDB's hash aggregate combines partitioned
+    states): every average, weighted and not, equal to the portable macros to 1e-12."""
+    rng = random.Random("label-scores-groups")
+    labels = ["a", "b", "c", "label-longer-than-twelve"]
+    flat = []
+    for g in range(3000):
+        for _ in range(rng.randint(1, 4)):
+            scores = {x: rng.choice([0.2, 0.5, rng.random()]) for x in labels if rng.random() < 0.7}
+            truth = [x for x in labels if rng.random() < 0.4]
+            flat.append((g, scores, truth, rng.choice([0.0, 0.5, 1.0, 2.5])))
+    rng.shuffle(flat)
+    table = pa.table(
+        {
+            "g": pa.array([g for g, *_ in flat], pa.int64()),
+            "scores": O.score_column([s for _, s, _, _ in flat]),
+            "actual": pa.array([a for _, _, a, _ in flat], pa.list_(pa.string())),
+            "w": pa.array([w for *_, w in flat], pa.float64()),
+        }
+    )
+    calls = [
+        f"{name}(actual, scores{weight}, average := {lit(average)}, zero_division := 'nan')"
+        for name in ("multilabel_average_precision", "multilabel_roc_auc")
+        for average in O.SCORE_AVERAGES
+        for weight in ("", ", sample_weight := w")
+    ]
+    sql = f"SELECT g, {', '.join(calls)} FROM t GROUP BY g ORDER BY g"
+    fast, slow = both
+    assert uses_native_scores(fast)
+    fast.execute("SET threads = 2")
+    got_fast, got_slow = table_rows(fast, table, sql), table_rows(slow, table, sql)
+    assert not isinstance(got_fast, str), got_fast
+    assert not isinstance(got_slow, str), got_slow
+    assert len(got_fast[0]) == len(got_slow[0]) == 3000
+    wrong = [
+        f"group {f[0]} {call}: native {x!r}, portable {y!r}"
+        for f, s in zip(got_fast[0], got_slow[0], strict=True)
+        for call, x, y in zip(calls, f[1:], s[1:], strict=True)
+        if not close12(x, y)
+    ]
+    assert not wrong, "\n".join(wrong[:20])
+
+
+@pytest.mark.parametrize("t", ["TINYINT", "SMALLINT", "UINTEGER", "UBIGINT", "HUGEINT", "UHUGEINT"])
+def test_label_scores_of_every_integer_type_equal_portable(
+    both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection], t: str
+) -> None:
+    """Integer labels of each width (the native overloads) against the portable macros, the
+    actual lists of another width than the score maps' keys (cast to their common type)."""
+    fast, slow = both
+    m = f"MAP({t}, DOUBLE)"
+    rows = (
+        f"([1, 2]::TINYINT[], MAP {{1: 0.5, 3: 0.5, 100: 0.1}}::{m}), "
+        f"([3]::TINYINT[], MAP {{1: 0.2, 2: 0.9}}::{m}), "
+        f"([100, 2]::TINYINT[], MAP {{100: 0.9, 3: 0.1}}::{m})"
+    )
+    calls = ", ".join(
+        f"{name}(a, s, average := {lit(average)})"
+        for name in ("multilabel_average_precision", "multilabel_roc_auc")
+        for average in O.SCORE_AVERAGES
+    )
+    sql = f"SELECT {calls} FROM (VALUES {rows}) v(a, s)"
+    plan = fast.execute(f"EXPLAIN {sql}").fetchall()[0][1]
+    assert LABEL_SCORES in plan
+    got, want = fast.execute(sql).fetchall()[0], slow.execute(sql).fetchall()[0]
+    assert all(close12(g, w) for g, w in zip(got, want, strict=True)), (got, want)
