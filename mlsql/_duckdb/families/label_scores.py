@@ -36,8 +36,10 @@ under samples it computes each row's statistics as the row arrives and keeps
 their weighted means per (positives, unscored positives) of a row (a row's
 value is linear in its other statistics once those two and the number of
 labels are fixed, so one such segment, weighing its rows, stands for all of
-them in the mean). The formulas
-on top are the registry's, as in the portable macros.
+them in the mean). The formulas on top are the registry's, as in the portable
+macros. Memory: per group, 43-85 bytes per distinct (label, score) cell (see
+native/label_scores.h), where the portable macros hold every cell, and labels
+x cells under macro and weighted.
 """
 
 from __future__ import annotations
@@ -346,7 +348,8 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
 
 #: the native extension's label-score aggregate (native/duckdb_ext.c)
 NATIVE_SCORES = _native.LABEL_SCORES
-#: its mode per average: 0 one pooled segment, 1 one per label, 2 one per number of positives
+#: its mode per average: 0 one pooled segment, 1 one per label, 2 one per kind of row
+#: (its positives and unscored positives)
 NATIVE_MODES = {"micro": 0, "macro": 1, "weighted": 1, "samples": 2}
 #: the label list types the aggregate takes (others are compared as text)
 NATIVE_SCORE_LISTS = (*NATIVE_LISTS, *WIDE_INTEGER_LISTS)
@@ -354,7 +357,8 @@ NATIVE_SCORE_LISTS = (*NATIVE_LISTS, *WIDE_INTEGER_LISTS)
 
 def _native_helpers(q: Qualify) -> list[Macro]:
     """``_mlsql_native_label_scores(a, k, v, w, mode)``: the aggregate on the label list types,
-    and on any other (floats, booleans, dates...) on the labels cast to text."""
+    and on any other (floats, booleans, dates...) on the labels cast to text (where labels
+    that differ but print alike, as the floats -0.0 and 0.0, would be one)."""
     name = "_mlsql_native_label_scores"
     doc = (
         "The native label-score aggregate over (true labels, score labels, scores, weight, "
