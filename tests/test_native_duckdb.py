@@ -839,6 +839,9 @@ def test_label_scores_over_many_vectors_and_threads_are_scikit_learns(
             "w": pa.array(weights, pa.float64()),
         }
     )
+    # batches of 500 rows: both threads scan some (one batch is one thread's), so DuckDB
+    # merges their states
+    table = pa.Table.from_batches(table.to_batches(max_chunksize=500))
     calls, expected = [], []
     for name, fn in (
         ("multilabel_average_precision", average_precision_score),
@@ -938,6 +941,7 @@ def test_label_scores_over_many_groups_equal_portable(
             "w": pa.array([w for *_, w in flat], pa.float64()),
         }
     )
+    table = pa.Table.from_batches(table.to_batches(max_chunksize=500))  # both threads scan
     calls = [
         f"{name}(actual, scores{weight}, average := {lit(average)}, zero_division := 'nan')"
         for name in ("multilabel_average_precision", "multilabel_roc_auc")

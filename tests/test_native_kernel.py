@@ -284,6 +284,9 @@ ASAN_SCRIPT = textwrap.dedent(
             "w": pa.array([r[2] for r in rows], pa.float64()),
             "g": pa.array([i % 5 for i in range(len(rows))], pa.int64()),
         })
+        # record batches of 1,000 rows: DuckDB's two threads each scan some, so the states
+        # of each group are merged (one batch would be scanned by one thread)
+        st = pa.Table.from_batches(st.to_batches(max_chunksize=1000))
         con.register("st", st)
         for mode in (0, 1, 2):
             call = f"mlsql_native_label_scores(a, k, v, w, {mode})"
