@@ -274,6 +274,16 @@ CASES: list[Case] = [
     Case("duckdb", "mlsql multilabel_average_precision micro", f"SELECT multilabel_average_precision(actual, scores, average := 'micro') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
     Case("duckdb", "mlsql multilabel_average_precision macro", f"SELECT multilabel_average_precision(actual, scores, average := 'macro') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
     Case("duckdb", "mlsql multilabel_roc_auc macro", f"SELECT multilabel_roc_auc(actual, scores, average := 'macro') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
+    Case("duckdb", "mlsql multilabel_average_precision weighted", f"SELECT multilabel_average_precision(actual, scores, average := 'weighted') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
+    Case("duckdb", "mlsql multilabel_average_precision samples", f"SELECT multilabel_average_precision(actual, scores, average := 'samples') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
+    Case("duckdb", "mlsql multilabel_roc_auc micro", f"SELECT multilabel_roc_auc(actual, scores, average := 'micro') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
+    Case("duckdb", "mlsql multilabel_roc_auc samples", f"SELECT multilabel_roc_auc(actual, scores, average := 'samples') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
+    Case("duckdb", "mlsql multilabel_average_precision micro weighted", f"SELECT multilabel_average_precision(actual, scores, sample_weight := {WEIGHT_SQL}, average := 'micro') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
+    Case("duckdb", "mlsql multilabel_roc_auc macro weighted", f"SELECT multilabel_roc_auc(actual, scores, sample_weight := {WEIGHT_SQL}, average := 'macro') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
+    # the portable macros (what mlsql.register gives); macro and weighted hold labels x cells
+    # (about 220 GB at 1M rows), so only micro and samples have a portable case
+    Case("duckdb", "mlsql multilabel_average_precision micro portable", f"SELECT multilabel_average_precision(actual, scores, average := 'micro') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, portable=True, baseline=("duckdb", "label scores bare scan")),
+    Case("duckdb", "mlsql multilabel_average_precision samples portable", f"SELECT multilabel_average_precision(actual, scores, average := 'samples') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, portable=True, baseline=("duckdb", "label scores bare scan")),
     # Polars: streaming scans, then eager read_parquet -------------------------
     Case("polars", "bare scan", lambda e: e.pl.scan_parquet(e.f).select(_pl_lengths(e.pl)).collect(engine="streaming")),
     Case("polars", "naive set_intersection micro F", lambda e: e.pl.scan_parquet(e.f).select(_pl_naive_micro_f(e.pl)).collect(engine="streaming")),

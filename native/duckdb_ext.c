@@ -41,6 +41,7 @@
 #include "duckdb_extension.h"
 #include "kernel.h"
 #include "label_table.h"
+#include "label_scores.h"
 
 DUCKDB_EXTENSION_EXTERN
 
@@ -447,14 +448,17 @@ static duckdb_logical_type list_of(duckdb_type t);
 /* ------------------------------------------------------------------ the per-label aggregate */
 
 /* Row i's non-NULL labels as table keys into t (which grows); their number in *n. Integers are
- * widened to 128 bits (signed types sign-extended), so equal values give equal keys. */
-static int gather_keys(const list_input *in, idx_t i, growable *t, size_t *n) {
+ * widened to 128 bits (signed types sign-extended), so equal values give equal keys. With
+ * `at`, each key's position in the row (0-based) goes there too (as size_t). */
+static int gather_keys_at(const list_input *in, idx_t i, growable *t, size_t *n, growable *at) {
     duckdb_list_entry e = in->entries[i];
     if (grow(t, e.length, sizeof(mlsql_key)) != 0) return -1;
+    if (at && grow(at, e.length, sizeof(size_t)) != 0) return -1;
     mlsql_key *out = (mlsql_key *)t->data;
     size_t k = 0;
     for (idx_t j = e.offset; j < e.offset + e.length; j++) {
         if (!is_valid(in->child_validity, j)) continue;
+        if (at) ((size_t *)at->data)[k] = (size_t)(j - e.offset);
         mlsql_key *key = &out[k++];
         memset(key, 0, sizeof *key);
         int64_t x = 0;
@@ -507,6 +511,10 @@ static int gather_keys(const list_input *in, idx_t i, growable *t, size_t *n) {
     }
     *n = k;
     return 0;
+}
+
+static int gather_keys(const list_input *in, idx_t i, growable *t, size_t *n) {
+    return gather_keys_at(in, i, t, n, NULL);
 }
 
 typedef struct {
@@ -778,6 +786,279 @@ static bool register_label_table(duckdb_connection connection) {
     return ok;
 }
 
+/* ------------------------------------------------------------------ the label-score aggregate
+ *
+ *   mlsql_native_label_scores(actual T[], labels T[], scores DOUBLE[], weight DOUBLE,
+ *                             mode INTEGER)  -- aggregate
+ *       -> STRUCT(nu BIGINT, segs STRUCT(n_explicit DOUBLE, n_positive DOUBLE,
+ *                 n_positive_unscored DOUBLE, precision_sum DOUBLE, u DOUBLE, w DOUBLE,
+ *                 rows BIGINT)[])
+ * a group's segment statistics (native/label_scores.h): labels[i] is scored scores[i] (the
+ * two lists of a row have one length: a score map's keys and values); mode 0 pools every
+ * cell into one segment (micro), 1 makes one segment per label (macro, weighted), 2 one per
+ * (positives, unscored positives) of a row (samples: each row's statistics, weighted means
+ * over the rows of that kind, w their weight and rows their number). nu: the distinct
+ * labels of the cells. A row where any argument is NULL is skipped (the caller filters the
+ * rows it means to skip, and those of weight 0, before). */
+
+typedef struct {
+    mlsql_ls_table *table; /* NULL until the group's first row */
+} scores_state;
+
+static idx_t scores_state_size(duckdb_function_info info) {
+    (void)info;
+    return sizeof(scores_state);
+}
+
+static void scores_state_init(duckdb_function_info info, duckdb_aggregate_state state) {
+    (void)info;
+    ((scores_state *)state)->table = NULL;
+}
+
+static void scores_state_destroy(duckdb_aggregate_state *states, idx_t count) {
+    for (idx_t i = 0; i < count; i++) {
+        scores_state *s = (scores_state *)states[i];
+        if (s->table) {
+            mlsql_ls_free(s->table);
+            free(s->table);
+            s->table = NULL;
+        }
+    }
+}
+
+static mlsql_ls_table *scores_table(duckdb_aggregate_state state, int text) {
+    scores_state *s = (scores_state *)state;
+    if (!s->table) {
+        s->table = (mlsql_ls_table *)malloc(sizeof *s->table);
+        if (s->table) mlsql_ls_init(s->table, text);
+    }
+    return s->table;
+}
+
+static int double_kind(duckdb_type t) { return t == DUCKDB_TYPE_DOUBLE ? KIND_INT : -1; }
+
+/* Overridable as MLSQL_LABEL_TABLE_NAME is (a test's stand-in for a build of older sources). */
+#ifndef MLSQL_LABEL_SCORES_NAME
+#define MLSQL_LABEL_SCORES_NAME "mlsql_native_label_scores"
+#endif
+#define SCORES_NAME MLSQL_LABEL_SCORES_NAME
+
+static void scores_update(duckdb_function_info info, duckdb_data_chunk input,
+                          duckdb_aggregate_state *states) {
+    idx_t rows = duckdb_data_chunk_get_size(input);
+    list_input a, k, v;
+    duckdb_vector wv = NULL, mv = NULL;
+    bool ok = duckdb_data_chunk_get_column_count(input) == 5 &&
+              open_list_of(duckdb_data_chunk_get_vector(input, 0), &a, table_kind) == 0 &&
+              open_list_of(duckdb_data_chunk_get_vector(input, 1), &k, table_kind) == 0 &&
+              open_list_of(duckdb_data_chunk_get_vector(input, 2), &v, double_kind) == 0 &&
+              a.type == k.type;
+    if (ok) {
+        wv = duckdb_data_chunk_get_vector(input, 3);
+        mv = duckdb_data_chunk_get_vector(input, 4);
+        duckdb_logical_type wt = duckdb_vector_get_column_type(wv);
+        duckdb_logical_type mt = duckdb_vector_get_column_type(mv);
+        ok = wt && mt && duckdb_get_type_id(wt) == DUCKDB_TYPE_DOUBLE &&
+             duckdb_get_type_id(mt) == DUCKDB_TYPE_INTEGER;
+        duckdb_destroy_logical_type(&wt);
+        duckdb_destroy_logical_type(&mt);
+    }
+    if (!ok) {
+        duckdb_aggregate_function_set_error(
+            info, SCORES_NAME ": takes (T[], T[], DOUBLE[], DOUBLE, INTEGER), T one label type");
+        return;
+    }
+    const double *w = (const double *)duckdb_vector_get_data(wv);
+    const uint64_t *w_valid = duckdb_vector_get_validity(wv);
+    const int32_t *mode = (const int32_t *)duckdb_vector_get_data(mv);
+    const uint64_t *m_valid = duckdb_vector_get_validity(mv);
+    const double *vals = (const double *)v.child;
+    int text = a.type == DUCKDB_TYPE_VARCHAR;
+    growable ga = {0}, gk = {0}, at = {0}, gv = {0}, gvalid = {0};
+    mlsql_ls_scratch scratch = {0};
+    const char *error = NULL;
+    for (idx_t i = 0; i < rows && !error; i++) {
+        if (!is_valid(a.validity, i) || !is_valid(k.validity, i) || !is_valid(v.validity, i) ||
+            !is_valid(w_valid, i) || !is_valid(m_valid, i))
+            continue;
+        if (!(w[i] > 0)) continue; /* a row of weight 0 counts nowhere (NaN: the caller's check) */
+        if (mode[i] < MLSQL_LS_POOL || mode[i] > MLSQL_LS_ROWS) {
+            error = SCORES_NAME ": mode must be 0, 1 or 2";
+            break;
+        }
+        mlsql_ls_table *t = scores_table(states[i], text);
+        if (!t) {
+            error = SCORES_NAME ": out of memory";
+            break;
+        }
+        if (t->mode >= 0 && t->mode != mode[i]) {
+            error = SCORES_NAME ": one group's rows ask for two modes";
+            break;
+        }
+        if (!entry_in_bounds(&a, i) || !entry_in_bounds(&k, i) || !entry_in_bounds(&v, i)) {
+            error = SCORES_NAME ": a list entry lies outside its child vector";
+            break;
+        }
+        duckdb_list_entry ke = k.entries[i], ve = v.entries[i];
+        if (ke.length != ve.length) {
+            error = SCORES_NAME ": a row's labels and scores differ in length";
+            break;
+        }
+        size_t na, nk;
+        if (gather_keys(&a, i, &ga, &na) || gather_keys_at(&k, i, &gk, &nk, &at) ||
+            grow(&gv, nk, sizeof(double)) || grow(&gvalid, nk, 1)) {
+            error = SCORES_NAME ": out of memory";
+            break;
+        }
+        double *sv = (double *)gv.data;
+        unsigned char *sok = (unsigned char *)gvalid.data;
+        for (size_t j = 0; j < nk; j++) {
+            idx_t c = ve.offset + ((const size_t *)at.data)[j]; /* < ve.offset + ve.length */
+            sok[j] = (unsigned char)is_valid(v.child_validity, c);
+            sv[j] = sok[j] ? vals[c] : 0.0;
+        }
+        if (mlsql_ls_add_row(t, mode[i], (const mlsql_key *)ga.data, na,
+                             (const mlsql_key *)gk.data, sv, sok, nk, w[i], &scratch) != 0)
+            error = SCORES_NAME ": out of memory";
+    }
+    free(ga.data);
+    free(gk.data);
+    free(at.data);
+    free(gv.data);
+    free(gvalid.data);
+    mlsql_ls_scratch_free(&scratch);
+    if (error) duckdb_aggregate_function_set_error(info, error);
+}
+
+static void scores_combine(duckdb_function_info info, duckdb_aggregate_state *source,
+                           duckdb_aggregate_state *target, idx_t count) {
+    for (idx_t i = 0; i < count; i++) {
+        const scores_state *src = (const scores_state *)source[i];
+        if (!src->table) continue;
+        mlsql_ls_table *dst = scores_table(target[i], src->table->text);
+        int rc = dst ? mlsql_ls_merge(dst, src->table) : -1;
+        if (rc != 0) {
+            duckdb_aggregate_function_set_error(
+                info, rc == -2 ? SCORES_NAME ": one group's rows ask for two modes"
+                               : SCORES_NAME ": out of memory");
+            return;
+        }
+    }
+}
+
+static void scores_finalize(duckdb_function_info info, duckdb_aggregate_state *source,
+                            duckdb_vector result, idx_t count, idx_t offset) {
+    duckdb_vector nu_vec = duckdb_struct_vector_get_child(result, 0);
+    duckdb_vector segs = duckdb_struct_vector_get_child(result, 1);
+    int64_t *nu = (int64_t *)duckdb_vector_get_data(nu_vec);
+    idx_t total = duckdb_list_vector_get_size(segs);
+    for (idx_t i = 0; i < count; i++) {
+        mlsql_ls_table *t = ((scores_state *)source[i])->table;
+        idx_t m = 0;
+        if (t) {
+            if (t->mode != MLSQL_LS_ROWS) mlsql_ls_sort(t);
+            m = mlsql_ls_segments(t);
+        }
+        nu[offset + i] = t ? (int64_t)t->n_labels : 0;
+        if (duckdb_list_vector_reserve(segs, total + m) != DuckDBSuccess ||
+            duckdb_list_vector_set_size(segs, total + m) != DuckDBSuccess) {
+            duckdb_aggregate_function_set_error(info, SCORES_NAME ": out of memory");
+            return;
+        }
+        duckdb_list_entry *entries = (duckdb_list_entry *)duckdb_vector_get_data(segs);
+        entries[offset + i].offset = total;
+        entries[offset + i].length = m;
+        if (m == 0) continue;
+        duckdb_vector child = duckdb_list_vector_get_child(segs);
+        double *f[6];
+        for (idx_t c = 0; c < 6; c++)
+            f[c] = (double *)duckdb_vector_get_data(duckdb_struct_vector_get_child(child, c));
+        int64_t *nrows = (int64_t *)duckdb_vector_get_data(duckdb_struct_vector_get_child(child, 6));
+        idx_t j = total;
+        if (t->mode == MLSQL_LS_ROWS) {
+            for (size_t r = 0; r < t->n_rowsegs && j < total + m; r++) {
+                const mlsql_ls_rowseg *g = &t->rowsegs[r];
+                f[0][j] = g->ne / g->w;
+                f[1][j] = (double)g->np;
+                f[2][j] = (double)g->npu_count;
+                f[3][j] = g->ps / g->w;
+                f[4][j] = g->u / g->w;
+                f[5][j] = g->w;
+                nrows[j++] = g->rows;
+            }
+        } else {
+            for (size_t c = 0; c < t->n_cells && j < total + m;) {
+                size_t e = c;
+                while (e < t->n_cells && t->cells[e].label == t->cells[c].label) e++;
+                mlsql_ls_stats st;
+                mlsql_ls_segment_stats(t->cells + c, e - c, &st);
+                f[0][j] = st.n_explicit;
+                f[1][j] = st.n_positive;
+                f[2][j] = st.n_positive_unscored;
+                f[3][j] = st.precision_sum;
+                f[4][j] = st.u;
+                f[5][j] = 1.0;
+                nrows[j++] = 1;
+                c = e;
+            }
+        }
+        total = j;
+    }
+}
+
+static duckdb_logical_type scores_type(void) {
+    duckdb_logical_type dbl = duckdb_create_logical_type(DUCKDB_TYPE_DOUBLE);
+    duckdb_logical_type big = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
+    duckdb_logical_type members[7] = {dbl, dbl, dbl, dbl, dbl, dbl, big};
+    const char *names[7] = {"n_explicit", "n_positive", "n_positive_unscored", "precision_sum",
+                            "u", "w", "rows"};
+    duckdb_logical_type seg = duckdb_create_struct_type(members, names, 7);
+    duckdb_logical_type segs = duckdb_create_list_type(seg);
+    duckdb_logical_type outer[2] = {big, segs};
+    const char *outer_names[2] = {"nu", "segs"};
+    duckdb_logical_type out = duckdb_create_struct_type(outer, outer_names, 2);
+    duckdb_destroy_logical_type(&segs);
+    duckdb_destroy_logical_type(&seg);
+    duckdb_destroy_logical_type(&big);
+    duckdb_destroy_logical_type(&dbl);
+    return out;
+}
+
+static bool register_label_scores(duckdb_connection connection) {
+    duckdb_aggregate_function_set set = duckdb_create_aggregate_function_set(SCORES_NAME);
+    duckdb_logical_type ret = scores_type();
+    duckdb_logical_type dbl = duckdb_create_logical_type(DUCKDB_TYPE_DOUBLE);
+    duckdb_logical_type dbl_list = duckdb_create_list_type(dbl);
+    duckdb_logical_type integer = duckdb_create_logical_type(DUCKDB_TYPE_INTEGER);
+    bool ok = true;
+    size_t n = sizeof TABLE_LABEL_TYPES / sizeof TABLE_LABEL_TYPES[0];
+    for (size_t i = 0; ok && i < n; i++) {
+        duckdb_aggregate_function f = duckdb_create_aggregate_function();
+        duckdb_aggregate_function_set_name(f, SCORES_NAME);
+        duckdb_logical_type list = list_of(TABLE_LABEL_TYPES[i]);
+        duckdb_aggregate_function_add_parameter(f, list);
+        duckdb_aggregate_function_add_parameter(f, list);
+        duckdb_aggregate_function_add_parameter(f, dbl_list);
+        duckdb_aggregate_function_add_parameter(f, dbl);
+        duckdb_aggregate_function_add_parameter(f, integer);
+        duckdb_aggregate_function_set_return_type(f, ret);
+        duckdb_aggregate_function_set_functions(f, scores_state_size, scores_state_init,
+                                                scores_update, scores_combine, scores_finalize);
+        duckdb_aggregate_function_set_destructor(f, scores_state_destroy);
+        duckdb_aggregate_function_set_special_handling(f); /* NULL rows skipped in update */
+        ok = duckdb_add_aggregate_function_to_set(set, f) == DuckDBSuccess;
+        duckdb_destroy_logical_type(&list);
+        duckdb_destroy_aggregate_function(&f);
+    }
+    ok = ok && duckdb_register_aggregate_function_set(connection, set) == DuckDBSuccess;
+    duckdb_destroy_logical_type(&integer);
+    duckdb_destroy_logical_type(&dbl_list);
+    duckdb_destroy_logical_type(&dbl);
+    duckdb_destroy_logical_type(&ret);
+    duckdb_destroy_aggregate_function_set(&set);
+    return ok;
+}
+
 /* ------------------------------------------------------------------ registration */
 
 static const duckdb_type INT_TYPES[] = {
@@ -834,6 +1115,11 @@ DUCKDB_EXTENSION_ENTRYPOINT(duckdb_connection connection, duckdb_extension_info 
         return false;
     }
     ok = register_label_table(connection);
-    if (!ok) access->set_error(info, "mlsql: could not register mlsql_native_label_table");
+    if (!ok) {
+        access->set_error(info, "mlsql: could not register mlsql_native_label_table");
+        return false;
+    }
+    ok = register_label_scores(connection);
+    if (!ok) access->set_error(info, "mlsql: could not register " SCORES_NAME);
     return ok;
 }

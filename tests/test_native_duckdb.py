@@ -11,6 +11,7 @@ the oracle (tests/oracle.py) and the portable macros (``register()``).
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import random
 import re
@@ -20,16 +21,21 @@ from types import ModuleType
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.metrics import average_precision_score, roc_auc_score
 
 import mlsql
 from mlsql._duckdb import native as _native
 from mlsql._duckdb.library import macros, render
+from mlsql._duckdb.native import LABEL_SCORES
 from mlsql._errors import MlsqlError
+from mlsql._sqlexpr import lit
 from tests import oracle, oracle_labels
+from tests import oracle_ranking as O
 from tests.batches import CASE, batches, stack, with_rows
 from tests.test_multilabel_properties import same
 
@@ -660,3 +666,325 @@ def test_footer_layout() -> None:
     assert f[4:20] == b"duckdb_signature"
     fields = [f[22 + 32 * i : 22 + 32 * (i + 1)].rstrip(b"\0") for i in range(8)]
     assert fields == [b"", b"", b"", b"C_STRUCT", b"v0.1.0", b"v1.2.0", b"linux_amd64", b"4"]
+
+
+# ---------------------------------------------------------------- label scores (issue 15)
+
+#: text labels (the empty one, one past DuckDB's 12 inlined bytes) and integers at the ends
+#: of BIGINT; the last label of each pool is never true (no positives)
+SCORE_POOLS: dict[str, tuple[pa.DataType, list[Any]]] = {
+    "text": (pa.string(), ["a", "", "label-longer-than-twelve", "b", "never"]),
+    "int": (pa.int64(), [-(2**63), -1, 0, 2**40, 2**63 - 1]),
+}
+SCORE_ZERO_DIVISIONS = (0, 1, math.nan, "diagnose", "ignore")
+
+
+def uses_native_scores(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the connection's label-score macros call the extension's aggregate."""
+    rows = con.execute(
+        "SELECT macro_definition FROM duckdb_functions() WHERE function_name = 'multilabel_roc_auc'"
+    ).fetchall()
+    return bool(rows) and all(LABEL_SCORES in definition for (definition,) in rows)
+
+
+def first_scores(pairs: Any) -> Any:
+    """A row's (label, score) pairs as the score map they mean: a label's first entry counts,
+    a NULL label is no label."""
+    if pairs is None:
+        return None
+    out: dict[Any, Any] = {}
+    for label, score in pairs:
+        if label is not None and label not in out:
+            out[label] = score
+    return out
+
+
+def score_groups(seed: Any, pool: list[Any], form: str) -> dict[int, list[tuple[Any, Any, Any]]]:
+    """Groups of (score pairs, actual, integer weight) rows: ties (-0.0 tied with 0.0), NULL
+    scores, unscored true labels, repeated and NULL labels (list form), NULL rows and weights,
+    weight 0, a label never true, a group of unknown rows, a group whose weights are all 0."""
+    rng = random.Random(f"label-scores-{seed}-{form}")
+    never = pool[-1]
+
+    def row() -> tuple[Any, Any, Any]:
+        r = rng.random()
+        if r < 0.05:
+            return None, [pool[0]], 1
+        if r < 0.1:
+            return [(pool[0], 0.3)], None, 2
+        pairs = [
+            (x, rng.choice([0.1, 0.5, 0.5, 0.9, 0.0, -0.0, None]))
+            for x in pool
+            if rng.random() < 0.6
+        ]
+        rng.shuffle(pairs)
+        if form == "list" and pairs and rng.random() < 0.3:
+            pairs.append((pairs[0][0], 0.77))  # a repeated label: the first entry counts
+        if form == "list" and rng.random() < 0.1:
+            pairs.append((None, 0.4))
+        actual = [x for x in pool if x != never and rng.random() < 0.35]
+        if actual and rng.random() < 0.2:
+            actual += [actual[0], None]
+        return pairs, actual, rng.choice([0, 1, 1, 2, 3, None])
+
+    groups = {g: [row() for _ in range(rng.randint(3, 12))] for g in range(3)}
+    groups[0][0] = (groups[0][0][0] or [], groups[0][0][1] or [], 2)  # a known row weighing 2
+    groups[3] = [(None, [pool[0]], 1), ([(pool[1], 0.5)], None, 1)]  # every row unknown
+    groups[4] = [([(pool[0], 0.5)], [pool[0]], 0), ([(pool[1], 0.2)], [], 0)]  # all weigh 0
+    return groups
+
+
+def score_table(
+    groups: dict[int, list[tuple[Any, Any, Any]]], key: pa.DataType, form: str
+) -> pa.Table:
+    flat = [(g, s, a, w) for g, rows in groups.items() for s, a, w in rows]
+    return pa.table(
+        {
+            "g": pa.array([g for g, *_ in flat], pa.int64()),
+            "scores": O.score_column([s for _, s, _, _ in flat], form, key),
+            "actual": pa.array([a for _, _, a, _ in flat], pa.list_(key)),
+            "w": pa.array([w for *_, w in flat], pa.int64()),
+        }
+    )
+
+
+def score_calls(weighted: bool) -> list[str]:
+    weight = ", sample_weight := w" if weighted else ""
+    return [
+        f"{name}(actual, scores{weight}, average := {lit(average)}, zero_division := {lit(zd)})"
+        for name in ("multilabel_average_precision", "multilabel_roc_auc")
+        for average in O.SCORE_AVERAGES
+        for zd in SCORE_ZERO_DIVISIONS
+    ]
+
+
+def score_expected(rows: list[tuple[Any, Any, Any]], call: str, weighted: bool) -> Any:
+    """The oracle (tests/oracle_ranking.py, checked against scikit-learn) of one call: integer
+    weights as rows repeated ``w`` times; known rows that all weigh 0 give zero_division."""
+    name = call.split("(", 1)[0]
+    average = re.search(r"average := '(\w+)'", call).group(1)  # type: ignore[union-attr]
+    zd_text = re.search(r"zero_division := (.+)\)$", call).group(1)  # type: ignore[union-attr]
+    zd: Any = {"'nan'": math.nan, "'diagnose'": "diagnose", "'ignore'": "ignore"}.get(zd_text)
+    if zd is None:
+        zd = math.nan if "nan" in zd_text.lower() else int(zd_text)
+    if weighted:
+        known = [(s, a, w) for s, a, w in rows if s is not None and a is not None and w is not None]
+        if known and all(w == 0 for *_, w in known):
+            return None if zd == "ignore" else 1.0 if zd == "diagnose" else float(zd)
+        rows = [(s, a, 1) for s, a, w in known for _ in range(w)]
+    plain = [(first_scores(s), a) for s, a, _ in rows]
+    return getattr(O, name)(plain, average, zd)
+
+
+@pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
+@pytest.mark.parametrize("form", O.FORMS)
+@pytest.mark.parametrize("kind", list(SCORE_POOLS))
+def test_label_scores_equal_portable_and_oracle(
+    both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
+    kind: str,
+    form: str,
+    weighted: bool,
+) -> None:
+    """Every average and zero_division under GROUP BY, native and portable, to 1e-12 (each
+    parameter set its own random groups)."""
+    key, pool = SCORE_POOLS[kind]
+    fast, slow = both
+    assert uses_native_scores(fast) and not uses_native_scores(slow)
+    groups = score_groups(f"{kind}-{weighted}", pool, form)
+    table = score_table(groups, key, form)
+    calls = score_calls(weighted)
+    sql = f"SELECT g, {', '.join(calls)} FROM t GROUP BY g ORDER BY g"
+    got_fast, got_slow = table_rows(fast, table, sql), table_rows(slow, table, sql)
+    assert not isinstance(got_fast, str), got_fast
+    assert not isinstance(got_slow, str), got_slow
+    assert [r[0] for r in got_fast[0]] == sorted(groups)
+    wrong = []
+    for row_fast, row_slow in zip(got_fast[0], got_slow[0], strict=True):
+        g = row_fast[0]
+        for call, f, s in zip(calls, row_fast[1:], row_slow[1:], strict=True):
+            want = score_expected(groups[g], call, weighted)
+            for path, value in (("native", f), ("portable", s)):
+                if not close12(value, want):
+                    wrong.append(f"group {g} {path} {call}: {value!r}, want {want!r}")
+    assert not wrong, "\n".join(wrong[:20])
+
+
+def close12(got: Any, want: Any) -> bool:
+    if want is None or got is None:
+        return want is None and got is None
+    if isinstance(want, float) and math.isnan(want):
+        return math.isnan(got)
+    return math.isclose(got, float(want), rel_tol=1e-12, abs_tol=1e-12)
+
+
+def test_label_scores_over_many_vectors_and_threads_are_scikit_learns(
+    both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
+) -> None:
+    """4,200 rows (three DuckDB vectors) on two threads, whose states DuckDB merges: the
+    native macros equal scikit-learn, float weights too, to 1e-12."""
+    rng = random.Random("label-scores-threads")
+    labels = [f"l{i}" for i in range(12)] + ["label-longer-than-twelve"]
+    rows, weights = [], []
+    for i in range(4_200):
+        scores = {x: rng.choice([0.1, 0.25, 0.5, 0.75, 0.9, rng.random()]) for x in labels}
+        truth = [x for j, x in enumerate(labels) if j == i % len(labels) or rng.random() < 0.3]
+        rows.append((scores, truth))
+        weights.append(rng.choice([0.5, 1.0, 2.0, rng.random() * 3]))
+    y = np.array([[int(x in a) for x in labels] for _, a in rows])
+    s = np.array([[sc[x] for x in labels] for sc, _ in rows])
+    table = pa.table(
+        {
+            "scores": O.score_column([sc for sc, _ in rows]),
+            "actual": pa.array([a for _, a in rows], pa.list_(pa.string())),
+            "w": pa.array(weights, pa.float64()),
+        }
+    )
+    # batches of 500 rows: both threads scan some (one batch is one thread's), so DuckDB
+    # merges their states
+    table = pa.Table.from_batches(table.to_batches(max_chunksize=500))
+    calls, expected = [], []
+    for name, fn in (
+        ("multilabel_average_precision", average_precision_score),
+        ("multilabel_roc_auc", roc_auc_score),
+    ):
+        for average in O.SCORE_AVERAGES:
+            for weighted in (False, True):
+                weight = ", sample_weight := w" if weighted else ""
+                calls.append(f"{name}(actual, scores{weight}, average := {lit(average)})")
+                sw = weights if weighted else None
+                expected.append(float(fn(y, s, average=average, sample_weight=sw)))
+    sql = f"SELECT {', '.join(calls)} FROM t"
+    fast, _ = both
+    assert uses_native_scores(fast)
+    fast.execute("SET threads = 2")
+    got = table_rows(fast, table, sql)
+    assert not isinstance(got, str), got
+    wrong = [
+        f"{call}: {f!r}, scikit-learn {want!r}"
+        for call, f, want in zip(calls, got[0][0], expected, strict=True)
+        if not math.isclose(f, want, rel_tol=1e-12)
+    ]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_label_scores_of_other_label_types_are_compared_as_text(
+    both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
+) -> None:
+    """DOUBLE and BOOLEAN labels (no native overload): the same numbers on both paths."""
+    fast, slow = both
+    for sql in (
+        "SELECT multilabel_roc_auc(a, s, average := 'macro') FROM (VALUES "
+        "([1.5, 2.5], MAP {1.5: 0.3, 2.5: 0.1, 3.5: 0.7}), ([3.5], MAP {1.5: 0.9, 3.5: 0.2})) t(a, s)",
+        "SELECT multilabel_average_precision(a, s, average := 'samples') FROM (VALUES "
+        "([true], MAP {true: 0.3, false: 0.5}), ([false], MAP {true: 0.6})) t(a, s)",
+    ):
+        assert fast.execute(sql).fetchall() == slow.execute(sql).fetchall()
+
+
+def test_label_scores_aggregate_refuses_a_mismatched_row(extension: Path) -> None:
+    """Score labels and scores of different lengths, or two modes in one group: an error."""
+    con = raw_connection(extension)
+    with pytest.raises(duckdb.Error, match="differ in length"):
+        con.execute("SELECT mlsql_native_label_scores(['a'], ['a', 'b'], [0.5], 1.0, 0)").fetchall()
+    with pytest.raises(duckdb.Error, match="two modes"):
+        con.execute(
+            "SELECT mlsql_native_label_scores(['a'], ['a'], [0.5], 1.0, m::INTEGER) "
+            "FROM range(2) r(m)"
+        ).fetchall()
+    empty = con.execute(
+        "SELECT mlsql_native_label_scores([]::INT[], []::INT[], []::DOUBLE[], 1.0, 1), "
+        "mlsql_native_label_scores(NULL::INT[], [1], [0.5], 1.0, 1) "
+    ).fetchall()
+    assert empty == [({"nu": 0, "segs": []}, {"nu": 0, "segs": []})]
+
+
+def test_a_stale_extension_without_label_scores_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build of the sources before issue 15's aggregate: the probe refuses it, the label-score
+    macros stay portable and give their numbers."""
+    renamed = '-DMLSQL_LABEL_SCORES_NAME="mlsql_absent_label_scores"'
+    stale = build_module().build(tmp_path, extra_flags=[renamed])
+    monkeypatch.setenv(_native.DUCKDB_PATH_ENV, str(stale))
+    monkeypatch.delenv(_native.ENV, raising=False)
+    status = _native.duckdb_native_status()
+    assert not status["available"] and f"lacks {LABEL_SCORES} " in status["reason"]
+    con = mlsql.connect()
+    assert not uses_native_scores(con)
+    sql = (
+        "SELECT multilabel_roc_auc(a, s, average := 'micro') FROM (VALUES "
+        "(['x'], MAP {'x': 0.5, 'y': 0.5}), (['y'], MAP {'x': 0.2})) t(a, s)"
+    )
+    # cells: x 0.5 +, y 0.5 -, x 0.2 -, y -inf +: U = 1/2 + 1 + 0 = 3/2 of 2 x 2 pairs
+    assert con.execute(sql).fetchall() == [(0.375,)]
+
+
+def test_label_scores_over_many_groups_equal_portable(
+    both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
+) -> None:
+    """3,000 groups of 1-4 rows on two threads (DuckDB's hash aggregate combines partitioned
+    states): every average, weighted and not, equal to the portable macros to 1e-12."""
+    rng = random.Random("label-scores-groups")
+    labels = ["a", "b", "c", "label-longer-than-twelve"]
+    flat = []
+    for g in range(3000):
+        for _ in range(rng.randint(1, 4)):
+            scores = {x: rng.choice([0.2, 0.5, rng.random()]) for x in labels if rng.random() < 0.7}
+            truth = [x for x in labels if rng.random() < 0.4]
+            flat.append((g, scores, truth, rng.choice([0.0, 0.5, 1.0, 2.5])))
+    rng.shuffle(flat)
+    table = pa.table(
+        {
+            "g": pa.array([g for g, *_ in flat], pa.int64()),
+            "scores": O.score_column([s for _, s, _, _ in flat]),
+            "actual": pa.array([a for _, _, a, _ in flat], pa.list_(pa.string())),
+            "w": pa.array([w for *_, w in flat], pa.float64()),
+        }
+    )
+    table = pa.Table.from_batches(table.to_batches(max_chunksize=500))  # both threads scan
+    calls = [
+        f"{name}(actual, scores{weight}, average := {lit(average)}, zero_division := 'nan')"
+        for name in ("multilabel_average_precision", "multilabel_roc_auc")
+        for average in O.SCORE_AVERAGES
+        for weight in ("", ", sample_weight := w")
+    ]
+    sql = f"SELECT g, {', '.join(calls)} FROM t GROUP BY g ORDER BY g"
+    fast, slow = both
+    assert uses_native_scores(fast)
+    fast.execute("SET threads = 2")
+    got_fast, got_slow = table_rows(fast, table, sql), table_rows(slow, table, sql)
+    assert not isinstance(got_fast, str), got_fast
+    assert not isinstance(got_slow, str), got_slow
+    assert len(got_fast[0]) == len(got_slow[0]) == 3000
+    wrong = [
+        f"group {f[0]} {call}: native {x!r}, portable {y!r}"
+        for f, s in zip(got_fast[0], got_slow[0], strict=True)
+        for call, x, y in zip(calls, f[1:], s[1:], strict=True)
+        if not close12(x, y)
+    ]
+    assert not wrong, "\n".join(wrong[:20])
+
+
+@pytest.mark.parametrize("t", ["TINYINT", "SMALLINT", "UINTEGER", "UBIGINT", "HUGEINT", "UHUGEINT"])
+def test_label_scores_of_every_integer_type_equal_portable(
+    both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection], t: str
+) -> None:
+    """Integer labels of each width (the native overloads) against the portable macros, the
+    actual lists of another width than the score maps' keys (cast to their common type)."""
+    fast, slow = both
+    m = f"MAP({t}, DOUBLE)"
+    rows = (
+        f"([1, 2]::TINYINT[], MAP {{1: 0.5, 3: 0.5, 100: 0.1}}::{m}), "
+        f"([3]::TINYINT[], MAP {{1: 0.2, 2: 0.9}}::{m}), "
+        f"([100, 2]::TINYINT[], MAP {{100: 0.9, 3: 0.1}}::{m})"
+    )
+    calls = ", ".join(
+        f"{name}(a, s, average := {lit(average)})"
+        for name in ("multilabel_average_precision", "multilabel_roc_auc")
+        for average in O.SCORE_AVERAGES
+    )
+    sql = f"SELECT {calls} FROM (VALUES {rows}) v(a, s)"
+    plan = fast.execute(f"EXPLAIN {sql}").fetchall()[0][1]
+    assert LABEL_SCORES in plan
+    got, want = fast.execute(sql).fetchall()[0], slow.execute(sql).fetchall()[0]
+    assert all(close12(g, w) for g, w in zip(got, want, strict=True)), (got, want)

@@ -258,6 +258,50 @@ ASAN_SCRIPT = textwrap.dedent(
             con.unregister("t")
     con.execute("SELECT mlsql_native_counts([]::INT[], []::INT[])").fetchall()
     con.execute("SELECT mlsql_native_label_table([]::INT[], []::INT[])").fetchall()
+    # the label-score aggregate: every mode, text and integer labels, NULL labels, scores and
+    # rows, repeated labels, rows of up to 200 labels (a row table past its first 16 slots),
+    # five groups on two threads (states merged), each against one group on one thread
+    def score_rows(pool, n):
+        out = []
+        for _ in range(n):
+            if rng.random() < 0.03:
+                out.append((None, [pool[0]], 1.0))
+                continue
+            k = rng.randint(30, 200) if rng.random() < 0.02 else rng.randint(0, 8)
+            keys = [rng.choice(pool) if rng.random() > 0.05 else None for _ in range(k)]
+            vals = [rng.choice([0.1, 0.5, -0.0, 0.0, float("nan"), rng.random(), None])
+                    for _ in keys]
+            actual = labels(pool)
+            out.append((list(zip(keys, vals)), actual, rng.choice([0.0, 0.5, 1.0, 2.0, None])))
+        return out
+    for pool, t in ((pool, pa.string()), (ints, pa.int64())):
+        rows = score_rows(pool, 9000)
+        st = pa.table({
+            "k": pa.array([None if r[0] is None else [x for x, _ in r[0]] for r in rows], pa.list_(t)),
+            "v": pa.array([None if r[0] is None else [y for _, y in r[0]] for r in rows],
+                          pa.list_(pa.float64())),
+            "a": pa.array([r[1] for r in rows], pa.list_(t)),
+            "w": pa.array([r[2] for r in rows], pa.float64()),
+            "g": pa.array([i % 5 for i in range(len(rows))], pa.int64()),
+        })
+        # record batches of 1,000 rows: DuckDB's two threads each scan some, so the states
+        # of each group are merged (one batch would be scanned by one thread)
+        st = pa.Table.from_batches(st.to_batches(max_chunksize=1000))
+        con.register("st", st)
+        for mode in (0, 1, 2):
+            call = f"mlsql_native_label_scores(a, k, v, w, {mode})"
+            con.execute("SET threads = 2")
+            parts = con.execute(f"SELECT g, {call} FROM st GROUP BY g").fetchall()
+            assert len(parts) == 5 and all(p[1]["nu"] > 0 for p in parts)
+            con.execute("SET threads = 1")
+            one = con.execute(f"SELECT {call} FROM st").fetchall()[0][0]
+            con.execute("SET threads = 2")
+            two = con.execute(f"SELECT {call} FROM st").fetchall()[0][0]
+            assert one["nu"] == two["nu"] and len(one["segs"]) == len(two["segs"])
+            total = lambda r: sum(s["n_explicit"] * s["w"] for s in r["segs"])
+            assert abs(total(one) - total(two)) <= 1e-9 * max(1.0, total(one))
+        con.unregister("st")
+    con.execute("SELECT mlsql_native_label_scores([]::INT[], []::INT[], []::DOUBLE[], 1.0, 1)").fetchall()
     maps = open("/proc/self/maps").read()
     assert "libasan" in maps, "AddressSanitizer's runtime is not loaded"
     print("ok")

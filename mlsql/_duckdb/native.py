@@ -69,10 +69,12 @@ def load_sql(path: Path) -> str:
     return "LOAD '" + str(path).replace("'", "''") + "'"
 
 
-#: the extension's per-row counts (a scalar function) and per-label table (an aggregate)
+#: the extension's per-row counts (a scalar function), per-label table and label-score
+#: segments (aggregates)
 COUNTS, LABEL_TABLE = "mlsql_native_counts", "mlsql_native_label_table"
+LABEL_SCORES = "mlsql_native_label_scores"
 #: every extension function mlsql's native macros call (the probe checks each is there)
-FUNCTIONS = {COUNTS: "scalar", LABEL_TABLE: "aggregate"}
+FUNCTIONS = {COUNTS: "scalar", LABEL_TABLE: "aggregate", LABEL_SCORES: "aggregate"}
 
 #: probe queries and their expected rows, one per function of :data:`FUNCTIONS`. Counts:
 #: duplicates, a NULL element, a label longer than DuckDB's 12 inlined bytes, a NULL list,
@@ -90,7 +92,25 @@ SELECT e.label, e.tp, e.n_actual, e.n_predicted, e.n
 FROM (SELECT unnest(mlsql_native_label_table(a, p)) AS e
       FROM (VALUES (['x', 'x', NULL], ['x', 'z'])) t(a, p))
 """,
+    LABEL_SCORES: """
+SELECT m, s.nu, list_sort(s.segs) FROM (
+    SELECT m, mlsql_native_label_scores(a, k, v::DOUBLE[], 1.0, m::INTEGER) AS s
+    FROM (VALUES (['x', 'y'], ['x', 'z', 'x'], [0.5, 0.3, 0.9]),
+                 (['y'], ['z'], [NULL]),
+                 (['z'], ['x', 'z'], [0.5, 0.5])) t(a, k, v), range(3) r(m)
+    GROUP BY m)
+""",
 }
+
+
+def _segment(
+    ne: float, np: float, npu: float, ps: float, u: float, w: float = 1.0, rows: int = 1
+) -> dict[str, Any]:
+    """A segment of the label-score aggregate's output, as DuckDB's Python client gives it."""
+    names = ("n_explicit", "n_positive", "n_positive_unscored", "precision_sum", "u", "w")
+    return {**dict(zip(names, map(float, (ne, np, npu, ps, u, w)), strict=True)), "rows": rows}
+
+
 _PROBES_EXPECTED = {
     COUNTS: sorted(
         [
@@ -101,6 +121,12 @@ _PROBES_EXPECTED = {
         key=repr,
     ),
     LABEL_TABLE: sorted([("x", 1, 1, 1, None), ("z", 0, 0, 1, None), (None, 1, 1, 2, 1)], key=repr),
+    # a label's first score counts; a NULL score or none: -inf; ties; micro, labels, rows
+    LABEL_SCORES: [
+        (0, 3, [_segment(6, 4, 2, 4 / 3, 3)]),
+        (1, 3, [_segment(2, 1, 0, 0.5, 0.5), _segment(2, 1, 0, 1, 1), _segment(2, 2, 2, 0, 0)]),
+        (2, 3, [_segment(1, 1, 1, 0, 0), _segment(2, 1, 0, 0.5, 0.5), _segment(3, 2, 1, 1, 1)]),
+    ],
 }
 
 

@@ -40,7 +40,11 @@ Notes
   all weigh 0 give the ``zero_division`` value.
 - Cost: every engine holds the group's (row, label) cells that are scored or
   true, sorts them (DuckDB twice) and walks the sorted runs once; cells of
-  unscored negatives are counted, never built.
+  unscored negatives are counted, never built. DuckDB with mlsql's native
+  extension (``mlsql.connect()``; see ``mlsql.native_status()``) instead keeps
+  per group one weight per distinct (label, score) (micro: per score), and
+  under samples a few sums per kind of row: memory grows with the distinct
+  scores, not with the rows (the same numbers).
 """
 
 from __future__ import annotations

@@ -26,6 +26,20 @@ and ``_mlsql_weighted_u``, shared with the binary score aggregates); under
 samples a row's value needs no weight (every cell of the row weighs the
 same), so the rows' statistics are the unweighted ones, each with its row's
 weight. A call without a weight runs the unweighted macro, unchanged.
+
+Native (:func:`native_overrides`, on connections where mlsql's DuckDB
+extension is loaded): the same macros, whose segments come from one call of
+the extension's aggregate ``mlsql_native_label_scores`` (native/label_scores.h)
+instead of lists: it keeps per group a table of (label, score) -> positive and
+negative weight (micro: score -> weights) and emits each segment's statistics;
+under samples it computes each row's statistics as the row arrives and keeps
+their weighted means per (positives, unscored positives) of a row (a row's
+value is linear in its other statistics once those two and the number of
+labels are fixed, so one such segment, weighing its rows, stands for all of
+them in the mean). The formulas on top are the registry's, as in the portable
+macros. Memory: per group, 43-85 bytes per distinct (label, score) cell (see
+native/label_scores.h), where the portable macros hold every cell, and labels
+x cells under macro and weighted.
 """
 
 from __future__ import annotations
@@ -34,9 +48,10 @@ from types import SimpleNamespace
 from typing import Any
 
 from mlsql._duckdb import classification_checks as CC
+from mlsql._duckdb import native as _native
 from mlsql._duckdb.classification_checks import let
 from mlsql._duckdb.families.ranking import ENTRY_TYPES
-from mlsql._duckdb.library import Macro, Qualify
+from mlsql._duckdb.library import NATIVE_LISTS, WIDE_INTEGER_LISTS, Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
 from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, lit
@@ -326,4 +341,155 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
             body = _body(qualify, m, ops, params, "scores", weighted)
             out += [*typed, Macro(FILE, m.name, signature, body, m.summary)]
         out += CC.aliases(m, FILE, qualify)
+    return out
+
+
+# ------------------------------------------------------------------ native
+
+#: the native extension's label-score aggregate (native/duckdb_ext.c)
+NATIVE_SCORES = _native.LABEL_SCORES
+#: its mode per average: 0 one pooled segment, 1 one per label, 2 one per kind of row
+#: (its positives and unscored positives)
+NATIVE_MODES = {"micro": 0, "macro": 1, "weighted": 1, "samples": 2}
+#: the label list types the aggregate takes (others are compared as text)
+NATIVE_SCORE_LISTS = (*NATIVE_LISTS, *WIDE_INTEGER_LISTS)
+
+
+def _native_helpers(q: Qualify) -> list[Macro]:
+    """``_mlsql_native_label_scores(a, k, v, w, mode)``: the aggregate on the label list types,
+    and on any other (floats, booleans, dates...) on the labels cast to text (where labels
+    that differ but print alike, as the floats -0.0 and 0.0, would be one)."""
+    name = "_mlsql_native_label_scores"
+    doc = (
+        "The native label-score aggregate over (true labels, score labels, scores, weight, "
+        "mode); labels of another type than text or integers compared as text."
+    )
+    out = [
+        Macro(
+            FILE,
+            name,
+            (f"a {t}", f"k {t}", "v", "w", "mode"),
+            f"{NATIVE_SCORES}(a, k, v, w, mode)",
+            doc,
+            public=False,
+        )
+        for t in NATIVE_SCORE_LISTS
+    ]
+    text = f"{NATIVE_SCORES}(CAST(a AS VARCHAR[]), CAST(k AS VARCHAR[]), v, w, mode)"
+    return [*out, Macro(FILE, name, ("a", "k", "v", "w", "mode"), text, doc, public=False)]
+
+
+def _native_stats(average: str, skips: Sql, weighted: bool) -> tuple[LS.LabelScoreStats, str]:
+    """:func:`_stats` over the native aggregate's segments ``p.agg`` (bound as ``g``)."""
+    _, n_cells = SEGMENTS[average]
+    if weighted:
+        n_cells = WEIGHTED_CELLS.get(average, "p.wsum")
+    samples = average == "samples"
+    segments = "{'segs': p.agg.segs, 'nu': p.agg.nu}"
+
+    def over_segments(per_segment: Any, sums: dict[str, Any], finish: Any) -> Sql:
+        seg = LS.Segment(
+            n_cells=Sql(n_cells),
+            **{f: Sql(f"sg.{f}") for f in SEGMENT_FIELDS},
+            weight=Sql("sg.w") if samples else 1,
+        )
+        values = SimpleNamespace(**per_segment(seg))
+        totals = ", ".join(
+            f"'{k}': coalesce(list_sum(list_transform(g.segs, lambda sg: {term(values)})), 0)"
+            for k, term in sums.items()
+        )
+        return let(f"{{{totals}}}", "tot", finish({k: Sql(f"tot.{k}") for k in sums}))
+
+    rows_seen = "coalesce(list_sum(list_transform(g.segs, lambda sg: sg.rows)), 0)"
+    n_empty = {
+        "micro": "CASE WHEN len(g.segs) = 0 THEN 1 ELSE 0 END",
+        "samples": f"{'p.npos' if weighted else 'p.n'} - {rows_seen}",
+    }.get(average, "0")
+    empty_weight = (
+        Sql("p.wsum - coalesce(list_sum(list_transform(g.segs, lambda sg: sg.w)), 0)")
+        if weighted and samples
+        else None
+    )
+    stats = LS.LabelScoreStats(
+        n=Sql("p.n"),
+        over_segments=over_segments,
+        n_empty=Sql(n_empty),
+        skips=skips,
+        empty_weight=empty_weight,
+        zero_weight=Sql("p.wsum = 0") if weighted else False,
+    )
+    return stats, segments
+
+
+def _native_body(
+    q: Qualify,
+    m: Measure,
+    ops: SqlOps,
+    params: dict[str, Sql],
+    keys: str,
+    values: str,
+    weighted: bool = False,
+) -> str:
+    """The body of a native macro: ``keys`` and ``values`` are a row's scored labels and
+    their scores (DOUBLE), two lists of one length."""
+    zd = Sql("p.zd")
+    skips = Sql("p.zd IN ('nan', 'ignore')")
+    branches = []
+    for average in LS.AVERAGES:
+        stats, segments = _native_stats(average, skips, weighted)
+        value = m.build(ops, stats, average=average, zero_division=zd)  # type: ignore[misc]
+        branches.append(f"WHEN {lit(average)} THEN {let(segments, 'g', value)}")
+    modes = " ".join(f"WHEN {lit(a)} THEN {n}" for a, n in NATIVE_MODES.items())
+    mode = f"CASE {params['average']} {modes} END"
+    a = f"CASE WHEN false THEN {keys} ELSE actual END"
+    k = f"CASE WHEN false THEN actual ELSE {keys} END"
+    known = "actual IS NOT NULL AND scores IS NOT NULL"
+    if weighted:
+        w = str(CC.weight(m.name, q))
+        known = f"{known} AND {w} IS NOT NULL"
+        # the rows to skip weigh NULL (a macro takes no FILTER); the aggregate also skips
+        # the rows of weight 0
+        agg = f"{q('_mlsql_native_label_scores')}({a}, {k}, {values}, CASE WHEN {known} THEN {w} END, {mode})"
+        bound = (
+            f"{{'zd': {params['zero_division']}, 'avg': {params['average']}, 'agg': {agg}, "
+            f"'n': count(*) FILTER (WHERE {known}), "
+            f"'npos': count(*) FILTER (WHERE {known} AND {w} > 0), "
+            f"'wsum': coalesce(sum({w}) FILTER (WHERE {known}), 0)}}"
+        )
+    else:
+        agg = f"{q('_mlsql_native_label_scores')}({a}, {k}, {values}, CASE WHEN {known} THEN 1.0 END, {mode})"
+        bound = (
+            f"{{'zd': {params['zero_division']}, 'avg': {params['average']}, 'agg': {agg}, "
+            f"'n': count(*) FILTER (WHERE {known})}}"
+        )
+    choose = "CASE p.avg\n        " + "\n        ".join(branches) + " END"
+    return str(let(bound, "p", f"CASE WHEN p.zd IS NULL THEN NULL ELSE {choose} END"))
+
+
+def native_overrides(qualify: Qualify) -> list[Macro]:
+    """multilabel_average_precision and multilabel_roc_auc over the native aggregate (same
+    names, same overloads, same results as :func:`macros`)."""
+    ops = SqlOps(qualify)
+    out = _native_helpers(qualify)
+    entry_keys = "list_transform(scores, lambda e: e.label)"
+    entry_values = "list_transform(scores, lambda e: CAST(e.score AS DOUBLE))"
+    map_keys, map_values = "map_keys(scores)", "CAST(map_values(scores) AS DOUBLE[])"
+    for m in measures(family=LS.FAMILY):
+        if m.build is None or not m.available_in("duckdb"):
+            continue
+        params = CC.checked(m, qualify)
+        for weighted in (False, True):
+            signature = CC.signature(m, weighted)
+            typed = tuple(
+                Macro(
+                    FILE,
+                    m.name,
+                    tuple(f"scores {t}" if p == "scores" else p for p in signature),
+                    _native_body(qualify, m, ops, params, entry_keys, entry_values, weighted),
+                    m.summary,
+                )
+                for t in ENTRY_TYPES
+            )
+            body = _native_body(qualify, m, ops, params, map_keys, map_values, weighted)
+            out += [*typed, Macro(FILE, m.name, signature, body, m.summary)]
     return out
