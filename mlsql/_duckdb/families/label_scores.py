@@ -44,6 +44,7 @@ x cells under macro and weighted.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
@@ -180,6 +181,26 @@ def _helpers(q: Qualify) -> list[Macro]:
 WEIGHTED_CELLS = {"micro": "p.wsum * g.nu", "samples": "g.nu"}
 
 
+def _over_segments(n_cells: str, row_weight: bool) -> Callable[..., Sql]:
+    """:attr:`LabelScoreStats.over_segments` over the bound segments ``g.segs`` (each with
+    :data:`SEGMENT_FIELDS`, and its weight ``w`` where ``row_weight``) of ``n_cells`` cells."""
+
+    def over_segments(per_segment: Any, sums: dict[str, Any], finish: Any) -> Sql:
+        seg = LS.Segment(
+            n_cells=Sql(n_cells),
+            **{f: Sql(f"sg.{f}") for f in SEGMENT_FIELDS},
+            weight=Sql("sg.w") if row_weight else 1,
+        )
+        values = SimpleNamespace(**per_segment(seg))
+        totals = ", ".join(
+            f"'{k}': coalesce(list_sum(list_transform(g.segs, lambda sg: {term(values)})), 0)"
+            for k, term in sums.items()
+        )
+        return let(f"{{{totals}}}", "tot", finish({k: Sql(f"tot.{k}") for k in sums}))
+
+    return over_segments
+
+
 def _stats(
     q: Qualify, average: str, skips: Sql, weighted: bool = False
 ) -> tuple[LS.LabelScoreStats, str]:
@@ -211,19 +232,6 @@ def _stats(
         )
     row_weight = weighted and average == "samples"
 
-    def over_segments(per_segment: Any, sums: dict[str, Any], finish: Any) -> Sql:
-        seg = LS.Segment(
-            n_cells=Sql(n_cells),
-            **{f: Sql(f"sg.{f}") for f in SEGMENT_FIELDS},
-            weight=Sql("sg.w") if row_weight else 1,
-        )
-        values = SimpleNamespace(**per_segment(seg))
-        totals = ", ".join(
-            f"'{k}': coalesce(list_sum(list_transform(g.segs, lambda sg: {term(values)})), 0)"
-            for k, term in sums.items()
-        )
-        return let(f"{{{totals}}}", "tot", finish({k: Sql(f"tot.{k}") for k in sums}))
-
     n_empty = {
         "micro": "CASE WHEN len(p.cells) = 0 THEN 1 ELSE 0 END",
         "samples": f"{'p.npos' if weighted else 'p.n'} - len(g.segs)",
@@ -235,7 +243,7 @@ def _stats(
     )
     stats = LS.LabelScoreStats(
         n=Sql("p.n"),
-        over_segments=over_segments,
+        over_segments=_over_segments(n_cells, row_weight),
         n_empty=Sql(n_empty),
         skips=skips,
         empty_weight=empty_weight,
@@ -387,19 +395,6 @@ def _native_stats(average: str, skips: Sql, weighted: bool) -> tuple[LS.LabelSco
     samples = average == "samples"
     segments = "{'segs': p.agg.segs, 'nu': p.agg.nu}"
 
-    def over_segments(per_segment: Any, sums: dict[str, Any], finish: Any) -> Sql:
-        seg = LS.Segment(
-            n_cells=Sql(n_cells),
-            **{f: Sql(f"sg.{f}") for f in SEGMENT_FIELDS},
-            weight=Sql("sg.w") if samples else 1,
-        )
-        values = SimpleNamespace(**per_segment(seg))
-        totals = ", ".join(
-            f"'{k}': coalesce(list_sum(list_transform(g.segs, lambda sg: {term(values)})), 0)"
-            for k, term in sums.items()
-        )
-        return let(f"{{{totals}}}", "tot", finish({k: Sql(f"tot.{k}") for k in sums}))
-
     rows_seen = "coalesce(list_sum(list_transform(g.segs, lambda sg: sg.rows)), 0)"
     n_empty = {
         "micro": "CASE WHEN len(g.segs) = 0 THEN 1 ELSE 0 END",
@@ -412,7 +407,7 @@ def _native_stats(average: str, skips: Sql, weighted: bool) -> tuple[LS.LabelSco
     )
     stats = LS.LabelScoreStats(
         n=Sql("p.n"),
-        over_segments=over_segments,
+        over_segments=_over_segments(n_cells, samples),
         n_empty=Sql(n_empty),
         skips=skips,
         empty_weight=empty_weight,
