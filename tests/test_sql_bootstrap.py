@@ -191,12 +191,14 @@ STABLE = (
 )
 
 
-def test_the_result_does_not_depend_on_threads_or_the_process() -> None:
+def same_rows_on_threads_and_in_another_process(query: str) -> list[Any]:
+    """The rows of ``query`` on ``mlsql.connect()`` with 1 and 4 threads, and in another
+    process on a bare DuckDB with ``sql/mlsql.sql`` loaded: all three the same."""
     outs = []
     for threads in (1, 4):
         c = mlsql.connect()
         c.execute(f"SET threads = {threads}")
-        outs.append(c.sql(STABLE).fetchall())
+        outs.append(c.sql(query).fetchall())
     assert outs[0] == outs[1]
     script = (
         "import duckdb, sys; c = duckdb.connect(); "
@@ -204,12 +206,17 @@ def test_the_result_does_not_depend_on_threads_or_the_process() -> None:
         "print(repr(c.sql(sys.argv[2]).fetchall()))"
     )
     run = subprocess.run(
-        [sys.executable, "-c", script, str(ENTRY), STABLE],
+        [sys.executable, "-c", script, str(ENTRY), query],
         capture_output=True,
         text=True,
         check=True,
     )
     assert run.stdout.strip() == repr(outs[0])
+    return outs[0]
+
+
+def test_the_result_does_not_depend_on_threads_or_the_process() -> None:
+    assert same_rows_on_threads_and_in_another_process(STABLE)
 
 
 # ------------------------------------------------------------------ intervals

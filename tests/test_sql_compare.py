@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import math
 import random
-import subprocess
-import sys
 import uuid
 from fractions import Fraction
 from pathlib import Path
@@ -31,7 +29,7 @@ from mlsql._resample.front import COMPARE_COLUMNS
 from mlsql._resample.measures import LABEL_SET_MEASURES
 from mlsql._sqlexpr import quote_ident
 from tests.test_bootstrap import LABELS, micro_f1, row_counts, simulate, weights_for
-from tests.test_sql_bootstrap import literal, named
+from tests.test_sql_bootstrap import literal, named, same_rows_on_threads_and_in_another_process
 
 ENTRY = Path(__file__).resolve().parents[1] / "sql" / "mlsql.sql"
 
@@ -278,25 +276,8 @@ STABLE = (
 
 
 def test_the_result_does_not_depend_on_threads_or_the_process() -> None:
-    outs = []
-    for threads in (1, 4):
-        c = mlsql.connect()
-        c.execute(f"SET threads = {threads}")
-        outs.append(c.sql(STABLE).fetchall())
-    assert outs[0] == outs[1]
-    assert [r[1] for r in outs[0][:6]] == ["B", "B", "B", "C", "C", "C"]
-    script = (
-        "import duckdb, sys; c = duckdb.connect(); "
-        "c.execute(open(sys.argv[1], encoding='utf-8').read()); "
-        "print(repr(c.sql(sys.argv[2]).fetchall()))"
-    )
-    run = subprocess.run(
-        [sys.executable, "-c", script, str(ENTRY), STABLE],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert run.stdout.strip() == repr(outs[0])
+    rows = same_rows_on_threads_and_in_another_process(STABLE)
+    assert [r[1] for r in rows[:6]] == ["B", "B", "B", "C", "C", "C"]
 
 
 def test_same_seed_same_rows_other_seed_other_rows(con: Any) -> None:
