@@ -205,6 +205,47 @@ static int short_text_keys(const list_input *in, growable *keys, bool *all_short
     return 0;
 }
 
+/* Every label of the child vector as a two-word key (mlsql_medium_text_key), in one pass per
+ * chunk, when none is longer than MLSQL_MEDIUM_TEXT_MAX bytes (false in *all_medium, and the
+ * pass stops, at the first longer label). Only the inlined bytes of each string_t are read. */
+static int medium_text_keys(const list_input *in, growable *keys, bool *all_medium) {
+    if (grow(keys, in->child_size, sizeof(mlsql_key2)) != 0) return -1;
+    mlsql_key2 *out = (mlsql_key2 *)keys->data;
+    const duckdb_string_t *s = (const duckdb_string_t *)in->child;
+    for (idx_t j = 0; j < in->child_size; j++) {
+        uint32_t len = s[j].value.inlined.length;
+        /* stop at the first long label (a NULL element's stale length does not count) */
+        if (MLSQL_RARELY(len > MLSQL_MEDIUM_TEXT_MAX) && is_valid(in->child_validity, j)) {
+            *all_medium = false;
+            return 0;
+        }
+        uint32_t n = len <= MLSQL_MEDIUM_TEXT_MAX ? len : 0; /* a NULL element's key is unused */
+        out[j] = mlsql_medium_text_key(s[j].value.inlined.inlined, n);
+    }
+    *all_medium = true;
+    return 0;
+}
+
+/* Row i's non-NULL two-word keys (from medium_text_keys, `all`): in place when the child has no
+ * NULL elements, else gathered into t. */
+static inline int row_key2(const list_input *in, idx_t i, const mlsql_key2 *all, growable *t,
+                           const mlsql_key2 **items, size_t *n) {
+    duckdb_list_entry e = in->entries[i];
+    if (!in->child_validity) {
+        *items = e.length ? all + e.offset : NULL;
+        *n = e.length;
+        return 0;
+    }
+    if (grow(t, e.length, sizeof(mlsql_key2)) != 0) return -1;
+    mlsql_key2 *out = (mlsql_key2 *)t->data;
+    size_t k = 0;
+    for (idx_t j = e.offset; j < e.offset + e.length; j++)
+        if (is_valid(in->child_validity, j)) out[k++] = all[j];
+    *items = out;
+    *n = k;
+    return 0;
+}
+
 /* Every integer label of the child vector as int64 (*all): the child itself for BIGINT and
  * UBIGINT (bit patterns: the caller pairs UBIGINT only with UBIGINT), else widened into keys in
  * one pass per chunk. NULL elements' slots are converted too and never used. */
@@ -347,6 +388,7 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
 
     /* all_*: the chunk's text labels; key_*: its integer keys (a growable holds one item size) */
     growable ga = {0}, gp = {0}, big = {0}, all_a = {0}, all_p = {0}, key_a = {0}, key_p = {0};
+    growable key2_a = {0}, key2_p = {0}; /* the chunk's two-word keys (medium text) */
     mlsql_scratch scratch = {0};
     const char *error = NULL;
     /* text: when every label of the chunk is short, each side's labels become integer keys in
@@ -360,6 +402,18 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
     /* an empty child has no labels to check */
     bool keyed = text && !error && (short_a || !a.child_size) && (short_p || !p.child_size);
     const int64_t *keys_a = (const int64_t *)key_a.data, *keys_p = (const int64_t *)key_p.data;
+    /* text of up to 12 bytes a label (not all of at most 7): two-word keys, in one pass */
+    bool medium_a = false, medium_p = false;
+    if (text && !error && !keyed &&
+        ((a.child_size && medium_text_keys(&a, &key2_a, &medium_a) != 0) ||
+         (p.child_size && medium_text_keys(&p, &key2_p, &medium_p) != 0))) {
+        error = "mlsql_native_counts: out of memory";
+        rows = 0;
+    }
+    bool keyed2 = text && !error && !keyed && (medium_a || !a.child_size) &&
+                  (medium_p || !p.child_size);
+    const mlsql_key2 *keys2_a = (const mlsql_key2 *)key2_a.data;
+    const mlsql_key2 *keys2_p = (const mlsql_key2 *)key2_p.data;
     /* integers: each side's labels as int64 keys once per chunk, unless UBIGINT labels beyond
      * INT64_MAX must be split off (the rows below then gather them) */
     if (!text && !split_a && !split_p) {
@@ -370,8 +424,8 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
             rows = 0;
         }
     }
-    bool whole_a = text && !keyed && a.child_size && !a.child_validity;
-    bool whole_p = text && !keyed && p.child_size && !p.child_validity;
+    bool whole_a = text && !keyed && !keyed2 && a.child_size && !a.child_validity;
+    bool whole_p = text && !keyed && !keyed2 && p.child_size && !p.child_validity;
     if ((whole_a && gather_child_text(&a, &all_a) != 0) ||
         (whole_p && gather_child_text(&p, &all_p) != 0)) {
         error = "mlsql_native_counts: out of memory";
@@ -399,6 +453,12 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
             rc = (a.child_size && row_keys(&a, i, keys_a, &ga, &ia, &ka)) ||
                  (p.child_size && row_keys(&p, i, keys_p, &gp, &ip, &kp));
             if (!rc) rc = mlsql_count_int(ia, ka, ip, kp, &scratch, &c);
+        } else if (keyed2) {
+            size_t ka = 0, kp = 0;
+            const mlsql_key2 *ia = NULL, *ip = NULL;
+            rc = (a.child_size && row_key2(&a, i, keys2_a, &ga, &ia, &ka)) ||
+                 (p.child_size && row_key2(&p, i, keys2_p, &gp, &ip, &kp));
+            if (!rc) rc = mlsql_count_key2(ia, ka, ip, kp, &scratch, &c);
         } else if (text) {
             size_t ka, kp;
             const mlsql_text *ta = NULL, *tq = NULL;
@@ -439,6 +499,8 @@ static void counts_function(duckdb_function_info info, duckdb_data_chunk input,
     free(all_p.data);
     free(key_a.data);
     free(key_p.data);
+    free(key2_a.data);
+    free(key2_p.data);
     mlsql_scratch_free(&scratch);
     if (error) duckdb_scalar_function_set_error(info, error);
 }

@@ -13,8 +13,8 @@
  * labels may pass their bit patterns (equality is preserved), so every
  * integer width fits.
  *
- * Method: integer rows of at most MLSQL_SMALL_MAX labels a side by straight-line
- * code per (|A|, |P|) shape; other small lists (together at most
+ * Method: integer rows (and rows of two-word keys of labels up to 12 bytes) of at most
+ * MLSQL_SMALL_MAX labels a side by straight-line code per (|A|, |P|) shape; other small lists (together at most
  * MLSQL_PAIRWISE_MAX items) by pairwise comparison in loops; longer ones by one
  * open-addressing hash table in the caller's
  * scratch buffer, so a row costs O(|A| + |P|) and no allocation once the
@@ -101,6 +101,32 @@ static inline mlsql_text mlsql_text_make_padded(const char *ptr, size_t len) {
  * mlsql_head8 gives it). */
 static inline int64_t mlsql_short_text_key(uint64_t head, size_t len) {
     return (int64_t)(head | ((uint64_t)len << 56));
+}
+
+/* Labels of at most MLSQL_MEDIUM_TEXT_MAX bytes (all of their bytes inlined in DuckDB's and
+ * Arrow's 16-byte string views) as two words: the first 8 bytes, and the next 4 with the length
+ * above them (zero-padded), so two keys are equal exactly when the labels are. Counted by
+ * mlsql_count_key2: two integer comparisons per pair instead of mlsql_text_eq's branch. */
+#define MLSQL_MEDIUM_TEXT_MAX 12
+
+typedef struct {
+    uint64_t lo, hi;
+} mlsql_key2;
+
+/* The key of a label of len <= MLSQL_MEDIUM_TEXT_MAX bytes at p, where 12 bytes may be read
+ * (the inlined bytes of a string view). */
+static inline mlsql_key2 mlsql_medium_text_key(const char *p, size_t len) {
+    mlsql_key2 k;
+    uint32_t tail;
+    k.lo = mlsql_head8_padded(p, len);
+    memcpy(&tail, p + 8, 4);
+    tail = len > 8 ? tail & (uint32_t)((UINT64_C(1) << (8 * (len - 8))) - 1) : 0;
+    k.hi = (uint64_t)tail | ((uint64_t)len << 32);
+    return k;
+}
+
+static inline int mlsql_key2_eq(const mlsql_key2 *x, const mlsql_key2 *y) {
+    return (x->lo == y->lo) & (x->hi == y->hi);
 }
 
 typedef struct {
@@ -274,6 +300,8 @@ static inline int mlsql_int_eq(const int64_t *x, const int64_t *y) { return *x =
  * 2.6x to 3.0x the scan). */
 MLSQL_SMALL_COUNTS(mlsql_small_int, int64_t, mlsql_int_eq)
 
+MLSQL_SMALL_COUNTS(mlsql_small_key2, mlsql_key2, mlsql_key2_eq)
+
 /* ---------------------------------------------------------------- integers */
 
 #define MLSQL_IN_A 1u
@@ -330,6 +358,71 @@ static MLSQL_UNUSED int mlsql_count_int(const int64_t *a, size_t na, const int64
                 t[h].flags |= MLSQL_IN_P;
                 n_p++;
                 tp++; /* the slot was A's alone */
+            }
+        }
+    }
+    out->tp = tp;
+    out->n_actual = n_a;
+    out->n_predicted = n_p;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- medium text */
+
+typedef struct {
+    mlsql_key2 key;
+    uint32_t flags; /* 0: empty slot; else MLSQL_IN_A | MLSQL_IN_P */
+} mlsql_key2_slot;
+
+static inline uint64_t mlsql_key2_hash(const mlsql_key2 *k) {
+    return mlsql_mix64(k->lo ^ mlsql_mix64(k->hi));
+}
+
+/* mlsql_count_int for mlsql_key2 labels (mlsql_medium_text_key). */
+static MLSQL_UNUSED int mlsql_count_key2(const mlsql_key2 *a, size_t na, const mlsql_key2 *p,
+                                         size_t np, mlsql_scratch *s, mlsql_counts *out) {
+    if (mlsql_small_key2(a, na, p, np, out)) return 0;
+    int64_t tp = 0, n_a = 0, n_p = 0;
+    if (na + np <= MLSQL_PAIRWISE_MAX && na + np >= na) {
+        for (size_t i = 0; i < na; i++) { /* as in mlsql_count_int: no early exit */
+            unsigned seen = 0, hit = 0;
+            for (size_t j = 0; j < i; j++) seen |= (unsigned)mlsql_key2_eq(&a[j], &a[i]);
+            for (size_t k = 0; k < np; k++) hit |= (unsigned)mlsql_key2_eq(&p[k], &a[i]);
+            n_a += !seen;
+            tp += hit & !seen;
+        }
+        for (size_t i = 0; i < np; i++) {
+            unsigned seen = 0;
+            for (size_t j = 0; j < i; j++) seen |= (unsigned)mlsql_key2_eq(&p[j], &p[i]);
+            n_p += !seen;
+        }
+    } else {
+        if (na > SIZE_MAX - np) return -1;
+        size_t slots = mlsql_table_slots(na + np, sizeof(mlsql_key2_slot));
+        if (!slots || mlsql_scratch_reserve(s, slots * sizeof(mlsql_key2_slot)) != 0) return -1;
+        mlsql_key2_slot *t = (mlsql_key2_slot *)s->buf;
+        memset(t, 0, slots * sizeof *t);
+        size_t mask = slots - 1;
+        for (size_t i = 0; i < na; i++) {
+            size_t h = (size_t)mlsql_key2_hash(&a[i]) & mask;
+            while (t[h].flags && !mlsql_key2_eq(&t[h].key, &a[i])) h = (h + 1) & mask;
+            if (!t[h].flags) {
+                t[h].key = a[i];
+                t[h].flags = MLSQL_IN_A;
+                n_a++;
+            }
+        }
+        for (size_t i = 0; i < np; i++) {
+            size_t h = (size_t)mlsql_key2_hash(&p[i]) & mask;
+            while (t[h].flags && !mlsql_key2_eq(&t[h].key, &p[i])) h = (h + 1) & mask;
+            if (!t[h].flags) {
+                t[h].key = p[i];
+                t[h].flags = MLSQL_IN_P;
+                n_p++;
+            } else if (!(t[h].flags & MLSQL_IN_P)) {
+                t[h].flags |= MLSQL_IN_P;
+                n_p++;
+                tp++;
             }
         }
     }

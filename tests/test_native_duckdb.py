@@ -48,8 +48,17 @@ LONG = ["label-longer-than-twelve-1", "label-longer-than-twelve-2", "x" * 40]
 #: labels of at most 7 bytes (the extension counts a chunk of them as integer keys): the empty
 #: label, embedded NULs, and labels that differ only in their length or their last byte
 SEVEN = ["", "a", "a\x00", "a\x00\x00", "b", "abcdefg", "abcdefh", "abcdef", "\x00"]
-#: a label of 8 bytes sharing the 7-byte ones' head: one of them sends its chunk to the text path
+#: a label of 8 bytes sharing the 7-byte ones' head: one of them sends its chunk to the two-word
+#: keys of labels up to 12 bytes
 EIGHT = ["abcdefgh"]
+#: labels of 8 to 12 bytes (two-word keys): equal heads that differ after the eighth byte, in
+#: their length or their last byte, embedded NULs, and the 7-byte labels' head
+TWELVE = [
+    "abcdefgh", "abcdefghi", "abcdefghij", "abcdefghijkl", "abcdefghijkm", "abcdefgh\x00",
+    "abcdefgh\x00\x00\x00\x00", "prefix00-a", "prefix00-b", "twelve-bytes",
+]  # fmt: skip
+#: a label of 13 bytes with the 12-byte ones' head: one sends its chunk to the text path
+THIRTEEN = ["abcdefghijklm"]
 SIGNED = {pa.int8(): 8, pa.int16(): 16, pa.int32(): 32, pa.int64(): 64}
 UNSIGNED = {pa.uint8(): 8, pa.uint16(): 16, pa.uint32(): 32, pa.uint64(): 64}
 MEASURES = [
@@ -205,13 +214,14 @@ def test_counts_equal_the_oracle(extension: Path, data: tuple[pa.Table, list]) -
 
 @SETTINGS
 @given(
-    st.sampled_from([SEVEN, SEVEN + EIGHT]).flatmap(
+    st.sampled_from([SEVEN, SEVEN + EIGHT, SEVEN + TWELVE, TWELVE + THIRTEEN]).flatmap(
         lambda pool: tables(types=(pa.string(), pa.string()), text_pool=pool, short_max=10)
     )
 )
 def test_short_text_keys_equal_the_oracle(extension: Path, data: tuple[pa.Table, list]) -> None:
-    """Chunks of labels of at most 7 bytes (counted as integer keys), and the same with an 8-byte
-    label of the same head (the text path); lists of every shape up to 10 a side."""
+    """Chunks of labels of at most 7 bytes (counted as integer keys), of at most 12 (two-word
+    keys), and the same with a 13-byte label of the same head (the text path); lists of every
+    shape up to 10 a side."""
     table, rows = data
     con = raw_connection(extension)
     assert native_counts(con, table) == [expected_counts(a, p) for a, p in rows]
@@ -219,8 +229,12 @@ def test_short_text_keys_equal_the_oracle(extension: Path, data: tuple[pa.Table,
 
 @pytest.mark.parametrize(
     "pool",
-    [SHORT + LONG + [f"l{i}" for i in range(300)], SEVEN + [f"l{i}" for i in range(300)]],
-    ids=["long labels", "labels of at most 7 bytes"],
+    [
+        SHORT + LONG + [f"l{i}" for i in range(300)],
+        SEVEN + [f"l{i}" for i in range(300)],
+        TWELVE + [f"label-{i:05d}" for i in range(300)],
+    ],
+    ids=["long labels", "labels of at most 7 bytes", "labels of at most 12 bytes"],
 )
 def test_counts_over_many_vectors_and_threads(extension: Path, pool: list[str]) -> None:
     """10,000 rows (five DuckDB vectors) on two threads, long lists included."""

@@ -63,6 +63,21 @@ int main(void) {
             for (size_t i = 0; i < np; i++) free((void *)p[i].ptr);
             free(a);
             free(p);
+        } else if (kind[0] == 'M') { /* labels of at most 12 bytes as two-word keys */
+            mlsql_key2 *a = na ? malloc(na * sizeof *a) : NULL, *p = np ? malloc(np * sizeof *p) : NULL;
+            for (size_t i = 0; i < na + np; i++) {
+                mlsql_text t = read_text();
+                char view[12] = {0}; /* as in a string view: the label's bytes, then garbage */
+                memset(view, 0xa5, sizeof view);
+                if (t.len > 12) return 3;
+                if (t.len) memcpy(view, t.ptr, t.len);
+                mlsql_key2 k = mlsql_medium_text_key(view, t.len);
+                if (i < na) a[i] = k; else p[i - na] = k;
+                free((void *)t.ptr);
+            }
+            rc = mlsql_count_key2(a, na, p, np, &s, &c);
+            free(a);
+            free(p);
         } else {
             int64_t *a = na ? malloc(na * sizeof *a) : NULL, *p = np ? malloc(np * sizeof *p) : NULL;
             for (size_t i = 0; i < na; i++) if (scanf("%ld", &a[i]) != 1) return 3;
@@ -93,10 +108,12 @@ def random_cases(seed: int, n: int) -> list[tuple[str, list, list]]:
     # integers that share low bits (a weak hash would pile them into one slot)
     ints = [0, 1, -1, 2**63 - 1, -(2**63)] + [k << 40 for k in range(-20, 20)]
     ints += [rng.randrange(-1000, 1000) for _ in range(40)]
+    # labels of at most 12 bytes (two-word keys): equal heads, then differing bytes or lengths
+    medium = [t for t in texts if len(t) <= 12] + [b"abcdefgh\0", b"abcdefghijkl", b"abcdefghijkm"]
     cases = []
     for i in range(n):
-        kind = "T" if i % 2 else "I"
-        pool = texts if kind == "T" else ints
+        kind = "TIM"[i % 3]
+        pool = {"T": texts, "I": ints, "M": medium}[kind]
         size = rng.choice([0, 1, 2, 3, 5, 8, 9, 16, 17, 40, 200, 600])
         sub = rng.sample(pool, k=rng.randint(1, len(pool)))
         a = [rng.choice(sub) for _ in range(rng.randint(0, size))]
@@ -108,7 +125,7 @@ def random_cases(seed: int, n: int) -> list[tuple[str, list, list]]:
 def encode(cases: list[tuple[str, list, list]]) -> str:
     lines = []
     for kind, a, p in cases:
-        items = [x.hex() or "-" for x in a + p] if kind == "T" else [str(x) for x in a + p]
+        items = [x.hex() or "-" for x in a + p] if kind in "TM" else [str(x) for x in a + p]
         lines.append(f"{kind} {len(a)} {len(p)} {' '.join(items)}")
     return "\n".join(lines) + "\n"
 
@@ -156,7 +173,8 @@ def test_kernel_every_small_shape(driver: Path) -> None:
     cases = []
     for na in range(11):
         for np_ in range(11):
-            for kind, pool in (("I", ints), ("T", texts)) * 3:
+            medium = [t for t in texts if len(t) <= 12] + [b"abcdefghijkl", b"abcdefghijkm"]
+            for kind, pool in (("I", ints), ("T", texts), ("M", medium)) * 3:
                 sub = rng.sample(pool, k=rng.randint(1, len(pool)))
                 a = [rng.choice(sub) for _ in range(na)]
                 p = [rng.choice(sub) for _ in range(np_)]
@@ -206,6 +224,7 @@ ASAN_SCRIPT = textwrap.dedent(
     ints = [-(2**63), -1, 0, 1, 2**63 - 1] + list(range(100))
     uints = [0, 1, 2**63, 2**64 - 1] + list(range(100))
     short = ["", "a", "b", "abcdefg"] + [f"s{i}" for i in range(100)]  # counted as integer keys
+    medium = ["abcdefgh", "abcdefghijkl"] + [f"label-{i:05d}" for i in range(100)]  # two-word keys
     def full(pool):  # no NULL list or element: a chunk's labels are read once for all its rows
         return [rng.choice(pool) for _ in range(rng.randint(0, 9))]
     tables = [
@@ -213,6 +232,8 @@ ASAN_SCRIPT = textwrap.dedent(
         pa.table({"a": [full(short) for _ in range(5000)], "p": [full(short) for _ in range(5000)]}),
         pa.table({"a": [labels(pool) for _ in range(5000)], "p": [labels(pool) for _ in range(5000)]}),
         pa.table({"a": [labels(short) for _ in range(5000)], "p": [labels(short) for _ in range(5000)]}),
+        pa.table({"a": [full(medium) for _ in range(5000)], "p": [full(medium) for _ in range(5000)]}),
+        pa.table({"a": [labels(medium) for _ in range(5000)], "p": [labels(medium) for _ in range(5000)]}),
         pa.table({"a": pa.array([labels(ints) for _ in range(5000)], pa.list_(pa.int64())),
                   "p": pa.array([labels(uints) for _ in range(5000)], pa.list_(pa.uint64()))}),
         # integer keys of the whole chunk: widened int16 against int64 in place
