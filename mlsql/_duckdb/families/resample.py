@@ -48,6 +48,7 @@ from typing import Any
 
 from mlsql import _params as P
 from mlsql import _weights as W
+from mlsql._duckdb import resample_values as V
 from mlsql._duckdb.library import Macro, Qualify, check_param, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
@@ -57,11 +58,14 @@ from mlsql._registry import REGISTRY, measures
 from mlsql._resample import front as FRONT
 from mlsql._resample import run as RUN
 from mlsql._resample.measures import (
+    CLASS_MEASURES,
     ENTRY_MESSAGE,
     LABEL_SET_MEASURES,
-    SQL_UNSUPPORTED_MESSAGE,
+    LB_MEASURES,
+    MIXED_MESSAGE,
     ZERO_ONE,
 )
+from mlsql._resample.numbers import REGRESSION_MEASURES, SCORE_MEASURES
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql._weights import SAMPLE_WEIGHT
 
@@ -89,7 +93,11 @@ SIGNATURE = (
     "seed := 0",
     f"{SAMPLE_WEIGHT} := NULL",
     *PARAMS,
+    *V.PARAMS,
 )
+#: the measures of each kind of input the macros resample (the label sets' own pipeline here,
+#: the others' in :mod:`mlsql._duckdb.resample_values`)
+KINDS = {"label_sets": MEASURES, **V.KINDS}
 #: Poisson(m) is tabled over m +- (12 sqrt(m) + 12): the mass outside is below 1e-25
 SPREAD = 12
 #: 2^53: a 53-bit integer over it is a uniform double in [0, 1)
@@ -214,20 +222,50 @@ def _setting(name: str, template: str, ok: str, value: str, q: Qualify, func: st
     return f"CASE WHEN {ok} THEN {value} ELSE error({message}) END"
 
 
-def _settings(q: Qualify, func: str = FUNC) -> str:
-    """SQL of the one row of checked settings of ``func`` (``bootstrap`` or ``compare``)."""
+def _entry(q: Qualify, func: str) -> str:
+    """SQL of the message on ``measures`` that are no non-empty list of names."""
+    return _message(ENTRY_MESSAGE, func=str(lit(func)), got=f"{q('_mlsql_repr')}(measures)")
+
+
+def _measures_check(q: Qualify, func: str, kind: str) -> str:
+    """SQL of the checked ``measures`` of a macro of ``kind``: a non-empty list of names the
+    SQL macros resample (the first other is named), all of ``kind`` (else the Python call's
+    message on mixed kinds)."""
+    shown = q("_mlsql_shown")
+    entry = _entry(q, func)
+    every = "[" + ", ".join(str(lit(n)) for ms in KINDS.values() for n in ms) + "]"
+    own = "[" + ", ".join(str(lit(n)) for n in KINDS[kind]) + "]"
+    others = f"list_filter(measures, lambda m: m IS NULL OR NOT list_contains({every}, m))"
+    unsupported = sql_message(V.unsupported_message(func), f"{shown}({others}[1])")
+    alien = f"list_filter(measures, lambda m: NOT list_contains({own}, m))[1]"
+    mixed = sql_message(
+        MIXED_MESSAGE.format(
+            func=func,
+            sets=", ".join((*LABEL_SET_MEASURES, *LB_MEASURES)),
+            classes=", ".join(CLASS_MEASURES),
+            numbers=", ".join(REGRESSION_MEASURES),
+            scores=", ".join(SCORE_MEASURES),
+            first="{}",
+            other="{}",
+        ),
+        "measures[1]",
+        alien,
+    )
+    return (
+        f"CASE WHEN measures IS NULL OR NOT starts_with(typeof(measures), 'VARCHAR[')"
+        f" OR len(measures) = 0 THEN error({entry})\n"
+        f"         WHEN len({others}) > 0 THEN error({unsupported})\n"
+        f"         WHEN len(list_filter(measures, lambda m: NOT list_contains({own}, m))) > 0 "
+        f"THEN error({mixed}) ELSE measures END"
+    )
+
+
+def _settings(q: Qualify, func: str = FUNC, kind: str = "label_sets") -> str:
+    """SQL of the one row of checked settings of ``func`` (``bootstrap`` or ``compare``) on
+    measures of ``kind``; the label sets' shared measure parameters are checked here, the
+    other kinds' by each measure's own macro."""
     integer = f"regexp_full_match(typeof({{x}}), '{P.INTEGER_TYPES}') AND {{x}} IS NOT NULL"
     number = f"regexp_full_match(typeof({{x}}), '{P.NUMBER_TYPES}') AND {{x}} IS NOT NULL"
-    allowed = "[" + ", ".join(str(lit(n)) for n in MEASURES) + "]"
-    entry = sql_message(ENTRY_MESSAGE.format(func=func, got="{}"), f"{q('_mlsql_shown')}(measures)")
-    others = f"list_filter(measures, lambda m: m IS NULL OR NOT list_contains({allowed}, m))"
-    other = f"{others}[1]"
-    unsupported = sql_message(
-        SQL_UNSUPPORTED_MESSAGE.format(
-            func=func, allowed="(" + ", ".join(MEASURES) + ")", name="{}"
-        ),
-        f"{q('_mlsql_shown')}({other})",
-    )
     n = _setting(
         "n_resamples",
         RUN.N_RESAMPLES_MESSAGE,
@@ -252,12 +290,9 @@ def _settings(q: Qualify, func: str = FUNC) -> str:
         q,
         func,
     )
-    check = (
-        f"CASE WHEN measures IS NULL OR NOT starts_with(typeof(measures), 'VARCHAR[')"
-        f" OR len(measures) = 0 THEN error({entry})\n"
-        f"         WHEN len({others}) > 0 "
-        f"THEN error({unsupported}) ELSE measures END"
-    )
+    head = f"SELECT {n} AS n, {c} AS c, {s} AS s, {_measures_check(q, func, kind)} AS ms"
+    if kind != "label_sets":
+        return head
     params = {
         p.name: check_param(p, q, func)
         for p in (P.PARAMS[k] for k in ("zero_division", "beta", "n_labels"))
@@ -266,10 +301,7 @@ def _settings(q: Qualify, func: str = FUNC) -> str:
         f"CASE WHEN {_requested('hamming_loss')} THEN {params['n_labels']} END"
     )
     checked = "".join(f", {params[k]} AS {PARAM_COLUMNS[k]}" for k in params)
-    return (
-        f"SELECT {n} AS n, {c} AS c, {s} AS s, {check} AS ms{checked}, "
-        f"{_hivemall_beta(q)} AS {PARAM_COLUMNS['options']}"
-    )
+    return f"{head}{checked}, {_hivemall_beta(q)} AS {PARAM_COLUMNS['options']}"
 
 
 def _bootstrap(q: Qualify) -> Macro:
@@ -348,18 +380,33 @@ def _bootstrap(q: Qualify) -> Macro:
              __mlsql_i"""
     return Macro(
         FILE,
-        FUNC,
+        V.macro_name(FUNC, "label_sets"),
         SIGNATURE,
         body,
-        "Bootstrap intervals of label-set measures, one row per group and measure: the by "
-        "columns, measure, estimate (the measure on the data), low and high (percentile "
-        "interval), std_error. Measures: " + ", ".join(MEASURES) + "; beta, zero_division, "
-        "n_labels and options apply to every listed measure taking them. Exact Poisson "
-        "bootstrap (one Poisson(m) draw per distinct (tp, |A|, |P|) tuple seen m times, "
-        "counter-based on seed: the same seed, the same rows). Example: SELECT * FROM "
-        "bootstrap('preds', 'actual', 'predicted', measures := ['micro_f1'], \"by\" := ['model']).",
+        "bootstrap of the label-set measures: one Poisson(m) draw per distinct (tp, |A|, |P|, "
+        "weight) seen m times; bootstrap calls it.",
+        public=False,
         table=True,
     )
+
+
+#: what ``bootstrap`` says of itself
+BOOTSTRAP_DESCRIPTION = (
+    "Bootstrap intervals, one row per group and measure: the by columns, measure, estimate "
+    "(the measure on the data), low and high (percentile interval), std_error. Measures of "
+    "one kind: label lists ("
+    + ", ".join(MEASURES)
+    + "), one label per row ("
+    + ", ".join(CLASS_MEASURES)
+    + "), numbers ("
+    + ", ".join(REGRESSION_MEASURES)
+    + ") or a "
+    "0/1 label and a score (" + ", ".join(SCORE_MEASURES) + "); beta, zero_division, "
+    "n_labels, options, average, weights and n_bins apply to every listed measure taking "
+    "them. Exact Poisson bootstrap (one Poisson(m) draw per distinct row statistics seen m "
+    "times, counter-based on seed: the same seed, the same draws). Example: SELECT * FROM "
+    "bootstrap('preds', 'actual', 'predicted', measures := ['micro_f1'], \"by\" := ['model'])."
+)
 
 
 def _poisson_cdf() -> Macro:
@@ -404,6 +451,7 @@ COMPARE_SIGNATURE = (
     f"{SAMPLE_WEIGHT} := NULL",
     "drop_unpaired := false",
     *PARAMS,
+    *V.PARAMS,
 )
 #: the message of a drop_unpaired that is not a boolean (the Python call takes any truth value)
 DROP_UNPAIRED_MESSAGE = (
@@ -451,31 +499,28 @@ def _is_baseline(x: str) -> str:
     )
 
 
-def _compare(q: Qualify) -> Macro:
-    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
-    named = [
-        ("actual", "actual"),
-        ("predicted", "predicted"),
-        ("model", "model"),
-        ("id", "id"),
-        (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
-    ]
-    func = str(lit(COMPARE))
-    source = checked_source_sql(named, func, '"by"')
-    lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {func}, 'actual', 'predicted')"
-    weight = (
-        f"CASE WHEN {SAMPLE_WEIGHT} IS NULL THEN 1.0::DOUBLE "
-        f"ELSE {q('_mlsql_weight')}(w0, {func}) END"
-    )
-    tail = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
-    row_values, aggregates, values = _values(q, "kw")
+def _compare_settings(q: Qualify, kind: str) -> str:
+    """SQL of the settings row of ``compare`` on measures of ``kind``: bootstrap's, plus
+    drop_unpaired (du) and the check that no by column is named as an output column."""
     repr_ = q("_mlsql_repr")
     outputs = "[" + ", ".join(str(lit(c)) for c in FRONT.COMPARE_COLUMNS) + "]"
     clash = f'list_filter(coalesce("by", []), lambda b: list_contains({outputs}, b))'
+    func = str(lit(COMPARE))
     by_output = _message(FRONT.BY_OUTPUT_MESSAGE, func=func, name=f"{repr_}({clash}[1])")
     drop = sql_message(
         DROP_UNPAIRED_MESSAGE.format(got="{}"), f"{q('_mlsql_shown')}(drop_unpaired)"
     )
+    return f"""{_settings(q, COMPARE, kind)},
+               CASE WHEN typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
+                    ELSE error({drop}) END AS du,
+               CASE WHEN len({clash}) > 0 THEN error({by_output}) END AS __mlsql_by_clash"""
+
+
+def _pair_checks(q: Qualify) -> dict[str, str]:
+    """SQL of compare's checks on the pairing, shared by every kind: ``base`` (whether a row
+    ``mo`` is the baseline's), and the CTEs ``models`` (over ``stats``: g, mo, i0, base),
+    ``unpaired`` (over ``pairs``: mo, m) and ``checked`` (NULL, else the Python call's error)."""
+    repr_ = q("_mlsql_repr")
     no_baseline = _message(
         FRONT.BASELINE_MESSAGE,
         baseline=f"{repr_}(baseline)",
@@ -499,12 +544,47 @@ def _compare(q: Qualify) -> Macro:
         details=f"(SELECT array_to_string(list_filter(flatten(list({parts} ORDER BY mo NULLS FIRST)), "
         "lambda x: x IS NOT NULL), '; ') FROM unpaired)",
     )
+    return {
+        "base": _is_baseline("mo"),
+        "models": """models AS (  -- rows per model value, and rows whose (group, id) repeats within it
+        SELECT mo, base, count(*) AS n, count(*) - count(DISTINCT (g, i0)) AS repeated
+        FROM stats GROUP BY ALL)""",
+        "unpaired": """unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
+        SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
+        FROM models md
+        LEFT JOIN (SELECT mo, sum(m) AS n FROM pairs GROUP BY mo) pd ON pd.mo IS NOT DISTINCT FROM md.mo
+        CROSS JOIN (SELECT coalesce(sum(n), 0) AS n FROM models WHERE base) bt
+        WHERE NOT md.base)""",
+        "checked": f"""checked AS (  -- the Python call's checks, in its order
+        SELECT CASE WHEN NOT coalesce((SELECT bool_or(base) FROM models), false) THEN error({no_baseline})
+                    WHEN (SELECT sum(repeated) FROM models) > 0 THEN error({repeated})
+                    WHEN NOT (SELECT du FROM settings) AND (SELECT sum(own + lack) FROM unpaired) > 0
+                    THEN error({unpaired}) END AS ok)""",
+    }
+
+
+def _compare(q: Qualify) -> Macro:
+    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    named = [
+        ("actual", "actual"),
+        ("predicted", "predicted"),
+        ("model", "model"),
+        ("id", "id"),
+        (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
+    ]
+    func = str(lit(COMPARE))
+    source = checked_source_sql(named, func, '"by"')
+    lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {func}, 'actual', 'predicted')"
+    weight = (
+        f"CASE WHEN {SAMPLE_WEIGHT} IS NULL THEN 1.0::DOUBLE "
+        f"ELSE {q('_mlsql_weight')}(w0, {func}) END"
+    )
+    tail = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
+    row_values, aggregates, values = _values(q, "kw")
     zero_one = "[" + ", ".join(str(lit(n)) for n in MEASURES if n in ZERO_ONE) + "]"
     pair = ["btp", "bna", "bnp", "bw", "xtp", "xna", "xnp", "xw"]
-    body = f"""WITH settings AS ({_settings(q, COMPARE)},
-               CASE WHEN typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
-                    ELSE error({drop}) END AS du,
-               CASE WHEN len({clash}) > 0 THEN error({by_output}) END AS __mlsql_by_clash),
+    checks = _pair_checks(q)
+    body = f"""WITH settings AS ({_compare_settings(q, "label_sets")}),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
                {pick_sql("model")} AS mo,
@@ -514,13 +594,11 @@ def _compare(q: Qualify) -> Macro:
                {pick_sql(SAMPLE_WEIGHT)} AS w0
         FROM {source}),
     stats AS MATERIALIZED (  -- each row's statistics, and whether it is the baseline's
-        SELECT g, mo, i0, {_is_baseline("mo")} AS base,
+        SELECT g, mo, i0, {checks["base"]} AS base,
                {q("_mlsql_tp")}(a, p0) AS tp, {q("_mlsql_n_actual")}(a, p0) AS na,
                {q("_mlsql_n_predicted")}(a, p0) AS np, {weight} AS w
         FROM (SELECT g, mo, i0, {lists} AS a, p0, w0 FROM rows)),
-    models AS (  -- rows per model value, and rows whose (group, id) repeats within it
-        SELECT mo, base, count(*) AS n, count(*) - count(DISTINCT (g, i0)) AS repeated
-        FROM stats GROUP BY ALL),
+    {checks["models"]},
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
                              -- statistics, the model row's) of an id, m ids each; pid names
                              -- a pair within this query only (the draws hash its values)
@@ -530,17 +608,8 @@ def _compare(q: Qualify) -> Macro:
             FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
             WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
             GROUP BY ALL)),
-    unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
-        SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
-        FROM models md
-        LEFT JOIN (SELECT mo, sum(m) AS n FROM pairs GROUP BY mo) pd ON pd.mo IS NOT DISTINCT FROM md.mo
-        CROSS JOIN (SELECT coalesce(sum(n), 0) AS n FROM models WHERE base) bt
-        WHERE NOT md.base),
-    checked AS (  -- the Python call's checks, in its order
-        SELECT CASE WHEN NOT coalesce((SELECT bool_or(base) FROM models), false) THEN error({no_baseline})
-                    WHEN (SELECT sum(repeated) FROM models) > 0 THEN error({repeated})
-                    WHEN NOT (SELECT du FROM settings) AND (SELECT sum(own + lack) FROM unpaired) > 0
-                    THEN error({unpaired}) END AS ok),
+    {checks["unpaired"]},
+    {checks["checked"]},
     sides AS (  -- each pair twice: side 0 the baseline row's statistics, side 1 the model row's
         SELECT *, {row_values} FROM (
             SELECT t.*, {", ".join("st." + c for c in PARAM_COLUMNS.values())} FROM (
@@ -613,21 +682,29 @@ def _compare(q: Qualify) -> Macro:
              __mlsql_model, __mlsql_i"""
     return Macro(
         FILE,
-        COMPARE,
+        V.macro_name(COMPARE, "label_sets"),
         COMPARE_SIGNATURE,
         body,
-        "Paired comparison of every model with the baseline on label-set measures, one row per "
-        "group, other model and measure: the by columns, model, measure, baseline_estimate, "
-        "estimate, difference (model - baseline), low and high (percentile interval of the "
-        "difference), p_value (two-sided paired bootstrap), mcnemar_p_value (McNemar's exact "
-        "test; subset_accuracy and zero_one_loss, else NULL). Rows pair on id within each "
-        "group; unpaired rows are an error unless drop_unpaired := true. Measures and their "
-        "parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per "
-        "distinct pair of both rows' (tp, |A|, |P|) seen m times, for both sides at once). "
-        "Example: SELECT * FROM compare('runs', 'actual', 'predicted', model := 'model', "
-        "id := 'id', baseline := 'A', measures := ['micro_f1', 'subset_accuracy']).",
+        "compare on the label-set measures: one Poisson(m) draw per distinct pair of both "
+        "rows' (tp, |A|, |P|, weight) seen m times; compare calls it.",
+        public=False,
         table=True,
     )
+
+
+#: what ``compare`` says of itself
+COMPARE_DESCRIPTION = (
+    "Paired comparison of every model with the baseline, one row per group, other model and "
+    "measure: the by columns, model, measure, baseline_estimate, estimate, difference (model "
+    "- baseline), low and high (percentile interval of the difference), p_value (two-sided "
+    "paired bootstrap), mcnemar_p_value (McNemar's exact test; subset_accuracy, "
+    "zero_one_loss, accuracy and error_rate, else NULL). Rows pair on id within each group; "
+    "unpaired rows are an error unless drop_unpaired := true. Measures and their parameters "
+    "as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per distinct pair "
+    "of both rows' statistics seen m times, for both sides at once). Example: SELECT * FROM "
+    "compare('runs', 'actual', 'predicted', model := 'model', id := 'id', baseline := 'A', "
+    "measures := ['micro_f1', 'subset_accuracy'])."
+)
 
 
 def _repr() -> Macro:
@@ -667,5 +744,28 @@ def _mcnemar_p() -> Macro:
 
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
-    """The table macros ``bootstrap`` and ``compare``."""
-    return [_poisson_cdf(), _repr(), _mcnemar_p(), _bootstrap(qualify), _compare(qualify)]
+    """The table macros ``bootstrap`` and ``compare``, and the macros of each kind they call."""
+    q = qualify
+    values = [
+        m
+        for kind in V.KINDS
+        for m in (
+            V.bootstrap(q, kind, _settings(q, FUNC, kind), SIGNATURE),
+            V.compare(q, kind, _compare_settings(q, kind), _pair_checks(q), COMPARE_SIGNATURE),
+        )
+    ]
+    return [
+        _poisson_cdf(),
+        _repr(),
+        _mcnemar_p(),
+        V.literal_macro(),
+        _bootstrap(q),
+        _compare(q),
+        *values,
+        *V.refused(FUNC, _settings(q, FUNC, "label_sets"), _entry(q, FUNC), SIGNATURE),
+        *V.refused(
+            COMPARE, _compare_settings(q, "label_sets"), _entry(q, COMPARE), COMPARE_SIGNATURE
+        ),
+        V.dispatched(q, FUNC, SIGNATURE, BOOTSTRAP_DESCRIPTION),
+        V.dispatched(q, COMPARE, COMPARE_SIGNATURE, COMPARE_DESCRIPTION),
+    ]

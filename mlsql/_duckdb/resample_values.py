@@ -1,0 +1,392 @@
+"""SQL ``bootstrap`` and ``compare`` of the measures of one value per row: one label per row
+(accuracy, the class-wise measures), numbers (the regression measures) and a 0/1 label with a
+score (the score aggregates).
+
+A row's statistic tuple here is its (actual, predicted, weight) itself: rows with equal
+tuples are exchangeable, so one Poisson(m) draw per distinct tuple seen m times and
+resample is the row-level Poisson bootstrap, exactly, as for the label-set measures of
+:mod:`mlsql._duckdb.families.resample`. One label per row has few distinct tuples (at most
+classes x classes per weight), so its cost is one scan plus (tuples x resamples), as the
+label sets'; numbers rarely repeat, so theirs grows as rows x resamples.
+
+Each measure is the library's own weighted aggregate macro (``f1_score(actual, predicted,
+sample_weight, ...)``) over the drawn tuples, each weighing weight x k, grouped by group and
+resample; the estimate is the same macro with k = m, the measure on the data. A measure not
+asked for is a branch under a constant false filter (``list_contains(measures, ...)`` of the
+macro's literal list), which DuckDB's optimizer drops before it runs.
+
+Poisson(1), the draw of nearly every tuple of numbers, is the inverse CDF of the uniform by
+:func:`poisson_one` (a CASE over its CDF), without the ASOF join the other m take: an ASOF
+join sorts its rows, and here they number rows x resamples.
+
+The public ``bootstrap`` and ``compare`` (:func:`dispatched`) pick the macro of the kind of
+the first measure and call it by ``query()`` on a text of literals
+(:func:`literal_macro`): DuckDB binds a macro's body for every argument type, and the
+label-set macros cannot bind on columns of numbers, nor these on label lists.
+"""
+
+from __future__ import annotations
+
+import math
+
+from mlsql._duckdb.library import Macro, Qualify
+from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
+from mlsql._registry import REGISTRY, measures
+from mlsql._resample import measures as M
+from mlsql._resample import numbers as NUM
+from mlsql._sqlexpr import lit
+from mlsql._weights import SAMPLE_WEIGHT
+
+#: the measures of each kind the SQL macros resample from the tuple (actual, predicted)
+KINDS: dict[str, tuple[str, ...]] = {
+    "classes": M.CLASS_MEASURES,
+    "regression": NUM.REGRESSION_MEASURES,
+    "scores": NUM.SCORE_MEASURES,
+}
+#: the per-measure parameters of these kinds, with their SQL defaults: each goes to every
+#: listed measure taking it, which checks it
+PARAMS = ("average := 'macro'", "weights := NULL", "n_bins := 10")
+#: the names of :data:`PARAMS` and of the label-set macros' shared ones a measure may take
+FORWARDED = ("beta", "zero_division", "average", "weights", "n_bins")
+#: Poisson(1)'s CDF up to k = 24 (1 - P(X <= 24) is below 1e-25)
+POISSON_ONE_TOP = 24
+#: 2^53: a 53-bit integer over it is a uniform double in [0, 1)
+TWO_53 = 9007199254740992
+
+
+def macro_name(func: str, kind: str) -> str:
+    """The internal table macro of ``func`` (bootstrap, compare) for measures of ``kind``."""
+    return f"_mlsql_{func}_{kind}"
+
+
+def poisson_one(u: str) -> str:
+    """SQL: the Poisson(1) draw of the uniform ``u``, the smallest k whose CDF is >= u.
+
+    Examples
+    --------
+    >>> poisson_one("u")[:52]
+    'CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= '
+    """
+    pmf = [math.exp(-1) / math.factorial(k) for k in range(POISSON_ONE_TOP + 1)]
+    cdf = [math.fsum(pmf[: k + 1]) / math.fsum(pmf) for k in range(POISSON_ONE_TOP)]
+    arms = " ".join(f"WHEN {u} <= {c!r} THEN {k}" for k, c in enumerate(cdf))
+    return f"CASE {arms} ELSE {POISSON_ONE_TOP} END"
+
+
+def _uniform(columns: str) -> str:
+    return f"((hash({columns}) >> 11)::DOUBLE + 0.5) / {TWO_53}"
+
+
+def _call(q: Qualify, name: str, actual: str, predicted: str, weight: str) -> str:
+    """SQL: the weighted aggregate macro of measure ``name``, with the parameters it takes."""
+    measures()
+    taken = [p.name for p in REGISTRY[name].params if p.name in FORWARDED]
+    named = "".join(f", {p} := {p}" for p in taken)
+    return f"CAST({q(name)}({actual}, {predicted}, {weight}{named}) AS DOUBLE)"
+
+
+def _measured(q: Qualify, kind: str, keys: str) -> str:
+    """SQL: one row (keys, r, measure, x) per asked measure of ``kind`` and key, from ``weighed``."""
+    return "\n        UNION ALL\n        ".join(
+        f"SELECT {keys}, r, {lit(name)} AS measure, {_call(q, name, 'a', 'p', 'kw')} AS x "
+        f"FROM weighed WHERE list_contains(measures, {lit(name)}) GROUP BY {keys}, r"
+        for name in KINDS[kind]
+    )
+
+
+def _drawn(tuples: str, keep: str) -> str:
+    """SQL of the draws of ``tuples`` (columns m and u over resamples r), k > 0 only: Poisson(1)
+    by :func:`poisson_one`, Poisson(m > 1) by the ASOF join on ``cdf``; ``keep`` the columns
+    carried along, k the draw."""
+    return f"""SELECT {keep}, r, {poisson_one("u")} AS k FROM {tuples} WHERE m = 1 AND u > {math.exp(-1)!r}
+        UNION ALL
+        SELECT {", ".join("d." + c.strip() for c in keep.split(","))}, d.r, c.k
+        FROM (FROM {tuples} WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
+        WHERE c.k > 0"""
+
+
+def _tail_interval(tail: str) -> str:
+    return f"quantile_cont(x, [{tail}, 1 - {tail}]) FILTER (WHERE isfinite(x))"
+
+
+def bootstrap(q: Qualify, kind: str, settings: str, signature: tuple[str, ...]) -> Macro:
+    """The table macro ``_mlsql_bootstrap_<kind>``: ``bootstrap`` of measures of ``kind``.
+
+    ``settings`` is the SQL of its one row of checked settings (n, c, s, ms), shared with the
+    label-set macro.
+    """
+    func = str(lit("bootstrap"))
+    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    named = [
+        ("actual", "actual"),
+        ("predicted", "predicted"),
+        (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
+    ]
+    source = checked_source_sql(named, func, '"by"')
+    weight = (
+        f"CASE WHEN {SAMPLE_WEIGHT} IS NULL THEN 1.0::DOUBLE "
+        f"ELSE {q('_mlsql_weight')}(w0, {func}) END"
+    )
+    tail = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
+    body = f"""WITH settings AS ({settings}),
+    rows AS (
+        SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
+               {pick_sql("actual")} AS a0,
+               {pick_sql("predicted")} AS p0,
+               {pick_sql(SAMPLE_WEIGHT)} AS w0
+        FROM {source}),
+    tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
+        SELECT g, a0 AS a, p0 AS p, w, count(*) AS m
+        FROM (SELECT g, a0, p0, {weight} AS w FROM rows) CROSS JOIN settings WHERE settings.ms IS NOT NULL
+        GROUP BY ALL),
+    cdf AS (FROM {q("_mlsql_poisson_cdf")}((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
+    draws AS (
+        SELECT t.*, r, {_uniform("settings.s, r, t.g, t.a, t.p, t.w")} AS u
+        FROM tuples t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
+    drawn AS ({_drawn("draws", "g, a, p, w")}),
+    weighed AS (  -- r NULL: the data, each tuple weighing its rows m
+        SELECT g, r, a, p, w * k AS kw FROM drawn
+        UNION ALL
+        SELECT g, NULL::BIGINT AS r, a, p, w * m AS kw FROM tuples),
+    measured AS (
+        {_measured(q, kind, "g")}),
+    wanted AS (
+        SELECT i, settings.ms[i] AS measure
+        FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
+        WHERE settings.c IS NOT NULL),
+    intervals AS (
+        SELECT g, measure, {_tail_interval(tail)} AS q,
+               stddev_samp(x ORDER BY x) FILTER (WHERE isfinite(x)) AS se,
+               count(x) FILTER (WHERE isfinite(x)) AS kept
+        FROM measured CROSS JOIN settings WHERE r IS NOT NULL GROUP BY g, measure)
+    SELECT COLUMNS(lambda c: c <> '{ALL}' AND NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(e.g), w.measure AS measure, e.x AS estimate,
+               CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
+               CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
+               CASE WHEN iv.kept >= 2 THEN iv.se END AS std_error,
+               0 AS __mlsql_n, w.i AS __mlsql_i
+        FROM (FROM measured WHERE r IS NULL) e JOIN wanted w ON w.measure = e.measure
+        LEFT JOIN intervals iv ON iv.g = e.g AND iv.measure = e.measure)
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR list_contains({by}, lower(c))) NULLS FIRST,
+             __mlsql_i"""
+    return Macro(
+        "resample.sql",
+        macro_name("bootstrap", kind),
+        signature,
+        body,
+        f"bootstrap of the measures of {kind} ({', '.join(KINDS[kind])}): one Poisson(m) draw "
+        "per distinct (actual, predicted, weight) seen m times; bootstrap calls it.",
+        public=False,
+        table=True,
+    )
+
+
+def compare(
+    q: Qualify, kind: str, settings: str, checks: dict[str, str], signature: tuple[str, ...]
+) -> Macro:
+    """The table macro ``_mlsql_compare_<kind>``: ``compare`` of measures of ``kind``.
+
+    ``settings`` and ``checks`` (SQL of the settings row, and of the CTEs ``models``,
+    ``unpaired``, ``checked`` and their needs, by name) are the label-set macro's.
+    """
+    func = str(lit("compare"))
+    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    named = [
+        ("actual", "actual"),
+        ("predicted", "predicted"),
+        ("model", "model"),
+        ("id", "id"),
+        (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
+    ]
+    source = checked_source_sql(named, func, '"by"')
+    weight = (
+        f"CASE WHEN {SAMPLE_WEIGHT} IS NULL THEN 1.0::DOUBLE "
+        f"ELSE {q('_mlsql_weight')}(w0, {func}) END"
+    )
+    tail = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
+    zero_one = "[" + ", ".join(str(lit(n)) for n in KINDS[kind] if n in M.ZERO_ONE) + "]"
+    pair = ["ba", "bp", "bw", "xa", "xp", "xw"]
+    body = f"""WITH settings AS ({settings}),
+    rows AS (
+        SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
+               {pick_sql("model")} AS mo,
+               {pick_sql("id")} AS i0,
+               {pick_sql("actual")} AS a0,
+               {pick_sql("predicted")} AS p0,
+               {pick_sql(SAMPLE_WEIGHT)} AS w0
+        FROM {source}),
+    stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
+        SELECT g, mo, i0, {checks["base"]} AS base, a0 AS a, p0 AS p, {weight} AS w
+        FROM rows CROSS JOIN settings WHERE settings.ms IS NOT NULL),
+    {checks["models"]},
+    pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
+                             -- values, the model row's) of an id, m ids each
+        SELECT *, row_number() OVER () AS pid FROM (
+            SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
+                   count(*) AS m
+            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+            GROUP BY ALL)),
+    {checks["unpaired"]},
+    {checks["checked"]},
+    cdf AS (FROM {q("_mlsql_poisson_cdf")}((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
+    draws AS (  -- one draw per pair and resample, from the hash of the pair's values
+        SELECT t.pid, t.m, r, {_uniform("settings.s, r, t.g, t.mo, " + ", ".join("t." + c for c in pair))} AS u
+        FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
+        WHERE ck.ok IS NULL),
+    drawn AS ({_drawn("draws", "pid")}),
+    sides AS (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
+        SELECT pid, g, mo, m, 0 AS side, ba AS a, bp AS p, bw AS w FROM pairs
+        UNION ALL
+        SELECT pid, g, mo, m, 1 AS side, xa AS a, xp AS p, xw AS w FROM pairs),
+    weighed AS (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
+        SELECT s.g, s.mo, s.side, d.r, s.a, s.p, s.w * d.k AS kw FROM drawn d JOIN sides s ON s.pid = d.pid
+        UNION ALL
+        SELECT g, mo, side, NULL::BIGINT AS r, a, p, w * m AS kw FROM sides
+        CROSS JOIN checked ck WHERE ck.ok IS NULL),
+    measured AS (
+        {_measured(q, kind, "g, mo, side")}),
+    paired AS (  -- each resample's value (r NULL: the data's) of the baseline (bx) and the model (xx)
+        SELECT x.g, x.mo, x.r, x.measure, b.x AS bx, x.x AS xx
+        FROM measured x JOIN measured b
+        ON b.g IS NOT DISTINCT FROM x.g AND b.mo = x.mo AND b.r IS NOT DISTINCT FROM x.r
+           AND b.measure = x.measure
+        WHERE x.side = 1 AND b.side = 0),
+    wanted AS (
+        SELECT i, settings.ms[i] AS measure, list_contains({zero_one}, settings.ms[i]) AS zero_one
+        FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
+        WHERE settings.c IS NOT NULL AND settings.du IS NOT NULL AND settings.__mlsql_by_clash IS NULL),
+    intervals AS (  -- the resampled differences, model - baseline
+        SELECT g, mo, measure,
+               quantile_cont(d, [{tail}, 1 - {tail}]) FILTER (WHERE isfinite(d)) AS q,
+               count(d) FILTER (WHERE isfinite(d)) AS kept,
+               count(d) FILTER (WHERE isfinite(d) AND d <= 0) AS below,
+               count(d) FILTER (WHERE isfinite(d) AND d >= 0) AS above
+        FROM (SELECT g, mo, measure, xx - bx AS d FROM paired WHERE r IS NOT NULL)
+        CROSS JOIN settings GROUP BY g, mo, measure),
+    mcnemar AS (  -- McNemar's exact test of the ids right for one side only (weights count as ids)
+        SELECT g, mo,
+               CASE WHEN bool_and(bm = round(bm) AND bm = xm) FILTER (WHERE rb <> rx) IS NOT false
+                    THEN {q("_mlsql_mcnemar_p")}(
+                        coalesce(sum(bm ORDER BY bm) FILTER (WHERE rb AND NOT rx), 0),
+                        coalesce(sum(bm ORDER BY bm) FILTER (WHERE rx AND NOT rb), 0)) END AS p
+        FROM (SELECT g, mo, m * coalesce(bw, 0) AS bm, m * coalesce(xw, 0) AS xm,
+                     {"ba = bp" if zero_one != "[]" else "NULL::BOOLEAN"} AS rb,
+                     {"xa = xp" if zero_one != "[]" else "NULL::BOOLEAN"} AS rx FROM pairs)
+        GROUP BY g, mo)
+    SELECT COLUMNS(lambda c: c <> '{ALL}' AND NOT starts_with(c, '__mlsql_')) FROM (
+        SELECT unnest(e.g), e.mo AS model, w.measure AS measure,
+               e.bx AS baseline_estimate, e.xx AS estimate, e.xx - e.bx AS difference,
+               CASE WHEN iv.kept >= 2 THEN iv.q[1] END AS low,
+               CASE WHEN iv.kept >= 2 THEN iv.q[2] END AS high,
+               CASE WHEN iv.kept >= 1 THEN least(1.0, 2 * least((1 + iv.below) / (iv.kept + 1),
+                                                             (1 + iv.above) / (iv.kept + 1))) END AS p_value,
+               CASE WHEN w.zero_one THEN mc.p END AS mcnemar_p_value,
+               0 AS __mlsql_n, e.mo AS __mlsql_model, w.i AS __mlsql_i
+        FROM (FROM paired WHERE r IS NULL) e JOIN wanted w ON w.measure = e.measure
+        LEFT JOIN intervals iv ON iv.g IS NOT DISTINCT FROM e.g AND iv.mo = e.mo AND iv.measure = e.measure
+        LEFT JOIN mcnemar mc ON mc.g IS NOT DISTINCT FROM e.g AND mc.mo = e.mo)
+    ORDER BY COLUMNS(lambda c: c = '__mlsql_n' OR list_contains({by}, lower(c))) NULLS FIRST,
+             __mlsql_model, __mlsql_i"""
+    return Macro(
+        "resample.sql",
+        macro_name("compare", kind),
+        signature,
+        body,
+        f"compare on the measures of {kind} ({', '.join(KINDS[kind])}): one Poisson(m) draw "
+        "per distinct pair of both rows' (actual, predicted, weight) seen m times; compare "
+        "calls it.",
+        public=False,
+        table=True,
+    )
+
+
+def literal_macro() -> Macro:
+    """``_mlsql_literal(x)``: SQL text that reads back as ``x``, its value and its type.
+
+    The text of the value, quoted, cast to the value's type: ``CAST('0.95' AS
+    DECIMAL(3,2))``; lists and text round-trip through DuckDB's cast from text whatever
+    they hold (quotes, commas, brackets). A type whose name holds a quote (an ENUM of such
+    values) is cast to VARCHAR; NULL is ``NULL``.
+    """
+    text = "replace(CAST(x AS VARCHAR), chr(39), chr(39) || chr(39))"
+    kind = "CASE WHEN contains(typeof(x), chr(39)) THEN 'VARCHAR' ELSE typeof(x) END"
+    return Macro(
+        "resample.sql",
+        "_mlsql_literal",
+        ("x",),
+        f"CASE WHEN x IS NULL THEN 'NULL' ELSE 'CAST(' || chr(39) || {text} || chr(39) || ' AS ' "
+        f"|| {kind} || ')' END",
+        "SQL text that reads back as x: its text quoted, cast to its type ('NULL' for NULL).",
+        public=False,
+    )
+
+
+def dispatched(q: Qualify, func: str, signature: tuple[str, ...], description: str) -> Macro:
+    """The public table macro ``func``: the macro of the first measure's kind, by ``query()``.
+
+    Measures that are not a list of names, or whose first is of no kind here, go to
+    :func:`refused`, which says what is wrong.
+    """
+    first = "json_extract_string(to_json(measures), '$[0]')"
+    arms = " ".join(
+        f"WHEN list_contains({_names(kind)}, {first}) THEN {lit(str(q(macro_name(func, kind))))}"
+        for kind in KINDS
+    )
+    sets = f"list_contains({_names('label_sets')}, {first})"
+    listed = "starts_with(typeof(measures), 'VARCHAR[')"
+    target = (
+        f"CASE WHEN NOT {listed} THEN {lit(str(q(macro_name(func, 'not_a_list'))))} {arms} "
+        f"WHEN {sets} THEN {lit(str(q(macro_name(func, 'label_sets'))))} "
+        f"ELSE {lit(str(q(macro_name(func, 'refused'))))} END"
+    )
+    args = []
+    for p in signature:
+        name = p.split(" := ")[0]
+        value = f"{q('_mlsql_literal')}({name})"
+        args.append(f"' || {value} || '" if " := " not in p else f"{name} := ' || {value} || '")
+    text = f"'FROM ' || {target} || '({', '.join(args)})'"
+    return Macro("resample.sql", func, signature, f"FROM query({text})", description, table=True)
+
+
+def _names(kind: str) -> str:
+    return (
+        "["
+        + ", ".join(str(lit(n)) for n in {**KINDS, "label_sets": M.LABEL_SET_MEASURES}[kind])
+        + "]"
+    )
+
+
+def refused(func: str, settings: str, entry: str, signature: tuple[str, ...]) -> list[Macro]:
+    """``_mlsql_<func>_refused``: the settings row alone, whose check of ``measures`` raises
+    (a list of names whose first is none it resamples); ``_mlsql_<func>_not_a_list``: the
+    error ``entry`` (SQL) on measures that are no list of names. Neither reads a column, so
+    both bind on any source."""
+    return [
+        Macro(
+            "resample.sql",
+            macro_name(func, "refused"),
+            signature,
+            f"FROM ({settings})",
+            f"{func} on a list of measures whose first it does not resample: its error.",
+            public=False,
+            table=True,
+        ),
+        Macro(
+            "resample.sql",
+            macro_name(func, "not_a_list"),
+            signature,
+            f"SELECT error({entry}) AS refused",
+            f"{func} on measures that are not a list of names: its error.",
+            public=False,
+            table=True,
+        ),
+    ]
+
+
+def unsupported_message(func: str) -> str:
+    """The message on a measure the SQL macros do not resample (the first, ``{}``)."""
+    allowed = (*M.LABEL_SET_MEASURES, *(n for ms in KINDS.values() for n in ms))
+    return M.SQL_UNSUPPORTED_MESSAGE.format(
+        func=func, allowed="(" + ", ".join(allowed) + ")", name="{}"
+    )
