@@ -364,15 +364,15 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_classes(source, actual, predicted, meas
         FROM (SELECT g, a0, p0, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings WHERE settings.ms IS NOT NULL
         GROUP BY ALL),
     cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
-    draws AS (
+    draws AS NOT MATERIALIZED (
         SELECT t.*, r, ((hash(settings.s, r, t.g, t.a, t.p, t.w) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM tuples t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
-    drawn AS (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.g, d.a, d.p, d.w, d.r, c.k
         FROM (FROM draws WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
         WHERE c.k > 0),
-    weighed AS (  -- r NULL: the data, each tuple weighing its rows m
+    weighed AS NOT MATERIALIZED (  -- r NULL: the data, each tuple weighing its rows m
         SELECT g, r, a, p, w * k AS kw FROM drawn
         UNION ALL
         SELECT g, NULL::BIGINT AS r, a, p, w * m AS kw FROM tuples),
@@ -471,20 +471,20 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                     WHEN NOT (SELECT du FROM settings) AND (SELECT sum(own + lack) FROM unpaired) > 0
                     THEN error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT array_to_string(list_filter(flatten(list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL), '; ') FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
     cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
-    draws AS (  -- one draw per pair and resample, from the hash of the pair's values
+    draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
         SELECT t.pid, t.m, r, ((hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS (SELECT pid, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT pid, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.pid, d.r, c.k
         FROM (FROM draws WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
         WHERE c.k > 0),
-    sides AS (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
+    sides AS NOT MATERIALIZED (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
         SELECT pid, g, mo, m, 0 AS side, ba AS a, bp AS p, bw AS w FROM pairs
         UNION ALL
         SELECT pid, g, mo, m, 1 AS side, xa AS a, xp AS p, xw AS w FROM pairs),
-    weighed AS (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
+    weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
         SELECT s.g, s.mo, s.side, d.r, s.a, s.p, s.w * d.k AS kw FROM drawn d JOIN sides s ON s.pid = d.pid
         UNION ALL
         SELECT g, mo, side, NULL::BIGINT AS r, a, p, w * m AS kw FROM sides
@@ -577,15 +577,15 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_regression(source, actual, predicted, m
         FROM (SELECT g, a0, p0, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings WHERE settings.ms IS NOT NULL
         GROUP BY ALL),
     cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
-    draws AS (
+    draws AS NOT MATERIALIZED (
         SELECT t.*, r, ((hash(settings.s, r, t.g, t.a, t.p, t.w) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM tuples t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
-    drawn AS (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.g, d.a, d.p, d.w, d.r, c.k
         FROM (FROM draws WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
         WHERE c.k > 0),
-    weighed AS (  -- r NULL: the data, each tuple weighing its rows m
+    weighed AS NOT MATERIALIZED (  -- r NULL: the data, each tuple weighing its rows m
         SELECT g, r, a, p, w * k AS kw FROM drawn
         UNION ALL
         SELECT g, NULL::BIGINT AS r, a, p, w * m AS kw FROM tuples),
@@ -686,20 +686,20 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                     WHEN NOT (SELECT du FROM settings) AND (SELECT sum(own + lack) FROM unpaired) > 0
                     THEN error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT array_to_string(list_filter(flatten(list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL), '; ') FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
     cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
-    draws AS (  -- one draw per pair and resample, from the hash of the pair's values
+    draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
         SELECT t.pid, t.m, r, ((hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS (SELECT pid, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT pid, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.pid, d.r, c.k
         FROM (FROM draws WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
         WHERE c.k > 0),
-    sides AS (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
+    sides AS NOT MATERIALIZED (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
         SELECT pid, g, mo, m, 0 AS side, ba AS a, bp AS p, bw AS w FROM pairs
         UNION ALL
         SELECT pid, g, mo, m, 1 AS side, xa AS a, xp AS p, xw AS w FROM pairs),
-    weighed AS (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
+    weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
         SELECT s.g, s.mo, s.side, d.r, s.a, s.p, s.w * d.k AS kw FROM drawn d JOIN sides s ON s.pid = d.pid
         UNION ALL
         SELECT g, mo, side, NULL::BIGINT AS r, a, p, w * m AS kw FROM sides
@@ -794,15 +794,15 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measu
         FROM (SELECT g, a0, p0, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings WHERE settings.ms IS NOT NULL
         GROUP BY ALL),
     cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
-    draws AS (
+    draws AS NOT MATERIALIZED (
         SELECT t.*, r, ((hash(settings.s, r, t.g, t.a, t.p, t.w) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM tuples t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
-    drawn AS (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.g, d.a, d.p, d.w, d.r, c.k
         FROM (FROM draws WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
         WHERE c.k > 0),
-    weighed AS (  -- r NULL: the data, each tuple weighing its rows m
+    weighed AS NOT MATERIALIZED (  -- r NULL: the data, each tuple weighing its rows m
         SELECT g, r, a, p, w * k AS kw FROM drawn
         UNION ALL
         SELECT g, NULL::BIGINT AS r, a, p, w * m AS kw FROM tuples),
@@ -893,20 +893,20 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                     WHEN NOT (SELECT du FROM settings) AND (SELECT sum(own + lack) FROM unpaired) > 0
                     THEN error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT array_to_string(list_filter(flatten(list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL), '; ') FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
     cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
-    draws AS (  -- one draw per pair and resample, from the hash of the pair's values
+    draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
         SELECT t.pid, t.m, r, ((hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS (SELECT pid, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT pid, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
         SELECT d.pid, d.r, c.k
         FROM (FROM draws WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
         WHERE c.k > 0),
-    sides AS (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
+    sides AS NOT MATERIALIZED (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
         SELECT pid, g, mo, m, 0 AS side, ba AS a, bp AS p, bw AS w FROM pairs
         UNION ALL
         SELECT pid, g, mo, m, 1 AS side, xa AS a, xp AS p, xw AS w FROM pairs),
-    weighed AS (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
+    weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
         SELECT s.g, s.mo, s.side, d.r, s.a, s.p, s.w * d.k AS kw FROM drawn d JOIN sides s ON s.pid = d.pid
         UNION ALL
         SELECT g, mo, side, NULL::BIGINT AS r, a, p, w * m AS kw FROM sides

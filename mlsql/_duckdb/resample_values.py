@@ -140,11 +140,11 @@ def bootstrap(q: Qualify, kind: str, settings: str, signature: tuple[str, ...]) 
         FROM (SELECT g, a0, p0, {weight} AS w FROM rows) CROSS JOIN settings WHERE settings.ms IS NOT NULL
         GROUP BY ALL),
     cdf AS (FROM {q("_mlsql_poisson_cdf")}((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
-    draws AS (
+    draws AS NOT MATERIALIZED (
         SELECT t.*, r, {_uniform("settings.s, r, t.g, t.a, t.p, t.w")} AS u
         FROM tuples t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
-    drawn AS ({_drawn("draws", "g, a, p, w")}),
-    weighed AS (  -- r NULL: the data, each tuple weighing its rows m
+    drawn AS NOT MATERIALIZED ({_drawn("draws", "g, a, p, w")}),
+    weighed AS NOT MATERIALIZED (  -- r NULL: the data, each tuple weighing its rows m
         SELECT g, r, a, p, w * k AS kw FROM drawn
         UNION ALL
         SELECT g, NULL::BIGINT AS r, a, p, w * m AS kw FROM tuples),
@@ -230,16 +230,16 @@ def compare(
     {checks["unpaired"]},
     {checks["checked"]},
     cdf AS (FROM {q("_mlsql_poisson_cdf")}((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
-    draws AS (  -- one draw per pair and resample, from the hash of the pair's values
+    draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
         SELECT t.pid, t.m, r, {_uniform("settings.s, r, t.g, t.mo, " + ", ".join("t." + c for c in pair))} AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS ({_drawn("draws", "pid")}),
-    sides AS (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
+    drawn AS NOT MATERIALIZED ({_drawn("draws", "pid")}),
+    sides AS NOT MATERIALIZED (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
         SELECT pid, g, mo, m, 0 AS side, ba AS a, bp AS p, bw AS w FROM pairs
         UNION ALL
         SELECT pid, g, mo, m, 1 AS side, xa AS a, xp AS p, xw AS w FROM pairs),
-    weighed AS (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
+    weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
         SELECT s.g, s.mo, s.side, d.r, s.a, s.p, s.w * d.k AS kw FROM drawn d JOIN sides s ON s.pid = d.pid
         UNION ALL
         SELECT g, mo, side, NULL::BIGINT AS r, a, p, w * m AS kw FROM sides
