@@ -28,6 +28,13 @@ CREATE OR REPLACE MACRO _mlsql_mcnemar_p(b, c) AS
 CREATE OR REPLACE MACRO _mlsql_literal(x) AS 
     CASE WHEN x IS NULL THEN 'NULL' ELSE 'CAST(' || chr(39) || replace(CAST(x AS VARCHAR), chr(39), chr(39) || chr(39)) || chr(39) || ' AS ' || CASE WHEN contains(typeof(x), chr(39)) THEN 'VARCHAR' ELSE typeof(x) END || ')' END;
 
+-- _mlsql_poisson_buckets(ms): Poisson(m)'s inverse CDF for each m of ms as (m, b, k, lo, hi): k is the draw of u with lo < u <= hi, listed under each bucket b = floor(u x 4096) it meets.
+CREATE OR REPLACE MACRO _mlsql_poisson_buckets(ms) AS TABLE 
+    SELECT m, unnest(range(floor(greatest(lo, 0) * 4096)::BIGINT,
+                           floor(cdf * 4096)::BIGINT + 1)) AS b, k, lo, cdf AS hi
+        FROM (SELECT m, k, cdf, coalesce(lag(cdf) OVER (PARTITION BY m ORDER BY k), -1.0) AS lo
+              FROM _mlsql_poisson_cdf(ms));
+
 -- _mlsql_bootstrap_label_sets(source, actual, predicted, measures, "by", n_resamples, confidence, seed, sample_weight, beta, zero_division, n_labels, options, average, weights, n_bins): bootstrap of the label-set measures: one Poisson(m) draw per distinct (tp, |A|, |P|, weight) seen m times; bootstrap calls it.
 CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, measures := NULL, "by" := NULL, n_resamples := 1000, confidence := 0.95, seed := 0, sample_weight := NULL, beta := 1.0, zero_division := 0, n_labels := NULL, options := '', average := 'macro', weights := NULL, n_bins := 10) AS TABLE 
     WITH settings AS (SELECT CASE WHEN regexp_full_match(typeof(n_resamples), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND n_resamples IS NOT NULL AND TRY_CAST(n_resamples AS BIGINT) >= 2 THEN TRY_CAST(n_resamples AS BIGINT) ELSE error('The ''n_resamples'' parameter of ' || 'bootstrap' || ' must be an integer >= 2. Got ' || _mlsql_shown(n_resamples) || ' instead.') END AS n, CASE WHEN regexp_full_match(typeof(confidence), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND confidence IS NOT NULL AND TRY_CAST(confidence AS DOUBLE) > 0 AND TRY_CAST(confidence AS DOUBLE) < 1 THEN TRY_CAST(confidence AS DOUBLE) ELSE error('The ''confidence'' parameter of ' || 'bootstrap' || ' must be a number strictly between 0 and 1. Got ' || _mlsql_shown(confidence) || ' instead.') END AS c, CASE WHEN regexp_full_match(typeof(seed), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND seed IS NOT NULL AND TRY_CAST(seed AS HUGEINT) >= 0 THEN TRY_CAST(seed AS UBIGINT) ELSE error('The ''seed'' parameter of ' || 'bootstrap' || ' must be an integer >= 0. Got ' || _mlsql_shown(seed) || ' instead.') END AS s, CASE WHEN measures IS NULL OR NOT starts_with(typeof(measures), 'VARCHAR[') OR len(measures) = 0 THEN error('The ''measures'' parameter of ' || 'bootstrap' || ' must be a non-empty list of measure names or (name, {parameter: value}) pairs. Got ' || _mlsql_repr(measures) || ' instead.')
@@ -363,14 +370,14 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_classes(source, actual, predicted, meas
         SELECT g, a0 AS a, p0 AS p, w, count(*) AS m
         FROM (SELECT g, a0, p0, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings WHERE settings.ms IS NOT NULL
         GROUP BY ALL),
-    cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
+    cdf AS (FROM _mlsql_poisson_buckets((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
     draws AS NOT MATERIALIZED (
         SELECT t.*, r, ((hash(settings.s, r, t.g, t.a, t.p, t.w) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM tuples t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
     drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
-        SELECT d.g, d.a, d.p, d.w, d.r, c.k
-        FROM (FROM draws WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
+        SELECT d.g, d.a, d.p, d.w, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
+        ON d.m = c.m AND floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
         WHERE c.k > 0),
     weighed AS NOT MATERIALIZED (  -- r NULL: the data, each tuple weighing its rows m
         SELECT g, r, a, p, w * k AS kw FROM drawn
@@ -470,15 +477,15 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                     WHEN (SELECT sum(repeated) FROM models) > 0 THEN error('compare pairs rows on ' || _mlsql_repr(id) || ', which must be unique within each model (and group). Got ' || CAST((SELECT sum(repeated) FROM models) AS VARCHAR) || ' repeated rows.')
                     WHEN NOT (SELECT du FROM settings) AND (SELECT sum(own + lack) FROM unpaired) > 0
                     THEN error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT array_to_string(list_filter(flatten(list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL), '; ') FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
-    cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
+    cdf AS (FROM _mlsql_poisson_buckets((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
     draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
         SELECT t.pid, t.m, r, ((hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
     drawn AS NOT MATERIALIZED (SELECT pid, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
-        SELECT d.pid, d.r, c.k
-        FROM (FROM draws WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
+        SELECT d.pid, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
+        ON d.m = c.m AND floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
         WHERE c.k > 0),
     sides AS NOT MATERIALIZED (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
         SELECT pid, g, mo, m, 0 AS side, ba AS a, bp AS p, bw AS w FROM pairs
@@ -576,14 +583,14 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_regression(source, actual, predicted, m
         SELECT g, a0 AS a, p0 AS p, w, count(*) AS m
         FROM (SELECT g, a0, p0, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings WHERE settings.ms IS NOT NULL
         GROUP BY ALL),
-    cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
+    cdf AS (FROM _mlsql_poisson_buckets((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
     draws AS NOT MATERIALIZED (
         SELECT t.*, r, ((hash(settings.s, r, t.g, t.a, t.p, t.w) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM tuples t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
     drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
-        SELECT d.g, d.a, d.p, d.w, d.r, c.k
-        FROM (FROM draws WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
+        SELECT d.g, d.a, d.p, d.w, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
+        ON d.m = c.m AND floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
         WHERE c.k > 0),
     weighed AS NOT MATERIALIZED (  -- r NULL: the data, each tuple weighing its rows m
         SELECT g, r, a, p, w * k AS kw FROM drawn
@@ -685,15 +692,15 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                     WHEN (SELECT sum(repeated) FROM models) > 0 THEN error('compare pairs rows on ' || _mlsql_repr(id) || ', which must be unique within each model (and group). Got ' || CAST((SELECT sum(repeated) FROM models) AS VARCHAR) || ' repeated rows.')
                     WHEN NOT (SELECT du FROM settings) AND (SELECT sum(own + lack) FROM unpaired) > 0
                     THEN error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT array_to_string(list_filter(flatten(list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL), '; ') FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
-    cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
+    cdf AS (FROM _mlsql_poisson_buckets((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
     draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
         SELECT t.pid, t.m, r, ((hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
     drawn AS NOT MATERIALIZED (SELECT pid, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
-        SELECT d.pid, d.r, c.k
-        FROM (FROM draws WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
+        SELECT d.pid, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
+        ON d.m = c.m AND floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
         WHERE c.k > 0),
     sides AS NOT MATERIALIZED (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
         SELECT pid, g, mo, m, 0 AS side, ba AS a, bp AS p, bw AS w FROM pairs
@@ -793,14 +800,14 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measu
         SELECT g, a0 AS a, p0 AS p, w, count(*) AS m
         FROM (SELECT g, a0, p0, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings WHERE settings.ms IS NOT NULL
         GROUP BY ALL),
-    cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
+    cdf AS (FROM _mlsql_poisson_buckets((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
     draws AS NOT MATERIALIZED (
         SELECT t.*, r, ((hash(settings.s, r, t.g, t.a, t.p, t.w) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM tuples t CROSS JOIN settings CROSS JOIN range(settings.n) AS resample(r)),
     drawn AS NOT MATERIALIZED (SELECT g, a, p, w, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
-        SELECT d.g, d.a, d.p, d.w, d.r, c.k
-        FROM (FROM draws WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
+        SELECT d.g, d.a, d.p, d.w, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
+        ON d.m = c.m AND floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
         WHERE c.k > 0),
     weighed AS NOT MATERIALIZED (  -- r NULL: the data, each tuple weighing its rows m
         SELECT g, r, a, p, w * k AS kw FROM drawn
@@ -892,15 +899,15 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                     WHEN (SELECT sum(repeated) FROM models) > 0 THEN error('compare pairs rows on ' || _mlsql_repr(id) || ', which must be unique within each model (and group). Got ' || CAST((SELECT sum(repeated) FROM models) AS VARCHAR) || ' repeated rows.')
                     WHEN NOT (SELECT du FROM settings) AND (SELECT sum(own + lack) FROM unpaired) > 0
                     THEN error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT array_to_string(list_filter(flatten(list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL), '; ') FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
-    cdf AS (FROM _mlsql_poisson_cdf((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
+    cdf AS (FROM _mlsql_poisson_buckets((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
     draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
         SELECT t.pid, t.m, r, ((hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
     drawn AS NOT MATERIALIZED (SELECT pid, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
-        SELECT d.pid, d.r, c.k
-        FROM (FROM draws WHERE m > 1) d ASOF JOIN cdf c ON d.m = c.m AND d.u <= c.cdf
+        SELECT d.pid, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
+        ON d.m = c.m AND floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
         WHERE c.k > 0),
     sides AS NOT MATERIALIZED (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
         SELECT pid, g, mo, m, 0 AS side, ba AS a, bp AS p, bw AS w FROM pairs

@@ -759,6 +759,7 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         _repr(),
         _mcnemar_p(),
         V.literal_macro(),
+        V.buckets(q),
         _bootstrap(q),
         _compare(q),
         *values,
