@@ -460,12 +460,11 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
         FROM stats GROUP BY ALL),
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
                              -- values, the model row's) of an id, m ids each
-        SELECT *, row_number() OVER () AS pid FROM (
-            SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
-                   count(*) AS m
-            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
-            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
-            GROUP BY ALL)),
+        SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
+               count(*) AS m
+        FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+        WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+        GROUP BY ALL),
     unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
         SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
         FROM models md
@@ -479,22 +478,24 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                     THEN error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT array_to_string(list_filter(flatten(list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL), '; ') FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
     cdf AS (FROM _mlsql_poisson_buckets((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
     draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
-        SELECT t.pid, t.m, r, ((hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
+        SELECT t.*, r, ((hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS NOT MATERIALIZED (SELECT pid, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, mo, ba, bp, bw, xa, xp, xw, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
-        SELECT d.pid, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
+        SELECT d.g, d.mo, d.ba, d.bp, d.bw, d.xa, d.xp, d.xw, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
         ON d.m = c.m AND floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
         WHERE c.k > 0),
-    sides AS NOT MATERIALIZED (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
-        SELECT pid, g, mo, m, 0 AS side, ba AS a, bp AS p, bw AS w FROM pairs
+    weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k (side 0 the baseline
+                                   -- row's values, side 1 the model row's); r NULL: the data (k = m)
+        SELECT g, mo, 0 AS side, r, ba AS a, bp AS p, bw * k AS kw FROM drawn
         UNION ALL
-        SELECT pid, g, mo, m, 1 AS side, xa AS a, xp AS p, xw AS w FROM pairs),
-    weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
-        SELECT s.g, s.mo, s.side, d.r, s.a, s.p, s.w * d.k AS kw FROM drawn d JOIN sides s ON s.pid = d.pid
+        SELECT g, mo, 1 AS side, r, xa AS a, xp AS p, xw * k AS kw FROM drawn
         UNION ALL
-        SELECT g, mo, side, NULL::BIGINT AS r, a, p, w * m AS kw FROM sides
+        SELECT g, mo, 0 AS side, NULL::BIGINT AS r, ba AS a, bp AS p, bw * m AS kw FROM pairs
+        CROSS JOIN checked ck WHERE ck.ok IS NULL
+        UNION ALL
+        SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
         CROSS JOIN checked ck WHERE ck.ok IS NULL),
     measured AS (
         SELECT g, mo, side, r, 'accuracy' AS measure, CAST(accuracy(a, p, kw) AS DOUBLE) AS x FROM weighed WHERE list_contains(measures, 'accuracy') GROUP BY g, mo, side, r
@@ -675,12 +676,11 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
         FROM stats GROUP BY ALL),
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
                              -- values, the model row's) of an id, m ids each
-        SELECT *, row_number() OVER () AS pid FROM (
-            SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
-                   count(*) AS m
-            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
-            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
-            GROUP BY ALL)),
+        SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
+               count(*) AS m
+        FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+        WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+        GROUP BY ALL),
     unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
         SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
         FROM models md
@@ -694,22 +694,24 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                     THEN error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT array_to_string(list_filter(flatten(list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL), '; ') FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
     cdf AS (FROM _mlsql_poisson_buckets((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
     draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
-        SELECT t.pid, t.m, r, ((hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
+        SELECT t.*, r, ((hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS NOT MATERIALIZED (SELECT pid, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, mo, ba, bp, bw, xa, xp, xw, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
-        SELECT d.pid, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
+        SELECT d.g, d.mo, d.ba, d.bp, d.bw, d.xa, d.xp, d.xw, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
         ON d.m = c.m AND floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
         WHERE c.k > 0),
-    sides AS NOT MATERIALIZED (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
-        SELECT pid, g, mo, m, 0 AS side, ba AS a, bp AS p, bw AS w FROM pairs
+    weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k (side 0 the baseline
+                                   -- row's values, side 1 the model row's); r NULL: the data (k = m)
+        SELECT g, mo, 0 AS side, r, ba AS a, bp AS p, bw * k AS kw FROM drawn
         UNION ALL
-        SELECT pid, g, mo, m, 1 AS side, xa AS a, xp AS p, xw AS w FROM pairs),
-    weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
-        SELECT s.g, s.mo, s.side, d.r, s.a, s.p, s.w * d.k AS kw FROM drawn d JOIN sides s ON s.pid = d.pid
+        SELECT g, mo, 1 AS side, r, xa AS a, xp AS p, xw * k AS kw FROM drawn
         UNION ALL
-        SELECT g, mo, side, NULL::BIGINT AS r, a, p, w * m AS kw FROM sides
+        SELECT g, mo, 0 AS side, NULL::BIGINT AS r, ba AS a, bp AS p, bw * m AS kw FROM pairs
+        CROSS JOIN checked ck WHERE ck.ok IS NULL
+        UNION ALL
+        SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
         CROSS JOIN checked ck WHERE ck.ok IS NULL),
     measured AS (
         SELECT g, mo, side, r, 'mse' AS measure, CAST(mse(a, p, kw) AS DOUBLE) AS x FROM weighed WHERE list_contains(measures, 'mse') GROUP BY g, mo, side, r
@@ -882,12 +884,11 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
         FROM stats GROUP BY ALL),
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
                              -- values, the model row's) of an id, m ids each
-        SELECT *, row_number() OVER () AS pid FROM (
-            SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
-                   count(*) AS m
-            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
-            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
-            GROUP BY ALL)),
+        SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
+               count(*) AS m
+        FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+        WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+        GROUP BY ALL),
     unpaired AS (  -- per other model: its rows without a baseline row, the baseline's without one of it
         SELECT md.mo, md.n - coalesce(pd.n, 0) AS own, bt.n - coalesce(pd.n, 0) AS lack
         FROM models md
@@ -901,22 +902,24 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                     THEN error('compare pairs the rows of each model with the baseline''s on ' || _mlsql_repr(id) || ', and ' || CAST((SELECT sum(own + lack) FROM unpaired) AS VARCHAR) || ' rows have no partner (' || (SELECT array_to_string(list_filter(flatten(list([CASE WHEN own > 0 THEN own || ' of model ' || _mlsql_repr(mo) || ' without a baseline row' END, CASE WHEN lack > 0 THEN lack || ' of the baseline without a row of model ' || _mlsql_repr(mo) END] ORDER BY mo NULLS FIRST)), lambda x: x IS NOT NULL), '; ') FROM unpaired) || '). Pass drop_unpaired=True to leave them out.') END AS ok),
     cdf AS (FROM _mlsql_poisson_buckets((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
     draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
-        SELECT t.pid, t.m, r, ((hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
+        SELECT t.*, r, ((hash(settings.s, r, t.g, t.mo, t.ba, t.bp, t.bw, t.xa, t.xp, t.xw) >> 11)::DOUBLE + 0.5) / 9007199254740992 AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS NOT MATERIALIZED (SELECT pid, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
+    drawn AS NOT MATERIALIZED (SELECT g, mo, ba, bp, bw, xa, xp, xw, r, CASE WHEN u <= 0.36787944117144233 THEN 0 WHEN u <= 0.7357588823428847 THEN 1 WHEN u <= 0.9196986029286058 THEN 2 WHEN u <= 0.9810118431238463 THEN 3 WHEN u <= 0.9963401531726563 THEN 4 WHEN u <= 0.9994058151824183 THEN 5 WHEN u <= 0.999916758850712 THEN 6 WHEN u <= 0.9999897508033254 THEN 7 WHEN u <= 0.999998874797402 THEN 8 WHEN u <= 0.9999998885745217 THEN 9 WHEN u <= 0.9999999899522337 THEN 10 WHEN u <= 0.9999999991683893 THEN 11 WHEN u <= 0.9999999999364023 THEN 12 WHEN u <= 0.9999999999954802 THEN 13 WHEN u <= 0.9999999999997 THEN 14 WHEN u <= 0.9999999999999813 THEN 15 WHEN u <= 0.9999999999999989 THEN 16 WHEN u <= 1.0 THEN 17 WHEN u <= 1.0 THEN 18 WHEN u <= 1.0 THEN 19 WHEN u <= 1.0 THEN 20 WHEN u <= 1.0 THEN 21 WHEN u <= 1.0 THEN 22 WHEN u <= 1.0 THEN 23 ELSE 24 END AS k FROM draws WHERE m = 1 AND u > 0.36787944117144233
         UNION ALL
-        SELECT d.pid, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
+        SELECT d.g, d.mo, d.ba, d.bp, d.bw, d.xa, d.xp, d.xw, d.r, c.k FROM (FROM draws WHERE m > 1) d JOIN cdf c
         ON d.m = c.m AND floor(d.u * 4096)::BIGINT = c.b AND d.u > c.lo AND d.u <= c.hi
         WHERE c.k > 0),
-    sides AS NOT MATERIALIZED (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
-        SELECT pid, g, mo, m, 0 AS side, ba AS a, bp AS p, bw AS w FROM pairs
+    weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k (side 0 the baseline
+                                   -- row's values, side 1 the model row's); r NULL: the data (k = m)
+        SELECT g, mo, 0 AS side, r, ba AS a, bp AS p, bw * k AS kw FROM drawn
         UNION ALL
-        SELECT pid, g, mo, m, 1 AS side, xa AS a, xp AS p, xw AS w FROM pairs),
-    weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
-        SELECT s.g, s.mo, s.side, d.r, s.a, s.p, s.w * d.k AS kw FROM drawn d JOIN sides s ON s.pid = d.pid
+        SELECT g, mo, 1 AS side, r, xa AS a, xp AS p, xw * k AS kw FROM drawn
         UNION ALL
-        SELECT g, mo, side, NULL::BIGINT AS r, a, p, w * m AS kw FROM sides
+        SELECT g, mo, 0 AS side, NULL::BIGINT AS r, ba AS a, bp AS p, bw * m AS kw FROM pairs
+        CROSS JOIN checked ck WHERE ck.ok IS NULL
+        UNION ALL
+        SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
         CROSS JOIN checked ck WHERE ck.ok IS NULL),
     measured AS (
         SELECT g, mo, side, r, 'logloss' AS measure, CAST(logloss(a, p, kw) AS DOUBLE) AS x FROM weighed WHERE list_contains(measures, 'logloss') GROUP BY g, mo, side, r

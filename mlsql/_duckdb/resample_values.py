@@ -249,28 +249,29 @@ def compare(
     {checks["models"]},
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
                              -- values, the model row's) of an id, m ids each
-        SELECT *, row_number() OVER () AS pid FROM (
-            SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
-                   count(*) AS m
-            FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
-            WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
-            GROUP BY ALL)),
+        SELECT x.g, x.mo, b.a AS ba, b.p AS bp, b.w AS bw, x.a AS xa, x.p AS xp, x.w AS xw,
+               count(*) AS m
+        FROM stats x JOIN stats b ON x.i0 = b.i0 AND x.g IS NOT DISTINCT FROM b.g
+        WHERE b.base AND NOT x.base AND x.mo IS NOT NULL
+        GROUP BY ALL),
     {checks["unpaired"]},
     {checks["checked"]},
     cdf AS (FROM {q("_mlsql_poisson_buckets")}((SELECT list(DISTINCT m) FROM pairs WHERE m > 1))),
     draws AS NOT MATERIALIZED (  -- one draw per pair and resample, from the hash of the pair's values
-        SELECT t.pid, t.m, r, {_uniform("settings.s, r, t.g, t.mo, " + ", ".join("t." + c for c in pair))} AS u
+        SELECT t.*, r, {_uniform("settings.s, r, t.g, t.mo, " + ", ".join("t." + c for c in pair))} AS u
         FROM pairs t CROSS JOIN settings CROSS JOIN checked ck CROSS JOIN range(settings.n) AS resample(r)
         WHERE ck.ok IS NULL),
-    drawn AS NOT MATERIALIZED ({_drawn("draws", "pid")}),
-    sides AS NOT MATERIALIZED (  -- each pair twice: side 0 the baseline row's values, side 1 the model row's
-        SELECT pid, g, mo, m, 0 AS side, ba AS a, bp AS p, bw AS w FROM pairs
+    drawn AS NOT MATERIALIZED ({_drawn("draws", "g, mo, " + ", ".join(pair))}),
+    weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k (side 0 the baseline
+                                   -- row's values, side 1 the model row's); r NULL: the data (k = m)
+        SELECT g, mo, 0 AS side, r, ba AS a, bp AS p, bw * k AS kw FROM drawn
         UNION ALL
-        SELECT pid, g, mo, m, 1 AS side, xa AS a, xp AS p, xw AS w FROM pairs),
-    weighed AS NOT MATERIALIZED (  -- both sides of a pair weigh the same k; r NULL: the data (k = m)
-        SELECT s.g, s.mo, s.side, d.r, s.a, s.p, s.w * d.k AS kw FROM drawn d JOIN sides s ON s.pid = d.pid
+        SELECT g, mo, 1 AS side, r, xa AS a, xp AS p, xw * k AS kw FROM drawn
         UNION ALL
-        SELECT g, mo, side, NULL::BIGINT AS r, a, p, w * m AS kw FROM sides
+        SELECT g, mo, 0 AS side, NULL::BIGINT AS r, ba AS a, bp AS p, bw * m AS kw FROM pairs
+        CROSS JOIN checked ck WHERE ck.ok IS NULL
+        UNION ALL
+        SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
         CROSS JOIN checked ck WHERE ck.ok IS NULL),
     measured AS (
         {_measured(q, kind, "g, mo, side")}),
