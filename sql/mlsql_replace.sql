@@ -3761,7 +3761,7 @@ CREATE OR REPLACE TEMP MACRO label_thresholds(source, actual, scores, beta := 1.
         WINDOW w AS (PARTITION BY g))
     ORDER BY __mlsql_g, label);
 
--- ===== resample.sql: Bootstrap intervals and paired comparisons in SQL: exact Poisson resampling of the label-set measures.
+-- ===== resample.sql: Bootstrap intervals and paired comparisons in SQL: exact Poisson resampling of the label-set, one-label, regression and score measures.
 
 -- _mlsql_poisson_cdf(ms): Poisson(m)'s CDF for each m > 0 of ms over k in m +- (12 sqrt(m) + 12), normalised (the mass left out is below 1e-25): the draw for a uniform u is the smallest k with cdf >= u.
 CREATE OR REPLACE TEMP MACRO _mlsql_poisson_cdf(ms) AS TABLE 

@@ -7,7 +7,7 @@ predicted) cell); its few rows go to :mod:`mlsql._resample.run`.
 The Python call draws with numpy, from the same streams as Polars and Spark,
 and resamples every measure family. The SQL table macros ``bootstrap`` and
 ``compare`` (:mod:`mlsql._duckdb.families.resample`) draw in DuckDB alone, from
-a counter-based ``hash`` stream, for the label-set measures.
+a counter-based ``hash`` stream, for every kind but the macro and weighted averages.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""``bootstrap`` and ``compare`` as DuckDB SQL table macros: exact Poisson bootstrap of the
-label-set measures, alone and paired.
+"""``bootstrap`` and ``compare`` as DuckDB SQL table macros: exact Poisson bootstrap, alone
+and paired. The label-set measures are resampled here; one label per row, numbers and scores
+by :mod:`mlsql._duckdb.resample_values`, whose public macros pick the kind.
 
 ``FROM bootstrap('preds', 'actual', 'predicted', measures := ['micro_f1'], "by" := ['model'])``
 gives what the Python call ``mlsql.bootstrap`` gives (one row per group and
@@ -72,7 +73,7 @@ from mlsql._weights import SAMPLE_WEIGHT
 FILE = "resample.sql"
 DESCRIPTION = (
     "Bootstrap intervals and paired comparisons in SQL: exact Poisson resampling of the "
-    "label-set measures."
+    "label-set, one-label, regression and score measures."
 )
 ORDER = 50
 FAMILIES: tuple[str, ...] = ()  # rendered here
