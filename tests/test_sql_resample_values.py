@@ -185,9 +185,10 @@ def test_intervals_agree_with_python_and_a_per_row_numpy_bootstrap(
     want_low, want_high = np.quantile(ref, [0.05, 0.95])
     assert low == pytest.approx(want_low, abs=0.3 * se)
     assert high == pytest.approx(want_high, abs=0.3 * se)
-    python = mlsql.bootstrap(
+    result = mlsql.bootstrap(
         data, "actual", "predicted", [measure], n_resamples=2000, confidence=0.9
-    ).fetchall()[0]
+    )
+    python = result.fetchall()[0]
     assert estimate == pytest.approx(python[1], rel=1e-12)
     assert se == pytest.approx(python[4], rel=0.1)
 

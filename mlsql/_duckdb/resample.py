@@ -215,6 +215,7 @@ def bootstrap(
     >>> out.fetchall()[0][:2]
     ('micro_f1', 0.5714285714285714)
     """
+    given = con
     with _source(data, con, "bootstrap") as (con, clause, params, columns, types):
         req = front.request(
             "bootstrap",
@@ -232,7 +233,7 @@ def bootstrap(
         select = ", ".join([*groups, *stats, "count(*)"])
         rows = con.sql(f"SELECT {select} {clause} GROUP BY ALL", params=params).fetchall()
     out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
-    return _relation(con, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
+    return _relation(given, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
 
 
 def compare(
@@ -301,6 +302,7 @@ def compare(
     >>> out.fetchall()[0][:5]
     ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
     """
+    given = con
     with _source(data, con, "compare") as (con, clause, params, columns, types):
         req = front.request(
             "compare",
@@ -358,13 +360,18 @@ def compare(
         else:
             rows = []
     out = front.compared(req, model, id, baseline, totals, rows, repeated, drop_unpaired)
-    return _relation(con, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by))
+    return _relation(given, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by))
 
 
 def _relation(
-    con: duckdb.DuckDBPyConnection, names: list[str], rows: list[tuple[Any, ...]], n_by: int
+    con: duckdb.DuckDBPyConnection | None,
+    names: list[str],
+    rows: list[tuple[Any, ...]],
+    n_by: int,
 ) -> duckdb.DuckDBPyRelation:
-    """The result rows as a relation (typed from the values; empty results keep the columns)."""
+    """The result rows as a relation (typed from the values; empty results keep the columns),
+    on ``con``, or on DuckDB's default connection where the call made its own: DuckDB 1.x
+    closes a connection with its last Python reference, and its relations with it."""
     import pyarrow as pa
 
     columns: list[Any] = list(zip(*rows, strict=True)) if rows else [[] for _ in names]
@@ -377,4 +384,6 @@ def _relation(
             arrays[name] = pa.array(values, type=pa.string())
         else:
             arrays[name] = pa.array(values) if values else pa.array([], type=pa.null())
+    if con is None:
+        return duckdb.from_arrow(pa.table(arrays))
     return con.from_arrow(pa.table(arrays))
