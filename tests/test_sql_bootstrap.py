@@ -294,13 +294,24 @@ def test_settings_errors_are_the_python_calls_messages(con: Any, kwargs: dict) -
     assert _python_message(**kwargs) in str(info.value)
 
 
-@pytest.mark.parametrize("measure", ["macro_f1", "nope"])
-def test_other_measures_are_refused_naming_the_python_call(con: Any, measure: str) -> None:
+@pytest.mark.parametrize("measure", ["nope", "label_metrics"])
+def test_other_measures_are_the_python_calls_error(con: Any, measure: str) -> None:
     data = table(*simulate(random.Random(14), 5))
-    with pytest.raises(duckdb.Error, match=r"bootstrap in SQL resamples .*micro_f1.*") as info:
+    with pytest.raises(mlsql.MlsqlError) as python:
+        mlsql.bootstrap(data, "actual", "predicted", ["micro_f1", measure])
+    with pytest.raises(duckdb.Error) as info:
         boot(con, data, ["micro_f1", measure])
-    assert f"got '{measure}'" in str(info.value)
-    assert "mlsql.bootstrap(...)" in str(info.value)
+    assert str(python.value) in str(info.value)
+
+
+def test_macro_averages_resample_apart_from_the_label_sets_in_sql(con: Any) -> None:
+    data = table(*simulate(random.Random(14), 5))
+    for measures in (["micro_f1", "macro_f1"], ["macro_f1", "micro_f1"]):
+        with pytest.raises(
+            duckdb.Error, match="resamples the macro and weighted averages of label lists apart"
+        ) as info:
+            boot(con, data, measures)
+        assert f"once for {measures[0]} and once for {measures[1]}" in str(info.value)
 
 
 def test_measure_parameters_are_checked_once(con: Any) -> None:

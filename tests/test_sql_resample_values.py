@@ -353,3 +353,102 @@ def test_the_bucketed_inverse_cdf_is_the_poisson_distribution(con: Any, m: int) 
     assert sum(counts.values()) == n  # one k per uniform
     for k, seen in counts.items():
         assert seen / n == pytest.approx(stats.poisson.pmf(k, m), abs=2 / n)
+
+
+# ------------------------------------------------------------------ macro and weighted averages
+def label_lists(n: int, seed: int) -> pa.Table:
+    """Label lists with repeats, a NULL element, an empty row, an unknown row and weights."""
+    rng = np.random.default_rng(seed)
+    labels = ["a", "b", "c", "d", "e"]
+    actual = [[x for x in labels if rng.random() < 0.4] for _ in range(n)]
+    predicted = [
+        [x for x in a if rng.random() < 0.8] + [x for x in labels if rng.random() < 0.1]
+        for a in actual
+    ]
+    actual[0], predicted[0] = ["a", "a", None], ["a"]
+    actual[1], predicted[1] = [], []
+    actual[2] = None
+    return pa.table(
+        {"actual": actual, "predicted": predicted, "g": np.arange(n) % 2, "w": rng.random(n) + 0.5}
+    )
+
+
+def _indicators(data: pa.Table, part: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """scikit-learn's indicator matrices of the known rows of ``part`` (NULL elements dropped)."""
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    rows = [
+        (set(a) - {None}, set(p) - {None}, w)
+        for a, p, w, keep in zip(
+            data["actual"].to_pylist(),
+            data["predicted"].to_pylist(),
+            data["w"].to_pylist(),
+            part,
+            strict=True,
+        )
+        if keep and a is not None and p is not None
+    ]
+    binarizer = MultiLabelBinarizer().fit([a | p for a, p, _ in rows])
+    return (
+        binarizer.transform([a for a, _, _ in rows]),
+        binarizer.transform([p for _, p, _ in rows]),
+        np.array([w for _, _, w in rows]),
+    )
+
+
+LABEL_AVERAGES = {
+    "macro_f1": lambda y, p, w: skm.f1_score(
+        y, p, average="macro", sample_weight=w, zero_division=0
+    ),
+    "macro_precision": lambda y, p, w: skm.precision_score(
+        y, p, average="macro", sample_weight=w, zero_division=0
+    ),
+    "weighted_recall": lambda y, p, w: skm.recall_score(
+        y, p, average="weighted", sample_weight=w, zero_division=0
+    ),
+    "weighted_jaccard": lambda y, p, w: skm.jaccard_score(
+        y, p, average="weighted", sample_weight=w, zero_division=0
+    ),
+    "macro_fbeta": lambda y, p, w: skm.fbeta_score(
+        y, p, beta=2.0, average="macro", sample_weight=w, zero_division=0
+    ),
+}
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_label_averages_equal_scikit_learn_per_group(con: Any, weighted: bool) -> None:
+    data = label_lists(200, 12)
+    params: dict[str, Any] = {"by": ["g"], "n_resamples": 20, "beta": 2.0}
+    if weighted:
+        params["sample_weight"] = "w"
+    got = run(con, "bootstrap", data, list(LABEL_AVERAGES), **params)
+    assert [(r[0], r[1]) for r in got] == [(g, m) for g in (0, 1) for m in LABEL_AVERAGES]
+    groups = np.asarray(data["g"])
+    for g, measure, estimate, low, high, se in got:
+        y, p, w = _indicators(data, groups == g)
+        expected = LABEL_AVERAGES[measure](y, p, w if weighted else None)
+        assert estimate == pytest.approx(expected, rel=1e-9), measure
+        assert low <= high and se > 0
+
+
+def test_label_averages_agree_with_the_python_call(con: Any) -> None:
+    data = label_lists(300, 13)
+    measures = ["macro_f1", "weighted_precision", "label_accuracy_macro", "macro_f1_of_means"]
+    got = run(con, "bootstrap", data, measures, n_resamples=2000, confidence=0.9)
+    result = mlsql.bootstrap(
+        data, "actual", "predicted", measures, n_resamples=2000, confidence=0.9
+    )
+    for mine, theirs in zip(got, result.fetchall(), strict=True):
+        assert mine[0] == theirs[0] and mine[1] == pytest.approx(theirs[1], rel=1e-12)
+        assert mine[4] == pytest.approx(theirs[4], rel=0.12)
+        assert mine[2] == pytest.approx(theirs[2], abs=0.3 * theirs[4])
+        assert mine[3] == pytest.approx(theirs[3], abs=0.3 * theirs[4])
+
+
+def test_label_averages_of_identical_models_differ_by_zero(con: Any) -> None:
+    data = label_lists(100, 14)
+    got = run(con, "compare", paired(data, data), ["macro_f1", "wlp"], n_resamples=100)
+    assert [(r[0], r[1], r[4], r[7], r[8]) for r in got] == [
+        ("B", "macro_f1", 0, 1.0, None),
+        ("B", "wlp", 0, 1.0, None),
+    ]

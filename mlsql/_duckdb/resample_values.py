@@ -29,16 +29,22 @@ from __future__ import annotations
 
 import math
 
+from mlsql._duckdb.families.label_based import BETA as B
+from mlsql._duckdb.families.label_based import COUNTS
+from mlsql._duckdb.families.label_based import ZD as Z
+from mlsql._duckdb.families.label_based import _FixedOrderOps as FixedOrderOps
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
 from mlsql._registry import REGISTRY, measures
 from mlsql._resample import measures as M
 from mlsql._resample import numbers as NUM
-from mlsql._sqlexpr import lit
+from mlsql._sqlexpr import Sql, lit
 from mlsql._weights import SAMPLE_WEIGHT
+from mlsql.measures import label_based as LB
 
 #: the measures of each kind the SQL macros resample from the tuple (actual, predicted)
 KINDS: dict[str, tuple[str, ...]] = {
+    "label_lists": M.LB_MEASURES,
     "classes": M.CLASS_MEASURES,
     "regression": NUM.REGRESSION_MEASURES,
     "scores": NUM.SCORE_MEASURES,
@@ -75,6 +81,16 @@ def poisson_one(u: str) -> str:
     return f"CASE {arms} ELSE {POISSON_ONE_TOP} END"
 
 
+def _values(q: Qualify, kind: str, func: str) -> tuple[str, str]:
+    """SQL of a row's (actual, predicted) as the tuple holds them, from ``a0`` and ``p0``:
+    as they are, or for label lists checked (mlsql's message on bad lists) and made the
+    sorted distinct labels, so that rows with the same label sets are one tuple."""
+    if kind != "label_lists":
+        return "a0", "p0"
+    checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, {func}, 'actual', 'predicted')"
+    return f"list_sort(list_distinct({checked}))", "list_sort(list_distinct(p0))"
+
+
 def _uniform(columns: str) -> str:
     return f"((hash({columns}) >> 11)::DOUBLE + 0.5) / {TWO_53}"
 
@@ -87,13 +103,73 @@ def _call(q: Qualify, name: str, actual: str, predicted: str, weight: str) -> st
     return f"CAST({q(name)}({actual}, {predicted}, {weight}{named}) AS DOUBLE)"
 
 
-def _measured(q: Qualify, kind: str, keys: str) -> str:
+def _measured(q: Qualify, kind: str, keys: str, func: str) -> str:
     """SQL: one row (keys, r, measure, x) per asked measure of ``kind`` and key, from ``weighed``."""
+    if kind == "label_lists":
+        return _label_averages(q, keys, func)
     return "\n        UNION ALL\n        ".join(
         f"SELECT {keys}, r, {lit(name)} AS measure, {_call(q, name, 'a', 'p', 'kw')} AS x "
         f"FROM weighed WHERE list_contains(measures, {lit(name)}) GROUP BY {keys}, r"
         for name in KINDS[kind]
     )
+
+
+def _label_averages(q: Qualify, keys: str, func: str) -> str:
+    """SQL: the macro and weighted averages of the label lists of ``weighed`` per key and r,
+    one row (keys, r, measure, x) per asked measure, by the formulas of multilabel_report.
+
+    Per key and resample, each label's weighted tp, |A| and |P| (the lists' labels, each
+    row's intersection), the labels of the resample those with a count above 0 (as the
+    Python call), n_rows the weight of the known rows; then
+    :func:`mlsql.measures.label_based.label_values` per label and
+    :func:`~mlsql.measures.label_based.label_aggregates` and
+    :func:`~mlsql.measures.label_based.group_columns` per key and resample, summed in a
+    fixed order.
+    """
+    ops = FixedOrderOps(q)
+    per_label = LB.label_values(ops, COUNTS, B, Z)
+    by_label = LB.label_aggregates(ops, Sql, Sql("any_value(zd)"))
+    by_group = LB.group_columns(ops, Sql, B, Z)
+    zd = f"{q('_mlsql_check_zero_division')}(zero_division, {func})"
+    beta = f"coalesce({q('_mlsql_check_table_beta')}(beta, {func}), 1.0)"
+    columns = ",\n                   ".join(f"{e} AS {n}" for n, e in per_label.items())
+    aggregates = ",\n                   ".join(f"{e} AS {n}" for n, e in by_label.items())
+    measures = "\n            UNION ALL\n            ".join(
+        f"SELECT {keys}, r, {lit(name)} AS measure, "
+        f"CAST({by_group.get(name, name)} AS DOUBLE) AS x "
+        f"FROM aggregated WHERE list_contains(measures, {lit(name)})"
+        for name in KINDS["label_lists"]
+    )
+    on = " AND ".join(f"c.{c} IS NOT DISTINCT FROM n.{c}" for c in [*keys.split(", "), "r"])
+    return f"""WITH cells AS (
+            SELECT {keys}, r, kw, unnest(a) AS label, 1 AS f FROM weighed WHERE a IS NOT NULL AND p IS NOT NULL
+            UNION ALL
+            SELECT {keys}, r, kw, unnest(p) AS label, 2 AS f FROM weighed WHERE a IS NOT NULL AND p IS NOT NULL
+            UNION ALL
+            SELECT {keys}, r, kw, unnest(list_intersect(a, p)) AS label, 3 AS f
+            FROM weighed WHERE a IS NOT NULL AND p IS NOT NULL),
+        n AS (
+            SELECT {keys}, r, sum(kw ORDER BY kw) AS n_rows FROM weighed
+            WHERE a IS NOT NULL AND p IS NOT NULL GROUP BY {keys}, r),
+        k AS (
+            SELECT c.*, n.n_rows, {zd} AS zd, {beta} AS b FROM (
+                SELECT {keys}, r, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
+                    SELECT {keys}, r, label,
+                           coalesce(sum(kw ORDER BY kw) FILTER (WHERE f = 3), 0) AS tp,
+                           coalesce(sum(kw ORDER BY kw) FILTER (WHERE f = 1), 0) AS n_actual,
+                           coalesce(sum(kw ORDER BY kw) FILTER (WHERE f = 2), 0) AS n_predicted
+                    FROM cells GROUP BY {keys}, r, label)
+                WHERE tp + fp + fn > 0) c
+            JOIN n ON {on}),
+        label_values AS (
+            SELECT {keys}, r, n_rows, zd, b,
+                   {columns}
+            FROM k),
+        aggregated AS (
+            SELECT {keys}, r, any_value(b) AS b, any_value(zd) AS zd,
+                   {aggregates}
+            FROM label_values GROUP BY {keys}, r)
+            {measures}"""
 
 
 def _drawn(tuples: str, keep: str) -> str:
@@ -156,6 +232,7 @@ def bootstrap(q: Qualify, kind: str, settings: str, signature: tuple[str, ...]) 
         f"ELSE {q('_mlsql_weight')}(w0, {func}) END"
     )
     tail = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
+    a, p = _values(q, kind, func)
     body = f"""WITH settings AS ({settings}),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
@@ -164,8 +241,9 @@ def bootstrap(q: Qualify, kind: str, settings: str, signature: tuple[str, ...]) 
                {pick_sql(SAMPLE_WEIGHT)} AS w0
         FROM {source}),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
-        SELECT g, a0 AS a, p0 AS p, w, count(*) AS m
-        FROM (SELECT g, a0, p0, {weight} AS w FROM rows) CROSS JOIN settings WHERE settings.ms IS NOT NULL
+        SELECT g, a, p, w, count(*) AS m
+        FROM (SELECT g, {a} AS a, {p} AS p, {weight} AS w FROM rows) CROSS JOIN settings
+        WHERE settings.ms IS NOT NULL
         GROUP BY ALL),
     cdf AS (FROM {q("_mlsql_poisson_buckets")}((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
     draws AS NOT MATERIALIZED (
@@ -177,7 +255,7 @@ def bootstrap(q: Qualify, kind: str, settings: str, signature: tuple[str, ...]) 
         UNION ALL
         SELECT g, NULL::BIGINT AS r, a, p, w * m AS kw FROM tuples),
     measured AS (
-        {_measured(q, kind, "g")}),
+        {_measured(q, kind, "g", func)}),
     wanted AS (
         SELECT i, settings.ms[i] AS measure
         FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
@@ -233,6 +311,7 @@ def compare(
     )
     tail = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
     zero_one = "[" + ", ".join(str(lit(n)) for n in KINDS[kind] if n in M.ZERO_ONE) + "]"
+    a, p = _values(q, kind, func)
     pair = ["ba", "bp", "bw", "xa", "xp", "xw"]
     body = f"""WITH settings AS ({settings}),
     rows AS (
@@ -244,7 +323,7 @@ def compare(
                {pick_sql(SAMPLE_WEIGHT)} AS w0
         FROM {source}),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
-        SELECT g, mo, i0, {checks["base"]} AS base, a0 AS a, p0 AS p, {weight} AS w
+        SELECT g, mo, i0, {checks["base"]} AS base, {a} AS a, {p} AS p, {weight} AS w
         FROM rows CROSS JOIN settings WHERE settings.ms IS NOT NULL),
     {checks["models"]},
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
@@ -274,7 +353,7 @@ def compare(
         SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
         CROSS JOIN checked ck WHERE ck.ok IS NULL),
     measured AS (
-        {_measured(q, kind, "g, mo, side")}),
+        {_measured(q, kind, "g, mo, side", func)}),
     paired AS (  -- each resample's value (r NULL: the data's) of the baseline (bx) and the model (xx)
         SELECT x.g, x.mo, x.r, x.measure, b.x AS bx, x.x AS xx
         FROM measured x JOIN measured b
@@ -414,8 +493,15 @@ def refused(func: str, settings: str, entry: str, signature: tuple[str, ...]) ->
 
 
 def unsupported_message(func: str) -> str:
-    """The message on a measure the SQL macros do not resample (the first, ``{}``)."""
+    """The message on a measure the SQL macros do not resample (the first, ``{}``): the
+    Python call's."""
     allowed = (*M.LABEL_SET_MEASURES, *(n for ms in KINDS.values() for n in ms))
-    return M.SQL_UNSUPPORTED_MESSAGE.format(
-        func=func, allowed="(" + ", ".join(allowed) + ")", name="{}"
-    )
+    return M.UNSUPPORTED_MESSAGE.format(func=func, allowed=", ".join(allowed), name="{}")
+
+
+#: the message on label-set measures with macro or weighted averages in one SQL call
+APART_MESSAGE = (
+    "{func} in SQL resamples the macro and weighted averages of label lists apart from the "
+    "other measures of label lists: call it once for {first} and once for {other}. (The "
+    "Python call mlsql.{func}(...) takes both at once.)"
+)

@@ -85,13 +85,6 @@ UNSUPPORTED_MESSAGE = (
     "label per row, of numbers and of scores ({allowed}). Per-label tables and ranking "
     "measures give no single value per group to resample."
 )
-#: the SQL table macros ``bootstrap`` and ``compare`` (:mod:`mlsql._duckdb.families.resample`)
-#: on another measure
-SQL_UNSUPPORTED_MESSAGE = (
-    "{func} in SQL resamples the measures of label lists {allowed}; got {name}. "
-    "The Python call mlsql.{func}(...) resamples the others too (macro and weighted "
-    "averages, one label per row, numbers and scores)."
-)
 MIXED_MESSAGE = (
     "{func} takes measures of one kind of input: label lists ({sets}), one label per row "
     "({classes}), numbers ({numbers}) or a 0/1 label and a score ({scores}). "

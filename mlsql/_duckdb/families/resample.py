@@ -237,8 +237,19 @@ def _measures_check(q: Qualify, func: str, kind: str) -> str:
     every = "[" + ", ".join(str(lit(n)) for ms in KINDS.values() for n in ms) + "]"
     own = "[" + ", ".join(str(lit(n)) for n in KINDS[kind]) + "]"
     others = f"list_filter(measures, lambda m: m IS NULL OR NOT list_contains({every}, m))"
-    unsupported = sql_message(V.unsupported_message(func), f"{shown}({others}[1])")
+    unsupported = sql_message(V.unsupported_message(func), f"coalesce({others}[1], 'None')")
     alien = f"list_filter(measures, lambda m: NOT list_contains({own}, m))[1]"
+    sibling = {"label_sets": "label_lists", "label_lists": "label_sets"}.get(kind)
+    apart = ""
+    if sibling is not None:
+        theirs = "[" + ", ".join(str(lit(n)) for n in KINDS[sibling]) + "]"
+        message = sql_message(
+            V.APART_MESSAGE.format(func=func, first="{}", other="{}"), "measures[1]", alien
+        )
+        apart = (
+            f"         WHEN len(list_filter(measures, lambda m: list_contains({theirs}, m))) > 0 "
+            f"THEN error({message})\n"
+        )
     mixed = sql_message(
         MIXED_MESSAGE.format(
             func=func,
@@ -256,6 +267,7 @@ def _measures_check(q: Qualify, func: str, kind: str) -> str:
         f"CASE WHEN measures IS NULL OR NOT starts_with(typeof(measures), 'VARCHAR[')"
         f" OR len(measures) = 0 THEN error({entry})\n"
         f"         WHEN len({others}) > 0 THEN error({unsupported})\n"
+        f"{apart}"
         f"         WHEN len(list_filter(measures, lambda m: NOT list_contains({own}, m))) > 0 "
         f"THEN error({mixed}) ELSE measures END"
     )
