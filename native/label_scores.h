@@ -4,7 +4,9 @@
  * segment statistics of mlsql.measures.label_scores.Segment (n_explicit, n_positive,
  * n_positive_unscored, precision_sum, u) per segment, plus the group's distinct labels.
  * Header-only (every function static), engine-neutral: the caller hands over each row's
- * labels as mlsql_key arrays (native/label_table.h) and its scores as doubles.
+ * labels as mlsql_key arrays (native/label_table.h) and its scores as doubles. Callers: the
+ * DuckDB extension's aggregate mlsql_native_label_scores and the Polars plugin's
+ * label_scores_pool, _labels and _rows (one call per group, which merges nothing).
  *
  * Cells (mlsql DESIGN s.1.5, the portable macros of sql/label_scores.sql): a row's explicit
  * cells are its scored labels (a label's first entry in the row's scores; a NULL label or a
