@@ -406,6 +406,7 @@ def test_the_probe_checks_every_function_mlsql_calls(plugin: Path) -> None:
     assert _native._missing_symbols(plugin) == []
     called = {"set_counts", _native.PACKED, "label_table", "label_table_rows"}
     called |= set(_native.FIELDS.values())
+    called |= {"label_scores_pool", "label_scores_labels", "label_scores_rows"}
     assert set(_native.FUNCTIONS) == called
 
 
