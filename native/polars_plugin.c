@@ -930,11 +930,29 @@ fail:
     return -1;
 }
 
-static void call(const SeriesExport *inputs, size_t n, SeriesExport *out, int what) {
-    last_error[0] = '\0';
-    compute(inputs, n, out, what);
-    release_inputs(inputs, n);
-}
+/* A function Polars calls: _polars_plugin_field_<name> runs `field` (the output type of the
+ * input types `fields`, `n` of them, into `out`), _polars_plugin_<name> runs `compute` (the
+ * output series of the `n` series `inputs` into `out`), then releases the inputs. Neither
+ * reads kwargs. An error leaves `out` empty and its message in last_error. */
+#define MLSQL_PLUGIN_FUNCTION(name, field, compute)                                               \
+    MLSQL_EXPORT void _polars_plugin_field_##name(const struct ArrowSchema *fields, size_t n,     \
+                                                  struct ArrowSchema *out, const uint8_t *kwargs, \
+                                                  size_t kwargs_len) {                            \
+        (void)kwargs;                                                                             \
+        (void)kwargs_len;                                                                         \
+        last_error[0] = '\0';                                                                     \
+        field;                                                                                    \
+    }                                                                                             \
+    MLSQL_EXPORT void _polars_plugin_##name(const SeriesExport *inputs, size_t n,                 \
+                                            const uint8_t *kwargs, size_t kwargs_len,             \
+                                            SeriesExport *out, const void *context) {             \
+        (void)kwargs;                                                                             \
+        (void)kwargs_len;                                                                         \
+        (void)context;                                                                            \
+        last_error[0] = '\0';                                                                     \
+        compute;                                                                                  \
+        release_inputs(inputs, n);                                                                \
+    }
 
 /* ------------------------------------------------------------------ label_table */
 typedef struct {
@@ -1267,27 +1285,8 @@ done:
 /* label_table: one row (an aggregation); label_table_rows: as many rows as the input, the
  * first holding the table of all of them and the others empty (elementwise, so that the
  * streaming engine runs it batch by batch; the caller adds the batches' tables up). */
-#define MLSQL_LABEL_TABLE_FUNCTION(name, per_row)                                                 \
-    MLSQL_EXPORT void _polars_plugin_field_##name(const struct ArrowSchema *fields, size_t n,     \
-                                                  struct ArrowSchema *out, const uint8_t *kwargs, \
-                                                  size_t kwargs_len) {                            \
-        (void)kwargs;                                                                             \
-        (void)kwargs_len;                                                                         \
-        lt_field(fields, n, out);                                                                 \
-    }                                                                                             \
-    MLSQL_EXPORT void _polars_plugin_##name(const SeriesExport *inputs, size_t n,                 \
-                                            const uint8_t *kwargs, size_t kwargs_len,             \
-                                            SeriesExport *out, const void *context) {             \
-        (void)kwargs;                                                                             \
-        (void)kwargs_len;                                                                         \
-        (void)context;                                                                            \
-        last_error[0] = '\0';                                                                     \
-        lt_compute(inputs, n, out, per_row);                                                      \
-        release_inputs(inputs, n);                                                                \
-    }
-
-MLSQL_LABEL_TABLE_FUNCTION(label_table, 0)
-MLSQL_LABEL_TABLE_FUNCTION(label_table_rows, 1)
+MLSQL_PLUGIN_FUNCTION(label_table, lt_field(fields, n, out), lt_compute(inputs, n, out, 0))
+MLSQL_PLUGIN_FUNCTION(label_table_rows, lt_field(fields, n, out), lt_compute(inputs, n, out, 1))
 
 /* ------------------------------------------------------------------ label scores
  * label_scores_pool, label_scores_labels, label_scores_rows (modes MLSQL_LS_POOL, _LABELS and
@@ -1561,34 +1560,7 @@ static int ls_output(mlsql_ls_table *t, const ls_counts *counts, const char *nam
         free(series);
         return -1;
     }
-    size_t j = 0;
-    if (m > 0 && t->mode == MLSQL_LS_ROWS) {
-        for (size_t r = 0; r < t->n_rowsegs && j < m; r++, j++) {
-            const mlsql_ls_rowseg *g = &t->rowsegs[r];
-            f[0][j] = g->ne / g->w;
-            f[1][j] = (double)g->np;
-            f[2][j] = (double)g->npu_count;
-            f[3][j] = g->ps / g->w;
-            f[4][j] = g->u / g->w;
-            f[5][j] = g->w;
-            rows[j] = g->rows;
-        }
-    } else if (m > 0) {
-        for (size_t c = 0; c < t->n_cells && j < m; j++) {
-            size_t e = c;
-            while (e < t->n_cells && t->cells[e].label == t->cells[c].label) e++;
-            mlsql_ls_stats st;
-            mlsql_ls_segment_stats(t->cells + c, e - c, &st);
-            f[0][j] = st.n_explicit;
-            f[1][j] = st.n_positive;
-            f[2][j] = st.n_positive_unscored;
-            f[3][j] = st.precision_sum;
-            f[4][j] = st.u;
-            f[5][j] = 1.0;
-            rows[j] = 1;
-            c = e;
-        }
-    }
+    if (m > 0) mlsql_ls_emit(t, m, f, rows);
     nu[0] = has_rows ? (int64_t)t->n_labels : 0;
     nu[1] = counts->n;
     nu[2] = counts->npos;
@@ -1760,50 +1732,17 @@ done:
     return rc;
 }
 
-#define MLSQL_LABEL_SCORES_FUNCTION(name, mode)                                                   \
-    MLSQL_EXPORT void _polars_plugin_field_##name(const struct ArrowSchema *fields, size_t n,     \
-                                                  struct ArrowSchema *out, const uint8_t *kwargs, \
-                                                  size_t kwargs_len) {                            \
-        (void)kwargs;                                                                             \
-        (void)kwargs_len;                                                                         \
-        last_error[0] = '\0';                                                                     \
-        ls_field(fields, n, out);                                                                 \
-    }                                                                                             \
-    MLSQL_EXPORT void _polars_plugin_##name(const SeriesExport *inputs, size_t n,                 \
-                                            const uint8_t *kwargs, size_t kwargs_len,             \
-                                            SeriesExport *out, const void *context) {             \
-        (void)kwargs;                                                                             \
-        (void)kwargs_len;                                                                         \
-        (void)context;                                                                            \
-        last_error[0] = '\0';                                                                     \
-        ls_compute(inputs, n, out, mode);                                                         \
-        release_inputs(inputs, n);                                                                \
-    }
-
+#define MLSQL_LABEL_SCORES_FUNCTION(name, mode) \
+    MLSQL_PLUGIN_FUNCTION(name, ls_field(fields, n, out), ls_compute(inputs, n, out, mode))
 MLSQL_LABEL_SCORES_FUNCTION(label_scores_pool, MLSQL_LS_POOL)
 MLSQL_LABEL_SCORES_FUNCTION(label_scores_labels, MLSQL_LS_LABELS)
 MLSQL_LABEL_SCORES_FUNCTION(label_scores_rows, MLSQL_LS_ROWS)
 
-/* ------------------------------------------------------------------ exported symbols */
-#define MLSQL_PLUGIN_FUNCTION(name, what)                                                         \
-    MLSQL_EXPORT void _polars_plugin_field_##name(const struct ArrowSchema *fields, size_t n,     \
-                                                  struct ArrowSchema *out, const uint8_t *kwargs, \
-                                                  size_t kwargs_len) {                            \
-        (void)kwargs;                                                                             \
-        (void)kwargs_len;                                                                         \
-        field_function(fields, n, out, what);                                                     \
-    }                                                                                             \
-    MLSQL_EXPORT void _polars_plugin_##name(const SeriesExport *inputs, size_t n,                 \
-                                            const uint8_t *kwargs, size_t kwargs_len,             \
-                                            SeriesExport *out, const void *context) {             \
-        (void)kwargs;                                                                             \
-        (void)kwargs_len;                                                                         \
-        (void)context;                                                                            \
-        call(inputs, n, out, what);                                                               \
-    }
-
-MLSQL_PLUGIN_FUNCTION(set_counts, OUT_COUNTS)
-MLSQL_PLUGIN_FUNCTION(set_tp, OUT_TP)
-MLSQL_PLUGIN_FUNCTION(set_n_actual, OUT_N_ACTUAL)
-MLSQL_PLUGIN_FUNCTION(set_n_predicted, OUT_N_PREDICTED)
-MLSQL_PLUGIN_FUNCTION(set_counts_packed, OUT_PACKED)
+/* ------------------------------------------------------------------ the row functions */
+#define MLSQL_ROW_FUNCTION(name, what) \
+    MLSQL_PLUGIN_FUNCTION(name, field_function(fields, n, out, what), compute(inputs, n, out, what))
+MLSQL_ROW_FUNCTION(set_counts, OUT_COUNTS)
+MLSQL_ROW_FUNCTION(set_tp, OUT_TP)
+MLSQL_ROW_FUNCTION(set_n_actual, OUT_N_ACTUAL)
+MLSQL_ROW_FUNCTION(set_n_predicted, OUT_N_PREDICTED)
+MLSQL_ROW_FUNCTION(set_counts_packed, OUT_PACKED)
