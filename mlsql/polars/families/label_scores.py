@@ -194,6 +194,32 @@ def _n_cells(average: str, cell_weight: pl.Expr, n_labels: pl.Expr) -> pl.Expr:
     return {"micro": cell_weight * n_labels, "samples": n_labels}.get(average, cell_weight)
 
 
+def _stats(
+    average: str,
+    weighted: bool,
+    skips: bool,
+    over_segments: Any,
+    segments: pl.Expr,
+    rows: pl.Expr,
+    segment_weight: pl.Expr,
+) -> LS.LabelScoreStats:
+    """The statistics of :class:`LS.LabelScoreStats`, read in the scope of the sums (``n``,
+    ``npos``, ``wsum`` and the totals there): the group has ``segments`` segments; under
+    samples ``rows`` known rows of positive weight have one, weighing ``segment_weight``."""
+    n_empty = {
+        "micro": (segments == 0).cast(pl.Int64),
+        "samples": F("npos" if weighted else "n") - rows,
+    }.get(average, pl.lit(0))
+    return LS.LabelScoreStats(
+        n=F("n"),
+        over_segments=over_segments,
+        n_empty=n_empty,
+        skips=skips,
+        empty_weight=F("wsum") - segment_weight if weighted and average == "samples" else None,
+        zero_weight=F("wsum") == 0 if weighted else False,
+    )
+
+
 def stats_of(average: str, skips: bool) -> Any:
     """The statistics under ``average`` over the inputs (actual, scores[, weight])."""
 
@@ -248,17 +274,9 @@ def stats_of(average: str, skips: bool) -> Any:
             result = result if isinstance(result, pl.Expr) else pl.lit(result)
             return pl.struct(t=summed, **outer).struct.with_fields(_out=result).struct.field("_out")
 
-        n_empty = {
-            "micro": (total("_segments") == 0).cast(pl.Int64),
-            "samples": F("npos" if weighted else "n") - total("_segments"),
-        }.get(average, pl.lit(0))
-        return LS.LabelScoreStats(
-            n=F("n"),
-            over_segments=over_segments,
-            n_empty=n_empty,
-            skips=skips,
-            empty_weight=F("wsum") - total("_segment_weight") if row_weight else None,
-            zero_weight=F("wsum") == 0 if weighted else False,
+        segments = total("_segments")  # a row's cells are one segment under samples
+        return _stats(
+            average, weighted, skips, over_segments, segments, segments, total("_segment_weight")
         )
 
     return stats
@@ -303,17 +321,14 @@ def native_stats_of(average: str, skips: bool) -> Any:
             summed = scope.struct.with_fields(**totals)
             return summed.struct.with_fields(_out=result).struct.field("_out")
 
-        n_empty = {
-            "micro": (F("_t__segments") == 0).cast(pl.Int64),
-            "samples": F("npos") - F("_t__rows"),
-        }.get(average, pl.lit(0))
-        return LS.LabelScoreStats(
-            n=F("n"),
-            over_segments=over_segments,
-            n_empty=n_empty,
-            skips=skips,
-            empty_weight=F("wsum") - F("_t__segment_weight") if weighted and samples else None,
-            zero_weight=F("wsum") == 0 if weighted else False,
+        return _stats(
+            average,
+            weighted,
+            skips,
+            over_segments,
+            F("_t__segments"),
+            F("_t__rows"),
+            F("_t__segment_weight"),
         )
 
     return stats
