@@ -1245,11 +1245,20 @@ def test_label_scores_over_many_groups_and_chunks(
         assert len(values) == 2000 and same_rows(values, want), engine
 
 
+#: the statistics of a segment the plugin gives, beside its number of rows
+SEGMENT_STATS = ("n_explicit", "n_positive", "n_positive_unscored", "precision_sum", "u", "w")
+
+
+def _segment(ne: float, np: float, npu: float, ps: float, u: float, w: float = 1.0) -> Any:
+    """A segment's statistics as the plugin gives them, of one row."""
+    return {**dict(zip(SEGMENT_STATS, (ne, np, npu, ps, u, w), strict=True)), "rows": 1}
+
+
 def test_label_scores_segments_by_hand(plugin: Path) -> None:
     """The plugin's statistics of three rows, worked out by hand, for each mode.
 
-    Row 1 (weight 2): x 0.5 true, y 0.5; row 2 (weight 1): y 0.9 true, x unscored and true;
-    row 3 (weight 0): counts as known, no cell.
+    Row 1 (weight 2): x 0.5 true, y 0.5; row 2 (weight 1): y 0.9 true, x unscored and true
+    (y's second entry and a NULL label are no scores); row 3 (weight 0): known, no cell.
     """
     df = pl.DataFrame(
         {
@@ -1272,69 +1281,21 @@ def test_label_scores_segments_by_hand(plugin: Path) -> None:
         return df.select(expr).item()
 
     pool = stats("micro")
-    # cells from the highest: y 0.9 (+1), x 0.5 (+2), y 0.5 (-2), x -inf (+1)
-    # precision: 1 x 1/1 + 2 x 3/5 (the tie at 0.5 is one step); U: 1 x 2 + 2 x 2/2 + 1 x 0
     assert {k: pool[k] for k in ("nu", "n", "npos", "wsum")} == {
         "nu": 2,
         "n": 3,
         "npos": 2,
         "wsum": 3.0,
     }
-    assert pool["segs"] == [
-        {
-            "n_explicit": 6.0,
-            "n_positive": 4.0,
-            "n_positive_unscored": 1.0,
-            "precision_sum": 1 + 6 / 5,
-            "u": 4.0,
-            "w": 1.0,
-            "rows": 1,
-        }
-    ]
-    labels = sorted(stats("macro")["segs"], key=lambda s: s["n_positive"])
+    # cells from the highest: y 0.9 (+1), x 0.5 (+2), y 0.5 (-2), x -inf (+1)
+    # precision: 1 x 1/1 + 2 x 3/5 (the tie at 0.5 is one step); U: 1 x 2 + 2 x 2/2 + 1 x 0
+    assert pool["segs"] == [_segment(6, 4, 1, 1 + 6 / 5, 4)]
     # y: 0.9 (+1), 0.5 (-2); x: 0.5 (+2), -inf (+1)
-    assert labels == [
-        {
-            "n_explicit": 3.0,
-            "n_positive": 1.0,
-            "n_positive_unscored": 0.0,
-            "precision_sum": 1.0,
-            "u": 2.0,
-            "w": 1.0,
-            "rows": 1,
-        },
-        {
-            "n_explicit": 3.0,
-            "n_positive": 3.0,
-            "n_positive_unscored": 1.0,
-            "precision_sum": 2.0,
-            "u": 0.0,
-            "w": 1.0,
-            "rows": 1,
-        },
-    ]
-    rows = sorted(stats("samples")["segs"], key=lambda s: s["n_positive"])
+    labels = sorted(stats("macro")["segs"], key=lambda s: s["n_positive"])
+    assert labels == [_segment(3, 1, 0, 1, 2), _segment(3, 3, 1, 2, 0)]
     # row 1: x 0.5 (+), y 0.5 (-): precision 1/2, U 1/2; row 2: y 0.9 (+), x -inf (+): 1, 0
-    assert rows == [
-        {
-            "n_explicit": 2.0,
-            "n_positive": 1.0,
-            "n_positive_unscored": 0.0,
-            "precision_sum": 0.5,
-            "u": 0.5,
-            "w": 2.0,
-            "rows": 1,
-        },
-        {
-            "n_explicit": 2.0,
-            "n_positive": 2.0,
-            "n_positive_unscored": 1.0,
-            "precision_sum": 1.0,
-            "u": 0.0,
-            "w": 1.0,
-            "rows": 1,
-        },
-    ]
+    rows = sorted(stats("samples")["segs"], key=lambda s: s["n_positive"])
+    assert rows == [_segment(2, 1, 0, 0.5, 0.5, w=2), _segment(2, 2, 1, 1, 0)]
 
 
 #: rows of (actual, entries, weight) for the C-interface tests: repeated, NULL and long labels,
@@ -1493,6 +1454,5 @@ def test_label_scores_of_all_null_types(plugin: Path) -> None:
         assert out.to_pylist() == [nothing]
     # x and y: true, unscored (at -infinity), one tie
     out, _ = call_plugin(plugin, "label_scores_pool", [actual], [no_labels])
-    segment = {"n_explicit": 2.0, "n_positive": 2.0, "n_positive_unscored": 2.0}
-    segment |= {"precision_sum": 0.0, "u": 0.0, "w": 1.0, "rows": 1}
+    segment = _segment(2, 2, 2, 0, 0)
     assert out.to_pylist() == [{"nu": 2, "n": 2, "npos": 2, "wsum": 2.0, "segs": [segment]}]
