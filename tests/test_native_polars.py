@@ -1055,7 +1055,7 @@ def check_scores(
             assert close12(value, want_value), (g, column, value, want_value)
 
 
-SCORE_SETTINGS = settings(SETTINGS, max_examples=20)
+SCORE_SETTINGS = settings(SETTINGS, max_examples=12)  # each also runs the portable path
 TEXT_SCORE_LABELS = st.sampled_from(["a", "b", "", "x" * 20, "label-longer-than-twelve", None])
 
 
