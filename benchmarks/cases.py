@@ -141,13 +141,17 @@ def _pl_scored(e: Env) -> Any:
     )
 
 
-def _pl_label_scored(e: Env) -> Any:
+def _pl_label_scored(e: Env, *keep: str, eager: bool = False) -> Any:
     """The strings file's true tags and a score per predicted tag (its position and a hash of
-    the tag): the input of the per-label curve cases."""
+    the tag): the input of the per-label curve cases. ``keep``: more columns of the file;
+    ``eager``: read into memory first (``read_parquet``), a DataFrame."""
     pl = e.pl
     score = (pl.int_range(pl.len()) + 1) / 10 + (pl.element().hash() % 100) / 1000
-    return e.pl.scan_parquet(e.f).select(
-        "actual", scores=pl.col("predicted").list.eval(pl.struct(label=pl.element(), score=score))
+    source = e.pl.read_parquet(e.f) if eager else e.pl.scan_parquet(e.f)
+    return source.select(
+        *keep,
+        "actual",
+        scores=pl.col("predicted").list.eval(pl.struct(label=pl.element(), score=score)),
     )
 
 
@@ -311,6 +315,17 @@ CASES: list[Case] = [
     Case("polars", "mlsql multilabel_average_precision micro", lambda e: _pl_label_scored(e).select(e.mlsql.multilabel_average_precision("actual", "scores", average="micro")).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
     Case("polars", "mlsql multilabel_average_precision macro", lambda e: _pl_label_scored(e).select(e.mlsql.multilabel_average_precision("actual", "scores", average="macro")).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
     Case("polars", "mlsql multilabel_roc_auc macro", lambda e: _pl_label_scored(e).select(e.mlsql.multilabel_roc_auc("actual", "scores", average="macro")).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
+    Case("polars", "mlsql multilabel_average_precision weighted", lambda e: _pl_label_scored(e).select(e.mlsql.multilabel_average_precision("actual", "scores", average="weighted")).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
+    Case("polars", "mlsql multilabel_average_precision samples", lambda e: _pl_label_scored(e).select(e.mlsql.multilabel_average_precision("actual", "scores", average="samples")).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
+    Case("polars", "mlsql multilabel_roc_auc micro", lambda e: _pl_label_scored(e).select(e.mlsql.multilabel_roc_auc("actual", "scores", average="micro")).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
+    Case("polars", "mlsql multilabel_roc_auc samples", lambda e: _pl_label_scored(e).select(e.mlsql.multilabel_roc_auc("actual", "scores", average="samples")).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
+    Case("polars", "mlsql multilabel_average_precision micro weighted", lambda e: _pl_label_scored(e).select(e.mlsql.multilabel_average_precision("actual", "scores", average="micro", sample_weight=_pl_weight(e.pl))).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
+    Case("polars", "mlsql multilabel_roc_auc macro weighted", lambda e: _pl_label_scored(e).select(e.mlsql.multilabel_roc_auc("actual", "scores", average="macro", sample_weight=_pl_weight(e.pl))).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
+    Case("polars", "mlsql multilabel_average_precision macro by model", lambda e: _pl_label_scored(e, "model").group_by("model").agg(e.mlsql.multilabel_average_precision("actual", "scores", average="macro")).collect(engine="streaming"), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
+    Case("polars", "mlsql multilabel_average_precision macro eager", lambda e: _pl_label_scored(e, eager=True).select(e.mlsql.multilabel_average_precision("actual", "scores", average="macro")), files=("strings",), mlsql=True, baseline=("polars", "label scores bare scan")),
+    # the portable expressions (MLSQL_NATIVE=0), beside the native plugin's
+    Case("polars", "mlsql multilabel_average_precision micro portable", lambda e: _pl_label_scored(e).select(e.mlsql.multilabel_average_precision("actual", "scores", average="micro")).collect(engine="streaming"), files=("strings",), mlsql=True, portable=True, baseline=("polars", "label scores bare scan")),
+    Case("polars", "mlsql multilabel_average_precision macro portable", lambda e: _pl_label_scored(e).select(e.mlsql.multilabel_average_precision("actual", "scores", average="macro")).collect(engine="streaming"), files=("strings",), mlsql=True, portable=True, baseline=("polars", "label scores bare scan")),
     Case("polars", "bare scan eager", lambda e: e.pl.read_parquet(e.f).select(_pl_lengths(e.pl)), baseline=("polars", "bare scan eager")),
     Case("polars", "mlsql micro_f1 eager", lambda e: e.pl.read_parquet(e.f).select(e.mlsql.micro_f1("actual", "predicted")), mlsql=True, baseline=("polars", "bare scan eager")),
     # scikit-learn: ratio to mlsql's DuckDB micro_f1 ---------------------------

@@ -1032,39 +1032,12 @@ static void scores_finalize(duckdb_function_info info, duckdb_aggregate_state *s
         entries[offset + i].length = m;
         if (m == 0) continue;
         duckdb_vector child = duckdb_list_vector_get_child(segs);
-        double *f[6];
+        double *f[6]; /* this group's segments start at row `total` of each column */
         for (idx_t c = 0; c < 6; c++)
-            f[c] = (double *)duckdb_vector_get_data(duckdb_struct_vector_get_child(child, c));
+            f[c] = (double *)duckdb_vector_get_data(duckdb_struct_vector_get_child(child, c)) + total;
         int64_t *nrows = (int64_t *)duckdb_vector_get_data(duckdb_struct_vector_get_child(child, 6));
-        idx_t j = total;
-        if (t->mode == MLSQL_LS_ROWS) {
-            for (size_t r = 0; r < t->n_rowsegs && j < total + m; r++) {
-                const mlsql_ls_rowseg *g = &t->rowsegs[r];
-                f[0][j] = g->ne / g->w;
-                f[1][j] = (double)g->np;
-                f[2][j] = (double)g->npu_count;
-                f[3][j] = g->ps / g->w;
-                f[4][j] = g->u / g->w;
-                f[5][j] = g->w;
-                nrows[j++] = g->rows;
-            }
-        } else {
-            for (size_t c = 0; c < t->n_cells && j < total + m;) {
-                size_t e = c;
-                while (e < t->n_cells && t->cells[e].label == t->cells[c].label) e++;
-                mlsql_ls_stats st;
-                mlsql_ls_segment_stats(t->cells + c, e - c, &st);
-                f[0][j] = st.n_explicit;
-                f[1][j] = st.n_positive;
-                f[2][j] = st.n_positive_unscored;
-                f[3][j] = st.precision_sum;
-                f[4][j] = st.u;
-                f[5][j] = 1.0;
-                nrows[j++] = 1;
-                c = e;
-            }
-        }
-        total = j;
+        mlsql_ls_emit(t, m, f, nrows + total);
+        total += m;
     }
 }
 

@@ -4,7 +4,9 @@
  * segment statistics of mlsql.measures.label_scores.Segment (n_explicit, n_positive,
  * n_positive_unscored, precision_sum, u) per segment, plus the group's distinct labels.
  * Header-only (every function static), engine-neutral: the caller hands over each row's
- * labels as mlsql_key arrays (native/label_table.h) and its scores as doubles.
+ * labels as mlsql_key arrays (native/label_table.h) and its scores as doubles. Callers: the
+ * DuckDB extension's aggregate mlsql_native_label_scores and the Polars plugin's
+ * label_scores_pool, _labels and _rows (one call per group, which merges nothing).
  *
  * Cells (mlsql DESIGN s.1.5, the portable macros of sql/label_scores.sql): a row's explicit
  * cells are its scored labels (a label's first entry in the row's scores; a NULL label or a
@@ -497,6 +499,42 @@ static MLSQL_UNUSED size_t mlsql_ls_segments(const mlsql_ls_table *t) {
     for (size_t i = 0; i < t->n_cells; i++)
         m += i == 0 || t->cells[i].label != t->cells[i - 1].label;
     return m;
+}
+
+/* The m = mlsql_ls_segments(t) segments of t (sorted with mlsql_ls_sort unless in ROWS mode) as
+ * columns: f[0..5] their n_explicit, n_positive, n_positive_unscored, precision_sum, u and
+ * weight w, rows their number of rows. A ROWS segment holds its rows' weighted means (w their
+ * weight); a label's or the pool's weighs 1 and is one row. */
+static MLSQL_UNUSED void mlsql_ls_emit(const mlsql_ls_table *t, size_t m, double *const f[6],
+                                       int64_t *rows) {
+    size_t j = 0;
+    if (t->mode == MLSQL_LS_ROWS) {
+        for (size_t r = 0; r < t->n_rowsegs && j < m; r++, j++) {
+            const mlsql_ls_rowseg *g = &t->rowsegs[r];
+            f[0][j] = g->ne / g->w;
+            f[1][j] = (double)g->np;
+            f[2][j] = (double)g->npu_count;
+            f[3][j] = g->ps / g->w;
+            f[4][j] = g->u / g->w;
+            f[5][j] = g->w;
+            rows[j] = g->rows;
+        }
+        return;
+    }
+    for (size_t c = 0; c < t->n_cells && j < m; j++) {
+        size_t e = c;
+        while (e < t->n_cells && t->cells[e].label == t->cells[c].label) e++;
+        mlsql_ls_stats st;
+        mlsql_ls_segment_stats(t->cells + c, e - c, &st);
+        f[0][j] = st.n_explicit;
+        f[1][j] = st.n_positive;
+        f[2][j] = st.n_positive_unscored;
+        f[3][j] = st.precision_sum;
+        f[4][j] = st.u;
+        f[5][j] = 1.0;
+        rows[j] = 1;
+        c = e;
+    }
 }
 
 #endif /* MLSQL_LABEL_SCORES_H */

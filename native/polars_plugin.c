@@ -14,6 +14,9 @@
  *                      if any (label and counts NULL, n of them). Built with label_table.h.
  *   label_table_rows -> the same table elementwise: as many rows as the input, the first
  *                      holding the table of the batch, the others empty lists.
+ *   label_scores_pool, label_scores_labels, label_scores_rows (actual, scores[, weight]) ->
+ *                      per call (an aggregation), one row holding the group's label-score
+ *                      segment statistics (see "label scores" below; label_scores.h).
  * Labels are sets (duplicates count once, NULL elements are not labels) and a
  * row where either list is NULL gives NULL counts. set_counts' struct is never
  * NULL itself, only its fields (as polars' own pl.struct of the three).
@@ -42,7 +45,7 @@
 #include <string.h>
 
 #include "kernel.h"
-#include "label_table.h"
+#include "label_scores.h" /* and label_table.h */
 
 #if defined(_WIN32)
 #define MLSQL_EXPORT __declspec(dllexport)
@@ -192,6 +195,9 @@ static int check_array(const struct ArrowArray *a, const char *side) {
     return 0;
 }
 
+static int open_elements(const struct ArrowArray *c, const col_type *t, chunk_view *v,
+                         const char *side);
+
 static int open_chunk(const struct ArrowArray *a, const col_type *t, chunk_view *v,
                       const char *side) {
     memset(v, 0, sizeof *v);
@@ -208,7 +214,13 @@ static int open_chunk(const struct ArrowArray *a, const col_type *t, chunk_view 
         set_error("mlsql plugin: %s list array has no offsets", side);
         return -1;
     }
-    const struct ArrowArray *c = a->children[0];
+    return open_elements(a->children[0], t, v, side);
+}
+
+/* The element array c of type t (a list's child, or a label field of a struct) into v: its
+ * validity and the buffers its elements are read from. */
+static int open_elements(const struct ArrowArray *c, const col_type *t, chunk_view *v,
+                         const char *side) {
     v->child = c;
     if (check_array(c, side) != 0) return -1;
     if (t->kind == ELEM_NULL) return 0;
@@ -321,8 +333,6 @@ static int64_t read_int(const chunk_view *v, const col_type *t, int64_t k, int *
     }
 }
 
-/* Gather the non-NULL elements of row `row` of chunk `v` (NULL rows are handled by the
- * caller). `split_big`: put UInt64 values above INT64_MAX into `big` instead of `out`. */
 /* Row `row` of chunk v spans the child's logical elements [*start, *end): checked against the
  * child's length. */
 static MLSQL_ALWAYS_INLINE int row_span(const chunk_view *v, const col_type *t, int64_t row, int64_t *start,
@@ -342,6 +352,62 @@ static MLSQL_ALWAYS_INLINE int row_span(const chunk_view *v, const col_type *t, 
     return 0;
 }
 
+/* Element k (a physical index into v's element array, not NULL) appended to out: text as
+ * (pointer, length), integers as int64 (*too_big: a UInt64 above INT64_MAX). out has room. */
+static MLSQL_ALWAYS_INLINE int read_element(const chunk_view *v, const col_type *t, int64_t k,
+                                            items *out, int *too_big, const char *side) {
+    *too_big = 0;
+    switch (t->kind) {
+    case ELEM_INT:
+        out->ints[out->n++] = read_int(v, t, k, too_big);
+        return 0;
+    case ELEM_TEXT32:
+    case ELEM_TEXT64: {
+        int64_t s, e;
+        if (t->kind == ELEM_TEXT32) {
+            s = ((const int32_t *)v->values)[k];
+            e = ((const int32_t *)v->values)[k + 1];
+        } else {
+            s = ((const int64_t *)v->values)[k];
+            e = ((const int64_t *)v->values)[k + 1];
+        }
+        if (s < v->data_lo || e < s || e > v->data_hi) {
+            set_error("mlsql plugin: %s has text offsets outside its data", side);
+            return -1;
+        }
+        out->text[out->n++] = mlsql_text_make(v->data + s, (size_t)(e - s));
+        return 0;
+    }
+    case ELEM_VIEW: {
+        const uint8_t *view = (const uint8_t *)v->values + 16 * k;
+        int32_t len, index, offset;
+        memcpy(&len, view, 4);
+        if (len < 0) goto bad_view;
+        const char *at;
+        if (len <= 12) {
+            at = (const char *)view + 4;
+        } else {
+            memcpy(&index, view + 8, 4);
+            memcpy(&offset, view + 12, 4);
+            if (index < 0 || index >= v->n_variadic || offset < 0 ||
+                (int64_t)offset + len > v->variadic_size[index] || v->variadic[index] == NULL)
+                goto bad_view;
+            at = v->variadic[index] + offset;
+        }
+        /* 8 readable bytes: 12 in the view, or a label longer than 12 */
+        out->text[out->n++] = mlsql_text_make_padded(at, (size_t)len);
+        return 0;
+    bad_view:
+        set_error("mlsql plugin: %s has a string view outside its data buffers", side);
+        return -1;
+    }
+    default:
+        return 0;
+    }
+}
+
+/* Gather the non-NULL elements of row `row` of chunk `v` (NULL rows are handled by the
+ * caller). `split_big`: put UInt64 values above INT64_MAX into `big` instead of `out`. */
 static int gather(const chunk_view *v, const col_type *t, int64_t row, items *out, items *big,
                   int split_big, const char *side) {
     int64_t start, end;
@@ -357,59 +423,9 @@ static int gather(const chunk_view *v, const col_type *t, int64_t row, items *ou
     for (int64_t j = start; j < end; j++) {
         int64_t k = c->offset + j; /* physical element index */
         if (v->child_validity != NULL && !bit(v->child_validity, k)) continue;
-        switch (t->kind) {
-        case ELEM_INT: {
-            int too_big;
-            int64_t x = read_int(v, t, k, &too_big);
-            if (too_big && split_big)
-                big->ints[big->n++] = x;
-            else
-                out->ints[out->n++] = x;
-            break;
-        }
-        case ELEM_TEXT32:
-        case ELEM_TEXT64: {
-            int64_t s, e;
-            if (t->kind == ELEM_TEXT32) {
-                s = ((const int32_t *)v->values)[k];
-                e = ((const int32_t *)v->values)[k + 1];
-            } else {
-                s = ((const int64_t *)v->values)[k];
-                e = ((const int64_t *)v->values)[k + 1];
-            }
-            if (s < v->data_lo || e < s || e > v->data_hi) {
-                set_error("mlsql plugin: %s has text offsets outside its data", side);
-                return -1;
-            }
-            out->text[out->n++] = mlsql_text_make(v->data + s, (size_t)(e - s));
-            break;
-        }
-        case ELEM_VIEW: {
-            const uint8_t *view = (const uint8_t *)v->values + 16 * k;
-            int32_t len, index, offset;
-            memcpy(&len, view, 4);
-            if (len < 0) goto bad_view;
-            const char *at;
-            if (len <= 12) {
-                at = (const char *)view + 4;
-            } else {
-                memcpy(&index, view + 8, 4);
-                memcpy(&offset, view + 12, 4);
-                if (index < 0 || index >= v->n_variadic || offset < 0 ||
-                    (int64_t)offset + len > v->variadic_size[index] || v->variadic[index] == NULL)
-                    goto bad_view;
-                at = v->variadic[index] + offset;
-            }
-            /* 8 readable bytes: 12 in the view, or a label longer than 12 */
-            out->text[out->n++] = mlsql_text_make_padded(at, (size_t)len);
-            break;
-        bad_view:
-            set_error("mlsql plugin: %s has a string view outside its data buffers", side);
-            return -1;
-        }
-        default:
-            break;
-        }
+        int too_big;
+        if (read_element(v, t, k, out, &too_big, side) != 0) return -1;
+        if (too_big && split_big) big->ints[big->n++] = out->ints[--out->n];
     }
     return 0;
 }
@@ -520,7 +536,7 @@ static int make_array(struct ArrowArray *a, int64_t length, int64_t null_count, 
 typedef struct {
     char *format;
     char *name;
-    struct ArrowSchema *children[5];
+    struct ArrowSchema *children[7];
 } owned_schema;
 
 static void release_schema(struct ArrowSchema *s) {
@@ -914,17 +930,35 @@ fail:
     return -1;
 }
 
-static void call(const SeriesExport *inputs, size_t n, SeriesExport *out, int what) {
-    last_error[0] = '\0';
-    compute(inputs, n, out, what);
-    release_inputs(inputs, n);
-}
+/* A function Polars calls: _polars_plugin_field_<name> runs `field` (the output type of the
+ * input types `fields`, `n` of them, into `out`), _polars_plugin_<name> runs `compute` (the
+ * output series of the `n` series `inputs` into `out`), then releases the inputs. Neither
+ * reads kwargs. An error leaves `out` empty and its message in last_error. */
+#define MLSQL_PLUGIN_FUNCTION(name, field, compute)                                               \
+    MLSQL_EXPORT void _polars_plugin_field_##name(const struct ArrowSchema *fields, size_t n,     \
+                                                  struct ArrowSchema *out, const uint8_t *kwargs, \
+                                                  size_t kwargs_len) {                            \
+        (void)kwargs;                                                                             \
+        (void)kwargs_len;                                                                         \
+        last_error[0] = '\0';                                                                     \
+        field;                                                                                    \
+    }                                                                                             \
+    MLSQL_EXPORT void _polars_plugin_##name(const SeriesExport *inputs, size_t n,                 \
+                                            const uint8_t *kwargs, size_t kwargs_len,             \
+                                            SeriesExport *out, const void *context) {             \
+        (void)kwargs;                                                                             \
+        (void)kwargs_len;                                                                         \
+        (void)context;                                                                            \
+        last_error[0] = '\0';                                                                     \
+        compute;                                                                                  \
+        release_inputs(inputs, n);                                                                \
+    }
 
 /* ------------------------------------------------------------------ label_table */
 typedef struct {
     void *mem[3];
     const void *buffers[3];
-    struct ArrowArray *children[5];
+    struct ArrowArray *children[7];
 } lt_array;
 
 static void lt_release_array(struct ArrowArray *a) {
@@ -1251,48 +1285,464 @@ done:
 /* label_table: one row (an aggregation); label_table_rows: as many rows as the input, the
  * first holding the table of all of them and the others empty (elementwise, so that the
  * streaming engine runs it batch by batch; the caller adds the batches' tables up). */
-#define MLSQL_LABEL_TABLE_FUNCTION(name, per_row)                                                 \
-    MLSQL_EXPORT void _polars_plugin_field_##name(const struct ArrowSchema *fields, size_t n,     \
-                                                  struct ArrowSchema *out, const uint8_t *kwargs, \
-                                                  size_t kwargs_len) {                            \
-        (void)kwargs;                                                                             \
-        (void)kwargs_len;                                                                         \
-        lt_field(fields, n, out);                                                                 \
-    }                                                                                             \
-    MLSQL_EXPORT void _polars_plugin_##name(const SeriesExport *inputs, size_t n,                 \
-                                            const uint8_t *kwargs, size_t kwargs_len,             \
-                                            SeriesExport *out, const void *context) {             \
-        (void)kwargs;                                                                             \
-        (void)kwargs_len;                                                                         \
-        (void)context;                                                                            \
-        last_error[0] = '\0';                                                                     \
-        lt_compute(inputs, n, out, per_row);                                                      \
-        release_inputs(inputs, n);                                                                \
+MLSQL_PLUGIN_FUNCTION(label_table, lt_field(fields, n, out), lt_compute(inputs, n, out, 0))
+MLSQL_PLUGIN_FUNCTION(label_table_rows, lt_field(fields, n, out), lt_compute(inputs, n, out, 1))
+
+/* ------------------------------------------------------------------ label scores
+ * label_scores_pool, label_scores_labels, label_scores_rows (modes MLSQL_LS_POOL, _LABELS and
+ * _ROWS of label_scores.h): (actual List<T>, entries List<Struct{label T, score Float64}>
+ * [, weight Float64]) -> per call (an aggregation: one group's rows) one row of
+ * Struct{nu, n, npos: Int64, wsum: Float64, segs: LargeList<Struct{n_explicit, n_positive,
+ * n_positive_unscored, precision_sum, u, w: Float64, rows: Int64}>}: the known rows (no input
+ * NULL) n, those weighing more than 0 npos, their weight wsum, and the group's segment
+ * statistics as the DuckDB extension's mlsql_native_label_scores gives them: nu the distinct
+ * labels of the cells; per
+ * segment (pool: one; labels: one per label; rows: one per (positives, unscored positives) of
+ * a row, its statistics the weighted means over those rows, w their weight and rows their
+ * number) the statistics of mlsql.measures.label_scores.Segment. A known row's cells count when
+ * its weight is above 0 (the caller refuses negative, NaN and infinite weights: such a row adds
+ * its weight to wsum and no cell). Entries: a label's first entry in the row is its score (a NULL entry,
+ * label or score is no score); labels of the two sides may be integers of different widths
+ * (compared as values) but not text and integers. */
+typedef struct {
+    col_type list;                    /* the list (its kind unused) */
+    col_type label;                   /* the struct's first field */
+    int score_null;                   /* the score field is of type Null: no scores */
+    const struct ArrowArray *opened;  /* the struct array `labels` and the scores were read from */
+    chunk_view labels;                /* the label field's elements */
+    const uint8_t *struct_validity;   /* the entries' own validity (a NULL entry), or NULL */
+    int64_t struct_offset;            /* the struct array's offset, added to its fields' */
+    const uint8_t *score_validity;
+    const double *scores;
+    int64_t score_offset;
+} ls_entries;
+
+static int ls_parse_entries(const struct ArrowSchema *s, ls_entries *e) {
+    memset(e, 0, sizeof *e);
+    if (s == NULL || s->format == NULL) goto bad;
+    if (strcmp(s->format, "n") == 0) {
+        e->list.top_null = 1;
+        return 0;
     }
+    if (strcmp(s->format, "+l") != 0 && strcmp(s->format, "+L") != 0) goto bad;
+    e->list.large = s->format[1] == 'L';
+    e->list.kind = ELEM_NULL; /* open_chunk reads the list's offsets and child, no elements */
+    if (s->n_children != 1 || s->children == NULL || s->children[0] == NULL) goto bad;
+    const struct ArrowSchema *st = s->children[0];
+    if (st->format == NULL || strcmp(st->format, "+s") != 0 || st->n_children != 2 ||
+        st->children == NULL || st->children[0] == NULL || st->children[1] == NULL ||
+        st->children[1]->format == NULL)
+        goto bad;
+    /* the label field as if it were a list's elements: parse_type reads a list's child */
+    struct ArrowSchema as_list = *st;
+    as_list.format = "+l";
+    as_list.n_children = 1;
+    as_list.children = st->children; /* [0]: the label field */
+    if (parse_type(&as_list, &e->label, "scores' labels") != 0) return -1;
+    const char *f = st->children[1]->format;
+    if (strcmp(f, "n") == 0)
+        e->score_null = 1;
+    else if (strcmp(f, "g") != 0)
+        goto bad;
+    return 0;
+bad:
+    set_error("mlsql plugin: scores must be a list of {label, score: Float64} structs");
+    return -1;
+}
 
-MLSQL_LABEL_TABLE_FUNCTION(label_table, 0)
-MLSQL_LABEL_TABLE_FUNCTION(label_table_rows, 1)
-
-/* ------------------------------------------------------------------ exported symbols */
-#define MLSQL_PLUGIN_FUNCTION(name, what)                                                         \
-    MLSQL_EXPORT void _polars_plugin_field_##name(const struct ArrowSchema *fields, size_t n,     \
-                                                  struct ArrowSchema *out, const uint8_t *kwargs, \
-                                                  size_t kwargs_len) {                            \
-        (void)kwargs;                                                                             \
-        (void)kwargs_len;                                                                         \
-        field_function(fields, n, out, what);                                                     \
-    }                                                                                             \
-    MLSQL_EXPORT void _polars_plugin_##name(const SeriesExport *inputs, size_t n,                 \
-                                            const uint8_t *kwargs, size_t kwargs_len,             \
-                                            SeriesExport *out, const void *context) {             \
-        (void)kwargs;                                                                             \
-        (void)kwargs_len;                                                                         \
-        (void)context;                                                                            \
-        call(inputs, n, out, what);                                                               \
+/* Open the struct array of the current chunk of the entries' cursor (once a chunk). */
+static int ls_open_struct(ls_entries *e, const struct ArrowArray *st) {
+    const char *side = "scores";
+    if (e->opened == st) return 0;
+    e->opened = st;
+    if (check_array(st, side) != 0) return -1;
+    if (st->n_children != 2 || st->children == NULL || st->n_buffers < 1 || st->buffers == NULL)
+        goto malformed;
+    const struct ArrowArray *label = st->children[0], *score = st->children[1];
+    if (check_array(label, side) != 0 || check_array(score, side) != 0) return -1;
+    /* a field's element i of the struct is the field's element st->offset + i */
+    if (label->length - st->offset < st->length || score->length - st->offset < st->length)
+        goto malformed;
+    e->struct_validity = (const uint8_t *)st->buffers[0];
+    e->struct_offset = st->offset;
+    if (open_elements(label, &e->label, &e->labels, side) != 0) return -1;
+    e->score_validity = NULL;
+    e->scores = NULL;
+    e->score_offset = score->offset;
+    if (!e->score_null) {
+        if (score->n_buffers != 2 || score->buffers == NULL) goto malformed;
+        e->score_validity = (const uint8_t *)score->buffers[0];
+        e->scores = (const double *)score->buffers[1];
+        if (score->length > 0 && e->scores == NULL) goto malformed;
     }
+    return 0;
+malformed:
+    set_error("mlsql plugin: scores has a malformed struct array");
+    return -1;
+}
 
-MLSQL_PLUGIN_FUNCTION(set_counts, OUT_COUNTS)
-MLSQL_PLUGIN_FUNCTION(set_tp, OUT_TP)
-MLSQL_PLUGIN_FUNCTION(set_n_actual, OUT_N_ACTUAL)
-MLSQL_PLUGIN_FUNCTION(set_n_predicted, OUT_N_PREDICTED)
-MLSQL_PLUGIN_FUNCTION(set_counts_packed, OUT_PACKED)
+/* The labels and scores of the entries of row `row` (a list row of the cursor's chunk v): NULL
+ * entries and NULL labels dropped, a NULL score kept as not valid. */
+static int ls_gather_entries(ls_entries *e, const chunk_view *v, int64_t row, items *labels,
+                             double **scores, unsigned char **valid, size_t *cap) {
+    int64_t start, end;
+    labels->n = 0;
+    if (row_span(v, &e->list, row, &start, &end, "scores") != 0) return -1;
+    if (ls_open_struct(e, v->child) != 0) return -1;
+    if (end == start || e->label.kind == ELEM_NULL) return 0;
+    size_t n = (size_t)(end - start);
+    int text = is_text(e->label.kind);
+    if (reserve(labels, n, text) != 0) goto oom;
+    if (n > *cap) {
+        double *s = (double *)realloc(*scores, n * sizeof **scores);
+        if (s != NULL) *scores = s;
+        unsigned char *ok = (unsigned char *)realloc(*valid, n);
+        if (ok != NULL) *valid = ok;
+        if (s == NULL || ok == NULL) goto oom;
+        *cap = n;
+    }
+    for (int64_t j = start; j < end; j++) {
+        int64_t i = e->struct_offset + j; /* the struct's element j, in its fields' indexing */
+        if (e->struct_validity != NULL && !bit(e->struct_validity, i)) continue;
+        int64_t k = e->labels.child->offset + i;
+        if (e->labels.child_validity != NULL && !bit(e->labels.child_validity, k)) continue;
+        int too_big;
+        size_t at = labels->n;
+        if (read_element(&e->labels, &e->label, k, labels, &too_big, "scores") != 0) return -1;
+        int64_t ks = e->score_offset + i;
+        int ok = !e->score_null && (e->score_validity == NULL || bit(e->score_validity, ks));
+        (*valid)[at] = (unsigned char)ok;
+        (*scores)[at] = ok ? e->scores[ks] : 0.0;
+    }
+    return 0;
+oom:
+    set_error("mlsql plugin: out of memory");
+    return -1;
+}
+
+/* A Float64 column walked row by row (the weight): its chunk, row, and a broadcast flag. */
+typedef struct {
+    const SeriesExport *s;
+    int null_type;
+    size_t chunk;
+    int64_t row, total;
+    int broadcast;
+} ls_weights;
+
+static int ls_weights_open(ls_weights *w, const SeriesExport *s) {
+    memset(w, 0, sizeof *w);
+    w->s = s;
+    if (s->field == NULL || s->field->format == NULL ||
+        (strcmp(s->field->format, "g") != 0 && strcmp(s->field->format, "n") != 0)) {
+        set_error("mlsql plugin: the weight must be a Float64 column");
+        return -1;
+    }
+    w->null_type = strcmp(s->field->format, "n") == 0;
+    if (s->len > 0 && s->arrays == NULL) {
+        set_error("mlsql plugin: the weight has no chunks");
+        return -1;
+    }
+    for (size_t i = 0; i < s->len; i++) {
+        const struct ArrowArray *a = s->arrays[i];
+        if (check_array(a, "the weight") != 0) return -1;
+        if (!w->null_type &&
+            (a->n_buffers != 2 || a->buffers == NULL || (a->length > 0 && a->buffers[1] == NULL))) {
+            set_error("mlsql plugin: the weight has a malformed array");
+            return -1;
+        }
+        w->total += a->length;
+    }
+    return 0;
+}
+
+/* The weight of the next row (r: the row's number; 0 for a first call); *present: not NULL. */
+static int ls_weight_next(ls_weights *w, int64_t r, double *out, int *present) {
+    if (r > 0 && !w->broadcast) w->row++;
+    while (w->chunk < w->s->len && w->row >= w->s->arrays[w->chunk]->length) {
+        w->chunk++;
+        w->row = 0;
+    }
+    if (w->chunk >= w->s->len) {
+        set_error("mlsql plugin: the weight has fewer rows than expected");
+        return -1;
+    }
+    *out = 0.0;
+    *present = 0;
+    if (w->null_type) return 0; /* a Null array has no buffers */
+    const struct ArrowArray *a = w->s->arrays[w->chunk];
+    int64_t k = a->offset + w->row;
+    const uint8_t *valid = (const uint8_t *)a->buffers[0];
+    *present = valid == NULL || bit(valid, k);
+    if (*present) *out = ((const double *)a->buffers[1])[k];
+    return 0;
+}
+
+static const char *const LS_FIELDS[7] = {"n_explicit", "n_positive", "n_positive_unscored",
+                                         "precision_sum", "u", "w", "rows"};
+
+/* A child schema of `parent` (made with make_schema and room for it): slot i. */
+static int ls_child_schema(struct ArrowSchema *parent, int i, const char *format, const char *name,
+                           int n_children) {
+    owned_schema *o = (owned_schema *)parent->private_data;
+    o->children[i] = (struct ArrowSchema *)malloc(sizeof(struct ArrowSchema));
+    if (o->children[i] == NULL || make_schema(o->children[i], format, name, n_children) != 0) {
+        free(o->children[i]);
+        o->children[i] = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* The group's counts beside its segments (the output's first fields). */
+typedef struct {
+    int64_t n, npos;
+    double wsum;
+} ls_counts;
+
+static const char *const LS_COUNTS[4] = {"nu", "n", "npos", "wsum"};
+
+/* The output type: Struct{nu, n, npos: Int64, wsum: Float64, segs: LargeList<Struct{LS_FIELDS:
+ * Float64..., rows: Int64}>}. */
+static int ls_schema(struct ArrowSchema *out, const char *name) {
+    if (make_schema(out, "+s", name, 5) != 0) return -1;
+    owned_schema *o = (owned_schema *)out->private_data;
+    for (int i = 0; i < 4; i++)
+        if (ls_child_schema(out, i, i == 3 ? "g" : "l", LS_COUNTS[i], 0) != 0) goto fail;
+    if (ls_child_schema(out, 4, "+L", "segs", 1) != 0 ||
+        ls_child_schema(o->children[4], 0, "+s", "item", 7) != 0)
+        goto fail;
+    struct ArrowSchema *item = ((owned_schema *)o->children[4]->private_data)->children[0];
+    for (int i = 0; i < 7; i++)
+        if (ls_child_schema(item, i, i == 6 ? "l" : "g", LS_FIELDS[i], 0) != 0) goto fail;
+    return 0;
+fail:
+    release_schema(out);
+    return -1;
+}
+
+/* A child array of `parent` (made with lt_make_array): slot i, owning the buffers `mem`. */
+static int ls_child_array(struct ArrowArray *parent, int i, int64_t length, int n_buffers,
+                          void *mem[3], int n_children) {
+    struct ArrowArray *c = (struct ArrowArray *)calloc(1, sizeof *c);
+    if (c == NULL) {
+        for (int b = 0; b < n_buffers; b++) free(mem[b]);
+        return -1;
+    }
+    ((lt_array *)parent->private_data)->children[i] = c;
+    return lt_make_array(c, length, 0, n_buffers, mem, n_children);
+}
+
+/* The table's segments as the one-row output series (sorts the table's cells). */
+static int ls_output(mlsql_ls_table *t, const ls_counts *counts, const char *name,
+                     SeriesExport *out) {
+    int has_rows = counts->npos > 0;
+    size_t m = 0;
+    if (has_rows) {
+        if (t->mode != MLSQL_LS_ROWS) mlsql_ls_sort(t);
+        m = mlsql_ls_segments(t);
+    }
+    if (m > (size_t)INT64_MAX / 2 || m >= SIZE_MAX / sizeof(double)) return -1;
+    double *f[6] = {NULL};
+    int64_t *rows = (int64_t *)malloc(m ? m * sizeof(int64_t) : 1);
+    int ok = rows != NULL;
+    for (int c = 0; c < 6; c++) {
+        f[c] = (double *)malloc(m ? m * sizeof(double) : 1);
+        ok = ok && f[c] != NULL;
+    }
+    int64_t *nu = (int64_t *)malloc(4 * sizeof(int64_t)); /* nu, n, npos, wsum: one value each */
+    int64_t *offsets = (int64_t *)malloc(2 * sizeof(int64_t));
+    owned_series *series = (owned_series *)calloc(1, sizeof *series);
+    if (!ok || nu == NULL || offsets == NULL || series == NULL) {
+        for (int c = 0; c < 6; c++) free(f[c]);
+        free(rows);
+        free(nu);
+        free(offsets);
+        free(series);
+        return -1;
+    }
+    if (m > 0) mlsql_ls_emit(t, m, f, rows);
+    nu[0] = has_rows ? (int64_t)t->n_labels : 0;
+    nu[1] = counts->n;
+    nu[2] = counts->npos;
+    memcpy(&nu[3], &counts->wsum, sizeof(double));
+    offsets[0] = 0;
+    offsets[1] = (int64_t)m;
+    int rc = ls_schema(&series->schema, name);
+    void *none[3] = {NULL, NULL, NULL};
+    if (rc == 0) rc = lt_make_array(&series->array, 1, 0, 1, none, 5);
+    for (int c = 0; c < 4 && rc == 0; c++) { /* one 8-byte value each, copied from nu[c] */
+        void *one = malloc(sizeof(int64_t));
+        if (one != NULL) memcpy(one, &nu[c], sizeof(int64_t));
+        void *mem[3] = {NULL, one, NULL};
+        rc = one != NULL ? ls_child_array(&series->array, c, 1, 2, mem, 0) : -1;
+    }
+    struct ArrowArray *segs = NULL;
+    if (rc == 0) {
+        void *mem[3] = {NULL, offsets, NULL};
+        offsets = NULL;
+        rc = ls_child_array(&series->array, 4, 1, 2, mem, 1);
+        segs = ((lt_array *)series->array.private_data)->children[4];
+    }
+    struct ArrowArray *item = NULL;
+    if (rc == 0) {
+        rc = ls_child_array(segs, 0, (int64_t)m, 1, none, 7);
+        item = ((lt_array *)segs->private_data)->children[0];
+    }
+    for (int c = 0; c < 7; c++) {
+        void *mem[3] = {NULL, c == 6 ? (void *)rows : (void *)f[c], NULL};
+        if (c == 6)
+            rows = NULL;
+        else
+            f[c] = NULL;
+        if (rc == 0)
+            rc = ls_child_array(item, c, (int64_t)m, 2, mem, 0);
+        else
+            free(mem[1]);
+    }
+    free(nu);
+    free(offsets);
+    if (rc != 0) {
+        if (series->array.release != NULL) series->array.release(&series->array);
+        if (series->schema.release != NULL) series->schema.release(&series->schema);
+        free(series);
+        return -1;
+    }
+    series->array_ptrs[0] = &series->array;
+    out->field = &series->schema;
+    out->arrays = series->array_ptrs;
+    out->len = 1;
+    out->release = release_series;
+    out->private_data = series;
+    return 0;
+}
+
+static int ls_check(const struct ArrowSchema *fields, size_t n, col_type *ta, ls_entries *e) {
+    if (fields == NULL || (n != 2 && n != 3)) {
+        set_error("mlsql plugin: takes (actual, scores[, weight]), got %zu columns", n);
+        return -1;
+    }
+    if (parse_type(&fields[0], ta, "actual") != 0 || ls_parse_entries(&fields[1], e) != 0)
+        return -1;
+    if ((is_text(ta->kind) && e->label.kind == ELEM_INT) ||
+        (ta->kind == ELEM_INT && is_text(e->label.kind))) {
+        set_error("mlsql plugin: actual and the scores' labels hold different kinds of labels "
+                  "(both text or both integers)");
+        return -1;
+    }
+    if (n == 3 && (fields[2].format == NULL ||
+                   (strcmp(fields[2].format, "g") != 0 && strcmp(fields[2].format, "n") != 0))) {
+        set_error("mlsql plugin: the weight must be a Float64 column");
+        return -1;
+    }
+    return 0;
+}
+
+static void ls_field(const struct ArrowSchema *fields, size_t n, struct ArrowSchema *out) {
+    col_type ta;
+    ls_entries e;
+    if (ls_check(fields, n, &ta, &e) != 0) return;
+    if (ls_schema(out, fields[0].name) != 0) set_error("mlsql plugin: out of memory");
+}
+
+static int ls_compute(const SeriesExport *inputs, size_t n, SeriesExport *out, int mode) {
+    col_type ta;
+    ls_entries e;
+    cursor ca, ce;
+    ls_weights cw = {0};
+    if (inputs == NULL || n < 2) {
+        set_error("mlsql plugin: takes (actual, scores[, weight]), got %zu columns", n);
+        return -1;
+    }
+    const struct ArrowSchema *fields[3] = {inputs[0].field, inputs[1].field,
+                                           n > 2 ? inputs[2].field : NULL};
+    struct ArrowSchema copies[3];
+    for (size_t i = 0; i < n && i < 3; i++) {
+        if (fields[i] == NULL) {
+            set_error("mlsql plugin: an input has no Arrow type");
+            return -1;
+        }
+        copies[i] = *fields[i];
+    }
+    if (ls_check(copies, n, &ta, &e) != 0) return -1;
+    if (cursor_open(&ca, &inputs[0], &ta, "actual") != 0 ||
+        cursor_open(&ce, &inputs[1], &e.list, "scores") != 0 ||
+        (n == 3 && ls_weights_open(&cw, &inputs[2]) != 0))
+        return -1;
+    /* the longest input sets the rows; an input of one row is broadcast (a literal) */
+    int64_t length = ca.total > ce.total ? ca.total : ce.total;
+    if (n == 3 && cw.total > length) length = cw.total;
+    int64_t totals[3] = {ca.total, ce.total, n == 3 ? cw.total : length};
+    int *broadcast[3] = {&ca.broadcast, &ce.broadcast, &cw.broadcast};
+    for (int i = 0; i < 3; i++) {
+        if (totals[i] == length) continue;
+        if (totals[i] != 1) {
+            set_error("mlsql plugin: actual has %lld rows, scores %lld and the weight %lld",
+                      (long long)ca.total, (long long)ce.total, (long long)totals[2]);
+            return -1;
+        }
+        *broadcast[i] = 1;
+    }
+    int text = is_text(ta.kind) || is_text(e.label.kind);
+    mlsql_ls_table t;
+    mlsql_ls_init(&t, text);
+    mlsql_ls_scratch scratch = {0};
+    items ia = {0}, ik = {0}, big = {0};
+    key_buf ka = {0}, kk = {0};
+    double *scores = NULL;
+    unsigned char *valid = NULL;
+    size_t cap = 0;
+    ls_counts counts = {0, 0, 0.0};
+    int rc = -1;
+    for (int64_t r = 0; r < length; r++) {
+        double w = 1.0;
+        int present = 1;
+        if (cursor_next(&ca, r) != 0 || cursor_next(&ce, r) != 0 ||
+            (n == 3 && ls_weight_next(&cw, r, &w, &present) != 0))
+            goto done;
+        if (row_is_null(&ca) || row_is_null(&ce) || !present) continue;
+        counts.n++;
+        counts.wsum += w;
+        if (!(w > 0)) continue;
+        counts.npos++;
+        ia.n = 0;
+        if (gather(&ca.view, &ta, ca.row, &ia, &big, 0, "actual") != 0 ||
+            ls_gather_entries(&e, &ce.view, ce.row, &ik, &scores, &valid, &cap) != 0)
+            goto done;
+        if (lt_keys(&ia, &ta, text, &ka) != 0 || lt_keys(&ik, &e.label, text, &kk) != 0 ||
+            mlsql_ls_add_row(&t, mode, ka.k, ka.n, kk.k, scores, valid, kk.n, w, &scratch) != 0) {
+            set_error("mlsql plugin: out of memory");
+            goto done;
+        }
+    }
+    if (ls_output(&t, &counts, inputs[0].field->name, out) != 0) {
+        set_error("mlsql plugin: out of memory");
+        goto done;
+    }
+    rc = 0;
+done:
+    mlsql_ls_free(&t);
+    mlsql_ls_scratch_free(&scratch);
+    items_free(&ia);
+    items_free(&ik);
+    items_free(&big);
+    free(ka.k);
+    free(kk.k);
+    free(scores);
+    free(valid);
+    return rc;
+}
+
+#define MLSQL_LABEL_SCORES_FUNCTION(name, mode) \
+    MLSQL_PLUGIN_FUNCTION(name, ls_field(fields, n, out), ls_compute(inputs, n, out, mode))
+MLSQL_LABEL_SCORES_FUNCTION(label_scores_pool, MLSQL_LS_POOL)
+MLSQL_LABEL_SCORES_FUNCTION(label_scores_labels, MLSQL_LS_LABELS)
+MLSQL_LABEL_SCORES_FUNCTION(label_scores_rows, MLSQL_LS_ROWS)
+
+/* ------------------------------------------------------------------ the row functions */
+#define MLSQL_ROW_FUNCTION(name, what) \
+    MLSQL_PLUGIN_FUNCTION(name, field_function(fields, n, out, what), compute(inputs, n, out, what))
+MLSQL_ROW_FUNCTION(set_counts, OUT_COUNTS)
+MLSQL_ROW_FUNCTION(set_tp, OUT_TP)
+MLSQL_ROW_FUNCTION(set_n_actual, OUT_N_ACTUAL)
+MLSQL_ROW_FUNCTION(set_n_predicted, OUT_N_PREDICTED)
+MLSQL_ROW_FUNCTION(set_counts_packed, OUT_PACKED)

@@ -88,6 +88,8 @@ def _fewer_property_examples_on_spark(request: pytest.FixtureRequest) -> Any:
 #: module sets the module's fixtures up once more: keep tests of costly module fixtures out
 #: (test_spark_sql's registers 36 SQL functions, about ten seconds of JVM time).
 LONG_FIRST = (
+    "tests/test_native_polars.py::test_text_label_scores_equal_the_portable_expressions_and_the_oracle",
+    "tests/test_native_polars.py::test_integer_label_scores_of_any_widths_equal_the_portable_expressions",
     "tests/test_examples.py::test_spark_eval_example_runs_and_its_numbers_match_the_oracle",
     "tests/test_param_constraints.py::test_spark_sql_functions_reject_bad_values_with_the_same_message",
     "tests/test_cli_sources.py::test_spark_prints_no_jvm_warning",

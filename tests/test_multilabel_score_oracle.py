@@ -3,6 +3,8 @@
 It pins down the semantics every engine must share (issue 15): the label
 universe of a group, an unscored label scoring lowest, ties as scikit-learn,
 and undefined labels (no positives; one class for AUC) under ``zero_division``.
+On Polars every engine test runs twice (:func:`on_every_path`): through the
+native plugin's aggregate and on the portable expressions (``MLSQL_NATIVE=0``).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import math
 import random
 import warnings
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -18,9 +21,28 @@ import pyarrow as pa
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
+from mlsql._native_switch import switched_off
+from mlsql.polars import _native
 from tests import oracle_ranking as O
 
 LABELS = ["a", "b", "c", "d", "e"]
+
+
+def on_every_path(
+    engine: Any, monkeypatch: pytest.MonkeyPatch, run: Callable[[], Any]
+) -> dict[str, Any]:
+    """``run()`` on each path of the engine: Polars' native plugin (``native``; the plugin
+    must be in use unless ``MLSQL_NATIVE=0`` says otherwise) and its portable expressions
+    (``portable``); other engines once (``""``)."""
+    if engine.name != "polars":
+        return {"": run()}
+    with monkeypatch.context() as m:
+        m.setenv(_native.ENV, "0")
+        portable = run()
+    if not switched_off():
+        status = _native.polars_native_status()
+        assert status["enabled"], status
+    return {"native": run(), "portable": portable}
 
 
 def random_rows(rng: random.Random, n: int) -> list[tuple[Any, Any]]:
@@ -160,7 +182,9 @@ def _close(got: Any, want: Any) -> bool:
 
 @pytest.mark.parametrize("form", O.FORMS)
 @pytest.mark.parametrize("seed", range(2))
-def test_every_engine_is_the_oracle_per_group(engine: Any, seed: int, form: str) -> None:
+def test_every_engine_is_the_oracle_per_group(
+    engine: Any, seed: int, form: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """GROUP BY / group_by().agg / groupBy().agg: every average and zero_division convention."""
     table, groups = grouped_table(seed, form)
     calls = [
@@ -169,17 +193,24 @@ def test_every_engine_is_the_oracle_per_group(engine: Any, seed: int, form: str)
         for average in O.SCORE_AVERAGES
         for zd in (ZERO_DIVISIONS if engine.name != "spark" else ZERO_DIVISIONS[seed::2])
     ]
-    got = O.Available(engine).many_by(table, calls, "g")
+    paths = on_every_path(
+        engine, monkeypatch, lambda: O.Available(engine).many_by(table, calls, "g")
+    )
     wrong = []
-    for g, rows in groups.items():
-        for (name, _, params), value in zip(calls, got[g], strict=True):
-            want = getattr(O, name)(rows, params["average"], params["zero_division"])
-            if not _close(value, want):
-                wrong.append(f"group {g} {name}({params}): got {value!r}, expected {want!r}")
+    for path, got in paths.items():
+        for g, rows in groups.items():
+            for (name, _, params), value in zip(calls, got[g], strict=True):
+                want = getattr(O, name)(rows, params["average"], params["zero_division"])
+                if not _close(value, want):
+                    wrong.append(
+                        f"{path} group {g} {name}({params}): got {value!r}, expected {want!r}"
+                    )
     assert not wrong, "\n".join(wrong)
 
 
-def test_every_engine_is_scikit_learn_on_a_full_score_matrix(engine: Any) -> None:
+def test_every_engine_is_scikit_learn_on_a_full_score_matrix(
+    engine: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every label scored in every row, each label and row with both classes, ties:
     scikit-learn's own numbers for every average."""
     rng = random.Random("full")
@@ -202,6 +233,8 @@ def test_every_engine_is_scikit_learn_on_a_full_score_matrix(engine: Any) -> Non
         for average in O.SCORE_AVERAGES:
             calls.append((name, ("actual", "scores"), {"average": average}))
             expected.append(float(fn(y, s, average=average)))
-    got = O.Available(engine).many(table, calls)
-    for (name, _, params), value, want in zip(calls, got, expected, strict=True):
-        assert value == pytest.approx(want, rel=1e-12), (name, params)
+    for path, got in on_every_path(
+        engine, monkeypatch, lambda: O.Available(engine).many(table, calls)
+    ).items():
+        for (name, _, params), value, want in zip(calls, got, expected, strict=True):
+            assert value == pytest.approx(want, rel=1e-12), (path, name, params)

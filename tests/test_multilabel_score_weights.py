@@ -8,6 +8,9 @@
    matrix, ties and a label with no positives included;
 3. a bad weight: the one message naming ``sample_weight``; a hostile weight column
    name is only a name.
+
+On Polars each runs on the native plugin and on the portable expressions
+(:func:`tests.test_multilabel_score_oracle.on_every_path`).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from sklearn.metrics import average_precision_score, roc_auc_score
 
 from mlsql import _params as P
 from tests import oracle_ranking as O
-from tests.test_multilabel_score_oracle import LABELS, MEASURES, random_rows
+from tests.test_multilabel_score_oracle import LABELS, MEASURES, on_every_path, random_rows
 from tests.weights import WEIGHT, weight_arg
 
 ZERO_DIVISIONS = (0, 1, math.nan, "diagnose", "ignore")
@@ -63,7 +66,9 @@ def _all_zero(zero_division: Any) -> Any:
 
 @pytest.mark.parametrize("form", O.FORMS)
 @pytest.mark.parametrize("seed", range(2))
-def test_integer_weights_are_the_oracle_over_repeated_rows(engine: Any, seed: int, form: str):
+def test_integer_weights_are_the_oracle_over_repeated_rows(
+    engine: Any, seed: int, form: str, monkeypatch: pytest.MonkeyPatch
+):
     rng = random.Random(f"weights-{seed}")
     groups = {g: random_rows(rng, rng.randint(3, 10)) for g in range(2)}
     groups[2] = [({"a": 0.5, "b": 0.5}, ["a"]), ({"b": 0.2}, ["b"])]  # all weigh 0
@@ -84,17 +89,22 @@ def test_integer_weights_are_the_oracle_over_repeated_rows(engine: Any, seed: in
         for zd in (ZERO_DIVISIONS if engine.name != "spark" else ZERO_DIVISIONS[seed::2])
     ]
     weighted = [(n, c, {**p, "sample_weight": weight_arg(engine)}) for n, c, p in calls]
-    got = O.Available(engine).many_by(table, weighted, "g")
+    paths = on_every_path(
+        engine, monkeypatch, lambda: O.Available(engine).many_by(table, weighted, "g")
+    )
     wrong = []
-    for g, rows in groups.items():
-        repeated = [r for r, w in zip(rows, weights[g], strict=True) if w for _ in range(w)]
-        for (name, _, params), value in zip(calls, got[g], strict=True):
-            if g == 2:
-                want = _all_zero(params["zero_division"])
-            else:
-                want = getattr(O, name)(repeated, params["average"], params["zero_division"])
-            if not _close(value, want):
-                wrong.append(f"group {g} {name}({params}): got {value!r}, expected {want!r}")
+    for path, got in paths.items():
+        for g, rows in groups.items():
+            repeated = [r for r, w in zip(rows, weights[g], strict=True) if w for _ in range(w)]
+            for (name, _, params), value in zip(calls, got[g], strict=True):
+                if g == 2:
+                    want = _all_zero(params["zero_division"])
+                else:
+                    want = getattr(O, name)(repeated, params["average"], params["zero_division"])
+                if not _close(value, want):
+                    wrong.append(
+                        f"{path} group {g} {name}({params}): got {value!r}, expected {want!r}"
+                    )
     assert not wrong, "\n".join(wrong)
 
 
@@ -134,7 +144,7 @@ def _matrices(rows: list[tuple[Any, Any]], weights: list[float]) -> tuple[Any, A
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_float_weights_are_scikit_learns(engine: Any, seed: int):
+def test_float_weights_are_scikit_learns(engine: Any, seed: int, monkeypatch: pytest.MonkeyPatch):
     """AP with a label never true (scikit-learn gives it 0, zero_division's default) and
     unscored labels; AP and ROC AUC on full matrices; ties in both, weights of 0 in both."""
     cases = []  # (table, calls, expected)
@@ -157,9 +167,12 @@ def test_float_weights_are_scikit_learns(engine: Any, seed: int):
         cases.append((table, calls, expected))
     for table, calls, expected in cases:
         calls = [(n, c, {**p, "sample_weight": weight_arg(engine)}) for n, c, p in calls]
-        got = O.Available(engine).many(table, calls)
+        paths = on_every_path(
+            engine, monkeypatch, lambda t=table, c=calls: O.Available(engine).many(t, c)
+        )
         wrong = [
-            f"{n}({p['average']}): got {g!r}, scikit-learn {w!r}"
+            f"{path} {n}({p['average']}): got {g!r}, scikit-learn {w!r}"
+            for path, got in paths.items()
             for (n, _, p), g, w in zip(calls, got, expected, strict=True)
             if not math.isclose(g, w, rel_tol=1e-9, abs_tol=1e-12)
         ]
@@ -171,24 +184,32 @@ BAD_WEIGHTS = [(-1.0, "a negative number"), (float("nan"), "NaN"), (float("inf")
 
 @pytest.mark.parametrize("name", MEASURES)
 @pytest.mark.parametrize(("bad", "got"), BAD_WEIGHTS, ids=["negative", "nan", "inf"])
-def test_a_bad_weight_fails_with_one_message(engine: Any, name: str, bad: float, got: str):
+def test_a_bad_weight_fails_with_one_message(
+    engine: Any, name: str, bad: float, got: str, monkeypatch: pytest.MonkeyPatch
+):
     table = _table([(0, {"a": 0.5}, ["a"], 1.0), (0, {"b": 0.2}, ["a"], bad)])
     params = {"average": "macro", "sample_weight": weight_arg(engine)}
-    with pytest.raises(Exception) as caught:
-        O.Available(engine).many(table, [(name, ("actual", "scores"), params)])
-    assert P.sample_weight_message(name, got) in str(caught.value)
+
+    def message() -> str:
+        with pytest.raises(Exception) as caught:
+            O.Available(engine).many(table, [(name, ("actual", "scores"), params)])
+        return str(caught.value)
+
+    for path, text in on_every_path(engine, monkeypatch, message).items():
+        assert P.sample_weight_message(name, got) in text, path
 
 
 HOSTILE = "w'); DROP TABLE t; --\""
 
 
-def test_a_hostile_weight_column_name_is_only_a_name(engine: Any):
+def test_a_hostile_weight_column_name_is_only_a_name(engine: Any, monkeypatch: pytest.MonkeyPatch):
     rows = [({"a": 0.9, "b": 0.4}, ["a"]), ({"a": 0.2, "b": 0.4}, ["b"]), ({"a": 0.7}, ["b"])]
     table = _table([(0, s, a, w) for (s, a), w in zip(rows, [2, 1, 3], strict=True)])
     hostile = table.rename_columns(["g", "scores", "actual", HOSTILE])
     params = {"average": "micro", "sample_weight": weight_arg(engine, HOSTILE)}
     calls = [(name, ("actual", "scores"), params) for name in MEASURES]
-    got = O.Available(engine).many(hostile, calls)
+    paths = on_every_path(engine, monkeypatch, lambda: O.Available(engine).many(hostile, calls))
     repeated = [r for r, w in zip(rows, [2, 1, 3], strict=True) for _ in range(w)]
     want = [getattr(O, name)(repeated, "micro") for name in MEASURES]
-    assert all(_close(g, w) for g, w in zip(got, want, strict=True)), (got, want)
+    for path, got in paths.items():
+        assert all(_close(g, w) for g, w in zip(got, want, strict=True)), (path, got, want)

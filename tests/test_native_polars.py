@@ -7,6 +7,17 @@ elements, duplicates, empty and long lists, labels longer than 12 bytes
 chunks chunked differently per column, and sliced arrays; every statistic
 and measure must equal the oracle (tests/oracle.py) and the portable
 expressions (``MLSQL_NATIVE=0``), in memory and on the streaming engine.
+
+The label-score aggregates (``multilabel_average_precision``,
+``multilabel_roc_auc``) are checked the same way on random groups of score
+lists with ties (-0.0 and 0.0, an explicit -inf beside the unscored cells),
+NULL entries, labels and scores, labels scored twice, NULL rows and weights,
+weights of 0, and integer labels of two widths: per group equal to the
+portable expressions to 1e-12 (select, group_by, over; in memory and
+streaming) and to the oracle (tests/oracle_ranking.py, itself checked against
+scikit-learn). NaN scores are left out: the portable expressions order NaN
+neither above nor below the other scores, where the plugin (as DuckDB) puts it
+above +infinity.
 """
 
 from __future__ import annotations
@@ -14,11 +25,14 @@ from __future__ import annotations
 import ctypes
 import importlib.util
 import itertools
+import math
 import os
+import random
 import shutil
 import subprocess
 import sys
 import textwrap
+from fractions import Fraction
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -34,7 +48,9 @@ from mlsql._errors import MlsqlError
 from mlsql.polars import _lowering as S
 from mlsql.polars import _native
 from tests import oracle, oracle_labels
+from tests import oracle_ranking as O
 from tests.test_multilabel_properties import same
+from tests.test_native_duckdb import first_scores
 from tests.test_polars_streaming import FALLBACK_NODES, physical_nodes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -406,6 +422,7 @@ def test_the_probe_checks_every_function_mlsql_calls(plugin: Path) -> None:
     assert _native._missing_symbols(plugin) == []
     called = {"set_counts", _native.PACKED, "label_table", "label_table_rows"}
     called |= set(_native.FIELDS.values())
+    called |= {"label_scores_pool", "label_scores_labels", "label_scores_rows"}
     assert set(_native.FUNCTIONS) == called
 
 
@@ -528,11 +545,34 @@ ASAN_SCRIPT = textwrap.dedent(
         ]
     assert "mlsql_polars_plugin" in mp.label_metrics(df.lazy(), "a", "p").explain()
     got_tables = [t for f in (df, same_ints) for t in tables(f)]
+    def scores(frame):
+        scored = frame.with_row_index("i").select(
+            g=pl.col("i") % 3,
+            w=(pl.col("i") % 4).cast(pl.Float64),
+            actual=pl.col("a"),
+            scores=pl.col("p").list.eval(
+                pl.struct(label=pl.element(), score=(pl.element().hash() % 7).cast(pl.Float64) / 7)
+            ),
+        )
+        exprs = [
+            f("actual", "scores", average=avg, **weight).alias(f"{f.__name__}{avg}{len(weight)}")
+            for f in (mp.multilabel_average_precision, mp.multilabel_roc_auc)
+            for avg in ("micro", "macro", "weighted", "samples")
+            for weight in ({}, {"sample_weight": "w"})
+        ]
+        return scored.group_by("g").agg(exprs).sort("g").rows()
+    got_scores = [scores(f) for f in (df, ints)]
     os.environ["MLSQL_NATIVE"] = "0"
     want = {(i, e): run(f, e) for i, f in enumerate((df, ints)) for e in ("in-memory", "streaming")}
     assert got == want, (got, want)
     want_tables = [t for f in (df, same_ints) for t in tables(f)]
     assert all(g.equals(w) for g, w in zip(got_tables, want_tables))
+    want_scores = [scores(f) for f in (df, ints)]
+    def close(x, y):
+        return x is y or (x is not None and y is not None and abs(x - y) <= 1e-12 * max(1, abs(y)))
+    assert all(
+        close(x, y) for g, w in zip(got_scores, want_scores) for a, b in zip(g, w) for x, y in zip(a, b)
+    ), (got_scores, want_scores)
     os.environ["MLSQL_NATIVE"] = "1"
     try:
         pl.DataFrame({"a": [[1.5]], "p": [[1.5]]}).select(
@@ -581,7 +621,8 @@ def test_plugin_under_address_sanitizer(tmp_path: Path) -> None:
     env[PREBUILT_ENV] = str(lib)
     tests = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k",
-         "counts or sliced or uint64 or all_null or refuses or layouts or inconsistent or label_tables"],
+         "counts or sliced or uint64 or all_null or refuses or layouts or inconsistent or label_tables"
+         " or label_scores"],
         capture_output=True, text=True, env=env, timeout=900, cwd=ROOT,
     )  # fmt: skip
     assert "AddressSanitizer" not in tests.stdout + tests.stderr, tests.stdout[-4000:]
@@ -882,3 +923,536 @@ def test_a_streaming_label_table_runs_the_plugin_once(native: Path, measure: str
     plans = [frame.explain(engine="streaming") for frame in captured]
     assert plans and all(plan.count("label_table_rows") <= 1 for plan in plans)
     assert sum(plan.count("label_table_rows") for plan in plans) >= 1
+
+
+# ---------------------------------------------------------------- label scores
+SCORE_MEASURES = ("multilabel_average_precision", "multilabel_roc_auc")
+SCORE_ZERO_DIVISIONS = (0, 1, float("nan"), "diagnose", "ignore")
+#: scores with ties: -0.0 ties 0.0, and an explicit -inf ties the unscored cells
+SCORE_VALUES = [0.1, 0.5, 0.5, 0.9, 0.0, -0.0, 2.0, float("inf"), float("-inf"), None]
+
+
+def score_rows(labels: st.SearchStrategy[Any]) -> st.SearchStrategy[list[Any]]:
+    """(group, entries, actual, weight) rows: entries a list of (label, score) pairs or NULL
+    (a NULL label, a NULL score, a label scored twice: its first entry counts), actual a
+    list (repeats, NULL elements) or NULL, the weight an integer 0-3 or NULL."""
+    entry = st.tuples(labels, st.sampled_from(SCORE_VALUES))
+    return st.lists(
+        st.tuples(
+            st.integers(0, 3),
+            st.one_of(st.none(), st.lists(entry, max_size=6)),
+            st.one_of(st.none(), st.lists(labels, max_size=5)),
+            st.one_of(st.none(), st.integers(0, 3)),
+        ),
+        min_size=1,
+        max_size=20,
+    )
+
+
+def score_frame(
+    rows: list[Any], label: pl.DataType, actual: pl.DataType, cuts: tuple[list[int], ...] = ()
+) -> pl.DataFrame:
+    """The rows as columns g, scores (list of {label, score} structs), actual and w, each
+    cut into chunks at its own ``cuts``."""
+    entry = pl.Struct({"label": label, "score": pl.Float64})
+    columns = {
+        "g": pl.Series([r[0] for r in rows], dtype=pl.Int64),
+        "scores": pl.Series(
+            [None if r[1] is None else [{"label": x, "score": v} for x, v in r[1]] for r in rows],
+            dtype=pl.List(entry),
+        ),
+        "actual": pl.Series([r[2] for r in rows], dtype=pl.List(actual)),
+        "w": pl.Series([r[3] for r in rows], dtype=pl.Int64),
+    }
+    cuts = cuts or ([],) * len(columns)
+    return pl.DataFrame(
+        {
+            name: chunked(s.alias(name), c)
+            for (name, s), c in zip(columns.items(), cuts, strict=True)
+        }
+    )
+
+
+def score_exprs(weighted: bool) -> list[pl.Expr]:
+    """Every measure, average and zero_division, weighted or not, as one list of columns."""
+    weight = {"sample_weight": "w"} if weighted else {}
+    return [
+        getattr(mp, name)("actual", "scores", average=average, zero_division=zd, **weight).alias(
+            f"{name}:{average}:{zd}"
+        )
+        for name in SCORE_MEASURES
+        for average in O.SCORE_AVERAGES
+        for zd in SCORE_ZERO_DIVISIONS
+    ]
+
+
+def score_values(df: pl.DataFrame, weighted: bool) -> dict[str, list[Any]]:
+    """The measures by group (``group_by`` and ``over``) and over all rows (``select``), in
+    memory and streaming."""
+    exprs = score_exprs(weighted)
+    lazy = df.lazy()
+    out = {}
+    for engine in ("in-memory", "streaming"):
+        out[f"select {engine}"] = lazy.select(exprs).collect(engine=engine).rows()  # type: ignore[arg-type]
+        grouped = lazy.group_by("g").agg(exprs).sort("g").collect(engine=engine)  # type: ignore[arg-type]
+        out[f"group_by {engine}"] = grouped.rows()
+    out["over"] = df.select("g", *(e.over("g") for e in exprs)).unique().sort("g").rows()
+    return out
+
+
+def close12(got: Any, want: Any) -> bool:
+    if want is None or got is None:
+        return want is None and got is None
+    if isinstance(want, float) and math.isnan(want):
+        return isinstance(got, float) and math.isnan(got)
+    if isinstance(want, (int, float, Fraction)) and not isinstance(want, bool):
+        return math.isclose(got, float(want), rel_tol=1e-12, abs_tol=1e-12)
+    return bool(got == want)
+
+
+def same_rows(got: list[tuple[Any, ...]], want: list[tuple[Any, ...]]) -> bool:
+    return len(got) == len(want) and all(
+        len(g) == len(w) and all(close12(x, y) for x, y in zip(g, w, strict=True))
+        for g, w in zip(got, want, strict=True)
+    )
+
+
+def score_oracle(rows: list[Any], name: str, average: str, zd: Any, weighted: bool) -> Any:
+    """tests/oracle_ranking.py (checked against scikit-learn) of one group's rows: integer
+    weights as rows repeated ``w`` times, known rows that all weigh 0 the zero_division value."""
+    known = [(s, a, w) for _, s, a, w in rows if s is not None and a is not None]
+    if weighted:
+        known = [(s, a, w) for s, a, w in known if w is not None]
+        if known and all(w == 0 for *_, w in known):
+            return None if zd == "ignore" else 1.0 if zd == "diagnose" else float(zd)
+        known = [(s, a, 1) for s, a, w in known for _ in range(w)]
+    return getattr(O, name)([(first_scores(s), a) for s, a, _ in known], average, zd)
+
+
+def check_scores(
+    df: pl.DataFrame, rows: list[Any], weighted: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plugin's numbers per group are the portable expressions' (to 1e-12) in every
+    context, and the oracle's; over all rows, the oracle's."""
+    assert uses_plugin(score_exprs(weighted)[0], df)
+    native_values = score_values(df, weighted)
+    with monkeypatch.context() as m:
+        portable(m)
+        assert not uses_plugin(score_exprs(weighted)[0], df)
+        want = df.group_by("g").agg(score_exprs(weighted)).sort("g").rows()
+    for context in ("group_by in-memory", "group_by streaming", "over"):
+        got = native_values[context]
+        assert same_rows(got, want), (context, got, want)
+    names = [e.meta.output_name() for e in score_exprs(weighted)]
+    everything = [(None, *values) for values in native_values["select in-memory"]]
+    assert same_rows(native_values["select streaming"], native_values["select in-memory"])
+    for g, *values in [*native_values["group_by in-memory"], *everything]:
+        group = [r for r in rows if g is None or r[0] == g]
+        for column, value in zip(names, values, strict=True):
+            name, average, zd_text = column.split(":")
+            zd = next(z for z in SCORE_ZERO_DIVISIONS if str(z) == zd_text)
+            want_value = score_oracle(group, name, average, zd, weighted)
+            assert close12(value, want_value), (g, column, value, want_value)
+
+
+SCORE_SETTINGS = settings(SETTINGS, max_examples=12)  # each also runs the portable path
+TEXT_SCORE_LABELS = st.sampled_from(["a", "b", "", "x" * 20, "label-longer-than-twelve", None])
+
+
+@SCORE_SETTINGS
+@given(
+    rows=score_rows(TEXT_SCORE_LABELS),
+    weighted=st.booleans(),
+    cuts=st.tuples(*[st.lists(st.integers(0, 20), max_size=3)] * 4),
+)
+def test_text_label_scores_equal_the_portable_expressions_and_the_oracle(
+    native: Path, monkeypatch: pytest.MonkeyPatch, rows: list[Any], weighted: bool, cuts: Any
+) -> None:
+    df = score_frame(rows, pl.String, pl.String, cuts)
+    check_scores(df, rows, weighted, monkeypatch)
+
+
+@SCORE_SETTINGS
+@given(
+    rows=score_rows(st.one_of(st.none(), st.integers(0, 6), st.integers(0, 127))),
+    types=st.tuples(st.sampled_from(INT_TYPES), st.sampled_from(INT_TYPES)),
+    weighted=st.booleans(),
+)
+def test_integer_label_scores_of_any_widths_equal_the_portable_expressions(
+    native: Path, monkeypatch: pytest.MonkeyPatch, rows: list[Any], types: Any, weighted: bool
+) -> None:
+    """The scores' labels and the true labels of two integer types, compared as values."""
+    df = score_frame(rows, types[0], types[1])
+    check_scores(df, rows, weighted, monkeypatch)
+
+
+def test_label_scores_of_wide_and_signed_integers(
+    native: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """UInt64 labels above the Int64 range against Int8 true labels: -1 is not 2**64 - 1."""
+    rows = [
+        (0, [(2**64 - 1, 0.9), (1, 0.2), (2**63, 0.5)], [-1, 1], 1),
+        (0, [(2**64 - 1, 0.3)], [], 2),
+        (0, [(1, 0.7)], [1, -1], 1),
+    ]
+    entry = pl.Struct({"label": pl.UInt64, "score": pl.Float64})
+    df = pl.DataFrame(
+        {
+            "g": [0, 0, 0],
+            "scores": pl.Series(
+                [[{"label": x, "score": v} for x, v in r[1]] for r in rows], dtype=pl.List(entry)
+            ),
+            "actual": pl.Series([r[2] for r in rows], dtype=pl.List(pl.Int8)),
+            "w": [1, 2, 1],
+        }
+    )
+    check_scores(df, rows, True, monkeypatch)
+    check_scores(df, rows, False, monkeypatch)
+
+
+@pytest.mark.parametrize("form", O.FORMS)
+def test_label_scores_of_maps_and_arrow_tables_use_the_plugin(
+    native: Path, monkeypatch: pytest.MonkeyPatch, form: str
+) -> None:
+    """Score maps (a list of {key, value} in Polars) and score lists from Arrow, int and
+    text labels: the plugin, with the portable numbers."""
+    rows = [({"a": 0.5, "b": 0.5}, ["a"]), ({"b": 0.9}, ["a", "b"]), (None, ["a"]), ({}, [])]
+    for key, cast in ((pa.string(), str), (pa.int16(), lambda x: ord(x))):
+        table = pa.table(
+            {
+                "scores": O.score_column(
+                    [None if s is None else {cast(k): v for k, v in s.items()} for s, _ in rows],
+                    form,
+                    key,
+                ),
+                "actual": pa.array([[cast(x) for x in a] for _, a in rows], pa.list_(key)),
+            }
+        )
+        df = pl.from_arrow(table)
+        assert isinstance(df, pl.DataFrame)
+        exprs = [e for e in score_exprs(False) if ":nan" in e.meta.output_name()]
+        assert uses_plugin(exprs[0], df)
+        got = df.select(exprs).row(0)
+        portable(monkeypatch)
+        assert same_rows([got], [df.select(exprs).row(0)])
+        monkeypatch.delenv(_native.ENV)
+
+
+def test_label_scores_of_other_label_types_stay_portable(native: Path) -> None:
+    """Labels the plugin does not read (here 128-bit integers) take the portable expressions."""
+    entry = pl.Struct({"label": pl.Int128, "score": pl.Float64})
+    df = pl.DataFrame(
+        {
+            "scores": pl.Series(
+                [[{"label": 1, "score": 0.5}, {"label": 2, "score": 0.2}]], dtype=pl.List(entry)
+            ),
+            "actual": pl.Series([[1]], dtype=pl.List(pl.Int128)),
+        }
+    )
+    expr = mp.multilabel_roc_auc("actual", "scores", average="micro")
+    assert not uses_plugin(expr, df)
+    assert df.select(expr).item() == 1.0
+
+
+def test_label_scores_over_no_rows_and_unknown_rows(
+    native: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only unknown rows, only rows of weight 0, a row with nothing: NULL, or the
+    zero_division value, as on the portable path; no rows at all: NULL, and no groups."""
+    rows = [
+        (0, None, ["a"], 1),
+        (0, [("a", 0.5)], None, 1),
+        (1, [("a", 0.5)], ["a"], 0),
+        (1, [("b", 0.2)], [], 0),
+        (2, [], [], 1),
+        (2, [(None, 0.3), ("a", None)], [None], 2),
+        (3, [("a", 0.5)], ["a"], None),
+    ]
+    df = score_frame(rows, pl.String, pl.String)
+    for weighted in (False, True):
+        check_scores(df, rows, weighted, monkeypatch)
+        empty = df.clear().lazy()
+        exprs = score_exprs(weighted)
+        for engine in ("in-memory", "streaming"):
+            assert empty.select(exprs).collect(engine=engine).rows() == [(None,) * len(exprs)]  # type: ignore[arg-type]
+            assert empty.group_by("g").agg(exprs).collect(engine=engine).rows() == []  # type: ignore[arg-type]
+
+
+def test_label_scores_bad_inputs_fail_as_on_the_portable_path(
+    native: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A label type mismatch, a score that is no number, a negative weight: the same message."""
+    entry = pl.Struct({"label": pl.Int64, "score": pl.Float64})
+    scores = pl.Series([[{"label": 1, "score": 0.5}]], dtype=pl.List(entry))
+    cases = [
+        (pl.DataFrame({"actual": [["1"]], "scores": scores}), {}),
+        (pl.DataFrame({"actual": [[1]], "scores": [[{"label": 1, "score": "x"}]]}), {}),
+        (pl.DataFrame({"actual": [[1]], "scores": scores, "w": [-1.0]}), {"sample_weight": "w"}),
+    ]
+    for df, params in cases:
+        messages = []
+        for off in (False, True):
+            with monkeypatch.context() as m:
+                if off:
+                    portable(m)
+                with pytest.raises(MlsqlError) as error:
+                    df.select(mp.multilabel_average_precision("actual", "scores", **params))
+                # the message, without the expression Polars appends to an error raised in a query
+                messages.append(str(error.value).split("\n")[0])
+        assert messages[0] == messages[1], messages
+
+
+def test_label_scores_of_a_literal_weight(native: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A weight that is one value for every row (broadcast to the rows by the plugin)."""
+    df = pl.DataFrame(
+        {"actual": [["a"], ["b"], ["a", "b"]], "scores": [[{"label": "a", "score": 0.5}]] * 3}
+    )
+    exprs = [
+        mp.multilabel_average_precision(
+            "actual", "scores", average=a, sample_weight=pl.lit(2.5)
+        ).alias(a)
+        for a in O.SCORE_AVERAGES
+    ]
+    assert uses_plugin(exprs[0], df)
+    got = df.select(exprs).row(0)
+    portable(monkeypatch)
+    assert same_rows([got], [df.select(exprs).row(0)])
+
+
+def test_label_scores_over_many_groups_and_chunks(
+    native: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2,000 groups of 1-4 rows from several chunks, float weights: every average, as the
+    portable expressions give, in memory and streaming."""
+    rng = random.Random("polars-label-scores-groups")
+    labels = ["a", "b", "c", "label-longer-than-twelve"]
+    rows = []
+    for g in range(2000):
+        for _ in range(rng.randint(1, 4)):
+            entries = [
+                (x, rng.choice([0.2, 0.5, rng.random()])) for x in labels if rng.random() < 0.7
+            ]
+            rows.append((g, entries, [x for x in labels if rng.random() < 0.4], 1))
+    rng.shuffle(rows)
+    df = score_frame(rows, pl.String, pl.String, ([1000, 3000], [500], [2500, 10], []))
+    df = df.with_columns(w=pl.Series([rng.choice([0.0, 0.5, 1.0, 2.5]) for _ in rows]))
+    exprs = [e for e in score_exprs(True) if ":nan" in e.meta.output_name()]
+    lazy = df.lazy().group_by("g").agg(exprs).sort("g")
+    got = {engine: lazy.collect(engine=engine).rows() for engine in ("in-memory", "streaming")}  # type: ignore[arg-type]
+    portable(monkeypatch)
+    want = lazy.collect().rows()
+    for engine, values in got.items():
+        assert len(values) == 2000 and same_rows(values, want), engine
+
+
+#: the statistics of a segment the plugin gives, beside its number of rows
+SEGMENT_STATS = ("n_explicit", "n_positive", "n_positive_unscored", "precision_sum", "u", "w")
+
+
+def _segment(ne: float, np: float, npu: float, ps: float, u: float, w: float = 1.0) -> Any:
+    """A segment's statistics as the plugin gives them, of one row."""
+    return {**dict(zip(SEGMENT_STATS, (ne, np, npu, ps, u, w), strict=True)), "rows": 1}
+
+
+def test_label_scores_segments_by_hand(plugin: Path) -> None:
+    """The plugin's statistics of three rows, worked out by hand, for each mode.
+
+    Row 1 (weight 2): x 0.5 true, y 0.5; row 2 (weight 1): y 0.9 true, x unscored and true
+    (y's second entry and a NULL label are no scores); row 3 (weight 0): known, no cell.
+    """
+    df = pl.DataFrame(
+        {
+            "a": [["x"], ["y", "x", "y"], ["z"]],
+            "s": [
+                [{"label": "x", "score": 0.5}, {"label": "y", "score": 0.5}],
+                [
+                    {"label": "y", "score": 0.9},
+                    {"label": None, "score": 0.1},
+                    {"label": "y", "score": 0.0},
+                ],
+                [{"label": "z", "score": 0.4}],
+            ],
+            "w": [2.0, 1.0, 0.0],
+        }
+    )
+
+    def stats(average: str) -> dict[str, Any]:
+        expr = _native.label_scores(pl.col("a"), pl.col("s"), average, pl.col("w")).alias("t")
+        return df.select(expr).item()
+
+    pool = stats("micro")
+    assert {k: pool[k] for k in ("nu", "n", "npos", "wsum")} == {
+        "nu": 2,
+        "n": 3,
+        "npos": 2,
+        "wsum": 3.0,
+    }
+    # cells from the highest: y 0.9 (+1), x 0.5 (+2), y 0.5 (-2), x -inf (+1)
+    # precision: 1 x 1/1 + 2 x 3/5 (the tie at 0.5 is one step); U: 1 x 2 + 2 x 2/2 + 1 x 0
+    assert pool["segs"] == [_segment(6, 4, 1, 1 + 6 / 5, 4)]
+    # y: 0.9 (+1), 0.5 (-2); x: 0.5 (+2), -inf (+1)
+    labels = sorted(stats("macro")["segs"], key=lambda s: s["n_positive"])
+    assert labels == [_segment(3, 1, 0, 1, 2), _segment(3, 3, 1, 2, 0)]
+    # row 1: x 0.5 (+), y 0.5 (-): precision 1/2, U 1/2; row 2: y 0.9 (+), x -inf (+): 1, 0
+    rows = sorted(stats("samples")["segs"], key=lambda s: s["n_positive"])
+    assert rows == [_segment(2, 1, 0, 0.5, 0.5, w=2), _segment(2, 2, 1, 1, 0)]
+
+
+#: rows of (actual, entries, weight) for the C-interface tests: repeated, NULL and long labels,
+#: a NULL entry, label and score, a label scored twice, NULL rows, a row of weight 0
+LAYOUT_ROWS = [
+    (["x", "x", None, "y" * 20], [("x", 0.5), ("y" * 20, 0.5), (None, 0.3), ("z", None)], 2.0),
+    (None, [("a", 0.1)], 1.0),
+    ([], [], 1.0),
+    (["b"], None, 1.0),
+    (["b", "z"], [("b", 0.9), ("b", 0.1), None, ("x", 0.5)], 0.5),
+    (["x"], [("x", 0.2)], 0.0),
+    (["y" * 20], [("b", 0.9)], None),
+]
+
+
+def _entries(rows: list[Any], label: Any, list_type: Any = pa.list_, prefix: int = 0) -> Any:
+    """The rows' entries as a list of {label, score} structs whose struct array and fields
+    have offsets of their own (``prefix`` filler entries sliced off)."""
+    flat, offsets, valid = [], [0], []
+    for _, entries, _ in rows:
+        valid.append(entries is not None)
+        for e in entries or []:
+            flat.append(e)
+        offsets.append(len(flat))
+    filler = [("q", 9.0)] * prefix
+    everything = filler + flat
+    labels = pa.array(["?"] + [None if e is None else e[0] for e in everything], label).slice(1)
+    scores = pa.array(
+        [7.0] + [None if e is None else e[1] for e in everything], pa.float64()
+    ).slice(1)
+    mask = pa.array([False] + [e is None for e in everything])
+    structs = pa.StructArray.from_arrays(
+        [labels, scores], names=["label", "score"], mask=mask.slice(1)
+    ).slice(prefix)
+    offset_type = pa.int64() if list_type == pa.large_list else pa.int32()
+    lists = (pa.LargeListArray if list_type == pa.large_list else pa.ListArray).from_arrays(
+        pa.array(offsets, offset_type), structs, mask=pa.array([not v for v in valid])
+    )
+    return lists
+
+
+def _polars_statistics(plugin: Path, rows: list[Any], average: str, weighted: bool) -> Any:
+    """The plugin's output for ``rows`` as Polars sends them."""
+    entry = pl.Struct({"label": pl.String, "score": pl.Float64})
+    df = pl.DataFrame(
+        {
+            "a": pl.Series([r[0] for r in rows], dtype=pl.List(pl.String)),
+            "s": pl.Series(
+                [
+                    None
+                    if r[1] is None
+                    else [None if e is None else {"label": e[0], "score": e[1]} for e in r[1]]
+                    for r in rows
+                ],
+                dtype=pl.List(entry),
+            ),
+            "w": pl.Series([r[2] for r in rows], dtype=pl.Float64),
+        }
+    )
+    weight = pl.col("w") if weighted else None
+    return df.select(_native.label_scores(pl.col("a"), pl.col("s"), average, weight)).item()
+
+
+def _sorted_statistics(value: dict[str, Any]) -> dict[str, Any]:
+    return {**value, "segs": sorted(value["segs"], key=lambda s: sorted(s.items()))}
+
+
+@pytest.mark.parametrize("label_type", TEXT_TYPES, ids=str)
+@pytest.mark.parametrize("list_type", [pa.list_, pa.large_list], ids=["list", "large_list"])
+def test_label_scores_read_every_arrow_layout(
+    plugin: Path, label_type: Any, list_type: Any
+) -> None:
+    """Utf8, LargeUtf8, views and binary labels, int32 and int64 list offsets, struct arrays
+    and fields with offsets, inputs chunked differently: the statistics Polars' own layout gives."""
+    rows = LAYOUT_ROWS
+    if label_type == pa.binary():
+        rows = [
+            (
+                None if a is None else [x and x.encode() for x in a],
+                None
+                if s is None
+                else [None if e is None else (e[0] and e[0].encode(), e[1]) for e in s],
+                w,
+            )
+            for a, s, w in rows
+        ]
+    actual = pa.array([r[0] for r in rows], list_type(label_type))
+    entries = _entries(rows, label_type, list_type, prefix=3)
+    weight = pa.array([5.0] + [r[2] for r in rows], pa.float64()).slice(1)
+    for function, average in (
+        ("label_scores_pool", "micro"),
+        ("label_scores_labels", "macro"),
+        ("label_scores_rows", "samples"),
+    ):
+        for weighted in (False, True):
+            inputs = [
+                [actual.slice(0, 2), actual.slice(2)],
+                [entries.slice(0, 5), entries.slice(5)],
+            ]
+            if weighted:
+                inputs.append([weight.slice(0, 1), weight.slice(1, 3), weight.slice(4)])
+            out, released = call_plugin(plugin, function, *inputs)
+            assert released == [1] * len(inputs)
+            assert len(out) == 1
+            want = _polars_statistics(plugin, LAYOUT_ROWS, average, weighted)
+            assert _sorted_statistics(out.to_pylist()[0]) == _sorted_statistics(want), (
+                function,
+                weighted,
+            )
+
+
+def test_label_scores_broadcast_one_row_and_refuse_other_lengths(plugin: Path) -> None:
+    """A one-row input (a literal) stands for every row; inputs of two other lengths are an error."""
+    actual = pa.array([["x"], ["y"], ["x", "y"]], pa.list_(pa.string()))
+    entries = _entries([(None, [("x", 0.5), ("y", 0.2)], None)], pa.string())
+    broadcast, _ = call_plugin(plugin, "label_scores_pool", [actual], [entries], [pa.array([2.0])])
+    repeated = _entries([(None, [("x", 0.5), ("y", 0.2)], None)] * 3, pa.string())
+    weight = pa.array([2.0] * 3)
+    full, _ = call_plugin(plugin, "label_scores_pool", [actual], [repeated], [weight])
+    assert broadcast.to_pylist() == full.to_pylist()
+    with pytest.raises(RuntimeError, match="actual has 3 rows, scores 2"):
+        call_plugin(plugin, "label_scores_pool", [actual], [repeated.slice(1)])
+
+
+def test_label_scores_refuse_inputs_they_do_not_read(plugin: Path) -> None:
+    """Scores without a Float64 score, labels of two kinds, a weight that is no Float64."""
+    actual = pa.array([["x"]], pa.list_(pa.string()))
+    entries = _entries([(None, [("x", 0.5)], None)], pa.string())
+    ints = pa.array(
+        [[{"label": 1, "score": 0.5}]],
+        pa.list_(pa.struct([("label", pa.int64()), ("score", pa.float64())])),
+    )
+    floats = pa.array(
+        [[{"label": "x", "score": 0.5}]],
+        pa.list_(pa.struct([("label", pa.string()), ("score", pa.float32())])),
+    )
+    with pytest.raises(RuntimeError, match="different kinds of labels"):
+        call_plugin(plugin, "label_scores_labels", [actual], [ints])
+    with pytest.raises(RuntimeError, match="scores must be a list of"):
+        call_plugin(plugin, "label_scores_labels", [actual], [floats])
+    with pytest.raises(RuntimeError, match="weight must be a Float64"):
+        call_plugin(plugin, "label_scores_labels", [actual], [entries], [pa.array([1], pa.int64())])
+    with pytest.raises(RuntimeError, match="list offsets outside its elements"):
+        call_plugin(plugin, "label_scores_rows", [actual], [entries], tamper=_shorten_child)
+
+
+def test_label_scores_of_all_null_types(plugin: Path) -> None:
+    """Null-typed columns, labels and scores: unknown rows, or rows without a scored label."""
+    nulls = pa.nulls(2)
+    actual = pa.array([["x"], ["y"]], pa.list_(pa.string()))
+    entry = pa.struct([("label", pa.null()), ("score", pa.null())])
+    no_labels = pa.array([[{"label": None, "score": None}], []], pa.list_(entry))
+    nothing = {"nu": 0, "n": 0, "npos": 0, "wsum": 0.0, "segs": []}
+    for inputs in ([[nulls], [no_labels]], [[actual], [nulls]], [[actual], [no_labels], [nulls]]):
+        out, _ = call_plugin(plugin, "label_scores_pool", *inputs)
+        assert out.to_pylist() == [nothing]
+    # x and y: true, unscored (at -infinity), one tie
+    out, _ = call_plugin(plugin, "label_scores_pool", [actual], [no_labels])
+    segment = _segment(2, 2, 2, 0, 0)
+    assert out.to_pylist() == [{"nu": 2, "n": 2, "npos": 2, "wsum": 2.0, "segs": [segment]}]

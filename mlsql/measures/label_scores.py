@@ -41,10 +41,13 @@ Notes
 - Cost: every engine holds the group's (row, label) cells that are scored or
   true, sorts them (DuckDB twice) and walks the sorted runs once; cells of
   unscored negatives are counted, never built. DuckDB with mlsql's native
-  extension (``mlsql.connect()``; see ``mlsql.native_status()``) instead keeps
-  per group one weight per distinct (label, score) (micro: per score), and
-  under samples a few sums per kind of row: memory grows with the distinct
-  scores, not with the rows (the same numbers).
+  extension (``mlsql.connect()``) and Polars with mlsql's native plugin (used
+  by default for text and integer labels; see ``mlsql.native_status()``)
+  instead keep per group one weight per distinct (label, score) (micro: per
+  score), and under samples a few sums per kind of row: memory grows with the
+  distinct scores, not with the rows (the same numbers). Polars still hands
+  the plugin each group's input columns at once: on the streaming engine the
+  aggregate gathers its two input columns in memory.
 """
 
 from __future__ import annotations

@@ -11,7 +11,11 @@ accuracy, the per-row ratios) the ``set_counts`` struct; sums of the counts
 (``set_counts_packed``, summed once and unpacked); one statistic alone the
 function computing just that one (tp reads both lists, |A| and |P| one each).
 Integer labels, and text labels of at most 7 bytes, are compared as integer
-keys.
+keys. Two aggregates, one call per group, build tables in C: the per-label
+counts of the label tables (:func:`label_table`) and the segment statistics of
+``multilabel_average_precision`` and ``multilabel_roc_auc``
+(:func:`label_scores`, ``native/label_scores.h``, shared with the DuckDB
+extension).
 
 The plugin speaks Polars' plugin interface 0.1 (C, no Rust crates); it loaded
 and gave the oracle's counts on Polars 1.20.0 (old streaming engine), 1.44.2
@@ -58,8 +62,23 @@ FIELDS = {"tp": "set_tp", "n_actual": "set_n_actual", "n_predicted": "set_n_pred
 PACKED, PACKED_BITS = "set_counts_packed", 42
 #: the per-label table functions: one call per group, and one per streaming batch
 LABEL_TABLE, LABEL_TABLE_ROWS = "label_table", "label_table_rows"
+#: the label-score aggregate per average: its mode of native/label_scores.h (one pooled segment,
+#: one per label, one per kind of row)
+LABEL_SCORES = {
+    "micro": "label_scores_pool",
+    "macro": "label_scores_labels",
+    "weighted": "label_scores_labels",
+    "samples": "label_scores_rows",
+}
 #: every plugin function mlsql calls (the probe checks that the library exports them all)
-FUNCTIONS = ("set_counts", *FIELDS.values(), PACKED, LABEL_TABLE, LABEL_TABLE_ROWS)
+FUNCTIONS = (
+    "set_counts",
+    *FIELDS.values(),
+    PACKED,
+    LABEL_TABLE,
+    LABEL_TABLE_ROWS,
+    *dict.fromkeys(LABEL_SCORES.values()),
+)
 
 
 def polars_version() -> tuple[int, ...]:
@@ -144,6 +163,59 @@ def supports_label_table(actual: pl.DataType, predicted: pl.DataType) -> bool:
         return False
     inners = {actual.inner, predicted.inner} - {pl.Null}
     return supports([actual, predicted]) and len(inners) == 1
+
+
+def label_scores(
+    actual: pl.Expr, entries: pl.Expr, average: str, weight: pl.Expr | None = None
+) -> pl.Expr:
+    """Per group (an aggregation), the plugin's label-score statistics under ``average``.
+
+    ``actual`` holds each row's true labels, ``entries`` its scores as a list
+    of ``{label, score: Float64}`` structs (a label's first entry counts; a
+    NULL entry, label or score is no score), ``weight`` (Float64) each row's
+    weight. A row counts when no input is NULL and its weight is above 0.
+    One row per group holding ``{nu, segs}``: ``nu`` the distinct labels of
+    the group's cells, ``segs`` a list of the segments' statistics ``{n_explicit,
+    n_positive, n_positive_unscored, precision_sum, u, w, rows}`` (those of
+    :class:`mlsql.measures.label_scores.Segment`; see ``native/label_scores.h``):
+    one pooled segment under micro, one per label under macro and weighted,
+    and under samples one per kind of row (its positives and unscored
+    positives) with the means of its rows' statistics, weighted, ``w`` their
+    weight and ``rows`` their number. See :func:`supports_label_scores`.
+    """
+    from polars.plugins import register_plugin_function
+
+    path = library_path()
+    if path is None:
+        raise RuntimeError("the native plugin is not available; check enabled() first")
+    return register_plugin_function(
+        plugin_path=path,
+        function_name=LABEL_SCORES[average],
+        args=[actual, entries] if weight is None else [actual, entries, weight],
+        returns_scalar=True,
+        use_abs_path=True,
+    )
+
+
+def supports_label_scores(actual: pl.DataType, entries: pl.DataType) -> bool:
+    """Whether :func:`label_scores` reads these inputs: a list of labels and a list of
+    ``{label, score: Float64}`` structs, the labels text or integers (any widths) on both.
+
+    Examples
+    --------
+    >>> entry = pl.Struct({"label": pl.Int64, "score": pl.Float64})
+    >>> supports_label_scores(pl.List(pl.Int8), pl.List(entry))
+    True
+    >>> supports_label_scores(pl.List(pl.Float64), pl.List(entry))
+    False
+    """
+    if not (isinstance(actual, pl.List) and isinstance(entries, pl.List)):
+        return False
+    entry = entries.inner
+    if not isinstance(entry, pl.Struct) or len(entry.fields) != 2:
+        return False
+    label, score = entry.fields
+    return score.dtype in (pl.Float64, pl.Null) and supports([actual, pl.List(label.dtype)])
 
 
 #: rows the probe runs, and what they must give: (tp, n_actual, n_predicted)

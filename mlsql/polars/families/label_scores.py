@@ -16,6 +16,16 @@ weighs its row's weight: the positions become running sums of the weights
 (micro, macro, weighted); under samples a row's cells all weigh the same, so
 its value is the unweighted one and the row's weight weighs it in the mean.
 
+Native (:mod:`mlsql.polars._native`, when the plugin is enabled and both the
+true labels and the scores' labels are text or integers): the segments'
+statistics come from one call per group of the plugin's aggregate
+(``native/label_scores.h``, the DuckDB extension's too), which keeps per group
+a table of (label, score) -> positive and negative weight (micro: score ->
+weights) and, under samples, each row's statistics summed per kind of row;
+memory grows with the group's distinct (label, score) cells, not with its
+cells. The formulas on top are the registry's, as on the portable path, and
+the numbers the same. Other label types (floats, dates...) stay portable.
+
 Examples
 --------
 >>> import polars as pl
@@ -44,6 +54,7 @@ import polars as pl
 from mlsql._front.build import function, lookup
 from mlsql._registry import Measure, measures
 from mlsql.measures import label_scores as LS
+from mlsql.polars import _native
 from mlsql.polars._engine import POLARS
 from mlsql.polars.families import _classification as K
 from mlsql.polars.families.ranking import EXAMPLE_SCORED, _distinct, _scores_check, label_scores
@@ -177,6 +188,38 @@ def _per_segment(x: pl.Expr) -> pl.Expr:
     return running - _starts(F("seg_first"), running - x)
 
 
+def _n_cells(average: str, cell_weight: pl.Expr, n_labels: pl.Expr) -> pl.Expr:
+    """What a segment's cells weigh, the unscored negatives too: every (row, label) cell
+    pooled (micro), a label's rows (macro, weighted) or a row's labels (samples)."""
+    return {"micro": cell_weight * n_labels, "samples": n_labels}.get(average, cell_weight)
+
+
+def _stats(
+    average: str,
+    weighted: bool,
+    skips: bool,
+    over_segments: Any,
+    segments: pl.Expr,
+    rows: pl.Expr,
+    segment_weight: pl.Expr,
+) -> LS.LabelScoreStats:
+    """The statistics of :class:`LS.LabelScoreStats`, read in the scope of the sums (``n``,
+    ``npos``, ``wsum`` and the totals there): the group has ``segments`` segments; under
+    samples ``rows`` known rows of positive weight have one, weighing ``segment_weight``."""
+    n_empty = {
+        "micro": (segments == 0).cast(pl.Int64),
+        "samples": F("npos" if weighted else "n") - rows,
+    }.get(average, pl.lit(0))
+    return LS.LabelScoreStats(
+        n=F("n"),
+        over_segments=over_segments,
+        n_empty=n_empty,
+        skips=skips,
+        empty_weight=F("wsum") - segment_weight if weighted and average == "samples" else None,
+        zero_weight=F("wsum") == 0 if weighted else False,
+    )
+
+
 def stats_of(average: str, skips: bool) -> Any:
     """The statistics under ``average`` over the inputs (actual, scores[, weight])."""
 
@@ -198,9 +241,7 @@ def stats_of(average: str, skips: bool) -> Any:
         cell_weight = F("wsum") if weighted else n
         n_explicit, n_positive = F("at_or_above"), F("positives_at_or_above")
         segment = LS.Segment(
-            n_cells={"micro": cell_weight * n_labels, "samples": n_labels}.get(
-                average, cell_weight
-            ),
+            n_cells=_n_cells(average, cell_weight, n_labels),
             n_explicit=n_explicit,
             n_positive=n_positive,
             n_positive_unscored=F("s_unscored"),
@@ -233,24 +274,73 @@ def stats_of(average: str, skips: bool) -> Any:
             result = result if isinstance(result, pl.Expr) else pl.lit(result)
             return pl.struct(t=summed, **outer).struct.with_fields(_out=result).struct.field("_out")
 
-        n_empty = {
-            "micro": (total("_segments") == 0).cast(pl.Int64),
-            "samples": F("npos" if weighted else "n") - total("_segments"),
-        }.get(average, pl.lit(0))
-        return LS.LabelScoreStats(
-            n=F("n"),
-            over_segments=over_segments,
-            n_empty=n_empty,
-            skips=skips,
-            empty_weight=F("wsum") - total("_segment_weight") if row_weight else None,
-            zero_weight=F("wsum") == 0 if weighted else False,
+        segments = total("_segments")  # a row's cells are one segment under samples
+        return _stats(
+            average, weighted, skips, over_segments, segments, segments, total("_segment_weight")
         )
 
     return stats
 
 
+def native_stats_of(average: str, skips: bool) -> Any:
+    """:func:`stats_of` through the native plugin's aggregate (:func:`_native.label_scores`).
+
+    Per group the plugin gives the known rows ``n`` (weighted: ``npos`` of positive
+    weight, their weight ``wsum``), the number of labels ``nu`` and the segments'
+    statistics ``segs``: one struct, whose fields the formula reads (the plugin runs
+    once however often they are read); the sums over the segments read its exploded
+    list.
+    """
+
+    def stats(
+        actual: pl.Expr, entries: pl.Expr, weight: pl.Expr | None = None
+    ) -> LS.LabelScoreStats:
+        weighted = weight is not None
+        samples = average == "samples"
+        scope = _native.label_scores(actual, entries, average, weight)
+        # an empty list explodes to one NULL on older Polars: no segment
+        segs = F("segs").explode().drop_nulls()
+
+        def seg(name: str) -> pl.Expr:
+            return segs.struct.field(name)
+
+        segment = LS.Segment(
+            n_cells=_n_cells(average, F("wsum") if weighted else F("n"), F("nu")),
+            **{f: seg(f) for f in SEGMENT_FIELDS},
+            weight=seg("w") if samples else 1,
+        )
+
+        def over_segments(per: Any, sums: dict[str, Any], finish: Any) -> pl.Expr:
+            values = SimpleNamespace(**per(segment))
+            totals = {f"_t_{k}": term(values).sum().cast(pl.Float64) for k, term in sums.items()}
+            totals["_t__segments"] = segs.len().cast(pl.Int64)
+            totals["_t__rows"] = seg("rows").sum().cast(pl.Int64)
+            totals["_t__segment_weight"] = seg("w").sum().cast(pl.Float64)
+            result = finish({k: F(f"_t_{k}") for k in sums})
+            result = result if isinstance(result, pl.Expr) else pl.lit(result)
+            summed = scope.struct.with_fields(**totals)
+            return summed.struct.with_fields(_out=result).struct.field("_out")
+
+        return _stats(
+            average,
+            weighted,
+            skips,
+            over_segments,
+            F("_t__segments"),
+            F("_t__rows"),
+            F("_t__segment_weight"),
+        )
+
+    return stats
+
+
+#: the segment statistics the native aggregate gives (:class:`mlsql.measures.label_scores.Segment`)
+SEGMENT_FIELDS = ("n_explicit", "n_positive", "n_positive_unscored", "precision_sum", "u")
+
+
 def function_of(m: Measure) -> Any:
-    """The Polars function of ``m``: its formula over the segments its average picks."""
+    """The Polars function of ``m``: its formula over the segments its average picks, from
+    the native plugin where it reads the labels (see the module's notes), else portable."""
 
     def build(
         actual: pl.Expr,
@@ -261,9 +351,21 @@ def function_of(m: Measure) -> Any:
         sample_weight: pl.Expr | None = None,
     ) -> pl.Expr:
         skips = bool(K.OPS.skips_undefined(zero_division))
-        s = stats_of(average, skips)(actual, entries, sample_weight)
-        out = m.build(K.OPS, s, average=average, zero_division=zero_division)  # type: ignore[misc]
-        return out if isinstance(out, pl.Expr) else pl.lit(out)
+
+        def formula(stats: Any, a: pl.Expr, e: pl.Expr) -> pl.Expr:
+            s = stats(average, skips)(a, e, sample_weight)
+            out = m.build(K.OPS, s, average=average, zero_division=zero_division)  # type: ignore[misc]
+            return out if isinstance(out, pl.Expr) else pl.lit(out)
+
+        if not _native.enabled():
+            return formula(stats_of, actual, entries)
+
+        def resolved(pairs: list[tuple[pl.Expr, pl.DataType]]) -> pl.Expr:
+            (a, a_type), (e, e_type) = pairs
+            native = _native.supports_label_scores(a_type, e_type)
+            return formula(native_stats_of if native else stats_of, a, e)
+
+        return pl.pipe_with_dtype([actual, entries], resolved)
 
     return K.documented(function(POLARS, m, build, _scores_check, sys.modules[__name__]), m)
 
