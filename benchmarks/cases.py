@@ -220,6 +220,12 @@ def sklearn_micro_f1(e: Env) -> float:
 PARQUET = "read_parquet('{f}')"
 #: The Parquet source as a query string literal, for table macros taking a source.
 PARQUET_QUERY = "'FROM read_parquet(''{f}'')'"
+#: the file as two models of one id per row (``compare``): A reads predicted, B drops its first label
+PAIRED_QUERY = (
+    "'SELECT file_row_number AS id, m.model, actual, CASE m.model WHEN ''A'' THEN predicted "
+    "ELSE predicted[2:] END AS predicted FROM read_parquet(''{f}'', file_row_number := true) "
+    "CROSS JOIN (VALUES (''A''), (''B'')) m(model)'"
+)
 #: a row weight computed from the file (0.5, 1.5 or 2.5; NULL where actual is NULL), so a
 #: weighted case reads the same file as the unweighted one it is compared with
 WEIGHT_SQL = "len(actual) % 3 + 0.5"
@@ -264,6 +270,9 @@ CASES: list[Case] = [
     Case("duckdb", "mlsql bootstrap micro_f1 x1000", lambda e: e.mlsql.bootstrap(f"FROM read_parquet('{e.f}')", "actual", "predicted", ["micro_f1"], n_resamples=1000, con=e.con).fetchall(), mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
     # the same in SQL alone: the table macro bootstrap (counter-based Poisson draws in DuckDB)
     Case("duckdb", "mlsql SQL bootstrap micro_f1 x1000", f"SELECT * FROM bootstrap({PARQUET_QUERY}, 'actual', 'predicted', measures := ['micro_f1'], n_resamples := 1000)", mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
+    # the paired comparison in SQL alone: each row an id, model A its predictions, model B the
+    # same without their first label (twice the rows of the baseline, one join on id)
+    Case("duckdb", "mlsql SQL compare micro_f1 x1000", f"SELECT * FROM compare({PAIRED_QUERY}, 'actual', 'predicted', measures := ['micro_f1'], n_resamples := 1000)", mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
 
     Case("duckdb", "scores bare scan", f"SELECT sum(CAST(y AS INT)), sum(s) FROM ({SCORED})", files=("strings",)),
     Case("duckdb", "mlsql roc_curve", f"SELECT count(*), sum(tpr) FROM roc_curve({SCORED_QUERY}, 'y', 's')", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),
