@@ -396,15 +396,15 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
             SELECT g, r, kw, unnest(list_intersect(a, p)) AS label, 3 AS f
             FROM weighed WHERE a IS NOT NULL AND p IS NOT NULL),
         n AS (
-            SELECT g, r, sum(kw ORDER BY kw) AS n_rows FROM weighed
+            SELECT g, r, sum(kw) AS n_rows FROM weighed
             WHERE a IS NOT NULL AND p IS NOT NULL GROUP BY g, r),
         k AS (
             SELECT c.*, n.n_rows, _mlsql_check_zero_division(zero_division, 'bootstrap') AS zd, coalesce(_mlsql_check_table_beta(beta, 'bootstrap'), 1.0) AS b FROM (
                 SELECT g, r, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
                     SELECT g, r, label,
-                           coalesce(sum(kw ORDER BY kw) FILTER (WHERE f = 3), 0) AS tp,
-                           coalesce(sum(kw ORDER BY kw) FILTER (WHERE f = 1), 0) AS n_actual,
-                           coalesce(sum(kw ORDER BY kw) FILTER (WHERE f = 2), 0) AS n_predicted
+                           coalesce(sum(kw) FILTER (WHERE f = 3), 0) AS tp,
+                           coalesce(sum(kw) FILTER (WHERE f = 1), 0) AS n_actual,
+                           coalesce(sum(kw) FILTER (WHERE f = 2), 0) AS n_predicted
                     FROM cells GROUP BY g, r, label)
                 WHERE tp + fp + fn > 0) c
             JOIN n ON c.g IS NOT DISTINCT FROM n.g AND c.r IS NOT DISTINCT FROM n.r),
@@ -581,15 +581,15 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
             SELECT g, mo, side, r, kw, unnest(list_intersect(a, p)) AS label, 3 AS f
             FROM weighed WHERE a IS NOT NULL AND p IS NOT NULL),
         n AS (
-            SELECT g, mo, side, r, sum(kw ORDER BY kw) AS n_rows FROM weighed
+            SELECT g, mo, side, r, sum(kw) AS n_rows FROM weighed
             WHERE a IS NOT NULL AND p IS NOT NULL GROUP BY g, mo, side, r),
         k AS (
             SELECT c.*, n.n_rows, _mlsql_check_zero_division(zero_division, 'compare') AS zd, coalesce(_mlsql_check_table_beta(beta, 'compare'), 1.0) AS b FROM (
                 SELECT g, mo, side, r, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
                     SELECT g, mo, side, r, label,
-                           coalesce(sum(kw ORDER BY kw) FILTER (WHERE f = 3), 0) AS tp,
-                           coalesce(sum(kw ORDER BY kw) FILTER (WHERE f = 1), 0) AS n_actual,
-                           coalesce(sum(kw ORDER BY kw) FILTER (WHERE f = 2), 0) AS n_predicted
+                           coalesce(sum(kw) FILTER (WHERE f = 3), 0) AS tp,
+                           coalesce(sum(kw) FILTER (WHERE f = 1), 0) AS n_actual,
+                           coalesce(sum(kw) FILTER (WHERE f = 2), 0) AS n_predicted
                     FROM cells GROUP BY g, mo, side, r, label)
                 WHERE tp + fp + fn > 0) c
             JOIN n ON c.g IS NOT DISTINCT FROM n.g AND c.mo IS NOT DISTINCT FROM n.mo AND c.side IS NOT DISTINCT FROM n.side AND c.r IS NOT DISTINCT FROM n.r),

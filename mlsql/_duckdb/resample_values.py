@@ -123,8 +123,10 @@ def _label_averages(q: Qualify, keys: str, func: str) -> str:
     Python call), n_rows the weight of the known rows; then
     :func:`mlsql.measures.label_based.label_values` per label and
     :func:`~mlsql.measures.label_based.label_aggregates` and
-    :func:`~mlsql.measures.label_based.group_columns` per key and resample, summed in a
-    fixed order.
+    :func:`~mlsql.measures.label_based.group_columns` per key and resample, the averages
+    over labels summed in a fixed order. The counts are plain sums: exact where the weights
+    are whole (no sample_weight), else rounded in the order DuckDB's threads add them (an
+    ordered sum kept every cell: 11.5 GB at 100k rows x 1,000 resamples).
     """
     ops = FixedOrderOps(q)
     per_label = LB.label_values(ops, COUNTS, B, Z)
@@ -149,15 +151,15 @@ def _label_averages(q: Qualify, keys: str, func: str) -> str:
             SELECT {keys}, r, kw, unnest(list_intersect(a, p)) AS label, 3 AS f
             FROM weighed WHERE a IS NOT NULL AND p IS NOT NULL),
         n AS (
-            SELECT {keys}, r, sum(kw ORDER BY kw) AS n_rows FROM weighed
+            SELECT {keys}, r, sum(kw) AS n_rows FROM weighed
             WHERE a IS NOT NULL AND p IS NOT NULL GROUP BY {keys}, r),
         k AS (
             SELECT c.*, n.n_rows, {zd} AS zd, {beta} AS b FROM (
                 SELECT {keys}, r, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
                     SELECT {keys}, r, label,
-                           coalesce(sum(kw ORDER BY kw) FILTER (WHERE f = 3), 0) AS tp,
-                           coalesce(sum(kw ORDER BY kw) FILTER (WHERE f = 1), 0) AS n_actual,
-                           coalesce(sum(kw ORDER BY kw) FILTER (WHERE f = 2), 0) AS n_predicted
+                           coalesce(sum(kw) FILTER (WHERE f = 3), 0) AS tp,
+                           coalesce(sum(kw) FILTER (WHERE f = 1), 0) AS n_actual,
+                           coalesce(sum(kw) FILTER (WHERE f = 2), 0) AS n_predicted
                     FROM cells GROUP BY {keys}, r, label)
                 WHERE tp + fp + fn > 0) c
             JOIN n ON {on}),
