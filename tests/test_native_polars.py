@@ -15,9 +15,8 @@ NULL entries, labels and scores, labels scored twice, NULL rows and weights,
 weights of 0, and integer labels of two widths: per group equal to the
 portable expressions to 1e-12 (select, group_by, over; in memory and
 streaming) and to the oracle (tests/oracle_ranking.py, itself checked against
-scikit-learn). NaN scores are left out: the portable expressions order NaN
-neither above nor below the other scores, where the plugin (as DuckDB) puts it
-above +infinity.
+scikit-learn). NaN scores, which both paths (as DuckDB) rank above +infinity,
+are checked against scikit-learn in tests/test_label_scores_nan.py.
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ Notes
   there: below every score, tied with the other unscored cells (one run at
   -infinity). So a true label without a score ranks last, and a label a row
   does not mention is a negative scored lowest.
+- A NaN score ranks above every other score, +infinity included, and all NaNs
+  tie: the order of doubles in DuckDB and Spark, and in Polars on both paths.
 - Ties as scikit-learn: average precision takes one step per distinct score
   (the precision at a tied positive is that of the whole tie); ROC AUC counts
   a tied (positive, negative) pair one half.

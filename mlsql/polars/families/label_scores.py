@@ -97,8 +97,8 @@ def _sorted_cells(
     average: str, actual: pl.Expr, entries: pl.Expr, weight: pl.Expr | None = None
 ) -> pl.Expr:
     """The group's explicit cells, one per (known row, label), as one struct series sorted
-    by segment ``g``, score from the highest (``ns`` = -score) and negatives first among
-    ties, with the group's known rows ``n`` and labels ``nl`` on every cell (weighted: the
+    by segment ``g``, score from the highest (``nn`` 0 for NaN, the highest; then ``ns`` =
+    -score, 0 for NaN) and negatives first among ties, with the group's known rows ``n`` and labels ``nl`` on every cell (weighted: the
     cell's row weight ``w``, and ``wsum`` and ``npos`` of :func:`_weight_totals`; the rows
     of weight 0 have no cell).
 
@@ -123,7 +123,12 @@ def _sorted_cells(
     key = {"micro": label.is_null(), "samples": row}.get(average, label)
     fields = {
         "g": key,
-        "ns": -cell.struct.field("score"),
+        # scores from the highest, a NaN above +infinity (DuckDB's and Spark's order of
+        # doubles; all NaNs one score): NaNs first (nn = 0), then -score
+        "nn": cell.struct.field("score").is_nan().not_().cast(pl.Int8),
+        "ns": pl.when(cell.struct.field("score").is_nan())
+        .then(0.0)
+        .otherwise(-cell.struct.field("score")),
         "y": cell.struct.field("is_true"),
         "n": F("_n"),
         "nl": label.n_unique().cast(pl.Int64),
@@ -137,7 +142,7 @@ def _runs(scope: pl.Expr, weighted: bool = False) -> pl.Expr:
     """Per cell: where its segment and its run of equal scores start and end, its
     position ``i`` and the running count of positives ``cy`` (``weighted``: running sums
     of the cells' weights ``w``)."""
-    g, ns, y = F("g"), F("ns"), F("y").cast(pl.Int64)
+    g, nn, ns, y = F("g"), F("nn"), F("ns"), F("y").cast(pl.Int64)
     if weighted:
         y = y * F("w")
         i = F("w").cum_sum()
@@ -152,8 +157,12 @@ def _runs(scope: pl.Expr, weighted: bool = False) -> pl.Expr:
     )
     scope = _bind(
         scope,
-        run_first=F("seg_first") | (ns != ns.shift(1)).fill_null(True),
-        run_last=F("seg_last") | (ns != ns.shift(-1)).fill_null(True),
+        run_first=F("seg_first")
+        | (ns != ns.shift(1)).fill_null(True)
+        | (nn != nn.shift(1)).fill_null(True),
+        run_last=F("seg_last")
+        | (ns != ns.shift(-1)).fill_null(True)
+        | (nn != nn.shift(-1)).fill_null(True),
     )
     i, cy = F("i"), F("cy")
     # what the running sums were before the cell (exact, never below an earlier value)
@@ -168,10 +177,11 @@ def _runs(scope: pl.Expr, weighted: bool = False) -> pl.Expr:
         run_length=i - _starts(F("run_first"), i_before),
     )
     p = F("run_positives")
-    unscored = (F("y") & (F("ns") == -NEG_INF)).cast(pl.Int64)
+    scored = (F("ns") < -NEG_INF) | (F("nn") == 0)  # a NaN is a score, above every other
+    unscored = (F("y") & ~scored).cast(pl.Int64)
     return _bind(
         scope,
-        precision=pl.when(F("run_last") & (F("ns") < -NEG_INF))
+        precision=pl.when(F("run_last") & scored)
         .then(p * F("positives_at_or_above") / F("at_or_above"))
         .otherwise(0.0),
         # 2 x positives x (negatives at or above - tied negatives / 2), per run
