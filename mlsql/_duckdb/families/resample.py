@@ -232,7 +232,6 @@ def _measures_check(q: Qualify, func: str, kind: str) -> str:
     """SQL of the checked ``measures`` of a macro of ``kind``: a non-empty list of names the
     SQL macros resample (the first other is named), all of ``kind`` (else the Python call's
     message on mixed kinds)."""
-    shown = q("_mlsql_shown")
     entry = _entry(q, func)
     every = "[" + ", ".join(str(lit(n)) for ms in KINDS.values() for n in ms) + "]"
     own = "[" + ", ".join(str(lit(n)) for n in KINDS[kind]) + "]"
