@@ -1,4 +1,5 @@
-"""A NaN label score ranks above every other score, in every engine and on both Polars paths.
+"""A NaN label score ranks above every other score, in every engine (DuckDB, Polars on both
+paths, Spark).
 
 DuckDB and Spark order doubles with NaN above +infinity (all NaNs equal); the
 label-score aggregates follow that order everywhere. The expected value is
@@ -81,3 +82,21 @@ def test_nan_ranks_above_every_score(
     f = "multilabel_average_precision" if measure == "ap" else "multilabel_roc_auc"
     ((got,),) = con.sql(f"SELECT {f}(actual, scores, average := '{average}') FROM t").fetchall()
     assert got == pytest.approx(expected, rel=1e-12)
+
+
+def test_spark_ranks_nan_above_every_score() -> None:
+    import mlsql.spark as ms
+    from tests.engines.spark_engine import session
+
+    actual, scores = rows(1)
+    frame = session().createDataFrame(
+        [(a, {e["label"]: e["score"] for e in s}) for a, s in zip(actual, scores, strict=True)],
+        "actual array<string>, scores map<string, double>",
+    )
+    cases = [(av, m) for av in ("micro", "macro", "weighted") for m in ("ap", "auc")]
+    functions = {"ap": ms.multilabel_average_precision, "auc": ms.multilabel_roc_auc}
+    got = frame.select(
+        *(functions[m]("actual", "scores", average=av).alias(f"{av}_{m}") for av, m in cases)
+    ).collect()[0]
+    for (av, m), value in zip(cases, got, strict=True):
+        assert value == pytest.approx(sklearn(actual, scores, av, m), rel=1e-12), (av, m)

@@ -71,6 +71,20 @@ def _row_cells(func: str, actual: Column, scores: Column) -> Column:
     return F.when(known, let_fields({"entries": entries, "truth": _distinct(actual)}, cells))
 
 
+def descending(score: Column) -> list[Column]:
+    """The sort key of a cell's score, from the highest: ``nn`` (0 for NaN, which Spark and
+    DuckDB order above +infinity, all NaNs equal; else 1), then ``ns`` (-score; 0 for NaN).
+
+    Negating the score alone put NaN last (Spark orders NaN above every double), below
+    every score, where DuckDB and Polars put it above.
+    """
+    nan = F.isnan(score)
+    return [
+        F.when(nan, F.lit(0)).otherwise(F.lit(1)).alias("nn"),
+        F.when(nan, F.lit(0.0)).otherwise(-score).alias("ns"),
+    ]
+
+
 def _fold(
     keyed: Column,
     n_cells: Callable[[], Column],
@@ -79,7 +93,8 @@ def _fold(
     cell_weights: bool = False,
     segment_weights: bool = False,
 ) -> Column:
-    """The sums of ``sums[k](per(segment))`` over the segments of cells {g, ns, y, w} sorted.
+    """The sums of ``sums[k](per(segment))`` over the segments of cells {g, nn, ns, y, w}
+    sorted (:func:`descending`).
 
     ``cell_weights``: each cell counts its weight ``w`` (else 1); ``segment_weights``: a
     segment weighs the ``w`` of its cells in a mean (else 1).
@@ -87,6 +102,7 @@ def _fold(
     zero = F.lit(0).cast("double" if cell_weights else "long")
     start = F.struct(
         F.lit(None).cast("string").alias("g"),
+        F.lit(None).cast("int").alias("nn"),
         F.lit(None).cast("double").alias("ns"),
         F.lit(None).cast("double").alias("w"),  # the current segment's cells' weight
         zero.alias("n"),  # the segment's cells so far
@@ -130,7 +146,7 @@ def _fold(
 
     def step(acc: Column, x: Column) -> Column:
         new_segment = ~x["g"].eqNullSafe(acc["g"])
-        new_run = new_segment | ~x["ns"].eqNullSafe(acc["ns"])
+        new_run = new_segment | ~x["ns"].eqNullSafe(acc["ns"]) | ~x["nn"].eqNullSafe(acc["nn"])
         y = x["y"].cast("long")
         one = x["w"] if cell_weights else F.lit(1)
         precision, wrong2 = run_closed(acc)
@@ -142,6 +158,7 @@ def _fold(
         unscored = (x["y"] & (x["ns"] == F.lit(-NEG_INF))).cast("long")
         return F.struct(
             x["g"].alias("g"),
+            x["nn"].alias("nn"),
             x["ns"].alias("ns"),
             (x["w"] if cell_weights or segment_weights else acc["w"]).alias("w"),
             (reset(zero, acc["n"]) + one).alias("n"),
@@ -232,7 +249,7 @@ def build_of(m: Measure) -> Callable[..., Column]:
             weight = (lambda c: [c["w"]]) if weighted else (lambda c: [])
             keyed = F.transform(
                 cells,
-                lambda c: F.struct(key(c).alias("g"), (-c["s"]).alias("ns"), c["y"], *weight(c)),
+                lambda c: F.struct(key(c).alias("g"), *descending(c["s"]), c["y"], *weight(c)),
             )
             cell_weight = g["wsum"] if weighted else n
             n_cells = {
