@@ -33,14 +33,19 @@ from tests.test_bootstrap import numpy_bootstrap, row_counts, simulate, table, w
 ENTRY = Path(__file__).resolve().parents[1] / "sql" / "mlsql.sql"
 
 
-@pytest.fixture(scope="module", params=["plain", "native"])
-def con(request: Any) -> Any:
-    """A bare DuckDB connection with ``sql/mlsql.sql`` loaded, and ``mlsql.connect()``."""
-    if request.param == "plain":
+def sql_connection(kind: str) -> Any:
+    """A bare DuckDB connection with ``sql/mlsql.sql`` loaded (``plain``), or
+    ``mlsql.connect()`` (``native``): the SQL resample tests run on both."""
+    if kind == "plain":
         c = duckdb.connect()
         c.execute(ENTRY.read_text(encoding="utf-8"))
         return c
     return mlsql.connect()
+
+
+@pytest.fixture(scope="module", params=["plain", "native"])
+def con(request: Any) -> Any:
+    return sql_connection(request.param)
 
 
 def literal(value: Any) -> str:

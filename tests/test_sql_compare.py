@@ -15,7 +15,6 @@ import math
 import random
 import uuid
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -29,19 +28,19 @@ from mlsql._resample.front import COMPARE_COLUMNS
 from mlsql._resample.measures import LABEL_SET_MEASURES
 from mlsql._sqlexpr import quote_ident
 from tests.test_bootstrap import LABELS, micro_f1, row_counts, simulate, weights_for
-from tests.test_sql_bootstrap import literal, named, same_rows_on_threads_and_in_another_process
-
-ENTRY = Path(__file__).resolve().parents[1] / "sql" / "mlsql.sql"
+from tests.test_sql_bootstrap import (
+    POOLED,
+    _macro,
+    literal,
+    named,
+    same_rows_on_threads_and_in_another_process,
+    sql_connection,
+)
 
 
 @pytest.fixture(scope="module", params=["plain", "native"])
 def con(request: Any) -> Any:
-    """A bare DuckDB connection with ``sql/mlsql.sql`` loaded, and ``mlsql.connect()``."""
-    if request.param == "plain":
-        c = duckdb.connect()
-        c.execute(ENTRY.read_text(encoding="utf-8"))
-        return c
-    return mlsql.connect()
+    return sql_connection(request.param)
 
 
 def compare_sql(con: Any, data: pa.Table, measures: list[str], **params: Any) -> Any:
@@ -106,22 +105,6 @@ def test_the_columns_are_the_python_calls(con: Any) -> None:
     assert columns == ["g", *COMPARE_COLUMNS] == python.columns
     assert [r[:3] for r in rows] == [r[:3] for r in python.fetchall()]
     assert [r[:2] for r in rows] == [(0, "B"), (0, "C"), (1, "B"), (1, "C")]
-
-
-#: measures whose estimate pools integer counts: the macro's value to the last bit
-POOLED = ("micro", "subset_accuracy", "zero_one_loss", "hamming_loss", "fmeasure")
-
-
-def _macro(name: str, zd: Any, weighted: bool) -> str:
-    w = ", sample_weight := w" if weighted else ""
-    if name == "fmeasure":
-        return f"fmeasure(actual, predicted, '-beta 2'{w})"
-    if name == "hamming_loss":
-        return f"hamming_loss(actual, predicted{w}, n_labels := 4)"
-    params = {"beta": 2.0} if "fbeta" in name else {}
-    if name not in ("subset_accuracy", "zero_one_loss"):
-        params["zero_division"] = zd
-    return f"{name}(actual, predicted{w}{named(params)})"
 
 
 def _python_entry(name: str, zd: Any) -> Any:

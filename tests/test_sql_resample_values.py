@@ -23,21 +23,16 @@ import mlsql
 from mlsql._duckdb.resample_values import KINDS, poisson_one
 from mlsql._sqlexpr import quote_ident
 from tests.test_sql_bootstrap import (
-    ENTRY,
     literal,
     named,
     same_rows_on_threads_and_in_another_process,
+    sql_connection,
 )
 
 
 @pytest.fixture(scope="module", params=["plain", "native"])
 def con(request: Any) -> Any:
-    """A bare DuckDB connection with ``sql/mlsql.sql`` loaded, and ``mlsql.connect()``."""
-    if request.param == "plain":
-        c = duckdb.connect()
-        c.execute(ENTRY.read_text(encoding="utf-8"))
-        return c
-    return mlsql.connect()
+    return sql_connection(request.param)
 
 
 def run(con: Any, func: str, data: pa.Table, measures: list[str], **params: Any) -> list[tuple]:

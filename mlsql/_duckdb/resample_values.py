@@ -30,9 +30,8 @@ from __future__ import annotations
 import math
 
 from mlsql._duckdb.families.label_based import BETA as B
-from mlsql._duckdb.families.label_based import COUNTS
+from mlsql._duckdb.families.label_based import COUNTS, FixedOrderOps
 from mlsql._duckdb.families.label_based import ZD as Z
-from mlsql._duckdb.families.label_based import _FixedOrderOps as FixedOrderOps
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
 from mlsql._registry import REGISTRY, measures
@@ -60,6 +59,22 @@ POISSON_ONE_TOP = 24
 BUCKETS = 4096
 #: 2^53: a 53-bit integer over it is a uniform double in [0, 1)
 TWO_53 = 9007199254740992
+
+
+#: SQL: the ``by`` names as DuckDB compares identifiers (every resample macro reads them so)
+BY = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+#: SQL: the tail of each side of the percentile interval (a constant: quantile_cont takes no
+#: column; a bad confidence fails in the settings row first)
+TAIL = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
+
+
+def weight_sql(q: Qualify, func: str) -> str:
+    """SQL: a row's checked weight from ``w0`` (1.0 without ``sample_weight``); ``func`` the
+    SQL of the function's name in the message."""
+    return (
+        f"CASE WHEN {SAMPLE_WEIGHT} IS NULL THEN 1.0::DOUBLE "
+        f"ELSE {q('_mlsql_weight')}(w0, {func}) END"
+    )
 
 
 def macro_name(func: str, kind: str) -> str:
@@ -222,18 +237,15 @@ def bootstrap(q: Qualify, kind: str, settings: str, signature: tuple[str, ...]) 
     label-set macro.
     """
     func = str(lit("bootstrap"))
-    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    by = BY
     named = [
         ("actual", "actual"),
         ("predicted", "predicted"),
         (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
     ]
     source = checked_source_sql(named, func, '"by"')
-    weight = (
-        f"CASE WHEN {SAMPLE_WEIGHT} IS NULL THEN 1.0::DOUBLE "
-        f"ELSE {q('_mlsql_weight')}(w0, {func}) END"
-    )
-    tail = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
+    weight = weight_sql(q, func)
+    tail = TAIL
     a, p = _values(q, kind, func)
     body = f"""WITH settings AS ({settings}),
     rows AS (
@@ -298,7 +310,7 @@ def compare(
     ``unpaired``, ``checked`` and their needs, by name) are the label-set macro's.
     """
     func = str(lit("compare"))
-    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    by = BY
     named = [
         ("actual", "actual"),
         ("predicted", "predicted"),
@@ -307,11 +319,8 @@ def compare(
         (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
     ]
     source = checked_source_sql(named, func, '"by"')
-    weight = (
-        f"CASE WHEN {SAMPLE_WEIGHT} IS NULL THEN 1.0::DOUBLE "
-        f"ELSE {q('_mlsql_weight')}(w0, {func}) END"
-    )
-    tail = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
+    weight = weight_sql(q, func)
+    tail = TAIL
     zero_one = "[" + ", ".join(str(lit(n)) for n in KINDS[kind] if n in M.ZERO_ONE) + "]"
     a, p = _values(q, kind, func)
     pair = ["ba", "bp", "bw", "xa", "xp", "xw"]

@@ -321,7 +321,7 @@ def _label_metrics(q: Qualify, ops: SqlOps, weighted: bool = False) -> Macro:
     )
 
 
-class _FixedOrderOps(SqlOps):
+class FixedOrderOps(SqlOps):
     """Sums and means in a fixed order (by value), so a report is the same on every run.
 
     DuckDB sums floating-point values in parallel, in whatever order threads
@@ -352,7 +352,7 @@ def _signature(weighted: bool, signature: tuple[str, ...] = TABLE_SIGNATURE) -> 
 
 
 def _report(q: Qualify, ops: SqlOps, weighted: bool = False) -> Macro:
-    ops = _FixedOrderOps(ops.qualify)
+    ops = FixedOrderOps(ops.qualify)
     base, pred = LB.CODE_BASE, LB.FLAG_PREDICTED
     zd_agg = Sql("any_value(zd)")
     per_label = LB.label_values(ops, COUNTS, BETA, ZD)

@@ -317,7 +317,7 @@ def _settings(q: Qualify, func: str = FUNC, kind: str = "label_sets") -> str:
 
 
 def _bootstrap(q: Qualify) -> Macro:
-    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    by = V.BY
     # the weight column is checked only when one is given (else actual stands in for it)
     named = [
         ("actual", "actual"),
@@ -326,12 +326,8 @@ def _bootstrap(q: Qualify) -> Macro:
     ]
     source = checked_source_sql(named, str(lit(FUNC)), '"by"')
     lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {lit(FUNC)}, 'actual', 'predicted')"
-    weight = (
-        f"CASE WHEN {SAMPLE_WEIGHT} IS NULL THEN 1.0::DOUBLE "
-        f"ELSE {q('_mlsql_weight')}(w0, {lit(FUNC)}) END"
-    )
-    # a constant (quantile_cont takes no column); a bad confidence fails in settings first
-    tail = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
+    weight = V.weight_sql(q, str(lit(FUNC)))
+    tail = V.TAIL
     row_values, aggregates, values = _values(q, "kw")
     body = f"""WITH settings AS ({_settings(q)}),
     rows AS (
@@ -576,7 +572,7 @@ def _pair_checks(q: Qualify) -> dict[str, str]:
 
 
 def _compare(q: Qualify) -> Macro:
-    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    by = V.BY
     named = [
         ("actual", "actual"),
         ("predicted", "predicted"),
@@ -587,11 +583,8 @@ def _compare(q: Qualify) -> Macro:
     func = str(lit(COMPARE))
     source = checked_source_sql(named, func, '"by"')
     lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {func}, 'actual', 'predicted')"
-    weight = (
-        f"CASE WHEN {SAMPLE_WEIGHT} IS NULL THEN 1.0::DOUBLE "
-        f"ELSE {q('_mlsql_weight')}(w0, {func}) END"
-    )
-    tail = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
+    weight = V.weight_sql(q, func)
+    tail = V.TAIL
     row_values, aggregates, values = _values(q, "kw")
     zero_one = "[" + ", ".join(str(lit(n)) for n in MEASURES if n in ZERO_ONE) + "]"
     pair = ["btp", "bna", "bnp", "bw", "xtp", "xna", "xnp", "xw"]

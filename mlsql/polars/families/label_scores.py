@@ -118,17 +118,15 @@ def _sorted_cells(
         outer["_w"] = weight.filter(present).repeat_by(per_row.list.len()).explode()
         outer.update({f"_{k}": v for k, v in _weight_totals(actual, entries, weight).items()})
     cell = F("c")
-    label = cell.struct.field("label")
+    label, score = cell.struct.field("label"), cell.struct.field("score")
     row = cell.struct.field("start").cum_sum()  # a row starts at its first cell
     key = {"micro": label.is_null(), "samples": row}.get(average, label)
     fields = {
         "g": key,
         # scores from the highest, a NaN above +infinity (DuckDB's and Spark's order of
         # doubles; all NaNs one score): NaNs first (nn = 0), then -score
-        "nn": cell.struct.field("score").is_nan().not_().cast(pl.Int8),
-        "ns": pl.when(cell.struct.field("score").is_nan())
-        .then(0.0)
-        .otherwise(-cell.struct.field("score")),
+        "nn": score.is_nan().not_().cast(pl.Int8),
+        "ns": pl.when(score.is_nan()).then(0.0).otherwise(-score),
         "y": cell.struct.field("is_true"),
         "n": F("_n"),
         "nl": label.n_unique().cast(pl.Int64),
