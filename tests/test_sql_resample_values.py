@@ -14,12 +14,14 @@ from typing import Any
 
 import duckdb
 import numpy as np
+import polars as pl
 import pyarrow as pa
 import pytest
 from scipy import stats
 from sklearn import metrics as skm
 
 import mlsql
+import mlsql.polars as mp
 from mlsql._duckdb.resample_values import KINDS, poisson_one
 from mlsql._sqlexpr import quote_ident
 from tests.test_sql_bootstrap import (
@@ -447,3 +449,71 @@ def test_label_averages_of_identical_models_differ_by_zero(con: Any) -> None:
         ("B", "macro_f1", 0, 1.0, None),
         ("B", "wlp", 0, 1.0, None),
     ]
+
+
+# ------------------------------------------------------------------ the parameters of these kinds
+def test_average_weights_and_n_bins_reach_their_measures(con: Any) -> None:
+    """Estimates under the SQL parameters equal scikit-learn under the same settings."""
+    data = classes(200, 15)
+    a, p = np.asarray(data["actual"]), np.asarray(data["predicted"])
+    got = run(
+        con,
+        "bootstrap",
+        data,
+        ["f1_score", "cohen_kappa_score"],
+        average="micro",
+        weights="quadratic",
+        n_resamples=5,
+    )
+    assert got[0][1] == pytest.approx(skm.f1_score(a, p, average="micro"), rel=1e-12)
+    assert got[1][1] == pytest.approx(skm.cohen_kappa_score(a, p, weights="quadratic"), rel=1e-12)
+    s = scores(200, 16)
+    y, prob = np.asarray(s["actual"]), np.asarray(s["predicted"])
+    ((_, ece, *_),) = run(
+        con, "bootstrap", s, ["expected_calibration_error"], n_bins=4, n_resamples=5
+    )
+    edges = np.minimum((prob * 4).astype(int), 3)  # equal-width bins, the last closed
+    want = sum(
+        abs(prob[edges == b].mean() - y[edges == b].mean()) * (edges == b).mean()
+        for b in range(4)
+        if (edges == b).any()
+    )
+    assert ece == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("sql", "measure", "params", "kind"),
+    [
+        ("average := 'bogus'", "f1_score", {"average": "bogus"}, "classes"),
+        ("weights := 'cubic'", "cohen_kappa_score", {"weights": "cubic"}, "classes"),
+        ("zero_division := 'x'", "f1_score", {"zero_division": "x"}, "classes"),
+        ("n_bins := 0", "expected_calibration_error", {"n_bins": 0}, "scores"),
+    ],
+)
+def test_bad_parameters_are_the_same_verdict_in_every_engine(
+    con: Any, sql: str, measure: str, params: dict, kind: str
+) -> None:
+    """The SQL macro's error is the Python call's on the same entry in DuckDB, Polars, Spark."""
+    data = DATA[kind](20, 17)
+    with pytest.raises(mlsql.MlsqlError) as python:
+        mlsql.bootstrap(data, "actual", "predicted", [(measure, params)], n_resamples=3)
+    with pytest.raises(mlsql.MlsqlError) as polars:
+        mp.bootstrap(pl.from_arrow(data), "actual", "predicted", [(measure, params)], n_resamples=3)
+    import mlsql.spark as ms
+    from tests.engines.spark_engine import session
+
+    frame = session().createDataFrame(data.to_pylist())
+    with pytest.raises(mlsql.MlsqlError) as spark:
+        ms.bootstrap(frame, "actual", "predicted", [(measure, params)], n_resamples=3)
+    name = f"t_{uuid.uuid4().hex}"
+    con.register(name, data)
+    try:
+        with pytest.raises(duckdb.Error) as sql_error:
+            con.sql(
+                f"FROM bootstrap({literal(name)}, 'actual', 'predicted', "
+                f"measures := [{literal(measure)}], {sql}, n_resamples := 3)"
+            ).fetchall()
+    finally:
+        con.unregister(name)
+    assert str(python.value) == str(polars.value) == str(spark.value)
+    assert str(python.value) in str(sql_error.value)
