@@ -24,6 +24,7 @@ import mlsql
 import mlsql.polars as mp
 from mlsql._duckdb.resample_values import KINDS, poisson_one
 from mlsql._sqlexpr import quote_ident
+from tests.conftest import _engines
 from tests.test_sql_bootstrap import (
     literal,
     named,
@@ -499,12 +500,15 @@ def test_bad_parameters_are_the_same_verdict_in_every_engine(
         mlsql.bootstrap(data, "actual", "predicted", [(measure, params)], n_resamples=3)
     with pytest.raises(mlsql.MlsqlError) as polars:
         mp.bootstrap(pl.from_arrow(data), "actual", "predicted", [(measure, params)], n_resamples=3)
-    import mlsql.spark as ms
-    from tests.engines.spark_engine import session
+    verdicts = [str(python.value), str(polars.value)]
+    if "spark" in _engines():  # MLSQL_TEST_ENGINES may narrow a run (the oldest DuckDB's)
+        import mlsql.spark as ms
+        from tests.engines.spark_engine import session
 
-    frame = session().createDataFrame(data.to_pylist())
-    with pytest.raises(mlsql.MlsqlError) as spark:
-        ms.bootstrap(frame, "actual", "predicted", [(measure, params)], n_resamples=3)
+        frame = session().createDataFrame(data.to_pylist())
+        with pytest.raises(mlsql.MlsqlError) as spark:
+            ms.bootstrap(frame, "actual", "predicted", [(measure, params)], n_resamples=3)
+        verdicts.append(str(spark.value))
     name = f"t_{uuid.uuid4().hex}"
     con.register(name, data)
     try:
@@ -515,5 +519,5 @@ def test_bad_parameters_are_the_same_verdict_in_every_engine(
             ).fetchall()
     finally:
         con.unregister(name)
-    assert str(python.value) == str(polars.value) == str(spark.value)
+    assert len(set(verdicts)) == 1
     assert str(python.value) in str(sql_error.value)
