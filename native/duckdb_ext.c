@@ -34,6 +34,7 @@
 #define DUCKDB_EXTENSION_API_VERSION_PATCH 0
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -905,8 +906,11 @@ static int double_kind(duckdb_type t) { return t == DUCKDB_TYPE_DOUBLE ? KIND_IN
 #endif
 #define SCORES_NAME MLSQL_LABEL_SCORES_NAME
 
-static void scores_update(duckdb_function_info info, duckdb_data_chunk input,
-                          duckdb_aggregate_state *states) {
+/* The update of both label-score aggregates: name is the function's, modes lo..hi allowed. */
+static void scores_update_modes(duckdb_function_info info, duckdb_data_chunk input,
+                                duckdb_aggregate_state *states, const char *name, int lo,
+                                int hi) {
+    char message[160];
     idx_t rows = duckdb_data_chunk_get_size(input);
     list_input a, k, v;
     duckdb_vector wv = NULL, mv = NULL;
@@ -926,8 +930,9 @@ static void scores_update(duckdb_function_info info, duckdb_data_chunk input,
         duckdb_destroy_logical_type(&mt);
     }
     if (!ok) {
-        duckdb_aggregate_function_set_error(
-            info, SCORES_NAME ": takes (T[], T[], DOUBLE[], DOUBLE, INTEGER), T one label type");
+        snprintf(message, sizeof message,
+                 "%s: takes (T[], T[], DOUBLE[], DOUBLE, INTEGER), T one label type", name);
+        duckdb_aggregate_function_set_error(info, message);
         return;
     }
     const double *w = (const double *)duckdb_vector_get_data(wv);
@@ -944,32 +949,32 @@ static void scores_update(duckdb_function_info info, duckdb_data_chunk input,
             !is_valid(w_valid, i) || !is_valid(m_valid, i))
             continue;
         if (!(w[i] > 0)) continue; /* a row of weight 0 counts nowhere (NaN: the caller's check) */
-        if (mode[i] < MLSQL_LS_POOL || mode[i] > MLSQL_LS_ROWS) {
-            error = SCORES_NAME ": mode must be 0, 1 or 2";
+        if (mode[i] < lo || mode[i] > hi) {
+            error = "a mode out of range";
             break;
         }
         mlsql_ls_table *t = scores_table(states[i], text);
         if (!t) {
-            error = SCORES_NAME ": out of memory";
+            error = "out of memory";
             break;
         }
         if (t->mode >= 0 && t->mode != mode[i]) {
-            error = SCORES_NAME ": one group's rows ask for two modes";
+            error = "one group's rows ask for two modes";
             break;
         }
         if (!entry_in_bounds(&a, i) || !entry_in_bounds(&k, i) || !entry_in_bounds(&v, i)) {
-            error = SCORES_NAME ": a list entry lies outside its child vector";
+            error = "a list entry lies outside its child vector";
             break;
         }
         duckdb_list_entry ke = k.entries[i], ve = v.entries[i];
         if (ke.length != ve.length) {
-            error = SCORES_NAME ": a row's labels and scores differ in length";
+            error = "a row's labels and scores differ in length";
             break;
         }
         size_t na, nk;
         if (gather_keys(&a, i, &ga, &na) || gather_keys_at(&k, i, &gk, &nk, &at) ||
             grow(&gv, nk, sizeof(double)) || grow(&gvalid, nk, 1)) {
-            error = SCORES_NAME ": out of memory";
+            error = "out of memory";
             break;
         }
         double *sv = (double *)gv.data;
@@ -981,7 +986,7 @@ static void scores_update(duckdb_function_info info, duckdb_data_chunk input,
         }
         if (mlsql_ls_add_row(t, mode[i], (const mlsql_key *)ga.data, na,
                              (const mlsql_key *)gk.data, sv, sok, nk, w[i], &scratch) != 0)
-            error = SCORES_NAME ": out of memory";
+            error = "out of memory";
     }
     free(ga.data);
     free(gk.data);
@@ -989,7 +994,15 @@ static void scores_update(duckdb_function_info info, duckdb_data_chunk input,
     free(gv.data);
     free(gvalid.data);
     mlsql_ls_scratch_free(&scratch);
-    if (error) duckdb_aggregate_function_set_error(info, error);
+    if (error) {
+        snprintf(message, sizeof message, "%s: %s", name, error);
+        duckdb_aggregate_function_set_error(info, message);
+    }
+}
+
+static void scores_update(duckdb_function_info info, duckdb_data_chunk input,
+                          duckdb_aggregate_state *states) {
+    scores_update_modes(info, input, states, SCORES_NAME, MLSQL_LS_POOL, MLSQL_LS_ROWS);
 }
 
 static void scores_combine(duckdb_function_info info, duckdb_aggregate_state *source,
@@ -1094,6 +1107,138 @@ static bool register_label_scores(duckdb_connection connection) {
     return ok;
 }
 
+/* ------------------------------------------------------------------ the label-cell aggregate
+ *
+ *   mlsql_native_label_cells(actual T[], labels T[], scores DOUBLE[], weight DOUBLE,
+ *                            mode INTEGER)  -- aggregate; mode must be 3
+ *       -> STRUCT(label T, score DOUBLE, pos DOUBLE, neg DOUBLE, rows BIGINT)[]
+ * a group's cells (native/label_scores.h, MLSQL_LS_CELLS): per (label, distinct score) the
+ * weight of the rows where the label is true (pos) and not (neg); score NULL: the label true
+ * in rows without a score for it; rows: the rows with a cell of the label. The rows it reads
+ * and skips are those of mlsql_native_label_scores; its state is that function's. */
+
+#ifndef MLSQL_LABEL_CELLS_NAME
+#define MLSQL_LABEL_CELLS_NAME "mlsql_native_label_cells"
+#endif
+#define CELLS_NAME MLSQL_LABEL_CELLS_NAME
+
+static void cells_update(duckdb_function_info info, duckdb_data_chunk input,
+                         duckdb_aggregate_state *states) {
+    scores_update_modes(info, input, states, CELLS_NAME, MLSQL_LS_CELLS, MLSQL_LS_CELLS);
+}
+
+static void cells_finalize(duckdb_function_info info, duckdb_aggregate_state *source,
+                           duckdb_vector result, idx_t count, idx_t offset) {
+    duckdb_logical_type list_type = duckdb_vector_get_column_type(result);
+    duckdb_logical_type struct_type = duckdb_list_type_child_type(list_type);
+    duckdb_logical_type label_type = duckdb_struct_type_child_type(struct_type, 0);
+    duckdb_type label_id = duckdb_get_type_id(label_type);
+    duckdb_destroy_logical_type(&label_type);
+    duckdb_destroy_logical_type(&struct_type);
+    duckdb_destroy_logical_type(&list_type);
+    idx_t total = duckdb_list_vector_get_size(result);
+    growable gl = {0}, gs = {0}, gv = {0}, gp = {0}, gn = {0}, gr = {0};
+    for (idx_t i = 0; i < count; i++) {
+        const mlsql_ls_table *t = ((const scores_state *)source[i])->table;
+        idx_t m = t ? t->n_cells : 0;
+        if (duckdb_list_vector_reserve(result, total + m) != DuckDBSuccess ||
+            duckdb_list_vector_set_size(result, total + m) != DuckDBSuccess ||
+            grow(&gl, m, sizeof(uint32_t)) || grow(&gs, m, sizeof(double)) || grow(&gv, m, 1) ||
+            grow(&gp, m, sizeof(double)) || grow(&gn, m, sizeof(double)) ||
+            grow(&gr, m, sizeof(int64_t))) {
+            duckdb_aggregate_function_set_error(info, CELLS_NAME ": out of memory");
+            break;
+        }
+        duckdb_list_entry *entries = (duckdb_list_entry *)duckdb_vector_get_data(result);
+        entries[offset + i].offset = total;
+        entries[offset + i].length = m;
+        if (m == 0) continue;
+        uint32_t *labels = (uint32_t *)gl.data;
+        double *score = (double *)gs.data, *pos = (double *)gp.data, *neg = (double *)gn.data;
+        unsigned char *valid = (unsigned char *)gv.data;
+        int64_t *rows = (int64_t *)gr.data;
+        mlsql_ls_emit_cells(t, labels, score, valid, pos, neg, rows);
+        duckdb_vector child = duckdb_list_vector_get_child(result);
+        table_output o;
+        o.label_type = label_id;
+        o.label = duckdb_struct_vector_get_child(child, 0);
+        duckdb_vector_ensure_validity_writable(o.label);
+        o.validity[0] = duckdb_vector_get_validity(o.label);
+        duckdb_vector sv = duckdb_struct_vector_get_child(child, 1);
+        duckdb_vector_ensure_validity_writable(sv);
+        uint64_t *s_valid = duckdb_vector_get_validity(sv);
+        double *out_s = (double *)duckdb_vector_get_data(sv) + total;
+        double *out_p = (double *)duckdb_vector_get_data(duckdb_struct_vector_get_child(child, 2)) + total;
+        double *out_n = (double *)duckdb_vector_get_data(duckdb_struct_vector_get_child(child, 3)) + total;
+        int64_t *out_r = (int64_t *)duckdb_vector_get_data(duckdb_struct_vector_get_child(child, 4)) + total;
+        for (idx_t j = 0; j < m; j++) {
+            write_label(&o, total + j, &t->labels[labels[j]].key);
+            set_validity(s_valid, total + j, valid[j]);
+            out_s[j] = score[j];
+            out_p[j] = pos[j];
+            out_n[j] = neg[j];
+            out_r[j] = rows[j];
+        }
+        total += m;
+    }
+    free(gl.data);
+    free(gs.data);
+    free(gv.data);
+    free(gp.data);
+    free(gn.data);
+    free(gr.data);
+}
+
+static duckdb_logical_type cells_type(duckdb_type label) {
+    duckdb_logical_type dbl = duckdb_create_logical_type(DUCKDB_TYPE_DOUBLE);
+    duckdb_logical_type big = duckdb_create_logical_type(DUCKDB_TYPE_BIGINT);
+    duckdb_logical_type lab = duckdb_create_logical_type(label);
+    duckdb_logical_type members[5] = {lab, dbl, dbl, dbl, big};
+    const char *names[5] = {"label", "score", "pos", "neg", "rows"};
+    duckdb_logical_type entry = duckdb_create_struct_type(members, names, 5);
+    duckdb_logical_type out = duckdb_create_list_type(entry);
+    duckdb_destroy_logical_type(&entry);
+    duckdb_destroy_logical_type(&lab);
+    duckdb_destroy_logical_type(&big);
+    duckdb_destroy_logical_type(&dbl);
+    return out;
+}
+
+static bool register_label_cells(duckdb_connection connection) {
+    duckdb_aggregate_function_set set = duckdb_create_aggregate_function_set(CELLS_NAME);
+    duckdb_logical_type dbl = duckdb_create_logical_type(DUCKDB_TYPE_DOUBLE);
+    duckdb_logical_type dbl_list = duckdb_create_list_type(dbl);
+    duckdb_logical_type integer = duckdb_create_logical_type(DUCKDB_TYPE_INTEGER);
+    bool ok = true;
+    size_t n = sizeof TABLE_LABEL_TYPES / sizeof TABLE_LABEL_TYPES[0];
+    for (size_t i = 0; ok && i < n; i++) {
+        duckdb_aggregate_function f = duckdb_create_aggregate_function();
+        duckdb_aggregate_function_set_name(f, CELLS_NAME);
+        duckdb_logical_type list = list_of(TABLE_LABEL_TYPES[i]);
+        duckdb_logical_type ret = cells_type(TABLE_LABEL_TYPES[i]);
+        duckdb_aggregate_function_add_parameter(f, list);
+        duckdb_aggregate_function_add_parameter(f, list);
+        duckdb_aggregate_function_add_parameter(f, dbl_list);
+        duckdb_aggregate_function_add_parameter(f, dbl);
+        duckdb_aggregate_function_add_parameter(f, integer);
+        duckdb_aggregate_function_set_return_type(f, ret);
+        duckdb_aggregate_function_set_functions(f, scores_state_size, scores_state_init,
+                                                cells_update, scores_combine, cells_finalize);
+        duckdb_aggregate_function_set_destructor(f, scores_state_destroy);
+        duckdb_aggregate_function_set_special_handling(f); /* NULL rows skipped in update */
+        ok = duckdb_add_aggregate_function_to_set(set, f) == DuckDBSuccess;
+        duckdb_destroy_logical_type(&list);
+        duckdb_destroy_logical_type(&ret);
+        duckdb_destroy_aggregate_function(&f);
+    }
+    ok = ok && duckdb_register_aggregate_function_set(connection, set) == DuckDBSuccess;
+    duckdb_destroy_logical_type(&integer);
+    duckdb_destroy_logical_type(&dbl_list);
+    duckdb_destroy_logical_type(&dbl);
+    duckdb_destroy_aggregate_function_set(&set);
+    return ok;
+}
+
 /* ------------------------------------------------------------------ registration */
 
 static const duckdb_type INT_TYPES[] = {
@@ -1155,6 +1300,11 @@ DUCKDB_EXTENSION_ENTRYPOINT(duckdb_connection connection, duckdb_extension_info 
         return false;
     }
     ok = register_label_scores(connection);
-    if (!ok) access->set_error(info, "mlsql: could not register " SCORES_NAME);
+    if (!ok) {
+        access->set_error(info, "mlsql: could not register " SCORES_NAME);
+        return false;
+    }
+    ok = register_label_cells(connection);
+    if (!ok) access->set_error(info, "mlsql: could not register " CELLS_NAME);
     return ok;
 }

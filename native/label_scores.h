@@ -18,10 +18,13 @@
  *   MLSQL_LS_LABELS  one segment per label (macro, weighted): (label, score) -> weights
  *   MLSQL_LS_ROWS    one segment per row (samples): each row's statistics computed when
  *                    the row is added, summed per number of positives of the row
+ *   MLSQL_LS_CELLS   LABELS' table, its true labels without a score at MLSQL_UNSCORED_KEY
+ *                    (below every score) instead of -infinity: the cells themselves are the
+ *                    output (mlsql_ls_emit_cells; curves and per-label thresholds)
  * In the first two modes a cell adds the row's weight to the positive or negative weight of
  * its (label, score) key: memory is linear in the group's distinct (label, score) cells (a
  * 32-byte slot each, the table 3/8 to 3/4 full: 43-85 bytes a cell; a merge sizes its target
- * for both tables first), plus per label its key (40 bytes, text bytes in an arena, a 4-byte
+ * for both tables first), plus per label its key and rows (48 bytes, text bytes in an arena, a 4-byte
  * index slot). ROWS keeps 56 bytes per
  * distinct (positives, unscored positives) of a row (plus an index slot), and the label set
  * (for the number of labels).
@@ -38,7 +41,7 @@
 
 #include "label_table.h"
 
-enum { MLSQL_LS_POOL = 0, MLSQL_LS_LABELS = 1, MLSQL_LS_ROWS = 2 };
+enum { MLSQL_LS_POOL = 0, MLSQL_LS_LABELS = 1, MLSQL_LS_ROWS = 2, MLSQL_LS_CELLS = 3 };
 
 /* A score as an unsigned key ordered as DuckDB orders doubles (see above). */
 static inline uint64_t mlsql_score_key(double x) {
@@ -51,6 +54,17 @@ static inline uint64_t mlsql_score_key(double x) {
 
 /* The key of -infinity: the score of a true label without a score. */
 #define MLSQL_NEG_INF_KEY (~UINT64_C(0xfff0000000000000))
+/* CELLS mode's key of a true label without a score: below -infinity's, a key no score has
+ * (the keys below -infinity's are negative NaNs, which mlsql_score_key maps to UINT64_MAX). */
+#define MLSQL_UNSCORED_KEY (MLSQL_NEG_INF_KEY - 1)
+
+/* The score of key k (mlsql_score_key's inverse on the keys it gives; NaN for NaN). */
+static inline double mlsql_key_score(uint64_t k) {
+    uint64_t b = (k >> 63) ? (k ^ (UINT64_C(1) << 63)) : ~k;
+    double x;
+    memcpy(&x, &b, sizeof x);
+    return x;
+}
 
 typedef struct {
     uint64_t skey;  /* mlsql_score_key of the score */
@@ -73,6 +87,7 @@ typedef struct {
 typedef struct {
     mlsql_key key; /* text: ptr points into the arena */
     uint64_t hash;
+    uint64_t rows; /* the rows with a cell of this label (a row has at most one) */
 } mlsql_ls_label;
 
 typedef struct {
@@ -153,6 +168,7 @@ static int64_t mlsql_ls_label_id(mlsql_ls_table *t, const mlsql_key *k, uint64_t
     size_t id = t->n_labels++;
     t->labels[id].key = stored;
     t->labels[id].hash = h;
+    t->labels[id].rows = 0;
     size_t mask = t->index_cap - 1, i = (size_t)h & mask;
     while (t->index[i]) i = (i + 1) & mask;
     t->index[i] = (uint32_t)id + 1;
@@ -400,10 +416,13 @@ static MLSQL_UNUSED int mlsql_ls_add_row(mlsql_ls_table *t, int mode, const mlsq
     for (size_t h = 0; h < slots; h++) {
         uint32_t f = r[h].flags;
         if (!f || !(f & (MLSQL_LS_TRUE | MLSQL_LS_SCORED))) continue; /* only a NULL score */
-        uint64_t skey = (f & MLSQL_LS_SCORED) ? mlsql_score_key(v[r[h].at]) : MLSQL_NEG_INF_KEY;
+        uint64_t skey = (f & MLSQL_LS_SCORED) ? mlsql_score_key(v[r[h].at])
+                        : mode == MLSQL_LS_CELLS ? MLSQL_UNSCORED_KEY
+                                                 : MLSQL_NEG_INF_KEY;
         int y = (f & MLSQL_LS_TRUE) != 0;
         int64_t id = mlsql_ls_label_id(t, r[h].key, r[h].hash);
         if (id < 0) return -1;
+        t->labels[id].rows++;
         if (mode == MLSQL_LS_ROWS) {
             mlsql_ls_cell *c = &s->cells[n_cells++];
             c->skey = skey;
@@ -448,6 +467,7 @@ static MLSQL_UNUSED int mlsql_ls_merge(mlsql_ls_table *dst, const mlsql_ls_table
             return -1;
         }
         ids[i] = (uint32_t)id;
+        dst->labels[id].rows += src->labels[i].rows;
     }
     /* room for every cell of both at once: growing while merging held the old table and the
      * new one together (the peak of a merge of two threads' tables) */
@@ -534,6 +554,25 @@ static MLSQL_UNUSED void mlsql_ls_emit(const mlsql_ls_table *t, size_t m, double
         f[5][j] = 1.0;
         rows[j] = 1;
         c = e;
+    }
+}
+
+/* CELLS mode: the n_cells cells of t (any order) as columns: their label ids, scores (valid 0:
+ * a true label without a score), positive and negative weights, and the rows of their label. */
+static MLSQL_UNUSED void mlsql_ls_emit_cells(const mlsql_ls_table *t, uint32_t *label,
+                                             double *score, unsigned char *valid, double *pos,
+                                             double *neg, int64_t *rows) {
+    size_t j = 0;
+    for (size_t i = 0; i < t->cells_cap; i++) {
+        const mlsql_ls_cell *c = &t->cells[i];
+        if (!c->used) continue;
+        label[j] = c->label;
+        valid[j] = c->skey != MLSQL_UNSCORED_KEY;
+        score[j] = valid[j] ? mlsql_key_score(c->skey) : 0.0;
+        pos[j] = c->pos;
+        neg[j] = c->neg;
+        rows[j] = (int64_t)t->labels[c->label].rows;
+        j++;
     }
 }
 

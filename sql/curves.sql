@@ -35,7 +35,7 @@ CREATE OR REPLACE MACRO _mlsql_curve_cells(actual, score DOUBLE, func) AS
 -- precision_recall_curve(source, actual, score, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn's points).
 -- precision_recall_curve(source, actual, score, sample_weight, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn's points, each row weighted by sample_weight).
 CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_division := 0, "by" := NULL) AS TABLE 
-    (WITH known AS (
+    (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
         FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
@@ -66,7 +66,8 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
         WHERE known_rows.m > per_label.m),
     thresholds AS (
         SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
-        FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
+        FROM (SELECT g, k, s, hits, n FROM steps
+              UNION ALL SELECT g, k, s, hits, n FROM unscored) GROUP BY g, k, s),
     cumulative AS (
         SELECT g, k, s AS threshold,
                sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,
@@ -89,7 +90,7 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
         FROM points CROSS JOIN params)
     ORDER BY __mlsql_g, __mlsql_k, threshold DESC),
     (source, actual, score, sample_weight, zero_division := 0, "by" := NULL) AS TABLE 
-    (WITH known AS (
+    (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'precision_recall_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
@@ -121,7 +122,8 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
         WHERE known_rows.m > per_label.m),
     thresholds AS (
         SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
-        FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
+        FROM (SELECT g, k, s, hits, n FROM steps
+              UNION ALL SELECT g, k, s, hits, n FROM unscored) GROUP BY g, k, s),
     cumulative AS (
         SELECT g, k, s AS threshold,
                sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,
@@ -147,7 +149,7 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
 -- roc_curve(source, actual, score, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn's points).
 -- roc_curve(source, actual, score, sample_weight, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn's points, each row weighted by sample_weight).
 CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by" := NULL) AS TABLE 
-    (WITH known AS (
+    (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
         FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
@@ -178,7 +180,8 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
         WHERE known_rows.m > per_label.m),
     thresholds AS (
         SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
-        FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
+        FROM (SELECT g, k, s, hits, n FROM steps
+              UNION ALL SELECT g, k, s, hits, n FROM unscored) GROUP BY g, k, s),
     cumulative AS (
         SELECT g, k, s AS threshold,
                sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,
@@ -201,7 +204,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
         FROM points CROSS JOIN params)
     ORDER BY __mlsql_g, __mlsql_k, threshold DESC),
     (source, actual, score, sample_weight, zero_division := 0, "by" := NULL) AS TABLE 
-    (WITH known AS (
+    (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'roc_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
@@ -233,7 +236,8 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
         WHERE known_rows.m > per_label.m),
     thresholds AS (
         SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
-        FROM (SELECT * FROM steps UNION ALL SELECT * FROM unscored) GROUP BY g, k, s),
+        FROM (SELECT g, k, s, hits, n FROM steps
+              UNION ALL SELECT g, k, s, hits, n FROM unscored) GROUP BY g, k, s),
     cumulative AS (
         SELECT g, k, s AS threshold,
                sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,

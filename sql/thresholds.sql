@@ -13,7 +13,7 @@ CREATE OR REPLACE MACRO _mlsql_score_entries(scores STRUCT(label VARCHAR, score 
 -- calibration_table(source, actual, prob, sample_weight, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.
 CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "by" := NULL) AS TABLE 
     (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
-    known AS (
+    known AS NOT MATERIALIZED (
         SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
@@ -47,7 +47,7 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
     ORDER BY __mlsql_g, bin),
     (source, actual, prob, sample_weight, n_bins := 10, "by" := NULL) AS TABLE 
     (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
-    known AS (
+    known AS NOT MATERIALIZED (
         SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
                coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
@@ -105,35 +105,38 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE a IS NOT NULL AND e IS NOT NULL),
+    -- a row's scored labels (a NULL score is none) and its true labels without a score, the
+    -- latter at key NULL: they count in the label's support, never as a threshold
     events AS (
-        SELECT g, x.key AS label, _mlsql_number(x.value, 'scores', 'label_thresholds') + 0.0 AS s, list_contains(a, x.key) AS t, w
-        FROM (SELECT g, a, w, unnest(e) AS x FROM known)
-        WHERE x.value IS NOT NULL),
+        SELECT g, x.label AS label, _mlsql_number(x.v, 'scores', 'label_thresholds') + 0.0 AS s, x.t AS t, w
+        FROM (SELECT g, w, unnest(list_concat(
+                  list_transform(e, lambda x: struct_pack(label := x.key, v := x.value,
+                                                          t := list_contains(a, x.key))),
+                  list_transform(list_filter(list_distinct(a),
+                                             lambda y: NOT list_contains(list_transform(e, lambda z: z.key), y)),
+                                 lambda y: struct_pack(label := y, v := NULL, t := true)))) AS x
+              FROM known)
+        WHERE x.v IS NOT NULL OR x.t),
     cells AS (
-        SELECT g, label, CASE WHEN nb IS NULL THEN s ELSE _mlsql_calibration_bin(_mlsql_probability(s, 'scores', 'label_thresholds'), nb) END AS key,
+        SELECT g, label, CASE WHEN s IS NULL OR nb IS NULL THEN s ELSE _mlsql_calibration_bin(_mlsql_probability(s, 'scores', 'label_thresholds'), nb) END AS key,
                count(*) FILTER (WHERE t) AS pos, count(*) FILTER (WHERE NOT t) AS neg
         FROM events CROSS JOIN params
         GROUP BY ALL),
-    support AS (
-        SELECT g, label, count(*) AS n
-        FROM (SELECT g, w, unnest(list_distinct(a)) AS label FROM known)
-        GROUP BY g, label),
+    -- per label: cumulative counts from the highest key down (key NULL last), its support
     candidates AS (
-        SELECT cells.g, cells.label, key,
-               sum(pos) OVER (PARTITION BY cells.g, cells.label ORDER BY key DESC) AS tp,
-               sum(neg) OVER (PARTITION BY cells.g, cells.label ORDER BY key DESC) AS fp,
-               coalesce(support.n, 0) AS support
-        FROM cells LEFT JOIN support
-          ON cells.g IS NOT DISTINCT FROM support.g AND cells.label = support.label),
+        SELECT g, label, key,
+               sum(pos) OVER down AS tp, sum(neg) OVER down AS fp,
+               CAST(sum(pos) OVER (PARTITION BY g, label) AS BIGINT) AS support
+        FROM cells
+        WINDOW down AS (PARTITION BY g, label ORDER BY key DESC NULLS LAST)),
+    -- the best scored key of a label; a label only true, never scored: its key NULL row
     best AS (
-        SELECT g, label, key, tp, fp, support FROM (
-            SELECT *, row_number() OVER (PARTITION BY g, label ORDER BY _mlsql_selection_fbeta(tp, fp, support - tp, b) DESC, key DESC) AS r
+        SELECT g, label, key, CASE WHEN key IS NULL THEN 0 ELSE tp END AS tp,
+               CASE WHEN key IS NULL THEN 0 ELSE fp END AS fp, support FROM (
+            SELECT *, row_number() OVER (
+                PARTITION BY g, label ORDER BY key IS NOT NULL DESC, _mlsql_selection_fbeta(tp, fp, support - tp, b) DESC, key DESC) AS r
             FROM candidates CROSS JOIN params)
-        WHERE r = 1
-        UNION ALL
-        SELECT support.g, support.label, NULL, 0, 0, support.n
-        FROM support ANTI JOIN cells
-          ON support.g IS NOT DISTINCT FROM cells.g AND support.label = cells.label),
+        WHERE r = 1),
     chosen AS (
         SELECT g, label,
                CASE WHEN (tp = 0) THEN 'inf'::DOUBLE ELSE key END AS threshold,
@@ -175,35 +178,38 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN a IS NOT NULL AND e IS NOT NULL ELSE false END),
+    -- a row's scored labels (a NULL score is none) and its true labels without a score, the
+    -- latter at key NULL: they count in the label's support, never as a threshold
     events AS (
-        SELECT g, x.key AS label, _mlsql_number(x.value, 'scores', 'label_thresholds') + 0.0 AS s, list_contains(a, x.key) AS t, w
-        FROM (SELECT g, a, w, unnest(e) AS x FROM known)
-        WHERE x.value IS NOT NULL),
+        SELECT g, x.label AS label, _mlsql_number(x.v, 'scores', 'label_thresholds') + 0.0 AS s, x.t AS t, w
+        FROM (SELECT g, w, unnest(list_concat(
+                  list_transform(e, lambda x: struct_pack(label := x.key, v := x.value,
+                                                          t := list_contains(a, x.key))),
+                  list_transform(list_filter(list_distinct(a),
+                                             lambda y: NOT list_contains(list_transform(e, lambda z: z.key), y)),
+                                 lambda y: struct_pack(label := y, v := NULL, t := true)))) AS x
+              FROM known)
+        WHERE x.v IS NOT NULL OR x.t),
     cells AS (
-        SELECT g, label, CASE WHEN nb IS NULL THEN s ELSE _mlsql_calibration_bin(_mlsql_probability(s, 'scores', 'label_thresholds'), nb) END AS key,
+        SELECT g, label, CASE WHEN s IS NULL OR nb IS NULL THEN s ELSE _mlsql_calibration_bin(_mlsql_probability(s, 'scores', 'label_thresholds'), nb) END AS key,
                coalesce(sum(w) FILTER (WHERE t), 0.0) AS pos, coalesce(sum(w) FILTER (WHERE NOT t), 0.0) AS neg
         FROM events CROSS JOIN params
         GROUP BY ALL),
-    support AS (
-        SELECT g, label, coalesce(sum(w), 0.0) AS n
-        FROM (SELECT g, w, unnest(list_distinct(a)) AS label FROM known)
-        GROUP BY g, label),
+    -- per label: cumulative counts from the highest key down (key NULL last), its support
     candidates AS (
-        SELECT cells.g, cells.label, key,
-               sum(pos) OVER (PARTITION BY cells.g, cells.label ORDER BY key DESC) AS tp,
-               sum(neg) OVER (PARTITION BY cells.g, cells.label ORDER BY key DESC) AS fp,
-               coalesce(support.n, 0) AS support
-        FROM cells LEFT JOIN support
-          ON cells.g IS NOT DISTINCT FROM support.g AND cells.label = support.label),
+        SELECT g, label, key,
+               sum(pos) OVER down AS tp, sum(neg) OVER down AS fp,
+               CAST(sum(pos) OVER (PARTITION BY g, label) AS DOUBLE) AS support
+        FROM cells
+        WINDOW down AS (PARTITION BY g, label ORDER BY key DESC NULLS LAST)),
+    -- the best scored key of a label; a label only true, never scored: its key NULL row
     best AS (
-        SELECT g, label, key, tp, fp, support FROM (
-            SELECT *, row_number() OVER (PARTITION BY g, label ORDER BY _mlsql_selection_fbeta(tp, fp, support - tp, b) DESC, key DESC) AS r
+        SELECT g, label, key, CASE WHEN key IS NULL THEN 0 ELSE tp END AS tp,
+               CASE WHEN key IS NULL THEN 0 ELSE fp END AS fp, support FROM (
+            SELECT *, row_number() OVER (
+                PARTITION BY g, label ORDER BY key IS NOT NULL DESC, _mlsql_selection_fbeta(tp, fp, support - tp, b) DESC, key DESC) AS r
             FROM candidates CROSS JOIN params)
-        WHERE r = 1
-        UNION ALL
-        SELECT support.g, support.label, NULL, 0, 0, support.n
-        FROM support ANTI JOIN cells
-          ON support.g IS NOT DISTINCT FROM cells.g AND support.label = cells.label),
+        WHERE r = 1),
     chosen AS (
         SELECT g, label,
                CASE WHEN (tp = 0) THEN 'inf'::DOUBLE ELSE key END AS threshold,

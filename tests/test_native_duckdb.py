@@ -1002,3 +1002,144 @@ def test_label_scores_of_every_integer_type_equal_portable(
     assert LABEL_SCORES in plan
     got, want = fast.execute(sql).fetchall()[0], slow.execute(sql).fetchall()[0]
     assert all(close12(g, w) for g, w in zip(got, want, strict=True)), (got, want)
+
+
+def _table_rows(con: duckdb.DuckDBPyConnection, sql: str) -> list[tuple[Any, ...]] | str:
+    """The rows of ``sql``, or its error's message."""
+    try:
+        return con.execute(sql).fetchall()
+    except duckdb.Error as error:
+        return str(error)
+
+
+def _close_rows(fast: list[tuple[Any, ...]] | str, slow: list[tuple[Any, ...]] | str) -> bool:
+    """Row lists equal, floats to 1e-12 relative (weighted sums add in another order); or
+    one error message."""
+    if isinstance(fast, str) or isinstance(slow, str):
+        return fast == slow
+    if len(fast) != len(slow):
+        return False
+    for x, y in zip(fast, slow, strict=True):
+        for a, b in zip(x, y, strict=True):
+            if isinstance(a, float) and isinstance(b, float):
+                if not (
+                    a == b or (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-12)
+                ):
+                    return False
+            elif a != b:
+                return False
+    return True
+
+
+@pytest.mark.parametrize("kind", ["text", "integer", "double", "entries"])
+def test_curve_and_threshold_tables_equal_portable(
+    both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection], kind: str
+) -> None:
+    """The tables over the extension's cell aggregate (mlsql.connect()) give the portable
+    tables' rows: per label and binary curves, label_thresholds exact and binned, weighted
+    and not, in groups, on two threads; score ties, NULL scores, labels true but never scored
+    and scored but never true; DOUBLE labels (compared as text, cast back: the curves; the
+    thresholds refuse them, with the same message)."""
+    fast, slow = both
+    rng = random.Random(f"native-tables-{kind}")
+    pool: list[Any] = {
+        "text": ["a", "b", "c", "label-longer-than-twelve", "never-scored"],
+        "integer": [1, 2, 3, -7, 2**40],
+        "double": [1.5, 2.5, -0.5, 10.0, 99.0],
+        "entries": ["a", "b", "c", "d", "never-scored"],
+    }[kind]
+    rows = []
+    for i in range(4000):
+        scored = [x for x in pool[:-1] if rng.random() < 0.6]
+        scores = {x: rng.choice([0.2, 0.5, 0.9, round(rng.random(), 2), None]) for x in scored}
+        truth = [x for x in pool if rng.random() < 0.35]
+        rows.append((i % 7, scores, truth, rng.choice([0.5, 1.0, 2.5, 0.0]), rng.random() < 0.5))
+    label_type = {
+        "text": pa.string(),
+        "integer": pa.int64(),
+        "double": pa.float64(),
+        "entries": pa.string(),
+    }[kind]
+    if kind == "entries":
+        scores_col = pa.array(
+            [[{"label": k, "score": v} for k, v in s.items()] for _, s, *_ in rows],
+            pa.list_(pa.struct([("label", pa.string()), ("score", pa.float64())])),
+        )
+    else:
+        scores_col = pa.array(
+            [list(s.items()) for _, s, *_ in rows], pa.map_(label_type, pa.float64())
+        )
+    table = pa.table(
+        {
+            "grp": pa.array([g for g, *_ in rows], pa.int64()),
+            "scores": scores_col,
+            "actual": pa.array([a for _, _, a, _, _ in rows], pa.list_(label_type)),
+            "w": pa.array([w for *_, w, _ in rows], pa.float64()),
+            "y": pa.array([y for *_, y in rows], pa.bool_()),
+            "p": pa.array([round(rng.random(), 1) for _ in rows], pa.float64()),
+        }
+    )
+    table = pa.Table.from_batches(table.to_batches(max_chunksize=500))  # both threads scan
+    calls = [
+        "roc_curve('t', 'actual', 'scores')",
+        "precision_recall_curve('t', 'actual', 'scores', sample_weight := 'w', \"by\" := ['grp'])",
+        "roc_curve('t', 'y', 'p', sample_weight := 'w')",
+        "precision_recall_curve('t', 'y', 'p', \"by\" := ['grp'])",
+        "label_thresholds('t', 'actual', 'scores')",
+        "label_thresholds('t', 'actual', 'scores', sample_weight := 'w', beta := 2, \"by\" := ['grp'])",
+        "label_thresholds('t', 'actual', 'scores', n_bins := 4)",
+    ]
+    for con in (fast, slow):
+        con.register("t", table)
+        con.execute("SET threads = 2")
+    try:
+        assert uses_native_tables(fast) and not uses_native_tables(slow)
+        for call in calls:
+            got, want = _table_rows(fast, f"FROM {call}"), _table_rows(slow, f"FROM {call}")
+            assert want and _close_rows(got, want), (call, got, want)
+            # DOUBLE labels: label_thresholds refuses them on both paths, the curves take them
+            assert isinstance(want, str) == (kind == "double" and "thresholds" in call)
+    finally:
+        for con in (fast, slow):
+            con.unregister("t")
+
+
+def uses_native_tables(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the connection's label_thresholds calls the extension's cell aggregate."""
+    rows = con.execute(
+        "SELECT macro_definition FROM duckdb_functions() WHERE function_name = 'label_thresholds'"
+    ).fetchall()
+    return any(_native.LABEL_CELLS in str(r[0]) for r in rows)
+
+
+def test_label_cells_aggregate_takes_only_its_mode(extension: Path) -> None:
+    """The cell aggregate refuses the label-score modes, and the label-score aggregate the cell
+    mode (each emits only its own table); no rows or a NULL row: no cells."""
+    con = raw_connection(extension)
+    with pytest.raises(duckdb.Error, match="mlsql_native_label_cells: a mode out of range"):
+        con.execute("SELECT mlsql_native_label_cells(['a'], ['a'], [0.5], 1.0, 1)").fetchall()
+    with pytest.raises(duckdb.Error, match="mlsql_native_label_scores: a mode out of range"):
+        con.execute("SELECT mlsql_native_label_scores(['a'], ['a'], [0.5], 1.0, 3)").fetchall()
+    empty = con.execute(
+        "SELECT mlsql_native_label_cells([]::INT[], []::INT[], []::DOUBLE[], 1.0, 3), "
+        "mlsql_native_label_cells(NULL::INT[], [1], [0.5], 1.0, 3)"
+    ).fetchall()
+    assert empty == [([], [])]
+
+
+def test_a_stale_extension_without_label_cells_is_not_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build of the sources before the cell aggregate: the probe refuses it, and the curve
+    and threshold tables stay portable and give scikit-learn's points."""
+    renamed = '-DMLSQL_LABEL_CELLS_NAME="mlsql_absent_label_cells"'
+    stale = build_module().build(tmp_path, extra_flags=[renamed])
+    monkeypatch.setenv(_native.DUCKDB_PATH_ENV, str(stale))
+    monkeypatch.delenv(_native.ENV, raising=False)
+    status = _native.duckdb_native_status()
+    assert not status["available"] and f"lacks {_native.LABEL_CELLS}" in status["reason"]
+    con = mlsql.connect()
+    assert not uses_native_tables(con)
+    con.execute("CREATE TABLE t AS SELECT * FROM (VALUES (1, 0.9), (0, 0.4), (1, 0.4)) v(y, s)")
+    got = con.execute("SELECT threshold, fpr, tpr FROM roc_curve('t', 'y', 's')").fetchall()
+    assert got == [(math.inf, 0.0, 0.0), (0.9, 0.0, 0.5), (0.4, 1.0, 1.0)]

@@ -321,8 +321,23 @@ ASAN_SCRIPT = textwrap.dedent(
             assert one["nu"] == two["nu"] and len(one["segs"]) == len(two["segs"])
             total = lambda r: sum(s["n_explicit"] * s["w"] for s in r["segs"])
             assert abs(total(one) - total(two)) <= 1e-9 * max(1.0, total(one))
+        # the cell aggregate (the curve and threshold tables): the same rows on one thread
+        # and two, to rounding
+        cells = "mlsql_native_label_cells(a, k, v, w, 3)"
+        con.execute("SET threads = 2")
+        assert len(con.execute(f"SELECT g, {cells} FROM st GROUP BY g").fetchall()) == 5
+        con.execute("SET threads = 1")
+        one = con.execute(f"SELECT {cells} FROM st").fetchall()[0][0]
+        con.execute("SET threads = 2")
+        two = con.execute(f"SELECT {cells} FROM st").fetchall()[0][0]
+        key = lambda c: (str(c["label"]), repr(c["score"]))
+        one, two = sorted(one, key=key), sorted(two, key=key)
+        assert [key(c) for c in one] == [key(c) for c in two] and one
+        assert all(abs(x["pos"] - y["pos"]) <= 1e-9 * max(1.0, x["pos"]) and x["rows"] == y["rows"]
+                   for x, y in zip(one, two))
         con.unregister("st")
     con.execute("SELECT mlsql_native_label_scores([]::INT[], []::INT[], []::DOUBLE[], 1.0, 1)").fetchall()
+    con.execute("SELECT mlsql_native_label_cells([]::INT[], []::INT[], []::DOUBLE[], 1.0, 3)").fetchall()
     maps = open("/proc/self/maps").read()
     assert "libasan" in maps, "AddressSanitizer's runtime is not loaded"
     print("ok")

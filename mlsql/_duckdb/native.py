@@ -73,8 +73,15 @@ def load_sql(path: Path) -> str:
 #: segments (aggregates)
 COUNTS, LABEL_TABLE = "mlsql_native_counts", "mlsql_native_label_table"
 LABEL_SCORES = "mlsql_native_label_scores"
+#: the extension's per-(label, score) cells (an aggregate: the curve and threshold tables)
+LABEL_CELLS = "mlsql_native_label_cells"
 #: every extension function mlsql's native macros call (the probe checks each is there)
-FUNCTIONS = {COUNTS: "scalar", LABEL_TABLE: "aggregate", LABEL_SCORES: "aggregate"}
+FUNCTIONS = {
+    COUNTS: "scalar",
+    LABEL_TABLE: "aggregate",
+    LABEL_SCORES: "aggregate",
+    LABEL_CELLS: "aggregate",
+}
 
 #: probe queries and their expected rows, one per function of :data:`FUNCTIONS`. Counts:
 #: duplicates, a NULL element, a label longer than DuckDB's 12 inlined bytes, a NULL list,
@@ -99,6 +106,13 @@ SELECT m, s.nu, list_sort(s.segs) FROM (
                  (['y'], ['z'], [NULL]),
                  (['z'], ['x', 'z'], [0.5, 0.5])) t(a, k, v), range(3) r(m)
     GROUP BY m)
+""",
+    LABEL_CELLS: """
+SELECT c.label, c.score, c.pos, c.neg, c.rows FROM (
+    SELECT unnest(mlsql_native_label_cells(a, k, v::DOUBLE[], 1.0, 3)) AS c
+    FROM (VALUES (['x', 'y'], ['x', 'z', 'x'], [0.5, 0.3, 0.9]),
+                 (['y'], ['z'], [NULL]),
+                 (['z'], ['x', 'z'], [0.5, 0.5])) t(a, k, v))
 """,
 }
 
@@ -126,6 +140,13 @@ _PROBES_EXPECTED = {
         (0, 3, [_segment(6, 4, 2, 4 / 3, 3)]),
         (1, 3, [_segment(2, 1, 0, 0.5, 0.5), _segment(2, 1, 0, 1, 1), _segment(2, 2, 2, 0, 0)]),
         (2, 3, [_segment(1, 1, 1, 0, 0), _segment(2, 1, 0, 0.5, 0.5), _segment(3, 2, 1, 1, 1)]),
+    ],
+    # a label's first score counts; a true label without a score: score NULL; its rows
+    LABEL_CELLS: [
+        ("x", 0.5, 1.0, 1.0, 2),
+        ("y", None, 2.0, 0.0, 2),
+        ("z", 0.3, 0.0, 1.0, 2),
+        ("z", 0.5, 1.0, 0.0, 2),
     ],
 }
 

@@ -7,14 +7,18 @@ overload taking ``sample_weight := 'w'``, a weight column) is one GROUP BY of
 
 ``label_thresholds('t', 'actual', 'scores', beta := 1, zero_division := 0,
 n_bins := NULL, "by" := [...])`` spreads each known row over its scored labels
-(one ``unnest``) and its true labels (another), counts positives and negatives
-per (group, label, score) (or per bin with ``n_bins``), and takes cumulative
-sums from the highest score down (a window per label): each distinct score's
-tp and fp. The best row per label (highest F-beta, then highest threshold) is
-picked by ``row_number()``; labels true but never scored are added by an anti
-join; ``micro_fbeta`` sums the chosen counts over the group (a window). One
-scan of the source; DuckDB's sort and hash aggregate spill to disk when they
-must.
+and its true labels without a score (one ``unnest``; the latter at key NULL,
+which counts in the label's support and is never a threshold), counts
+positives and negatives per (group, label, score) (or per bin with
+``n_bins``), and takes cumulative sums from the highest score down (a window
+per label): each distinct score's tp and fp, and the label's support. The best
+row per label (highest F-beta, then highest threshold) is picked by
+``row_number()``; a label true but never scored keeps its NULL-key row;
+``micro_fbeta`` sums the chosen counts over the group (a window). One scan of
+the source; DuckDB's sort and hash aggregate spill to disk when they must.
+Native (:func:`native_overrides`): the counts per (group, label, score) come
+from the extension's cell aggregate, one per group, instead of the rows'
+spread cells; the rest is the same SQL.
 
 Names the caller gives (source, columns, ``by``) are parameter values that
 select columns by comparison (``COLUMNS(lambda c: ...)``), never SQL text.
@@ -80,7 +84,7 @@ def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
     w_name, w = _row_weight(q, func, weighted)
     tally = "sum(w)" if weighted else "count(*)"
     body = f"""WITH params AS (SELECT {n_bins} AS nb),
-    known AS (
+    known AS NOT MATERIALIZED (
         SELECT g, {y} AS y, {p} AS p, {w} AS w
         FROM ({_columns(func, "actual", "prob", *w_name)})),
     bins AS (
@@ -135,7 +139,7 @@ def _entries(q: Qualify) -> list[Macro]:
     ]
 
 
-def _thresholds(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
+def _thresholds(q: Qualify, ops: SqlOps, weighted: bool, native: bool = False) -> Macro:
     """``label_thresholds``; ``weighted``: the overload taking ``sample_weight`` (a column
     name), whose tp, fp, fn and support are sums of the rows' weights (a row weighing 0
     dropped)."""
@@ -150,7 +154,7 @@ def _thresholds(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
     # them binds; a mismatch of kinds has failed the check before (cast_to_type reads only
     # the type of its second argument)
     actual = call("cast_to_type", checked, keys)
-    score = call(q("_mlsql_number"), Sql("x.value"), "scores", func)
+    score = call(q("_mlsql_number"), Sql("x.v"), "scores", func)
     binned = SC.calibration_bin(
         ops, call(q("_mlsql_probability"), Sql("s"), "scores", func), Sql("nb")
     )
@@ -174,42 +178,82 @@ def _thresholds(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
         def tally(where: str) -> str:
             return f"count(*){where}"
 
-    body = f"""WITH params AS (
-        SELECT {beta} AS b, {zd} AS zd, {nb} AS nb),
-    known AS (
+    pos, neg = tally(" FILTER (WHERE t)"), tally(" FILTER (WHERE NOT t)")
+    columns = _columns(func, "actual", "scores", *w_name, typed={"scores": "MAP(VARCHAR, DOUBLE)"})
+    if native:
+        # one aggregate per group: the extension's cells, score NULL for a true label without
+        # a score (support only), as the portable events below
+        native_keys = Sql(f"{q('_mlsql_native_keys')}(__mlsql_scores)")
+        native_values = f"{q('_mlsql_native_values')}(__mlsql_scores, 'scores', '{func}')"
+        native_checked = call(
+            q("_mlsql_checked_label_lists"),
+            Sql("__mlsql_actual"),
+            native_keys,
+            func,
+            "actual",
+            "scores",
+        )
+        head = f"""    known AS (
         SELECT * FROM (
-            SELECT g, {actual} AS a, {entries} AS e, {w} AS w
-            FROM ({_columns(func, "actual", "scores", *w_name, typed={"scores": "MAP(VARCHAR, DOUBLE)"})}))
-        WHERE {known_row("a IS NOT NULL AND e IS NOT NULL", weighted)}),
+            SELECT g, {call("cast_to_type", native_checked, native_keys)} AS a, {native_keys} AS k,
+                   {native_values} AS v,
+                   {w} AS w
+            FROM ({columns}))
+        WHERE {known_row("a IS NOT NULL AND k IS NOT NULL", weighted)}),
+    grouped AS (
+        SELECT g, {q("_mlsql_native_label_cells")}(a, k, v, w) AS cells FROM known GROUP BY g),
     events AS (
-        SELECT g, x.key AS label, {score} + 0.0 AS s, list_contains(a, x.key) AS t, w
-        FROM (SELECT g, a, w, unnest(e) AS x FROM known)
-        WHERE x.value IS NOT NULL),
+        SELECT g, c.label AS label, {call(q("_mlsql_number"), Sql("c.score"), "scores", func)} + 0.0 AS s,
+               c.pos AS pos, c.neg AS neg
+        FROM (SELECT g, unnest(cells) AS c FROM grouped)),
     cells AS (
-        SELECT g, label, CASE WHEN nb IS NULL THEN s ELSE {binned} END AS key,
-               {tally(" FILTER (WHERE t)")} AS pos, {tally(" FILTER (WHERE NOT t)")} AS neg
+        SELECT g, label, CASE WHEN s IS NULL OR nb IS NULL THEN s ELSE {binned} END AS key,
+               {"sum(pos)" if weighted else "CAST(sum(pos) AS BIGINT)"} AS pos,
+               {"sum(neg)" if weighted else "CAST(sum(neg) AS BIGINT)"} AS neg
         FROM events CROSS JOIN params
         GROUP BY ALL),
-    support AS (
-        SELECT g, label, {tally("")} AS n
-        FROM (SELECT g, w, unnest(list_distinct(a)) AS label FROM known)
-        GROUP BY g, label),
+"""
+    else:
+        head = f"""    known AS (
+        SELECT * FROM (
+            SELECT g, {actual} AS a, {entries} AS e, {w} AS w
+            FROM ({columns}))
+        WHERE {known_row("a IS NOT NULL AND e IS NOT NULL", weighted)}),
+    -- a row's scored labels (a NULL score is none) and its true labels without a score, the
+    -- latter at key NULL: they count in the label's support, never as a threshold
+    events AS (
+        SELECT g, x.label AS label, {score} + 0.0 AS s, x.t AS t, w
+        FROM (SELECT g, w, unnest(list_concat(
+                  list_transform(e, lambda x: struct_pack(label := x.key, v := x.value,
+                                                          t := list_contains(a, x.key))),
+                  list_transform(list_filter(list_distinct(a),
+                                             lambda y: NOT list_contains(list_transform(e, lambda z: z.key), y)),
+                                 lambda y: struct_pack(label := y, v := NULL, t := true)))) AS x
+              FROM known)
+        WHERE x.v IS NOT NULL OR x.t),
+    cells AS (
+        SELECT g, label, CASE WHEN s IS NULL OR nb IS NULL THEN s ELSE {binned} END AS key,
+               {pos} AS pos, {neg} AS neg
+        FROM events CROSS JOIN params
+        GROUP BY ALL),
+"""
+    body = f"""WITH params AS (
+        SELECT {beta} AS b, {zd} AS zd, {nb} AS nb),
+{head}    -- per label: cumulative counts from the highest key down (key NULL last), its support
     candidates AS (
-        SELECT cells.g, cells.label, key,
-               sum(pos) OVER (PARTITION BY cells.g, cells.label ORDER BY key DESC) AS tp,
-               sum(neg) OVER (PARTITION BY cells.g, cells.label ORDER BY key DESC) AS fp,
-               coalesce(support.n, 0) AS support
-        FROM cells LEFT JOIN support
-          ON {SAME_GROUP.format(x="cells", y="support")} AND cells.label = support.label),
+        SELECT g, label, key,
+               sum(pos) OVER down AS tp, sum(neg) OVER down AS fp,
+               CAST(sum(pos) OVER (PARTITION BY g, label) AS {kind}) AS support
+        FROM cells
+        WINDOW down AS (PARTITION BY g, label ORDER BY key DESC NULLS LAST)),
+    -- the best scored key of a label; a label only true, never scored: its key NULL row
     best AS (
-        SELECT g, label, key, tp, fp, support FROM (
-            SELECT *, row_number() OVER (PARTITION BY g, label ORDER BY {rank} DESC, key DESC) AS r
+        SELECT g, label, key, CASE WHEN key IS NULL THEN 0 ELSE tp END AS tp,
+               CASE WHEN key IS NULL THEN 0 ELSE fp END AS fp, support FROM (
+            SELECT *, row_number() OVER (
+                PARTITION BY g, label ORDER BY key IS NOT NULL DESC, {rank} DESC, key DESC) AS r
             FROM candidates CROSS JOIN params)
-        WHERE r = 1
-        UNION ALL
-        SELECT support.g, support.label, NULL, 0, 0, support.n
-        FROM support ANTI JOIN cells
-          ON {SAME_GROUP.format(x="support", y="cells")} AND support.label = cells.label),
+        WHERE r = 1),
     chosen AS (
         SELECT g, label,
                {threshold} AS threshold,
@@ -256,3 +300,11 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         _thresholds(qualify, ops, False),
         _thresholds(qualify, ops, True),
     ]
+
+
+def native_overrides(qualify: Qualify) -> list[Macro]:
+    """``label_thresholds`` over the extension's cell aggregate (same overloads and results as
+    :func:`macros`; the helpers are the curves' :func:`~mlsql._duckdb.families.curves.native_helpers`,
+    made there)."""
+    ops = SqlOps(qualify)
+    return [_thresholds(qualify, ops, False, True), _thresholds(qualify, ops, True, True)]
