@@ -1,16 +1,20 @@
 """Precision-recall and ROC curves in Polars: tables over a frame.
 
 The known rows become cells: (y, s) per row for a numeric score, or (label,
-y, s) per scored label (the score map's entries exploded, a label's first
-entry kept) and per true label without a score (at -inf) for a score map.
-They are counted per (group, label, distinct score) (``group_by``), the rows
-that neither score nor hold a label added as its negatives at -inf, sorted by
-score from the highest, and ``cum_sum`` over (group, label) gives the
-cumulative tp and fp of every threshold; the columns are the registry's
-formulas (:func:`mlsql.measures.curves.values`), after a row of threshold
-+inf per group and label. With ``sample_weight`` every cell carries its row's
-weight (a row weighing 0 is dropped) and the counts are sums of weights. Lazy
-in, lazy out.
+y, s) per scored label (the score map's entries, a label's first entry kept),
+per true label without a score (at -inf) and one cell of no label per row (it
+counts the group's known rows) for a score map: one scan and one explode of
+each row's lists of labels and scores. They are counted per (group, label,
+distinct score) (``group_by``), the only state that grows. For a numeric score
+the counts are sorted by score from the highest and ``cum_sum`` over the group
+gives the cumulative tp and fp of every threshold, after a row of threshold
++inf per group. For a score map one more ``group_by`` per (group, label) takes
+its counts by descending score as lists with their cumulative sums, starts
+them at +inf and ends them with the rows that neither score nor hold the
+label, its negatives at -inf; the lists are exploded back into points. The
+columns are the registry's formulas (:func:`mlsql.measures.curves.values`).
+With ``sample_weight`` every cell carries its row's weight (a row weighing 0
+is dropped) and the counts are sums of weights. Lazy in, lazy out.
 
 Examples
 --------
@@ -82,9 +86,10 @@ def _label_cells(
     score: str,
     groups: list[str],
     w: pl.Expr,
-) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """The cells (label, y, s, w) of the known rows' scored and true labels (a true label that
-    is not scored at -inf), and the known rows per group: their weight and their number."""
+) -> pl.LazyFrame:
+    """The cells (label, y, s, w) of the known rows, from one scan and one explode per row:
+    its scored labels (a label's first entry), its true labels that are not scored (at -inf)
+    and one cell of no label (label and s NULL) that counts the row in its group."""
     a, entries = RK._scores_check(
         func,
         ("actual", "score"),
@@ -94,51 +99,127 @@ def _label_cells(
     rows = lf.select(
         *(pl.col(g) for g in groups),
         a.alias(_inner("a")),
-        # a label's first entry, per row (a list operation: no hash over all the cells)
-        entries.list.eval(pl.element().filter(label.is_first_distinct())).alias(_inner("e")),
+        # a label's first entry if it holds a score, per row (a list operation: no hash over
+        # all the cells)
+        entries.list.eval(
+            pl.element().filter(
+                label.is_first_distinct() & label.is_not_null() & value.is_not_null()
+            )
+        ).alias(_inner("e")),
         w.alias(W),
     ).filter(
         weighed_and_known(
             pl.col(W), pl.col(_inner("a")).is_not_null(), pl.col(_inner("e")).is_not_null()
         )
     )
-    known_rows = rows.group_by(*groups).agg(
-        pl.col(W).sum().alias(_inner("rows")), pl.len().cast(pl.Int64).alias(_inner("count"))
+    entries_type: Any = rows.collect_schema()[_inner("e")]  # list[struct(label, score)]
+    label_type = entries_type.inner.to_schema()["label"]
+    scored = rows.select(
+        *groups,
+        _inner("a"),
+        W,
+        pl.col(_inner("e")).list.eval(label).alias(LABEL),
+        pl.col(_inner("e")).list.eval(value).alias(S),
     )
-    scored_labels = pl.col(_inner("e")).list.eval(
-        pl.element().filter(value.is_not_null()).struct.field("label")
+    # a row's true labels without a scored first entry (a set difference: distinct labels)
+    unscored = _inner("u")
+    none, nan = pl.lit(None, pl.Float64), pl.lit(float("nan"), pl.Float64)
+    label_col = pl.col(LABEL)
+    s = K.number(
+        func, "score", pl.when(label_col.is_not_null()).then(pl.col(S)), pl.Float64(), finite=True
     )
-    scored = (
-        rows.explode(_inner("e"))
-        .unnest(_inner("e"))
-        .rename({"label": LABEL, "score": S})
-        .filter(pl.col(LABEL).is_not_null() & pl.col(S).is_not_null())
+    return (
+        scored.with_columns(
+            pl.col(_inner("a")).list.set_difference(LABEL).cast(pl.List(label_type)).alias(unscored)
+        )
+        .select(
+            *groups,
+            _inner("a"),
+            W,
+            # lists of primitives (concat_list of struct lists is several times slower): the
+            # unscored true labels at score NULL, then the row's own cell (no label, NaN)
+            pl.concat_list(LABEL, unscored, pl.lit(None, label_type)).alias(LABEL),
+            pl.concat_list(S, none.repeat_by(pl.col(unscored).list.len()), nan).alias(S),
+        )
+        .explode(LABEL, S)
+        # a NULL true label is no cell
+        .filter(label_col.is_not_null() | pl.col(S).is_nan())
         .select(
             *groups,
             LABEL,
-            pl.col(_inner("a")).list.contains(pl.col(LABEL)).cast(pl.Int64).alias(Y),
-            K.number(func, "score", pl.col(S), pl.Float64(), finite=True) + 0.0,
+            pl.col(_inner("a")).list.contains(label_col).cast(pl.Int64).alias(Y),
+            # -0.0 and 0.0 are one threshold; an unscored true label is at -inf
+            pl.when(label_col.is_not_null()).then((s + 0.0).fill_null(float("-inf"))).alias(S),
             W,
         )
     )
-    # a row's true labels without a scored first entry, at -inf
-    unscored_truth = (
-        rows.select(
-            *groups,
-            W,
-            pl.col(_inner("a")).list.unique().list.set_difference(scored_labels).alias(LABEL),
+
+
+def _counted(cells: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """The cells per (keys, distinct score): the weight of the positives, of all, their number."""
+    return (
+        cells.group_by(*keys, S)
+        .agg(hits=(pl.col(Y) * pl.col(W)).sum(), n=pl.col(W).sum(), m=pl.len().cast(pl.Int64))
+        .rename({"hits": HITS, "n": N, "m": M})
+    )
+
+
+def _label_points(counted: pl.LazyFrame, groups: list[str], zero: pl.Expr) -> pl.LazyFrame:
+    """The points (keys, s, tp, fp, pos, neg) of every label, from its counted cells alone.
+
+    One ``group_by`` per (group, label) takes the cells by descending score as lists with
+    their cumulative sums; the cell of no label gives the group's known rows, those that
+    neither score nor hold a label are its negatives at -inf (a point added at the end of the
+    lists where no true label is unscored), and the point of +inf starts the lists.
+    """
+    keys = [*groups, LABEL]
+    hits, n, label = pl.col(HITS), pl.col(N), pl.col(LABEL)
+
+    def rows_of(e: pl.Expr) -> pl.Expr:
+        total = e.filter(label.is_null()).sum()
+        return total.over(groups) if groups else total
+
+    by_score = counted.group_by(*keys).agg(
+        pl.col(S).sort(descending=True),
+        hits.sort_by(S, descending=True).cum_sum().alias(TP),
+        (n - hits).sort_by(S, descending=True).cum_sum().alias(FP),
+        hits.sum().alias(POS),
+        (n - hits).sum().alias(NEG),
+        n.sum().alias(_inner("rows")),
+        pl.col(M).sum().alias(_inner("count")),
+    )
+    negatives = rows_of(pl.col(_inner("rows"))) - pl.col(_inner("rows"))
+    neg_count = rows_of(pl.col(_inner("count"))) - pl.col(_inner("count"))
+    extra = (
+        by_score.with_columns(
+            negatives.alias(_inner("unscored")), neg_count.alias(_inner("unscored_count"))
         )
-        .explode(LABEL)
-        .filter(pl.col(LABEL).is_not_null())
-        .select(
-            *groups,
-            LABEL,
-            pl.lit(1, pl.Int64).alias(Y),
-            pl.lit(float("-inf"), pl.Float64).alias(S),
-            W,
+        .filter(label.is_not_null())
+        .with_columns(
+            # the -inf point the negatives need where no unscored true label made one
+            ((pl.col(_inner("unscored_count")) > 0) & (pl.col(S).list.last() > float("-inf")))
+            .cast(pl.UInt32)
+            .alias(_inner("add"))
         )
     )
-    return pl.concat([scored, unscored_truth]), known_rows
+    add = pl.col(_inner("add"))
+    lists = extra.select(
+        *keys,
+        pl.concat_list(
+            pl.lit(float("inf"), pl.Float64), S, pl.lit(float("-inf"), pl.Float64).repeat_by(add)
+        ).alias(S),
+        pl.concat_list(zero, TP, pl.col(POS).repeat_by(add)).alias(TP),
+        pl.concat_list(zero, FP, pl.col(NEG).repeat_by(add)).alias(FP),
+        POS,
+        (pl.col(NEG) + pl.col(_inner("unscored"))).alias(NEG),
+        _inner("unscored"),
+    )
+    at_minus_inf = (
+        pl.when(pl.col(S) == float("-inf")).then(pl.col(_inner("unscored"))).otherwise(zero)
+    )
+    return lists.explode(S, TP, FP).select(
+        *keys, S, TP, (pl.col(FP) + at_minus_inf).alias(FP), POS, NEG
+    )
 
 
 def _curve(
@@ -164,60 +245,38 @@ def _curve(
         w = weight(func, pl.col(sample_weight), schema[sample_weight])
         zero = pl.lit(0.0, pl.Float64)
 
-    def counted(cells: pl.LazyFrame) -> pl.LazyFrame:
-        return (
-            cells.group_by(*keys, S)
-            .agg(hits=(pl.col(Y) * pl.col(W)).sum(), n=pl.col(W).sum(), m=pl.len().cast(pl.Int64))
-            .rename({"hits": HITS, "n": N, "m": M})
-        )
-
     if per_label:
-        cells, known_rows = _label_cells(func, lf, schema, actual, score, groups, w)
-        steps = counted(cells)
-        # the rows that neither score a label nor hold it: negatives at -inf
-        per_key = steps.group_by(*keys).agg(n.sum(), pl.col(M).sum())
-        joined = (
-            per_key.join(known_rows, on=groups, nulls_equal=True)
-            if groups
-            else per_key.join(known_rows, how="cross")
-        )
-        unscored = joined.select(
-            *keys,
-            pl.lit(float("-inf"), pl.Float64).alias(S),
-            zero.alias(HITS),
-            (pl.col(_inner("rows")) - n).alias(N),
-            (pl.col(_inner("count")) - pl.col(M)).alias(M),
-        ).filter(pl.col(M) > 0)
-        steps = pl.concat([steps, unscored]).group_by(*keys, S).agg(pl.col(HITS, N).sum())
+        cells = _label_cells(func, lf, schema, actual, score, groups, w)
+        points = _label_points(_counted(cells, keys), groups, zero)
     else:
-        steps = counted(_binary_cells(func, lf, schema, actual, score, groups, w))
+        steps = _counted(_binary_cells(func, lf, schema, actual, score, groups, w), keys)
 
-    def within(e: pl.Expr) -> pl.Expr:
-        return e.over(keys) if keys else e
+        def within(e: pl.Expr) -> pl.Expr:
+            return e.over(keys) if keys else e
 
-    ordered = steps.sort([*keys, S], descending=[*(False for _ in keys), True], nulls_last=True)
-    cumulative = ordered.select(
-        *keys,
-        S,
-        within(hits.cum_sum()).alias(TP),
-        within((n - hits).cum_sum()).alias(FP),
-        within(hits.sum()).alias(POS),
-        within((n - hits).sum()).alias(NEG),
-    )
-    totals = (
-        cumulative.group_by(*keys).agg(pl.col(POS, NEG).first())
-        if keys
-        else cumulative.select(pl.col(POS, NEG).first()).filter(pl.col(POS).is_not_null())
-    )
-    start = totals.select(
-        *keys,
-        pl.lit(float("inf"), pl.Float64).alias(S),
-        zero.alias(TP),
-        zero.alias(FP),
-        POS,
-        NEG,
-    )
-    points = pl.concat([start, cumulative])
+        ordered = steps.sort([*keys, S], descending=[*(False for _ in keys), True], nulls_last=True)
+        cumulative = ordered.select(
+            *keys,
+            S,
+            within(hits.cum_sum()).alias(TP),
+            within((n - hits).cum_sum()).alias(FP),
+            within(hits.sum()).alias(POS),
+            within((n - hits).sum()).alias(NEG),
+        )
+        totals = (
+            cumulative.group_by(*keys).agg(pl.col(POS, NEG).first())
+            if keys
+            else cumulative.select(pl.col(POS, NEG).first()).filter(pl.col(POS).is_not_null())
+        )
+        start = totals.select(
+            *keys,
+            pl.lit(float("inf"), pl.Float64).alias(S),
+            zero.alias(TP),
+            zero.alias(FP),
+            POS,
+            NEG,
+        )
+        points = pl.concat([start, cumulative])
     stats = CV.CurveStats(pl.col(TP), pl.col(FP), pl.col(POS), pl.col(NEG))
     values = CV.values(K.OPS, func, stats, zd)
     shown = [*groups, pl.col(LABEL).alias("label")] if per_label else groups
