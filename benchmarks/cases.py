@@ -245,6 +245,13 @@ LABEL_SCORED = (
     f"score := i / 10 + (hash(x) % 100) / 1000.0)) AS scores FROM {PARQUET}"
 )
 LABEL_SCORED_QUERY = "'" + LABEL_SCORED.replace("'", "''") + "'"
+#: the same tags with a score in [0, 1) per (tag, row's tags): about one distinct score per
+#: cell, so an exact per-label table holds every cell (``n_bins`` bounds it)
+LABEL_CONTINUOUS = (
+    "SELECT actual, list_transform(predicted, lambda x: struct_pack(label := x, "
+    f"score := (hash(x, predicted) % 1000003) / 1000003.0)) AS scores FROM {PARQUET}"
+)
+LABEL_CONTINUOUS_QUERY = "'" + LABEL_CONTINUOUS.replace("'", "''") + "'"
 
 # One line per case: keep them unwrapped.
 # fmt: off
@@ -284,6 +291,9 @@ CASES: list[Case] = [
     Case("duckdb", "mlsql precision_recall_curve per label", f"SELECT count(*), sum(recall) FROM precision_recall_curve({LABEL_SCORED_QUERY}, 'actual', 'scores')", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
     Case("duckdb", "mlsql calibration_table", f"SELECT count(*), sum(count) FROM calibration_table({SCORED_QUERY}, 'y', 's')", files=("strings",), mlsql=True, baseline=("duckdb", "scores bare scan")),
     Case("duckdb", "mlsql label_thresholds", f"SELECT count(*) FROM label_thresholds({LABEL_SCORED_QUERY}, 'actual', 'scores')", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
+    Case("duckdb", "mlsql label_thresholds continuous", f"SELECT count(*) FROM label_thresholds({LABEL_CONTINUOUS_QUERY}, 'actual', 'scores')", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
+    Case("duckdb", "mlsql label_thresholds continuous portable", f"SELECT count(*) FROM label_thresholds({LABEL_CONTINUOUS_QUERY}, 'actual', 'scores')", files=("strings",), mlsql=True, portable=True, baseline=("duckdb", "label scores bare scan")),
+    Case("duckdb", "mlsql label_thresholds continuous n_bins 100", f"SELECT count(*) FROM label_thresholds({LABEL_CONTINUOUS_QUERY}, 'actual', 'scores', n_bins := 100)", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
     Case("duckdb", "mlsql multilabel_average_precision micro", f"SELECT multilabel_average_precision(actual, scores, average := 'micro') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
     Case("duckdb", "mlsql multilabel_average_precision macro", f"SELECT multilabel_average_precision(actual, scores, average := 'macro') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),
     Case("duckdb", "mlsql multilabel_roc_auc macro", f"SELECT multilabel_roc_auc(actual, scores, average := 'macro') FROM ({LABEL_SCORED})", files=("strings",), mlsql=True, baseline=("duckdb", "label scores bare scan")),

@@ -193,12 +193,28 @@ def _thresholds(q: Qualify, ops: SqlOps, weighted: bool, native: bool = False) -
             "actual",
             "scores",
         )
+        # with n_bins the scores are binned before the aggregate: its table is then labels x
+        # bins, whatever the scores (the constant memory n_bins promises)
+        bin_of = SC.calibration_bin(
+            ops,
+            call(
+                q("_mlsql_probability"),
+                call(q("_mlsql_number"), Sql("x"), "scores", func),
+                "scores",
+                func,
+            ),
+            Sql("nb"),
+        )
+        native_v = (
+            f"CASE WHEN nb IS NULL THEN {native_values} "
+            f"ELSE list_transform({native_values}, lambda x: {bin_of}) END"
+        )
         head = f"""    known AS (
         SELECT * FROM (
             SELECT g, {call("cast_to_type", native_checked, native_keys)} AS a, {native_keys} AS k,
-                   {native_values} AS v,
+                   {native_v} AS v,
                    {w} AS w
-            FROM ({columns}))
+            FROM ({columns}) CROSS JOIN params)
         WHERE {known_row("a IS NOT NULL AND k IS NOT NULL", weighted)}),
     grouped AS (
         SELECT g, {q("_mlsql_native_label_cells")}(a, k, v, w) AS cells FROM known GROUP BY g),
@@ -207,10 +223,10 @@ def _thresholds(q: Qualify, ops: SqlOps, weighted: bool, native: bool = False) -
                c.pos AS pos, c.neg AS neg
         FROM (SELECT g, unnest(cells) AS c FROM grouped)),
     cells AS (
-        SELECT g, label, CASE WHEN s IS NULL OR nb IS NULL THEN s ELSE {binned} END AS key,
+        SELECT g, label, s AS key,
                {"sum(pos)" if weighted else "CAST(sum(pos) AS BIGINT)"} AS pos,
                {"sum(neg)" if weighted else "CAST(sum(neg) AS BIGINT)"} AS neg
-        FROM events CROSS JOIN params
+        FROM events
         GROUP BY ALL),
 """
     else:
