@@ -14,6 +14,7 @@ import random
 import warnings
 from collections.abc import Callable
 from fractions import Fraction
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -238,3 +239,38 @@ def test_every_engine_is_scikit_learn_on_a_full_score_matrix(
     ).items():
         for (name, _, params), value, want in zip(calls, got, expected, strict=True):
             assert value == pytest.approx(want, rel=1e-12), (path, name, params)
+
+
+@pytest.mark.parametrize("average", O.SCORE_AVERAGES)
+@pytest.mark.parametrize("label_type", ["string", "float"])
+def test_polars_empty_frame_gives_no_groups_and_null(
+    monkeypatch: pytest.MonkeyPatch, average: str, label_type: str
+) -> None:
+    """A frame without rows: ``group_by().agg`` gives no groups and ``select`` NULL, on the
+    native and the portable path (float labels: portable on both). The portable path failed
+    with a SchemaError here (a sum inside ``struct.with_fields`` over no groups is
+    Null-typed in Polars 2.1)."""
+    import polars as pl
+
+    import mlsql.polars as mp
+
+    dtype = pl.String() if label_type == "string" else pl.Float64()
+    frame = pl.DataFrame(
+        {"g": [], "actual": [], "scores": []},
+        schema={
+            "g": pl.Int64(),
+            "actual": pl.List(dtype),
+            "scores": pl.List(pl.Struct({"label": dtype, "score": pl.Float64()})),
+        },
+    )
+
+    def run() -> list[Any]:
+        out = []
+        for fn in (mp.multilabel_average_precision, mp.multilabel_roc_auc):
+            call = fn("actual", "scores", average=average)
+            grouped = frame.group_by("g").agg(call.alias("v"))
+            out.append((grouped.height, grouped.schema["v"], frame.select(call).item()))
+        return out
+
+    for path, got in on_every_path(SimpleNamespace(name="polars"), monkeypatch, run).items():
+        assert got == [(0, pl.Float64(), None)] * 2, path

@@ -85,6 +85,17 @@ def _starts(first: pl.Expr, value: pl.Expr) -> pl.Expr:
     return pl.when(first).then(value).otherwise(0).cum_max()
 
 
+def _on_every_cell(x: pl.Expr) -> pl.Expr:
+    """The sum of ``x`` (NULL counts 0) on every cell, in the order of the cells.
+
+    Not ``x.sum()``: a sum inside ``struct.with_fields`` comes out Null-typed in a
+    ``group_by`` over no groups (Polars 2.1), a SchemaError; a running sum read off the
+    last cell and filled back keeps the cells' length.
+    """
+    running = x.fill_null(0).cum_sum()
+    return pl.when(running.shift(-1).is_null()).then(running).otherwise(None).backward_fill()
+
+
 def _bind(scope: pl.Expr, **fields: pl.Expr) -> pl.Expr:
     """``scope`` (a struct per cell) with ``fields`` added, each reading the others by name."""
     return scope.struct.with_fields(**fields)
@@ -129,7 +140,7 @@ def _sorted_cells(
         "ns": pl.when(score.is_nan()).then(0.0).otherwise(-score),
         "y": cell.struct.field("is_true"),
         "n": F("_n"),
-        "nl": label.n_unique().cast(pl.Int64),
+        "nl": _on_every_cell(label.is_first_distinct().cast(pl.Int64)),
         **{k[1:]: F(k) for k in outer if k not in ("c", "_n")},
     }
     scope = pl.struct([value.alias(name) for name, value in outer.items()])
@@ -266,13 +277,15 @@ def stats_of(average: str, skips: bool) -> Any:
 
         def over_segments(per: Any, sums: dict[str, Any], finish: Any) -> pl.Expr:
             values = SimpleNamespace(**per(segment))
-            totals = {
-                f"_t_{k}": term(values).filter(F("seg_last")).sum().cast(pl.Float64)
-                for k, term in sums.items()
-            }
-            totals["_t__segments"] = F("seg_last").sum().cast(pl.Float64)
+            last = F("seg_last")
+
+            def per_segment_sum(x: pl.Expr) -> pl.Expr:
+                return _on_every_cell(pl.when(last).then(x).otherwise(0.0).cast(pl.Float64))
+
+            totals = {f"_t_{k}": per_segment_sum(term(values)) for k, term in sums.items()}
+            totals["_t__segments"] = per_segment_sum(last.cast(pl.Float64))
             if row_weight:
-                totals["_t__segment_weight"] = F("w").filter(F("seg_last")).sum().cast(pl.Float64)
+                totals["_t__segment_weight"] = per_segment_sum(F("w"))
             # the totals are the same on every cell; read them off one. Not with a bare
             # first(): Polars 2.1 pushes that slice into with_fields, whose sums then see
             # the first cell only (sort() stops it). Each total is a field of its own: a
