@@ -736,8 +736,8 @@ static void write_fields(table_output *o, idx_t j, const int64_t v[4], const boo
     }
 }
 
-static void table_finalize(duckdb_function_info info, duckdb_aggregate_state *source,
-                           duckdb_vector result, idx_t count, idx_t offset) {
+/* The type of the first field (the label) of the structs in list vector `result`. */
+static duckdb_type entry_label_type(duckdb_vector result) {
     duckdb_logical_type list_type = duckdb_vector_get_column_type(result);
     duckdb_logical_type struct_type = duckdb_list_type_child_type(list_type);
     duckdb_logical_type label_type = duckdb_struct_type_child_type(struct_type, 0);
@@ -745,6 +745,12 @@ static void table_finalize(duckdb_function_info info, duckdb_aggregate_state *so
     duckdb_destroy_logical_type(&label_type);
     duckdb_destroy_logical_type(&struct_type);
     duckdb_destroy_logical_type(&list_type);
+    return label_id;
+}
+
+static void table_finalize(duckdb_function_info info, duckdb_aggregate_state *source,
+                           duckdb_vector result, idx_t count, idx_t offset) {
+    duckdb_type label_id = entry_label_type(result);
     idx_t total = duckdb_list_vector_get_size(result);
     for (idx_t i = 0; i < count; i++) {
         const table_state *s = (const table_state *)source[i];
@@ -1072,9 +1078,20 @@ static duckdb_logical_type scores_type(void) {
     return out;
 }
 
-static bool register_label_scores(duckdb_connection connection) {
-    duckdb_aggregate_function_set set = duckdb_create_aggregate_function_set(SCORES_NAME);
-    duckdb_logical_type ret = scores_type();
+/* The return type of a label-score aggregate's overload on labels of type `label`. */
+typedef duckdb_logical_type (*scores_return_type)(duckdb_type label);
+
+static duckdb_logical_type scores_type_of(duckdb_type label) {
+    (void)label;
+    return scores_type();
+}
+
+/* Register aggregate `name` over (T[], T[], DOUBLE[], DOUBLE, INTEGER), an overload per label
+ * type T, on the label-score state (native/label_scores.h) with its own update and finalize. */
+static bool register_scores_set(duckdb_connection connection, const char *name,
+                                duckdb_aggregate_update_t update,
+                                duckdb_aggregate_finalize_t finalize, scores_return_type ret_of) {
+    duckdb_aggregate_function_set set = duckdb_create_aggregate_function_set(name);
     duckdb_logical_type dbl = duckdb_create_logical_type(DUCKDB_TYPE_DOUBLE);
     duckdb_logical_type dbl_list = duckdb_create_list_type(dbl);
     duckdb_logical_type integer = duckdb_create_logical_type(DUCKDB_TYPE_INTEGER);
@@ -1082,29 +1099,35 @@ static bool register_label_scores(duckdb_connection connection) {
     size_t n = sizeof TABLE_LABEL_TYPES / sizeof TABLE_LABEL_TYPES[0];
     for (size_t i = 0; ok && i < n; i++) {
         duckdb_aggregate_function f = duckdb_create_aggregate_function();
-        duckdb_aggregate_function_set_name(f, SCORES_NAME);
+        duckdb_aggregate_function_set_name(f, name);
         duckdb_logical_type list = list_of(TABLE_LABEL_TYPES[i]);
+        duckdb_logical_type ret = ret_of(TABLE_LABEL_TYPES[i]);
         duckdb_aggregate_function_add_parameter(f, list);
         duckdb_aggregate_function_add_parameter(f, list);
         duckdb_aggregate_function_add_parameter(f, dbl_list);
         duckdb_aggregate_function_add_parameter(f, dbl);
         duckdb_aggregate_function_add_parameter(f, integer);
         duckdb_aggregate_function_set_return_type(f, ret);
-        duckdb_aggregate_function_set_functions(f, scores_state_size, scores_state_init,
-                                                scores_update, scores_combine, scores_finalize);
+        duckdb_aggregate_function_set_functions(f, scores_state_size, scores_state_init, update,
+                                                scores_combine, finalize);
         duckdb_aggregate_function_set_destructor(f, scores_state_destroy);
         duckdb_aggregate_function_set_special_handling(f); /* NULL rows skipped in update */
         ok = duckdb_add_aggregate_function_to_set(set, f) == DuckDBSuccess;
         duckdb_destroy_logical_type(&list);
+        duckdb_destroy_logical_type(&ret);
         duckdb_destroy_aggregate_function(&f);
     }
     ok = ok && duckdb_register_aggregate_function_set(connection, set) == DuckDBSuccess;
     duckdb_destroy_logical_type(&integer);
     duckdb_destroy_logical_type(&dbl_list);
     duckdb_destroy_logical_type(&dbl);
-    duckdb_destroy_logical_type(&ret);
     duckdb_destroy_aggregate_function_set(&set);
     return ok;
+}
+
+static bool register_label_scores(duckdb_connection connection) {
+    return register_scores_set(connection, SCORES_NAME, scores_update, scores_finalize,
+                               scores_type_of);
 }
 
 /* ------------------------------------------------------------------ the label-cell aggregate
@@ -1129,13 +1152,7 @@ static void cells_update(duckdb_function_info info, duckdb_data_chunk input,
 
 static void cells_finalize(duckdb_function_info info, duckdb_aggregate_state *source,
                            duckdb_vector result, idx_t count, idx_t offset) {
-    duckdb_logical_type list_type = duckdb_vector_get_column_type(result);
-    duckdb_logical_type struct_type = duckdb_list_type_child_type(list_type);
-    duckdb_logical_type label_type = duckdb_struct_type_child_type(struct_type, 0);
-    duckdb_type label_id = duckdb_get_type_id(label_type);
-    duckdb_destroy_logical_type(&label_type);
-    duckdb_destroy_logical_type(&struct_type);
-    duckdb_destroy_logical_type(&list_type);
+    duckdb_type label_id = entry_label_type(result);
     idx_t total = duckdb_list_vector_get_size(result);
     growable gl = {0}, gs = {0}, gv = {0}, gp = {0}, gn = {0}, gr = {0};
     for (idx_t i = 0; i < count; i++) {
@@ -1205,38 +1222,7 @@ static duckdb_logical_type cells_type(duckdb_type label) {
 }
 
 static bool register_label_cells(duckdb_connection connection) {
-    duckdb_aggregate_function_set set = duckdb_create_aggregate_function_set(CELLS_NAME);
-    duckdb_logical_type dbl = duckdb_create_logical_type(DUCKDB_TYPE_DOUBLE);
-    duckdb_logical_type dbl_list = duckdb_create_list_type(dbl);
-    duckdb_logical_type integer = duckdb_create_logical_type(DUCKDB_TYPE_INTEGER);
-    bool ok = true;
-    size_t n = sizeof TABLE_LABEL_TYPES / sizeof TABLE_LABEL_TYPES[0];
-    for (size_t i = 0; ok && i < n; i++) {
-        duckdb_aggregate_function f = duckdb_create_aggregate_function();
-        duckdb_aggregate_function_set_name(f, CELLS_NAME);
-        duckdb_logical_type list = list_of(TABLE_LABEL_TYPES[i]);
-        duckdb_logical_type ret = cells_type(TABLE_LABEL_TYPES[i]);
-        duckdb_aggregate_function_add_parameter(f, list);
-        duckdb_aggregate_function_add_parameter(f, list);
-        duckdb_aggregate_function_add_parameter(f, dbl_list);
-        duckdb_aggregate_function_add_parameter(f, dbl);
-        duckdb_aggregate_function_add_parameter(f, integer);
-        duckdb_aggregate_function_set_return_type(f, ret);
-        duckdb_aggregate_function_set_functions(f, scores_state_size, scores_state_init,
-                                                cells_update, scores_combine, cells_finalize);
-        duckdb_aggregate_function_set_destructor(f, scores_state_destroy);
-        duckdb_aggregate_function_set_special_handling(f); /* NULL rows skipped in update */
-        ok = duckdb_add_aggregate_function_to_set(set, f) == DuckDBSuccess;
-        duckdb_destroy_logical_type(&list);
-        duckdb_destroy_logical_type(&ret);
-        duckdb_destroy_aggregate_function(&f);
-    }
-    ok = ok && duckdb_register_aggregate_function_set(connection, set) == DuckDBSuccess;
-    duckdb_destroy_logical_type(&integer);
-    duckdb_destroy_logical_type(&dbl_list);
-    duckdb_destroy_logical_type(&dbl);
-    duckdb_destroy_aggregate_function_set(&set);
-    return ok;
+    return register_scores_set(connection, CELLS_NAME, cells_update, cells_finalize, cells_type);
 }
 
 /* ------------------------------------------------------------------ registration */
