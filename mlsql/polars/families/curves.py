@@ -27,7 +27,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import polars as pl
@@ -78,7 +78,7 @@ def _binary_cells(
     ).filter(weighed_and_known(pl.col(W), pl.col(Y).is_not_null(), pl.col(S).is_not_null()))
 
 
-def _label_cells(
+def label_cells(
     func: str,
     lf: pl.LazyFrame,
     schema: Any,
@@ -86,13 +86,21 @@ def _label_cells(
     score: str,
     groups: list[str],
     w: pl.Expr,
+    *,
+    names: tuple[str, str] = ("actual", "score"),
+    key: Callable[[pl.Expr], pl.Expr] | None = None,
+    unscored_at: float | None = float("-inf"),
+    row_cell: bool = True,
 ) -> pl.LazyFrame:
     """The cells (label, y, s, w) of the known rows, from one scan and one explode per row:
-    its scored labels (a label's first entry), its true labels that are not scored (at -inf)
-    and one cell of no label (label and s NULL) that counts the row in its group."""
+    its scored labels (a label's first entry), its true labels that are not scored (s at
+    ``unscored_at``, NULL if None) and, with ``row_cell``, one cell of no label (label and s
+    NULL) that counts the row in its group. ``s`` is the finite score (checked, as the
+    ``names[1]`` input), through ``key`` if given (e.g. its bin). The thresholds'
+    (:mod:`mlsql.polars.families.thresholds`) cells too."""
     a, entries = RK._scores_check(
         func,
-        ("actual", "score"),
+        names,
         [(pl.col(actual), schema[actual]), (pl.col(score), schema[score])],
     )
     label, value = pl.element().struct.field("label"), pl.element().struct.field("score")
@@ -126,8 +134,17 @@ def _label_cells(
     none, nan = pl.lit(None, pl.Float64), pl.lit(float("nan"), pl.Float64)
     label_col = pl.col(LABEL)
     s = K.number(
-        func, "score", pl.when(label_col.is_not_null()).then(pl.col(S)), pl.Float64(), finite=True
+        func, names[1], pl.when(label_col.is_not_null()).then(pl.col(S)), pl.Float64(), finite=True
     )
+    s = s + 0.0  # -0.0 and 0.0 are one threshold
+    if key is not None:
+        s = key(s)
+    if unscored_at is not None:
+        s = s.fill_null(unscored_at)  # an unscored true label's
+    # lists of primitives (concat_list of struct lists is several times slower): the
+    # unscored true labels at score NULL, then (``row_cell``) the row's own cell (no label, NaN)
+    own = [pl.lit(None, label_type)] if row_cell else []
+    own_s = [nan] if row_cell else []
     return (
         scored.with_columns(
             pl.col(_inner("a")).list.set_difference(LABEL).cast(pl.List(label_type)).alias(unscored)
@@ -136,20 +153,19 @@ def _label_cells(
             *groups,
             _inner("a"),
             W,
-            # lists of primitives (concat_list of struct lists is several times slower): the
-            # unscored true labels at score NULL, then the row's own cell (no label, NaN)
-            pl.concat_list(LABEL, unscored, pl.lit(None, label_type)).alias(LABEL),
-            pl.concat_list(S, none.repeat_by(pl.col(unscored).list.len()), nan).alias(S),
+            pl.concat_list(LABEL, unscored, *own).alias(LABEL),
+            pl.concat_list(S, none.repeat_by(pl.col(unscored).list.len()), *own_s).alias(S),
         )
         .explode(LABEL, S)
         # a NULL true label is no cell
-        .filter(label_col.is_not_null() | pl.col(S).is_nan())
+        .filter(
+            label_col.is_not_null() | pl.col(S).is_nan() if row_cell else label_col.is_not_null()
+        )
         .select(
             *groups,
             LABEL,
             pl.col(_inner("a")).list.contains(label_col).cast(pl.Int64).alias(Y),
-            # -0.0 and 0.0 are one threshold; an unscored true label is at -inf
-            pl.when(label_col.is_not_null()).then((s + 0.0).fill_null(float("-inf"))).alias(S),
+            pl.when(label_col.is_not_null()).then(s).alias(S),
             W,
         )
     )
@@ -246,7 +262,7 @@ def _curve(
         zero = pl.lit(0.0, pl.Float64)
 
     if per_label:
-        cells = _label_cells(func, lf, schema, actual, score, groups, w)
+        cells = label_cells(func, lf, schema, actual, score, groups, w)
         points = _label_points(_counted(cells, keys), groups, zero)
     else:
         steps = _counted(_binary_cells(func, lf, schema, actual, score, groups, w), keys)
