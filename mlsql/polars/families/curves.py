@@ -104,20 +104,29 @@ def label_cells(
         [(pl.col(actual), schema[actual]), (pl.col(score), schema[score])],
     )
     label, value = pl.element().struct.field("label"), pl.element().struct.field("score")
-    rows = lf.select(
-        *(pl.col(g) for g in groups),
-        a.alias(_inner("a")),
-        # a label's first entry if it holds a score, per row (a list operation: no hash over
-        # all the cells)
-        entries.list.eval(
-            pl.element().filter(
-                label.is_first_distinct() & label.is_not_null() & value.is_not_null()
+    # a label's first entry if it holds a score, per row (a list operation: no hash over
+    # all the cells). ``is_first_distinct`` in ``list.eval`` runs row by row (about as
+    # costly as the scan), so it runs only on the rows whose labels repeat, the others
+    # keeping their entries by an elementwise filter
+    e = pl.col(_inner("e"))
+    held = label.is_not_null() & value.is_not_null()
+    labels = e.list.eval(label)
+    repeats = labels.list.n_unique() < labels.list.len()
+    first = (
+        pl.when(repeats).then(e).list.eval(pl.element().filter(label.is_first_distinct() & held))
+    )
+    rows = (
+        lf.select(
+            *(pl.col(g) for g in groups),
+            a.alias(_inner("a")),
+            entries.alias(_inner("e")),
+            w.alias(W),
+        )
+        .with_columns(pl.coalesce(first, e.list.eval(pl.element().filter(held))).alias(_inner("e")))
+        .filter(
+            weighed_and_known(
+                pl.col(W), pl.col(_inner("a")).is_not_null(), pl.col(_inner("e")).is_not_null()
             )
-        ).alias(_inner("e")),
-        w.alias(W),
-    ).filter(
-        weighed_and_known(
-            pl.col(W), pl.col(_inner("a")).is_not_null(), pl.col(_inner("e")).is_not_null()
         )
     )
     entries_type: Any = rows.collect_schema()[_inner("e")]  # list[struct(label, score)]
