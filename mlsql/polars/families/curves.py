@@ -5,7 +5,10 @@ y, s) per scored label (the score map's entries, a label's first entry kept),
 per true label without a score (at -inf) and one cell of no label per row (it
 counts the group's known rows) for a score map: one scan and one explode of
 each row's lists of labels and scores. They are counted per (group, label,
-distinct score) (``group_by``), the only state that grows. For a numeric score
+distinct score) (``group_by``), the only state that grows; over a score map
+the scores' checks (finite) are made on those counts, each cell carrying its
+offending value or NULL (:func:`mlsql.polars._checks.refuse`), not by a Python
+call on every batch of cells. For a numeric score
 the counts are sorted by score from the highest and ``cum_sum`` over the group
 gives the cumulative tp and fp of every threshold, after a row of threshold
 +inf per group. For a score map one more ``group_by`` per (group, label) takes
@@ -36,6 +39,7 @@ from mlsql._front.docs import table
 from mlsql._front.tables import curve_groups
 from mlsql._params import check_zero_division
 from mlsql.measures import curves as CV
+from mlsql.polars._checks import Pending, collecting, refuse, refused_columns
 from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weighed_and_known, weight
 from mlsql.polars.families import _classification as K
@@ -91,12 +95,13 @@ def label_cells(
     key: Callable[[pl.Expr], pl.Expr] | None = None,
     unscored_at: float | None = float("-inf"),
     row_cell: bool = True,
-) -> pl.LazyFrame:
+) -> tuple[pl.LazyFrame, dict[str, Pending]]:
     """The cells (label, y, s, w) of the known rows, from one scan and one explode per row:
     its scored labels (a label's first entry), its true labels that are not scored (s at
     ``unscored_at``, NULL if None) and, with ``row_cell``, one cell of no label (label and s
     NULL) that counts the row in its group. ``s`` is the finite score (checked, as the
-    ``names[1]`` input), through ``key`` if given (e.g. its bin). The thresholds'
+    ``names[1]`` input), through ``key`` if given (e.g. its bin); its checks are deferred:
+    the columns of the dict returned, for :func:`count`. The thresholds'
     (:mod:`mlsql.polars.families.thresholds`) cells too."""
     a, entries = RK._scores_check(
         func,
@@ -142,12 +147,20 @@ def label_cells(
     unscored = _inner("u")
     none, nan = pl.lit(None, pl.Float64), pl.lit(float("nan"), pl.Float64)
     label_col = pl.col(LABEL)
-    s = K.number(
-        func, names[1], pl.when(label_col.is_not_null()).then(pl.col(S)), pl.Float64(), finite=True
-    )
-    s = s + 0.0  # -0.0 and 0.0 are one threshold
-    if key is not None:
-        s = key(s)
+    # the score's checks deferred to the counts (a per-batch Python check of every cell took
+    # memory growing with the rows): each a column of its offending value, see _count
+    with collecting() as pending:
+        s = K.number(
+            func,
+            names[1],
+            pl.when(label_col.is_not_null()).then(pl.col(S)),
+            pl.Float64(),
+            finite=True,
+        )
+        s = s + 0.0  # -0.0 and 0.0 are one threshold
+        if key is not None:
+            s = key(s)
+    refused = refused_columns(pending, _inner("refused"))
     if unscored_at is not None:
         s = s.fill_null(unscored_at)  # an unscored true label's
     # lists of primitives (concat_list of struct lists is several times slower): the
@@ -176,16 +189,31 @@ def label_cells(
             pl.col(_inner("a")).list.contains(label_col).cast(pl.Int64).alias(Y),
             pl.when(label_col.is_not_null()).then(s).alias(S),
             W,
+            *(p.offending.alias(c) for c, p in refused.items() if p.offending is not None),
         )
-    )
+    ), refused
 
 
-def _counted(cells: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+def count(
+    cells: pl.LazyFrame, refused: dict[str, Pending], keys: list[str], *aggs: pl.Expr
+) -> pl.LazyFrame:
+    """``aggs`` of the cells per ``keys``, after the cells' deferred checks (``refused``,
+    from :func:`label_cells`): one Python call per batch of the counts, never per cell."""
+    firsts = [pl.col(c).first(ignore_nulls=True) for c in refused]
+    return refuse(cells.group_by(*keys).agg(*aggs, *firsts), refused, keys[-1])
+
+
+def _counted(
+    cells: pl.LazyFrame, keys: list[str], refused: dict[str, Pending] | None = None
+) -> pl.LazyFrame:
     """The cells per (keys, distinct score): the weight of the positives, of all, their number."""
-    return (
-        cells.group_by(*keys, S)
-        .agg(hits=(pl.col(Y) * pl.col(W)).sum(), n=pl.col(W).sum(), m=pl.len().cast(pl.Int64))
-        .rename({"hits": HITS, "n": N, "m": M})
+    return count(
+        cells,
+        refused or {},
+        [*keys, S],
+        (pl.col(Y) * pl.col(W)).sum().alias(HITS),
+        pl.col(W).sum().alias(N),
+        pl.len().cast(pl.Int64).alias(M),
     )
 
 
@@ -271,8 +299,8 @@ def _curve(
         zero = pl.lit(0.0, pl.Float64)
 
     if per_label:
-        cells = label_cells(func, lf, schema, actual, score, groups, w)
-        points = _label_points(_counted(cells, keys), groups, zero)
+        cells, refused = label_cells(func, lf, schema, actual, score, groups, w)
+        points = _label_points(_counted(cells, keys, refused), groups, zero)
     else:
         steps = _counted(_binary_cells(func, lf, schema, actual, score, groups, w), keys)
 

@@ -6,12 +6,13 @@ computes it. ``label_thresholds`` reads the source once: each known row's
 cells are its scored labels (a label's first entry) at their score (or bin) and
 its true labels without a score at key NULL, one explode of the row's lists
 (the cells of :func:`mlsql.polars.families.curves.label_cells`). They are
-counted per (groups, label, key) (``group_by``), the only state that grows;
-from those counts alone, sorted per label from the highest key down (NULL
-last), ``cum_sum`` gives each score's tp and fp and the label's sum its
-support (a NULL key counts there and is never a threshold), and one
-``group_by`` per label keeps its best row (highest F-beta, then highest
-threshold). A label true but never scored keeps its NULL-key row (tp and fp
+counted per (groups, label, key) (``group_by``), the only state that grows
+(the scores' checks, finite and with ``n_bins`` in [0, 1], are made on those
+counts, as in the curves). From the counts alone, sorted per label from the
+highest key down (NULL last), ``cum_sum`` gives each score's tp and fp and the
+label's sum its support (a NULL key counts there and is never a threshold),
+and one ``group_by`` per label keeps its best row (highest F-beta, then
+highest threshold). A label true but never scored keeps its NULL-key row (tp and fp
 0: threshold +inf, per the registry's ``chosen``). With ``sample_weight`` the
 counts are sums of the rows' weights (a row weighing 0 is dropped). Lazy all
 the way: a LazyFrame source gives a LazyFrame.
@@ -202,7 +203,7 @@ def label_thresholds(
         return SC.calibration_bin(OPS, probability(func, "scores", s), nb).cast(pl.Float64)
 
     # each scored label's cell at its score (or bin), each unscored true label's at NULL
-    cells = CV.label_cells(
+    cells, refused = CV.label_cells(
         func,
         lf,
         schema,
@@ -217,8 +218,12 @@ def label_thresholds(
     )
     labels = [*groups, LABEL]
     y, weights = pl.col(CV.Y), pl.col(CV.W)
-    counted = cells.group_by(*labels, CV.S).agg(
-        (y * weights).sum().alias(POS), ((1 - y) * weights).sum().alias(NEG)
+    counted = CV.count(
+        cells,
+        refused,
+        [*labels, CV.S],
+        (y * weights).sum().alias(POS),
+        ((1 - y) * weights).sum().alias(NEG),
     )
     label_type = counted.collect_schema()[LABEL]
     if label_type.is_integer():
