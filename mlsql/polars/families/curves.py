@@ -167,15 +167,21 @@ def label_cells(
     # unscored true labels at score NULL, then (``row_cell``) the row's own cell (no label, NaN)
     own = [pl.lit(None, label_type)] if row_cell else []
     own_s = [nan] if row_cell else []
+    cells = scored.with_columns(
+        pl.col(_inner("a")).list.set_difference(LABEL).cast(pl.List(label_type)).alias(unscored)
+    )
+    a, labels = pl.col(_inner("a")), pl.concat_list(LABEL, unscored, *own)
+    if label_type == pl.String:
+        # text labels as categories: the cells carry each row's true labels (for y), copied
+        # onto every cell by the explode; as integers that takes less memory
+        cat = pl.List(pl.Categorical())
+        a, labels = a.cast(cat), labels.cast(cat)
     return (
-        scored.with_columns(
-            pl.col(_inner("a")).list.set_difference(LABEL).cast(pl.List(label_type)).alias(unscored)
-        )
-        .select(
+        cells.select(
             *groups,
-            _inner("a"),
+            a,
             W,
-            pl.concat_list(LABEL, unscored, *own).alias(LABEL),
+            labels.alias(LABEL),
             pl.concat_list(S, none.repeat_by(pl.col(unscored).list.len()), *own_s).alias(S),
         )
         .explode(LABEL, S)
@@ -200,7 +206,10 @@ def count(
     """``aggs`` of the cells per ``keys``, after the cells' deferred checks (``refused``,
     from :func:`label_cells`): one Python call per batch of the counts, never per cell."""
     firsts = [pl.col(c).first(ignore_nulls=True) for c in refused]
-    return refuse(cells.group_by(*keys).agg(*aggs, *firsts), refused, keys[-1])
+    counted = refuse(cells.group_by(*keys).agg(*aggs, *firsts), refused, keys[-1])
+    if cells.collect_schema().get(LABEL) == pl.Categorical:  # text labels, see label_cells
+        counted = counted.with_columns(pl.col(LABEL).cast(pl.String))
+    return counted
 
 
 def _counted(
