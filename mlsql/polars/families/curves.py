@@ -101,7 +101,8 @@ def label_cells(
     ``unscored_at``, NULL if None) and, with ``row_cell``, one cell of no label (label and s
     NULL) that counts the row in its group. ``s`` is the finite score (checked, as the
     ``names[1]`` input), through ``key`` if given (e.g. its bin); its checks are deferred:
-    the columns of the dict returned, for :func:`count`. The thresholds'
+    the columns of the dict returned, for :func:`count`. Text labels are Categorical in the
+    cells, String again in the counts of :func:`count`. The thresholds'
     (:mod:`mlsql.polars.families.thresholds`) cells too."""
     a, entries = RK._scores_check(
         func,
