@@ -214,6 +214,31 @@ def test_label_thresholds_match_brute_force(engine, seed, form, params):
     assert {"e", "f"} <= {r["label"] for r in got}  # never true, never scored: both present
 
 
+def test_label_thresholds_keep_a_labels_first_entry(engine):
+    """A label repeated in a row's entries counts once, at its first entry; a first entry
+    without a score leaves the label unscored in that row (true there: in its support)."""
+    rows = [
+        (["a"], [("a", 0.2), ("a", 0.9), ("b", 0.8)]),
+        ([], [("a", 0.7), ("b", None), ("b", 0.95), ("a", 0.1)]),
+        (["b"], [("b", 0.6), ("b", 0.99), ("a", 0.3)]),
+        (["a", "b"], [("a", 0.4), (None, 0.5), ("a", 0.8)]),
+    ]
+    t = pa.table(
+        {
+            "actual": pa.array([a for a, _ in rows], pa.list_(pa.string())),
+            "scores": pa.array(
+                [[{"label": k, "score": v} for k, v in s] for _, s in rows], TEXT_ENTRIES
+            ),
+        }
+    )
+    got = _rows(run_table(engine, "label_thresholds", t, "actual", "scores"), TH_COLUMNS)
+    _same(got, O.label_thresholds(rows))
+    # by hand: a at 0.2 (tp 2, fp 2: F 2/3), b at 0.6 (tp 1, fp 1, fn 1: its unscored
+    # true row)
+    picked = {r["label"]: (r["threshold"], r["tp"], r["fp"], r["fn"]) for r in got}
+    assert picked == {"a": (0.2, 2, 2, 0), "b": (0.6, 1, 1, 1)}
+
+
 def test_label_thresholds_integer_labels_and_groups(engine):
     rows = [
         (

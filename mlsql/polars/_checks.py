@@ -15,8 +15,13 @@ Inside a measure (:func:`collecting`, entered where the measure's expression
 is built), a check records instead the first offending value of the input, an
 aggregate Polars computes with the measure, and :func:`gate` lets the
 measure's value through one Python call on those few values, which raises on
-the first input that has one. Outside a measure (the table functions) the
-check stays an elementwise ``map_batches``.
+the first input that has one. A table can do the same over the rows it counts
+(:func:`refused_columns`, :func:`refuse`): each check's offending value (or
+NULL) a column of the rows, its first per counted group an aggregate, and one
+Python call per batch of the small counted table; the per-label curves and
+thresholds do, as the per-batch call on every row took memory growing with
+the rows on the streaming engine. Elsewhere outside a measure (the other table
+functions) the check stays an elementwise ``map_batches``.
 """
 
 from __future__ import annotations
@@ -34,10 +39,12 @@ from mlsql._errors import MlsqlError
 
 @dataclass(frozen=True)
 class Pending:
-    """One input's check in a measure: its first offending value, and the message of it."""
+    """One input's check in a measure: its first offending value, and the message of it;
+    ``offending``: the input where it is refused, else NULL (elementwise)."""
 
     first: pl.Expr
     message: Callable[[Any], str]
+    offending: pl.Expr | None = None
 
 
 _PENDING: ContextVar[list[Pending] | None] = ContextVar("mlsql_polars_checks", default=None)
@@ -77,7 +84,10 @@ def checked(
     """
     pending = _PENDING.get()
     if pending is not None:
-        pending.append(Pending(values.filter(bad(values)).first(), message))
+        refused = bad(values)
+        pending.append(
+            Pending(values.filter(refused).first(), message, pl.when(refused).then(values))
+        )
         return values
 
     def check(batch: pl.Series) -> pl.Series:
@@ -87,6 +97,53 @@ def checked(
         return batch
 
     return values.map_batches(check, is_elementwise=True, return_dtype=pl.self_dtype())
+
+
+def refused_columns(pending: list[Pending], prefix: str) -> dict[str, Pending]:
+    """Each check of ``pending`` (from :func:`collecting`) as a column name of ``prefix``
+    (for :func:`refuse`), in the order the checks were made."""
+    return {f"{prefix}{i}": p for i, p in enumerate(pending)}
+
+
+def refuse(counted: pl.LazyFrame, refused: dict[str, Pending], guarded: str) -> pl.LazyFrame:
+    """``counted`` without the ``refused`` columns, after one check of them: each holds a
+    check's first offending value per counted row (``first(ignore_nulls=True)`` of the
+    rows' :attr:`Pending.offending`), and the first check (in order) holding one raises.
+    Column ``guarded`` (one the result needs, so the check is never pruned) passes through
+    the check.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> with collecting() as pending:
+    ...     x = checked(pl.col("x"), lambda v: ~v.is_finite(), lambda v: f"x: got {v}")
+    >>> refused = refused_columns(pending, "bad")
+    >>> rows = pl.LazyFrame({"g": [1, 1, 2], "x": [1.0, 2.0, 3.0]})
+    >>> def counted(rows):
+    ...     cols = {c: p.offending for c, p in refused.items()}
+    ...     firsts = [pl.col(c).first(ignore_nulls=True) for c in refused]
+    ...     return rows.with_columns(**cols).group_by("g").agg(x.sum(), *firsts)
+    >>> refuse(counted(rows), refused, "x").sort("g").collect().rows()
+    [(1, 3.0), (2, 3.0)]
+    >>> bad = rows.with_columns(x=pl.Series([1.0, float("inf"), 3.0]))
+    >>> refuse(counted(bad), refused, "x").collect()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: x: got inf...
+    """
+    if not refused:
+        return counted
+    names = list(refused)
+
+    def check(rows: pl.Series) -> pl.Series:
+        for name in names:
+            found = rows.struct.field(name).drop_nulls()
+            if len(found):
+                raise MlsqlError(refused[name].message(found[0]))
+        return pl.Series(rows.name, [True] * len(rows), pl.Boolean)
+
+    ok = pl.struct(names).map_batches(check, return_dtype=pl.Boolean, is_elementwise=True)
+    return counted.with_columns(pl.when(ok).then(pl.col(guarded)).alias(guarded)).drop(names)
 
 
 @contextmanager

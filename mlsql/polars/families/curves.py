@@ -5,7 +5,10 @@ y, s) per scored label (the score map's entries, a label's first entry kept),
 per true label without a score (at -inf) and one cell of no label per row (it
 counts the group's known rows) for a score map: one scan and one explode of
 each row's lists of labels and scores. They are counted per (group, label,
-distinct score) (``group_by``), the only state that grows. For a numeric score
+distinct score) (``group_by``), the only state that grows; over a score map
+the scores' checks (finite) are made on those counts, each cell carrying its
+offending value or NULL (:func:`mlsql.polars._checks.refuse`), not by a Python
+call on every batch of cells. For a numeric score
 the counts are sorted by score from the highest and ``cum_sum`` over the group
 gives the cumulative tp and fp of every threshold, after a row of threshold
 +inf per group. For a score map one more ``group_by`` per (group, label) takes
@@ -27,7 +30,7 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import polars as pl
@@ -36,6 +39,7 @@ from mlsql._front.docs import table
 from mlsql._front.tables import curve_groups
 from mlsql._params import check_zero_division
 from mlsql.measures import curves as CV
+from mlsql.polars._checks import Pending, collecting, refuse, refused_columns
 from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weighed_and_known, weight
 from mlsql.polars.families import _classification as K
@@ -78,7 +82,7 @@ def _binary_cells(
     ).filter(weighed_and_known(pl.col(W), pl.col(Y).is_not_null(), pl.col(S).is_not_null()))
 
 
-def _label_cells(
+def label_cells(
     func: str,
     lf: pl.LazyFrame,
     schema: Any,
@@ -86,30 +90,49 @@ def _label_cells(
     score: str,
     groups: list[str],
     w: pl.Expr,
-) -> pl.LazyFrame:
+    *,
+    names: tuple[str, str] = ("actual", "score"),
+    key: Callable[[pl.Expr], pl.Expr] | None = None,
+    unscored_at: float | None = float("-inf"),
+    row_cell: bool = True,
+) -> tuple[pl.LazyFrame, dict[str, Pending]]:
     """The cells (label, y, s, w) of the known rows, from one scan and one explode per row:
-    its scored labels (a label's first entry), its true labels that are not scored (at -inf)
-    and one cell of no label (label and s NULL) that counts the row in its group."""
+    its scored labels (a label's first entry), its true labels that are not scored (s at
+    ``unscored_at``, NULL if None) and, with ``row_cell``, one cell of no label (label and s
+    NULL) that counts the row in its group. ``s`` is the finite score (checked, as the
+    ``names[1]`` input), through ``key`` if given (e.g. its bin); its checks are deferred:
+    the columns of the dict returned, for :func:`count`. Text labels are Categorical in the
+    cells, String again in the counts of :func:`count`. The thresholds'
+    (:mod:`mlsql.polars.families.thresholds`) cells too."""
     a, entries = RK._scores_check(
         func,
-        ("actual", "score"),
+        names,
         [(pl.col(actual), schema[actual]), (pl.col(score), schema[score])],
     )
     label, value = pl.element().struct.field("label"), pl.element().struct.field("score")
-    rows = lf.select(
-        *(pl.col(g) for g in groups),
-        a.alias(_inner("a")),
-        # a label's first entry if it holds a score, per row (a list operation: no hash over
-        # all the cells)
-        entries.list.eval(
-            pl.element().filter(
-                label.is_first_distinct() & label.is_not_null() & value.is_not_null()
+    # a label's first entry if it holds a score, per row (a list operation: no hash over
+    # all the cells). ``is_first_distinct`` in ``list.eval`` runs row by row (about as
+    # costly as the scan), so it runs only on the rows whose labels repeat, the others
+    # keeping their entries by an elementwise filter
+    e = pl.col(_inner("e"))
+    held = label.is_not_null() & value.is_not_null()
+    labels = e.list.eval(label)
+    repeats = labels.list.n_unique() < labels.list.len()
+    first = (
+        pl.when(repeats).then(e).list.eval(pl.element().filter(label.is_first_distinct() & held))
+    )
+    rows = (
+        lf.select(
+            *(pl.col(g) for g in groups),
+            a.alias(_inner("a")),
+            entries.alias(_inner("e")),
+            w.alias(W),
+        )
+        .with_columns(pl.coalesce(first, e.list.eval(pl.element().filter(held))).alias(_inner("e")))
+        .filter(
+            weighed_and_known(
+                pl.col(W), pl.col(_inner("a")).is_not_null(), pl.col(_inner("e")).is_not_null()
             )
-        ).alias(_inner("e")),
-        w.alias(W),
-    ).filter(
-        weighed_and_known(
-            pl.col(W), pl.col(_inner("a")).is_not_null(), pl.col(_inner("e")).is_not_null()
         )
     )
     entries_type: Any = rows.collect_schema()[_inner("e")]  # list[struct(label, score)]
@@ -125,42 +148,82 @@ def _label_cells(
     unscored = _inner("u")
     none, nan = pl.lit(None, pl.Float64), pl.lit(float("nan"), pl.Float64)
     label_col = pl.col(LABEL)
-    s = K.number(
-        func, "score", pl.when(label_col.is_not_null()).then(pl.col(S)), pl.Float64(), finite=True
-    )
-    return (
-        scored.with_columns(
-            pl.col(_inner("a")).list.set_difference(LABEL).cast(pl.List(label_type)).alias(unscored)
+    # the score's checks deferred to the counts (a per-batch Python check of every cell took
+    # memory growing with the rows): each a column of its offending value, see _count
+    with collecting() as pending:
+        s = K.number(
+            func,
+            names[1],
+            pl.when(label_col.is_not_null()).then(pl.col(S)),
+            pl.Float64(),
+            finite=True,
         )
-        .select(
+        s = s + 0.0  # -0.0 and 0.0 are one threshold
+        if key is not None:
+            s = key(s)
+    refused = refused_columns(pending, _inner("refused"))
+    if unscored_at is not None:
+        s = s.fill_null(unscored_at)  # an unscored true label's
+    # lists of primitives (concat_list of struct lists is several times slower): the
+    # unscored true labels at score NULL, then (``row_cell``) the row's own cell (no label, NaN)
+    own = [pl.lit(None, label_type)] if row_cell else []
+    own_s = [nan] if row_cell else []
+    cells = scored.with_columns(
+        pl.col(_inner("a")).list.set_difference(LABEL).cast(pl.List(label_type)).alias(unscored)
+    )
+    a, labels = pl.col(_inner("a")), pl.concat_list(LABEL, unscored, *own)
+    if label_type == pl.String:
+        # text labels as categories: the cells carry each row's true labels (for y), copied
+        # onto every cell by the explode; as integers that takes less memory
+        cat = pl.List(pl.Categorical())
+        a, labels = a.cast(cat), labels.cast(cat)
+    return (
+        cells.select(
             *groups,
-            _inner("a"),
+            a,
             W,
-            # lists of primitives (concat_list of struct lists is several times slower): the
-            # unscored true labels at score NULL, then the row's own cell (no label, NaN)
-            pl.concat_list(LABEL, unscored, pl.lit(None, label_type)).alias(LABEL),
-            pl.concat_list(S, none.repeat_by(pl.col(unscored).list.len()), nan).alias(S),
+            labels.alias(LABEL),
+            pl.concat_list(S, none.repeat_by(pl.col(unscored).list.len()), *own_s).alias(S),
         )
         .explode(LABEL, S)
         # a NULL true label is no cell
-        .filter(label_col.is_not_null() | pl.col(S).is_nan())
+        .filter(
+            label_col.is_not_null() | pl.col(S).is_nan() if row_cell else label_col.is_not_null()
+        )
         .select(
             *groups,
             LABEL,
             pl.col(_inner("a")).list.contains(label_col).cast(pl.Int64).alias(Y),
-            # -0.0 and 0.0 are one threshold; an unscored true label is at -inf
-            pl.when(label_col.is_not_null()).then((s + 0.0).fill_null(float("-inf"))).alias(S),
+            pl.when(label_col.is_not_null()).then(s).alias(S),
             W,
+            *(p.offending.alias(c) for c, p in refused.items() if p.offending is not None),
         )
-    )
+    ), refused
 
 
-def _counted(cells: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+def count(
+    cells: pl.LazyFrame, refused: dict[str, Pending], keys: list[str], *aggs: pl.Expr
+) -> pl.LazyFrame:
+    """``aggs`` of the cells per ``keys``, after the cells' deferred checks (``refused``,
+    from :func:`label_cells`): one Python call per batch of the counts, never per cell."""
+    firsts = [pl.col(c).first(ignore_nulls=True) for c in refused]
+    counted = refuse(cells.group_by(*keys).agg(*aggs, *firsts), refused, keys[-1])
+    if cells.collect_schema().get(LABEL) == pl.Categorical:  # text labels, see label_cells
+        counted = counted.with_columns(pl.col(LABEL).cast(pl.String))
+    return counted
+
+
+def _counted(
+    cells: pl.LazyFrame, keys: list[str], refused: dict[str, Pending] | None = None
+) -> pl.LazyFrame:
     """The cells per (keys, distinct score): the weight of the positives, of all, their number."""
-    return (
-        cells.group_by(*keys, S)
-        .agg(hits=(pl.col(Y) * pl.col(W)).sum(), n=pl.col(W).sum(), m=pl.len().cast(pl.Int64))
-        .rename({"hits": HITS, "n": N, "m": M})
+    return count(
+        cells,
+        refused or {},
+        [*keys, S],
+        (pl.col(Y) * pl.col(W)).sum().alias(HITS),
+        pl.col(W).sum().alias(N),
+        pl.len().cast(pl.Int64).alias(M),
     )
 
 
@@ -246,8 +309,8 @@ def _curve(
         zero = pl.lit(0.0, pl.Float64)
 
     if per_label:
-        cells = _label_cells(func, lf, schema, actual, score, groups, w)
-        points = _label_points(_counted(cells, keys), groups, zero)
+        cells, refused = label_cells(func, lf, schema, actual, score, groups, w)
+        points = _label_points(_counted(cells, keys, refused), groups, zero)
     else:
         steps = _counted(_binary_cells(func, lf, schema, actual, score, groups, w), keys)
 

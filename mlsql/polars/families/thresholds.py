@@ -2,12 +2,20 @@
 
 ``calibration_table`` is one ``group_by`` of (groups, bin) over the known rows;
 the bin is the registry's ``calibration_bin``, as ``expected_calibration_error``
-computes it. ``label_thresholds`` explodes each known row's scored labels and
-true labels, counts positives and negatives per (groups, label, score) (or
-bin), takes cumulative sums from the highest score down per label, and keeps
-each label's best row (highest F-beta, then highest threshold); labels true
-but never scored join by an anti join. Lazy all the way: a LazyFrame source
-gives a LazyFrame.
+computes it. ``label_thresholds`` reads the source once: each known row's
+cells are its scored labels (a label's first entry) at their score (or bin) and
+its true labels without a score at key NULL, one explode of the row's lists
+(the cells of :func:`mlsql.polars.families.curves.label_cells`). They are
+counted per (groups, label, key) (``group_by``), the only state that grows
+(the scores' checks, finite and with ``n_bins`` in [0, 1], are made on those
+counts, as in the curves). From the counts alone, sorted per label from the
+highest key down (NULL last), ``cum_sum`` gives each score's tp and fp and the
+label's sum its support (a NULL key counts there and is never a threshold),
+and one ``group_by`` per label keeps its best row (highest F-beta, then
+highest threshold). A label true but never scored keeps its NULL-key row (tp and fp
+0: threshold +inf, per the registry's ``chosen``). With ``sample_weight`` the
+counts are sums of the rows' weights (a row weighing 0 is dropped). Lazy all
+the way: a LazyFrame source gives a LazyFrame.
 
 Examples
 --------
@@ -36,13 +44,15 @@ from mlsql.measures import thresholds as TH
 from mlsql.polars._engine import POLARS
 from mlsql.polars._weights import weighed_and_known, weight
 from mlsql.polars.families import _classification as K
-from mlsql.polars.families.ranking import _field, _scores_check
+from mlsql.polars.families import curves as CV
 from mlsql.polars.families.scores import probability
 from mlsql.polars.ops import PolarsOps
 
 FAMILIES = (TH.FAMILY,)
 OPS = K.OPS
 Frame = K.Frame
+LABEL = CV.LABEL
+POS, NEG = CV._inner("pos"), CV._inner("neg")
 #: the input example of the docs: three documents' tags and label scores
 EXAMPLE_SCORES: dict[str, list[Any]] = {
     "actual": [["cat"], ["cat", "dog"], ["dog"]],
@@ -149,58 +159,6 @@ def calibration_table(
     return K.finish(out, source)
 
 
-def _events(
-    lf: pl.LazyFrame,
-    schema: Any,
-    actual: str,
-    scores: str,
-    groups: list[str],
-    func: str,
-    w: pl.Expr,
-) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """(scored events: groups, label, score, is_true, weight; true labels: groups, label,
-    weight) of the known rows (``w`` > 0); labels of integer kinds as Int64."""
-    pairs = [(pl.col(actual), schema[actual]), (pl.col(scores), schema[scores])]
-    a, entries = _scores_check(func, ["actual", "scores"], pairs)
-    if not isinstance(schema[scores], pl.Map):  # a map's labels are distinct already
-        entries = entries.list.eval(pl.element().filter(_field("label").is_first_distinct()))
-    rows = lf.select(
-        *groups, a.alias("__mlsql_a"), entries.alias("__mlsql_e"), w.alias("__mlsql_w")
-    ).filter(
-        weighed_and_known(
-            pl.col("__mlsql_w"),
-            pl.col("__mlsql_a").is_not_null(),
-            pl.col("__mlsql_e").is_not_null(),
-        )
-    )
-    entry = pl.col("__mlsql_e").struct
-    events = (
-        rows.explode("__mlsql_e")
-        .filter(entry.field("label").is_not_null() & entry.field("score").is_not_null())
-        .select(
-            *groups,
-            pl.col("__mlsql_e").struct.field("label").alias("label"),
-            pl.col("__mlsql_e").struct.field("score").alias("__mlsql_s"),
-            pl.col("__mlsql_a")
-            .list.contains(pl.col("__mlsql_e").struct.field("label"))
-            .alias("__mlsql_t"),
-            "__mlsql_w",
-        )
-    )
-    truth = (
-        rows.select(*groups, pl.col("__mlsql_a").list.unique().alias("label"), "__mlsql_w")
-        .explode("label")
-        .filter(pl.col("label").is_not_null())
-    )
-    label_type = events.collect_schema()["label"]
-    if label_type.is_integer():
-        events = events.with_columns(pl.col("label").cast(pl.Int64))
-        truth = truth.with_columns(pl.col("label").cast(pl.Int64))
-    else:
-        truth = truth.with_columns(pl.col("label").cast(label_type))
-    return events, truth
-
-
 @table(
     POLARS,
     returns="""
@@ -240,60 +198,73 @@ def label_thresholds(
     lf, schema, groups, w = _frame(source, func, named, by, TH.THRESHOLD_COLUMNS, sample_weight)
     # the counts' type: Int64 unweighted, Float64 weighted
     kind: pl.DataType = pl.Int64() if sample_weight is None else pl.Float64()
-    events, truth = _events(lf, schema, actual, scores, groups, func, w)
-    s = K.number(func, "scores", pl.col("__mlsql_s"), pl.Float64(), finite=True) + 0.0
-    if nb is None:
-        key = s
-    else:
-        prob = probability(func, "scores", s)
-        key = SC.calibration_bin(OPS, prob, nb).cast(pl.Float64)
-    labels = [*groups, "label"]
-    t, weights = pl.col("__mlsql_t"), pl.col("__mlsql_w")
-    cells = events.group_by(*labels, key.alias("__mlsql_k")).agg(
-        (t.cast(pl.Int64) * weights).sum().alias("__mlsql_pos"),
-        ((~t).cast(pl.Int64) * weights).sum().alias("__mlsql_neg"),
+
+    def bin_of(s: pl.Expr) -> pl.Expr:
+        return SC.calibration_bin(OPS, probability(func, "scores", s), nb).cast(pl.Float64)
+
+    # each scored label's cell at its score (or bin), each unscored true label's at NULL
+    cells, refused = CV.label_cells(
+        func,
+        lf,
+        schema,
+        actual,
+        scores,
+        groups,
+        w,
+        names=("actual", "scores"),
+        key=None if nb is None else bin_of,
+        unscored_at=None,
+        row_cell=False,
     )
-    support = truth.group_by(*labels).agg(weights.sum().cast(kind).alias("support"))
-    tp, fp, n = pl.col("tp"), pl.col("fp"), pl.col("support")
-    candidates = (
-        cells.sort(*labels, "__mlsql_k", descending=[*(False for _ in labels), True])
-        .with_columns(
-            pl.col("__mlsql_pos").cum_sum().over(labels).alias("tp"),
-            pl.col("__mlsql_neg").cum_sum().over(labels).alias("fp"),
-        )
-        .join(support, on=labels, how="left", nulls_equal=True)
-        .with_columns(n.fill_null(0))
+    labels = [*groups, LABEL]
+    y, weights = pl.col(CV.Y), pl.col(CV.W)
+    counted = CV.count(
+        cells,
+        refused,
+        [*labels, CV.S],
+        (y * weights).sum().alias(POS),
+        ((1 - y) * weights).sum().alias(NEG),
     )
-    rank = TH.selection_fbeta(OPS, Counts(tp, fp, n - tp), b)
-    best = candidates.group_by(*labels).agg(
-        pl.col("__mlsql_k", "tp", "fp", "support")
-        .sort_by([rank, pl.col("__mlsql_k")], descending=[True, True])
-        .first()
-    )
-    never_scored = support.join(
-        cells.select(labels).unique(), on=labels, how="anti", nulls_equal=True
+    label_type = counted.collect_schema()[LABEL]
+    if label_type.is_integer():
+        counted = counted.with_columns(pl.col(LABEL).cast(pl.Int64))
+    # per label, from its counts alone (by descending score, its unscored cells last): the
+    # candidates' cumulative tp and fp, its support (the positives, scored or not), and the
+    # best candidate (highest F-beta, then highest score)
+    key, scored = pl.col(CV.S), pl.col(CV.S).is_not_null()
+    cumulative = counted.sort(
+        [*labels, CV.S], descending=[*(False for _ in labels), True], nulls_last=True
     ).select(
         *labels,
-        pl.lit(None, pl.Float64).alias("__mlsql_k"),
-        pl.lit(0, kind).alias("tp"),
-        pl.lit(0, kind).alias("fp"),
-        "support",
+        CV.S,
+        # a label never scored has one row, its unscored cell: tp and fp 0, its threshold
+        # per TH.chosen
+        pl.when(scored).then(pl.col(POS).cum_sum().over(labels)).otherwise(0).alias("tp"),
+        pl.when(scored).then(pl.col(NEG).cum_sum().over(labels)).otherwise(0).alias("fp"),
+        pl.col(POS).sum().over(labels).alias("support"),
     )
-    both = pl.concat([best, never_scored], how="vertical_relaxed")
-    k = pl.col("__mlsql_k") if nb is None else pl.col("__mlsql_k") / nb
+    tp, fp, n = pl.col("tp"), pl.col("fp"), pl.col("support")
+    rank = pl.when(scored).then(TH.selection_fbeta(OPS, Counts(tp, fp, n - tp), b))
+    both = cumulative.group_by(*labels).agg(
+        pl.col(CV.S, "tp", "fp", "support")
+        .sort_by([rank, key], descending=[True, True], nulls_last=True)
+        .first()
+    )
+    k = key if nb is None else key / nb
     counts, threshold = TH.chosen(OPS, tp, fp, n, k)
     chosen = both.select(
-        *labels,
+        *groups,
+        pl.col(LABEL).alias("label"),
         threshold.alias("threshold"),
         counts.tp.cast(kind).alias("tp"),
         counts.fp.cast(kind).alias("fp"),
         counts.fn.cast(kind).alias("fn"),
-        "support",
+        n.cast(kind),
     )
     c = Counts(pl.col("tp"), pl.col("fp"), pl.col("fn"))
     values = TH.threshold_values(OPS, c, b, zd)
     micro = TH.micro_fbeta(_GroupOps(groups), c, b, zd)
-    out = chosen.with_columns(**values, micro_fbeta=micro).sort(*labels, nulls_last=True)
+    out = chosen.with_columns(**values, micro_fbeta=micro).sort(*groups, "label", nulls_last=True)
     return K.finish(out, source)
 
 
