@@ -1189,7 +1189,7 @@ static void cells_finalize(duckdb_function_info info, duckdb_aggregate_state *so
         double *out_n = (double *)duckdb_vector_get_data(duckdb_struct_vector_get_child(child, 3)) + total;
         int64_t *out_r = (int64_t *)duckdb_vector_get_data(duckdb_struct_vector_get_child(child, 4)) + total;
         for (idx_t j = 0; j < m; j++) {
-            write_label(&o, total + j, &t->labels[labels[j]].key);
+            write_label(&o, total + j, labels[j] < t->n_labels ? &t->labels[labels[j]].key : NULL);
             set_validity(s_valid, total + j, valid[j]);
             out_s[j] = score[j];
             out_p[j] = pos[j];

@@ -566,12 +566,12 @@ static MLSQL_UNUSED void mlsql_ls_emit_cells(const mlsql_ls_table *t, uint32_t *
     for (size_t i = 0; i < t->cells_cap; i++) {
         const mlsql_ls_cell *c = &t->cells[i];
         if (!c->used) continue;
-        label[j] = c->label;
+        label[j] = c->label; /* < t->n_labels in CELLS mode (every cell has a label's id) */
         valid[j] = c->skey != MLSQL_UNSCORED_KEY;
         score[j] = valid[j] ? mlsql_key_score(c->skey) : 0.0;
         pos[j] = c->pos;
         neg[j] = c->neg;
-        rows[j] = (int64_t)t->labels[c->label].rows;
+        rows[j] = c->label < t->n_labels ? (int64_t)t->labels[c->label].rows : 0;
         j++;
     }
 }

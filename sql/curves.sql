@@ -60,7 +60,7 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
         SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
-               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+               known_rows.n - per_label.n AS n
         FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
         WHERE known_rows.m > per_label.m),
@@ -116,7 +116,7 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
         SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
-               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+               known_rows.n - per_label.n AS n
         FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
         WHERE known_rows.m > per_label.m),
@@ -174,7 +174,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
         SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
-               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+               known_rows.n - per_label.n AS n
         FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
         WHERE known_rows.m > per_label.m),
@@ -230,7 +230,7 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
         SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
-               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
+               known_rows.n - per_label.n AS n
         FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
         WHERE known_rows.m > per_label.m),

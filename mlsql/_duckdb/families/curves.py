@@ -135,6 +135,19 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
     w_name, weight = _row_weight(q, name, weighted)
     rows = f"(SELECT *, {weight} AS w FROM ({_columns(name, 'actual', 'score', *w_name)}))"
     # n: the cells' total weight; m: their number (how the unscored rows are found)
+
+    def unscored(per_label: str) -> str:
+        """The rows that neither score a label nor hold it, as its negatives at -inf;
+        ``per_label``: each (g, k)'s cell weight n and rows m."""
+        return f"""    -- the rows that neither score a label nor hold it: negatives at -inf
+    unscored AS (
+        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
+               known_rows.n - per_label.n AS n
+        FROM ({per_label}) per_label
+        JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
+        WHERE known_rows.m > per_label.m),
+"""
+
     if native:
         # one aggregate per group: the native cells (score NULL: a true label without a
         # score, at -inf as in the portable cells), the known rows' weight and number
@@ -151,14 +164,7 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
                c.hits AS hits, c.n AS n, c.m AS m
         FROM (SELECT g, unnest(cells) AS c FROM grouped)),
     steps AS (SELECT g, k, s, sum(hits) AS hits, sum(n) AS n FROM native_cells GROUP BY g, k, s),
-    -- the rows that neither score a label nor hold it: negatives at -inf
-    unscored AS (
-        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
-               known_rows.n - per_label.n AS n
-        FROM (SELECT g, k, sum(n) AS n, any_value(m) AS m FROM native_cells GROUP BY g, k) per_label
-        JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
-        WHERE known_rows.m > per_label.m),
-"""
+{unscored("SELECT g, k, sum(n) AS n, any_value(m) AS m FROM native_cells GROUP BY g, k")}"""
     else:
         cells = f"{q('_mlsql_curve_cells')}(__mlsql_actual, __mlsql_score, '{name}')"
         # the known rows are read twice (their number per group, their cells): NOT MATERIALIZED,
@@ -171,14 +177,7 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
     steps AS (
         SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
         FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
-    -- the rows that neither score a label nor hold it: negatives at -inf
-    unscored AS (
-        SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
-               known_rows.n - per_label.n AS n, known_rows.m - per_label.m AS m
-        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
-        JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
-        WHERE known_rows.m > per_label.m),
-"""
+{unscored("SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k")}"""
     return (
         head
         + f"""    thresholds AS (
