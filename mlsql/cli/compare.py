@@ -212,6 +212,7 @@ def run_compare(
     import mlsql
     from mlsql.cli import interrupt
     from mlsql.cli.evaluate import _frame
+    from mlsql.cli.output import refuse_source
     from mlsql.cli.progress import progress
     from mlsql.cli.run import _on_engine, _write
     from mlsql.cli.sources import (
@@ -238,7 +239,9 @@ def run_compare(
             enabled=show_progress,
         ):
             interrupt.on_cancel(con.interrupt)
-            opened = open_source(con, resolve(path))
+            source = resolve(path)
+            refuse_source(output, source)
+            opened = open_source(con, source)
             for option, column in (("--model", request.model), ("--id", request.id)):
                 _need_column(opened, column, option)
                 if column in (actual, predicted, *request.by):

@@ -43,14 +43,12 @@ def _write(
             sys.stdout.write(text or "")
             sys.stdout.flush()
         return
-    try:
-        with output.open("w", encoding="utf-8") as handle:
-            if draw is not None:
-                draw(_console(handle))
-            else:
-                handle.write(text or "")
-    except OSError as exc:
-        raise UserError(f"cannot write {output}: {exc.strerror or exc}") from None
+    from mlsql.cli.output import write
+
+    if draw is not None:
+        write(output, lambda handle: draw(_console(handle)))
+    else:
+        write(output, lambda handle: handle.write(text or ""))
     if is_terminal(sys.stderr):
         sys.stderr.write(f"mlsql: wrote {output}\n")
 
@@ -97,6 +95,7 @@ def run_eval(
         label_universe,
         zero_division_value,
     )
+    from mlsql.cli.output import refuse_source
     from mlsql.cli.sources import open_source, prepare, resolve, warn_unknown_rows
 
     tables = TABLES
@@ -128,7 +127,9 @@ def run_eval(
             con, f"mlsql: evaluating {path} on {engine}", engine=engine, enabled=show_progress
         ):
             interrupt.on_cancel(con.interrupt)
-            opened = open_source(con, resolve(path))
+            source = resolve(path)
+            refuse_source(output, source)
+            opened = open_source(con, source)
             prepared = prepare(
                 con, opened, actual, predicted, by=by, sep=sep, sample_weight=sample_weight
             )
@@ -221,10 +222,13 @@ def run_sql(
 
     A table shows at most ``max_rows`` rows (0: all); other formats get every row.
     """
+    from mlsql.cli.output import refuse_input
     from mlsql.report import tabular
 
     if db is not None and not db.is_file():
         raise UserError(f"no such database file: {db} (mlsql sql opens existing databases only)")
+    if db is not None:
+        refuse_input(output, [str(db)], "the database")
     try:
         con = _connect(str(db) if db is not None else ":memory:", read_only=read_only)
     except duckdb.Error as exc:
