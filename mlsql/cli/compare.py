@@ -164,7 +164,7 @@ def print_comparison(
     from rich.console import Console
     from rich.table import Table
 
-    from mlsql.report.numbers import fmt
+    from mlsql.report.text import cell
 
     shown = [
         i
@@ -180,10 +180,10 @@ def print_comparison(
         if name == "measure":  # measure names fold only when very long
             width = min(18, max([7, *(len(str(r[i])) for r in rows)]))
         table.add_column(
-            header, justify="right" if right else "left", overflow="fold", min_width=width
+            cell(header), justify="right" if right else "left", overflow="fold", min_width=width
         )
     for row in rows:
-        table.add_row(*(fmt(row[i], digits) for i in shown))
+        table.add_row(*(cell(row[i], digits) for i in shown))
     # every column at any terminal width (a narrow one wraps lines, but drops no column)
     wide = Console(
         file=console.file,

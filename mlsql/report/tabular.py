@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mlsql.report.numbers import finite_or_none, fmt
+from mlsql.report.text import cell as shown_cell
 
 
 def _cell(value: Any, digits: int | None = None) -> str:
@@ -43,9 +44,9 @@ def print_table(
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
     for i, name in enumerate(columns):
         numeric = any(isinstance(r[i], (int, float)) and not isinstance(r[i], bool) for r in rows)
-        table.add_column(name, justify="right" if numeric else "left")
+        table.add_column(shown_cell(name), justify="right" if numeric else "left")
     for row in rows:
-        table.add_row(*(_cell(v, digits) for v in row))
+        table.add_row(*(shown_cell(_cell(v, digits)) for v in row))
     console.print(table)
     if more:
         console.print(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from rich import box
@@ -17,6 +18,41 @@ if TYPE_CHECKING:
     from mlsql.report.model import Group, Report
 
 MEASURE_NAMES = {"precision": "precision", "recall": "recall", "jaccard": "Jaccard"}
+
+#: terminal escape sequences (CSI, OSC and two-character ones, 7- or 8-bit) in a value
+ESCAPES = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, erasing
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"  # OSC: titles, links
+    r"|\x1b[ -/]*[0-~]?"  # any other escape
+)
+#: control characters left once the sequences are gone (C0, DEL, C1)
+CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def shown(value: Any) -> str:
+    r"""``value`` as text a terminal shows as itself: no escape sequences, no control characters.
+
+    Tabs and line breaks become spaces (a cell stays one line); other control
+    characters are dropped.
+
+    Examples
+    --------
+    >>> shown("\x1b[31mred\x1b[0m\tlabel\x07")
+    'red label'
+    """
+    text = ESCAPES.sub("", str(value))
+    return CONTROLS.sub(lambda m: " " if m.group() in "\t\n\r" else "", text)
+
+
+def cell(value: Any, digits: int | None = 4) -> Text:
+    """A table cell or header shown as itself: never read as rich markup or emoji codes.
+
+    Examples
+    --------
+    >>> cell("[red]y[/red]").plain, cell(0.5, 2).plain
+    ('[red]y[/red]', '0.50')
+    """
+    return Text(shown(fmt(value, digits)))
 
 
 #: grouped reports show every group in one comparison table, and details for this many at most
@@ -70,7 +106,7 @@ def averages_table(report: Report, group: Group, digits: int) -> Table:
         table.add_column(average, justify="right")
     for measure in MEASURES:
         name = report.f_name if measure == "f" else MEASURE_NAMES[measure]
-        table.add_row(name, *(fmt(s.get(report.column(a, measure)), digits) for a in present))
+        table.add_row(name, *(cell(s.get(report.column(a, measure)), digits) for a in present))
     return table
 
 
@@ -82,7 +118,7 @@ def totals_table(report: Report, group: Group, digits: int) -> Table:
     table.add_column(justify="right")
     for key, name in report.total_columns().items():
         if key in s:
-            table.add_row(name, fmt(s[key], digits))
+            table.add_row(name, cell(s[key], digits))
     return table
 
 
@@ -101,7 +137,7 @@ def label_table(
         name = report.f_name if c == report.f_key else MEASURE_NAMES.get(c, c)
         table.add_column(name, justify="left" if c == "label" else "right")
     for r in rows:
-        table.add_row(*(fmt(r.get(c), digits) for c in columns))
+        table.add_row(*(cell(r.get(c), digits) for c in columns))
     return table
 
 
@@ -146,13 +182,13 @@ def comparison_table(report: Report, digits: int) -> Table:
     table = Table(box=box.SIMPLE_HEAD, title="groups", title_justify="left", pad_edge=False)
     columns = comparison_columns(report)
     for c in report.group_columns:
-        table.add_column(c)
+        table.add_column(cell(c))
     for _, name in columns:
         table.add_column(name, justify="right")
     for group in report.groups():
         table.add_row(
-            *(fmt(group.key[c]) for c in report.group_columns),
-            *(fmt(group.summary.get(k), digits) for k, _ in columns),
+            *(cell(group.key[c]) for c in report.group_columns),
+            *(cell(group.summary.get(k), digits) for k, _ in columns),
         )
     return table
 
@@ -175,15 +211,15 @@ def comparison_intervals(report: Report, digits: int) -> Table | None:
         pad_edge=False,
     )
     for c in report.group_columns:
-        table.add_column(c)
+        table.add_column(cell(c))
     table.add_column("measure")
     for c in INTERVAL_COLUMNS[1:]:
         table.add_column(c.replace("_", " "), justify="right")
     for group, name, row in rows:
         table.add_row(
-            *(fmt(group.key[c]) for c in report.group_columns),
-            name,
-            *(fmt(row[c], digits) for c in INTERVAL_COLUMNS[1:]),
+            *(cell(group.key[c]) for c in report.group_columns),
+            cell(name),
+            *(cell(row[c], digits) for c in INTERVAL_COLUMNS[1:]),
         )
     return table
 
@@ -225,16 +261,16 @@ def interval_table(report: Report, group: Group, digits: int) -> Table | None:
     for c in INTERVAL_COLUMNS:
         table.add_column(c.replace("_", " "), justify="left" if c == "measure" else "right")
     for r in rows:
-        table.add_row(*(fmt(r[c], digits) for c in INTERVAL_COLUMNS))
+        table.add_row(*(cell(r[c], digits) for c in INTERVAL_COLUMNS))
     return table
 
 
 def _table(header: list[str], rows: list[list[Any]], digits: int, title: str | None) -> Table:
     table = Table(box=box.SIMPLE_HEAD, title=title, title_justify="left", pad_edge=False)
     for i, name in enumerate(header):
-        table.add_column(name, justify="left" if i == 0 else "right")
+        table.add_column(cell(name), justify="left" if i == 0 else "right")
     for row in rows:
-        table.add_row(*(fmt(v, digits) for v in row))
+        table.add_row(*(cell(v, digits) for v in row))
     return table
 
 
@@ -245,13 +281,13 @@ def score_parts(report: Report, group: Group, digits: int, *, per_label: bool) -
     line = Text()
     for i, (name, value) in enumerate(ST.headline(report, group)):
         line.append(" · " if i else "")
-        line.append(f"{name} ")
-        line.append(fmt(value, digits), style="bold green" if i == 2 else "bold")
+        line.append(f"{shown(name)} ")
+        line.append(shown(fmt(value, digits)), style="bold green" if i == 2 else "bold")
     limit = None if per_label else ST.SHOWN_LABELS
     parts: list[Any] = [line, _table(*ST.averages(report, group), digits, None)]
     parts += [
         Text(""),
-        Text(ST.thresholds_title(report, group, limit=limit), style="dim"),
+        Text(shown(ST.thresholds_title(report, group, limit=limit)), style="dim"),
         _table(*ST.thresholds(report, group, limit=limit), digits, None),
     ]
     if group.calibration is not None:
@@ -268,7 +304,7 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
     """Print ``report`` on ``console``."""
     title = Text()
     title.append("mlsql eval ", style="bold")
-    title.append(report.source)
+    title.append(shown(report.source))
     title.append(f" · engine {report.engine}", style="dim")
     console.print(title)
     groups = list(report.groups())
@@ -289,7 +325,7 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
     for group in groups:
         parts: list[Any] = []
         if report.group_columns:
-            parts.append(Text(f"\n{group.title}", style="bold underline"))
+            parts.append(Text(f"\n{shown(group.title)}", style="bold underline"))
         if report.scores:
             parts += score_parts(report, group, digits, per_label=per_label)
             console.print(RichGroup(*parts))
@@ -324,7 +360,7 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
                 parts += [Text(""), table]
         console.print(RichGroup(*parts))
     for note in report.notes:
-        console.print(Text(f"note: {note}", style="yellow"))
+        console.print(Text(f"note: {shown(note)}", style="yellow"))
 
 
 def to_text(report: Report, *, digits: int = 4, per_label: bool = False) -> str:
