@@ -290,7 +290,14 @@ def sql_command(
         Optional[Path],  # noqa: UP045
         typer.Option("--db", help="An existing DuckDB database file (default: in memory)."),
     ] = None,
-    read_only: Annotated[bool, typer.Option("--read-only", help="Open --db read-only.")] = False,
+    read_only: Annotated[
+        bool,
+        typer.Option(
+            "--read-only",
+            help="Write nothing: open --db read-only and refuse statements that write files "
+            "(COPY, EXPORT DATABASE, ATTACH without READ_ONLY, INSTALL, settings naming files).",
+        ),
+    ] = False,
     format_: SqlFormatOption = SqlFormat.table,
     output: Output = None,
     max_rows: Annotated[

@@ -220,9 +220,12 @@ def run_sql(
 ) -> None:
     """Run ``query`` with every macro loaded and write its result.
 
-    A table shows at most ``max_rows`` rows (0: all); other formats get every row.
+    With ``read_only``, ``db`` is opened read-only and a statement that may write
+    a file is refused (:mod:`mlsql.cli.readonly`). A table shows at most
+    ``max_rows`` rows (0: all); other formats get every row.
     """
     from mlsql.cli.output import refuse_input
+    from mlsql.cli.readonly import refuse_writes
     from mlsql.report import tabular
 
     if db is not None and not db.is_file():
@@ -230,12 +233,14 @@ def run_sql(
     if db is not None:
         refuse_input(output, [str(db)], "the database")
     try:
-        con = _connect(str(db) if db is not None else ":memory:", read_only=read_only)
+        con = _connect(str(db), read_only=read_only) if db is not None else _connect()
     except duckdb.Error as exc:
         raise UserError(f"cannot open {db} as a DuckDB database: {exc}") from None
     try:
         with progress(con, "mlsql: running SQL", enabled=show_progress):
             interrupt.on_cancel(con.interrupt)
+            if read_only:
+                refuse_writes(con, query)
             result = con.execute(query)
             columns = [d[0] for d in result.description] if result.description else []
             limit = max_rows if format_ == "table" and max_rows > 0 else None
