@@ -19,6 +19,7 @@ import typer
 
 from mlsql.cli.errors import UserError, reported
 from mlsql.cli.options import (
+    FORMAT_HELP,
     Actual,
     By,
     Confidence,
@@ -112,9 +113,7 @@ def eval_command(
     ] = None,
     sep: Sep = None,
     engine: EngineOption = Engine.duckdb,
-    format_: Annotated[Format, typer.Option("--format", "-f", help="Output format.")] = (
-        Format.table
-    ),
+    format_: Annotated[Format, typer.Option("--format", "-f", help=FORMAT_HELP)] = Format.table,
     output: Output = None,
     per_label: Annotated[
         bool, typer.Option("--per-label", help="Show the whole per-label table.")

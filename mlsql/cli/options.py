@@ -63,8 +63,13 @@ Sep = Annotated[
 ]
 #: ``--engine`` (``engine``)
 EngineOption = Annotated[Engine, typer.Option(help="Where the measures are computed.")]
+#: what every ``--format`` says (CSV is guarded against formula injection)
+FORMAT_HELP = (
+    "Output format. In CSV, text starting with =, +, -, @, a tab or a carriage return gets a "
+    "leading ' so a spreadsheet shows it rather than running it (numbers stay numbers)."
+)
 #: ``--format`` of a plain result (``format_``)
-SqlFormatOption = Annotated[SqlFormat, typer.Option("--format", "-f", help="Output format.")]
+SqlFormatOption = Annotated[SqlFormat, typer.Option("--format", "-f", help=FORMAT_HELP)]
 #: ``--output`` (``output``)
 Output = Annotated[
     Optional[Path],  # noqa: UP045

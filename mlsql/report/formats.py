@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mlsql.report.averages import AVERAGES, MEASURES
@@ -34,22 +35,60 @@ def to_json(report: Report) -> str:
     return json.dumps(finite_or_none(report.to_dict()), indent=2, default=str) + "\n"
 
 
+#: first characters that make a spreadsheet read a cell as a formula (OWASP, CSV injection)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe(value: Any) -> Any:
+    """A CSV cell no spreadsheet runs: text that starts like a formula gets a leading ``'``.
+
+    Only text is guarded: numbers (a negative one too) stay numbers.
+
+    Examples
+    --------
+    >>> csv_safe("=HYPERLINK(1)"), csv_safe("-1"), csv_safe(-1), csv_safe("cat")
+    ("'=HYPERLINK(1)", "'-1", -1, 'cat')
+    """
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def csv_text(rows: Iterable[Sequence[Any]]) -> str:
+    r"""``rows`` as CSV text, one ``\n``-ended line each.
+
+    A field holding a carriage return is quoted like one holding a line break
+    (Python's writer quotes only the characters of its line terminator, so a
+    bare ``\r`` would end the record for a reader).
+
+    Examples
+    --------
+    >>> csv_text([["a\rb", "c"], [1, None]])
+    '"a\rb",c\n1,\n'
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\r\n")
+    lines = []
+    for row in rows:
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow(row)
+        lines.append(buffer.getvalue()[:-2] + "\n")
+    return "".join(lines)
+
+
 def _csv(rows: list[dict[str, Any]]) -> str:
-    out = io.StringIO()
     columns: list[str] = []
     for row in rows:
         columns += [c for c in row if c not in columns]
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({k: _csv_cell(v) for k, v in row.items()})
-    return out.getvalue()
+    header = [csv_safe(c) for c in columns]
+    return csv_text([header, *([_csv_cell(row.get(c)) for c in columns] for row in rows)])
 
 
 def _csv_cell(value: Any) -> Any:
     if isinstance(value, float):
         return fmt(value, None)
-    return "" if value is None else value
+    return "" if value is None else csv_safe(value)
 
 
 def to_csv(report: Report, *, per_label: bool = False) -> str:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from typing import Any
 
@@ -57,18 +55,26 @@ def print_table(
         console.print(f"{len(rows)} row{'s' if len(rows) != 1 else ''}", style="dim")
 
 
+def _csv_value(value: Any) -> Any:
+    """A CSV cell: text guarded against formulas (:func:`~mlsql.report.formats.csv_safe`),
+    numbers as numbers, lists and structs as their text."""
+    from mlsql.report.formats import csv_safe
+
+    if value is None:
+        return ""
+    return csv_safe(value) if isinstance(value, str) else _cell(value)
+
+
 def render(format_: str, columns: list[str], rows: list[tuple[Any, ...]]) -> str:
     """The result as ``json`` (a list of objects), ``csv`` or ``markdown`` text."""
     if format_ == "json":
         records = [dict(zip(columns, row, strict=True)) for row in rows]
         return json.dumps(finite_or_none(records), indent=2, default=str) + "\n"
+    from mlsql.report.formats import csv_safe, csv_text, md_escape
+
     if format_ == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows([[("" if v is None else _cell(v)) for v in row] for row in rows])
-        return out.getvalue()
-    from mlsql.report.formats import md_escape
+        header = [csv_safe(c) for c in columns]
+        return csv_text([header, *([_csv_value(v) for v in row] for row in rows)])
 
     lines = ["| " + " | ".join(md_escape(c) for c in columns) + " |", "|" + "---|" * len(columns)]
     lines += ["| " + " | ".join(md_escape(_cell(v)) for v in row) + " |" for row in rows]
