@@ -24,7 +24,8 @@ def one_line(text: str) -> str:
 
 @contextmanager
 def reported() -> Iterator[None]:
-    """Turn :class:`UserError`, :class:`mlsql.MlsqlError` and engine errors into exit 2.
+    """Turn :class:`UserError`, :class:`mlsql.MlsqlError`, engine errors and an input file
+    gone or unreadable mid-run into exit 2.
 
     Ctrl-C ends the run with one line and exit 130 (:mod:`mlsql.cli.interrupt`).
     Anything else is a bug in mlsql and keeps its traceback.
@@ -43,6 +44,9 @@ def reported() -> Iterator[None]:
         fail(one_line(str(exc)))
     except _engine_errors() as exc:
         fail(one_line(str(exc)))
+    except (FileNotFoundError, PermissionError) as exc:
+        # an input gone or unreadable while an engine reads it (Polars raises these bare)
+        fail(f"cannot read an input file: {one_line(str(exc))}")
 
 
 def _engine_errors() -> tuple[type[BaseException], ...]:
