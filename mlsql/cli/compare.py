@@ -293,7 +293,7 @@ def run_compare(
                 )
             except MlsqlError as exc:  # the API names its argument, the command its option
                 raise UserError(str(exc).replace("drop_unpaired=True", "--drop-unpaired")) from None
-            interrupt.check()
+        interrupt.engines_done()
     finally:
         con.close()
     columns = [*request.by, *COLUMNS]

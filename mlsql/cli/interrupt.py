@@ -77,6 +77,19 @@ def check() -> None:
         raise KeyboardInterrupt
 
 
+def engines_done() -> None:
+    """The engines' work is over: from now on SIGINT stops the main thread at once.
+
+    What follows (rendering a report, which for many labels takes minutes) is
+    Python, where :class:`KeyboardInterrupt` stops it where it is; with an engine's
+    cancel still registered the handler would only mark the signal, seen once
+    the rendering ends.
+    """
+    check()
+    if _current is not None:
+        _current.cancels.clear()
+
+
 def wait_for(work: Callable[[], T], *, hard: bool = False) -> T:
     """``work()`` run in a daemon thread; the main thread waits, seeing SIGINT within 20 ms.
 

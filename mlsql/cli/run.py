@@ -140,7 +140,7 @@ def run_eval(
             prepared, (unknown, total) = _on_engine(con, prepared, engine, spark_master)
             warn_unknown_rows(prepared, unknown, total)
             report = evaluate(con, prepared, options, source=path, sep=sep)
-            interrupt.check()
+        interrupt.engines_done()
         _write_report(report, format_, output, per_label=per_label, digits=digits)
     finally:
         con.close()  # detach a database file now, not whenever the connection is collected
@@ -250,6 +250,7 @@ def run_sql(
                 rows = result.fetchall()
             else:
                 rows = result.fetchmany(limit + 1)
+        interrupt.engines_done()
     finally:
         con.close()  # release the database file now, not whenever the connection is collected
     if format_ == "table":
