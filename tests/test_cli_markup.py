@@ -122,3 +122,15 @@ def test_sql_shows_a_value_that_is_a_closing_tag() -> None:
     result = invoke("sql", "SELECT '[/]' AS x", "--no-progress")
     assert result.exit_code == 0, result.output
     assert [line.strip() for line in result.stdout.splitlines() if line.strip()][2] == "[/]"
+
+
+def test_markdown_output_carries_no_escape_sequences(data: Path) -> None:
+    result = invoke(
+        "eval", data, "-a", "actual", "-p", "predicted", "-f", "markdown", "--per-label"
+    )
+    assert result.exit_code == 0, result.output
+    assert f"| {ANSI_SHOWN} |" in result.stdout
+    plain(result.stdout)
+    query = "SELECT chr(27) || '[2J' || 'cleared' || chr(7) AS x"
+    result = invoke("sql", query, "-f", "markdown")
+    assert result.stdout.splitlines()[2] == "| cleared |"

@@ -17,6 +17,7 @@ from mlsql.report.text import (
     count,
     interval_title,
     rows_text,
+    shown,
 )
 
 if TYPE_CHECKING:
@@ -133,14 +134,15 @@ MD_ESCAPES = {
 
 
 def md_escape(text: Any) -> str:
-    """``text`` shown as itself in Markdown: no HTML, links, emphasis, code or table cells.
+    """``text`` shown as itself in Markdown: no HTML, links, emphasis, code or table cells,
+    and no terminal escape sequences or control characters (:func:`~mlsql.report.text.shown`).
 
     Examples
     --------
     >>> md_escape("<img src=x onerror=alert(1)>|`x`")
     '&lt;img src=x onerror=alert(1)&gt;\\\\|\\\\`x\\\\`'
     """
-    return "".join(MD_ESCAPES.get(ch, ch) for ch in str(text))
+    return "".join(MD_ESCAPES.get(ch, ch) for ch in shown(text))
 
 
 def _md_row(cells: list[str]) -> str:
