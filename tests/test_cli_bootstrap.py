@@ -305,6 +305,24 @@ def test_compare_says_what_is_wrong(pairs: Path) -> None:
     assert code == 2 and "compare cannot resample label_metrics" in err
 
 
+def test_a_misspelt_measure_is_caught_before_the_data_and_gets_suggestions(
+    tmp_path: Path,
+) -> None:
+    # before: the file was read first, then every one of 55 names was listed
+    missing = tmp_path / "not-read.parquet"
+    code, _, err = compare_json("duckdb", missing, "--baseline", "A", "-m", "micro_f11")
+    assert code == 2
+    assert err == (
+        "mlsql: error: --measures 'micro_f11': no such measure; did you mean 'micro_f1', "
+        "'macro_f1' or 'micro_fbeta'?\n"
+    )
+    code, _, err = compare_json("duckdb", missing, "--baseline", "A", "--fail-if-worse", "acuracy")
+    assert code == 2 and err == (
+        "mlsql: error: --fail-if-worse 'acuracy': no such measure; did you mean 'accuracy', "
+        "'accuracy_score' or 'subset_accuracy'?\n"
+    ), err
+
+
 def test_compare_takes_macro_averages(pairs: Path) -> None:
     code, rows, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "macro_f1")
     assert code == 0, err

@@ -104,6 +104,57 @@ def _entries(names: Sequence[str], n_labels: int | None) -> list[Any]:
     return out
 
 
+def check_measures(entries: Sequence[Any], option: str = "--measures") -> None:
+    """Check measures before any data is read; a misspelt name gets the closest ones.
+
+    The names and parameters are judged as the engines judge them
+    (:func:`mlsql._resample.measures.resolve`); a name that is no measure at
+    all is answered with the resamplable names :func:`difflib.get_close_matches`
+    finds, rather than the list of every one. ``option`` is how the message
+    names where the names came from.
+
+    Raises
+    ------
+    UserError
+        A name is misspelt and close to a measure ``compare`` resamples.
+    MlsqlError
+        A measure cannot be resampled, or the measures mix kinds of input.
+    """
+    import difflib
+
+    from mlsql._registry import REGISTRY, measures
+    from mlsql._resample.measures import resolve
+
+    try:
+        resolve(entries, "compare")
+        return
+    except MlsqlError as exc:
+        error = exc
+    measures()
+    known = {n for m in REGISTRY.values() for n in (m.name, *m.aliases)}
+    for entry in entries:
+        name = entry if isinstance(entry, str) else entry[0]
+        if name in known:
+            continue
+        close = difflib.get_close_matches(name, sorted(filter(_resamplable, known)), n=3)
+        if close:
+            options = ", ".join(repr(c) for c in close[:-1])
+            options = f"{options} or {close[-1]!r}" if options else repr(close[-1])
+            raise UserError(f"{option} {name!r}: no such measure; did you mean {options}?")
+    raise error
+
+
+def _resamplable(name: str) -> bool:
+    """Whether ``compare`` resamples the measure ``name`` (one that needs parameters too)."""
+    from mlsql._resample.measures import resolve
+
+    try:
+        resolve([name], "compare")
+    except MlsqlError as exc:
+        return not str(exc).startswith("compare cannot resample")
+    return True
+
+
 def _baseline(opened: Any, model: str, baseline: str) -> Any:
     """``--baseline`` as a value of the model column (an integer for an integer column)."""
     from mlsql.cli.sources import INTEGER_TYPES
@@ -229,6 +280,13 @@ def run_compare(
     fail_on = request.fail_if_worse
     if fail_on is not None and fail_on not in names and names:
         names = (*names, fail_on)
+    # judged before the data is read: each option's names, then all of them together
+    if request.measures:
+        check_measures(_entries(request.measures, request.n_labels))
+    if fail_on is not None:
+        check_measures(_entries((fail_on,), request.n_labels), "--fail-if-worse")
+    if names:
+        check_measures(_entries(names, request.n_labels))
     con = mlsql.connect()
     try:
         with progress(
