@@ -258,6 +258,7 @@ def run_compare(
     digits: int,
     show_progress: bool,
     spark_master: str | None = None,
+    single_label: bool = False,
 ) -> int:
     """Read ``path``, compare on ``engine``, write the table; the exit code (0 or :data:`WORSE`)."""
     import mlsql
@@ -271,6 +272,7 @@ def run_compare(
         _need_column,
         open_source,
         prepare,
+        refuse_no_rows,
         resolve,
         warn_unknown_rows,
     )
@@ -310,6 +312,7 @@ def run_compare(
                 predicted,
                 by=(*request.by, request.model, request.id),
                 sep=sep,
+                single_label=single_label,
             )
             if not names and prepared.numbers and fail_on is not None:
                 names = (fail_on,)
@@ -327,6 +330,7 @@ def run_compare(
             baseline = _baseline(opened, request.model, request.baseline)
             prepared, (unknown, total) = _on_engine(con, prepared, engine, spark_master)
             prepared = replace(prepared, by=request.by)
+            refuse_no_rows(prepared, total)
             warn_unknown_rows(prepared, unknown, total)
             frames, frame = _frame(con, engine, prepared)
             try:

@@ -74,6 +74,7 @@ def run_eval(
     sep: str | None,
     engine: str,
     sample_weight: str | None = None,
+    single_label: bool = False,
     format_: str,
     output: Path | None,
     per_label: bool,
@@ -97,7 +98,13 @@ def run_eval(
         label_universe,
         zero_division_value,
     )
-    from mlsql.cli.sources import open_source, prepare, resolve, warn_unknown_rows
+    from mlsql.cli.sources import (
+        open_source,
+        prepare,
+        refuse_no_rows,
+        resolve,
+        warn_unknown_rows,
+    )
 
     tables = TABLES
     if format_ == "csv":  # CSV holds one table: compute only that one
@@ -130,13 +137,21 @@ def run_eval(
             interrupt.on_cancel(con.interrupt)
             opened = open_source(con, resolve(path))
             prepared = prepare(
-                con, opened, actual, predicted, by=by, sep=sep, sample_weight=sample_weight
+                con,
+                opened,
+                actual,
+                predicted,
+                by=by,
+                sep=sep,
+                sample_weight=sample_weight,
+                single_label=single_label,
             )
             if prepared.numbers:
                 raise UserError(NUMBERS_IN_EVAL.format(a=actual, p=predicted))
             if labels is not None:
                 options = replace(options, labels=label_universe(labels, prepared.label_kind))
             prepared, (unknown, total) = _on_engine(con, prepared, engine, spark_master)
+            refuse_no_rows(prepared, total)
             warn_unknown_rows(prepared, unknown, total)
             report = evaluate(con, prepared, options, source=path, sep=sep)
             interrupt.check()
