@@ -208,6 +208,38 @@ def test_many_labels_draw_one_micro_curve(tmp_path: Path) -> None:
     assert "curve: micro" in result.stdout
 
 
+def test_a_page_of_many_labels_shows_the_ends_of_the_table_after_the_charts(
+    tmp_path: Path,
+) -> None:
+    # before: every label's row (5,000 per model at scale) above the charts
+    labels = tuple(f"tag{i:03d}" for i in range(80))
+    rows = _rows(5, 400, labels)
+    path = tmp_path / "wide.parquet"
+    pq.write_table(_table(rows), path)
+    result = invoke("eval", path, "-a", "actual", "-p", "scores", "-f", "html")
+    assert result.exit_code == 0, result.stderr
+    page = result.stdout
+    support = {x: sum(x in r["actual"] for r in rows) for x in labels}
+    order = sorted(labels, key=lambda x: (-support[x], x))
+    [table] = re.findall(r"<h3>Per-label thresholds</h3>.*?</table>", page)
+    shown = re.findall(r"<tr><td>(tag\d+)</td>", table)
+    assert shown == order[:25] + order[-25:]
+    assert '<td colspan="6" class="gap">… 30 labels …</td>' in table
+    assert (
+        "30 of 80 labels left out between the most and the least frequent; the whole table: "
+        "mlsql eval ... --per-label --format csv, or Report.labels in Python"
+    ) in page
+    # the charts come first
+    assert page.index("<h3>Micro precision-recall curve</h3>") < page.index(
+        "<h3>Per-label thresholds</h3>"
+    )
+    assert page.index("<h3>Reliability diagram</h3>") < page.index("<h3>Calibration</h3>")
+    # the CSV the note names has every label
+    result = invoke("eval", path, "-a", "actual", "-p", "scores", "-f", "csv", "--per-label")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.count("\ntag") == 80
+
+
 def test_scores_outside_zero_one_have_no_calibration(tmp_path: Path) -> None:
     rows = [{**r, "scores": {k: 10 * v - 3 for k, v in r["scores"].items()}} for r in ROWS]
     path = tmp_path / "logits.parquet"

@@ -12,7 +12,7 @@ import duckdb
 
 from mlsql.cli import interrupt
 from mlsql.cli.errors import UserError, fail, warn
-from mlsql.cli.progress import is_terminal, progress
+from mlsql.cli.progress import is_terminal, progress, step
 
 #: terminal width used when a table is written to a file
 FILE_WIDTH = 120
@@ -155,7 +155,9 @@ def run_eval(
             warn_unknown_rows(prepared, unknown, total)
             report = evaluate(con, prepared, options, source=path, sep=sep)
             interrupt.check()
-        _write_report(report, format_, output, per_label=per_label, digits=digits)
+        what = "drawing the charts and writing" if format_ == "html" else "writing"
+        with step(f"mlsql: {what} the report", enabled=show_progress):
+            _write_report(report, format_, output, per_label=per_label, digits=digits)
     finally:
         con.close()  # detach a database file now, not whenever the connection is collected
 
