@@ -13,13 +13,14 @@ Examples
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from mlsql._errors import MlsqlError
 from mlsql._version import __version__
 
 if TYPE_CHECKING:
-    from mlsql import report
     from mlsql._duckdb.confusion_wide import confusion_matrix_wide
     from mlsql._duckdb.indicators import (
         from_indicators,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from mlsql._duckdb.label_tables import label_metrics, multilabel_report
     from mlsql._duckdb.register import connect, register
     from mlsql._duckdb.resample import bootstrap, compare
+    from mlsql.report.api import report
 
 __all__ = [
     "MlsqlError",
@@ -99,10 +101,11 @@ def native_status() -> dict[str, dict[str, Any]]:
 
 
 def __getattr__(name: str) -> Any:
-    if name == "report":  # callable: mlsql.report(data, actual, predicted, ...) -> Report
-        import importlib
+    if name == "report":  # the function mlsql.report(data, actual, predicted, ...) -> Report
+        from mlsql.report.api import report
 
-        return importlib.import_module("mlsql.report")
+        globals()["report"] = report
+        return report
     if name in _DUCKDB:
         import importlib
 
@@ -110,3 +113,26 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'mlsql' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public names, those imported on first use included (``report``, ``connect``...)."""
+    return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    """The package ``mlsql``, whose name ``report`` is the function :func:`mlsql.report`.
+
+    Importing the subpackage ``mlsql.report`` (where the function and the
+    :class:`~mlsql.report.Report` class live) would bind the name to the
+    subpackage; the subpackage stays in ``sys.modules`` for imports, and
+    ``mlsql.report`` stays the function, with its signature and docstring.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "report" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

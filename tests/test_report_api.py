@@ -157,6 +157,50 @@ def test_report_rejects_bad_parameters_clearly() -> None:
         mlsql.report(frame, "actual", "predicted", by="actual")
 
 
+def test_report_is_a_typed_function_with_its_own_help() -> None:
+    # before: help() showed the package (292 lines) and (*args, **kwargs); dir(mlsql) lacked it
+    import inspect
+    import pydoc
+    import subprocess
+    import sys
+
+    assert inspect.isfunction(mlsql.report)
+    assert "report" in dir(mlsql)
+    signature = inspect.signature(mlsql.report)
+    assert list(signature.parameters) == [
+        "data", "actual", "predicted", "by", "labels", "beta", "zero_division", "sep",
+        "min_support", "con", "source",
+    ]  # fmt: skip
+    assert signature.return_annotation == "Report"
+    page = pydoc.render_doc(mlsql.report, renderer=pydoc.plaintext)
+    assert "function report" in page and "Parameters" in page and "PACKAGE CONTENTS" not in page
+    # whichever is imported first, the name stays the function and the package stays importable
+    code = (
+        "from mlsql.report import Report\n"
+        "import mlsql.report.html, inspect, mlsql\n"
+        "print(inspect.isfunction(mlsql.report), Report.__name__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout == "True Report\n", done.stderr
+
+
+def test_a_relation_is_read_on_its_own_connection() -> None:
+    # before: "report cannot read the table or view '__mlsql_source_...'"
+    for con in (mlsql.connect(), duckdb.connect()):
+        con.execute(
+            "CREATE TABLE t AS SELECT * FROM (VALUES (['a', 'b'], ['a']), (['c'], ['c'])) v(a, p)"
+        )
+        report = mlsql.report(con.table("t"), actual="a", predicted="p")
+        # tp 2, fp 0, fn 1: micro F1 = 2 * 2 / (2 * 2 + 0 + 1)
+        assert report.summary[0]["micro_f1"] == 4 / 5
+    with pytest.raises(MlsqlError) as error:
+        mlsql.report(con.table("t"), "a", "p", con=mlsql.connect())
+    assert str(error.value) == (
+        "The 'con' parameter of report must be the connection of the relation 'data' (a "
+        "relation is read on the connection that made it); leave 'con' out to use it."
+    )
+
+
 def test_user_frame_is_not_modified() -> None:
     frame = pl.DataFrame({"a": ["x", "y", None], "p": ["x", "x", "y"]})
     before = frame.clone()
