@@ -230,8 +230,12 @@ def test_site_builds_strictly_offline(tmp_path: Any) -> None:
     from mlsql._docs.__main__ import build
 
     build(str(tmp_path / "site"))
-    html = (tmp_path / "site" / "reference" / "multilabel" / "index.html").read_text()
+    html = (tmp_path / "site" / "reference" / "multilabel.html").read_text()
     assert 'id="micro_f1"' in html and "tabbed-set" in html
+    # opened from disk, every link names a file (a directory would show its listing)
+    home = (tmp_path / "site" / "index.html").read_text()
+    assert 'href="guides/getting-started.html"' in home
+    assert not re.search(r'href="(?!https?:|#)[^"]*/"', home)
     pages_html = "".join(p.read_text() for p in (tmp_path / "site").rglob("*.html"))
     assert "fonts.googleapis" not in pages_html  # theme.font: false
     assert (tmp_path / "site" / "search" / "search_index.json").is_file()
