@@ -323,6 +323,43 @@ def test_a_misspelt_measure_is_caught_before_the_data_and_gets_suggestions(
     ), err
 
 
+def test_a_null_model_is_spelt_null_and_named_as_the_cause_of_repeated_ids(
+    tmp_path: Path,
+) -> None:
+    # rows 4k: A, 4k+1: B, 4k+2 and 4k+3: two runs of a model left NULL (ids repeat there)
+    path = tmp_path / "null_model.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "model": [("A", "B", None, None)[i % 4] for i in range(40)],
+                "id": [i // 4 for i in range(40)],
+                "actual": [["a"]] * 40,
+                "predicted": [["a"] if i % 3 == 0 else ["b"] for i in range(40)],
+            }
+        ),
+        path,
+    )
+    code, _, err = compare_json("duckdb", path, "--baseline", "A")
+    # before: "... Got 10 repeated rows." and nothing on where they are
+    assert code == 2
+    assert err == (
+        "mlsql: error: compare pairs rows on 'id', which must be unique within each model "
+        "(and group). Got 10 repeated rows. 20 rows have a NULL model 'model': they count as "
+        "one model, NULL, and repeat 10 of its 'id' values; give them their model or leave "
+        "them out.\n"
+    )
+    # the table spells the NULL group as the heading does (before: "–" in the table)
+    result = invoke("eval", path, "-a", "actual", "-p", "predicted", "--by", "model")
+    assert result.exit_code == 0, result.stderr
+    rows = [line.split()[0] for line in result.stdout.splitlines() if line.strip()]
+    assert "NULL" in rows and "–" not in rows
+    assert "model = NULL" in result.stdout
+    result = invoke(
+        "eval", path, "-a", "actual", "-p", "predicted", "--by", "model", "-f", "markdown"
+    )
+    assert "| NULL |" in result.stdout
+
+
 def test_compare_takes_macro_averages(pairs: Path) -> None:
     code, rows, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "macro_f1")
     assert code == 0, err

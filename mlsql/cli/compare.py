@@ -215,7 +215,7 @@ def print_comparison(
     from rich.console import Console
     from rich.table import Table
 
-    from mlsql.report.numbers import fmt
+    from mlsql.report.numbers import fmt, key_text
 
     shown = [
         i
@@ -233,8 +233,9 @@ def print_comparison(
         table.add_column(
             header, justify="right" if right else "left", overflow="fold", min_width=width
         )
+    keys = {i for i in shown if columns[i] not in COLUMNS or columns[i] == "model"}
     for row in rows:
-        table.add_row(*(fmt(row[i], digits) for i in shown))
+        table.add_row(*(key_text(row[i]) if i in keys else fmt(row[i], digits) for i in shown))
     # every column at any terminal width (a narrow one wraps lines, but drops no column)
     wide = Console(
         file=console.file,
@@ -243,6 +244,29 @@ def print_comparison(
         highlight=False,
     )
     wide.print(table)
+
+
+def _null_model_repeats(con: Any, request: Request) -> str:
+    """Why ids repeat, when the rows of a NULL model repeat them (else nothing to add).
+
+    Rows whose model is NULL are one model, NULL; when they hold several
+    runs, their ids repeat and ``compare`` says only how many rows do.
+    """
+    from mlsql._sqlexpr import quote_ident
+    from mlsql.cli.sources import RAW
+
+    key = ", ".join(quote_ident(c) for c in (*request.by, request.id))
+    [(rows, repeated)] = con.execute(
+        f"SELECT count(*), count(*) - count(DISTINCT ({key})) FROM {RAW} "
+        f"WHERE {quote_ident(request.model)} IS NULL"
+    ).fetchall()
+    if not repeated:
+        return ""
+    return (
+        f" {rows} rows have a NULL model {request.model!r}: they count as one model, NULL, "
+        f"and repeat {repeated} of its {request.id!r} values; give them their model or leave "
+        "them out."
+    )
 
 
 def run_compare(
@@ -351,7 +375,9 @@ def run_compare(
                     drop_unpaired=request.drop_unpaired,
                 )
             except MlsqlError as exc:  # the API names its argument, the command its option
-                raise UserError(str(exc).replace("drop_unpaired=True", "--drop-unpaired")) from None
+                message = str(exc).replace("drop_unpaired=True", "--drop-unpaired")
+                message = message.replace("model None", "model NULL")  # as the table spells it
+                raise UserError(message + _null_model_repeats(con, request)) from None
             interrupt.check()
     finally:
         con.close()

@@ -8,7 +8,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from mlsql.report.averages import AVERAGES, MEASURES
-from mlsql.report.numbers import finite_or_none, fmt
+from mlsql.report.numbers import finite_or_none, fmt, key_text
 from mlsql.report.text import (
     INTERVAL_COLUMNS,
     by_support,
@@ -135,7 +135,7 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
         header = [*report.group_columns, *(n for _, n in columns)]
         rows = [
             [
-                *(fmt(g.key[c]) for c in report.group_columns),
+                *(key_text(g.key[c]) for c in report.group_columns),
                 *(fmt(g.summary.get(k), digits) for k, _ in columns),
             ]
             for g in groups

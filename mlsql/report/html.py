@@ -20,7 +20,7 @@ from mlsql._version import __version__
 from mlsql.report import charts
 from mlsql.report import score_tables as ST
 from mlsql.report.averages import AVERAGES, MEASURES
-from mlsql.report.numbers import fmt, ratio
+from mlsql.report.numbers import fmt, key_text, ratio
 from mlsql.report.text import INTERVAL_COLUMNS, by_support, interval_title, with_interval
 
 if TYPE_CHECKING:
@@ -368,7 +368,7 @@ def _groups_overview(report: Report, digits: int, *, draw: bool = True) -> str:
     head += "".join(f"<th>{esc(n)}</th>" for _, n in columns)
     body = "".join(
         "<tr>"
-        + "".join(f"<td>{esc(fmt(g.key[c]))}</td>" for c in report.group_columns)
+        + "".join(f"<td>{esc(key_text(g.key[c]))}</td>" for c in report.group_columns)
         + "".join(
             f"<td>{esc(with_interval(g.summary.get(k), report.interval(g.key, k), digits))}</td>"
             for k, _ in columns

@@ -8,6 +8,21 @@ from typing import Any
 MISSING = "–"
 
 
+#: how a NULL group or model value reads, in headings and table cells alike
+NULL_KEY = "NULL"
+
+
+def key_text(value: Any) -> str:
+    """A group (or model) value as text: NULL spelt :data:`NULL_KEY`, not as a missing number.
+
+    Examples
+    --------
+    >>> key_text(None), key_text("A"), key_text(3)
+    ('NULL', 'A', '3')
+    """
+    return NULL_KEY if value is None else fmt(value, None)
+
+
 def fmt(value: Any, digits: int | None = 4) -> str:
     """A cell as text: floats to ``digits`` places (``None``: every digit Python keeps).
 

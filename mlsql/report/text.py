@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mlsql.report.averages import AVERAGES, MEASURES
-from mlsql.report.numbers import fmt
+from mlsql.report.numbers import fmt, key_text
 
 if TYPE_CHECKING:
     from mlsql.report.model import Group, Report
@@ -151,7 +151,7 @@ def comparison_table(report: Report, digits: int) -> Table:
         table.add_column(name, justify="right")
     for group in report.groups():
         table.add_row(
-            *(fmt(group.key[c]) for c in report.group_columns),
+            *(key_text(group.key[c]) for c in report.group_columns),
             *(fmt(group.summary.get(k), digits) for k, _ in columns),
         )
     return table
@@ -181,7 +181,7 @@ def comparison_intervals(report: Report, digits: int) -> Table | None:
         table.add_column(c.replace("_", " "), justify="right")
     for group, name, row in rows:
         table.add_row(
-            *(fmt(group.key[c]) for c in report.group_columns),
+            *(key_text(group.key[c]) for c in report.group_columns),
             name,
             *(fmt(row[c], digits) for c in INTERVAL_COLUMNS[1:]),
         )
