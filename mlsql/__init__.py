@@ -75,8 +75,11 @@ def native_status() -> dict[str, dict[str, Any]]:
     dict
         ``{"duckdb": {...}, "polars": {...}}``; each holds at least
         ``available`` (the compiled code loads and works on this engine
-        version), ``enabled`` (what mlsql uses now: native if True) and
-        ``reason`` (why not, or None).
+        version), ``enabled`` (what mlsql uses now: native if True),
+        ``reason`` (why not, or None) and ``package`` (the directory of the
+        mlsql imported). When that is a source tree without the compiled
+        file (Python run from a checkout imports it before the installed
+        copy), ``reason`` says so and where the installed copy is.
 
     Examples
     --------
@@ -97,7 +100,40 @@ def native_status() -> dict[str, dict[str, Any]]:
         }
     else:
         polars = polars_native_status()
-    return {"duckdb": duckdb_native_status(), "polars": polars}
+    status = {"duckdb": duckdb_native_status(), "polars": polars}
+    for found in status.values():
+        _say_which_copy(found)
+    return status
+
+
+def _say_which_copy(status: dict[str, Any]) -> None:
+    """Add the imported package's directory to one engine's ``status``, and to its ``reason``
+    why a source tree has no compiled file (it is built only into an installed copy)."""
+    import importlib.metadata
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    status["package"] = str(here)
+    compiled = status.get("path")
+    if status["reason"] is None or (compiled is not None and Path(compiled).is_file()):
+        return
+    if not (here.parent / "pyproject.toml").is_file():
+        return  # an installed copy: the engine's reason says it all
+    try:
+        dist = importlib.metadata.distribution("mlsql")
+        installed = Path(str(dist.locate_file("mlsql/__init__.py"))).resolve().parent
+    except importlib.metadata.PackageNotFoundError:
+        installed = None
+    where = (
+        f"the installed copy is at {installed}: run Python from another directory"
+        if installed is not None and installed != here and installed.is_dir()
+        else "build it here (python native/build_duckdb.py, python native/build_polars.py) "
+        "or run Python from another directory"
+    )
+    status["reason"] = (
+        f"{status['reason']}; the mlsql imported is the source tree at {here} (Python run "
+        f"from a checkout imports it first), where nothing is compiled; {where}"
+    )
 
 
 def __getattr__(name: str) -> Any:
