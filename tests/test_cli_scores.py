@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
+import mlsql
 from tests import oracle_thresholds as OT
 from tests.conftest import _engines
 from tests.test_cli import INJECTION, assert_self_contained, invoke
@@ -238,6 +239,54 @@ def test_a_page_of_many_labels_shows_the_ends_of_the_table_after_the_charts(
     result = invoke("eval", path, "-a", "actual", "-p", "scores", "-f", "csv", "--per-label")
     assert result.exit_code == 0, result.stderr
     assert result.stdout.count("\ntag") == 80
+
+
+def _step_area(points: list[dict[str, Any]]) -> float:
+    """Average precision as the area under a drawn step curve: sum of recall steps x precision."""
+    area, before = 0.0, 0.0
+    for p in sorted(points, key=lambda p: p["recall"]):
+        area += (p["recall"] - before) * p["precision"]
+        before = p["recall"]
+    return area
+
+
+@pytest.mark.parametrize("engine", LOCAL_ENGINES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_micro_curve_is_the_one_micro_average_precision_describes(
+    engine: str, weighted: bool
+) -> None:
+    # before: the curve of the scored cells alone (recall 1 where micro AP's recall is far
+    # below), so its area was not the micro AP printed above it
+    import polars as pl
+
+    from mlsql.report.build import Settings
+    from mlsql.report.engines import DuckDBFrames, PolarsFrames
+    from mlsql.report.score_engines import DuckDBScores, PolarsScores
+    from mlsql.report.scores import build_scores
+
+    labels = tuple(f"tag{i:02d}" for i in range(12))
+    rows = _rows(11, 200, labels)
+    table = _table(rows).append_column("w", pa.array([1 + i % 3 for i in range(len(rows))]))
+    weight = "w" if weighted else None
+    settings = Settings(by=("g",), sample_weight=weight)
+    if engine == "duckdb":
+        con = mlsql.connect()
+        scores, frames, frame = DuckDBScores(con), DuckDBFrames(con), con.from_arrow(table)
+    else:
+        scores, frames, frame = PolarsScores(), PolarsFrames(), pl.from_arrow(table).lazy()
+    report = build_scores(
+        scores, frames, frame, "actual", "scores", settings, source="t", curves=True
+    )
+    assert report.curve_scope == "micro"
+    for group in ("north", "south"):
+        mine = [r for r in rows if r["g"] == group]
+        y = np.array([[x in r["actual"] for x in labels] for r in mine])
+        s = np.array([[r["scores"].get(x, UNSCORED) for x in labels] for r in mine])
+        w = [1 + i % 3 for i, r in enumerate(rows) if r["g"] == group]
+        want = average_precision_score(y, s, average="micro", sample_weight=w if weighted else None)
+        points = [p for p in report.curves or [] if p["g"] == group]
+        assert _step_area(points) == pytest.approx(want, rel=1e-12)
+        assert max(p["recall"] for p in points) == 1.0
 
 
 def test_scores_outside_zero_one_have_no_calibration(tmp_path: Path) -> None:

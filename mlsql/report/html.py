@@ -250,8 +250,10 @@ def _score_charts(report: Report, group: Group) -> list[str]:
         else:
             title = "Micro precision-recall curve"
             note = (
-                f"more than {ST.MAX_CURVE_LABELS} labels: one curve of the scored (row, label) "
-                "cells pooled (true labels a row does not score are left out)"
+                f"more than {ST.MAX_CURVE_LABELS} labels: one curve of every (row, label) cell "
+                "pooled, whose area is the micro average precision; a true label a row does "
+                "not score is reached only at the end (threshold -inf, where every unscored "
+                "cell ties), so recall may stop short of 1 until that last step"
             )
         parts += [
             f"<h3>{esc(title)}</h3>",

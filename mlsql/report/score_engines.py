@@ -169,6 +169,19 @@ class DuckDBScores:
             f"{self._weight(weight)}{self._by(by)})"
         )
 
+    def scored_positives(
+        self, cells: Any, by: Sequence[str], weighted: bool = False
+    ) -> list[dict[str, Any]]:
+        """Per group, the scored cells' positives (weighted): ``positives``."""
+        view = quote_ident(self._view(cells))
+        groups = ", ".join(quote_ident(c) for c in by)
+        w = WEIGHT if weighted else "1"
+        return self._rows(
+            f"SELECT {groups}{', ' if by else ''}"
+            f"sum(CASE WHEN {TRUE} THEN {w} ELSE 0 END) AS positives FROM {view}"
+            + (f" GROUP BY {groups}" if by else "")
+        )
+
     def micro_curve(
         self, cells: Any, by: Sequence[str], weighted: bool = False
     ) -> list[dict[str, Any]]:
@@ -301,6 +314,17 @@ class PolarsScores(DataFrameScores):
         row = collect(cells.select(pl.col(SCORE).min(), pl.col(SCORE).max().alias("h")))
         return row.row(0)
 
+    def scored_positives(
+        self, cells: Any, by: Sequence[str], weighted: bool = False
+    ) -> list[dict[str, Any]]:
+        """Per group, the scored cells' positives (weighted): ``positives``."""
+        import polars as pl
+
+        w = pl.col(WEIGHT).cast(pl.Float64) if weighted else pl.lit(1.0)
+        value = pl.when(pl.col(TRUE)).then(w).otherwise(0.0).sum().alias("positives")
+        out = cells.group_by(*by).agg(value) if by else cells.select(value)
+        return list(collect(out).to_dicts())
+
 
 class SparkScores(DataFrameScores):
     """Spark: a frame is a DataFrame on its own session; the functions are ``mlsql.spark``."""
@@ -340,6 +364,17 @@ class SparkScores(DataFrameScores):
 
         row = cells.agg(F.min(SCORE), F.max(SCORE)).collect()[0]
         return row[0], row[1]
+
+    def scored_positives(
+        self, cells: Any, by: Sequence[str], weighted: bool = False
+    ) -> list[dict[str, Any]]:
+        """Per group, the scored cells' positives (weighted): ``positives``."""
+        from pyspark.sql import functions as F
+
+        w = F.col(WEIGHT).cast("double") if weighted else F.lit(1.0)
+        value = F.sum(F.when(F.col(TRUE), w).otherwise(F.lit(0.0))).alias("positives")
+        out = cells.groupBy(*(self.ops.col(c) for c in by)).agg(value) if by else cells.agg(value)
+        return [row.asDict() for row in out.collect()]
 
 
 SCORE_ENGINES = {"duckdb": DuckDBScores, "polars": PolarsScores, "spark": SparkScores}
