@@ -280,6 +280,27 @@ def test_json_carries_version_and_parameters() -> None:
     assert data["params"]["min_support"] == 5
 
 
+def test_the_groups_table_keeps_its_headings_whole_at_80_columns() -> None:
+    # before: "weigh…", "sampl…", "Hammi…" at 80 columns
+    import io
+
+    from rich.console import Console
+
+    from mlsql.report import text
+
+    columns = {**_blog(), "model": ["a", "b"] * (len(ROWS) // 2) + ["a"] * (len(ROWS) % 2)}
+    report = mlsql.report(pl.DataFrame(columns), "actual", "predicted", by="model")
+    for width in (80, 60):
+        out = io.StringIO()
+        text.render(report, Console(file=out, width=width, color_system=None), digits=4)
+        table = out.getvalue().split("model = a")[0]
+        assert "…" not in table, table
+        words = table.split()
+        assert {"weighted", "samples", "Hamming", "loss", "subset", "acc."} <= set(words)
+        if width == 80:
+            assert max(map(len, table.splitlines())) <= 80, table
+
+
 def test_best_and_worst_labels_need_support() -> None:
     """A label seen once and predicted right is not 'best'; labels never seen are not 'worst'."""
     rows = []

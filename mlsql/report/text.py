@@ -143,18 +143,34 @@ def comparison_columns(report: Report) -> list[tuple[str, str]]:
 
 def comparison_table(report: Report, digits: int) -> Table:
     """One row per group: its key and the headline measures."""
-    table = Table(box=box.SIMPLE_HEAD, title="groups", title_justify="left", pad_edge=False)
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title="groups",
+        title_justify="left",
+        pad_edge=False,
+        collapse_padding=True,
+    )
     columns = comparison_columns(report)
     for c in report.group_columns:
         table.add_column(c)
-    for _, name in columns:
-        table.add_column(name, justify="right")
-    for group in report.groups():
-        table.add_row(
-            *(key_text(group.key[c]) for c in report.group_columns),
-            *(fmt(group.summary.get(k), digits) for k, _ in columns),
-        )
+    rows = [[fmt(group.summary.get(k), digits) for k, _ in columns] for group in report.groups()]
+    for i, (_, name) in enumerate(columns):
+        # a heading folds between its words, never inside one ("weigh…" at 80 columns),
+        # and a number is never cut
+        widest = max([*map(len, name.split()), *(len(row[i]) for row in rows)])
+        table.add_column(name, justify="right", min_width=widest)
+    for group, cells in zip(report.groups(), rows, strict=True):
+        table.add_row(*(key_text(group.key[c]) for c in report.group_columns), *cells)
     return table
+
+
+def print_whole(console: Console, table: Table) -> None:
+    """Print ``table`` with every column whole: wider than a narrow terminal (whose lines then
+    wrap) rather than cutting a heading or a number."""
+    from rich.measure import Measurement
+
+    need = Measurement.get(console, console.options, table).minimum
+    console.print(table, width=max(console.width, need), crop=False)
 
 
 def comparison_intervals(report: Report, digits: int) -> Table | None:
@@ -273,7 +289,7 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
     console.print(title)
     groups = list(report.groups())
     if len(groups) > 1:
-        console.print(comparison_table(report, digits))
+        print_whole(console, comparison_table(report, digits))
         intervals = comparison_intervals(report, digits)
         if intervals is not None:
             console.print(intervals)
