@@ -161,6 +161,34 @@ def test_eval_ci_in_the_terminal_table_html_markdown_and_csv(pairs: Path, tmp_pa
     assert "macro_f1_low" not in csv_head
 
 
+def test_small_intervals_show_significant_digits(tmp_path: Path) -> None:
+    # 40 rows, 40 labels, one row wrong on two labels: Hamming loss 2 / 1600 = 0.00125
+    # before: at 4 decimals its estimate, low and high all read 0.0013 or 0.0000
+    n = 40
+    path = tmp_path / "small.parquet"
+    predicted = [[f"l{i}"] for i in range(n)]
+    predicted[0] = ["l1"]
+    pq.write_table(
+        pa.table(
+            {
+                "actual": pa.array([[f"l{i}"] for i in range(n)], pa.list_(pa.string())),
+                "predicted": pa.array(predicted, pa.list_(pa.string())),
+            }
+        ),
+        path,
+    )
+    base = ["eval", path, "-a", "actual", "-p", "predicted", "--ci", "--resamples", RESAMPLES]
+    result = invoke(*base)
+    assert result.exit_code == 0, result.stderr
+    [line] = [x for x in result.stdout.splitlines() if x.strip().startswith("hamming_loss")]
+    estimate, low, high, error = line.split()[1:]
+    assert estimate == "0.001250"
+    for cell in (low, high, error):
+        assert cell == "0.0000" or len(cell.replace(".", "").lstrip("0")) == 4, line
+    md = invoke(*base, "-f", "markdown").stdout
+    assert "| hamming\\_loss | 0.001250 |" in md
+
+
 def test_eval_ci_single_label_uses_the_class_measures(tmp_path: Path) -> None:
     path = tmp_path / "single.parquet"
     actual = ["x", "y", "z", "x", "y"] * 8

@@ -8,7 +8,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from mlsql.report.averages import AVERAGES, MEASURES
-from mlsql.report.numbers import finite_or_none, fmt, key_text
+from mlsql.report.numbers import finite_or_none, fmt, key_text, sig
 from mlsql.report.text import (
     INTERVAL_COLUMNS,
     by_support,
@@ -165,7 +165,7 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
             lines += _md_table(["measure", "value"], totals)
         intervals = report.group_intervals(group.key)
         if intervals:
-            cells = [[fmt(r[c], digits) for c in INTERVAL_COLUMNS] for r in intervals]
+            cells = [[sig(r[c], digits) for c in INTERVAL_COLUMNS] for r in intervals]
             lines += [f"**{md_escape(interval_title(report))}**", ""]
             lines += _md_table([c.replace("_", " ") for c in INTERVAL_COLUMNS], cells)
         if group.labels:

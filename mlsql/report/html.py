@@ -20,7 +20,7 @@ from mlsql._version import __version__
 from mlsql.report import charts
 from mlsql.report import score_tables as ST
 from mlsql.report.averages import AVERAGES, MEASURES
-from mlsql.report.numbers import fmt, key_text, ratio
+from mlsql.report.numbers import fmt, key_text, ratio, sig
 from mlsql.report.text import INTERVAL_COLUMNS, by_support, interval_title, with_interval
 
 if TYPE_CHECKING:
@@ -162,7 +162,7 @@ def _interval_table(report: Report, group: Group, digits: int) -> str:
         return ""
     head = "".join(f"<th>{esc(c.replace('_', ' '))}</th>" for c in INTERVAL_COLUMNS)
     body = "".join(
-        "<tr>" + "".join(f"<td>{esc(fmt(r[c], digits))}</td>" for c in INTERVAL_COLUMNS) + "</tr>"
+        "<tr>" + "".join(f"<td>{esc(sig(r[c], digits))}</td>" for c in INTERVAL_COLUMNS) + "</tr>"
         for r in rows
     )
     return (

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mlsql.report.averages import AVERAGES, MEASURES
-from mlsql.report.numbers import fmt, key_text
+from mlsql.report.numbers import fmt, key_text, sig
 
 if TYPE_CHECKING:
     from mlsql.report.model import Group, Report
@@ -199,7 +199,7 @@ def comparison_intervals(report: Report, digits: int) -> Table | None:
         table.add_row(
             *(key_text(group.key[c]) for c in report.group_columns),
             name,
-            *(fmt(row[c], digits) for c in INTERVAL_COLUMNS[1:]),
+            *(sig(row[c], digits) for c in INTERVAL_COLUMNS[1:]),
         )
     return table
 
@@ -214,7 +214,8 @@ def with_interval(value: Any, interval: dict[str, Any] | None, digits: int) -> s
     """
     if interval is None:
         return fmt(value, digits)
-    return f"{fmt(value, digits)} [{fmt(interval['low'], digits)}, {fmt(interval['high'], digits)}]"
+    low, high = interval["low"], interval["high"]
+    return f"{sig(value, digits)} [{sig(low, digits)}, {sig(high, digits)}]"
 
 
 def interval_title(report: Report) -> str:
@@ -241,7 +242,7 @@ def interval_table(report: Report, group: Group, digits: int) -> Table | None:
     for c in INTERVAL_COLUMNS:
         table.add_column(c.replace("_", " "), justify="left" if c == "measure" else "right")
     for r in rows:
-        table.add_row(*(fmt(r[c], digits) for c in INTERVAL_COLUMNS))
+        table.add_row(*(sig(r[c], digits) for c in INTERVAL_COLUMNS))
     return table
 
 
