@@ -301,6 +301,31 @@ def test_the_groups_table_keeps_its_headings_whole_at_80_columns() -> None:
             assert max(map(len, table.splitlines())) <= 80, table
 
 
+def _svg_texts(svg: str) -> list[str]:
+    return re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+
+
+def test_charts_label_their_axes_with_whole_supports_and_names_apart() -> None:
+    from mlsql.report import charts
+
+    # supports 3 to 5: before, the log axis ticked 3, 3.2 ... 5
+    narrow = [{"label": f"l{i}", "support": 3 + i % 3, "f1": i / 20} for i in range(20)]
+    texts = _svg_texts(charts.frequency_scatter(narrow, "F1", "f1"))
+    assert texts[: texts.index("support (log)")] == ["3", "4", "5"]
+    # supports 1 to 5,000: before, ticks at 2,000 and 3,000 ran together ("2,0003,000")
+    wide = [{"label": f"w{i}", "support": 1 + 5 * i, "f1": (i % 7) / 7} for i in range(1000)]
+    texts = _svg_texts(charts.frequency_scatter(wide, "F1", "f1"))
+    assert texts[: texts.index("support (log)")] == ["1", "10", "100", "1,000"]
+    # five labels on one spot: one name is drawn there, not five on top of each other
+    same = [{"label": f"same{i}", "support": 7, "f1": 0.25} for i in range(5)]
+    other = [{"label": "far", "support": 900, "f1": 0.9}]
+    texts = _svg_texts(charts.frequency_scatter(same + other, "F1", "f1", min_support=5))
+    assert [t for t in texts if t.startswith("same")] == ["same0"] and "far" in texts
+    # the bars' value axis says what it measures (before: no title)
+    bars = [{"label": "a", "support": 3, "precision": 0.5, "recall": 0.25, "f1": 1 / 3}]
+    assert "precision, recall, F1" in _svg_texts(charts.label_bars(bars, "F1", "f1"))
+
+
 def test_best_and_worst_labels_need_support() -> None:
     """A label seen once and predicted right is not 'best'; labels never seen are not 'worst'."""
     rows = []
