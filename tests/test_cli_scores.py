@@ -289,6 +289,40 @@ def test_the_micro_curve_is_the_one_micro_average_precision_describes(
         assert max(p["recall"] for p in points) == 1.0
 
 
+@pytest.mark.parametrize("engine", LOCAL_ENGINES)
+def test_a_long_micro_curve_comes_back_thinned(
+    engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: every distinct score came back as a Python row (GBs at a million rows)
+    import polars as pl
+
+    from mlsql.report import score_engines as SE
+
+    rows = _rows(13, 300, tuple(f"tag{i:02d}" for i in range(12)))
+    for r in rows:  # many distinct scores
+        r["scores"] = {k: v + random.Random(len(r["actual"]) + int(v * 10)).random() / 100
+                       for k, v in r["scores"].items()}  # fmt: skip
+    table = _table(rows)
+
+    def curve(limit: int) -> list[dict[str, Any]]:
+        monkeypatch.setattr(SE, "CURVE_ROWS", limit)
+        if engine == "duckdb":
+            con = mlsql.connect()
+            scores, frame = SE.DuckDBScores(con), con.from_arrow(table)
+        else:
+            scores, frame = SE.PolarsScores(), pl.from_arrow(table).lazy()
+        return scores.micro_curve(scores.cells(frame, "actual", "scores", ["g"]), ["g"])
+
+    whole, thin = curve(10**9), curve(7)
+    for group in ("north", "south"):
+        every = [p for p in whole if p["g"] == group]
+        every.sort(key=lambda p: -p["threshold"])
+        step = -(-len(every) // 7)
+        want = [p for i, p in enumerate(every) if i % step == 0 or i == len(every) - 1]
+        assert len(every) > 50
+        assert [p for p in thin if p["g"] == group] == want
+
+
 def test_scores_outside_zero_one_have_no_calibration(tmp_path: Path) -> None:
     rows = [{**r, "scores": {k: 10 * v - 3 for k, v in r["scores"].items()}} for r in ROWS]
     path = tmp_path / "logits.parquet"

@@ -28,6 +28,11 @@ SCORE_MEASURES = {
     "average_precision": "multilabel_average_precision",
     "roc_auc": "multilabel_roc_auc",
 }
+#: a micro curve keeps at most about this many points per group (the first and the last
+#: always, every k-th between): millions of distinct scores would otherwise come back as
+#: millions of Python rows, for a chart that draws a few hundred
+CURVE_ROWS = 2000
+
 #: the cells' columns: a scored (row, label), whether the label is true, its score, and
 #: (weighted reports) its row's weight
 LABEL, TRUE, SCORE, WEIGHT = "__mlsql_label", "__mlsql_true", "__mlsql_score", "__mlsql_weight"
@@ -186,9 +191,19 @@ class DuckDBScores:
         self, cells: Any, by: Sequence[str], weighted: bool = False
     ) -> list[dict[str, Any]]:
         view = self._view(cells)
-        return self._rows(
-            f"SELECT * FROM precision_recall_curve({lit(view)}, {lit(TRUE)}, {lit(SCORE)}"
+        groups = ", ".join(quote_ident(c) for c in by)
+        part = f"PARTITION BY {groups} " if by else ""
+        curve = (
+            f"SELECT *, row_number() OVER ({part}ORDER BY threshold DESC) - 1 AS __mlsql_n, "
+            f"count(*) OVER ({part.strip()}) AS __mlsql_m "
+            f"FROM precision_recall_curve({lit(view)}, {lit(TRUE)}, {lit(SCORE)}"
             f"{self._weight(WEIGHT if weighted else None)}{self._by(by)})"
+        )
+        step = f"((__mlsql_m + {CURVE_ROWS - 1}) // {CURVE_ROWS})"
+        return self._rows(
+            f"SELECT * EXCLUDE (__mlsql_n, __mlsql_m) FROM ({curve}) "
+            f"WHERE __mlsql_n % {step} = 0 OR __mlsql_n = __mlsql_m - 1 "
+            f"ORDER BY {groups}{', ' if by else ''}threshold DESC"
         )
 
 
@@ -275,7 +290,12 @@ class DataFrameScores:
         out = self.fn.precision_recall_curve(
             cells, TRUE, SCORE, by=list(by) or None, sample_weight=WEIGHT if weighted else None
         )
-        return self.ops.rows(out)
+        return self.ops.rows(self._thinned(out, by))
+
+    def _thinned(self, curve: Any, by: Sequence[str]) -> Any:
+        """At most about :data:`CURVE_ROWS` points of each group's ``curve``, by threshold
+        from the highest: the first, the last and every k-th (as DuckDB keeps them)."""
+        raise NotImplementedError
 
 
 class PolarsScores(DataFrameScores):
@@ -313,6 +333,16 @@ class PolarsScores(DataFrameScores):
 
         row = collect(cells.select(pl.col(SCORE).min(), pl.col(SCORE).max().alias("h")))
         return row.row(0)
+
+    def _thinned(self, curve: Any, by: Sequence[str]) -> Any:
+        import polars as pl
+
+        frame = collect(curve).sort([*by, "threshold"], descending=[False] * len(by) + [True])
+        n, m = pl.int_range(pl.len()), pl.len()
+        if by:
+            n, m = n.over(*by), m.over(*by)
+        step = (m + CURVE_ROWS - 1) // CURVE_ROWS
+        return frame.filter((n % step == 0) | (n == m - 1))
 
     def scored_positives(
         self, cells: Any, by: Sequence[str], weighted: bool = False
@@ -364,6 +394,22 @@ class SparkScores(DataFrameScores):
 
         row = cells.agg(F.min(SCORE), F.max(SCORE)).collect()[0]
         return row[0], row[1]
+
+    def _thinned(self, curve: Any, by: Sequence[str]) -> Any:
+        from pyspark.sql import Window
+        from pyspark.sql import functions as F
+
+        groups = [self.ops.col(c) for c in by]
+        order = Window.partitionBy(*groups).orderBy(F.col("threshold").desc())
+        n = F.row_number().over(order) - 1
+        m = F.count(F.lit(1)).over(Window.partitionBy(*groups))
+        step = F.floor((m + CURVE_ROWS - 1) / CURVE_ROWS)
+        kept = curve.withColumn("__mlsql_n", n).withColumn("__mlsql_m", m)
+        kept = kept.where(
+            (F.col("__mlsql_n") % step.cast("long") == 0)
+            | (F.col("__mlsql_n") == F.col("__mlsql_m") - 1)
+        )
+        return kept.drop("__mlsql_n", "__mlsql_m").orderBy(*groups, F.col("threshold").desc())
 
     def scored_positives(
         self, cells: Any, by: Sequence[str], weighted: bool = False
