@@ -403,12 +403,10 @@ class SparkScores(DataFrameScores):
         order = Window.partitionBy(*groups).orderBy(F.col("threshold").desc())
         n = F.row_number().over(order) - 1
         m = F.count(F.lit(1)).over(Window.partitionBy(*groups))
-        step = F.floor((m + CURVE_ROWS - 1) / CURVE_ROWS)
         kept = curve.withColumn("__mlsql_n", n).withColumn("__mlsql_m", m)
-        kept = kept.where(
-            (F.col("__mlsql_n") % step.cast("long") == 0)
-            | (F.col("__mlsql_n") == F.col("__mlsql_m") - 1)
-        )
+        at, last = F.col("__mlsql_n"), F.col("__mlsql_m")
+        step = F.floor((last + CURVE_ROWS - 1) / CURVE_ROWS).cast("long")
+        kept = kept.where((at % step == 0) | (at == last - 1))
         return kept.drop("__mlsql_n", "__mlsql_m").orderBy(*groups, F.col("threshold").desc())
 
     def scored_positives(
