@@ -138,8 +138,9 @@ def _say_which_copy(status: dict[str, Any]) -> None:
 
 def __getattr__(name: str) -> Any:
     if name == "report":  # the function mlsql.report(data, actual, predicted, ...) -> Report
-        from mlsql.report.api import report
+        import importlib
 
+        report = importlib.import_module("mlsql.report.api").report
         globals()["report"] = report
         return report
     if name in _DUCKDB:
