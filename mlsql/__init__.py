@@ -13,13 +13,14 @@ Examples
 
 from __future__ import annotations
 
+import sys
+import types
 from typing import TYPE_CHECKING, Any
 
 from mlsql._errors import MlsqlError
 from mlsql._version import __version__
 
 if TYPE_CHECKING:
-    from mlsql import report
     from mlsql._duckdb.confusion_wide import confusion_matrix_wide
     from mlsql._duckdb.indicators import (
         from_indicators,
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from mlsql._duckdb.label_tables import label_metrics, multilabel_report
     from mlsql._duckdb.register import connect, register
     from mlsql._duckdb.resample import bootstrap, compare
+    from mlsql.report.api import report
 
 __all__ = [
     "MlsqlError",
@@ -73,8 +75,11 @@ def native_status() -> dict[str, dict[str, Any]]:
     dict
         ``{"duckdb": {...}, "polars": {...}}``; each holds at least
         ``available`` (the compiled code loads and works on this engine
-        version), ``enabled`` (what mlsql uses now: native if True) and
-        ``reason`` (why not, or None).
+        version), ``enabled`` (what mlsql uses now: native if True),
+        ``reason`` (why not, or None) and ``package`` (the directory of the
+        mlsql imported). When that is a source tree without the compiled
+        file (Python run from a checkout imports it before the installed
+        copy), ``reason`` says so and where the installed copy is.
 
     Examples
     --------
@@ -95,14 +100,49 @@ def native_status() -> dict[str, dict[str, Any]]:
         }
     else:
         polars = polars_native_status()
-    return {"duckdb": duckdb_native_status(), "polars": polars}
+    status = {"duckdb": duckdb_native_status(), "polars": polars}
+    for found in status.values():
+        _say_which_copy(found)
+    return status
+
+
+def _say_which_copy(status: dict[str, Any]) -> None:
+    """Add the imported package's directory to one engine's ``status``, and to its ``reason``
+    why a source tree has no compiled file (it is built only into an installed copy)."""
+    import importlib.metadata
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    status["package"] = str(here)
+    compiled = status.get("path")
+    if status["reason"] is None or (compiled is not None and Path(compiled).is_file()):
+        return
+    if not (here.parent / "pyproject.toml").is_file():
+        return  # an installed copy: the engine's reason says it all
+    try:
+        dist = importlib.metadata.distribution("mlsql")
+        installed = Path(str(dist.locate_file("mlsql/__init__.py"))).resolve().parent
+    except importlib.metadata.PackageNotFoundError:
+        installed = None
+    where = (
+        f"the installed copy is at {installed}: run Python from another directory"
+        if installed is not None and installed != here and installed.is_dir()
+        else "build it here (python native/build_duckdb.py, python native/build_polars.py) "
+        "or run Python from another directory"
+    )
+    status["reason"] = (
+        f"{status['reason']}; the mlsql imported is the source tree at {here} (Python run "
+        f"from a checkout imports it first), where nothing is compiled; {where}"
+    )
 
 
 def __getattr__(name: str) -> Any:
-    if name == "report":  # callable: mlsql.report(data, actual, predicted, ...) -> Report
+    if name == "report":  # the function mlsql.report(data, actual, predicted, ...) -> Report
         import importlib
 
-        return importlib.import_module("mlsql.report")
+        report = importlib.import_module("mlsql.report.api").report
+        globals()["report"] = report
+        return report
     if name in _DUCKDB:
         import importlib
 
@@ -110,3 +150,26 @@ def __getattr__(name: str) -> Any:
         globals()[name] = value
         return value
     raise AttributeError(f"module 'mlsql' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The public names, those imported on first use included (``report``, ``connect``...)."""
+    return sorted({*globals(), *__all__})
+
+
+class _Package(types.ModuleType):
+    """The package ``mlsql``, whose name ``report`` is the function :func:`mlsql.report`.
+
+    Importing the subpackage ``mlsql.report`` (where the function and the
+    :class:`~mlsql.report.Report` class live) would bind the name to the
+    subpackage; the subpackage stays in ``sys.modules`` for imports, and
+    ``mlsql.report`` stays the function, with its signature and docstring.
+    """
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "report" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

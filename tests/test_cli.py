@@ -439,10 +439,40 @@ def _dense(matrix: dict[str, Any]) -> list[list[int]]:
     return [[cells.get((a, p), 0) for p in matrix["classes"]] for a in matrix["classes"]]
 
 
-def test_forgotten_sep_is_warned_about(files: dict[str, Path]) -> None:
+def test_forgotten_sep_stops_the_run(files: dict[str, Path], tmp_path: Path) -> None:
+    # read whole, 'bird,cat' would be a class of its own: stop before any report is built
     result = invoke("eval", files["csv"], "-a", "actual", "-p", "predicted", "-f", "json")
-    assert result.exit_code == 0
-    assert "pass --sep" in result.stderr
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    first = next(",".join(a) for a, _ in ROWS if len(a) > 1 or "," in "".join(a))
+    assert result.stderr == (
+        f"mlsql: error: column 'actual' holds one label per row, but {first!r} looks like a "
+        "list; pass --sep to split it (e.g. --sep ','), or --single-label if each value "
+        "is one label\n"
+    )
+    path = tmp_path / "models.csv"
+    path.write_text('model,id,actual,predicted\nA,1,"a,b",a\nB,1,"a,b",b\n')
+    args = ("-a", "actual", "-p", "predicted", "--baseline", "A")
+    result = invoke("compare", path, *args)
+    assert result.exit_code == 2, result.stdout
+    assert "but 'a,b' looks like a list; pass --sep" in result.stderr
+
+
+def test_single_label_says_whole_values_are_meant(tmp_path: Path) -> None:
+    path = tmp_path / "places.csv"
+    path.write_text('actual,predicted\n"Paris, TX","Paris, TX"\nLyon,"Paris, TX"\n')
+    result = invoke("eval", path, "-a", "actual", "-p", "predicted", "-f", "json", "--single-label")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["single_label"] is True
+    assert report["summary"][0]["accuracy"] == 0.5
+    # with lists, --single-label is a contradiction
+    result = invoke("eval", path, "-a", "actual", "-p", "predicted", "--sep", ",", "--single-label")
+    assert result.exit_code == 2
+    assert result.stderr == (
+        "mlsql: error: --single-label: the label columns hold lists (split with --sep); "
+        "drop --single-label, or give columns of one label per row\n"
+    )
 
 
 def test_unknown_rows_are_left_out_with_a_warning(tmp_path: Path, cli_engine: str) -> None:

@@ -161,6 +161,34 @@ def test_eval_ci_in_the_terminal_table_html_markdown_and_csv(pairs: Path, tmp_pa
     assert "macro_f1_low" not in csv_head
 
 
+def test_small_intervals_show_significant_digits(tmp_path: Path) -> None:
+    # 40 rows, 40 labels, one row wrong on two labels: Hamming loss 2 / 1600 = 0.00125
+    # before: at 4 decimals its estimate, low and high all read 0.0013 or 0.0000
+    n = 40
+    path = tmp_path / "small.parquet"
+    predicted = [[f"l{i}"] for i in range(n)]
+    predicted[0] = ["l1"]
+    pq.write_table(
+        pa.table(
+            {
+                "actual": pa.array([[f"l{i}"] for i in range(n)], pa.list_(pa.string())),
+                "predicted": pa.array(predicted, pa.list_(pa.string())),
+            }
+        ),
+        path,
+    )
+    base = ["eval", path, "-a", "actual", "-p", "predicted", "--ci", "--resamples", RESAMPLES]
+    result = invoke(*base)
+    assert result.exit_code == 0, result.stderr
+    [line] = [x for x in result.stdout.splitlines() if x.strip().startswith("hamming_loss")]
+    estimate, low, high, error = line.split()[1:]
+    assert estimate == "0.001250"
+    for cell in (low, high, error):
+        assert cell == "0.0000" or len(cell.replace(".", "").lstrip("0")) == 4, line
+    md = invoke(*base, "-f", "markdown").stdout
+    assert "| hamming\\_loss | 0.001250 |" in md
+
+
 def test_eval_ci_single_label_uses_the_class_measures(tmp_path: Path) -> None:
     path = tmp_path / "single.parquet"
     actual = ["x", "y", "z", "x", "y"] * 8
@@ -303,6 +331,61 @@ def test_compare_says_what_is_wrong(pairs: Path) -> None:
     assert code == 2 and "--n-labels" in err
     code, _, err = compare_json("duckdb", pairs, "--baseline", "A", "-m", "label_metrics")
     assert code == 2 and "compare cannot resample label_metrics" in err
+
+
+def test_a_misspelt_measure_is_caught_before_the_data_and_gets_suggestions(
+    tmp_path: Path,
+) -> None:
+    # before: the file was read first, then every one of 55 names was listed
+    missing = tmp_path / "not-read.parquet"
+    code, _, err = compare_json("duckdb", missing, "--baseline", "A", "-m", "micro_f11")
+    assert code == 2
+    assert err == (
+        "mlsql: error: --measures 'micro_f11': no such measure; did you mean 'micro_f1', "
+        "'macro_f1' or 'micro_fbeta'?\n"
+    )
+    code, _, err = compare_json("duckdb", missing, "--baseline", "A", "--fail-if-worse", "acuracy")
+    assert code == 2 and err == (
+        "mlsql: error: --fail-if-worse 'acuracy': no such measure; did you mean 'accuracy', "
+        "'accuracy_score' or 'subset_accuracy'?\n"
+    ), err
+
+
+def test_a_null_model_is_spelt_null_and_named_as_the_cause_of_repeated_ids(
+    tmp_path: Path,
+) -> None:
+    # rows 4k: A, 4k+1: B, 4k+2 and 4k+3: two runs of a model left NULL (ids repeat there)
+    path = tmp_path / "null_model.parquet"
+    pq.write_table(
+        pa.table(
+            {
+                "model": [("A", "B", None, None)[i % 4] for i in range(40)],
+                "id": [i // 4 for i in range(40)],
+                "actual": [["a"]] * 40,
+                "predicted": [["a"] if i % 3 == 0 else ["b"] for i in range(40)],
+            }
+        ),
+        path,
+    )
+    code, _, err = compare_json("duckdb", path, "--baseline", "A")
+    # before: "... Got 10 repeated rows." and nothing on where they are
+    assert code == 2
+    assert err == (
+        "mlsql: error: compare pairs rows on 'id', which must be unique within each model "
+        "(and group). Got 10 repeated rows. 20 rows have a NULL model 'model': they count as "
+        "one model, NULL, and repeat 10 of its 'id' values; give them their model or leave "
+        "them out.\n"
+    )
+    # the table spells the NULL group as the heading does (before: "–" in the table)
+    result = invoke("eval", path, "-a", "actual", "-p", "predicted", "--by", "model")
+    assert result.exit_code == 0, result.stderr
+    rows = [line.split()[0] for line in result.stdout.splitlines() if line.strip()]
+    assert "NULL" in rows and "–" not in rows
+    assert "model = NULL" in result.stdout
+    result = invoke(
+        "eval", path, "-a", "actual", "-p", "predicted", "--by", "model", "-f", "markdown"
+    )
+    assert "| NULL |" in result.stdout
 
 
 def test_compare_takes_macro_averages(pairs: Path) -> None:

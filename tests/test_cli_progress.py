@@ -8,7 +8,7 @@ import sys
 import duckdb
 import pytest
 
-from mlsql.cli.progress import progress
+from mlsql.cli.progress import progress, step
 
 
 class Terminal(io.StringIO):
@@ -52,3 +52,23 @@ def test_silent_when_stderr_is_not_a_terminal(monkeypatch: pytest.MonkeyPatch) -
     with progress(duckdb.connect(), "evaluating on polars", engine="polars"):
         pass
     assert err.getvalue() == ""
+
+
+def test_a_long_step_outside_a_query_is_named_on_a_terminal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # before: drawing a page of charts said nothing for minutes
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    with step("mlsql: drawing the charts and writing the report"):
+        pass
+    assert "mlsql: drawing the charts and writing the report" in err.getvalue()
+    quiet = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    with step("mlsql: writing the report"):
+        pass
+    assert quiet.getvalue() == ""
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    with step("mlsql: writing the report", enabled=False):
+        pass
+    assert sys.stderr.getvalue() == ""

@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
+import mlsql
 from tests import oracle_thresholds as OT
 from tests.conftest import _engines
 from tests.test_cli import INJECTION, assert_self_contained, invoke
@@ -206,6 +207,120 @@ def test_many_labels_draw_one_micro_curve(tmp_path: Path) -> None:
     assert "<h3>Micro precision-recall curve</h3>" in result.stdout
     assert "more than 10 labels" in result.stdout
     assert "curve: micro" in result.stdout
+
+
+def test_a_page_of_many_labels_shows_the_ends_of_the_table_after_the_charts(
+    tmp_path: Path,
+) -> None:
+    # before: every label's row (5,000 per model at scale) above the charts
+    labels = tuple(f"tag{i:03d}" for i in range(80))
+    rows = _rows(5, 400, labels)
+    path = tmp_path / "wide.parquet"
+    pq.write_table(_table(rows), path)
+    result = invoke("eval", path, "-a", "actual", "-p", "scores", "-f", "html")
+    assert result.exit_code == 0, result.stderr
+    page = result.stdout
+    support = {x: sum(x in r["actual"] for r in rows) for x in labels}
+    order = sorted(labels, key=lambda x: (-support[x], x))
+    [table] = re.findall(r"<h3>Per-label thresholds</h3>.*?</table>", page)
+    shown = re.findall(r"<tr><td>(tag\d+)</td>", table)
+    assert shown == order[:25] + order[-25:]
+    assert '<td colspan="6" class="gap">… 30 labels …</td>' in table
+    assert (
+        "30 of 80 labels left out between the most and the least frequent; the whole table: "
+        "mlsql eval ... --per-label --format csv, or Report.labels in Python"
+    ) in page
+    # the charts come first
+    assert page.index("<h3>Micro precision-recall curve</h3>") < page.index(
+        "<h3>Per-label thresholds</h3>"
+    )
+    assert page.index("<h3>Reliability diagram</h3>") < page.index("<h3>Calibration</h3>")
+    # the CSV the note names has every label
+    result = invoke("eval", path, "-a", "actual", "-p", "scores", "-f", "csv", "--per-label")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.count("\ntag") == 80
+
+
+def _step_area(points: list[dict[str, Any]]) -> float:
+    """Average precision as the area under a drawn step curve: sum of recall steps x precision."""
+    area, before = 0.0, 0.0
+    for p in sorted(points, key=lambda p: p["recall"]):
+        area += (p["recall"] - before) * p["precision"]
+        before = p["recall"]
+    return area
+
+
+@pytest.mark.parametrize("engine", LOCAL_ENGINES)
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_micro_curve_is_the_one_micro_average_precision_describes(
+    engine: str, weighted: bool
+) -> None:
+    # before: the curve of the scored cells alone (recall 1 where micro AP's recall is far
+    # below), so its area was not the micro AP printed above it
+    import polars as pl
+
+    from mlsql.report.build import Settings
+    from mlsql.report.engines import DuckDBFrames, PolarsFrames
+    from mlsql.report.score_engines import DuckDBScores, PolarsScores
+    from mlsql.report.scores import build_scores
+
+    labels = tuple(f"tag{i:02d}" for i in range(12))
+    rows = _rows(11, 200, labels)
+    table = _table(rows).append_column("w", pa.array([1 + i % 3 for i in range(len(rows))]))
+    weight = "w" if weighted else None
+    settings = Settings(by=("g",), sample_weight=weight)
+    if engine == "duckdb":
+        con = mlsql.connect()
+        scores, frames, frame = DuckDBScores(con), DuckDBFrames(con), con.from_arrow(table)
+    else:
+        scores, frames, frame = PolarsScores(), PolarsFrames(), pl.from_arrow(table).lazy()
+    report = build_scores(
+        scores, frames, frame, "actual", "scores", settings, source="t", curves=True
+    )
+    assert report.curve_scope == "micro"
+    for group in ("north", "south"):
+        mine = [r for r in rows if r["g"] == group]
+        y = np.array([[x in r["actual"] for x in labels] for r in mine])
+        s = np.array([[r["scores"].get(x, UNSCORED) for x in labels] for r in mine])
+        w = [1 + i % 3 for i, r in enumerate(rows) if r["g"] == group]
+        want = average_precision_score(y, s, average="micro", sample_weight=w if weighted else None)
+        points = [p for p in report.curves or [] if p["g"] == group]
+        assert _step_area(points) == pytest.approx(want, rel=1e-12)
+        assert max(p["recall"] for p in points) == 1.0
+
+
+@pytest.mark.parametrize("engine", LOCAL_ENGINES)
+def test_a_long_micro_curve_comes_back_thinned(
+    engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # before: every distinct score came back as a Python row (GBs at a million rows)
+    import polars as pl
+
+    from mlsql.report import score_engines as SE
+
+    rows = _rows(13, 300, tuple(f"tag{i:02d}" for i in range(12)))
+    for r in rows:  # many distinct scores
+        r["scores"] = {k: v + random.Random(len(r["actual"]) + int(v * 10)).random() / 100
+                       for k, v in r["scores"].items()}  # fmt: skip
+    table = _table(rows)
+
+    def curve(limit: int) -> list[dict[str, Any]]:
+        monkeypatch.setattr(SE, "CURVE_ROWS", limit)
+        if engine == "duckdb":
+            con = mlsql.connect()
+            scores, frame = SE.DuckDBScores(con), con.from_arrow(table)
+        else:
+            scores, frame = SE.PolarsScores(), pl.from_arrow(table).lazy()
+        return scores.micro_curve(scores.cells(frame, "actual", "scores", ["g"]), ["g"])
+
+    whole, thin = curve(10**9), curve(7)
+    for group in ("north", "south"):
+        every = [p for p in whole if p["g"] == group]
+        every.sort(key=lambda p: -p["threshold"])
+        step = -(-len(every) // 7)
+        want = [p for i, p in enumerate(every) if i % step == 0 or i == len(every) - 1]
+        assert len(every) > 50
+        assert [p for p in thin if p["g"] == group] == want
 
 
 def test_scores_outside_zero_one_have_no_calibration(tmp_path: Path) -> None:

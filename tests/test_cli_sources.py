@@ -209,18 +209,19 @@ def test_every_input_kind_on_every_engine(
 
 
 @pytest.mark.parametrize("shape", ["lists", "one label per row"])
-def test_zero_rows_give_the_same_all_null_report_on_every_engine(
-    tmp_path: Path, engine: str, shape: str
-) -> None:
+def test_zero_rows_stop_the_run_on_every_engine(tmp_path: Path, engine: str, shape: str) -> None:
+    # before: exit 0 and a table of dashes (an empty CSV already stopped with exit 2)
     path = tmp_path / "zero.parquet"
     kind = pa.list_(pa.string()) if shape == "lists" else pa.string()
     pq.write_table(pa.table({"actual": pa.array([], kind), "predicted": pa.array([], kind)}), path)
-    got = report(path, engine)
-    [row] = got["summary"]
-    assert row["n_rows"] == 0
-    numbers = {k: v for k, v in row.items() if k not in ("n_rows", "n_labels")}
-    assert numbers and all(v is None for v in numbers.values()), numbers
-    assert_same_report(got, report(path, "duckdb"))
+    argv = ["eval", str(path), "-a", "actual", "-p", "predicted", "--engine", engine]
+    result = runner.invoke(app, argv, catch_exceptions=False)
+    assert result.exit_code == 2, result.stdout
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"mlsql: error: {path} is empty: it has columns but no rows; mlsql needs rows of "
+        "'actual' and 'predicted' to evaluate\n"
+    )
 
 
 @pytest.mark.parametrize("name", ["empty.csv", "empty.ndjson"])
@@ -237,12 +238,16 @@ def test_an_empty_file_says_it_is_empty(tmp_path: Path, engine: str, name: str) 
     )
 
 
-def test_a_header_without_rows_is_zero_rows(tmp_path: Path, engine: str) -> None:
+def test_a_header_without_rows_stops_the_run(tmp_path: Path, engine: str) -> None:
     path = tmp_path / "header.csv"
     path.write_text("actual,predicted\n")
-    [row] = report(path, engine, "--sep", "|")["summary"]
-    assert row["n_rows"] == 0
-    assert row["micro_f1"] is None
+    argv = ["eval", str(path), "-a", "actual", "-p", "predicted", "--sep", "|"]
+    result = runner.invoke(app, [*argv, "--engine", engine], catch_exceptions=False)
+    assert result.exit_code == 2, result.stdout
+    assert result.stderr == (
+        f"mlsql: error: {path} is empty: it has columns but no rows; mlsql needs rows of "
+        "'actual' and 'predicted' to evaluate\n"
+    )
 
 
 # ---------------------------------------------------------------- 18.3 each engine reads

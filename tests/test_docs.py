@@ -21,6 +21,7 @@ from mlsql._docs import DOCS, REFERENCE
 from mlsql._docs import examples as E
 from mlsql._docs.reference import PARAMETERS, page_name, pages, table
 from mlsql._registry import Measure, measures
+from tests.conftest import ROOT
 from tests.references import REFERENCES, close
 
 MEASURES = measures()
@@ -230,8 +231,12 @@ def test_site_builds_strictly_offline(tmp_path: Any) -> None:
     from mlsql._docs.__main__ import build
 
     build(str(tmp_path / "site"))
-    html = (tmp_path / "site" / "reference" / "multilabel" / "index.html").read_text()
+    html = (tmp_path / "site" / "reference" / "multilabel.html").read_text()
     assert 'id="micro_f1"' in html and "tabbed-set" in html
+    # opened from disk, every link names a file (a directory would show its listing)
+    home = (tmp_path / "site" / "index.html").read_text()
+    assert 'href="guides/getting-started.html"' in home
+    assert not re.search(r'href="(?!https?:|#)[^"]*/"', home)
     pages_html = "".join(p.read_text() for p in (tmp_path / "site").rglob("*.html"))
     assert "fonts.googleapis" not in pages_html  # theme.font: false
     assert (tmp_path / "site" / "search" / "search_index.json").is_file()
@@ -255,3 +260,13 @@ def test_a_broken_link_fails_the_build(tmp_path: Any, monkeypatch: pytest.Monkey
     config = load_config(str(root / "mkdocs.yml"), strict=True, site_dir=str(tmp_path / "site"))
     with pytest.raises(Abort):
         mkdocs_build(config)
+
+
+def test_readme_is_short_and_its_suite_time_is_the_guides() -> None:
+    # before: 204 lines, "under ten minutes" beside the guide's "about sixteen minutes"
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) <= 200
+    guide = (ROOT / "docs" / "guides" / "getting-started.md").read_text()
+    claim = r"(\S+) minutes on two idle cores"
+    found = [re.findall(claim, " ".join(text.split())) for text in (readme, guide)]
+    assert len(found[0]) == 1 and found[0] == found[1], found

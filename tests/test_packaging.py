@@ -6,6 +6,9 @@ the sdist ships; where shared/ is beside the repository the two must agree.
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -87,3 +90,28 @@ def test_the_wheel_has_metadata_the_library_and_its_sql(built: dict[str, Path]) 
     # the one version mlsql reports (mlsql.__version__, the report's JSON, mlsql --version)
     assert f"Version: {mlsql.__version__}\n" in text
     assert built["wheel"].name.startswith(f"mlsql-{mlsql.__version__}-")
+
+
+def test_native_status_says_a_source_tree_is_imported(tmp_path: Path) -> None:
+    # before: "not built" from a checkout after pip install ., and nothing on which copy
+    tree = tmp_path / "checkout"
+    shutil.copytree(
+        ROOT / "mlsql", tree / "mlsql", ignore=shutil.ignore_patterns("_native", "__pycache__")
+    )
+    shutil.copy(ROOT / "pyproject.toml", tree / "pyproject.toml")
+    code = "import json, mlsql; print(json.dumps(mlsql.native_status()))"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}  # the checkout first
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=tree, env=env, capture_output=True, text=True, check=True
+    )
+    status = json.loads(done.stdout)
+    for engine in ("duckdb", "polars"):
+        found = status[engine]
+        assert found["package"] == str((tree / "mlsql").resolve())
+        assert not found["enabled"]
+        assert (
+            f"; the mlsql imported is the source tree at {(tree / 'mlsql').resolve()} (Python "
+            "run from a checkout imports it first), where nothing is compiled; "
+        ) in found["reason"], found["reason"]
+    # the imported copy's own directory is named even when its build is there
+    assert mlsql.native_status()["duckdb"]["package"] == str(Path(mlsql.__file__).resolve().parent)

@@ -157,6 +157,50 @@ def test_report_rejects_bad_parameters_clearly() -> None:
         mlsql.report(frame, "actual", "predicted", by="actual")
 
 
+def test_report_is_a_typed_function_with_its_own_help() -> None:
+    # before: help() showed the package (292 lines) and (*args, **kwargs); dir(mlsql) lacked it
+    import inspect
+    import pydoc
+    import subprocess
+    import sys
+
+    assert inspect.isfunction(mlsql.report)
+    assert "report" in dir(mlsql)
+    signature = inspect.signature(mlsql.report)
+    assert list(signature.parameters) == [
+        "data", "actual", "predicted", "by", "labels", "beta", "zero_division", "sep",
+        "min_support", "con", "source",
+    ]  # fmt: skip
+    assert signature.return_annotation == "Report"
+    page = pydoc.render_doc(mlsql.report, renderer=pydoc.plaintext)
+    assert "function report" in page and "Parameters" in page and "PACKAGE CONTENTS" not in page
+    # whichever is imported first, the name stays the function and the package stays importable
+    code = (
+        "from mlsql.report import Report\n"
+        "import mlsql.report.html, inspect, mlsql\n"
+        "print(inspect.isfunction(mlsql.report), Report.__name__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout == "True Report\n", done.stderr
+
+
+def test_a_relation_is_read_on_its_own_connection() -> None:
+    # before: "report cannot read the table or view '__mlsql_source_...'"
+    for con in (mlsql.connect(), duckdb.connect()):
+        con.execute(
+            "CREATE TABLE t AS SELECT * FROM (VALUES (['a', 'b'], ['a']), (['c'], ['c'])) v(a, p)"
+        )
+        report = mlsql.report(con.table("t"), actual="a", predicted="p")
+        # tp 2, fp 0, fn 1: micro F1 = 2 * 2 / (2 * 2 + 0 + 1)
+        assert report.summary[0]["micro_f1"] == 4 / 5
+    with pytest.raises(MlsqlError) as error:
+        mlsql.report(con.table("t"), "a", "p", con=mlsql.connect())
+    assert str(error.value) == (
+        "The 'con' parameter of report must be the connection of the relation 'data' (a "
+        "relation is read on the connection that made it); leave 'con' out to use it."
+    )
+
+
 def test_user_frame_is_not_modified() -> None:
     frame = pl.DataFrame({"a": ["x", "y", None], "p": ["x", "x", "y"]})
     before = frame.clone()
@@ -234,6 +278,52 @@ def test_json_carries_version_and_parameters() -> None:
     assert data["mlsql_version"] == mlsql.__version__
     assert data["params"]["beta"] == 2.0 and data["params"]["labels"] == ["cat", "dog"]
     assert data["params"]["min_support"] == 5
+
+
+def test_the_groups_table_keeps_its_headings_whole_at_80_columns() -> None:
+    # before: "weigh…", "sampl…", "Hammi…" at 80 columns
+    import io
+
+    from rich.console import Console
+
+    from mlsql.report import text
+
+    columns = {**_blog(), "model": ["a", "b"] * (len(ROWS) // 2) + ["a"] * (len(ROWS) % 2)}
+    report = mlsql.report(pl.DataFrame(columns), "actual", "predicted", by="model")
+    for width in (80, 60):
+        out = io.StringIO()
+        text.render(report, Console(file=out, width=width, color_system=None), digits=4)
+        table = out.getvalue().split("model = a")[0]
+        assert "…" not in table, table
+        words = table.split()
+        assert {"weighted", "samples", "Hamming", "loss", "subset", "acc."} <= set(words)
+        if width == 80:
+            assert max(map(len, table.splitlines())) <= 80, table
+
+
+def _svg_texts(svg: str) -> list[str]:
+    return re.findall(r"<text[^>]*>([^<]*)</text>", svg)
+
+
+def test_charts_label_their_axes_with_whole_supports_and_names_apart() -> None:
+    from mlsql.report import charts
+
+    # supports 3 to 5: before, the log axis ticked 3, 3.2 ... 5
+    narrow = [{"label": f"l{i}", "support": 3 + i % 3, "f1": i / 20} for i in range(20)]
+    texts = _svg_texts(charts.frequency_scatter(narrow, "F1", "f1"))
+    assert texts[: texts.index("support (log)")] == ["3", "4", "5"]
+    # supports 1 to 5,000: before, ticks at 2,000 and 3,000 ran together ("2,0003,000")
+    wide = [{"label": f"w{i}", "support": 1 + 5 * i, "f1": (i % 7) / 7} for i in range(1000)]
+    texts = _svg_texts(charts.frequency_scatter(wide, "F1", "f1"))
+    assert texts[: texts.index("support (log)")] == ["1", "10", "100", "1,000"]
+    # five labels on one spot: one name is drawn there, not five on top of each other
+    same = [{"label": f"same{i}", "support": 7, "f1": 0.25} for i in range(5)]
+    other = [{"label": "far", "support": 900, "f1": 0.9}]
+    texts = _svg_texts(charts.frequency_scatter(same + other, "F1", "f1", min_support=5))
+    assert [t for t in texts if t.startswith("same")] == ["same0"] and "far" in texts
+    # the bars' value axis says what it measures (before: no title)
+    bars = [{"label": "a", "support": 3, "precision": 0.5, "recall": 0.25, "f1": 1 / 3}]
+    assert "precision, recall, F1" in _svg_texts(charts.label_bars(bars, "F1", "f1"))
 
 
 def test_best_and_worst_labels_need_support() -> None:

@@ -33,6 +33,7 @@ from mlsql.cli.options import (
     Resamples,
     Seed,
     Sep,
+    SingleLabel,
     SparkMaster,
     SqlFormat,
     SqlFormatOption,
@@ -112,6 +113,7 @@ def eval_command(
         ),
     ] = None,
     sep: Sep = None,
+    single_label: SingleLabel = False,
     engine: EngineOption = Engine.duckdb,
     format_: Annotated[Format, typer.Option("--format", "-f", help=FORMAT_HELP)] = Format.table,
     output: Output = None,
@@ -151,6 +153,7 @@ def eval_command(
             zero_division=zero_division,
             labels=labels,
             sep=sep,
+            single_label=single_label,
             sample_weight=sample_weight,
             engine=engine.value,
             format_=format_.value,
@@ -234,6 +237,7 @@ def compare_command(
         ),
     ] = None,
     sep: Sep = None,
+    single_label: SingleLabel = False,
     engine: EngineOption = Engine.duckdb,
     format_: SqlFormatOption = SqlFormat.table,
     output: Output = None,
@@ -251,26 +255,27 @@ def compare_command(
     from mlsql.cli.compare import Request, measure_names, run_compare
 
     resampling_of(True, resamples, confidence, seed)  # checks --confidence
-    request = Request(
-        model=model,
-        id=id_,
-        baseline=baseline,
-        measures=measure_names(measures or ()),
-        by=tuple(by or ()),
-        n_labels=n_labels,
-        n_resamples=resamples,
-        confidence=confidence,
-        seed=seed,
-        drop_unpaired=drop_unpaired,
-        fail_if_worse=fail_if_worse,
-    )
     with reported():
+        request = Request(
+            model=model,
+            id=id_,
+            baseline=baseline,
+            measures=measure_names(measures or ()),
+            by=tuple(by or ()),
+            n_labels=n_labels,
+            n_resamples=resamples,
+            confidence=confidence,
+            seed=seed,
+            drop_unpaired=drop_unpaired,
+            fail_if_worse=fail_if_worse,
+        )
         code = run_compare(
             path=path,
             actual=actual,
             predicted=predicted,
             request=request,
             sep=sep,
+            single_label=single_label,
             engine=engine.value,
             format_=format_.value,
             output=output,

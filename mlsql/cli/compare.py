@@ -104,6 +104,57 @@ def _entries(names: Sequence[str], n_labels: int | None) -> list[Any]:
     return out
 
 
+def check_measures(entries: Sequence[Any], option: str = "--measures") -> None:
+    """Check measures before any data is read; a misspelt name gets the closest ones.
+
+    The names and parameters are judged as the engines judge them
+    (:func:`mlsql._resample.measures.resolve`); a name that is no measure at
+    all is answered with the resamplable names :func:`difflib.get_close_matches`
+    finds, rather than the list of every one. ``option`` is how the message
+    names where the names came from.
+
+    Raises
+    ------
+    UserError
+        A name is misspelt and close to a measure ``compare`` resamples.
+    MlsqlError
+        A measure cannot be resampled, or the measures mix kinds of input.
+    """
+    import difflib
+
+    from mlsql._registry import REGISTRY, measures
+    from mlsql._resample.measures import resolve
+
+    try:
+        resolve(entries, "compare")
+        return
+    except MlsqlError as exc:
+        error = exc
+    measures()
+    known = {n for m in REGISTRY.values() for n in (m.name, *m.aliases)}
+    for entry in entries:
+        name = entry if isinstance(entry, str) else entry[0]
+        if name in known:
+            continue
+        close = difflib.get_close_matches(name, sorted(filter(_resamplable, known)), n=3)
+        if close:
+            options = ", ".join(repr(c) for c in close[:-1])
+            options = f"{options} or {close[-1]!r}" if options else repr(close[-1])
+            raise UserError(f"{option} {name!r}: no such measure; did you mean {options}?")
+    raise error
+
+
+def _resamplable(name: str) -> bool:
+    """Whether ``compare`` resamples the measure ``name`` (one that needs parameters too)."""
+    from mlsql._resample.measures import resolve
+
+    try:
+        resolve([name], "compare")
+    except MlsqlError as exc:
+        return not str(exc).startswith("compare cannot resample")
+    return True
+
+
 def _baseline(opened: Any, model: str, baseline: str) -> Any:
     """``--baseline`` as a value of the model column (an integer for an integer column)."""
     from mlsql.cli.sources import INTEGER_TYPES
@@ -164,7 +215,7 @@ def print_comparison(
     from rich.console import Console
     from rich.table import Table
 
-    from mlsql.report.text import cell
+    from mlsql.report.text import cell, key_cell
 
     shown = [
         i
@@ -182,8 +233,9 @@ def print_comparison(
         table.add_column(
             cell(header), justify="right" if right else "left", overflow="fold", min_width=width
         )
+    keys = {i for i in shown if columns[i] not in COLUMNS or columns[i] == "model"}
     for row in rows:
-        table.add_row(*(cell(row[i], digits) for i in shown))
+        table.add_row(*(key_cell(row[i]) if i in keys else cell(row[i], digits) for i in shown))
     # every column at any terminal width (a narrow one wraps lines, but drops no column)
     wide = Console(
         file=console.file,
@@ -192,6 +244,29 @@ def print_comparison(
         highlight=False,
     )
     wide.print(table)
+
+
+def _null_model_repeats(con: Any, request: Request) -> str:
+    """Why ids repeat, when the rows of a NULL model repeat them (else nothing to add).
+
+    Rows whose model is NULL are one model, NULL; when they hold several
+    runs, their ids repeat and ``compare`` says only how many rows do.
+    """
+    from mlsql._sqlexpr import quote_ident
+    from mlsql.cli.sources import RAW
+
+    key = ", ".join(quote_ident(c) for c in (*request.by, request.id))
+    [(rows, repeated)] = con.execute(
+        f"SELECT count(*), count(*) - count(DISTINCT ({key})) FROM {RAW} "
+        f"WHERE {quote_ident(request.model)} IS NULL"
+    ).fetchall()
+    if not repeated:
+        return ""
+    return (
+        f" {rows} rows have a NULL model {request.model!r}: they count as one model, NULL, "
+        f"and repeat {repeated} of its {request.id!r} values; give them their model or leave "
+        "them out."
+    )
 
 
 def run_compare(
@@ -207,6 +282,7 @@ def run_compare(
     digits: int,
     show_progress: bool,
     spark_master: str | None = None,
+    single_label: bool = False,
 ) -> int:
     """Read ``path``, compare on ``engine``, write the table; the exit code (0 or :data:`WORSE`)."""
     import mlsql
@@ -221,6 +297,7 @@ def run_compare(
         _need_column,
         open_source,
         prepare,
+        refuse_no_rows,
         resolve,
         warn_unknown_rows,
     )
@@ -230,6 +307,13 @@ def run_compare(
     fail_on = request.fail_if_worse
     if fail_on is not None and fail_on not in names and names:
         names = (*names, fail_on)
+    # judged before the data is read: each option's names, then all of them together
+    if request.measures:
+        check_measures(_entries(request.measures, request.n_labels))
+    if fail_on is not None:
+        check_measures(_entries((fail_on,), request.n_labels), "--fail-if-worse")
+    if names:
+        check_measures(_entries(names, request.n_labels))
     con = mlsql.connect()
     try:
         with progress(
@@ -255,6 +339,7 @@ def run_compare(
                 predicted,
                 by=(*request.by, request.model, request.id),
                 sep=sep,
+                single_label=single_label,
             )
             if not names and prepared.numbers and fail_on is not None:
                 names = (fail_on,)
@@ -272,6 +357,7 @@ def run_compare(
             baseline = _baseline(opened, request.model, request.baseline)
             prepared, (unknown, total) = _on_engine(con, prepared, engine, spark_master)
             prepared = replace(prepared, by=request.by)
+            refuse_no_rows(prepared, total)
             warn_unknown_rows(prepared, unknown, total)
             frames, frame = _frame(con, engine, prepared)
             try:
@@ -292,7 +378,9 @@ def run_compare(
                     drop_unpaired=request.drop_unpaired,
                 )
             except MlsqlError as exc:  # the API names its argument, the command its option
-                raise UserError(str(exc).replace("drop_unpaired=True", "--drop-unpaired")) from None
+                message = str(exc).replace("drop_unpaired=True", "--drop-unpaired")
+                message = message.replace("model None", "model NULL")  # as the table spells it
+                raise UserError(message + _null_model_repeats(con, request)) from None
         interrupt.engines_done()
     finally:
         con.close()

@@ -61,6 +61,15 @@ Sep = Annotated[
     Optional[str],  # noqa: UP045
     typer.Option(help="Split text label columns on this delimiter ('cat,dog')."),
 ]
+#: ``--single-label`` (``single_label``)
+SingleLabel = Annotated[
+    bool,
+    typer.Option(
+        "--single-label",
+        help="Each text value is one label, even one that looks like a list ('a,b'); "
+        "without it such a value stops the run (pass --sep to split it).",
+    ),
+]
 #: ``--engine`` (``engine``)
 EngineOption = Annotated[Engine, typer.Option(help="Where the measures are computed.")]
 #: what every ``--format`` says (CSV is guarded against formula injection)

@@ -43,3 +43,16 @@ def progress(
             yield
         return
     yield
+
+
+@contextmanager
+def step(message: str, *, enabled: bool = True) -> Iterator[None]:
+    """Say on a terminal's stderr what a long step outside any query is doing (drawing the
+    charts, writing the page), with a spinner while it runs; pipes and files see nothing."""
+    if not (enabled and is_terminal(sys.stderr)):
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(message):
+        yield

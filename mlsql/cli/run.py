@@ -12,7 +12,7 @@ import duckdb
 
 from mlsql.cli import interrupt
 from mlsql.cli.errors import UserError, fail, warn
-from mlsql.cli.progress import is_terminal, progress
+from mlsql.cli.progress import is_terminal, progress, step
 
 #: terminal width used when a table is written to a file
 FILE_WIDTH = 120
@@ -72,6 +72,7 @@ def run_eval(
     sep: str | None,
     engine: str,
     sample_weight: str | None = None,
+    single_label: bool = False,
     format_: str,
     output: Path | None,
     per_label: bool,
@@ -96,7 +97,13 @@ def run_eval(
         zero_division_value,
     )
     from mlsql.cli.output import refuse_source
-    from mlsql.cli.sources import open_source, prepare, resolve, warn_unknown_rows
+    from mlsql.cli.sources import (
+        open_source,
+        prepare,
+        refuse_no_rows,
+        resolve,
+        warn_unknown_rows,
+    )
 
     tables = TABLES
     if format_ == "csv":  # CSV holds one table: compute only that one
@@ -131,17 +138,27 @@ def run_eval(
             refuse_source(output, source)
             opened = open_source(con, source)
             prepared = prepare(
-                con, opened, actual, predicted, by=by, sep=sep, sample_weight=sample_weight
+                con,
+                opened,
+                actual,
+                predicted,
+                by=by,
+                sep=sep,
+                sample_weight=sample_weight,
+                single_label=single_label,
             )
             if prepared.numbers:
                 raise UserError(NUMBERS_IN_EVAL.format(a=actual, p=predicted))
             if labels is not None:
                 options = replace(options, labels=label_universe(labels, prepared.label_kind))
             prepared, (unknown, total) = _on_engine(con, prepared, engine, spark_master)
+            refuse_no_rows(prepared, total)
             warn_unknown_rows(prepared, unknown, total)
             report = evaluate(con, prepared, options, source=path, sep=sep)
         interrupt.engines_done()
-        _write_report(report, format_, output, per_label=per_label, digits=digits)
+        what = "drawing the charts and writing" if format_ == "html" else "writing"
+        with step(f"mlsql: {what} the report", enabled=show_progress):
+            _write_report(report, format_, output, per_label=per_label, digits=digits)
     finally:
         con.close()  # detach a database file now, not whenever the connection is collected
 

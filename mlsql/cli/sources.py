@@ -528,6 +528,7 @@ def prepare(
     by: tuple[str, ...] = (),
     sep: str | None = None,
     sample_weight: str | None = None,
+    single_label: bool = False,
 ) -> Prepared:
     """Judge the label columns and create the DuckDB view :data:`PREPARED` over :data:`RAW`.
 
@@ -535,11 +536,16 @@ def prepare(
     here, for every engine; the view costs nothing until the DuckDB engine
     reads it. Other engines build the same columns from ``Prepared.sides``.
 
+    ``single_label`` (``--single-label``) says one text label per row is
+    meant even where a value looks like a delimited list.
+
     Raises
     ------
     UserError
         A column is missing (the message lists those that exist), has a type
-        that cannot hold labels, or the two sides hold different kinds of label.
+        that cannot hold labels, the two sides hold different kinds of label,
+        or one-label-per-row text looks like lists (a forgotten ``--sep``)
+        and ``single_label`` is not given.
     """
     _need_column(opened, actual, "--actual")
     _need_column(opened, predicted, "--predicted")
@@ -584,8 +590,14 @@ def prepare(
             "kind of label (both text or both integers)"
         )
     single = a.shape == "value"
-    if single and a.kind == "text":
-        _hint_delimited(con, opened, (actual, predicted))
+    if single_label and not single:
+        raise UserError(
+            "--single-label: the label columns hold lists"
+            + (" (split with --sep)" if sep is not None else "")
+            + "; drop --single-label, or give columns of one label per row"
+        )
+    if single and a.kind == "text" and not single_label:
+        _refuse_delimited(con, opened, (actual, predicted))
     prepared = Prepared(
         opened,
         actual,
@@ -648,6 +660,21 @@ def count_unknown(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     return int(unknown), int(total)
 
 
+def refuse_no_rows(prepared: Prepared, total: int) -> None:
+    """Stop on a source of columns but no rows (as on an empty text file): nothing to evaluate.
+
+    Raises
+    ------
+    UserError
+        ``total`` is 0.
+    """
+    if total == 0:
+        raise UserError(
+            f"{prepared.opened.path} is empty: it has columns but no rows; mlsql needs rows "
+            f"of {prepared.actual!r} and {prepared.predicted!r} to evaluate"
+        )
+
+
 def warn_unknown_rows(prepared: Prepared, unknown: int, total: int) -> None:
     """Say how many rows are left out because a side is NULL (DESIGN: an unknown row)."""
     if unknown:
@@ -664,12 +691,20 @@ def warn_unknown_rows(prepared: Prepared, unknown: int, total: int) -> None:
         )
 
 
-def _hint_delimited(
+def _refuse_delimited(
     con: duckdb.DuckDBPyConnection, opened: Opened, columns: tuple[str, str]
 ) -> None:
-    """Warn when one-label-per-row text looks like delimited lists (a forgotten --sep).
+    """Stop when one-label-per-row text looks like delimited lists (a forgotten --sep).
 
-    Reads at most 1,000 rows through DuckDB, whichever engine evaluates.
+    Read as one label per row, such a column makes every combination a class
+    of its own (tens of thousands of them, and minutes of work for a report
+    nobody wanted); ``--single-label`` says that is meant. Reads at most
+    1,000 rows through DuckDB, whichever engine evaluates.
+
+    Raises
+    ------
+    UserError
+        A value of the first 1,000 rows looks like a list.
     """
     for column in columns:
         q = quote_ident(column)
@@ -678,9 +713,8 @@ def _hint_delimited(
             f"WHERE regexp_matches(CAST({q} AS VARCHAR), '^\\[.*\\]$|[,;|]') LIMIT 1"
         ).fetchall()
         if rows:
-            row = rows[0]
-            warn(
-                f"column {column!r} holds one label per row, but {row[0]!r} looks like a list; "
-                "pass --sep to split it (e.g. --sep ',')"
+            raise UserError(
+                f"column {column!r} holds one label per row, but {rows[0][0]!r} looks like a "
+                "list; pass --sep to split it (e.g. --sep ','), or --single-label if each "
+                "value is one label"
             )
-            return

@@ -51,7 +51,8 @@ def report(
     min_support : int, default 5
         Labels ranked best and worst need at least this support.
     con : duckdb.DuckDBPyConnection, optional
-        DuckDB only: the connection holding ``data`` (default: a new in-memory one).
+        DuckDB only: the connection holding ``data`` (default: a DuckDB
+        relation's own connection, else a new in-memory one).
     source : str, optional
         How the report names the data (default: the name or the frame's type).
 
@@ -96,12 +97,38 @@ def report(
     )
     name = engine_of(data)
     if name == "duckdb":
-        import mlsql
-
-        engine: Any = DuckDBFrames(con if con is not None else mlsql.connect())
+        engine: Any = DuckDBFrames(_connection(data, con, func))
     else:
         engine = ENGINES[name]()
     frame, single = engine.from_source(data, actual, predicted, by_names, sep)
     if source is None:
         source = data if isinstance(data, str) else type(data).__name__
     return build(engine, frame, actual, predicted, settings, single_label=single, source=source)
+
+
+def _connection(data: Any, con: Any, func: str) -> Any:
+    """The DuckDB connection to read ``data`` on: ``con``, a relation's own, or a new one.
+
+    A relation can be read only on the connection that made it (its tables
+    and views are there), and it knows that connection.
+
+    Raises
+    ------
+    MlsqlError
+        ``con`` is not the connection of the relation ``data``.
+    """
+    import duckdb
+
+    own = getattr(data, "_con", None) if isinstance(data, duckdb.DuckDBPyRelation) else None
+    if own is not None and con is not None and own is not con:
+        raise MlsqlError(
+            f"The 'con' parameter of {func} must be the connection of the relation 'data' "
+            "(a relation is read on the connection that made it); leave 'con' out to use it."
+        )
+    if con is not None:
+        return con
+    if own is not None:
+        return own
+    import mlsql
+
+    return mlsql.connect()

@@ -7,6 +7,7 @@ without them the page says so and shows its tables only.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -76,7 +77,9 @@ def label_bars(rows: list[dict[str, Any]], f_name: str, f_key: str) -> str:
         .encode(
             y=alt.Y("label:N", sort=order, title=None),
             yOffset=alt.YOffset("measure:N", sort=list(names.values())),
-            x=alt.X("value:Q", scale=alt.Scale(domain=[0, 1]), title=None),
+            x=alt.X(
+                "value:Q", scale=alt.Scale(domain=[0, 1]), title=f"precision, recall, {f_name}"
+            ),
             color=alt.Color(
                 "measure:N", scale=colours, legend=alt.Legend(orient="top", title=None)
             ),
@@ -101,9 +104,13 @@ def frequency_scatter(
     frequent = sorted(points, key=lambda p: -p["support"])[:NAMED_POINTS]
     eligible = [p for p in points if p["support"] >= min_support] or points
     worst = sorted(eligible, key=lambda p: (p["f"], -p["support"]))[:NAMED_POINTS]
-    named = list({p["label"]: p for p in frequent + worst}.values())
+    named = _apart(list({p["label"]: p for p in frequent + worst}.values()), points)
+    supports = [p["support"] for p in points] or [1]
     x = alt.X(
-        "support:Q", scale=alt.Scale(type="log", nice=False, padding=12), title="support (log)"
+        "support:Q",
+        scale=alt.Scale(type="log", nice=False, padding=12),
+        axis=alt.Axis(values=_log_ticks(min(supports), max(supports)), format=",d"),
+        title="support (log)",
     )
     y = alt.Y("f:Q", scale=alt.Scale(zero=False, nice=False, padding=12), title=f_name)
     dots = (
@@ -116,7 +123,62 @@ def frequency_scatter(
         .mark_text(align="left", dx=6, dy=-4, fontSize=11, color="#1f2933")
         .encode(x=x, y=y, text="label:N")
     )
-    return _svg((dots + names).properties(width=560, height=280))
+    return _svg((dots + names).properties(width=SCATTER_WIDTH, height=SCATTER_HEIGHT))
+
+
+#: the scatter's plot area in pixels, and its scales' padding
+SCATTER_WIDTH, SCATTER_HEIGHT, SCATTER_PADDING = 560, 280, 12
+#: a point's name: pixels per character and per line (11-pixel text)
+CHAR_WIDTH, LINE_HEIGHT = 6.5, 13
+
+
+def _log_ticks(low: float, high: float, most: int = 6) -> list[int]:
+    """Whole-number ticks of a log axis of supports from ``low`` to ``high``, at most ``most``.
+
+    1, 2 and 5 times a power of ten; only the powers of ten when those are too
+    many; the whole numbers themselves when the range is too narrow for two.
+
+    Examples
+    --------
+    >>> _log_ticks(1, 5000), _log_ticks(3, 5), _log_ticks(2, 60), _log_ticks(1, 40)
+    ([1, 10, 100, 1000], [3, 4, 5], [2, 5, 10, 20, 50], [1, 2, 5, 10, 20])
+    """
+    ticks = [m * 10**k for k in range(16) for m in (1, 2, 5) if low <= m * 10**k <= high]
+    if len(ticks) > most:
+        ticks = [t for t in ticks if str(t)[0] == "1"]
+    if len(ticks) < 2:
+        first, last = math.ceil(low), math.floor(high)
+        step = max(1, math.ceil((last - first + 1) / most))
+        ticks = list(range(first, last + 1, step))
+    return ticks
+
+
+def _apart(named: list[dict[str, Any]], points: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The named points whose names do not overlap an earlier kept one's, on the scatter's
+    scales (log support, linear F, both padded as drawn); the earlier, the more telling."""
+    if not named:
+        return named
+    low, high = min(p["support"] for p in points), max(p["support"] for p in points)
+    f_low, f_high = min(p["f"] for p in points), max(p["f"] for p in points)
+    inner_w, inner_h = SCATTER_WIDTH - 2 * SCATTER_PADDING, SCATTER_HEIGHT - 2 * SCATTER_PADDING
+
+    def box(p: dict[str, Any]) -> tuple[float, float, float, float]:
+        span = math.log(high) - math.log(low)
+        x = SCATTER_PADDING + (
+            inner_w * (math.log(p["support"]) - math.log(low)) / span if span else inner_w / 2
+        )
+        y = SCATTER_PADDING + (
+            inner_h * (f_high - p["f"]) / (f_high - f_low) if f_high > f_low else inner_h / 2
+        )
+        left, bottom = x + 6, y - 4  # the text's dx and dy
+        return left, bottom - LINE_HEIGHT, left + CHAR_WIDTH * len(p["label"]), bottom
+
+    kept: list[tuple[dict[str, Any], tuple[float, float, float, float]]] = []
+    for p in named:
+        b = box(p)
+        if all(b[2] <= k[0] or k[2] <= b[0] or b[3] <= k[1] or k[3] <= b[1] for _, k in kept):
+            kept.append((p, b))
+    return [p for p, _ in kept]
 
 
 def confusion_heatmap(confusion: Confusion) -> str:

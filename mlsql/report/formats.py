@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mlsql.report.averages import AVERAGES, MEASURES
-from mlsql.report.numbers import finite_or_none, fmt
+from mlsql.report.numbers import finite_or_none, fmt, key_text, sig
 from mlsql.report.text import (
     INTERVAL_COLUMNS,
     by_support,
@@ -176,7 +176,7 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
         header = [*report.group_columns, *(n for _, n in columns)]
         rows = [
             [
-                *(fmt(g.key[c]) for c in report.group_columns),
+                *(key_text(g.key[c]) for c in report.group_columns),
                 *(fmt(g.summary.get(k), digits) for k, _ in columns),
             ]
             for g in groups
@@ -206,7 +206,7 @@ def to_markdown(report: Report, *, digits: int = 4, per_label: bool = False) -> 
             lines += _md_table(["measure", "value"], totals)
         intervals = report.group_intervals(group.key)
         if intervals:
-            cells = [[fmt(r[c], digits) for c in INTERVAL_COLUMNS] for r in intervals]
+            cells = [[sig(r[c], digits) for c in INTERVAL_COLUMNS] for r in intervals]
             lines += [f"**{md_escape(interval_title(report))}**", ""]
             lines += _md_table([c.replace("_", " ") for c in INTERVAL_COLUMNS], cells)
         if group.labels:

@@ -5,7 +5,10 @@ Charts are Vega-Lite (altair) rendered to SVG by vl-convert (:mod:`mlsql.report.
 The page holds, per group, the averages table, the one-number measures, the
 per-label precision/recall/F bars sorted by support, a label frequency
 against F scatter, the confusion matrix as a heatmap for single-label data,
-and the whole label table (folded).
+and the label table (folded); a score report's group shows its charts before
+its tables. A label table shows the most and the least frequent labels
+(:data:`~mlsql.report.score_tables.PAGE_LABELS` each) and says how many lie
+between, so a page of thousands of labels stays small.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from mlsql._version import __version__
 from mlsql.report import charts
 from mlsql.report import score_tables as ST
 from mlsql.report.averages import AVERAGES, MEASURES
-from mlsql.report.numbers import fmt, ratio
+from mlsql.report.numbers import fmt, key_text, ratio, sig
 from mlsql.report.text import INTERVAL_COLUMNS, by_support, interval_title, with_interval
 
 if TYPE_CHECKING:
@@ -75,6 +78,7 @@ svg.chart { display: block; max-width: 100%; height: auto; }
 details { margin-top: 18px; }
 summary { cursor: pointer; font-weight: 600; }
 table.labels { width: 100%; font-size: 13px; margin-top: 8px; }
+td.gap { text-align: center; color: var(--muted); }
 footer { margin-top: 36px; color: var(--muted); font-size: 12px; }
 @media print { main { padding: 0; } }
 """
@@ -158,7 +162,7 @@ def _interval_table(report: Report, group: Group, digits: int) -> str:
         return ""
     head = "".join(f"<th>{esc(c.replace('_', ' '))}</th>" for c in INTERVAL_COLUMNS)
     body = "".join(
-        "<tr>" + "".join(f"<td>{esc(fmt(r[c], digits))}</td>" for c in INTERVAL_COLUMNS) + "</tr>"
+        "<tr>" + "".join(f"<td>{esc(sig(r[c], digits))}</td>" for c in INTERVAL_COLUMNS) + "</tr>"
         for r in rows
     )
     return (
@@ -193,26 +197,47 @@ def _label_table(report: Report, rows: list[dict[str, Any]], digits: int) -> str
     if any("accuracy" in r for r in rows):
         columns.append("accuracy")
     head = "".join(f"<th>{esc(report.f_name if c == report.f_key else c)}</th>" for c in columns)
+    first, last, left_out = ST.ends(rows)
     body = "".join(
         "<tr>" + "".join(f"<td>{esc(fmt(r.get(c), digits))}</td>" for c in columns) + "</tr>"
-        for r in rows
+        for r in first
     )
+    body += _gap(left_out, len(columns))
+    body += "".join(
+        "<tr>" + "".join(f"<td>{esc(fmt(r.get(c), digits))}</td>" for c in columns) + "</tr>"
+        for r in last
+    )
+    title = f"All {len(rows)} labels" if not left_out else f"Labels ({len(rows)})"
+    note = f'<p class="note">{esc(ST.left_out_note(left_out, len(rows)))}</p>' if left_out else ""
     return (
-        f"<details><summary>All {len(rows)} labels</summary>"
-        f'<table class="labels"><tr>{head}</tr>{body}</table></details>'
+        f"<details><summary>{esc(title)}</summary>"
+        f'<table class="labels"><tr>{head}</tr>{body}</table>{note}</details>'
     )
+
+
+def _gap(left_out: int, width: int) -> str:
+    """The table row standing for ``left_out`` rows a page leaves out (none: nothing)."""
+    if not left_out:
+        return ""
+    return f'<tr><td colspan="{width}" class="gap">… {left_out} labels …</td></tr>'
 
 
 #: groups beyond this many get their tables but no charts (the page stays a few MB)
 MAX_GROUP_CHARTS = 12
 
 
-def _table(header: list[str], rows: list[list[Any]], digits: int, css: str = "summary") -> str:
+def _table(
+    header: list[str], rows: list[list[Any]], digits: int, css: str = "summary", gap: int = 0
+) -> str:
+    """A table of ``rows``; with ``gap``, a row saying that many are left out after the first
+    :data:`~mlsql.report.score_tables.PAGE_LABELS` (:func:`~mlsql.report.score_tables.ends`)."""
     head = "".join(f"<th>{esc(h)}</th>" for h in header)
-    body = "".join(
+    cells = [
         "<tr>" + "".join(f"<td>{esc(fmt(v, digits))}</td>" for v in row) + "</tr>" for row in rows
-    )
-    return f'<table class="{css}"><tr>{head}</tr>{body}</table>'
+    ]
+    if gap:
+        cells.insert(ST.PAGE_LABELS, _gap(gap, len(header)))
+    return f'<table class="{css}"><tr>{head}</tr>{"".join(cells)}</table>'
 
 
 def _score_charts(report: Report, group: Group) -> list[str]:
@@ -225,8 +250,10 @@ def _score_charts(report: Report, group: Group) -> list[str]:
         else:
             title = "Micro precision-recall curve"
             note = (
-                f"more than {ST.MAX_CURVE_LABELS} labels: one curve of the scored (row, label) "
-                "cells pooled (true labels a row does not score are left out)"
+                f"more than {ST.MAX_CURVE_LABELS} labels: one curve of every (row, label) cell "
+                "pooled, whose area is the micro average precision; a true label a row does "
+                "not score is reached only at the end (threshold -inf, where every unscored "
+                "cell ties), so recall may stop short of 1 until that last step"
             )
         parts += [
             f"<h3>{esc(title)}</h3>",
@@ -249,19 +276,22 @@ def _score_section(report: Report, group: Group, digits: int, *, draw: bool) -> 
         f'<div class="v">{esc(fmt(value, digits))}</div></div>'
         for name, value in ST.headline(report, group)
     )
+    header, rows = ST.thresholds(report, group, limit=None)
+    first, last, left_out = ST.ends(rows)
     parts = [
         f"<h2>{esc(group.title)}</h2>" if report.group_columns else "",
         f'<div class="cards">{cards}</div>',
         "<h3>Average precision and ROC AUC</h3>",
         _table(*ST.averages(report, group), digits),
+        *(_score_charts(report, group) if draw else []),
         "<h3>Per-label thresholds</h3>",
         f'<p class="note">{esc(ST.thresholds_title(report, group, limit=None))}</p>',
-        _table(*ST.thresholds(report, group, limit=None), digits, "labels"),
+        _table(header, first + last, digits, "labels", gap=left_out),
     ]
+    if left_out:
+        parts.append(f'<p class="note">{esc(ST.left_out_note(left_out, len(rows)))}</p>')
     if group.calibration is not None:
         parts += ["<h3>Calibration</h3>", _table(*ST.calibration(group), digits, "labels")]
-    if draw:
-        parts += _score_charts(report, group)
     return f'<section class="group">{"".join(parts)}</section>'
 
 
@@ -286,8 +316,8 @@ def _group_section(report: Report, group: Group, digits: int, *, draw: bool = Tr
         parts.append(charts.label_bars(rows, f, report.f_key))
         if len(rows) > charts.MAX_BAR_LABELS:
             parts.append(
-                f'<p class="note">The {charts.MAX_BAR_LABELS} most frequent of {len(rows)} labels; '
-                "the table below has them all.</p>"
+                f'<p class="note">The {charts.MAX_BAR_LABELS} most frequent of {len(rows)} '
+                "labels.</p>"
             )
         parts.append(f"<h3>Label frequency against {esc(f)}</h3>")
         parts.append(
@@ -340,7 +370,7 @@ def _groups_overview(report: Report, digits: int, *, draw: bool = True) -> str:
     head += "".join(f"<th>{esc(n)}</th>" for _, n in columns)
     body = "".join(
         "<tr>"
-        + "".join(f"<td>{esc(fmt(g.key[c]))}</td>" for c in report.group_columns)
+        + "".join(f"<td>{esc(key_text(g.key[c]))}</td>" for c in report.group_columns)
         + "".join(
             f"<td>{esc(with_interval(g.summary.get(k), report.interval(g.key, k), digits))}</td>"
             for k, _ in columns

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from mlsql.report.numbers import key_text
+
 #: one-number measures of a group, in display order, with their display names
 SINGLE_LABEL = {
     "accuracy": "accuracy",
@@ -97,7 +99,7 @@ class Group:
         """``col = value, ...``, or ``all rows`` when ungrouped."""
         if not self.key:
             return "all rows"
-        return ", ".join(f"{k} = {'NULL' if v is None else v}" for k, v in self.key.items())
+        return ", ".join(f"{k} = {key_text(v)}" for k, v in self.key.items())
 
     def ranked_labels(self) -> list[dict[str, Any]]:
         """Labels from best to worst F (ties: larger support first, then the label)."""

@@ -28,6 +28,11 @@ SCORE_MEASURES = {
     "average_precision": "multilabel_average_precision",
     "roc_auc": "multilabel_roc_auc",
 }
+#: a micro curve keeps at most about this many points per group (the first and the last
+#: always, every k-th between): millions of distinct scores would otherwise come back as
+#: millions of Python rows, for a chart that draws a few hundred
+CURVE_ROWS = 2000
+
 #: the cells' columns: a scored (row, label), whether the label is true, its score, and
 #: (weighted reports) its row's weight
 LABEL, TRUE, SCORE, WEIGHT = "__mlsql_label", "__mlsql_true", "__mlsql_score", "__mlsql_weight"
@@ -169,13 +174,36 @@ class DuckDBScores:
             f"{self._weight(weight)}{self._by(by)})"
         )
 
+    def scored_positives(
+        self, cells: Any, by: Sequence[str], weighted: bool = False
+    ) -> list[dict[str, Any]]:
+        """Per group, the scored cells' positives (weighted): ``positives``."""
+        view = quote_ident(self._view(cells))
+        groups = ", ".join(quote_ident(c) for c in by)
+        w = WEIGHT if weighted else "1"
+        return self._rows(
+            f"SELECT {groups}{', ' if by else ''}"
+            f"sum(CASE WHEN {TRUE} THEN {w} ELSE 0 END) AS positives FROM {view}"
+            + (f" GROUP BY {groups}" if by else "")
+        )
+
     def micro_curve(
         self, cells: Any, by: Sequence[str], weighted: bool = False
     ) -> list[dict[str, Any]]:
         view = self._view(cells)
-        return self._rows(
-            f"SELECT * FROM precision_recall_curve({lit(view)}, {lit(TRUE)}, {lit(SCORE)}"
+        groups = ", ".join(quote_ident(c) for c in by)
+        part = f"PARTITION BY {groups} " if by else ""
+        curve = (
+            f"SELECT *, row_number() OVER ({part}ORDER BY threshold DESC) - 1 AS __mlsql_n, "
+            f"count(*) OVER ({part.strip()}) AS __mlsql_m "
+            f"FROM precision_recall_curve({lit(view)}, {lit(TRUE)}, {lit(SCORE)}"
             f"{self._weight(WEIGHT if weighted else None)}{self._by(by)})"
+        )
+        step = f"((__mlsql_m + {CURVE_ROWS - 1}) // {CURVE_ROWS})"
+        return self._rows(
+            f"SELECT * EXCLUDE (__mlsql_n, __mlsql_m) FROM ({curve}) "
+            f"WHERE __mlsql_n % {step} = 0 OR __mlsql_n = __mlsql_m - 1 "
+            f"ORDER BY {groups}{', ' if by else ''}threshold DESC"
         )
 
 
@@ -262,7 +290,12 @@ class DataFrameScores:
         out = self.fn.precision_recall_curve(
             cells, TRUE, SCORE, by=list(by) or None, sample_weight=WEIGHT if weighted else None
         )
-        return self.ops.rows(out)
+        return self.ops.rows(self._thinned(out, by))
+
+    def _thinned(self, curve: Any, by: Sequence[str]) -> Any:
+        """At most about :data:`CURVE_ROWS` points of each group's ``curve``, by threshold
+        from the highest: the first, the last and every k-th (as DuckDB keeps them)."""
+        raise NotImplementedError
 
 
 class PolarsScores(DataFrameScores):
@@ -300,6 +333,27 @@ class PolarsScores(DataFrameScores):
 
         row = collect(cells.select(pl.col(SCORE).min(), pl.col(SCORE).max().alias("h")))
         return row.row(0)
+
+    def _thinned(self, curve: Any, by: Sequence[str]) -> Any:
+        import polars as pl
+
+        frame = collect(curve).sort([*by, "threshold"], descending=[False] * len(by) + [True])
+        n, m = pl.int_range(pl.len()), pl.len()
+        if by:
+            n, m = n.over(*by), m.over(*by)
+        step = (m + CURVE_ROWS - 1) // CURVE_ROWS
+        return frame.filter((n % step == 0) | (n == m - 1))
+
+    def scored_positives(
+        self, cells: Any, by: Sequence[str], weighted: bool = False
+    ) -> list[dict[str, Any]]:
+        """Per group, the scored cells' positives (weighted): ``positives``."""
+        import polars as pl
+
+        w = pl.col(WEIGHT).cast(pl.Float64) if weighted else pl.lit(1.0)
+        value = pl.when(pl.col(TRUE)).then(w).otherwise(0.0).sum().alias("positives")
+        out = cells.group_by(*by).agg(value) if by else cells.select(value)
+        return list(collect(out).to_dicts())
 
 
 class SparkScores(DataFrameScores):
@@ -340,6 +394,31 @@ class SparkScores(DataFrameScores):
 
         row = cells.agg(F.min(SCORE), F.max(SCORE)).collect()[0]
         return row[0], row[1]
+
+    def _thinned(self, curve: Any, by: Sequence[str]) -> Any:
+        from pyspark.sql import Window
+        from pyspark.sql import functions as F
+
+        groups = [self.ops.col(c) for c in by]
+        order = Window.partitionBy(*groups).orderBy(F.col("threshold").desc())
+        n = F.row_number().over(order) - 1
+        m = F.count(F.lit(1)).over(Window.partitionBy(*groups))
+        kept = curve.withColumn("__mlsql_n", n).withColumn("__mlsql_m", m)
+        at, last = F.col("__mlsql_n"), F.col("__mlsql_m")
+        step = F.floor((last + CURVE_ROWS - 1) / CURVE_ROWS).cast("long")
+        kept = kept.where((at % step == 0) | (at == last - 1))
+        return kept.drop("__mlsql_n", "__mlsql_m").orderBy(*groups, F.col("threshold").desc())
+
+    def scored_positives(
+        self, cells: Any, by: Sequence[str], weighted: bool = False
+    ) -> list[dict[str, Any]]:
+        """Per group, the scored cells' positives (weighted): ``positives``."""
+        from pyspark.sql import functions as F
+
+        w = F.col(WEIGHT).cast("double") if weighted else F.lit(1.0)
+        value = F.sum(F.when(F.col(TRUE), w).otherwise(F.lit(0.0))).alias("positives")
+        out = cells.groupBy(*(self.ops.col(c) for c in by)).agg(value) if by else cells.agg(value)
+        return [row.asDict() for row in out.collect()]
 
 
 SCORE_ENGINES = {"duckdb": DuckDBScores, "polars": PolarsScores, "spark": SparkScores}

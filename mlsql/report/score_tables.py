@@ -71,6 +71,33 @@ def thresholds(report: Report, group: Group, *, limit: int | None = SHOWN_LABELS
     return header, [[r.get(c) for c in THRESHOLD_COLUMNS] for r in rows]
 
 
+#: label rows the HTML page shows at each end (most and least frequent); the rest are counted
+PAGE_LABELS = 25
+
+
+def ends(rows: list[Any], n: int = PAGE_LABELS) -> tuple[list[Any], list[Any], int]:
+    """The first ``n`` and the last ``n`` of ``rows``, and how many lie between.
+
+    Examples
+    --------
+    >>> ends(list(range(7)), 2)
+    ([0, 1], [5, 6], 3)
+    >>> ends([1, 2, 3], 2)
+    ([1, 2, 3], [], 0)
+    """
+    if len(rows) <= 2 * n:
+        return rows, [], 0
+    return rows[:n], rows[-n:], len(rows) - 2 * n
+
+
+def left_out_note(left_out: int, total: int) -> str:
+    """Where the labels a page leaves out are (``left_out`` of ``total``)."""
+    return (
+        f"{left_out} of {total} labels left out between the most and the least frequent; "
+        "the whole table: mlsql eval ... --per-label --format csv, or Report.labels in Python"
+    )
+
+
 def thresholds_title(report: Report, group: Group, *, limit: int | None = SHOWN_LABELS) -> str:
     """What the thresholds table shows, and the micro F every label's threshold gives."""
     rows = group.labels or []

@@ -35,6 +35,52 @@ def _with_labels(row: dict[str, Any], n_labels: int) -> dict[str, Any]:
     return out
 
 
+def micro_ap_curve(
+    curve: list[dict[str, Any]],
+    scored: list[dict[str, Any]],
+    thresholds: list[dict[str, Any]],
+    summary: list[dict[str, Any]],
+    by: tuple[str, ...],
+    weighted: bool,
+) -> list[dict[str, Any]]:
+    """The micro precision-recall curve whose step area is the micro average precision.
+
+    ``curve`` is that of the scored (row, label) cells pooled; but micro
+    average precision counts every positive, scored or not, and puts the
+    unscored cells in one last tie below every score. So each point's recall
+    is scaled by scored positives / all positives (its precision stays: the
+    unscored cells are below it), and a last point at threshold -inf reaches
+    recall 1 at precision positives / cells, the share of positives among
+    every (row, label) cell of the group. All positives are the labels'
+    supports summed; cells are the rows (their total weight) times the labels.
+    """
+    out: list[dict[str, Any]] = []
+    own: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for row in curve:
+        own.setdefault(tuple(row[c] for c in by), []).append(row)
+    found = {tuple(r[c] for c in by): r["positives"] or 0 for r in scored}
+    positives: dict[tuple[Any, ...], float] = {}
+    for r in thresholds:
+        key = tuple(r[c] for c in by)
+        positives[key] = positives.get(key, 0) + (r.get("support") or 0)
+    for group in summary:
+        key = tuple(group[c] for c in by)
+        points = own.get(key, [])
+        total = positives.get(key, 0)
+        if not points or not total:
+            out += points
+            continue
+        share = found.get(key, 0) / total
+        out += [{**p, "recall": p["recall"] * share} for p in points]
+        if share < 1:
+            rows = group.get("total_weight") if weighted else group.get("n_rows")
+            cells = (rows or 0) * (group.get("n_labels") or 0)
+            last = {c: group[c] for c in by}
+            precision = total / cells if cells else None
+            out.append({**last, "threshold": float("-inf"), "precision": precision, "recall": 1.0})
+    return out
+
+
 def build_scores(
     engine: Any,
     frames: Any,
@@ -95,7 +141,14 @@ def build_scores(
                 curve_rows = [{**r, "label": integral(r["label"])} for r in found]
             else:
                 curve_scope = "micro"
-                curve_rows = engine.micro_curve(cells, by, weighted)
+                curve_rows = micro_ap_curve(
+                    engine.micro_curve(cells, by, weighted),
+                    engine.scored_positives(cells, by, weighted),
+                    thresholds,
+                    summary,
+                    by,
+                    weighted,
+                )
     finally:
         engine.close()
     if skipped:

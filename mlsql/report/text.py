@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from mlsql.report.averages import AVERAGES, MEASURES
-from mlsql.report.numbers import fmt
+from mlsql.report.numbers import fmt, key_text, sig
 
 if TYPE_CHECKING:
     from mlsql.report.model import Group, Report
@@ -53,6 +53,17 @@ def cell(value: Any, digits: int | None = 4) -> Text:
     ('[red]y[/red]', '0.50')
     """
     return Text(shown(fmt(value, digits)))
+
+
+def key_cell(value: Any) -> Text:
+    """A group's or model's value as a cell: NULL spelt ``NULL`` (:func:`key_text`), never markup.
+
+    Examples
+    --------
+    >>> key_cell(None).plain, key_cell("[/]").plain
+    ('NULL', '[/]')
+    """
+    return Text(shown(key_text(value)))
 
 
 #: grouped reports show every group in one comparison table, and details for this many at most
@@ -179,18 +190,34 @@ def comparison_columns(report: Report) -> list[tuple[str, str]]:
 
 def comparison_table(report: Report, digits: int) -> Table:
     """One row per group: its key and the headline measures."""
-    table = Table(box=box.SIMPLE_HEAD, title="groups", title_justify="left", pad_edge=False)
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        title="groups",
+        title_justify="left",
+        pad_edge=False,
+        collapse_padding=True,
+    )
     columns = comparison_columns(report)
     for c in report.group_columns:
         table.add_column(cell(c))
-    for _, name in columns:
-        table.add_column(name, justify="right")
-    for group in report.groups():
-        table.add_row(
-            *(cell(group.key[c]) for c in report.group_columns),
-            *(cell(group.summary.get(k), digits) for k, _ in columns),
-        )
+    rows = [[fmt(group.summary.get(k), digits) for k, _ in columns] for group in report.groups()]
+    for i, (_, name) in enumerate(columns):
+        # a heading folds between its words, never inside one ("weigh…" at 80 columns),
+        # and a number is never cut
+        widest = max([*map(len, name.split()), *(len(row[i]) for row in rows)])
+        table.add_column(name, justify="right", min_width=widest)
+    for group, cells in zip(report.groups(), rows, strict=True):
+        table.add_row(*(key_cell(group.key[c]) for c in report.group_columns), *map(Text, cells))
     return table
+
+
+def print_whole(console: Console, table: Table) -> None:
+    """Print ``table`` with every column whole: wider than a narrow terminal (whose lines then
+    wrap) rather than cutting a heading or a number."""
+    from rich.measure import Measurement
+
+    need = Measurement.get(console, console.options, table).minimum
+    console.print(table, width=max(console.width, need), crop=False)
 
 
 def comparison_intervals(report: Report, digits: int) -> Table | None:
@@ -217,9 +244,9 @@ def comparison_intervals(report: Report, digits: int) -> Table | None:
         table.add_column(c.replace("_", " "), justify="right")
     for group, name, row in rows:
         table.add_row(
-            *(cell(group.key[c]) for c in report.group_columns),
+            *(key_cell(group.key[c]) for c in report.group_columns),
             cell(name),
-            *(cell(row[c], digits) for c in INTERVAL_COLUMNS[1:]),
+            *(Text(shown(sig(row[c], digits))) for c in INTERVAL_COLUMNS[1:]),
         )
     return table
 
@@ -234,7 +261,8 @@ def with_interval(value: Any, interval: dict[str, Any] | None, digits: int) -> s
     """
     if interval is None:
         return fmt(value, digits)
-    return f"{fmt(value, digits)} [{fmt(interval['low'], digits)}, {fmt(interval['high'], digits)}]"
+    low, high = interval["low"], interval["high"]
+    return f"{sig(value, digits)} [{sig(low, digits)}, {sig(high, digits)}]"
 
 
 def interval_title(report: Report) -> str:
@@ -261,7 +289,7 @@ def interval_table(report: Report, group: Group, digits: int) -> Table | None:
     for c in INTERVAL_COLUMNS:
         table.add_column(c.replace("_", " "), justify="left" if c == "measure" else "right")
     for r in rows:
-        table.add_row(*(cell(r[c], digits) for c in INTERVAL_COLUMNS))
+        table.add_row(*(Text(shown(sig(r[c], digits))) for c in INTERVAL_COLUMNS))
     return table
 
 
@@ -309,7 +337,7 @@ def render(report: Report, console: Console, *, digits: int = 4, per_label: bool
     console.print(title)
     groups = list(report.groups())
     if len(groups) > 1:
-        console.print(comparison_table(report, digits))
+        print_whole(console, comparison_table(report, digits))
         intervals = comparison_intervals(report, digits)
         if intervals is not None:
             console.print(intervals)
