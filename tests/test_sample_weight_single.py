@@ -318,6 +318,38 @@ def _all_zero_value(name: str, params: dict[str, Any]) -> Any:
     return float(zd)
 
 
+#: every prediction wrong: each share of rows whose part holds no row, with its exact value
+ALL_WRONG = [
+    ("accuracy", ("actual", "predicted"), {}, 0.0),
+    ("error_rate", ("actual", "predicted"), {}, 1.0),
+    ("class_error_rate", ("actual", "predicted"), {"label": 1}, 1.0),  # class 1: 2 of 2 missed
+    ("prevalence", ("actual",), {"positive": 7}, 0.0),  # no row of class 7
+    ("binary_accuracy", ("yb", "pb"), {}, 0.0),
+    ("binary_precision", ("yb", "pb"), {}, 0.0),  # tp = 0 < tp + fp
+    ("binary_recall", ("yb", "pb"), {}, 0.0),  # tp = 0 < tp + fn
+]
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.5, 1e150, 1e-150])
+def test_a_share_whose_part_holds_no_row_is_zero_at_every_weight_scale(engine, scale):
+    """Every prediction wrong: the weighted share is 0 (or 1 for its complement), as unweighted,
+    never NULL (Spark summed the weights of no row to NULL)."""
+    table = pa.table(
+        {
+            "actual": [0, 1, 2, 1],
+            "predicted": [1, 2, 0, 0],
+            "yb": [1, 0, 1, 0],
+            "pb": [0, 1, 0, 1],
+            "w": [scale * x for x in (1.0, 2.5, 1.0, 1.0)],
+        }
+    )
+    calls = [
+        (name, columns, {**params, "sample_weight": "w"}) for name, columns, params, _ in ALL_WRONG
+    ]
+    got = engine.many(table, calls)
+    assert got == [expected for *_, expected in ALL_WRONG]
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_zero_weights_are_allowed_and_all_zero_weighs_nothing(engine, family):
     """Known rows that all weigh 0: every measure's undefined value, and NULL over no known rows."""
