@@ -382,10 +382,13 @@ TABLES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 }
 
 
-def _rows(engine: Any, name: str, table: pa.Table, weighted: bool, by: str | None) -> list[Any]:
-    """Table measure ``name`` over ``table`` in ``engine``, as rows of floats where numeric."""
+def _rows(
+    engine: Any, name: str, table: pa.Table, weighted: bool, by: str | None, weight: str = "w"
+) -> list[Any]:
+    """Table measure ``name`` over ``table`` in ``engine`` (weighted by column ``weight``), as
+    rows of floats where numeric."""
     columns, params = TABLES[name]
-    given = {**params, **({"sample_weight": "w"} if weighted else {}), "by": by}
+    given = {**params, **({"sample_weight": weight} if weighted else {}), "by": by}
     if engine.name == "duckdb":
         import mlsql
 
@@ -395,7 +398,7 @@ def _rows(engine: Any, name: str, table: pa.Table, weighted: bool, by: str | Non
                 engine.con, "weighted_t", *columns, **given
             ).fetchall()
         else:
-            extra = {**params, **({"sample_weight": "w"} if weighted else {})}
+            extra = {**params, **({"sample_weight": weight} if weighted else {})}
             args = "".join(f", {k} := {lit(v)}" for k, v in extra.items())
             by_sql = ", \"by\" := ['g']" if by else ""
             inputs = ", ".join(str(lit(c)) for c in columns)
@@ -454,3 +457,14 @@ def test_extreme_classes_weigh_classes_not_rows(engine, measure, expected):
     weights = [0.25, 0.25, 0.25, 0.25, 3.0, 0.5, 1.5, 1.5, 0.0, 0.0, None]
     table = pa.table({"y": labels, "w": pa.array(weights, pa.float64())})
     assert engine.many(table, [(measure, ("y",), {"sample_weight": "w"})]) == [expected]
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_a_weight_named_a_dot_b_is_only_a_name(engine, name):
+    """A weight column named ``a.b`` weighs as ``w`` does (Spark read it as field ``b`` of a
+    column ``a``: AnalysisException)."""
+    weights = [float(i % 3) for i in range(N)]
+    table = _table(7, weights).append_column("g", pa.array([i % 2 for i in range(N)]))
+    dotted = table.rename_columns(["a.b" if c == "w" else c for c in table.column_names])
+    got = _rows(engine, name, dotted, True, "g", weight="a.b")
+    assert got == _rows(engine, name, table, True, "g")

@@ -81,7 +81,7 @@ from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
-from mlsql.spark._types import check_same_kind, data_type, to_column
+from mlsql.spark._types import bound, check_same_kind, data_type, to_column
 from mlsql.spark._weights import weight
 from mlsql.spark.ops import SparkOps, column
 
@@ -819,7 +819,7 @@ def _prepared(
     ]
     internal = [f"__g{i}" for i in range(len(groups))] or [ALL]
     if sample_weight is not None:
-        picked.append(weight(func, source[sample_weight]).alias("__w"))
+        picked.append(weight(func, bound(source, sample_weight)).alias("__w"))
         roles.append("w")
     rows = source.select(*keys, *picked).where(known(*(F.col(f"__{r}") for r in roles)))
     return rows, internal
