@@ -450,6 +450,39 @@ def test_hostile_column_names_are_only_names(engine: str) -> None:
     assert rows[0][0] == 0 and rows[0][2] == pytest.approx(want, rel=1e-12)
 
 
+#: Polars reads ``pl.col("*")`` as every column: its resampling tables fail on a column named
+#: ``*`` (outside this Spark fix; reported)
+STAR_IN_POLARS = pytest.mark.xfail(
+    strict=True, raises=TypeError, reason="Polars takes a column named * for every column"
+)
+
+
+@pytest.mark.parametrize(
+    ("engine", "star"),
+    [
+        *((e, s) for e in _engines() for s in ("`y`", "*") if (e, s) != ("polars", "*")),
+        *(pytest.param(e, "*", marks=STAR_IN_POLARS) for e in _engines() if e == "polars"),
+    ],
+)
+def test_names_spark_would_parse_are_only_names(engine: str, star: str) -> None:
+    """Columns named ``a.b``, `` `x` `` and ``*`` (or `` `y` ``) as actual, predicted, by, model,
+    id and sample_weight: the numbers of plain names (Spark parsed them: AnalysisException)."""
+    actual, predicted = simulate(random.Random(16), 30)
+    w = [float(i % 3) for i in range(30)]
+    data = pa.table({"a.b": actual, "`x`": predicted, star: [i % 2 for i in range(30)], "w.": w})
+    rows = run_engine(
+        engine, "bootstrap", data, "a.b", "`x`", ["micro_f1"], by=star, sample_weight="w."
+    )
+    want = micro_f1(row_counts(actual[0::2], predicted[0::2]), np.array([w[0::2]]))[0]
+    assert rows[0][0] == 0 and rows[0][2] == pytest.approx(want, rel=1e-12)
+    paired = paired_table(actual, predicted, predicted).rename_columns([star, "a.b", "a", "`x`"])
+    rows = run_engine(
+        engine, "compare", paired, "a", "`x`", ["micro_f1"], model="a.b", id=star, n_resamples=50
+    )
+    want = micro_f1(row_counts(actual, predicted), np.ones((1, 30)))[0]
+    assert rows[0][0] == "B" and rows[0][2] == rows[0][3] == pytest.approx(want, rel=1e-12)
+
+
 # ------------------------------------------------------------------ sample_weight
 def weights_for(n: int, seed: int) -> list:
     """Row weights with zeros, a NULL and fractions."""

@@ -195,3 +195,14 @@ def test_a_weight_column_that_is_not_there_or_not_a_number_is_refused(engine):
         run_table(engine, "roc_curve", table, "y", "s", sample_weight="text")
     with pytest.raises(Exception, match=r"the sample_weight column 'nope' is not in the source"):
         run_table(engine, "roc_curve", table, "y", "s", sample_weight="nope")
+
+
+@pytest.mark.parametrize("name", CURVES)
+def test_a_weight_named_a_dot_b_is_only_a_name(engine, name):
+    """A weight column named ``a.b``: scikit-learn's weighted curve (Spark read the name as
+    field ``b`` of a column ``a``: AnalysisException)."""
+    table = pa.table({"y": [1, 0, 1, 0, 1], "s": [0.9, 0.8, 0.7, 0.7, 0.3]})
+    table = table.append_column("a.b", pa.array([1.0, 0.0, 2.0, 0.5, 3.0]))
+    got = run_table(engine, name, table, "y", "s", sample_weight="a.b")
+    want = sklearn_weighted(name, [1, 0, 1, 0, 1], [0.9, 0.8, 0.7, 0.7, 0.3], [1, 0, 2, 0.5, 3])
+    assert close(got, want)

@@ -133,6 +133,29 @@ def test_k_larger_than_the_list_looks_at_the_whole_list(engine, name):
     assert close(whole, oracle.AT_K[name]([1, 5], [1, 2, 3], None))
 
 
+#: a k beyond any list and beyond a 32-bit integer (Spark's array lengths)
+HUGE_K = 10**12
+
+
+@pytest.mark.parametrize("name", [*AT_K, "graded_ndcg", "ndcg_score"])
+def test_a_k_beyond_32_bits_looks_at_the_whole_list(engine, name):
+    """k = 10**12 is the whole list in every engine (Spark cut its lists at an INT k and
+    failed with CAST_OVERFLOW)."""
+    if name == "graded_ndcg":
+        ranked_grades, ideal = [1.0, 3.0, 0.0], [3.0, 1.0, 2.0]
+        table = pa.table({"r": pa.array([ranked_grades]), "i": pa.array([ideal])})
+        got = engine.aggregate(name, table, columns=("r", "i"), k=HUGE_K)
+        want = oracle.graded_ndcg(ranked_grades, ideal, HUGE_K)
+    elif name == "ndcg_score":
+        scores, actual = {"a": 0.9, "b": 0.4, "c": 0.6}, ["b", "c"]
+        got = engine.aggregate(name, scored([(scores, actual)]), columns=SCORED, k=HUGE_K)
+        want = oracle.ndcg_score(scores, actual, HUGE_K)
+    else:
+        got = engine.aggregate(name, ranked([([1, 5, 3], [1, 2, 3])]), columns=RANKED, k=HUGE_K)
+        want = oracle.AT_K[name]([1, 5, 3], [1, 2, 3], HUGE_K)
+    assert close(got, want)
+
+
 def test_precision_divides_by_the_items_looked_at(engine):
     table = ranked([([1], [1, 2])])
     assert engine.aggregate("precision_at", table, columns=RANKED, k=5) == 1.0

@@ -55,6 +55,17 @@ def test_top_k(engine, scores, k, form):
     assert run(engine, "top_k", scores, form, **params) == oracle.top_k(scores, k)
 
 
+@pytest.mark.parametrize("name", ["top_k", "top_k_above"])
+def test_a_k_beyond_32_bits_keeps_every_label(engine, name):
+    """k = 10**12 keeps every label in every engine (Spark's INT slice length overflowed)."""
+    scores = {"a": 0.2, "b": 0.9, "c": 0.5}
+    if name == "top_k":
+        assert run(engine, name, scores, k=10**12) == oracle.top_k(scores, 10**12)
+    else:
+        got = run(engine, name, scores, k=10**12, threshold=0.3)
+        assert got == oracle.top_k_above(scores, 10**12, 0.3)
+
+
 @pytest.mark.parametrize("form", oracle.FORMS)
 @pytest.mark.parametrize("scores", MAPS, ids=str)
 @pytest.mark.parametrize("threshold", [0.0, 0.3, 0.5, 1.0])

@@ -387,3 +387,37 @@ def test_the_cli_weighs_one_label_per_row_as_scikit_learn(tmp_path, engine_name)
     cells = json.dumps(report)
     # the (b, a) cell weighs 1.5 and the (c, b) cell 0.25 (one row each; counts would be 1)
     assert '"count": 1.5' in cells and '"count": 0.25' in cells
+
+
+#: a weighted measure of each kind of input: (name, its input columns, parameters)
+NAMED_WEIGHT_CASES = [
+    ("micro_f1", ("actual", "predicted"), {}),
+    ("precision_at", ("predicted", "actual"), {"k": 2}),
+    ("accuracy", ("ya", "yp"), {}),
+    ("binary_precision", ("ya", "yp"), {}),
+    ("mse", ("ry", "rp"), {}),
+    ("auc", ("ya", "s"), {}),
+]
+
+
+@pytest.mark.parametrize("column", ["text", "flag"])
+@pytest.mark.parametrize(("func", "columns", "params"), NAMED_WEIGHT_CASES)
+def test_a_weight_of_no_number_type_given_by_name_is_refused(engine, func, columns, params, column):
+    """A text ('2') or boolean weight column given by name is refused with the number-type
+    message in every engine, never cast (Spark, which sees a name's type only when it plans
+    the query, weighed a text '2' as 1.0)."""
+    table = label_table([(["a"], ["a"]), (["b"], ["c"])])
+    extra = {
+        "ya": [1, 0],
+        "yp": [1, 1],
+        "ry": [1.0, 2.0],
+        "rp": [1.5, 2.0],
+        "s": [0.8, 0.3],
+        "text": ["2", "2"],
+        "flag": [True, True],
+    }
+    for name, values in extra.items():
+        table = table.append_column(name, pa.array(values))
+    prefix = CP.number_type_message(func, "sample_weight", "{}").split("{}")[0]
+    with pytest.raises(Exception, match=re.escape(prefix)):
+        engine.many(table, [(func, columns, {**params, "sample_weight": column})])

@@ -318,6 +318,38 @@ def _all_zero_value(name: str, params: dict[str, Any]) -> Any:
     return float(zd)
 
 
+#: every prediction wrong: each share of rows whose part holds no row, with its exact value
+ALL_WRONG = [
+    ("accuracy", ("actual", "predicted"), {}, 0.0),
+    ("error_rate", ("actual", "predicted"), {}, 1.0),
+    ("class_error_rate", ("actual", "predicted"), {"label": 1}, 1.0),  # class 1: 2 of 2 missed
+    ("prevalence", ("actual",), {"positive": 7}, 0.0),  # no row of class 7
+    ("binary_accuracy", ("yb", "pb"), {}, 0.0),
+    ("binary_precision", ("yb", "pb"), {}, 0.0),  # tp = 0 < tp + fp
+    ("binary_recall", ("yb", "pb"), {}, 0.0),  # tp = 0 < tp + fn
+]
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.5, 1e150, 1e-150])
+def test_a_share_whose_part_holds_no_row_is_zero_at_every_weight_scale(engine, scale):
+    """Every prediction wrong: the weighted share is 0 (or 1 for its complement), as unweighted,
+    never NULL (Spark summed the weights of no row to NULL)."""
+    table = pa.table(
+        {
+            "actual": [0, 1, 2, 1],
+            "predicted": [1, 2, 0, 0],
+            "yb": [1, 0, 1, 0],
+            "pb": [0, 1, 0, 1],
+            "w": [scale * x for x in (1.0, 2.5, 1.0, 1.0)],
+        }
+    )
+    calls = [
+        (name, columns, {**params, "sample_weight": "w"}) for name, columns, params, _ in ALL_WRONG
+    ]
+    got = engine.many(table, calls)
+    assert got == [expected for *_, expected in ALL_WRONG]
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_zero_weights_are_allowed_and_all_zero_weighs_nothing(engine, family):
     """Known rows that all weigh 0: every measure's undefined value, and NULL over no known rows."""
@@ -350,10 +382,13 @@ TABLES: dict[str, tuple[tuple[str, ...], dict[str, Any]]] = {
 }
 
 
-def _rows(engine: Any, name: str, table: pa.Table, weighted: bool, by: str | None) -> list[Any]:
-    """Table measure ``name`` over ``table`` in ``engine``, as rows of floats where numeric."""
+def _rows(
+    engine: Any, name: str, table: pa.Table, weighted: bool, by: str | None, weight: str = "w"
+) -> list[Any]:
+    """Table measure ``name`` over ``table`` in ``engine`` (weighted by column ``weight``), as
+    rows of floats where numeric."""
     columns, params = TABLES[name]
-    given = {**params, **({"sample_weight": "w"} if weighted else {}), "by": by}
+    given = {**params, **({"sample_weight": weight} if weighted else {}), "by": by}
     if engine.name == "duckdb":
         import mlsql
 
@@ -363,7 +398,7 @@ def _rows(engine: Any, name: str, table: pa.Table, weighted: bool, by: str | Non
                 engine.con, "weighted_t", *columns, **given
             ).fetchall()
         else:
-            extra = {**params, **({"sample_weight": "w"} if weighted else {})}
+            extra = {**params, **({"sample_weight": weight} if weighted else {})}
             args = "".join(f", {k} := {lit(v)}" for k, v in extra.items())
             by_sql = ", \"by\" := ['g']" if by else ""
             inputs = ", ".join(str(lit(c)) for c in columns)
@@ -422,3 +457,14 @@ def test_extreme_classes_weigh_classes_not_rows(engine, measure, expected):
     weights = [0.25, 0.25, 0.25, 0.25, 3.0, 0.5, 1.5, 1.5, 0.0, 0.0, None]
     table = pa.table({"y": labels, "w": pa.array(weights, pa.float64())})
     assert engine.many(table, [(measure, ("y",), {"sample_weight": "w"})]) == [expected]
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_a_weight_named_a_dot_b_is_only_a_name(engine, name):
+    """A weight column named ``a.b`` weighs as ``w`` does (Spark read it as field ``b`` of a
+    column ``a``: AnalysisException)."""
+    weights = [float(i % 3) for i in range(N)]
+    table = _table(7, weights).append_column("g", pa.array([i % 2 for i in range(N)]))
+    dotted = table.rename_columns(["a.b" if c == "w" else c for c in table.column_names])
+    got = _rows(engine, name, dotted, True, "g", weight="a.b")
+    assert got == _rows(engine, name, table, True, "g")

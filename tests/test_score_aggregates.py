@@ -74,6 +74,46 @@ def test_calibration_bins_follow_the_documented_rule(engine):
     assert math.isclose(got, want, rel_tol=1e-12)
 
 
+#: 40 rows: the bin edges of 10 and 1000 bins, 0, 1, and probabilities between them
+CALIBRATION_PROB = [
+    0.0,
+    1.0,
+    0.3,
+    0.999,
+    0.001,
+    0.5,
+    0.7,
+    0.0015,
+    *(i / 29 + 0.003 for i in range(29)),
+    0.25,
+    0.6,
+    0.9,
+]
+CALIBRATION_ACTUAL = [(i * 7 + i // 3) % 2 for i in range(len(CALIBRATION_PROB))]
+#: an integer weight per row (0 drops it)
+CALIBRATION_WEIGHTS = [float(i % 4) for i in range(len(CALIBRATION_PROB))]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n_bins", [1, 10, 1000])
+def test_calibration_error_with_many_bins_is_the_plain_python_value(engine, n_bins, weighted):
+    """Any number of bins, in every engine: 1000 bins overflowed Polars' recursion limit and
+    Spark's planner (a sum per bin); the bins are the documented rule's, as DuckDB's."""
+    from tests.references import calibration_error
+
+    t = table(CALIBRATION_ACTUAL, CALIBRATION_PROB)
+    params = {"n_bins": n_bins}
+    y, p = CALIBRATION_ACTUAL, CALIBRATION_PROB
+    if weighted:  # integer weights: the rows repeated
+        t = t.append_column("w", pa.array(CALIBRATION_WEIGHTS))
+        params["sample_weight"] = "w"
+        repeat = [int(w) for w in CALIBRATION_WEIGHTS]
+        y = [v for v, r in zip(y, repeat, strict=True) for _ in range(r)]
+        p = [v for v, r in zip(p, repeat, strict=True) for _ in range(r)]
+    got = engine.aggregate("expected_calibration_error", t, columns=("actual", "prob"), **params)
+    assert math.isclose(got, calibration_error(y, p, n_bins), rel_tol=1e-12)
+
+
 def test_average_precision_ties_minus_zero_with_zero(engine):
     """-0.0 and 0.0 are one score, one step (scikit-learn): 1/3, not 1/2 as two steps."""
     got = value(engine, "average_precision_score", [1, 0, 0], [0.0, -0.0, 0.5])

@@ -64,10 +64,10 @@ Notes
   positive weight).
 - Cost: ``brier_score_loss`` streams (a sum and a count). ``average_precision_score``
   sorts the group's (score, label) pairs inside the aggregate as ``auc`` does.
-  ``expected_calibration_error`` sums prob - actual per bin: Spark and Polars
-  with ``n_bins`` streaming sums, DuckDB over the group's (bin, prob - actual)
-  pairs held in a list, one pass per bin (about 0.7 s per million rows with
-  10 bins).
+  ``expected_calibration_error`` sums prob - actual per bin, each row's bin
+  computed once: Polars by a window sum over the bin, Spark over the group's
+  (bin, prob - actual) pairs sorted by bin (one pass), DuckDB over those pairs
+  held in a list, one pass per bin (about 0.7 s per million rows with 10 bins).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pyspark.sql import Column
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
@@ -55,6 +55,15 @@ def to_column(value: Any, func: str, name: str) -> Column:
     if isinstance(value, Column):
         return value
     raise MlsqlError(NOT_A_COLUMN_MESSAGE.format(func=func, name=name, value=value))
+
+
+def bound(df: DataFrame, name: str) -> Column:
+    """Column ``name`` of ``df``, resolved against it, whatever characters the name holds.
+
+    ``df[name]`` would parse the name: ``a.b`` as field ``b`` of ``a``, `` `x` `` as ``x``,
+    ``*`` as every column; quoted, it is only the name.
+    """
+    return df["`" + name.replace("`", "``") + "`"]
 
 
 def data_type(col: Column) -> T.DataType | None:

@@ -18,7 +18,7 @@ from pyspark.sql import types as T
 from mlsql._resample import front, run
 from mlsql._resample.measures import STATS
 from mlsql.spark import stats as st
-from mlsql.spark._types import kind
+from mlsql.spark._types import bound, kind
 from mlsql.spark._weights import weight
 
 _NAMES = ["actual", "predicted"]
@@ -37,7 +37,7 @@ def _checked(req: front.Request, df: DataFrame, actual: str, predicted: str) -> 
     dtypes = [df.schema[actual].dataType, df.schema[predicted].dataType]
     lists = [isinstance(d, T.ArrayType) for d in dtypes]
     kinds = [kind(d.elementType if isinstance(d, T.ArrayType) else d) for d in dtypes]
-    a, p = df[actual], df[predicted]
+    a, p = bound(df, actual), bound(df, predicted)
     if front.is_numbers(req):
         front.check_numbers(req, _NAMES, lists, kinds, [d.simpleString() for d in dtypes])
         known = a.isNotNull() & p.isNotNull()
@@ -67,7 +67,7 @@ def _weight(req: front.Request, df: DataFrame, sample_weight: str | Column | Non
     if sample_weight is None:
         w = F.lit(1.0).cast("double")
     else:
-        col = df[sample_weight] if isinstance(sample_weight, str) else sample_weight
+        col = bound(df, sample_weight) if isinstance(sample_weight, str) else sample_weight
         w = weight(req.func, col, df.select(col).schema[0].dataType)
     return w.alias(f"__mlsql_s{len(STATS[req.stats])}")
 
@@ -107,7 +107,7 @@ def bootstrap(
         seed,
     )
     stats = [*_checked(req, df, actual, predicted), _weight(req, df, sample_weight)]
-    rows = [tuple(r) for r in df.groupBy(*(df[b] for b in req.by), *stats).count().collect()]
+    rows = [tuple(r) for r in df.groupBy(*(bound(df, b) for b in req.by), *stats).count().collect()]
     out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
     return _frame(df, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
 
@@ -159,9 +159,9 @@ def compare(
     names = [f"__mlsql_s{i}" for i in range(len(STATS[req.stats]) + 1)]
     groups = [f"__mlsql_by{i}" for i in range(len(req.by))]
     rows = df.select(
-        *(df[b].alias(g) for b, g in zip(req.by, groups, strict=True)),
-        df[model].alias(_MODEL),
-        df[id].alias(_ID),
+        *(bound(df, b).alias(g) for b, g in zip(req.by, groups, strict=True)),
+        bound(df, model).alias(_MODEL),
+        bound(df, id).alias(_ID),
         *stats,
     )
     totals = {r[0]: r[1] for r in rows.groupBy(_MODEL).count().collect()}

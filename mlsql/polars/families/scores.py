@@ -7,8 +7,7 @@ the positives' ranks. ``average_precision_score`` ranks them from the highest
 with ties given the largest rank (``rank('max', descending=True)``), which is
 N(>= s) among all rows and P(>= s) among the positives: the mean over the
 positives of their ratio is the step-wise AP. ``expected_calibration_error``
-sums prob - actual per bin (one filtered sum per bin, ``n_bins`` known when
-the expression is built).
+sums prob - actual per bin (a window sum over each row's bin, whatever ``n_bins``).
 
 Examples
 --------
@@ -191,13 +190,16 @@ def precision_stats_of(m: Measure) -> Any:
 
 
 def calibration_function(m: Measure) -> Any:
-    """expected_calibration_error: per-row terms prob - actual, one per bin, summed once each.
+    """expected_calibration_error: the rows' prob - actual summed per bin, the bins' sums' sizes
+    summed.
 
-    ``n_bins`` is known when the expression is built, so each bin's sum is a
-    streaming sum of its own per-row term (prob - actual in the bin, 0
-    elsewhere). The inputs' checks (Python batch functions, which Polars does
-    not share between terms) run once, in the row count; the bins' terms read
-    the inputs as they are, which the failed check stops when one is bad.
+    Each row's bin is computed (:func:`mlsql.measures.scores.calibration_bin`, the DuckDB
+    macro's), and its terms are summed per bin by a window over it (``sum().over(bin)``, which
+    Polars also runs inside ``group_by().agg``); each bin's sum is then counted once, at its
+    first row. One expression whatever ``n_bins`` (one per bin overflowed Python's recursion
+    limit at 1000 bins). The inputs' checks (Python batch functions, which Polars does not share
+    between terms) run once, in the row count; the bins' terms read the inputs as they are,
+    which the failed check stops when one is bad.
     """
 
     def checked_and_raw(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr]:
@@ -205,32 +207,19 @@ def calibration_function(m: Measure) -> Any:
         raw = [pl.when(mask).then(e).cast(pl.Float64) for e, _ in pairs]
         return [*check(func, names, pairs), *raw]
 
-    def rows(inputs: tuple[pl.Expr, ...], n_bins: int) -> tuple[pl.Expr, tuple[pl.Expr, ...]]:
+    def build(*inputs: pl.Expr, n_bins: int, sample_weight: pl.Expr | None = None) -> pl.Expr:
         y, p = _label_score(m, inputs[:2])
         y_raw, p_raw = _label_score(m, inputs[2:])
-        d = p_raw - y_raw
-        b = SC.calibration_bin(K.OPS, p_raw, n_bins)
         one = (p - y.cast(pl.Float64)) * 0 + 1
-        return one, tuple(pl.when(b == k).then(d).otherwise(d * 0) for k in range(n_bins))
-
-    def weighted(
-        inputs: tuple[pl.Expr, ...], n_bins: int, w: pl.Expr | None
-    ) -> tuple[pl.Expr, tuple[pl.Expr, ...]]:
-        one, per_bin = rows(inputs, n_bins)
-        if w is None:
-            return one, per_bin
-        return one * w, tuple(x * w for x in per_bin)
-
-    def formula(ops: Any, s: tuple[Any, tuple[Any, ...]], n_bins: int) -> Any:
-        one, per_bin = s
-        sums = [ops.sum(x) for x in per_bin]
-        gap = sum(ops.when(x < 0, -x, x) for x in sums)
-        return m.build(ops, SC.CalibrationStats(ops.sum(one), lambda _: gap), n_bins=n_bins)
-
-    def build(*inputs: pl.Expr, n_bins: int, sample_weight: pl.Expr | None = None) -> pl.Expr:
-        known = K.known(*inputs[:2])
-        per_row = weighted(inputs, n_bins, sample_weight)
-        return evaluate(formula, per_row, known=known, n_bins=n_bins)
+        d = p_raw - y_raw
+        if sample_weight is not None:
+            w = sample_weight.cast(pl.Float64)
+            one, d = one * w, d * w
+        b = SC.calibration_bin(K.OPS, p_raw, n_bins)
+        first_of_bin = b.is_not_null() & b.is_first_distinct()
+        gap = d.sum().over(b).abs().filter(first_of_bin).sum()
+        stats = SC.CalibrationStats(one.sum(), lambda _: gap)
+        return evaluate(m.build, stats, n_bins=n_bins)  # type: ignore[arg-type]
 
     return K.documented(function(POLARS, m, build, checked_and_raw, sys.modules[__name__]), m)
 

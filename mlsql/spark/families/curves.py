@@ -40,7 +40,7 @@ from mlsql._front.tables import curve_groups
 from mlsql._params import check_zero_division
 from mlsql.measures import curves as CV
 from mlsql.spark._engine import SPARK
-from mlsql.spark._types import to_column
+from mlsql.spark._types import bound, to_column
 from mlsql.spark._weights import weight
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families import ranking as RK
@@ -108,7 +108,7 @@ def _curve(
     if sample_weight is None:
         w, zero = F.lit(1).cast("long"), F.lit(0).cast("long")
     else:
-        w, zero = weight(func, source[sample_weight]), F.lit(0.0)
+        w, zero = weight(func, bound(source, sample_weight)), F.lit(0.0)
     named_keys = [to_column(g, func, "by").alias(f"__g{i}") for i, g in enumerate(shown)]
     groups = [f"__g{i}" for i in range(len(shown))] or [ALL]
     selected = named_keys or [F.lit(0).alias(ALL)]

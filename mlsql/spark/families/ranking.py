@@ -236,11 +236,21 @@ def input_check(
     return _graded_check
 
 
+#: the longest array Spark holds (its sizes and ``slice`` lengths are INT)
+LONGEST_ARRAY = 2**31 - 1
+
+
+def first(items: Column, k: int) -> Column:
+    """The first ``k`` items of an array. A ``k`` beyond any array's length (as 10**12) keeps
+    them all, as in DuckDB and Polars, where Spark's INT ``slice`` length would overflow."""
+    return F.slice(items, 1, min(k, LONGEST_ARRAY))
+
+
 # ------------------------------------------------------------------ ranked lists
 def ranked_row(rank_items: Column, correct_items: Column, k: int | None, body: Callable) -> Column:
     """``body(stats)`` per row, Hivemall's @k statistics computed once each."""
     top = _distinct(rank_items)
-    top = top if k is None else F.slice(top, 1, k)
+    top = top if k is None else first(top, k)
     lists = {"top": top, "truth": _distinct(correct_items)}
 
     def with_hits(f: dict[str, Column]) -> Column:
@@ -271,9 +281,9 @@ def graded_row(ranked: Column, ideal: Column, k: int | None, body: Callable) -> 
     """``body(stats)`` per row: grades cut at k (default: the ranked list's length)."""
     grades = ranked.cast("array<double>")
     best = F.sort_array(F.array_compact(ideal.cast("array<double>")), asc=False)
-    n = F.size(grades) if k is None else F.lit(k)
+    n = F.size(grades) if k is None else F.lit(min(k, LONGEST_ARRAY))
     lists = {
-        "ranked": grades if k is None else F.slice(grades, 1, k),
+        "ranked": grades if k is None else first(grades, k),
         "ideal": F.slice(best, 1, n),
     }
 
@@ -419,7 +429,7 @@ def ranked_labels(
         entries, lambda e: F.struct((-e["score"]).alias("neg_score"), e["label"].alias("label"))
     )
     labels = F.transform(F.sort_array(keyed), lambda e: e["label"])
-    return labels if k is None else F.slice(labels, 1, k)
+    return labels if k is None else first(labels, k)
 
 
 # ------------------------------------------------------------------ docstrings

@@ -19,8 +19,8 @@ outside the aggregate and the input needs no order.
 ``brier_score_loss`` streams as ``logloss`` does. ``average_precision_score``
 collects and sorts the group's pairs as ``auc`` does (scores from the highest),
 and one pass over them adds, per run of equal scores, its positives x P(>= s)
-/ N(>= s). ``expected_calibration_error`` streams: ``n_bins`` sums of
-prob - actual, one per bin (``n_bins`` is known when the Column is built).
+/ N(>= s). ``expected_calibration_error`` collects the group's (bin, prob - actual)
+pairs as DuckDB does, sorts them by bin and sums each bin's in one pass.
 
 Labels are boolean or 0/1 (any other value raises when read, with mlsql's
 message), scores numbers (read as DOUBLE); a Column of a DataFrame of another
@@ -42,9 +42,7 @@ Examples
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Sequence
-from functools import reduce
 from typing import Any
 
 from pyspark.sql import Column
@@ -135,9 +133,9 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
         d = F.when(raw_known, weighed(p - label.cast("double")))
 
         def gap_sum(n_bins: int) -> Column:
-            b = SC.calibration_bin(OPS, p, F.lit(n_bins))
-            sums = [F.abs(F.coalesce(F.sum(F.when(b == k, d)), F.lit(0.0))) for k in range(n_bins)]
-            return reduce(operator.add, sums)
+            b = SC.calibration_bin(OPS, p, F.lit(n_bins)).cast("bigint")
+            pairs = F.collect_list(F.when(d.isNotNull(), F.struct(b.alias("b"), d.alias("d"))))
+            return bin_gaps(F.sort_array(pairs))
 
         return SC.CalibrationStats(n=n, gap_sum=gap_sum)
     if measure.name.endswith("logloss"):
@@ -151,6 +149,30 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
     u = mann_whitney_u(pairs, w is not None)
     rows = None if w is None else F.count(F.when(known, 1))
     return SC.RankStats(n_positive=n_pos, n_negative=n_neg, u=u, rows=rows)
+
+
+def bin_gaps(pairs: Column) -> Column:
+    """Σ over the bins of |Σ of the bin's d|, from (b, d) pairs sorted by bin: one pass keeping
+    the bin in hand, its running sum and the total of the bins before it.
+
+    One expression whatever the number of bins (a sum per bin overflowed Spark's planner at
+    1000 bins); the pairs sorted make the sums independent of the rows' partitions.
+    """
+    start = F.struct(
+        F.lit(None).cast("bigint").alias("b"),
+        F.lit(0.0).alias("run"),
+        F.lit(0.0).alias("total"),
+    )
+
+    def step(acc: Column, x: Column) -> Column:
+        same = F.coalesce(acc["b"] == x["b"], F.lit(False))
+        return F.when(
+            same, F.struct(acc["b"], (acc["run"] + x["d"]).alias("run"), acc["total"])
+        ).otherwise(
+            F.struct(x["b"], x["d"].alias("run"), (acc["total"] + F.abs(acc["run"])).alias("total"))
+        )
+
+    return F.aggregate(pairs, start, step, lambda acc: acc["total"] + F.abs(acc["run"]))
 
 
 def run_precision_sum(pairs: Column, weighted: bool = False) -> Column:

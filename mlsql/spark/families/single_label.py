@@ -81,7 +81,7 @@ from mlsql.measures import single_label as SL
 from mlsql.measures.contingency import Table2x2
 from mlsql.spark._build import example as example_lines
 from mlsql.spark._engine import SPARK
-from mlsql.spark._types import check_same_kind, data_type, to_column
+from mlsql.spark._types import bound, check_same_kind, data_type, to_column
 from mlsql.spark._weights import weight
 from mlsql.spark.ops import SparkOps, column
 
@@ -489,11 +489,16 @@ def _count(condition: Column) -> Column:
     return F.count(F.when(condition, 1))
 
 
-def _weighed(condition: Column, weight: Column | None) -> Column:
-    """Rows where ``condition`` holds: counted, or their weights summed (NULL over none)."""
+def _weighed(condition: Column, weight: Column | None, *, part: bool = False) -> Column:
+    """Rows where ``condition`` holds: counted, or their weights summed (NULL over none).
+
+    ``part``: a part of the known rows (the correct ones, a cell): 0 over none, as a count is,
+    so that a share whose part holds no row is 0, not NULL (the known rows stay NULL over none).
+    """
     if weight is None:
         return _count(condition)
-    return F.sum(F.when(condition & weight.isNotNull(), weight))
+    summed = F.sum(F.when(condition & weight.isNotNull(), weight))
+    return F.coalesce(summed, F.lit(0.0)) if part else summed
 
 
 def label_stats(label: Column, weight: Column | None = None) -> SL.LabelStats:
@@ -519,14 +524,16 @@ def label_stats(label: Column, weight: Column | None = None) -> SL.LabelStats:
     return SL.LabelStats(
         n=_weighed(label.isNotNull(), weight),
         largest=largest,
-        matching=lambda x: _weighed(label == F.lit(x), weight),
+        matching=lambda x: _weighed(label == F.lit(x), weight, part=True),
     )
 
 
 def agreement(actual: Column, predicted: Column, weight: Column | None = None) -> SL.Agreement:
     """Known rows and rows where actual = predicted (weights summed if given)."""
     ok = both_known(actual, predicted)
-    return SL.Agreement(_weighed(ok, weight), _weighed(ok & (actual == predicted), weight))
+    return SL.Agreement(
+        _weighed(ok, weight), _weighed(ok & (actual == predicted), weight, part=True)
+    )
 
 
 def one_vs_rest(actual: Column, predicted: Column, weight: Column | None = None) -> SL.OneVsRest:
@@ -536,7 +543,7 @@ def one_vs_rest(actual: Column, predicted: Column, weight: Column | None = None)
     def table(label: Any) -> Table2x2:
         def cell(a: bool, p: bool) -> Column:
             hit = ok & ((actual == F.lit(label)) == a) & ((predicted == F.lit(label)) == p)
-            return _weighed(hit, weight)
+            return _weighed(hit, weight, part=True)
 
         return Table2x2(cell(True, True), cell(False, True), cell(True, False), cell(False, False))
 
@@ -565,7 +572,7 @@ def cost_stats(actual: Column, predicted: Column, weight: Column | None = None) 
             base = 0.0 if a == p else 1.0
             if c != base:
                 hit = ok & (a_text == F.lit(str(a))) & (p_text == F.lit(str(p)))
-                out = out + (c - base) * F.coalesce(_weighed(hit, weight), F.lit(0))
+                out = out + (c - base) * _weighed(hit, weight, part=True)
         return out
 
     return SL.CostStats(_weighed(ok, weight), total_cost)
@@ -812,7 +819,7 @@ def _prepared(
     ]
     internal = [f"__g{i}" for i in range(len(groups))] or [ALL]
     if sample_weight is not None:
-        picked.append(weight(func, source[sample_weight]).alias("__w"))
+        picked.append(weight(func, bound(source, sample_weight)).alias("__w"))
         roles.append("w")
     rows = source.select(*keys, *picked).where(known(*(F.col(f"__{r}") for r in roles)))
     return rows, internal

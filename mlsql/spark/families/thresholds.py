@@ -29,7 +29,7 @@ from mlsql.measures import scores as SC
 from mlsql.measures import thresholds as TH
 from mlsql.spark._build import OPS
 from mlsql.spark._engine import SPARK
-from mlsql.spark._types import to_column
+from mlsql.spark._types import bound, to_column
 from mlsql.spark._weights import weight
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families.ranking import _fields_of, _scores_check, score_entries
@@ -78,12 +78,7 @@ def _weight(func: str, source: DataFrame, sample_weight: str | None) -> Column:
     """Each row's weight, checked (a row weighing 0 or NULL is dropped), or 1 (a long)."""
     if sample_weight is None:
         return F.lit(1).cast("long")
-    return weight(func, _bound(source, sample_weight))
-
-
-def _bound(source: DataFrame, name: str) -> Column:
-    """Column ``name`` of ``source`` resolved against it (its type known to the checks)."""
-    return source["`" + name.replace("`", "``") + "`"]
+    return weight(func, bound(source, sample_weight))
 
 
 def _finish(df: DataFrame, groups: list[str], internal: list[str], columns: list[Any]) -> DataFrame:
@@ -124,7 +119,7 @@ def calibration_table(
     named = {"actual": actual, "prob": prob}
     groups, keys, internal = _keys(source, func, named, by, TH.CALIBRATION_COLUMNS, sample_weight)
     w = _weight(func, source, sample_weight)
-    a, p = _bound(source, actual), _bound(source, prob)
+    a, p = bound(source, actual), bound(source, prob)
     K.binary_inputs(func, ["actual"], [a])
     K.numeric_inputs(func, ["prob"], [p])
     y = K.binary_flag(func, a)
@@ -184,7 +179,7 @@ def label_thresholds(
     nb = P.check(TH.THRESHOLD_BINS, n_bins, func)
     named = {"actual": actual, "scores": scores}
     groups, keys, internal = _keys(source, func, named, by, TH.THRESHOLD_COLUMNS, sample_weight)
-    a, s = _bound(source, actual), _bound(source, scores)
+    a, s = bound(source, actual), bound(source, scores)
     _scores_check(func, ["actual", "scores"], [a, s])
     # the weight after the scores' checks (their message first); the counts' type: long
     # unweighted, double weighted
