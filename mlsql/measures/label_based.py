@@ -31,8 +31,9 @@ keeps have no support at all it is undefined and follows ``zero_division``
 (scikit-learn special-cases that corner by measure). In a group without known
 rows every ratio is NULL.
 
-The macro and weighted measures (every column of :data:`STANDALONE`) are
-table functions over a table, with ``by`` for groups, in every engine. In
+The macro and weighted measures (and the label accuracies, CLP, MLP and
+WLP) are table functions over a table, with ``by`` for groups, in every
+engine. In
 DuckDB SQL each name is also an aggregate (``SELECT model,
 macro_f1(actual, predicted) FROM preds GROUP BY model``; DuckDB keeps table
 and scalar macros apart): on ``mlsql.connect()`` its per-label counts come
