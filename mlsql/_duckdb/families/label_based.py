@@ -448,32 +448,36 @@ def _standalone(q: Qualify) -> list[Macro]:
 # The columns of STANDALONE are also aggregates (``SELECT model, macro_f1(actual, predicted)
 # FROM preds GROUP BY model``): DuckDB keeps scalar and table macros apart, so one name
 # serves both. Each aggregate reads its group's per-label counts from one aggregate state,
-# ``_mlsql_label_state`` (portable: the group's known rows collected as a list and counted
+# ``_mlsql_label_state`` (portable: a histogram of the group's distinct known rows, counted
 # per label in a subquery; native: the per-label aggregate of the tables), and applies the
 # report's formulas to them in a subquery over the labels.
 
 
 def _label_state(q: Qualify, weighted: bool = False) -> Macro:
     """``_mlsql_label_state(actual, predicted, func)`` (portable): {n: known rows, seen:
-    [{label, tp, fp, fn}]} of a group, from its known rows collected as one list (memory
-    grows with the group's rows); ``weighted``: ``_mlsql_label_state_by_weight``, with
-    ``sample_weight`` after the lists, whose counts sum the rows' checked weights."""
+    [{label, tp, fp, fn}]} of a group, from a histogram of its known rows' distinct
+    (actual, predicted) pairs (memory grows with the distinct pairs, at most the rows);
+    ``weighted``: ``_mlsql_label_state_by_weight``, with ``sample_weight`` after the lists,
+    over distinct (actual, predicted, weight) triples, whose counts sum the rows' checked
+    weights."""
     known = "actual IS NOT NULL AND predicted IS NOT NULL"
     w, kind = "1", _COUNT_TYPE[weighted]
     if weighted:
         known += f" AND {SAMPLE_WEIGHT} IS NOT NULL"
         w = f"{q('_mlsql_weight')}({SAMPLE_WEIGHT}, func)"
-    rows = f"list({{'a': actual, 'p': predicted, 'w': {w}}}) FILTER (WHERE {known})"
+    rows = f"histogram({{'a': actual, 'p': predicted, 'w': {w}}}) FILTER (WHERE {known})"
     count = f"CAST(coalesce(sum(w) FILTER (WHERE {{}}), 0) AS {kind})"
-    body = f"""(WITH r AS (SELECT unnest({rows}) AS r),
-         e AS (SELECT r.w AS w, x, list_contains(r.a, x) AS ia, list_contains(r.p, x) AS ip
-               FROM (SELECT r, unnest(list_distinct(list_filter(list_concat(r.a, r.p),
-                                                                lambda y: y IS NOT NULL))) AS x
+    # r: each distinct row with its weight (its rows' number, times their weight)
+    body = f"""(WITH r AS (SELECT h.key.a AS a, h.key.p AS p, h.key.w * h.value AS w
+                     FROM (SELECT unnest(map_entries({rows})) AS h)),
+         e AS (SELECT w, x, list_contains(a, x) AS ia, list_contains(p, x) AS ip
+               FROM (SELECT w, a, p, unnest(list_distinct(list_filter(list_concat(a, p),
+                                                                      lambda y: y IS NOT NULL))) AS x
                      FROM r)),
          s AS (SELECT x AS label, {count.format("ia AND ip")} AS tp,
                       {count.format("ip AND NOT ia")} AS fp, {count.format("ia AND NOT ip")} AS fn
                FROM e GROUP BY x)
-    SELECT {{'n': (SELECT CAST(coalesce(sum(r.w), 0) AS {kind}) FROM r),
+    SELECT {{'n': (SELECT CAST(coalesce(sum(w), 0) AS {kind}) FROM r),
              'seen': coalesce((SELECT list({{'label': label, 'tp': tp, 'fp': fp, 'fn': fn}}) FROM s), [])}})"""
     if weighted:
         # every row's weight checked, the rows skipped included (as in the weighted tables)
@@ -484,7 +488,7 @@ def _label_state(q: Qualify, weighted: bool = False) -> Macro:
     doc = (
         "A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} "
         + ("(sums of weights), " if weighted else "")
-        + "from its rows collected as a list."
+        + "from a histogram of its distinct rows."
     )
     return Macro(FILE, name, params, body, doc, public=False)
 
