@@ -629,30 +629,32 @@ CREATE OR REPLACE MACRO wlp(source, actual, predicted, labels := NULL, zero_divi
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
--- _mlsql_label_state(actual, predicted, func): A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} from its rows collected as a list.
+-- _mlsql_label_state(actual, predicted, func): A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} from a histogram of its distinct rows.
 CREATE OR REPLACE MACRO _mlsql_label_state(actual, predicted, func) AS 
-    (WITH r AS (SELECT unnest(list({'a': actual, 'p': predicted, 'w': 1}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL)) AS r),
-         e AS (SELECT r.w AS w, x, list_contains(r.a, x) AS ia, list_contains(r.p, x) AS ip
-               FROM (SELECT r, unnest(list_distinct(list_filter(list_concat(r.a, r.p),
-                                                                lambda y: y IS NOT NULL))) AS x
+    (WITH r AS (SELECT h.key.a AS a, h.key.p AS p, h.key.w * h.value AS w
+                     FROM (SELECT unnest(map_entries(histogram({'a': actual, 'p': predicted, 'w': 1}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL))) AS h)),
+         e AS (SELECT w, x, list_contains(a, x) AS ia, list_contains(p, x) AS ip
+               FROM (SELECT w, a, p, unnest(list_distinct(list_filter(list_concat(a, p),
+                                                                      lambda y: y IS NOT NULL))) AS x
                      FROM r)),
          s AS (SELECT x AS label, CAST(coalesce(sum(w) FILTER (WHERE ia AND ip), 0) AS BIGINT) AS tp,
                       CAST(coalesce(sum(w) FILTER (WHERE ip AND NOT ia), 0) AS BIGINT) AS fp, CAST(coalesce(sum(w) FILTER (WHERE ia AND NOT ip), 0) AS BIGINT) AS fn
                FROM e GROUP BY x)
-    SELECT {'n': (SELECT CAST(coalesce(sum(r.w), 0) AS BIGINT) FROM r),
+    SELECT {'n': (SELECT CAST(coalesce(sum(w), 0) AS BIGINT) FROM r),
              'seen': coalesce((SELECT list({'label': label, 'tp': tp, 'fp': fp, 'fn': fn}) FROM s), [])});
 
--- _mlsql_label_state_by_weight(actual, predicted, sample_weight, func): A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} (sums of weights), from its rows collected as a list.
+-- _mlsql_label_state_by_weight(actual, predicted, sample_weight, func): A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} (sums of weights), from a histogram of its distinct rows.
 CREATE OR REPLACE MACRO _mlsql_label_state_by_weight(actual, predicted, sample_weight, func) AS 
-    CASE WHEN bool_and(_mlsql_weight(sample_weight, func) >= 0) = false THEN NULL ELSE (WITH r AS (SELECT unnest(list({'a': actual, 'p': predicted, 'w': _mlsql_weight(sample_weight, func)}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND sample_weight IS NOT NULL)) AS r),
-         e AS (SELECT r.w AS w, x, list_contains(r.a, x) AS ia, list_contains(r.p, x) AS ip
-               FROM (SELECT r, unnest(list_distinct(list_filter(list_concat(r.a, r.p),
-                                                                lambda y: y IS NOT NULL))) AS x
+    CASE WHEN bool_and(_mlsql_weight(sample_weight, func) >= 0) = false THEN NULL ELSE (WITH r AS (SELECT h.key.a AS a, h.key.p AS p, h.key.w * h.value AS w
+                     FROM (SELECT unnest(map_entries(histogram({'a': actual, 'p': predicted, 'w': _mlsql_weight(sample_weight, func)}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND sample_weight IS NOT NULL))) AS h)),
+         e AS (SELECT w, x, list_contains(a, x) AS ia, list_contains(p, x) AS ip
+               FROM (SELECT w, a, p, unnest(list_distinct(list_filter(list_concat(a, p),
+                                                                      lambda y: y IS NOT NULL))) AS x
                      FROM r)),
          s AS (SELECT x AS label, CAST(coalesce(sum(w) FILTER (WHERE ia AND ip), 0) AS DOUBLE) AS tp,
                       CAST(coalesce(sum(w) FILTER (WHERE ip AND NOT ia), 0) AS DOUBLE) AS fp, CAST(coalesce(sum(w) FILTER (WHERE ia AND NOT ip), 0) AS DOUBLE) AS fn
                FROM e GROUP BY x)
-    SELECT {'n': (SELECT CAST(coalesce(sum(r.w), 0) AS DOUBLE) FROM r),
+    SELECT {'n': (SELECT CAST(coalesce(sum(w), 0) AS DOUBLE) FROM r),
              'seen': coalesce((SELECT list({'label': label, 'tp': tp, 'fp': fp, 'fn': fn}) FROM s), [])}) END;
 
 -- _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label precision. Over the group's rows.
