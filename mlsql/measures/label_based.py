@@ -38,8 +38,9 @@ DuckDB SQL each name is also an aggregate (``SELECT model,
 macro_f1(actual, predicted) FROM preds GROUP BY model``; DuckDB keeps table
 and scalar macros apart): on ``mlsql.connect()`` its per-label counts come
 from the native per-label aggregate (memory grows with the group's labels);
-on the portable macros from the group's known rows collected as one list
-(memory grows with the group's rows; the table macro is the bounded form).
+on the portable macros from a histogram of the group's distinct (actual,
+predicted) pairs (memory grows with them, at most the rows; the table macro
+is the bounded form).
 """
 
 from __future__ import annotations
