@@ -629,6 +629,1483 @@ CREATE OR REPLACE MACRO wlp(source, actual, predicted, labels := NULL, zero_divi
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
+-- _mlsql_label_state(actual, predicted, func): A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} from a histogram of its distinct rows.
+CREATE OR REPLACE MACRO _mlsql_label_state(actual, predicted, func) AS 
+    (WITH r AS (SELECT h.key.a AS a, h.key.p AS p, h.key.w * h.value AS w
+                     FROM (SELECT unnest(map_entries(histogram({'a': actual, 'p': predicted, 'w': 1}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL))) AS h)),
+         e AS (SELECT w, x, list_contains(a, x) AS ia, list_contains(p, x) AS ip
+               FROM (SELECT w, a, p, unnest(list_distinct(list_filter(list_concat(a, p),
+                                                                      lambda y: y IS NOT NULL))) AS x
+                     FROM r)),
+         s AS (SELECT x AS label, CAST(coalesce(sum(w) FILTER (WHERE ia AND ip), 0) AS BIGINT) AS tp,
+                      CAST(coalesce(sum(w) FILTER (WHERE ip AND NOT ia), 0) AS BIGINT) AS fp, CAST(coalesce(sum(w) FILTER (WHERE ia AND NOT ip), 0) AS BIGINT) AS fn
+               FROM e GROUP BY x)
+    SELECT {'n': (SELECT CAST(coalesce(sum(w), 0) AS BIGINT) FROM r),
+             'seen': coalesce((SELECT list({'label': label, 'tp': tp, 'fp': fp, 'fn': fn}) FROM s), [])});
+
+-- _mlsql_label_state_by_weight(actual, predicted, sample_weight, func): A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} (sums of weights), from a histogram of its distinct rows.
+CREATE OR REPLACE MACRO _mlsql_label_state_by_weight(actual, predicted, sample_weight, func) AS 
+    CASE WHEN bool_and(_mlsql_weight(sample_weight, func) >= 0) = false THEN NULL ELSE (WITH r AS (SELECT h.key.a AS a, h.key.p AS p, h.key.w * h.value AS w
+                     FROM (SELECT unnest(map_entries(histogram({'a': actual, 'p': predicted, 'w': _mlsql_weight(sample_weight, func)}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND sample_weight IS NOT NULL))) AS h)),
+         e AS (SELECT w, x, list_contains(a, x) AS ia, list_contains(p, x) AS ip
+               FROM (SELECT w, a, p, unnest(list_distinct(list_filter(list_concat(a, p),
+                                                                      lambda y: y IS NOT NULL))) AS x
+                     FROM r)),
+         s AS (SELECT x AS label, CAST(coalesce(sum(w) FILTER (WHERE ia AND ip), 0) AS DOUBLE) AS tp,
+                      CAST(coalesce(sum(w) FILTER (WHERE ip AND NOT ia), 0) AS DOUBLE) AS fp, CAST(coalesce(sum(w) FILTER (WHERE ia AND NOT ip), 0) AS DOUBLE) AS fn
+               FROM e GROUP BY x)
+    SELECT {'n': (SELECT CAST(coalesce(sum(w), 0) AS DOUBLE) FROM r),
+             'seen': coalesce((SELECT list({'label': label, 'tp': tp, 'fp': fp, 'fn': fn}) FROM s), [])}) END;
+
+-- _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label precision. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_precision') IS NULL THEN NULL ELSE (SELECT macro_precision FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_precision') AS st, _mlsql_check_labels(labels, 'macro_precision') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_precision') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label precision. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_precision') IS NULL THEN NULL ELSE (SELECT macro_precision FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_precision') AS st, _mlsql_check_labels(labels, 'macro_precision') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_precision') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_precision(actual, predicted, labels, zero_division): Mean over labels of per-label precision. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_precision(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label precision. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO macro_precision(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_precision', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_precision', 'actual', 'predicted');
+
+-- _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label recall. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_recall') IS NULL THEN NULL ELSE (SELECT macro_recall FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_recall') AS st, _mlsql_check_labels(labels, 'macro_recall') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_recall') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label recall. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_recall') IS NULL THEN NULL ELSE (SELECT macro_recall FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_recall') AS st, _mlsql_check_labels(labels, 'macro_recall') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_recall') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_recall(actual, predicted, labels, zero_division): Mean over labels of per-label recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_recall(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO macro_recall(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_recall', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_recall', 'actual', 'predicted');
+
+-- _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1') IS NULL THEN NULL ELSE (SELECT macro_f1 FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_f1') AS st, _mlsql_check_labels(labels, 'macro_f1') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_f1') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1') IS NULL THEN NULL ELSE (SELECT macro_f1 FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_f1') AS st, _mlsql_check_labels(labels, 'macro_f1') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_f1') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_f1(actual, predicted, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_f1(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO macro_f1(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_f1', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_f1', 'actual', 'predicted');
+
+-- _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division): Mean over labels of per-label F-beta. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta') IS NULL THEN NULL ELSE (SELECT macro_fbeta FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_fbeta') AS st, _mlsql_check_labels(labels, 'macro_fbeta') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_fbeta') AS zd, _mlsql_check_beta(beta, 'macro_fbeta') AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): Mean over labels of per-label F-beta. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta') IS NULL THEN NULL ELSE (SELECT macro_fbeta FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_fbeta') AS st, _mlsql_check_labels(labels, 'macro_fbeta') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_fbeta') AS zd, _mlsql_check_beta(beta, 'macro_fbeta') AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_fbeta(actual, predicted, labels, beta, zero_division): Mean over labels of per-label F-beta. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_fbeta(actual, predicted, sample_weight, labels, beta, zero_division): Mean over labels of per-label F-beta. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO macro_fbeta(actual VARCHAR[], predicted VARCHAR[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual, predicted, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_fbeta', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_fbeta', 'actual', 'predicted');
+
+-- _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label Jaccard. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_jaccard') IS NULL THEN NULL ELSE (SELECT macro_jaccard FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_jaccard') AS st, _mlsql_check_labels(labels, 'macro_jaccard') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_jaccard') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label Jaccard. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_jaccard') IS NULL THEN NULL ELSE (SELECT macro_jaccard FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_jaccard') AS st, _mlsql_check_labels(labels, 'macro_jaccard') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_jaccard') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_jaccard(actual, predicted, labels, zero_division): Mean over labels of per-label Jaccard. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_jaccard(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label Jaccard. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO macro_jaccard(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_jaccard', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_jaccard', 'actual', 'predicted');
+
+-- _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_f1_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_f1_of_means') AS st, _mlsql_check_labels(labels, 'macro_f1_of_means') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_f1_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_f1_of_means') AS st, _mlsql_check_labels(labels, 'macro_f1_of_means') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_f1_of_means(actual, predicted, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_f1_of_means(actual, predicted, sample_weight, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO macro_f1_of_means(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_f1_of_means', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_f1_of_means', 'actual', 'predicted');
+
+-- _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division): F-beta of macro precision and macro recall. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, b) FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_fbeta_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_fbeta_of_means') AS st, _mlsql_check_labels(labels, 'macro_fbeta_of_means') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') AS zd, _mlsql_check_beta(beta, 'macro_fbeta_of_means') AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): F-beta of macro precision and macro recall. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, b) FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_fbeta_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_fbeta_of_means') AS st, _mlsql_check_labels(labels, 'macro_fbeta_of_means') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') AS zd, _mlsql_check_beta(beta, 'macro_fbeta_of_means') AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_fbeta_of_means(actual, predicted, labels, beta, zero_division): F-beta of macro precision and macro recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_fbeta_of_means(actual, predicted, sample_weight, labels, beta, zero_division): F-beta of macro precision and macro recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO macro_fbeta_of_means(actual VARCHAR[], predicted VARCHAR[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual, predicted, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_fbeta_of_means', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_fbeta_of_means', 'actual', 'predicted');
+
+-- _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division): Per-label precision averaged with support weights. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_precision') IS NULL THEN NULL ELSE (SELECT weighted_precision FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN isnan(precision) THEN NULL ELSE precision END * support)), sum(((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_precision') AS st, _mlsql_check_labels(labels, 'weighted_precision') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_precision') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label precision averaged with support weights. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_precision') IS NULL THEN NULL ELSE (SELECT weighted_precision FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN isnan(precision) THEN NULL ELSE precision END * support)), sum(((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_precision') AS st, _mlsql_check_labels(labels, 'weighted_precision') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_precision') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- weighted_precision(actual, predicted, labels, zero_division): Per-label precision averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- weighted_precision(actual, predicted, sample_weight, labels, zero_division): Per-label precision averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO weighted_precision(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_precision', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_precision', 'actual', 'predicted');
+
+-- _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division): Per-label recall averaged with support weights. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_recall') IS NULL THEN NULL ELSE (SELECT weighted_recall FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN isnan(recall) THEN NULL ELSE recall END * support)), sum(((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_recall') AS st, _mlsql_check_labels(labels, 'weighted_recall') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_recall') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label recall averaged with support weights. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_recall') IS NULL THEN NULL ELSE (SELECT weighted_recall FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN isnan(recall) THEN NULL ELSE recall END * support)), sum(((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_recall') AS st, _mlsql_check_labels(labels, 'weighted_recall') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_recall') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- weighted_recall(actual, predicted, labels, zero_division): Per-label recall averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- weighted_recall(actual, predicted, sample_weight, labels, zero_division): Per-label recall averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO weighted_recall(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_recall', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_recall', 'actual', 'predicted');
+
+-- _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division): Per-label F1 averaged with support weights. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_f1') IS NULL THEN NULL ELSE (SELECT weighted_f1 FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support)), sum(((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_f1') AS st, _mlsql_check_labels(labels, 'weighted_f1') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_f1') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label F1 averaged with support weights. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_f1') IS NULL THEN NULL ELSE (SELECT weighted_f1 FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support)), sum(((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_f1') AS st, _mlsql_check_labels(labels, 'weighted_f1') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_f1') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- weighted_f1(actual, predicted, labels, zero_division): Per-label F1 averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- weighted_f1(actual, predicted, sample_weight, labels, zero_division): Per-label F1 averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO weighted_f1(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_f1', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_f1', 'actual', 'predicted');
+
+-- _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division): Per-label F-beta averaged with support weights. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_fbeta') IS NULL OR _mlsql_check_beta(beta, 'weighted_fbeta') IS NULL THEN NULL ELSE (SELECT weighted_fbeta FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support)), sum(((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_fbeta') AS st, _mlsql_check_labels(labels, 'weighted_fbeta') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_fbeta') AS zd, _mlsql_check_beta(beta, 'weighted_fbeta') AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): Per-label F-beta averaged with support weights. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_fbeta') IS NULL OR _mlsql_check_beta(beta, 'weighted_fbeta') IS NULL THEN NULL ELSE (SELECT weighted_fbeta FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support)), sum(((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_fbeta') AS st, _mlsql_check_labels(labels, 'weighted_fbeta') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_fbeta') AS zd, _mlsql_check_beta(beta, 'weighted_fbeta') AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- weighted_fbeta(actual, predicted, labels, beta, zero_division): Per-label F-beta averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- weighted_fbeta(actual, predicted, sample_weight, labels, beta, zero_division): Per-label F-beta averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO weighted_fbeta(actual VARCHAR[], predicted VARCHAR[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual, predicted, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_fbeta', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_fbeta', 'actual', 'predicted');
+
+-- _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division): Per-label Jaccard averaged with support weights. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_jaccard') IS NULL THEN NULL ELSE (SELECT weighted_jaccard FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support)), sum(((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_jaccard') AS st, _mlsql_check_labels(labels, 'weighted_jaccard') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_jaccard') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label Jaccard averaged with support weights. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_jaccard') IS NULL THEN NULL ELSE (SELECT weighted_jaccard FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support)), sum(((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_jaccard') AS st, _mlsql_check_labels(labels, 'weighted_jaccard') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_jaccard') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- weighted_jaccard(actual, predicted, labels, zero_division): Per-label Jaccard averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- weighted_jaccard(actual, predicted, sample_weight, labels, zero_division): Per-label Jaccard averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO weighted_jaccard(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_jaccard', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_jaccard', 'actual', 'predicted');
+
+-- _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division): Mean over labels of (tp + tn) / rows. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') IS NULL THEN NULL ELSE (SELECT label_accuracy_macro FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'label_accuracy_macro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'label_accuracy_macro') AS st, _mlsql_check_labels(labels, 'label_accuracy_macro') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of (tp + tn) / rows. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') IS NULL THEN NULL ELSE (SELECT label_accuracy_macro FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'label_accuracy_macro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'label_accuracy_macro') AS st, _mlsql_check_labels(labels, 'label_accuracy_macro') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- label_accuracy_macro(actual, predicted, labels, zero_division): Mean over labels of (tp + tn) / rows. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- label_accuracy_macro(actual, predicted, sample_weight, labels, zero_division): Mean over labels of (tp + tn) / rows. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO label_accuracy_macro(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'label_accuracy_macro', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'label_accuracy_macro', 'actual', 'predicted');
+
+-- _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division): 1 - Hamming loss over the label universe. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') IS NULL THEN NULL ELSE (SELECT label_accuracy_micro FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(sum(fp ORDER BY fp), sum(fn ORDER BY fn), avg(n_rows ORDER BY n_rows), count(tp)) END AS label_accuracy_micro,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'label_accuracy_micro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'label_accuracy_micro') AS st, _mlsql_check_labels(labels, 'label_accuracy_micro') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): 1 - Hamming loss over the label universe. Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') IS NULL THEN NULL ELSE (SELECT label_accuracy_micro FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(sum(fp ORDER BY fp), sum(fn ORDER BY fn), avg(n_rows ORDER BY n_rows), count(tp)) END AS label_accuracy_micro,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'label_accuracy_micro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'label_accuracy_micro') AS st, _mlsql_check_labels(labels, 'label_accuracy_micro') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- label_accuracy_micro(actual, predicted, labels, zero_division): 1 - Hamming loss over the label universe. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- label_accuracy_micro(actual, predicted, sample_weight, labels, zero_division): 1 - Hamming loss over the label universe. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO label_accuracy_micro(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'label_accuracy_micro', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'label_accuracy_micro', 'actual', 'predicted');
+
+-- _mlsql_clp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_clp_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'clp') IS NULL THEN NULL ELSE (SELECT clp FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'clp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'clp') AS st, _mlsql_check_labels(labels, 'clp') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'clp') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'clp') IS NULL THEN NULL ELSE (SELECT clp FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'clp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'clp') AS st, _mlsql_check_labels(labels, 'clp') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'clp') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- clp(actual, predicted, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- clp(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO clp(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'clp', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'clp', 'actual', 'predicted');
+
+-- _mlsql_mlp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted (tp + fp = 0). Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_mlp_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'mlp') IS NULL THEN NULL ELSE (SELECT mlp FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'mlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'mlp') AS st, _mlsql_check_labels(labels, 'mlp') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'mlp') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted (tp + fp = 0). Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'mlp') IS NULL THEN NULL ELSE (SELECT mlp FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'mlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'mlp') AS st, _mlsql_check_labels(labels, 'mlp') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'mlp') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- mlp(actual, predicted, labels, zero_division): Share of labels never predicted (tp + fp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- mlp(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted (tp + fp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO mlp(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'mlp', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'mlp', 'actual', 'predicted');
+
+-- _mlsql_wlp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted right (tp = 0). Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_wlp_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'wlp') IS NULL THEN NULL ELSE (SELECT wlp FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'wlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'wlp') AS st, _mlsql_check_labels(labels, 'wlp') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'wlp') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted right (tp = 0). Over the group's rows.
+CREATE OR REPLACE MACRO _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'wlp') IS NULL THEN NULL ELSE (SELECT wlp FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'wlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'wlp') AS st, _mlsql_check_labels(labels, 'wlp') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'wlp') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- wlp(actual, predicted, labels, zero_division): Share of labels never predicted right (tp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- wlp(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted right (tp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE OR REPLACE MACRO wlp(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'wlp', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'wlp', 'actual', 'predicted');
+
 -- _mlsql_indicator(v): An indicator value as a boolean (0/1 or false/true; anything else is an error).
 CREATE OR REPLACE MACRO _mlsql_indicator(v) AS 
     CASE WHEN CAST(v AS DOUBLE) = 1 THEN true WHEN CAST(v AS DOUBLE) = 0 THEN false

@@ -9,7 +9,7 @@
 BEGIN TRANSACTION;
 SET VARIABLE mlsql_loading = (
     SELECT CASE WHEN count(*) > 0 THEN error('mlsql.sql: functions of these names exist already: ' || string_agg(DISTINCT function_name, ', ' ORDER BY function_name) || '. Nothing was loaded; .read sql/mlsql_replace.sql to replace them.') END
-    FROM duckdb_functions() WHERE lower(function_name) IN ('_mlsql_align_classes', '_mlsql_average', '_mlsql_average_by_weight', '_mlsql_average_precision_at_k', '_mlsql_average_precision_row', '_mlsql_balanced_accuracy_score_of', '_mlsql_binary_cell', '_mlsql_binary_counts', '_mlsql_binary_flag', '_mlsql_binary_weighted_counts', '_mlsql_bootstrap_classes', '_mlsql_bootstrap_label_lists', '_mlsql_bootstrap_label_sets', '_mlsql_bootstrap_not_a_list', '_mlsql_bootstrap_refused', '_mlsql_bootstrap_regression', '_mlsql_bootstrap_scores', '_mlsql_calibration_bin', '_mlsql_centred_comoment', '_mlsql_check_alpha', '_mlsql_check_average', '_mlsql_check_beta', '_mlsql_check_cost_fn', '_mlsql_check_cost_fp', '_mlsql_check_k', '_mlsql_check_labels', '_mlsql_check_n_bins', '_mlsql_check_n_labels', '_mlsql_check_score_average', '_mlsql_check_table_beta', '_mlsql_check_threshold', '_mlsql_check_threshold_bins', '_mlsql_check_top_k', '_mlsql_check_weights', '_mlsql_check_zero_division', '_mlsql_checked_label_lists', '_mlsql_class_lists', '_mlsql_class_pairs', '_mlsql_classwise_average', '_mlsql_classwise_weighted_average', '_mlsql_cohen_kappa', '_mlsql_cohen_kappa_score_of', '_mlsql_cohen_kappa_score_weighted_of', '_mlsql_compare_classes', '_mlsql_compare_label_lists', '_mlsql_compare_label_sets', '_mlsql_compare_not_a_list', '_mlsql_compare_refused', '_mlsql_compare_regression', '_mlsql_compare_scores', '_mlsql_cost_keys', '_mlsql_cost_map_of', '_mlsql_coverage', '_mlsql_coverage_error_row', '_mlsql_curve_cells', '_mlsql_curve_precision', '_mlsql_curve_rate', '_mlsql_curve_recall', '_mlsql_explained', '_mlsql_f1_score_of', '_mlsql_false_at_or_above', '_mlsql_false_negative_rate', '_mlsql_false_positive_rate', '_mlsql_fbeta', '_mlsql_fbeta_of_means', '_mlsql_fbeta_score_of', '_mlsql_graded_ndcg_row', '_mlsql_hamming_loss', '_mlsql_hit', '_mlsql_hit_positions', '_mlsql_hitrate_row', '_mlsql_hivemall_arrays', '_mlsql_hivemall_arrays_by_weight', '_mlsql_hivemall_average', '_mlsql_hivemall_beta', '_mlsql_hivemall_binary', '_mlsql_hivemall_binary_by_weight', '_mlsql_hivemall_int_label', '_mlsql_hivemall_n', '_mlsql_hivemall_tp', '_mlsql_ideal_grades', '_mlsql_indicator', '_mlsql_jaccard', '_mlsql_joint_share', '_mlsql_known_number', '_mlsql_label_accuracy', '_mlsql_label_accuracy_micro', '_mlsql_label_ranking_average_precision_row', '_mlsql_label_ranking_loss_row', '_mlsql_label_ranking_precision_of_row', '_mlsql_label_score_cells', '_mlsql_label_spread', '_mlsql_label_spread_by_weight', '_mlsql_label_type_error', '_mlsql_label_value', '_mlsql_labels_from_indicators', '_mlsql_literal', '_mlsql_log_loss_term', '_mlsql_mann_whitney_auc', '_mlsql_matthews_corrcoef', '_mlsql_matthews_corrcoef_of', '_mlsql_mcnemar_p', '_mlsql_misses_above_hit', '_mlsql_mrr_row', '_mlsql_n_actual', '_mlsql_n_predicted', '_mlsql_n_top', '_mlsql_ndcg_row', '_mlsql_ndcg_score_row', '_mlsql_negative_predictive_value', '_mlsql_normalized_dcg', '_mlsql_novelty', '_mlsql_number', '_mlsql_one_error_of_row', '_mlsql_one_error_row', '_mlsql_pearson', '_mlsql_poisson_buckets', '_mlsql_poisson_cdf', '_mlsql_positive_rank_sum', '_mlsql_precision', '_mlsql_precision_at_hit', '_mlsql_precision_at_k', '_mlsql_precision_at_label', '_mlsql_precision_at_row', '_mlsql_precision_score_of', '_mlsql_probability', '_mlsql_ranked', '_mlsql_ranked_labels', '_mlsql_ranking_auc_at_k', '_mlsql_ranking_auc_row', '_mlsql_ranking_loss_of_row', '_mlsql_ratio', '_mlsql_recall', '_mlsql_recall_at_k', '_mlsql_recall_at_row', '_mlsql_recall_score_of', '_mlsql_reciprocal_rank', '_mlsql_relative_error', '_mlsql_repr', '_mlsql_run_precision_sum', '_mlsql_same_kind', '_mlsql_satisfaction', '_mlsql_score_entries', '_mlsql_score_lists', '_mlsql_scored', '_mlsql_scored_above', '_mlsql_scores_map', '_mlsql_segment_average_precision', '_mlsql_segment_roc_auc', '_mlsql_segment_slices', '_mlsql_segment_stats', '_mlsql_selection_fbeta', '_mlsql_share', '_mlsql_share_of_labels', '_mlsql_share_of_labels_by_weight', '_mlsql_shown', '_mlsql_specificity', '_mlsql_squared_error_term', '_mlsql_step_average_precision', '_mlsql_subset_accuracy', '_mlsql_subset_accuracy_by_weight', '_mlsql_table_accuracy', '_mlsql_table_cost_error', '_mlsql_table_coverage', '_mlsql_table_error_rate', '_mlsql_table_kappa', '_mlsql_tie_averaged_gain', '_mlsql_top_k_of', '_mlsql_tp', '_mlsql_true_negatives', '_mlsql_typed_universe', '_mlsql_undefined', '_mlsql_weight', '_mlsql_weighted_average', '_mlsql_weighted_average_by_weight', '_mlsql_weighted_class_lists', '_mlsql_weighted_class_pairs', '_mlsql_weighted_label_score_cells', '_mlsql_weighted_precision_sum', '_mlsql_weighted_segment_slices', '_mlsql_weighted_segment_stats', '_mlsql_weighted_u', '_mlsql_zero_one_loss', '_mlsql_zero_one_loss_by_weight', 'above_threshold', 'accuracy', 'accuracy_score', 'auc', 'average_precision', 'average_precision_score', 'balanced_accuracy', 'balanced_accuracy_score', 'binary_accuracy', 'binary_accuracy_from_counts', 'binary_cost_error', 'binary_cost_error_from_counts', 'binary_counts', 'binary_coverage', 'binary_coverage_from_counts', 'binary_error_rate', 'binary_error_rate_from_counts', 'binary_f1', 'binary_f1_from_counts', 'binary_f_alpha', 'binary_f_alpha_from_counts', 'binary_false_negative_rate', 'binary_false_negative_rate_from_counts', 'binary_false_positive_rate', 'binary_false_positive_rate_from_counts', 'binary_fbeta', 'binary_fbeta_from_counts', 'binary_kappa', 'binary_kappa_from_counts', 'binary_negative_predictive_value', 'binary_negative_predictive_value_from_counts', 'binary_precision', 'binary_precision_from_counts', 'binary_recall', 'binary_recall_from_counts', 'binary_specificity', 'binary_specificity_from_counts', 'binary_support', 'binary_support_from_counts', 'bootstrap', 'brier_score_loss', 'calibration_table', 'class_distribution', 'class_error_rate', 'class_metrics', 'clp', 'cohen_kappa_score', 'compare', 'confusion_matrix', 'cost_error', 'cost_map', 'cov', 'coverage_error', 'error_rate', 'expected_calibration_error', 'explained_variance', 'explained_variance_score', 'f1_score', 'false_negatives', 'false_positives', 'fbeta_score', 'fmeasure', 'graded_ndcg', 'hamming_loss', 'hamming_loss_from_counts', 'hitrate', 'hivemall_auc', 'hivemall_logloss', 'hivemall_r2', 'indicators_from_labels', 'kappa', 'label_accuracy_macro', 'label_accuracy_micro', 'label_metrics', 'label_ranking_average_precision', 'label_ranking_average_precision_score', 'label_ranking_loss', 'label_thresholds', 'labels_from_indicators', 'log_loss', 'logloss', 'macro_f1', 'macro_f1_of_means', 'macro_fbeta', 'macro_fbeta_of_means', 'macro_jaccard', 'macro_precision', 'macro_recall', 'mae', 'majority_class', 'majority_error', 'mape', 'matthews_corrcoef', 'mcc', 'mean_absolute_error', 'mean_absolute_percentage_error', 'mean_squared_error', 'merge_counts', 'micro_f1', 'micro_f1_from_counts', 'micro_fbeta', 'micro_fbeta_from_counts', 'micro_jaccard', 'micro_jaccard_from_counts', 'micro_precision', 'micro_precision_from_counts', 'micro_recall', 'micro_recall_from_counts', 'minority_class', 'mlp', 'mrr', 'mse', 'multilabel_average_precision', 'multilabel_counts', 'multilabel_report', 'multilabel_roc_auc', 'ndcg', 'ndcg_score', 'nov', 'nrel', 'one_error', 'pearson_corr', 'precision_at', 'precision_recall_curve', 'precision_score', 'prel', 'prevalence', 'r2', 'r2_score', 'rae', 'ranking_auc', 'recall_at', 'recall_score', 'rmse', 'roc_auc_score', 'roc_curve', 'row_fbeta', 'row_precision', 'row_recall', 'rrse', 'rse', 'rule_novelty', 'rule_novelty_from_counts', 'rule_satisfaction', 'rule_satisfaction_from_counts', 'samples_f1', 'samples_fbeta', 'samples_jaccard', 'samples_precision', 'samples_recall', 'sat', 'sens', 'set_difference', 'set_intersection', 'set_jaccard', 'set_symmetric_difference', 'set_union', 'spec', 'subset_accuracy', 'subset_accuracy_from_counts', 'sup', 'tacc', 'top_k', 'top_k_above', 'true_positives', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'weighted_precision', 'weighted_recall', 'wlp', 'zero_one_loss', 'zero_one_loss_from_counts'));
+    FROM duckdb_functions() WHERE lower(function_name) IN ('_mlsql_align_classes', '_mlsql_average', '_mlsql_average_by_weight', '_mlsql_average_precision_at_k', '_mlsql_average_precision_row', '_mlsql_balanced_accuracy_score_of', '_mlsql_binary_cell', '_mlsql_binary_counts', '_mlsql_binary_flag', '_mlsql_binary_weighted_counts', '_mlsql_bootstrap_classes', '_mlsql_bootstrap_label_lists', '_mlsql_bootstrap_label_sets', '_mlsql_bootstrap_not_a_list', '_mlsql_bootstrap_refused', '_mlsql_bootstrap_regression', '_mlsql_bootstrap_scores', '_mlsql_calibration_bin', '_mlsql_centred_comoment', '_mlsql_check_alpha', '_mlsql_check_average', '_mlsql_check_beta', '_mlsql_check_cost_fn', '_mlsql_check_cost_fp', '_mlsql_check_k', '_mlsql_check_labels', '_mlsql_check_n_bins', '_mlsql_check_n_labels', '_mlsql_check_score_average', '_mlsql_check_table_beta', '_mlsql_check_threshold', '_mlsql_check_threshold_bins', '_mlsql_check_top_k', '_mlsql_check_weights', '_mlsql_check_zero_division', '_mlsql_checked_label_lists', '_mlsql_class_lists', '_mlsql_class_pairs', '_mlsql_classwise_average', '_mlsql_classwise_weighted_average', '_mlsql_clp_of_lists', '_mlsql_clp_of_lists_by_weight', '_mlsql_cohen_kappa', '_mlsql_cohen_kappa_score_of', '_mlsql_cohen_kappa_score_weighted_of', '_mlsql_compare_classes', '_mlsql_compare_label_lists', '_mlsql_compare_label_sets', '_mlsql_compare_not_a_list', '_mlsql_compare_refused', '_mlsql_compare_regression', '_mlsql_compare_scores', '_mlsql_cost_keys', '_mlsql_cost_map_of', '_mlsql_coverage', '_mlsql_coverage_error_row', '_mlsql_curve_cells', '_mlsql_curve_precision', '_mlsql_curve_rate', '_mlsql_curve_recall', '_mlsql_explained', '_mlsql_f1_score_of', '_mlsql_false_at_or_above', '_mlsql_false_negative_rate', '_mlsql_false_positive_rate', '_mlsql_fbeta', '_mlsql_fbeta_of_means', '_mlsql_fbeta_score_of', '_mlsql_graded_ndcg_row', '_mlsql_hamming_loss', '_mlsql_hit', '_mlsql_hit_positions', '_mlsql_hitrate_row', '_mlsql_hivemall_arrays', '_mlsql_hivemall_arrays_by_weight', '_mlsql_hivemall_average', '_mlsql_hivemall_beta', '_mlsql_hivemall_binary', '_mlsql_hivemall_binary_by_weight', '_mlsql_hivemall_int_label', '_mlsql_hivemall_n', '_mlsql_hivemall_tp', '_mlsql_ideal_grades', '_mlsql_indicator', '_mlsql_jaccard', '_mlsql_joint_share', '_mlsql_known_number', '_mlsql_label_accuracy', '_mlsql_label_accuracy_macro_of_lists', '_mlsql_label_accuracy_macro_of_lists_by_weight', '_mlsql_label_accuracy_micro', '_mlsql_label_accuracy_micro_of_lists', '_mlsql_label_accuracy_micro_of_lists_by_weight', '_mlsql_label_ranking_average_precision_row', '_mlsql_label_ranking_loss_row', '_mlsql_label_ranking_precision_of_row', '_mlsql_label_score_cells', '_mlsql_label_spread', '_mlsql_label_spread_by_weight', '_mlsql_label_state', '_mlsql_label_state_by_weight', '_mlsql_label_type_error', '_mlsql_label_value', '_mlsql_labels_from_indicators', '_mlsql_literal', '_mlsql_log_loss_term', '_mlsql_macro_f1_of_lists', '_mlsql_macro_f1_of_lists_by_weight', '_mlsql_macro_f1_of_means_of_lists', '_mlsql_macro_f1_of_means_of_lists_by_weight', '_mlsql_macro_fbeta_of_lists', '_mlsql_macro_fbeta_of_lists_by_weight', '_mlsql_macro_fbeta_of_means_of_lists', '_mlsql_macro_fbeta_of_means_of_lists_by_weight', '_mlsql_macro_jaccard_of_lists', '_mlsql_macro_jaccard_of_lists_by_weight', '_mlsql_macro_precision_of_lists', '_mlsql_macro_precision_of_lists_by_weight', '_mlsql_macro_recall_of_lists', '_mlsql_macro_recall_of_lists_by_weight', '_mlsql_mann_whitney_auc', '_mlsql_matthews_corrcoef', '_mlsql_matthews_corrcoef_of', '_mlsql_mcnemar_p', '_mlsql_misses_above_hit', '_mlsql_mlp_of_lists', '_mlsql_mlp_of_lists_by_weight', '_mlsql_mrr_row', '_mlsql_n_actual', '_mlsql_n_predicted', '_mlsql_n_top', '_mlsql_ndcg_row', '_mlsql_ndcg_score_row', '_mlsql_negative_predictive_value', '_mlsql_normalized_dcg', '_mlsql_novelty', '_mlsql_number', '_mlsql_one_error_of_row', '_mlsql_one_error_row', '_mlsql_pearson', '_mlsql_poisson_buckets', '_mlsql_poisson_cdf', '_mlsql_positive_rank_sum', '_mlsql_precision', '_mlsql_precision_at_hit', '_mlsql_precision_at_k', '_mlsql_precision_at_label', '_mlsql_precision_at_row', '_mlsql_precision_score_of', '_mlsql_probability', '_mlsql_ranked', '_mlsql_ranked_labels', '_mlsql_ranking_auc_at_k', '_mlsql_ranking_auc_row', '_mlsql_ranking_loss_of_row', '_mlsql_ratio', '_mlsql_recall', '_mlsql_recall_at_k', '_mlsql_recall_at_row', '_mlsql_recall_score_of', '_mlsql_reciprocal_rank', '_mlsql_relative_error', '_mlsql_repr', '_mlsql_run_precision_sum', '_mlsql_same_kind', '_mlsql_satisfaction', '_mlsql_score_entries', '_mlsql_score_lists', '_mlsql_scored', '_mlsql_scored_above', '_mlsql_scores_map', '_mlsql_segment_average_precision', '_mlsql_segment_roc_auc', '_mlsql_segment_slices', '_mlsql_segment_stats', '_mlsql_selection_fbeta', '_mlsql_share', '_mlsql_share_of_labels', '_mlsql_share_of_labels_by_weight', '_mlsql_shown', '_mlsql_specificity', '_mlsql_squared_error_term', '_mlsql_step_average_precision', '_mlsql_subset_accuracy', '_mlsql_subset_accuracy_by_weight', '_mlsql_table_accuracy', '_mlsql_table_cost_error', '_mlsql_table_coverage', '_mlsql_table_error_rate', '_mlsql_table_kappa', '_mlsql_tie_averaged_gain', '_mlsql_top_k_of', '_mlsql_tp', '_mlsql_true_negatives', '_mlsql_typed_universe', '_mlsql_undefined', '_mlsql_weight', '_mlsql_weighted_average', '_mlsql_weighted_average_by_weight', '_mlsql_weighted_class_lists', '_mlsql_weighted_class_pairs', '_mlsql_weighted_f1_of_lists', '_mlsql_weighted_f1_of_lists_by_weight', '_mlsql_weighted_fbeta_of_lists', '_mlsql_weighted_fbeta_of_lists_by_weight', '_mlsql_weighted_jaccard_of_lists', '_mlsql_weighted_jaccard_of_lists_by_weight', '_mlsql_weighted_label_score_cells', '_mlsql_weighted_precision_of_lists', '_mlsql_weighted_precision_of_lists_by_weight', '_mlsql_weighted_precision_sum', '_mlsql_weighted_recall_of_lists', '_mlsql_weighted_recall_of_lists_by_weight', '_mlsql_weighted_segment_slices', '_mlsql_weighted_segment_stats', '_mlsql_weighted_u', '_mlsql_wlp_of_lists', '_mlsql_wlp_of_lists_by_weight', '_mlsql_zero_one_loss', '_mlsql_zero_one_loss_by_weight', 'above_threshold', 'accuracy', 'accuracy_score', 'auc', 'average_precision', 'average_precision_score', 'balanced_accuracy', 'balanced_accuracy_score', 'binary_accuracy', 'binary_accuracy_from_counts', 'binary_cost_error', 'binary_cost_error_from_counts', 'binary_counts', 'binary_coverage', 'binary_coverage_from_counts', 'binary_error_rate', 'binary_error_rate_from_counts', 'binary_f1', 'binary_f1_from_counts', 'binary_f_alpha', 'binary_f_alpha_from_counts', 'binary_false_negative_rate', 'binary_false_negative_rate_from_counts', 'binary_false_positive_rate', 'binary_false_positive_rate_from_counts', 'binary_fbeta', 'binary_fbeta_from_counts', 'binary_kappa', 'binary_kappa_from_counts', 'binary_negative_predictive_value', 'binary_negative_predictive_value_from_counts', 'binary_precision', 'binary_precision_from_counts', 'binary_recall', 'binary_recall_from_counts', 'binary_specificity', 'binary_specificity_from_counts', 'binary_support', 'binary_support_from_counts', 'bootstrap', 'brier_score_loss', 'calibration_table', 'class_distribution', 'class_error_rate', 'class_metrics', 'clp', 'cohen_kappa_score', 'compare', 'confusion_matrix', 'cost_error', 'cost_map', 'cov', 'coverage_error', 'error_rate', 'expected_calibration_error', 'explained_variance', 'explained_variance_score', 'f1_score', 'false_negatives', 'false_positives', 'fbeta_score', 'fmeasure', 'graded_ndcg', 'hamming_loss', 'hamming_loss_from_counts', 'hitrate', 'hivemall_auc', 'hivemall_logloss', 'hivemall_r2', 'indicators_from_labels', 'kappa', 'label_accuracy_macro', 'label_accuracy_micro', 'label_metrics', 'label_ranking_average_precision', 'label_ranking_average_precision_score', 'label_ranking_loss', 'label_thresholds', 'labels_from_indicators', 'log_loss', 'logloss', 'macro_f1', 'macro_f1_of_means', 'macro_fbeta', 'macro_fbeta_of_means', 'macro_jaccard', 'macro_precision', 'macro_recall', 'mae', 'majority_class', 'majority_error', 'mape', 'matthews_corrcoef', 'mcc', 'mean_absolute_error', 'mean_absolute_percentage_error', 'mean_squared_error', 'merge_counts', 'micro_f1', 'micro_f1_from_counts', 'micro_fbeta', 'micro_fbeta_from_counts', 'micro_jaccard', 'micro_jaccard_from_counts', 'micro_precision', 'micro_precision_from_counts', 'micro_recall', 'micro_recall_from_counts', 'minority_class', 'mlp', 'mrr', 'mse', 'multilabel_average_precision', 'multilabel_counts', 'multilabel_report', 'multilabel_roc_auc', 'ndcg', 'ndcg_score', 'nov', 'nrel', 'one_error', 'pearson_corr', 'precision_at', 'precision_recall_curve', 'precision_score', 'prel', 'prevalence', 'r2', 'r2_score', 'rae', 'ranking_auc', 'recall_at', 'recall_score', 'rmse', 'roc_auc_score', 'roc_curve', 'row_fbeta', 'row_precision', 'row_recall', 'rrse', 'rse', 'rule_novelty', 'rule_novelty_from_counts', 'rule_satisfaction', 'rule_satisfaction_from_counts', 'samples_f1', 'samples_fbeta', 'samples_jaccard', 'samples_precision', 'samples_recall', 'sat', 'sens', 'set_difference', 'set_intersection', 'set_jaccard', 'set_symmetric_difference', 'set_union', 'spec', 'subset_accuracy', 'subset_accuracy_from_counts', 'sup', 'tacc', 'top_k', 'top_k_above', 'true_positives', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'weighted_precision', 'weighted_recall', 'wlp', 'zero_one_loss', 'zero_one_loss_from_counts'));
 RESET VARIABLE mlsql_loading;
 
 -- ===== internal.sql: Helpers the public macros share: zero division, parameter checks, label counts.
@@ -1837,6 +1837,1483 @@ CREATE TEMP MACRO wlp(source, actual, predicted, labels := NULL, zero_division :
     (SELECT COLUMNS(lambda c: c = 'wlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
+
+-- _mlsql_label_state(actual, predicted, func): A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} from a histogram of its distinct rows.
+CREATE TEMP MACRO _mlsql_label_state(actual, predicted, func) AS 
+    (WITH r AS (SELECT h.key.a AS a, h.key.p AS p, h.key.w * h.value AS w
+                     FROM (SELECT unnest(map_entries(histogram({'a': actual, 'p': predicted, 'w': 1}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL))) AS h)),
+         e AS (SELECT w, x, list_contains(a, x) AS ia, list_contains(p, x) AS ip
+               FROM (SELECT w, a, p, unnest(list_distinct(list_filter(list_concat(a, p),
+                                                                      lambda y: y IS NOT NULL))) AS x
+                     FROM r)),
+         s AS (SELECT x AS label, CAST(coalesce(sum(w) FILTER (WHERE ia AND ip), 0) AS BIGINT) AS tp,
+                      CAST(coalesce(sum(w) FILTER (WHERE ip AND NOT ia), 0) AS BIGINT) AS fp, CAST(coalesce(sum(w) FILTER (WHERE ia AND NOT ip), 0) AS BIGINT) AS fn
+               FROM e GROUP BY x)
+    SELECT {'n': (SELECT CAST(coalesce(sum(w), 0) AS BIGINT) FROM r),
+             'seen': coalesce((SELECT list({'label': label, 'tp': tp, 'fp': fp, 'fn': fn}) FROM s), [])});
+
+-- _mlsql_label_state_by_weight(actual, predicted, sample_weight, func): A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} (sums of weights), from a histogram of its distinct rows.
+CREATE TEMP MACRO _mlsql_label_state_by_weight(actual, predicted, sample_weight, func) AS 
+    CASE WHEN bool_and(_mlsql_weight(sample_weight, func) >= 0) = false THEN NULL ELSE (WITH r AS (SELECT h.key.a AS a, h.key.p AS p, h.key.w * h.value AS w
+                     FROM (SELECT unnest(map_entries(histogram({'a': actual, 'p': predicted, 'w': _mlsql_weight(sample_weight, func)}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND sample_weight IS NOT NULL))) AS h)),
+         e AS (SELECT w, x, list_contains(a, x) AS ia, list_contains(p, x) AS ip
+               FROM (SELECT w, a, p, unnest(list_distinct(list_filter(list_concat(a, p),
+                                                                      lambda y: y IS NOT NULL))) AS x
+                     FROM r)),
+         s AS (SELECT x AS label, CAST(coalesce(sum(w) FILTER (WHERE ia AND ip), 0) AS DOUBLE) AS tp,
+                      CAST(coalesce(sum(w) FILTER (WHERE ip AND NOT ia), 0) AS DOUBLE) AS fp, CAST(coalesce(sum(w) FILTER (WHERE ia AND NOT ip), 0) AS DOUBLE) AS fn
+               FROM e GROUP BY x)
+    SELECT {'n': (SELECT CAST(coalesce(sum(w), 0) AS DOUBLE) FROM r),
+             'seen': coalesce((SELECT list({'label': label, 'tp': tp, 'fp': fp, 'fn': fn}) FROM s), [])}) END;
+
+-- _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label precision. Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_precision') IS NULL THEN NULL ELSE (SELECT macro_precision FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_precision') AS st, _mlsql_check_labels(labels, 'macro_precision') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_precision') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label precision. Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_precision') IS NULL THEN NULL ELSE (SELECT macro_precision FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_precision') AS st, _mlsql_check_labels(labels, 'macro_precision') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_precision') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_precision(actual, predicted, labels, zero_division): Mean over labels of per-label precision. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_precision(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label precision. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO macro_precision(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_precision', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_precision', 'actual', 'predicted');
+
+-- _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label recall. Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_recall') IS NULL THEN NULL ELSE (SELECT macro_recall FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_recall') AS st, _mlsql_check_labels(labels, 'macro_recall') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_recall') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label recall. Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_recall') IS NULL THEN NULL ELSE (SELECT macro_recall FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_recall') AS st, _mlsql_check_labels(labels, 'macro_recall') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_recall') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_recall(actual, predicted, labels, zero_division): Mean over labels of per-label recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_recall(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO macro_recall(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_recall', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_recall', 'actual', 'predicted');
+
+-- _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1') IS NULL THEN NULL ELSE (SELECT macro_f1 FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_f1') AS st, _mlsql_check_labels(labels, 'macro_f1') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_f1') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1') IS NULL THEN NULL ELSE (SELECT macro_f1 FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_f1') AS st, _mlsql_check_labels(labels, 'macro_f1') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_f1') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_f1(actual, predicted, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_f1(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO macro_f1(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_f1', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_f1', 'actual', 'predicted');
+
+-- _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division): Mean over labels of per-label F-beta. Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta') IS NULL THEN NULL ELSE (SELECT macro_fbeta FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_fbeta') AS st, _mlsql_check_labels(labels, 'macro_fbeta') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_fbeta') AS zd, _mlsql_check_beta(beta, 'macro_fbeta') AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): Mean over labels of per-label F-beta. Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta') IS NULL THEN NULL ELSE (SELECT macro_fbeta FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_fbeta') AS st, _mlsql_check_labels(labels, 'macro_fbeta') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_fbeta') AS zd, _mlsql_check_beta(beta, 'macro_fbeta') AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_fbeta(actual, predicted, labels, beta, zero_division): Mean over labels of per-label F-beta. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_fbeta(actual, predicted, sample_weight, labels, beta, zero_division): Mean over labels of per-label F-beta. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO macro_fbeta(actual VARCHAR[], predicted VARCHAR[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual, predicted, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_fbeta', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_fbeta', 'actual', 'predicted');
+
+-- _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label Jaccard. Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_jaccard') IS NULL THEN NULL ELSE (SELECT macro_jaccard FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_jaccard') AS st, _mlsql_check_labels(labels, 'macro_jaccard') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_jaccard') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label Jaccard. Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_jaccard') IS NULL THEN NULL ELSE (SELECT macro_jaccard FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_jaccard') AS st, _mlsql_check_labels(labels, 'macro_jaccard') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_jaccard') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_jaccard(actual, predicted, labels, zero_division): Mean over labels of per-label Jaccard. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_jaccard(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label Jaccard. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO macro_jaccard(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_jaccard', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_jaccard', 'actual', 'predicted');
+
+-- _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_f1_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_f1_of_means') AS st, _mlsql_check_labels(labels, 'macro_f1_of_means') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_f1_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_f1_of_means') AS st, _mlsql_check_labels(labels, 'macro_f1_of_means') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_f1_of_means(actual, predicted, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_f1_of_means(actual, predicted, sample_weight, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO macro_f1_of_means(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_f1_of_means', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_f1_of_means', 'actual', 'predicted');
+
+-- _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division): F-beta of macro precision and macro recall. Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, b) FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_fbeta_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_fbeta_of_means') AS st, _mlsql_check_labels(labels, 'macro_fbeta_of_means') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') AS zd, _mlsql_check_beta(beta, 'macro_fbeta_of_means') AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): F-beta of macro precision and macro recall. Over the group's rows.
+CREATE TEMP MACRO _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, b) FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_fbeta_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_fbeta_of_means') AS st, _mlsql_check_labels(labels, 'macro_fbeta_of_means') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') AS zd, _mlsql_check_beta(beta, 'macro_fbeta_of_means') AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- macro_fbeta_of_means(actual, predicted, labels, beta, zero_division): F-beta of macro precision and macro recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- macro_fbeta_of_means(actual, predicted, sample_weight, labels, beta, zero_division): F-beta of macro precision and macro recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO macro_fbeta_of_means(actual VARCHAR[], predicted VARCHAR[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual, predicted, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_fbeta_of_means', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'macro_fbeta_of_means', 'actual', 'predicted');
+
+-- _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division): Per-label precision averaged with support weights. Over the group's rows.
+CREATE TEMP MACRO _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_precision') IS NULL THEN NULL ELSE (SELECT weighted_precision FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN isnan(precision) THEN NULL ELSE precision END * support)), sum(((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_precision') AS st, _mlsql_check_labels(labels, 'weighted_precision') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_precision') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label precision averaged with support weights. Over the group's rows.
+CREATE TEMP MACRO _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_precision') IS NULL THEN NULL ELSE (SELECT weighted_precision FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN isnan(precision) THEN NULL ELSE precision END * support)), sum(((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_precision') AS st, _mlsql_check_labels(labels, 'weighted_precision') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_precision') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- weighted_precision(actual, predicted, labels, zero_division): Per-label precision averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- weighted_precision(actual, predicted, sample_weight, labels, zero_division): Per-label precision averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO weighted_precision(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_precision', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_precision', 'actual', 'predicted');
+
+-- _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division): Per-label recall averaged with support weights. Over the group's rows.
+CREATE TEMP MACRO _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_recall') IS NULL THEN NULL ELSE (SELECT weighted_recall FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN isnan(recall) THEN NULL ELSE recall END * support)), sum(((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_recall') AS st, _mlsql_check_labels(labels, 'weighted_recall') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_recall') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label recall averaged with support weights. Over the group's rows.
+CREATE TEMP MACRO _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_recall') IS NULL THEN NULL ELSE (SELECT weighted_recall FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN isnan(recall) THEN NULL ELSE recall END * support)), sum(((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_recall') AS st, _mlsql_check_labels(labels, 'weighted_recall') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_recall') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- weighted_recall(actual, predicted, labels, zero_division): Per-label recall averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- weighted_recall(actual, predicted, sample_weight, labels, zero_division): Per-label recall averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO weighted_recall(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_recall', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_recall', 'actual', 'predicted');
+
+-- _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division): Per-label F1 averaged with support weights. Over the group's rows.
+CREATE TEMP MACRO _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_f1') IS NULL THEN NULL ELSE (SELECT weighted_f1 FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support)), sum(((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_f1') AS st, _mlsql_check_labels(labels, 'weighted_f1') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_f1') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label F1 averaged with support weights. Over the group's rows.
+CREATE TEMP MACRO _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_f1') IS NULL THEN NULL ELSE (SELECT weighted_f1 FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support)), sum(((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_f1') AS st, _mlsql_check_labels(labels, 'weighted_f1') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_f1') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- weighted_f1(actual, predicted, labels, zero_division): Per-label F1 averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- weighted_f1(actual, predicted, sample_weight, labels, zero_division): Per-label F1 averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO weighted_f1(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_f1', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_f1', 'actual', 'predicted');
+
+-- _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division): Per-label F-beta averaged with support weights. Over the group's rows.
+CREATE TEMP MACRO _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_fbeta') IS NULL OR _mlsql_check_beta(beta, 'weighted_fbeta') IS NULL THEN NULL ELSE (SELECT weighted_fbeta FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support)), sum(((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_fbeta') AS st, _mlsql_check_labels(labels, 'weighted_fbeta') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_fbeta') AS zd, _mlsql_check_beta(beta, 'weighted_fbeta') AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): Per-label F-beta averaged with support weights. Over the group's rows.
+CREATE TEMP MACRO _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_fbeta') IS NULL OR _mlsql_check_beta(beta, 'weighted_fbeta') IS NULL THEN NULL ELSE (SELECT weighted_fbeta FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support)), sum(((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_fbeta') AS st, _mlsql_check_labels(labels, 'weighted_fbeta') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_fbeta') AS zd, _mlsql_check_beta(beta, 'weighted_fbeta') AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- weighted_fbeta(actual, predicted, labels, beta, zero_division): Per-label F-beta averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- weighted_fbeta(actual, predicted, sample_weight, labels, beta, zero_division): Per-label F-beta averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO weighted_fbeta(actual VARCHAR[], predicted VARCHAR[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division),
+    (actual, predicted, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_fbeta', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, beta := 1.0, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_fbeta', 'actual', 'predicted');
+
+-- _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division): Per-label Jaccard averaged with support weights. Over the group's rows.
+CREATE TEMP MACRO _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_jaccard') IS NULL THEN NULL ELSE (SELECT weighted_jaccard FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support)), sum(((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_jaccard') AS st, _mlsql_check_labels(labels, 'weighted_jaccard') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_jaccard') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label Jaccard averaged with support weights. Over the group's rows.
+CREATE TEMP MACRO _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_jaccard') IS NULL THEN NULL ELSE (SELECT weighted_jaccard FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support)), sum(((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_jaccard') AS st, _mlsql_check_labels(labels, 'weighted_jaccard') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'weighted_jaccard') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- weighted_jaccard(actual, predicted, labels, zero_division): Per-label Jaccard averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- weighted_jaccard(actual, predicted, sample_weight, labels, zero_division): Per-label Jaccard averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO weighted_jaccard(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_jaccard', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'weighted_jaccard', 'actual', 'predicted');
+
+-- _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division): Mean over labels of (tp + tn) / rows. Over the group's rows.
+CREATE TEMP MACRO _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') IS NULL THEN NULL ELSE (SELECT label_accuracy_macro FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'label_accuracy_macro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'label_accuracy_macro') AS st, _mlsql_check_labels(labels, 'label_accuracy_macro') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of (tp + tn) / rows. Over the group's rows.
+CREATE TEMP MACRO _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') IS NULL THEN NULL ELSE (SELECT label_accuracy_macro FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'label_accuracy_macro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'label_accuracy_macro') AS st, _mlsql_check_labels(labels, 'label_accuracy_macro') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- label_accuracy_macro(actual, predicted, labels, zero_division): Mean over labels of (tp + tn) / rows. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- label_accuracy_macro(actual, predicted, sample_weight, labels, zero_division): Mean over labels of (tp + tn) / rows. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO label_accuracy_macro(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'label_accuracy_macro', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'label_accuracy_macro', 'actual', 'predicted');
+
+-- _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division): 1 - Hamming loss over the label universe. Over the group's rows.
+CREATE TEMP MACRO _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') IS NULL THEN NULL ELSE (SELECT label_accuracy_micro FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(sum(fp ORDER BY fp), sum(fn ORDER BY fn), avg(n_rows ORDER BY n_rows), count(tp)) END AS label_accuracy_micro,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'label_accuracy_micro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'label_accuracy_micro') AS st, _mlsql_check_labels(labels, 'label_accuracy_micro') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): 1 - Hamming loss over the label universe. Over the group's rows.
+CREATE TEMP MACRO _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') IS NULL THEN NULL ELSE (SELECT label_accuracy_micro FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(sum(fp ORDER BY fp), sum(fn ORDER BY fn), avg(n_rows ORDER BY n_rows), count(tp)) END AS label_accuracy_micro,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'label_accuracy_micro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'label_accuracy_micro') AS st, _mlsql_check_labels(labels, 'label_accuracy_micro') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- label_accuracy_micro(actual, predicted, labels, zero_division): 1 - Hamming loss over the label universe. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- label_accuracy_micro(actual, predicted, sample_weight, labels, zero_division): 1 - Hamming loss over the label universe. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO label_accuracy_micro(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'label_accuracy_micro', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'label_accuracy_micro', 'actual', 'predicted');
+
+-- _mlsql_clp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). Over the group's rows.
+CREATE TEMP MACRO _mlsql_clp_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'clp') IS NULL THEN NULL ELSE (SELECT clp FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'clp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'clp') AS st, _mlsql_check_labels(labels, 'clp') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'clp') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). Over the group's rows.
+CREATE TEMP MACRO _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'clp') IS NULL THEN NULL ELSE (SELECT clp FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'clp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'clp') AS st, _mlsql_check_labels(labels, 'clp') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'clp') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- clp(actual, predicted, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- clp(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO clp(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'clp', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'clp', 'actual', 'predicted');
+
+-- _mlsql_mlp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted (tp + fp = 0). Over the group's rows.
+CREATE TEMP MACRO _mlsql_mlp_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'mlp') IS NULL THEN NULL ELSE (SELECT mlp FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'mlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'mlp') AS st, _mlsql_check_labels(labels, 'mlp') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'mlp') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted (tp + fp = 0). Over the group's rows.
+CREATE TEMP MACRO _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'mlp') IS NULL THEN NULL ELSE (SELECT mlp FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'mlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'mlp') AS st, _mlsql_check_labels(labels, 'mlp') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'mlp') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- mlp(actual, predicted, labels, zero_division): Share of labels never predicted (tp + fp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- mlp(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted (tp + fp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO mlp(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'mlp', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'mlp', 'actual', 'predicted');
+
+-- _mlsql_wlp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted right (tp = 0). Over the group's rows.
+CREATE TEMP MACRO _mlsql_wlp_of_lists(actual, predicted, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'wlp') IS NULL THEN NULL ELSE (SELECT wlp FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'wlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state(actual, predicted, 'wlp') AS st, _mlsql_check_labels(labels, 'wlp') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'wlp') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted right (tp = 0). Over the group's rows.
+CREATE TEMP MACRO _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'wlp') IS NULL THEN NULL ELSE (SELECT wlp FROM (
+        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp,
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
+               (tp + fn) AS support,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_precision(tp, fp, fn, zd) END AS precision,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_recall(tp, fp, fn, zd) END AS recall,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, 1, zd) END AS f1,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, b, zd) END AS fbeta,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
+               CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'wlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'wlp') AS st, _mlsql_check_labels(labels, 'wlp') AS lb,
+                                 _mlsql_check_zero_division(zero_division, 'wlp') AS zd, 1.0 AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END)))) END;
+
+-- wlp(actual, predicted, labels, zero_division): Share of labels never predicted right (tp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+-- wlp(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted right (tp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
+CREATE TEMP MACRO wlp(actual VARCHAR[], predicted VARCHAR[], labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists(actual, predicted, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists(actual, predicted, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists(actual, predicted, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists(actual, predicted, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists(actual, predicted, labels, zero_division),
+    (actual, predicted, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'wlp', 'actual', 'predicted'),
+    (actual VARCHAR[], predicted VARCHAR[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual INTEGER[], predicted INTEGER[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual BIGINT[], predicted BIGINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual HUGEINT[], predicted HUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual UHUGEINT[], predicted UHUGEINT[], sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division),
+    (actual, predicted, sample_weight, labels := NULL, zero_division := 0) AS 
+    _mlsql_label_type_error(actual, predicted, 'wlp', 'actual', 'predicted');
 
 -- _mlsql_indicator(v): An indicator value as a boolean (0/1 or false/true; anything else is an error).
 CREATE TEMP MACRO _mlsql_indicator(v) AS 
@@ -5150,362 +6627,415 @@ CREATE TEMP MACRO compare(source, actual, predicted, model := 'model', id := 'id
 
 -- ===== marks: mlsql's own
 
-COMMENT ON MACRO _mlsql_weight IS 'mlsql macro 6440ffc2acbf6439 b6d618b2398a7375: A row''s sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).';
-COMMENT ON MACRO _mlsql_shown IS 'mlsql macro b0d5f7daf3cc963d b6d618b2398a7375: A value as mlsql''s messages show it: ''text'', None, True, 2.5.';
-COMMENT ON MACRO _mlsql_check_beta IS 'mlsql macro 512040aa601b1dbd b6d618b2398a7375: Validate beta: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_zero_division IS 'mlsql macro 67f9c71bdeff8a04 b6d618b2398a7375: Validate zero_division: one of 0, 1, nan, ''diagnose'', ''ignore''.';
-COMMENT ON MACRO _mlsql_check_n_labels IS 'mlsql macro 43d838c682001e03 b6d618b2398a7375: Validate n_labels: a whole number > 0.';
-COMMENT ON MACRO _mlsql_check_alpha IS 'mlsql macro 5238e2456fa0f54a b6d618b2398a7375: Validate alpha: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_cost_fn IS 'mlsql macro 9cd5c51fb93b2036 b6d618b2398a7375: Validate cost_fn: a finite number.';
-COMMENT ON MACRO _mlsql_check_cost_fp IS 'mlsql macro 777d89e417099a55 b6d618b2398a7375: Validate cost_fp: a finite number.';
-COMMENT ON MACRO _mlsql_check_average IS 'mlsql macro 49519a425086aa0c b6d618b2398a7375: Validate average: one of ''micro'', ''macro'', ''weighted''.';
-COMMENT ON MACRO _mlsql_check_weights IS 'mlsql macro 55f3c76974caf8a0 b6d618b2398a7375: Validate weights: one of ''linear'', ''quadratic''.';
-COMMENT ON MACRO _mlsql_check_k IS 'mlsql macro 14bf28fb73962a0d b6d618b2398a7375: Validate k: a whole number > 0 (or NULL for all).';
-COMMENT ON MACRO _mlsql_check_top_k IS 'mlsql macro a230e0f559eda428 b6d618b2398a7375: Validate k: a whole number >= 0 (or NULL for all).';
-COMMENT ON MACRO _mlsql_check_threshold IS 'mlsql macro 8c2bc6acd7bacc83 b6d618b2398a7375: Validate threshold: a number.';
-COMMENT ON MACRO _mlsql_check_table_beta IS 'mlsql macro a01713b91245d079 b6d618b2398a7375: Validate beta: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_n_bins IS 'mlsql macro 64118ad4391f29da b6d618b2398a7375: Validate n_bins: a whole number > 0.';
-COMMENT ON MACRO _mlsql_check_score_average IS 'mlsql macro bdca0452f2d1708f b6d618b2398a7375: Validate average: one of ''micro'', ''macro'', ''weighted'', ''samples''.';
-COMMENT ON MACRO _mlsql_check_threshold_bins IS 'mlsql macro 17753518e5455d2e b6d618b2398a7375: Validate n_bins: a whole number > 0 (or NULL for exact thresholds).';
-COMMENT ON MACRO _mlsql_undefined IS 'mlsql macro ac744bf4af46efca b6d618b2398a7375: The value of an undefined ratio under a checked zero_division (''ignore'': NULL).';
-COMMENT ON MACRO _mlsql_label_type_error IS 'mlsql macro 5e13bfa8fcf5baad b6d618b2398a7375: The error for lists that hold no labels (floats, booleans, ...) or two kinds.';
-COMMENT ON MACRO _mlsql_checked_label_lists IS 'mlsql macro 734e7008fdd54d97 b6d618b2398a7375: actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).';
-COMMENT ON MACRO _mlsql_typed_universe IS 'mlsql macro dfe2a11bf711de99 b6d618b2398a7375: A labels= universe as a list of example''s type, after checking its kind and, for integers, their range.';
-COMMENT ON MACRO _mlsql_tp IS 'mlsql macro 7ad3957705368986 b6d618b2398a7375: |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).';
-COMMENT ON MACRO _mlsql_n_actual IS 'mlsql macro 8912008a8d73d114 b6d618b2398a7375: |A|: distinct non-NULL true labels; NULL when either list is NULL.';
-COMMENT ON MACRO _mlsql_n_predicted IS 'mlsql macro 73cb8d3e1caeb72c b6d618b2398a7375: |P|: distinct non-NULL predicted labels; NULL when either list is NULL.';
-COMMENT ON MACRO _mlsql_ratio IS 'mlsql macro 456a33afe3d3f806 b6d618b2398a7375: ``num / den``, or the ``zero_division`` value where ``den`` is 0.';
-COMMENT ON MACRO _mlsql_precision IS 'mlsql macro 58dbd7799a76e0e4 b6d618b2398a7375: tp / (tp + fp): undefined when nothing is predicted.';
-COMMENT ON MACRO _mlsql_recall IS 'mlsql macro f5215130f0b41a22 b6d618b2398a7375: tp / (tp + fn): undefined when nothing is true.';
-COMMENT ON MACRO _mlsql_fbeta IS 'mlsql macro 59f673176e1889f2 b6d618b2398a7375: (1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.';
-COMMENT ON MACRO _mlsql_jaccard IS 'mlsql macro f27d14b3c904efa0 b6d618b2398a7375: tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty.';
-COMMENT ON MACRO _mlsql_average IS 'mlsql macro e2bce6c45bc68591 b6d618b2398a7375: Mean of per-row or per-label values, leaving undefined ones out where asked.';
-COMMENT ON MACRO _mlsql_average_by_weight IS 'mlsql macro a2c6cb27c6aad003 b6d618b2398a7375: Mean of per-row or per-label values, leaving undefined ones out where asked, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_share IS 'mlsql macro d723b640377e4a9c b6d618b2398a7375: ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).';
-COMMENT ON MACRO _mlsql_hamming_loss IS 'mlsql macro 5cc743e0762ecfc6 b6d618b2398a7375: (fp + fn) / (rows x labels): the share of label decisions that are wrong.';
-COMMENT ON MACRO _mlsql_subset_accuracy IS 'mlsql macro cf75a9cea316308f b6d618b2398a7375: Share of rows whose predicted set equals the true set (unknown rows left out).';
-COMMENT ON MACRO _mlsql_subset_accuracy_by_weight IS 'mlsql macro 34eff7b6e309cc2b b6d618b2398a7375: Share of rows whose predicted set equals the true set (unknown rows left out), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_zero_one_loss IS 'mlsql macro ae549e88edbc7c42 b6d618b2398a7375: 1 - subset accuracy.';
-COMMENT ON MACRO _mlsql_zero_one_loss_by_weight IS 'mlsql macro b58af924798eaedc b6d618b2398a7375: 1 - subset accuracy, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_negative_predictive_value IS 'mlsql macro 3206e85937033e08 b6d618b2398a7375: tn / (tn + fn) (the lecture''s nrel): precision of the negative class.';
-COMMENT ON MACRO _mlsql_specificity IS 'mlsql macro 6ae09f8bc983fb28 b6d618b2398a7375: tn / (tn + fp) (the lecture''s spec): recall of the negative class.';
-COMMENT ON MACRO _mlsql_false_negative_rate IS 'mlsql macro a56ecac63de02524 b6d618b2398a7375: fn / (tp + fn): the positive class''s error rate (1 - recall).';
-COMMENT ON MACRO _mlsql_false_positive_rate IS 'mlsql macro 72f641940bd4d33d b6d618b2398a7375: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
-COMMENT ON MACRO _mlsql_joint_share IS 'mlsql macro db280ce07445d883 b6d618b2398a7375: tp / n (the lecture''s sup, a rule''s support p(LR)).';
-COMMENT ON MACRO _mlsql_table_accuracy IS 'mlsql macro 4b02e1fe41f40e71 b6d618b2398a7375: (tp + tn) / n (the lecture''s tacc).';
-COMMENT ON MACRO _mlsql_table_error_rate IS 'mlsql macro 19a6af9dadfccf3e b6d618b2398a7375: (fp + fn) / n: 1 - accuracy.';
-COMMENT ON MACRO _mlsql_table_coverage IS 'mlsql macro 6d84fb6398ab0583 b6d618b2398a7375: (tp + fp) / n (the lecture''s cov): share of rows predicted positive (where a rule fires).';
-COMMENT ON MACRO _mlsql_table_cost_error IS 'mlsql macro 8ef9a12ac73eab8e b6d618b2398a7375: (cost_fn fn + cost_fp fp) / n: the cost-weighted error of a 2x2 table.';
-COMMENT ON MACRO _mlsql_novelty IS 'mlsql macro f27c067838c024a2 b6d618b2398a7375: p(LR) - p(L) p(R) = (n tp - (tp + fp)(tp + fn)) / n² (the lecture''s nov).';
-COMMENT ON MACRO _mlsql_satisfaction IS 'mlsql macro 5e52156bbda5dec0 b6d618b2398a7375: 1 - n fp / (|L| |not R|) (the lecture''s sat); undefined when L or not R is empty.';
-COMMENT ON MACRO _mlsql_cohen_kappa IS 'mlsql macro 6dc9235cb4dd4b51 b6d618b2398a7375: 1 - n Σw·O / Σw·r·c: kappa from the (weighted) disagreement seen and expected by chance.';
-COMMENT ON MACRO _mlsql_table_kappa IS 'mlsql macro ca897ee75373bbee b6d618b2398a7375: Cohen''s kappa of a 2x2 table: chance disagreement (tp+fn)(fn+tn) + (fp+tn)(tp+fp).';
-COMMENT ON MACRO _mlsql_curve_precision IS 'mlsql macro 9e38e8d9d01ba7ef b6d618b2398a7375: tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn).';
-COMMENT ON MACRO _mlsql_curve_recall IS 'mlsql macro c8825708d87e4e9c b6d618b2398a7375: tp / P at a threshold; 0 at +inf (scikit-learn''s end point), undefined without positives.';
-COMMENT ON MACRO _mlsql_curve_rate IS 'mlsql macro b06df681d13ec307 b6d618b2398a7375: count / total: the true positive rate (tp / P) or false positive rate (fp / N).';
-COMMENT ON MACRO _mlsql_true_negatives IS 'mlsql macro 371583405de34ffd b6d618b2398a7375: rows - tp - fp - fn: rows where the label is neither true nor predicted.';
-COMMENT ON MACRO _mlsql_label_accuracy IS 'mlsql macro 24ebf980c735f9e7 b6d618b2398a7375: (tp + tn) / rows: share of rows where the label is decided right.';
-COMMENT ON MACRO _mlsql_weighted_average IS 'mlsql macro d54a8c194f72c2aa b6d618b2398a7375: Sum of weight x value over the sum of weights, leaving undefined values out.';
-COMMENT ON MACRO _mlsql_weighted_average_by_weight IS 'mlsql macro 72949384a764834c b6d618b2398a7375: Sum of weight x value over the sum of weights, leaving undefined values out, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_fbeta_of_means IS 'mlsql macro 1ff811799fa8b698 b6d618b2398a7375: (1 + b²) P R / (b² P + R) of two averages (the R walkthrough''s macro F1); 0 when both are 0.';
-COMMENT ON MACRO _mlsql_share_of_labels IS 'mlsql macro 2e726c09d9eb5b70 b6d618b2398a7375: Share of label rows where ``condition`` holds (CLP, MLP, WLP).';
-COMMENT ON MACRO _mlsql_share_of_labels_by_weight IS 'mlsql macro df18776ae6c4a9f1 b6d618b2398a7375: Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_label_accuracy_micro IS 'mlsql macro 885e811cf300d694 b6d618b2398a7375: 1 - Hamming loss: share of the rows x labels decisions that are right.';
-COMMENT ON MACRO _mlsql_segment_average_precision IS 'mlsql macro be4ade8afe0896be b6d618b2398a7375: (Σ scored positives'' P(>= s) / N(>= s) + unscored positives x positives / cells) / positives.';
-COMMENT ON MACRO _mlsql_segment_roc_auc IS 'mlsql macro a38520f731b21d9d b6d618b2398a7375: U / (positives x negatives), U counting the unscored negatives at -infinity.';
-COMMENT ON MACRO _mlsql_precision_at_k IS 'mlsql macro 9a6d84423b44c27f b6d618b2398a7375: hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).';
-COMMENT ON MACRO _mlsql_recall_at_k IS 'mlsql macro 35a2dbcf6dcfc8de b6d618b2398a7375: hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall).';
-COMMENT ON MACRO _mlsql_hit IS 'mlsql macro fe0bcbd31c93a14d b6d618b2398a7375: 1 when a true item is in the top n, else 0.';
-COMMENT ON MACRO _mlsql_reciprocal_rank IS 'mlsql macro 42cca930d80534eb b6d618b2398a7375: 1 / position of the first hit in the top n; 0 without one.';
-COMMENT ON MACRO _mlsql_precision_at_hit IS 'mlsql macro 29b0997c27d0ebd4 b6d618b2398a7375: Precision of the top ``pos`` items when the item at ``pos`` is the ``nth`` hit.';
-COMMENT ON MACRO _mlsql_average_precision_at_k IS 'mlsql macro f7f32f6575119ccf b6d618b2398a7375: Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.';
-COMMENT ON MACRO _mlsql_misses_above_hit IS 'mlsql macro 5430c952fed1c544 b6d618b2398a7375: Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.';
-COMMENT ON MACRO _mlsql_ranking_auc_at_k IS 'mlsql macro 1afa9d46c281447a b6d618b2398a7375: Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.';
-COMMENT ON MACRO _mlsql_normalized_dcg IS 'mlsql macro 657b1d9263719358 b6d618b2398a7375: DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant).';
-COMMENT ON MACRO _mlsql_coverage IS 'mlsql macro b06580681128d5bb b6d618b2398a7375: How far down the ranking to go to cover every true label; 0 without true labels.';
-COMMENT ON MACRO _mlsql_false_at_or_above IS 'mlsql macro 82012b3a96e35163 b6d618b2398a7375: False labels scored at least as high as a true label: its wrongly ordered pairs.';
-COMMENT ON MACRO _mlsql_ranking_loss_of_row IS 'mlsql macro cbd6b96bc9408710 b6d618b2398a7375: Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none.';
-COMMENT ON MACRO _mlsql_precision_at_label IS 'mlsql macro 62a72c8abecc6fb7 b6d618b2398a7375: Share of true labels among the labels scored at least as high as a true label.';
-COMMENT ON MACRO _mlsql_label_ranking_precision_of_row IS 'mlsql macro 381e7829a25bf963 b6d618b2398a7375: Mean precision at the true labels; 1 where none or all labels are true.';
-COMMENT ON MACRO _mlsql_one_error_of_row IS 'mlsql macro bda50e6befc604ab b6d618b2398a7375: Share of top-scored labels that are not true; 1 when no label is scored.';
-COMMENT ON MACRO _mlsql_tie_averaged_gain IS 'mlsql macro 98e84166311a66aa b6d618b2398a7375: A relevant label''s DCG share: the discounts of its tie group''s places / the group size.';
-COMMENT ON MACRO _mlsql_relative_error IS 'mlsql macro 13b798fdebbab46c b6d618b2398a7375: error / baseline (rse, rae); undefined when y is constant (''diagnose'': 0 if error = 0, else 1).';
-COMMENT ON MACRO _mlsql_explained IS 'mlsql macro 42ed097f5173cf22 b6d618b2398a7375: 1 - error / baseline (r2, explained variance); undefined when baseline = 0.';
-COMMENT ON MACRO _mlsql_pearson IS 'mlsql macro c802c13048b56049 b6d618b2398a7375: cov / (sd_a sd_b); undefined when either side is constant (''diagnose'': 1 if equal).';
-COMMENT ON MACRO _mlsql_centred_comoment IS 'mlsql macro 6e97bfd1f095f7b5 b6d618b2398a7375: Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.';
-COMMENT ON MACRO _mlsql_log_loss_term IS 'mlsql macro e7129dacbe95ad7a b6d618b2398a7375: -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.';
-COMMENT ON MACRO _mlsql_mann_whitney_auc IS 'mlsql macro 7e55126ac5158fb3 b6d618b2398a7375: U / (positives x negatives); undefined with one class (''diagnose'': 1).';
-COMMENT ON MACRO _mlsql_squared_error_term IS 'mlsql macro ef48c92db309ae04 b6d618b2398a7375: (p - y)² of one row: its Brier score.';
-COMMENT ON MACRO _mlsql_step_average_precision IS 'mlsql macro ab959c2d342c2481 b6d618b2398a7375: Σ over positives of the precision at their score / positives; undefined without positives.';
-COMMENT ON MACRO _mlsql_calibration_bin IS 'mlsql macro 53b358b4fd9a28e5 b6d618b2398a7375: min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.';
-COMMENT ON MACRO _mlsql_matthews_corrcoef IS 'mlsql macro 33ed9d7ffac2578c b6d618b2398a7375: (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).';
-COMMENT ON MACRO _mlsql_selection_fbeta IS 'mlsql macro 6a745f52176d74ce b6d618b2398a7375: F-beta of a candidate threshold for choosing the best: 0 where tp = 0.';
-COMMENT ON MACRO set_intersection IS 'mlsql macro 2663540fbf85c85f b6d618b2398a7375: Labels in both lists, distinct and sorted, no NULLs.';
-COMMENT ON MACRO set_difference IS 'mlsql macro 03c8f5708ab09143 b6d618b2398a7375: Labels of the first list missing from the second, distinct and sorted.';
-COMMENT ON MACRO set_union IS 'mlsql macro 788fa3f9f6dad2ca b6d618b2398a7375: Labels in either list, distinct and sorted, no NULLs.';
-COMMENT ON MACRO set_symmetric_difference IS 'mlsql macro 1e60b6710e9fbcc6 b6d618b2398a7375: Labels in exactly one of the lists, distinct and sorted.';
-COMMENT ON MACRO true_positives IS 'mlsql macro f7d3a7fdde36ffec b6d618b2398a7375: |A ∩ P|: true labels that were predicted.';
-COMMENT ON MACRO false_positives IS 'mlsql macro 8a3f70d8eac64ffe b6d618b2398a7375: |P \ A|: predicted labels that are not true.';
-COMMENT ON MACRO false_negatives IS 'mlsql macro 38eeca0b75cf0213 b6d618b2398a7375: |A \ P|: true labels that were not predicted.';
-COMMENT ON MACRO set_jaccard IS 'mlsql macro 726d0a84a33b1a79 b6d618b2398a7375: |A ∩ P| / |A ∪ P| of one row.';
-COMMENT ON MACRO row_precision IS 'mlsql macro 66a03403dda7f441 b6d618b2398a7375: |A ∩ P| / |P| of one row.';
-COMMENT ON MACRO row_recall IS 'mlsql macro d6ea69bfa740039c b6d618b2398a7375: |A ∩ P| / |A| of one row.';
-COMMENT ON MACRO row_fbeta IS 'mlsql macro 548d29d061f72321 b6d618b2398a7375: F-beta of one row, from its counts.';
-COMMENT ON MACRO micro_precision IS 'mlsql macro 8da0a6e2fb01e1af b6d618b2398a7375: Precision of counts pooled over rows.';
-COMMENT ON MACRO micro_recall IS 'mlsql macro 3bbb8a5f389ed96f b6d618b2398a7375: Recall of counts pooled over rows.';
-COMMENT ON MACRO micro_fbeta IS 'mlsql macro 4bb838690a80dace b6d618b2398a7375: F-beta of counts pooled over rows.';
-COMMENT ON MACRO micro_f1 IS 'mlsql macro df2ed506edf4bca5 b6d618b2398a7375: F1 of counts pooled over rows.';
-COMMENT ON MACRO micro_jaccard IS 'mlsql macro eb86c0c52b65de1b b6d618b2398a7375: Jaccard of counts pooled over rows.';
-COMMENT ON MACRO samples_precision IS 'mlsql macro cc3d6fc7d8600c9a b6d618b2398a7375: Mean over rows of row precision.';
-COMMENT ON MACRO samples_recall IS 'mlsql macro 94f42af99d493203 b6d618b2398a7375: Mean over rows of row recall.';
-COMMENT ON MACRO samples_fbeta IS 'mlsql macro 002ac38dc987e320 b6d618b2398a7375: Mean over rows of row F-beta.';
-COMMENT ON MACRO samples_f1 IS 'mlsql macro d79a924dea11748d b6d618b2398a7375: Mean over rows of row F1.';
-COMMENT ON MACRO samples_jaccard IS 'mlsql macro 78d77b1deb7c32f8 b6d618b2398a7375: Mean over rows of row Jaccard.';
-COMMENT ON MACRO subset_accuracy IS 'mlsql macro 3c3dc11eae5b5fe7 b6d618b2398a7375: Share of rows predicted exactly.';
-COMMENT ON MACRO zero_one_loss IS 'mlsql macro ecb60bf09987b287 b6d618b2398a7375: Share of rows not predicted exactly.';
-COMMENT ON MACRO hamming_loss IS 'mlsql macro 9327bfa6e8841d55 b6d618b2398a7375: (fp + fn) / (rows x n_labels): share of wrong label decisions.';
-COMMENT ON MACRO micro_precision_from_counts IS 'mlsql macro 1b9b7b6fb541061b b6d618b2398a7375: micro_precision of stored counts.';
-COMMENT ON MACRO micro_recall_from_counts IS 'mlsql macro 5c9aeb4c4e1750a5 b6d618b2398a7375: micro_recall of stored counts.';
-COMMENT ON MACRO micro_fbeta_from_counts IS 'mlsql macro 0a2e72eb1f35ccb9 b6d618b2398a7375: micro_fbeta of stored counts.';
-COMMENT ON MACRO micro_f1_from_counts IS 'mlsql macro 14bc298ff9689474 b6d618b2398a7375: micro_f1 of stored counts.';
-COMMENT ON MACRO micro_jaccard_from_counts IS 'mlsql macro aedb770816c1a9bc b6d618b2398a7375: micro_jaccard of stored counts.';
-COMMENT ON MACRO subset_accuracy_from_counts IS 'mlsql macro fe928d399bd1df56 b6d618b2398a7375: subset_accuracy of stored counts.';
-COMMENT ON MACRO zero_one_loss_from_counts IS 'mlsql macro 1a4812036332cf07 b6d618b2398a7375: zero_one_loss of stored counts.';
-COMMENT ON MACRO hamming_loss_from_counts IS 'mlsql macro f069fd0b65c47431 b6d618b2398a7375: hamming_loss of stored counts.';
-COMMENT ON MACRO multilabel_counts IS 'mlsql macro ae8345800a244085 b6d618b2398a7375: Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.';
-COMMENT ON MACRO merge_counts IS 'mlsql macro 37fb540b4d24e4b7 b6d618b2398a7375: Sum stored multilabel_counts structs field by field.';
-COMMENT ON MACRO _mlsql_hivemall_beta IS 'mlsql macro ccb2c07fe51be903 b6d618b2398a7375: The -beta of a Hivemall option string (default 1).';
-COMMENT ON MACRO _mlsql_hivemall_average IS 'mlsql macro bcbe9e09a74ef2ad b6d618b2398a7375: The -average of a Hivemall option string (default micro).';
-COMMENT ON MACRO _mlsql_hivemall_int_label IS 'mlsql macro a3952953e456b8ed b6d618b2398a7375: Hivemall''s binary label: 1 stays 1; 0 and -1 are 0.';
-COMMENT ON MACRO _mlsql_hivemall_tp IS 'mlsql macro 967aee34f9468857 b6d618b2398a7375: One binary row''s tp: both 1 (binary), or equal labels (micro).';
-COMMENT ON MACRO _mlsql_hivemall_n IS 'mlsql macro 597a89658e486910 b6d618b2398a7375: One binary row''s labels on one side: 1 if positive (binary); always 1 (micro).';
-COMMENT ON MACRO _mlsql_hivemall_arrays IS 'mlsql macro c232fd7a73ac62d3 b6d618b2398a7375: fmeasure over label arrays (sets).';
-COMMENT ON MACRO _mlsql_hivemall_arrays_by_weight IS 'mlsql macro 9a58392414282691 b6d618b2398a7375: fmeasure over label arrays (sets), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_hivemall_binary IS 'mlsql macro 37cce71db9c7d014 b6d618b2398a7375: fmeasure over binary int labels.';
-COMMENT ON MACRO _mlsql_hivemall_binary_by_weight IS 'mlsql macro b0cc90f204f3c0f2 b6d618b2398a7375: fmeasure over binary int labels, each row weighted by sample_weight.';
-COMMENT ON MACRO fmeasure IS 'mlsql macro e0c0e543196a2169 b6d618b2398a7375: Hivemall''s fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options ''-beta B -average micro|binary''.';
-COMMENT ON MACRO _mlsql_check_labels IS 'mlsql macro 83bd5418adddd7a6 b6d618b2398a7375: Validate a label universe: NULL (labels seen) or a list with a label.';
-COMMENT ON MACRO TABLE _mlsql_label_spread IS 'mlsql macro 20365db09863f731 b6d618b2398a7375: One pass over the source: count per (group, label, flag); label NULL rows hold row codes.';
-COMMENT ON MACRO TABLE _mlsql_label_spread_by_weight IS 'mlsql macro 2021dadb388cf579 b6d618b2398a7375: One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.';
-COMMENT ON MACRO TABLE label_metrics IS 'mlsql macro 61013de8aaf0ba2f b6d618b2398a7375: One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn''s labels=); by: grouping columns. Example: SELECT * FROM label_metrics(''preds'', ''actual'', ''predicted'', by := [''model'']).';
-COMMENT ON MACRO TABLE multilabel_report IS 'mlsql macro 2888887c78550c10 b6d618b2398a7375: One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row''s sets are first intersected with them (labels outside are ignored, as scikit-learn''s labels=). Example: SELECT * FROM multilabel_report(''preds'', ''actual'', ''predicted'', labels := [''a'', ''b'']).';
-COMMENT ON MACRO TABLE macro_precision IS 'mlsql macro d27b1d2bb65c0fba b6d618b2398a7375: Mean over labels of per-label precision.';
-COMMENT ON MACRO TABLE macro_recall IS 'mlsql macro 3ed20bb1c6517696 b6d618b2398a7375: Mean over labels of per-label recall.';
-COMMENT ON MACRO TABLE macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 b6d618b2398a7375: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1).';
-COMMENT ON MACRO TABLE macro_fbeta IS 'mlsql macro 9699284013f1ace9 b6d618b2398a7375: Mean over labels of per-label F-beta.';
-COMMENT ON MACRO TABLE macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e b6d618b2398a7375: Mean over labels of per-label Jaccard.';
-COMMENT ON MACRO TABLE macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 b6d618b2398a7375: F1 of macro precision and macro recall (the R walkthrough''s macro F1).';
-COMMENT ON MACRO TABLE macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 b6d618b2398a7375: F-beta of macro precision and macro recall.';
-COMMENT ON MACRO TABLE weighted_precision IS 'mlsql macro f584ef8addfff1bc b6d618b2398a7375: Per-label precision averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_recall IS 'mlsql macro 416147c938743918 b6d618b2398a7375: Per-label recall averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_f1 IS 'mlsql macro 105934c74bce4481 b6d618b2398a7375: Per-label F1 averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_fbeta IS 'mlsql macro e41b539038da0da4 b6d618b2398a7375: Per-label F-beta averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_jaccard IS 'mlsql macro 86a745f531b56812 b6d618b2398a7375: Per-label Jaccard averaged with support weights.';
-COMMENT ON MACRO TABLE label_accuracy_macro IS 'mlsql macro e55e9de054812714 b6d618b2398a7375: Mean over labels of (tp + tn) / rows.';
-COMMENT ON MACRO TABLE label_accuracy_micro IS 'mlsql macro b266b6802394707d b6d618b2398a7375: 1 - Hamming loss over the label universe.';
-COMMENT ON MACRO TABLE clp IS 'mlsql macro 979e63c9808e737f b6d618b2398a7375: Share of labels never predicted negative (tn + fn = 0).';
-COMMENT ON MACRO TABLE mlp IS 'mlsql macro 6cf2fc51bacc6e26 b6d618b2398a7375: Share of labels never predicted (tp + fp = 0).';
-COMMENT ON MACRO TABLE wlp IS 'mlsql macro a9ad4d4827af95ea b6d618b2398a7375: Share of labels never predicted right (tp = 0).';
-COMMENT ON MACRO _mlsql_indicator IS 'mlsql macro d29adc66a50278be b6d618b2398a7375: An indicator value as a boolean (0/1 or false/true; anything else is an error).';
-COMMENT ON MACRO _mlsql_labels_from_indicators IS 'mlsql macro 961326258056735a b6d618b2398a7375: The labels whose indicator is 1; NULL if any indicator is NULL.';
-COMMENT ON MACRO labels_from_indicators IS 'mlsql macro 0f767645fe46c405 b6d618b2398a7375: The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], [''L1'', ''L2'', ''L3'']). NULL if any indicator is NULL.';
-COMMENT ON MACRO indicators_from_labels IS 'mlsql macro bfb04f7c66d7cdba b6d618b2398a7375: 0/1 per label of the universe ``labels``: 1 where the list holds it (labels of the list''s kind, within its integer type''s range).';
-COMMENT ON MACRO _mlsql_label_value IS 'mlsql macro 7101e9fc2113b31f b6d618b2398a7375: value (parameter param, one label), after checking it is of x''s label kind and, for integers, within the range of x''s type.';
-COMMENT ON MACRO _mlsql_cost_keys IS 'mlsql macro 14ddabe4ad373585 b6d618b2398a7375: costs (a map actual -> predicted -> cost), after checking its labels are of x''s label kind.';
-COMMENT ON MACRO _mlsql_binary_flag IS 'mlsql macro a26ce7932b42fca2 b6d618b2398a7375: A boolean or 0/1 input as BOOLEAN (anything else is an error).';
-COMMENT ON MACRO _mlsql_number IS 'mlsql macro ad7d666bd34aef94 b6d618b2398a7375: A numeric input as DOUBLE (other types, NaN and infinite values are an error).';
-COMMENT ON MACRO _mlsql_same_kind IS 'mlsql macro 7bed86c0744542ed b6d618b2398a7375: x, after checking that x and y hold labels of one kind (integer widths may differ).';
-COMMENT ON MACRO _mlsql_binary_cell IS 'mlsql macro a9ac096dec24f940 b6d618b2398a7375: 1 where (actual, predicted) is the cell (a, p), 0 elsewhere, NULL for an unknown row.';
-COMMENT ON MACRO _mlsql_binary_counts IS 'mlsql macro 23141fe4f66b4723 b6d618b2398a7375: tp, fp, fn, tn over rows (NULL over no known rows).';
-COMMENT ON MACRO _mlsql_binary_weighted_counts IS 'mlsql macro 7da5e78c4438fe70 b6d618b2398a7375: tp, fp, fn, tn as sums of the rows'' weights w (NULL weight: the row is unknown).';
-COMMENT ON MACRO binary_counts IS 'mlsql macro c7c9e73676e027f9 b6d618b2398a7375: Struct of tp, fp, fn, tn as sums of the rows'' sample_weight (DOUBLE).';
-COMMENT ON MACRO binary_precision IS 'mlsql macro e830cf6abadd1075 b6d618b2398a7375: tp / (tp + fp): the lecture''s prel.';
-COMMENT ON MACRO prel IS 'mlsql macro b1c7fdafe2bc54aa b6d618b2398a7375: Alias of binary_precision.';
-COMMENT ON MACRO binary_precision_from_counts IS 'mlsql macro 17f481dd8f527f26 b6d618b2398a7375: binary_precision of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_recall IS 'mlsql macro 1b2f010a0ee625a9 b6d618b2398a7375: tp / (tp + fn): the lecture''s sens.';
-COMMENT ON MACRO sens IS 'mlsql macro 106900bb6d0079ae b6d618b2398a7375: Alias of binary_recall.';
-COMMENT ON MACRO binary_recall_from_counts IS 'mlsql macro 0858fd1a556ded32 b6d618b2398a7375: binary_recall of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_specificity IS 'mlsql macro 14a6c37256ababbe b6d618b2398a7375: tn / (tn + fp): the lecture''s spec.';
-COMMENT ON MACRO spec IS 'mlsql macro cfdb9f35a130e42a b6d618b2398a7375: Alias of binary_specificity.';
-COMMENT ON MACRO binary_specificity_from_counts IS 'mlsql macro c485c1e5e0a6e968 b6d618b2398a7375: binary_specificity of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_negative_predictive_value IS 'mlsql macro 0457271d04dbdbb0 b6d618b2398a7375: tn / (tn + fn): the lecture''s nrel.';
-COMMENT ON MACRO nrel IS 'mlsql macro 2152fc3574d0e873 b6d618b2398a7375: Alias of binary_negative_predictive_value.';
-COMMENT ON MACRO binary_negative_predictive_value_from_counts IS 'mlsql macro ddffc89012838798 b6d618b2398a7375: binary_negative_predictive_value of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_support IS 'mlsql macro fa7e56016b008c07 b6d618b2398a7375: tp / n: the lecture''s sup (a rule''s support), not scikit-learn''s count.';
-COMMENT ON MACRO sup IS 'mlsql macro 87cddb06e326ab63 b6d618b2398a7375: Alias of binary_support.';
-COMMENT ON MACRO binary_support_from_counts IS 'mlsql macro 8402d25aac841def b6d618b2398a7375: binary_support of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_accuracy IS 'mlsql macro c09dc2b646eb6a6b b6d618b2398a7375: (tp + tn) / n: the lecture''s tacc.';
-COMMENT ON MACRO tacc IS 'mlsql macro 619bb03a04c0c81d b6d618b2398a7375: Alias of binary_accuracy.';
-COMMENT ON MACRO binary_accuracy_from_counts IS 'mlsql macro 34624724959a805d b6d618b2398a7375: binary_accuracy of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_coverage IS 'mlsql macro 8ad766b91c622f48 b6d618b2398a7375: (tp + fp) / n: share predicted positive, the lecture''s cov.';
-COMMENT ON MACRO cov IS 'mlsql macro 4f2ed6bfda690f93 b6d618b2398a7375: Alias of binary_coverage.';
-COMMENT ON MACRO binary_coverage_from_counts IS 'mlsql macro c09bb1a1c59d18c7 b6d618b2398a7375: binary_coverage of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_error_rate IS 'mlsql macro 4ea2203a81c35a7d b6d618b2398a7375: (fp + fn) / n: 1 - accuracy.';
-COMMENT ON MACRO binary_error_rate_from_counts IS 'mlsql macro a2204c5df7075a83 b6d618b2398a7375: binary_error_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_fbeta IS 'mlsql macro 788d0b93b97181aa b6d618b2398a7375: F-beta of the positive class, from counts.';
-COMMENT ON MACRO binary_fbeta_from_counts IS 'mlsql macro 1071121346d6d69c b6d618b2398a7375: binary_fbeta of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_f1 IS 'mlsql macro 23ae90fc8b19b530 b6d618b2398a7375: F1 of the positive class, from counts.';
-COMMENT ON MACRO binary_f1_from_counts IS 'mlsql macro 9313516f4cf65620 b6d618b2398a7375: binary_f1 of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_f_alpha IS 'mlsql macro ff2b786017a355a7 b6d618b2398a7375: The lecture''s F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².';
-COMMENT ON MACRO binary_f_alpha_from_counts IS 'mlsql macro adf2726869b75e76 b6d618b2398a7375: binary_f_alpha of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_kappa IS 'mlsql macro 8ce52f5852952950 b6d618b2398a7375: Cohen''s kappa of the 2x2 table.';
-COMMENT ON MACRO binary_kappa_from_counts IS 'mlsql macro e6971ac4e0ffe940 b6d618b2398a7375: binary_kappa of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_false_negative_rate IS 'mlsql macro 738fb611dd32ea6d b6d618b2398a7375: fn / (tp + fn): the positive class''s error rate (1 - recall).';
-COMMENT ON MACRO binary_false_negative_rate_from_counts IS 'mlsql macro 5ff2bd5bf71c60e9 b6d618b2398a7375: binary_false_negative_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_false_positive_rate IS 'mlsql macro c9b2353f5745fe32 b6d618b2398a7375: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
-COMMENT ON MACRO binary_false_positive_rate_from_counts IS 'mlsql macro 234ce377bac97852 b6d618b2398a7375: binary_false_positive_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_cost_error IS 'mlsql macro 53aecdb0eb6f9061 b6d618b2398a7375: (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.';
-COMMENT ON MACRO binary_cost_error_from_counts IS 'mlsql macro dee233f006a24af3 b6d618b2398a7375: binary_cost_error of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO rule_novelty IS 'mlsql macro a4f933e28db1357a b6d618b2398a7375: p(LR) - p(L) p(R): the lecture''s nov. Inputs: holds (R, the class), fires (L, the rule).';
-COMMENT ON MACRO nov IS 'mlsql macro e54f3d62a6798c44 b6d618b2398a7375: Alias of rule_novelty.';
-COMMENT ON MACRO rule_novelty_from_counts IS 'mlsql macro 8dd10d22ab8cb2d1 b6d618b2398a7375: rule_novelty of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
-COMMENT ON MACRO rule_satisfaction IS 'mlsql macro f61cb90228d22784 b6d618b2398a7375: 1 - n |L and not R| / (|L| |not R|): the lecture''s sat. Inputs: holds (R, the class), fires (L, the rule).';
-COMMENT ON MACRO sat IS 'mlsql macro 02a0b71e29325938 b6d618b2398a7375: Alias of rule_satisfaction.';
-COMMENT ON MACRO rule_satisfaction_from_counts IS 'mlsql macro 5254efbed09dee18 b6d618b2398a7375: rule_satisfaction of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
-COMMENT ON MACRO _mlsql_align_classes IS 'mlsql macro 83c02200b6eae2f7 b6d618b2398a7375: Per class (sorted): row total, column total and diagonal from histograms.';
-COMMENT ON MACRO _mlsql_class_lists IS 'mlsql macro f735f8c760db3fc0 b6d618b2398a7375: One pass: known rows n, the sorted classes and per class actual, predicted, correct.';
-COMMENT ON MACRO _mlsql_weighted_class_lists IS 'mlsql macro 947470791a51d2e9 b6d618b2398a7375: The class lists with each row weighted by w: n and per-class totals are sums of weights (one pass over the group''s rows per class).';
-COMMENT ON MACRO _mlsql_weighted_class_pairs IS 'mlsql macro 8dc68a2e5eb9888a b6d618b2398a7375: Each known row''s (actual, predicted) pair and weight (empty unless wanted: a constant).';
-COMMENT ON MACRO _mlsql_class_pairs IS 'mlsql macro 92a000004da35620 b6d618b2398a7375: Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).';
-COMMENT ON MACRO _mlsql_classwise_average IS 'mlsql macro d74fb26ae81cfed0 b6d618b2398a7375: Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.';
-COMMENT ON MACRO _mlsql_classwise_weighted_average IS 'mlsql macro b1327f3701b2867b b6d618b2398a7375: Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.';
-COMMENT ON MACRO majority_class IS 'mlsql macro 09d9687c43175393 b6d618b2398a7375: The class of the largest total sample_weight (ties: the smallest); NULLs skipped.';
-COMMENT ON MACRO minority_class IS 'mlsql macro 91039599e63bfb56 b6d618b2398a7375: The class of the smallest total sample_weight above 0 (ties: the smallest); NULLs skipped.';
-COMMENT ON MACRO _mlsql_cost_map_of IS 'mlsql macro c3b992c1f1670cd5 b6d618b2398a7375: A list of (a, p, cost) as the map a -> p -> cost.';
-COMMENT ON MACRO cost_map IS 'mlsql macro 5f8e8f23ffef9ed2 b6d618b2398a7375: A cost table''s rows (actual, predicted, cost) as the nested map cost_error takes.';
-COMMENT ON MACRO majority_error IS 'mlsql macro aecfdb9758781c9e b6d618b2398a7375: 1 - the largest class share: the error of always predicting the majority class.';
-COMMENT ON MACRO prevalence IS 'mlsql macro 168fdeb977a9a214 b6d618b2398a7375: Share of known rows whose label is the given positive class.';
-COMMENT ON MACRO accuracy IS 'mlsql macro 0c0ec55e3386cc28 b6d618b2398a7375: Share of known rows where actual = predicted.';
-COMMENT ON MACRO accuracy_score IS 'mlsql macro 15540aa505b9da5f b6d618b2398a7375: Alias of accuracy.';
-COMMENT ON MACRO error_rate IS 'mlsql macro db6e94ae0abd239f b6d618b2398a7375: Share of known rows where actual <> predicted.';
-COMMENT ON MACRO _mlsql_precision_score_of IS 'mlsql macro 4be5d80c1e47667f b6d618b2398a7375: Precision over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO precision_score IS 'mlsql macro cc702dfa26cfcdd5 b6d618b2398a7375: Precision over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO _mlsql_recall_score_of IS 'mlsql macro 1e72b58a3b1814bc b6d618b2398a7375: Recall over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO recall_score IS 'mlsql macro 0cb309227f743ca0 b6d618b2398a7375: Recall over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO _mlsql_fbeta_score_of IS 'mlsql macro 44b6daff896107f2 b6d618b2398a7375: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO fbeta_score IS 'mlsql macro 83ff869b7f2e5ae0 b6d618b2398a7375: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO _mlsql_f1_score_of IS 'mlsql macro 4e809d8451bcf358 b6d618b2398a7375: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO f1_score IS 'mlsql macro 9ca042f540ab6a5c b6d618b2398a7375: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO _mlsql_balanced_accuracy_score_of IS 'mlsql macro f0cc5ed86601ed5c b6d618b2398a7375: Mean recall over the classes that occur in actual.';
-COMMENT ON MACRO balanced_accuracy_score IS 'mlsql macro ab0bc0159c5ebb74 b6d618b2398a7375: Mean recall over the classes that occur in actual.';
-COMMENT ON MACRO balanced_accuracy IS 'mlsql macro 4b69765ee8ad8eeb b6d618b2398a7375: Alias of balanced_accuracy_score.';
-COMMENT ON MACRO _mlsql_cohen_kappa_score_of IS 'mlsql macro 1b69840c5d5a4fab b6d618b2398a7375: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO _mlsql_cohen_kappa_score_weighted_of IS 'mlsql macro 55854d8a81e860fd b6d618b2398a7375: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO cohen_kappa_score IS 'mlsql macro 8c0c695114bd4504 b6d618b2398a7375: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO kappa IS 'mlsql macro 559e28f038203eb0 b6d618b2398a7375: Alias of cohen_kappa_score.';
-COMMENT ON MACRO _mlsql_matthews_corrcoef_of IS 'mlsql macro af63abcb17a6016e b6d618b2398a7375: Matthews correlation coefficient (multiclass).';
-COMMENT ON MACRO matthews_corrcoef IS 'mlsql macro 07efccb0a0ec9510 b6d618b2398a7375: Matthews correlation coefficient (multiclass).';
-COMMENT ON MACRO mcc IS 'mlsql macro d5bcb1949522e65e b6d618b2398a7375: Alias of matthews_corrcoef.';
-COMMENT ON MACRO class_error_rate IS 'mlsql macro d98a42df4b4c73dd b6d618b2398a7375: Share of the rows truly of the given class that were predicted otherwise.';
-COMMENT ON MACRO cost_error IS 'mlsql macro ae224cbfda7467ef b6d618b2398a7375: (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).';
-COMMENT ON MACRO TABLE class_distribution IS 'mlsql macro 1ce3b446d6025abd b6d618b2398a7375: One row per class (and group): class, count, share of the known rows.';
-COMMENT ON MACRO TABLE confusion_matrix IS 'mlsql macro 8cf63a47c089d9f9 b6d618b2398a7375: The confusion matrix, long: actual, predicted, count (every cell, zeros too).';
-COMMENT ON MACRO TABLE class_metrics IS 'mlsql macro dd68604bd09feba8 b6d618b2398a7375: One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.';
-COMMENT ON MACRO _mlsql_known_number IS 'mlsql macro 60ade460d9d6f109 b6d618b2398a7375: x as DOUBLE where the other side of the row is known, else NULL.';
-COMMENT ON MACRO mse IS 'mlsql macro 01512eeff6ec20d0 b6d618b2398a7375: Mean squared error.';
-COMMENT ON MACRO mean_squared_error IS 'mlsql macro 3ee2dd88c9f1660e b6d618b2398a7375: Alias of mse.';
-COMMENT ON MACRO rmse IS 'mlsql macro 753dc27677427981 b6d618b2398a7375: Root mean squared error.';
-COMMENT ON MACRO mae IS 'mlsql macro 2b7d8c4cd8d4fbdc b6d618b2398a7375: Mean absolute error (the lecture''s mad).';
-COMMENT ON MACRO mean_absolute_error IS 'mlsql macro a41e3fa422a93bdc b6d618b2398a7375: Alias of mae.';
-COMMENT ON MACRO mape IS 'mlsql macro 72b3a1c8202d7507 b6d618b2398a7375: Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).';
-COMMENT ON MACRO mean_absolute_percentage_error IS 'mlsql macro 581c273442bf9890 b6d618b2398a7375: Alias of mape.';
-COMMENT ON MACRO rse IS 'mlsql macro b46bc0b361bb8074 b6d618b2398a7375: Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².';
-COMMENT ON MACRO rrse IS 'mlsql macro c23de40683c54bcb b6d618b2398a7375: Root relative squared error: sqrt(rse).';
-COMMENT ON MACRO rae IS 'mlsql macro 733710d2688692b4 b6d618b2398a7375: Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).';
-COMMENT ON MACRO pearson_corr IS 'mlsql macro 1975f36b7b46aab4 b6d618b2398a7375: Pearson correlation of actual and predicted (the lecture''s corr).';
-COMMENT ON MACRO r2 IS 'mlsql macro 15c0f479b6d90bbe b6d618b2398a7375: Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².';
-COMMENT ON MACRO r2_score IS 'mlsql macro 83fc0fdc837a014b b6d618b2398a7375: Alias of r2.';
-COMMENT ON MACRO explained_variance IS 'mlsql macro 865eb01a8ce83464 b6d618b2398a7375: Explained variance: 1 - var(y - ŷ) / var(y).';
-COMMENT ON MACRO explained_variance_score IS 'mlsql macro 0406504e23b632f9 b6d618b2398a7375: Alias of explained_variance.';
-COMMENT ON MACRO hivemall_r2 IS 'mlsql macro ba189a9aa70a6725 b6d618b2398a7375: r2 in Hivemall''s argument order: hivemall_r2(predicted, actual).';
-COMMENT ON MACRO _mlsql_weighted_u IS 'mlsql macro 1c215a69fcbf72b1 b6d618b2398a7375: Weighted Mann-Whitney U of (s, y, w) sorted by score: Σ over positives of w x (negative weight below + ties / 2), one pass over the runs of equal scores.';
-COMMENT ON MACRO _mlsql_weighted_precision_sum IS 'mlsql macro 9657af0bee37a676 b6d618b2398a7375: Σ over runs of equal scores of (run''s positive weight) x WP(>= s) / W(>= s), (s, y, w) sorted from the highest score.';
-COMMENT ON MACRO _mlsql_positive_rank_sum IS 'mlsql macro 278519afec049e70 b6d618b2398a7375: Σ of the 1-based positions of the positives in a sorted list of (s, k, y).';
-COMMENT ON MACRO _mlsql_probability IS 'mlsql macro fc64febd6f147a4c b6d618b2398a7375: x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).';
-COMMENT ON MACRO _mlsql_run_precision_sum IS 'mlsql macro 23c6e59e3e96b935 b6d618b2398a7375: Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).';
-COMMENT ON MACRO logloss IS 'mlsql macro 018a8b7f2644998e b6d618b2398a7375: Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.';
-COMMENT ON MACRO log_loss IS 'mlsql macro 18e8e0c28a2df9b4 b6d618b2398a7375: Alias of logloss.';
-COMMENT ON MACRO hivemall_logloss IS 'mlsql macro 43cc4cd466815f8a b6d618b2398a7375: logloss in Hivemall''s argument order: hivemall_logloss(predicted, actual).';
-COMMENT ON MACRO hivemall_auc IS 'mlsql macro 245613d1bcb2c74f b6d618b2398a7375: auc in Hivemall''s argument order: hivemall_auc(score, label), no sorting needed.';
-COMMENT ON MACRO average_precision_score IS 'mlsql macro eacae720edc1077c b6d618b2398a7375: Average precision of scores (score) for binary labels (actual): scikit-learn''s step-wise AP, tied scores one step.';
-COMMENT ON MACRO brier_score_loss IS 'mlsql macro 3b1efcd5cf389d15 b6d618b2398a7375: Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).';
-COMMENT ON MACRO expected_calibration_error IS 'mlsql macro 5d0ea24c26e43e53 b6d618b2398a7375: Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.';
-COMMENT ON MACRO _mlsql_ranked IS 'mlsql macro 559f96014641583d b6d618b2398a7375: A list without NULLs and repeats (the first occurrence keeps its place).';
-COMMENT ON MACRO _mlsql_hit_positions IS 'mlsql macro 55f69ce6005b124d b6d618b2398a7375: Positions (1-based) of the true items among the first k of a ranked list (all of it when k is NULL).';
-COMMENT ON MACRO _mlsql_ideal_grades IS 'mlsql macro f80d2b1b1769611b b6d618b2398a7375: The n best grades of an ideal ranking, best first (NULL grades dropped).';
-COMMENT ON MACRO _mlsql_scores_map IS 'mlsql macro 6e0282331a6420fa b6d618b2398a7375: A list of {label, score} structs as a MAP (a label''s first entry kept, NULL labels dropped).';
-COMMENT ON MACRO _mlsql_scored IS 'mlsql macro f1a8b6b8c79d1091 b6d618b2398a7375: The (key, value) entries of a score map whose score is not NULL.';
-COMMENT ON MACRO _mlsql_score_lists IS 'mlsql macro a9e4471a518ad415 b6d618b2398a7375: A row''s scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.';
-COMMENT ON MACRO _mlsql_n_top IS 'mlsql macro f785092aa9e55a72 b6d618b2398a7375: How many of the scores ``among`` equal the highest scored one.';
-COMMENT ON MACRO _mlsql_ranked_labels IS 'mlsql macro e00917d66e35bb3e b6d618b2398a7375: Labels of (key, value) entries, best score first, ties by label.';
-COMMENT ON MACRO _mlsql_top_k_of IS 'mlsql macro 857042ce7a031501 b6d618b2398a7375: The labels of the n best-scored entries, best first (all of them when n is NULL).';
-COMMENT ON MACRO _mlsql_scored_above IS 'mlsql macro f239a54483d655b9 b6d618b2398a7375: The entries of a score map scored >= threshold.';
-COMMENT ON MACRO top_k IS 'mlsql macro 9e0bb74db91abde5 b6d618b2398a7375: The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.';
-COMMENT ON MACRO above_threshold IS 'mlsql macro e30ffc08fec341c5 b6d618b2398a7375: Labels of a score map scored >= threshold, best first (ties by label).';
-COMMENT ON MACRO top_k_above IS 'mlsql macro c8a21ac874bc1749 b6d618b2398a7375: At most k labels of a score map, each scored >= threshold, best first (ties by label).';
-COMMENT ON MACRO _mlsql_precision_at_row IS 'mlsql macro 79f68aca0fa58b95 b6d618b2398a7375: Per row: Hivemall''s Precision@k: hits in the top k / k, averaged over rows.';
-COMMENT ON MACRO precision_at IS 'mlsql macro 774b67f374c1605f b6d618b2398a7375: Hivemall''s Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.';
-COMMENT ON MACRO _mlsql_recall_at_row IS 'mlsql macro f9992d8691a721ab b6d618b2398a7375: Per row: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows.';
-COMMENT ON MACRO recall_at IS 'mlsql macro b6f687652e85ed39 b6d618b2398a7375: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.';
-COMMENT ON MACRO _mlsql_average_precision_row IS 'mlsql macro 75440a5edbcb7d5d b6d618b2398a7375: Per row: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows.';
-COMMENT ON MACRO average_precision IS 'mlsql macro 214e35606d2e7245 b6d618b2398a7375: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.';
-COMMENT ON MACRO _mlsql_hitrate_row IS 'mlsql macro dff83c8d7764121e b6d618b2398a7375: Per row: Hivemall''s HitRate@k: share of rows with a true item in the top k.';
-COMMENT ON MACRO hitrate IS 'mlsql macro d4710183efe00f1e b6d618b2398a7375: Hivemall''s HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.';
-COMMENT ON MACRO _mlsql_mrr_row IS 'mlsql macro 1c77b25aa57ab6cc b6d618b2398a7375: Per row: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k.';
-COMMENT ON MACRO mrr IS 'mlsql macro b9f8873c8d0e401d b6d618b2398a7375: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.';
-COMMENT ON MACRO _mlsql_ndcg_row IS 'mlsql macro 33898adcb6ba69e7 b6d618b2398a7375: Per row: Hivemall''s binary nDCG@k, averaged over rows.';
-COMMENT ON MACRO ndcg IS 'mlsql macro cf697a2d7ba82f0d b6d618b2398a7375: Hivemall''s binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.';
-COMMENT ON MACRO _mlsql_ranking_auc_row IS 'mlsql macro b39a434d4ba2c7df b6d618b2398a7375: Per row: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.';
-COMMENT ON MACRO ranking_auc IS 'mlsql macro 69df5584d341aa8b b6d618b2398a7375: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall''s ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.';
-COMMENT ON MACRO auc IS 'mlsql macro 45ba9f5e314824b4 b6d618b2398a7375: ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall''s ranking AUC (ranking_auc).';
-COMMENT ON MACRO roc_auc_score IS 'mlsql macro a9a95ff171768a8a b6d618b2398a7375: Alias of auc.';
-COMMENT ON MACRO _mlsql_graded_ndcg_row IS 'mlsql macro 952dcf5f5316ea69 b6d618b2398a7375: Per row: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.';
-COMMENT ON MACRO graded_ndcg IS 'mlsql macro b586c3259de555a9 b6d618b2398a7375: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).';
-COMMENT ON MACRO _mlsql_coverage_error_row IS 'mlsql macro f9cb9ca3a2feb705 b6d618b2398a7375: Per row: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.';
-COMMENT ON MACRO coverage_error IS 'mlsql macro a68cc6a3bbdb9385 b6d618b2398a7375: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.';
-COMMENT ON MACRO _mlsql_label_ranking_loss_row IS 'mlsql macro ae76330d5fd06eec b6d618b2398a7375: Per row: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.';
-COMMENT ON MACRO label_ranking_loss IS 'mlsql macro 57227e4d4a7fd5de b6d618b2398a7375: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.';
-COMMENT ON MACRO _mlsql_label_ranking_average_precision_row IS 'mlsql macro e9507e38bef365f6 b6d618b2398a7375: Per row: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows.';
-COMMENT ON MACRO label_ranking_average_precision IS 'mlsql macro 276f91bd35ef99fd b6d618b2398a7375: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.';
-COMMENT ON MACRO label_ranking_average_precision_score IS 'mlsql macro a45786aa736d0a82 b6d618b2398a7375: Alias of label_ranking_average_precision.';
-COMMENT ON MACRO _mlsql_one_error_row IS 'mlsql macro 80ba9a1428bf8027 b6d618b2398a7375: Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).';
-COMMENT ON MACRO one_error IS 'mlsql macro 750cbd5a118642c3 b6d618b2398a7375: One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.';
-COMMENT ON MACRO _mlsql_ndcg_score_row IS 'mlsql macro b8a6590579b8df50 b6d618b2398a7375: Per row: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.';
-COMMENT ON MACRO ndcg_score IS 'mlsql macro 46fbb2f02a8c8063 b6d618b2398a7375: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn''s ignore_ties=False). No true label: 0.';
-COMMENT ON MACRO _mlsql_curve_cells IS 'mlsql macro bc1ebfd29e36f30b b6d618b2398a7375: The curve cells (label struct k, y, s) of a known row.';
-COMMENT ON MACRO TABLE precision_recall_curve IS 'mlsql macro 1ecc6ae332d90f44 b6d618b2398a7375: One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn''s points, each row weighted by sample_weight).';
-COMMENT ON MACRO TABLE roc_curve IS 'mlsql macro dc0d810c580f78e8 b6d618b2398a7375: One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn''s points, each row weighted by sample_weight).';
-COMMENT ON MACRO _mlsql_label_score_cells IS 'mlsql macro ccd923479f8964ff b6d618b2398a7375: The explicit cells of known rows {a: actual, m: score map}: each scored label (row, label, score, true?) and each true label without a score (at -infinity).';
-COMMENT ON MACRO _mlsql_weighted_label_score_cells IS 'mlsql macro ee460b95349be72e b6d618b2398a7375: The explicit cells of known rows {a: actual, m: score map, w: weight}: each scored label (row, label, score, true? and weight) and each true label without a score (at -infinity).';
-COMMENT ON MACRO _mlsql_segment_slices IS 'mlsql macro 6901c62a79d5eb9c b6d618b2398a7375: Cells {g, s, y} cut into segments by g, each sorted by score descending twice: negatives first among ties (a) and positives first (b). A segment ends where g changes from one cell to the next.';
-COMMENT ON MACRO _mlsql_segment_stats IS 'mlsql macro ed13245fc0f2e1fe b6d618b2398a7375: A segment''s statistics from its cells sorted with negatives first (a) and positives first (b) among ties: explicit cells, positives (unscored ones), Σ P(>= s) / N(>= s) over the scored positives, and U.';
-COMMENT ON MACRO _mlsql_weighted_segment_slices IS 'mlsql macro 0f37ab4b1e8e453d b6d618b2398a7375: Weighted cells {g, s, y, w} sorted by (g, s) descending and cut into segments by g.';
-COMMENT ON MACRO _mlsql_weighted_segment_stats IS 'mlsql macro 8c7d84a3ed0e7e89 b6d618b2398a7375: A segment''s statistics from its weighted cells {s, y, w} sorted by score descending: the weights of its cells, positives and unscored positives, Σ over runs of the positive weight x WP(>= s) / W(>= s), and the weighted U.';
-COMMENT ON MACRO multilabel_average_precision IS 'mlsql macro 5d2a614331bbc128 b6d618b2398a7375: scikit-learn''s average_precision_score over label scores (the indicator matrix of the group''s labels), averaged micro, macro, weighted or over samples.';
-COMMENT ON MACRO multilabel_roc_auc IS 'mlsql macro fda18e601c1fd506 b6d618b2398a7375: scikit-learn''s roc_auc_score over label scores (the indicator matrix of the group''s labels), ties one half, averaged micro, macro, weighted or over samples.';
-COMMENT ON MACRO _mlsql_score_entries IS 'mlsql macro 1d83b0c27a86851f b6d618b2398a7375: A row''s label scores as (key, value) entries (a list''s first entry of a label kept).';
-COMMENT ON MACRO TABLE calibration_table IS 'mlsql macro 6107bbe15ce78aa6 b6d618b2398a7375: One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.';
-COMMENT ON MACRO TABLE label_thresholds IS 'mlsql macro 501c04a9a4c73a39 b6d618b2398a7375: One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold, each row weighted by sample_weight.';
-COMMENT ON MACRO TABLE _mlsql_poisson_cdf IS 'mlsql macro f3c20b21f704a84d b6d618b2398a7375: Poisson(m)''s CDF for each m > 0 of ms over k in m +- (12 sqrt(m) + 12), normalised (the mass left out is below 1e-25): the draw for a uniform u is the smallest k with cdf >= u.';
-COMMENT ON MACRO _mlsql_repr IS 'mlsql macro fb23017e06c41717 b6d618b2398a7375: A value as Python''s repr shows it: ''text'' (or "it''s"), None, True, 2.5.';
-COMMENT ON MACRO _mlsql_mcnemar_p IS 'mlsql macro 139601d6929a5c3e b6d618b2398a7375: McNemar''s exact test: min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2); 1 when b + c = 0. The binomial terms from lgamma, summed smallest first.';
-COMMENT ON MACRO _mlsql_literal IS 'mlsql macro 04a640f5d67f8aad b6d618b2398a7375: SQL text that reads back as x: its text quoted, cast to its type (''NULL'' for NULL).';
-COMMENT ON MACRO TABLE _mlsql_poisson_buckets IS 'mlsql macro 7f4fe53ba32d2042 b6d618b2398a7375: Poisson(m)''s inverse CDF for each m of ms as (m, b, k, lo, hi): k is the draw of u with lo < u <= hi, listed under each bucket b = floor(u x 4096) it meets.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_label_sets IS 'mlsql macro 0d39306b726139a7 b6d618b2398a7375: bootstrap of the label-set measures: one Poisson(m) draw per distinct (tp, |A|, |P|, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_label_sets IS 'mlsql macro 47627c896ebd197a b6d618b2398a7375: compare on the label-set measures: one Poisson(m) draw per distinct pair of both rows'' (tp, |A|, |P|, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_label_lists IS 'mlsql macro 5ec0723101af3f08 b6d618b2398a7375: bootstrap of the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_label_lists IS 'mlsql macro 0307b351ce0e1afd b6d618b2398a7375: compare on the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_classes IS 'mlsql macro a0fbac3ff77f3b13 b6d618b2398a7375: bootstrap of the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_classes IS 'mlsql macro 80c0cc79fb60e162 b6d618b2398a7375: compare on the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_regression IS 'mlsql macro a695330801ab49fa b6d618b2398a7375: bootstrap of the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_regression IS 'mlsql macro a265398f1a406710 b6d618b2398a7375: compare on the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_scores IS 'mlsql macro c53b99c393b05386 b6d618b2398a7375: bootstrap of the measures of scores (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_scores IS 'mlsql macro a427c7013fa57782 b6d618b2398a7375: compare on the measures of scores (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_refused IS 'mlsql macro 0834104101f4f65b b6d618b2398a7375: bootstrap on a list of measures whose first it does not resample: its error.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_not_a_list IS 'mlsql macro f4518fa7dbb7defc b6d618b2398a7375: bootstrap on measures that are not a list of names: its error.';
-COMMENT ON MACRO TABLE _mlsql_compare_refused IS 'mlsql macro e1bfdca5049051da b6d618b2398a7375: compare on a list of measures whose first it does not resample: its error.';
-COMMENT ON MACRO TABLE _mlsql_compare_not_a_list IS 'mlsql macro e525f35e0b8a3418 b6d618b2398a7375: compare on measures that are not a list of names: its error.';
-COMMENT ON MACRO TABLE bootstrap IS 'mlsql macro 3541574df2dd301e b6d618b2398a7375: Bootstrap intervals, one row per group and measure: the by columns, measure, estimate (the measure on the data), low and high (percentile interval), std_error. Measures of one kind: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error); beta, zero_division, n_labels, options, average, weights and n_bins apply to every listed measure taking them. Exact Poisson bootstrap (one Poisson(m) draw per distinct row statistics seen m times, counter-based on seed: the same seed, the same draws). Example: SELECT * FROM bootstrap(''preds'', ''actual'', ''predicted'', measures := [''micro_f1''], "by" := [''model'']).';
-COMMENT ON MACRO TABLE compare IS 'mlsql macro b4a60aac4f204968 b6d618b2398a7375: Paired comparison of every model with the baseline, one row per group, other model and measure: the by columns, model, measure, baseline_estimate, estimate, difference (model - baseline), low and high (percentile interval of the difference), p_value (two-sided paired bootstrap), mcnemar_p_value (McNemar''s exact test; subset_accuracy, zero_one_loss, accuracy and error_rate, else NULL). Rows pair on id within each group; unpaired rows are an error unless drop_unpaired := true. Measures and their parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per distinct pair of both rows'' statistics seen m times, for both sides at once). Example: SELECT * FROM compare(''runs'', ''actual'', ''predicted'', model := ''model'', id := ''id'', baseline := ''A'', measures := [''micro_f1'', ''subset_accuracy'']).';
+COMMENT ON MACRO _mlsql_weight IS 'mlsql macro 6440ffc2acbf6439 27d9e0a31863910e: A row''s sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).';
+COMMENT ON MACRO _mlsql_shown IS 'mlsql macro b0d5f7daf3cc963d 27d9e0a31863910e: A value as mlsql''s messages show it: ''text'', None, True, 2.5.';
+COMMENT ON MACRO _mlsql_check_beta IS 'mlsql macro 512040aa601b1dbd 27d9e0a31863910e: Validate beta: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_zero_division IS 'mlsql macro 67f9c71bdeff8a04 27d9e0a31863910e: Validate zero_division: one of 0, 1, nan, ''diagnose'', ''ignore''.';
+COMMENT ON MACRO _mlsql_check_n_labels IS 'mlsql macro 43d838c682001e03 27d9e0a31863910e: Validate n_labels: a whole number > 0.';
+COMMENT ON MACRO _mlsql_check_alpha IS 'mlsql macro 5238e2456fa0f54a 27d9e0a31863910e: Validate alpha: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_cost_fn IS 'mlsql macro 9cd5c51fb93b2036 27d9e0a31863910e: Validate cost_fn: a finite number.';
+COMMENT ON MACRO _mlsql_check_cost_fp IS 'mlsql macro 777d89e417099a55 27d9e0a31863910e: Validate cost_fp: a finite number.';
+COMMENT ON MACRO _mlsql_check_average IS 'mlsql macro 49519a425086aa0c 27d9e0a31863910e: Validate average: one of ''micro'', ''macro'', ''weighted''.';
+COMMENT ON MACRO _mlsql_check_weights IS 'mlsql macro 55f3c76974caf8a0 27d9e0a31863910e: Validate weights: one of ''linear'', ''quadratic''.';
+COMMENT ON MACRO _mlsql_check_k IS 'mlsql macro 14bf28fb73962a0d 27d9e0a31863910e: Validate k: a whole number > 0 (or NULL for all).';
+COMMENT ON MACRO _mlsql_check_top_k IS 'mlsql macro a230e0f559eda428 27d9e0a31863910e: Validate k: a whole number >= 0 (or NULL for all).';
+COMMENT ON MACRO _mlsql_check_threshold IS 'mlsql macro 8c2bc6acd7bacc83 27d9e0a31863910e: Validate threshold: a number.';
+COMMENT ON MACRO _mlsql_check_table_beta IS 'mlsql macro a01713b91245d079 27d9e0a31863910e: Validate beta: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_n_bins IS 'mlsql macro 64118ad4391f29da 27d9e0a31863910e: Validate n_bins: a whole number > 0.';
+COMMENT ON MACRO _mlsql_check_score_average IS 'mlsql macro bdca0452f2d1708f 27d9e0a31863910e: Validate average: one of ''micro'', ''macro'', ''weighted'', ''samples''.';
+COMMENT ON MACRO _mlsql_check_threshold_bins IS 'mlsql macro 17753518e5455d2e 27d9e0a31863910e: Validate n_bins: a whole number > 0 (or NULL for exact thresholds).';
+COMMENT ON MACRO _mlsql_undefined IS 'mlsql macro ac744bf4af46efca 27d9e0a31863910e: The value of an undefined ratio under a checked zero_division (''ignore'': NULL).';
+COMMENT ON MACRO _mlsql_label_type_error IS 'mlsql macro 5e13bfa8fcf5baad 27d9e0a31863910e: The error for lists that hold no labels (floats, booleans, ...) or two kinds.';
+COMMENT ON MACRO _mlsql_checked_label_lists IS 'mlsql macro 734e7008fdd54d97 27d9e0a31863910e: actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).';
+COMMENT ON MACRO _mlsql_typed_universe IS 'mlsql macro dfe2a11bf711de99 27d9e0a31863910e: A labels= universe as a list of example''s type, after checking its kind and, for integers, their range.';
+COMMENT ON MACRO _mlsql_tp IS 'mlsql macro 7ad3957705368986 27d9e0a31863910e: |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).';
+COMMENT ON MACRO _mlsql_n_actual IS 'mlsql macro 8912008a8d73d114 27d9e0a31863910e: |A|: distinct non-NULL true labels; NULL when either list is NULL.';
+COMMENT ON MACRO _mlsql_n_predicted IS 'mlsql macro 73cb8d3e1caeb72c 27d9e0a31863910e: |P|: distinct non-NULL predicted labels; NULL when either list is NULL.';
+COMMENT ON MACRO _mlsql_ratio IS 'mlsql macro 456a33afe3d3f806 27d9e0a31863910e: ``num / den``, or the ``zero_division`` value where ``den`` is 0.';
+COMMENT ON MACRO _mlsql_precision IS 'mlsql macro 58dbd7799a76e0e4 27d9e0a31863910e: tp / (tp + fp): undefined when nothing is predicted.';
+COMMENT ON MACRO _mlsql_recall IS 'mlsql macro f5215130f0b41a22 27d9e0a31863910e: tp / (tp + fn): undefined when nothing is true.';
+COMMENT ON MACRO _mlsql_fbeta IS 'mlsql macro 59f673176e1889f2 27d9e0a31863910e: (1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.';
+COMMENT ON MACRO _mlsql_jaccard IS 'mlsql macro f27d14b3c904efa0 27d9e0a31863910e: tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty.';
+COMMENT ON MACRO _mlsql_average IS 'mlsql macro e2bce6c45bc68591 27d9e0a31863910e: Mean of per-row or per-label values, leaving undefined ones out where asked.';
+COMMENT ON MACRO _mlsql_average_by_weight IS 'mlsql macro a2c6cb27c6aad003 27d9e0a31863910e: Mean of per-row or per-label values, leaving undefined ones out where asked, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_share IS 'mlsql macro d723b640377e4a9c 27d9e0a31863910e: ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).';
+COMMENT ON MACRO _mlsql_hamming_loss IS 'mlsql macro 5cc743e0762ecfc6 27d9e0a31863910e: (fp + fn) / (rows x labels): the share of label decisions that are wrong.';
+COMMENT ON MACRO _mlsql_subset_accuracy IS 'mlsql macro cf75a9cea316308f 27d9e0a31863910e: Share of rows whose predicted set equals the true set (unknown rows left out).';
+COMMENT ON MACRO _mlsql_subset_accuracy_by_weight IS 'mlsql macro 34eff7b6e309cc2b 27d9e0a31863910e: Share of rows whose predicted set equals the true set (unknown rows left out), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_zero_one_loss IS 'mlsql macro ae549e88edbc7c42 27d9e0a31863910e: 1 - subset accuracy.';
+COMMENT ON MACRO _mlsql_zero_one_loss_by_weight IS 'mlsql macro b58af924798eaedc 27d9e0a31863910e: 1 - subset accuracy, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_negative_predictive_value IS 'mlsql macro 3206e85937033e08 27d9e0a31863910e: tn / (tn + fn) (the lecture''s nrel): precision of the negative class.';
+COMMENT ON MACRO _mlsql_specificity IS 'mlsql macro 6ae09f8bc983fb28 27d9e0a31863910e: tn / (tn + fp) (the lecture''s spec): recall of the negative class.';
+COMMENT ON MACRO _mlsql_false_negative_rate IS 'mlsql macro a56ecac63de02524 27d9e0a31863910e: fn / (tp + fn): the positive class''s error rate (1 - recall).';
+COMMENT ON MACRO _mlsql_false_positive_rate IS 'mlsql macro 72f641940bd4d33d 27d9e0a31863910e: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
+COMMENT ON MACRO _mlsql_joint_share IS 'mlsql macro db280ce07445d883 27d9e0a31863910e: tp / n (the lecture''s sup, a rule''s support p(LR)).';
+COMMENT ON MACRO _mlsql_table_accuracy IS 'mlsql macro 4b02e1fe41f40e71 27d9e0a31863910e: (tp + tn) / n (the lecture''s tacc).';
+COMMENT ON MACRO _mlsql_table_error_rate IS 'mlsql macro 19a6af9dadfccf3e 27d9e0a31863910e: (fp + fn) / n: 1 - accuracy.';
+COMMENT ON MACRO _mlsql_table_coverage IS 'mlsql macro 6d84fb6398ab0583 27d9e0a31863910e: (tp + fp) / n (the lecture''s cov): share of rows predicted positive (where a rule fires).';
+COMMENT ON MACRO _mlsql_table_cost_error IS 'mlsql macro 8ef9a12ac73eab8e 27d9e0a31863910e: (cost_fn fn + cost_fp fp) / n: the cost-weighted error of a 2x2 table.';
+COMMENT ON MACRO _mlsql_novelty IS 'mlsql macro f27c067838c024a2 27d9e0a31863910e: p(LR) - p(L) p(R) = (n tp - (tp + fp)(tp + fn)) / n² (the lecture''s nov).';
+COMMENT ON MACRO _mlsql_satisfaction IS 'mlsql macro 5e52156bbda5dec0 27d9e0a31863910e: 1 - n fp / (|L| |not R|) (the lecture''s sat); undefined when L or not R is empty.';
+COMMENT ON MACRO _mlsql_cohen_kappa IS 'mlsql macro 6dc9235cb4dd4b51 27d9e0a31863910e: 1 - n Σw·O / Σw·r·c: kappa from the (weighted) disagreement seen and expected by chance.';
+COMMENT ON MACRO _mlsql_table_kappa IS 'mlsql macro ca897ee75373bbee 27d9e0a31863910e: Cohen''s kappa of a 2x2 table: chance disagreement (tp+fn)(fn+tn) + (fp+tn)(tp+fp).';
+COMMENT ON MACRO _mlsql_curve_precision IS 'mlsql macro 9e38e8d9d01ba7ef 27d9e0a31863910e: tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn).';
+COMMENT ON MACRO _mlsql_curve_recall IS 'mlsql macro c8825708d87e4e9c 27d9e0a31863910e: tp / P at a threshold; 0 at +inf (scikit-learn''s end point), undefined without positives.';
+COMMENT ON MACRO _mlsql_curve_rate IS 'mlsql macro b06df681d13ec307 27d9e0a31863910e: count / total: the true positive rate (tp / P) or false positive rate (fp / N).';
+COMMENT ON MACRO _mlsql_true_negatives IS 'mlsql macro 371583405de34ffd 27d9e0a31863910e: rows - tp - fp - fn: rows where the label is neither true nor predicted.';
+COMMENT ON MACRO _mlsql_label_accuracy IS 'mlsql macro 24ebf980c735f9e7 27d9e0a31863910e: (tp + tn) / rows: share of rows where the label is decided right.';
+COMMENT ON MACRO _mlsql_weighted_average IS 'mlsql macro d54a8c194f72c2aa 27d9e0a31863910e: Sum of weight x value over the sum of weights, leaving undefined values out.';
+COMMENT ON MACRO _mlsql_weighted_average_by_weight IS 'mlsql macro 72949384a764834c 27d9e0a31863910e: Sum of weight x value over the sum of weights, leaving undefined values out, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_fbeta_of_means IS 'mlsql macro 1ff811799fa8b698 27d9e0a31863910e: (1 + b²) P R / (b² P + R) of two averages (the R walkthrough''s macro F1); 0 when both are 0.';
+COMMENT ON MACRO _mlsql_share_of_labels IS 'mlsql macro 2e726c09d9eb5b70 27d9e0a31863910e: Share of label rows where ``condition`` holds (CLP, MLP, WLP).';
+COMMENT ON MACRO _mlsql_share_of_labels_by_weight IS 'mlsql macro df18776ae6c4a9f1 27d9e0a31863910e: Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_label_accuracy_micro IS 'mlsql macro 885e811cf300d694 27d9e0a31863910e: 1 - Hamming loss: share of the rows x labels decisions that are right.';
+COMMENT ON MACRO _mlsql_segment_average_precision IS 'mlsql macro be4ade8afe0896be 27d9e0a31863910e: (Σ scored positives'' P(>= s) / N(>= s) + unscored positives x positives / cells) / positives.';
+COMMENT ON MACRO _mlsql_segment_roc_auc IS 'mlsql macro a38520f731b21d9d 27d9e0a31863910e: U / (positives x negatives), U counting the unscored negatives at -infinity.';
+COMMENT ON MACRO _mlsql_precision_at_k IS 'mlsql macro 9a6d84423b44c27f 27d9e0a31863910e: hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).';
+COMMENT ON MACRO _mlsql_recall_at_k IS 'mlsql macro 35a2dbcf6dcfc8de 27d9e0a31863910e: hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall).';
+COMMENT ON MACRO _mlsql_hit IS 'mlsql macro fe0bcbd31c93a14d 27d9e0a31863910e: 1 when a true item is in the top n, else 0.';
+COMMENT ON MACRO _mlsql_reciprocal_rank IS 'mlsql macro 42cca930d80534eb 27d9e0a31863910e: 1 / position of the first hit in the top n; 0 without one.';
+COMMENT ON MACRO _mlsql_precision_at_hit IS 'mlsql macro 29b0997c27d0ebd4 27d9e0a31863910e: Precision of the top ``pos`` items when the item at ``pos`` is the ``nth`` hit.';
+COMMENT ON MACRO _mlsql_average_precision_at_k IS 'mlsql macro f7f32f6575119ccf 27d9e0a31863910e: Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.';
+COMMENT ON MACRO _mlsql_misses_above_hit IS 'mlsql macro 5430c952fed1c544 27d9e0a31863910e: Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.';
+COMMENT ON MACRO _mlsql_ranking_auc_at_k IS 'mlsql macro 1afa9d46c281447a 27d9e0a31863910e: Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.';
+COMMENT ON MACRO _mlsql_normalized_dcg IS 'mlsql macro 657b1d9263719358 27d9e0a31863910e: DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant).';
+COMMENT ON MACRO _mlsql_coverage IS 'mlsql macro b06580681128d5bb 27d9e0a31863910e: How far down the ranking to go to cover every true label; 0 without true labels.';
+COMMENT ON MACRO _mlsql_false_at_or_above IS 'mlsql macro 82012b3a96e35163 27d9e0a31863910e: False labels scored at least as high as a true label: its wrongly ordered pairs.';
+COMMENT ON MACRO _mlsql_ranking_loss_of_row IS 'mlsql macro cbd6b96bc9408710 27d9e0a31863910e: Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none.';
+COMMENT ON MACRO _mlsql_precision_at_label IS 'mlsql macro 62a72c8abecc6fb7 27d9e0a31863910e: Share of true labels among the labels scored at least as high as a true label.';
+COMMENT ON MACRO _mlsql_label_ranking_precision_of_row IS 'mlsql macro 381e7829a25bf963 27d9e0a31863910e: Mean precision at the true labels; 1 where none or all labels are true.';
+COMMENT ON MACRO _mlsql_one_error_of_row IS 'mlsql macro bda50e6befc604ab 27d9e0a31863910e: Share of top-scored labels that are not true; 1 when no label is scored.';
+COMMENT ON MACRO _mlsql_tie_averaged_gain IS 'mlsql macro 98e84166311a66aa 27d9e0a31863910e: A relevant label''s DCG share: the discounts of its tie group''s places / the group size.';
+COMMENT ON MACRO _mlsql_relative_error IS 'mlsql macro 13b798fdebbab46c 27d9e0a31863910e: error / baseline (rse, rae); undefined when y is constant (''diagnose'': 0 if error = 0, else 1).';
+COMMENT ON MACRO _mlsql_explained IS 'mlsql macro 42ed097f5173cf22 27d9e0a31863910e: 1 - error / baseline (r2, explained variance); undefined when baseline = 0.';
+COMMENT ON MACRO _mlsql_pearson IS 'mlsql macro c802c13048b56049 27d9e0a31863910e: cov / (sd_a sd_b); undefined when either side is constant (''diagnose'': 1 if equal).';
+COMMENT ON MACRO _mlsql_centred_comoment IS 'mlsql macro 6e97bfd1f095f7b5 27d9e0a31863910e: Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.';
+COMMENT ON MACRO _mlsql_log_loss_term IS 'mlsql macro e7129dacbe95ad7a 27d9e0a31863910e: -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.';
+COMMENT ON MACRO _mlsql_mann_whitney_auc IS 'mlsql macro 7e55126ac5158fb3 27d9e0a31863910e: U / (positives x negatives); undefined with one class (''diagnose'': 1).';
+COMMENT ON MACRO _mlsql_squared_error_term IS 'mlsql macro ef48c92db309ae04 27d9e0a31863910e: (p - y)² of one row: its Brier score.';
+COMMENT ON MACRO _mlsql_step_average_precision IS 'mlsql macro ab959c2d342c2481 27d9e0a31863910e: Σ over positives of the precision at their score / positives; undefined without positives.';
+COMMENT ON MACRO _mlsql_calibration_bin IS 'mlsql macro 53b358b4fd9a28e5 27d9e0a31863910e: min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.';
+COMMENT ON MACRO _mlsql_matthews_corrcoef IS 'mlsql macro 33ed9d7ffac2578c 27d9e0a31863910e: (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).';
+COMMENT ON MACRO _mlsql_selection_fbeta IS 'mlsql macro 6a745f52176d74ce 27d9e0a31863910e: F-beta of a candidate threshold for choosing the best: 0 where tp = 0.';
+COMMENT ON MACRO set_intersection IS 'mlsql macro 2663540fbf85c85f 27d9e0a31863910e: Labels in both lists, distinct and sorted, no NULLs.';
+COMMENT ON MACRO set_difference IS 'mlsql macro 03c8f5708ab09143 27d9e0a31863910e: Labels of the first list missing from the second, distinct and sorted.';
+COMMENT ON MACRO set_union IS 'mlsql macro 788fa3f9f6dad2ca 27d9e0a31863910e: Labels in either list, distinct and sorted, no NULLs.';
+COMMENT ON MACRO set_symmetric_difference IS 'mlsql macro 1e60b6710e9fbcc6 27d9e0a31863910e: Labels in exactly one of the lists, distinct and sorted.';
+COMMENT ON MACRO true_positives IS 'mlsql macro f7d3a7fdde36ffec 27d9e0a31863910e: |A ∩ P|: true labels that were predicted.';
+COMMENT ON MACRO false_positives IS 'mlsql macro 8a3f70d8eac64ffe 27d9e0a31863910e: |P \ A|: predicted labels that are not true.';
+COMMENT ON MACRO false_negatives IS 'mlsql macro 38eeca0b75cf0213 27d9e0a31863910e: |A \ P|: true labels that were not predicted.';
+COMMENT ON MACRO set_jaccard IS 'mlsql macro 726d0a84a33b1a79 27d9e0a31863910e: |A ∩ P| / |A ∪ P| of one row.';
+COMMENT ON MACRO row_precision IS 'mlsql macro 66a03403dda7f441 27d9e0a31863910e: |A ∩ P| / |P| of one row.';
+COMMENT ON MACRO row_recall IS 'mlsql macro d6ea69bfa740039c 27d9e0a31863910e: |A ∩ P| / |A| of one row.';
+COMMENT ON MACRO row_fbeta IS 'mlsql macro 548d29d061f72321 27d9e0a31863910e: F-beta of one row, from its counts.';
+COMMENT ON MACRO micro_precision IS 'mlsql macro 8da0a6e2fb01e1af 27d9e0a31863910e: Precision of counts pooled over rows.';
+COMMENT ON MACRO micro_recall IS 'mlsql macro 3bbb8a5f389ed96f 27d9e0a31863910e: Recall of counts pooled over rows.';
+COMMENT ON MACRO micro_fbeta IS 'mlsql macro 4bb838690a80dace 27d9e0a31863910e: F-beta of counts pooled over rows.';
+COMMENT ON MACRO micro_f1 IS 'mlsql macro df2ed506edf4bca5 27d9e0a31863910e: F1 of counts pooled over rows.';
+COMMENT ON MACRO micro_jaccard IS 'mlsql macro eb86c0c52b65de1b 27d9e0a31863910e: Jaccard of counts pooled over rows.';
+COMMENT ON MACRO samples_precision IS 'mlsql macro cc3d6fc7d8600c9a 27d9e0a31863910e: Mean over rows of row precision.';
+COMMENT ON MACRO samples_recall IS 'mlsql macro 94f42af99d493203 27d9e0a31863910e: Mean over rows of row recall.';
+COMMENT ON MACRO samples_fbeta IS 'mlsql macro 002ac38dc987e320 27d9e0a31863910e: Mean over rows of row F-beta.';
+COMMENT ON MACRO samples_f1 IS 'mlsql macro d79a924dea11748d 27d9e0a31863910e: Mean over rows of row F1.';
+COMMENT ON MACRO samples_jaccard IS 'mlsql macro 78d77b1deb7c32f8 27d9e0a31863910e: Mean over rows of row Jaccard.';
+COMMENT ON MACRO subset_accuracy IS 'mlsql macro 3c3dc11eae5b5fe7 27d9e0a31863910e: Share of rows predicted exactly.';
+COMMENT ON MACRO zero_one_loss IS 'mlsql macro ecb60bf09987b287 27d9e0a31863910e: Share of rows not predicted exactly.';
+COMMENT ON MACRO hamming_loss IS 'mlsql macro 9327bfa6e8841d55 27d9e0a31863910e: (fp + fn) / (rows x n_labels): share of wrong label decisions.';
+COMMENT ON MACRO micro_precision_from_counts IS 'mlsql macro 1b9b7b6fb541061b 27d9e0a31863910e: micro_precision of stored counts.';
+COMMENT ON MACRO micro_recall_from_counts IS 'mlsql macro 5c9aeb4c4e1750a5 27d9e0a31863910e: micro_recall of stored counts.';
+COMMENT ON MACRO micro_fbeta_from_counts IS 'mlsql macro 0a2e72eb1f35ccb9 27d9e0a31863910e: micro_fbeta of stored counts.';
+COMMENT ON MACRO micro_f1_from_counts IS 'mlsql macro 14bc298ff9689474 27d9e0a31863910e: micro_f1 of stored counts.';
+COMMENT ON MACRO micro_jaccard_from_counts IS 'mlsql macro aedb770816c1a9bc 27d9e0a31863910e: micro_jaccard of stored counts.';
+COMMENT ON MACRO subset_accuracy_from_counts IS 'mlsql macro fe928d399bd1df56 27d9e0a31863910e: subset_accuracy of stored counts.';
+COMMENT ON MACRO zero_one_loss_from_counts IS 'mlsql macro 1a4812036332cf07 27d9e0a31863910e: zero_one_loss of stored counts.';
+COMMENT ON MACRO hamming_loss_from_counts IS 'mlsql macro f069fd0b65c47431 27d9e0a31863910e: hamming_loss of stored counts.';
+COMMENT ON MACRO multilabel_counts IS 'mlsql macro ae8345800a244085 27d9e0a31863910e: Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.';
+COMMENT ON MACRO merge_counts IS 'mlsql macro 37fb540b4d24e4b7 27d9e0a31863910e: Sum stored multilabel_counts structs field by field.';
+COMMENT ON MACRO _mlsql_hivemall_beta IS 'mlsql macro ccb2c07fe51be903 27d9e0a31863910e: The -beta of a Hivemall option string (default 1).';
+COMMENT ON MACRO _mlsql_hivemall_average IS 'mlsql macro bcbe9e09a74ef2ad 27d9e0a31863910e: The -average of a Hivemall option string (default micro).';
+COMMENT ON MACRO _mlsql_hivemall_int_label IS 'mlsql macro a3952953e456b8ed 27d9e0a31863910e: Hivemall''s binary label: 1 stays 1; 0 and -1 are 0.';
+COMMENT ON MACRO _mlsql_hivemall_tp IS 'mlsql macro 967aee34f9468857 27d9e0a31863910e: One binary row''s tp: both 1 (binary), or equal labels (micro).';
+COMMENT ON MACRO _mlsql_hivemall_n IS 'mlsql macro 597a89658e486910 27d9e0a31863910e: One binary row''s labels on one side: 1 if positive (binary); always 1 (micro).';
+COMMENT ON MACRO _mlsql_hivemall_arrays IS 'mlsql macro c232fd7a73ac62d3 27d9e0a31863910e: fmeasure over label arrays (sets).';
+COMMENT ON MACRO _mlsql_hivemall_arrays_by_weight IS 'mlsql macro 9a58392414282691 27d9e0a31863910e: fmeasure over label arrays (sets), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_hivemall_binary IS 'mlsql macro 37cce71db9c7d014 27d9e0a31863910e: fmeasure over binary int labels.';
+COMMENT ON MACRO _mlsql_hivemall_binary_by_weight IS 'mlsql macro b0cc90f204f3c0f2 27d9e0a31863910e: fmeasure over binary int labels, each row weighted by sample_weight.';
+COMMENT ON MACRO fmeasure IS 'mlsql macro e0c0e543196a2169 27d9e0a31863910e: Hivemall''s fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options ''-beta B -average micro|binary''.';
+COMMENT ON MACRO _mlsql_check_labels IS 'mlsql macro 83bd5418adddd7a6 27d9e0a31863910e: Validate a label universe: NULL (labels seen) or a list with a label.';
+COMMENT ON MACRO TABLE _mlsql_label_spread IS 'mlsql macro 20365db09863f731 27d9e0a31863910e: One pass over the source: count per (group, label, flag); label NULL rows hold row codes.';
+COMMENT ON MACRO TABLE _mlsql_label_spread_by_weight IS 'mlsql macro 2021dadb388cf579 27d9e0a31863910e: One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.';
+COMMENT ON MACRO TABLE label_metrics IS 'mlsql macro 61013de8aaf0ba2f 27d9e0a31863910e: One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn''s labels=); by: grouping columns. Example: SELECT * FROM label_metrics(''preds'', ''actual'', ''predicted'', by := [''model'']).';
+COMMENT ON MACRO TABLE multilabel_report IS 'mlsql macro 2888887c78550c10 27d9e0a31863910e: One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row''s sets are first intersected with them (labels outside are ignored, as scikit-learn''s labels=). Example: SELECT * FROM multilabel_report(''preds'', ''actual'', ''predicted'', labels := [''a'', ''b'']).';
+COMMENT ON MACRO TABLE macro_precision IS 'mlsql macro d27b1d2bb65c0fba 27d9e0a31863910e: Mean over labels of per-label precision.';
+COMMENT ON MACRO TABLE macro_recall IS 'mlsql macro 3ed20bb1c6517696 27d9e0a31863910e: Mean over labels of per-label recall.';
+COMMENT ON MACRO TABLE macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 27d9e0a31863910e: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1).';
+COMMENT ON MACRO TABLE macro_fbeta IS 'mlsql macro 9699284013f1ace9 27d9e0a31863910e: Mean over labels of per-label F-beta.';
+COMMENT ON MACRO TABLE macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e 27d9e0a31863910e: Mean over labels of per-label Jaccard.';
+COMMENT ON MACRO TABLE macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 27d9e0a31863910e: F1 of macro precision and macro recall (the R walkthrough''s macro F1).';
+COMMENT ON MACRO TABLE macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 27d9e0a31863910e: F-beta of macro precision and macro recall.';
+COMMENT ON MACRO TABLE weighted_precision IS 'mlsql macro f584ef8addfff1bc 27d9e0a31863910e: Per-label precision averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_recall IS 'mlsql macro 416147c938743918 27d9e0a31863910e: Per-label recall averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_f1 IS 'mlsql macro 105934c74bce4481 27d9e0a31863910e: Per-label F1 averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_fbeta IS 'mlsql macro e41b539038da0da4 27d9e0a31863910e: Per-label F-beta averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_jaccard IS 'mlsql macro 86a745f531b56812 27d9e0a31863910e: Per-label Jaccard averaged with support weights.';
+COMMENT ON MACRO TABLE label_accuracy_macro IS 'mlsql macro e55e9de054812714 27d9e0a31863910e: Mean over labels of (tp + tn) / rows.';
+COMMENT ON MACRO TABLE label_accuracy_micro IS 'mlsql macro b266b6802394707d 27d9e0a31863910e: 1 - Hamming loss over the label universe.';
+COMMENT ON MACRO TABLE clp IS 'mlsql macro 979e63c9808e737f 27d9e0a31863910e: Share of labels never predicted negative (tn + fn = 0).';
+COMMENT ON MACRO TABLE mlp IS 'mlsql macro 6cf2fc51bacc6e26 27d9e0a31863910e: Share of labels never predicted (tp + fp = 0).';
+COMMENT ON MACRO TABLE wlp IS 'mlsql macro a9ad4d4827af95ea 27d9e0a31863910e: Share of labels never predicted right (tp = 0).';
+COMMENT ON MACRO _mlsql_label_state IS 'mlsql macro 505d98d2e69da234 27d9e0a31863910e: A group''s known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} from a histogram of its distinct rows.';
+COMMENT ON MACRO _mlsql_label_state_by_weight IS 'mlsql macro 75d69b06aa72a099 27d9e0a31863910e: A group''s known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} (sums of weights), from a histogram of its distinct rows.';
+COMMENT ON MACRO _mlsql_macro_precision_of_lists IS 'mlsql macro 44054fb5f95a95b5 27d9e0a31863910e: Mean over labels of per-label precision. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_precision_of_lists_by_weight IS 'mlsql macro 32af587d078d23c8 27d9e0a31863910e: Mean over labels of per-label precision. Over the group''s rows.';
+COMMENT ON MACRO macro_precision IS 'mlsql macro d27b1d2bb65c0fba 27d9e0a31863910e: Mean over labels of per-label precision. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_macro_recall_of_lists IS 'mlsql macro aaed274be5c83a87 27d9e0a31863910e: Mean over labels of per-label recall. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_recall_of_lists_by_weight IS 'mlsql macro 78a69f95b37873cf 27d9e0a31863910e: Mean over labels of per-label recall. Over the group''s rows.';
+COMMENT ON MACRO macro_recall IS 'mlsql macro 3ed20bb1c6517696 27d9e0a31863910e: Mean over labels of per-label recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_macro_f1_of_lists IS 'mlsql macro 3be03c8d3203d75d 27d9e0a31863910e: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1). Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_f1_of_lists_by_weight IS 'mlsql macro 662d4346e4887668 27d9e0a31863910e: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1). Over the group''s rows.';
+COMMENT ON MACRO macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 27d9e0a31863910e: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_macro_fbeta_of_lists IS 'mlsql macro 0b04110d811fb902 27d9e0a31863910e: Mean over labels of per-label F-beta. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_fbeta_of_lists_by_weight IS 'mlsql macro 5b2cf56a7326b31f 27d9e0a31863910e: Mean over labels of per-label F-beta. Over the group''s rows.';
+COMMENT ON MACRO macro_fbeta IS 'mlsql macro 9699284013f1ace9 27d9e0a31863910e: Mean over labels of per-label F-beta. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_macro_jaccard_of_lists IS 'mlsql macro d65b4b7cc6457f71 27d9e0a31863910e: Mean over labels of per-label Jaccard. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_jaccard_of_lists_by_weight IS 'mlsql macro 81c44acaa2a5b1d4 27d9e0a31863910e: Mean over labels of per-label Jaccard. Over the group''s rows.';
+COMMENT ON MACRO macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e 27d9e0a31863910e: Mean over labels of per-label Jaccard. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_macro_f1_of_means_of_lists IS 'mlsql macro 6aa46ed02cc0e064 27d9e0a31863910e: F1 of macro precision and macro recall (the R walkthrough''s macro F1). Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_f1_of_means_of_lists_by_weight IS 'mlsql macro 30b3dd4a248f89ec 27d9e0a31863910e: F1 of macro precision and macro recall (the R walkthrough''s macro F1). Over the group''s rows.';
+COMMENT ON MACRO macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 27d9e0a31863910e: F1 of macro precision and macro recall (the R walkthrough''s macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_macro_fbeta_of_means_of_lists IS 'mlsql macro 60e737b64b8feda4 27d9e0a31863910e: F-beta of macro precision and macro recall. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_fbeta_of_means_of_lists_by_weight IS 'mlsql macro 479af4142a6bed97 27d9e0a31863910e: F-beta of macro precision and macro recall. Over the group''s rows.';
+COMMENT ON MACRO macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 27d9e0a31863910e: F-beta of macro precision and macro recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_weighted_precision_of_lists IS 'mlsql macro 368e80a1876aa1cc 27d9e0a31863910e: Per-label precision averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_weighted_precision_of_lists_by_weight IS 'mlsql macro 250f0cbd0a39eade 27d9e0a31863910e: Per-label precision averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO weighted_precision IS 'mlsql macro f584ef8addfff1bc 27d9e0a31863910e: Per-label precision averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_weighted_recall_of_lists IS 'mlsql macro 60f6cd67734d2a34 27d9e0a31863910e: Per-label recall averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_weighted_recall_of_lists_by_weight IS 'mlsql macro 1871f76b92d0dce9 27d9e0a31863910e: Per-label recall averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO weighted_recall IS 'mlsql macro 416147c938743918 27d9e0a31863910e: Per-label recall averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_weighted_f1_of_lists IS 'mlsql macro 4389f6ed2d48b6be 27d9e0a31863910e: Per-label F1 averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_weighted_f1_of_lists_by_weight IS 'mlsql macro 430da2fab69243ff 27d9e0a31863910e: Per-label F1 averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO weighted_f1 IS 'mlsql macro 105934c74bce4481 27d9e0a31863910e: Per-label F1 averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_weighted_fbeta_of_lists IS 'mlsql macro 65e9a241a4e8e4e0 27d9e0a31863910e: Per-label F-beta averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_weighted_fbeta_of_lists_by_weight IS 'mlsql macro cd079a6eaa71f89c 27d9e0a31863910e: Per-label F-beta averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO weighted_fbeta IS 'mlsql macro e41b539038da0da4 27d9e0a31863910e: Per-label F-beta averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_weighted_jaccard_of_lists IS 'mlsql macro b8f20708e3b54a24 27d9e0a31863910e: Per-label Jaccard averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_weighted_jaccard_of_lists_by_weight IS 'mlsql macro 73ca561368dbddf6 27d9e0a31863910e: Per-label Jaccard averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO weighted_jaccard IS 'mlsql macro 86a745f531b56812 27d9e0a31863910e: Per-label Jaccard averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_label_accuracy_macro_of_lists IS 'mlsql macro 6abfd3d927db5dfe 27d9e0a31863910e: Mean over labels of (tp + tn) / rows. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_label_accuracy_macro_of_lists_by_weight IS 'mlsql macro 37b99c23e1467ca0 27d9e0a31863910e: Mean over labels of (tp + tn) / rows. Over the group''s rows.';
+COMMENT ON MACRO label_accuracy_macro IS 'mlsql macro e55e9de054812714 27d9e0a31863910e: Mean over labels of (tp + tn) / rows. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_label_accuracy_micro_of_lists IS 'mlsql macro 92883ebf4fbde68c 27d9e0a31863910e: 1 - Hamming loss over the label universe. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_label_accuracy_micro_of_lists_by_weight IS 'mlsql macro 81f851223add5fd1 27d9e0a31863910e: 1 - Hamming loss over the label universe. Over the group''s rows.';
+COMMENT ON MACRO label_accuracy_micro IS 'mlsql macro b266b6802394707d 27d9e0a31863910e: 1 - Hamming loss over the label universe. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_clp_of_lists IS 'mlsql macro 2c55c34c261e7dbc 27d9e0a31863910e: Share of labels never predicted negative (tn + fn = 0). Over the group''s rows.';
+COMMENT ON MACRO _mlsql_clp_of_lists_by_weight IS 'mlsql macro bf8363e618091828 27d9e0a31863910e: Share of labels never predicted negative (tn + fn = 0). Over the group''s rows.';
+COMMENT ON MACRO clp IS 'mlsql macro 979e63c9808e737f 27d9e0a31863910e: Share of labels never predicted negative (tn + fn = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_mlp_of_lists IS 'mlsql macro d0cf4176c3a3718c 27d9e0a31863910e: Share of labels never predicted (tp + fp = 0). Over the group''s rows.';
+COMMENT ON MACRO _mlsql_mlp_of_lists_by_weight IS 'mlsql macro 65779764b50bdc34 27d9e0a31863910e: Share of labels never predicted (tp + fp = 0). Over the group''s rows.';
+COMMENT ON MACRO mlp IS 'mlsql macro 6cf2fc51bacc6e26 27d9e0a31863910e: Share of labels never predicted (tp + fp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_wlp_of_lists IS 'mlsql macro e836c368b469654f 27d9e0a31863910e: Share of labels never predicted right (tp = 0). Over the group''s rows.';
+COMMENT ON MACRO _mlsql_wlp_of_lists_by_weight IS 'mlsql macro 91b7b9e0c1704891 27d9e0a31863910e: Share of labels never predicted right (tp = 0). Over the group''s rows.';
+COMMENT ON MACRO wlp IS 'mlsql macro a9ad4d4827af95ea 27d9e0a31863910e: Share of labels never predicted right (tp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_indicator IS 'mlsql macro d29adc66a50278be 27d9e0a31863910e: An indicator value as a boolean (0/1 or false/true; anything else is an error).';
+COMMENT ON MACRO _mlsql_labels_from_indicators IS 'mlsql macro 961326258056735a 27d9e0a31863910e: The labels whose indicator is 1; NULL if any indicator is NULL.';
+COMMENT ON MACRO labels_from_indicators IS 'mlsql macro 0f767645fe46c405 27d9e0a31863910e: The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], [''L1'', ''L2'', ''L3'']). NULL if any indicator is NULL.';
+COMMENT ON MACRO indicators_from_labels IS 'mlsql macro bfb04f7c66d7cdba 27d9e0a31863910e: 0/1 per label of the universe ``labels``: 1 where the list holds it (labels of the list''s kind, within its integer type''s range).';
+COMMENT ON MACRO _mlsql_label_value IS 'mlsql macro 7101e9fc2113b31f 27d9e0a31863910e: value (parameter param, one label), after checking it is of x''s label kind and, for integers, within the range of x''s type.';
+COMMENT ON MACRO _mlsql_cost_keys IS 'mlsql macro 14ddabe4ad373585 27d9e0a31863910e: costs (a map actual -> predicted -> cost), after checking its labels are of x''s label kind.';
+COMMENT ON MACRO _mlsql_binary_flag IS 'mlsql macro a26ce7932b42fca2 27d9e0a31863910e: A boolean or 0/1 input as BOOLEAN (anything else is an error).';
+COMMENT ON MACRO _mlsql_number IS 'mlsql macro ad7d666bd34aef94 27d9e0a31863910e: A numeric input as DOUBLE (other types, NaN and infinite values are an error).';
+COMMENT ON MACRO _mlsql_same_kind IS 'mlsql macro 7bed86c0744542ed 27d9e0a31863910e: x, after checking that x and y hold labels of one kind (integer widths may differ).';
+COMMENT ON MACRO _mlsql_binary_cell IS 'mlsql macro a9ac096dec24f940 27d9e0a31863910e: 1 where (actual, predicted) is the cell (a, p), 0 elsewhere, NULL for an unknown row.';
+COMMENT ON MACRO _mlsql_binary_counts IS 'mlsql macro 23141fe4f66b4723 27d9e0a31863910e: tp, fp, fn, tn over rows (NULL over no known rows).';
+COMMENT ON MACRO _mlsql_binary_weighted_counts IS 'mlsql macro 7da5e78c4438fe70 27d9e0a31863910e: tp, fp, fn, tn as sums of the rows'' weights w (NULL weight: the row is unknown).';
+COMMENT ON MACRO binary_counts IS 'mlsql macro c7c9e73676e027f9 27d9e0a31863910e: Struct of tp, fp, fn, tn as sums of the rows'' sample_weight (DOUBLE).';
+COMMENT ON MACRO binary_precision IS 'mlsql macro e830cf6abadd1075 27d9e0a31863910e: tp / (tp + fp): the lecture''s prel.';
+COMMENT ON MACRO prel IS 'mlsql macro b1c7fdafe2bc54aa 27d9e0a31863910e: Alias of binary_precision.';
+COMMENT ON MACRO binary_precision_from_counts IS 'mlsql macro 17f481dd8f527f26 27d9e0a31863910e: binary_precision of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_recall IS 'mlsql macro 1b2f010a0ee625a9 27d9e0a31863910e: tp / (tp + fn): the lecture''s sens.';
+COMMENT ON MACRO sens IS 'mlsql macro 106900bb6d0079ae 27d9e0a31863910e: Alias of binary_recall.';
+COMMENT ON MACRO binary_recall_from_counts IS 'mlsql macro 0858fd1a556ded32 27d9e0a31863910e: binary_recall of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_specificity IS 'mlsql macro 14a6c37256ababbe 27d9e0a31863910e: tn / (tn + fp): the lecture''s spec.';
+COMMENT ON MACRO spec IS 'mlsql macro cfdb9f35a130e42a 27d9e0a31863910e: Alias of binary_specificity.';
+COMMENT ON MACRO binary_specificity_from_counts IS 'mlsql macro c485c1e5e0a6e968 27d9e0a31863910e: binary_specificity of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_negative_predictive_value IS 'mlsql macro 0457271d04dbdbb0 27d9e0a31863910e: tn / (tn + fn): the lecture''s nrel.';
+COMMENT ON MACRO nrel IS 'mlsql macro 2152fc3574d0e873 27d9e0a31863910e: Alias of binary_negative_predictive_value.';
+COMMENT ON MACRO binary_negative_predictive_value_from_counts IS 'mlsql macro ddffc89012838798 27d9e0a31863910e: binary_negative_predictive_value of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_support IS 'mlsql macro fa7e56016b008c07 27d9e0a31863910e: tp / n: the lecture''s sup (a rule''s support), not scikit-learn''s count.';
+COMMENT ON MACRO sup IS 'mlsql macro 87cddb06e326ab63 27d9e0a31863910e: Alias of binary_support.';
+COMMENT ON MACRO binary_support_from_counts IS 'mlsql macro 8402d25aac841def 27d9e0a31863910e: binary_support of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_accuracy IS 'mlsql macro c09dc2b646eb6a6b 27d9e0a31863910e: (tp + tn) / n: the lecture''s tacc.';
+COMMENT ON MACRO tacc IS 'mlsql macro 619bb03a04c0c81d 27d9e0a31863910e: Alias of binary_accuracy.';
+COMMENT ON MACRO binary_accuracy_from_counts IS 'mlsql macro 34624724959a805d 27d9e0a31863910e: binary_accuracy of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_coverage IS 'mlsql macro 8ad766b91c622f48 27d9e0a31863910e: (tp + fp) / n: share predicted positive, the lecture''s cov.';
+COMMENT ON MACRO cov IS 'mlsql macro 4f2ed6bfda690f93 27d9e0a31863910e: Alias of binary_coverage.';
+COMMENT ON MACRO binary_coverage_from_counts IS 'mlsql macro c09bb1a1c59d18c7 27d9e0a31863910e: binary_coverage of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_error_rate IS 'mlsql macro 4ea2203a81c35a7d 27d9e0a31863910e: (fp + fn) / n: 1 - accuracy.';
+COMMENT ON MACRO binary_error_rate_from_counts IS 'mlsql macro a2204c5df7075a83 27d9e0a31863910e: binary_error_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_fbeta IS 'mlsql macro 788d0b93b97181aa 27d9e0a31863910e: F-beta of the positive class, from counts.';
+COMMENT ON MACRO binary_fbeta_from_counts IS 'mlsql macro 1071121346d6d69c 27d9e0a31863910e: binary_fbeta of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_f1 IS 'mlsql macro 23ae90fc8b19b530 27d9e0a31863910e: F1 of the positive class, from counts.';
+COMMENT ON MACRO binary_f1_from_counts IS 'mlsql macro 9313516f4cf65620 27d9e0a31863910e: binary_f1 of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_f_alpha IS 'mlsql macro ff2b786017a355a7 27d9e0a31863910e: The lecture''s F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².';
+COMMENT ON MACRO binary_f_alpha_from_counts IS 'mlsql macro adf2726869b75e76 27d9e0a31863910e: binary_f_alpha of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_kappa IS 'mlsql macro 8ce52f5852952950 27d9e0a31863910e: Cohen''s kappa of the 2x2 table.';
+COMMENT ON MACRO binary_kappa_from_counts IS 'mlsql macro e6971ac4e0ffe940 27d9e0a31863910e: binary_kappa of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_false_negative_rate IS 'mlsql macro 738fb611dd32ea6d 27d9e0a31863910e: fn / (tp + fn): the positive class''s error rate (1 - recall).';
+COMMENT ON MACRO binary_false_negative_rate_from_counts IS 'mlsql macro 5ff2bd5bf71c60e9 27d9e0a31863910e: binary_false_negative_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_false_positive_rate IS 'mlsql macro c9b2353f5745fe32 27d9e0a31863910e: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
+COMMENT ON MACRO binary_false_positive_rate_from_counts IS 'mlsql macro 234ce377bac97852 27d9e0a31863910e: binary_false_positive_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_cost_error IS 'mlsql macro 53aecdb0eb6f9061 27d9e0a31863910e: (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.';
+COMMENT ON MACRO binary_cost_error_from_counts IS 'mlsql macro dee233f006a24af3 27d9e0a31863910e: binary_cost_error of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO rule_novelty IS 'mlsql macro a4f933e28db1357a 27d9e0a31863910e: p(LR) - p(L) p(R): the lecture''s nov. Inputs: holds (R, the class), fires (L, the rule).';
+COMMENT ON MACRO nov IS 'mlsql macro e54f3d62a6798c44 27d9e0a31863910e: Alias of rule_novelty.';
+COMMENT ON MACRO rule_novelty_from_counts IS 'mlsql macro 8dd10d22ab8cb2d1 27d9e0a31863910e: rule_novelty of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
+COMMENT ON MACRO rule_satisfaction IS 'mlsql macro f61cb90228d22784 27d9e0a31863910e: 1 - n |L and not R| / (|L| |not R|): the lecture''s sat. Inputs: holds (R, the class), fires (L, the rule).';
+COMMENT ON MACRO sat IS 'mlsql macro 02a0b71e29325938 27d9e0a31863910e: Alias of rule_satisfaction.';
+COMMENT ON MACRO rule_satisfaction_from_counts IS 'mlsql macro 5254efbed09dee18 27d9e0a31863910e: rule_satisfaction of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
+COMMENT ON MACRO _mlsql_align_classes IS 'mlsql macro 83c02200b6eae2f7 27d9e0a31863910e: Per class (sorted): row total, column total and diagonal from histograms.';
+COMMENT ON MACRO _mlsql_class_lists IS 'mlsql macro f735f8c760db3fc0 27d9e0a31863910e: One pass: known rows n, the sorted classes and per class actual, predicted, correct.';
+COMMENT ON MACRO _mlsql_weighted_class_lists IS 'mlsql macro 947470791a51d2e9 27d9e0a31863910e: The class lists with each row weighted by w: n and per-class totals are sums of weights (one pass over the group''s rows per class).';
+COMMENT ON MACRO _mlsql_weighted_class_pairs IS 'mlsql macro 8dc68a2e5eb9888a 27d9e0a31863910e: Each known row''s (actual, predicted) pair and weight (empty unless wanted: a constant).';
+COMMENT ON MACRO _mlsql_class_pairs IS 'mlsql macro 92a000004da35620 27d9e0a31863910e: Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).';
+COMMENT ON MACRO _mlsql_classwise_average IS 'mlsql macro d74fb26ae81cfed0 27d9e0a31863910e: Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.';
+COMMENT ON MACRO _mlsql_classwise_weighted_average IS 'mlsql macro b1327f3701b2867b 27d9e0a31863910e: Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.';
+COMMENT ON MACRO majority_class IS 'mlsql macro 09d9687c43175393 27d9e0a31863910e: The class of the largest total sample_weight (ties: the smallest); NULLs skipped.';
+COMMENT ON MACRO minority_class IS 'mlsql macro 91039599e63bfb56 27d9e0a31863910e: The class of the smallest total sample_weight above 0 (ties: the smallest); NULLs skipped.';
+COMMENT ON MACRO _mlsql_cost_map_of IS 'mlsql macro c3b992c1f1670cd5 27d9e0a31863910e: A list of (a, p, cost) as the map a -> p -> cost.';
+COMMENT ON MACRO cost_map IS 'mlsql macro 5f8e8f23ffef9ed2 27d9e0a31863910e: A cost table''s rows (actual, predicted, cost) as the nested map cost_error takes.';
+COMMENT ON MACRO majority_error IS 'mlsql macro aecfdb9758781c9e 27d9e0a31863910e: 1 - the largest class share: the error of always predicting the majority class.';
+COMMENT ON MACRO prevalence IS 'mlsql macro 168fdeb977a9a214 27d9e0a31863910e: Share of known rows whose label is the given positive class.';
+COMMENT ON MACRO accuracy IS 'mlsql macro 0c0ec55e3386cc28 27d9e0a31863910e: Share of known rows where actual = predicted.';
+COMMENT ON MACRO accuracy_score IS 'mlsql macro 15540aa505b9da5f 27d9e0a31863910e: Alias of accuracy.';
+COMMENT ON MACRO error_rate IS 'mlsql macro db6e94ae0abd239f 27d9e0a31863910e: Share of known rows where actual <> predicted.';
+COMMENT ON MACRO _mlsql_precision_score_of IS 'mlsql macro 4be5d80c1e47667f 27d9e0a31863910e: Precision over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO precision_score IS 'mlsql macro cc702dfa26cfcdd5 27d9e0a31863910e: Precision over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO _mlsql_recall_score_of IS 'mlsql macro 1e72b58a3b1814bc 27d9e0a31863910e: Recall over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO recall_score IS 'mlsql macro 0cb309227f743ca0 27d9e0a31863910e: Recall over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO _mlsql_fbeta_score_of IS 'mlsql macro 44b6daff896107f2 27d9e0a31863910e: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO fbeta_score IS 'mlsql macro 83ff869b7f2e5ae0 27d9e0a31863910e: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO _mlsql_f1_score_of IS 'mlsql macro 4e809d8451bcf358 27d9e0a31863910e: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO f1_score IS 'mlsql macro 9ca042f540ab6a5c 27d9e0a31863910e: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO _mlsql_balanced_accuracy_score_of IS 'mlsql macro f0cc5ed86601ed5c 27d9e0a31863910e: Mean recall over the classes that occur in actual.';
+COMMENT ON MACRO balanced_accuracy_score IS 'mlsql macro ab0bc0159c5ebb74 27d9e0a31863910e: Mean recall over the classes that occur in actual.';
+COMMENT ON MACRO balanced_accuracy IS 'mlsql macro 4b69765ee8ad8eeb 27d9e0a31863910e: Alias of balanced_accuracy_score.';
+COMMENT ON MACRO _mlsql_cohen_kappa_score_of IS 'mlsql macro 1b69840c5d5a4fab 27d9e0a31863910e: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO _mlsql_cohen_kappa_score_weighted_of IS 'mlsql macro 55854d8a81e860fd 27d9e0a31863910e: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO cohen_kappa_score IS 'mlsql macro 8c0c695114bd4504 27d9e0a31863910e: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO kappa IS 'mlsql macro 559e28f038203eb0 27d9e0a31863910e: Alias of cohen_kappa_score.';
+COMMENT ON MACRO _mlsql_matthews_corrcoef_of IS 'mlsql macro af63abcb17a6016e 27d9e0a31863910e: Matthews correlation coefficient (multiclass).';
+COMMENT ON MACRO matthews_corrcoef IS 'mlsql macro 07efccb0a0ec9510 27d9e0a31863910e: Matthews correlation coefficient (multiclass).';
+COMMENT ON MACRO mcc IS 'mlsql macro d5bcb1949522e65e 27d9e0a31863910e: Alias of matthews_corrcoef.';
+COMMENT ON MACRO class_error_rate IS 'mlsql macro d98a42df4b4c73dd 27d9e0a31863910e: Share of the rows truly of the given class that were predicted otherwise.';
+COMMENT ON MACRO cost_error IS 'mlsql macro ae224cbfda7467ef 27d9e0a31863910e: (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).';
+COMMENT ON MACRO TABLE class_distribution IS 'mlsql macro 1ce3b446d6025abd 27d9e0a31863910e: One row per class (and group): class, count, share of the known rows.';
+COMMENT ON MACRO TABLE confusion_matrix IS 'mlsql macro 8cf63a47c089d9f9 27d9e0a31863910e: The confusion matrix, long: actual, predicted, count (every cell, zeros too).';
+COMMENT ON MACRO TABLE class_metrics IS 'mlsql macro dd68604bd09feba8 27d9e0a31863910e: One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.';
+COMMENT ON MACRO _mlsql_known_number IS 'mlsql macro 60ade460d9d6f109 27d9e0a31863910e: x as DOUBLE where the other side of the row is known, else NULL.';
+COMMENT ON MACRO mse IS 'mlsql macro 01512eeff6ec20d0 27d9e0a31863910e: Mean squared error.';
+COMMENT ON MACRO mean_squared_error IS 'mlsql macro 3ee2dd88c9f1660e 27d9e0a31863910e: Alias of mse.';
+COMMENT ON MACRO rmse IS 'mlsql macro 753dc27677427981 27d9e0a31863910e: Root mean squared error.';
+COMMENT ON MACRO mae IS 'mlsql macro 2b7d8c4cd8d4fbdc 27d9e0a31863910e: Mean absolute error (the lecture''s mad).';
+COMMENT ON MACRO mean_absolute_error IS 'mlsql macro a41e3fa422a93bdc 27d9e0a31863910e: Alias of mae.';
+COMMENT ON MACRO mape IS 'mlsql macro 72b3a1c8202d7507 27d9e0a31863910e: Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).';
+COMMENT ON MACRO mean_absolute_percentage_error IS 'mlsql macro 581c273442bf9890 27d9e0a31863910e: Alias of mape.';
+COMMENT ON MACRO rse IS 'mlsql macro b46bc0b361bb8074 27d9e0a31863910e: Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².';
+COMMENT ON MACRO rrse IS 'mlsql macro c23de40683c54bcb 27d9e0a31863910e: Root relative squared error: sqrt(rse).';
+COMMENT ON MACRO rae IS 'mlsql macro 733710d2688692b4 27d9e0a31863910e: Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).';
+COMMENT ON MACRO pearson_corr IS 'mlsql macro 1975f36b7b46aab4 27d9e0a31863910e: Pearson correlation of actual and predicted (the lecture''s corr).';
+COMMENT ON MACRO r2 IS 'mlsql macro 15c0f479b6d90bbe 27d9e0a31863910e: Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².';
+COMMENT ON MACRO r2_score IS 'mlsql macro 83fc0fdc837a014b 27d9e0a31863910e: Alias of r2.';
+COMMENT ON MACRO explained_variance IS 'mlsql macro 865eb01a8ce83464 27d9e0a31863910e: Explained variance: 1 - var(y - ŷ) / var(y).';
+COMMENT ON MACRO explained_variance_score IS 'mlsql macro 0406504e23b632f9 27d9e0a31863910e: Alias of explained_variance.';
+COMMENT ON MACRO hivemall_r2 IS 'mlsql macro ba189a9aa70a6725 27d9e0a31863910e: r2 in Hivemall''s argument order: hivemall_r2(predicted, actual).';
+COMMENT ON MACRO _mlsql_weighted_u IS 'mlsql macro 1c215a69fcbf72b1 27d9e0a31863910e: Weighted Mann-Whitney U of (s, y, w) sorted by score: Σ over positives of w x (negative weight below + ties / 2), one pass over the runs of equal scores.';
+COMMENT ON MACRO _mlsql_weighted_precision_sum IS 'mlsql macro 9657af0bee37a676 27d9e0a31863910e: Σ over runs of equal scores of (run''s positive weight) x WP(>= s) / W(>= s), (s, y, w) sorted from the highest score.';
+COMMENT ON MACRO _mlsql_positive_rank_sum IS 'mlsql macro 278519afec049e70 27d9e0a31863910e: Σ of the 1-based positions of the positives in a sorted list of (s, k, y).';
+COMMENT ON MACRO _mlsql_probability IS 'mlsql macro fc64febd6f147a4c 27d9e0a31863910e: x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).';
+COMMENT ON MACRO _mlsql_run_precision_sum IS 'mlsql macro 23c6e59e3e96b935 27d9e0a31863910e: Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).';
+COMMENT ON MACRO logloss IS 'mlsql macro 018a8b7f2644998e 27d9e0a31863910e: Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.';
+COMMENT ON MACRO log_loss IS 'mlsql macro 18e8e0c28a2df9b4 27d9e0a31863910e: Alias of logloss.';
+COMMENT ON MACRO hivemall_logloss IS 'mlsql macro 43cc4cd466815f8a 27d9e0a31863910e: logloss in Hivemall''s argument order: hivemall_logloss(predicted, actual).';
+COMMENT ON MACRO hivemall_auc IS 'mlsql macro 245613d1bcb2c74f 27d9e0a31863910e: auc in Hivemall''s argument order: hivemall_auc(score, label), no sorting needed.';
+COMMENT ON MACRO average_precision_score IS 'mlsql macro eacae720edc1077c 27d9e0a31863910e: Average precision of scores (score) for binary labels (actual): scikit-learn''s step-wise AP, tied scores one step.';
+COMMENT ON MACRO brier_score_loss IS 'mlsql macro 3b1efcd5cf389d15 27d9e0a31863910e: Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).';
+COMMENT ON MACRO expected_calibration_error IS 'mlsql macro 5d0ea24c26e43e53 27d9e0a31863910e: Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.';
+COMMENT ON MACRO _mlsql_ranked IS 'mlsql macro 559f96014641583d 27d9e0a31863910e: A list without NULLs and repeats (the first occurrence keeps its place).';
+COMMENT ON MACRO _mlsql_hit_positions IS 'mlsql macro 55f69ce6005b124d 27d9e0a31863910e: Positions (1-based) of the true items among the first k of a ranked list (all of it when k is NULL).';
+COMMENT ON MACRO _mlsql_ideal_grades IS 'mlsql macro f80d2b1b1769611b 27d9e0a31863910e: The n best grades of an ideal ranking, best first (NULL grades dropped).';
+COMMENT ON MACRO _mlsql_scores_map IS 'mlsql macro 6e0282331a6420fa 27d9e0a31863910e: A list of {label, score} structs as a MAP (a label''s first entry kept, NULL labels dropped).';
+COMMENT ON MACRO _mlsql_scored IS 'mlsql macro f1a8b6b8c79d1091 27d9e0a31863910e: The (key, value) entries of a score map whose score is not NULL.';
+COMMENT ON MACRO _mlsql_score_lists IS 'mlsql macro a9e4471a518ad415 27d9e0a31863910e: A row''s scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.';
+COMMENT ON MACRO _mlsql_n_top IS 'mlsql macro f785092aa9e55a72 27d9e0a31863910e: How many of the scores ``among`` equal the highest scored one.';
+COMMENT ON MACRO _mlsql_ranked_labels IS 'mlsql macro e00917d66e35bb3e 27d9e0a31863910e: Labels of (key, value) entries, best score first, ties by label.';
+COMMENT ON MACRO _mlsql_top_k_of IS 'mlsql macro 857042ce7a031501 27d9e0a31863910e: The labels of the n best-scored entries, best first (all of them when n is NULL).';
+COMMENT ON MACRO _mlsql_scored_above IS 'mlsql macro f239a54483d655b9 27d9e0a31863910e: The entries of a score map scored >= threshold.';
+COMMENT ON MACRO top_k IS 'mlsql macro 9e0bb74db91abde5 27d9e0a31863910e: The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.';
+COMMENT ON MACRO above_threshold IS 'mlsql macro e30ffc08fec341c5 27d9e0a31863910e: Labels of a score map scored >= threshold, best first (ties by label).';
+COMMENT ON MACRO top_k_above IS 'mlsql macro c8a21ac874bc1749 27d9e0a31863910e: At most k labels of a score map, each scored >= threshold, best first (ties by label).';
+COMMENT ON MACRO _mlsql_precision_at_row IS 'mlsql macro 79f68aca0fa58b95 27d9e0a31863910e: Per row: Hivemall''s Precision@k: hits in the top k / k, averaged over rows.';
+COMMENT ON MACRO precision_at IS 'mlsql macro 774b67f374c1605f 27d9e0a31863910e: Hivemall''s Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.';
+COMMENT ON MACRO _mlsql_recall_at_row IS 'mlsql macro f9992d8691a721ab 27d9e0a31863910e: Per row: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows.';
+COMMENT ON MACRO recall_at IS 'mlsql macro b6f687652e85ed39 27d9e0a31863910e: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.';
+COMMENT ON MACRO _mlsql_average_precision_row IS 'mlsql macro 75440a5edbcb7d5d 27d9e0a31863910e: Per row: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows.';
+COMMENT ON MACRO average_precision IS 'mlsql macro 214e35606d2e7245 27d9e0a31863910e: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.';
+COMMENT ON MACRO _mlsql_hitrate_row IS 'mlsql macro dff83c8d7764121e 27d9e0a31863910e: Per row: Hivemall''s HitRate@k: share of rows with a true item in the top k.';
+COMMENT ON MACRO hitrate IS 'mlsql macro d4710183efe00f1e 27d9e0a31863910e: Hivemall''s HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.';
+COMMENT ON MACRO _mlsql_mrr_row IS 'mlsql macro 1c77b25aa57ab6cc 27d9e0a31863910e: Per row: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k.';
+COMMENT ON MACRO mrr IS 'mlsql macro b9f8873c8d0e401d 27d9e0a31863910e: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.';
+COMMENT ON MACRO _mlsql_ndcg_row IS 'mlsql macro 33898adcb6ba69e7 27d9e0a31863910e: Per row: Hivemall''s binary nDCG@k, averaged over rows.';
+COMMENT ON MACRO ndcg IS 'mlsql macro cf697a2d7ba82f0d 27d9e0a31863910e: Hivemall''s binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.';
+COMMENT ON MACRO _mlsql_ranking_auc_row IS 'mlsql macro b39a434d4ba2c7df 27d9e0a31863910e: Per row: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.';
+COMMENT ON MACRO ranking_auc IS 'mlsql macro 69df5584d341aa8b 27d9e0a31863910e: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall''s ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.';
+COMMENT ON MACRO auc IS 'mlsql macro 45ba9f5e314824b4 27d9e0a31863910e: ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall''s ranking AUC (ranking_auc).';
+COMMENT ON MACRO roc_auc_score IS 'mlsql macro a9a95ff171768a8a 27d9e0a31863910e: Alias of auc.';
+COMMENT ON MACRO _mlsql_graded_ndcg_row IS 'mlsql macro 952dcf5f5316ea69 27d9e0a31863910e: Per row: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.';
+COMMENT ON MACRO graded_ndcg IS 'mlsql macro b586c3259de555a9 27d9e0a31863910e: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).';
+COMMENT ON MACRO _mlsql_coverage_error_row IS 'mlsql macro f9cb9ca3a2feb705 27d9e0a31863910e: Per row: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.';
+COMMENT ON MACRO coverage_error IS 'mlsql macro a68cc6a3bbdb9385 27d9e0a31863910e: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.';
+COMMENT ON MACRO _mlsql_label_ranking_loss_row IS 'mlsql macro ae76330d5fd06eec 27d9e0a31863910e: Per row: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.';
+COMMENT ON MACRO label_ranking_loss IS 'mlsql macro 57227e4d4a7fd5de 27d9e0a31863910e: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.';
+COMMENT ON MACRO _mlsql_label_ranking_average_precision_row IS 'mlsql macro e9507e38bef365f6 27d9e0a31863910e: Per row: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows.';
+COMMENT ON MACRO label_ranking_average_precision IS 'mlsql macro 276f91bd35ef99fd 27d9e0a31863910e: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.';
+COMMENT ON MACRO label_ranking_average_precision_score IS 'mlsql macro a45786aa736d0a82 27d9e0a31863910e: Alias of label_ranking_average_precision.';
+COMMENT ON MACRO _mlsql_one_error_row IS 'mlsql macro 80ba9a1428bf8027 27d9e0a31863910e: Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).';
+COMMENT ON MACRO one_error IS 'mlsql macro 750cbd5a118642c3 27d9e0a31863910e: One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.';
+COMMENT ON MACRO _mlsql_ndcg_score_row IS 'mlsql macro b8a6590579b8df50 27d9e0a31863910e: Per row: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.';
+COMMENT ON MACRO ndcg_score IS 'mlsql macro 46fbb2f02a8c8063 27d9e0a31863910e: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn''s ignore_ties=False). No true label: 0.';
+COMMENT ON MACRO _mlsql_curve_cells IS 'mlsql macro bc1ebfd29e36f30b 27d9e0a31863910e: The curve cells (label struct k, y, s) of a known row.';
+COMMENT ON MACRO TABLE precision_recall_curve IS 'mlsql macro 1ecc6ae332d90f44 27d9e0a31863910e: One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn''s points, each row weighted by sample_weight).';
+COMMENT ON MACRO TABLE roc_curve IS 'mlsql macro dc0d810c580f78e8 27d9e0a31863910e: One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn''s points, each row weighted by sample_weight).';
+COMMENT ON MACRO _mlsql_label_score_cells IS 'mlsql macro ccd923479f8964ff 27d9e0a31863910e: The explicit cells of known rows {a: actual, m: score map}: each scored label (row, label, score, true?) and each true label without a score (at -infinity).';
+COMMENT ON MACRO _mlsql_weighted_label_score_cells IS 'mlsql macro ee460b95349be72e 27d9e0a31863910e: The explicit cells of known rows {a: actual, m: score map, w: weight}: each scored label (row, label, score, true? and weight) and each true label without a score (at -infinity).';
+COMMENT ON MACRO _mlsql_segment_slices IS 'mlsql macro 6901c62a79d5eb9c 27d9e0a31863910e: Cells {g, s, y} cut into segments by g, each sorted by score descending twice: negatives first among ties (a) and positives first (b). A segment ends where g changes from one cell to the next.';
+COMMENT ON MACRO _mlsql_segment_stats IS 'mlsql macro ed13245fc0f2e1fe 27d9e0a31863910e: A segment''s statistics from its cells sorted with negatives first (a) and positives first (b) among ties: explicit cells, positives (unscored ones), Σ P(>= s) / N(>= s) over the scored positives, and U.';
+COMMENT ON MACRO _mlsql_weighted_segment_slices IS 'mlsql macro 0f37ab4b1e8e453d 27d9e0a31863910e: Weighted cells {g, s, y, w} sorted by (g, s) descending and cut into segments by g.';
+COMMENT ON MACRO _mlsql_weighted_segment_stats IS 'mlsql macro 8c7d84a3ed0e7e89 27d9e0a31863910e: A segment''s statistics from its weighted cells {s, y, w} sorted by score descending: the weights of its cells, positives and unscored positives, Σ over runs of the positive weight x WP(>= s) / W(>= s), and the weighted U.';
+COMMENT ON MACRO multilabel_average_precision IS 'mlsql macro 5d2a614331bbc128 27d9e0a31863910e: scikit-learn''s average_precision_score over label scores (the indicator matrix of the group''s labels), averaged micro, macro, weighted or over samples.';
+COMMENT ON MACRO multilabel_roc_auc IS 'mlsql macro fda18e601c1fd506 27d9e0a31863910e: scikit-learn''s roc_auc_score over label scores (the indicator matrix of the group''s labels), ties one half, averaged micro, macro, weighted or over samples.';
+COMMENT ON MACRO _mlsql_score_entries IS 'mlsql macro 1d83b0c27a86851f 27d9e0a31863910e: A row''s label scores as (key, value) entries (a list''s first entry of a label kept).';
+COMMENT ON MACRO TABLE calibration_table IS 'mlsql macro 6107bbe15ce78aa6 27d9e0a31863910e: One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.';
+COMMENT ON MACRO TABLE label_thresholds IS 'mlsql macro 501c04a9a4c73a39 27d9e0a31863910e: One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold, each row weighted by sample_weight.';
+COMMENT ON MACRO TABLE _mlsql_poisson_cdf IS 'mlsql macro f3c20b21f704a84d 27d9e0a31863910e: Poisson(m)''s CDF for each m > 0 of ms over k in m +- (12 sqrt(m) + 12), normalised (the mass left out is below 1e-25): the draw for a uniform u is the smallest k with cdf >= u.';
+COMMENT ON MACRO _mlsql_repr IS 'mlsql macro fb23017e06c41717 27d9e0a31863910e: A value as Python''s repr shows it: ''text'' (or "it''s"), None, True, 2.5.';
+COMMENT ON MACRO _mlsql_mcnemar_p IS 'mlsql macro 139601d6929a5c3e 27d9e0a31863910e: McNemar''s exact test: min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2); 1 when b + c = 0. The binomial terms from lgamma, summed smallest first.';
+COMMENT ON MACRO _mlsql_literal IS 'mlsql macro 04a640f5d67f8aad 27d9e0a31863910e: SQL text that reads back as x: its text quoted, cast to its type (''NULL'' for NULL).';
+COMMENT ON MACRO TABLE _mlsql_poisson_buckets IS 'mlsql macro 7f4fe53ba32d2042 27d9e0a31863910e: Poisson(m)''s inverse CDF for each m of ms as (m, b, k, lo, hi): k is the draw of u with lo < u <= hi, listed under each bucket b = floor(u x 4096) it meets.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_label_sets IS 'mlsql macro 0d39306b726139a7 27d9e0a31863910e: bootstrap of the label-set measures: one Poisson(m) draw per distinct (tp, |A|, |P|, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_label_sets IS 'mlsql macro 47627c896ebd197a 27d9e0a31863910e: compare on the label-set measures: one Poisson(m) draw per distinct pair of both rows'' (tp, |A|, |P|, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_label_lists IS 'mlsql macro 5ec0723101af3f08 27d9e0a31863910e: bootstrap of the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_label_lists IS 'mlsql macro 0307b351ce0e1afd 27d9e0a31863910e: compare on the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_classes IS 'mlsql macro a0fbac3ff77f3b13 27d9e0a31863910e: bootstrap of the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_classes IS 'mlsql macro 80c0cc79fb60e162 27d9e0a31863910e: compare on the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_regression IS 'mlsql macro a695330801ab49fa 27d9e0a31863910e: bootstrap of the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_regression IS 'mlsql macro a265398f1a406710 27d9e0a31863910e: compare on the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_scores IS 'mlsql macro c53b99c393b05386 27d9e0a31863910e: bootstrap of the measures of scores (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_scores IS 'mlsql macro a427c7013fa57782 27d9e0a31863910e: compare on the measures of scores (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_refused IS 'mlsql macro 0834104101f4f65b 27d9e0a31863910e: bootstrap on a list of measures whose first it does not resample: its error.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_not_a_list IS 'mlsql macro f4518fa7dbb7defc 27d9e0a31863910e: bootstrap on measures that are not a list of names: its error.';
+COMMENT ON MACRO TABLE _mlsql_compare_refused IS 'mlsql macro e1bfdca5049051da 27d9e0a31863910e: compare on a list of measures whose first it does not resample: its error.';
+COMMENT ON MACRO TABLE _mlsql_compare_not_a_list IS 'mlsql macro e525f35e0b8a3418 27d9e0a31863910e: compare on measures that are not a list of names: its error.';
+COMMENT ON MACRO TABLE bootstrap IS 'mlsql macro 3541574df2dd301e 27d9e0a31863910e: Bootstrap intervals, one row per group and measure: the by columns, measure, estimate (the measure on the data), low and high (percentile interval), std_error. Measures of one kind: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error); beta, zero_division, n_labels, options, average, weights and n_bins apply to every listed measure taking them. Exact Poisson bootstrap (one Poisson(m) draw per distinct row statistics seen m times, counter-based on seed: the same seed, the same draws). Example: SELECT * FROM bootstrap(''preds'', ''actual'', ''predicted'', measures := [''micro_f1''], "by" := [''model'']).';
+COMMENT ON MACRO TABLE compare IS 'mlsql macro b4a60aac4f204968 27d9e0a31863910e: Paired comparison of every model with the baseline, one row per group, other model and measure: the by columns, model, measure, baseline_estimate, estimate, difference (model - baseline), low and high (percentile interval of the difference), p_value (two-sided paired bootstrap), mcnemar_p_value (McNemar''s exact test; subset_accuracy, zero_one_loss, accuracy and error_rate, else NULL). Rows pair on id within each group; unpaired rows are an error unless drop_unpaired := true. Measures and their parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per distinct pair of both rows'' statistics seen m times, for both sides at once). Example: SELECT * FROM compare(''runs'', ''actual'', ''predicted'', model := ''model'', id := ''id'', baseline := ''A'', measures := [''micro_f1'', ''subset_accuracy'']).';
 
 COMMIT;

@@ -190,7 +190,7 @@ def test_duckdb_guide_sql_runs_and_agrees(tmp_path: Any, monkeypatch: pytest.Mon
     """Every SQL statement of the DuckDB guide runs on a small ``preds``; the numbers are the oracle's."""
     import pyarrow.parquet as pq
 
-    from tests import oracle
+    from tests import oracle, oracle_labels
 
     text = (DOCS / "guides" / "duckdb.md").read_text()
     statements = [
@@ -199,7 +199,7 @@ def test_duckdb_guide_sql_runs_and_agrees(tmp_path: Any, monkeypatch: pytest.Mon
         for s in block.split(";")
         if s.strip()
     ]
-    assert len(statements) == 4, statements
+    assert len(statements) == 5, statements
     preds = pa.table(
         {
             name: [r[i] for r in ROWS]
@@ -215,9 +215,19 @@ def test_duckdb_guide_sql_runs_and_agrees(tmp_path: Any, monkeypatch: pytest.Mon
     for statement in statements:
         relation = con.sql(statement)
         results.append(None if relation is None else relation.fetchall())
-    per_label, report, _, stored = results
+    per_label, report, aggregates, _, stored = results
     assert {r[0] for r in per_label} == {"m1", "m2"}
     assert report[0][0] == len(ROWS)  # n_rows
+    assert [r[0] for r in aggregates] == ["m1", "m2"]
+    for model, *got in aggregates:  # the macro and weighted aggregates beside micro_f1
+        rows = [(a, p) for m, _, a, p in ROWS if m == model]
+        want = [
+            oracle.aggregate("micro_f1", rows),
+            oracle_labels.report(rows)["macro_f1"],
+            oracle_labels.report(rows, beta=2.0)["weighted_fbeta"],
+            oracle_labels.report(rows, labels=["cat", "dog"])["macro_f1"],
+        ]
+        assert all(close(g, w) for g, w in zip(got, want, strict=True)), (model, got, want)
     for model in ("m1", "m2"):  # June only
         rows = [(a, p) for m, day, a, p in ROWS if m == model and day.startswith("2024-06")]
         want = oracle.aggregate("micro_f1", rows)

@@ -31,12 +31,16 @@ keeps have no support at all it is undefined and follows ``zero_division``
 (scikit-learn special-cases that corner by measure). In a group without known
 rows every ratio is NULL.
 
-The macro and weighted measures are table functions (over a table, with
-``by`` for groups), not aggregates: per-label counts need each row spread
-over its labels, and neither engine can do that inside an aggregate
-(DuckDB allows no unnest in an aggregate and has no element-wise list sum;
-collecting every row's lists per group costs memory in proportion to the
-rows and measured over 10x the bare scan). ``by`` gives what GROUP BY would.
+The macro and weighted measures (and the label accuracies, CLP, MLP and
+WLP) are table functions over a table, with ``by`` for groups, in every
+engine. In
+DuckDB SQL each name is also an aggregate (``SELECT model,
+macro_f1(actual, predicted) FROM preds GROUP BY model``; DuckDB keeps table
+and scalar macros apart): on ``mlsql.connect()`` its per-label counts come
+from the native per-label aggregate (memory grows with the group's labels);
+on the portable macros from a histogram of the group's distinct (actual,
+predicted) pairs (memory grows with them, at most the rows; the table macro
+is the bounded form).
 """
 
 from __future__ import annotations

@@ -19,16 +19,21 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql._duckdb import native as _native
+from mlsql._duckdb.classification_checks import let, param_sql
 from mlsql._duckdb.library import (
     NATIVE_LISTS,
     WIDE_INTEGER_LISTS,
     Macro,
     Qualify,
+    check_param,
     sql_message,
 )
+from mlsql._duckdb.library import typed as typed_overloads
+from mlsql._duckdb.library import weighted as weighted_macro
 from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
 from mlsql._formulas import FORMULAS, RowStats
+from mlsql._registry import REGISTRY
 from mlsql._sqlexpr import Sql, call
 from mlsql._weights import SAMPLE_WEIGHT
 from mlsql.measures import label_based as LB
@@ -184,7 +189,11 @@ def _native_spread(q: Qualify) -> Macro:
 
 def native_overrides(qualify: Qualify) -> list[Macro]:
     """The macros of this file that the native extension computes (same names, same results)."""
-    return [*_native_table_overloads(qualify), _native_spread(qualify)]
+    return [
+        *_native_table_overloads(qualify),
+        _native_spread(qualify),
+        _native_label_state(qualify),
+    ]
 
 
 #: the list types the native per-label aggregate takes
@@ -435,6 +444,155 @@ def _standalone(q: Qualify) -> list[Macro]:
     return out
 
 
+# ------------------------------------------------------------------ aggregates
+# The columns of STANDALONE are also aggregates (``SELECT model, macro_f1(actual, predicted)
+# FROM preds GROUP BY model``): DuckDB keeps scalar and table macros apart, so one name
+# serves both. Each aggregate reads its group's per-label counts from one aggregate state,
+# ``_mlsql_label_state`` (portable: a histogram of the group's distinct known rows, counted
+# per label in a subquery; native: the per-label aggregate of the tables), and applies the
+# report's formulas to them in a subquery over the labels.
+
+
+def _label_state(q: Qualify, weighted: bool = False) -> Macro:
+    """``_mlsql_label_state(actual, predicted, func)`` (portable): {n: known rows, seen:
+    [{label, tp, fp, fn}]} of a group, from a histogram of its known rows' distinct
+    (actual, predicted) pairs (memory grows with the distinct pairs, at most the rows);
+    ``weighted``: ``_mlsql_label_state_by_weight``, with ``sample_weight`` after the lists,
+    over distinct (actual, predicted, weight) triples, whose counts sum the rows' checked
+    weights."""
+    known = "actual IS NOT NULL AND predicted IS NOT NULL"
+    w, kind = "1", _COUNT_TYPE[weighted]
+    if weighted:
+        known += f" AND {SAMPLE_WEIGHT} IS NOT NULL"
+        w = f"{q('_mlsql_weight')}({SAMPLE_WEIGHT}, func)"
+    rows = f"histogram({{'a': actual, 'p': predicted, 'w': {w}}}) FILTER (WHERE {known})"
+    count = f"CAST(coalesce(sum(w) FILTER (WHERE {{}}), 0) AS {kind})"
+    # r: each distinct row with its weight (its rows' number, times their weight)
+    body = f"""(WITH r AS (SELECT h.key.a AS a, h.key.p AS p, h.key.w * h.value AS w
+                     FROM (SELECT unnest(map_entries({rows})) AS h)),
+         e AS (SELECT w, x, list_contains(a, x) AS ia, list_contains(p, x) AS ip
+               FROM (SELECT w, a, p, unnest(list_distinct(list_filter(list_concat(a, p),
+                                                                      lambda y: y IS NOT NULL))) AS x
+                     FROM r)),
+         s AS (SELECT x AS label, {count.format("ia AND ip")} AS tp,
+                      {count.format("ip AND NOT ia")} AS fp, {count.format("ia AND NOT ip")} AS fn
+               FROM e GROUP BY x)
+    SELECT {{'n': (SELECT CAST(coalesce(sum(w), 0) AS {kind}) FROM r),
+             'seen': coalesce((SELECT list({{'label': label, 'tp': tp, 'fp': fp, 'fn': fn}}) FROM s), [])}})"""
+    if weighted:
+        # every row's weight checked, the rows skipped included (as in the weighted tables)
+        checks = f"bool_and({q('_mlsql_weight')}({SAMPLE_WEIGHT}, func) >= 0) = false"
+        body = f"CASE WHEN {checks} THEN NULL ELSE {body} END"
+    name = "_mlsql_label_state" + ("_by_weight" if weighted else "")
+    params = ("actual", "predicted", *((SAMPLE_WEIGHT,) if weighted else ()), "func")
+    doc = (
+        "A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} "
+        + ("(sums of weights), " if weighted else "")
+        + "from a histogram of its distinct rows."
+    )
+    return Macro(FILE, name, params, body, doc, public=False)
+
+
+def _native_label_state(q: Qualify) -> Macro:
+    """``_mlsql_label_state`` over the native per-label aggregate: memory grows with the
+    group's labels, not its rows. Its row codes give the known rows (label NULL, tp known)."""
+    a = "CASE WHEN predicted IS NULL THEN NULL ELSE actual END"
+    p = "CASE WHEN actual IS NULL THEN NULL ELSE predicted END"
+    # the C function itself: the public aggregates' typed overloads give it label lists only
+    # (a typed macro such as _mlsql_native_label_table cannot aggregate in a subquery)
+    entries = f"{NATIVE_TABLE}(CASE WHEN false THEN {p} ELSE {a} END, CASE WHEN false THEN {a} ELSE {p} END)"
+    state = """{'n': CAST(coalesce(list_sum(list_transform(
+                  list_filter(es, lambda x: x.label IS NULL AND x.tp IS NOT NULL), lambda x: x.n)), 0) AS BIGINT),
+               'seen': list_transform(list_filter(es, lambda x: x.label IS NOT NULL),
+                   lambda x: {'label': x.label, 'tp': x.tp, 'fp': x.n_predicted - x.tp,
+                              'fn': x.n_actual - x.tp})}"""
+    return Macro(
+        FILE,
+        "_mlsql_label_state",
+        ("actual", "predicted", "func"),
+        str(let(f"coalesce({entries}, [])", "es", state)),
+        "A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} from "
+        "the native per-label aggregate.",
+        public=False,
+    )
+
+
+def _aggregate(q: Qualify, ops: SqlOps, name: str, weighted: bool) -> list[Macro]:
+    """The aggregate ``name`` (a column of the report): ``_mlsql_<name>_of_lists`` (weighted:
+    ``_mlsql_<name>_of_lists_by_weight``), the report's label formulas over the per-label
+    counts of ``_mlsql_label_state`` and the label universe, and the public macro's typed
+    overloads calling it (the label-type error of the micro aggregates for other lists)."""
+    ops = FixedOrderOps(ops.qualify)
+    func = f"'{name}'"
+    state = q("_mlsql_label_state_by_weight" if weighted else "_mlsql_label_state")
+    weight = f", {SAMPLE_WEIGHT}" if weighted else ""
+    # the declared parameters (but ``by``: GROUP BY groups an aggregate), each checked
+    declared = tuple(p for p in REGISTRY[name].params if p.name != "by")
+    checked = {p.name: check_param(p, q, name) for p in declared}
+    labels = f"{q('_mlsql_check_labels')}(labels, {func})"
+    zd, beta = checked["zero_division"], checked.get("beta", Sql("1.0"))
+    typed = f"{q('_mlsql_typed_universe')}(lb, list_transform(st.seen, lambda x: x.label), {func})"
+    per_label = LB.label_values(ops, COUNTS, BETA, ZD)
+    by_label = LB.label_aggregates(ops, Sql, Sql("any_value(zd)"))
+    if name in by_label:
+        needed, final = {name: by_label[name]}, Sql(name)
+    else:  # the F of macro means, from macro precision and recall
+        needed = {n: by_label[n] for n in ("macro_precision", "macro_recall")}
+        final = LB.group_columns(ops, Sql, BETA, ZD)[name]
+    used = {n: e for n, e in per_label.items() if n not in ("tp", "fp", "fn")}
+    # one row per label of the universe: the labels seen (with counts), and those of
+    # ``labels`` (zero counts, u), summed per label: given ``labels``, the labels of it;
+    # else the labels seen in the known rows (weighted: in rows of some weight)
+    entry = "{{'label': {}, 'tp': {}, 'fp': {}, 'fn': {}, 'u': {}}}"
+    seen = entry.format("s.label", "s.tp", "s.fp", "s.fn", "false")
+    universe = entry.format("l", 0, 0, 0, "true")
+    body = f"""(SELECT {final} FROM (
+        SELECT {_select(needed)},
+               any_value(b) AS b, any_value(zd) AS zd
+        FROM (
+            SELECT tp, fp, fn, n_rows, zd, b,
+                   {_select(used)}
+            FROM (
+                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
+                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                FROM (
+                    SELECT unnest(list_concat(
+                               list_transform(st.seen, lambda s: {seen}),
+                               list_transform(list_distinct({typed}), lambda l: {universe}))) AS e,
+                           st.n AS n_rows, lb, zd, b
+                    FROM (SELECT {state}(actual, predicted{weight}, {func}) AS st, {labels} AS lb,
+                                 {zd} AS zd, {beta} AS b))
+                GROUP BY e.label
+                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
+                            ELSE bool_or(e.u) END))))"""
+    # the parameters checked even when the group has no labels
+    guard = " OR ".join(f"{checked[p]} IS NULL" for p in ("zero_division", "beta") if p in checked)
+    body = f"CASE WHEN {guard} THEN NULL ELSE {body} END"
+    inner = f"_mlsql_{name}_of_lists" + ("_by_weight" if weighted else "")
+    args = ("actual", "predicted", *((SAMPLE_WEIGHT,) if weighted else ()))
+    args += tuple(p.name for p in declared)
+    doc = f"{LB.STANDALONE[name]} Over the group's rows."
+    public = Macro(
+        FILE,
+        name,
+        ("actual", "predicted", *(param_sql(p) for p in declared)),
+        f"{q(inner)}({', '.join(args)})",
+        f"{LB.STANDALONE[name]} An aggregate (GROUP BY); the table macro of the same name "
+        "gives one row per group over a table.",
+    )
+    public = weighted_macro(public) if weighted else public
+    return [Macro(FILE, inner, args, body, doc, public=False), *typed_overloads(public, q)]
+
+
+def _aggregates(q: Qualify, ops: SqlOps) -> list[Macro]:
+    """The state macros, then every column of STANDALONE as an aggregate (two overloads)."""
+    out = [_label_state(q), _label_state(q, weighted=True)]
+    for name in LB.STANDALONE:
+        plain, weighted = _aggregate(q, ops, name, False), _aggregate(q, ops, name, True)
+        out += [plain[0], weighted[0], *plain[1:], *weighted[1:]]
+    return out
+
+
 def _indicators(q: Qualify) -> list[Macro]:
     bad_length = sql_message(
         "labels_from_indicators needs one label name per indicator. Got {} indicators and {} labels.",
@@ -497,5 +655,6 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
         _report(qualify, ops),
         _report(qualify, ops, weighted=True),
         *_standalone(qualify),
+        *_aggregates(qualify, ops),
         *_indicators(qualify),
     ]
