@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mlsql._duckdb.library import Macro, files, macros, render
+from mlsql._duckdb.library import Macro, files, macros, qualify_builtins, render
 from mlsql._duckdb.register import comment
 from mlsql._sqlexpr import lit
 
@@ -38,7 +38,7 @@ def _guard(all_macros: list[Macro]) -> str:
         "string_agg(DISTINCT function_name, ', ' ORDER BY function_name) || "
         "'. Nothing was loaded; .read sql/mlsql_replace.sql to replace them."
     )
-    return (
+    return qualify_builtins(
         "SET VARIABLE mlsql_loading = (\n"
         f"    SELECT CASE WHEN count(*) > 0 THEN error('{message}') END\n"
         f"    FROM duckdb_functions() WHERE lower(function_name) IN ({names}));\n"

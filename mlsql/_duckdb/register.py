@@ -41,7 +41,7 @@ import duckdb
 
 from mlsql import _params as P
 from mlsql._duckdb import native as _native
-from mlsql._duckdb.library import Macro, macros, render
+from mlsql._duckdb.library import Macro, macros, qualify_builtins, render
 from mlsql._errors import MlsqlError
 from mlsql._sqlexpr import lit, quote_ident
 
@@ -122,8 +122,10 @@ def _existing(
     """
     where = "" if schema is None else " AND schema_name = ? AND database_name = current_database()"
     rows = con.execute(
-        "SELECT lower(function_name), coalesce(comment, ''), database_name = 'temp' "
-        f"FROM duckdb_functions() WHERE lower(function_name) IN (SELECT unnest(?)){where}",
+        qualify_builtins(
+            "SELECT lower(function_name), coalesce(comment, ''), database_name = 'temp' "
+            f"FROM duckdb_functions() WHERE lower(function_name) IN (SELECT unnest(?)){where}"
+        ),
         [sorted(names), *([] if schema is None else [schema])],
     ).fetchall()
     out: dict[str, tuple[bool, bool]] = {}
@@ -178,7 +180,7 @@ def _stored_library(prefix: str, schema: str | None, native: bool = False) -> Pa
 def _copy_stored(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """Copy the stored library into the current (in-memory) database in one statement."""
     alias = f"__mlsql_library_{uuid.uuid4().hex}"
-    target = con.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+    target = con.execute(qualify_builtins("SELECT current_database()")).fetchone()[0]  # type: ignore[index]
     con.execute(f"ATTACH {lit(str(path))} AS {quote_ident(alias)} (READ_ONLY)")
     try:
         con.execute(f"COPY FROM DATABASE {quote_ident(alias)} TO {quote_ident(target)} (SCHEMA)")
@@ -194,7 +196,9 @@ def _in_memory_target(con: duckdb.DuckDBPyConnection) -> bool:
     into an older database file that cannot hold them.
     """
     row = con.execute(
-        "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        qualify_builtins(
+            "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        )
     ).fetchone()
     return row is not None and not row[0]
 
