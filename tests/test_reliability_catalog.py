@@ -266,7 +266,6 @@ def test_library_file_loads_all_or_nothing():
     con.execute("CREATE MACRO set_union(a, b) AS 'mine'")
     with pytest.raises(duckdb.Error, match=r"set_union\. Nothing was loaded"):
         con.execute(text)
-    con.execute("ROLLBACK")
     broken = text.replace("\nCOMMIT;", "\nSELECT error('late failure');\nCOMMIT;")
     fresh = duckdb.connect()
     with pytest.raises(duckdb.Error, match="late failure"):
@@ -285,7 +284,6 @@ def test_the_replace_file_reloads_the_library_in_a_session():
     con.execute((SQL_DIR / "mlsql.sql").read_text())
     with pytest.raises(duckdb.Error, match="exist already"):
         con.execute((SQL_DIR / "mlsql.sql").read_text())
-    con.execute("ROLLBACK")
     con.execute((SQL_DIR / "mlsql_replace.sql").read_text())
     assert con.execute("SELECT micro_f1(['a', 'b'], ['a'])").fetchone()[0] == pytest.approx(2 / 3)
     mlsql.register(con)  # the file's macros are marked as mlsql's: no clash

@@ -35,6 +35,19 @@ def test_bare_duckdb_loads_the_entry_file_and_scores_blog_tags():
     )
 
 
+def test_a_refused_entry_file_leaves_the_connection_usable():
+    con = duckdb.connect()
+    con.execute("CREATE MACRO micro_f1(a, b) AS 42")
+    with pytest.raises(duckdb.Error, match=r"exist already: micro_f1\. Nothing was loaded"):
+        con.execute((SQL_DIR / "mlsql.sql").read_text())
+    # no transaction is left open (let alone aborted): the next statements run
+    assert con.execute("SELECT micro_f1(1, 2)").fetchone()[0] == 42
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'samples_f1'"
+    )
+    assert found.fetchone()[0] == 0
+
+
 def test_every_public_macro_is_in_the_entry_file():
     entry = (SQL_DIR / "mlsql.sql").read_text()
     for m in macros():

@@ -58,9 +58,13 @@ def _whole(all_macros: list[Macro], described: dict[str, str], *, replace: bool)
         for name in described
         if name in texts
     )
+    # The guard runs before the transaction, so that a client that stops at the first error
+    # (Python's execute) is left with no transaction open, and again inside it, so that one
+    # that goes on after an error (the shell) has it aborted and its COMMIT rolls back.
     guard = "" if replace else _guard(all_macros) + "\n"
     return (
-        f"\nBEGIN TRANSACTION;\n{guard}{body}\n-- ===== marks: mlsql's own\n\n{marks}\n\nCOMMIT;\n"
+        f"\n{guard}BEGIN TRANSACTION;\n{guard}{body}\n-- ===== marks: mlsql's own\n\n{marks}"
+        "\n\nCOMMIT;\n"
     )
 
 
