@@ -84,6 +84,38 @@ def test_register_with_prefix_or_schema_installs_beside_the_users_function():
     assert got == (42, pytest.approx(2 / 3), pytest.approx(2 / 3), 1.0, 0.0)
 
 
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"prefix": "1_"},
+            "The 'prefix' parameter of register must be letters, digits or underscores, "
+            "not starting with a digit. Got '1_' instead.",
+        ),
+        *(
+            (
+                {"schema": name},
+                "The 'schema' parameter of register must not be one of DuckDB's own catalogs "
+                "and schemas (temp, system, pg_catalog, information_schema). "
+                f"Got {name!r} instead.",
+            )
+            for name in ("temp", "TEMP", "system", "pg_catalog", "information_schema")
+        ),
+    ],
+)
+def test_a_prefix_or_schema_duckdb_cannot_take_is_refused_up_front(kwargs, message):
+    con = duckdb.connect()
+    with pytest.raises(mlsql.MlsqlError) as raised:
+        mlsql.register(con, **kwargs)
+    assert str(raised.value) == message
+    assert (
+        con.execute(
+            "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE '%micro_f1'"
+        ).fetchone()[0]
+        == 0
+    )
+
+
 def test_register_replace_opts_in_and_registering_twice_is_fine():
     con = duckdb.connect()
     con.execute("CREATE MACRO micro_f1(a, b) AS 42")

@@ -243,10 +243,12 @@ def register(
         it such a clash is an error naming the functions.
     prefix : str, default ""
         Prepend this to every macro name (``prefix="ml_"`` gives ``ml_micro_f1``);
-        letters, digits and underscores.
+        letters, digits and underscores, not starting with a digit.
     schema : str, optional
         Create the macros in this schema (created if missing), called as
-        ``schema.micro_f1(...)``; letters, digits and underscores.
+        ``schema.micro_f1(...)``; letters, digits and underscores, not starting with a
+        digit, and none of DuckDB's own (``temp``, ``system``, ``pg_catalog``,
+        ``information_schema``).
     native : bool, default False
         Load mlsql's native DuckDB extension into ``con`` and compute the
         per-row label counts with it (same numbers, faster). ``con``'s database
@@ -280,7 +282,7 @@ def register(
     """
     P.check_sql_name(prefix, "prefix", "register", empty=True)
     if schema is not None:
-        P.check_sql_name(schema, "schema", "register")
+        P.check_sql_name(schema, "schema", "register", reserved=P.DUCKDB_RESERVED_SCHEMAS)
         temporary = False
     _, names = _library(prefix, schema)
     with _LOCK:
