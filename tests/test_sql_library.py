@@ -8,6 +8,7 @@ import pytest
 import mlsql
 from mlsql._duckdb.generate import library_texts
 from mlsql._duckdb.library import macros
+from mlsql._sqlexpr import lit
 from tests.conftest import ROOT, conformance
 
 SQL_DIR = ROOT / "sql"
@@ -114,6 +115,20 @@ def test_a_prefix_or_schema_duckdb_cannot_take_is_refused_up_front(kwargs, messa
         ).fetchone()[0]
         == 0
     )
+
+
+def test_mlsqls_own_comment_copied_onto_a_users_macro_does_not_make_it_mlsqls():
+    theirs = mlsql.register(duckdb.connect()).execute(
+        "SELECT comment FROM duckdb_functions() WHERE function_name = 'micro_f1'"
+    )
+    con = duckdb.connect()
+    con.execute("CREATE MACRO micro_f1(actual, predicted) AS 'mine'")
+    con.execute(f"COMMENT ON MACRO micro_f1 IS {lit(theirs.fetchone()[0])!s}")
+    with pytest.raises(
+        mlsql.MlsqlError, match=r"defined on this connection: micro_f1\. Pass replace"
+    ):
+        mlsql.register(con)
+    assert con.execute("SELECT micro_f1(1, 2)").fetchone()[0] == "mine"
 
 
 def test_register_replace_opts_in_and_registering_twice_is_fine():

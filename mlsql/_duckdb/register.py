@@ -2,12 +2,16 @@
 
 Which functions are mlsql's
     Every macro mlsql creates carries the comment ``mlsql macro <token>
-    <library>: <summary>``, where ``<token>`` is a hash of the function's own
-    name (:func:`token`) and ``<library>`` a hash of the whole library text.
-    A user's function never has that comment by accident: a comment that
-    merely starts with "mlsql macro", or one copied from another function,
-    does not carry the token of its name. Any other function of one of the
-    names mlsql would create is a clash, refused unless ``replace=True``.
+    <library> <definition>: <summary>``, where ``<token>`` is a hash of the
+    function's own name (:func:`token`), ``<library>`` a hash of the whole
+    library text and ``<definition>`` a hash of the function's definitions as
+    DuckDB stores them (:func:`definition_hashes`, read back once the macros
+    exist). A user's function never has that comment by accident: a comment
+    that merely starts with "mlsql macro", one copied from another function,
+    or mlsql's own comment copied onto a function of the same name but
+    another body, does not carry the token of its name and the hash of its
+    definitions. Any other function of one of the names mlsql would create is
+    a clash, refused unless ``replace=True``.
 
 Speed
     Creating ~300 macros with typed parameters makes DuckDB bind every body
@@ -32,8 +36,10 @@ import contextlib
 import functools
 import hashlib
 import os
+import re
 import threading
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +52,8 @@ from mlsql._errors import MlsqlError
 from mlsql._sqlexpr import lit, quote_ident
 
 MARKER = "mlsql macro"
+#: how mlsql's macros are marked (:func:`comment`, :func:`_definition_hash`): change it with them
+_MARKS = "definition-tokens-1"
 _LOCK = threading.RLock()
 _STORAGE_MESSAGE = (
     "This database file's storage version is older than 1.4, which cannot store mlsql's "
@@ -72,9 +80,82 @@ def library_hash(native: bool = False) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def comment(name: str, doc: str, native: bool = False) -> str:
-    """The comment mlsql puts on its function ``name``."""
-    return f"{MARKER} {token(name)} {library_hash(native)}: {doc}"
+def comment(name: str, doc: str, definition: str, native: bool = False) -> str:
+    """The comment mlsql puts on its function ``name`` whose definitions hash to ``definition``."""
+    return f"{MARKER} {token(name)} {library_hash(native)} {definition}: {doc}"
+
+
+def _definition_hash(name: str, overloads: list[tuple[Any, Any, Any, Any]]) -> str:
+    """A hash of a function's kind, parameters and bodies (every overload) as DuckDB stores them.
+
+    A body counts as the sorted list of its tokens: DuckDB prints some lists
+    (``EXCLUDE (...)``) in an order that changes when a macro is stored and read back.
+    """
+    text = "\n".join(
+        sorted(
+            repr((kind, params, types, sorted(re.findall(r"\w+|\S", body or ""))))
+            for kind, params, types, body in overloads
+        )
+    )
+    return hashlib.sha256(f"{name.lower()}\n{text}".encode()).hexdigest()[:16]
+
+
+_FUNCTIONS = (
+    "SELECT lower(function_name), database_name, schema_name, function_type, "
+    "coalesce(comment, ''), parameters, parameter_types, macro_definition "
+    "FROM duckdb_functions() WHERE lower(function_name) IN (SELECT unnest(?))"
+)
+
+
+def _functions(
+    con: duckdb.DuckDBPyConnection, names: list[str], where: str = "", args: list[Any] | None = None
+) -> dict[tuple[str, str, str, str], tuple[str, str]]:
+    """The functions of ``names`` (and ``where``): (name, database, schema, kind) -> (comment,
+    hash of its definitions)."""
+    rows = con.execute(qualify_builtins(_FUNCTIONS + where), [names, *(args or [])]).fetchall()
+    grouped: dict[tuple[str, str, str, str], list[tuple[Any, ...]]] = {}
+    for name, database, schema, kind, text, *definition in rows:
+        grouped.setdefault((name, database, schema, kind), []).append((text, kind, *definition))
+    return {
+        key: (overloads[0][0], _definition_hash(key[0], [o[1:] for o in overloads]))
+        for key, overloads in grouped.items()
+    }
+
+
+def definition_hashes(
+    con: duckdb.DuckDBPyConnection, names: list[str], database: str, schema: str
+) -> dict[tuple[str, bool], str]:
+    """The hash of the definitions of each function of ``names`` in ``database.schema``, by
+    (lower-case name, table macro)."""
+    where = " AND database_name = ? AND schema_name = ?"
+    found = _functions(con, names, where, [database, schema])
+    return {(name, kind == "table_macro"): h for (name, _, _, kind), (_, h) in found.items()}
+
+
+def _mark(
+    con: duckdb.DuckDBPyConnection,
+    all_macros: list[Macro],
+    temporary: bool,
+    schema: str | None,
+    native: bool,
+) -> None:
+    """Comment every macro of ``all_macros`` (just created on ``con``) as mlsql's."""
+    if temporary:
+        database, where = "temp", "main"
+    else:
+        database, where = con.execute(  # type: ignore[misc]
+            qualify_builtins("SELECT current_database(), current_schema()")
+        ).fetchone()
+        where = schema or where
+    plain = {m.name.rsplit(".", 1)[-1].lower() for m in all_macros}
+    hashes = definition_hashes(con, sorted(plain), database, where)
+    marks = []
+    for m in {(m.name, m.table): m for m in all_macros}.values():
+        name = m.name.rsplit(".", 1)[-1]
+        full = ".".join(quote_ident(part) for part in (database, where)) + f".{name}"
+        text = comment(name, m.doc, hashes[(name.lower(), m.table)], native)
+        marks.append(f"COMMENT ON {'MACRO TABLE' if m.table else 'MACRO'} {full} IS {lit(text)};")
+    con.execute("\n".join(marks))
 
 
 @functools.lru_cache(maxsize=32)
@@ -92,14 +173,10 @@ def _library(
 
 @functools.lru_cache(maxsize=32)
 def _script(prefix: str, schema: str | None, temporary: bool, native: bool = False) -> str:
-    """One SQL script creating (or replacing) the library and marking it mlsql's."""
+    """One SQL script creating (or replacing) the library (:func:`_mark` marks it mlsql's)."""
     all_macros, _ = _library(prefix, schema, native)
     parts = [] if schema is None else [f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)};"]
     parts += render(all_macros, temporary=temporary).values()
-    for m in {(m.name, m.table): m for m in all_macros}.values():
-        kind = "MACRO TABLE" if m.table else "MACRO"
-        plain = m.name.rsplit(".", 1)[-1]
-        parts.append(f"COMMENT ON {kind} {m.name} IS {lit(comment(plain, m.doc, native))};")
     return "\n".join(parts)
 
 
@@ -121,18 +198,13 @@ def _existing(
     up to date.
     """
     where = "" if schema is None else " AND schema_name = ? AND database_name = current_database()"
-    rows = con.execute(
-        qualify_builtins(
-            "SELECT lower(function_name), coalesce(comment, ''), database_name = 'temp' "
-            f"FROM duckdb_functions() WHERE lower(function_name) IN (SELECT unnest(?)){where}"
-        ),
-        [sorted(names), *([] if schema is None else [schema])],
-    ).fetchall()
+    found = _functions(con, sorted(names), where, [] if schema is None else [schema])
     out: dict[str, tuple[bool, bool]] = {}
-    for name, text, in_temp in rows:
-        ours = text.startswith(f"{MARKER} {token(name)} ")
-        current = ours and text.startswith(f"{MARKER} {token(name)} {library_hash(native)}:")
-        current = current and (temporary or not in_temp)  # stored ones asked for: TEMP won't do
+    for (name, database, _, _), (text, definition) in found.items():
+        mark = text.split(":", 1)[0].split(" ")
+        ours = mark[:3] == [*MARKER.split(), token(name)] and mark[4:] == [definition]
+        current = ours and mark[3] == library_hash(native)
+        current = current and (temporary or database != "temp")  # stored asked for: TEMP won't do
         was = out.get(name, (False, False))
         out[name] = (was[0] or ours, was[1] or current)
     return out
@@ -150,7 +222,9 @@ def cache_dir() -> Path:
 def _stored_library(prefix: str, schema: str | None, native: bool = False) -> Path | None:
     """A database file holding the library as catalog objects; None if none can be written."""
     script = _script(prefix, schema, False, native)
-    key = hashlib.sha256(f"{duckdb.__version__}\n{script}".encode()).hexdigest()[:24]
+    # the marks are made when the file is built: how they are made is part of the key
+    key = f"{duckdb.__version__}\n{_MARKS}\n{script}"
+    key = hashlib.sha256(key.encode()).hexdigest()[:24]
     path = cache_dir() / f"duckdb-library-{key}.duckdb"
     if path.exists():
         return path
@@ -166,6 +240,7 @@ def _stored_library(prefix: str, schema: str | None, native: bool = False) -> Pa
                 status = _native.duckdb_native_status()
                 build.execute(_native.load_sql(Path(status["path"])))
             build.execute(script)
+            _mark(build, _library(prefix, schema, native)[0], False, schema, native)
         finally:
             build.close()
         os.replace(tmp, path)  # atomic: a concurrent reader sees no half-built file
@@ -203,11 +278,14 @@ def _in_memory_target(con: duckdb.DuckDBPyConnection) -> bool:
     return row is not None and not row[0]
 
 
-def _run_script(con: duckdb.DuckDBPyConnection, script: str) -> None:
-    """Run ``script`` in one transaction: it all happens, or nothing does."""
+def _run_script(
+    con: duckdb.DuckDBPyConnection, script: str, mark: Callable[[], None] = lambda: None
+) -> None:
+    """Run ``script``, then ``mark``, in one transaction: it all happens, or nothing does."""
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute(script)
+        mark()
     except BaseException:
         con.execute("ROLLBACK")
         raise
@@ -307,7 +385,12 @@ def register(
                         raise
                     with contextlib.suppress(OSError):  # unreadable: built anew next time
                         path.unlink(missing_ok=True)
-            _run_script(con, _script(prefix, schema, temporary, native))
+            all_macros = _library(prefix, schema, native)[0]
+            _run_script(
+                con,
+                _script(prefix, schema, temporary, native),
+                lambda: _mark(con, all_macros, temporary, schema, native),
+            )
         except duckdb.Error as exc:
             if not _storage_error(exc):
                 raise
