@@ -839,9 +839,18 @@ def _hivemall_ranking_auc(out: list[Macro], q: Qualify) -> list[Macro]:
 BUILTIN_SCHEMA = "system.main"
 
 
+#: DuckDB's window functions, which its catalog lists only from version 2.0 on
+WINDOW_FUNCTIONS = frozenset(
+    {
+        "cume_dist", "dense_rank", "fill", "first_value", "lag", "last_value", "lead",
+        "nth_value", "ntile", "percent_rank", "rank", "rank_dense", "row_number",
+    }
+)  # fmt: skip
+
+
 @functools.lru_cache(maxsize=1)
 def builtins() -> frozenset[str]:
-    """The names (lower-case) of DuckDB's own functions, macros and table functions."""
+    """The names (lower-case) of DuckDB's own functions, macros, table and window functions."""
     import duckdb
 
     with duckdb.connect() as con:
@@ -849,7 +858,7 @@ def builtins() -> frozenset[str]:
             "SELECT DISTINCT lower(function_name) FROM system.main.duckdb_functions() "
             "WHERE database_name = 'system' AND schema_name = 'main'"
         ).fetchall()
-    return frozenset(name for (name,) in rows)
+    return frozenset(name for (name,) in rows) | WINDOW_FUNCTIONS
 
 
 def qualify_builtins(text: str, own: frozenset[str] = frozenset()) -> str:

@@ -186,11 +186,15 @@ def _existing(
     schema: str | None,
     temporary: bool = True,
     native: bool = False,
+    prefix: str = "",
 ) -> dict[str, tuple[bool, bool]]:
     """Functions named as mlsql's would be: name -> (mlsql's, mlsql's and up to date).
 
     A name counts as mlsql's when one of its functions is (a user's function
-    that ``replace=True`` shadowed with a TEMP macro is no clash any more).
+    that ``replace=True`` shadowed with a TEMP macro is no clash any more):
+    its mark names it and its definitions hash as the mark says, or (the mark
+    made by another DuckDB version, which prints definitions otherwise, as
+    ``sql/mlsql.sql``'s are) as this version's of the same library do.
 
     Without ``schema`` any function of such a name counts (it would be
     replaced or shadowed); with it, those in that schema of the current
@@ -200,13 +204,45 @@ def _existing(
     where = "" if schema is None else " AND schema_name = ? AND database_name = current_database()"
     found = _functions(con, sorted(names), where, [] if schema is None else [schema])
     out: dict[str, tuple[bool, bool]] = {}
-    for (name, database, _, _), (text, definition) in found.items():
+    for (name, database, _, kind), (text, definition) in found.items():
         mark = text.split(":", 1)[0].split(" ")
-        ours = mark[:3] == [*MARKER.split(), token(name)] and mark[4:] == [definition]
+        ours = mark[:3] == [*MARKER.split(), token(name)] and len(mark) == 5
         current = ours and mark[3] == library_hash(native)
+        if ours and mark[4] != definition:
+            reference = _reference(prefix, schema, native)
+            ours = definition in reference.get((name, kind == "table_macro"), set())
+            current = current and ours
         current = current and (temporary or database != "temp")  # stored asked for: TEMP won't do
         was = out.get(name, (False, False))
         out[name] = (was[0] or ours, was[1] or current)
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _reference(prefix: str, schema: str | None, native: bool) -> dict[tuple[str, bool], set[str]]:
+    """The hashes of this library's definitions as this DuckDB version prints them, when just
+    made (in a scratch in-memory database) and when read back from storage (the stored
+    library): some versions print a stored constant otherwise (``true`` read back is
+    ``CAST('t' AS BOOLEAN)``). Empty if neither can be made."""
+    names = sorted(_library(prefix, schema, native)[1])
+    out: dict[tuple[str, bool], set[str]] = {}
+    config: dict[str, Any] = dict(_native.open_config()) if native else {}
+    with contextlib.suppress(duckdb.Error), duckdb.connect(config=config) as fresh:
+        if native:
+            fresh.execute(_native.load_sql(Path(_native.duckdb_native_status()["path"])))
+        fresh.execute(_script(prefix, schema, False, native))
+        for key, h in definition_hashes(fresh, names, "memory", schema or "main").items():
+            out.setdefault(key, set()).add(h)
+    path = _stored_library(prefix, schema, native)
+    if path is not None:
+        with (
+            contextlib.suppress(duckdb.Error),
+            duckdb.connect(str(path), read_only=True, config=config) as ref,
+        ):
+            row = ref.execute(qualify_builtins("SELECT current_database()")).fetchone()
+            database = row[0]  # type: ignore[index]
+            for key, h in definition_hashes(ref, names, database, schema or "main").items():
+                out.setdefault(key, set()).add(h)
     return out
 
 
@@ -366,7 +402,7 @@ def register(
     with _LOCK:
         if native:
             _load_native(con, temporary)
-        existing = _existing(con, names, schema, temporary, native)
+        existing = _existing(con, names, schema, temporary, native, prefix)
         clashes = sorted(name for name, (ours, _) in existing.items() if not ours)
         if clashes and not replace:
             where = "on this connection" if schema is None else f"in schema {schema!r}"
