@@ -14,9 +14,10 @@ Which functions are mlsql's
     a clash, refused unless ``replace=True``.
 
 Speed
-    Creating ~300 macros with typed parameters makes DuckDB bind every body
-    (about 0.6 s). A library stored as catalog objects of an in-memory
-    database (``temporary=False``, which :func:`connect` uses there) is instead built
+    Creating ~360 macros (~750 overloads), many with typed parameters, makes
+    DuckDB bind those bodies (1.4 to 2.3 s of CPU: docs/guides/duckdb.md). A
+    library stored as catalog objects of an in-memory database
+    (``temporary=False``, which :func:`connect` uses there) is instead built
     once per DuckDB version and library text into a small database file in
     the user's cache directory (``$MLSQL_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/mlsql`` or ``~/.cache/mlsql``) and copied from there
