@@ -194,11 +194,19 @@ def check_by(by: Any, func: str) -> list[str]:
     return names
 
 
-def check_sql_name(value: Any, param: str, func: str, *, empty: bool = False) -> str:
+#: the catalogs and schemas DuckDB keeps for itself: a schema of one of these names is
+#: ambiguous (``temp``, ``system``) or cannot be created (``pg_catalog``, ``information_schema``)
+DUCKDB_RESERVED_SCHEMAS = ("temp", "system", "pg_catalog", "information_schema")
+
+
+def check_sql_name(
+    value: Any, param: str, func: str, *, empty: bool = False, reserved: tuple[str, ...] = ()
+) -> str:
     """Validate a name that becomes part of SQL text (a prefix, a schema).
 
-    Letters, digits and underscores only (a schema must not start with a
-    digit), so the name can never be read as anything but a name.
+    Letters, digits and underscores only, not starting with a digit (``empty``
+    allows ""), so the name can never be read as anything but a name; nor one
+    of ``reserved`` (in any case).
 
     Examples
     --------
@@ -207,13 +215,24 @@ def check_sql_name(value: Any, param: str, func: str, *, empty: bool = False) ->
     >>> check_sql_name("x; DROP TABLE t", "prefix", "register", empty=True)
     Traceback (most recent call last):
     ...
-    mlsql._errors.MlsqlError: The 'prefix' parameter of register must be letters, digits or underscores. Got 'x; DROP TABLE t' instead.
+    mlsql._errors.MlsqlError: The 'prefix' parameter of register must be letters, digits or underscores, not starting with a digit. Got 'x; DROP TABLE t' instead.
+    >>> check_sql_name("TEMP", "schema", "register", reserved=DUCKDB_RESERVED_SCHEMAS)
+    Traceback (most recent call last):
+    ...
+    mlsql._errors.MlsqlError: The 'schema' parameter of register must not be one of DuckDB's own catalogs and schemas (temp, system, pg_catalog, information_schema). Got 'TEMP' instead.
     """
-    pattern = r"[A-Za-z0-9_]*" if empty else r"[A-Za-z_][A-Za-z0-9_]*"
-    if isinstance(value, str) and re.fullmatch(pattern, value):
-        return value
-    rule = "letters, digits or underscores" + ("" if empty else ", not starting with a digit")
-    raise MlsqlError(f"The '{param}' parameter of {func} must be {rule}. Got {value!r} instead.")
+    pattern = r"(?:[A-Za-z_][A-Za-z0-9_]*)?" if empty else r"[A-Za-z_][A-Za-z0-9_]*"
+    if not (isinstance(value, str) and re.fullmatch(pattern, value)):
+        raise MlsqlError(
+            f"The '{param}' parameter of {func} must be letters, digits or underscores, "
+            f"not starting with a digit. Got {value!r} instead."
+        )
+    if value.lower() in reserved:
+        raise MlsqlError(
+            f"The '{param}' parameter of {func} must not be one of DuckDB's own catalogs and "
+            f"schemas ({', '.join(reserved)}). Got {value!r} instead."
+        )
+    return value
 
 
 def clash_message(where: str, names: list[str], beside: str) -> str:

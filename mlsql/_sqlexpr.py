@@ -10,6 +10,8 @@ read, but never to be wrong about precedence.
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Collection
 from typing import Any
 
 
@@ -167,3 +169,51 @@ def quote_ident(name: str) -> str:
     if not isinstance(name, str) or not name:
         raise TypeError(f"an identifier must be a non-empty string, got {name!r}")
     return '"' + name.replace('"', '""') + '"'
+
+
+#: the lexical pieces of SQL text: what cannot hold a call (whitespace, comments,
+#: strings, quoted names), then words, the cast operator and any other character
+_TOKEN = re.compile(
+    r"""(?P<skip>\s+|--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'|"(?:[^"]|"")*")"""
+    r"|(?P<word>[A-Za-z_][A-Za-z0-9_$]*)|(?P<other>::|.)",
+    re.S,
+)
+#: a word just before a name that makes ``name(`` no call: a type (``AS MAP(...)``,
+#: ``::DECIMAL(...)``) or a qualified or chained name (``s.f(...)``)
+_NOT_A_CALL_AFTER = frozenset({"as", "::", "."})
+
+
+def qualify_calls(text: str, names: Collection[str], qualifier: str) -> str:
+    """Write every call of a function in ``names`` in ``text`` as ``qualifier.name(...)``.
+
+    A call is a bare name (not in a string, a comment or quotes, not already
+    qualified, not a type after ``AS`` or ``::``) followed by ``(``, but for
+    an aggregate's ``FILTER (WHERE ...)`` and a star's ``* REPLACE (...)``
+    (``COLUMNS(*) REPLACE (...)``). ``names`` are lower-case; the
+    match is case-insensitive, the name's spelling kept.
+
+    Examples
+    --------
+    >>> qualify_calls("len(x) + s.len(y) -- len(z)", {"len"}, "system.main")
+    'system.main.len(x) + s.len(y) -- len(z)'
+    >>> qualify_calls("sum(x) FILTER (WHERE 'len(' = x::MAP(a, b))", {"sum", "filter", "map"}, "q")
+    "q.sum(x) FILTER (WHERE 'len(' = x::MAP(a, b))"
+    """
+    tokens = [(m.lastgroup, m.group()) for m in _TOKEN.finditer(text)]
+    significant = [i for i, (kind, _) in enumerate(tokens) if kind != "skip"]
+    out = [value for _, value in tokens]
+    for j, i in enumerate(significant):
+        kind, value = tokens[i]
+        if kind != "word" or value.lower() not in names:
+            continue
+        after = [tokens[k][1] for k in significant[j + 1 : j + 3]]
+        if not after or after[0] != "(":
+            continue
+        if j > 0 and tokens[significant[j - 1]][1].lower() in _NOT_A_CALL_AFTER:
+            continue
+        if value.lower() == "filter" and after[1:] and after[1].lower() == "where":
+            continue
+        if value.lower() == "replace" and j > 0 and tokens[significant[j - 1]][1] in ("*", ")"):
+            continue
+        out[i] = f"{qualifier}.{value}"
+    return "".join(out)

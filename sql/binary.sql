@@ -8,19 +8,19 @@ CREATE OR REPLACE MACRO _mlsql_binary_cell(actual, predicted, a, p, a_name, p_na
 
 -- _mlsql_binary_counts(actual, predicted, a_name, p_name, func): tp, fp, fn, tn over rows (NULL over no known rows).
 CREATE OR REPLACE MACRO _mlsql_binary_counts(actual, predicted, a_name, p_name, func) AS 
-    struct_pack(
-    tp := sum(_mlsql_binary_cell(actual, predicted, true, true, a_name, p_name, func)),
-    fp := sum(_mlsql_binary_cell(actual, predicted, false, true, a_name, p_name, func)),
-    fn := sum(_mlsql_binary_cell(actual, predicted, true, false, a_name, p_name, func)),
-    tn := sum(_mlsql_binary_cell(actual, predicted, false, false, a_name, p_name, func)));
+    system.main.struct_pack(
+    tp := system.main.sum(_mlsql_binary_cell(actual, predicted, true, true, a_name, p_name, func)),
+    fp := system.main.sum(_mlsql_binary_cell(actual, predicted, false, true, a_name, p_name, func)),
+    fn := system.main.sum(_mlsql_binary_cell(actual, predicted, true, false, a_name, p_name, func)),
+    tn := system.main.sum(_mlsql_binary_cell(actual, predicted, false, false, a_name, p_name, func)));
 
 -- _mlsql_binary_weighted_counts(actual, predicted, w, a_name, p_name, func): tp, fp, fn, tn as sums of the rows' weights w (NULL weight: the row is unknown).
 CREATE OR REPLACE MACRO _mlsql_binary_weighted_counts(actual, predicted, w, a_name, p_name, func) AS 
-    struct_pack(
-    tp := sum(_mlsql_binary_cell(actual, predicted, true, true, a_name, p_name, func) * _mlsql_weight(w, func)),
-    fp := sum(_mlsql_binary_cell(actual, predicted, false, true, a_name, p_name, func) * _mlsql_weight(w, func)),
-    fn := sum(_mlsql_binary_cell(actual, predicted, true, false, a_name, p_name, func) * _mlsql_weight(w, func)),
-    tn := sum(_mlsql_binary_cell(actual, predicted, false, false, a_name, p_name, func) * _mlsql_weight(w, func)));
+    system.main.struct_pack(
+    tp := system.main.sum(_mlsql_binary_cell(actual, predicted, true, true, a_name, p_name, func) * _mlsql_weight(w, func)),
+    fp := system.main.sum(_mlsql_binary_cell(actual, predicted, false, true, a_name, p_name, func) * _mlsql_weight(w, func)),
+    fn := system.main.sum(_mlsql_binary_cell(actual, predicted, true, false, a_name, p_name, func) * _mlsql_weight(w, func)),
+    tn := system.main.sum(_mlsql_binary_cell(actual, predicted, false, false, a_name, p_name, func) * _mlsql_weight(w, func)));
 
 -- binary_counts(actual, predicted): Struct of tp, fp, fn, tn over rows (true / 1 positive): store it, sum it later.
 -- binary_counts(actual, predicted, sample_weight): Struct of tp, fp, fn, tn as sums of the rows' sample_weight (DOUBLE).
@@ -32,9 +32,9 @@ CREATE OR REPLACE MACRO binary_counts(actual, predicted) AS
 -- binary_precision(actual, predicted, zero_division): tp / (tp + fp): the lecture's prel.
 -- binary_precision(actual, predicted, sample_weight, zero_division): tp / (tp + fp): the lecture's prel.
 CREATE OR REPLACE MACRO binary_precision(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_precision') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_precision')], lambda c: _mlsql_precision(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_precision')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_precision') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_precision')], lambda c: _mlsql_precision(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_precision')))[1] END,
     (actual, predicted, sample_weight, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_precision') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_precision')], lambda c: _mlsql_precision(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_precision')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_precision') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_precision')], lambda c: _mlsql_precision(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_precision')))[1] END;
 
 -- prel(actual, predicted, zero_division): Alias of binary_precision.
 -- prel(actual, predicted, sample_weight, zero_division): Alias of binary_precision.
@@ -50,9 +50,9 @@ CREATE OR REPLACE MACRO binary_precision_from_counts(tp, fp, fn, tn, zero_divisi
 -- binary_recall(actual, predicted, zero_division): tp / (tp + fn): the lecture's sens.
 -- binary_recall(actual, predicted, sample_weight, zero_division): tp / (tp + fn): the lecture's sens.
 CREATE OR REPLACE MACRO binary_recall(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_recall') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_recall')], lambda c: _mlsql_recall(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_recall')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_recall') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_recall')], lambda c: _mlsql_recall(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_recall')))[1] END,
     (actual, predicted, sample_weight, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_recall') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_recall')], lambda c: _mlsql_recall(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_recall')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_recall') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_recall')], lambda c: _mlsql_recall(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_recall')))[1] END;
 
 -- sens(actual, predicted, zero_division): Alias of binary_recall.
 -- sens(actual, predicted, sample_weight, zero_division): Alias of binary_recall.
@@ -68,9 +68,9 @@ CREATE OR REPLACE MACRO binary_recall_from_counts(tp, fp, fn, tn, zero_division 
 -- binary_specificity(actual, predicted, zero_division): tn / (tn + fp): the lecture's spec.
 -- binary_specificity(actual, predicted, sample_weight, zero_division): tn / (tn + fp): the lecture's spec.
 CREATE OR REPLACE MACRO binary_specificity(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_specificity') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_specificity')], lambda c: _mlsql_specificity(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_specificity')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_specificity') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_specificity')], lambda c: _mlsql_specificity(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_specificity')))[1] END,
     (actual, predicted, sample_weight, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_specificity') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_specificity')], lambda c: _mlsql_specificity(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_specificity')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_specificity') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_specificity')], lambda c: _mlsql_specificity(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_specificity')))[1] END;
 
 -- spec(actual, predicted, zero_division): Alias of binary_specificity.
 -- spec(actual, predicted, sample_weight, zero_division): Alias of binary_specificity.
@@ -86,9 +86,9 @@ CREATE OR REPLACE MACRO binary_specificity_from_counts(tp, fp, fn, tn, zero_divi
 -- binary_negative_predictive_value(actual, predicted, zero_division): tn / (tn + fn): the lecture's nrel.
 -- binary_negative_predictive_value(actual, predicted, sample_weight, zero_division): tn / (tn + fn): the lecture's nrel.
 CREATE OR REPLACE MACRO binary_negative_predictive_value(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_negative_predictive_value')], lambda c: _mlsql_negative_predictive_value(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_negative_predictive_value')], lambda c: _mlsql_negative_predictive_value(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value')))[1] END,
     (actual, predicted, sample_weight, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_negative_predictive_value')], lambda c: _mlsql_negative_predictive_value(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_negative_predictive_value')], lambda c: _mlsql_negative_predictive_value(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_negative_predictive_value')))[1] END;
 
 -- nrel(actual, predicted, zero_division): Alias of binary_negative_predictive_value.
 -- nrel(actual, predicted, sample_weight, zero_division): Alias of binary_negative_predictive_value.
@@ -104,9 +104,9 @@ CREATE OR REPLACE MACRO binary_negative_predictive_value_from_counts(tp, fp, fn,
 -- binary_support(actual, predicted): tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 -- binary_support(actual, predicted, sample_weight): tp / n: the lecture's sup (a rule's support), not scikit-learn's count.
 CREATE OR REPLACE MACRO binary_support(actual, predicted) AS 
-    list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_support')], lambda c: _mlsql_joint_share(c.tp, c.fp, c.fn, c.tn))[1],
+    system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_support')], lambda c: _mlsql_joint_share(c.tp, c.fp, c.fn, c.tn))[1],
     (actual, predicted, sample_weight) AS 
-    list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_support')], lambda c: _mlsql_joint_share(c.tp, c.fp, c.fn, c.tn))[1];
+    system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_support')], lambda c: _mlsql_joint_share(c.tp, c.fp, c.fn, c.tn))[1];
 
 -- sup(actual, predicted): Alias of binary_support.
 -- sup(actual, predicted, sample_weight): Alias of binary_support.
@@ -122,9 +122,9 @@ CREATE OR REPLACE MACRO binary_support_from_counts(tp, fp, fn, tn) AS
 -- binary_accuracy(actual, predicted): (tp + tn) / n: the lecture's tacc.
 -- binary_accuracy(actual, predicted, sample_weight): (tp + tn) / n: the lecture's tacc.
 CREATE OR REPLACE MACRO binary_accuracy(actual, predicted) AS 
-    list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_accuracy')], lambda c: _mlsql_table_accuracy(c.tp, c.fp, c.fn, c.tn))[1],
+    system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_accuracy')], lambda c: _mlsql_table_accuracy(c.tp, c.fp, c.fn, c.tn))[1],
     (actual, predicted, sample_weight) AS 
-    list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_accuracy')], lambda c: _mlsql_table_accuracy(c.tp, c.fp, c.fn, c.tn))[1];
+    system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_accuracy')], lambda c: _mlsql_table_accuracy(c.tp, c.fp, c.fn, c.tn))[1];
 
 -- tacc(actual, predicted): Alias of binary_accuracy.
 -- tacc(actual, predicted, sample_weight): Alias of binary_accuracy.
@@ -140,9 +140,9 @@ CREATE OR REPLACE MACRO binary_accuracy_from_counts(tp, fp, fn, tn) AS
 -- binary_coverage(actual, predicted): (tp + fp) / n: share predicted positive, the lecture's cov.
 -- binary_coverage(actual, predicted, sample_weight): (tp + fp) / n: share predicted positive, the lecture's cov.
 CREATE OR REPLACE MACRO binary_coverage(actual, predicted) AS 
-    list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_coverage')], lambda c: _mlsql_table_coverage(c.tp, c.fp, c.fn, c.tn))[1],
+    system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_coverage')], lambda c: _mlsql_table_coverage(c.tp, c.fp, c.fn, c.tn))[1],
     (actual, predicted, sample_weight) AS 
-    list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_coverage')], lambda c: _mlsql_table_coverage(c.tp, c.fp, c.fn, c.tn))[1];
+    system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_coverage')], lambda c: _mlsql_table_coverage(c.tp, c.fp, c.fn, c.tn))[1];
 
 -- cov(actual, predicted): Alias of binary_coverage.
 -- cov(actual, predicted, sample_weight): Alias of binary_coverage.
@@ -158,9 +158,9 @@ CREATE OR REPLACE MACRO binary_coverage_from_counts(tp, fp, fn, tn) AS
 -- binary_error_rate(actual, predicted): (fp + fn) / n: 1 - accuracy.
 -- binary_error_rate(actual, predicted, sample_weight): (fp + fn) / n: 1 - accuracy.
 CREATE OR REPLACE MACRO binary_error_rate(actual, predicted) AS 
-    list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_error_rate')], lambda c: _mlsql_table_error_rate(c.tp, c.fp, c.fn, c.tn))[1],
+    system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_error_rate')], lambda c: _mlsql_table_error_rate(c.tp, c.fp, c.fn, c.tn))[1],
     (actual, predicted, sample_weight) AS 
-    list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_error_rate')], lambda c: _mlsql_table_error_rate(c.tp, c.fp, c.fn, c.tn))[1];
+    system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_error_rate')], lambda c: _mlsql_table_error_rate(c.tp, c.fp, c.fn, c.tn))[1];
 
 -- binary_error_rate_from_counts(tp, fp, fn, tn): binary_error_rate of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_error_rate_from_counts(tp, fp, fn, tn) AS 
@@ -169,9 +169,9 @@ CREATE OR REPLACE MACRO binary_error_rate_from_counts(tp, fp, fn, tn) AS
 -- binary_fbeta(actual, predicted, beta, zero_division): F-beta of the positive class, from counts.
 -- binary_fbeta(actual, predicted, sample_weight, beta, zero_division): F-beta of the positive class, from counts.
 CREATE OR REPLACE MACRO binary_fbeta(actual, predicted, beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_fbeta') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_fbeta')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, _mlsql_check_beta(beta, 'binary_fbeta'), _mlsql_check_zero_division(zero_division, 'binary_fbeta')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_fbeta') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_fbeta')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, _mlsql_check_beta(beta, 'binary_fbeta'), _mlsql_check_zero_division(zero_division, 'binary_fbeta')))[1] END,
     (actual, predicted, sample_weight, beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_fbeta') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_fbeta')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, _mlsql_check_beta(beta, 'binary_fbeta'), _mlsql_check_zero_division(zero_division, 'binary_fbeta')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_fbeta') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_fbeta')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, _mlsql_check_beta(beta, 'binary_fbeta'), _mlsql_check_zero_division(zero_division, 'binary_fbeta')))[1] END;
 
 -- binary_fbeta_from_counts(tp, fp, fn, tn, beta, zero_division): binary_fbeta of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_fbeta_from_counts(tp, fp, fn, tn, beta := 1.0, zero_division := 0) AS 
@@ -180,9 +180,9 @@ CREATE OR REPLACE MACRO binary_fbeta_from_counts(tp, fp, fn, tn, beta := 1.0, ze
 -- binary_f1(actual, predicted, zero_division): F1 of the positive class, from counts.
 -- binary_f1(actual, predicted, sample_weight, zero_division): F1 of the positive class, from counts.
 CREATE OR REPLACE MACRO binary_f1(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f1') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f1')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, 1, _mlsql_check_zero_division(zero_division, 'binary_f1')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f1') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f1')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, 1, _mlsql_check_zero_division(zero_division, 'binary_f1')))[1] END,
     (actual, predicted, sample_weight, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f1') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_f1')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, 1, _mlsql_check_zero_division(zero_division, 'binary_f1')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f1') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_f1')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, 1, _mlsql_check_zero_division(zero_division, 'binary_f1')))[1] END;
 
 -- binary_f1_from_counts(tp, fp, fn, tn, zero_division): binary_f1 of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_f1_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
@@ -191,20 +191,20 @@ CREATE OR REPLACE MACRO binary_f1_from_counts(tp, fp, fn, tn, zero_division := 0
 -- binary_f_alpha(actual, predicted, alpha, zero_division): The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 -- binary_f_alpha(actual, predicted, sample_weight, alpha, zero_division): The lecture's F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².
 CREATE OR REPLACE MACRO binary_f_alpha(actual, predicted, alpha := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f_alpha')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, pow(_mlsql_check_alpha(alpha, 'binary_f_alpha'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_f_alpha')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, system.main.pow(_mlsql_check_alpha(alpha, 'binary_f_alpha'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha')))[1] END,
     (actual, predicted, sample_weight, alpha := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_f_alpha')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, pow(_mlsql_check_alpha(alpha, 'binary_f_alpha'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_f_alpha')], lambda c: _mlsql_fbeta(c.tp, c.fp, c.fn, system.main.pow(_mlsql_check_alpha(alpha, 'binary_f_alpha'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha')))[1] END;
 
 -- binary_f_alpha_from_counts(tp, fp, fn, tn, alpha, zero_division): binary_f_alpha of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_f_alpha_from_counts(tp, fp, fn, tn, alpha := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, pow(_mlsql_check_alpha(alpha, 'binary_f_alpha_from_counts'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(tp, fp, fn, system.main.pow(_mlsql_check_alpha(alpha, 'binary_f_alpha_from_counts'), 0.5), _mlsql_check_zero_division(zero_division, 'binary_f_alpha_from_counts')) END;
 
 -- binary_kappa(actual, predicted, zero_division): Cohen's kappa of the 2x2 table.
 -- binary_kappa(actual, predicted, sample_weight, zero_division): Cohen's kappa of the 2x2 table.
 CREATE OR REPLACE MACRO binary_kappa(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_kappa') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa')], lambda c: _mlsql_table_kappa(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_kappa')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_kappa') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_kappa')], lambda c: _mlsql_table_kappa(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_kappa')))[1] END,
     (actual, predicted, sample_weight, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_kappa') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_kappa')], lambda c: _mlsql_table_kappa(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_kappa')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_kappa') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_kappa')], lambda c: _mlsql_table_kappa(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_kappa')))[1] END;
 
 -- binary_kappa_from_counts(tp, fp, fn, tn, zero_division): binary_kappa of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_kappa_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
@@ -213,9 +213,9 @@ CREATE OR REPLACE MACRO binary_kappa_from_counts(tp, fp, fn, tn, zero_division :
 -- binary_false_negative_rate(actual, predicted, zero_division): fn / (tp + fn): the positive class's error rate (1 - recall).
 -- binary_false_negative_rate(actual, predicted, sample_weight, zero_division): fn / (tp + fn): the positive class's error rate (1 - recall).
 CREATE OR REPLACE MACRO binary_false_negative_rate(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_negative_rate')], lambda c: _mlsql_false_negative_rate(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_negative_rate')], lambda c: _mlsql_false_negative_rate(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate')))[1] END,
     (actual, predicted, sample_weight, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_false_negative_rate')], lambda c: _mlsql_false_negative_rate(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_false_negative_rate')], lambda c: _mlsql_false_negative_rate(c.tp, c.fp, c.fn, _mlsql_check_zero_division(zero_division, 'binary_false_negative_rate')))[1] END;
 
 -- binary_false_negative_rate_from_counts(tp, fp, fn, tn, zero_division): binary_false_negative_rate of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_false_negative_rate_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
@@ -224,9 +224,9 @@ CREATE OR REPLACE MACRO binary_false_negative_rate_from_counts(tp, fp, fn, tn, z
 -- binary_false_positive_rate(actual, predicted, zero_division): fp / (fp + tn): the negative class's error rate (1 - specificity).
 -- binary_false_positive_rate(actual, predicted, sample_weight, zero_division): fp / (fp + tn): the negative class's error rate (1 - specificity).
 CREATE OR REPLACE MACRO binary_false_positive_rate(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_positive_rate')], lambda c: _mlsql_false_positive_rate(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_false_positive_rate')], lambda c: _mlsql_false_positive_rate(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate')))[1] END,
     (actual, predicted, sample_weight, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_false_positive_rate')], lambda c: _mlsql_false_positive_rate(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_false_positive_rate')], lambda c: _mlsql_false_positive_rate(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'binary_false_positive_rate')))[1] END;
 
 -- binary_false_positive_rate_from_counts(tp, fp, fn, tn, zero_division): binary_false_positive_rate of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_false_positive_rate_from_counts(tp, fp, fn, tn, zero_division := 0) AS 
@@ -235,9 +235,9 @@ CREATE OR REPLACE MACRO binary_false_positive_rate_from_counts(tp, fp, fn, tn, z
 -- binary_cost_error(actual, predicted, cost_fn, cost_fp): (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 -- binary_cost_error(actual, predicted, sample_weight, cost_fn, cost_fp): (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.
 CREATE OR REPLACE MACRO binary_cost_error(actual, predicted, cost_fn := 1.0, cost_fp := 1.0) AS 
-    list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error')], lambda c: _mlsql_table_cost_error(c.tp, c.fp, c.fn, c.tn, _mlsql_check_cost_fn(cost_fn, 'binary_cost_error'), _mlsql_check_cost_fp(cost_fp, 'binary_cost_error')))[1],
+    system.main.list_transform([_mlsql_binary_counts(actual, predicted, 'actual', 'predicted', 'binary_cost_error')], lambda c: _mlsql_table_cost_error(c.tp, c.fp, c.fn, c.tn, _mlsql_check_cost_fn(cost_fn, 'binary_cost_error'), _mlsql_check_cost_fp(cost_fp, 'binary_cost_error')))[1],
     (actual, predicted, sample_weight, cost_fn := 1.0, cost_fp := 1.0) AS 
-    list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_cost_error')], lambda c: _mlsql_table_cost_error(c.tp, c.fp, c.fn, c.tn, _mlsql_check_cost_fn(cost_fn, 'binary_cost_error'), _mlsql_check_cost_fp(cost_fp, 'binary_cost_error')))[1];
+    system.main.list_transform([_mlsql_binary_weighted_counts(actual, predicted, sample_weight, 'actual', 'predicted', 'binary_cost_error')], lambda c: _mlsql_table_cost_error(c.tp, c.fp, c.fn, c.tn, _mlsql_check_cost_fn(cost_fn, 'binary_cost_error'), _mlsql_check_cost_fp(cost_fp, 'binary_cost_error')))[1];
 
 -- binary_cost_error_from_counts(tp, fp, fn, tn, cost_fn, cost_fp): binary_cost_error of stored counts tp, fp, fn, tn.
 CREATE OR REPLACE MACRO binary_cost_error_from_counts(tp, fp, fn, tn, cost_fn := 1.0, cost_fp := 1.0) AS 

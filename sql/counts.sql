@@ -3,140 +3,140 @@
 
 -- micro_precision_from_counts(counts, zero_division): micro_precision of stored counts.
 CREATE OR REPLACE MACRO micro_precision_from_counts(counts, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision_from_counts') IS NULL THEN NULL ELSE _mlsql_precision(struct_extract(counts, 'tp'), struct_extract(counts, 'fp'), struct_extract(counts, 'fn'), _mlsql_check_zero_division(zero_division, 'micro_precision_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_precision_from_counts') IS NULL THEN NULL ELSE _mlsql_precision(system.main.struct_extract(counts, 'tp'), system.main.struct_extract(counts, 'fp'), system.main.struct_extract(counts, 'fn'), _mlsql_check_zero_division(zero_division, 'micro_precision_from_counts')) END;
 
 -- micro_recall_from_counts(counts, zero_division): micro_recall of stored counts.
 CREATE OR REPLACE MACRO micro_recall_from_counts(counts, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall_from_counts') IS NULL THEN NULL ELSE _mlsql_recall(struct_extract(counts, 'tp'), struct_extract(counts, 'fp'), struct_extract(counts, 'fn'), _mlsql_check_zero_division(zero_division, 'micro_recall_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_recall_from_counts') IS NULL THEN NULL ELSE _mlsql_recall(system.main.struct_extract(counts, 'tp'), system.main.struct_extract(counts, 'fp'), system.main.struct_extract(counts, 'fn'), _mlsql_check_zero_division(zero_division, 'micro_recall_from_counts')) END;
 
 -- micro_fbeta_from_counts(counts, beta, zero_division): micro_fbeta of stored counts.
 CREATE OR REPLACE MACRO micro_fbeta_from_counts(counts, beta := 1.0, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(struct_extract(counts, 'tp'), struct_extract(counts, 'fp'), struct_extract(counts, 'fn'), _mlsql_check_beta(beta, 'micro_fbeta_from_counts'), _mlsql_check_zero_division(zero_division, 'micro_fbeta_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_fbeta_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(system.main.struct_extract(counts, 'tp'), system.main.struct_extract(counts, 'fp'), system.main.struct_extract(counts, 'fn'), _mlsql_check_beta(beta, 'micro_fbeta_from_counts'), _mlsql_check_zero_division(zero_division, 'micro_fbeta_from_counts')) END;
 
 -- micro_f1_from_counts(counts, zero_division): micro_f1 of stored counts.
 CREATE OR REPLACE MACRO micro_f1_from_counts(counts, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(struct_extract(counts, 'tp'), struct_extract(counts, 'fp'), struct_extract(counts, 'fn'), 1, _mlsql_check_zero_division(zero_division, 'micro_f1_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_f1_from_counts') IS NULL THEN NULL ELSE _mlsql_fbeta(system.main.struct_extract(counts, 'tp'), system.main.struct_extract(counts, 'fp'), system.main.struct_extract(counts, 'fn'), 1, _mlsql_check_zero_division(zero_division, 'micro_f1_from_counts')) END;
 
 -- micro_jaccard_from_counts(counts, zero_division): micro_jaccard of stored counts.
 CREATE OR REPLACE MACRO micro_jaccard_from_counts(counts, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard_from_counts') IS NULL THEN NULL ELSE _mlsql_jaccard(struct_extract(counts, 'tp'), struct_extract(counts, 'fp'), struct_extract(counts, 'fn'), _mlsql_check_zero_division(zero_division, 'micro_jaccard_from_counts')) END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'micro_jaccard_from_counts') IS NULL THEN NULL ELSE _mlsql_jaccard(system.main.struct_extract(counts, 'tp'), system.main.struct_extract(counts, 'fp'), system.main.struct_extract(counts, 'fn'), _mlsql_check_zero_division(zero_division, 'micro_jaccard_from_counts')) END;
 
 -- subset_accuracy_from_counts(counts): subset_accuracy of stored counts.
 CREATE OR REPLACE MACRO subset_accuracy_from_counts(counts) AS 
-    _mlsql_share(struct_extract(counts, 'n_exact'), struct_extract(counts, 'n_rows'));
+    _mlsql_share(system.main.struct_extract(counts, 'n_exact'), system.main.struct_extract(counts, 'n_rows'));
 
 -- zero_one_loss_from_counts(counts): zero_one_loss of stored counts.
 CREATE OR REPLACE MACRO zero_one_loss_from_counts(counts) AS 
-    (1 - _mlsql_share(struct_extract(counts, 'n_exact'), struct_extract(counts, 'n_rows')));
+    (1 - _mlsql_share(system.main.struct_extract(counts, 'n_exact'), system.main.struct_extract(counts, 'n_rows')));
 
 -- hamming_loss_from_counts(counts, n_labels): hamming_loss of stored counts.
 CREATE OR REPLACE MACRO hamming_loss_from_counts(counts, n_labels) AS 
-    _mlsql_hamming_loss(CASE WHEN ((struct_extract(counts, 'fp') + struct_extract(counts, 'fn')) > (struct_extract(counts, 'n_rows') * _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'))) THEN error('The ''n_labels'' parameter of hamming_loss_from_counts must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE struct_extract(counts, 'fp') END, struct_extract(counts, 'fn'), struct_extract(counts, 'n_rows'), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
+    _mlsql_hamming_loss(CASE WHEN ((system.main.struct_extract(counts, 'fp') + system.main.struct_extract(counts, 'fn')) > (system.main.struct_extract(counts, 'n_rows') * _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'))) THEN system.main.error('The ''n_labels'' parameter of hamming_loss_from_counts must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(_mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts') AS VARCHAR), 'NULL') || ', fewer than a row holds.') ELSE system.main.struct_extract(counts, 'fp') END, system.main.struct_extract(counts, 'fn'), system.main.struct_extract(counts, 'n_rows'), _mlsql_check_n_labels(n_labels, 'hamming_loss_from_counts'));
 
 -- multilabel_counts(actual, predicted): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.
 -- multilabel_counts(actual, predicted, sample_weight): Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.
 CREATE OR REPLACE MACRO multilabel_counts(actual VARCHAR[], predicted VARCHAR[]) AS 
-    struct_pack(
-    n_rows := count(_mlsql_tp(actual, predicted)),
-    tp := sum(_mlsql_tp(actual, predicted)),
-    fp := (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    fn := (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    n_actual := sum(_mlsql_n_actual(actual, predicted)),
-    n_predicted := sum(_mlsql_n_predicted(actual, predicted)),
-    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
+    system.main.struct_pack(
+    n_rows := system.main.count(_mlsql_tp(actual, predicted)),
+    tp := system.main.sum(_mlsql_tp(actual, predicted)),
+    fp := (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
+    fn := (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
+    n_actual := system.main.sum(_mlsql_n_actual(actual, predicted)),
+    n_predicted := system.main.sum(_mlsql_n_predicted(actual, predicted)),
+    n_exact := system.main.sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
     (actual INTEGER[], predicted INTEGER[]) AS 
-    struct_pack(
-    n_rows := count(_mlsql_tp(actual, predicted)),
-    tp := sum(_mlsql_tp(actual, predicted)),
-    fp := (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    fn := (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    n_actual := sum(_mlsql_n_actual(actual, predicted)),
-    n_predicted := sum(_mlsql_n_predicted(actual, predicted)),
-    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
+    system.main.struct_pack(
+    n_rows := system.main.count(_mlsql_tp(actual, predicted)),
+    tp := system.main.sum(_mlsql_tp(actual, predicted)),
+    fp := (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
+    fn := (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
+    n_actual := system.main.sum(_mlsql_n_actual(actual, predicted)),
+    n_predicted := system.main.sum(_mlsql_n_predicted(actual, predicted)),
+    n_exact := system.main.sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
     (actual BIGINT[], predicted BIGINT[]) AS 
-    struct_pack(
-    n_rows := count(_mlsql_tp(actual, predicted)),
-    tp := sum(_mlsql_tp(actual, predicted)),
-    fp := (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    fn := (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    n_actual := sum(_mlsql_n_actual(actual, predicted)),
-    n_predicted := sum(_mlsql_n_predicted(actual, predicted)),
-    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
+    system.main.struct_pack(
+    n_rows := system.main.count(_mlsql_tp(actual, predicted)),
+    tp := system.main.sum(_mlsql_tp(actual, predicted)),
+    fp := (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
+    fn := (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
+    n_actual := system.main.sum(_mlsql_n_actual(actual, predicted)),
+    n_predicted := system.main.sum(_mlsql_n_predicted(actual, predicted)),
+    n_exact := system.main.sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
     (actual HUGEINT[], predicted HUGEINT[]) AS 
-    struct_pack(
-    n_rows := count(_mlsql_tp(actual, predicted)),
-    tp := sum(_mlsql_tp(actual, predicted)),
-    fp := (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    fn := (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    n_actual := sum(_mlsql_n_actual(actual, predicted)),
-    n_predicted := sum(_mlsql_n_predicted(actual, predicted)),
-    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
+    system.main.struct_pack(
+    n_rows := system.main.count(_mlsql_tp(actual, predicted)),
+    tp := system.main.sum(_mlsql_tp(actual, predicted)),
+    fp := (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
+    fn := (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
+    n_actual := system.main.sum(_mlsql_n_actual(actual, predicted)),
+    n_predicted := system.main.sum(_mlsql_n_predicted(actual, predicted)),
+    n_exact := system.main.sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
-    struct_pack(
-    n_rows := count(_mlsql_tp(actual, predicted)),
-    tp := sum(_mlsql_tp(actual, predicted)),
-    fp := (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    fn := (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))),
-    n_actual := sum(_mlsql_n_actual(actual, predicted)),
-    n_predicted := sum(_mlsql_n_predicted(actual, predicted)),
-    n_exact := sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
+    system.main.struct_pack(
+    n_rows := system.main.count(_mlsql_tp(actual, predicted)),
+    tp := system.main.sum(_mlsql_tp(actual, predicted)),
+    fp := (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
+    fn := (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))),
+    n_actual := system.main.sum(_mlsql_n_actual(actual, predicted)),
+    n_predicted := system.main.sum(_mlsql_n_predicted(actual, predicted)),
+    n_exact := system.main.sum(CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END)),
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'multilabel_counts', 'actual', 'predicted'),
     (actual VARCHAR[], predicted VARCHAR[], sample_weight) AS 
-    struct_pack(
-    n_rows := CASE WHEN bool_and(_mlsql_weight(sample_weight, 'multilabel_counts') >= 0) = false THEN NULL ELSE CASE WHEN (count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
-    tp := sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    fp := (sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
-    fn := (sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
-    n_actual := sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    n_predicted := sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    n_exact := sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * TRY_CAST(sample_weight AS DOUBLE)))),
+    system.main.struct_pack(
+    n_rows := CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'multilabel_counts') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
+    tp := system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    fp := (system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
+    fn := (system.main.sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
+    n_actual := system.main.sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    n_predicted := system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    n_exact := system.main.sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * TRY_CAST(sample_weight AS DOUBLE)))),
     (actual INTEGER[], predicted INTEGER[], sample_weight) AS 
-    struct_pack(
-    n_rows := CASE WHEN bool_and(_mlsql_weight(sample_weight, 'multilabel_counts') >= 0) = false THEN NULL ELSE CASE WHEN (count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
-    tp := sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    fp := (sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
-    fn := (sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
-    n_actual := sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    n_predicted := sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    n_exact := sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * TRY_CAST(sample_weight AS DOUBLE)))),
+    system.main.struct_pack(
+    n_rows := CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'multilabel_counts') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
+    tp := system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    fp := (system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
+    fn := (system.main.sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
+    n_actual := system.main.sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    n_predicted := system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    n_exact := system.main.sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * TRY_CAST(sample_weight AS DOUBLE)))),
     (actual BIGINT[], predicted BIGINT[], sample_weight) AS 
-    struct_pack(
-    n_rows := CASE WHEN bool_and(_mlsql_weight(sample_weight, 'multilabel_counts') >= 0) = false THEN NULL ELSE CASE WHEN (count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
-    tp := sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    fp := (sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
-    fn := (sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
-    n_actual := sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    n_predicted := sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    n_exact := sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * TRY_CAST(sample_weight AS DOUBLE)))),
+    system.main.struct_pack(
+    n_rows := CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'multilabel_counts') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
+    tp := system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    fp := (system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
+    fn := (system.main.sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
+    n_actual := system.main.sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    n_predicted := system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    n_exact := system.main.sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * TRY_CAST(sample_weight AS DOUBLE)))),
     (actual HUGEINT[], predicted HUGEINT[], sample_weight) AS 
-    struct_pack(
-    n_rows := CASE WHEN bool_and(_mlsql_weight(sample_weight, 'multilabel_counts') >= 0) = false THEN NULL ELSE CASE WHEN (count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
-    tp := sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    fp := (sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
-    fn := (sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
-    n_actual := sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    n_predicted := sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    n_exact := sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * TRY_CAST(sample_weight AS DOUBLE)))),
+    system.main.struct_pack(
+    n_rows := CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'multilabel_counts') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
+    tp := system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    fp := (system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
+    fn := (system.main.sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
+    n_actual := system.main.sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    n_predicted := system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    n_exact := system.main.sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * TRY_CAST(sample_weight AS DOUBLE)))),
     (actual UHUGEINT[], predicted UHUGEINT[], sample_weight) AS 
-    struct_pack(
-    n_rows := CASE WHEN bool_and(_mlsql_weight(sample_weight, 'multilabel_counts') >= 0) = false THEN NULL ELSE CASE WHEN (count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
-    tp := sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    fp := (sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
-    fn := (sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
-    n_actual := sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    n_predicted := sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
-    n_exact := sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * TRY_CAST(sample_weight AS DOUBLE)))),
+    system.main.struct_pack(
+    n_rows := CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'multilabel_counts') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.count(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (_mlsql_tp(actual, predicted) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) END END,
+    tp := system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    fp := (system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
+    fn := (system.main.sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))),
+    n_actual := system.main.sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    n_predicted := system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))),
+    n_exact := system.main.sum((CASE WHEN ((_mlsql_tp(actual, predicted) = _mlsql_n_actual(actual, predicted)) AND (_mlsql_tp(actual, predicted) = _mlsql_n_predicted(actual, predicted))) THEN 1 ELSE 0 END * TRY_CAST(sample_weight AS DOUBLE)))),
     (actual, predicted, sample_weight) AS 
     _mlsql_label_type_error(actual, predicted, 'multilabel_counts', 'actual', 'predicted');
 
 -- merge_counts(counts): Sum stored multilabel_counts structs field by field.
 CREATE OR REPLACE MACRO merge_counts(counts) AS 
-    struct_pack(
-    n_rows := sum(struct_extract(counts, 'n_rows')),
-    tp := sum(struct_extract(counts, 'tp')),
-    fp := sum(struct_extract(counts, 'fp')),
-    fn := sum(struct_extract(counts, 'fn')),
-    n_actual := sum(struct_extract(counts, 'n_actual')),
-    n_predicted := sum(struct_extract(counts, 'n_predicted')),
-    n_exact := sum(struct_extract(counts, 'n_exact')));
+    system.main.struct_pack(
+    n_rows := system.main.sum(system.main.struct_extract(counts, 'n_rows')),
+    tp := system.main.sum(system.main.struct_extract(counts, 'tp')),
+    fp := system.main.sum(system.main.struct_extract(counts, 'fp')),
+    fn := system.main.sum(system.main.struct_extract(counts, 'fn')),
+    n_actual := system.main.sum(system.main.struct_extract(counts, 'n_actual')),
+    n_predicted := system.main.sum(system.main.struct_extract(counts, 'n_predicted')),
+    n_exact := system.main.sum(system.main.struct_extract(counts, 'n_exact')));

@@ -3,33 +3,33 @@
 
 -- _mlsql_curve_cells(actual, score, func): The curve cells (label struct k, y, s) of a known row.
 CREATE OR REPLACE MACRO _mlsql_curve_cells(actual, score DOUBLE, func) AS 
-    [struct_pack(k := struct_pack(__mlsql_binary := true), y := CAST(_mlsql_binary_flag(actual, 'actual', func) AS BIGINT), s := _mlsql_number(score, 'score', func) + 0.0)],
+    [system.main.struct_pack(k := system.main.struct_pack(__mlsql_binary := true), y := CAST(_mlsql_binary_flag(actual, 'actual', func) AS BIGINT), s := _mlsql_number(score, 'score', func) + 0.0)],
     (actual, score STRUCT(label VARCHAR, score DOUBLE)[], func) AS 
-    list_transform([_mlsql_scores_map(score)], lambda m: list_concat(
-        list_transform(list_filter(map_entries(m), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
-            lambda e: struct_pack(k := struct_pack(label := e.key),
-                                  y := CAST(list_contains(actual, e.key) AS BIGINT),
+    system.main.list_transform([_mlsql_scores_map(score)], lambda m: system.main.list_concat(
+        system.main.list_transform(system.main.list_filter(system.main.map_entries(m), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
+            lambda e: system.main.struct_pack(k := system.main.struct_pack(label := e.key),
+                                  y := CAST(system.main.list_contains(actual, e.key) AS BIGINT),
                                   s := _mlsql_number(e.value, 'score', func) + 0.0)),
-        list_transform(list_filter(list_distinct(actual), lambda x: map_extract_value(m, x) IS NULL),
-            lambda x: struct_pack(k := struct_pack(label := x), y := CAST(1 AS BIGINT),
+        system.main.list_transform(system.main.list_filter(system.main.list_distinct(actual), lambda x: system.main.map_extract_value(m, x) IS NULL),
+            lambda x: system.main.struct_pack(k := system.main.struct_pack(label := x), y := CAST(1 AS BIGINT),
                                   s := CAST('-inf' AS DOUBLE)))))[1],
     (actual, score STRUCT(label BIGINT, score DOUBLE)[], func) AS 
-    list_transform([_mlsql_scores_map(score)], lambda m: list_concat(
-        list_transform(list_filter(map_entries(m), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
-            lambda e: struct_pack(k := struct_pack(label := e.key),
-                                  y := CAST(list_contains(actual, e.key) AS BIGINT),
+    system.main.list_transform([_mlsql_scores_map(score)], lambda m: system.main.list_concat(
+        system.main.list_transform(system.main.list_filter(system.main.map_entries(m), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
+            lambda e: system.main.struct_pack(k := system.main.struct_pack(label := e.key),
+                                  y := CAST(system.main.list_contains(actual, e.key) AS BIGINT),
                                   s := _mlsql_number(e.value, 'score', func) + 0.0)),
-        list_transform(list_filter(list_distinct(actual), lambda x: map_extract_value(m, x) IS NULL),
-            lambda x: struct_pack(k := struct_pack(label := x), y := CAST(1 AS BIGINT),
+        system.main.list_transform(system.main.list_filter(system.main.list_distinct(actual), lambda x: system.main.map_extract_value(m, x) IS NULL),
+            lambda x: system.main.struct_pack(k := system.main.struct_pack(label := x), y := CAST(1 AS BIGINT),
                                   s := CAST('-inf' AS DOUBLE)))))[1],
     (actual, score, func) AS 
-    list_concat(
-        list_transform(list_filter(map_entries(score), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
-            lambda e: struct_pack(k := struct_pack(label := e.key),
-                                  y := CAST(list_contains(actual, e.key) AS BIGINT),
+    system.main.list_concat(
+        system.main.list_transform(system.main.list_filter(system.main.map_entries(score), lambda e: e.key IS NOT NULL AND e.value IS NOT NULL),
+            lambda e: system.main.struct_pack(k := system.main.struct_pack(label := e.key),
+                                  y := CAST(system.main.list_contains(actual, e.key) AS BIGINT),
                                   s := _mlsql_number(e.value, 'score', func) + 0.0)),
-        list_transform(list_filter(list_distinct(actual), lambda x: map_extract_value(score, x) IS NULL),
-            lambda x: struct_pack(k := struct_pack(label := x), y := CAST(1 AS BIGINT),
+        system.main.list_transform(system.main.list_filter(system.main.list_distinct(actual), lambda x: system.main.map_extract_value(score, x) IS NULL),
+            lambda x: system.main.struct_pack(k := system.main.struct_pack(label := x), y := CAST(1 AS BIGINT),
                                   s := CAST('-inf' AS DOUBLE))));
 
 -- precision_recall_curve(source, actual, score, zero_division, "by"): One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn's points).
@@ -37,42 +37,42 @@ CREATE OR REPLACE MACRO _mlsql_curve_cells(actual, score DOUBLE, func) AS
 CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
-        FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'precision_recall_curve' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score] || coalesce("by", []) AS w, ['actual', 'score'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+        FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(score) OR c = '__mlsql_absent')) AS __mlsql_score
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'precision_recall_curve' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score] || coalesce("by", []) AS w, ['actual', 'score'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
-    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
+    known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
-        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
-        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+        SELECT g, c.k AS k, c.s AS s, system.main.sum(c.y * w) AS hits, system.main.sum(w) AS n, system.main.count(*) AS m
+        FROM (SELECT g, w, system.main.unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
         SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
                known_rows.n - per_label.n AS n
-        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
+        FROM (SELECT g, k, system.main.sum(n) AS n, system.main.sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
         WHERE known_rows.m > per_label.m),
     thresholds AS (
-        SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
+        SELECT g, k, s, system.main.sum(hits) AS hits, system.main.sum(n) AS n
         FROM (SELECT g, k, s, hits, n FROM steps
               UNION ALL SELECT g, k, s, hits, n FROM unscored) GROUP BY g, k, s),
     cumulative AS (
         SELECT g, k, s AS threshold,
-               sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,
-               sum(hits) OVER (PARTITION BY g, k) AS pos,
-               sum(n - hits) OVER (PARTITION BY g, k) AS neg
+               system.main.sum(hits) OVER w AS tp, system.main.sum(n - hits) OVER w AS fp,
+               system.main.sum(hits) OVER (PARTITION BY g, k) AS pos,
+               system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
     points AS (
@@ -80,10 +80,10 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
         UNION ALL
         SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
     params AS (
-        SELECT CASE WHEN list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'precision', 'recall'))[1] IS NOT NULL THEN error('precision_recall_curve: the by column ''' || list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'precision', 'recall'))[1] || ''' has the name of an output column.')
+        SELECT CASE WHEN system.main.list_filter(coalesce("by", []), lambda b: system.main.lower(b) IN ('label', 'threshold', 'precision', 'recall'))[1] IS NOT NULL THEN system.main.error('precision_recall_curve: the by column ''' || system.main.list_filter(coalesce("by", []), lambda b: system.main.lower(b) IN ('label', 'threshold', 'precision', 'recall'))[1] || ''' has the name of an output column.')
                ELSE _mlsql_check_zero_division(zero_division, 'precision_recall_curve') END AS zd)
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(g), unnest(k), threshold,
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(g), system.main.unnest(k), threshold,
                _mlsql_curve_precision(tp, fp) AS precision,
                _mlsql_curve_recall(tp, fp, pos, zd) AS recall,
                g AS __mlsql_g, k AS __mlsql_k
@@ -92,43 +92,43 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
     (source, actual, score, sample_weight, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
-        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'precision_recall_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'precision_recall_curve' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score, sample_weight] || coalesce("by", []) AS w, ['actual', 'score', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'precision_recall_curve') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(score) OR c = '__mlsql_absent')) AS __mlsql_score,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'precision_recall_curve' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score, sample_weight] || coalesce("by", []) AS w, ['actual', 'score', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
-    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
+    known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
-        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
-        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+        SELECT g, c.k AS k, c.s AS s, system.main.sum(c.y * w) AS hits, system.main.sum(w) AS n, system.main.count(*) AS m
+        FROM (SELECT g, w, system.main.unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
         SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
                known_rows.n - per_label.n AS n
-        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
+        FROM (SELECT g, k, system.main.sum(n) AS n, system.main.sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
         WHERE known_rows.m > per_label.m),
     thresholds AS (
-        SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
+        SELECT g, k, s, system.main.sum(hits) AS hits, system.main.sum(n) AS n
         FROM (SELECT g, k, s, hits, n FROM steps
               UNION ALL SELECT g, k, s, hits, n FROM unscored) GROUP BY g, k, s),
     cumulative AS (
         SELECT g, k, s AS threshold,
-               sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,
-               sum(hits) OVER (PARTITION BY g, k) AS pos,
-               sum(n - hits) OVER (PARTITION BY g, k) AS neg
+               system.main.sum(hits) OVER w AS tp, system.main.sum(n - hits) OVER w AS fp,
+               system.main.sum(hits) OVER (PARTITION BY g, k) AS pos,
+               system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
     points AS (
@@ -136,10 +136,10 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
         UNION ALL
         SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
     params AS (
-        SELECT CASE WHEN list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'precision', 'recall'))[1] IS NOT NULL THEN error('precision_recall_curve: the by column ''' || list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'precision', 'recall'))[1] || ''' has the name of an output column.')
+        SELECT CASE WHEN system.main.list_filter(coalesce("by", []), lambda b: system.main.lower(b) IN ('label', 'threshold', 'precision', 'recall'))[1] IS NOT NULL THEN system.main.error('precision_recall_curve: the by column ''' || system.main.list_filter(coalesce("by", []), lambda b: system.main.lower(b) IN ('label', 'threshold', 'precision', 'recall'))[1] || ''' has the name of an output column.')
                ELSE _mlsql_check_zero_division(zero_division, 'precision_recall_curve') END AS zd)
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(g), unnest(k), threshold,
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(g), system.main.unnest(k), threshold,
                _mlsql_curve_precision(tp, fp) AS precision,
                _mlsql_curve_recall(tp, fp, pos, zd) AS recall,
                g AS __mlsql_g, k AS __mlsql_k
@@ -151,42 +151,42 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
 CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
-        FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'roc_curve' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score] || coalesce("by", []) AS w, ['actual', 'score'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+        FROM (SELECT *, 1 AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(score) OR c = '__mlsql_absent')) AS __mlsql_score
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'roc_curve' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score] || coalesce("by", []) AS w, ['actual', 'score'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
-    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
+    known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
-        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
-        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+        SELECT g, c.k AS k, c.s AS s, system.main.sum(c.y * w) AS hits, system.main.sum(w) AS n, system.main.count(*) AS m
+        FROM (SELECT g, w, system.main.unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
         SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
                known_rows.n - per_label.n AS n
-        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
+        FROM (SELECT g, k, system.main.sum(n) AS n, system.main.sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
         WHERE known_rows.m > per_label.m),
     thresholds AS (
-        SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
+        SELECT g, k, s, system.main.sum(hits) AS hits, system.main.sum(n) AS n
         FROM (SELECT g, k, s, hits, n FROM steps
               UNION ALL SELECT g, k, s, hits, n FROM unscored) GROUP BY g, k, s),
     cumulative AS (
         SELECT g, k, s AS threshold,
-               sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,
-               sum(hits) OVER (PARTITION BY g, k) AS pos,
-               sum(n - hits) OVER (PARTITION BY g, k) AS neg
+               system.main.sum(hits) OVER w AS tp, system.main.sum(n - hits) OVER w AS fp,
+               system.main.sum(hits) OVER (PARTITION BY g, k) AS pos,
+               system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
     points AS (
@@ -194,10 +194,10 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
         UNION ALL
         SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
     params AS (
-        SELECT CASE WHEN list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'fpr', 'tpr'))[1] IS NOT NULL THEN error('roc_curve: the by column ''' || list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'fpr', 'tpr'))[1] || ''' has the name of an output column.')
+        SELECT CASE WHEN system.main.list_filter(coalesce("by", []), lambda b: system.main.lower(b) IN ('label', 'threshold', 'fpr', 'tpr'))[1] IS NOT NULL THEN system.main.error('roc_curve: the by column ''' || system.main.list_filter(coalesce("by", []), lambda b: system.main.lower(b) IN ('label', 'threshold', 'fpr', 'tpr'))[1] || ''' has the name of an output column.')
                ELSE _mlsql_check_zero_division(zero_division, 'roc_curve') END AS zd)
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(g), unnest(k), threshold,
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(g), system.main.unnest(k), threshold,
                _mlsql_curve_rate(fp, neg, zd) AS fpr,
                _mlsql_curve_rate(tp, pos, zd) AS tpr,
                g AS __mlsql_g, k AS __mlsql_k
@@ -206,43 +206,43 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
     (source, actual, score, sample_weight, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
-        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'roc_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'roc_curve' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score, sample_weight] || coalesce("by", []) AS w, ['actual', 'score', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'roc_curve') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(score) OR c = '__mlsql_absent')) AS __mlsql_score,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'roc_curve' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score, sample_weight] || coalesce("by", []) AS w, ['actual', 'score', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
-    known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
+    known_rows AS (SELECT g, system.main.sum(w) AS n, system.main.count(*) AS m FROM known GROUP BY g),
     steps AS (
-        SELECT g, c.k AS k, c.s AS s, sum(c.y * w) AS hits, sum(w) AS n, count(*) AS m
-        FROM (SELECT g, w, unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
+        SELECT g, c.k AS k, c.s AS s, system.main.sum(c.y * w) AS hits, system.main.sum(w) AS n, system.main.count(*) AS m
+        FROM (SELECT g, w, system.main.unnest(cells) AS c FROM known) GROUP BY g, c.k, c.s),
     -- the rows that neither score a label nor hold it: negatives at -inf
     unscored AS (
         SELECT per_label.g, k, CAST('-inf' AS DOUBLE) AS s, 0 AS hits,
                known_rows.n - per_label.n AS n
-        FROM (SELECT g, k, sum(n) AS n, sum(m) AS m FROM steps GROUP BY g, k) per_label
+        FROM (SELECT g, k, system.main.sum(n) AS n, system.main.sum(m) AS m FROM steps GROUP BY g, k) per_label
         JOIN known_rows ON per_label.g IS NOT DISTINCT FROM known_rows.g
         WHERE known_rows.m > per_label.m),
     thresholds AS (
-        SELECT g, k, s, sum(hits) AS hits, sum(n) AS n
+        SELECT g, k, s, system.main.sum(hits) AS hits, system.main.sum(n) AS n
         FROM (SELECT g, k, s, hits, n FROM steps
               UNION ALL SELECT g, k, s, hits, n FROM unscored) GROUP BY g, k, s),
     cumulative AS (
         SELECT g, k, s AS threshold,
-               sum(hits) OVER w AS tp, sum(n - hits) OVER w AS fp,
-               sum(hits) OVER (PARTITION BY g, k) AS pos,
-               sum(n - hits) OVER (PARTITION BY g, k) AS neg
+               system.main.sum(hits) OVER w AS tp, system.main.sum(n - hits) OVER w AS fp,
+               system.main.sum(hits) OVER (PARTITION BY g, k) AS pos,
+               system.main.sum(n - hits) OVER (PARTITION BY g, k) AS neg
         FROM thresholds
         WINDOW w AS (PARTITION BY g, k ORDER BY s DESC ROWS UNBOUNDED PRECEDING)),
     points AS (
@@ -250,10 +250,10 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
         UNION ALL
         SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
     params AS (
-        SELECT CASE WHEN list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'fpr', 'tpr'))[1] IS NOT NULL THEN error('roc_curve: the by column ''' || list_filter(coalesce("by", []), lambda b: lower(b) IN ('label', 'threshold', 'fpr', 'tpr'))[1] || ''' has the name of an output column.')
+        SELECT CASE WHEN system.main.list_filter(coalesce("by", []), lambda b: system.main.lower(b) IN ('label', 'threshold', 'fpr', 'tpr'))[1] IS NOT NULL THEN system.main.error('roc_curve: the by column ''' || system.main.list_filter(coalesce("by", []), lambda b: system.main.lower(b) IN ('label', 'threshold', 'fpr', 'tpr'))[1] || ''' has the name of an output column.')
                ELSE _mlsql_check_zero_division(zero_division, 'roc_curve') END AS zd)
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(g), unnest(k), threshold,
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(g), system.main.unnest(k), threshold,
                _mlsql_curve_rate(fp, neg, zd) AS fpr,
                _mlsql_curve_rate(tp, pos, zd) AS tpr,
                g AS __mlsql_g, k AS __mlsql_k

@@ -23,11 +23,11 @@ CREATE OR REPLACE MACRO _mlsql_jaccard(tp, fp, fn, zero_division) AS
 
 -- _mlsql_average(per_item, zero_division): Mean of per-row or per-label values, leaving undefined ones out where asked.
 CREATE OR REPLACE MACRO _mlsql_average(per_item, zero_division) AS 
-    CASE WHEN ((count(per_item) > 0) AND (count(CASE WHEN isnan(per_item) THEN NULL ELSE per_item END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(per_item) THEN NULL ELSE per_item END) END;
+    CASE WHEN ((system.main.count(per_item) > 0) AND (system.main.count(CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END) END;
 
 -- _mlsql_average_by_weight(per_item, zero_division, sample_weight): Mean of per-row or per-label values, leaving undefined ones out where asked, each row weighted by sample_weight.
 CREATE OR REPLACE MACRO _mlsql_average_by_weight(per_item, zero_division, sample_weight) AS 
-    CASE WHEN ((count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) > 0) AND (CASE WHEN (count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) END = 0)) THEN _mlsql_undefined(zero_division, ((count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) > 0) AND (CASE WHEN (count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) END = 0))) ELSE CASE WHEN ((CASE WHEN (count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) END > 0) AND (CASE WHEN (count(CASE WHEN (CASE WHEN isnan(per_item) THEN NULL ELSE per_item END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (CASE WHEN isnan(per_item) THEN NULL ELSE per_item END IS NOT NULL) THEN sample_weight ELSE NULL END) END = 0)) THEN 'nan'::DOUBLE ELSE CASE WHEN (sum(CASE WHEN (CASE WHEN isnan(per_item) THEN NULL ELSE per_item END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN NULL ELSE (sum((CASE WHEN isnan(per_item) THEN NULL ELSE per_item END * sample_weight)) / sum(CASE WHEN (CASE WHEN isnan(per_item) THEN NULL ELSE per_item END IS NOT NULL) THEN sample_weight ELSE NULL END)) END END END;
+    CASE WHEN ((system.main.count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) > 0) AND (CASE WHEN (system.main.count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) END = 0)) THEN _mlsql_undefined(zero_division, ((system.main.count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) > 0) AND (CASE WHEN (system.main.count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) END = 0))) ELSE CASE WHEN ((CASE WHEN (system.main.count(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (per_item IS NOT NULL) THEN sample_weight ELSE NULL END) END > 0) AND (CASE WHEN (system.main.count(CASE WHEN (CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END IS NOT NULL) THEN sample_weight ELSE NULL END) END = 0)) THEN 'nan'::DOUBLE ELSE CASE WHEN (system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END * sample_weight)) / system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END IS NOT NULL) THEN sample_weight ELSE NULL END)) END END END;
 
 -- _mlsql_share(part, whole): ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).
 CREATE OR REPLACE MACRO _mlsql_share(part, whole) AS 
@@ -39,11 +39,11 @@ CREATE OR REPLACE MACRO _mlsql_hamming_loss(fp, fn, n_rows, n_labels) AS
 
 -- _mlsql_subset_accuracy(exact_match): Share of rows whose predicted set equals the true set (unknown rows left out).
 CREATE OR REPLACE MACRO _mlsql_subset_accuracy(exact_match) AS 
-    avg(CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END);
+    system.main.avg(CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END);
 
 -- _mlsql_subset_accuracy_by_weight(exact_match, sample_weight): Share of rows whose predicted set equals the true set (unknown rows left out), each row weighted by sample_weight.
 CREATE OR REPLACE MACRO _mlsql_subset_accuracy_by_weight(exact_match, sample_weight) AS 
-    CASE WHEN (sum(CASE WHEN (CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN NULL ELSE (sum((CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END * sample_weight)) / sum(CASE WHEN (CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN sample_weight ELSE NULL END)) END;
+    CASE WHEN (system.main.sum(CASE WHEN (CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END * sample_weight)) / system.main.sum(CASE WHEN (CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END IS NOT NULL) THEN sample_weight ELSE NULL END)) END;
 
 -- _mlsql_zero_one_loss(exact_match): 1 - subset accuracy.
 CREATE OR REPLACE MACRO _mlsql_zero_one_loss(exact_match) AS 
@@ -127,11 +127,11 @@ CREATE OR REPLACE MACRO _mlsql_label_accuracy(tp, fp, fn, n_rows) AS
 
 -- _mlsql_weighted_average(value, weights, zero_division, nothing_to_score): Sum of weight x value over the sum of weights, leaving undefined values out.
 CREATE OR REPLACE MACRO _mlsql_weighted_average(value, weights, zero_division, nothing_to_score) AS 
-    CASE WHEN ((count(value) > 0) AND (count(CASE WHEN isnan(value) THEN NULL ELSE value END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(value) THEN NULL ELSE value END * weights)), sum(((CASE WHEN isnan(value) THEN NULL ELSE value END * 0) + weights)), zero_division, nothing_to_score) END;
+    CASE WHEN ((system.main.count(value) > 0) AND (system.main.count(CASE WHEN system.main.isnan(value) THEN NULL ELSE value END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(value) THEN NULL ELSE value END * weights)), system.main.sum(((CASE WHEN system.main.isnan(value) THEN NULL ELSE value END * 0) + weights)), zero_division, nothing_to_score) END;
 
 -- _mlsql_weighted_average_by_weight(value, weights, zero_division, nothing_to_score, sample_weight): Sum of weight x value over the sum of weights, leaving undefined values out, each row weighted by sample_weight.
 CREATE OR REPLACE MACRO _mlsql_weighted_average_by_weight(value, weights, zero_division, nothing_to_score, sample_weight) AS 
-    CASE WHEN ((CASE WHEN (count(CASE WHEN (value IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (value IS NOT NULL) THEN sample_weight ELSE NULL END) END > 0) AND (CASE WHEN (count(CASE WHEN (CASE WHEN isnan(value) THEN NULL ELSE value END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE sum(CASE WHEN (CASE WHEN isnan(value) THEN NULL ELSE value END IS NOT NULL) THEN sample_weight ELSE NULL END) END = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum(((CASE WHEN isnan(value) THEN NULL ELSE value END * weights) * sample_weight)), sum((((CASE WHEN isnan(value) THEN NULL ELSE value END * 0) + weights) * sample_weight)), zero_division, nothing_to_score) END;
+    CASE WHEN ((CASE WHEN (system.main.count(CASE WHEN (value IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (value IS NOT NULL) THEN sample_weight ELSE NULL END) END > 0) AND (CASE WHEN (system.main.count(CASE WHEN (CASE WHEN system.main.isnan(value) THEN NULL ELSE value END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN 0.0 ELSE system.main.sum(CASE WHEN (CASE WHEN system.main.isnan(value) THEN NULL ELSE value END IS NOT NULL) THEN sample_weight ELSE NULL END) END = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum(((CASE WHEN system.main.isnan(value) THEN NULL ELSE value END * weights) * sample_weight)), system.main.sum((((CASE WHEN system.main.isnan(value) THEN NULL ELSE value END * 0) + weights) * sample_weight)), zero_division, nothing_to_score) END;
 
 -- _mlsql_fbeta_of_means(p, r, beta): (1 + b²) P R / (b² P + R) of two averages (the R walkthrough's macro F1); 0 when both are 0.
 CREATE OR REPLACE MACRO _mlsql_fbeta_of_means(p, r, beta) AS 
@@ -139,11 +139,11 @@ CREATE OR REPLACE MACRO _mlsql_fbeta_of_means(p, r, beta) AS
 
 -- _mlsql_share_of_labels(condition): Share of label rows where ``condition`` holds (CLP, MLP, WLP).
 CREATE OR REPLACE MACRO _mlsql_share_of_labels(condition) AS 
-    avg(CASE WHEN condition THEN 1.0 ELSE 0.0 END);
+    system.main.avg(CASE WHEN condition THEN 1.0 ELSE 0.0 END);
 
 -- _mlsql_share_of_labels_by_weight(condition, sample_weight): Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.
 CREATE OR REPLACE MACRO _mlsql_share_of_labels_by_weight(condition, sample_weight) AS 
-    CASE WHEN (sum(CASE WHEN (CASE WHEN condition THEN 1.0 ELSE 0.0 END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN NULL ELSE (sum((CASE WHEN condition THEN 1.0 ELSE 0.0 END * sample_weight)) / sum(CASE WHEN (CASE WHEN condition THEN 1.0 ELSE 0.0 END IS NOT NULL) THEN sample_weight ELSE NULL END)) END;
+    CASE WHEN (system.main.sum(CASE WHEN (CASE WHEN condition THEN 1.0 ELSE 0.0 END IS NOT NULL) THEN sample_weight ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((CASE WHEN condition THEN 1.0 ELSE 0.0 END * sample_weight)) / system.main.sum(CASE WHEN (CASE WHEN condition THEN 1.0 ELSE 0.0 END IS NOT NULL) THEN sample_weight ELSE NULL END)) END;
 
 -- _mlsql_label_accuracy_micro(fp, fn, n_rows, n_labels): 1 - Hamming loss: share of the rows x labels decisions that are right.
 CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro(fp, fn, n_rows, n_labels) AS 
@@ -231,7 +231,7 @@ CREATE OR REPLACE MACRO _mlsql_explained(error, baseline, zero_division) AS
 
 -- _mlsql_pearson(covariance, var_a, var_b, sse, zero_division): cov / (sd_a sd_b); undefined when either side is constant ('diagnose': 1 if equal).
 CREATE OR REPLACE MACRO _mlsql_pearson(covariance, var_a, var_b, sse, zero_division) AS 
-    _mlsql_ratio(covariance, (pow(var_a, 0.5) * pow(var_b, 0.5)), zero_division, (sse = 0));
+    _mlsql_ratio(covariance, (system.main.pow(var_a, 0.5) * system.main.pow(var_b, 0.5)), zero_division, (sse = 0));
 
 -- _mlsql_centred_comoment(sum_products, sum_a, sum_b, n): Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.
 CREATE OR REPLACE MACRO _mlsql_centred_comoment(sum_products, sum_a, sum_b, n) AS 
@@ -255,11 +255,11 @@ CREATE OR REPLACE MACRO _mlsql_step_average_precision(precision_sum, n_positive,
 
 -- _mlsql_calibration_bin(p, n_bins): min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.
 CREATE OR REPLACE MACRO _mlsql_calibration_bin(p, n_bins) AS 
-    CASE WHEN (floor((p * n_bins)) > (n_bins - 1)) THEN (n_bins - 1) ELSE floor((p * n_bins)) END;
+    CASE WHEN (system.main.floor((p * n_bins)) > (n_bins - 1)) THEN (n_bins - 1) ELSE system.main.floor((p * n_bins)) END;
 
 -- _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division): (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).
 CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef(n, correct, sum_rc, sum_rr, sum_cc, zero_division) AS 
-    _mlsql_ratio(((n * correct) - sum_rc), (pow(((n * n) - sum_cc), 0.5) * pow(((n * n) - sum_rr), 0.5)), zero_division, (correct = n));
+    _mlsql_ratio(((n * correct) - sum_rc), (system.main.pow(((n * n) - sum_cc), 0.5) * system.main.pow(((n * n) - sum_rr), 0.5)), zero_division, (correct = n));
 
 -- _mlsql_selection_fbeta(tp, fp, fn, beta): F-beta of a candidate threshold for choosing the best: 0 where tp = 0.
 CREATE OR REPLACE MACRO _mlsql_selection_fbeta(tp, fp, fn, beta) AS 

@@ -3,23 +3,23 @@
 
 -- _mlsql_hivemall_beta(options): The -beta of a Hivemall option string (default 1).
 CREATE OR REPLACE MACRO _mlsql_hivemall_beta(options) AS 
-    CASE WHEN NOT regexp_full_match(coalesce(options, ''), '\s*((--?beta\s+\S+|--?average\s+\S+)\s*)*')
-         THEN error('fmeasure options must look like Hivemall''s ''-beta 2. -average micro'' (options: -beta B, -average micro|binary). Got ''' || options || ''' instead.')
-         WHEN regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) = '' THEN 1.0::DOUBLE
-         WHEN TRY_CAST(regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) AS DOUBLE) IS NULL THEN error('The ''beta'' parameter of fmeasure must be a finite number > 0. Got ''' || regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) || ''' instead.')
-         ELSE _mlsql_check_beta(TRY_CAST(regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) AS DOUBLE), 'fmeasure') END;
+    CASE WHEN NOT system.main.regexp_full_match(coalesce(options, ''), '\s*((--?beta\s+\S+|--?average\s+\S+)\s*)*')
+         THEN system.main.error('fmeasure options must look like Hivemall''s ''-beta 2. -average micro'' (options: -beta B, -average micro|binary). Got ''' || options || ''' instead.')
+         WHEN system.main.regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) = '' THEN 1.0::DOUBLE
+         WHEN TRY_CAST(system.main.regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) AS DOUBLE) IS NULL THEN system.main.error('The ''beta'' parameter of fmeasure must be a finite number > 0. Got ''' || system.main.regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) || ''' instead.')
+         ELSE _mlsql_check_beta(TRY_CAST(system.main.regexp_extract(coalesce(options, ''), '--?beta\s+(\S+)', 1) AS DOUBLE), 'fmeasure') END;
 
 -- _mlsql_hivemall_average(options): The -average of a Hivemall option string (default micro).
 CREATE OR REPLACE MACRO _mlsql_hivemall_average(options) AS 
-    CASE coalesce(nullif(regexp_extract(coalesce(options, ''), '--?average\s+(\S+)', 1), ''), 'micro')
+    CASE coalesce(system.main.nullif(system.main.regexp_extract(coalesce(options, ''), '--?average\s+(\S+)', 1), ''), 'micro')
          WHEN 'micro' THEN 'micro' WHEN 'binary' THEN 'binary'
-         WHEN 'macro' THEN error('"-average macro" is not supported by fmeasure (as in Hivemall); use macro_fbeta or multilabel_report for the macro average.')
-         ELSE error('The -average option of fmeasure must be one of micro, binary. Got ''' || regexp_extract(coalesce(options, ''), '--?average\s+(\S+)', 1) || ''' instead.') END;
+         WHEN 'macro' THEN system.main.error('"-average macro" is not supported by fmeasure (as in Hivemall); use macro_fbeta or multilabel_report for the macro average.')
+         ELSE system.main.error('The -average option of fmeasure must be one of micro, binary. Got ''' || system.main.regexp_extract(coalesce(options, ''), '--?average\s+(\S+)', 1) || ''' instead.') END;
 
 -- _mlsql_hivemall_int_label(x): Hivemall's binary label: 1 stays 1; 0 and -1 are 0.
 CREATE OR REPLACE MACRO _mlsql_hivemall_int_label(x) AS 
     CASE WHEN x IS NULL THEN NULL WHEN x = 1 THEN 1 WHEN x IN (0, -1) THEN 0
-         ELSE error('fmeasure takes int labels 1, 0 or -1 (as Hivemall). Got ' || CAST(x AS VARCHAR) || ' instead.') END;
+         ELSE system.main.error('fmeasure takes int labels 1, 0 or -1 (as Hivemall). Got ' || CAST(x AS VARCHAR) || ' instead.') END;
 
 -- _mlsql_hivemall_tp(a, p, average): One binary row's tp: both 1 (binary), or equal labels (micro).
 CREATE OR REPLACE MACRO _mlsql_hivemall_tp(a, p, average) AS 
@@ -34,22 +34,22 @@ CREATE OR REPLACE MACRO _mlsql_hivemall_n(x, other, average) AS
 -- _mlsql_hivemall_arrays(actual, predicted, options): fmeasure over label arrays (sets).
 CREATE OR REPLACE MACRO _mlsql_hivemall_arrays(actual, predicted, options) AS 
     CASE WHEN _mlsql_hivemall_average(options) = 'binary'
-         THEN error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.')
-         ELSE _mlsql_fbeta(sum(_mlsql_tp(actual, predicted)), (sum(_mlsql_n_predicted(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), (sum(_mlsql_n_actual(actual, predicted)) - sum(_mlsql_tp(actual, predicted))), _mlsql_hivemall_beta(options), '0') END;
+         THEN system.main.error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.')
+         ELSE _mlsql_fbeta(system.main.sum(_mlsql_tp(actual, predicted)), (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))), (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))), _mlsql_hivemall_beta(options), '0') END;
 
 -- _mlsql_hivemall_arrays_by_weight(actual, predicted, options, sample_weight): fmeasure over label arrays (sets), each row weighted by sample_weight.
 CREATE OR REPLACE MACRO _mlsql_hivemall_arrays_by_weight(actual, predicted, options, sample_weight) AS 
     CASE WHEN _mlsql_hivemall_average(options) = 'binary'
-         THEN error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.')
-         ELSE CASE WHEN bool_and(_mlsql_weight(sample_weight, 'fmeasure') >= 0) = false THEN NULL ELSE _mlsql_fbeta(sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))), (sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))), (sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))), _mlsql_hivemall_beta(options), '0') END END;
+         THEN system.main.error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.')
+         ELSE CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'fmeasure') >= 0) = false THEN NULL ELSE _mlsql_fbeta(system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))), (system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))), (system.main.sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))), _mlsql_hivemall_beta(options), '0') END END;
 
 -- _mlsql_hivemall_binary(actual, predicted, options): fmeasure over binary int labels.
 CREATE OR REPLACE MACRO _mlsql_hivemall_binary(actual, predicted, options) AS 
-    _mlsql_fbeta(sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options))), (sum(_mlsql_hivemall_n(_mlsql_hivemall_int_label(predicted), _mlsql_hivemall_int_label(actual), _mlsql_hivemall_average(options))) - sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)))), (sum(_mlsql_hivemall_n(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options))) - sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)))), _mlsql_hivemall_beta(options), '0');
+    _mlsql_fbeta(system.main.sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options))), (system.main.sum(_mlsql_hivemall_n(_mlsql_hivemall_int_label(predicted), _mlsql_hivemall_int_label(actual), _mlsql_hivemall_average(options))) - system.main.sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)))), (system.main.sum(_mlsql_hivemall_n(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options))) - system.main.sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)))), _mlsql_hivemall_beta(options), '0');
 
 -- _mlsql_hivemall_binary_by_weight(actual, predicted, options, sample_weight): fmeasure over binary int labels, each row weighted by sample_weight.
 CREATE OR REPLACE MACRO _mlsql_hivemall_binary_by_weight(actual, predicted, options, sample_weight) AS 
-    CASE WHEN bool_and(_mlsql_weight(sample_weight, 'fmeasure') >= 0) = false THEN NULL ELSE _mlsql_fbeta(sum((_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE))), (sum((_mlsql_hivemall_n(_mlsql_hivemall_int_label(predicted), _mlsql_hivemall_int_label(actual), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE)))), (sum((_mlsql_hivemall_n(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE))) - sum((_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE)))), _mlsql_hivemall_beta(options), '0') END;
+    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'fmeasure') >= 0) = false THEN NULL ELSE _mlsql_fbeta(system.main.sum((_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE))), (system.main.sum((_mlsql_hivemall_n(_mlsql_hivemall_int_label(predicted), _mlsql_hivemall_int_label(actual), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE)))), (system.main.sum((_mlsql_hivemall_n(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE)))), _mlsql_hivemall_beta(options), '0') END;
 
 -- fmeasure(actual, predicted): Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'.
 -- fmeasure(actual, predicted, options): Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'.
@@ -85,8 +85,8 @@ CREATE OR REPLACE MACRO fmeasure(actual VARCHAR[], predicted VARCHAR[]) AS
     (actual BOOLEAN, predicted BOOLEAN, options, sample_weight) AS 
     _mlsql_hivemall_binary_by_weight(actual::BIGINT, predicted::BIGINT, options, sample_weight),
     (actual, predicted) AS 
-    error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.'),
+    system.main.error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || system.main.typeof(actual) || ' and predicted ' || system.main.typeof(predicted) || '.'),
     (actual, predicted, options) AS 
-    error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.'),
+    system.main.error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || system.main.typeof(actual) || ' and predicted ' || system.main.typeof(predicted) || '.'),
     (actual, predicted, options, sample_weight) AS 
-    error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || typeof(actual) || ' and predicted ' || typeof(predicted) || '.');
+    system.main.error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || system.main.typeof(actual) || ' and predicted ' || system.main.typeof(predicted) || '.');

@@ -3,108 +3,108 @@
 
 -- _mlsql_weight(w, func): A row's sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).
 CREATE OR REPLACE MACRO _mlsql_weight(w, func) AS 
-    CASE WHEN NOT regexp_full_match(typeof(w), '(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
-         THEN error('' || func || ' takes numbers for sample_weight. Got sample_weight ' || typeof(w) || '.')
+    CASE WHEN NOT system.main.regexp_full_match(system.main.typeof(w), '(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
+         THEN system.main.error('' || func || ' takes numbers for sample_weight. Got sample_weight ' || system.main.typeof(w) || '.')
          WHEN w IS NULL THEN NULL
-         WHEN isfinite(TRY_CAST(w AS DOUBLE)) AND TRY_CAST(w AS DOUBLE) >= 0 THEN TRY_CAST(w AS DOUBLE)
-         ELSE error('The ''sample_weight'' parameter of ' || func || ' must be a finite number >= 0 (a NULL weight skips the row). Got ' || CASE WHEN isnan(TRY_CAST(w AS DOUBLE)) THEN 'NaN' WHEN TRY_CAST(w AS DOUBLE) = 'inf'::DOUBLE THEN 'inf' WHEN TRY_CAST(w AS DOUBLE) = '-inf'::DOUBLE THEN '-inf' ELSE 'a negative number' END || ' instead.') END;
+         WHEN system.main.isfinite(TRY_CAST(w AS DOUBLE)) AND TRY_CAST(w AS DOUBLE) >= 0 THEN TRY_CAST(w AS DOUBLE)
+         ELSE system.main.error('The ''sample_weight'' parameter of ' || func || ' must be a finite number >= 0 (a NULL weight skips the row). Got ' || CASE WHEN system.main.isnan(TRY_CAST(w AS DOUBLE)) THEN 'NaN' WHEN TRY_CAST(w AS DOUBLE) = 'inf'::DOUBLE THEN 'inf' WHEN TRY_CAST(w AS DOUBLE) = '-inf'::DOUBLE THEN '-inf' ELSE 'a negative number' END || ' instead.') END;
 
 -- _mlsql_shown(x): A value as mlsql's messages show it: 'text', None, True, 2.5.
 CREATE OR REPLACE MACRO _mlsql_shown(x) AS 
     CASE WHEN x IS NULL THEN 'None'
-         WHEN typeof(x) = 'BOOLEAN' THEN CASE WHEN CAST(x AS VARCHAR) = 'true' THEN 'True' ELSE 'False' END
-         WHEN typeof(x) = 'VARCHAR' THEN chr(39) || CAST(x AS VARCHAR) || chr(39)
+         WHEN system.main.typeof(x) = 'BOOLEAN' THEN CASE WHEN CAST(x AS VARCHAR) = 'true' THEN 'True' ELSE 'False' END
+         WHEN system.main.typeof(x) = 'VARCHAR' THEN system.main.chr(39) || CAST(x AS VARCHAR) || system.main.chr(39)
          ELSE CAST(x AS VARCHAR) END;
 
 -- _mlsql_check_beta(x, func): Validate beta: a finite number > 0.
 CREATE OR REPLACE MACRO _mlsql_check_beta(x, func) AS 
-    CASE WHEN x IS NULL THEN error('The ''beta'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.')
-         WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT isnan(TRY_CAST(x AS DOUBLE)) AND abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) AND TRY_CAST(x AS DOUBLE) > 0 THEN TRY_CAST(x AS DOUBLE)
-         ELSE error('The ''beta'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
+    CASE WHEN x IS NULL THEN system.main.error('The ''beta'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT system.main.isnan(TRY_CAST(x AS DOUBLE)) AND system.main.abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) AND TRY_CAST(x AS DOUBLE) > 0 THEN TRY_CAST(x AS DOUBLE)
+         ELSE system.main.error('The ''beta'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_zero_division(x, func): Validate zero_division: one of 0, 1, nan, 'diagnose', 'ignore'.
 CREATE OR REPLACE MACRO _mlsql_check_zero_division(x, func) AS 
-    CASE WHEN x IS NULL THEN error('The ''zero_division'' parameter of ' || func || ' must be one of 0, 1, nan, ''diagnose'', ''ignore''. Got ' || _mlsql_shown(x) || ' instead.')
-         WHEN (typeof(x) = 'VARCHAR' AND lower(CAST(x AS VARCHAR)) IN ('nan', 'diagnose', 'ignore')) OR (regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND isnan(TRY_CAST(x AS DOUBLE))) OR (regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IN (0, 1)) THEN CASE WHEN typeof(x) = 'VARCHAR' THEN lower(CAST(x AS VARCHAR)) WHEN isnan(TRY_CAST(x AS DOUBLE)) THEN 'nan' ELSE CAST(CAST(TRY_CAST(x AS DOUBLE) AS BIGINT) AS VARCHAR) END
-         ELSE error('The ''zero_division'' parameter of ' || func || ' must be one of 0, 1, nan, ''diagnose'', ''ignore''. Got ' || _mlsql_shown(x) || ' instead.') END;
+    CASE WHEN x IS NULL THEN system.main.error('The ''zero_division'' parameter of ' || func || ' must be one of 0, 1, nan, ''diagnose'', ''ignore''. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) IN ('nan', 'diagnose', 'ignore')) OR (system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND system.main.isnan(TRY_CAST(x AS DOUBLE))) OR (system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IN (0, 1)) THEN CASE WHEN system.main.typeof(x) = 'VARCHAR' THEN system.main.lower(CAST(x AS VARCHAR)) WHEN system.main.isnan(TRY_CAST(x AS DOUBLE)) THEN 'nan' ELSE CAST(CAST(TRY_CAST(x AS DOUBLE) AS BIGINT) AS VARCHAR) END
+         ELSE system.main.error('The ''zero_division'' parameter of ' || func || ' must be one of 0, 1, nan, ''diagnose'', ''ignore''. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_n_labels(x, func): Validate n_labels: a whole number > 0.
 CREATE OR REPLACE MACRO _mlsql_check_n_labels(x, func) AS 
-    CASE WHEN x IS NULL THEN error('The ''n_labels'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.')
-         WHEN regexp_full_match(typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
-         ELSE error('The ''n_labels'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
+    CASE WHEN x IS NULL THEN system.main.error('The ''n_labels'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN system.main.regexp_full_match(system.main.typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
+         ELSE system.main.error('The ''n_labels'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_alpha(x, func): Validate alpha: a finite number > 0.
 CREATE OR REPLACE MACRO _mlsql_check_alpha(x, func) AS 
-    CASE WHEN x IS NULL THEN error('The ''alpha'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.')
-         WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT isnan(TRY_CAST(x AS DOUBLE)) AND abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) AND TRY_CAST(x AS DOUBLE) > 0 THEN TRY_CAST(x AS DOUBLE)
-         ELSE error('The ''alpha'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
+    CASE WHEN x IS NULL THEN system.main.error('The ''alpha'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT system.main.isnan(TRY_CAST(x AS DOUBLE)) AND system.main.abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) AND TRY_CAST(x AS DOUBLE) > 0 THEN TRY_CAST(x AS DOUBLE)
+         ELSE system.main.error('The ''alpha'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_cost_fn(x, func): Validate cost_fn: a finite number.
 CREATE OR REPLACE MACRO _mlsql_check_cost_fn(x, func) AS 
-    CASE WHEN x IS NULL THEN error('The ''cost_fn'' parameter of ' || func || ' must be a finite number. Got ' || _mlsql_shown(x) || ' instead.')
-         WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT isnan(TRY_CAST(x AS DOUBLE)) AND abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) THEN TRY_CAST(x AS DOUBLE)
-         ELSE error('The ''cost_fn'' parameter of ' || func || ' must be a finite number. Got ' || _mlsql_shown(x) || ' instead.') END;
+    CASE WHEN x IS NULL THEN system.main.error('The ''cost_fn'' parameter of ' || func || ' must be a finite number. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT system.main.isnan(TRY_CAST(x AS DOUBLE)) AND system.main.abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) THEN TRY_CAST(x AS DOUBLE)
+         ELSE system.main.error('The ''cost_fn'' parameter of ' || func || ' must be a finite number. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_cost_fp(x, func): Validate cost_fp: a finite number.
 CREATE OR REPLACE MACRO _mlsql_check_cost_fp(x, func) AS 
-    CASE WHEN x IS NULL THEN error('The ''cost_fp'' parameter of ' || func || ' must be a finite number. Got ' || _mlsql_shown(x) || ' instead.')
-         WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT isnan(TRY_CAST(x AS DOUBLE)) AND abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) THEN TRY_CAST(x AS DOUBLE)
-         ELSE error('The ''cost_fp'' parameter of ' || func || ' must be a finite number. Got ' || _mlsql_shown(x) || ' instead.') END;
+    CASE WHEN x IS NULL THEN system.main.error('The ''cost_fp'' parameter of ' || func || ' must be a finite number. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT system.main.isnan(TRY_CAST(x AS DOUBLE)) AND system.main.abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) THEN TRY_CAST(x AS DOUBLE)
+         ELSE system.main.error('The ''cost_fp'' parameter of ' || func || ' must be a finite number. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_average(x, func): Validate average: one of 'micro', 'macro', 'weighted'.
 CREATE OR REPLACE MACRO _mlsql_check_average(x, func) AS 
-    CASE WHEN x IS NULL THEN error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted''. Got ' || _mlsql_shown(x) || ' instead.')
-         WHEN (typeof(x) = 'VARCHAR' AND lower(CAST(x AS VARCHAR)) IN ('micro', 'macro', 'weighted')) THEN lower(CAST(x AS VARCHAR))
-         ELSE error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted''. Got ' || _mlsql_shown(x) || ' instead.') END;
+    CASE WHEN x IS NULL THEN system.main.error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted''. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) IN ('micro', 'macro', 'weighted')) THEN system.main.lower(CAST(x AS VARCHAR))
+         ELSE system.main.error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted''. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_weights(x, func): Validate weights: one of 'linear', 'quadratic'.
 CREATE OR REPLACE MACRO _mlsql_check_weights(x, func) AS 
     CASE WHEN x IS NULL THEN 'none'
-         WHEN (typeof(x) = 'VARCHAR' AND lower(CAST(x AS VARCHAR)) IN ('linear', 'quadratic')) THEN lower(CAST(x AS VARCHAR))
-         ELSE error('The ''weights'' parameter of ' || func || ' must be one of ''linear'', ''quadratic''. Got ' || _mlsql_shown(x) || ' instead.') END;
+         WHEN (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) IN ('linear', 'quadratic')) THEN system.main.lower(CAST(x AS VARCHAR))
+         ELSE system.main.error('The ''weights'' parameter of ' || func || ' must be one of ''linear'', ''quadratic''. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_k(x, func): Validate k: a whole number > 0 (or NULL for all).
 CREATE OR REPLACE MACRO _mlsql_check_k(x, func) AS 
     CASE WHEN x IS NULL THEN NULL
-         WHEN regexp_full_match(typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
-         ELSE error('The ''k'' parameter of ' || func || ' must be a whole number > 0 (or NULL for all). Got ' || _mlsql_shown(x) || ' instead.') END;
+         WHEN system.main.regexp_full_match(system.main.typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
+         ELSE system.main.error('The ''k'' parameter of ' || func || ' must be a whole number > 0 (or NULL for all). Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_top_k(x, func): Validate k: a whole number >= 0 (or NULL for all).
 CREATE OR REPLACE MACRO _mlsql_check_top_k(x, func) AS 
     CASE WHEN x IS NULL THEN NULL
-         WHEN regexp_full_match(typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 0 THEN TRY_CAST(x AS BIGINT)
-         ELSE error('The ''k'' parameter of ' || func || ' must be a whole number >= 0 (or NULL for all). Got ' || _mlsql_shown(x) || ' instead.') END;
+         WHEN system.main.regexp_full_match(system.main.typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 0 THEN TRY_CAST(x AS BIGINT)
+         ELSE system.main.error('The ''k'' parameter of ' || func || ' must be a whole number >= 0 (or NULL for all). Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_threshold(x, func): Validate threshold: a number.
 CREATE OR REPLACE MACRO _mlsql_check_threshold(x, func) AS 
-    CASE WHEN x IS NULL THEN error('The ''threshold'' parameter of ' || func || ' must be a number. Got ' || _mlsql_shown(x) || ' instead.')
-         WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL THEN TRY_CAST(x AS DOUBLE)
-         ELSE error('The ''threshold'' parameter of ' || func || ' must be a number. Got ' || _mlsql_shown(x) || ' instead.') END;
+    CASE WHEN x IS NULL THEN system.main.error('The ''threshold'' parameter of ' || func || ' must be a number. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL THEN TRY_CAST(x AS DOUBLE)
+         ELSE system.main.error('The ''threshold'' parameter of ' || func || ' must be a number. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_table_beta(x, func): Validate beta: a finite number > 0.
 CREATE OR REPLACE MACRO _mlsql_check_table_beta(x, func) AS 
     CASE WHEN x IS NULL THEN NULL
-         WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT isnan(TRY_CAST(x AS DOUBLE)) AND abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) AND TRY_CAST(x AS DOUBLE) > 0 THEN TRY_CAST(x AS DOUBLE)
-         ELSE error('The ''beta'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
+         WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT system.main.isnan(TRY_CAST(x AS DOUBLE)) AND system.main.abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) AND TRY_CAST(x AS DOUBLE) > 0 THEN TRY_CAST(x AS DOUBLE)
+         ELSE system.main.error('The ''beta'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_n_bins(x, func): Validate n_bins: a whole number > 0.
 CREATE OR REPLACE MACRO _mlsql_check_n_bins(x, func) AS 
-    CASE WHEN x IS NULL THEN error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.')
-         WHEN regexp_full_match(typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
-         ELSE error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
+    CASE WHEN x IS NULL THEN system.main.error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN system.main.regexp_full_match(system.main.typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
+         ELSE system.main.error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_score_average(x, func): Validate average: one of 'micro', 'macro', 'weighted', 'samples'.
 CREATE OR REPLACE MACRO _mlsql_check_score_average(x, func) AS 
-    CASE WHEN x IS NULL THEN error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted'', ''samples''. Got ' || _mlsql_shown(x) || ' instead.')
-         WHEN (typeof(x) = 'VARCHAR' AND lower(CAST(x AS VARCHAR)) IN ('micro', 'macro', 'weighted', 'samples')) THEN lower(CAST(x AS VARCHAR))
-         ELSE error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted'', ''samples''. Got ' || _mlsql_shown(x) || ' instead.') END;
+    CASE WHEN x IS NULL THEN system.main.error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted'', ''samples''. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) IN ('micro', 'macro', 'weighted', 'samples')) THEN system.main.lower(CAST(x AS VARCHAR))
+         ELSE system.main.error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted'', ''samples''. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_threshold_bins(x, func): Validate n_bins: a whole number > 0 (or NULL for exact thresholds).
 CREATE OR REPLACE MACRO _mlsql_check_threshold_bins(x, func) AS 
     CASE WHEN x IS NULL THEN NULL
-         WHEN regexp_full_match(typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
-         ELSE error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0 (or NULL for exact thresholds). Got ' || _mlsql_shown(x) || ' instead.') END;
+         WHEN system.main.regexp_full_match(system.main.typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
+         ELSE system.main.error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0 (or NULL for exact thresholds). Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_undefined(zero_division, nothing_to_score): The value of an undefined ratio under a checked zero_division ('ignore': NULL).
 CREATE OR REPLACE MACRO _mlsql_undefined(zero_division, nothing_to_score) AS 
@@ -116,67 +116,67 @@ CREATE OR REPLACE MACRO _mlsql_undefined(zero_division, nothing_to_score) AS
 
 -- _mlsql_label_type_error(actual, predicted, func, left_name, right_name): The error for lists that hold no labels (floats, booleans, ...) or two kinds.
 CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func, left_name, right_name) AS 
-    CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || typeof(actual) || '.')
-         WHEN (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || typeof(predicted) || '.')
-         ELSE error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || typeof(actual) || ' and ' || right_name || ' ' || typeof(predicted) || '.') END;
+    CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN system.main.error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || system.main.typeof(actual) || '.')
+         WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN system.main.error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.')
+         ELSE system.main.error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || system.main.typeof(actual) || ' and ' || right_name || ' ' || system.main.typeof(predicted) || '.') END;
 
 -- _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name): actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).
 CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name) AS 
-    CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) IN ('text', 'integer', 'null') AND (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) IN ('text', 'integer', 'null')
-          AND (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END = CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END OR 'null' IN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END, CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END))
-         THEN actual ELSE CASE WHEN (CASE WHEN regexp_full_match(typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(actual) = '"NULL"' THEN 'null' ELSE typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || typeof(actual) || '.')
-         WHEN (CASE WHEN regexp_full_match(typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(predicted) = '"NULL"' THEN 'null' ELSE typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || typeof(predicted) || '.')
-         ELSE error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || typeof(actual) || ' and ' || right_name || ' ' || typeof(predicted) || '.') END END;
+    CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) IN ('text', 'integer', 'null') AND (CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) IN ('text', 'integer', 'null')
+          AND (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END = CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END OR 'null' IN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END, CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END))
+         THEN actual ELSE CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN system.main.error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || system.main.typeof(actual) || '.')
+         WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN system.main.error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.')
+         ELSE system.main.error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || system.main.typeof(actual) || ' and ' || right_name || ' ' || system.main.typeof(predicted) || '.') END END;
 
 -- _mlsql_typed_universe(labels, example, func): A labels= universe as a list of example's type, after checking its kind and, for integers, their range.
 CREATE OR REPLACE MACRO _mlsql_typed_universe(labels, example, func) AS 
-    cast_to_type(CASE WHEN NOT (labels IS NULL OR 'null' IN (CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END, CASE WHEN regexp_full_match(typeof(labels), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(labels), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(labels) = '"NULL"' THEN 'null' ELSE typeof(labels) END)
-          OR CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END = CASE WHEN regexp_full_match(typeof(labels), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(labels), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(labels) = '"NULL"' THEN 'null' ELSE typeof(labels) END) THEN error('The ''labels'' parameter of ' || func || ' must hold labels of the columns'' type (' || typeof(example) || '): ' || CASE WHEN regexp_full_match(typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
-         WHEN regexp_full_match(typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN typeof(example) = '"NULL"' THEN 'null' ELSE typeof(example) END || '. Got ' || '[' || array_to_string(list_transform(labels, lambda x: CASE WHEN typeof(x) = 'VARCHAR' THEN chr(39) || x || chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']' || ' instead.')
-         WHEN list_filter(labels, lambda x: NOT (TRY_CAST(x AS HUGEINT) BETWEEN (CASE regexp_extract(typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AND (CASE regexp_extract(typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2]))[1] IS NOT NULL THEN error('The ''labels'' parameter of ' || func || ' holds ' || CAST(list_filter(labels, lambda x: NOT (TRY_CAST(x AS HUGEINT) BETWEEN (CASE regexp_extract(typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AND (CASE regexp_extract(typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2]))[1] AS VARCHAR) || ', which the columns'' label type (' || typeof(example) || ') cannot hold: it holds integers from ' || CAST((CASE regexp_extract(typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AS VARCHAR) || ' to ' || CAST((CASE regexp_extract(typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2] AS VARCHAR) || '.')
+    system.main.cast_to_type(CASE WHEN NOT (labels IS NULL OR 'null' IN (CASE WHEN system.main.regexp_full_match(system.main.typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(example) = '"NULL"' THEN 'null' ELSE system.main.typeof(example) END, CASE WHEN system.main.regexp_full_match(system.main.typeof(labels), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(labels), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(labels) = '"NULL"' THEN 'null' ELSE system.main.typeof(labels) END)
+          OR CASE WHEN system.main.regexp_full_match(system.main.typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(example) = '"NULL"' THEN 'null' ELSE system.main.typeof(example) END = CASE WHEN system.main.regexp_full_match(system.main.typeof(labels), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(labels), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(labels) = '"NULL"' THEN 'null' ELSE system.main.typeof(labels) END) THEN system.main.error('The ''labels'' parameter of ' || func || ' must hold labels of the columns'' type (' || system.main.typeof(example) || '): ' || CASE WHEN system.main.regexp_full_match(system.main.typeof(example), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(example), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(example) = '"NULL"' THEN 'null' ELSE system.main.typeof(example) END || '. Got ' || '[' || system.main.array_to_string(system.main.list_transform(labels, lambda x: CASE WHEN system.main.typeof(x) = 'VARCHAR' THEN system.main.chr(39) || x || system.main.chr(39) ELSE CAST(x AS VARCHAR) END), ', ') || ']' || ' instead.')
+         WHEN system.main.list_filter(labels, lambda x: NOT (TRY_CAST(x AS HUGEINT) BETWEEN (CASE system.main.regexp_extract(system.main.typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AND (CASE system.main.regexp_extract(system.main.typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2]))[1] IS NOT NULL THEN system.main.error('The ''labels'' parameter of ' || func || ' holds ' || CAST(system.main.list_filter(labels, lambda x: NOT (TRY_CAST(x AS HUGEINT) BETWEEN (CASE system.main.regexp_extract(system.main.typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AND (CASE system.main.regexp_extract(system.main.typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2]))[1] AS VARCHAR) || ', which the columns'' label type (' || system.main.typeof(example) || ') cannot hold: it holds integers from ' || CAST((CASE system.main.regexp_extract(system.main.typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AS VARCHAR) || ' to ' || CAST((CASE system.main.regexp_extract(system.main.typeof(example), '^(.*)\[\d*\]$', 1) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2] AS VARCHAR) || '.')
          ELSE labels END, example);
 
 -- _mlsql_tp(actual, predicted): |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).
 CREATE OR REPLACE MACRO _mlsql_tp(actual, predicted) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
-         ELSE len(list_filter(actual, lambda x, i: list_contains(predicted, x)
-                                                AND list_position(actual, x) = i)) END;
+         ELSE system.main.len(system.main.list_filter(actual, lambda x, i: system.main.list_contains(predicted, x)
+                                                AND system.main.list_position(actual, x) = i)) END;
 
 -- _mlsql_n_actual(actual, predicted): |A|: distinct non-NULL true labels; NULL when either list is NULL.
 CREATE OR REPLACE MACRO _mlsql_n_actual(actual, predicted) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
-         ELSE len(list_filter(actual, lambda x, i: x IS NOT NULL AND list_position(actual, x) = i)) END;
+         ELSE system.main.len(system.main.list_filter(actual, lambda x, i: x IS NOT NULL AND system.main.list_position(actual, x) = i)) END;
 
 -- _mlsql_n_predicted(actual, predicted): |P|: distinct non-NULL predicted labels; NULL when either list is NULL.
 CREATE OR REPLACE MACRO _mlsql_n_predicted(actual, predicted) AS 
     CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL
-         ELSE len(list_filter(predicted, lambda x, i: x IS NOT NULL AND list_position(predicted, x) = i)) END;
+         ELSE system.main.len(system.main.list_filter(predicted, lambda x, i: x IS NOT NULL AND system.main.list_position(predicted, x) = i)) END;

@@ -3,8 +3,8 @@
 
 -- _mlsql_check_labels(labels, func): Validate a label universe: NULL (labels seen) or a list with a label.
 CREATE OR REPLACE MACRO _mlsql_check_labels(labels, func) AS 
-    CASE WHEN labels IS NOT NULL AND len(list_filter(labels, lambda x: x IS NOT NULL)) = 0
-         THEN error('The ''labels'' parameter of ' || func || ' must hold at least one label.') ELSE labels END;
+    CASE WHEN labels IS NOT NULL AND system.main.len(system.main.list_filter(labels, lambda x: x IS NOT NULL)) = 0
+         THEN system.main.error('The ''labels'' parameter of ' || func || ' must hold at least one label.') ELSE labels END;
 
 -- _mlsql_label_spread(source, actual, predicted, labels, "by", func): One pass over the source: count per (group, label, flag); label NULL rows hold row codes.
 CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "by", func) AS TABLE 
@@ -12,35 +12,35 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
            CASE WHEN GROUPING(la) = 0 THEN la WHEN GROUPING(lp) = 0 THEN lp END AS label,
            CASE WHEN GROUPING(la) = 0 THEN fa WHEN GROUPING(lp) = 0 THEN fp * 1099511627776
                 ELSE -1 - code END AS f,
-           count(*) AS n
+           system.main.count(*) AS n
     FROM (
-        SELECT g, unnest(a) AS la, unnest(fa) AS fa, unnest(p) AS lp, unnest(fp) AS fp,
-               unnest([CASE WHEN a IS NULL OR p IS NULL THEN NULL
-                            ELSE coalesce(list_sum(fa), 0) + coalesce(list_sum(fp), 0) * 1099511627776 END]) AS code
+        SELECT g, system.main.unnest(a) AS la, system.main.unnest(fa) AS fa, system.main.unnest(p) AS lp, system.main.unnest(fp) AS fp,
+               system.main.unnest([CASE WHEN a IS NULL OR p IS NULL THEN NULL
+                            ELSE coalesce(system.main.list_sum(fa), 0) + coalesce(system.main.list_sum(fp), 0) * 1099511627776 END]) AS code
         FROM (
             SELECT g, a, p,
-                   list_transform(a, lambda x, i: CASE WHEN x IS NULL OR list_position(a, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0
-                       WHEN list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
-                   list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0 ELSE 1 END) AS fp
+                   system.main.list_transform(a, lambda x, i: CASE WHEN x IS NULL OR system.main.list_position(a, x) <> i OR NOT (labels IS NULL OR system.main.list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0
+                       WHEN system.main.list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
+                   system.main.list_transform(p, lambda x, i: CASE WHEN x IS NULL OR system.main.list_position(p, x) <> i OR NOT (labels IS NULL OR system.main.list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0 ELSE 1 END) AS fp
             FROM (
                 SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func, 'actual', 'predicted') END AS a,
                        CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
                 FROM (
-                    SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0
-                    FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || func || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))))
+                    SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform("by", lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS a0,
+                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(predicted) OR c = '__mlsql_absent')) AS p0
+                    FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- _mlsql_label_spread_by_weight(source, actual, predicted, labels, "by", func, sample_weight): One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.
@@ -49,37 +49,37 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
            CASE WHEN GROUPING(la) = 0 THEN la WHEN GROUPING(lp) = 0 THEN lp END AS label,
            CASE WHEN GROUPING(la) = 0 THEN fa WHEN GROUPING(lp) = 0 THEN fp * 1099511627776
                 ELSE -1 - code END AS f,
-           sum(w) AS n
+           system.main.sum(w) AS n
     FROM (
-        SELECT g, unnest(a) AS la, unnest(fa) AS fa, unnest(p) AS lp, unnest(fp) AS fp, w,
-               unnest([CASE WHEN a IS NULL OR p IS NULL THEN NULL
-                            ELSE coalesce(list_sum(fa), 0) + coalesce(list_sum(fp), 0) * 1099511627776 END]) AS code
+        SELECT g, system.main.unnest(a) AS la, system.main.unnest(fa) AS fa, system.main.unnest(p) AS lp, system.main.unnest(fp) AS fp, w,
+               system.main.unnest([CASE WHEN a IS NULL OR p IS NULL THEN NULL
+                            ELSE coalesce(system.main.list_sum(fa), 0) + coalesce(system.main.list_sum(fp), 0) * 1099511627776 END]) AS code
         FROM (
             SELECT g, a, p, w,
-                   list_transform(a, lambda x, i: CASE WHEN x IS NULL OR list_position(a, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0
-                       WHEN list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
-                   list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0 ELSE 1 END) AS fp
+                   system.main.list_transform(a, lambda x, i: CASE WHEN x IS NULL OR system.main.list_position(a, x) <> i OR NOT (labels IS NULL OR system.main.list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0
+                       WHEN system.main.list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
+                   system.main.list_transform(p, lambda x, i: CASE WHEN x IS NULL OR system.main.list_position(p, x) <> i OR NOT (labels IS NULL OR system.main.list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0 ELSE 1 END) AS fp
             FROM (
                 SELECT g, CASE WHEN p0 IS NULL OR w0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func, 'actual', 'predicted') END AS a,
                        CASE WHEN a0 IS NULL OR w0 IS NULL THEN NULL ELSE p0 END AS p,
                        _mlsql_weight(w0, func) AS w
                 FROM (
-                    SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
-                    FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || func || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))))
+                    SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform("by", lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS a0,
+                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(predicted) OR c = '__mlsql_absent')) AS p0,
+                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+                    FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn's labels=); by: grouping columns. Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).
@@ -91,30 +91,30 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
     spread AS (
         FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by", 'label_metrics')),
     groups AS (
-        SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
+        SELECT g, CAST(coalesce(system.main.sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(system.main.len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
-                   CAST(coalesce(sum(n) FILTER (WHERE f = 1048577), 0) AS BIGINT) AS tp,
-                   CAST(coalesce(sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS BIGINT) AS n_actual,
-                   CAST(coalesce(sum(n) FILTER (WHERE f = 1099511627776), 0) AS BIGINT) AS n_predicted
+                   CAST(coalesce(system.main.sum(n) FILTER (WHERE f = 1048577), 0) AS BIGINT) AS tp,
+                   CAST(coalesce(system.main.sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS BIGINT) AS n_actual,
+                   CAST(coalesce(system.main.sum(n) FILTER (WHERE f = 1099511627776), 0) AS BIGINT) AS n_predicted
             FROM spread WHERE label IS NOT NULL GROUP BY g, label)),
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
         UNION ALL
-        SELECT g, unnest(list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'label_metrics'), [(SELECT label FROM seen LIMIT 0)], 'label_metrics'))) AS label
+        SELECT g, system.main.unnest(system.main.list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'label_metrics'), [(SELECT label FROM seen LIMIT 0)], 'label_metrics'))) AS label
         FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
                coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
         FROM universe u JOIN groups gr ON u.g IS NOT DISTINCT FROM gr.g CROSS JOIN params
         LEFT JOIN seen s ON s.g = u.g AND s.label = u.label)
-    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['fbeta'] ELSE [] END, c)) FROM (
-        SELECT unnest(g), label,
+    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT system.main.list_contains(CASE WHEN beta IS NULL THEN ['fbeta'] ELSE [] END, c)) FROM (
+        SELECT system.main.unnest(g), label,
                tp AS tp,
                fp AS fp,
                fn AS fn,
@@ -136,30 +136,30 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
     spread AS (
         FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by", 'label_metrics', sample_weight)),
     groups AS (
-        SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS DOUBLE) AS n_rows
+        SELECT g, CAST(coalesce(system.main.sum(n) FILTER (WHERE f < 0), 0) AS DOUBLE) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(system.main.len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
-                   CAST(coalesce(sum(n) FILTER (WHERE f = 1048577), 0) AS DOUBLE) AS tp,
-                   CAST(coalesce(sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS DOUBLE) AS n_actual,
-                   CAST(coalesce(sum(n) FILTER (WHERE f = 1099511627776), 0) AS DOUBLE) AS n_predicted
+                   CAST(coalesce(system.main.sum(n) FILTER (WHERE f = 1048577), 0) AS DOUBLE) AS tp,
+                   CAST(coalesce(system.main.sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS DOUBLE) AS n_actual,
+                   CAST(coalesce(system.main.sum(n) FILTER (WHERE f = 1099511627776), 0) AS DOUBLE) AS n_predicted
             FROM spread WHERE label IS NOT NULL GROUP BY g, label)),
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
         UNION ALL
-        SELECT g, unnest(list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'label_metrics'), [(SELECT label FROM seen LIMIT 0)], 'label_metrics'))) AS label
+        SELECT g, system.main.unnest(system.main.list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'label_metrics'), [(SELECT label FROM seen LIMIT 0)], 'label_metrics'))) AS label
         FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
                coalesce(s.fn, 0) AS fn, gr.n_rows, params.zd, params.b
         FROM universe u JOIN groups gr ON u.g IS NOT DISTINCT FROM gr.g CROSS JOIN params
         LEFT JOIN seen s ON s.g = u.g AND s.label = u.label)
-    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['fbeta'] ELSE [] END, c)) FROM (
-        SELECT unnest(g), label,
+    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT system.main.list_contains(CASE WHEN beta IS NULL THEN ['fbeta'] ELSE [] END, c)) FROM (
+        SELECT system.main.unnest(g), label,
                tp AS tp,
                fp AS fp,
                fn AS fn,
@@ -184,22 +184,22 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     spread AS (
         FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by", 'multilabel_report')),
     groups AS (
-        SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
+        SELECT g, CAST(coalesce(system.main.sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(system.main.len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
-                   CAST(coalesce(sum(n) FILTER (WHERE f = 1048577), 0) AS BIGINT) AS tp,
-                   CAST(coalesce(sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS BIGINT) AS n_actual,
-                   CAST(coalesce(sum(n) FILTER (WHERE f = 1099511627776), 0) AS BIGINT) AS n_predicted
+                   CAST(coalesce(system.main.sum(n) FILTER (WHERE f = 1048577), 0) AS BIGINT) AS tp,
+                   CAST(coalesce(system.main.sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS BIGINT) AS n_actual,
+                   CAST(coalesce(system.main.sum(n) FILTER (WHERE f = 1099511627776), 0) AS BIGINT) AS n_predicted
             FROM spread WHERE label IS NOT NULL GROUP BY g, label)),
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
         UNION ALL
-        SELECT g, unnest(list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'multilabel_report'), [(SELECT label FROM seen LIMIT 0)], 'multilabel_report'))) AS label
+        SELECT g, system.main.unnest(system.main.list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'multilabel_report'), [(SELECT label FROM seen LIMIT 0)], 'multilabel_report'))) AS label
         FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
@@ -222,23 +222,23 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         FROM k),
     by_label AS (
         SELECT g,
-               count(tp) AS n_labels,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN isnan(precision) THEN NULL ELSE precision END * support)), sum(((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN isnan(recall) THEN NULL ELSE recall END * support)), sum(((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support)), sum(((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support)), sum(((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support)), sum(((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(sum(fp ORDER BY fp), sum(fn ORDER BY fn), avg(n_rows ORDER BY n_rows), count(tp)) END AS hamming_loss,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(sum(fp ORDER BY fp), sum(fn ORDER BY fn), avg(n_rows ORDER BY n_rows), count(tp)) END AS label_accuracy_micro,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp
+               system.main.count(tp) AS n_labels,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support)), system.main.sum(((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support)), system.main.sum(((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support)), system.main.sum(((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support)), system.main.sum(((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support)), system.main.sum(((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS hamming_loss,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS label_accuracy_micro,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp
         FROM label_values GROUP BY g),
     row_values AS (
         SELECT g, n, zd,
@@ -258,20 +258,20 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         CROSS JOIN params),
     by_row AS (
         SELECT g,
-               sum(n ORDER BY n) AS n_rows,
-               sum((n * tp) ORDER BY (n * tp)) AS pooled_tp,
-               sum((n * fp) ORDER BY (n * fp)) AS pooled_fp,
-               sum((n * fn) ORDER BY (n * fn)) AS pooled_fn,
-               CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(precision) THEN NULL ELSE precision END * n) ORDER BY (CASE WHEN isnan(precision) THEN NULL ELSE precision END * n)), sum(((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + n) ORDER BY ((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_precision,
-               CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(recall) THEN NULL ELSE recall END * n) ORDER BY (CASE WHEN isnan(recall) THEN NULL ELSE recall END * n)), sum(((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + n) ORDER BY ((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_recall,
-               CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * n) ORDER BY (CASE WHEN isnan(f1) THEN NULL ELSE f1 END * n)), sum(((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + n) ORDER BY ((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_f1,
-               CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * n) ORDER BY (CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * n)), sum(((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n) ORDER BY ((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_fbeta,
-               CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * n) ORDER BY (CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * n)), sum(((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n) ORDER BY ((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_jaccard,
-               _mlsql_share(sum((n * exact) ORDER BY (n * exact)), sum(n ORDER BY n)) AS subset_accuracy,
-               (1 - _mlsql_share(sum((n * exact) ORDER BY (n * exact)), sum(n ORDER BY n))) AS zero_one_loss
+               system.main.sum(n ORDER BY n) AS n_rows,
+               system.main.sum((n * tp) ORDER BY (n * tp)) AS pooled_tp,
+               system.main.sum((n * fp) ORDER BY (n * fp)) AS pooled_fp,
+               system.main.sum((n * fn) ORDER BY (n * fn)) AS pooled_fn,
+               CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * n) ORDER BY (CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * n)), system.main.sum(((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_precision,
+               CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * n) ORDER BY (CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * n)), system.main.sum(((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_recall,
+               CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * n) ORDER BY (CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * n)), system.main.sum(((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_f1,
+               CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * n) ORDER BY (CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * n)), system.main.sum(((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_fbeta,
+               CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * n) ORDER BY (CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * n)), system.main.sum(((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_jaccard,
+               _mlsql_share(system.main.sum((n * exact) ORDER BY (n * exact)), system.main.sum(n ORDER BY n)) AS subset_accuracy,
+               (1 - _mlsql_share(system.main.sum((n * exact) ORDER BY (n * exact)), system.main.sum(n ORDER BY n))) AS zero_one_loss
         FROM row_values GROUP BY g)
-    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['macro_fbeta', 'macro_fbeta_of_means', 'micro_fbeta', 'samples_fbeta', 'weighted_fbeta'] ELSE ['macro_f1', 'macro_f1_of_means', 'micro_f1', 'samples_f1', 'weighted_f1'] END, c)) FROM (
-        SELECT unnest(groups.g),
+    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT system.main.list_contains(CASE WHEN beta IS NULL THEN ['macro_fbeta', 'macro_fbeta_of_means', 'micro_fbeta', 'samples_fbeta', 'weighted_fbeta'] ELSE ['macro_f1', 'macro_f1_of_means', 'micro_f1', 'samples_f1', 'weighted_f1'] END, c)) FROM (
+        SELECT system.main.unnest(groups.g),
                CAST(coalesce(groups.n_rows, 0) AS BIGINT) AS n_rows,
                CAST(coalesce(by_label.n_labels, 0) AS BIGINT) AS n_labels,
                _mlsql_precision(pooled_tp, pooled_fp, pooled_fn, zd) AS micro_precision,
@@ -316,22 +316,22 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     spread AS (
         FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by", 'multilabel_report', sample_weight)),
     groups AS (
-        SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS DOUBLE) AS n_rows
+        SELECT g, CAST(coalesce(system.main.sum(n) FILTER (WHERE f < 0), 0) AS DOUBLE) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(system.main.len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
-                   CAST(coalesce(sum(n) FILTER (WHERE f = 1048577), 0) AS DOUBLE) AS tp,
-                   CAST(coalesce(sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS DOUBLE) AS n_actual,
-                   CAST(coalesce(sum(n) FILTER (WHERE f = 1099511627776), 0) AS DOUBLE) AS n_predicted
+                   CAST(coalesce(system.main.sum(n) FILTER (WHERE f = 1048577), 0) AS DOUBLE) AS tp,
+                   CAST(coalesce(system.main.sum(n) FILTER (WHERE f = 1 OR f = 1048577), 0) AS DOUBLE) AS n_actual,
+                   CAST(coalesce(system.main.sum(n) FILTER (WHERE f = 1099511627776), 0) AS DOUBLE) AS n_predicted
             FROM spread WHERE label IS NOT NULL GROUP BY g, label)),
     universe AS (
         SELECT g, label FROM seen WHERE labels IS NULL AND tp + fp + fn > 0
         UNION ALL
-        SELECT g, unnest(list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'multilabel_report'), [(SELECT label FROM seen LIMIT 0)], 'multilabel_report'))) AS label
+        SELECT g, system.main.unnest(system.main.list_distinct(_mlsql_typed_universe(_mlsql_check_labels(labels, 'multilabel_report'), [(SELECT label FROM seen LIMIT 0)], 'multilabel_report'))) AS label
         FROM groups WHERE labels IS NOT NULL),
     k AS (
         SELECT u.g, u.label, coalesce(s.tp, 0) AS tp, coalesce(s.fp, 0) AS fp,
@@ -354,23 +354,23 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         FROM k),
     by_label AS (
         SELECT g,
-               count(tp) AS n_labels,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN isnan(precision) THEN NULL ELSE precision END * support)), sum(((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN isnan(recall) THEN NULL ELSE recall END * support)), sum(((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support)), sum(((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support)), sum(((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support)), sum(((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(sum(fp ORDER BY fp), sum(fn ORDER BY fn), avg(n_rows ORDER BY n_rows), count(tp)) END AS hamming_loss,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(sum(fp ORDER BY fp), sum(fn ORDER BY fn), avg(n_rows ORDER BY n_rows), count(tp)) END AS label_accuracy_micro,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp
+               system.main.count(tp) AS n_labels,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support)), system.main.sum(((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support)), system.main.sum(((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support)), system.main.sum(((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support)), system.main.sum(((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support)), system.main.sum(((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_hamming_loss(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS hamming_loss,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS label_accuracy_micro,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp
         FROM label_values GROUP BY g),
     row_values AS (
         SELECT g, n, zd,
@@ -390,20 +390,20 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
         CROSS JOIN params),
     by_row AS (
         SELECT g,
-               sum(n ORDER BY n) AS n_rows,
-               sum((n * tp) ORDER BY (n * tp)) AS pooled_tp,
-               sum((n * fp) ORDER BY (n * fp)) AS pooled_fp,
-               sum((n * fn) ORDER BY (n * fn)) AS pooled_fn,
-               CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(precision) THEN NULL ELSE precision END * n) ORDER BY (CASE WHEN isnan(precision) THEN NULL ELSE precision END * n)), sum(((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + n) ORDER BY ((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_precision,
-               CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(recall) THEN NULL ELSE recall END * n) ORDER BY (CASE WHEN isnan(recall) THEN NULL ELSE recall END * n)), sum(((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + n) ORDER BY ((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_recall,
-               CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * n) ORDER BY (CASE WHEN isnan(f1) THEN NULL ELSE f1 END * n)), sum(((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + n) ORDER BY ((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_f1,
-               CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * n) ORDER BY (CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * n)), sum(((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n) ORDER BY ((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_fbeta,
-               CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * n) ORDER BY (CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * n)), sum(((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n) ORDER BY ((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n)), any_value(zd), (((sum((n * tp) ORDER BY (n * tp)) + sum((n * fp) ORDER BY (n * fp))) + sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_jaccard,
-               _mlsql_share(sum((n * exact) ORDER BY (n * exact)), sum(n ORDER BY n)) AS subset_accuracy,
-               (1 - _mlsql_share(sum((n * exact) ORDER BY (n * exact)), sum(n ORDER BY n))) AS zero_one_loss
+               system.main.sum(n ORDER BY n) AS n_rows,
+               system.main.sum((n * tp) ORDER BY (n * tp)) AS pooled_tp,
+               system.main.sum((n * fp) ORDER BY (n * fp)) AS pooled_fp,
+               system.main.sum((n * fn) ORDER BY (n * fn)) AS pooled_fn,
+               CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * n) ORDER BY (CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * n)), system.main.sum(((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_precision,
+               CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * n) ORDER BY (CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * n)), system.main.sum(((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_recall,
+               CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * n) ORDER BY (CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * n)), system.main.sum(((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_f1,
+               CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * n) ORDER BY (CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * n)), system.main.sum(((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_fbeta,
+               CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * n) ORDER BY (CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * n)), system.main.sum(((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n) ORDER BY ((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + n)), system.main.any_value(zd), (((system.main.sum((n * tp) ORDER BY (n * tp)) + system.main.sum((n * fp) ORDER BY (n * fp))) + system.main.sum((n * fn) ORDER BY (n * fn))) = 0)) END AS samples_jaccard,
+               _mlsql_share(system.main.sum((n * exact) ORDER BY (n * exact)), system.main.sum(n ORDER BY n)) AS subset_accuracy,
+               (1 - _mlsql_share(system.main.sum((n * exact) ORDER BY (n * exact)), system.main.sum(n ORDER BY n))) AS zero_one_loss
         FROM row_values GROUP BY g)
-    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT list_contains(CASE WHEN beta IS NULL THEN ['macro_fbeta', 'macro_fbeta_of_means', 'micro_fbeta', 'samples_fbeta', 'weighted_fbeta'] ELSE ['macro_f1', 'macro_f1_of_means', 'micro_f1', 'samples_f1', 'weighted_f1'] END, c)) FROM (
-        SELECT unnest(groups.g),
+    SELECT COLUMNS(lambda c: c <> '__mlsql_all' AND c <> '__mlsql_g' AND NOT system.main.list_contains(CASE WHEN beta IS NULL THEN ['macro_fbeta', 'macro_fbeta_of_means', 'micro_fbeta', 'samples_fbeta', 'weighted_fbeta'] ELSE ['macro_f1', 'macro_f1_of_means', 'micro_f1', 'samples_f1', 'weighted_f1'] END, c)) FROM (
+        SELECT system.main.unnest(groups.g),
                CAST(coalesce(groups.n_rows, 0) AS DOUBLE) AS n_rows,
                CAST(coalesce(by_label.n_labels, 0) AS BIGINT) AS n_labels,
                _mlsql_precision(pooled_tp, pooled_fp, pooled_fn, zd) AS micro_precision,
@@ -445,223 +445,223 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
 -- macro_precision(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label precision.
 -- macro_precision(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label precision.
 CREATE OR REPLACE MACRO macro_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_recall(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label recall.
 -- macro_recall(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label recall.
 CREATE OR REPLACE MACRO macro_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_f1(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 -- macro_f1(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 CREATE OR REPLACE MACRO macro_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
 -- macro_fbeta(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
 CREATE OR REPLACE MACRO macro_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_jaccard(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
 -- macro_jaccard(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
 CREATE OR REPLACE MACRO macro_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_f1_of_means(source, actual, predicted, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
 -- macro_f1_of_means(source, actual, predicted, sample_weight, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
 CREATE OR REPLACE MACRO macro_f1_of_means(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_fbeta_of_means(source, actual, predicted, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
 -- macro_fbeta_of_means(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
 CREATE OR REPLACE MACRO macro_fbeta_of_means(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_precision(source, actual, predicted, labels, zero_division, "by"): Per-label precision averaged with support weights.
 -- weighted_precision(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label precision averaged with support weights.
 CREATE OR REPLACE MACRO weighted_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_recall(source, actual, predicted, labels, zero_division, "by"): Per-label recall averaged with support weights.
 -- weighted_recall(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label recall averaged with support weights.
 CREATE OR REPLACE MACRO weighted_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_f1(source, actual, predicted, labels, zero_division, "by"): Per-label F1 averaged with support weights.
 -- weighted_f1(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label F1 averaged with support weights.
 CREATE OR REPLACE MACRO weighted_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
 -- weighted_fbeta(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
 CREATE OR REPLACE MACRO weighted_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_jaccard(source, actual, predicted, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
 -- weighted_jaccard(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
 CREATE OR REPLACE MACRO weighted_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- label_accuracy_macro(source, actual, predicted, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
 -- label_accuracy_macro(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
 CREATE OR REPLACE MACRO label_accuracy_macro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- label_accuracy_micro(source, actual, predicted, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
 -- label_accuracy_micro(source, actual, predicted, sample_weight, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
 CREATE OR REPLACE MACRO label_accuracy_micro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- clp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
 -- clp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
 CREATE OR REPLACE MACRO clp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'clp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'clp' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'clp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'clp' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- mlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
 -- mlp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
 CREATE OR REPLACE MACRO mlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'mlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'mlp' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'mlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'mlp' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- wlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
 -- wlp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
 CREATE OR REPLACE MACRO wlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'wlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'wlp' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'wlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'wlp' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- _mlsql_label_state(actual, predicted, func): A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} from a histogram of its distinct rows.
 CREATE OR REPLACE MACRO _mlsql_label_state(actual, predicted, func) AS 
     (WITH r AS (SELECT h.key.a AS a, h.key.p AS p, h.key.w * h.value AS w
-                     FROM (SELECT unnest(map_entries(histogram({'a': actual, 'p': predicted, 'w': 1}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL))) AS h)),
-         e AS (SELECT w, x, list_contains(a, x) AS ia, list_contains(p, x) AS ip
-               FROM (SELECT w, a, p, unnest(list_distinct(list_filter(list_concat(a, p),
+                     FROM (SELECT system.main.unnest(system.main.map_entries(system.main.histogram({'a': actual, 'p': predicted, 'w': 1}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL))) AS h)),
+         e AS (SELECT w, x, system.main.list_contains(a, x) AS ia, system.main.list_contains(p, x) AS ip
+               FROM (SELECT w, a, p, system.main.unnest(system.main.list_distinct(system.main.list_filter(system.main.list_concat(a, p),
                                                                       lambda y: y IS NOT NULL))) AS x
                      FROM r)),
-         s AS (SELECT x AS label, CAST(coalesce(sum(w) FILTER (WHERE ia AND ip), 0) AS BIGINT) AS tp,
-                      CAST(coalesce(sum(w) FILTER (WHERE ip AND NOT ia), 0) AS BIGINT) AS fp, CAST(coalesce(sum(w) FILTER (WHERE ia AND NOT ip), 0) AS BIGINT) AS fn
+         s AS (SELECT x AS label, CAST(coalesce(system.main.sum(w) FILTER (WHERE ia AND ip), 0) AS BIGINT) AS tp,
+                      CAST(coalesce(system.main.sum(w) FILTER (WHERE ip AND NOT ia), 0) AS BIGINT) AS fp, CAST(coalesce(system.main.sum(w) FILTER (WHERE ia AND NOT ip), 0) AS BIGINT) AS fn
                FROM e GROUP BY x)
-    SELECT {'n': (SELECT CAST(coalesce(sum(w), 0) AS BIGINT) FROM r),
-             'seen': coalesce((SELECT list({'label': label, 'tp': tp, 'fp': fp, 'fn': fn}) FROM s), [])});
+    SELECT {'n': (SELECT CAST(coalesce(system.main.sum(w), 0) AS BIGINT) FROM r),
+             'seen': coalesce((SELECT system.main.list({'label': label, 'tp': tp, 'fp': fp, 'fn': fn}) FROM s), [])});
 
 -- _mlsql_label_state_by_weight(actual, predicted, sample_weight, func): A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} (sums of weights), from a histogram of its distinct rows.
 CREATE OR REPLACE MACRO _mlsql_label_state_by_weight(actual, predicted, sample_weight, func) AS 
-    CASE WHEN bool_and(_mlsql_weight(sample_weight, func) >= 0) = false THEN NULL ELSE (WITH r AS (SELECT h.key.a AS a, h.key.p AS p, h.key.w * h.value AS w
-                     FROM (SELECT unnest(map_entries(histogram({'a': actual, 'p': predicted, 'w': _mlsql_weight(sample_weight, func)}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND sample_weight IS NOT NULL))) AS h)),
-         e AS (SELECT w, x, list_contains(a, x) AS ia, list_contains(p, x) AS ip
-               FROM (SELECT w, a, p, unnest(list_distinct(list_filter(list_concat(a, p),
+    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, func) >= 0) = false THEN NULL ELSE (WITH r AS (SELECT h.key.a AS a, h.key.p AS p, h.key.w * h.value AS w
+                     FROM (SELECT system.main.unnest(system.main.map_entries(system.main.histogram({'a': actual, 'p': predicted, 'w': _mlsql_weight(sample_weight, func)}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND sample_weight IS NOT NULL))) AS h)),
+         e AS (SELECT w, x, system.main.list_contains(a, x) AS ia, system.main.list_contains(p, x) AS ip
+               FROM (SELECT w, a, p, system.main.unnest(system.main.list_distinct(system.main.list_filter(system.main.list_concat(a, p),
                                                                       lambda y: y IS NOT NULL))) AS x
                      FROM r)),
-         s AS (SELECT x AS label, CAST(coalesce(sum(w) FILTER (WHERE ia AND ip), 0) AS DOUBLE) AS tp,
-                      CAST(coalesce(sum(w) FILTER (WHERE ip AND NOT ia), 0) AS DOUBLE) AS fp, CAST(coalesce(sum(w) FILTER (WHERE ia AND NOT ip), 0) AS DOUBLE) AS fn
+         s AS (SELECT x AS label, CAST(coalesce(system.main.sum(w) FILTER (WHERE ia AND ip), 0) AS DOUBLE) AS tp,
+                      CAST(coalesce(system.main.sum(w) FILTER (WHERE ip AND NOT ia), 0) AS DOUBLE) AS fp, CAST(coalesce(system.main.sum(w) FILTER (WHERE ia AND NOT ip), 0) AS DOUBLE) AS fn
                FROM e GROUP BY x)
-    SELECT {'n': (SELECT CAST(coalesce(sum(w), 0) AS DOUBLE) FROM r),
-             'seen': coalesce((SELECT list({'label': label, 'tp': tp, 'fp': fp, 'fn': fn}) FROM s), [])}) END;
+    SELECT {'n': (SELECT CAST(coalesce(system.main.sum(w), 0) AS DOUBLE) FROM r),
+             'seen': coalesce((SELECT system.main.list({'label': label, 'tp': tp, 'fp': fp, 'fn': fn}) FROM s), [])}) END;
 
 -- _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label precision. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_precision') IS NULL THEN NULL ELSE (SELECT macro_precision FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -673,24 +673,24 @@ CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists(actual, predicted, label
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_precision') AS st, _mlsql_check_labels(labels, 'macro_precision') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_precision') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label precision. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_precision') IS NULL THEN NULL ELSE (SELECT macro_precision FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -702,18 +702,18 @@ CREATE OR REPLACE MACRO _mlsql_macro_precision_of_lists_by_weight(actual, predic
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_precision') AS st, _mlsql_check_labels(labels, 'macro_precision') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_precision') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- macro_precision(actual, predicted, labels, zero_division): Mean over labels of per-label precision. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_precision(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label precision. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -745,8 +745,8 @@ CREATE OR REPLACE MACRO macro_precision(actual VARCHAR[], predicted VARCHAR[], l
 -- _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label recall. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_recall_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_recall') IS NULL THEN NULL ELSE (SELECT macro_recall FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -758,24 +758,24 @@ CREATE OR REPLACE MACRO _mlsql_macro_recall_of_lists(actual, predicted, labels, 
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_recall') AS st, _mlsql_check_labels(labels, 'macro_recall') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_recall') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label recall. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_recall') IS NULL THEN NULL ELSE (SELECT macro_recall FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -787,18 +787,18 @@ CREATE OR REPLACE MACRO _mlsql_macro_recall_of_lists_by_weight(actual, predicted
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_recall') AS st, _mlsql_check_labels(labels, 'macro_recall') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_recall') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- macro_recall(actual, predicted, labels, zero_division): Mean over labels of per-label recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_recall(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -830,8 +830,8 @@ CREATE OR REPLACE MACRO macro_recall(actual VARCHAR[], predicted VARCHAR[], labe
 -- _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_f1_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1') IS NULL THEN NULL ELSE (SELECT macro_f1 FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -843,24 +843,24 @@ CREATE OR REPLACE MACRO _mlsql_macro_f1_of_lists(actual, predicted, labels, zero
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_f1') AS st, _mlsql_check_labels(labels, 'macro_f1') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_f1') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1') IS NULL THEN NULL ELSE (SELECT macro_f1 FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END ORDER BY CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) END END AS macro_f1,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -872,18 +872,18 @@ CREATE OR REPLACE MACRO _mlsql_macro_f1_of_lists_by_weight(actual, predicted, sa
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_f1') AS st, _mlsql_check_labels(labels, 'macro_f1') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_f1') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- macro_f1(actual, predicted, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_f1(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -915,8 +915,8 @@ CREATE OR REPLACE MACRO macro_f1(actual VARCHAR[], predicted VARCHAR[], labels :
 -- _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division): Mean over labels of per-label F-beta. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_lists(actual, predicted, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta') IS NULL THEN NULL ELSE (SELECT macro_fbeta FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -928,24 +928,24 @@ CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_lists(actual, predicted, labels, b
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_fbeta') AS st, _mlsql_check_labels(labels, 'macro_fbeta') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_fbeta') AS zd, _mlsql_check_beta(beta, 'macro_fbeta') AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): Mean over labels of per-label F-beta. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta') IS NULL THEN NULL ELSE (SELECT macro_fbeta FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END ORDER BY CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) END END AS macro_fbeta,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -957,18 +957,18 @@ CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_lists_by_weight(actual, predicted,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_fbeta') AS st, _mlsql_check_labels(labels, 'macro_fbeta') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_fbeta') AS zd, _mlsql_check_beta(beta, 'macro_fbeta') AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- macro_fbeta(actual, predicted, labels, beta, zero_division): Mean over labels of per-label F-beta. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_fbeta(actual, predicted, sample_weight, labels, beta, zero_division): Mean over labels of per-label F-beta. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1000,8 +1000,8 @@ CREATE OR REPLACE MACRO macro_fbeta(actual VARCHAR[], predicted VARCHAR[], label
 -- _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division): Mean over labels of per-label Jaccard. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_jaccard_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_jaccard') IS NULL THEN NULL ELSE (SELECT macro_jaccard FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1013,24 +1013,24 @@ CREATE OR REPLACE MACRO _mlsql_macro_jaccard_of_lists(actual, predicted, labels,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_jaccard') AS st, _mlsql_check_labels(labels, 'macro_jaccard') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_jaccard') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label Jaccard. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_jaccard') IS NULL THEN NULL ELSE (SELECT macro_jaccard FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END ORDER BY CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) END END AS macro_jaccard,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1042,18 +1042,18 @@ CREATE OR REPLACE MACRO _mlsql_macro_jaccard_of_lists_by_weight(actual, predicte
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_jaccard') AS st, _mlsql_check_labels(labels, 'macro_jaccard') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_jaccard') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- macro_jaccard(actual, predicted, labels, zero_division): Mean over labels of per-label Jaccard. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_jaccard(actual, predicted, sample_weight, labels, zero_division): Mean over labels of per-label Jaccard. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1085,9 +1085,9 @@ CREATE OR REPLACE MACRO macro_jaccard(actual VARCHAR[], predicted VARCHAR[], lab
 -- _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_f1_of_means_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1099,25 +1099,25 @@ CREATE OR REPLACE MACRO _mlsql_macro_f1_of_means_of_lists(actual, predicted, lab
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_f1_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_f1_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_f1_of_means') AS st, _mlsql_check_labels(labels, 'macro_f1_of_means') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_f1_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, 1) FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1129,18 +1129,18 @@ CREATE OR REPLACE MACRO _mlsql_macro_f1_of_means_of_lists_by_weight(actual, pred
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_f1_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_f1_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_f1_of_means') AS st, _mlsql_check_labels(labels, 'macro_f1_of_means') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_f1_of_means') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- macro_f1_of_means(actual, predicted, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_f1_of_means(actual, predicted, sample_weight, labels, zero_division): F1 of macro precision and macro recall (the R walkthrough's macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1172,9 +1172,9 @@ CREATE OR REPLACE MACRO macro_f1_of_means(actual VARCHAR[], predicted VARCHAR[],
 -- _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division): F-beta of macro precision and macro recall. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, b) FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1186,25 +1186,25 @@ CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_means_of_lists(actual, predicted, 
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_fbeta_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_fbeta_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'macro_fbeta_of_means') AS st, _mlsql_check_labels(labels, 'macro_fbeta_of_means') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') AS zd, _mlsql_check_beta(beta, 'macro_fbeta_of_means') AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): F-beta of macro precision and macro recall. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') IS NULL OR _mlsql_check_beta(beta, 'macro_fbeta_of_means') IS NULL THEN NULL ELSE (SELECT _mlsql_fbeta_of_means(macro_precision, macro_recall, b) FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
-               CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE avg(CASE WHEN isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END ORDER BY CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) END END AS macro_precision,
+               CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END ORDER BY CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) END END AS macro_recall,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1216,18 +1216,18 @@ CREATE OR REPLACE MACRO _mlsql_macro_fbeta_of_means_of_lists_by_weight(actual, p
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'macro_fbeta_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'macro_fbeta_of_means')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'macro_fbeta_of_means') AS st, _mlsql_check_labels(labels, 'macro_fbeta_of_means') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'macro_fbeta_of_means') AS zd, _mlsql_check_beta(beta, 'macro_fbeta_of_means') AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- macro_fbeta_of_means(actual, predicted, labels, beta, zero_division): F-beta of macro precision and macro recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- macro_fbeta_of_means(actual, predicted, sample_weight, labels, beta, zero_division): F-beta of macro precision and macro recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1259,8 +1259,8 @@ CREATE OR REPLACE MACRO macro_fbeta_of_means(actual VARCHAR[], predicted VARCHAR
 -- _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division): Per-label precision averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_precision_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_precision') IS NULL THEN NULL ELSE (SELECT weighted_precision FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN isnan(precision) THEN NULL ELSE precision END * support)), sum(((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support)), system.main.sum(((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1272,24 +1272,24 @@ CREATE OR REPLACE MACRO _mlsql_weighted_precision_of_lists(actual, predicted, la
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_precision') AS st, _mlsql_check_labels(labels, 'weighted_precision') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'weighted_precision') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label precision averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_precision_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_precision') IS NULL THEN NULL ELSE (SELECT weighted_precision FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(precision) > 0) AND (count(CASE WHEN isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN isnan(precision) THEN NULL ELSE precision END * support)), sum(((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN isnan(precision) THEN NULL ELSE precision END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(precision) > 0) AND (system.main.count(CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support) ORDER BY (CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * support)), system.main.sum(((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(precision) THEN NULL ELSE precision END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_precision,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1301,18 +1301,18 @@ CREATE OR REPLACE MACRO _mlsql_weighted_precision_of_lists_by_weight(actual, pre
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_precision')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_precision') AS st, _mlsql_check_labels(labels, 'weighted_precision') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'weighted_precision') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- weighted_precision(actual, predicted, labels, zero_division): Per-label precision averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- weighted_precision(actual, predicted, sample_weight, labels, zero_division): Per-label precision averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1344,8 +1344,8 @@ CREATE OR REPLACE MACRO weighted_precision(actual VARCHAR[], predicted VARCHAR[]
 -- _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division): Per-label recall averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_recall_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_recall') IS NULL THEN NULL ELSE (SELECT weighted_recall FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN isnan(recall) THEN NULL ELSE recall END * support)), sum(((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support)), system.main.sum(((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1357,24 +1357,24 @@ CREATE OR REPLACE MACRO _mlsql_weighted_recall_of_lists(actual, predicted, label
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_recall') AS st, _mlsql_check_labels(labels, 'weighted_recall') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'weighted_recall') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label recall averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_recall_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_recall') IS NULL THEN NULL ELSE (SELECT weighted_recall FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(recall) > 0) AND (count(CASE WHEN isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN isnan(recall) THEN NULL ELSE recall END * support)), sum(((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN isnan(recall) THEN NULL ELSE recall END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(recall) > 0) AND (system.main.count(CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support) ORDER BY (CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * support)), system.main.sum(((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(recall) THEN NULL ELSE recall END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_recall,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1386,18 +1386,18 @@ CREATE OR REPLACE MACRO _mlsql_weighted_recall_of_lists_by_weight(actual, predic
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_recall')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_recall') AS st, _mlsql_check_labels(labels, 'weighted_recall') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'weighted_recall') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- weighted_recall(actual, predicted, labels, zero_division): Per-label recall averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- weighted_recall(actual, predicted, sample_weight, labels, zero_division): Per-label recall averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1429,8 +1429,8 @@ CREATE OR REPLACE MACRO weighted_recall(actual VARCHAR[], predicted VARCHAR[], l
 -- _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division): Per-label F1 averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_f1_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_f1') IS NULL THEN NULL ELSE (SELECT weighted_f1 FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support)), sum(((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support)), system.main.sum(((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1442,24 +1442,24 @@ CREATE OR REPLACE MACRO _mlsql_weighted_f1_of_lists(actual, predicted, labels, z
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_f1') AS st, _mlsql_check_labels(labels, 'weighted_f1') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'weighted_f1') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label F1 averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_f1_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_f1') IS NULL THEN NULL ELSE (SELECT weighted_f1 FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(f1) > 0) AND (count(CASE WHEN isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN isnan(f1) THEN NULL ELSE f1 END * support)), sum(((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN isnan(f1) THEN NULL ELSE f1 END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(f1) > 0) AND (system.main.count(CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support) ORDER BY (CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * support)), system.main.sum(((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(f1) THEN NULL ELSE f1 END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_f1,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1471,18 +1471,18 @@ CREATE OR REPLACE MACRO _mlsql_weighted_f1_of_lists_by_weight(actual, predicted,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_f1')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_f1') AS st, _mlsql_check_labels(labels, 'weighted_f1') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'weighted_f1') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- weighted_f1(actual, predicted, labels, zero_division): Per-label F1 averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- weighted_f1(actual, predicted, sample_weight, labels, zero_division): Per-label F1 averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1514,8 +1514,8 @@ CREATE OR REPLACE MACRO weighted_f1(actual VARCHAR[], predicted VARCHAR[], label
 -- _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division): Per-label F-beta averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_fbeta_of_lists(actual, predicted, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_fbeta') IS NULL OR _mlsql_check_beta(beta, 'weighted_fbeta') IS NULL THEN NULL ELSE (SELECT weighted_fbeta FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support)), sum(((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support)), system.main.sum(((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1527,24 +1527,24 @@ CREATE OR REPLACE MACRO _mlsql_weighted_fbeta_of_lists(actual, predicted, labels
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_fbeta') AS st, _mlsql_check_labels(labels, 'weighted_fbeta') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'weighted_fbeta') AS zd, _mlsql_check_beta(beta, 'weighted_fbeta') AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division): Per-label F-beta averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_fbeta_of_lists_by_weight(actual, predicted, sample_weight, labels, beta, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_fbeta') IS NULL OR _mlsql_check_beta(beta, 'weighted_fbeta') IS NULL THEN NULL ELSE (SELECT weighted_fbeta FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(fbeta) > 0) AND (count(CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * support)), sum(((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(fbeta) > 0) AND (system.main.count(CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support) ORDER BY (CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * support)), system.main.sum(((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(fbeta) THEN NULL ELSE fbeta END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_fbeta,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1556,18 +1556,18 @@ CREATE OR REPLACE MACRO _mlsql_weighted_fbeta_of_lists_by_weight(actual, predict
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_fbeta')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_fbeta') AS st, _mlsql_check_labels(labels, 'weighted_fbeta') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'weighted_fbeta') AS zd, _mlsql_check_beta(beta, 'weighted_fbeta') AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- weighted_fbeta(actual, predicted, labels, beta, zero_division): Per-label F-beta averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- weighted_fbeta(actual, predicted, sample_weight, labels, beta, zero_division): Per-label F-beta averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1599,8 +1599,8 @@ CREATE OR REPLACE MACRO weighted_fbeta(actual VARCHAR[], predicted VARCHAR[], la
 -- _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division): Per-label Jaccard averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_jaccard_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_jaccard') IS NULL THEN NULL ELSE (SELECT weighted_jaccard FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support)), sum(((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support)), system.main.sum(((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1612,24 +1612,24 @@ CREATE OR REPLACE MACRO _mlsql_weighted_jaccard_of_lists(actual, predicted, labe
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'weighted_jaccard') AS st, _mlsql_check_labels(labels, 'weighted_jaccard') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'weighted_jaccard') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Per-label Jaccard averaged with support weights. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_weighted_jaccard_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'weighted_jaccard') IS NULL THEN NULL ELSE (SELECT weighted_jaccard FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((count(jaccard) > 0) AND (count(CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(sum((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * support)), sum(((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), any_value(zd), (((sum(tp ORDER BY tp) + sum(fp ORDER BY fp)) + sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE CASE WHEN ((system.main.count(jaccard) > 0) AND (system.main.count(CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.sum((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support) ORDER BY (CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * support)), system.main.sum(((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support) ORDER BY ((CASE WHEN system.main.isnan(jaccard) THEN NULL ELSE jaccard END * 0) + support)), system.main.any_value(zd), (((system.main.sum(tp ORDER BY tp) + system.main.sum(fp ORDER BY fp)) + system.main.sum(fn ORDER BY fn)) = 0)) END END AS weighted_jaccard,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1641,18 +1641,18 @@ CREATE OR REPLACE MACRO _mlsql_weighted_jaccard_of_lists_by_weight(actual, predi
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'weighted_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'weighted_jaccard')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'weighted_jaccard') AS st, _mlsql_check_labels(labels, 'weighted_jaccard') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'weighted_jaccard') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- weighted_jaccard(actual, predicted, labels, zero_division): Per-label Jaccard averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- weighted_jaccard(actual, predicted, sample_weight, labels, zero_division): Per-label Jaccard averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1684,8 +1684,8 @@ CREATE OR REPLACE MACRO weighted_jaccard(actual VARCHAR[], predicted VARCHAR[], 
 -- _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division): Mean over labels of (tp + tn) / rows. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_label_accuracy_macro_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') IS NULL THEN NULL ELSE (SELECT label_accuracy_macro FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1697,24 +1697,24 @@ CREATE OR REPLACE MACRO _mlsql_label_accuracy_macro_of_lists(actual, predicted, 
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'label_accuracy_macro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'label_accuracy_macro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'label_accuracy_macro') AS st, _mlsql_check_labels(labels, 'label_accuracy_macro') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Mean over labels of (tp + tn) / rows. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_label_accuracy_macro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') IS NULL THEN NULL ELSE (SELECT label_accuracy_macro FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(accuracy ORDER BY accuracy) END AS label_accuracy_macro,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1726,18 +1726,18 @@ CREATE OR REPLACE MACRO _mlsql_label_accuracy_macro_of_lists_by_weight(actual, p
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'label_accuracy_macro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'label_accuracy_macro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'label_accuracy_macro') AS st, _mlsql_check_labels(labels, 'label_accuracy_macro') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'label_accuracy_macro') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- label_accuracy_macro(actual, predicted, labels, zero_division): Mean over labels of (tp + tn) / rows. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- label_accuracy_macro(actual, predicted, sample_weight, labels, zero_division): Mean over labels of (tp + tn) / rows. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1769,8 +1769,8 @@ CREATE OR REPLACE MACRO label_accuracy_macro(actual VARCHAR[], predicted VARCHAR
 -- _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division): 1 - Hamming loss over the label universe. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') IS NULL THEN NULL ELSE (SELECT label_accuracy_micro FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(sum(fp ORDER BY fp), sum(fn ORDER BY fn), avg(n_rows ORDER BY n_rows), count(tp)) END AS label_accuracy_micro,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS label_accuracy_micro,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1782,24 +1782,24 @@ CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro_of_lists(actual, predicted, 
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'label_accuracy_micro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'label_accuracy_micro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'label_accuracy_micro') AS st, _mlsql_check_labels(labels, 'label_accuracy_micro') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): 1 - Hamming loss over the label universe. Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') IS NULL THEN NULL ELSE (SELECT label_accuracy_micro FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(sum(fp ORDER BY fp), sum(fn ORDER BY fn), avg(n_rows ORDER BY n_rows), count(tp)) END AS label_accuracy_micro,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE _mlsql_label_accuracy_micro(system.main.sum(fp ORDER BY fp), system.main.sum(fn ORDER BY fn), system.main.avg(n_rows ORDER BY n_rows), system.main.count(tp)) END AS label_accuracy_micro,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1811,18 +1811,18 @@ CREATE OR REPLACE MACRO _mlsql_label_accuracy_micro_of_lists_by_weight(actual, p
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'label_accuracy_micro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'label_accuracy_micro')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'label_accuracy_micro') AS st, _mlsql_check_labels(labels, 'label_accuracy_micro') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'label_accuracy_micro') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- label_accuracy_micro(actual, predicted, labels, zero_division): 1 - Hamming loss over the label universe. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- label_accuracy_micro(actual, predicted, sample_weight, labels, zero_division): 1 - Hamming loss over the label universe. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1854,8 +1854,8 @@ CREATE OR REPLACE MACRO label_accuracy_micro(actual VARCHAR[], predicted VARCHAR
 -- _mlsql_clp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_clp_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'clp') IS NULL THEN NULL ELSE (SELECT clp FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1867,24 +1867,24 @@ CREATE OR REPLACE MACRO _mlsql_clp_of_lists(actual, predicted, labels, zero_divi
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'clp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'clp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'clp') AS st, _mlsql_check_labels(labels, 'clp') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'clp') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_clp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'clp') IS NULL THEN NULL ELSE (SELECT clp FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tn + fn) = 0) THEN 1.0 ELSE 0.0 END) END AS clp,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1896,18 +1896,18 @@ CREATE OR REPLACE MACRO _mlsql_clp_of_lists_by_weight(actual, predicted, sample_
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'clp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'clp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'clp') AS st, _mlsql_check_labels(labels, 'clp') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'clp') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- clp(actual, predicted, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- clp(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted negative (tn + fn = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -1939,8 +1939,8 @@ CREATE OR REPLACE MACRO clp(actual VARCHAR[], predicted VARCHAR[], labels := NUL
 -- _mlsql_mlp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted (tp + fp = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_mlp_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'mlp') IS NULL THEN NULL ELSE (SELECT mlp FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1952,24 +1952,24 @@ CREATE OR REPLACE MACRO _mlsql_mlp_of_lists(actual, predicted, labels, zero_divi
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'mlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'mlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'mlp') AS st, _mlsql_check_labels(labels, 'mlp') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'mlp') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted (tp + fp = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'mlp') IS NULL THEN NULL ELSE (SELECT mlp FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN ((tp + fp) = 0) THEN 1.0 ELSE 0.0 END) END AS mlp,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -1981,18 +1981,18 @@ CREATE OR REPLACE MACRO _mlsql_mlp_of_lists_by_weight(actual, predicted, sample_
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'mlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'mlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'mlp') AS st, _mlsql_check_labels(labels, 'mlp') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'mlp') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- mlp(actual, predicted, labels, zero_division): Share of labels never predicted (tp + fp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- mlp(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted (tp + fp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -2024,8 +2024,8 @@ CREATE OR REPLACE MACRO mlp(actual VARCHAR[], predicted VARCHAR[], labels := NUL
 -- _mlsql_wlp_of_lists(actual, predicted, labels, zero_division): Share of labels never predicted right (tp = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_wlp_of_lists(actual, predicted, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'wlp') IS NULL THEN NULL ELSE (SELECT wlp FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -2037,24 +2037,24 @@ CREATE OR REPLACE MACRO _mlsql_wlp_of_lists(actual, predicted, labels, zero_divi
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'wlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'wlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state(actual, predicted, 'wlp') AS st, _mlsql_check_labels(labels, 'wlp') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'wlp') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted right (tp = 0). Over the group's rows.
 CREATE OR REPLACE MACRO _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_weight, labels, zero_division) AS 
     CASE WHEN _mlsql_check_zero_division(zero_division, 'wlp') IS NULL THEN NULL ELSE (SELECT wlp FROM (
-        SELECT CASE WHEN (avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp,
-               any_value(b) AS b, any_value(zd) AS zd
+        SELECT CASE WHEN (system.main.avg(n_rows ORDER BY n_rows) = 0) THEN NULL ELSE system.main.avg(CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END ORDER BY CASE WHEN (tp = 0) THEN 1.0 ELSE 0.0 END) END AS wlp,
+               system.main.any_value(b) AS b, system.main.any_value(zd) AS zd
         FROM (
             SELECT tp, fp, fn, n_rows, zd, b,
                    _mlsql_true_negatives(tp, fp, fn, n_rows) AS tn,
@@ -2066,18 +2066,18 @@ CREATE OR REPLACE MACRO _mlsql_wlp_of_lists_by_weight(actual, predicted, sample_
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_jaccard(tp, fp, fn, zd) END AS jaccard,
                CASE WHEN (n_rows = 0) THEN NULL ELSE _mlsql_label_accuracy(tp, fp, fn, n_rows) END AS accuracy
             FROM (
-                SELECT sum(e.tp) AS tp, sum(e.fp) AS fp, sum(e.fn) AS fn,
-                       any_value(n_rows) AS n_rows, any_value(zd) AS zd, any_value(b) AS b
+                SELECT system.main.sum(e.tp) AS tp, system.main.sum(e.fp) AS fp, system.main.sum(e.fn) AS fn,
+                       system.main.any_value(n_rows) AS n_rows, system.main.any_value(zd) AS zd, system.main.any_value(b) AS b
                 FROM (
-                    SELECT unnest(list_concat(
-                               list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
-                               list_transform(list_distinct(_mlsql_typed_universe(lb, list_transform(st.seen, lambda x: x.label), 'wlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
+                    SELECT system.main.unnest(system.main.list_concat(
+                               system.main.list_transform(st.seen, lambda s: {'label': s.label, 'tp': s.tp, 'fp': s.fp, 'fn': s.fn, 'u': false}),
+                               system.main.list_transform(system.main.list_distinct(_mlsql_typed_universe(lb, system.main.list_transform(st.seen, lambda x: x.label), 'wlp')), lambda l: {'label': l, 'tp': 0, 'fp': 0, 'fn': 0, 'u': true}))) AS e,
                            st.n AS n_rows, lb, zd, b
                     FROM (SELECT _mlsql_label_state_by_weight(actual, predicted, sample_weight, 'wlp') AS st, _mlsql_check_labels(labels, 'wlp') AS lb,
                                  _mlsql_check_zero_division(zero_division, 'wlp') AS zd, 1.0 AS b))
                 GROUP BY e.label
-                HAVING CASE WHEN any_value(lb) IS NULL THEN sum(e.tp + e.fp + e.fn) > 0
-                            ELSE bool_or(e.u) END)))) END;
+                HAVING CASE WHEN system.main.any_value(lb) IS NULL THEN system.main.sum(e.tp + e.fp + e.fn) > 0
+                            ELSE system.main.bool_or(e.u) END)))) END;
 
 -- wlp(actual, predicted, labels, zero_division): Share of labels never predicted right (tp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
 -- wlp(actual, predicted, sample_weight, labels, zero_division): Share of labels never predicted right (tp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.
@@ -2109,13 +2109,13 @@ CREATE OR REPLACE MACRO wlp(actual VARCHAR[], predicted VARCHAR[], labels := NUL
 -- _mlsql_indicator(v): An indicator value as a boolean (0/1 or false/true; anything else is an error).
 CREATE OR REPLACE MACRO _mlsql_indicator(v) AS 
     CASE WHEN CAST(v AS DOUBLE) = 1 THEN true WHEN CAST(v AS DOUBLE) = 0 THEN false
-         ELSE error('labels_from_indicators takes indicators 0 or 1 (or booleans). Got ' || CAST(v AS VARCHAR) || ' instead.') END;
+         ELSE system.main.error('labels_from_indicators takes indicators 0 or 1 (or booleans). Got ' || CAST(v AS VARCHAR) || ' instead.') END;
 
 -- _mlsql_labels_from_indicators(indicators, labels): The labels whose indicator is 1; NULL if any indicator is NULL.
 CREATE OR REPLACE MACRO _mlsql_labels_from_indicators(indicators, labels) AS 
-    CASE WHEN indicators IS NULL OR list_count(indicators) < len(indicators) THEN NULL
-         WHEN len(indicators) <> len(labels) THEN error('labels_from_indicators needs one label name per indicator. Got ' || CAST(len(indicators) AS VARCHAR) || ' indicators and ' || CAST(len(labels) AS VARCHAR) || ' labels.')
-         ELSE list_filter(labels, lambda l, i: _mlsql_indicator(indicators[i])) END;
+    CASE WHEN indicators IS NULL OR system.main.list_count(indicators) < system.main.len(indicators) THEN NULL
+         WHEN system.main.len(indicators) <> system.main.len(labels) THEN system.main.error('labels_from_indicators needs one label name per indicator. Got ' || CAST(system.main.len(indicators) AS VARCHAR) || ' indicators and ' || CAST(system.main.len(labels) AS VARCHAR) || ' labels.')
+         ELSE system.main.list_filter(labels, lambda l, i: _mlsql_indicator(indicators[i])) END;
 
 -- labels_from_indicators(indicators, labels): The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], ['L1', 'L2', 'L3']). NULL if any indicator is NULL.
 CREATE OR REPLACE MACRO labels_from_indicators(indicators, labels) AS 
@@ -2123,5 +2123,5 @@ CREATE OR REPLACE MACRO labels_from_indicators(indicators, labels) AS
 
 -- indicators_from_labels(actual, labels): 0/1 per label of the universe ``labels``: 1 where the list holds it (labels of the list's kind, within its integer type's range).
 CREATE OR REPLACE MACRO indicators_from_labels(actual, labels) AS 
-    CASE WHEN actual IS NULL THEN NULL WHEN len(labels) = 0 THEN []::INTEGER[]
-         ELSE list_transform(_mlsql_typed_universe(labels, actual, 'indicators_from_labels'), lambda l: list_contains(actual, l)::INTEGER) END;
+    CASE WHEN actual IS NULL THEN NULL WHEN system.main.len(labels) = 0 THEN []::INTEGER[]
+         ELSE system.main.list_transform(_mlsql_typed_universe(labels, actual, 'indicators_from_labels'), lambda l: system.main.list_contains(actual, l)::INTEGER) END;

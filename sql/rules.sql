@@ -4,9 +4,9 @@
 -- rule_novelty(holds, fires): p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 -- rule_novelty(holds, fires, sample_weight): p(LR) - p(L) p(R): the lecture's nov. Inputs: holds (R, the class), fires (L, the rule).
 CREATE OR REPLACE MACRO rule_novelty(holds, fires) AS 
-    list_transform([_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_novelty')], lambda c: _mlsql_novelty(c.tp, c.fp, c.fn, c.tn))[1],
+    system.main.list_transform([_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_novelty')], lambda c: _mlsql_novelty(c.tp, c.fp, c.fn, c.tn))[1],
     (holds, fires, sample_weight) AS 
-    list_transform([_mlsql_binary_weighted_counts(holds, fires, sample_weight, 'holds', 'fires', 'rule_novelty')], lambda c: _mlsql_novelty(c.tp, c.fp, c.fn, c.tn))[1];
+    system.main.list_transform([_mlsql_binary_weighted_counts(holds, fires, sample_weight, 'holds', 'fires', 'rule_novelty')], lambda c: _mlsql_novelty(c.tp, c.fp, c.fn, c.tn))[1];
 
 -- nov(holds, fires): Alias of rule_novelty.
 -- nov(holds, fires, sample_weight): Alias of rule_novelty.
@@ -22,9 +22,9 @@ CREATE OR REPLACE MACRO rule_novelty_from_counts(tp, fp, fn, tn) AS
 -- rule_satisfaction(holds, fires, zero_division): 1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 -- rule_satisfaction(holds, fires, sample_weight, zero_division): 1 - n |L and not R| / (|L| |not R|): the lecture's sat. Inputs: holds (R, the class), fires (L, the rule).
 CREATE OR REPLACE MACRO rule_satisfaction(holds, fires, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'rule_satisfaction') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_satisfaction')], lambda c: _mlsql_satisfaction(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'rule_satisfaction')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'rule_satisfaction') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_counts(holds, fires, 'holds', 'fires', 'rule_satisfaction')], lambda c: _mlsql_satisfaction(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'rule_satisfaction')))[1] END,
     (holds, fires, sample_weight, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'rule_satisfaction') IS NULL THEN NULL ELSE list_transform([_mlsql_binary_weighted_counts(holds, fires, sample_weight, 'holds', 'fires', 'rule_satisfaction')], lambda c: _mlsql_satisfaction(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'rule_satisfaction')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'rule_satisfaction') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_binary_weighted_counts(holds, fires, sample_weight, 'holds', 'fires', 'rule_satisfaction')], lambda c: _mlsql_satisfaction(c.tp, c.fp, c.fn, c.tn, _mlsql_check_zero_division(zero_division, 'rule_satisfaction')))[1] END;
 
 -- sat(holds, fires, zero_division): Alias of rule_satisfaction.
 -- sat(holds, fires, sample_weight, zero_division): Alias of rule_satisfaction.

@@ -3,62 +3,62 @@
 
 -- set_intersection(actual, predicted): Labels in both lists, distinct and sorted, no NULLs.
 CREATE OR REPLACE MACRO set_intersection(actual VARCHAR[], predicted VARCHAR[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_intersect(actual, predicted)) END,
     (actual INTEGER[], predicted INTEGER[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_intersect(actual, predicted)) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_intersect(actual, predicted)) END,
     (actual HUGEINT[], predicted HUGEINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_intersect(actual, predicted)) END,
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_intersect(actual, predicted)) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_intersect(actual, predicted)) END,
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'set_intersection', 'actual', 'predicted');
 
 -- set_difference(actual, predicted): Labels of the first list missing from the second, distinct and sorted.
 CREATE OR REPLACE MACRO set_difference(actual VARCHAR[], predicted VARCHAR[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_filter(system.main.list_distinct(actual), lambda x: NOT coalesce(system.main.list_contains(predicted, x), false))) END,
     (actual INTEGER[], predicted INTEGER[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_filter(system.main.list_distinct(actual), lambda x: NOT coalesce(system.main.list_contains(predicted, x), false))) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_filter(system.main.list_distinct(actual), lambda x: NOT coalesce(system.main.list_contains(predicted, x), false))) END,
     (actual HUGEINT[], predicted HUGEINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_filter(system.main.list_distinct(actual), lambda x: NOT coalesce(system.main.list_contains(predicted, x), false))) END,
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_filter(system.main.list_distinct(actual), lambda x: NOT coalesce(system.main.list_contains(predicted, x), false))) END,
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'set_difference', 'actual', 'predicted');
 
 -- set_union(actual, predicted): Labels in either list, distinct and sorted, no NULLs.
 CREATE OR REPLACE MACRO set_union(actual VARCHAR[], predicted VARCHAR[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_distinct(system.main.list_concat(actual, predicted))) END,
     (actual INTEGER[], predicted INTEGER[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_distinct(system.main.list_concat(actual, predicted))) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_distinct(system.main.list_concat(actual, predicted))) END,
     (actual HUGEINT[], predicted HUGEINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_distinct(system.main.list_concat(actual, predicted))) END,
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_distinct(list_concat(actual, predicted))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_distinct(system.main.list_concat(actual, predicted))) END,
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'set_union', 'actual', 'predicted');
 
 -- set_symmetric_difference(actual, predicted): Labels in exactly one of the lists, distinct and sorted.
 CREATE OR REPLACE MACRO set_symmetric_difference(actual VARCHAR[], predicted VARCHAR[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
-        list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_concat(system.main.list_filter(system.main.list_distinct(actual), lambda x: NOT coalesce(system.main.list_contains(predicted, x), false)),
+        system.main.list_filter(system.main.list_distinct(predicted), lambda x: NOT coalesce(system.main.list_contains(actual, x), false)))) END,
     (actual INTEGER[], predicted INTEGER[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
-        list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_concat(system.main.list_filter(system.main.list_distinct(actual), lambda x: NOT coalesce(system.main.list_contains(predicted, x), false)),
+        system.main.list_filter(system.main.list_distinct(predicted), lambda x: NOT coalesce(system.main.list_contains(actual, x), false)))) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
-        list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_concat(system.main.list_filter(system.main.list_distinct(actual), lambda x: NOT coalesce(system.main.list_contains(predicted, x), false)),
+        system.main.list_filter(system.main.list_distinct(predicted), lambda x: NOT coalesce(system.main.list_contains(actual, x), false)))) END,
     (actual HUGEINT[], predicted HUGEINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
-        list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_concat(system.main.list_filter(system.main.list_distinct(actual), lambda x: NOT coalesce(system.main.list_contains(predicted, x), false)),
+        system.main.list_filter(system.main.list_distinct(predicted), lambda x: NOT coalesce(system.main.list_contains(actual, x), false)))) END,
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE list_sort(list_concat(list_filter(list_distinct(actual), lambda x: NOT coalesce(list_contains(predicted, x), false)),
-        list_filter(list_distinct(predicted), lambda x: NOT coalesce(list_contains(actual, x), false)))) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_concat(system.main.list_filter(system.main.list_distinct(actual), lambda x: NOT coalesce(system.main.list_contains(predicted, x), false)),
+        system.main.list_filter(system.main.list_distinct(predicted), lambda x: NOT coalesce(system.main.list_contains(actual, x), false)))) END,
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'set_symmetric_difference', 'actual', 'predicted');
 

@@ -3,106 +3,106 @@
 
 -- _mlsql_align_classes(n, classes, ha, hp, hd): Per class (sorted): row total, column total and diagonal from histograms.
 CREATE OR REPLACE MACRO _mlsql_align_classes(n, classes, ha, hp, hd) AS 
-    list_transform([classes], lambda cs: struct_pack(
+    system.main.list_transform([classes], lambda cs: system.main.struct_pack(
         n := n,
         rows := n,
         classes := cs,
-        actual := list_transform(cs, lambda x: CAST(coalesce(ha[x], 0) AS BIGINT)),
-        predicted := list_transform(cs, lambda x: CAST(coalesce(hp[x], 0) AS BIGINT)),
-        correct := list_transform(cs, lambda x: CAST(coalesce(hd[x], 0) AS BIGINT))))[1];
+        actual := system.main.list_transform(cs, lambda x: CAST(coalesce(ha[x], 0) AS BIGINT)),
+        predicted := system.main.list_transform(cs, lambda x: CAST(coalesce(hp[x], 0) AS BIGINT)),
+        correct := system.main.list_transform(cs, lambda x: CAST(coalesce(hd[x], 0) AS BIGINT))))[1];
 
 -- _mlsql_class_lists(actual, predicted, func): One pass: known rows n, the sorted classes and per class actual, predicted, correct.
 CREATE OR REPLACE MACRO _mlsql_class_lists(actual, predicted, func) AS 
     _mlsql_align_classes(
-        count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END),
-        list_sort(list_distinct(list_concat(
-            map_keys(histogram(CASE WHEN predicted IS NOT NULL THEN _mlsql_same_kind(actual, predicted, func) END)),
-            map_keys(histogram(CASE WHEN actual IS NOT NULL THEN predicted END))))),
-        histogram(CASE WHEN predicted IS NOT NULL THEN _mlsql_same_kind(actual, predicted, func) END),
-        histogram(CASE WHEN actual IS NOT NULL THEN predicted END),
-        histogram(CASE WHEN actual = predicted THEN actual END));
+        system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END),
+        system.main.list_sort(system.main.list_distinct(system.main.list_concat(
+            system.main.map_keys(system.main.histogram(CASE WHEN predicted IS NOT NULL THEN _mlsql_same_kind(actual, predicted, func) END)),
+            system.main.map_keys(system.main.histogram(CASE WHEN actual IS NOT NULL THEN predicted END))))),
+        system.main.histogram(CASE WHEN predicted IS NOT NULL THEN _mlsql_same_kind(actual, predicted, func) END),
+        system.main.histogram(CASE WHEN actual IS NOT NULL THEN predicted END),
+        system.main.histogram(CASE WHEN actual = predicted THEN actual END));
 
 -- _mlsql_weighted_class_lists(actual, predicted, w, func): The class lists with each row weighted by w: n and per-class totals are sums of weights (one pass over the group's rows per class).
 CREATE OR REPLACE MACRO _mlsql_weighted_class_lists(actual, predicted, w, func) AS 
-    list_transform([coalesce(list(struct_pack(
+    system.main.list_transform([coalesce(system.main.list(system.main.struct_pack(
             a := _mlsql_same_kind(actual, predicted, func), p := predicted,
             w := _mlsql_weight(w, func)))
-            FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND _mlsql_weight(w, func) IS NOT NULL), [])], lambda rows: list_transform([list_sort(list_distinct(list_concat(list_transform(rows, lambda r: r.a), list_transform(rows, lambda r: r.p))))], lambda cs: struct_pack(
-        n := coalesce(list_sum(list_transform(rows, lambda r: r.w)), 0.0),
-        rows := len(rows),
+            FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND _mlsql_weight(w, func) IS NOT NULL), [])], lambda rows: system.main.list_transform([system.main.list_sort(system.main.list_distinct(system.main.list_concat(system.main.list_transform(rows, lambda r: r.a), system.main.list_transform(rows, lambda r: r.p))))], lambda cs: system.main.struct_pack(
+        n := coalesce(system.main.list_sum(system.main.list_transform(rows, lambda r: r.w)), 0.0),
+        rows := system.main.len(rows),
         classes := cs,
-        actual := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
-            list_filter(rows, lambda r: r.a = x), lambda r: r.w)), 0.0)),
-        predicted := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
-            list_filter(rows, lambda r: r.p = x), lambda r: r.w)), 0.0)),
-        correct := list_transform(cs, lambda x: coalesce(list_sum(list_transform(
-            list_filter(rows, lambda r: r.a = x AND r.p = x), lambda r: r.w)), 0.0))))[1])[1];
+        actual := system.main.list_transform(cs, lambda x: coalesce(system.main.list_sum(system.main.list_transform(
+            system.main.list_filter(rows, lambda r: r.a = x), lambda r: r.w)), 0.0)),
+        predicted := system.main.list_transform(cs, lambda x: coalesce(system.main.list_sum(system.main.list_transform(
+            system.main.list_filter(rows, lambda r: r.p = x), lambda r: r.w)), 0.0)),
+        correct := system.main.list_transform(cs, lambda x: coalesce(system.main.list_sum(system.main.list_transform(
+            system.main.list_filter(rows, lambda r: r.a = x AND r.p = x), lambda r: r.w)), 0.0))))[1])[1];
 
 -- _mlsql_weighted_class_pairs(actual, predicted, w, wanted, func): Each known row's (actual, predicted) pair and weight (empty unless wanted: a constant).
 CREATE OR REPLACE MACRO _mlsql_weighted_class_pairs(actual, predicted, w, wanted, func) AS 
-    coalesce(list(struct_pack(key := struct_pack(a := actual, p := predicted),
+    coalesce(system.main.list(system.main.struct_pack(key := system.main.struct_pack(a := actual, p := predicted),
             value := _mlsql_weight(w, func)))
         FILTER (WHERE wanted AND actual IS NOT NULL AND predicted IS NOT NULL AND _mlsql_weight(w, func) IS NOT NULL), []);
 
 -- _mlsql_class_pairs(actual, predicted, wanted): Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).
 CREATE OR REPLACE MACRO _mlsql_class_pairs(actual, predicted, wanted) AS 
-    histogram(CASE WHEN wanted AND actual IS NOT NULL AND predicted IS NOT NULL THEN struct_pack(a := actual, p := predicted) END);
+    system.main.histogram(CASE WHEN wanted AND actual IS NOT NULL AND predicted IS NOT NULL THEN system.main.struct_pack(a := actual, p := predicted) END);
 
 -- _mlsql_classwise_average(per_class_per_item, zero_division): Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.
 CREATE OR REPLACE MACRO _mlsql_classwise_average(per_class_per_item, zero_division) AS 
-    list_transform([per_class_per_item], lambda v0: CASE WHEN ((list_count(list_transform(range(1, len(v0) + 1), lambda k: v0[k])) > 0) AND (list_count(list_transform(range(1, len(v0) + 1), lambda k: CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE list_avg(list_transform(range(1, len(v0) + 1), lambda k: CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END)) END)[1];
+    system.main.list_transform([per_class_per_item], lambda v0: CASE WHEN ((system.main.list_count(system.main.list_transform(system.main.range(1, system.main.len(v0) + 1), lambda k: v0[k])) > 0) AND (system.main.list_count(system.main.list_transform(system.main.range(1, system.main.len(v0) + 1), lambda k: CASE WHEN system.main.isnan(v0[k]) THEN NULL ELSE v0[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE system.main.list_avg(system.main.list_transform(system.main.range(1, system.main.len(v0) + 1), lambda k: CASE WHEN system.main.isnan(v0[k]) THEN NULL ELSE v0[k] END)) END)[1];
 
 -- _mlsql_classwise_weighted_average(per_class_value, per_class_weights, zero_division, nothing_to_score): Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.
 CREATE OR REPLACE MACRO _mlsql_classwise_weighted_average(per_class_value, per_class_weights, zero_division, nothing_to_score) AS 
-    list_transform([per_class_value], lambda v0: list_transform([per_class_weights], lambda v1: CASE WHEN ((list_count(list_transform(range(1, len(v0) + 1), lambda k: v0[k])) > 0) AND (list_count(list_transform(range(1, len(v0) + 1), lambda k: CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(list_sum(list_transform(range(1, len(v0) + 1), lambda k: (CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END * v1[k]))), list_sum(list_transform(range(1, len(v0) + 1), lambda k: ((CASE WHEN isnan(v0[k]) THEN NULL ELSE v0[k] END * 0) + v1[k]))), zero_division, nothing_to_score) END)[1])[1];
+    system.main.list_transform([per_class_value], lambda v0: system.main.list_transform([per_class_weights], lambda v1: CASE WHEN ((system.main.list_count(system.main.list_transform(system.main.range(1, system.main.len(v0) + 1), lambda k: v0[k])) > 0) AND (system.main.list_count(system.main.list_transform(system.main.range(1, system.main.len(v0) + 1), lambda k: CASE WHEN system.main.isnan(v0[k]) THEN NULL ELSE v0[k] END)) = 0)) THEN 'nan'::DOUBLE ELSE _mlsql_ratio(system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(v0) + 1), lambda k: (CASE WHEN system.main.isnan(v0[k]) THEN NULL ELSE v0[k] END * v1[k]))), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(v0) + 1), lambda k: ((CASE WHEN system.main.isnan(v0[k]) THEN NULL ELSE v0[k] END * 0) + v1[k]))), zero_division, nothing_to_score) END)[1])[1];
 
 -- majority_class(label): The most frequent class (ties: the smallest); NULLs skipped.
 -- majority_class(label, sample_weight): The class of the largest total sample_weight (ties: the smallest); NULLs skipped.
 CREATE OR REPLACE MACRO majority_class(label) AS 
-    struct_extract(list_sort(list_transform(map_entries(histogram(label)),
-        lambda e: struct_pack(c := -CAST(e.value AS BIGINT), k := e.key)))[1], 'k'),
+    system.main.struct_extract(system.main.list_sort(system.main.list_transform(system.main.map_entries(system.main.histogram(label)),
+        lambda e: system.main.struct_pack(c := -CAST(e.value AS BIGINT), k := e.key)))[1], 'k'),
     (label, sample_weight) AS 
-    list_transform([list(struct_pack(l := label, w := _mlsql_weight(sample_weight, 'majority_class'))) FILTER (WHERE label IS NOT NULL AND _mlsql_weight(sample_weight, 'majority_class') IS NOT NULL)], lambda rows: struct_extract(list_sort(list_transform(list_filter(list_transform(list_distinct(list_transform(rows, lambda r: r.l)), lambda x: struct_pack(c := list_sum(list_transform(list_filter(rows, lambda r: r.l = x), lambda r: r.w)), k := x)), lambda e: e.c > 0), lambda e: struct_pack(c := -e.c, k := e.k)))[1], 'k'))[1];
+    system.main.list_transform([system.main.list(system.main.struct_pack(l := label, w := _mlsql_weight(sample_weight, 'majority_class'))) FILTER (WHERE label IS NOT NULL AND _mlsql_weight(sample_weight, 'majority_class') IS NOT NULL)], lambda rows: system.main.struct_extract(system.main.list_sort(system.main.list_transform(system.main.list_filter(system.main.list_transform(system.main.list_distinct(system.main.list_transform(rows, lambda r: r.l)), lambda x: system.main.struct_pack(c := system.main.list_sum(system.main.list_transform(system.main.list_filter(rows, lambda r: r.l = x), lambda r: r.w)), k := x)), lambda e: e.c > 0), lambda e: system.main.struct_pack(c := -e.c, k := e.k)))[1], 'k'))[1];
 
 -- minority_class(label): The least frequent class that occurs (ties: the smallest); NULLs skipped.
 -- minority_class(label, sample_weight): The class of the smallest total sample_weight above 0 (ties: the smallest); NULLs skipped.
 CREATE OR REPLACE MACRO minority_class(label) AS 
-    struct_extract(list_sort(list_transform(map_entries(histogram(label)),
-        lambda e: struct_pack(c := CAST(e.value AS BIGINT), k := e.key)))[1], 'k'),
+    system.main.struct_extract(system.main.list_sort(system.main.list_transform(system.main.map_entries(system.main.histogram(label)),
+        lambda e: system.main.struct_pack(c := CAST(e.value AS BIGINT), k := e.key)))[1], 'k'),
     (label, sample_weight) AS 
-    list_transform([list(struct_pack(l := label, w := _mlsql_weight(sample_weight, 'minority_class'))) FILTER (WHERE label IS NOT NULL AND _mlsql_weight(sample_weight, 'minority_class') IS NOT NULL)], lambda rows: struct_extract(list_sort(list_transform(list_filter(list_transform(list_distinct(list_transform(rows, lambda r: r.l)), lambda x: struct_pack(c := list_sum(list_transform(list_filter(rows, lambda r: r.l = x), lambda r: r.w)), k := x)), lambda e: e.c > 0), lambda e: struct_pack(c := e.c, k := e.k)))[1], 'k'))[1];
+    system.main.list_transform([system.main.list(system.main.struct_pack(l := label, w := _mlsql_weight(sample_weight, 'minority_class'))) FILTER (WHERE label IS NOT NULL AND _mlsql_weight(sample_weight, 'minority_class') IS NOT NULL)], lambda rows: system.main.struct_extract(system.main.list_sort(system.main.list_transform(system.main.list_filter(system.main.list_transform(system.main.list_distinct(system.main.list_transform(rows, lambda r: r.l)), lambda x: system.main.struct_pack(c := system.main.list_sum(system.main.list_transform(system.main.list_filter(rows, lambda r: r.l = x), lambda r: r.w)), k := x)), lambda e: e.c > 0), lambda e: system.main.struct_pack(c := e.c, k := e.k)))[1], 'k'))[1];
 
 -- _mlsql_cost_map_of(entries): A list of (a, p, cost) as the map a -> p -> cost.
 CREATE OR REPLACE MACRO _mlsql_cost_map_of(entries) AS 
-    map_from_entries(list_transform(list_distinct(list_transform(entries, lambda e: e.a)),
-        lambda x: struct_pack(k := x, v := map_from_entries(list_transform(
-            list_filter(entries, lambda e: e.a = x), lambda e: struct_pack(k := e.p, v := e.cost))))));
+    system.main.map_from_entries(system.main.list_transform(system.main.list_distinct(system.main.list_transform(entries, lambda e: e.a)),
+        lambda x: system.main.struct_pack(k := x, v := system.main.map_from_entries(system.main.list_transform(
+            system.main.list_filter(entries, lambda e: e.a = x), lambda e: system.main.struct_pack(k := e.p, v := e.cost))))));
 
 -- cost_map(actual, predicted, cost): A cost table's rows (actual, predicted, cost) as the nested map cost_error takes.
 CREATE OR REPLACE MACRO cost_map(actual, predicted, cost) AS 
-    _mlsql_cost_map_of(list(struct_pack(a := actual, p := predicted, cost := cost))
+    _mlsql_cost_map_of(system.main.list(system.main.struct_pack(a := actual, p := predicted, cost := cost))
         FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND cost IS NOT NULL));
 
 -- majority_error(label): 1 - the largest class share: the error of always predicting the majority class.
 -- majority_error(label, sample_weight): 1 - the largest class share: the error of always predicting the majority class.
 CREATE OR REPLACE MACRO majority_error(label) AS 
-    _mlsql_share((count(label) - list_max(map_values(histogram(label)))), count(label)),
+    _mlsql_share((system.main.count(label) - system.main.list_max(system.main.map_values(system.main.histogram(label)))), system.main.count(label)),
     (label, sample_weight) AS 
-    _mlsql_share((coalesce(sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'majority_error') END), 0) - list_transform([list(struct_pack(l := label, w := _mlsql_weight(sample_weight, 'majority_error'))) FILTER (WHERE label IS NOT NULL)], lambda rows: list_max(list_transform(list_distinct(list_transform(rows, lambda r: r.l)), lambda x: list_sum(list_transform(list_filter(rows, lambda r: r.l = x AND r.w IS NOT NULL), lambda r: r.w)))))[1]), coalesce(sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'majority_error') END), 0));
+    _mlsql_share((coalesce(system.main.sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'majority_error') END), 0) - system.main.list_transform([system.main.list(system.main.struct_pack(l := label, w := _mlsql_weight(sample_weight, 'majority_error'))) FILTER (WHERE label IS NOT NULL)], lambda rows: system.main.list_max(system.main.list_transform(system.main.list_distinct(system.main.list_transform(rows, lambda r: r.l)), lambda x: system.main.list_sum(system.main.list_transform(system.main.list_filter(rows, lambda r: r.l = x AND r.w IS NOT NULL), lambda r: r.w)))))[1]), coalesce(system.main.sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'majority_error') END), 0));
 
 -- prevalence(label, positive): Share of known rows whose label is the given positive class.
 -- prevalence(label, sample_weight, positive): Share of known rows whose label is the given positive class.
 CREATE OR REPLACE MACRO prevalence(label, positive) AS 
-    _mlsql_share(count(CASE WHEN _mlsql_label_value(label, positive, 'positive', 'prevalence') = label THEN 1 END), count(label)),
+    _mlsql_share(system.main.count(CASE WHEN _mlsql_label_value(label, positive, 'positive', 'prevalence') = label THEN 1 END), system.main.count(label)),
     (label, sample_weight, positive) AS 
-    _mlsql_share(coalesce(sum(CASE WHEN _mlsql_label_value(label, positive, 'positive', 'prevalence') = label THEN _mlsql_weight(sample_weight, 'prevalence') END), 0), coalesce(sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'prevalence') END), 0));
+    _mlsql_share(coalesce(system.main.sum(CASE WHEN _mlsql_label_value(label, positive, 'positive', 'prevalence') = label THEN _mlsql_weight(sample_weight, 'prevalence') END), 0), coalesce(system.main.sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'prevalence') END), 0));
 
 -- accuracy(actual, predicted): Share of known rows where actual = predicted.
 -- accuracy(actual, predicted, sample_weight): Share of known rows where actual = predicted.
 CREATE OR REPLACE MACRO accuracy(actual, predicted) AS 
-    _mlsql_share(count(CASE WHEN _mlsql_same_kind(actual, predicted, 'accuracy') = predicted THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
+    _mlsql_share(system.main.count(CASE WHEN _mlsql_same_kind(actual, predicted, 'accuracy') = predicted THEN 1 END), system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
     (actual, predicted, sample_weight) AS 
-    _mlsql_share(coalesce(sum(CASE WHEN _mlsql_same_kind(actual, predicted, 'accuracy') = predicted THEN _mlsql_weight(sample_weight, 'accuracy') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'accuracy') END), 0));
+    _mlsql_share(coalesce(system.main.sum(CASE WHEN _mlsql_same_kind(actual, predicted, 'accuracy') = predicted THEN _mlsql_weight(sample_weight, 'accuracy') END), 0), coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'accuracy') END), 0));
 
 -- accuracy_score(actual, predicted): Alias of accuracy.
 -- accuracy_score(actual, predicted, sample_weight): Alias of accuracy.
@@ -114,64 +114,64 @@ CREATE OR REPLACE MACRO accuracy_score(actual, predicted) AS
 -- error_rate(actual, predicted): Share of known rows where actual <> predicted.
 -- error_rate(actual, predicted, sample_weight): Share of known rows where actual <> predicted.
 CREATE OR REPLACE MACRO error_rate(actual, predicted) AS 
-    _mlsql_share((count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) - count(CASE WHEN _mlsql_same_kind(actual, predicted, 'error_rate') = predicted THEN 1 END)), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
+    _mlsql_share((system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) - system.main.count(CASE WHEN _mlsql_same_kind(actual, predicted, 'error_rate') = predicted THEN 1 END)), system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
     (actual, predicted, sample_weight) AS 
-    _mlsql_share((coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'error_rate') END), 0) - coalesce(sum(CASE WHEN _mlsql_same_kind(actual, predicted, 'error_rate') = predicted THEN _mlsql_weight(sample_weight, 'error_rate') END), 0)), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'error_rate') END), 0));
+    _mlsql_share((coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'error_rate') END), 0) - coalesce(system.main.sum(CASE WHEN _mlsql_same_kind(actual, predicted, 'error_rate') = predicted THEN _mlsql_weight(sample_weight, 'error_rate') END), 0)), coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'error_rate') END), 0));
 
 -- _mlsql_precision_score_of(cl, average, zero_division): Precision over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO _mlsql_precision_score_of(cl, average, zero_division) AS 
-    CASE WHEN (struct_extract(cl, 'rows') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_precision(list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]))), zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_precision(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_precision(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), zero_division)), list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'actual')[k]), zero_division, (((list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])) + list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k])))) + list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k])))) = 0)) END END END;
+    CASE WHEN (system.main.struct_extract(cl, 'rows') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_precision(system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'correct')[k])), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k]))), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k]))), zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_precision(system.main.struct_extract(cl, 'correct')[k], (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k]), (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k]), zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_precision(system.main.struct_extract(cl, 'correct')[k], (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k]), (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k]), zero_division)), system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'actual')[k]), zero_division, (((system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'correct')[k])) + system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k])))) + system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k])))) = 0)) END END END;
 
 -- precision_score(actual, predicted, average, zero_division): Precision over classes, averaged micro, macro (default) or weighted by support.
 -- precision_score(actual, predicted, sample_weight, average, zero_division): Precision over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO precision_score(actual, predicted, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'precision_score')], lambda cl: _mlsql_precision_score_of(cl, _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, predicted, 'precision_score')], lambda cl: _mlsql_precision_score_of(cl, _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')))[1] END,
     (actual, predicted, sample_weight, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'precision_score')], lambda cl: _mlsql_precision_score_of(cl, _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'precision_score')], lambda cl: _mlsql_precision_score_of(cl, _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')))[1] END;
 
 -- _mlsql_recall_score_of(cl, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO _mlsql_recall_score_of(cl, average, zero_division) AS 
-    CASE WHEN (struct_extract(cl, 'rows') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_recall(list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]))), zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_recall(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_recall(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), zero_division)), list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'actual')[k]), zero_division, (((list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])) + list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k])))) + list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k])))) = 0)) END END END;
+    CASE WHEN (system.main.struct_extract(cl, 'rows') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_recall(system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'correct')[k])), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k]))), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k]))), zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_recall(system.main.struct_extract(cl, 'correct')[k], (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k]), (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k]), zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_recall(system.main.struct_extract(cl, 'correct')[k], (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k]), (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k]), zero_division)), system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'actual')[k]), zero_division, (((system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'correct')[k])) + system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k])))) + system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k])))) = 0)) END END END;
 
 -- recall_score(actual, predicted, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
 -- recall_score(actual, predicted, sample_weight, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO recall_score(actual, predicted, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'recall_score')], lambda cl: _mlsql_recall_score_of(cl, _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, predicted, 'recall_score')], lambda cl: _mlsql_recall_score_of(cl, _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')))[1] END,
     (actual, predicted, sample_weight, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'recall_score')], lambda cl: _mlsql_recall_score_of(cl, _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'recall_score')], lambda cl: _mlsql_recall_score_of(cl, _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')))[1] END;
 
 -- _mlsql_fbeta_score_of(cl, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO _mlsql_fbeta_score_of(cl, beta, average, zero_division) AS 
-    CASE WHEN (struct_extract(cl, 'rows') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_fbeta(list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]))), beta, zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), beta, zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), beta, zero_division)), list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'actual')[k]), zero_division, (((list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])) + list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k])))) + list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k])))) = 0)) END END END;
+    CASE WHEN (system.main.struct_extract(cl, 'rows') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_fbeta(system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'correct')[k])), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k]))), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k]))), beta, zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(system.main.struct_extract(cl, 'correct')[k], (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k]), (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k]), beta, zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(system.main.struct_extract(cl, 'correct')[k], (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k]), (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k]), beta, zero_division)), system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'actual')[k]), zero_division, (((system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'correct')[k])) + system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k])))) + system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k])))) = 0)) END END END;
 
 -- fbeta_score(actual, predicted, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 -- fbeta_score(actual, predicted, sample_weight, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO fbeta_score(actual, predicted, beta := 1.0, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'fbeta_score')], lambda cl: _mlsql_fbeta_score_of(cl, _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, predicted, 'fbeta_score')], lambda cl: _mlsql_fbeta_score_of(cl, _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')))[1] END,
     (actual, predicted, sample_weight, beta := 1.0, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'fbeta_score')], lambda cl: _mlsql_fbeta_score_of(cl, _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'fbeta_score')], lambda cl: _mlsql_fbeta_score_of(cl, _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')))[1] END;
 
 -- _mlsql_f1_score_of(cl, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO _mlsql_f1_score_of(cl, average, zero_division) AS 
-    CASE WHEN (struct_extract(cl, 'rows') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_fbeta(list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]))), 1, zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), 1, zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(struct_extract(cl, 'correct')[k], (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k]), (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k]), 1, zero_division)), list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'actual')[k]), zero_division, (((list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])) + list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] - struct_extract(cl, 'correct')[k])))) + list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] - struct_extract(cl, 'correct')[k])))) = 0)) END END END;
+    CASE WHEN (system.main.struct_extract(cl, 'rows') = 0) THEN NULL ELSE CASE WHEN (average = 'micro') THEN _mlsql_fbeta(system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'correct')[k])), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k]))), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k]))), 1, zero_division) ELSE CASE WHEN (average = 'macro') THEN _mlsql_classwise_average(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(system.main.struct_extract(cl, 'correct')[k], (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k]), (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k]), 1, zero_division)), zero_division) ELSE _mlsql_classwise_weighted_average(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: _mlsql_fbeta(system.main.struct_extract(cl, 'correct')[k], (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k]), (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k]), 1, zero_division)), system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'actual')[k]), zero_division, (((system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'correct')[k])) + system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'predicted')[k] - system.main.struct_extract(cl, 'correct')[k])))) + system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'actual')[k] - system.main.struct_extract(cl, 'correct')[k])))) = 0)) END END END;
 
 -- f1_score(actual, predicted, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
 -- f1_score(actual, predicted, sample_weight, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO f1_score(actual, predicted, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'f1_score')], lambda cl: _mlsql_f1_score_of(cl, _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, predicted, 'f1_score')], lambda cl: _mlsql_f1_score_of(cl, _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')))[1] END,
     (actual, predicted, sample_weight, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'f1_score')], lambda cl: _mlsql_f1_score_of(cl, _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'f1_score')], lambda cl: _mlsql_f1_score_of(cl, _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')))[1] END;
 
 -- _mlsql_balanced_accuracy_score_of(cl): Mean recall over the classes that occur in actual.
 CREATE OR REPLACE MACRO _mlsql_balanced_accuracy_score_of(cl) AS 
-    CASE WHEN (struct_extract(cl, 'rows') = 0) THEN NULL ELSE list_avg(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: CASE WHEN (struct_extract(cl, 'actual')[k] > 0) THEN (struct_extract(cl, 'correct')[k] / struct_extract(cl, 'actual')[k]) ELSE NULL END)) END;
+    CASE WHEN (system.main.struct_extract(cl, 'rows') = 0) THEN NULL ELSE system.main.list_avg(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: CASE WHEN (system.main.struct_extract(cl, 'actual')[k] > 0) THEN (system.main.struct_extract(cl, 'correct')[k] / system.main.struct_extract(cl, 'actual')[k]) ELSE NULL END)) END;
 
 -- balanced_accuracy_score(actual, predicted): Mean recall over the classes that occur in actual.
 -- balanced_accuracy_score(actual, predicted, sample_weight): Mean recall over the classes that occur in actual.
 CREATE OR REPLACE MACRO balanced_accuracy_score(actual, predicted) AS 
-    list_transform([_mlsql_class_lists(actual, predicted, 'balanced_accuracy_score')], lambda cl: _mlsql_balanced_accuracy_score_of(cl))[1],
+    system.main.list_transform([_mlsql_class_lists(actual, predicted, 'balanced_accuracy_score')], lambda cl: _mlsql_balanced_accuracy_score_of(cl))[1],
     (actual, predicted, sample_weight) AS 
-    list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'balanced_accuracy_score')], lambda cl: _mlsql_balanced_accuracy_score_of(cl))[1];
+    system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'balanced_accuracy_score')], lambda cl: _mlsql_balanced_accuracy_score_of(cl))[1];
 
 -- balanced_accuracy(actual, predicted): Alias of balanced_accuracy_score.
 -- balanced_accuracy(actual, predicted, sample_weight): Alias of balanced_accuracy_score.
@@ -182,18 +182,18 @@ CREATE OR REPLACE MACRO balanced_accuracy(actual, predicted) AS
 
 -- _mlsql_cohen_kappa_score_of(cl, pairs, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 CREATE OR REPLACE MACRO _mlsql_cohen_kappa_score_of(cl, pairs, weights, zero_division) AS 
-    CASE WHEN (struct_extract(cl, 'rows') = 0) THEN NULL ELSE CASE WHEN (weights = 'none') THEN _mlsql_cohen_kappa(struct_extract(cl, 'n'), (struct_extract(cl, 'n') - list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k]))), ((struct_extract(cl, 'n') * struct_extract(cl, 'n')) - list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] * struct_extract(cl, 'predicted')[k])))), zero_division) ELSE CASE WHEN (weights = 'linear') THEN _mlsql_cohen_kappa(struct_extract(cl, 'n'), list_sum(list_transform(map_entries(pairs), lambda e: CAST(e.value AS BIGINT) * CASE WHEN ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) > (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) THEN ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) ELSE ((list_position(struct_extract(cl, 'classes'), e.key.p) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.a) - 1)) END)), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda i: list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda j: ((CASE WHEN ((i - 1) > (j - 1)) THEN ((i - 1) - (j - 1)) ELSE ((j - 1) - (i - 1)) END * struct_extract(cl, 'actual')[i]) * struct_extract(cl, 'predicted')[j]))))), zero_division) ELSE _mlsql_cohen_kappa(struct_extract(cl, 'n'), list_sum(list_transform(map_entries(pairs), lambda e: CAST(e.value AS BIGINT) * (((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) * ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1))))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda i: list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda j: (((((i - 1) - (j - 1)) * ((i - 1) - (j - 1))) * struct_extract(cl, 'actual')[i]) * struct_extract(cl, 'predicted')[j]))))), zero_division) END END END;
+    CASE WHEN (system.main.struct_extract(cl, 'rows') = 0) THEN NULL ELSE CASE WHEN (weights = 'none') THEN _mlsql_cohen_kappa(system.main.struct_extract(cl, 'n'), (system.main.struct_extract(cl, 'n') - system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'correct')[k]))), ((system.main.struct_extract(cl, 'n') * system.main.struct_extract(cl, 'n')) - system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'actual')[k] * system.main.struct_extract(cl, 'predicted')[k])))), zero_division) ELSE CASE WHEN (weights = 'linear') THEN _mlsql_cohen_kappa(system.main.struct_extract(cl, 'n'), system.main.list_sum(system.main.list_transform(system.main.map_entries(pairs), lambda e: CAST(e.value AS BIGINT) * CASE WHEN ((system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.a) - 1) > (system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.p) - 1)) THEN ((system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.a) - 1) - (system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.p) - 1)) ELSE ((system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.p) - 1) - (system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.a) - 1)) END)), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda i: system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda j: ((CASE WHEN ((i - 1) > (j - 1)) THEN ((i - 1) - (j - 1)) ELSE ((j - 1) - (i - 1)) END * system.main.struct_extract(cl, 'actual')[i]) * system.main.struct_extract(cl, 'predicted')[j]))))), zero_division) ELSE _mlsql_cohen_kappa(system.main.struct_extract(cl, 'n'), system.main.list_sum(system.main.list_transform(system.main.map_entries(pairs), lambda e: CAST(e.value AS BIGINT) * (((system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.a) - 1) - (system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.p) - 1)) * ((system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.a) - 1) - (system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.p) - 1))))), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda i: system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda j: (((((i - 1) - (j - 1)) * ((i - 1) - (j - 1))) * system.main.struct_extract(cl, 'actual')[i]) * system.main.struct_extract(cl, 'predicted')[j]))))), zero_division) END END END;
 
 -- _mlsql_cohen_kappa_score_weighted_of(cl, pairs, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 CREATE OR REPLACE MACRO _mlsql_cohen_kappa_score_weighted_of(cl, pairs, weights, zero_division) AS 
-    CASE WHEN (struct_extract(cl, 'rows') = 0) THEN NULL ELSE CASE WHEN (weights = 'none') THEN _mlsql_cohen_kappa(struct_extract(cl, 'n'), (struct_extract(cl, 'n') - list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k]))), ((struct_extract(cl, 'n') * struct_extract(cl, 'n')) - list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] * struct_extract(cl, 'predicted')[k])))), zero_division) ELSE CASE WHEN (weights = 'linear') THEN _mlsql_cohen_kappa(struct_extract(cl, 'n'), list_sum(list_transform(pairs, lambda e: e.value * CASE WHEN ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) > (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) THEN ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) ELSE ((list_position(struct_extract(cl, 'classes'), e.key.p) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.a) - 1)) END)), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda i: list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda j: ((CASE WHEN ((i - 1) > (j - 1)) THEN ((i - 1) - (j - 1)) ELSE ((j - 1) - (i - 1)) END * struct_extract(cl, 'actual')[i]) * struct_extract(cl, 'predicted')[j]))))), zero_division) ELSE _mlsql_cohen_kappa(struct_extract(cl, 'n'), list_sum(list_transform(pairs, lambda e: e.value * (((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1)) * ((list_position(struct_extract(cl, 'classes'), e.key.a) - 1) - (list_position(struct_extract(cl, 'classes'), e.key.p) - 1))))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda i: list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda j: (((((i - 1) - (j - 1)) * ((i - 1) - (j - 1))) * struct_extract(cl, 'actual')[i]) * struct_extract(cl, 'predicted')[j]))))), zero_division) END END END;
+    CASE WHEN (system.main.struct_extract(cl, 'rows') = 0) THEN NULL ELSE CASE WHEN (weights = 'none') THEN _mlsql_cohen_kappa(system.main.struct_extract(cl, 'n'), (system.main.struct_extract(cl, 'n') - system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'correct')[k]))), ((system.main.struct_extract(cl, 'n') * system.main.struct_extract(cl, 'n')) - system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'actual')[k] * system.main.struct_extract(cl, 'predicted')[k])))), zero_division) ELSE CASE WHEN (weights = 'linear') THEN _mlsql_cohen_kappa(system.main.struct_extract(cl, 'n'), system.main.list_sum(system.main.list_transform(pairs, lambda e: e.value * CASE WHEN ((system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.a) - 1) > (system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.p) - 1)) THEN ((system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.a) - 1) - (system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.p) - 1)) ELSE ((system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.p) - 1) - (system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.a) - 1)) END)), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda i: system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda j: ((CASE WHEN ((i - 1) > (j - 1)) THEN ((i - 1) - (j - 1)) ELSE ((j - 1) - (i - 1)) END * system.main.struct_extract(cl, 'actual')[i]) * system.main.struct_extract(cl, 'predicted')[j]))))), zero_division) ELSE _mlsql_cohen_kappa(system.main.struct_extract(cl, 'n'), system.main.list_sum(system.main.list_transform(pairs, lambda e: e.value * (((system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.a) - 1) - (system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.p) - 1)) * ((system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.a) - 1) - (system.main.list_position(system.main.struct_extract(cl, 'classes'), e.key.p) - 1))))), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda i: system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda j: (((((i - 1) - (j - 1)) * ((i - 1) - (j - 1))) * system.main.struct_extract(cl, 'actual')[i]) * system.main.struct_extract(cl, 'predicted')[j]))))), zero_division) END END END;
 
 -- cohen_kappa_score(actual, predicted, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 -- cohen_kappa_score(actual, predicted, sample_weight, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 CREATE OR REPLACE MACRO cohen_kappa_score(actual, predicted, weights := NULL, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'cohen_kappa_score')], lambda cl: _mlsql_cohen_kappa_score_of(cl, _mlsql_class_pairs(actual, predicted, weights IS NOT NULL), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, predicted, 'cohen_kappa_score')], lambda cl: _mlsql_cohen_kappa_score_of(cl, _mlsql_class_pairs(actual, predicted, weights IS NOT NULL), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')))[1] END,
     (actual, predicted, sample_weight, weights := NULL, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'cohen_kappa_score')], lambda cl: _mlsql_cohen_kappa_score_weighted_of(cl, _mlsql_weighted_class_pairs(actual, predicted, sample_weight, weights IS NOT NULL, 'cohen_kappa_score'), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'cohen_kappa_score')], lambda cl: _mlsql_cohen_kappa_score_weighted_of(cl, _mlsql_weighted_class_pairs(actual, predicted, sample_weight, weights IS NOT NULL, 'cohen_kappa_score'), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')))[1] END;
 
 -- kappa(actual, predicted, weights, zero_division): Alias of cohen_kappa_score.
 -- kappa(actual, predicted, sample_weight, weights, zero_division): Alias of cohen_kappa_score.
@@ -204,14 +204,14 @@ CREATE OR REPLACE MACRO kappa(actual, predicted, weights := NULL, zero_division 
 
 -- _mlsql_matthews_corrcoef_of(cl, zero_division): Matthews correlation coefficient (multiclass).
 CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef_of(cl, zero_division) AS 
-    CASE WHEN (struct_extract(cl, 'rows') = 0) THEN NULL ELSE _mlsql_matthews_corrcoef(struct_extract(cl, 'n'), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: struct_extract(cl, 'correct')[k])), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] * struct_extract(cl, 'predicted')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'actual')[k] * struct_extract(cl, 'actual')[k]))), list_sum(list_transform(range(1, len(struct_extract(cl, 'classes')) + 1), lambda k: (struct_extract(cl, 'predicted')[k] * struct_extract(cl, 'predicted')[k]))), zero_division) END;
+    CASE WHEN (system.main.struct_extract(cl, 'rows') = 0) THEN NULL ELSE _mlsql_matthews_corrcoef(system.main.struct_extract(cl, 'n'), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: system.main.struct_extract(cl, 'correct')[k])), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'actual')[k] * system.main.struct_extract(cl, 'predicted')[k]))), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'actual')[k] * system.main.struct_extract(cl, 'actual')[k]))), system.main.list_sum(system.main.list_transform(system.main.range(1, system.main.len(system.main.struct_extract(cl, 'classes')) + 1), lambda k: (system.main.struct_extract(cl, 'predicted')[k] * system.main.struct_extract(cl, 'predicted')[k]))), zero_division) END;
 
 -- matthews_corrcoef(actual, predicted, zero_division): Matthews correlation coefficient (multiclass).
 -- matthews_corrcoef(actual, predicted, sample_weight, zero_division): Matthews correlation coefficient (multiclass).
 CREATE OR REPLACE MACRO matthews_corrcoef(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE list_transform([_mlsql_class_lists(actual, predicted, 'matthews_corrcoef')], lambda cl: _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, predicted, 'matthews_corrcoef')], lambda cl: _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')))[1] END,
     (actual, predicted, sample_weight, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'matthews_corrcoef')], lambda cl: _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'matthews_corrcoef')], lambda cl: _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')))[1] END;
 
 -- mcc(actual, predicted, zero_division): Alias of matthews_corrcoef.
 -- mcc(actual, predicted, sample_weight, zero_division): Alias of matthews_corrcoef.
@@ -223,63 +223,63 @@ CREATE OR REPLACE MACRO mcc(actual, predicted, zero_division := 0) AS
 -- class_error_rate(actual, predicted, label, zero_division): Share of the rows truly of the given class that were predicted otherwise.
 -- class_error_rate(actual, predicted, sample_weight, label, zero_division): Share of the rows truly of the given class that were predicted otherwise.
 CREATE OR REPLACE MACRO class_error_rate(actual, predicted, label, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = false AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN 1 END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = false THEN 1 END), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN 1 END), system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = false AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN 1 END), system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = false THEN 1 END), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END,
     (actual, predicted, sample_weight, label, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'class_error_rate') END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = false AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = false THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'class_error_rate') END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = false AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = false THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END;
 
 -- cost_error(actual, predicted, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 -- cost_error(actual, predicted, sample_weight, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 CREATE OR REPLACE MACRO cost_error(actual, predicted, costs) AS 
-    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(cast_to_type(_mlsql_cost_keys(actual, costs, 'cost_error'), map([actual], [map([predicted], [1.0::DOUBLE])]))[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) END), count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
+    _mlsql_share(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(system.main.cast_to_type(_mlsql_cost_keys(actual, costs, 'cost_error'), system.main.map([actual], [system.main.map([predicted], [1.0::DOUBLE])]))[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) END), system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
     (actual, predicted, sample_weight, costs) AS 
-    _mlsql_share(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(cast_to_type(_mlsql_cost_keys(actual, costs, 'cost_error'), map([actual], [map([predicted], [1.0::DOUBLE])]))[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) * _mlsql_weight(sample_weight, 'cost_error') END), coalesce(sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'cost_error') END), 0));
+    _mlsql_share(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(system.main.cast_to_type(_mlsql_cost_keys(actual, costs, 'cost_error'), system.main.map([actual], [system.main.map([predicted], [1.0::DOUBLE])]))[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) * _mlsql_weight(sample_weight, 'cost_error') END), coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'cost_error') END), 0));
 
 -- class_distribution(source, label, "by"): One row per class (and group): class, count, share of the known rows.
 -- class_distribution(source, label, sample_weight, "by"): One row per class (and group): class, count, share of the known rows.
 CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE 
     (WITH counts AS (
-        SELECT g, __mlsql_label AS class, count(*) AS count
-        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(label) OR c = '__mlsql_absent')) AS __mlsql_label
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label] || coalesce("by", []) AS w, ['label'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+        SELECT g, __mlsql_label AS class, system.main.count(*) AS count
+        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(label) OR c = '__mlsql_absent')) AS __mlsql_label
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label] || coalesce("by", []) AS w, ['label'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(g), class, count, count / system.main.sum(count) OVER (PARTITION BY g) AS share,
                g AS __mlsql_g
         FROM counts)
     ORDER BY __mlsql_g, class),
     (source, label, sample_weight, "by" := NULL) AS TABLE 
     (WITH counts AS (
-        SELECT g, __mlsql_label AS class, sum(w) AS count
-        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'class_distribution') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(label) OR c = '__mlsql_absent')) AS __mlsql_label,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label, sample_weight] || coalesce("by", []) AS w, ['label', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+        SELECT g, __mlsql_label AS class, system.main.sum(w) AS count
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'class_distribution') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(label) OR c = '__mlsql_absent')) AS __mlsql_label,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label, sample_weight] || coalesce("by", []) AS w, ['label', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_label IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_distribution') IS NOT NULL GROUP BY g, __mlsql_label)
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(g), class, count, count / system.main.sum(count) OVER (PARTITION BY g) AS share,
                g AS __mlsql_g
         FROM counts)
     ORDER BY __mlsql_g, class);
@@ -289,26 +289,26 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
 CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL) AS TABLE 
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p
-        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
-    cells AS (SELECT g, a, p, count(*) AS n FROM known GROUP BY g, a, p)
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(ca.g), ca.class AS actual, cp.class AS predicted,
+    cells AS (SELECT g, a, p, system.main.count(*) AS n FROM known GROUP BY g, a, p)
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(ca.g), ca.class AS actual, cp.class AS predicted,
                coalesce(cells.n, 0) AS count, ca.g AS __mlsql_g, ca.class AS __mlsql_a,
                cp.class AS __mlsql_p
         FROM classes ca JOIN classes cp ON ca.g IS NOT DISTINCT FROM cp.g
@@ -318,27 +318,27 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
     (source, actual, predicted, sample_weight, "by" := NULL) AS TABLE 
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') AS w
-        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
-    cells AS (SELECT g, a, p, sum(w) AS n FROM known GROUP BY g, a, p)
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(ca.g), ca.class AS actual, cp.class AS predicted,
+    cells AS (SELECT g, a, p, system.main.sum(w) AS n FROM known GROUP BY g, a, p)
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(ca.g), ca.class AS actual, cp.class AS predicted,
                coalesce(cells.n, 0) AS count, ca.g AS __mlsql_g, ca.class AS __mlsql_a,
                cp.class AS __mlsql_p
         FROM classes ca JOIN classes cp ON ca.g IS NOT DISTINCT FROM cp.g
@@ -351,34 +351,34 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
 CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p
-        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
-    totals AS (SELECT g, count(*) AS n FROM known GROUP BY g),
+    totals AS (SELECT g, system.main.count(*) AS n FROM known GROUP BY g),
     per_class AS (
-        SELECT g, class, sum(is_a) AS r, sum(is_p) AS c, sum(hit) AS d FROM (
+        SELECT g, class, system.main.sum(is_a) AS r, system.main.sum(is_p) AS c, system.main.sum(hit) AS d FROM (
             SELECT g, a AS class, 1 AS is_a, 0 AS is_p, CASE WHEN a = p THEN 1 ELSE 0 END AS hit
             FROM known
             UNION ALL
             SELECT g, p, 0, 1, 0 FROM known)
         GROUP BY g, class)
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(per_class.g), class,
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(per_class.g), class,
                d AS tp,
                (c - d) AS fp,
                (r - d) AS fn,
@@ -394,35 +394,35 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
     (source, actual, predicted, sample_weight, beta := 1.0, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'class_metrics') AS w
-        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_metrics') IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
-    totals AS (SELECT g, sum(w) AS n FROM known GROUP BY g),
+    totals AS (SELECT g, system.main.sum(w) AS n FROM known GROUP BY g),
     per_class AS (
-        SELECT g, class, sum(is_a) AS r, sum(is_p) AS c, sum(hit) AS d FROM (
+        SELECT g, class, system.main.sum(is_a) AS r, system.main.sum(is_p) AS c, system.main.sum(hit) AS d FROM (
             SELECT g, a AS class, w AS is_a, 0.0::DOUBLE AS is_p, CASE WHEN a = p THEN w ELSE 0.0::DOUBLE END AS hit
             FROM known
             UNION ALL
             SELECT g, p, 0.0::DOUBLE, w, 0.0::DOUBLE FROM known)
         GROUP BY g, class)
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(per_class.g), class,
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(per_class.g), class,
                d AS tp,
                (c - d) AS fp,
                (r - d) AS fn,

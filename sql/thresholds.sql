@@ -3,11 +3,11 @@
 
 -- _mlsql_score_entries(scores): A row's label scores as (key, value) entries (a list's first entry of a label kept).
 CREATE OR REPLACE MACRO _mlsql_score_entries(scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
-    map_entries(_mlsql_scores_map(scores)),
+    system.main.map_entries(_mlsql_scores_map(scores)),
     (scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
-    map_entries(_mlsql_scores_map(scores)),
+    system.main.map_entries(_mlsql_scores_map(scores)),
     (scores) AS 
-    map_entries(scores);
+    system.main.map_entries(scores);
 
 -- calibration_table(source, actual, prob, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error.
 -- calibration_table(source, actual, prob, sample_weight, n_bins, "by"): One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.
@@ -15,28 +15,28 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
     (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
     known AS NOT MATERIALIZED (
         SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w
-        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(prob) OR c = '__mlsql_absent')) AS __mlsql_prob
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, prob] || coalesce("by", []) AS w, ['actual', 'prob'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))),
+        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(prob) OR c = '__mlsql_absent')) AS __mlsql_prob
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, prob] || coalesce("by", []) AS w, ['actual', 'prob'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))),
     bins AS (
-        SELECT g, _mlsql_calibration_bin(p, nb) AS b, count(*) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
+        SELECT g, _mlsql_calibration_bin(p, nb) AS b, system.main.count(*) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
         WHERE y IS NOT NULL AND p IS NOT NULL
         GROUP BY g, b)
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(g), CAST(b AS BIGINT) AS bin,
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(g), CAST(b AS BIGINT) AS bin,
                (b / nb) AS low,
                ((b + 1) / nb) AS high,
                n AS count,
@@ -49,29 +49,29 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
     (WITH params AS (SELECT _mlsql_check_n_bins(n_bins, 'calibration_table') AS nb),
     known AS NOT MATERIALIZED (
         SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w
-        FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(prob) OR c = '__mlsql_absent')) AS __mlsql_prob,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, prob, sample_weight] || coalesce("by", []) AS w, ['actual', 'prob', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))),
+        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(prob) OR c = '__mlsql_absent')) AS __mlsql_prob,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, prob, sample_weight] || coalesce("by", []) AS w, ['actual', 'prob', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))),
     bins AS (
-        SELECT g, _mlsql_calibration_bin(p, nb) AS b, sum(w) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
+        SELECT g, _mlsql_calibration_bin(p, nb) AS b, system.main.sum(w) AS n, system.main.sum(p * w) AS s, system.main.sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
         WHERE CASE WHEN w > 0 THEN y IS NOT NULL AND p IS NOT NULL ELSE false END
         GROUP BY g, b)
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(g), CAST(b AS BIGINT) AS bin,
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(g), CAST(b AS BIGINT) AS bin,
                (b / nb) AS low,
                ((b + 1) / nb) AS high,
                n AS count,
@@ -88,52 +88,52 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
         SELECT _mlsql_check_beta(beta, 'label_thresholds') AS b, _mlsql_check_zero_division(zero_division, 'label_thresholds') AS zd, _mlsql_check_threshold_bins(n_bins, 'label_thresholds') AS nb),
     known AS (
         SELECT * FROM (
-            SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, 1 AS w
-            FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(scores) OR c = '__mlsql_absent_scores')), 1) AS __mlsql_scores
-        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'label_thresholds' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, scores] || coalesce("by", []) AS w, ['actual', 'scores'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+            SELECT g, system.main.cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, system.main.list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), system.main.list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, 1 AS w
+            FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(scores) OR c = '__mlsql_absent_scores')), 1) AS __mlsql_scores
+        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'label_thresholds' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, scores] || coalesce("by", []) AS w, ['actual', 'scores'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE a IS NOT NULL AND e IS NOT NULL),
     -- a row's scored labels (a NULL score is none) and its true labels without a score, the
     -- latter at key NULL: they count in the label's support, never as a threshold
     events AS (
         SELECT g, x.label AS label, _mlsql_number(x.v, 'scores', 'label_thresholds') + 0.0 AS s, x.t AS t, w
-        FROM (SELECT g, w, unnest(list_concat(
-                  list_transform(e, lambda x: struct_pack(label := x.key, v := x.value,
-                                                          t := list_contains(a, x.key))),
-                  list_transform(list_filter(list_distinct(a),
-                                             lambda y: NOT list_contains(list_transform(e, lambda z: z.key), y)),
-                                 lambda y: struct_pack(label := y, v := NULL, t := true)))) AS x
+        FROM (SELECT g, w, system.main.unnest(system.main.list_concat(
+                  system.main.list_transform(e, lambda x: system.main.struct_pack(label := x.key, v := x.value,
+                                                          t := system.main.list_contains(a, x.key))),
+                  system.main.list_transform(system.main.list_filter(system.main.list_distinct(a),
+                                             lambda y: NOT system.main.list_contains(system.main.list_transform(e, lambda z: z.key), y)),
+                                 lambda y: system.main.struct_pack(label := y, v := NULL, t := true)))) AS x
               FROM known)
         WHERE x.v IS NOT NULL OR x.t),
     cells AS (
         SELECT g, label, CASE WHEN s IS NULL OR nb IS NULL THEN s ELSE _mlsql_calibration_bin(_mlsql_probability(s, 'scores', 'label_thresholds'), nb) END AS key,
-               count(*) FILTER (WHERE t) AS pos, count(*) FILTER (WHERE NOT t) AS neg
+               system.main.count(*) FILTER (WHERE t) AS pos, system.main.count(*) FILTER (WHERE NOT t) AS neg
         FROM events CROSS JOIN params
         GROUP BY ALL),
     -- per label: cumulative counts from the highest key down (key NULL last), its support
     candidates AS (
         SELECT g, label, key,
-               sum(pos) OVER down AS tp, sum(neg) OVER down AS fp,
-               CAST(sum(pos) OVER (PARTITION BY g, label) AS BIGINT) AS support
+               system.main.sum(pos) OVER down AS tp, system.main.sum(neg) OVER down AS fp,
+               CAST(system.main.sum(pos) OVER (PARTITION BY g, label) AS BIGINT) AS support
         FROM cells
         WINDOW down AS (PARTITION BY g, label ORDER BY key DESC NULLS LAST)),
     -- the best scored key of a label; a label only true, never scored: its key NULL row
     best AS (
         SELECT g, label, key, CASE WHEN key IS NULL THEN 0 ELSE tp END AS tp,
                CASE WHEN key IS NULL THEN 0 ELSE fp END AS fp, support FROM (
-            SELECT *, row_number() OVER (
+            SELECT *, system.main.row_number() OVER (
                 PARTITION BY g, label ORDER BY key IS NOT NULL DESC, _mlsql_selection_fbeta(tp, fp, support - tp, b) DESC, key DESC) AS r
             FROM candidates CROSS JOIN params)
         WHERE r = 1),
@@ -145,12 +145,12 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
         FROM (SELECT g, label, CASE WHEN nb IS NULL THEN key ELSE key / nb END AS key,
                      tp, fp, support
               FROM best CROSS JOIN params))
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(g), label, threshold, tp, fp, fn, support,
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(g), label, threshold, tp, fp, fn, support,
                _mlsql_precision(tp, fp, fn, zd) AS precision,
                _mlsql_recall(tp, fp, fn, zd) AS recall,
                _mlsql_fbeta(tp, fp, fn, b, zd) AS fbeta,
-               _mlsql_fbeta(sum(tp) OVER w, sum(fp) OVER w, sum(fn) OVER w, b, zd) AS micro_fbeta,
+               _mlsql_fbeta(system.main.sum(tp) OVER w, system.main.sum(fp) OVER w, system.main.sum(fn) OVER w, b, zd) AS micro_fbeta,
                g AS __mlsql_g
         FROM chosen CROSS JOIN params
         WINDOW w AS (PARTITION BY g))
@@ -160,53 +160,53 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
         SELECT _mlsql_check_beta(beta, 'label_thresholds') AS b, _mlsql_check_zero_division(zero_division, 'label_thresholds') AS zd, _mlsql_check_threshold_bins(n_bins, 'label_thresholds') AS nb),
     known AS (
         SELECT * FROM (
-            SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, _mlsql_weight(__mlsql_sample_weight, 'label_thresholds') AS w
-            FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(scores) OR c = '__mlsql_absent_scores')), 1) AS __mlsql_scores,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'label_thresholds' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, list_position(list_transform(w, lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
-            FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
-            SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
-            LEFT JOIN (SELECT * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, scores, sample_weight] || coalesce("by", []) AS w, ['actual', 'scores', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
-                 WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
-                 WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+            SELECT g, system.main.cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, system.main.list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), system.main.list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, _mlsql_weight(__mlsql_sample_weight, 'label_thresholds') AS w
+            FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(scores) OR c = '__mlsql_absent_scores')), 1) AS __mlsql_scores,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'label_thresholds' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+            FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
+            SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
+            LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, scores, sample_weight] || coalesce("by", []) AS w, ['actual', 'scores', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
+        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
+                 WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN a IS NOT NULL AND e IS NOT NULL ELSE false END),
     -- a row's scored labels (a NULL score is none) and its true labels without a score, the
     -- latter at key NULL: they count in the label's support, never as a threshold
     events AS (
         SELECT g, x.label AS label, _mlsql_number(x.v, 'scores', 'label_thresholds') + 0.0 AS s, x.t AS t, w
-        FROM (SELECT g, w, unnest(list_concat(
-                  list_transform(e, lambda x: struct_pack(label := x.key, v := x.value,
-                                                          t := list_contains(a, x.key))),
-                  list_transform(list_filter(list_distinct(a),
-                                             lambda y: NOT list_contains(list_transform(e, lambda z: z.key), y)),
-                                 lambda y: struct_pack(label := y, v := NULL, t := true)))) AS x
+        FROM (SELECT g, w, system.main.unnest(system.main.list_concat(
+                  system.main.list_transform(e, lambda x: system.main.struct_pack(label := x.key, v := x.value,
+                                                          t := system.main.list_contains(a, x.key))),
+                  system.main.list_transform(system.main.list_filter(system.main.list_distinct(a),
+                                             lambda y: NOT system.main.list_contains(system.main.list_transform(e, lambda z: z.key), y)),
+                                 lambda y: system.main.struct_pack(label := y, v := NULL, t := true)))) AS x
               FROM known)
         WHERE x.v IS NOT NULL OR x.t),
     cells AS (
         SELECT g, label, CASE WHEN s IS NULL OR nb IS NULL THEN s ELSE _mlsql_calibration_bin(_mlsql_probability(s, 'scores', 'label_thresholds'), nb) END AS key,
-               coalesce(sum(w) FILTER (WHERE t), 0.0) AS pos, coalesce(sum(w) FILTER (WHERE NOT t), 0.0) AS neg
+               coalesce(system.main.sum(w) FILTER (WHERE t), 0.0) AS pos, coalesce(system.main.sum(w) FILTER (WHERE NOT t), 0.0) AS neg
         FROM events CROSS JOIN params
         GROUP BY ALL),
     -- per label: cumulative counts from the highest key down (key NULL last), its support
     candidates AS (
         SELECT g, label, key,
-               sum(pos) OVER down AS tp, sum(neg) OVER down AS fp,
-               CAST(sum(pos) OVER (PARTITION BY g, label) AS DOUBLE) AS support
+               system.main.sum(pos) OVER down AS tp, system.main.sum(neg) OVER down AS fp,
+               CAST(system.main.sum(pos) OVER (PARTITION BY g, label) AS DOUBLE) AS support
         FROM cells
         WINDOW down AS (PARTITION BY g, label ORDER BY key DESC NULLS LAST)),
     -- the best scored key of a label; a label only true, never scored: its key NULL row
     best AS (
         SELECT g, label, key, CASE WHEN key IS NULL THEN 0 ELSE tp END AS tp,
                CASE WHEN key IS NULL THEN 0 ELSE fp END AS fp, support FROM (
-            SELECT *, row_number() OVER (
+            SELECT *, system.main.row_number() OVER (
                 PARTITION BY g, label ORDER BY key IS NOT NULL DESC, _mlsql_selection_fbeta(tp, fp, support - tp, b) DESC, key DESC) AS r
             FROM candidates CROSS JOIN params)
         WHERE r = 1),
@@ -218,12 +218,12 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
         FROM (SELECT g, label, CASE WHEN nb IS NULL THEN key ELSE key / nb END AS key,
                      tp, fp, support
               FROM best CROSS JOIN params))
-    SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
-        SELECT unnest(g), label, threshold, tp, fp, fn, support,
+    SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
+        SELECT system.main.unnest(g), label, threshold, tp, fp, fn, support,
                _mlsql_precision(tp, fp, fn, zd) AS precision,
                _mlsql_recall(tp, fp, fn, zd) AS recall,
                _mlsql_fbeta(tp, fp, fn, b, zd) AS fbeta,
-               _mlsql_fbeta(sum(tp) OVER w, sum(fp) OVER w, sum(fn) OVER w, b, zd) AS micro_fbeta,
+               _mlsql_fbeta(system.main.sum(tp) OVER w, system.main.sum(fp) OVER w, system.main.sum(fn) OVER w, b, zd) AS micro_fbeta,
                g AS __mlsql_g
         FROM chosen CROSS JOIN params
         WINDOW w AS (PARTITION BY g))

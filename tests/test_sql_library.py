@@ -8,6 +8,7 @@ import pytest
 import mlsql
 from mlsql._duckdb.generate import library_texts
 from mlsql._duckdb.library import macros
+from mlsql._sqlexpr import lit
 from tests.conftest import ROOT, conformance
 
 SQL_DIR = ROOT / "sql"
@@ -33,6 +34,19 @@ def test_bare_duckdb_loads_the_entry_file_and_scores_blog_tags():
     assert f2 == pytest.approx(
         data["published"]["fmeasure(actual, predicted, '-beta 2.')"], rel=1e-12
     )
+
+
+def test_a_refused_entry_file_leaves_the_connection_usable():
+    con = duckdb.connect()
+    con.execute("CREATE MACRO micro_f1(a, b) AS 42")
+    with pytest.raises(duckdb.Error, match=r"exist already: micro_f1\. Nothing was loaded"):
+        con.execute((SQL_DIR / "mlsql.sql").read_text())
+    # no transaction is left open (let alone aborted): the next statements run
+    assert con.execute("SELECT micro_f1(1, 2)").fetchone()[0] == 42
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'samples_f1'"
+    )
+    assert found.fetchone()[0] == 0
 
 
 def test_every_public_macro_is_in_the_entry_file():
@@ -69,6 +83,52 @@ def test_register_with_prefix_or_schema_installs_beside_the_users_function():
         " ml_fmeasure(['a'], ['a'], '-beta 2'), mlsql.samples_f1(['a'], ['b'])"
     ).fetchone()
     assert got == (42, pytest.approx(2 / 3), pytest.approx(2 / 3), 1.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        (
+            {"prefix": "1_"},
+            "The 'prefix' parameter of register must be letters, digits or underscores, "
+            "not starting with a digit. Got '1_' instead.",
+        ),
+        *(
+            (
+                {"schema": name},
+                "The 'schema' parameter of register must not be one of DuckDB's own catalogs "
+                "and schemas (temp, system, pg_catalog, information_schema). "
+                f"Got {name!r} instead.",
+            )
+            for name in ("temp", "TEMP", "system", "pg_catalog", "information_schema")
+        ),
+    ],
+)
+def test_a_prefix_or_schema_duckdb_cannot_take_is_refused_up_front(kwargs, message):
+    con = duckdb.connect()
+    with pytest.raises(mlsql.MlsqlError) as raised:
+        mlsql.register(con, **kwargs)
+    assert str(raised.value) == message
+    assert (
+        con.execute(
+            "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE '%micro_f1'"
+        ).fetchone()[0]
+        == 0
+    )
+
+
+def test_mlsqls_own_comment_copied_onto_a_users_macro_does_not_make_it_mlsqls():
+    theirs = mlsql.register(duckdb.connect()).execute(
+        "SELECT comment FROM duckdb_functions() WHERE function_name = 'micro_f1'"
+    )
+    con = duckdb.connect()
+    con.execute("CREATE MACRO micro_f1(actual, predicted) AS 'mine'")
+    con.execute(f"COMMENT ON MACRO micro_f1 IS {lit(theirs.fetchone()[0])!s}")
+    with pytest.raises(
+        mlsql.MlsqlError, match=r"defined on this connection: micro_f1\. Pass replace"
+    ):
+        mlsql.register(con)
+    assert con.execute("SELECT micro_f1(1, 2)").fetchone()[0] == "mine"
 
 
 def test_register_replace_opts_in_and_registering_twice_is_fine():

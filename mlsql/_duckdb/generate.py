@@ -10,8 +10,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from mlsql._duckdb.library import Macro, files, macros, render
-from mlsql._duckdb.register import comment
+import duckdb
+
+from mlsql._duckdb.library import Macro, files, macros, qualify_builtins, render
+from mlsql._duckdb.register import comment, definition_hashes
 from mlsql._sqlexpr import lit
 
 HEADER = """-- mlsql: {what}
@@ -38,7 +40,7 @@ def _guard(all_macros: list[Macro]) -> str:
         "string_agg(DISTINCT function_name, ', ' ORDER BY function_name) || "
         "'. Nothing was loaded; .read sql/mlsql_replace.sql to replace them."
     )
-    return (
+    return qualify_builtins(
         "SET VARIABLE mlsql_loading = (\n"
         f"    SELECT CASE WHEN count(*) > 0 THEN error('{message}') END\n"
         f"    FROM duckdb_functions() WHERE lower(function_name) IN ({names}));\n"
@@ -46,11 +48,27 @@ def _guard(all_macros: list[Macro]) -> str:
     )
 
 
-def _whole(all_macros: list[Macro], described: dict[str, str], *, replace: bool) -> str:
+def _definitions(all_macros: list[Macro]) -> dict[tuple[str, bool], str]:
+    """The hash of each macro's definitions as DuckDB stores them (:func:`definition_hashes`),
+    read from a scratch connection the library is loaded into."""
+    with duckdb.connect() as con:
+        con.execute("\n".join(render(all_macros, temporary=True).values()))
+        names = sorted({m.name.lower() for m in all_macros})
+        return definition_hashes(con, names, "temp", "main")
+
+
+def _whole(
+    all_macros: list[Macro],
+    described: dict[str, str],
+    definitions: dict[tuple[str, bool], str],
+    *,
+    replace: bool,
+) -> str:
     """Every file's macros as TEMP macros in one transaction, marked as mlsql's."""
     texts = render(all_macros, temporary=True, or_replace=replace)
     marks = "\n".join(
-        f"COMMENT ON {'MACRO TABLE' if m.table else 'MACRO'} {m.name} IS {lit(comment(m.name, m.doc))};"
+        f"COMMENT ON {'MACRO TABLE' if m.table else 'MACRO'} {m.name} IS "
+        f"{lit(comment(m.name, m.doc, definitions[(m.name.lower(), m.table)]))};"
         for m in {(m.name, m.table): m for m in all_macros}.values()
     )
     body = "".join(
@@ -58,9 +76,13 @@ def _whole(all_macros: list[Macro], described: dict[str, str], *, replace: bool)
         for name in described
         if name in texts
     )
+    # The guard runs before the transaction, so that a client that stops at the first error
+    # (Python's execute) is left with no transaction open, and again inside it, so that one
+    # that goes on after an error (the shell) has it aborted and its COMMIT rolls back.
     guard = "" if replace else _guard(all_macros) + "\n"
     return (
-        f"\nBEGIN TRANSACTION;\n{guard}{body}\n-- ===== marks: mlsql's own\n\n{marks}\n\nCOMMIT;\n"
+        f"\n{guard}BEGIN TRANSACTION;\n{guard}{body}\n-- ===== marks: mlsql's own\n\n{marks}"
+        "\n\nCOMMIT;\n"
     )
 
 
@@ -74,9 +96,12 @@ def library_texts() -> dict[str, str]:
         for name in described
         if name in texts
     }
-    out["mlsql.sql"] = HEADER.format(what=ENTRY) + _whole(all_macros, described, replace=False)
+    definitions = _definitions(all_macros)
+    out["mlsql.sql"] = HEADER.format(what=ENTRY) + _whole(
+        all_macros, described, definitions, replace=False
+    )
     out["mlsql_replace.sql"] = HEADER.format(what=REPLACE) + _whole(
-        all_macros, described, replace=True
+        all_macros, described, definitions, replace=True
     )
     return out
 

@@ -8,6 +8,7 @@ when they are stale (regenerate with ``python -m mlsql._duckdb.generate``).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import Measure, Param, measures
-from mlsql._sqlexpr import Sql, call, lit
+from mlsql._sqlexpr import Sql, call, lit, qualify_calls
 from mlsql._weights import SAMPLE_WEIGHT, WeightedOps
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
 
@@ -834,14 +835,57 @@ def _hivemall_ranking_auc(out: list[Macro], q: Qualify) -> list[Macro]:
     return [*keep, *moved, *out[last + 1 :]]
 
 
+#: where DuckDB keeps its own functions; a call qualified so finds no user's function
+BUILTIN_SCHEMA = "system.main"
+
+
+#: DuckDB's window functions, which its catalog lists only from version 2.0 on
+WINDOW_FUNCTIONS = frozenset(
+    {
+        "cume_dist", "dense_rank", "fill", "first_value", "lag", "last_value", "lead",
+        "nth_value", "ntile", "percent_rank", "rank", "rank_dense", "row_number",
+    }
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1)
+def builtins() -> frozenset[str]:
+    """The names (lower-case) of DuckDB's own functions, macros, table and window functions."""
+    import duckdb
+
+    with duckdb.connect() as con:
+        rows = con.execute(
+            "SELECT DISTINCT lower(function_name) FROM system.main.duckdb_functions() "
+            "WHERE database_name = 'system' AND schema_name = 'main'"
+        ).fetchall()
+    return frozenset(name for (name,) in rows) | WINDOW_FUNCTIONS
+
+
+def qualify_builtins(text: str, own: frozenset[str] = frozenset()) -> str:
+    """``text`` with every call of a DuckDB builtin (not one of ``own``, lower-case names)
+    written as ``system.main.name(...)``, so that no user's function of that name (a TEMP
+    or stored macro comes first in DuckDB's search path) changes what it computes."""
+    return qualify_calls(text, builtins() - own, BUILTIN_SCHEMA)
+
+
 def render(
     all_macros: list[Macro], *, temporary: bool = False, or_replace: bool = True
 ) -> dict[str, str]:
     """SQL text per file; overloads of one name become one statement.
 
     ``or_replace=False`` writes ``CREATE MACRO`` (an existing function of the
-    same name is an error) instead of ``CREATE OR REPLACE MACRO``.
+    same name is an error) instead of ``CREATE OR REPLACE MACRO``. Every call
+    of a DuckDB builtin is qualified (:func:`qualify_builtins`).
     """
+    own = frozenset(m.name.rsplit(".", 1)[-1].lower() for m in all_macros)
+    all_macros = [
+        replace(
+            m,
+            params=tuple(qualify_builtins(p, own) for p in m.params),
+            body=qualify_builtins(m.body, own),
+        )
+        for m in all_macros
+    ]
     texts: dict[str, list[str]] = {name: [] for name in files()}
     i = 0
     while i < len(all_macros):

@@ -2,17 +2,22 @@
 
 Which functions are mlsql's
     Every macro mlsql creates carries the comment ``mlsql macro <token>
-    <library>: <summary>``, where ``<token>`` is a hash of the function's own
-    name (:func:`token`) and ``<library>`` a hash of the whole library text.
-    A user's function never has that comment by accident: a comment that
-    merely starts with "mlsql macro", or one copied from another function,
-    does not carry the token of its name. Any other function of one of the
-    names mlsql would create is a clash, refused unless ``replace=True``.
+    <library> <definition>: <summary>``, where ``<token>`` is a hash of the
+    function's own name (:func:`token`), ``<library>`` a hash of the whole
+    library text and ``<definition>`` a hash of the function's definitions as
+    DuckDB stores them (:func:`definition_hashes`, read back once the macros
+    exist). A user's function never has that comment by accident: a comment
+    that merely starts with "mlsql macro", one copied from another function,
+    or mlsql's own comment copied onto a function of the same name but
+    another body, does not carry the token of its name and the hash of its
+    definitions. Any other function of one of the names mlsql would create is
+    a clash, refused unless ``replace=True``.
 
 Speed
-    Creating ~300 macros with typed parameters makes DuckDB bind every body
-    (about 0.6 s). A library stored as catalog objects of an in-memory
-    database (``temporary=False``, which :func:`connect` uses there) is instead built
+    Creating ~360 macros (~750 overloads), many with typed parameters, makes
+    DuckDB bind those bodies (1.4 to 2.3 s of CPU: docs/guides/duckdb.md). A
+    library stored as catalog objects of an in-memory database
+    (``temporary=False``, which :func:`connect` uses there) is instead built
     once per DuckDB version and library text into a small database file in
     the user's cache directory (``$MLSQL_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/mlsql`` or ``~/.cache/mlsql``) and copied from there
@@ -32,8 +37,10 @@ import contextlib
 import functools
 import hashlib
 import os
+import re
 import threading
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +48,13 @@ import duckdb
 
 from mlsql import _params as P
 from mlsql._duckdb import native as _native
-from mlsql._duckdb.library import Macro, macros, render
+from mlsql._duckdb.library import Macro, macros, qualify_builtins, render
 from mlsql._errors import MlsqlError
 from mlsql._sqlexpr import lit, quote_ident
 
 MARKER = "mlsql macro"
+#: how mlsql's macros are marked (:func:`comment`, :func:`_definition_hash`): change it with them
+_MARKS = "definition-tokens-1"
 _LOCK = threading.RLock()
 _STORAGE_MESSAGE = (
     "This database file's storage version is older than 1.4, which cannot store mlsql's "
@@ -72,9 +81,82 @@ def library_hash(native: bool = False) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def comment(name: str, doc: str, native: bool = False) -> str:
-    """The comment mlsql puts on its function ``name``."""
-    return f"{MARKER} {token(name)} {library_hash(native)}: {doc}"
+def comment(name: str, doc: str, definition: str, native: bool = False) -> str:
+    """The comment mlsql puts on its function ``name`` whose definitions hash to ``definition``."""
+    return f"{MARKER} {token(name)} {library_hash(native)} {definition}: {doc}"
+
+
+def _definition_hash(name: str, overloads: list[tuple[Any, Any, Any, Any]]) -> str:
+    """A hash of a function's kind, parameters and bodies (every overload) as DuckDB stores them.
+
+    A body counts as the sorted list of its tokens: DuckDB prints some lists
+    (``EXCLUDE (...)``) in an order that changes when a macro is stored and read back.
+    """
+    text = "\n".join(
+        sorted(
+            repr((kind, params, types, sorted(re.findall(r"\w+|\S", body or ""))))
+            for kind, params, types, body in overloads
+        )
+    )
+    return hashlib.sha256(f"{name.lower()}\n{text}".encode()).hexdigest()[:16]
+
+
+_FUNCTIONS = (
+    "SELECT lower(function_name), database_name, schema_name, function_type, "
+    "coalesce(comment, ''), parameters, parameter_types, macro_definition "
+    "FROM duckdb_functions() WHERE lower(function_name) IN (SELECT unnest(?))"
+)
+
+
+def _functions(
+    con: duckdb.DuckDBPyConnection, names: list[str], where: str = "", args: list[Any] | None = None
+) -> dict[tuple[str, str, str, str], tuple[str, str]]:
+    """The functions of ``names`` (and ``where``): (name, database, schema, kind) -> (comment,
+    hash of its definitions)."""
+    rows = con.execute(qualify_builtins(_FUNCTIONS + where), [names, *(args or [])]).fetchall()
+    grouped: dict[tuple[str, str, str, str], list[tuple[Any, ...]]] = {}
+    for name, database, schema, kind, text, *definition in rows:
+        grouped.setdefault((name, database, schema, kind), []).append((text, kind, *definition))
+    return {
+        key: (overloads[0][0], _definition_hash(key[0], [o[1:] for o in overloads]))
+        for key, overloads in grouped.items()
+    }
+
+
+def definition_hashes(
+    con: duckdb.DuckDBPyConnection, names: list[str], database: str, schema: str
+) -> dict[tuple[str, bool], str]:
+    """The hash of the definitions of each function of ``names`` in ``database.schema``, by
+    (lower-case name, table macro)."""
+    where = " AND database_name = ? AND schema_name = ?"
+    found = _functions(con, names, where, [database, schema])
+    return {(name, kind == "table_macro"): h for (name, _, _, kind), (_, h) in found.items()}
+
+
+def _mark(
+    con: duckdb.DuckDBPyConnection,
+    all_macros: list[Macro],
+    temporary: bool,
+    schema: str | None,
+    native: bool,
+) -> None:
+    """Comment every macro of ``all_macros`` (just created on ``con``) as mlsql's."""
+    if temporary:
+        database, where = "temp", "main"
+    else:
+        database, where = con.execute(  # type: ignore[misc]
+            qualify_builtins("SELECT current_database(), current_schema()")
+        ).fetchone()
+        where = schema or where
+    plain = {m.name.rsplit(".", 1)[-1].lower() for m in all_macros}
+    hashes = definition_hashes(con, sorted(plain), database, where)
+    marks = []
+    for m in {(m.name, m.table): m for m in all_macros}.values():
+        name = m.name.rsplit(".", 1)[-1]
+        full = ".".join(quote_ident(part) for part in (database, where)) + f".{name}"
+        text = comment(name, m.doc, hashes[(name.lower(), m.table)], native)
+        marks.append(f"COMMENT ON {'MACRO TABLE' if m.table else 'MACRO'} {full} IS {lit(text)};")
+    con.execute("\n".join(marks))
 
 
 @functools.lru_cache(maxsize=32)
@@ -92,14 +174,10 @@ def _library(
 
 @functools.lru_cache(maxsize=32)
 def _script(prefix: str, schema: str | None, temporary: bool, native: bool = False) -> str:
-    """One SQL script creating (or replacing) the library and marking it mlsql's."""
+    """One SQL script creating (or replacing) the library (:func:`_mark` marks it mlsql's)."""
     all_macros, _ = _library(prefix, schema, native)
     parts = [] if schema is None else [f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)};"]
     parts += render(all_macros, temporary=temporary).values()
-    for m in {(m.name, m.table): m for m in all_macros}.values():
-        kind = "MACRO TABLE" if m.table else "MACRO"
-        plain = m.name.rsplit(".", 1)[-1]
-        parts.append(f"COMMENT ON {kind} {m.name} IS {lit(comment(plain, m.doc, native))};")
     return "\n".join(parts)
 
 
@@ -109,11 +187,15 @@ def _existing(
     schema: str | None,
     temporary: bool = True,
     native: bool = False,
+    prefix: str = "",
 ) -> dict[str, tuple[bool, bool]]:
     """Functions named as mlsql's would be: name -> (mlsql's, mlsql's and up to date).
 
     A name counts as mlsql's when one of its functions is (a user's function
-    that ``replace=True`` shadowed with a TEMP macro is no clash any more).
+    that ``replace=True`` shadowed with a TEMP macro is no clash any more):
+    its mark names it and its definitions hash as the mark says, or (the mark
+    made by another DuckDB version, which prints definitions otherwise, as
+    ``sql/mlsql.sql``'s are) as this version's of the same library do.
 
     Without ``schema`` any function of such a name counts (it would be
     replaced or shadowed); with it, those in that schema of the current
@@ -121,18 +203,47 @@ def _existing(
     up to date.
     """
     where = "" if schema is None else " AND schema_name = ? AND database_name = current_database()"
-    rows = con.execute(
-        "SELECT lower(function_name), coalesce(comment, ''), database_name = 'temp' "
-        f"FROM duckdb_functions() WHERE lower(function_name) IN (SELECT unnest(?)){where}",
-        [sorted(names), *([] if schema is None else [schema])],
-    ).fetchall()
+    found = _functions(con, sorted(names), where, [] if schema is None else [schema])
     out: dict[str, tuple[bool, bool]] = {}
-    for name, text, in_temp in rows:
-        ours = text.startswith(f"{MARKER} {token(name)} ")
-        current = ours and text.startswith(f"{MARKER} {token(name)} {library_hash(native)}:")
-        current = current and (temporary or not in_temp)  # stored ones asked for: TEMP won't do
+    for (name, database, _, kind), (text, definition) in found.items():
+        mark = text.split(":", 1)[0].split(" ")
+        ours = mark[:3] == [*MARKER.split(), token(name)] and len(mark) == 5
+        current = ours and mark[3] == library_hash(native)
+        if ours and mark[4] != definition:
+            reference = _reference(prefix, schema, native)
+            ours = definition in reference.get((name, kind == "table_macro"), set())
+            current = current and ours
+        current = current and (temporary or database != "temp")  # stored asked for: TEMP won't do
         was = out.get(name, (False, False))
         out[name] = (was[0] or ours, was[1] or current)
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _reference(prefix: str, schema: str | None, native: bool) -> dict[tuple[str, bool], set[str]]:
+    """The hashes of this library's definitions as this DuckDB version prints them, when just
+    made (in a scratch in-memory database) and when read back from storage (the stored
+    library): some versions print a stored constant otherwise (``true`` read back is
+    ``CAST('t' AS BOOLEAN)``). Empty if neither can be made."""
+    names = sorted(_library(prefix, schema, native)[1])
+    out: dict[tuple[str, bool], set[str]] = {}
+    config: dict[str, Any] = dict(_native.open_config()) if native else {}
+    with contextlib.suppress(duckdb.Error), duckdb.connect(config=config) as fresh:
+        if native:
+            fresh.execute(_native.load_sql(Path(_native.duckdb_native_status()["path"])))
+        fresh.execute(_script(prefix, schema, False, native))
+        for key, h in definition_hashes(fresh, names, "memory", schema or "main").items():
+            out.setdefault(key, set()).add(h)
+    path = _stored_library(prefix, schema, native)
+    if path is not None:
+        with (
+            contextlib.suppress(duckdb.Error),
+            duckdb.connect(str(path), read_only=True, config=config) as ref,
+        ):
+            row = ref.execute(qualify_builtins("SELECT current_database()")).fetchone()
+            database = row[0]  # type: ignore[index]
+            for key, h in definition_hashes(ref, names, database, schema or "main").items():
+                out.setdefault(key, set()).add(h)
     return out
 
 
@@ -148,7 +259,9 @@ def cache_dir() -> Path:
 def _stored_library(prefix: str, schema: str | None, native: bool = False) -> Path | None:
     """A database file holding the library as catalog objects; None if none can be written."""
     script = _script(prefix, schema, False, native)
-    key = hashlib.sha256(f"{duckdb.__version__}\n{script}".encode()).hexdigest()[:24]
+    # the marks are made when the file is built: how they are made is part of the key
+    key = f"{duckdb.__version__}\n{_MARKS}\n{script}"
+    key = hashlib.sha256(key.encode()).hexdigest()[:24]
     path = cache_dir() / f"duckdb-library-{key}.duckdb"
     if path.exists():
         return path
@@ -164,6 +277,7 @@ def _stored_library(prefix: str, schema: str | None, native: bool = False) -> Pa
                 status = _native.duckdb_native_status()
                 build.execute(_native.load_sql(Path(status["path"])))
             build.execute(script)
+            _mark(build, _library(prefix, schema, native)[0], False, schema, native)
         finally:
             build.close()
         os.replace(tmp, path)  # atomic: a concurrent reader sees no half-built file
@@ -178,7 +292,7 @@ def _stored_library(prefix: str, schema: str | None, native: bool = False) -> Pa
 def _copy_stored(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     """Copy the stored library into the current (in-memory) database in one statement."""
     alias = f"__mlsql_library_{uuid.uuid4().hex}"
-    target = con.execute("SELECT current_database()").fetchone()[0]  # type: ignore[index]
+    target = con.execute(qualify_builtins("SELECT current_database()")).fetchone()[0]  # type: ignore[index]
     con.execute(f"ATTACH {lit(str(path))} AS {quote_ident(alias)} (READ_ONLY)")
     try:
         con.execute(f"COPY FROM DATABASE {quote_ident(alias)} TO {quote_ident(target)} (SCHEMA)")
@@ -194,16 +308,21 @@ def _in_memory_target(con: duckdb.DuckDBPyConnection) -> bool:
     into an older database file that cannot hold them.
     """
     row = con.execute(
-        "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        qualify_builtins(
+            "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        )
     ).fetchone()
     return row is not None and not row[0]
 
 
-def _run_script(con: duckdb.DuckDBPyConnection, script: str) -> None:
-    """Run ``script`` in one transaction: it all happens, or nothing does."""
+def _run_script(
+    con: duckdb.DuckDBPyConnection, script: str, mark: Callable[[], None] = lambda: None
+) -> None:
+    """Run ``script``, then ``mark``, in one transaction: it all happens, or nothing does."""
     con.execute("BEGIN TRANSACTION")
     try:
         con.execute(script)
+        mark()
     except BaseException:
         con.execute("ROLLBACK")
         raise
@@ -239,10 +358,12 @@ def register(
         it such a clash is an error naming the functions.
     prefix : str, default ""
         Prepend this to every macro name (``prefix="ml_"`` gives ``ml_micro_f1``);
-        letters, digits and underscores.
+        letters, digits and underscores, not starting with a digit.
     schema : str, optional
         Create the macros in this schema (created if missing), called as
-        ``schema.micro_f1(...)``; letters, digits and underscores.
+        ``schema.micro_f1(...)``; letters, digits and underscores, not starting with a
+        digit, and none of DuckDB's own (``temp``, ``system``, ``pg_catalog``,
+        ``information_schema``).
     native : bool, default False
         Load mlsql's native DuckDB extension into ``con`` and compute the
         per-row label counts with it (same numbers, faster). ``con``'s database
@@ -276,13 +397,13 @@ def register(
     """
     P.check_sql_name(prefix, "prefix", "register", empty=True)
     if schema is not None:
-        P.check_sql_name(schema, "schema", "register")
+        P.check_sql_name(schema, "schema", "register", reserved=P.DUCKDB_RESERVED_SCHEMAS)
         temporary = False
     _, names = _library(prefix, schema)
     with _LOCK:
         if native:
             _load_native(con, temporary)
-        existing = _existing(con, names, schema, temporary, native)
+        existing = _existing(con, names, schema, temporary, native, prefix)
         clashes = sorted(name for name, (ours, _) in existing.items() if not ours)
         if clashes and not replace:
             where = "on this connection" if schema is None else f"in schema {schema!r}"
@@ -301,7 +422,12 @@ def register(
                         raise
                     with contextlib.suppress(OSError):  # unreadable: built anew next time
                         path.unlink(missing_ok=True)
-            _run_script(con, _script(prefix, schema, temporary, native))
+            all_macros = _library(prefix, schema, native)[0]
+            _run_script(
+                con,
+                _script(prefix, schema, temporary, native),
+                lambda: _mark(con, all_macros, temporary, schema, native),
+            )
         except duckdb.Error as exc:
             if not _storage_error(exc):
                 raise
