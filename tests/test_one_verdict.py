@@ -14,7 +14,11 @@ fails when a listed case agrees (delete it from the list) or an unlisted one dif
 
 from __future__ import annotations
 
+import math
 import os
+from typing import Any
+
+import pytest
 
 from mlsql._registry import measures
 from tests import verdicts as V
@@ -205,7 +209,6 @@ TWO_TO_THE_63 = (
     "value (ranking k) or a conversion error (n_labels, ndcg_score k)"
 )
 POLARS_NDCG_SCORE_HUGE_K = "Polars ndcg_score with k of 2**31 or more aborts the process"
-NAN_SCORE = "a NaN score in a label-score map: one_error is 0 in DuckDB, 1 in Polars"
 TYPE_CHECK_ORDER = (
     "both inputs of a wrong type: DuckDB and Polars name a different input in the message"
 )
@@ -253,7 +256,6 @@ NEW_DIFFERENCES: dict[str, str] = {
     "coverage_error[int_labels||w=none]": DUCKDB_LABEL_TYPE_BINDER,
     "label_ranking_loss[int_labels||w=none]": DUCKDB_LABEL_TYPE_BINDER,
     "label_ranking_average_precision[int_labels||w=none]": DUCKDB_LABEL_TYPE_BINDER,
-    "one_error[nan_score||w=none]": NAN_SCORE,
     "one_error[int_labels||w=none]": DUCKDB_LABEL_TYPE_BINDER,
     "ndcg_score[int_labels||w=none]": DUCKDB_LABEL_TYPE_BINDER,
     "ndcg_score[mixed|k=2147483648|w=none]": POLARS_NDCG_SCORE_HUGE_K,
@@ -394,3 +396,25 @@ def test_listed_crashes_still_abort_the_process() -> None:
         if path in paths and not V.aborts(case, path)
     ]
     assert not survived, "these no longer abort; delete them from CRASHES:\n" + "\n".join(survived)
+
+
+@pytest.mark.parametrize(
+    ("scores", "want"),
+    [({"a": math.nan, "b": 0.5}, 0.0), ({"a": 0.25, "b": math.nan}, 1.0)],
+    ids=["nan-true", "nan-false"],
+)
+def test_one_error_takes_a_nan_score_as_the_top_label(
+    engine: Any, scores: dict, want: float
+) -> None:
+    """A NaN score ranks above every number in every label-score measure (coverage_error,
+    label_ranking_loss, ...); one_error's top label is the NaN one too (Polars took the
+    largest number, case ``one_error[nan_score||w=none]`` of the catalogue)."""
+    import pyarrow as pa
+
+    table = pa.table(
+        {
+            "actual": pa.array([["a"]], pa.list_(pa.string())),
+            "scores": pa.array([scores], pa.map_(pa.string(), pa.float64())),
+        }
+    )
+    assert engine.aggregate("one_error", table, columns=("actual", "scores")) == want
