@@ -34,6 +34,10 @@ SPARK_K_OVERFLOW = "Spark ranking k=10**12 CAST_OVERFLOW"
 DUCKDB_WEIGHT_WITHOUT_K = "DuckDB ranking measures with sample_weight but no k fail to bind"
 TEXT_FOR_LIST = "text column where a list belongs has different messages"
 
+# The lists come from the whole catalogue on both DuckDB and both Polars paths, and from the
+# Spark cases that ran to the end on the loaded machine of 29 Nov 2026 (the sample and nine of
+# its tables, 549 cases): the long test names any Spark difference of the other cases.
+
 #: case id -> the issue item that fixes it (delete an entry once its fix is merged)
 KNOWN_DIFFERENCES: dict[str, str] = {
     "multilabel_average_precision[text_column||w=none]": TEXT_FOR_LIST,
@@ -67,6 +71,10 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "hamming_loss[mixed|n_labels=9223372036854775807|w=none]": POLARS_N_LABELS_WRAPS,
     "fmeasure[text_column||w=none]": TEXT_FOR_LIST,
     "precision_at[text_column||w=none]": TEXT_FOR_LIST,
+    "precision_at[mixed|k=2147483648|w=none]": SPARK_K_OVERFLOW,
+    "precision_at[mixed|k=1000000000000|w=none]": SPARK_K_OVERFLOW,
+    "precision_at[mixed|k=9007199254740993|w=none]": SPARK_K_OVERFLOW,
+    "precision_at[mixed|k=9223372036854775807|w=none]": SPARK_K_OVERFLOW,
     "precision_at[mixed||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "precision_at[all_wrong||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "precision_at[mixed||w=mixed]": DUCKDB_WEIGHT_WITHOUT_K,
@@ -80,6 +88,10 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "precision_at[mixed||w=text]": DUCKDB_WEIGHT_WITHOUT_K,
     "precision_at[mixed||w=boolean]": DUCKDB_WEIGHT_WITHOUT_K,
     "recall_at[text_column||w=none]": TEXT_FOR_LIST,
+    "recall_at[mixed|k=2147483648|w=none]": SPARK_K_OVERFLOW,
+    "recall_at[mixed|k=1000000000000|w=none]": SPARK_K_OVERFLOW,
+    "recall_at[mixed|k=9007199254740993|w=none]": SPARK_K_OVERFLOW,
+    "recall_at[mixed|k=9223372036854775807|w=none]": SPARK_K_OVERFLOW,
     "recall_at[mixed||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "recall_at[all_wrong||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "recall_at[mixed||w=mixed]": DUCKDB_WEIGHT_WITHOUT_K,
@@ -93,6 +105,10 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "recall_at[mixed||w=text]": DUCKDB_WEIGHT_WITHOUT_K,
     "recall_at[mixed||w=boolean]": DUCKDB_WEIGHT_WITHOUT_K,
     "average_precision[text_column||w=none]": TEXT_FOR_LIST,
+    "average_precision[mixed|k=2147483648|w=none]": SPARK_K_OVERFLOW,
+    "average_precision[mixed|k=1000000000000|w=none]": SPARK_K_OVERFLOW,
+    "average_precision[mixed|k=9007199254740993|w=none]": SPARK_K_OVERFLOW,
+    "average_precision[mixed|k=9223372036854775807|w=none]": SPARK_K_OVERFLOW,
     "average_precision[mixed||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "average_precision[all_wrong||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "average_precision[mixed||w=mixed]": DUCKDB_WEIGHT_WITHOUT_K,
@@ -106,6 +122,10 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "average_precision[mixed||w=text]": DUCKDB_WEIGHT_WITHOUT_K,
     "average_precision[mixed||w=boolean]": DUCKDB_WEIGHT_WITHOUT_K,
     "hitrate[text_column||w=none]": TEXT_FOR_LIST,
+    "hitrate[mixed|k=2147483648|w=none]": SPARK_K_OVERFLOW,
+    "hitrate[mixed|k=1000000000000|w=none]": SPARK_K_OVERFLOW,
+    "hitrate[mixed|k=9007199254740993|w=none]": SPARK_K_OVERFLOW,
+    "hitrate[mixed|k=9223372036854775807|w=none]": SPARK_K_OVERFLOW,
     "hitrate[mixed||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "hitrate[all_wrong||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "hitrate[mixed||w=mixed]": DUCKDB_WEIGHT_WITHOUT_K,
@@ -119,6 +139,10 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "hitrate[mixed||w=text]": DUCKDB_WEIGHT_WITHOUT_K,
     "hitrate[mixed||w=boolean]": DUCKDB_WEIGHT_WITHOUT_K,
     "mrr[text_column||w=none]": TEXT_FOR_LIST,
+    "mrr[mixed|k=2147483648|w=none]": SPARK_K_OVERFLOW,
+    "mrr[mixed|k=1000000000000|w=none]": SPARK_K_OVERFLOW,
+    "mrr[mixed|k=9007199254740993|w=none]": SPARK_K_OVERFLOW,
+    "mrr[mixed|k=9223372036854775807|w=none]": SPARK_K_OVERFLOW,
     "mrr[mixed||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "mrr[all_wrong||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "mrr[mixed||w=mixed]": DUCKDB_WEIGHT_WITHOUT_K,
@@ -132,6 +156,10 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "mrr[mixed||w=text]": DUCKDB_WEIGHT_WITHOUT_K,
     "mrr[mixed||w=boolean]": DUCKDB_WEIGHT_WITHOUT_K,
     "ndcg[text_column||w=none]": TEXT_FOR_LIST,
+    "ndcg[mixed|k=2147483648|w=none]": SPARK_K_OVERFLOW,
+    "ndcg[mixed|k=1000000000000|w=none]": SPARK_K_OVERFLOW,
+    "ndcg[mixed|k=9007199254740993|w=none]": SPARK_K_OVERFLOW,
+    "ndcg[mixed|k=9223372036854775807|w=none]": SPARK_K_OVERFLOW,
     "ndcg[mixed||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "ndcg[all_wrong||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "ndcg[mixed||w=mixed]": DUCKDB_WEIGHT_WITHOUT_K,
@@ -145,6 +173,10 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "ndcg[mixed||w=text]": DUCKDB_WEIGHT_WITHOUT_K,
     "ndcg[mixed||w=boolean]": DUCKDB_WEIGHT_WITHOUT_K,
     "ranking_auc[text_column||w=none]": TEXT_FOR_LIST,
+    "ranking_auc[mixed|k=2147483648|w=none]": SPARK_K_OVERFLOW,
+    "ranking_auc[mixed|k=1000000000000|w=none]": SPARK_K_OVERFLOW,
+    "ranking_auc[mixed|k=9007199254740993|w=none]": SPARK_K_OVERFLOW,
+    "ranking_auc[mixed|k=9223372036854775807|w=none]": SPARK_K_OVERFLOW,
     "ranking_auc[mixed||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "ranking_auc[all_wrong||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "ranking_auc[mixed||w=mixed]": DUCKDB_WEIGHT_WITHOUT_K,
@@ -158,6 +190,10 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "ranking_auc[mixed||w=text]": DUCKDB_WEIGHT_WITHOUT_K,
     "ranking_auc[mixed||w=boolean]": DUCKDB_WEIGHT_WITHOUT_K,
     "graded_ndcg[text_column||w=none]": TEXT_FOR_LIST,
+    "graded_ndcg[mixed|k=2147483648|w=none]": SPARK_K_OVERFLOW,
+    "graded_ndcg[mixed|k=1000000000000|w=none]": SPARK_K_OVERFLOW,
+    "graded_ndcg[mixed|k=9007199254740993|w=none]": SPARK_K_OVERFLOW,
+    "graded_ndcg[mixed|k=9223372036854775807|w=none]": SPARK_K_OVERFLOW,
     "graded_ndcg[mixed||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "graded_ndcg[all_wrong||w=one]": DUCKDB_WEIGHT_WITHOUT_K,
     "graded_ndcg[mixed||w=mixed]": DUCKDB_WEIGHT_WITHOUT_K,
@@ -193,7 +229,14 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "expected_calibration_error[mixed|n_bins=9223372036854775807|w=none]": ECE_N_BINS,
     "expected_calibration_error[mixed|n_bins=9223372036854775808|w=none]": ECE_N_BINS,
     "accuracy[lists||w=none]": DUCKDB_ACCURACY_OF_LISTS,
+    "accuracy[all_wrong||w=one]": SPARK_WEIGHTED_ACCURACY,
+    "accuracy[all_wrong||w=mixed]": SPARK_WEIGHTED_ACCURACY,
     "error_rate[lists||w=none]": DUCKDB_ACCURACY_OF_LISTS,
+    "error_rate[all_wrong||w=one]": SPARK_WEIGHTED_ACCURACY,
+    "error_rate[all_wrong||w=mixed]": SPARK_WEIGHTED_ACCURACY,
+    "class_error_rate[all_wrong|label='x'|w=one]": SPARK_WEIGHTED_ACCURACY,
+    "class_error_rate[all_wrong|label='x'|w=mixed]": SPARK_WEIGHTED_ACCURACY,
+    "class_error_rate[all_wrong|label='x'|w=zero]": SPARK_WEIGHTED_ACCURACY,
 }
 
 # differences this catalogue found that are not on the issue's list, not fixed in this branch
