@@ -314,7 +314,6 @@ NEW_DIFFERENCES: dict[str, str] = {
     "majority_class[lists||w=none]": SINGLE_LABEL_OF_LISTS,
     "minority_class[lists||w=none]": SINGLE_LABEL_OF_LISTS,
     "majority_error[lists||w=none]": SINGLE_LABEL_OF_LISTS,
-    "prevalence[booleans|positive='x'|w=none]": TYPE_CHECK_ORDER,
     "prevalence[lists|positive='x'|w=none]": SINGLE_LABEL_OF_LISTS,
     "precision_score[text_vs_ints||w=none]": DUCKDB_LABEL_TYPE_BINDER,
     "precision_score[lists||w=none]": SINGLE_LABEL_OF_LISTS,
@@ -330,7 +329,6 @@ NEW_DIFFERENCES: dict[str, str] = {
     "cohen_kappa_score[lists||w=none]": SINGLE_LABEL_OF_LISTS,
     "matthews_corrcoef[text_vs_ints||w=none]": DUCKDB_LABEL_TYPE_BINDER,
     "matthews_corrcoef[lists||w=none]": SINGLE_LABEL_OF_LISTS,
-    "class_error_rate[booleans|label='x'|w=none]": TYPE_CHECK_ORDER,
     "class_error_rate[lists|label='x'|w=none]": SINGLE_LABEL_OF_LISTS,
 }
 
@@ -461,3 +459,24 @@ def test_one_error_takes_a_nan_score_as_the_top_label(
         }
     )
     assert engine.aggregate("one_error", table, columns=("actual", "scores")) == want
+
+
+@pytest.mark.parametrize(
+    ("func", "param"), [("prevalence", "positive"), ("class_error_rate", "label")]
+)
+def test_a_label_parameter_of_a_boolean_column_says_boolean(
+    engine: Any, func: str, param: str
+) -> None:
+    """The rule of ``positive``/``label`` on a boolean column names the kind ``boolean`` in
+    every engine (DuckDB wrote its type name, ``BOOLEAN``, where the others say ``boolean``)."""
+    import pyarrow as pa
+
+    table = pa.table({c: pa.array([True, False]) for c in ("actual", "predicted", "label")})
+    columns = ("label",) if func == "prevalence" else ("actual", "predicted")
+    with pytest.raises(Exception) as err:  # each engine's wrapper around mlsql's message
+        engine.aggregate(func, table, columns=columns, **{param: "x"})
+    got = V.verdict_of(err.value)
+    assert got == V.Verdict(
+        error=f"The '{param}' parameter of {func} must be a label of the column's type "
+        "(<type>): boolean. Got 'x' instead."
+    )
