@@ -6,14 +6,18 @@ CREATE OR REPLACE MACRO _mlsql_label_value(x, value, param, func) AS
     CASE WHEN '"NULL"' IN (typeof(x), typeof(value)) THEN value
          WHEN CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END <> CASE WHEN regexp_full_match(typeof(value), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END <> CASE WHEN regexp_full_match(typeof(value), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(value) = 'VARCHAR' THEN 'text' WHEN typeof(value) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(value) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(value) = '"NULL"' THEN 'null' ELSE typeof(value) END THEN error('The ''' || param || ''' parameter of ' || func || ' must be a label of the column''s type (' || typeof(x) || '): ' || CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(value) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(value) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(value) = '"NULL"' THEN 'null' ELSE typeof(value) END THEN error('The ''' || param || ''' parameter of ' || func || ' must be a label of the column''s type (' || typeof(x) || '): ' || CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END || '. Got ' || CASE WHEN typeof(value) = 'VARCHAR' THEN chr(39) || value || chr(39) ELSE CAST(value AS VARCHAR) END || ' instead.')
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END || '. Got ' || CASE WHEN typeof(value) = 'VARCHAR' THEN chr(39) || value || chr(39) ELSE CAST(value AS VARCHAR) END || ' instead.')
          WHEN CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END = 'integer'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END = 'integer'
               AND NOT (TRY_CAST(value AS HUGEINT) BETWEEN (CASE typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AND (CASE typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2])
          THEN error('The ''' || param || ''' parameter of ' || func || ' is ' || CAST(value AS VARCHAR) || ', which the column''s label type (' || typeof(x) || ') cannot hold: it holds integers from ' || CAST((CASE typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AS VARCHAR) || ' to ' || CAST((CASE typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2] AS VARCHAR) || '.')
          ELSE value END;
@@ -23,26 +27,36 @@ CREATE OR REPLACE MACRO _mlsql_cost_keys(x, costs, func) AS
     CASE WHEN typeof(costs) = '"NULL"' THEN costs
          WHEN ('null' NOT IN (CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END, CASE WHEN regexp_full_match(typeof(map_keys(costs)[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END, CASE WHEN regexp_full_match(typeof(map_keys(costs)[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(map_keys(costs)[1]) = 'VARCHAR' THEN 'text' WHEN typeof(map_keys(costs)[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(map_keys(costs)[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(map_keys(costs)[1]) = '"NULL"' THEN 'null' ELSE typeof(map_keys(costs)[1]) END) AND CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(map_keys(costs)[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(map_keys(costs)[1]) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(map_keys(costs)[1]) = '"NULL"' THEN 'null' ELSE typeof(map_keys(costs)[1]) END) AND CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END <> CASE WHEN regexp_full_match(typeof(map_keys(costs)[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END <> CASE WHEN regexp_full_match(typeof(map_keys(costs)[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(map_keys(costs)[1]) = 'VARCHAR' THEN 'text' WHEN typeof(map_keys(costs)[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(map_keys(costs)[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(map_keys(costs)[1]) = '"NULL"' THEN 'null' ELSE typeof(map_keys(costs)[1]) END) THEN error('The ''' || 'costs' || ''' parameter of ' || func || ' must map labels of the column''s type (' || typeof(x) || '): ' || CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(map_keys(costs)[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(map_keys(costs)[1]) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(map_keys(costs)[1]) = '"NULL"' THEN 'null' ELSE typeof(map_keys(costs)[1]) END) THEN error('The ''' || 'costs' || ''' parameter of ' || func || ' must map labels of the column''s type (' || typeof(x) || '): ' || CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END || ' (actual -> {predicted: cost}). Got ' || CASE WHEN typeof(map_keys(costs)[1]) = 'VARCHAR' THEN chr(39) || map_keys(costs)[1] || chr(39) ELSE CAST(map_keys(costs)[1] AS VARCHAR) END || ' instead.')
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END || ' (actual -> {predicted: cost}). Got ' || CASE WHEN typeof(map_keys(costs)[1]) = 'VARCHAR' THEN chr(39) || map_keys(costs)[1] || chr(39) ELSE CAST(map_keys(costs)[1] AS VARCHAR) END || ' instead.')
          WHEN ('null' NOT IN (CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END, CASE WHEN regexp_full_match(typeof(map_keys(map_values(costs)[1])[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END, CASE WHEN regexp_full_match(typeof(map_keys(map_values(costs)[1])[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(map_keys(map_values(costs)[1])[1]) = 'VARCHAR' THEN 'text' WHEN typeof(map_keys(map_values(costs)[1])[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(map_keys(map_values(costs)[1])[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(map_keys(map_values(costs)[1])[1]) = '"NULL"' THEN 'null' ELSE typeof(map_keys(map_values(costs)[1])[1]) END) AND CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(map_keys(map_values(costs)[1])[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(map_keys(map_values(costs)[1])[1]) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(map_keys(map_values(costs)[1])[1]) = '"NULL"' THEN 'null' ELSE typeof(map_keys(map_values(costs)[1])[1]) END) AND CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END <> CASE WHEN regexp_full_match(typeof(map_keys(map_values(costs)[1])[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END <> CASE WHEN regexp_full_match(typeof(map_keys(map_values(costs)[1])[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(map_keys(map_values(costs)[1])[1]) = 'VARCHAR' THEN 'text' WHEN typeof(map_keys(map_values(costs)[1])[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(map_keys(map_values(costs)[1])[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(map_keys(map_values(costs)[1])[1]) = '"NULL"' THEN 'null' ELSE typeof(map_keys(map_values(costs)[1])[1]) END) THEN error('The ''' || 'costs' || ''' parameter of ' || func || ' must map labels of the column''s type (' || typeof(x) || '): ' || CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(map_keys(map_values(costs)[1])[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(map_keys(map_values(costs)[1])[1]) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(map_keys(map_values(costs)[1])[1]) = '"NULL"' THEN 'null' ELSE typeof(map_keys(map_values(costs)[1])[1]) END) THEN error('The ''' || 'costs' || ''' parameter of ' || func || ' must map labels of the column''s type (' || typeof(x) || '): ' || CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END || ' (actual -> {predicted: cost}). Got ' || CASE WHEN typeof(map_keys(map_values(costs)[1])[1]) = 'VARCHAR' THEN chr(39) || map_keys(map_values(costs)[1])[1] || chr(39) ELSE CAST(map_keys(map_values(costs)[1])[1] AS VARCHAR) END || ' instead.')
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END || ' (actual -> {predicted: cost}). Got ' || CASE WHEN typeof(map_keys(map_values(costs)[1])[1]) = 'VARCHAR' THEN chr(39) || map_keys(map_values(costs)[1])[1] || chr(39) ELSE CAST(map_keys(map_values(costs)[1])[1] AS VARCHAR) END || ' instead.')
          ELSE costs END;
 
 -- _mlsql_binary_flag(x, name, func): A boolean or 0/1 input as BOOLEAN (anything else is an error).
@@ -64,7 +78,9 @@ CREATE OR REPLACE MACRO _mlsql_same_kind(x, y, func) AS
     CASE WHEN typeof(x) = typeof(y) OR '"NULL"' IN (typeof(x), typeof(y))
               OR CASE WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(x) = 'VARCHAR' THEN 'text' WHEN typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END = CASE WHEN regexp_full_match(typeof(y), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(x) = '"NULL"' THEN 'null' ELSE typeof(x) END = CASE WHEN regexp_full_match(typeof(y), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN typeof(y) = 'VARCHAR' THEN 'text' WHEN typeof(y) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN typeof(y) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(y) = '"NULL"' THEN 'null' ELSE typeof(y) END THEN x
+         WHEN typeof(y) LIKE 'DECIMAL%' THEN 'decimal' WHEN typeof(y) = 'BOOLEAN' THEN 'boolean'
+         WHEN typeof(y) = '"NULL"' THEN 'null' ELSE typeof(y) END THEN x
          ELSE error('' || func || ' needs actual and predicted of the same label type (both text, both integers, ...). Got actual ' || typeof(x) || ' and predicted ' || typeof(y) || '.') END;
