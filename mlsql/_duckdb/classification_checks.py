@@ -49,7 +49,8 @@ def _kind(t: str) -> str:
     """SQL: the label kind of a type name (integer, text, float, decimal, boolean, null, itself)."""
     return f"""CASE WHEN regexp_full_match({t}, '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN {t} = 'VARCHAR' THEN 'text' WHEN {t} IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN {t} LIKE 'DECIMAL%' THEN 'decimal' WHEN {t} = '"NULL"' THEN 'null' ELSE {t} END"""
+         WHEN {t} LIKE 'DECIMAL%' THEN 'decimal' WHEN {t} = 'BOOLEAN' THEN 'boolean'
+         WHEN {t} = '"NULL"' THEN 'null' ELSE {t} END"""
 
 
 def _checks() -> list[Macro]:

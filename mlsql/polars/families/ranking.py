@@ -302,7 +302,8 @@ def score_row(actual: pl.Expr, entries: pl.Expr, k: int | None, body: Callable) 
         above=(score.rank("min", descending=True).cast(pl.Int64) - 1).filter(is_true),
         true_at_or_above=score.filter(is_true).rank("max", descending=True).cast(pl.Int64),
     )
-    top = scored & (score == score.filter(scored).max())
+    # nan_max: a NaN score is the top, as the ranks above order it (max would skip it)
+    top = scored & (score == score.filter(scored).nan_max())
 
     def per_true_label(term: Callable[[R.LabelRank], Any]) -> pl.Expr:
         """``term`` for each true label; a rank it names twice is computed once."""
