@@ -38,6 +38,7 @@ import functools
 import hashlib
 import os
 import re
+import tempfile
 import threading
 import uuid
 from collections.abc import Callable
@@ -223,7 +224,8 @@ def _existing(
 def _reference(prefix: str, schema: str | None, native: bool) -> dict[tuple[str, bool], set[str]]:
     """The hashes of this library's definitions as this DuckDB version prints them, when just
     made (in a scratch in-memory database) and when read back from storage (the stored
-    library): some versions print a stored constant otherwise (``true`` read back is
+    library, and a scratch file in the oldest storage that holds typed macros, v1.4.0, which
+    ``mlsql install`` writes): some versions print a stored constant otherwise (``true`` read back is
     ``CAST('t' AS BOOLEAN)``). Empty if neither can be made."""
     names = sorted(_library(prefix, schema, native)[1])
     out: dict[tuple[str, bool], set[str]] = {}
@@ -234,16 +236,27 @@ def _reference(prefix: str, schema: str | None, native: bool) -> dict[tuple[str,
         fresh.execute(_script(prefix, schema, False, native))
         for key, h in definition_hashes(fresh, names, "memory", schema or "main").items():
             out.setdefault(key, set()).add(h)
-    path = _stored_library(prefix, schema, native)
-    if path is not None:
-        with (
-            contextlib.suppress(duckdb.Error),
-            duckdb.connect(str(path), read_only=True, config=config) as ref,
-        ):
-            row = ref.execute(qualify_builtins("SELECT current_database()")).fetchone()
-            database = row[0]  # type: ignore[index]
-            for key, h in definition_hashes(ref, names, database, schema or "main").items():
-                out.setdefault(key, set()).add(h)
+    stored = [_stored_library(prefix, schema, native)]
+    with tempfile.TemporaryDirectory() as scratch:
+        if not native:  # a file of the oldest storage that holds typed macros prints otherwise
+            old = Path(scratch) / "v1.4.db"
+            with (
+                contextlib.suppress(duckdb.Error),
+                duckdb.connect(str(old), config={"storage_compatibility_version": "v1.4.0"}) as c,
+            ):
+                c.execute(_script(prefix, schema, False, native))
+                stored.append(old)
+        for path in stored:
+            if path is None or not path.exists():
+                continue
+            with (
+                contextlib.suppress(duckdb.Error),
+                duckdb.connect(str(path), read_only=True, config=config) as ref,
+            ):
+                row = ref.execute(qualify_builtins("SELECT current_database()")).fetchone()
+                database = row[0]  # type: ignore[index]
+                for key, h in definition_hashes(ref, names, database, schema or "main").items():
+                    out.setdefault(key, set()).add(h)
     return out
 
 

@@ -7,7 +7,8 @@ From a shell::
     mlsql eval examples/data/blog_tags.parquet --actual actual --predicted predicted
     mlsql eval preds.csv --actual tags --predicted guess --sep ',' --format json
     mlsql sql "SELECT micro_f1(['cat', 'bird'], ['cat', 'dog'])"
-    duckdb my.db -c ".read $(mlsql sql-path)/mlsql.sql"
+    duckdb my.db -c ".read $(mlsql sql-path)/mlsql.sql"   # TEMP macros, this session only
+    mlsql install my.db                                     # stored in my.db, every session
 """
 
 from __future__ import annotations
@@ -322,6 +323,27 @@ def sql_command(
             show_progress=show_progress,
             max_rows=max_rows,
         )
+
+
+@app.command("install")
+def install_command(
+    db: Annotated[Path, typer.Argument(help="The DuckDB database file to store the macros in.")],
+    replace: Annotated[
+        bool,
+        typer.Option("--replace", help="Replace functions of mlsql's names that exist already."),
+    ] = False,
+) -> None:
+    """Store every mlsql macro in a DuckDB database file, for every later session.
+
+    ``.read mlsql.sql`` creates TEMP macros that last one session; after
+    ``mlsql install my.db`` any session that opens my.db, a DuckDB shell of the
+    same storage version included, calls them. Nothing of the same name is
+    replaced without --replace.
+    """
+    from mlsql.cli.run import run_install
+
+    with reported():
+        typer.echo(run_install(db, replace=replace))
 
 
 @app.command("sql-path")

@@ -225,6 +225,32 @@ def _write_report(
         _write(output, to_html(report, digits=digits))
 
 
+#: a new database file is written in the oldest storage that holds typed macros, which every
+#: DuckDB from 1.4 on (the DuckDB shell on the package index included) opens
+INSTALL_STORAGE = "v1.4.0"
+
+
+def run_install(db: Path, *, replace: bool = False) -> str:
+    """Store every mlsql macro in the database file ``db`` (made if missing); say what was done."""
+    from mlsql._duckdb.library import macros
+    from mlsql._duckdb.register import register
+    from mlsql._errors import MlsqlError
+
+    config = {} if db.exists() else {"storage_compatibility_version": INSTALL_STORAGE}
+    try:
+        con = duckdb.connect(str(db), config=config)
+    except duckdb.Error as exc:
+        raise UserError(f"cannot open {db} as a DuckDB database: {exc}") from None
+    try:
+        register(con, temporary=False, replace=replace)
+    except MlsqlError as exc:
+        raise UserError(str(exc).replace("replace=True", "--replace")) from None
+    finally:
+        con.close()
+    n = len({m.name for m in macros()})
+    return f"stored {n} mlsql functions in {db}; every session that opens it can call them"
+
+
 def run_sql(
     query: str,
     *,
