@@ -35,7 +35,7 @@ CREATE OR REPLACE MACRO _mlsql_share(part, whole) AS
 
 -- _mlsql_hamming_loss(fp, fn, n_rows, n_labels): (fp + fn) / (rows x labels): the share of label decisions that are wrong.
 CREATE OR REPLACE MACRO _mlsql_hamming_loss(fp, fn, n_rows, n_labels) AS 
-    _mlsql_share((fp + fn), (n_rows * n_labels));
+    CASE WHEN (n_rows = 0) THEN NULL ELSE (((fp + fn) / n_rows) / n_labels) END;
 
 -- _mlsql_subset_accuracy(exact_match): Share of rows whose predicted set equals the true set (unknown rows left out).
 CREATE OR REPLACE MACRO _mlsql_subset_accuracy(exact_match) AS 
