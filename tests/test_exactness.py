@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pyarrow as pa
 import pytest
 
 from tests.engines import label_table
@@ -33,3 +34,55 @@ def test_hamming_loss_with_a_huge_label_universe_stays_a_rate(engine, n_labels):
     assert close(engine.aggregate("hamming_loss", table, n_labels=n_labels), exact)
     got = engine.from_stored_counts("hamming_loss_from_counts", table, n_labels=n_labels)
     assert close(got, exact)
+
+
+# ------------------------------------------------------------------ weighted classes, small weights
+def _class_table(actual: list[str], predicted: list[str], weights: list[float]) -> pa.Table:
+    return pa.table(
+        {"actual": actual, "predicted": predicted, "w": pa.array(weights, pa.float64())}
+    )
+
+
+def _macro(actual: list[str], predicted: list[str], weights: list[float], by: str) -> Fraction:
+    """Exact macro precision (``by`` = "predicted") or recall (``by`` = "actual")."""
+    classes = sorted(set(actual) | set(predicted))
+    rows = list(zip(actual, predicted, map(Fraction, weights), strict=True))
+    ratios = []
+    for c in classes:
+        side = [(a, p, w) for a, p, w in rows if (a if by == "actual" else p) == c]
+        total = sum((w for _, _, w in side), Fraction(0))
+        hit = sum((w for a, p, w in side if a == p), Fraction(0))
+        ratios.append(hit / total if total else Fraction(0))
+    return sum(ratios, Fraction(0)) / len(classes)
+
+
+CLASS_CASES = [
+    (["a", "b", "a", "b"], ["a", "b", "b", "a"], [1e6, 1e-11, 3, 7]),
+    (["a", "b", "c"], ["a", "b", "c"], [1e6, 1e-11, 3]),
+    (["a", "b"], ["a", "b"], [1e15, 1e-15]),
+    (["a", "b", "a", "b"], ["a", "b", "a", "a"], [1e15, 1e-15, 1, 1]),
+]
+
+
+@pytest.mark.parametrize(("actual", "predicted", "weights"), CLASS_CASES)
+def test_weighted_class_measures_keep_small_weights(engine, actual, predicted, weights):
+    table = _class_table(actual, predicted, weights)
+    columns, w = ("actual", "predicted"), {"sample_weight": "w", "average": "macro"}
+    precision, recall = engine.many(
+        table, [("precision_score", columns, w), ("recall_score", columns, w)]
+    )
+    assert close(precision, _macro(actual, predicted, weights, "predicted"))
+    assert close(recall, _macro(actual, predicted, weights, "actual"))
+    totals: dict[str, Fraction] = {}
+    for label, weight in zip(actual, weights, strict=True):
+        totals[label] = totals.get(label, Fraction(0)) + Fraction(weight)
+    fewest = min(sorted(totals), key=lambda c: totals[c])
+    most = max(sorted(totals), key=lambda c: totals[c])
+    got = engine.many(
+        table,
+        [
+            ("minority_class", ("actual",), {"sample_weight": "w"}),
+            ("majority_class", ("actual",), {"sample_weight": "w"}),
+        ],
+    )
+    assert got == [fewest, most]

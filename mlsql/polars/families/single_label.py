@@ -65,11 +65,34 @@ def _counts_at(values: pl.Expr, classes: pl.Expr) -> pl.Expr:
 
 
 def _weights_at(values: pl.Expr, weights: pl.Expr, classes: pl.Expr) -> pl.Expr:
-    """The total weight of each class in ``values`` (classes sorted, unique; no NULLs)."""
+    """The total weight of each class in ``values`` (classes sorted, unique; no NULLs).
+
+    A class's total is a difference of running sums over the sorted rows, and
+    a plain one loses a class's small weights behind another class's large
+    ones (1e15 + 1e-15 - 1e15 = 0). So each weight (>= 0) is first divided by
+    the largest weight of its class, which keeps every running sum at most
+    the row count, and the running sum is compensated: each addition's
+    rounding error (TwoSum) is summed beside it. The difference of the two
+    sums at a class's bounds, times its largest weight, is its total to a few
+    units in the last place.
+    """
     s = values.sort()
-    running = pl.lit(0.0).append(weights.sort_by(values).cum_sum())
-    right = running.gather(s.search_sorted(classes, side="right"))
-    return right - running.gather(s.search_sorted(classes, side="left"))
+    w = weights.sort_by(values, weights)  # each class's rows together, its largest last
+    left, right = s.search_sorted(classes, side="left"), s.search_sorted(classes, side="right")
+    largest_of_row = w.gather(s.search_sorted(s, side="right") - 1)
+    x = pl.when(largest_of_row > 0).then(w / largest_of_row).otherwise(0.0)
+    high = x.cum_sum()
+    before = high.shift(1, fill_value=0.0)
+    step = before + x  # = high, one rounding: (before + x) - step is its error, exactly
+    back = step - before
+    error = (before - (step - back)) + (x - back) + (step - high)
+    low = error.cum_sum()
+
+    def at(running: pl.Expr, i: pl.Expr) -> pl.Expr:
+        return pl.lit(0.0).append(running).gather(i)
+
+    scaled = (at(high, right) - at(high, left)) + (at(low, right) - at(low, left))
+    return scaled * at(w, right)
 
 
 def class_stats(
