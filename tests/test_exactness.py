@@ -6,6 +6,7 @@ Every expected value is an exact fraction (``fractions.Fraction``) or a
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
 import pyarrow as pa
@@ -116,3 +117,36 @@ def test_kappa_with_one_heavy_class(engine, actual, predicted, weights):
         "cohen_kappa_score", table, columns=("actual", "predicted"), sample_weight="w"
     )
     assert close(got, _kappa(actual, predicted, weights))
+
+
+# ------------------------------------------------------------------ rae far from zero
+def _rae(actual: list[float], predicted: list[float], weights: list[float]) -> Fraction:
+    """Exact Σw|y - ŷ| / Σw|y - ȳ_w|."""
+    w, y, p = ([Fraction(v) for v in xs] for xs in (weights, actual, predicted))
+    mean = sum((a * b for a, b in zip(w, y, strict=True)), Fraction(0)) / sum(w)
+    error = sum((c * abs(a - b) for c, a, b in zip(w, y, p, strict=True)), Fraction(0))
+    return error / sum((c * abs(a - mean) for c, a in zip(w, y, strict=True)), Fraction(0))
+
+
+def _offset_table(offset: float, n: int = 200) -> pa.Table:
+    rng = random.Random(5)
+    y = [offset + rng.randint(0, 1000) / 8 for _ in range(n)]
+    p = [v + rng.randint(-40, 40) / 8 for v in y]
+    w = [rng.randint(1, 5) / 4 for _ in y]
+    return pa.table({"actual": y, "predicted": p, "w": w})
+
+
+@pytest.mark.parametrize("offset", [1e12, 1e15])
+def test_rae_far_from_zero(engine, offset):
+    # Σ|y - mean(y)| about the rounded mean was off by 3e-8 (1e12) and 1e-4 (1e15)
+    table = _offset_table(offset)
+    y, p, w = (table.column(c).to_pylist() for c in ("actual", "predicted", "w"))
+    plain, weighted = engine.many(
+        table,
+        [
+            ("rae", ("actual", "predicted"), {}),
+            ("rae", ("actual", "predicted"), {"sample_weight": "w"}),
+        ],
+    )
+    assert close(plain, _rae(y, p, [1.0] * len(y)))
+    assert close(weighted, _rae(y, p, w))

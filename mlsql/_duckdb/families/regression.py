@@ -68,7 +68,11 @@ def stats(q: Qualify, m: Measure) -> RG.RegressionStats:
         var_predicted=comoment(2, 2),
         covariance=comoment(1, 2),
         var_error=Sql(f"var_pop({err})"),
-        sad_actual=Sql(f"list_sum(list_transform(list({y}), lambda v: abs(v - avg({y}))))"),
+        sad_actual=CC.let(
+            Sql(f"list_avg(list_transform(list({y}), lambda v: v - {means[1]}))"),
+            "c",
+            f"list_sum(list_transform(list({y}), lambda v: abs((v - {means[1]}) - c)))",
+        ),
     )
 
 
@@ -109,7 +113,7 @@ def weighted_stats(q: Qualify, m: Measure) -> RG.RegressionStats:
         var_predicted=comoment("p", "p"),
         covariance=comoment("y", "p"),
         var_error=comoment("e", "e"),
-        sad_actual=total(f"abs({d('y')})"),
+        sad_actual=CC.let(Sql(f"({total(d('y'))} / {n})"), "c", total(f"abs({d('y')} - c)")),
         rows=Sql(f"count({wk})"),
     )
 
