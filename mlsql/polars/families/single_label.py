@@ -70,29 +70,27 @@ def _weights_at(values: pl.Expr, weights: pl.Expr, classes: pl.Expr) -> pl.Expr:
     A class's total is a difference of running sums over the sorted rows, and
     a plain one loses a class's small weights behind another class's large
     ones (1e15 + 1e-15 - 1e15 = 0). So each weight (>= 0) is first divided by
-    the largest weight of its class, which keeps every running sum at most
-    the row count, and the running sum is compensated: each addition's
-    rounding error (TwoSum) is summed beside it. The difference of the two
-    sums at a class's bounds, times its largest weight, is its total to a few
-    units in the last place.
+    the largest weight of its class and scaled by 2**k, with k such that
+    n 2**k < 2**53 (n rows): its whole part then has an exact running sum (an
+    integer below 2**53), and its fraction a running sum below n, tiny beside
+    a class's whole part. Polars repeats a subexpression at each mention, so
+    each of the sorted values, the weights and the scaled weights is named
+    as few times as it can be.
     """
     s = values.sort()
     w = weights.sort_by(values, weights)  # each class's rows together, its largest last
-    left, right = s.search_sorted(classes, side="left"), s.search_sorted(classes, side="right")
-    largest_of_row = w.gather(s.search_sorted(s, side="right") - 1)
-    x = pl.when(largest_of_row > 0).then(w / largest_of_row).otherwise(0.0)
-    high = x.cum_sum()
-    before = high.shift(1, fill_value=0.0)
-    step = before + x  # = high, one rounding: (before + x) - step is its error, exactly
-    back = step - before
-    error = (before - (step - back)) + (x - back) + (step - high)
-    low = error.cum_sum()
+    largest = pl.when((s != s.shift(-1)).fill_null(True)).then(w).fill_null(strategy="backward")
+    grid = pl.lit(2.0).pow(52 - (values.len().cast(pl.Float64) + 1).log(2).ceil())
+    # a class whose weights are all 0 divides by the smallest double: 0
+    scaled = w / pl.max_horizontal(largest, pl.lit(5e-324)) * grid
+    right = s.search_sorted(classes, side="right")  # a class's rows end where the next begin
 
-    def at(running: pl.Expr, i: pl.Expr) -> pl.Expr:
-        return pl.lit(0.0).append(running).gather(i)
+    def per_class(part: pl.Expr) -> pl.Expr:
+        ends = pl.lit(0.0).append(part.cum_sum()).gather(right)
+        return pl.lit(0.0).append(ends).diff().slice(1)
 
-    scaled = (at(high, right) - at(high, left)) + (at(low, right) - at(low, left))
-    return scaled * at(w, right)
+    total = per_class(scaled.floor()) + per_class(scaled % 1.0)
+    return total / grid * pl.lit(0.0).append(w).gather(right)
 
 
 def class_stats(
