@@ -188,8 +188,8 @@ def _exact(positions: list[dict[str, Any]], n: int) -> dict[str, Fraction]:
         out["samples_jaccard"] += Fraction(tp, len(a | p)) * c
     out = {name: total / n for name, total in out.items()}
     y = [Fraction(row["y"]) for row in positions]
-    p = [Fraction(row["p"]) for row in positions]
-    err = [a - b for a, b in zip(y, p, strict=True)]
+    yhat = [Fraction(row["p"]) for row in positions]
+    err = [a - b for a, b in zip(y, yhat, strict=True)]
     mean_y = sum((a * c for a, c in zip(y, count, strict=True)), Fraction(0)) / n
     mean_e = sum((e * c for e, c in zip(err, count, strict=True)), Fraction(0)) / n
     sse = sum((e * e * c for e, c in zip(err, count, strict=True)), Fraction(0))
