@@ -245,8 +245,13 @@ def share(ops: Ops, part: E, whole: E) -> E:
 
 @formula
 def hamming_loss(ops: Ops, fp: E, fn: E, n_rows: E, n_labels: E) -> E:
-    """(fp + fn) / (rows x labels): the share of label decisions that are wrong."""
-    return share(ops, fp + fn, n_rows * n_labels)
+    """(fp + fn) / (rows x labels): the share of label decisions that are wrong.
+
+    Divided by rows, then by labels, in floating point: the integer product
+    rows x labels overflows (wraps, in Polars) when ``n_labels`` is near 2**63.
+    ``n_labels`` is at least 1, so the product is 0 only when rows is.
+    """
+    return ops.when(n_rows == 0, None, (fp + fn) / n_rows / n_labels)
 
 
 @formula

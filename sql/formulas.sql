@@ -23,7 +23,7 @@ CREATE OR REPLACE MACRO _mlsql_jaccard(tp, fp, fn, zero_division) AS
 
 -- _mlsql_average(per_item, zero_division): Mean of per-row or per-label values, leaving undefined ones out where asked.
 CREATE OR REPLACE MACRO _mlsql_average(per_item, zero_division) AS 
-    CASE WHEN ((system.main.count(per_item) > 0) AND (system.main.count(CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.avg(CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END) END;
+    CASE WHEN ((system.main.count(per_item) > 0) AND (system.main.count(CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END) = 0)) THEN 'nan'::DOUBLE ELSE system.main.favg(CASE WHEN system.main.isnan(per_item) THEN NULL ELSE per_item END) END;
 
 -- _mlsql_average_by_weight(per_item, zero_division, sample_weight): Mean of per-row or per-label values, leaving undefined ones out where asked, each row weighted by sample_weight.
 CREATE OR REPLACE MACRO _mlsql_average_by_weight(per_item, zero_division, sample_weight) AS 
@@ -35,11 +35,11 @@ CREATE OR REPLACE MACRO _mlsql_share(part, whole) AS
 
 -- _mlsql_hamming_loss(fp, fn, n_rows, n_labels): (fp + fn) / (rows x labels): the share of label decisions that are wrong.
 CREATE OR REPLACE MACRO _mlsql_hamming_loss(fp, fn, n_rows, n_labels) AS 
-    _mlsql_share((fp + fn), (n_rows * n_labels));
+    CASE WHEN (n_rows = 0) THEN NULL ELSE (((fp + fn) / n_rows) / n_labels) END;
 
 -- _mlsql_subset_accuracy(exact_match): Share of rows whose predicted set equals the true set (unknown rows left out).
 CREATE OR REPLACE MACRO _mlsql_subset_accuracy(exact_match) AS 
-    system.main.avg(CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END);
+    system.main.favg(CASE WHEN exact_match THEN 1.0 ELSE CASE WHEN (NOT exact_match) THEN 0.0 ELSE NULL END END);
 
 -- _mlsql_subset_accuracy_by_weight(exact_match, sample_weight): Share of rows whose predicted set equals the true set (unknown rows left out), each row weighted by sample_weight.
 CREATE OR REPLACE MACRO _mlsql_subset_accuracy_by_weight(exact_match, sample_weight) AS 
@@ -139,7 +139,7 @@ CREATE OR REPLACE MACRO _mlsql_fbeta_of_means(p, r, beta) AS
 
 -- _mlsql_share_of_labels(condition): Share of label rows where ``condition`` holds (CLP, MLP, WLP).
 CREATE OR REPLACE MACRO _mlsql_share_of_labels(condition) AS 
-    system.main.avg(CASE WHEN condition THEN 1.0 ELSE 0.0 END);
+    system.main.favg(CASE WHEN condition THEN 1.0 ELSE 0.0 END);
 
 -- _mlsql_share_of_labels_by_weight(condition, sample_weight): Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.
 CREATE OR REPLACE MACRO _mlsql_share_of_labels_by_weight(condition, sample_weight) AS 

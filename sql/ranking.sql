@@ -90,7 +90,7 @@ CREATE OR REPLACE MACRO _mlsql_precision_at_row(rank_items, correct_items, k) AS
 -- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.
 -- precision_at(rank_items, correct_items, k, sample_weight): Hivemall's Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.
 CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS 
-    system.main.avg(_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at'))),
+    system.main.favg(_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at'))),
     (rank_items, correct_items, k, sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'precision_at') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
 
@@ -101,7 +101,7 @@ CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS
 -- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.
 -- recall_at(rank_items, correct_items, k, sample_weight): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.
 CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS 
-    system.main.avg(_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at'))),
+    system.main.favg(_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at'))),
     (rank_items, correct_items, k, sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'recall_at') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
 
@@ -112,7 +112,7 @@ CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, 
 -- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.
 -- average_precision(rank_items, correct_items, k, sample_weight): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.
 CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) AS 
-    system.main.avg(_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision'))),
+    system.main.favg(_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision'))),
     (rank_items, correct_items, k, sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'average_precision') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
 
@@ -123,7 +123,7 @@ CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS
 -- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.
 -- hitrate(rank_items, correct_items, k, sample_weight): Hivemall's HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.
 CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS 
-    system.main.avg(_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate'))),
+    system.main.favg(_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate'))),
     (rank_items, correct_items, k, sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'hitrate') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
 
@@ -134,7 +134,7 @@ CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS
 -- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.
 -- mrr(rank_items, correct_items, k, sample_weight): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.
 CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS 
-    system.main.avg(_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr'))),
+    system.main.favg(_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr'))),
     (rank_items, correct_items, k, sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'mrr') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
 
@@ -145,7 +145,7 @@ CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS
 -- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.
 -- ndcg(rank_items, correct_items, k, sample_weight): Hivemall's binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.
 CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS 
-    system.main.avg(_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg'))),
+    system.main.favg(_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg'))),
     (rank_items, correct_items, k, sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'ndcg') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
 
@@ -156,7 +156,7 @@ CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS
 -- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.
 -- ranking_auc(rank_items, correct_items, k, sample_weight): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.
 CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
-    system.main.avg(_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc'))),
+    system.main.favg(_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc'))),
     (rank_items, correct_items, k, sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'ranking_auc') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
 
@@ -203,7 +203,7 @@ CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance
 -- graded_ndcg(ranked_relevance, ideal_relevance, k): Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).
 -- graded_ndcg(ranked_relevance, ideal_relevance, k, sample_weight): Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).
 CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL) AS 
-    system.main.avg(_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg'))),
+    system.main.favg(_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg'))),
     (ranked_relevance, ideal_relevance, k, sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'graded_ndcg') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
 
@@ -214,11 +214,11 @@ CREATE OR REPLACE MACRO _mlsql_coverage_error_row(actual, scores) AS
 -- coverage_error(actual, scores): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.
 -- coverage_error(actual, scores, sample_weight): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.
 CREATE OR REPLACE MACRO coverage_error(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
-    system.main.avg(_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores))),
+    system.main.favg(_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores))),
     (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
-    system.main.avg(_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores))),
+    system.main.favg(_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores))),
     (actual, scores) AS 
-    system.main.avg(_mlsql_coverage_error_row(actual, scores)),
+    system.main.favg(_mlsql_coverage_error_row(actual, scores)),
     (actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'coverage_error') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
     (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight) AS 
@@ -233,11 +233,11 @@ CREATE OR REPLACE MACRO _mlsql_label_ranking_loss_row(actual, scores) AS
 -- label_ranking_loss(actual, scores): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.
 -- label_ranking_loss(actual, scores, sample_weight): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.
 CREATE OR REPLACE MACRO label_ranking_loss(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
-    system.main.avg(_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores))),
+    system.main.favg(_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores))),
     (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
-    system.main.avg(_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores))),
+    system.main.favg(_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores))),
     (actual, scores) AS 
-    system.main.avg(_mlsql_label_ranking_loss_row(actual, scores)),
+    system.main.favg(_mlsql_label_ranking_loss_row(actual, scores)),
     (actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'label_ranking_loss') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
     (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight) AS 
@@ -252,11 +252,11 @@ CREATE OR REPLACE MACRO _mlsql_label_ranking_average_precision_row(actual, score
 -- label_ranking_average_precision(actual, scores): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.
 -- label_ranking_average_precision(actual, scores, sample_weight): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.
 CREATE OR REPLACE MACRO label_ranking_average_precision(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
-    system.main.avg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
+    system.main.favg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
     (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
-    system.main.avg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
+    system.main.favg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
     (actual, scores) AS 
-    system.main.avg(_mlsql_label_ranking_average_precision_row(actual, scores)),
+    system.main.favg(_mlsql_label_ranking_average_precision_row(actual, scores)),
     (actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'label_ranking_average_precision') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
     (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight) AS 
@@ -267,11 +267,11 @@ CREATE OR REPLACE MACRO label_ranking_average_precision(actual, scores STRUCT(la
 -- label_ranking_average_precision_score(actual, scores): Alias of label_ranking_average_precision.
 -- label_ranking_average_precision_score(actual, scores, sample_weight): Alias of label_ranking_average_precision.
 CREATE OR REPLACE MACRO label_ranking_average_precision_score(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
-    system.main.avg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
+    system.main.favg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
     (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
-    system.main.avg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
+    system.main.favg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
     (actual, scores) AS 
-    system.main.avg(_mlsql_label_ranking_average_precision_row(actual, scores)),
+    system.main.favg(_mlsql_label_ranking_average_precision_row(actual, scores)),
     (actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'label_ranking_average_precision') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
     (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight) AS 
@@ -286,11 +286,11 @@ CREATE OR REPLACE MACRO _mlsql_one_error_row(actual, scores) AS
 -- one_error(actual, scores): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
 -- one_error(actual, scores, sample_weight): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
 CREATE OR REPLACE MACRO one_error(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
-    system.main.avg(_mlsql_one_error_row(actual, _mlsql_scores_map(scores))),
+    system.main.favg(_mlsql_one_error_row(actual, _mlsql_scores_map(scores))),
     (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
-    system.main.avg(_mlsql_one_error_row(actual, _mlsql_scores_map(scores))),
+    system.main.favg(_mlsql_one_error_row(actual, _mlsql_scores_map(scores))),
     (actual, scores) AS 
-    system.main.avg(_mlsql_one_error_row(actual, scores)),
+    system.main.favg(_mlsql_one_error_row(actual, scores)),
     (actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'one_error') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_one_error_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_one_error_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_one_error_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
     (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight) AS 
@@ -305,11 +305,11 @@ CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(actual, scores, k) AS
 -- ndcg_score(actual, scores, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn's ignore_ties=False). No true label: 0.
 -- ndcg_score(actual, scores, k, sample_weight): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn's ignore_ties=False). No true label: 0.
 CREATE OR REPLACE MACRO ndcg_score(actual, scores STRUCT(label VARCHAR, score DOUBLE)[], k := NULL) AS 
-    system.main.avg(_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score'))),
+    system.main.favg(_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score'))),
     (actual, scores STRUCT(label BIGINT, score DOUBLE)[], k := NULL) AS 
-    system.main.avg(_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score'))),
+    system.main.favg(_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score'))),
     (actual, scores, k := NULL) AS 
-    system.main.avg(_mlsql_ndcg_score_row(actual, scores, _mlsql_check_k(k, 'ndcg_score'))),
+    system.main.favg(_mlsql_ndcg_score_row(actual, scores, _mlsql_check_k(k, 'ndcg_score'))),
     (actual, scores STRUCT(label VARCHAR, score DOUBLE)[], k, sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'ndcg_score') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
     (actual, scores STRUCT(label BIGINT, score DOUBLE)[], k, sample_weight) AS 

@@ -39,3 +39,13 @@ def test_import_mlsql_polars_runs_no_example_and_loads_no_duckdb():
     assert frames == "0", f"import mlsql.polars built {frames} DataFrames"
     assert duckdb_loaded == "False"
     assert documented == "True"  # the examples are still in the docstrings
+
+
+def test_import_mlsql_polars_loads_no_numpy():
+    # numpy is for bootstrap and compare (mlsql._resample), imported when one runs
+    probe = "import sys\nimport mlsql.polars\nprint('numpy' in sys.modules)\n"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False"]

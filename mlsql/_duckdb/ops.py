@@ -47,7 +47,10 @@ class SqlOps:
         return call("sum", x)
 
     def mean(self, x: Any) -> Sql:
-        return call("avg", x)
+        """``favg``: a compensated (Kahan-Babuska) mean, within a few units in the last place
+        at any row count and thread count (``avg`` of DOUBLE drifted by 2e-11 relative at
+        10M rows, with a different last digit from run to run)."""
+        return call("favg", x)
 
     def count(self, x: Any) -> Sql:
         return call("count", x)

@@ -5,6 +5,9 @@ BY) and hands its rows to :mod:`mlsql._resample.run`; everything it checks
 and every message it raises comes from here, so the engines agree word for word.
 The DataFrame engines' docstrings are written here too (:func:`documented`),
 in each engine's type names and with its own example.
+
+The resampling itself (numpy) is imported when a call runs, not with this
+module, so importing an engine (``import mlsql.polars``) loads no numpy.
 """
 
 from __future__ import annotations
@@ -13,16 +16,16 @@ import inspect
 import textwrap
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mlsql import _classification_params as CP
 from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
 from mlsql._front.tables import check_columns
-from mlsql._resample import numbers as NUM
-from mlsql._resample import run
-from mlsql._resample.measures import Chosen, resolve, stats_kind
+
+if TYPE_CHECKING:
+    from mlsql._resample.measures import Chosen
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -76,6 +79,8 @@ class Request:
     @property
     def stats(self) -> str:
         """The kind of statistics table the measures need (:data:`~mlsql._resample.measures.STATS`)."""
+        from mlsql._resample.measures import stats_kind
+
         return stats_kind(self.chosen)
 
 
@@ -90,6 +95,9 @@ def request(
     seed: Any,
 ) -> Request:
     """Check every argument against the frame's ``columns``; ``named`` maps role -> column."""
+    from mlsql._resample import run
+    from mlsql._resample.measures import resolve
+
     groups = P.check_by(by, func)
     chosen = resolve(measures, func)
     run.check_settings(n_resamples, confidence, seed, func)
@@ -143,6 +151,8 @@ NUMBER_KINDS = (LT.INTEGER, "float", "decimal")
 
 def is_numbers(req: Request) -> bool:
     """Whether the measures take numbers (regression) or a 0/1 label and a score."""
+    from mlsql._resample import numbers as NUM
+
     return req.stats in NUM.KINDS
 
 
@@ -185,6 +195,8 @@ def check_pairs(
     ``totals``: rows per model value; ``paired``: per other model, rows paired
     with a baseline row; ``repeated``: rows whose (group, model, id) repeats.
     """
+    from mlsql._resample import run
+
     if baseline not in totals:
         values = ", ".join(repr(v) for v in sorted(totals, key=run._order))
         raise MlsqlError(BASELINE_MESSAGE.format(baseline=baseline, model=model, values=values))
@@ -220,6 +232,8 @@ def compared(
     ``paired_rows``: (groups, model, the baseline row's statistics, the model row's, count)
     per distinct tuple; ``totals`` and ``repeated`` as :func:`check_pairs` takes them.
     """
+    from mlsql._resample import run
+
     n_by = len(req.by)
     paired: dict[Any, int] = {}
     for row in paired_rows:

@@ -300,8 +300,9 @@ def _zol_from_counts(ops: Any, k: CountsFields) -> Any:
 )
 def _hl_from_counts(ops: Any, k: CountsFields, n_labels: Any) -> Any:
     # stored counts keep no row's labels: what they show is a loss above 1
+    # (compared in floating point: the integer product n_rows x n_labels can overflow)
     message = P.N_LABELS_TOO_SMALL_MESSAGE.format(func="hamming_loss_from_counts")
-    fp = ops.error_if(k.fp + k.fn > k.n_rows * n_labels, k.fp, message, n_labels)
+    fp = ops.error_if((k.fp + k.fn) / n_labels > k.n_rows, k.fp, message, n_labels)
     return F.hamming_loss(ops, fp, k.fn, k.n_rows, n_labels)
 
 

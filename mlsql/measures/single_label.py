@@ -210,7 +210,10 @@ def when_known(ops: Any, n: E, value: E, rows: E = None) -> E:
 
 
 def kappa_weight(ops: Any, weights: str, i: E, j: E) -> E:
-    """Disagreement weight of classes at positions i and j: |i - j| or (i - j)²."""
+    """Disagreement weight of classes at positions i and j: 1 off the diagonal (plain
+    kappa, ``weights`` "none"), |i - j| or (i - j)²."""
+    if weights == "none":
+        return ops.when(i == j, 0.0, 1.0)
     if weights == "linear":
         return ops.when(i > j, i - j, j - i)
     return (i - j) * (i - j)
@@ -400,13 +403,11 @@ def _balanced_accuracy(ops: Any, s: ClassStats) -> E:
     aliases=("kappa",),
 )
 def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, zero_division: Any) -> E:
+    # Plain kappa is the weighted one with weight 1 off the diagonal: its disagreements are
+    # summed over the rows and class pairs that disagree, never as n - Σ M_ii and
+    # n² - Σ r_i c_i, which cancel when one class holds nearly all the weight
+    # (weights 1e15 and 1e-15 lost the small class's rows entirely).
     n = s.n
-
-    def plain() -> E:
-        disagreement = n - s.axis.sum(s.correct)
-        return C.cohen_kappa(
-            ops, n, disagreement, n * n - s.axis.sum(s.actual * s.predicted), zero_division
-        )
 
     def weighted(w: str) -> E:
         def row_term(i: E, j: E) -> E:
@@ -419,7 +420,7 @@ def _cohen_kappa(ops: Any, s: ClassStats, weights: Any, zero_division: Any) -> E
         return C.cohen_kappa(ops, n, disagreement, chance, zero_division)
 
     options = {
-        "none": plain,
+        "none": lambda: weighted("none"),
         "linear": lambda: weighted("linear"),
         "quadratic": lambda: weighted("quadratic"),
     }

@@ -13,8 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from mlsql._resample import front, run
-from mlsql._resample.measures import STATS
+from mlsql._resample import front
 from mlsql.polars import stats as st
 from mlsql.polars._dtypes import inner, kind, label_lists, same_kind
 from mlsql.polars._weights import weight
@@ -65,6 +64,8 @@ def _name(sample_weight: str | pl.Expr | None) -> str | None:
 
 def _weight(req: front.Request, lazy: pl.LazyFrame, sample_weight: str | pl.Expr | None) -> pl.Expr:
     """A row's weight, checked as the weighted measures check it (1 when unweighted)."""
+    from mlsql._resample.measures import STATS  # numpy: imported when a call runs
+
     if sample_weight is None:
         w = pl.lit(1.0, dtype=pl.Float64)
     else:
@@ -113,6 +114,8 @@ def bootstrap(
     stats = [*_checked(req, schema, actual, predicted), _weight(req, lazy, sample_weight)]
     keys = [*(pl.col(b) for b in req.by), *stats]
     rows = lazy.group_by(keys).agg(pl.len()).collect().rows()
+    from mlsql._resample import run  # numpy: imported when a call runs
+
     out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
     return _frame([*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by), schema)
 
@@ -160,6 +163,8 @@ def compare(
         seed,
     )
     stats = [*_checked(req, schema, actual, predicted), _weight(req, lazy, sample_weight)]
+    from mlsql._resample.measures import STATS  # numpy: imported when a call runs
+
     names = [f"__mlsql_s{i}" for i in range(len(STATS[req.stats]) + 1)]
     rows = lazy.select(*req.by, pl.col(model).alias(_MODEL), pl.col(id).alias(_ID), *stats)
     keys = [*req.by, _MODEL, _ID]

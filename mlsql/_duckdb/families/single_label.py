@@ -247,19 +247,19 @@ def _class_lists(q: Qualify) -> list[Macro]:
         Macro(
             FILE,
             "_mlsql_weighted_class_pairs",
-            ("actual", "predicted", "w", "wanted", "func"),
+            ("actual", "predicted", "w", "func"),
             f"""coalesce(list(struct_pack(key := struct_pack(a := actual, p := predicted),
             value := {q("_mlsql_weight")}(w, func)))
-        FILTER (WHERE wanted AND {both} AND {q("_mlsql_weight")}(w, func) IS NOT NULL), [])""",
-            "Each known row's (actual, predicted) pair and weight (empty unless wanted: a constant).",
+        FILTER (WHERE {both} AND {q("_mlsql_weight")}(w, func) IS NOT NULL), [])""",
+            "Each known row's (actual, predicted) pair and weight.",
             public=False,
         ),
         Macro(
             FILE,
             "_mlsql_class_pairs",
-            ("actual", "predicted", "wanted"),
-            f"histogram(CASE WHEN wanted AND {both} THEN struct_pack(a := actual, p := predicted) END)",
-            "Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).",
+            ("actual", "predicted"),
+            f"histogram(CASE WHEN {both} THEN struct_pack(a := actual, p := predicted) END)",
+            "Rows per (actual, predicted) pair, as a map.",
             public=False,
         ),
     ]
@@ -278,15 +278,14 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
 
     params = CC.checked(m, q)
     a, p, w = Sql("actual"), Sql("predicted"), Sql("sample_weight")
-    wanted = Sql("weights IS NOT NULL")
 
     def public(weighted: bool) -> Sql:
         if weighted:
             lists = call(q("_mlsql_weighted_class_lists"), a, p, w, m.name)
-            found = call(q("_mlsql_weighted_class_pairs"), a, p, w, wanted, m.name)
+            found = call(q("_mlsql_weighted_class_pairs"), a, p, w, m.name)
         else:
             lists = call(q("_mlsql_class_lists"), a, p, m.name)
-            found = call(q("_mlsql_class_pairs"), a, p, wanted)
+            found = call(q("_mlsql_class_pairs"), a, p)
         name = f"_mlsql_{m.name}{'_weighted' if weighted and pairs else ''}_of"
         args = [Sql("cl"), *((found,) if pairs else ()), *params.values()]
         return let(lists, "cl", call(q(name), *args))

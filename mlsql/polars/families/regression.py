@@ -58,7 +58,7 @@ def stats_of(m: Measure) -> Any:
             var_predicted=comoment(dp, dp),
             covariance=comoment(dy, dp),
             var_error=err.var(ddof=0),
-            sad_actual=(y - y.mean()).abs().sum(),
+            sad_actual=(dy - dy.mean()).abs().sum(),
         )
 
     return stats
@@ -90,7 +90,7 @@ def weighted_stats(m: Measure, inputs: tuple[pl.Expr, ...], weight: pl.Expr) -> 
         var_predicted=comoment(dp, dp),
         covariance=comoment(dy, dp),
         var_error=comoment(de, de),
-        sad_actual=(w * dy.abs()).sum(),
+        sad_actual=(w * (dy - mean(dy)).abs()).sum(),
         rows=w.len(),
     )
 

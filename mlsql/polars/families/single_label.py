@@ -65,11 +65,32 @@ def _counts_at(values: pl.Expr, classes: pl.Expr) -> pl.Expr:
 
 
 def _weights_at(values: pl.Expr, weights: pl.Expr, classes: pl.Expr) -> pl.Expr:
-    """The total weight of each class in ``values`` (classes sorted, unique; no NULLs)."""
+    """The total weight of each class in ``values`` (classes sorted, unique; no NULLs).
+
+    A class's total is a difference of running sums over the sorted rows, and
+    a plain one loses a class's small weights behind another class's large
+    ones (1e15 + 1e-15 - 1e15 = 0). So each weight (>= 0) is first divided by
+    the largest weight of its class and scaled by 2**k, with k such that
+    n 2**k < 2**53 (n rows): its whole part then has an exact running sum (an
+    integer below 2**53), and its fraction a running sum below n, tiny beside
+    a class's whole part. Polars repeats a subexpression at each mention, so
+    each of the sorted values, the weights and the scaled weights is named
+    as few times as it can be.
+    """
     s = values.sort()
-    running = pl.lit(0.0).append(weights.sort_by(values).cum_sum())
-    right = running.gather(s.search_sorted(classes, side="right"))
-    return right - running.gather(s.search_sorted(classes, side="left"))
+    w = weights.sort_by(values, weights)  # each class's rows together, its largest last
+    largest = pl.when((s != s.shift(-1)).fill_null(True)).then(w).fill_null(strategy="backward")
+    grid = pl.lit(2.0).pow(52 - (values.len().cast(pl.Float64) + 1).log(2).ceil())
+    # a class whose weights are all 0 divides by the smallest double: 0
+    scaled = w / pl.max_horizontal(largest, pl.lit(5e-324)) * grid
+    right = s.search_sorted(classes, side="right")  # a class's rows end where the next begin
+
+    def per_class(part: pl.Expr) -> pl.Expr:
+        ends = pl.lit(0.0).append(part.cum_sum()).gather(right)
+        return pl.lit(0.0).append(ends).diff().slice(1)
+
+    total = per_class(scaled.floor()) + per_class(scaled % 1.0)
+    return total / grid * pl.lit(0.0).append(w).gather(right)
 
 
 def class_stats(

@@ -35,6 +35,7 @@ from mlsql._registry import Measure
 from mlsql.measures import regression as RG
 from mlsql.spark._build import OPS
 from mlsql.spark.families import _classification as K
+from mlsql.spark.families.single_label import let
 
 FAMILIES = (RG.FAMILY,)
 
@@ -85,8 +86,11 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> RG
         var_predicted=comoment("p", "p"),
         covariance=comoment("y", "p"),
         var_error=F.var_pop(err),
-        sad_actual=F.aggregate(
-            F.collect_list(y), F.lit(0.0), lambda acc, x: acc + F.abs(x - mean_y)
+        sad_actual=let(
+            F.aggregate(F.collect_list(y), F.lit(0.0), lambda acc, x: acc + (x - mean_y)) / n,
+            lambda c: F.aggregate(
+                F.collect_list(y), F.lit(0.0), lambda acc, x: acc + F.abs((x - mean_y) - c)
+            ),
         ),
     )
 
@@ -134,6 +138,8 @@ def weighted_stats(
         var_predicted=comoment("p", "p"),
         covariance=comoment("y", "p"),
         var_error=comoment("e", "e"),
-        sad_actual=total(lambda v: F.abs(d(v, "y"))),
+        sad_actual=let(
+            total(lambda v: d(v, "y")) / n, lambda c: total(lambda v: F.abs(d(v, "y") - c))
+        ),
         rows=F.count(w),
     )
