@@ -205,7 +205,8 @@ def register(
         The session; the functions live as long as it does (``TEMPORARY``).
     prefix : str, default ''
         Put before every function name (e.g. ``'mlsql_'``), to keep clear of
-        other functions of the session; letters, digits and underscores.
+        other functions of the session; letters, digits and underscores, not
+        starting with a digit.
     label_type : str, default 'STRING'
         The element type of the label array parameters. Integer arrays are
         cast to text by Spark under the default (same sets, same numbers);
