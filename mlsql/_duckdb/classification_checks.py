@@ -26,6 +26,7 @@ from mlsql._duckdb.library import (
     sql_message,
 )
 from mlsql._duckdb.ops import SqlOps
+from mlsql._front.inputs import LABEL_MESSAGE
 from mlsql._registry import Measure, Param
 from mlsql._sqlexpr import Sql, lit
 
@@ -50,6 +51,11 @@ def _kind(t: str) -> str:
     return f"""CASE WHEN regexp_full_match({t}, '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
          WHEN {t} = 'VARCHAR' THEN 'text' WHEN {t} IN ('FLOAT', 'DOUBLE') THEN 'float'
          WHEN {t} LIKE 'DECIMAL%' THEN 'decimal' WHEN {t} = '"NULL"' THEN 'null' ELSE {t} END"""
+
+
+def _nested(t: str) -> str:
+    """SQL: whether the type named ``t`` is a list, array, struct, map or union (no one label)."""
+    return f"regexp_full_match({t}, '(STRUCT|MAP|UNION)\\(.*|.*\\[\\d*\\]')"
 
 
 def _checks() -> list[Macro]:
@@ -87,6 +93,12 @@ def _checks() -> list[Macro]:
         "CASE WHEN typeof(value) = 'VARCHAR' THEN chr(39) || value || chr(39) "
         "ELSE CAST(value AS VARCHAR) END",
     )
+
+    def one_label(x: str, name: str) -> str:
+        """The message of input ``x`` (SQL ``name``: its name) holding more than one label."""
+        template = LABEL_MESSAGE.format(func="{}", name="{}", type="{}")
+        return sql_message(template, "func", name, name, f"typeof({x})")
+
     outer, inner = "map_keys(costs)[1]", "map_keys(map_values(costs)[1])[1]"
 
     def cost_key(key: str) -> str:
@@ -120,27 +132,30 @@ def _checks() -> list[Macro]:
         Macro(
             FILE,
             "_mlsql_label_value",
-            ("x", "value", "param", "func"),
-            f"""CASE WHEN '"NULL"' IN (typeof(x), typeof(value)) THEN value
+            ("x", "name", "value", "param", "func"),
+            f"""CASE WHEN {_nested("typeof(x)")} THEN error({one_label("x", "name")})
+         WHEN '"NULL"' IN (typeof(x), typeof(value)) THEN value
          WHEN {_kind("typeof(x)")} <> {_kind("typeof(value)")} THEN error({label_value})
          WHEN {_kind("typeof(x)")} = 'integer'
               AND NOT (TRY_CAST(value AS HUGEINT) BETWEEN ({bounds})[1] AND ({bounds})[2])
          THEN error({label_range})
          ELSE value END""",
-            "value (parameter param, one label), after checking it is of x's label kind "
-            "and, for integers, within the range of x's type.",
+            "value (parameter param, one label), after checking that x (input name) holds one "
+            "label per row, that value is of x's label kind and, for integers, within the range "
+            "of x's type.",
             public=False,
         ),
         Macro(
             FILE,
             "_mlsql_cost_keys",
-            ("x", "costs", "func"),
-            f"""CASE WHEN typeof(costs) = '"NULL"' THEN costs
+            ("x", "name", "costs", "func"),
+            f"""CASE WHEN {_nested("typeof(x)")} THEN error({one_label("x", "name")})
+         WHEN typeof(costs) = '"NULL"' THEN costs
          WHEN {other_kind(outer)} THEN error({cost_key(outer)})
          WHEN {other_kind(inner)} THEN error({cost_key(inner)})
          ELSE costs END""",
-            "costs (a map actual -> predicted -> cost), after checking its labels are of x's "
-            "label kind.",
+            "costs (a map actual -> predicted -> cost), after checking that x (input name) holds "
+            "one label per row and that the costs' labels are of x's label kind.",
             public=False,
         ),
         Macro(
@@ -169,10 +184,22 @@ def _checks() -> list[Macro]:
             FILE,
             "_mlsql_same_kind",
             ("x", "y", "func"),
-            f"""CASE WHEN typeof(x) = typeof(y) OR '"NULL"' IN (typeof(x), typeof(y))
+            f"""CASE WHEN {_nested("typeof(x)")} THEN error({one_label("x", "'actual'")})
+         WHEN {_nested("typeof(y)")} THEN error({one_label("y", "'predicted'")})
+         WHEN typeof(x) = typeof(y) OR '"NULL"' IN (typeof(x), typeof(y))
               OR {_kind("typeof(x)")} = {_kind("typeof(y)")} THEN x
          ELSE error({mismatch}) END""",
-            "x, after checking that x and y hold labels of one kind (integer widths may differ).",
+            "x (actual), after checking that x and y (predicted) hold one label per row, "
+            "of one kind (integer widths may differ).",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_one_label",
+            ("x", "name", "func"),
+            f"""CASE WHEN {_nested("typeof(x)")} THEN error({one_label("x", "name")}) ELSE x END""",
+            "x (input name), after checking that it holds one label per row (no list, struct "
+            "or map).",
             public=False,
         ),
     ]

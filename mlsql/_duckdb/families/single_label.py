@@ -322,11 +322,13 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
     if m.inputs == ("label",):
         param = next((p.name for p in m.params if p.name in CC.REQUIRED), "positive")
 
+        one = f"{q('_mlsql_one_label')}(label, 'label', '{m.name}')"
+
         def value(x: Any) -> str:
-            return f"{q('_mlsql_label_value')}(label, {lit(x)}, '{param}', '{m.name}')"
+            return f"{q('_mlsql_label_value')}(label, 'label', {lit(x)}, '{param}', '{m.name}')"
 
         if weighted:
-            rows = f"list(struct_pack(l := label, w := {w})) FILTER (WHERE label IS NOT NULL)"
+            rows = f"list(struct_pack(l := {one}, w := {w})) FILTER (WHERE label IS NOT NULL)"
             largest = let(
                 rows,
                 "rows",
@@ -337,12 +339,12 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
             return SL.LabelStats(
                 n=tally("label IS NOT NULL"),
                 largest=largest,
-                matching=lambda x: tally(f"{value(x)} = label"),
+                matching=lambda x: tally(f"{value(x)} = {one}"),
             )
         return SL.LabelStats(
-            n=Sql("count(label)"),
-            largest=Sql("list_max(map_values(histogram(label)))"),
-            matching=lambda x: Sql(f"count(CASE WHEN {value(x)} = label THEN 1 END)"),
+            n=Sql(f"count({one})"),
+            largest=Sql(f"list_max(map_values(histogram({one})))"),
+            matching=lambda x: Sql(f"count(CASE WHEN {value(x)} = {one} THEN 1 END)"),
         )
     n = tally(_known())
     if m.name in ("accuracy", "error_rate"):
@@ -352,7 +354,7 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
 
         def table(label: Any) -> Table2x2:
             a = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
-            v = f"{q('_mlsql_label_value')}(actual, {lit(label)}, 'label', '{m.name}')"
+            v = f"{q('_mlsql_label_value')}(actual, 'actual', {lit(label)}, 'label', '{m.name}')"
             cell = lambda ca, cp: tally(  # noqa: E731
                 f"{_known()} AND ({v} = {a}) = {ca} AND ({v} = predicted) = {cp}"
             )
@@ -372,7 +374,7 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
             same = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
             # the checked map, cast to the columns' label type: costs of the other kind reach
             # the check's error when the query runs, not the binder's (no key of that type)
-            checked = f"{q('_mlsql_cost_keys')}(actual, {lit(costs)}, '{m.name}')"
+            checked = f"{q('_mlsql_cost_keys')}(actual, 'actual', {lit(costs)}, '{m.name}')"
             typed = f"cast_to_type({checked}, map([actual], [map([predicted], [1.0::DOUBLE])]))"
             return Sql(
                 f"sum(CASE WHEN {_known()} THEN coalesce({typed}[actual][predicted], "
@@ -384,16 +386,20 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
 
 
 def _hand_written(q: Qualify) -> list[Macro]:
-    def extreme(sign: str) -> str:
+    def one(func: str) -> str:
+        """The input ``label``, checked to hold one label per row, for macro ``func``."""
+        return f"{q('_mlsql_one_label')}(label, 'label', {lit(func)})"
+
+    def extreme(sign: str, func: str) -> str:
         return (
-            "struct_extract(list_sort(list_transform(map_entries(histogram(label)),\n"
+            f"struct_extract(list_sort(list_transform(map_entries(histogram({one(func)})),\n"
             f"        lambda e: struct_pack(c := {sign}CAST(e.value AS BIGINT), k := e.key)))[1], 'k')"
         )
 
     def weighted_extreme(sign: str, func: str) -> str:
         """The class of the largest (sign '-') or smallest total weight; weight-0 classes out."""
         w = f"{q('_mlsql_weight')}(sample_weight, {lit(func)})"
-        rows = f"list(struct_pack(l := label, w := {w})) FILTER (WHERE label IS NOT NULL AND {w} IS NOT NULL)"
+        rows = f"list(struct_pack(l := {one(func)}, w := {w})) FILTER (WHERE label IS NOT NULL AND {w} IS NOT NULL)"
         totals = (
             "list_transform(list_distinct(list_transform(rows, lambda r: r.l)), lambda x:"
             " struct_pack(c := list_sum(list_transform(list_filter(rows, lambda r: r.l = x),"
@@ -413,7 +419,7 @@ def _hand_written(q: Qualify) -> list[Macro]:
             FILE,
             "majority_class",
             ("label",),
-            extreme("-"),
+            extreme("-", "majority_class"),
             "The most frequent class (ties: the smallest); NULLs skipped.",
         ),
         Macro(
@@ -427,7 +433,7 @@ def _hand_written(q: Qualify) -> list[Macro]:
             FILE,
             "minority_class",
             ("label",),
-            extreme(""),
+            extreme("", "minority_class"),
             "The least frequent class that occurs (ties: the smallest); NULLs skipped.",
         ),
         Macro(
@@ -507,7 +513,8 @@ def _table_macros(q: Qualify, ops: SqlOps, weighted: bool) -> list[Macro]:
     if weighted:
         labels = f"(SELECT *{w_col.format(func='class_distribution')} FROM {labels})"
     distribution = f"""WITH counts AS (
-        SELECT g, __mlsql_label AS class, {tally} AS count
+        SELECT g, {q("_mlsql_one_label")}(__mlsql_label, 'label', 'class_distribution') AS class,
+               {tally} AS count
         FROM {labels}
         WHERE __mlsql_label IS NOT NULL{w_known.format(func="class_distribution")} GROUP BY g, __mlsql_label)
     SELECT COLUMNS({KEEP}) FROM (
