@@ -174,6 +174,12 @@ def parse_hivemall_options(options: str | None) -> HivemallOptions:
     return HivemallOptions(beta, average)
 
 
+#: a ``by`` that is not a column name or a list of them
+BY_MESSAGE = "The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
+#: a ``by`` column named as one of the table's output columns
+BY_OUTPUT_MESSAGE = "{func}: the by column {name!r} has the name of an output column."
+
+
 def check_by(by: Any, func: str) -> list[str]:
     """Validate ``by`` (a column name or names) and return it as a list (empty for None).
 
@@ -188,9 +194,7 @@ def check_by(by: Any, func: str) -> list[str]:
         return []
     names = [by] if isinstance(by, str) else list(by)
     if not all(isinstance(n, str) and n for n in names):
-        raise MlsqlError(
-            f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
-        )
+        raise MlsqlError(BY_MESSAGE.format(func=func, by=by))
     return names
 
 

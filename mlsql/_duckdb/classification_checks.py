@@ -12,11 +12,12 @@ one macro per alias), with each parameter wrapped in its check.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mlsql import _classification_params as CP
 from mlsql import _label_types as LT
+from mlsql import _params as P
 from mlsql._duckdb.library import (
     NUMERIC_TYPES,
     Macro,
@@ -205,9 +206,92 @@ def _checks() -> list[Macro]:
     ]
 
 
+class _Hole:
+    """A ``{}`` in a message template, whatever conversion (``!r``) the field asks for."""
+
+    def __repr__(self) -> str:
+        return "{}"
+
+    __str__ = __repr__
+
+
+def by_names(q: Qualify) -> str:
+    """SQL of a table macro's ``"by"`` parameter (a column name or a list of them) as a list
+    of names (NULL if not given, or not names: :func:`check_by` says so). Every reference to
+    ``"by"`` in a table macro's body reads it through this; constant, so ``COLUMNS`` takes it."""
+    return f'{q("_mlsql_by_names")}("by")'
+
+
+def check_by(q: Qualify, func: str, outputs: Sequence[str]) -> str:
+    """SQL of true, or of the error of a bad ``"by"`` of table macro ``func`` (SQL text) whose
+    output columns are ``outputs``: not column names, or one named as an output column."""
+    names = "[" + ", ".join(str(lit(c.lower())) for c in outputs) + "]::VARCHAR[]"
+    return f'{q("_mlsql_check_by")}("by", {func}, {names})'
+
+
+def _by_names(q: Qualify) -> list[Macro]:
+    """``_mlsql_by_names(names)`` and ``_mlsql_check_by(names, func, outputs)``: one column
+    name or a list of them (typed overloads), checked as the Python functions check them
+    (:data:`mlsql._params.BY_MESSAGE`, :data:`mlsql._params.BY_OUTPUT_MESSAGE`)."""
+    repr_ = q("_mlsql_repr")
+    bad = sql_message(P.BY_MESSAGE.format(func="{}", by=_Hole()), "func", f"{repr_}(names)")
+
+    def checked(names: str) -> str:
+        clash = f"list_filter({names}, lambda b: list_contains(outputs, lower(b)))[1]"
+        output = sql_message(
+            P.BY_OUTPUT_MESSAGE.format(func="{}", name=_Hole()), "func", f"{repr_}({clash})"
+        )
+        return f"""CASE WHEN len(list_filter({names}, lambda b: b IS NULL OR b = '')) > 0 THEN error({bad})
+         WHEN {clash} IS NOT NULL THEN error({output})
+         ELSE true END"""
+
+    doc = "A table macro's by parameter (a column name or a list of them; NULL: none) as a list."
+    check_doc = (
+        "true, after checking a table macro's by parameter: column names (text), none of them "
+        "one of outputs (lowercase)."
+    )
+    one, name, other = ("names VARCHAR",), ("names VARCHAR[]",), ("names",)
+    return [
+        Macro(
+            FILE,
+            "_mlsql_by_names",
+            one,
+            "CASE WHEN names IS NOT NULL THEN [names] END",
+            doc,
+            public=False,
+        ),
+        Macro(FILE, "_mlsql_by_names", name, "names", doc, public=False),
+        Macro(FILE, "_mlsql_by_names", other, "NULL::VARCHAR[]", doc, public=False),
+        Macro(
+            FILE,
+            "_mlsql_check_by",
+            (*one, "func", "outputs"),
+            checked("CASE WHEN names IS NOT NULL THEN [names] END"),
+            check_doc,
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_check_by",
+            (*name, "func", "outputs"),
+            checked("names"),
+            check_doc,
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_check_by",
+            (*other, "func", "outputs"),
+            f"CASE WHEN names IS NULL THEN true ELSE error({bad}) END",
+            check_doc,
+            public=False,
+        ),
+    ]
+
+
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """The shared check macros."""
-    return _checks()
+    return [*_checks(), *_by_names(qualify)]
 
 
 # ------------------------------------------------------------------ rendering

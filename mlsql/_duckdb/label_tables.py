@@ -382,6 +382,4 @@ def _check_schema(
     outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
     for name in by or []:
         if name.lower() in outputs:
-            raise MlsqlError(
-                f"{func}: the by column {name!r} has the name of an output column; rename it."
-            )
+            raise MlsqlError(P.BY_OUTPUT_MESSAGE.format(func=func, name=name))

@@ -110,16 +110,20 @@ def checked_source_sql(
     func: str,
     by: str | None,
     typed: Mapping[str, str] | None = None,
+    by_check: str | None = None,
 ) -> str:
     """SQL of a subquery reading the source with the columns :data:`ALL` and :data:`ABSENT`;
     it raises :func:`require_columns_sql`'s error (once, even on an empty source) when a named
-    column or a ``by`` column is not in the source.
+    column or a ``by`` column is not in the source, after ``by_check`` (SQL of true, or of the
+    error of a bad ``by``: ``mlsql._duckdb.classification_checks.check_by``), run once too.
 
     ``typed`` maps a role to a SQL type: :data:`ABSENT` cast to it is the column
     ``__mlsql_absent_<role>``, the stand-in :func:`pick_sql` binds to where a macro's
     overloads need a type (never read: the check has raised first).
     """
     check = require_columns_sql(named, func, by)
+    if by_check is not None:
+        check = f"CASE WHEN (SELECT {by_check}) THEN {check} END"
     casts = "".join(f", CAST({ABSENT} AS {t}) AS {ABSENT}_{r}" for r, t in (typed or {}).items())
     return (
         f"(SELECT *{casts} FROM (SELECT *, 0 AS {ALL}, {check} AS {ABSENT}\n"

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from mlsql._duckdb import native as _native
+from mlsql._duckdb.classification_checks import by_names, check_by
 from mlsql._duckdb.library import (
     NATIVE_LISTS,
     WIDE_INTEGER_LISTS,
@@ -241,19 +242,22 @@ def _counts_ctes(q: Qualify, func: str, weighted: bool = False) -> str:
     count = f"CAST(coalesce(sum(n) FILTER (WHERE {{}}), 0) AS {_COUNT_TYPE[weighted]})"
     spread = q("_mlsql_label_spread_by_weight" if weighted else "_mlsql_label_spread")
     weight = f", {SAMPLE_WEIGHT}" if weighted else ""
+    outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
+    by = by_names(q)
     example = "[(SELECT label FROM seen LIMIT 0)]"  # a list of the label column's type
     typed = f"{q('_mlsql_typed_universe')}({labels}, {example}, '{func}')"
     return f"""WITH params AS (
         SELECT {q("_mlsql_check_zero_division")}(zero_division, '{func}') AS zd,
-               coalesce({q("_mlsql_check_table_beta")}(beta, '{func}'), 1.0) AS b),
+               coalesce({q("_mlsql_check_table_beta")}(beta, '{func}'), 1.0) AS b
+        WHERE {check_by(q, f"'{func}'", outputs)}),
     spread AS (
-        FROM {spread}(source, actual, predicted, {labels}, "by", '{func}'{weight})),
+        FROM {spread}(source, actual, predicted, {labels}, {by}, '{func}'{weight})),
     groups AS (
         SELECT g, {count.format("f < 0")} AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(len({by}), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -419,14 +423,15 @@ def _report(q: Qualify, ops: SqlOps, weighted: bool = False) -> Macro:
 
 def _standalone(q: Qualify) -> list[Macro]:
     out = []
-    by_names = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    by = by_names(q)
+    lowered = f"list_transform(coalesce({by}, []), lambda b: lower(b))"
     for name, summary in LB.STANDALONE.items():
         with_beta = "fbeta" in name
         beta = "coalesce(beta, 1.0)" if with_beta else "NULL"
         signature = tuple(p for p in TABLE_SIGNATURE if with_beta or not p.startswith("beta"))
         for weighted in (False, True):
             weight = f", {SAMPLE_WEIGHT} := {SAMPLE_WEIGHT}" if weighted else ""
-            body = f"""SELECT COLUMNS(lambda c: c = '{name}' OR list_contains({by_names}, lower(c)))
+            body = f"""SELECT COLUMNS(lambda c: c = '{name}' OR list_contains({lowered}, lower(c)))
     FROM {q("multilabel_report")}(source, actual, predicted, labels := labels, beta := {beta},
                            zero_division := zero_division, "by" := "by"{weight})"""
             out.append(

@@ -28,7 +28,7 @@ from the data inside a macro. Run ``PIVOT confusion_matrix('t', 'actual',
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mlsql._duckdb import classification_checks as CC
@@ -464,16 +464,25 @@ def _hand_written(q: Qualify) -> list[Macro]:
 
 
 # ------------------------------------------------------------------ table macros
-def _columns(func: str, *names: str, typed: dict[str, str] | None = None) -> str:
+def _columns(
+    func: str,
+    *names: str,
+    q: Qualify,
+    typed: dict[str, str] | None = None,
+    outputs: Sequence[str] = (),
+) -> str:
     """Select the group struct and the named input columns (case-insensitive) of ``source``;
-    a named or ``by`` column the source lacks is table macro ``func``'s error. ``typed``: the
-    SQL type a missing column of that name binds as (where overloads need one)."""
+    a named or ``by`` column the source lacks is table macro ``func``'s error, and so is a
+    ``by`` that is no column names or names one of its ``outputs``. ``typed``: the SQL type a
+    missing column of that name binds as (where overloads need one)."""
     typed = typed or {}
-    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    by = f"list_transform(coalesce({CC.by_names(q)}, []), lambda b: lower(b))"
     picks = ",\n               ".join(
         f"{pick_sql(n, f'{ABSENT}_{n}' if n in typed else ABSENT)} AS __mlsql_{n}" for n in names
     )
-    source = checked_source_sql([(n, n) for n in names], f"'{func}'", '"by"', typed)
+    by_check = CC.check_by(q, f"'{func}'", outputs)
+    named = [(n, n) for n in names]
+    source = checked_source_sql(named, f"'{func}'", CC.by_names(q), typed, by_check)
     return f"""SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
                {picks}
         FROM {source}"""
@@ -507,9 +516,9 @@ def _table_macros(q: Qualify, ops: SqlOps, weighted: bool) -> list[Macro]:
     one, zero = ("w", "0.0::DOUBLE") if weighted else ("1", "0")
     known = f"""known AS (
         SELECT g, {same}(__mlsql_actual, __mlsql_predicted, '{{func}}') AS a, __mlsql_predicted AS p{w_col}
-        FROM ({_columns("{func}", "actual", "predicted", *w_name)})
+        FROM ({_columns("{func}", "actual", "predicted", *w_name, q=q)})
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL{w_known})"""
-    labels = f"({_columns('class_distribution', 'label', *w_name)})"
+    labels = f"({_columns('class_distribution', 'label', *w_name, q=q)})"
     if weighted:
         labels = f"(SELECT *{w_col.format(func='class_distribution')} FROM {labels})"
     distribution = f"""WITH counts AS (

@@ -1,0 +1,73 @@
+"""The arguments of the table functions: one verdict in every engine and in SQL.
+
+``by`` is a column name or a list of them (the SQL table macros took only a list, and
+failed on one name with DuckDB's binder error); a ``by`` column named as an output column
+is refused (SQL ``label_metrics`` renamed its own ``tp`` column to ``tp_1``, and SQL
+``bootstrap`` gave two ``measure`` columns).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+import mlsql
+from tests.test_bootstrap import simulate, table
+from tests.test_missing_columns import CASES, TABLE
+from tests.test_reliability_inputs import assert_mlsql_error
+from tests.test_single_label_tables import run_table
+from tests.test_sql_bootstrap import boot, sql_connection
+
+
+@pytest.mark.parametrize("func", CASES)
+def test_by_takes_one_name_as_a_list_of_one(engine, func):
+    columns = [c for _, c in CASES[func]]
+    rows = run_table(engine, func, TABLE, *columns, by="day")
+    assert rows == run_table(engine, func, TABLE, *columns, by=["day"])
+    assert {r[0] for r in rows} == {1, 2}  # the group column comes first, one group per day
+
+
+#: (table function, the output column a by column is named as)
+CLASHES = [
+    ("label_metrics", "tp"),
+    ("label_metrics", "label"),
+    ("multilabel_report", "n_rows"),
+    ("multilabel_report", "macro_f1"),
+]
+
+
+@pytest.mark.parametrize(("func", "name"), CLASHES)
+def test_a_by_column_named_as_an_output_column_is_refused(engine, func, name):
+    data = TABLE.append_column(name, pa.array([1, 1, 2, 2]))
+    message = f"{func}: the by column '{name}' has the name of an output column."
+    with pytest.raises(Exception, match=re.escape(message)) as info:
+        run_table(engine, func, data, "tags", "guess", by=[name])
+    assert_mlsql_error(engine, info.value)
+
+
+@pytest.fixture(scope="module", params=["plain", "native"])
+def con(request: Any) -> Any:
+    return sql_connection(request.param)
+
+
+def test_sql_bootstrap_refuses_a_by_column_named_as_an_output_column(con: Any) -> None:
+    actual, predicted = simulate(random.Random(3), 6)
+    data = table(actual, predicted, measure=[i % 2 for i in range(6)])
+    message = "bootstrap: the by column 'measure' has the name of an output column."
+    with pytest.raises(mlsql.MlsqlError, match=re.escape(message)):
+        mlsql.bootstrap(data, "actual", "predicted", ["micro_f1"], by=["measure"])
+    with pytest.raises(duckdb.Error, match=re.escape(message)):
+        boot(con, data, ["micro_f1"], by=["measure"], n_resamples=5)
+
+
+def test_sql_bootstrap_takes_one_by_name(con: Any) -> None:
+    actual, predicted = simulate(random.Random(4), 8)
+    data = table(actual, predicted, g=[i % 2 for i in range(8)])
+    one = boot(con, data, ["micro_f1"], by="g", n_resamples=5)
+    assert one == boot(con, data, ["micro_f1"], by=["g"], n_resamples=5)
+    assert sorted(r[0] for r in one) == [0, 1]
