@@ -76,3 +76,23 @@ CREATE OR REPLACE MACRO _mlsql_same_kind(x, y, func) AS
 -- _mlsql_one_label(x, name, func): x (input name), after checking that it holds one label per row (no list, struct or map).
 CREATE OR REPLACE MACRO _mlsql_one_label(x, name, func) AS 
     CASE WHEN regexp_full_match(typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN error('' || func || ' takes one label per row for ' || name || '. Got ' || name || ' ' || typeof(x) || '.') ELSE x END;
+
+-- _mlsql_by_names(names): A table macro's by parameter (a column name or a list of them; NULL: none) as a list.
+CREATE OR REPLACE MACRO _mlsql_by_names(names VARCHAR) AS 
+    CASE WHEN names IS NOT NULL THEN [names] END,
+    (names VARCHAR[]) AS 
+    names,
+    (names) AS 
+    NULL::VARCHAR[];
+
+-- _mlsql_check_by(names, func, outputs): true, after checking a table macro's by parameter: column names (text), none of them one of outputs (lowercase).
+CREATE OR REPLACE MACRO _mlsql_check_by(names VARCHAR, func, outputs) AS 
+    CASE WHEN len(list_filter(CASE WHEN names IS NOT NULL THEN [names] END, lambda b: b IS NULL OR b = '')) > 0 THEN error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
+         WHEN list_filter(CASE WHEN names IS NOT NULL THEN [names] END, lambda b: list_contains(outputs, lower(b)))[1] IS NOT NULL THEN error('' || func || ': the by column ' || _mlsql_repr(list_filter(CASE WHEN names IS NOT NULL THEN [names] END, lambda b: list_contains(outputs, lower(b)))[1]) || ' has the name of an output column.')
+         ELSE true END,
+    (names VARCHAR[], func, outputs) AS 
+    CASE WHEN len(list_filter(names, lambda b: b IS NULL OR b = '')) > 0 THEN error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
+         WHEN list_filter(names, lambda b: list_contains(outputs, lower(b)))[1] IS NOT NULL THEN error('' || func || ': the by column ' || _mlsql_repr(list_filter(names, lambda b: list_contains(outputs, lower(b)))[1]) || ' has the name of an output column.')
+         ELSE true END,
+    (names, func, outputs) AS 
+    CASE WHEN names IS NULL THEN true ELSE error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.') END;

@@ -87,15 +87,16 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
 CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'label_metrics') AS zd,
-               coalesce(_mlsql_check_table_beta(beta, 'label_metrics'), 1.0) AS b),
+               coalesce(_mlsql_check_table_beta(beta, 'label_metrics'), 1.0) AS b
+        WHERE _mlsql_check_by("by", 'label_metrics', ['label', 'tp', 'fp', 'fn', 'tn', 'support', 'precision', 'recall', 'f1', 'fbeta', 'jaccard', 'accuracy']::VARCHAR[])),
     spread AS (
-        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by", 'label_metrics')),
+        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), _mlsql_by_names("by"), 'label_metrics')),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(len(_mlsql_by_names("by")), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -132,15 +133,16 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'label_metrics') AS zd,
-               coalesce(_mlsql_check_table_beta(beta, 'label_metrics'), 1.0) AS b),
+               coalesce(_mlsql_check_table_beta(beta, 'label_metrics'), 1.0) AS b
+        WHERE _mlsql_check_by("by", 'label_metrics', ['label', 'tp', 'fp', 'fn', 'tn', 'support', 'precision', 'recall', 'f1', 'fbeta', 'jaccard', 'accuracy']::VARCHAR[])),
     spread AS (
-        FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by", 'label_metrics', sample_weight)),
+        FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), _mlsql_by_names("by"), 'label_metrics', sample_weight)),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS DOUBLE) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(len(_mlsql_by_names("by")), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -180,15 +182,16 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
 CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
-               coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b),
+               coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b
+        WHERE _mlsql_check_by("by", 'multilabel_report', ['n_rows', 'n_labels', 'micro_precision', 'micro_recall', 'micro_f1', 'micro_fbeta', 'micro_jaccard', 'macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_f1_of_means', 'macro_fbeta_of_means', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'samples_precision', 'samples_recall', 'samples_f1', 'samples_fbeta', 'samples_jaccard', 'hamming_loss', 'subset_accuracy', 'zero_one_loss', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp']::VARCHAR[])),
     spread AS (
-        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by", 'multilabel_report')),
+        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), _mlsql_by_names("by"), 'multilabel_report')),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(len(_mlsql_by_names("by")), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -312,15 +315,16 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
-               coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b),
+               coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b
+        WHERE _mlsql_check_by("by", 'multilabel_report', ['n_rows', 'n_labels', 'micro_precision', 'micro_recall', 'micro_f1', 'micro_fbeta', 'micro_jaccard', 'macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_f1_of_means', 'macro_fbeta_of_means', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'samples_precision', 'samples_recall', 'samples_f1', 'samples_fbeta', 'samples_jaccard', 'hamming_loss', 'subset_accuracy', 'zero_one_loss', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp']::VARCHAR[])),
     spread AS (
-        FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by", 'multilabel_report', sample_weight)),
+        FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), _mlsql_by_names("by"), 'multilabel_report', sample_weight)),
     groups AS (
         SELECT g, CAST(coalesce(sum(n) FILTER (WHERE f < 0), 0) AS DOUBLE) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(len(_mlsql_by_names("by")), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -445,187 +449,187 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
 -- macro_precision(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label precision.
 -- macro_precision(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label precision.
 CREATE OR REPLACE MACRO macro_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_recall(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label recall.
 -- macro_recall(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label recall.
 CREATE OR REPLACE MACRO macro_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_f1(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 -- macro_f1(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 CREATE OR REPLACE MACRO macro_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
 -- macro_fbeta(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
 CREATE OR REPLACE MACRO macro_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_jaccard(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
 -- macro_jaccard(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
 CREATE OR REPLACE MACRO macro_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_f1_of_means(source, actual, predicted, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
 -- macro_f1_of_means(source, actual, predicted, sample_weight, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
 CREATE OR REPLACE MACRO macro_f1_of_means(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_fbeta_of_means(source, actual, predicted, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
 -- macro_fbeta_of_means(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
 CREATE OR REPLACE MACRO macro_fbeta_of_means(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_precision(source, actual, predicted, labels, zero_division, "by"): Per-label precision averaged with support weights.
 -- weighted_precision(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label precision averaged with support weights.
 CREATE OR REPLACE MACRO weighted_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_recall(source, actual, predicted, labels, zero_division, "by"): Per-label recall averaged with support weights.
 -- weighted_recall(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label recall averaged with support weights.
 CREATE OR REPLACE MACRO weighted_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_f1(source, actual, predicted, labels, zero_division, "by"): Per-label F1 averaged with support weights.
 -- weighted_f1(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label F1 averaged with support weights.
 CREATE OR REPLACE MACRO weighted_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
 -- weighted_fbeta(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
 CREATE OR REPLACE MACRO weighted_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_jaccard(source, actual, predicted, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
 -- weighted_jaccard(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
 CREATE OR REPLACE MACRO weighted_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- label_accuracy_macro(source, actual, predicted, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
 -- label_accuracy_macro(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
 CREATE OR REPLACE MACRO label_accuracy_macro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- label_accuracy_micro(source, actual, predicted, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
 -- label_accuracy_micro(source, actual, predicted, sample_weight, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
 CREATE OR REPLACE MACRO label_accuracy_micro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- clp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
 -- clp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
 CREATE OR REPLACE MACRO clp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'clp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'clp' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'clp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'clp' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- mlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
 -- mlp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
 CREATE OR REPLACE MACRO mlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'mlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'mlp' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'mlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'mlp' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- wlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
 -- wlp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
 CREATE OR REPLACE MACRO wlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'wlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'wlp' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'wlp' OR list_contains(list_transform(coalesce("by", []), lambda b: lower(b)), lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'wlp' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
