@@ -18,7 +18,7 @@ import pytest
 
 import mlsql
 from tests.test_bootstrap import simulate, table
-from tests.test_missing_columns import CASES, TABLE
+from tests.test_missing_columns import CASES, TABLE, expected
 from tests.test_reliability_inputs import assert_mlsql_error
 from tests.test_single_label_tables import run_table
 from tests.test_sql_bootstrap import boot, sql_connection
@@ -48,6 +48,18 @@ def test_a_by_column_named_as_an_output_column_is_refused(engine, func, name):
     with pytest.raises(Exception, match=re.escape(message)) as info:
         run_table(engine, func, data, "tags", "guess", by=[name])
     assert_mlsql_error(engine, info.value)
+
+
+@pytest.mark.parametrize("func", CASES)
+def test_no_column_name_is_a_missing_column(engine, func):
+    """A NULL name (None) names no column: SQL gave an empty table, as if every row were
+    unknown."""
+    for i, (role, _) in enumerate(CASES[func]):
+        columns: list[Any] = [c for _, c in CASES[func]]
+        columns[i] = None
+        with pytest.raises(Exception, match=re.escape(expected(func, role, "None"))) as info:
+            run_table(engine, func, TABLE, *columns)
+        assert_mlsql_error(engine, info.value)
 
 
 @pytest.fixture(scope="module", params=["plain", "native"])

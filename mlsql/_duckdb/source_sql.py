@@ -98,8 +98,13 @@ def require_columns_sql(named: Sequence[tuple[str, str]], func: str, by: str | N
     groups = "[]" if by is None else f"coalesce({by}, [])"
     wanted = f"[{', '.join(name for _, name in named)}] || {groups}"
     roles = f"[{', '.join(repr(role) for role, _ in named)}] || list_transform({groups}, lambda b: 'by')"
-    message = sql_message(MISSING_COLUMN, func, "r[i]", "w[i]", "array_to_string(n, ', ')")
-    found = "lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))"
+    # a NULL name names no column: shown as the Python functions show None
+    message = sql_message(
+        MISSING_COLUMN, func, "r[i]", "coalesce(w[i], 'None')", "array_to_string(n, ', ')"
+    )
+    found = (
+        "lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))"
+    )
     return f"""(SELECT CASE WHEN i IS NULL THEN NULL ELSE error({message}) END FROM (
             SELECT n, w, r, list_position(list_transform(w, {found}), false) AS i
             FROM (SELECT {source_columns_sql()} AS n, {wanted} AS w, {roles} AS r)))"""
