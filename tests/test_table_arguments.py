@@ -62,6 +62,15 @@ def test_no_column_name_is_a_missing_column(engine, func):
         assert_mlsql_error(engine, info.value)
 
 
+@pytest.mark.parametrize("func", [f for f in CASES if len(CASES[f]) == 2])
+def test_both_input_columns_missing_name_the_first(engine, func):
+    """SQL's label tables said "cast_to_type cannot be used to cast to NULL"."""
+    role = CASES[func][0][0]
+    with pytest.raises(Exception, match=re.escape(expected(func, role, "nope"))) as info:
+        run_table(engine, func, TABLE, "nope", "nope2")
+    assert_mlsql_error(engine, info.value)
+
+
 @pytest.fixture(scope="module", params=["plain", "native"])
 def con(request: Any) -> Any:
     return sql_connection(request.param)
@@ -83,3 +92,28 @@ def test_sql_bootstrap_takes_one_by_name(con: Any) -> None:
     one = boot(con, data, ["micro_f1"], by="g", n_resamples=5)
     assert one == boot(con, data, ["micro_f1"], by=["g"], n_resamples=5)
     assert sorted(r[0] for r in one) == [0, 1]
+
+
+@pytest.mark.parametrize("func", ["bootstrap", "compare"])
+def test_sql_resampling_with_both_label_columns_missing_names_the_first(con: Any, func) -> None:
+    """SQL bootstrap and compare said "Macro _mlsql_tp() has multiple overloads"."""
+    actual, predicted = simulate(random.Random(5), 4)
+    data = table(actual, predicted, model=["a", "b"] * 2, id=[1, 1, 2, 2])
+    python = getattr(mlsql, func)
+    extra: dict[str, Any] = (
+        {"model": "model", "id": "id", "baseline": "a"} if func == "compare" else {}
+    )
+    with pytest.raises(mlsql.MlsqlError) as info:
+        python(data, "nope", "nope2", measures=["micro_f1"], **extra)
+    message = f"{func}: the actual column 'nope' is not in the source. Its columns: "
+    assert str(info.value).startswith(message)
+    con.register("t_missing", data)
+    try:
+        params = "".join(f", {k} := {v!r}" for k, v in extra.items())
+        with pytest.raises(duckdb.Error) as sql_info:
+            con.sql(
+                f"FROM {func}('t_missing', 'nope', 'nope2', measures := ['micro_f1']{params})"
+            ).fetchall()
+    finally:
+        con.unregister("t_missing")
+    assert str(info.value) in str(sql_info.value)

@@ -68,11 +68,15 @@ def by_list(q: Qualify) -> str:
     return f"list_transform(coalesce({CC.by_names(q)}, []), lambda b: lower(b))"
 
 
-def source_sql(q: Qualify, named: list[tuple[str, str]], func: str) -> str:
-    """:func:`checked_source_sql` of resample macro ``func`` (SQL text): the ``named`` columns,
-    and the ``by`` names, checked (none named as an output column)."""
+def source_sql(
+    q: Qualify, named: list[tuple[str, str]], func: str, typed: dict[str, str] | None = None
+) -> str:
+    """:func:`checked_source_sql` of resample macro ``func`` (SQL text): the ``named`` columns
+    (``typed``: the types of stand-ins), and the ``by`` names, checked (none named as an
+    output column)."""
     outputs = FRONT.BOOTSTRAP_COLUMNS if "bootstrap" in func else FRONT.COMPARE_COLUMNS
-    return checked_source_sql(named, func, CC.by_names(q), by_check=CC.check_by(q, func, outputs))
+    by_check = CC.check_by(q, func, outputs)
+    return checked_source_sql(named, func, CC.by_names(q), typed, by_check)
 
 
 #: SQL: the tail of each side of the percentile interval (a constant: quantile_cont takes no

@@ -78,6 +78,13 @@ ALL = "__mlsql_all"
 ABSENT = "__mlsql_absent"
 
 
+#: ``typed`` for :func:`checked_source_sql` and the stand-in for :func:`pick_sql` of a label-list
+#: macro's ``actual``: with both label columns missing, two untyped NULLs bound no list macro
+#: (cast_to_type to NULL, ambiguous overloads) before the check could name the missing column
+LIST_STAND_IN = {"actual": "VARCHAR[]"}
+LIST_ACTUAL = f"{ABSENT}_actual"
+
+
 def source_columns_sql(source: str = "source") -> str:
     """SQL of the source's column names (a VARCHAR list), read without reading a row."""
     return (

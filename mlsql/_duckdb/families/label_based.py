@@ -28,7 +28,13 @@ from mlsql._duckdb.library import (
     sql_message,
 )
 from mlsql._duckdb.ops import SqlOps, aggregating
-from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
+from mlsql._duckdb.source_sql import (
+    ALL,
+    LIST_ACTUAL,
+    LIST_STAND_IN,
+    checked_source_sql,
+    pick_sql,
+)
 from mlsql._formulas import FORMULAS, RowStats
 from mlsql._sqlexpr import Sql, call
 from mlsql._weights import SAMPLE_WEIGHT
@@ -70,7 +76,7 @@ def _source(weighted: bool) -> str:
     ``weighted``, ``sample_weight``) column is the error of the table macro ``func``."""
     named = [("actual", "actual"), ("predicted", "predicted")]
     named += [(SAMPLE_WEIGHT, SAMPLE_WEIGHT)] if weighted else []
-    return checked_source_sql(named, "func", '"by"')
+    return checked_source_sql(named, "func", '"by"', LIST_STAND_IN)
 
 
 def _spread(q: Qualify, weighted: bool = False) -> Macro:
@@ -109,7 +115,7 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
                        CASE WHEN {unknown.format(x="a0")} THEN NULL ELSE p0 END AS p{w}
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
-                           {pick_sql("actual")} AS a0,
+                           {pick_sql("actual", LIST_ACTUAL)} AS a0,
                            {pick_sql("predicted")} AS p0{w0}
                     FROM {_source(weighted)}))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code))"""
@@ -167,7 +173,7 @@ def _native_spread(q: Qualify) -> Macro:
                            CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
                     FROM (
                         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
-                               {pick_sql("actual")} AS a0,
+                               {pick_sql("actual", LIST_ACTUAL)} AS a0,
                                {pick_sql("predicted")} AS p0
                         FROM {_source(False)})))
             GROUP BY g))"""

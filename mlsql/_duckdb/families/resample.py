@@ -52,7 +52,7 @@ from mlsql import _weights as W
 from mlsql._duckdb import resample_values as V
 from mlsql._duckdb.library import Macro, Qualify, check_param, sql_message
 from mlsql._duckdb.ops import SqlOps
-from mlsql._duckdb.source_sql import ALL, pick_sql
+from mlsql._duckdb.source_sql import ALL, LIST_ACTUAL, LIST_STAND_IN, pick_sql
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, flatten, formula_params
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import REGISTRY, measures
@@ -324,7 +324,7 @@ def _bootstrap(q: Qualify) -> Macro:
         ("predicted", "predicted"),
         (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
     ]
-    source = V.source_sql(q, named, str(lit(FUNC)))
+    source = V.source_sql(q, named, str(lit(FUNC)), LIST_STAND_IN)
     lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {lit(FUNC)}, 'actual', 'predicted')"
     weight = V.weight_sql(q, str(lit(FUNC)))
     tail = V.TAIL
@@ -332,7 +332,7 @@ def _bootstrap(q: Qualify) -> Macro:
     body = f"""WITH settings AS ({_settings(q)}),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
-               {pick_sql("actual")} AS a0,
+               {pick_sql("actual", LIST_ACTUAL)} AS a0,
                {pick_sql("predicted")} AS p0,
                {pick_sql(SAMPLE_WEIGHT)} AS w0
         FROM {source}),
@@ -575,7 +575,7 @@ def _compare(q: Qualify) -> Macro:
         (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
     ]
     func = str(lit(COMPARE))
-    source = V.source_sql(q, named, func)
+    source = V.source_sql(q, named, func, LIST_STAND_IN)
     lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {func}, 'actual', 'predicted')"
     weight = V.weight_sql(q, func)
     tail = V.TAIL
@@ -588,7 +588,7 @@ def _compare(q: Qualify) -> Macro:
         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
                {pick_sql("model")} AS mo,
                {pick_sql("id")} AS i0,
-               {pick_sql("actual")} AS a0,
+               {pick_sql("actual", LIST_ACTUAL)} AS a0,
                {pick_sql("predicted")} AS p0,
                {pick_sql(SAMPLE_WEIGHT)} AS w0
         FROM {source}),
