@@ -27,9 +27,9 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                        CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
+                           struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent_actual')), 1) AS a0,
                            coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0
-                    FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
@@ -65,10 +65,10 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
                        _mlsql_weight(w0, func) AS w
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
+                           struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent_actual')), 1) AS a0,
                            coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
                            coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
-                    FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
+                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
