@@ -88,11 +88,11 @@ CREATE OR REPLACE MACRO _mlsql_check_table_beta(x, func) AS
          WHEN regexp_full_match(typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT isnan(TRY_CAST(x AS DOUBLE)) AND abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) AND TRY_CAST(x AS DOUBLE) > 0 THEN TRY_CAST(x AS DOUBLE)
          ELSE error('The ''beta'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
 
--- _mlsql_check_n_bins(x, func): Validate n_bins: a whole number > 0.
+-- _mlsql_check_n_bins(x, func): Validate n_bins: a whole number from 1 to 100000.
 CREATE OR REPLACE MACRO _mlsql_check_n_bins(x, func) AS 
-    CASE WHEN x IS NULL THEN error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.')
-         WHEN regexp_full_match(typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
-         ELSE error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
+    CASE WHEN x IS NULL THEN error('The ''n_bins'' parameter of ' || func || ' must be a whole number from 1 to 100000. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN regexp_full_match(typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 AND TRY_CAST(x AS BIGINT) <= 100000 THEN TRY_CAST(x AS BIGINT)
+         ELSE error('The ''n_bins'' parameter of ' || func || ' must be a whole number from 1 to 100000. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_score_average(x, func): Validate average: one of 'micro', 'macro', 'weighted', 'samples'.
 CREATE OR REPLACE MACRO _mlsql_check_score_average(x, func) AS 
@@ -100,11 +100,11 @@ CREATE OR REPLACE MACRO _mlsql_check_score_average(x, func) AS
          WHEN (typeof(x) = 'VARCHAR' AND lower(CAST(x AS VARCHAR)) IN ('micro', 'macro', 'weighted', 'samples')) THEN lower(CAST(x AS VARCHAR))
          ELSE error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted'', ''samples''. Got ' || _mlsql_shown(x) || ' instead.') END;
 
--- _mlsql_check_threshold_bins(x, func): Validate n_bins: a whole number > 0 (or NULL for exact thresholds).
+-- _mlsql_check_threshold_bins(x, func): Validate n_bins: a whole number from 1 to 100000 (or NULL for exact thresholds).
 CREATE OR REPLACE MACRO _mlsql_check_threshold_bins(x, func) AS 
     CASE WHEN x IS NULL THEN NULL
-         WHEN regexp_full_match(typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
-         ELSE error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0 (or NULL for exact thresholds). Got ' || _mlsql_shown(x) || ' instead.') END;
+         WHEN regexp_full_match(typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 AND TRY_CAST(x AS BIGINT) <= 100000 THEN TRY_CAST(x AS BIGINT)
+         ELSE error('The ''n_bins'' parameter of ' || func || ' must be a whole number from 1 to 100000 (or NULL for exact thresholds). Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_undefined(zero_division, nothing_to_score): The value of an undefined ratio under a checked zero_division ('ignore': NULL).
 CREATE OR REPLACE MACRO _mlsql_undefined(zero_division, nothing_to_score) AS 
