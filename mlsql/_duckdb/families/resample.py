@@ -281,7 +281,7 @@ def _settings(q: Qualify, func: str = FUNC, kind: str = "label_sets") -> str:
     n = _setting(
         "n_resamples",
         RUN.N_RESAMPLES_MESSAGE,
-        f"{integer} AND TRY_CAST({{x}} AS BIGINT) >= 2",
+        f"{integer} AND TRY_CAST({{x}} AS BIGINT) BETWEEN 2 AND {RUN.MAX_RESAMPLES}",
         "TRY_CAST({x} AS BIGINT)",
         q,
         func,
