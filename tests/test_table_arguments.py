@@ -117,3 +117,24 @@ def test_sql_resampling_with_both_label_columns_missing_names_the_first(con: Any
     finally:
         con.unregister("t_missing")
     assert str(info.value) in str(sql_info.value)
+
+
+@pytest.mark.parametrize("func", ["label_metrics", "multilabel_report", "macro_f1"])
+@pytest.mark.parametrize("role", ["actual", "predicted"])
+def test_label_tables_refuse_one_value_where_a_list_belongs(engine, func, role):
+    """One message for one mistake: SQL failed binding ("Invalid LIST argument"), DuckDB's
+    Python tables said "needs actual to be a list of labels"."""
+    columns = {"actual": "tags", "predicted": "guess", role: "cls_a"}
+    shown = "multilabel_report" if func == "macro_f1" else func  # its column of the report
+    message = f"{shown} takes a list of labels per row for {role}. Got {role} "
+    with pytest.raises(Exception, match=re.escape(message)) as info:
+        run_table(engine, func, TABLE, columns["actual"], columns["predicted"])
+    assert_mlsql_error(engine, info.value)
+
+
+def test_duckdb_python_label_tables_refuse_one_value_where_a_list_belongs():
+    message = "label_metrics takes a list of labels per row for actual. Got actual VARCHAR."
+    con = mlsql.connect()
+    con.register("t", TABLE)
+    with pytest.raises(mlsql.MlsqlError, match=re.escape(message)):
+        mlsql.label_metrics(con, "t", "cls_a", "guess")

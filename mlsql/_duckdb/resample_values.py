@@ -31,7 +31,7 @@ import math
 
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.families.label_based import BETA as B
-from mlsql._duckdb.families.label_based import COUNTS, FixedOrderOps
+from mlsql._duckdb.families.label_based import COUNTS, FixedOrderOps, label_list
 from mlsql._duckdb.families.label_based import ZD as Z
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
@@ -118,8 +118,9 @@ def _values(q: Qualify, kind: str, func: str) -> tuple[str, str]:
     sorted distinct labels, so that rows with the same label sets are one tuple."""
     if kind != "label_lists":
         return "a0", "p0"
-    checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, {func}, 'actual', 'predicted')"
-    return f"list_sort(list_distinct({checked}))", "list_sort(list_distinct(p0))"
+    a0, p0 = (label_list(q, x, func, f"'{r}'") for x, r in (("a0", "actual"), ("p0", "predicted")))
+    checked = f"{q('_mlsql_checked_label_lists')}({a0}, {p0}, {func}, 'actual', 'predicted')"
+    return f"list_sort(list_distinct({checked}))", f"list_sort(list_distinct({p0}))"
 
 
 def _uniform(columns: str) -> str:

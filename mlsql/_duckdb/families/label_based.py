@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mlsql import _label_types as LT
 from mlsql._duckdb import native as _native
 from mlsql._duckdb.classification_checks import by_names, check_by
 from mlsql._duckdb.library import (
@@ -86,7 +87,8 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
     is always computed here."""
     in_universe = f"(labels IS NULL OR list_contains({_common_universe(q)}, x))"
     skip = f"x IS NULL OR list_position({{side}}, x) <> i OR NOT {in_universe}"
-    checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, func, 'actual', 'predicted')"
+    a0, p0 = label_list(q, "a0", "func", "'actual'"), label_list(q, "p0", "func", "'predicted'")
+    checked = f"{q('_mlsql_checked_label_lists')}({a0}, {p0}, func, 'actual', 'predicted')"
     by_names = 'list_transform("by", lambda b: lower(b))'
     pred = LB.FLAG_PREDICTED
     w, w0, n, unknown = "", "", "count(*)", "{x} IS NULL"
@@ -112,7 +114,7 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
                    list_transform(p, lambda x, i: CASE WHEN {skip.format(side="p")} THEN 0 ELSE 1 END) AS fp
             FROM (
                 SELECT g, CASE WHEN {unknown.format(x="p0")} THEN NULL ELSE {checked} END AS a,
-                       CASE WHEN {unknown.format(x="a0")} THEN NULL ELSE p0 END AS p{w}
+                       CASE WHEN {unknown.format(x="a0")} THEN NULL ELSE {p0} END AS p{w}
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
                            {pick_sql("actual", LIST_ACTUAL)} AS a0,
@@ -149,7 +151,8 @@ def _native_spread(q: Qualify) -> Macro:
     first cast to their common type (as the portable macro's unnest does), and
     with ``labels`` intersected with it.
     """
-    checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, func, 'actual', 'predicted')"
+    a0, p0 = label_list(q, "a0", "func", "'actual'"), label_list(q, "p0", "func", "'predicted'")
+    checked = f"{q('_mlsql_checked_label_lists')}({a0}, {p0}, func, 'actual', 'predicted')"
     by_names = 'list_transform("by", lambda b: lower(b))'
     kept = (
         "CASE WHEN labels IS NULL THEN {side} ELSE list_filter({side}, "
@@ -170,7 +173,7 @@ def _native_spread(q: Qualify) -> Macro:
                 SELECT g, {kept.format(side="a")} AS a, {kept.format(side="p")} AS p
                 FROM (
                     SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE {checked} END AS a,
-                           CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
+                           CASE WHEN a0 IS NULL THEN NULL ELSE {p0} END AS p
                     FROM (
                         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
                                {pick_sql("actual", LIST_ACTUAL)} AS a0,
@@ -224,6 +227,42 @@ def _native_table_overloads(q: Qualify) -> list[Macro]:
     )
     fallback = f"CASE WHEN {error} IS NULL THEN [{NATIVE_TABLE_ROW}] END"
     return [*out, Macro(FILE, name, ("a", "p", "func"), fallback, doc, public=False)]
+
+
+#: the types of one value per row that reach ``_mlsql_label_list``'s typed overloads (other
+#: values of these kinds cast to them; lists and structs do not)
+SCALAR_TYPES = ("VARCHAR", "BIGINT", "HUGEINT", "UBIGINT", "DOUBLE", "BOOLEAN")
+
+
+def label_list(q: Qualify, x: str, func: str, name: str) -> str:
+    """SQL of input ``x`` (SQL; ``func``, ``name``: SQL text of the macro's and the input's
+    names) of a label-list table macro, after ``_mlsql_label_list``'s check."""
+    return f"{q('_mlsql_label_list')}({x}, typeof({x}), {func}, {name})"
+
+
+def _label_lists() -> list[Macro]:
+    """``_mlsql_label_list(x, type_name, func, name)``: a list input as it is; one value per row
+    (typed overloads) the error :data:`mlsql._label_types.NOT_A_LIST_MESSAGE`, typed as a
+    list so that the query binds and the check, not DuckDB's binder, says what is wrong."""
+    message = sql_message(
+        LT.NOT_A_LIST_MESSAGE.format(func="{}", name="{}", type="{}"),
+        "func",
+        "name",
+        "name",
+        "type_name",
+    )
+    body = (
+        f"""CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE error({message}) END AS VARCHAR[])"""
+    )
+    doc = "A label-list input; one value per row is an error (its type: type_name)."
+    params = ("type_name", "func", "name")
+    return [
+        *(
+            Macro(FILE, "_mlsql_label_list", (f"x {t}", *params), body, doc, public=False)
+            for t in SCALAR_TYPES
+        ),
+        Macro(FILE, "_mlsql_label_list", ("x", *params), "x", doc, public=False),
+    ]
 
 
 def _check_labels() -> Macro:
@@ -501,6 +540,7 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """Every macro of labels.sql, in loading order."""
     return [
         _check_labels(),
+        *_label_lists(),
         _spread(qualify),
         _spread(qualify, weighted=True),
         _label_metrics(qualify, ops),

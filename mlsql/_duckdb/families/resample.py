@@ -50,6 +50,7 @@ from typing import Any
 from mlsql import _params as P
 from mlsql import _weights as W
 from mlsql._duckdb import resample_values as V
+from mlsql._duckdb.families.label_based import label_list
 from mlsql._duckdb.library import Macro, Qualify, check_param, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._duckdb.source_sql import ALL, LIST_ACTUAL, LIST_STAND_IN, pick_sql
@@ -325,7 +326,11 @@ def _bootstrap(q: Qualify) -> Macro:
         (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
     ]
     source = V.source_sql(q, named, str(lit(FUNC)), LIST_STAND_IN)
-    lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {lit(FUNC)}, 'actual', 'predicted')"
+    a0, p0 = (
+        label_list(q, x, str(lit(FUNC)), f"'{r}'")
+        for x, r in (("a0", "actual"), ("p0", "predicted"))
+    )
+    lists = f"{q('_mlsql_checked_label_lists')}({a0}, {p0}, {lit(FUNC)}, 'actual', 'predicted')"
     weight = V.weight_sql(q, str(lit(FUNC)))
     tail = V.TAIL
     row_values, aggregates, values = _values(q, "kw")
@@ -340,7 +345,7 @@ def _bootstrap(q: Qualify) -> Macro:
         SELECT g, tp, na, np, w, count(*) AS m FROM (
             SELECT g, {q("_mlsql_tp")}(a, p0) AS tp, {q("_mlsql_n_actual")}(a, p0) AS na,
                    {q("_mlsql_n_predicted")}(a, p0) AS np, {weight} AS w
-            FROM (SELECT g, {lists} AS a, p0, w0 FROM rows))
+            FROM (SELECT g, {lists} AS a, {p0} AS p0, w0 FROM rows))
         GROUP BY ALL),
     valued AS (  -- each tuple's row values (of the samples averages and subset accuracy)
         SELECT *, {row_values} FROM (
@@ -576,7 +581,8 @@ def _compare(q: Qualify) -> Macro:
     ]
     func = str(lit(COMPARE))
     source = V.source_sql(q, named, func, LIST_STAND_IN)
-    lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {func}, 'actual', 'predicted')"
+    a0, p0 = (label_list(q, x, func, f"'{r}'") for x, r in (("a0", "actual"), ("p0", "predicted")))
+    lists = f"{q('_mlsql_checked_label_lists')}({a0}, {p0}, {func}, 'actual', 'predicted')"
     weight = V.weight_sql(q, func)
     tail = V.TAIL
     row_values, aggregates, values = _values(q, "kw")
@@ -596,7 +602,7 @@ def _compare(q: Qualify) -> Macro:
         SELECT g, mo, i0, {checks["base"]} AS base,
                {q("_mlsql_tp")}(a, p0) AS tp, {q("_mlsql_n_actual")}(a, p0) AS na,
                {q("_mlsql_n_predicted")}(a, p0) AS np, {weight} AS w
-        FROM (SELECT g, mo, i0, {lists} AS a, p0, w0 FROM rows)),
+        FROM (SELECT g, mo, i0, {lists} AS a, {p0} AS p0, w0 FROM rows)),
     {checks["models"]},
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
                              -- statistics, the model row's) of an id, m ids each; pid names
