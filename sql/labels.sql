@@ -6,6 +6,22 @@ CREATE OR REPLACE MACRO _mlsql_check_labels(labels, func) AS
     CASE WHEN labels IS NOT NULL AND len(list_filter(labels, lambda x: x IS NOT NULL)) = 0
          THEN error('The ''labels'' parameter of ' || func || ' must hold at least one label.') ELSE labels END;
 
+-- _mlsql_label_list(x, type_name, func, name): A label-list input; one value per row is an error (its type: type_name).
+CREATE OR REPLACE MACRO _mlsql_label_list(x VARCHAR, type_name, func, name) AS 
+    CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE error('' || func || ' takes a list of labels per row for ' || name || '. Got ' || name || ' ' || type_name || '.') END AS VARCHAR[]),
+    (x BIGINT, type_name, func, name) AS 
+    CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE error('' || func || ' takes a list of labels per row for ' || name || '. Got ' || name || ' ' || type_name || '.') END AS VARCHAR[]),
+    (x HUGEINT, type_name, func, name) AS 
+    CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE error('' || func || ' takes a list of labels per row for ' || name || '. Got ' || name || ' ' || type_name || '.') END AS VARCHAR[]),
+    (x UBIGINT, type_name, func, name) AS 
+    CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE error('' || func || ' takes a list of labels per row for ' || name || '. Got ' || name || ' ' || type_name || '.') END AS VARCHAR[]),
+    (x DOUBLE, type_name, func, name) AS 
+    CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE error('' || func || ' takes a list of labels per row for ' || name || '. Got ' || name || ' ' || type_name || '.') END AS VARCHAR[]),
+    (x BOOLEAN, type_name, func, name) AS 
+    CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE error('' || func || ' takes a list of labels per row for ' || name || '. Got ' || name || ' ' || type_name || '.') END AS VARCHAR[]),
+    (x, type_name, func, name) AS 
+    x;
+
 -- _mlsql_label_spread(source, actual, predicted, labels, "by", func): One pass over the source: count per (group, label, flag); label NULL rows hold row codes.
 CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "by", func) AS TABLE 
     SELECT g,
@@ -23,8 +39,8 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                        WHEN list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
                    list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func, 'actual', 'predicted') END AS a,
-                       CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
+                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(_mlsql_label_list(a0, typeof(a0), func, 'actual'), _mlsql_label_list(p0, typeof(p0), func, 'predicted'), func, 'actual', 'predicted') END AS a,
+                       CASE WHEN a0 IS NULL THEN NULL ELSE _mlsql_label_list(p0, typeof(p0), func, 'predicted') END AS p
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
                            struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent_actual')), 1) AS a0,
@@ -60,8 +76,8 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
                        WHEN list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
                    list_transform(p, lambda x, i: CASE WHEN x IS NULL OR list_position(p, x) <> i OR NOT (labels IS NULL OR list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT g, CASE WHEN p0 IS NULL OR w0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func, 'actual', 'predicted') END AS a,
-                       CASE WHEN a0 IS NULL OR w0 IS NULL THEN NULL ELSE p0 END AS p,
+                SELECT g, CASE WHEN p0 IS NULL OR w0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(_mlsql_label_list(a0, typeof(a0), func, 'actual'), _mlsql_label_list(p0, typeof(p0), func, 'predicted'), func, 'actual', 'predicted') END AS a,
+                       CASE WHEN a0 IS NULL OR w0 IS NULL THEN NULL ELSE _mlsql_label_list(p0, typeof(p0), func, 'predicted') END AS p,
                        _mlsql_weight(w0, func) AS w
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,

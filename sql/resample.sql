@@ -62,7 +62,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, m
         SELECT g, tp, na, np, w, count(*) AS m FROM (
             SELECT g, _mlsql_tp(a, p0) AS tp, _mlsql_n_actual(a, p0) AS na,
                    _mlsql_n_predicted(a, p0) AS np, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w
-            FROM (SELECT g, _mlsql_checked_label_lists(a0, p0, 'bootstrap', 'actual', 'predicted') AS a, p0, w0 FROM rows))
+            FROM (SELECT g, _mlsql_checked_label_lists(_mlsql_label_list(a0, typeof(a0), 'bootstrap', 'actual'), _mlsql_label_list(p0, typeof(p0), 'bootstrap', 'predicted'), 'bootstrap', 'actual', 'predicted') AS a, _mlsql_label_list(p0, typeof(p0), 'bootstrap', 'predicted') AS p0, w0 FROM rows))
         GROUP BY ALL),
     valued AS (  -- each tuple's row values (of the samples averages and subset accuracy)
         SELECT *, _mlsql_precision(tp, (np - tp), (na - tp), __mlsql_zd) AS __mlsql_v0,
@@ -197,7 +197,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                  ELSE false END AS base,
                _mlsql_tp(a, p0) AS tp, _mlsql_n_actual(a, p0) AS na,
                _mlsql_n_predicted(a, p0) AS np, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
-        FROM (SELECT g, mo, i0, _mlsql_checked_label_lists(a0, p0, 'compare', 'actual', 'predicted') AS a, p0, w0 FROM rows)),
+        FROM (SELECT g, mo, i0, _mlsql_checked_label_lists(_mlsql_label_list(a0, typeof(a0), 'compare', 'actual'), _mlsql_label_list(p0, typeof(p0), 'compare', 'predicted'), 'compare', 'actual', 'predicted') AS a, _mlsql_label_list(p0, typeof(p0), 'compare', 'predicted') AS p0, w0 FROM rows)),
     models AS (  -- rows per model value, and rows whose (group, id) repeats within it
         SELECT mo, base, count(*) AS n, count(*) - count(DISTINCT (g, i0)) AS repeated
         FROM stats GROUP BY ALL),
@@ -370,7 +370,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, count(*) AS m
-        FROM (SELECT g, list_sort(list_distinct(_mlsql_checked_label_lists(a0, p0, 'bootstrap', 'actual', 'predicted'))) AS a, list_sort(list_distinct(p0)) AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
+        FROM (SELECT g, list_sort(list_distinct(_mlsql_checked_label_lists(_mlsql_label_list(a0, typeof(a0), 'bootstrap', 'actual'), _mlsql_label_list(p0, typeof(p0), 'bootstrap', 'predicted'), 'bootstrap', 'actual', 'predicted'))) AS a, list_sort(list_distinct(_mlsql_label_list(p0, typeof(p0), 'bootstrap', 'predicted'))) AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
         WHERE settings.ms IS NOT NULL
         GROUP BY ALL),
     cdf AS (FROM _mlsql_poisson_buckets((SELECT list(DISTINCT m) FROM tuples WHERE m > 1))),
@@ -526,7 +526,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                  WHEN regexp_full_match(typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND regexp_full_match(typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
                  WHEN regexp_full_match(typeof(mo), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND regexp_full_match(typeof(baseline), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') THEN TRY_CAST(mo AS DOUBLE) = TRY_CAST(baseline AS DOUBLE)
                  WHEN (typeof(mo) = 'VARCHAR' OR starts_with(typeof(mo), 'ENUM')) AND typeof(baseline) = 'VARCHAR' OR typeof(mo) = typeof(baseline) THEN CAST(mo AS VARCHAR) = CAST(baseline AS VARCHAR)
-                 ELSE false END AS base, list_sort(list_distinct(_mlsql_checked_label_lists(a0, p0, 'compare', 'actual', 'predicted'))) AS a, list_sort(list_distinct(p0)) AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
+                 ELSE false END AS base, list_sort(list_distinct(_mlsql_checked_label_lists(_mlsql_label_list(a0, typeof(a0), 'compare', 'actual'), _mlsql_label_list(p0, typeof(p0), 'compare', 'predicted'), 'compare', 'actual', 'predicted'))) AS a, list_sort(list_distinct(_mlsql_label_list(p0, typeof(p0), 'compare', 'predicted'))) AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'compare') END AS w
         FROM rows CROSS JOIN settings WHERE settings.ms IS NOT NULL),
     models AS (  -- rows per model value, and rows whose (group, id) repeats within it
         SELECT mo, base, count(*) AS n, count(*) - count(DISTINCT (g, i0)) AS repeated
