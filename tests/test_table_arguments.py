@@ -138,3 +138,15 @@ def test_duckdb_python_label_tables_refuse_one_value_where_a_list_belongs():
     con.register("t", TABLE)
     with pytest.raises(mlsql.MlsqlError, match=re.escape(message)):
         mlsql.label_metrics(con, "t", "cls_a", "guess")
+
+
+@pytest.mark.parametrize("name", ["__mlsql_absent", "__MLSQL_ALL", "__mlsql_g"])
+@pytest.mark.parametrize("func", ["label_metrics", "confusion_matrix", "roc_curve"])
+def test_a_column_named_like_mlsqls_own_is_only_a_column(engine, func, name):
+    """SQL label_metrics over a label column named __mlsql_absent gave 0 rows."""
+    first = CASES[func][0][1]
+    columns = [c for _, c in CASES[func]]
+    data = TABLE.append_column(name, TABLE.column(first))
+    want = run_table(engine, func, TABLE, *columns)
+    assert want
+    assert run_table(engine, func, data, name, *columns[1:]) == want

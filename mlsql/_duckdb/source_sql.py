@@ -85,6 +85,23 @@ LIST_STAND_IN = {"actual": "VARCHAR[]"}
 LIST_ACTUAL = f"{ABSENT}_actual"
 
 
+#: what a source column whose name starts with ``__mlsql_`` (any case: mlsql's own names) is
+#: renamed to, this prefix before it, so that it never meets mlsql's columns; no name of
+#: mlsql's starts so. :func:`pick_sql` finds it by the name the caller gives.
+USER_PREFIX = "__mlsql_user_"
+
+
+def renamed_source_sql() -> str:
+    """SQL (FROM) of the source with its columns named ``__mlsql_...`` renamed
+    (:data:`USER_PREFIX`); a NULL column ``__mlsql_`` first, so that the renaming
+    ``COLUMNS`` always matches one."""
+    return (
+        f"(SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),\n"
+        f"               COLUMNS('(?i)^(__mlsql_.*)$') AS '{USER_PREFIX}\\1'\n"
+        f"        FROM (SELECT NULL AS __mlsql_, * FROM {read_source_sql()}))"
+    )
+
+
 def source_columns_sql(source: str = "source") -> str:
     """SQL of the source's column names (a VARCHAR list), read without reading a row."""
     return (
@@ -139,7 +156,7 @@ def checked_source_sql(
     casts = "".join(f", CAST({ABSENT} AS {t}) AS {ABSENT}_{r}" for r, t in (typed or {}).items())
     return (
         f"(SELECT *{casts} FROM (SELECT *, 0 AS {ALL}, {check} AS {ABSENT}\n"
-        f"        FROM {read_source_sql()}) WHERE {ABSENT} IS NULL)"
+        f"        FROM {renamed_source_sql()}) WHERE {ABSENT} IS NULL)"
     )
 
 
@@ -154,7 +171,8 @@ def pick_sql(name: str, stand_in: str = ABSENT) -> str:
     common type, so the first of the two is taken from a struct instead (dearer per row:
     a third more time for ``label_metrics`` on 2M rows).
     """
-    columns = f"*COLUMNS(lambda c: lower(c) = lower({name}) OR c = '{stand_in}')"
+    user = f"CASE WHEN regexp_matches({name}, '^__mlsql_', 'i') THEN '{USER_PREFIX}' || {name} ELSE {name} END"
+    columns = f"*COLUMNS(lambda c: lower(c) = lower({user}) OR c = '{stand_in}')"
     if stand_in == ABSENT:
         return f"coalesce({columns})"
     return f"struct_extract_at(struct_pack({columns}), 1)"
