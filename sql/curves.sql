@@ -38,8 +38,8 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
         FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'precision_recall_curve' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -48,10 +48,12 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'score'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -91,9 +93,9 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'precision_recall_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'precision_recall_curve' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -102,10 +104,12 @@ CREATE OR REPLACE MACRO precision_recall_curve(source, actual, score, zero_divis
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'score', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -148,8 +152,8 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
         FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'roc_curve' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -158,10 +162,12 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'score'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -201,9 +207,9 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'roc_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'roc_curve' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -212,10 +218,12 @@ CREATE OR REPLACE MACRO roc_curve(source, actual, score, zero_division := 0, "by
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'score', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (

@@ -43,8 +43,8 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                        CASE WHEN a0 IS NULL THEN NULL ELSE _mlsql_label_list(p0, typeof(p0), func, 'predicted') END AS p
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
-                           struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent_actual')), 1) AS a0,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0
+                           struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
+                           coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0
                     FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -53,10 +53,12 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- _mlsql_label_spread_by_weight(source, actual, predicted, labels, "by", func, sample_weight): One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.
@@ -81,9 +83,9 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
                        _mlsql_weight(w0, func) AS w
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
-                           struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent_actual')), 1) AS a0,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+                           struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
+                           coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+                           coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
                     FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -92,10 +94,12 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn's labels=); by: grouping columns. Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).

@@ -1245,8 +1245,8 @@ CREATE OR REPLACE TEMP MACRO _mlsql_label_spread(source, actual, predicted, labe
                        CASE WHEN a0 IS NULL THEN NULL ELSE _mlsql_label_list(p0, typeof(p0), func, 'predicted') END AS p
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
-                           struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent_actual')), 1) AS a0,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0
+                           struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
+                           coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0
                     FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -1255,10 +1255,12 @@ CREATE OR REPLACE TEMP MACRO _mlsql_label_spread(source, actual, predicted, labe
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- _mlsql_label_spread_by_weight(source, actual, predicted, labels, "by", func, sample_weight): One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.
@@ -1283,9 +1285,9 @@ CREATE OR REPLACE TEMP MACRO _mlsql_label_spread_by_weight(source, actual, predi
                        _mlsql_weight(w0, func) AS w
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform("by", lambda b: lower(b)), lower(c)))) AS g,
-                           struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent_actual')), 1) AS a0,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-                           coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+                           struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
+                           coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+                           coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
                     FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -1294,10 +1296,12 @@ CREATE OR REPLACE TEMP MACRO _mlsql_label_spread_by_weight(source, actual, predi
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn's labels=); by: grouping columns. Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).
@@ -2493,7 +2497,7 @@ CREATE OR REPLACE TEMP MACRO class_distribution(source, label, "by" := NULL) AS 
         SELECT g, _mlsql_one_label(__mlsql_label, 'label', 'class_distribution') AS class,
                count(*) AS count
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(label) OR c = '__mlsql_absent')) AS __mlsql_label
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(label, '^__mlsql_', 'i') THEN '__mlsql_user_' || label ELSE label END) OR c = '__mlsql_absent')) AS __mlsql_label
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'class_distribution', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -2502,10 +2506,12 @@ CREATE OR REPLACE TEMP MACRO class_distribution(source, label, "by" := NULL) AS 
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label] || coalesce(_mlsql_by_names("by"), []) AS w, ['label'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
@@ -2517,8 +2523,8 @@ CREATE OR REPLACE TEMP MACRO class_distribution(source, label, "by" := NULL) AS 
         SELECT g, _mlsql_one_label(__mlsql_label, 'label', 'class_distribution') AS class,
                sum(w) AS count
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'class_distribution') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(label) OR c = '__mlsql_absent')) AS __mlsql_label,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(label, '^__mlsql_', 'i') THEN '__mlsql_user_' || label ELSE label END) OR c = '__mlsql_absent')) AS __mlsql_label,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'class_distribution', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -2527,10 +2533,12 @@ CREATE OR REPLACE TEMP MACRO class_distribution(source, label, "by" := NULL) AS 
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['label', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_label IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_distribution') IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
@@ -2544,8 +2552,8 @@ CREATE OR REPLACE TEMP MACRO confusion_matrix(source, actual, predicted, "by" :=
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS __mlsql_predicted
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'confusion_matrix', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -2554,10 +2562,12 @@ CREATE OR REPLACE TEMP MACRO confusion_matrix(source, actual, predicted, "by" :=
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, count(*) AS n FROM known GROUP BY g, a, p)
@@ -2573,9 +2583,9 @@ CREATE OR REPLACE TEMP MACRO confusion_matrix(source, actual, predicted, "by" :=
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS __mlsql_predicted,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'confusion_matrix', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -2584,10 +2594,12 @@ CREATE OR REPLACE TEMP MACRO confusion_matrix(source, actual, predicted, "by" :=
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, sum(w) AS n FROM known GROUP BY g, a, p)
@@ -2606,8 +2618,8 @@ CREATE OR REPLACE TEMP MACRO class_metrics(source, actual, predicted, beta := 1.
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS __mlsql_predicted
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'class_metrics', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -2616,10 +2628,12 @@ CREATE OR REPLACE TEMP MACRO class_metrics(source, actual, predicted, beta := 1.
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
@@ -2649,9 +2663,9 @@ CREATE OR REPLACE TEMP MACRO class_metrics(source, actual, predicted, beta := 1.
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'class_metrics') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS __mlsql_predicted,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'class_metrics', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -2660,10 +2674,12 @@ CREATE OR REPLACE TEMP MACRO class_metrics(source, actual, predicted, beta := 1.
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_metrics') IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
@@ -3236,8 +3252,8 @@ CREATE OR REPLACE TEMP MACRO precision_recall_curve(source, actual, score, zero_
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
         FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'precision_recall_curve' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -3246,10 +3262,12 @@ CREATE OR REPLACE TEMP MACRO precision_recall_curve(source, actual, score, zero_
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'score'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -3289,9 +3307,9 @@ CREATE OR REPLACE TEMP MACRO precision_recall_curve(source, actual, score, zero_
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'precision_recall_curve') AS cells, w
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'precision_recall_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'precision_recall_curve', ['label', 'threshold', 'precision', 'recall']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'precision_recall_curve' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -3300,10 +3318,12 @@ CREATE OR REPLACE TEMP MACRO precision_recall_curve(source, actual, score, zero_
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'score', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -3346,8 +3366,8 @@ CREATE OR REPLACE TEMP MACRO roc_curve(source, actual, score, zero_division := 0
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
         FROM (SELECT *, 1 AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'roc_curve' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -3356,10 +3376,12 @@ CREATE OR REPLACE TEMP MACRO roc_curve(source, actual, score, zero_division := 0
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'score'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -3399,9 +3421,9 @@ CREATE OR REPLACE TEMP MACRO roc_curve(source, actual, score, zero_division := 0
     (WITH known AS NOT MATERIALIZED (
         SELECT g, _mlsql_curve_cells(__mlsql_actual, __mlsql_score, 'roc_curve') AS cells, w
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'roc_curve') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(score) OR c = '__mlsql_absent')) AS __mlsql_score,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(score, '^__mlsql_', 'i') THEN '__mlsql_user_' || score ELSE score END) OR c = '__mlsql_absent')) AS __mlsql_score,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'roc_curve', ['label', 'threshold', 'fpr', 'tpr']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'roc_curve' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -3410,10 +3432,12 @@ CREATE OR REPLACE TEMP MACRO roc_curve(source, actual, score, zero_division := 0
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, score, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'score', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN __mlsql_actual IS NOT NULL AND __mlsql_score IS NOT NULL ELSE false END),
     known_rows AS (SELECT g, sum(w) AS n, count(*) AS m FROM known GROUP BY g),
     steps AS (
@@ -3600,8 +3624,8 @@ CREATE OR REPLACE TEMP MACRO calibration_table(source, actual, prob, n_bins := 1
     known AS NOT MATERIALIZED (
         SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, 1 AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(prob) OR c = '__mlsql_absent')) AS __mlsql_prob
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(prob, '^__mlsql_', 'i') THEN '__mlsql_user_' || prob ELSE prob END) OR c = '__mlsql_absent')) AS __mlsql_prob
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -3610,10 +3634,12 @@ CREATE OR REPLACE TEMP MACRO calibration_table(source, actual, prob, n_bins := 1
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, prob] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'prob'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))),
     bins AS (
         SELECT g, _mlsql_calibration_bin(p, nb) AS b, count(*) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
@@ -3634,9 +3660,9 @@ CREATE OR REPLACE TEMP MACRO calibration_table(source, actual, prob, n_bins := 1
     known AS NOT MATERIALIZED (
         SELECT g, _mlsql_binary_flag(__mlsql_actual, 'actual', 'calibration_table') AS y, _mlsql_probability(_mlsql_number(CASE WHEN __mlsql_actual IS NOT NULL THEN __mlsql_prob END, 'prob', 'calibration_table'), 'prob', 'calibration_table') AS p, _mlsql_weight(__mlsql_sample_weight, 'calibration_table') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(prob) OR c = '__mlsql_absent')) AS __mlsql_prob,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(prob, '^__mlsql_', 'i') THEN '__mlsql_user_' || prob ELSE prob END) OR c = '__mlsql_absent')) AS __mlsql_prob,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'calibration_table', ['bin', 'low', 'high', 'count', 'mean_score', 'observed_rate']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'calibration_table' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -3645,10 +3671,12 @@ CREATE OR REPLACE TEMP MACRO calibration_table(source, actual, prob, n_bins := 1
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, prob, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'prob', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))),
     bins AS (
         SELECT g, _mlsql_calibration_bin(p, nb) AS b, sum(w) AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
@@ -3674,8 +3702,8 @@ CREATE OR REPLACE TEMP MACRO label_thresholds(source, actual, scores, beta := 1.
         SELECT * FROM (
             SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, 1 AS w
             FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(scores) OR c = '__mlsql_absent_scores')), 1) AS __mlsql_scores
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(scores, '^__mlsql_', 'i') THEN '__mlsql_user_' || scores ELSE scores END) OR c = '__mlsql_absent_scores')), 1) AS __mlsql_scores
         FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'label_thresholds', ['label', 'threshold', 'tp', 'fp', 'fn', 'support', 'precision', 'recall', 'fbeta', 'micro_fbeta']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'label_thresholds' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -3684,10 +3712,12 @@ CREATE OR REPLACE TEMP MACRO label_thresholds(source, actual, scores, beta := 1.
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, scores] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'scores'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE a IS NOT NULL AND e IS NOT NULL),
     -- a row's scored labels (a NULL score is none) and its true labels without a score, the
     -- latter at key NULL: they count in the label's support, never as a threshold
@@ -3746,9 +3776,9 @@ CREATE OR REPLACE TEMP MACRO label_thresholds(source, actual, scores, beta := 1.
         SELECT * FROM (
             SELECT g, cast_to_type(_mlsql_checked_label_lists(__mlsql_actual, list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key), 'label_thresholds', 'actual', 'scores'), list_transform(_mlsql_score_entries(__mlsql_scores), lambda x: x.key)) AS a, _mlsql_score_entries(__mlsql_scores) AS e, _mlsql_weight(__mlsql_sample_weight, 'label_thresholds') AS w
             FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(scores) OR c = '__mlsql_absent_scores')), 1) AS __mlsql_scores,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(scores, '^__mlsql_', 'i') THEN '__mlsql_user_' || scores ELSE scores END) OR c = '__mlsql_absent_scores')), 1) AS __mlsql_scores,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
         FROM (SELECT *, CAST(__mlsql_absent AS MAP(VARCHAR, DOUBLE)) AS __mlsql_absent_scores FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'label_thresholds', ['label', 'threshold', 'tp', 'fp', 'fn', 'support', 'precision', 'recall', 'fbeta', 'micro_fbeta']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'label_thresholds' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -3757,10 +3787,12 @@ CREATE OR REPLACE TEMP MACRO label_thresholds(source, actual, scores, beta := 1.
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, scores, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'scores', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE CASE WHEN w > 0 THEN a IS NOT NULL AND e IS NOT NULL ELSE false END),
     -- a row's scored labels (a NULL score is none) and its true labels without a score, the
     -- latter at key NULL: they count in the label's support, never as a threshold
@@ -3857,9 +3889,9 @@ CREATE OR REPLACE TEMP MACRO _mlsql_bootstrap_label_sets(source, actual, predict
          WHEN len(list_filter(measures, lambda m: NOT list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))) > 0 THEN error('bootstrap takes measures of one kind of input: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure, macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error). Got ' || measures[1] || ' and ' || list_filter(measures, lambda m: NOT list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))[1] || '.') ELSE measures END AS ms, _mlsql_check_zero_division(zero_division, 'bootstrap') AS __mlsql_zd, _mlsql_check_beta(beta, 'bootstrap') AS __mlsql_beta, CASE WHEN list_contains(measures, 'hamming_loss') THEN _mlsql_check_n_labels(n_labels, 'bootstrap') END AS __mlsql_n_labels, CASE WHEN list_contains(measures, 'fmeasure') THEN CASE WHEN _mlsql_hivemall_average(options) = 'binary' THEN error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.') ELSE _mlsql_hivemall_beta(options) END END AS __mlsql_hivemall_beta),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent_actual')), 1) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'bootstrap' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -3868,10 +3900,12 @@ CREATE OR REPLACE TEMP MACRO _mlsql_bootstrap_label_sets(source, actual, predict
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     tuples AS (
         SELECT g, tp, na, np, w, count(*) AS m FROM (
             SELECT g, _mlsql_tp(a, p0) AS tp, _mlsql_n_actual(a, p0) AS na,
@@ -3986,11 +4020,11 @@ CREATE OR REPLACE TEMP MACRO _mlsql_compare_label_sets(source, actual, predicted
                     ELSE error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(model) OR c = '__mlsql_absent')) AS mo,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(id) OR c = '__mlsql_absent')) AS i0,
-               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent_actual')), 1) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'compare' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -3999,10 +4033,12 @@ CREATE OR REPLACE TEMP MACRO _mlsql_compare_label_sets(source, actual, predicted
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's statistics, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN regexp_full_match(typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND regexp_full_match(typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -4167,9 +4203,9 @@ CREATE OR REPLACE TEMP MACRO _mlsql_bootstrap_label_lists(source, actual, predic
          WHEN len(list_filter(measures, lambda m: NOT list_contains(['macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'macro_f1_of_means', 'macro_fbeta_of_means', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp'], m))) > 0 THEN error('bootstrap takes measures of one kind of input: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure, macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error). Got ' || measures[1] || ' and ' || list_filter(measures, lambda m: NOT list_contains(['macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'macro_f1_of_means', 'macro_fbeta_of_means', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp'], m))[1] || '.') ELSE measures END AS ms),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'bootstrap' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -4178,10 +4214,12 @@ CREATE OR REPLACE TEMP MACRO _mlsql_bootstrap_label_lists(source, actual, predic
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, count(*) AS m
         FROM (SELECT g, list_sort(list_distinct(_mlsql_checked_label_lists(_mlsql_label_list(a0, typeof(a0), 'bootstrap', 'actual'), _mlsql_label_list(p0, typeof(p0), 'bootstrap', 'predicted'), 'bootstrap', 'actual', 'predicted'))) AS a, list_sort(list_distinct(_mlsql_label_list(p0, typeof(p0), 'bootstrap', 'predicted'))) AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -4318,11 +4356,11 @@ CREATE OR REPLACE TEMP MACRO _mlsql_compare_label_lists(source, actual, predicte
                     ELSE error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(model) OR c = '__mlsql_absent')) AS mo,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(id) OR c = '__mlsql_absent')) AS i0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'compare' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -4331,10 +4369,12 @@ CREATE OR REPLACE TEMP MACRO _mlsql_compare_label_lists(source, actual, predicte
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN regexp_full_match(typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND regexp_full_match(typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -4522,9 +4562,9 @@ CREATE OR REPLACE TEMP MACRO _mlsql_bootstrap_classes(source, actual, predicted,
          WHEN len(list_filter(measures, lambda m: NOT list_contains(['accuracy', 'error_rate', 'precision_score', 'recall_score', 'fbeta_score', 'f1_score', 'balanced_accuracy_score', 'cohen_kappa_score', 'matthews_corrcoef'], m))) > 0 THEN error('bootstrap takes measures of one kind of input: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure, macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error). Got ' || measures[1] || ' and ' || list_filter(measures, lambda m: NOT list_contains(['accuracy', 'error_rate', 'precision_score', 'recall_score', 'fbeta_score', 'f1_score', 'balanced_accuracy_score', 'cohen_kappa_score', 'matthews_corrcoef'], m))[1] || '.') ELSE measures END AS ms),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'bootstrap' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -4533,10 +4573,12 @@ CREATE OR REPLACE TEMP MACRO _mlsql_bootstrap_classes(source, actual, predicted,
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -4602,11 +4644,11 @@ CREATE OR REPLACE TEMP MACRO _mlsql_compare_classes(source, actual, predicted, m
                     ELSE error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(model) OR c = '__mlsql_absent')) AS mo,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(id) OR c = '__mlsql_absent')) AS i0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'compare' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -4615,10 +4657,12 @@ CREATE OR REPLACE TEMP MACRO _mlsql_compare_classes(source, actual, predicted, m
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN regexp_full_match(typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND regexp_full_match(typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -4736,9 +4780,9 @@ CREATE OR REPLACE TEMP MACRO _mlsql_bootstrap_regression(source, actual, predict
          WHEN len(list_filter(measures, lambda m: NOT list_contains(['mse', 'rmse', 'mae', 'mape', 'rse', 'rrse', 'rae', 'pearson_corr', 'r2', 'explained_variance'], m))) > 0 THEN error('bootstrap takes measures of one kind of input: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure, macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error). Got ' || measures[1] || ' and ' || list_filter(measures, lambda m: NOT list_contains(['mse', 'rmse', 'mae', 'mape', 'rse', 'rrse', 'rae', 'pearson_corr', 'r2', 'explained_variance'], m))[1] || '.') ELSE measures END AS ms),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'bootstrap' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -4747,10 +4791,12 @@ CREATE OR REPLACE TEMP MACRO _mlsql_bootstrap_regression(source, actual, predict
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -4818,11 +4864,11 @@ CREATE OR REPLACE TEMP MACRO _mlsql_compare_regression(source, actual, predicted
                     ELSE error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(model) OR c = '__mlsql_absent')) AS mo,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(id) OR c = '__mlsql_absent')) AS i0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'compare' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -4831,10 +4877,12 @@ CREATE OR REPLACE TEMP MACRO _mlsql_compare_regression(source, actual, predicted
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN regexp_full_match(typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND regexp_full_match(typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -4954,9 +5002,9 @@ CREATE OR REPLACE TEMP MACRO _mlsql_bootstrap_scores(source, actual, predicted, 
          WHEN len(list_filter(measures, lambda m: NOT list_contains(['logloss', 'auc', 'average_precision_score', 'brier_score_loss', 'expected_calibration_error'], m))) > 0 THEN error('bootstrap takes measures of one kind of input: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure, macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error). Got ' || measures[1] || ' and ' || list_filter(measures, lambda m: NOT list_contains(['logloss', 'auc', 'average_precision_score', 'brier_score_loss', 'expected_calibration_error'], m))[1] || '.') ELSE measures END AS ms),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'bootstrap' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -4965,10 +5013,12 @@ CREATE OR REPLACE TEMP MACRO _mlsql_bootstrap_scores(source, actual, predicted, 
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -5026,11 +5076,11 @@ CREATE OR REPLACE TEMP MACRO _mlsql_compare_scores(source, actual, predicted, mo
                     ELSE error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(model) OR c = '__mlsql_absent')) AS mo,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(id) OR c = '__mlsql_absent')) AS i0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'compare' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -5039,10 +5089,12 @@ CREATE OR REPLACE TEMP MACRO _mlsql_compare_scores(source, actual, predicted, mo
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN regexp_full_match(typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND regexp_full_match(typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -5179,366 +5231,366 @@ CREATE OR REPLACE TEMP MACRO compare(source, actual, predicted, model := 'model'
 
 -- ===== marks: mlsql's own
 
-COMMENT ON MACRO _mlsql_weight IS 'mlsql macro 6440ffc2acbf6439 180af783262e6879: A row''s sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).';
-COMMENT ON MACRO _mlsql_shown IS 'mlsql macro b0d5f7daf3cc963d 180af783262e6879: A value as mlsql''s messages show it: ''text'', None, True, 2.5.';
-COMMENT ON MACRO _mlsql_check_beta IS 'mlsql macro 512040aa601b1dbd 180af783262e6879: Validate beta: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_zero_division IS 'mlsql macro 67f9c71bdeff8a04 180af783262e6879: Validate zero_division: one of 0, 1, nan, ''diagnose'', ''ignore''.';
-COMMENT ON MACRO _mlsql_check_n_labels IS 'mlsql macro 43d838c682001e03 180af783262e6879: Validate n_labels: a whole number > 0.';
-COMMENT ON MACRO _mlsql_check_alpha IS 'mlsql macro 5238e2456fa0f54a 180af783262e6879: Validate alpha: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_cost_fn IS 'mlsql macro 9cd5c51fb93b2036 180af783262e6879: Validate cost_fn: a finite number.';
-COMMENT ON MACRO _mlsql_check_cost_fp IS 'mlsql macro 777d89e417099a55 180af783262e6879: Validate cost_fp: a finite number.';
-COMMENT ON MACRO _mlsql_check_average IS 'mlsql macro 49519a425086aa0c 180af783262e6879: Validate average: one of ''micro'', ''macro'', ''weighted''.';
-COMMENT ON MACRO _mlsql_check_weights IS 'mlsql macro 55f3c76974caf8a0 180af783262e6879: Validate weights: one of ''linear'', ''quadratic''.';
-COMMENT ON MACRO _mlsql_check_k IS 'mlsql macro 14bf28fb73962a0d 180af783262e6879: Validate k: a whole number > 0 (or NULL for all).';
-COMMENT ON MACRO _mlsql_check_top_k IS 'mlsql macro a230e0f559eda428 180af783262e6879: Validate k: a whole number >= 0 (or NULL for all).';
-COMMENT ON MACRO _mlsql_check_threshold IS 'mlsql macro 8c2bc6acd7bacc83 180af783262e6879: Validate threshold: a number.';
-COMMENT ON MACRO _mlsql_check_table_beta IS 'mlsql macro a01713b91245d079 180af783262e6879: Validate beta: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_n_bins IS 'mlsql macro 64118ad4391f29da 180af783262e6879: Validate n_bins: a whole number from 1 to 100000.';
-COMMENT ON MACRO _mlsql_check_score_average IS 'mlsql macro bdca0452f2d1708f 180af783262e6879: Validate average: one of ''micro'', ''macro'', ''weighted'', ''samples''.';
-COMMENT ON MACRO _mlsql_check_threshold_bins IS 'mlsql macro 17753518e5455d2e 180af783262e6879: Validate n_bins: a whole number from 1 to 100000 (or NULL for exact thresholds).';
-COMMENT ON MACRO _mlsql_undefined IS 'mlsql macro ac744bf4af46efca 180af783262e6879: The value of an undefined ratio under a checked zero_division (''ignore'': NULL).';
-COMMENT ON MACRO _mlsql_label_type_error IS 'mlsql macro 5e13bfa8fcf5baad 180af783262e6879: The error for lists that hold no labels (floats, booleans, ...) or two kinds.';
-COMMENT ON MACRO _mlsql_checked_label_lists IS 'mlsql macro 734e7008fdd54d97 180af783262e6879: actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).';
-COMMENT ON MACRO _mlsql_typed_universe IS 'mlsql macro dfe2a11bf711de99 180af783262e6879: A labels= universe as a list of example''s type, after checking its kind and, for integers, their range.';
-COMMENT ON MACRO _mlsql_tp IS 'mlsql macro 7ad3957705368986 180af783262e6879: |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).';
-COMMENT ON MACRO _mlsql_n_actual IS 'mlsql macro 8912008a8d73d114 180af783262e6879: |A|: distinct non-NULL true labels; NULL when either list is NULL.';
-COMMENT ON MACRO _mlsql_n_predicted IS 'mlsql macro 73cb8d3e1caeb72c 180af783262e6879: |P|: distinct non-NULL predicted labels; NULL when either list is NULL.';
-COMMENT ON MACRO _mlsql_ratio IS 'mlsql macro 456a33afe3d3f806 180af783262e6879: ``num / den``, or the ``zero_division`` value where ``den`` is 0.';
-COMMENT ON MACRO _mlsql_precision IS 'mlsql macro 58dbd7799a76e0e4 180af783262e6879: tp / (tp + fp): undefined when nothing is predicted.';
-COMMENT ON MACRO _mlsql_recall IS 'mlsql macro f5215130f0b41a22 180af783262e6879: tp / (tp + fn): undefined when nothing is true.';
-COMMENT ON MACRO _mlsql_fbeta IS 'mlsql macro 59f673176e1889f2 180af783262e6879: (1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.';
-COMMENT ON MACRO _mlsql_jaccard IS 'mlsql macro f27d14b3c904efa0 180af783262e6879: tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty.';
-COMMENT ON MACRO _mlsql_average IS 'mlsql macro e2bce6c45bc68591 180af783262e6879: Mean of per-row or per-label values, leaving undefined ones out where asked.';
-COMMENT ON MACRO _mlsql_average_by_weight IS 'mlsql macro a2c6cb27c6aad003 180af783262e6879: Mean of per-row or per-label values, leaving undefined ones out where asked, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_share IS 'mlsql macro d723b640377e4a9c 180af783262e6879: ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).';
-COMMENT ON MACRO _mlsql_hamming_loss IS 'mlsql macro 5cc743e0762ecfc6 180af783262e6879: (fp + fn) / (rows x labels): the share of label decisions that are wrong.';
-COMMENT ON MACRO _mlsql_subset_accuracy IS 'mlsql macro cf75a9cea316308f 180af783262e6879: Share of rows whose predicted set equals the true set (unknown rows left out).';
-COMMENT ON MACRO _mlsql_subset_accuracy_by_weight IS 'mlsql macro 34eff7b6e309cc2b 180af783262e6879: Share of rows whose predicted set equals the true set (unknown rows left out), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_zero_one_loss IS 'mlsql macro ae549e88edbc7c42 180af783262e6879: 1 - subset accuracy.';
-COMMENT ON MACRO _mlsql_zero_one_loss_by_weight IS 'mlsql macro b58af924798eaedc 180af783262e6879: 1 - subset accuracy, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_negative_predictive_value IS 'mlsql macro 3206e85937033e08 180af783262e6879: tn / (tn + fn) (the lecture''s nrel): precision of the negative class.';
-COMMENT ON MACRO _mlsql_specificity IS 'mlsql macro 6ae09f8bc983fb28 180af783262e6879: tn / (tn + fp) (the lecture''s spec): recall of the negative class.';
-COMMENT ON MACRO _mlsql_false_negative_rate IS 'mlsql macro a56ecac63de02524 180af783262e6879: fn / (tp + fn): the positive class''s error rate (1 - recall).';
-COMMENT ON MACRO _mlsql_false_positive_rate IS 'mlsql macro 72f641940bd4d33d 180af783262e6879: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
-COMMENT ON MACRO _mlsql_joint_share IS 'mlsql macro db280ce07445d883 180af783262e6879: tp / n (the lecture''s sup, a rule''s support p(LR)).';
-COMMENT ON MACRO _mlsql_table_accuracy IS 'mlsql macro 4b02e1fe41f40e71 180af783262e6879: (tp + tn) / n (the lecture''s tacc).';
-COMMENT ON MACRO _mlsql_table_error_rate IS 'mlsql macro 19a6af9dadfccf3e 180af783262e6879: (fp + fn) / n: 1 - accuracy.';
-COMMENT ON MACRO _mlsql_table_coverage IS 'mlsql macro 6d84fb6398ab0583 180af783262e6879: (tp + fp) / n (the lecture''s cov): share of rows predicted positive (where a rule fires).';
-COMMENT ON MACRO _mlsql_table_cost_error IS 'mlsql macro 8ef9a12ac73eab8e 180af783262e6879: (cost_fn fn + cost_fp fp) / n: the cost-weighted error of a 2x2 table.';
-COMMENT ON MACRO _mlsql_novelty IS 'mlsql macro f27c067838c024a2 180af783262e6879: p(LR) - p(L) p(R) = (n tp - (tp + fp)(tp + fn)) / n² (the lecture''s nov).';
-COMMENT ON MACRO _mlsql_satisfaction IS 'mlsql macro 5e52156bbda5dec0 180af783262e6879: 1 - n fp / (|L| |not R|) (the lecture''s sat); undefined when L or not R is empty.';
-COMMENT ON MACRO _mlsql_cohen_kappa IS 'mlsql macro 6dc9235cb4dd4b51 180af783262e6879: 1 - n Σw·O / Σw·r·c: kappa from the (weighted) disagreement seen and expected by chance.';
-COMMENT ON MACRO _mlsql_table_kappa IS 'mlsql macro ca897ee75373bbee 180af783262e6879: Cohen''s kappa of a 2x2 table: chance disagreement (tp+fn)(fn+tn) + (fp+tn)(tp+fp).';
-COMMENT ON MACRO _mlsql_curve_precision IS 'mlsql macro 9e38e8d9d01ba7ef 180af783262e6879: tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn).';
-COMMENT ON MACRO _mlsql_curve_recall IS 'mlsql macro c8825708d87e4e9c 180af783262e6879: tp / P at a threshold; 0 at +inf (scikit-learn''s end point), undefined without positives.';
-COMMENT ON MACRO _mlsql_curve_rate IS 'mlsql macro b06df681d13ec307 180af783262e6879: count / total: the true positive rate (tp / P) or false positive rate (fp / N).';
-COMMENT ON MACRO _mlsql_true_negatives IS 'mlsql macro 371583405de34ffd 180af783262e6879: rows - tp - fp - fn: rows where the label is neither true nor predicted.';
-COMMENT ON MACRO _mlsql_label_accuracy IS 'mlsql macro 24ebf980c735f9e7 180af783262e6879: (tp + tn) / rows: share of rows where the label is decided right.';
-COMMENT ON MACRO _mlsql_weighted_average IS 'mlsql macro d54a8c194f72c2aa 180af783262e6879: Sum of weight x value over the sum of weights, leaving undefined values out.';
-COMMENT ON MACRO _mlsql_weighted_average_by_weight IS 'mlsql macro 72949384a764834c 180af783262e6879: Sum of weight x value over the sum of weights, leaving undefined values out, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_fbeta_of_means IS 'mlsql macro 1ff811799fa8b698 180af783262e6879: (1 + b²) P R / (b² P + R) of two averages (the R walkthrough''s macro F1); 0 when both are 0.';
-COMMENT ON MACRO _mlsql_share_of_labels IS 'mlsql macro 2e726c09d9eb5b70 180af783262e6879: Share of label rows where ``condition`` holds (CLP, MLP, WLP).';
-COMMENT ON MACRO _mlsql_share_of_labels_by_weight IS 'mlsql macro df18776ae6c4a9f1 180af783262e6879: Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_label_accuracy_micro IS 'mlsql macro 885e811cf300d694 180af783262e6879: 1 - Hamming loss: share of the rows x labels decisions that are right.';
-COMMENT ON MACRO _mlsql_segment_average_precision IS 'mlsql macro be4ade8afe0896be 180af783262e6879: (Σ scored positives'' P(>= s) / N(>= s) + unscored positives x positives / cells) / positives.';
-COMMENT ON MACRO _mlsql_segment_roc_auc IS 'mlsql macro a38520f731b21d9d 180af783262e6879: U / (positives x negatives), U counting the unscored negatives at -infinity.';
-COMMENT ON MACRO _mlsql_precision_at_k IS 'mlsql macro 9a6d84423b44c27f 180af783262e6879: hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).';
-COMMENT ON MACRO _mlsql_recall_at_k IS 'mlsql macro 35a2dbcf6dcfc8de 180af783262e6879: hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall).';
-COMMENT ON MACRO _mlsql_hit IS 'mlsql macro fe0bcbd31c93a14d 180af783262e6879: 1 when a true item is in the top n, else 0.';
-COMMENT ON MACRO _mlsql_reciprocal_rank IS 'mlsql macro 42cca930d80534eb 180af783262e6879: 1 / position of the first hit in the top n; 0 without one.';
-COMMENT ON MACRO _mlsql_precision_at_hit IS 'mlsql macro 29b0997c27d0ebd4 180af783262e6879: Precision of the top ``pos`` items when the item at ``pos`` is the ``nth`` hit.';
-COMMENT ON MACRO _mlsql_average_precision_at_k IS 'mlsql macro f7f32f6575119ccf 180af783262e6879: Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.';
-COMMENT ON MACRO _mlsql_misses_above_hit IS 'mlsql macro 5430c952fed1c544 180af783262e6879: Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.';
-COMMENT ON MACRO _mlsql_ranking_auc_at_k IS 'mlsql macro 1afa9d46c281447a 180af783262e6879: Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.';
-COMMENT ON MACRO _mlsql_normalized_dcg IS 'mlsql macro 657b1d9263719358 180af783262e6879: DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant).';
-COMMENT ON MACRO _mlsql_coverage IS 'mlsql macro b06580681128d5bb 180af783262e6879: How far down the ranking to go to cover every true label; 0 without true labels.';
-COMMENT ON MACRO _mlsql_false_at_or_above IS 'mlsql macro 82012b3a96e35163 180af783262e6879: False labels scored at least as high as a true label: its wrongly ordered pairs.';
-COMMENT ON MACRO _mlsql_ranking_loss_of_row IS 'mlsql macro cbd6b96bc9408710 180af783262e6879: Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none.';
-COMMENT ON MACRO _mlsql_precision_at_label IS 'mlsql macro 62a72c8abecc6fb7 180af783262e6879: Share of true labels among the labels scored at least as high as a true label.';
-COMMENT ON MACRO _mlsql_label_ranking_precision_of_row IS 'mlsql macro 381e7829a25bf963 180af783262e6879: Mean precision at the true labels; 1 where none or all labels are true.';
-COMMENT ON MACRO _mlsql_one_error_of_row IS 'mlsql macro bda50e6befc604ab 180af783262e6879: Share of top-scored labels that are not true; 1 when no label is scored.';
-COMMENT ON MACRO _mlsql_tie_averaged_gain IS 'mlsql macro 98e84166311a66aa 180af783262e6879: A relevant label''s DCG share: the discounts of its tie group''s places / the group size.';
-COMMENT ON MACRO _mlsql_relative_error IS 'mlsql macro 13b798fdebbab46c 180af783262e6879: error / baseline (rse, rae); undefined when y is constant (''diagnose'': 0 if error = 0, else 1).';
-COMMENT ON MACRO _mlsql_explained IS 'mlsql macro 42ed097f5173cf22 180af783262e6879: 1 - error / baseline (r2, explained variance); undefined when baseline = 0.';
-COMMENT ON MACRO _mlsql_pearson IS 'mlsql macro c802c13048b56049 180af783262e6879: cov / (sd_a sd_b); undefined when either side is constant (''diagnose'': 1 if equal).';
-COMMENT ON MACRO _mlsql_centred_comoment IS 'mlsql macro 6e97bfd1f095f7b5 180af783262e6879: Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.';
-COMMENT ON MACRO _mlsql_log_loss_term IS 'mlsql macro e7129dacbe95ad7a 180af783262e6879: -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.';
-COMMENT ON MACRO _mlsql_mann_whitney_auc IS 'mlsql macro 7e55126ac5158fb3 180af783262e6879: U / (positives x negatives); undefined with one class (''diagnose'': 1).';
-COMMENT ON MACRO _mlsql_squared_error_term IS 'mlsql macro ef48c92db309ae04 180af783262e6879: (p - y)² of one row: its Brier score.';
-COMMENT ON MACRO _mlsql_step_average_precision IS 'mlsql macro ab959c2d342c2481 180af783262e6879: Σ over positives of the precision at their score / positives; undefined without positives.';
-COMMENT ON MACRO _mlsql_calibration_bin IS 'mlsql macro 53b358b4fd9a28e5 180af783262e6879: min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.';
-COMMENT ON MACRO _mlsql_matthews_corrcoef IS 'mlsql macro 33ed9d7ffac2578c 180af783262e6879: (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).';
-COMMENT ON MACRO _mlsql_selection_fbeta IS 'mlsql macro 6a745f52176d74ce 180af783262e6879: F-beta of a candidate threshold for choosing the best: 0 where tp = 0.';
-COMMENT ON MACRO set_intersection IS 'mlsql macro 2663540fbf85c85f 180af783262e6879: Labels in both lists, distinct and sorted, no NULLs.';
-COMMENT ON MACRO set_difference IS 'mlsql macro 03c8f5708ab09143 180af783262e6879: Labels of the first list missing from the second, distinct and sorted.';
-COMMENT ON MACRO set_union IS 'mlsql macro 788fa3f9f6dad2ca 180af783262e6879: Labels in either list, distinct and sorted, no NULLs.';
-COMMENT ON MACRO set_symmetric_difference IS 'mlsql macro 1e60b6710e9fbcc6 180af783262e6879: Labels in exactly one of the lists, distinct and sorted.';
-COMMENT ON MACRO true_positives IS 'mlsql macro f7d3a7fdde36ffec 180af783262e6879: |A ∩ P|: true labels that were predicted.';
-COMMENT ON MACRO false_positives IS 'mlsql macro 8a3f70d8eac64ffe 180af783262e6879: |P \ A|: predicted labels that are not true.';
-COMMENT ON MACRO false_negatives IS 'mlsql macro 38eeca0b75cf0213 180af783262e6879: |A \ P|: true labels that were not predicted.';
-COMMENT ON MACRO set_jaccard IS 'mlsql macro 726d0a84a33b1a79 180af783262e6879: |A ∩ P| / |A ∪ P| of one row.';
-COMMENT ON MACRO row_precision IS 'mlsql macro 66a03403dda7f441 180af783262e6879: |A ∩ P| / |P| of one row.';
-COMMENT ON MACRO row_recall IS 'mlsql macro d6ea69bfa740039c 180af783262e6879: |A ∩ P| / |A| of one row.';
-COMMENT ON MACRO row_fbeta IS 'mlsql macro 548d29d061f72321 180af783262e6879: F-beta of one row, from its counts.';
-COMMENT ON MACRO micro_precision IS 'mlsql macro 8da0a6e2fb01e1af 180af783262e6879: Precision of counts pooled over rows.';
-COMMENT ON MACRO micro_recall IS 'mlsql macro 3bbb8a5f389ed96f 180af783262e6879: Recall of counts pooled over rows.';
-COMMENT ON MACRO micro_fbeta IS 'mlsql macro 4bb838690a80dace 180af783262e6879: F-beta of counts pooled over rows.';
-COMMENT ON MACRO micro_f1 IS 'mlsql macro df2ed506edf4bca5 180af783262e6879: F1 of counts pooled over rows.';
-COMMENT ON MACRO micro_jaccard IS 'mlsql macro eb86c0c52b65de1b 180af783262e6879: Jaccard of counts pooled over rows.';
-COMMENT ON MACRO samples_precision IS 'mlsql macro cc3d6fc7d8600c9a 180af783262e6879: Mean over rows of row precision.';
-COMMENT ON MACRO samples_recall IS 'mlsql macro 94f42af99d493203 180af783262e6879: Mean over rows of row recall.';
-COMMENT ON MACRO samples_fbeta IS 'mlsql macro 002ac38dc987e320 180af783262e6879: Mean over rows of row F-beta.';
-COMMENT ON MACRO samples_f1 IS 'mlsql macro d79a924dea11748d 180af783262e6879: Mean over rows of row F1.';
-COMMENT ON MACRO samples_jaccard IS 'mlsql macro 78d77b1deb7c32f8 180af783262e6879: Mean over rows of row Jaccard.';
-COMMENT ON MACRO subset_accuracy IS 'mlsql macro 3c3dc11eae5b5fe7 180af783262e6879: Share of rows predicted exactly.';
-COMMENT ON MACRO zero_one_loss IS 'mlsql macro ecb60bf09987b287 180af783262e6879: Share of rows not predicted exactly.';
-COMMENT ON MACRO hamming_loss IS 'mlsql macro 9327bfa6e8841d55 180af783262e6879: (fp + fn) / (rows x n_labels): share of wrong label decisions.';
-COMMENT ON MACRO micro_precision_from_counts IS 'mlsql macro 1b9b7b6fb541061b 180af783262e6879: micro_precision of stored counts.';
-COMMENT ON MACRO micro_recall_from_counts IS 'mlsql macro 5c9aeb4c4e1750a5 180af783262e6879: micro_recall of stored counts.';
-COMMENT ON MACRO micro_fbeta_from_counts IS 'mlsql macro 0a2e72eb1f35ccb9 180af783262e6879: micro_fbeta of stored counts.';
-COMMENT ON MACRO micro_f1_from_counts IS 'mlsql macro 14bc298ff9689474 180af783262e6879: micro_f1 of stored counts.';
-COMMENT ON MACRO micro_jaccard_from_counts IS 'mlsql macro aedb770816c1a9bc 180af783262e6879: micro_jaccard of stored counts.';
-COMMENT ON MACRO subset_accuracy_from_counts IS 'mlsql macro fe928d399bd1df56 180af783262e6879: subset_accuracy of stored counts.';
-COMMENT ON MACRO zero_one_loss_from_counts IS 'mlsql macro 1a4812036332cf07 180af783262e6879: zero_one_loss of stored counts.';
-COMMENT ON MACRO hamming_loss_from_counts IS 'mlsql macro f069fd0b65c47431 180af783262e6879: hamming_loss of stored counts.';
-COMMENT ON MACRO multilabel_counts IS 'mlsql macro ae8345800a244085 180af783262e6879: Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.';
-COMMENT ON MACRO merge_counts IS 'mlsql macro 37fb540b4d24e4b7 180af783262e6879: Sum stored multilabel_counts structs field by field.';
-COMMENT ON MACRO _mlsql_hivemall_beta IS 'mlsql macro ccb2c07fe51be903 180af783262e6879: The -beta of a Hivemall option string (default 1).';
-COMMENT ON MACRO _mlsql_hivemall_average IS 'mlsql macro bcbe9e09a74ef2ad 180af783262e6879: The -average of a Hivemall option string (default micro).';
-COMMENT ON MACRO _mlsql_hivemall_int_label IS 'mlsql macro a3952953e456b8ed 180af783262e6879: Hivemall''s binary label: 1 stays 1; 0 and -1 are 0.';
-COMMENT ON MACRO _mlsql_hivemall_tp IS 'mlsql macro 967aee34f9468857 180af783262e6879: One binary row''s tp: both 1 (binary), or equal labels (micro).';
-COMMENT ON MACRO _mlsql_hivemall_n IS 'mlsql macro 597a89658e486910 180af783262e6879: One binary row''s labels on one side: 1 if positive (binary); always 1 (micro).';
-COMMENT ON MACRO _mlsql_hivemall_arrays IS 'mlsql macro c232fd7a73ac62d3 180af783262e6879: fmeasure over label arrays (sets).';
-COMMENT ON MACRO _mlsql_hivemall_arrays_by_weight IS 'mlsql macro 9a58392414282691 180af783262e6879: fmeasure over label arrays (sets), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_hivemall_binary IS 'mlsql macro 37cce71db9c7d014 180af783262e6879: fmeasure over binary int labels.';
-COMMENT ON MACRO _mlsql_hivemall_binary_by_weight IS 'mlsql macro b0cc90f204f3c0f2 180af783262e6879: fmeasure over binary int labels, each row weighted by sample_weight.';
-COMMENT ON MACRO fmeasure IS 'mlsql macro e0c0e543196a2169 180af783262e6879: Hivemall''s fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options ''-beta B -average micro|binary''.';
-COMMENT ON MACRO _mlsql_check_labels IS 'mlsql macro 83bd5418adddd7a6 180af783262e6879: Validate a label universe: NULL (labels seen) or a list with a label.';
-COMMENT ON MACRO _mlsql_label_list IS 'mlsql macro 59938a24dc3cca10 180af783262e6879: A label-list input; one value per row is an error (its type: type_name).';
-COMMENT ON MACRO TABLE _mlsql_label_spread IS 'mlsql macro 20365db09863f731 180af783262e6879: One pass over the source: count per (group, label, flag); label NULL rows hold row codes.';
-COMMENT ON MACRO TABLE _mlsql_label_spread_by_weight IS 'mlsql macro 2021dadb388cf579 180af783262e6879: One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.';
-COMMENT ON MACRO TABLE label_metrics IS 'mlsql macro 61013de8aaf0ba2f 180af783262e6879: One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn''s labels=); by: grouping columns. Example: SELECT * FROM label_metrics(''preds'', ''actual'', ''predicted'', by := [''model'']).';
-COMMENT ON MACRO TABLE multilabel_report IS 'mlsql macro 2888887c78550c10 180af783262e6879: One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row''s sets are first intersected with them (labels outside are ignored, as scikit-learn''s labels=). Example: SELECT * FROM multilabel_report(''preds'', ''actual'', ''predicted'', labels := [''a'', ''b'']).';
-COMMENT ON MACRO TABLE macro_precision IS 'mlsql macro d27b1d2bb65c0fba 180af783262e6879: Mean over labels of per-label precision.';
-COMMENT ON MACRO TABLE macro_recall IS 'mlsql macro 3ed20bb1c6517696 180af783262e6879: Mean over labels of per-label recall.';
-COMMENT ON MACRO TABLE macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 180af783262e6879: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1).';
-COMMENT ON MACRO TABLE macro_fbeta IS 'mlsql macro 9699284013f1ace9 180af783262e6879: Mean over labels of per-label F-beta.';
-COMMENT ON MACRO TABLE macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e 180af783262e6879: Mean over labels of per-label Jaccard.';
-COMMENT ON MACRO TABLE macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 180af783262e6879: F1 of macro precision and macro recall (the R walkthrough''s macro F1).';
-COMMENT ON MACRO TABLE macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 180af783262e6879: F-beta of macro precision and macro recall.';
-COMMENT ON MACRO TABLE weighted_precision IS 'mlsql macro f584ef8addfff1bc 180af783262e6879: Per-label precision averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_recall IS 'mlsql macro 416147c938743918 180af783262e6879: Per-label recall averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_f1 IS 'mlsql macro 105934c74bce4481 180af783262e6879: Per-label F1 averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_fbeta IS 'mlsql macro e41b539038da0da4 180af783262e6879: Per-label F-beta averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_jaccard IS 'mlsql macro 86a745f531b56812 180af783262e6879: Per-label Jaccard averaged with support weights.';
-COMMENT ON MACRO TABLE label_accuracy_macro IS 'mlsql macro e55e9de054812714 180af783262e6879: Mean over labels of (tp + tn) / rows.';
-COMMENT ON MACRO TABLE label_accuracy_micro IS 'mlsql macro b266b6802394707d 180af783262e6879: 1 - Hamming loss over the label universe.';
-COMMENT ON MACRO TABLE clp IS 'mlsql macro 979e63c9808e737f 180af783262e6879: Share of labels never predicted negative (tn + fn = 0).';
-COMMENT ON MACRO TABLE mlp IS 'mlsql macro 6cf2fc51bacc6e26 180af783262e6879: Share of labels never predicted (tp + fp = 0).';
-COMMENT ON MACRO TABLE wlp IS 'mlsql macro a9ad4d4827af95ea 180af783262e6879: Share of labels never predicted right (tp = 0).';
-COMMENT ON MACRO _mlsql_indicator IS 'mlsql macro d29adc66a50278be 180af783262e6879: An indicator value as a boolean (0/1 or false/true; anything else is an error).';
-COMMENT ON MACRO _mlsql_labels_from_indicators IS 'mlsql macro 961326258056735a 180af783262e6879: The labels whose indicator is 1; NULL if any indicator is NULL.';
-COMMENT ON MACRO labels_from_indicators IS 'mlsql macro 0f767645fe46c405 180af783262e6879: The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], [''L1'', ''L2'', ''L3'']). NULL if any indicator is NULL.';
-COMMENT ON MACRO indicators_from_labels IS 'mlsql macro bfb04f7c66d7cdba 180af783262e6879: 0/1 per label of the universe ``labels``: 1 where the list holds it (labels of the list''s kind, within its integer type''s range).';
-COMMENT ON MACRO _mlsql_label_value IS 'mlsql macro 7101e9fc2113b31f 180af783262e6879: value (parameter param, one label), after checking that x (input name) holds one label per row, that value is of x''s label kind and, for integers, within the range of x''s type.';
-COMMENT ON MACRO _mlsql_cost_keys IS 'mlsql macro 14ddabe4ad373585 180af783262e6879: costs (a map actual -> predicted -> cost), after checking that x (input name) holds one label per row and that the costs'' labels are of x''s label kind.';
-COMMENT ON MACRO _mlsql_binary_flag IS 'mlsql macro a26ce7932b42fca2 180af783262e6879: A boolean or 0/1 input as BOOLEAN (anything else is an error).';
-COMMENT ON MACRO _mlsql_number IS 'mlsql macro ad7d666bd34aef94 180af783262e6879: A numeric input as DOUBLE (other types, NaN and infinite values are an error).';
-COMMENT ON MACRO _mlsql_same_kind IS 'mlsql macro 7bed86c0744542ed 180af783262e6879: x (actual), after checking that x and y (predicted) hold one label per row, of one kind (integer widths may differ).';
-COMMENT ON MACRO _mlsql_one_label IS 'mlsql macro a08e58476176abe4 180af783262e6879: x (input name), after checking that it holds one label per row (no list, struct or map).';
-COMMENT ON MACRO _mlsql_by_names IS 'mlsql macro 59444f10891cc20d 180af783262e6879: A table macro''s by parameter (a column name or a list of them; NULL: none) as a list.';
-COMMENT ON MACRO _mlsql_check_by IS 'mlsql macro 6d8d7dfa94d67597 180af783262e6879: true, after checking a table macro''s by parameter: column names (text), none of them one of outputs (lowercase).';
-COMMENT ON MACRO _mlsql_binary_cell IS 'mlsql macro a9ac096dec24f940 180af783262e6879: 1 where (actual, predicted) is the cell (a, p), 0 elsewhere, NULL for an unknown row.';
-COMMENT ON MACRO _mlsql_binary_counts IS 'mlsql macro 23141fe4f66b4723 180af783262e6879: tp, fp, fn, tn over rows (NULL over no known rows).';
-COMMENT ON MACRO _mlsql_binary_weighted_counts IS 'mlsql macro 7da5e78c4438fe70 180af783262e6879: tp, fp, fn, tn as sums of the rows'' weights w (NULL weight: the row is unknown).';
-COMMENT ON MACRO binary_counts IS 'mlsql macro c7c9e73676e027f9 180af783262e6879: Struct of tp, fp, fn, tn as sums of the rows'' sample_weight (DOUBLE).';
-COMMENT ON MACRO binary_precision IS 'mlsql macro e830cf6abadd1075 180af783262e6879: tp / (tp + fp): the lecture''s prel.';
-COMMENT ON MACRO prel IS 'mlsql macro b1c7fdafe2bc54aa 180af783262e6879: Alias of binary_precision.';
-COMMENT ON MACRO binary_precision_from_counts IS 'mlsql macro 17f481dd8f527f26 180af783262e6879: binary_precision of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_recall IS 'mlsql macro 1b2f010a0ee625a9 180af783262e6879: tp / (tp + fn): the lecture''s sens.';
-COMMENT ON MACRO sens IS 'mlsql macro 106900bb6d0079ae 180af783262e6879: Alias of binary_recall.';
-COMMENT ON MACRO binary_recall_from_counts IS 'mlsql macro 0858fd1a556ded32 180af783262e6879: binary_recall of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_specificity IS 'mlsql macro 14a6c37256ababbe 180af783262e6879: tn / (tn + fp): the lecture''s spec.';
-COMMENT ON MACRO spec IS 'mlsql macro cfdb9f35a130e42a 180af783262e6879: Alias of binary_specificity.';
-COMMENT ON MACRO binary_specificity_from_counts IS 'mlsql macro c485c1e5e0a6e968 180af783262e6879: binary_specificity of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_negative_predictive_value IS 'mlsql macro 0457271d04dbdbb0 180af783262e6879: tn / (tn + fn): the lecture''s nrel.';
-COMMENT ON MACRO nrel IS 'mlsql macro 2152fc3574d0e873 180af783262e6879: Alias of binary_negative_predictive_value.';
-COMMENT ON MACRO binary_negative_predictive_value_from_counts IS 'mlsql macro ddffc89012838798 180af783262e6879: binary_negative_predictive_value of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_support IS 'mlsql macro fa7e56016b008c07 180af783262e6879: tp / n: the lecture''s sup (a rule''s support), not scikit-learn''s count.';
-COMMENT ON MACRO sup IS 'mlsql macro 87cddb06e326ab63 180af783262e6879: Alias of binary_support.';
-COMMENT ON MACRO binary_support_from_counts IS 'mlsql macro 8402d25aac841def 180af783262e6879: binary_support of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_accuracy IS 'mlsql macro c09dc2b646eb6a6b 180af783262e6879: (tp + tn) / n: the lecture''s tacc.';
-COMMENT ON MACRO tacc IS 'mlsql macro 619bb03a04c0c81d 180af783262e6879: Alias of binary_accuracy.';
-COMMENT ON MACRO binary_accuracy_from_counts IS 'mlsql macro 34624724959a805d 180af783262e6879: binary_accuracy of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_coverage IS 'mlsql macro 8ad766b91c622f48 180af783262e6879: (tp + fp) / n: share predicted positive, the lecture''s cov.';
-COMMENT ON MACRO cov IS 'mlsql macro 4f2ed6bfda690f93 180af783262e6879: Alias of binary_coverage.';
-COMMENT ON MACRO binary_coverage_from_counts IS 'mlsql macro c09bb1a1c59d18c7 180af783262e6879: binary_coverage of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_error_rate IS 'mlsql macro 4ea2203a81c35a7d 180af783262e6879: (fp + fn) / n: 1 - accuracy.';
-COMMENT ON MACRO binary_error_rate_from_counts IS 'mlsql macro a2204c5df7075a83 180af783262e6879: binary_error_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_fbeta IS 'mlsql macro 788d0b93b97181aa 180af783262e6879: F-beta of the positive class, from counts.';
-COMMENT ON MACRO binary_fbeta_from_counts IS 'mlsql macro 1071121346d6d69c 180af783262e6879: binary_fbeta of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_f1 IS 'mlsql macro 23ae90fc8b19b530 180af783262e6879: F1 of the positive class, from counts.';
-COMMENT ON MACRO binary_f1_from_counts IS 'mlsql macro 9313516f4cf65620 180af783262e6879: binary_f1 of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_f_alpha IS 'mlsql macro ff2b786017a355a7 180af783262e6879: The lecture''s F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².';
-COMMENT ON MACRO binary_f_alpha_from_counts IS 'mlsql macro adf2726869b75e76 180af783262e6879: binary_f_alpha of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_kappa IS 'mlsql macro 8ce52f5852952950 180af783262e6879: Cohen''s kappa of the 2x2 table.';
-COMMENT ON MACRO binary_kappa_from_counts IS 'mlsql macro e6971ac4e0ffe940 180af783262e6879: binary_kappa of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_false_negative_rate IS 'mlsql macro 738fb611dd32ea6d 180af783262e6879: fn / (tp + fn): the positive class''s error rate (1 - recall).';
-COMMENT ON MACRO binary_false_negative_rate_from_counts IS 'mlsql macro 5ff2bd5bf71c60e9 180af783262e6879: binary_false_negative_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_false_positive_rate IS 'mlsql macro c9b2353f5745fe32 180af783262e6879: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
-COMMENT ON MACRO binary_false_positive_rate_from_counts IS 'mlsql macro 234ce377bac97852 180af783262e6879: binary_false_positive_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_cost_error IS 'mlsql macro 53aecdb0eb6f9061 180af783262e6879: (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.';
-COMMENT ON MACRO binary_cost_error_from_counts IS 'mlsql macro dee233f006a24af3 180af783262e6879: binary_cost_error of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO rule_novelty IS 'mlsql macro a4f933e28db1357a 180af783262e6879: p(LR) - p(L) p(R): the lecture''s nov. Inputs: holds (R, the class), fires (L, the rule).';
-COMMENT ON MACRO nov IS 'mlsql macro e54f3d62a6798c44 180af783262e6879: Alias of rule_novelty.';
-COMMENT ON MACRO rule_novelty_from_counts IS 'mlsql macro 8dd10d22ab8cb2d1 180af783262e6879: rule_novelty of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
-COMMENT ON MACRO rule_satisfaction IS 'mlsql macro f61cb90228d22784 180af783262e6879: 1 - n |L and not R| / (|L| |not R|): the lecture''s sat. Inputs: holds (R, the class), fires (L, the rule).';
-COMMENT ON MACRO sat IS 'mlsql macro 02a0b71e29325938 180af783262e6879: Alias of rule_satisfaction.';
-COMMENT ON MACRO rule_satisfaction_from_counts IS 'mlsql macro 5254efbed09dee18 180af783262e6879: rule_satisfaction of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
-COMMENT ON MACRO _mlsql_align_classes IS 'mlsql macro 83c02200b6eae2f7 180af783262e6879: Per class (sorted): row total, column total and diagonal from histograms.';
-COMMENT ON MACRO _mlsql_class_lists IS 'mlsql macro f735f8c760db3fc0 180af783262e6879: One pass: known rows n, the sorted classes and per class actual, predicted, correct.';
-COMMENT ON MACRO _mlsql_weighted_class_lists IS 'mlsql macro 947470791a51d2e9 180af783262e6879: The class lists with each row weighted by w: n and per-class totals are sums of weights (one pass over the group''s rows per class).';
-COMMENT ON MACRO _mlsql_weighted_class_pairs IS 'mlsql macro 8dc68a2e5eb9888a 180af783262e6879: Each known row''s (actual, predicted) pair and weight (empty unless wanted: a constant).';
-COMMENT ON MACRO _mlsql_class_pairs IS 'mlsql macro 92a000004da35620 180af783262e6879: Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).';
-COMMENT ON MACRO _mlsql_classwise_average IS 'mlsql macro d74fb26ae81cfed0 180af783262e6879: Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.';
-COMMENT ON MACRO _mlsql_classwise_weighted_average IS 'mlsql macro b1327f3701b2867b 180af783262e6879: Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.';
-COMMENT ON MACRO majority_class IS 'mlsql macro 09d9687c43175393 180af783262e6879: The class of the largest total sample_weight (ties: the smallest); NULLs skipped.';
-COMMENT ON MACRO minority_class IS 'mlsql macro 91039599e63bfb56 180af783262e6879: The class of the smallest total sample_weight above 0 (ties: the smallest); NULLs skipped.';
-COMMENT ON MACRO _mlsql_cost_map_of IS 'mlsql macro c3b992c1f1670cd5 180af783262e6879: A list of (a, p, cost) as the map a -> p -> cost.';
-COMMENT ON MACRO cost_map IS 'mlsql macro 5f8e8f23ffef9ed2 180af783262e6879: A cost table''s rows (actual, predicted, cost) as the nested map cost_error takes.';
-COMMENT ON MACRO majority_error IS 'mlsql macro aecfdb9758781c9e 180af783262e6879: 1 - the largest class share: the error of always predicting the majority class.';
-COMMENT ON MACRO prevalence IS 'mlsql macro 168fdeb977a9a214 180af783262e6879: Share of known rows whose label is the given positive class.';
-COMMENT ON MACRO accuracy IS 'mlsql macro 0c0ec55e3386cc28 180af783262e6879: Share of known rows where actual = predicted.';
-COMMENT ON MACRO accuracy_score IS 'mlsql macro 15540aa505b9da5f 180af783262e6879: Alias of accuracy.';
-COMMENT ON MACRO error_rate IS 'mlsql macro db6e94ae0abd239f 180af783262e6879: Share of known rows where actual <> predicted.';
-COMMENT ON MACRO _mlsql_precision_score_of IS 'mlsql macro 4be5d80c1e47667f 180af783262e6879: Precision over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO precision_score IS 'mlsql macro cc702dfa26cfcdd5 180af783262e6879: Precision over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO _mlsql_recall_score_of IS 'mlsql macro 1e72b58a3b1814bc 180af783262e6879: Recall over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO recall_score IS 'mlsql macro 0cb309227f743ca0 180af783262e6879: Recall over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO _mlsql_fbeta_score_of IS 'mlsql macro 44b6daff896107f2 180af783262e6879: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO fbeta_score IS 'mlsql macro 83ff869b7f2e5ae0 180af783262e6879: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO _mlsql_f1_score_of IS 'mlsql macro 4e809d8451bcf358 180af783262e6879: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO f1_score IS 'mlsql macro 9ca042f540ab6a5c 180af783262e6879: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO _mlsql_balanced_accuracy_score_of IS 'mlsql macro f0cc5ed86601ed5c 180af783262e6879: Mean recall over the classes that occur in actual.';
-COMMENT ON MACRO balanced_accuracy_score IS 'mlsql macro ab0bc0159c5ebb74 180af783262e6879: Mean recall over the classes that occur in actual.';
-COMMENT ON MACRO balanced_accuracy IS 'mlsql macro 4b69765ee8ad8eeb 180af783262e6879: Alias of balanced_accuracy_score.';
-COMMENT ON MACRO _mlsql_cohen_kappa_score_of IS 'mlsql macro 1b69840c5d5a4fab 180af783262e6879: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO _mlsql_cohen_kappa_score_weighted_of IS 'mlsql macro 55854d8a81e860fd 180af783262e6879: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO cohen_kappa_score IS 'mlsql macro 8c0c695114bd4504 180af783262e6879: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO kappa IS 'mlsql macro 559e28f038203eb0 180af783262e6879: Alias of cohen_kappa_score.';
-COMMENT ON MACRO _mlsql_matthews_corrcoef_of IS 'mlsql macro af63abcb17a6016e 180af783262e6879: Matthews correlation coefficient (multiclass).';
-COMMENT ON MACRO matthews_corrcoef IS 'mlsql macro 07efccb0a0ec9510 180af783262e6879: Matthews correlation coefficient (multiclass).';
-COMMENT ON MACRO mcc IS 'mlsql macro d5bcb1949522e65e 180af783262e6879: Alias of matthews_corrcoef.';
-COMMENT ON MACRO class_error_rate IS 'mlsql macro d98a42df4b4c73dd 180af783262e6879: Share of the rows truly of the given class that were predicted otherwise.';
-COMMENT ON MACRO cost_error IS 'mlsql macro ae224cbfda7467ef 180af783262e6879: (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).';
-COMMENT ON MACRO TABLE class_distribution IS 'mlsql macro 1ce3b446d6025abd 180af783262e6879: One row per class (and group): class, count, share of the known rows.';
-COMMENT ON MACRO TABLE confusion_matrix IS 'mlsql macro 8cf63a47c089d9f9 180af783262e6879: The confusion matrix, long: actual, predicted, count (every cell, zeros too).';
-COMMENT ON MACRO TABLE class_metrics IS 'mlsql macro dd68604bd09feba8 180af783262e6879: One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.';
-COMMENT ON MACRO _mlsql_known_number IS 'mlsql macro 60ade460d9d6f109 180af783262e6879: x as DOUBLE where the other side of the row is known, else NULL.';
-COMMENT ON MACRO mse IS 'mlsql macro 01512eeff6ec20d0 180af783262e6879: Mean squared error.';
-COMMENT ON MACRO mean_squared_error IS 'mlsql macro 3ee2dd88c9f1660e 180af783262e6879: Alias of mse.';
-COMMENT ON MACRO rmse IS 'mlsql macro 753dc27677427981 180af783262e6879: Root mean squared error.';
-COMMENT ON MACRO mae IS 'mlsql macro 2b7d8c4cd8d4fbdc 180af783262e6879: Mean absolute error (the lecture''s mad).';
-COMMENT ON MACRO mean_absolute_error IS 'mlsql macro a41e3fa422a93bdc 180af783262e6879: Alias of mae.';
-COMMENT ON MACRO mape IS 'mlsql macro 72b3a1c8202d7507 180af783262e6879: Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).';
-COMMENT ON MACRO mean_absolute_percentage_error IS 'mlsql macro 581c273442bf9890 180af783262e6879: Alias of mape.';
-COMMENT ON MACRO rse IS 'mlsql macro b46bc0b361bb8074 180af783262e6879: Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².';
-COMMENT ON MACRO rrse IS 'mlsql macro c23de40683c54bcb 180af783262e6879: Root relative squared error: sqrt(rse).';
-COMMENT ON MACRO rae IS 'mlsql macro 733710d2688692b4 180af783262e6879: Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).';
-COMMENT ON MACRO pearson_corr IS 'mlsql macro 1975f36b7b46aab4 180af783262e6879: Pearson correlation of actual and predicted (the lecture''s corr).';
-COMMENT ON MACRO r2 IS 'mlsql macro 15c0f479b6d90bbe 180af783262e6879: Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².';
-COMMENT ON MACRO r2_score IS 'mlsql macro 83fc0fdc837a014b 180af783262e6879: Alias of r2.';
-COMMENT ON MACRO explained_variance IS 'mlsql macro 865eb01a8ce83464 180af783262e6879: Explained variance: 1 - var(y - ŷ) / var(y).';
-COMMENT ON MACRO explained_variance_score IS 'mlsql macro 0406504e23b632f9 180af783262e6879: Alias of explained_variance.';
-COMMENT ON MACRO hivemall_r2 IS 'mlsql macro ba189a9aa70a6725 180af783262e6879: r2 in Hivemall''s argument order: hivemall_r2(predicted, actual).';
-COMMENT ON MACRO _mlsql_weighted_u IS 'mlsql macro 1c215a69fcbf72b1 180af783262e6879: Weighted Mann-Whitney U of (s, y, w) sorted by score: Σ over positives of w x (negative weight below + ties / 2), one pass over the runs of equal scores.';
-COMMENT ON MACRO _mlsql_weighted_precision_sum IS 'mlsql macro 9657af0bee37a676 180af783262e6879: Σ over runs of equal scores of (run''s positive weight) x WP(>= s) / W(>= s), (s, y, w) sorted from the highest score.';
-COMMENT ON MACRO _mlsql_positive_rank_sum IS 'mlsql macro 278519afec049e70 180af783262e6879: Σ of the 1-based positions of the positives in a sorted list of (s, k, y).';
-COMMENT ON MACRO _mlsql_probability IS 'mlsql macro fc64febd6f147a4c 180af783262e6879: x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).';
-COMMENT ON MACRO _mlsql_run_precision_sum IS 'mlsql macro 23c6e59e3e96b935 180af783262e6879: Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).';
-COMMENT ON MACRO logloss IS 'mlsql macro 018a8b7f2644998e 180af783262e6879: Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.';
-COMMENT ON MACRO log_loss IS 'mlsql macro 18e8e0c28a2df9b4 180af783262e6879: Alias of logloss.';
-COMMENT ON MACRO hivemall_logloss IS 'mlsql macro 43cc4cd466815f8a 180af783262e6879: logloss in Hivemall''s argument order: hivemall_logloss(predicted, actual).';
-COMMENT ON MACRO hivemall_auc IS 'mlsql macro 245613d1bcb2c74f 180af783262e6879: auc in Hivemall''s argument order: hivemall_auc(score, label), no sorting needed.';
-COMMENT ON MACRO average_precision_score IS 'mlsql macro eacae720edc1077c 180af783262e6879: Average precision of scores (score) for binary labels (actual): scikit-learn''s step-wise AP, tied scores one step.';
-COMMENT ON MACRO brier_score_loss IS 'mlsql macro 3b1efcd5cf389d15 180af783262e6879: Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).';
-COMMENT ON MACRO expected_calibration_error IS 'mlsql macro 5d0ea24c26e43e53 180af783262e6879: Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.';
-COMMENT ON MACRO _mlsql_ranked IS 'mlsql macro 559f96014641583d 180af783262e6879: A list without NULLs and repeats (the first occurrence keeps its place).';
-COMMENT ON MACRO _mlsql_hit_positions IS 'mlsql macro 55f69ce6005b124d 180af783262e6879: Positions (1-based) of the true items among the first k of a ranked list (all of it when k is NULL).';
-COMMENT ON MACRO _mlsql_ideal_grades IS 'mlsql macro f80d2b1b1769611b 180af783262e6879: The n best grades of an ideal ranking, best first (NULL grades dropped).';
-COMMENT ON MACRO _mlsql_scores_map IS 'mlsql macro 6e0282331a6420fa 180af783262e6879: A list of {label, score} structs as a MAP (a label''s first entry kept, NULL labels dropped).';
-COMMENT ON MACRO _mlsql_scored IS 'mlsql macro f1a8b6b8c79d1091 180af783262e6879: The (key, value) entries of a score map whose score is not NULL.';
-COMMENT ON MACRO _mlsql_score_lists IS 'mlsql macro a9e4471a518ad415 180af783262e6879: A row''s scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.';
-COMMENT ON MACRO _mlsql_n_top IS 'mlsql macro f785092aa9e55a72 180af783262e6879: How many of the scores ``among`` equal the highest scored one.';
-COMMENT ON MACRO _mlsql_ranked_labels IS 'mlsql macro e00917d66e35bb3e 180af783262e6879: Labels of (key, value) entries, best score first, ties by label.';
-COMMENT ON MACRO _mlsql_top_k_of IS 'mlsql macro 857042ce7a031501 180af783262e6879: The labels of the n best-scored entries, best first (all of them when n is NULL).';
-COMMENT ON MACRO _mlsql_scored_above IS 'mlsql macro f239a54483d655b9 180af783262e6879: The entries of a score map scored >= threshold.';
-COMMENT ON MACRO top_k IS 'mlsql macro 9e0bb74db91abde5 180af783262e6879: The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.';
-COMMENT ON MACRO above_threshold IS 'mlsql macro e30ffc08fec341c5 180af783262e6879: Labels of a score map scored >= threshold, best first (ties by label).';
-COMMENT ON MACRO top_k_above IS 'mlsql macro c8a21ac874bc1749 180af783262e6879: At most k labels of a score map, each scored >= threshold, best first (ties by label).';
-COMMENT ON MACRO _mlsql_precision_at_row IS 'mlsql macro 79f68aca0fa58b95 180af783262e6879: Per row: Hivemall''s Precision@k: hits in the top k / k, averaged over rows.';
-COMMENT ON MACRO precision_at IS 'mlsql macro 774b67f374c1605f 180af783262e6879: Hivemall''s Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.';
-COMMENT ON MACRO _mlsql_recall_at_row IS 'mlsql macro f9992d8691a721ab 180af783262e6879: Per row: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows.';
-COMMENT ON MACRO recall_at IS 'mlsql macro b6f687652e85ed39 180af783262e6879: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.';
-COMMENT ON MACRO _mlsql_average_precision_row IS 'mlsql macro 75440a5edbcb7d5d 180af783262e6879: Per row: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows.';
-COMMENT ON MACRO average_precision IS 'mlsql macro 214e35606d2e7245 180af783262e6879: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.';
-COMMENT ON MACRO _mlsql_hitrate_row IS 'mlsql macro dff83c8d7764121e 180af783262e6879: Per row: Hivemall''s HitRate@k: share of rows with a true item in the top k.';
-COMMENT ON MACRO hitrate IS 'mlsql macro d4710183efe00f1e 180af783262e6879: Hivemall''s HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.';
-COMMENT ON MACRO _mlsql_mrr_row IS 'mlsql macro 1c77b25aa57ab6cc 180af783262e6879: Per row: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k.';
-COMMENT ON MACRO mrr IS 'mlsql macro b9f8873c8d0e401d 180af783262e6879: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.';
-COMMENT ON MACRO _mlsql_ndcg_row IS 'mlsql macro 33898adcb6ba69e7 180af783262e6879: Per row: Hivemall''s binary nDCG@k, averaged over rows.';
-COMMENT ON MACRO ndcg IS 'mlsql macro cf697a2d7ba82f0d 180af783262e6879: Hivemall''s binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.';
-COMMENT ON MACRO _mlsql_ranking_auc_row IS 'mlsql macro b39a434d4ba2c7df 180af783262e6879: Per row: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.';
-COMMENT ON MACRO ranking_auc IS 'mlsql macro 69df5584d341aa8b 180af783262e6879: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall''s ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.';
-COMMENT ON MACRO auc IS 'mlsql macro 45ba9f5e314824b4 180af783262e6879: ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall''s ranking AUC (ranking_auc).';
-COMMENT ON MACRO roc_auc_score IS 'mlsql macro a9a95ff171768a8a 180af783262e6879: Alias of auc.';
-COMMENT ON MACRO _mlsql_graded_ndcg_row IS 'mlsql macro 952dcf5f5316ea69 180af783262e6879: Per row: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.';
-COMMENT ON MACRO graded_ndcg IS 'mlsql macro b586c3259de555a9 180af783262e6879: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).';
-COMMENT ON MACRO _mlsql_coverage_error_row IS 'mlsql macro f9cb9ca3a2feb705 180af783262e6879: Per row: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.';
-COMMENT ON MACRO coverage_error IS 'mlsql macro a68cc6a3bbdb9385 180af783262e6879: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.';
-COMMENT ON MACRO _mlsql_label_ranking_loss_row IS 'mlsql macro ae76330d5fd06eec 180af783262e6879: Per row: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.';
-COMMENT ON MACRO label_ranking_loss IS 'mlsql macro 57227e4d4a7fd5de 180af783262e6879: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.';
-COMMENT ON MACRO _mlsql_label_ranking_average_precision_row IS 'mlsql macro e9507e38bef365f6 180af783262e6879: Per row: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows.';
-COMMENT ON MACRO label_ranking_average_precision IS 'mlsql macro 276f91bd35ef99fd 180af783262e6879: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.';
-COMMENT ON MACRO label_ranking_average_precision_score IS 'mlsql macro a45786aa736d0a82 180af783262e6879: Alias of label_ranking_average_precision.';
-COMMENT ON MACRO _mlsql_one_error_row IS 'mlsql macro 80ba9a1428bf8027 180af783262e6879: Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).';
-COMMENT ON MACRO one_error IS 'mlsql macro 750cbd5a118642c3 180af783262e6879: One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.';
-COMMENT ON MACRO _mlsql_ndcg_score_row IS 'mlsql macro b8a6590579b8df50 180af783262e6879: Per row: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.';
-COMMENT ON MACRO ndcg_score IS 'mlsql macro 46fbb2f02a8c8063 180af783262e6879: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn''s ignore_ties=False). No true label: 0.';
-COMMENT ON MACRO _mlsql_curve_cells IS 'mlsql macro bc1ebfd29e36f30b 180af783262e6879: The curve cells (label struct k, y, s) of a known row.';
-COMMENT ON MACRO TABLE precision_recall_curve IS 'mlsql macro 1ecc6ae332d90f44 180af783262e6879: One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn''s points, each row weighted by sample_weight).';
-COMMENT ON MACRO TABLE roc_curve IS 'mlsql macro dc0d810c580f78e8 180af783262e6879: One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn''s points, each row weighted by sample_weight).';
-COMMENT ON MACRO _mlsql_label_score_cells IS 'mlsql macro ccd923479f8964ff 180af783262e6879: The explicit cells of known rows {a: actual, m: score map}: each scored label (row, label, score, true?) and each true label without a score (at -infinity).';
-COMMENT ON MACRO _mlsql_weighted_label_score_cells IS 'mlsql macro ee460b95349be72e 180af783262e6879: The explicit cells of known rows {a: actual, m: score map, w: weight}: each scored label (row, label, score, true? and weight) and each true label without a score (at -infinity).';
-COMMENT ON MACRO _mlsql_segment_slices IS 'mlsql macro 6901c62a79d5eb9c 180af783262e6879: Cells {g, s, y} cut into segments by g, each sorted by score descending twice: negatives first among ties (a) and positives first (b). A segment ends where g changes from one cell to the next.';
-COMMENT ON MACRO _mlsql_segment_stats IS 'mlsql macro ed13245fc0f2e1fe 180af783262e6879: A segment''s statistics from its cells sorted with negatives first (a) and positives first (b) among ties: explicit cells, positives (unscored ones), Σ P(>= s) / N(>= s) over the scored positives, and U.';
-COMMENT ON MACRO _mlsql_weighted_segment_slices IS 'mlsql macro 0f37ab4b1e8e453d 180af783262e6879: Weighted cells {g, s, y, w} sorted by (g, s) descending and cut into segments by g.';
-COMMENT ON MACRO _mlsql_weighted_segment_stats IS 'mlsql macro 8c7d84a3ed0e7e89 180af783262e6879: A segment''s statistics from its weighted cells {s, y, w} sorted by score descending: the weights of its cells, positives and unscored positives, Σ over runs of the positive weight x WP(>= s) / W(>= s), and the weighted U.';
-COMMENT ON MACRO multilabel_average_precision IS 'mlsql macro 5d2a614331bbc128 180af783262e6879: scikit-learn''s average_precision_score over label scores (the indicator matrix of the group''s labels), averaged micro, macro, weighted or over samples.';
-COMMENT ON MACRO multilabel_roc_auc IS 'mlsql macro fda18e601c1fd506 180af783262e6879: scikit-learn''s roc_auc_score over label scores (the indicator matrix of the group''s labels), ties one half, averaged micro, macro, weighted or over samples.';
-COMMENT ON MACRO _mlsql_score_entries IS 'mlsql macro 1d83b0c27a86851f 180af783262e6879: A row''s label scores as (key, value) entries (a list''s first entry of a label kept).';
-COMMENT ON MACRO TABLE calibration_table IS 'mlsql macro 6107bbe15ce78aa6 180af783262e6879: One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.';
-COMMENT ON MACRO TABLE label_thresholds IS 'mlsql macro 501c04a9a4c73a39 180af783262e6879: One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold, each row weighted by sample_weight.';
-COMMENT ON MACRO TABLE _mlsql_poisson_cdf IS 'mlsql macro f3c20b21f704a84d 180af783262e6879: Poisson(m)''s CDF for each m > 0 of ms over k in m +- (12 sqrt(m) + 12), normalised (the mass left out is below 1e-25): the draw for a uniform u is the smallest k with cdf >= u.';
-COMMENT ON MACRO _mlsql_repr IS 'mlsql macro fb23017e06c41717 180af783262e6879: A value as Python''s repr shows it: ''text'' (or "it''s"), None, True, 2.5.';
-COMMENT ON MACRO _mlsql_mcnemar_p IS 'mlsql macro 139601d6929a5c3e 180af783262e6879: McNemar''s exact test: min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2); 1 when b + c = 0. The binomial terms from lgamma, summed smallest first.';
-COMMENT ON MACRO _mlsql_literal IS 'mlsql macro 04a640f5d67f8aad 180af783262e6879: SQL text that reads back as x: its text quoted, cast to its type (''NULL'' for NULL).';
-COMMENT ON MACRO TABLE _mlsql_poisson_buckets IS 'mlsql macro 7f4fe53ba32d2042 180af783262e6879: Poisson(m)''s inverse CDF for each m of ms as (m, b, k, lo, hi): k is the draw of u with lo < u <= hi, listed under each bucket b = floor(u x 4096) it meets.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_label_sets IS 'mlsql macro 0d39306b726139a7 180af783262e6879: bootstrap of the label-set measures: one Poisson(m) draw per distinct (tp, |A|, |P|, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_label_sets IS 'mlsql macro 47627c896ebd197a 180af783262e6879: compare on the label-set measures: one Poisson(m) draw per distinct pair of both rows'' (tp, |A|, |P|, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_label_lists IS 'mlsql macro 5ec0723101af3f08 180af783262e6879: bootstrap of the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_label_lists IS 'mlsql macro 0307b351ce0e1afd 180af783262e6879: compare on the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_classes IS 'mlsql macro a0fbac3ff77f3b13 180af783262e6879: bootstrap of the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_classes IS 'mlsql macro 80c0cc79fb60e162 180af783262e6879: compare on the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_regression IS 'mlsql macro a695330801ab49fa 180af783262e6879: bootstrap of the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_regression IS 'mlsql macro a265398f1a406710 180af783262e6879: compare on the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_scores IS 'mlsql macro c53b99c393b05386 180af783262e6879: bootstrap of the measures of scores (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_scores IS 'mlsql macro a427c7013fa57782 180af783262e6879: compare on the measures of scores (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_refused IS 'mlsql macro 0834104101f4f65b 180af783262e6879: bootstrap on a list of measures whose first it does not resample: its error.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_not_a_list IS 'mlsql macro f4518fa7dbb7defc 180af783262e6879: bootstrap on measures that are not a list of names: its error.';
-COMMENT ON MACRO TABLE _mlsql_compare_refused IS 'mlsql macro e1bfdca5049051da 180af783262e6879: compare on a list of measures whose first it does not resample: its error.';
-COMMENT ON MACRO TABLE _mlsql_compare_not_a_list IS 'mlsql macro e525f35e0b8a3418 180af783262e6879: compare on measures that are not a list of names: its error.';
-COMMENT ON MACRO TABLE bootstrap IS 'mlsql macro 3541574df2dd301e 180af783262e6879: Bootstrap intervals, one row per group and measure: the by columns, measure, estimate (the measure on the data), low and high (percentile interval), std_error. Measures of one kind: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error); beta, zero_division, n_labels, options, average, weights and n_bins apply to every listed measure taking them. Exact Poisson bootstrap (one Poisson(m) draw per distinct row statistics seen m times, counter-based on seed: the same seed, the same draws). Example: SELECT * FROM bootstrap(''preds'', ''actual'', ''predicted'', measures := [''micro_f1''], "by" := [''model'']).';
-COMMENT ON MACRO TABLE compare IS 'mlsql macro b4a60aac4f204968 180af783262e6879: Paired comparison of every model with the baseline, one row per group, other model and measure: the by columns, model, measure, baseline_estimate, estimate, difference (model - baseline), low and high (percentile interval of the difference), p_value (two-sided paired bootstrap), mcnemar_p_value (McNemar''s exact test; subset_accuracy, zero_one_loss, accuracy and error_rate, else NULL). Rows pair on id within each group; unpaired rows are an error unless drop_unpaired := true. Measures and their parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per distinct pair of both rows'' statistics seen m times, for both sides at once). Example: SELECT * FROM compare(''runs'', ''actual'', ''predicted'', model := ''model'', id := ''id'', baseline := ''A'', measures := [''micro_f1'', ''subset_accuracy'']).';
+COMMENT ON MACRO _mlsql_weight IS 'mlsql macro 6440ffc2acbf6439 25ef07ec812612ac: A row''s sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).';
+COMMENT ON MACRO _mlsql_shown IS 'mlsql macro b0d5f7daf3cc963d 25ef07ec812612ac: A value as mlsql''s messages show it: ''text'', None, True, 2.5.';
+COMMENT ON MACRO _mlsql_check_beta IS 'mlsql macro 512040aa601b1dbd 25ef07ec812612ac: Validate beta: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_zero_division IS 'mlsql macro 67f9c71bdeff8a04 25ef07ec812612ac: Validate zero_division: one of 0, 1, nan, ''diagnose'', ''ignore''.';
+COMMENT ON MACRO _mlsql_check_n_labels IS 'mlsql macro 43d838c682001e03 25ef07ec812612ac: Validate n_labels: a whole number > 0.';
+COMMENT ON MACRO _mlsql_check_alpha IS 'mlsql macro 5238e2456fa0f54a 25ef07ec812612ac: Validate alpha: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_cost_fn IS 'mlsql macro 9cd5c51fb93b2036 25ef07ec812612ac: Validate cost_fn: a finite number.';
+COMMENT ON MACRO _mlsql_check_cost_fp IS 'mlsql macro 777d89e417099a55 25ef07ec812612ac: Validate cost_fp: a finite number.';
+COMMENT ON MACRO _mlsql_check_average IS 'mlsql macro 49519a425086aa0c 25ef07ec812612ac: Validate average: one of ''micro'', ''macro'', ''weighted''.';
+COMMENT ON MACRO _mlsql_check_weights IS 'mlsql macro 55f3c76974caf8a0 25ef07ec812612ac: Validate weights: one of ''linear'', ''quadratic''.';
+COMMENT ON MACRO _mlsql_check_k IS 'mlsql macro 14bf28fb73962a0d 25ef07ec812612ac: Validate k: a whole number > 0 (or NULL for all).';
+COMMENT ON MACRO _mlsql_check_top_k IS 'mlsql macro a230e0f559eda428 25ef07ec812612ac: Validate k: a whole number >= 0 (or NULL for all).';
+COMMENT ON MACRO _mlsql_check_threshold IS 'mlsql macro 8c2bc6acd7bacc83 25ef07ec812612ac: Validate threshold: a number.';
+COMMENT ON MACRO _mlsql_check_table_beta IS 'mlsql macro a01713b91245d079 25ef07ec812612ac: Validate beta: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_n_bins IS 'mlsql macro 64118ad4391f29da 25ef07ec812612ac: Validate n_bins: a whole number from 1 to 100000.';
+COMMENT ON MACRO _mlsql_check_score_average IS 'mlsql macro bdca0452f2d1708f 25ef07ec812612ac: Validate average: one of ''micro'', ''macro'', ''weighted'', ''samples''.';
+COMMENT ON MACRO _mlsql_check_threshold_bins IS 'mlsql macro 17753518e5455d2e 25ef07ec812612ac: Validate n_bins: a whole number from 1 to 100000 (or NULL for exact thresholds).';
+COMMENT ON MACRO _mlsql_undefined IS 'mlsql macro ac744bf4af46efca 25ef07ec812612ac: The value of an undefined ratio under a checked zero_division (''ignore'': NULL).';
+COMMENT ON MACRO _mlsql_label_type_error IS 'mlsql macro 5e13bfa8fcf5baad 25ef07ec812612ac: The error for lists that hold no labels (floats, booleans, ...) or two kinds.';
+COMMENT ON MACRO _mlsql_checked_label_lists IS 'mlsql macro 734e7008fdd54d97 25ef07ec812612ac: actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).';
+COMMENT ON MACRO _mlsql_typed_universe IS 'mlsql macro dfe2a11bf711de99 25ef07ec812612ac: A labels= universe as a list of example''s type, after checking its kind and, for integers, their range.';
+COMMENT ON MACRO _mlsql_tp IS 'mlsql macro 7ad3957705368986 25ef07ec812612ac: |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).';
+COMMENT ON MACRO _mlsql_n_actual IS 'mlsql macro 8912008a8d73d114 25ef07ec812612ac: |A|: distinct non-NULL true labels; NULL when either list is NULL.';
+COMMENT ON MACRO _mlsql_n_predicted IS 'mlsql macro 73cb8d3e1caeb72c 25ef07ec812612ac: |P|: distinct non-NULL predicted labels; NULL when either list is NULL.';
+COMMENT ON MACRO _mlsql_ratio IS 'mlsql macro 456a33afe3d3f806 25ef07ec812612ac: ``num / den``, or the ``zero_division`` value where ``den`` is 0.';
+COMMENT ON MACRO _mlsql_precision IS 'mlsql macro 58dbd7799a76e0e4 25ef07ec812612ac: tp / (tp + fp): undefined when nothing is predicted.';
+COMMENT ON MACRO _mlsql_recall IS 'mlsql macro f5215130f0b41a22 25ef07ec812612ac: tp / (tp + fn): undefined when nothing is true.';
+COMMENT ON MACRO _mlsql_fbeta IS 'mlsql macro 59f673176e1889f2 25ef07ec812612ac: (1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.';
+COMMENT ON MACRO _mlsql_jaccard IS 'mlsql macro f27d14b3c904efa0 25ef07ec812612ac: tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty.';
+COMMENT ON MACRO _mlsql_average IS 'mlsql macro e2bce6c45bc68591 25ef07ec812612ac: Mean of per-row or per-label values, leaving undefined ones out where asked.';
+COMMENT ON MACRO _mlsql_average_by_weight IS 'mlsql macro a2c6cb27c6aad003 25ef07ec812612ac: Mean of per-row or per-label values, leaving undefined ones out where asked, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_share IS 'mlsql macro d723b640377e4a9c 25ef07ec812612ac: ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).';
+COMMENT ON MACRO _mlsql_hamming_loss IS 'mlsql macro 5cc743e0762ecfc6 25ef07ec812612ac: (fp + fn) / (rows x labels): the share of label decisions that are wrong.';
+COMMENT ON MACRO _mlsql_subset_accuracy IS 'mlsql macro cf75a9cea316308f 25ef07ec812612ac: Share of rows whose predicted set equals the true set (unknown rows left out).';
+COMMENT ON MACRO _mlsql_subset_accuracy_by_weight IS 'mlsql macro 34eff7b6e309cc2b 25ef07ec812612ac: Share of rows whose predicted set equals the true set (unknown rows left out), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_zero_one_loss IS 'mlsql macro ae549e88edbc7c42 25ef07ec812612ac: 1 - subset accuracy.';
+COMMENT ON MACRO _mlsql_zero_one_loss_by_weight IS 'mlsql macro b58af924798eaedc 25ef07ec812612ac: 1 - subset accuracy, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_negative_predictive_value IS 'mlsql macro 3206e85937033e08 25ef07ec812612ac: tn / (tn + fn) (the lecture''s nrel): precision of the negative class.';
+COMMENT ON MACRO _mlsql_specificity IS 'mlsql macro 6ae09f8bc983fb28 25ef07ec812612ac: tn / (tn + fp) (the lecture''s spec): recall of the negative class.';
+COMMENT ON MACRO _mlsql_false_negative_rate IS 'mlsql macro a56ecac63de02524 25ef07ec812612ac: fn / (tp + fn): the positive class''s error rate (1 - recall).';
+COMMENT ON MACRO _mlsql_false_positive_rate IS 'mlsql macro 72f641940bd4d33d 25ef07ec812612ac: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
+COMMENT ON MACRO _mlsql_joint_share IS 'mlsql macro db280ce07445d883 25ef07ec812612ac: tp / n (the lecture''s sup, a rule''s support p(LR)).';
+COMMENT ON MACRO _mlsql_table_accuracy IS 'mlsql macro 4b02e1fe41f40e71 25ef07ec812612ac: (tp + tn) / n (the lecture''s tacc).';
+COMMENT ON MACRO _mlsql_table_error_rate IS 'mlsql macro 19a6af9dadfccf3e 25ef07ec812612ac: (fp + fn) / n: 1 - accuracy.';
+COMMENT ON MACRO _mlsql_table_coverage IS 'mlsql macro 6d84fb6398ab0583 25ef07ec812612ac: (tp + fp) / n (the lecture''s cov): share of rows predicted positive (where a rule fires).';
+COMMENT ON MACRO _mlsql_table_cost_error IS 'mlsql macro 8ef9a12ac73eab8e 25ef07ec812612ac: (cost_fn fn + cost_fp fp) / n: the cost-weighted error of a 2x2 table.';
+COMMENT ON MACRO _mlsql_novelty IS 'mlsql macro f27c067838c024a2 25ef07ec812612ac: p(LR) - p(L) p(R) = (n tp - (tp + fp)(tp + fn)) / n² (the lecture''s nov).';
+COMMENT ON MACRO _mlsql_satisfaction IS 'mlsql macro 5e52156bbda5dec0 25ef07ec812612ac: 1 - n fp / (|L| |not R|) (the lecture''s sat); undefined when L or not R is empty.';
+COMMENT ON MACRO _mlsql_cohen_kappa IS 'mlsql macro 6dc9235cb4dd4b51 25ef07ec812612ac: 1 - n Σw·O / Σw·r·c: kappa from the (weighted) disagreement seen and expected by chance.';
+COMMENT ON MACRO _mlsql_table_kappa IS 'mlsql macro ca897ee75373bbee 25ef07ec812612ac: Cohen''s kappa of a 2x2 table: chance disagreement (tp+fn)(fn+tn) + (fp+tn)(tp+fp).';
+COMMENT ON MACRO _mlsql_curve_precision IS 'mlsql macro 9e38e8d9d01ba7ef 25ef07ec812612ac: tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn).';
+COMMENT ON MACRO _mlsql_curve_recall IS 'mlsql macro c8825708d87e4e9c 25ef07ec812612ac: tp / P at a threshold; 0 at +inf (scikit-learn''s end point), undefined without positives.';
+COMMENT ON MACRO _mlsql_curve_rate IS 'mlsql macro b06df681d13ec307 25ef07ec812612ac: count / total: the true positive rate (tp / P) or false positive rate (fp / N).';
+COMMENT ON MACRO _mlsql_true_negatives IS 'mlsql macro 371583405de34ffd 25ef07ec812612ac: rows - tp - fp - fn: rows where the label is neither true nor predicted.';
+COMMENT ON MACRO _mlsql_label_accuracy IS 'mlsql macro 24ebf980c735f9e7 25ef07ec812612ac: (tp + tn) / rows: share of rows where the label is decided right.';
+COMMENT ON MACRO _mlsql_weighted_average IS 'mlsql macro d54a8c194f72c2aa 25ef07ec812612ac: Sum of weight x value over the sum of weights, leaving undefined values out.';
+COMMENT ON MACRO _mlsql_weighted_average_by_weight IS 'mlsql macro 72949384a764834c 25ef07ec812612ac: Sum of weight x value over the sum of weights, leaving undefined values out, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_fbeta_of_means IS 'mlsql macro 1ff811799fa8b698 25ef07ec812612ac: (1 + b²) P R / (b² P + R) of two averages (the R walkthrough''s macro F1); 0 when both are 0.';
+COMMENT ON MACRO _mlsql_share_of_labels IS 'mlsql macro 2e726c09d9eb5b70 25ef07ec812612ac: Share of label rows where ``condition`` holds (CLP, MLP, WLP).';
+COMMENT ON MACRO _mlsql_share_of_labels_by_weight IS 'mlsql macro df18776ae6c4a9f1 25ef07ec812612ac: Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_label_accuracy_micro IS 'mlsql macro 885e811cf300d694 25ef07ec812612ac: 1 - Hamming loss: share of the rows x labels decisions that are right.';
+COMMENT ON MACRO _mlsql_segment_average_precision IS 'mlsql macro be4ade8afe0896be 25ef07ec812612ac: (Σ scored positives'' P(>= s) / N(>= s) + unscored positives x positives / cells) / positives.';
+COMMENT ON MACRO _mlsql_segment_roc_auc IS 'mlsql macro a38520f731b21d9d 25ef07ec812612ac: U / (positives x negatives), U counting the unscored negatives at -infinity.';
+COMMENT ON MACRO _mlsql_precision_at_k IS 'mlsql macro 9a6d84423b44c27f 25ef07ec812612ac: hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).';
+COMMENT ON MACRO _mlsql_recall_at_k IS 'mlsql macro 35a2dbcf6dcfc8de 25ef07ec812612ac: hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall).';
+COMMENT ON MACRO _mlsql_hit IS 'mlsql macro fe0bcbd31c93a14d 25ef07ec812612ac: 1 when a true item is in the top n, else 0.';
+COMMENT ON MACRO _mlsql_reciprocal_rank IS 'mlsql macro 42cca930d80534eb 25ef07ec812612ac: 1 / position of the first hit in the top n; 0 without one.';
+COMMENT ON MACRO _mlsql_precision_at_hit IS 'mlsql macro 29b0997c27d0ebd4 25ef07ec812612ac: Precision of the top ``pos`` items when the item at ``pos`` is the ``nth`` hit.';
+COMMENT ON MACRO _mlsql_average_precision_at_k IS 'mlsql macro f7f32f6575119ccf 25ef07ec812612ac: Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.';
+COMMENT ON MACRO _mlsql_misses_above_hit IS 'mlsql macro 5430c952fed1c544 25ef07ec812612ac: Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.';
+COMMENT ON MACRO _mlsql_ranking_auc_at_k IS 'mlsql macro 1afa9d46c281447a 25ef07ec812612ac: Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.';
+COMMENT ON MACRO _mlsql_normalized_dcg IS 'mlsql macro 657b1d9263719358 25ef07ec812612ac: DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant).';
+COMMENT ON MACRO _mlsql_coverage IS 'mlsql macro b06580681128d5bb 25ef07ec812612ac: How far down the ranking to go to cover every true label; 0 without true labels.';
+COMMENT ON MACRO _mlsql_false_at_or_above IS 'mlsql macro 82012b3a96e35163 25ef07ec812612ac: False labels scored at least as high as a true label: its wrongly ordered pairs.';
+COMMENT ON MACRO _mlsql_ranking_loss_of_row IS 'mlsql macro cbd6b96bc9408710 25ef07ec812612ac: Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none.';
+COMMENT ON MACRO _mlsql_precision_at_label IS 'mlsql macro 62a72c8abecc6fb7 25ef07ec812612ac: Share of true labels among the labels scored at least as high as a true label.';
+COMMENT ON MACRO _mlsql_label_ranking_precision_of_row IS 'mlsql macro 381e7829a25bf963 25ef07ec812612ac: Mean precision at the true labels; 1 where none or all labels are true.';
+COMMENT ON MACRO _mlsql_one_error_of_row IS 'mlsql macro bda50e6befc604ab 25ef07ec812612ac: Share of top-scored labels that are not true; 1 when no label is scored.';
+COMMENT ON MACRO _mlsql_tie_averaged_gain IS 'mlsql macro 98e84166311a66aa 25ef07ec812612ac: A relevant label''s DCG share: the discounts of its tie group''s places / the group size.';
+COMMENT ON MACRO _mlsql_relative_error IS 'mlsql macro 13b798fdebbab46c 25ef07ec812612ac: error / baseline (rse, rae); undefined when y is constant (''diagnose'': 0 if error = 0, else 1).';
+COMMENT ON MACRO _mlsql_explained IS 'mlsql macro 42ed097f5173cf22 25ef07ec812612ac: 1 - error / baseline (r2, explained variance); undefined when baseline = 0.';
+COMMENT ON MACRO _mlsql_pearson IS 'mlsql macro c802c13048b56049 25ef07ec812612ac: cov / (sd_a sd_b); undefined when either side is constant (''diagnose'': 1 if equal).';
+COMMENT ON MACRO _mlsql_centred_comoment IS 'mlsql macro 6e97bfd1f095f7b5 25ef07ec812612ac: Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.';
+COMMENT ON MACRO _mlsql_log_loss_term IS 'mlsql macro e7129dacbe95ad7a 25ef07ec812612ac: -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.';
+COMMENT ON MACRO _mlsql_mann_whitney_auc IS 'mlsql macro 7e55126ac5158fb3 25ef07ec812612ac: U / (positives x negatives); undefined with one class (''diagnose'': 1).';
+COMMENT ON MACRO _mlsql_squared_error_term IS 'mlsql macro ef48c92db309ae04 25ef07ec812612ac: (p - y)² of one row: its Brier score.';
+COMMENT ON MACRO _mlsql_step_average_precision IS 'mlsql macro ab959c2d342c2481 25ef07ec812612ac: Σ over positives of the precision at their score / positives; undefined without positives.';
+COMMENT ON MACRO _mlsql_calibration_bin IS 'mlsql macro 53b358b4fd9a28e5 25ef07ec812612ac: min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.';
+COMMENT ON MACRO _mlsql_matthews_corrcoef IS 'mlsql macro 33ed9d7ffac2578c 25ef07ec812612ac: (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).';
+COMMENT ON MACRO _mlsql_selection_fbeta IS 'mlsql macro 6a745f52176d74ce 25ef07ec812612ac: F-beta of a candidate threshold for choosing the best: 0 where tp = 0.';
+COMMENT ON MACRO set_intersection IS 'mlsql macro 2663540fbf85c85f 25ef07ec812612ac: Labels in both lists, distinct and sorted, no NULLs.';
+COMMENT ON MACRO set_difference IS 'mlsql macro 03c8f5708ab09143 25ef07ec812612ac: Labels of the first list missing from the second, distinct and sorted.';
+COMMENT ON MACRO set_union IS 'mlsql macro 788fa3f9f6dad2ca 25ef07ec812612ac: Labels in either list, distinct and sorted, no NULLs.';
+COMMENT ON MACRO set_symmetric_difference IS 'mlsql macro 1e60b6710e9fbcc6 25ef07ec812612ac: Labels in exactly one of the lists, distinct and sorted.';
+COMMENT ON MACRO true_positives IS 'mlsql macro f7d3a7fdde36ffec 25ef07ec812612ac: |A ∩ P|: true labels that were predicted.';
+COMMENT ON MACRO false_positives IS 'mlsql macro 8a3f70d8eac64ffe 25ef07ec812612ac: |P \ A|: predicted labels that are not true.';
+COMMENT ON MACRO false_negatives IS 'mlsql macro 38eeca0b75cf0213 25ef07ec812612ac: |A \ P|: true labels that were not predicted.';
+COMMENT ON MACRO set_jaccard IS 'mlsql macro 726d0a84a33b1a79 25ef07ec812612ac: |A ∩ P| / |A ∪ P| of one row.';
+COMMENT ON MACRO row_precision IS 'mlsql macro 66a03403dda7f441 25ef07ec812612ac: |A ∩ P| / |P| of one row.';
+COMMENT ON MACRO row_recall IS 'mlsql macro d6ea69bfa740039c 25ef07ec812612ac: |A ∩ P| / |A| of one row.';
+COMMENT ON MACRO row_fbeta IS 'mlsql macro 548d29d061f72321 25ef07ec812612ac: F-beta of one row, from its counts.';
+COMMENT ON MACRO micro_precision IS 'mlsql macro 8da0a6e2fb01e1af 25ef07ec812612ac: Precision of counts pooled over rows.';
+COMMENT ON MACRO micro_recall IS 'mlsql macro 3bbb8a5f389ed96f 25ef07ec812612ac: Recall of counts pooled over rows.';
+COMMENT ON MACRO micro_fbeta IS 'mlsql macro 4bb838690a80dace 25ef07ec812612ac: F-beta of counts pooled over rows.';
+COMMENT ON MACRO micro_f1 IS 'mlsql macro df2ed506edf4bca5 25ef07ec812612ac: F1 of counts pooled over rows.';
+COMMENT ON MACRO micro_jaccard IS 'mlsql macro eb86c0c52b65de1b 25ef07ec812612ac: Jaccard of counts pooled over rows.';
+COMMENT ON MACRO samples_precision IS 'mlsql macro cc3d6fc7d8600c9a 25ef07ec812612ac: Mean over rows of row precision.';
+COMMENT ON MACRO samples_recall IS 'mlsql macro 94f42af99d493203 25ef07ec812612ac: Mean over rows of row recall.';
+COMMENT ON MACRO samples_fbeta IS 'mlsql macro 002ac38dc987e320 25ef07ec812612ac: Mean over rows of row F-beta.';
+COMMENT ON MACRO samples_f1 IS 'mlsql macro d79a924dea11748d 25ef07ec812612ac: Mean over rows of row F1.';
+COMMENT ON MACRO samples_jaccard IS 'mlsql macro 78d77b1deb7c32f8 25ef07ec812612ac: Mean over rows of row Jaccard.';
+COMMENT ON MACRO subset_accuracy IS 'mlsql macro 3c3dc11eae5b5fe7 25ef07ec812612ac: Share of rows predicted exactly.';
+COMMENT ON MACRO zero_one_loss IS 'mlsql macro ecb60bf09987b287 25ef07ec812612ac: Share of rows not predicted exactly.';
+COMMENT ON MACRO hamming_loss IS 'mlsql macro 9327bfa6e8841d55 25ef07ec812612ac: (fp + fn) / (rows x n_labels): share of wrong label decisions.';
+COMMENT ON MACRO micro_precision_from_counts IS 'mlsql macro 1b9b7b6fb541061b 25ef07ec812612ac: micro_precision of stored counts.';
+COMMENT ON MACRO micro_recall_from_counts IS 'mlsql macro 5c9aeb4c4e1750a5 25ef07ec812612ac: micro_recall of stored counts.';
+COMMENT ON MACRO micro_fbeta_from_counts IS 'mlsql macro 0a2e72eb1f35ccb9 25ef07ec812612ac: micro_fbeta of stored counts.';
+COMMENT ON MACRO micro_f1_from_counts IS 'mlsql macro 14bc298ff9689474 25ef07ec812612ac: micro_f1 of stored counts.';
+COMMENT ON MACRO micro_jaccard_from_counts IS 'mlsql macro aedb770816c1a9bc 25ef07ec812612ac: micro_jaccard of stored counts.';
+COMMENT ON MACRO subset_accuracy_from_counts IS 'mlsql macro fe928d399bd1df56 25ef07ec812612ac: subset_accuracy of stored counts.';
+COMMENT ON MACRO zero_one_loss_from_counts IS 'mlsql macro 1a4812036332cf07 25ef07ec812612ac: zero_one_loss of stored counts.';
+COMMENT ON MACRO hamming_loss_from_counts IS 'mlsql macro f069fd0b65c47431 25ef07ec812612ac: hamming_loss of stored counts.';
+COMMENT ON MACRO multilabel_counts IS 'mlsql macro ae8345800a244085 25ef07ec812612ac: Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.';
+COMMENT ON MACRO merge_counts IS 'mlsql macro 37fb540b4d24e4b7 25ef07ec812612ac: Sum stored multilabel_counts structs field by field.';
+COMMENT ON MACRO _mlsql_hivemall_beta IS 'mlsql macro ccb2c07fe51be903 25ef07ec812612ac: The -beta of a Hivemall option string (default 1).';
+COMMENT ON MACRO _mlsql_hivemall_average IS 'mlsql macro bcbe9e09a74ef2ad 25ef07ec812612ac: The -average of a Hivemall option string (default micro).';
+COMMENT ON MACRO _mlsql_hivemall_int_label IS 'mlsql macro a3952953e456b8ed 25ef07ec812612ac: Hivemall''s binary label: 1 stays 1; 0 and -1 are 0.';
+COMMENT ON MACRO _mlsql_hivemall_tp IS 'mlsql macro 967aee34f9468857 25ef07ec812612ac: One binary row''s tp: both 1 (binary), or equal labels (micro).';
+COMMENT ON MACRO _mlsql_hivemall_n IS 'mlsql macro 597a89658e486910 25ef07ec812612ac: One binary row''s labels on one side: 1 if positive (binary); always 1 (micro).';
+COMMENT ON MACRO _mlsql_hivemall_arrays IS 'mlsql macro c232fd7a73ac62d3 25ef07ec812612ac: fmeasure over label arrays (sets).';
+COMMENT ON MACRO _mlsql_hivemall_arrays_by_weight IS 'mlsql macro 9a58392414282691 25ef07ec812612ac: fmeasure over label arrays (sets), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_hivemall_binary IS 'mlsql macro 37cce71db9c7d014 25ef07ec812612ac: fmeasure over binary int labels.';
+COMMENT ON MACRO _mlsql_hivemall_binary_by_weight IS 'mlsql macro b0cc90f204f3c0f2 25ef07ec812612ac: fmeasure over binary int labels, each row weighted by sample_weight.';
+COMMENT ON MACRO fmeasure IS 'mlsql macro e0c0e543196a2169 25ef07ec812612ac: Hivemall''s fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options ''-beta B -average micro|binary''.';
+COMMENT ON MACRO _mlsql_check_labels IS 'mlsql macro 83bd5418adddd7a6 25ef07ec812612ac: Validate a label universe: NULL (labels seen) or a list with a label.';
+COMMENT ON MACRO _mlsql_label_list IS 'mlsql macro 59938a24dc3cca10 25ef07ec812612ac: A label-list input; one value per row is an error (its type: type_name).';
+COMMENT ON MACRO TABLE _mlsql_label_spread IS 'mlsql macro 20365db09863f731 25ef07ec812612ac: One pass over the source: count per (group, label, flag); label NULL rows hold row codes.';
+COMMENT ON MACRO TABLE _mlsql_label_spread_by_weight IS 'mlsql macro 2021dadb388cf579 25ef07ec812612ac: One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.';
+COMMENT ON MACRO TABLE label_metrics IS 'mlsql macro 61013de8aaf0ba2f 25ef07ec812612ac: One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn''s labels=); by: grouping columns. Example: SELECT * FROM label_metrics(''preds'', ''actual'', ''predicted'', by := [''model'']).';
+COMMENT ON MACRO TABLE multilabel_report IS 'mlsql macro 2888887c78550c10 25ef07ec812612ac: One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row''s sets are first intersected with them (labels outside are ignored, as scikit-learn''s labels=). Example: SELECT * FROM multilabel_report(''preds'', ''actual'', ''predicted'', labels := [''a'', ''b'']).';
+COMMENT ON MACRO TABLE macro_precision IS 'mlsql macro d27b1d2bb65c0fba 25ef07ec812612ac: Mean over labels of per-label precision.';
+COMMENT ON MACRO TABLE macro_recall IS 'mlsql macro 3ed20bb1c6517696 25ef07ec812612ac: Mean over labels of per-label recall.';
+COMMENT ON MACRO TABLE macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 25ef07ec812612ac: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1).';
+COMMENT ON MACRO TABLE macro_fbeta IS 'mlsql macro 9699284013f1ace9 25ef07ec812612ac: Mean over labels of per-label F-beta.';
+COMMENT ON MACRO TABLE macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e 25ef07ec812612ac: Mean over labels of per-label Jaccard.';
+COMMENT ON MACRO TABLE macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 25ef07ec812612ac: F1 of macro precision and macro recall (the R walkthrough''s macro F1).';
+COMMENT ON MACRO TABLE macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 25ef07ec812612ac: F-beta of macro precision and macro recall.';
+COMMENT ON MACRO TABLE weighted_precision IS 'mlsql macro f584ef8addfff1bc 25ef07ec812612ac: Per-label precision averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_recall IS 'mlsql macro 416147c938743918 25ef07ec812612ac: Per-label recall averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_f1 IS 'mlsql macro 105934c74bce4481 25ef07ec812612ac: Per-label F1 averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_fbeta IS 'mlsql macro e41b539038da0da4 25ef07ec812612ac: Per-label F-beta averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_jaccard IS 'mlsql macro 86a745f531b56812 25ef07ec812612ac: Per-label Jaccard averaged with support weights.';
+COMMENT ON MACRO TABLE label_accuracy_macro IS 'mlsql macro e55e9de054812714 25ef07ec812612ac: Mean over labels of (tp + tn) / rows.';
+COMMENT ON MACRO TABLE label_accuracy_micro IS 'mlsql macro b266b6802394707d 25ef07ec812612ac: 1 - Hamming loss over the label universe.';
+COMMENT ON MACRO TABLE clp IS 'mlsql macro 979e63c9808e737f 25ef07ec812612ac: Share of labels never predicted negative (tn + fn = 0).';
+COMMENT ON MACRO TABLE mlp IS 'mlsql macro 6cf2fc51bacc6e26 25ef07ec812612ac: Share of labels never predicted (tp + fp = 0).';
+COMMENT ON MACRO TABLE wlp IS 'mlsql macro a9ad4d4827af95ea 25ef07ec812612ac: Share of labels never predicted right (tp = 0).';
+COMMENT ON MACRO _mlsql_indicator IS 'mlsql macro d29adc66a50278be 25ef07ec812612ac: An indicator value as a boolean (0/1 or false/true; anything else is an error).';
+COMMENT ON MACRO _mlsql_labels_from_indicators IS 'mlsql macro 961326258056735a 25ef07ec812612ac: The labels whose indicator is 1; NULL if any indicator is NULL.';
+COMMENT ON MACRO labels_from_indicators IS 'mlsql macro 0f767645fe46c405 25ef07ec812612ac: The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], [''L1'', ''L2'', ''L3'']). NULL if any indicator is NULL.';
+COMMENT ON MACRO indicators_from_labels IS 'mlsql macro bfb04f7c66d7cdba 25ef07ec812612ac: 0/1 per label of the universe ``labels``: 1 where the list holds it (labels of the list''s kind, within its integer type''s range).';
+COMMENT ON MACRO _mlsql_label_value IS 'mlsql macro 7101e9fc2113b31f 25ef07ec812612ac: value (parameter param, one label), after checking that x (input name) holds one label per row, that value is of x''s label kind and, for integers, within the range of x''s type.';
+COMMENT ON MACRO _mlsql_cost_keys IS 'mlsql macro 14ddabe4ad373585 25ef07ec812612ac: costs (a map actual -> predicted -> cost), after checking that x (input name) holds one label per row and that the costs'' labels are of x''s label kind.';
+COMMENT ON MACRO _mlsql_binary_flag IS 'mlsql macro a26ce7932b42fca2 25ef07ec812612ac: A boolean or 0/1 input as BOOLEAN (anything else is an error).';
+COMMENT ON MACRO _mlsql_number IS 'mlsql macro ad7d666bd34aef94 25ef07ec812612ac: A numeric input as DOUBLE (other types, NaN and infinite values are an error).';
+COMMENT ON MACRO _mlsql_same_kind IS 'mlsql macro 7bed86c0744542ed 25ef07ec812612ac: x (actual), after checking that x and y (predicted) hold one label per row, of one kind (integer widths may differ).';
+COMMENT ON MACRO _mlsql_one_label IS 'mlsql macro a08e58476176abe4 25ef07ec812612ac: x (input name), after checking that it holds one label per row (no list, struct or map).';
+COMMENT ON MACRO _mlsql_by_names IS 'mlsql macro 59444f10891cc20d 25ef07ec812612ac: A table macro''s by parameter (a column name or a list of them; NULL: none) as a list.';
+COMMENT ON MACRO _mlsql_check_by IS 'mlsql macro 6d8d7dfa94d67597 25ef07ec812612ac: true, after checking a table macro''s by parameter: column names (text), none of them one of outputs (lowercase).';
+COMMENT ON MACRO _mlsql_binary_cell IS 'mlsql macro a9ac096dec24f940 25ef07ec812612ac: 1 where (actual, predicted) is the cell (a, p), 0 elsewhere, NULL for an unknown row.';
+COMMENT ON MACRO _mlsql_binary_counts IS 'mlsql macro 23141fe4f66b4723 25ef07ec812612ac: tp, fp, fn, tn over rows (NULL over no known rows).';
+COMMENT ON MACRO _mlsql_binary_weighted_counts IS 'mlsql macro 7da5e78c4438fe70 25ef07ec812612ac: tp, fp, fn, tn as sums of the rows'' weights w (NULL weight: the row is unknown).';
+COMMENT ON MACRO binary_counts IS 'mlsql macro c7c9e73676e027f9 25ef07ec812612ac: Struct of tp, fp, fn, tn as sums of the rows'' sample_weight (DOUBLE).';
+COMMENT ON MACRO binary_precision IS 'mlsql macro e830cf6abadd1075 25ef07ec812612ac: tp / (tp + fp): the lecture''s prel.';
+COMMENT ON MACRO prel IS 'mlsql macro b1c7fdafe2bc54aa 25ef07ec812612ac: Alias of binary_precision.';
+COMMENT ON MACRO binary_precision_from_counts IS 'mlsql macro 17f481dd8f527f26 25ef07ec812612ac: binary_precision of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_recall IS 'mlsql macro 1b2f010a0ee625a9 25ef07ec812612ac: tp / (tp + fn): the lecture''s sens.';
+COMMENT ON MACRO sens IS 'mlsql macro 106900bb6d0079ae 25ef07ec812612ac: Alias of binary_recall.';
+COMMENT ON MACRO binary_recall_from_counts IS 'mlsql macro 0858fd1a556ded32 25ef07ec812612ac: binary_recall of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_specificity IS 'mlsql macro 14a6c37256ababbe 25ef07ec812612ac: tn / (tn + fp): the lecture''s spec.';
+COMMENT ON MACRO spec IS 'mlsql macro cfdb9f35a130e42a 25ef07ec812612ac: Alias of binary_specificity.';
+COMMENT ON MACRO binary_specificity_from_counts IS 'mlsql macro c485c1e5e0a6e968 25ef07ec812612ac: binary_specificity of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_negative_predictive_value IS 'mlsql macro 0457271d04dbdbb0 25ef07ec812612ac: tn / (tn + fn): the lecture''s nrel.';
+COMMENT ON MACRO nrel IS 'mlsql macro 2152fc3574d0e873 25ef07ec812612ac: Alias of binary_negative_predictive_value.';
+COMMENT ON MACRO binary_negative_predictive_value_from_counts IS 'mlsql macro ddffc89012838798 25ef07ec812612ac: binary_negative_predictive_value of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_support IS 'mlsql macro fa7e56016b008c07 25ef07ec812612ac: tp / n: the lecture''s sup (a rule''s support), not scikit-learn''s count.';
+COMMENT ON MACRO sup IS 'mlsql macro 87cddb06e326ab63 25ef07ec812612ac: Alias of binary_support.';
+COMMENT ON MACRO binary_support_from_counts IS 'mlsql macro 8402d25aac841def 25ef07ec812612ac: binary_support of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_accuracy IS 'mlsql macro c09dc2b646eb6a6b 25ef07ec812612ac: (tp + tn) / n: the lecture''s tacc.';
+COMMENT ON MACRO tacc IS 'mlsql macro 619bb03a04c0c81d 25ef07ec812612ac: Alias of binary_accuracy.';
+COMMENT ON MACRO binary_accuracy_from_counts IS 'mlsql macro 34624724959a805d 25ef07ec812612ac: binary_accuracy of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_coverage IS 'mlsql macro 8ad766b91c622f48 25ef07ec812612ac: (tp + fp) / n: share predicted positive, the lecture''s cov.';
+COMMENT ON MACRO cov IS 'mlsql macro 4f2ed6bfda690f93 25ef07ec812612ac: Alias of binary_coverage.';
+COMMENT ON MACRO binary_coverage_from_counts IS 'mlsql macro c09bb1a1c59d18c7 25ef07ec812612ac: binary_coverage of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_error_rate IS 'mlsql macro 4ea2203a81c35a7d 25ef07ec812612ac: (fp + fn) / n: 1 - accuracy.';
+COMMENT ON MACRO binary_error_rate_from_counts IS 'mlsql macro a2204c5df7075a83 25ef07ec812612ac: binary_error_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_fbeta IS 'mlsql macro 788d0b93b97181aa 25ef07ec812612ac: F-beta of the positive class, from counts.';
+COMMENT ON MACRO binary_fbeta_from_counts IS 'mlsql macro 1071121346d6d69c 25ef07ec812612ac: binary_fbeta of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_f1 IS 'mlsql macro 23ae90fc8b19b530 25ef07ec812612ac: F1 of the positive class, from counts.';
+COMMENT ON MACRO binary_f1_from_counts IS 'mlsql macro 9313516f4cf65620 25ef07ec812612ac: binary_f1 of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_f_alpha IS 'mlsql macro ff2b786017a355a7 25ef07ec812612ac: The lecture''s F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².';
+COMMENT ON MACRO binary_f_alpha_from_counts IS 'mlsql macro adf2726869b75e76 25ef07ec812612ac: binary_f_alpha of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_kappa IS 'mlsql macro 8ce52f5852952950 25ef07ec812612ac: Cohen''s kappa of the 2x2 table.';
+COMMENT ON MACRO binary_kappa_from_counts IS 'mlsql macro e6971ac4e0ffe940 25ef07ec812612ac: binary_kappa of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_false_negative_rate IS 'mlsql macro 738fb611dd32ea6d 25ef07ec812612ac: fn / (tp + fn): the positive class''s error rate (1 - recall).';
+COMMENT ON MACRO binary_false_negative_rate_from_counts IS 'mlsql macro 5ff2bd5bf71c60e9 25ef07ec812612ac: binary_false_negative_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_false_positive_rate IS 'mlsql macro c9b2353f5745fe32 25ef07ec812612ac: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
+COMMENT ON MACRO binary_false_positive_rate_from_counts IS 'mlsql macro 234ce377bac97852 25ef07ec812612ac: binary_false_positive_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_cost_error IS 'mlsql macro 53aecdb0eb6f9061 25ef07ec812612ac: (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.';
+COMMENT ON MACRO binary_cost_error_from_counts IS 'mlsql macro dee233f006a24af3 25ef07ec812612ac: binary_cost_error of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO rule_novelty IS 'mlsql macro a4f933e28db1357a 25ef07ec812612ac: p(LR) - p(L) p(R): the lecture''s nov. Inputs: holds (R, the class), fires (L, the rule).';
+COMMENT ON MACRO nov IS 'mlsql macro e54f3d62a6798c44 25ef07ec812612ac: Alias of rule_novelty.';
+COMMENT ON MACRO rule_novelty_from_counts IS 'mlsql macro 8dd10d22ab8cb2d1 25ef07ec812612ac: rule_novelty of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
+COMMENT ON MACRO rule_satisfaction IS 'mlsql macro f61cb90228d22784 25ef07ec812612ac: 1 - n |L and not R| / (|L| |not R|): the lecture''s sat. Inputs: holds (R, the class), fires (L, the rule).';
+COMMENT ON MACRO sat IS 'mlsql macro 02a0b71e29325938 25ef07ec812612ac: Alias of rule_satisfaction.';
+COMMENT ON MACRO rule_satisfaction_from_counts IS 'mlsql macro 5254efbed09dee18 25ef07ec812612ac: rule_satisfaction of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
+COMMENT ON MACRO _mlsql_align_classes IS 'mlsql macro 83c02200b6eae2f7 25ef07ec812612ac: Per class (sorted): row total, column total and diagonal from histograms.';
+COMMENT ON MACRO _mlsql_class_lists IS 'mlsql macro f735f8c760db3fc0 25ef07ec812612ac: One pass: known rows n, the sorted classes and per class actual, predicted, correct.';
+COMMENT ON MACRO _mlsql_weighted_class_lists IS 'mlsql macro 947470791a51d2e9 25ef07ec812612ac: The class lists with each row weighted by w: n and per-class totals are sums of weights (one pass over the group''s rows per class).';
+COMMENT ON MACRO _mlsql_weighted_class_pairs IS 'mlsql macro 8dc68a2e5eb9888a 25ef07ec812612ac: Each known row''s (actual, predicted) pair and weight (empty unless wanted: a constant).';
+COMMENT ON MACRO _mlsql_class_pairs IS 'mlsql macro 92a000004da35620 25ef07ec812612ac: Rows per (actual, predicted) pair, as a map (empty unless wanted: a constant).';
+COMMENT ON MACRO _mlsql_classwise_average IS 'mlsql macro d74fb26ae81cfed0 25ef07ec812612ac: Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.';
+COMMENT ON MACRO _mlsql_classwise_weighted_average IS 'mlsql macro b1327f3701b2867b 25ef07ec812612ac: Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.';
+COMMENT ON MACRO majority_class IS 'mlsql macro 09d9687c43175393 25ef07ec812612ac: The class of the largest total sample_weight (ties: the smallest); NULLs skipped.';
+COMMENT ON MACRO minority_class IS 'mlsql macro 91039599e63bfb56 25ef07ec812612ac: The class of the smallest total sample_weight above 0 (ties: the smallest); NULLs skipped.';
+COMMENT ON MACRO _mlsql_cost_map_of IS 'mlsql macro c3b992c1f1670cd5 25ef07ec812612ac: A list of (a, p, cost) as the map a -> p -> cost.';
+COMMENT ON MACRO cost_map IS 'mlsql macro 5f8e8f23ffef9ed2 25ef07ec812612ac: A cost table''s rows (actual, predicted, cost) as the nested map cost_error takes.';
+COMMENT ON MACRO majority_error IS 'mlsql macro aecfdb9758781c9e 25ef07ec812612ac: 1 - the largest class share: the error of always predicting the majority class.';
+COMMENT ON MACRO prevalence IS 'mlsql macro 168fdeb977a9a214 25ef07ec812612ac: Share of known rows whose label is the given positive class.';
+COMMENT ON MACRO accuracy IS 'mlsql macro 0c0ec55e3386cc28 25ef07ec812612ac: Share of known rows where actual = predicted.';
+COMMENT ON MACRO accuracy_score IS 'mlsql macro 15540aa505b9da5f 25ef07ec812612ac: Alias of accuracy.';
+COMMENT ON MACRO error_rate IS 'mlsql macro db6e94ae0abd239f 25ef07ec812612ac: Share of known rows where actual <> predicted.';
+COMMENT ON MACRO _mlsql_precision_score_of IS 'mlsql macro 4be5d80c1e47667f 25ef07ec812612ac: Precision over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO precision_score IS 'mlsql macro cc702dfa26cfcdd5 25ef07ec812612ac: Precision over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO _mlsql_recall_score_of IS 'mlsql macro 1e72b58a3b1814bc 25ef07ec812612ac: Recall over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO recall_score IS 'mlsql macro 0cb309227f743ca0 25ef07ec812612ac: Recall over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO _mlsql_fbeta_score_of IS 'mlsql macro 44b6daff896107f2 25ef07ec812612ac: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO fbeta_score IS 'mlsql macro 83ff869b7f2e5ae0 25ef07ec812612ac: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO _mlsql_f1_score_of IS 'mlsql macro 4e809d8451bcf358 25ef07ec812612ac: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO f1_score IS 'mlsql macro 9ca042f540ab6a5c 25ef07ec812612ac: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO _mlsql_balanced_accuracy_score_of IS 'mlsql macro f0cc5ed86601ed5c 25ef07ec812612ac: Mean recall over the classes that occur in actual.';
+COMMENT ON MACRO balanced_accuracy_score IS 'mlsql macro ab0bc0159c5ebb74 25ef07ec812612ac: Mean recall over the classes that occur in actual.';
+COMMENT ON MACRO balanced_accuracy IS 'mlsql macro 4b69765ee8ad8eeb 25ef07ec812612ac: Alias of balanced_accuracy_score.';
+COMMENT ON MACRO _mlsql_cohen_kappa_score_of IS 'mlsql macro 1b69840c5d5a4fab 25ef07ec812612ac: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO _mlsql_cohen_kappa_score_weighted_of IS 'mlsql macro 55854d8a81e860fd 25ef07ec812612ac: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO cohen_kappa_score IS 'mlsql macro 8c0c695114bd4504 25ef07ec812612ac: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO kappa IS 'mlsql macro 559e28f038203eb0 25ef07ec812612ac: Alias of cohen_kappa_score.';
+COMMENT ON MACRO _mlsql_matthews_corrcoef_of IS 'mlsql macro af63abcb17a6016e 25ef07ec812612ac: Matthews correlation coefficient (multiclass).';
+COMMENT ON MACRO matthews_corrcoef IS 'mlsql macro 07efccb0a0ec9510 25ef07ec812612ac: Matthews correlation coefficient (multiclass).';
+COMMENT ON MACRO mcc IS 'mlsql macro d5bcb1949522e65e 25ef07ec812612ac: Alias of matthews_corrcoef.';
+COMMENT ON MACRO class_error_rate IS 'mlsql macro d98a42df4b4c73dd 25ef07ec812612ac: Share of the rows truly of the given class that were predicted otherwise.';
+COMMENT ON MACRO cost_error IS 'mlsql macro ae224cbfda7467ef 25ef07ec812612ac: (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).';
+COMMENT ON MACRO TABLE class_distribution IS 'mlsql macro 1ce3b446d6025abd 25ef07ec812612ac: One row per class (and group): class, count, share of the known rows.';
+COMMENT ON MACRO TABLE confusion_matrix IS 'mlsql macro 8cf63a47c089d9f9 25ef07ec812612ac: The confusion matrix, long: actual, predicted, count (every cell, zeros too).';
+COMMENT ON MACRO TABLE class_metrics IS 'mlsql macro dd68604bd09feba8 25ef07ec812612ac: One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.';
+COMMENT ON MACRO _mlsql_known_number IS 'mlsql macro 60ade460d9d6f109 25ef07ec812612ac: x as DOUBLE where the other side of the row is known, else NULL.';
+COMMENT ON MACRO mse IS 'mlsql macro 01512eeff6ec20d0 25ef07ec812612ac: Mean squared error.';
+COMMENT ON MACRO mean_squared_error IS 'mlsql macro 3ee2dd88c9f1660e 25ef07ec812612ac: Alias of mse.';
+COMMENT ON MACRO rmse IS 'mlsql macro 753dc27677427981 25ef07ec812612ac: Root mean squared error.';
+COMMENT ON MACRO mae IS 'mlsql macro 2b7d8c4cd8d4fbdc 25ef07ec812612ac: Mean absolute error (the lecture''s mad).';
+COMMENT ON MACRO mean_absolute_error IS 'mlsql macro a41e3fa422a93bdc 25ef07ec812612ac: Alias of mae.';
+COMMENT ON MACRO mape IS 'mlsql macro 72b3a1c8202d7507 25ef07ec812612ac: Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).';
+COMMENT ON MACRO mean_absolute_percentage_error IS 'mlsql macro 581c273442bf9890 25ef07ec812612ac: Alias of mape.';
+COMMENT ON MACRO rse IS 'mlsql macro b46bc0b361bb8074 25ef07ec812612ac: Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².';
+COMMENT ON MACRO rrse IS 'mlsql macro c23de40683c54bcb 25ef07ec812612ac: Root relative squared error: sqrt(rse).';
+COMMENT ON MACRO rae IS 'mlsql macro 733710d2688692b4 25ef07ec812612ac: Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).';
+COMMENT ON MACRO pearson_corr IS 'mlsql macro 1975f36b7b46aab4 25ef07ec812612ac: Pearson correlation of actual and predicted (the lecture''s corr).';
+COMMENT ON MACRO r2 IS 'mlsql macro 15c0f479b6d90bbe 25ef07ec812612ac: Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².';
+COMMENT ON MACRO r2_score IS 'mlsql macro 83fc0fdc837a014b 25ef07ec812612ac: Alias of r2.';
+COMMENT ON MACRO explained_variance IS 'mlsql macro 865eb01a8ce83464 25ef07ec812612ac: Explained variance: 1 - var(y - ŷ) / var(y).';
+COMMENT ON MACRO explained_variance_score IS 'mlsql macro 0406504e23b632f9 25ef07ec812612ac: Alias of explained_variance.';
+COMMENT ON MACRO hivemall_r2 IS 'mlsql macro ba189a9aa70a6725 25ef07ec812612ac: r2 in Hivemall''s argument order: hivemall_r2(predicted, actual).';
+COMMENT ON MACRO _mlsql_weighted_u IS 'mlsql macro 1c215a69fcbf72b1 25ef07ec812612ac: Weighted Mann-Whitney U of (s, y, w) sorted by score: Σ over positives of w x (negative weight below + ties / 2), one pass over the runs of equal scores.';
+COMMENT ON MACRO _mlsql_weighted_precision_sum IS 'mlsql macro 9657af0bee37a676 25ef07ec812612ac: Σ over runs of equal scores of (run''s positive weight) x WP(>= s) / W(>= s), (s, y, w) sorted from the highest score.';
+COMMENT ON MACRO _mlsql_positive_rank_sum IS 'mlsql macro 278519afec049e70 25ef07ec812612ac: Σ of the 1-based positions of the positives in a sorted list of (s, k, y).';
+COMMENT ON MACRO _mlsql_probability IS 'mlsql macro fc64febd6f147a4c 25ef07ec812612ac: x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).';
+COMMENT ON MACRO _mlsql_run_precision_sum IS 'mlsql macro 23c6e59e3e96b935 25ef07ec812612ac: Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).';
+COMMENT ON MACRO logloss IS 'mlsql macro 018a8b7f2644998e 25ef07ec812612ac: Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.';
+COMMENT ON MACRO log_loss IS 'mlsql macro 18e8e0c28a2df9b4 25ef07ec812612ac: Alias of logloss.';
+COMMENT ON MACRO hivemall_logloss IS 'mlsql macro 43cc4cd466815f8a 25ef07ec812612ac: logloss in Hivemall''s argument order: hivemall_logloss(predicted, actual).';
+COMMENT ON MACRO hivemall_auc IS 'mlsql macro 245613d1bcb2c74f 25ef07ec812612ac: auc in Hivemall''s argument order: hivemall_auc(score, label), no sorting needed.';
+COMMENT ON MACRO average_precision_score IS 'mlsql macro eacae720edc1077c 25ef07ec812612ac: Average precision of scores (score) for binary labels (actual): scikit-learn''s step-wise AP, tied scores one step.';
+COMMENT ON MACRO brier_score_loss IS 'mlsql macro 3b1efcd5cf389d15 25ef07ec812612ac: Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).';
+COMMENT ON MACRO expected_calibration_error IS 'mlsql macro 5d0ea24c26e43e53 25ef07ec812612ac: Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.';
+COMMENT ON MACRO _mlsql_ranked IS 'mlsql macro 559f96014641583d 25ef07ec812612ac: A list without NULLs and repeats (the first occurrence keeps its place).';
+COMMENT ON MACRO _mlsql_hit_positions IS 'mlsql macro 55f69ce6005b124d 25ef07ec812612ac: Positions (1-based) of the true items among the first k of a ranked list (all of it when k is NULL).';
+COMMENT ON MACRO _mlsql_ideal_grades IS 'mlsql macro f80d2b1b1769611b 25ef07ec812612ac: The n best grades of an ideal ranking, best first (NULL grades dropped).';
+COMMENT ON MACRO _mlsql_scores_map IS 'mlsql macro 6e0282331a6420fa 25ef07ec812612ac: A list of {label, score} structs as a MAP (a label''s first entry kept, NULL labels dropped).';
+COMMENT ON MACRO _mlsql_scored IS 'mlsql macro f1a8b6b8c79d1091 25ef07ec812612ac: The (key, value) entries of a score map whose score is not NULL.';
+COMMENT ON MACRO _mlsql_score_lists IS 'mlsql macro a9e4471a518ad415 25ef07ec812612ac: A row''s scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.';
+COMMENT ON MACRO _mlsql_n_top IS 'mlsql macro f785092aa9e55a72 25ef07ec812612ac: How many of the scores ``among`` equal the highest scored one.';
+COMMENT ON MACRO _mlsql_ranked_labels IS 'mlsql macro e00917d66e35bb3e 25ef07ec812612ac: Labels of (key, value) entries, best score first, ties by label.';
+COMMENT ON MACRO _mlsql_top_k_of IS 'mlsql macro 857042ce7a031501 25ef07ec812612ac: The labels of the n best-scored entries, best first (all of them when n is NULL).';
+COMMENT ON MACRO _mlsql_scored_above IS 'mlsql macro f239a54483d655b9 25ef07ec812612ac: The entries of a score map scored >= threshold.';
+COMMENT ON MACRO top_k IS 'mlsql macro 9e0bb74db91abde5 25ef07ec812612ac: The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.';
+COMMENT ON MACRO above_threshold IS 'mlsql macro e30ffc08fec341c5 25ef07ec812612ac: Labels of a score map scored >= threshold, best first (ties by label).';
+COMMENT ON MACRO top_k_above IS 'mlsql macro c8a21ac874bc1749 25ef07ec812612ac: At most k labels of a score map, each scored >= threshold, best first (ties by label).';
+COMMENT ON MACRO _mlsql_precision_at_row IS 'mlsql macro 79f68aca0fa58b95 25ef07ec812612ac: Per row: Hivemall''s Precision@k: hits in the top k / k, averaged over rows.';
+COMMENT ON MACRO precision_at IS 'mlsql macro 774b67f374c1605f 25ef07ec812612ac: Hivemall''s Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.';
+COMMENT ON MACRO _mlsql_recall_at_row IS 'mlsql macro f9992d8691a721ab 25ef07ec812612ac: Per row: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows.';
+COMMENT ON MACRO recall_at IS 'mlsql macro b6f687652e85ed39 25ef07ec812612ac: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.';
+COMMENT ON MACRO _mlsql_average_precision_row IS 'mlsql macro 75440a5edbcb7d5d 25ef07ec812612ac: Per row: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows.';
+COMMENT ON MACRO average_precision IS 'mlsql macro 214e35606d2e7245 25ef07ec812612ac: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.';
+COMMENT ON MACRO _mlsql_hitrate_row IS 'mlsql macro dff83c8d7764121e 25ef07ec812612ac: Per row: Hivemall''s HitRate@k: share of rows with a true item in the top k.';
+COMMENT ON MACRO hitrate IS 'mlsql macro d4710183efe00f1e 25ef07ec812612ac: Hivemall''s HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.';
+COMMENT ON MACRO _mlsql_mrr_row IS 'mlsql macro 1c77b25aa57ab6cc 25ef07ec812612ac: Per row: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k.';
+COMMENT ON MACRO mrr IS 'mlsql macro b9f8873c8d0e401d 25ef07ec812612ac: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.';
+COMMENT ON MACRO _mlsql_ndcg_row IS 'mlsql macro 33898adcb6ba69e7 25ef07ec812612ac: Per row: Hivemall''s binary nDCG@k, averaged over rows.';
+COMMENT ON MACRO ndcg IS 'mlsql macro cf697a2d7ba82f0d 25ef07ec812612ac: Hivemall''s binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.';
+COMMENT ON MACRO _mlsql_ranking_auc_row IS 'mlsql macro b39a434d4ba2c7df 25ef07ec812612ac: Per row: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.';
+COMMENT ON MACRO ranking_auc IS 'mlsql macro 69df5584d341aa8b 25ef07ec812612ac: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall''s ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.';
+COMMENT ON MACRO auc IS 'mlsql macro 45ba9f5e314824b4 25ef07ec812612ac: ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall''s ranking AUC (ranking_auc).';
+COMMENT ON MACRO roc_auc_score IS 'mlsql macro a9a95ff171768a8a 25ef07ec812612ac: Alias of auc.';
+COMMENT ON MACRO _mlsql_graded_ndcg_row IS 'mlsql macro 952dcf5f5316ea69 25ef07ec812612ac: Per row: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.';
+COMMENT ON MACRO graded_ndcg IS 'mlsql macro b586c3259de555a9 25ef07ec812612ac: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).';
+COMMENT ON MACRO _mlsql_coverage_error_row IS 'mlsql macro f9cb9ca3a2feb705 25ef07ec812612ac: Per row: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.';
+COMMENT ON MACRO coverage_error IS 'mlsql macro a68cc6a3bbdb9385 25ef07ec812612ac: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.';
+COMMENT ON MACRO _mlsql_label_ranking_loss_row IS 'mlsql macro ae76330d5fd06eec 25ef07ec812612ac: Per row: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.';
+COMMENT ON MACRO label_ranking_loss IS 'mlsql macro 57227e4d4a7fd5de 25ef07ec812612ac: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.';
+COMMENT ON MACRO _mlsql_label_ranking_average_precision_row IS 'mlsql macro e9507e38bef365f6 25ef07ec812612ac: Per row: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows.';
+COMMENT ON MACRO label_ranking_average_precision IS 'mlsql macro 276f91bd35ef99fd 25ef07ec812612ac: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.';
+COMMENT ON MACRO label_ranking_average_precision_score IS 'mlsql macro a45786aa736d0a82 25ef07ec812612ac: Alias of label_ranking_average_precision.';
+COMMENT ON MACRO _mlsql_one_error_row IS 'mlsql macro 80ba9a1428bf8027 25ef07ec812612ac: Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).';
+COMMENT ON MACRO one_error IS 'mlsql macro 750cbd5a118642c3 25ef07ec812612ac: One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.';
+COMMENT ON MACRO _mlsql_ndcg_score_row IS 'mlsql macro b8a6590579b8df50 25ef07ec812612ac: Per row: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.';
+COMMENT ON MACRO ndcg_score IS 'mlsql macro 46fbb2f02a8c8063 25ef07ec812612ac: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn''s ignore_ties=False). No true label: 0.';
+COMMENT ON MACRO _mlsql_curve_cells IS 'mlsql macro bc1ebfd29e36f30b 25ef07ec812612ac: The curve cells (label struct k, y, s) of a known row.';
+COMMENT ON MACRO TABLE precision_recall_curve IS 'mlsql macro 1ecc6ae332d90f44 25ef07ec812612ac: One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn''s points, each row weighted by sample_weight).';
+COMMENT ON MACRO TABLE roc_curve IS 'mlsql macro dc0d810c580f78e8 25ef07ec812612ac: One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn''s points, each row weighted by sample_weight).';
+COMMENT ON MACRO _mlsql_label_score_cells IS 'mlsql macro ccd923479f8964ff 25ef07ec812612ac: The explicit cells of known rows {a: actual, m: score map}: each scored label (row, label, score, true?) and each true label without a score (at -infinity).';
+COMMENT ON MACRO _mlsql_weighted_label_score_cells IS 'mlsql macro ee460b95349be72e 25ef07ec812612ac: The explicit cells of known rows {a: actual, m: score map, w: weight}: each scored label (row, label, score, true? and weight) and each true label without a score (at -infinity).';
+COMMENT ON MACRO _mlsql_segment_slices IS 'mlsql macro 6901c62a79d5eb9c 25ef07ec812612ac: Cells {g, s, y} cut into segments by g, each sorted by score descending twice: negatives first among ties (a) and positives first (b). A segment ends where g changes from one cell to the next.';
+COMMENT ON MACRO _mlsql_segment_stats IS 'mlsql macro ed13245fc0f2e1fe 25ef07ec812612ac: A segment''s statistics from its cells sorted with negatives first (a) and positives first (b) among ties: explicit cells, positives (unscored ones), Σ P(>= s) / N(>= s) over the scored positives, and U.';
+COMMENT ON MACRO _mlsql_weighted_segment_slices IS 'mlsql macro 0f37ab4b1e8e453d 25ef07ec812612ac: Weighted cells {g, s, y, w} sorted by (g, s) descending and cut into segments by g.';
+COMMENT ON MACRO _mlsql_weighted_segment_stats IS 'mlsql macro 8c7d84a3ed0e7e89 25ef07ec812612ac: A segment''s statistics from its weighted cells {s, y, w} sorted by score descending: the weights of its cells, positives and unscored positives, Σ over runs of the positive weight x WP(>= s) / W(>= s), and the weighted U.';
+COMMENT ON MACRO multilabel_average_precision IS 'mlsql macro 5d2a614331bbc128 25ef07ec812612ac: scikit-learn''s average_precision_score over label scores (the indicator matrix of the group''s labels), averaged micro, macro, weighted or over samples.';
+COMMENT ON MACRO multilabel_roc_auc IS 'mlsql macro fda18e601c1fd506 25ef07ec812612ac: scikit-learn''s roc_auc_score over label scores (the indicator matrix of the group''s labels), ties one half, averaged micro, macro, weighted or over samples.';
+COMMENT ON MACRO _mlsql_score_entries IS 'mlsql macro 1d83b0c27a86851f 25ef07ec812612ac: A row''s label scores as (key, value) entries (a list''s first entry of a label kept).';
+COMMENT ON MACRO TABLE calibration_table IS 'mlsql macro 6107bbe15ce78aa6 25ef07ec812612ac: One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.';
+COMMENT ON MACRO TABLE label_thresholds IS 'mlsql macro 501c04a9a4c73a39 25ef07ec812612ac: One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold, each row weighted by sample_weight.';
+COMMENT ON MACRO TABLE _mlsql_poisson_cdf IS 'mlsql macro f3c20b21f704a84d 25ef07ec812612ac: Poisson(m)''s CDF for each m > 0 of ms over k in m +- (12 sqrt(m) + 12), normalised (the mass left out is below 1e-25): the draw for a uniform u is the smallest k with cdf >= u.';
+COMMENT ON MACRO _mlsql_repr IS 'mlsql macro fb23017e06c41717 25ef07ec812612ac: A value as Python''s repr shows it: ''text'' (or "it''s"), None, True, 2.5.';
+COMMENT ON MACRO _mlsql_mcnemar_p IS 'mlsql macro 139601d6929a5c3e 25ef07ec812612ac: McNemar''s exact test: min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2); 1 when b + c = 0. The binomial terms from lgamma, summed smallest first.';
+COMMENT ON MACRO _mlsql_literal IS 'mlsql macro 04a640f5d67f8aad 25ef07ec812612ac: SQL text that reads back as x: its text quoted, cast to its type (''NULL'' for NULL).';
+COMMENT ON MACRO TABLE _mlsql_poisson_buckets IS 'mlsql macro 7f4fe53ba32d2042 25ef07ec812612ac: Poisson(m)''s inverse CDF for each m of ms as (m, b, k, lo, hi): k is the draw of u with lo < u <= hi, listed under each bucket b = floor(u x 4096) it meets.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_label_sets IS 'mlsql macro 0d39306b726139a7 25ef07ec812612ac: bootstrap of the label-set measures: one Poisson(m) draw per distinct (tp, |A|, |P|, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_label_sets IS 'mlsql macro 47627c896ebd197a 25ef07ec812612ac: compare on the label-set measures: one Poisson(m) draw per distinct pair of both rows'' (tp, |A|, |P|, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_label_lists IS 'mlsql macro 5ec0723101af3f08 25ef07ec812612ac: bootstrap of the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_label_lists IS 'mlsql macro 0307b351ce0e1afd 25ef07ec812612ac: compare on the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_classes IS 'mlsql macro a0fbac3ff77f3b13 25ef07ec812612ac: bootstrap of the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_classes IS 'mlsql macro 80c0cc79fb60e162 25ef07ec812612ac: compare on the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_regression IS 'mlsql macro a695330801ab49fa 25ef07ec812612ac: bootstrap of the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_regression IS 'mlsql macro a265398f1a406710 25ef07ec812612ac: compare on the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_scores IS 'mlsql macro c53b99c393b05386 25ef07ec812612ac: bootstrap of the measures of scores (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_scores IS 'mlsql macro a427c7013fa57782 25ef07ec812612ac: compare on the measures of scores (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_refused IS 'mlsql macro 0834104101f4f65b 25ef07ec812612ac: bootstrap on a list of measures whose first it does not resample: its error.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_not_a_list IS 'mlsql macro f4518fa7dbb7defc 25ef07ec812612ac: bootstrap on measures that are not a list of names: its error.';
+COMMENT ON MACRO TABLE _mlsql_compare_refused IS 'mlsql macro e1bfdca5049051da 25ef07ec812612ac: compare on a list of measures whose first it does not resample: its error.';
+COMMENT ON MACRO TABLE _mlsql_compare_not_a_list IS 'mlsql macro e525f35e0b8a3418 25ef07ec812612ac: compare on measures that are not a list of names: its error.';
+COMMENT ON MACRO TABLE bootstrap IS 'mlsql macro 3541574df2dd301e 25ef07ec812612ac: Bootstrap intervals, one row per group and measure: the by columns, measure, estimate (the measure on the data), low and high (percentile interval), std_error. Measures of one kind: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error); beta, zero_division, n_labels, options, average, weights and n_bins apply to every listed measure taking them. Exact Poisson bootstrap (one Poisson(m) draw per distinct row statistics seen m times, counter-based on seed: the same seed, the same draws). Example: SELECT * FROM bootstrap(''preds'', ''actual'', ''predicted'', measures := [''micro_f1''], "by" := [''model'']).';
+COMMENT ON MACRO TABLE compare IS 'mlsql macro b4a60aac4f204968 25ef07ec812612ac: Paired comparison of every model with the baseline, one row per group, other model and measure: the by columns, model, measure, baseline_estimate, estimate, difference (model - baseline), low and high (percentile interval of the difference), p_value (two-sided paired bootstrap), mcnemar_p_value (McNemar''s exact test; subset_accuracy, zero_one_loss, accuracy and error_rate, else NULL). Rows pair on id within each group; unpaired rows are an error unless drop_unpaired := true. Measures and their parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per distinct pair of both rows'' statistics seen m times, for both sides at once). Example: SELECT * FROM compare(''runs'', ''actual'', ''predicted'', model := ''model'', id := ''id'', baseline := ''A'', measures := [''micro_f1'', ''subset_accuracy'']).';
 
 COMMIT;

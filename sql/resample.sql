@@ -43,9 +43,9 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, m
          WHEN len(list_filter(measures, lambda m: NOT list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))) > 0 THEN error('bootstrap takes measures of one kind of input: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure, macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error). Got ' || measures[1] || ' and ' || list_filter(measures, lambda m: NOT list_contains(['micro_precision', 'micro_recall', 'micro_fbeta', 'micro_f1', 'micro_jaccard', 'samples_precision', 'samples_recall', 'samples_fbeta', 'samples_f1', 'samples_jaccard', 'subset_accuracy', 'zero_one_loss', 'hamming_loss', 'fmeasure'], m))[1] || '.') ELSE measures END AS ms, _mlsql_check_zero_division(zero_division, 'bootstrap') AS __mlsql_zd, _mlsql_check_beta(beta, 'bootstrap') AS __mlsql_beta, CASE WHEN list_contains(measures, 'hamming_loss') THEN _mlsql_check_n_labels(n_labels, 'bootstrap') END AS __mlsql_n_labels, CASE WHEN list_contains(measures, 'fmeasure') THEN CASE WHEN _mlsql_hivemall_average(options) = 'binary' THEN error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.') ELSE _mlsql_hivemall_beta(options) END END AS __mlsql_hivemall_beta),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent_actual')), 1) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'bootstrap' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -54,10 +54,12 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, m
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     tuples AS (
         SELECT g, tp, na, np, w, count(*) AS m FROM (
             SELECT g, _mlsql_tp(a, p0) AS tp, _mlsql_n_actual(a, p0) AS na,
@@ -172,11 +174,11 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                     ELSE error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(model) OR c = '__mlsql_absent')) AS mo,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(id) OR c = '__mlsql_absent')) AS i0,
-               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent_actual')), 1) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
+               struct_extract_at(struct_pack(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'compare' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -185,10 +187,12 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's statistics, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN regexp_full_match(typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND regexp_full_match(typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -353,9 +357,9 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
          WHEN len(list_filter(measures, lambda m: NOT list_contains(['macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'macro_f1_of_means', 'macro_fbeta_of_means', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp'], m))) > 0 THEN error('bootstrap takes measures of one kind of input: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure, macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error). Got ' || measures[1] || ' and ' || list_filter(measures, lambda m: NOT list_contains(['macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'macro_f1_of_means', 'macro_fbeta_of_means', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp'], m))[1] || '.') ELSE measures END AS ms),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'bootstrap' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -364,10 +368,12 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, count(*) AS m
         FROM (SELECT g, list_sort(list_distinct(_mlsql_checked_label_lists(_mlsql_label_list(a0, typeof(a0), 'bootstrap', 'actual'), _mlsql_label_list(p0, typeof(p0), 'bootstrap', 'predicted'), 'bootstrap', 'actual', 'predicted'))) AS a, list_sort(list_distinct(_mlsql_label_list(p0, typeof(p0), 'bootstrap', 'predicted'))) AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -504,11 +510,11 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                     ELSE error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(model) OR c = '__mlsql_absent')) AS mo,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(id) OR c = '__mlsql_absent')) AS i0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'compare' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -517,10 +523,12 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN regexp_full_match(typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND regexp_full_match(typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -708,9 +716,9 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_classes(source, actual, predicted, meas
          WHEN len(list_filter(measures, lambda m: NOT list_contains(['accuracy', 'error_rate', 'precision_score', 'recall_score', 'fbeta_score', 'f1_score', 'balanced_accuracy_score', 'cohen_kappa_score', 'matthews_corrcoef'], m))) > 0 THEN error('bootstrap takes measures of one kind of input: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure, macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error). Got ' || measures[1] || ' and ' || list_filter(measures, lambda m: NOT list_contains(['accuracy', 'error_rate', 'precision_score', 'recall_score', 'fbeta_score', 'f1_score', 'balanced_accuracy_score', 'cohen_kappa_score', 'matthews_corrcoef'], m))[1] || '.') ELSE measures END AS ms),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'bootstrap' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -719,10 +727,12 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_classes(source, actual, predicted, meas
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -788,11 +798,11 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                     ELSE error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(model) OR c = '__mlsql_absent')) AS mo,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(id) OR c = '__mlsql_absent')) AS i0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'compare' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -801,10 +811,12 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN regexp_full_match(typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND regexp_full_match(typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -922,9 +934,9 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_regression(source, actual, predicted, m
          WHEN len(list_filter(measures, lambda m: NOT list_contains(['mse', 'rmse', 'mae', 'mape', 'rse', 'rrse', 'rae', 'pearson_corr', 'r2', 'explained_variance'], m))) > 0 THEN error('bootstrap takes measures of one kind of input: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure, macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error). Got ' || measures[1] || ' and ' || list_filter(measures, lambda m: NOT list_contains(['mse', 'rmse', 'mae', 'mape', 'rse', 'rrse', 'rae', 'pearson_corr', 'r2', 'explained_variance'], m))[1] || '.') ELSE measures END AS ms),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'bootstrap' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -933,10 +945,12 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_regression(source, actual, predicted, m
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -1004,11 +1018,11 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                     ELSE error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(model) OR c = '__mlsql_absent')) AS mo,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(id) OR c = '__mlsql_absent')) AS i0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'compare' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -1017,10 +1031,12 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN regexp_full_match(typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND regexp_full_match(typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)
@@ -1140,9 +1156,9 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measu
          WHEN len(list_filter(measures, lambda m: NOT list_contains(['logloss', 'auc', 'average_precision_score', 'brier_score_loss', 'expected_calibration_error'], m))) > 0 THEN error('bootstrap takes measures of one kind of input: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure, macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error). Got ' || measures[1] || ' and ' || list_filter(measures, lambda m: NOT list_contains(['logloss', 'auc', 'average_precision_score', 'brier_score_loss', 'expected_calibration_error'], m))[1] || '.') ELSE measures END AS ms),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'bootstrap', ['measure', 'estimate', 'low', 'high', 'std_error']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'bootstrap' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -1151,10 +1167,12 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measu
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     tuples AS MATERIALIZED (  -- the one pass over the source: each distinct (actual, predicted, weight)
         SELECT g, a, p, w, count(*) AS m
         FROM (SELECT g, a0 AS a, p0 AS p, CASE WHEN sample_weight IS NULL THEN 1.0::DOUBLE ELSE _mlsql_weight(w0, 'bootstrap') END AS w FROM rows) CROSS JOIN settings
@@ -1212,11 +1230,11 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                     ELSE error('The ''drop_unpaired'' parameter of compare must be a boolean. Got ' || _mlsql_shown(drop_unpaired) || ' instead.') END AS du),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(model) OR c = '__mlsql_absent')) AS mo,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(id) OR c = '__mlsql_absent')) AS i0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS a0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS p0,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS w0
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(model, '^__mlsql_', 'i') THEN '__mlsql_user_' || model ELSE model END) OR c = '__mlsql_absent')) AS mo,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(id, '^__mlsql_', 'i') THEN '__mlsql_user_' || id ELSE id END) OR c = '__mlsql_absent')) AS i0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS a0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'compare', ['model', 'measure', 'baseline_estimate', 'estimate', 'difference', 'low', 'high', 'p_value', 'mcnemar_p_value']::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'compare' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -1225,10 +1243,12 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)),
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)),
     stats AS MATERIALIZED (  -- each row's values, and whether it is the baseline's
         SELECT g, mo, i0, CASE WHEN mo IS NULL OR baseline IS NULL THEN false
                  WHEN regexp_full_match(typeof(mo), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND regexp_full_match(typeof(baseline), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') THEN TRY_CAST(mo AS HUGEINT) = TRY_CAST(baseline AS HUGEINT)

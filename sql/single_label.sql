@@ -241,7 +241,7 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
         SELECT g, _mlsql_one_label(__mlsql_label, 'label', 'class_distribution') AS class,
                count(*) AS count
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(label) OR c = '__mlsql_absent')) AS __mlsql_label
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(label, '^__mlsql_', 'i') THEN '__mlsql_user_' || label ELSE label END) OR c = '__mlsql_absent')) AS __mlsql_label
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'class_distribution', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -250,10 +250,12 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label] || coalesce(_mlsql_by_names("by"), []) AS w, ['label'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
@@ -265,8 +267,8 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
         SELECT g, _mlsql_one_label(__mlsql_label, 'label', 'class_distribution') AS class,
                sum(w) AS count
         FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'class_distribution') AS w FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(label) OR c = '__mlsql_absent')) AS __mlsql_label,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(label, '^__mlsql_', 'i') THEN '__mlsql_user_' || label ELSE label END) OR c = '__mlsql_absent')) AS __mlsql_label,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'class_distribution', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -275,10 +277,12 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['label', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_label IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_distribution') IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT starts_with(c, '__mlsql_')) FROM (
         SELECT unnest(g), class, count, count / sum(count) OVER (PARTITION BY g) AS share,
@@ -292,8 +296,8 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS __mlsql_predicted
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'confusion_matrix', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -302,10 +306,12 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, count(*) AS n FROM known GROUP BY g, a, p)
@@ -321,9 +327,9 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS __mlsql_predicted,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'confusion_matrix', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -332,10 +338,12 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, sum(w) AS n FROM known GROUP BY g, a, p)
@@ -354,8 +362,8 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS __mlsql_predicted
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'class_metrics', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -364,10 +372,12 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
@@ -397,9 +407,9 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'class_metrics') AS w
         FROM (SELECT struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR list_contains(list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: lower(b)), lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
-               coalesce(*COLUMNS(lambda c: lower(c) = lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS __mlsql_predicted,
+               coalesce(*COLUMNS(lambda c: lower(c) = lower(CASE WHEN regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
         FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'class_metrics', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || array_to_string(n, ', ') || '.') END FROM (
             SELECT n, w, r, list_position(list_transform(w, lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))), false) AS i
             FROM (SELECT (SELECT list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
@@ -408,10 +418,12 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM query(CASE WHEN regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN contains(source, '"') AND regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN contains(source, '"') THEN 'FROM "' || replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_metrics') IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
