@@ -29,6 +29,8 @@ NOT_A_LABEL_MESSAGE = (
     "{func} takes labels that are text or integers (any width, signed or unsigned); "
     "floats, decimals, booleans, lists and structs are not labels. Got {name} {type}."
 )
+#: an input that is no list where a list of labels belongs (one label, a number, a struct, ...)
+NOT_A_LIST_MESSAGE = "{func} takes a list of labels per row for {name}. Got {name} {type}."
 MISMATCH_MESSAGE = (
     "{func} needs {left} and {right} of the same label type (both text, both integers, ...). "
     "Got {left} {left_type} and {right} {right_type}."

@@ -174,6 +174,12 @@ def parse_hivemall_options(options: str | None) -> HivemallOptions:
     return HivemallOptions(beta, average)
 
 
+#: a ``by`` that is not a column name or a list of them
+BY_MESSAGE = "The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
+#: a ``by`` column named as one of the table's output columns
+BY_OUTPUT_MESSAGE = "{func}: the by column {name!r} has the name of an output column."
+
+
 def check_by(by: Any, func: str) -> list[str]:
     """Validate ``by`` (a column name or names) and return it as a list (empty for None).
 
@@ -188,9 +194,7 @@ def check_by(by: Any, func: str) -> list[str]:
         return []
     names = [by] if isinstance(by, str) else list(by)
     if not all(isinstance(n, str) and n for n in names):
-        raise MlsqlError(
-            f"The 'by' parameter of {func} must be column names (strings). Got {by!r} instead."
-        )
+        raise MlsqlError(BY_MESSAGE.format(func=func, by=by))
     return names
 
 
@@ -339,32 +343,41 @@ class Number:
 
 @dataclass(frozen=True)
 class Integer:
-    """A whole number of an integer type (not a float, even 2.0), at least ``low``."""
+    """A whole number of an integer type (not a float, even 2.0), at least ``low`` and, when
+    given, at most ``high`` (a size that memory and time grow with, such as a bin count)."""
 
     low: int = 1
+    high: int | None = None
     type_doc: str = "int"
     spark_type: str = "DOUBLE"
 
     def rule(self) -> str:
         """What the value must be, as the message says it."""
+        if self.high is not None:
+            return f"a whole number from {self.low} to {self.high}"
         return "a whole number > 0" if self.low == 1 else f"a whole number >= {self.low}"
 
     def accepts(self, value: Any) -> tuple[bool, Any]:
         """Whether ``value`` is valid (None aside), and its checked form."""
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             return False, None
-        return int(value) >= self.low, int(value)
+        high = int(value) if self.high is None else self.high
+        return self.low <= int(value) <= high, int(value)
+
+    def _high_sql(self, v: str) -> str:
+        return "" if self.high is None else f" AND {v} <= {self.high}"
 
     def duckdb(self, x: str) -> tuple[str, str]:
         """DuckDB SQL (whether ``x`` is valid, its checked value) for a value of any type."""
         v = f"TRY_CAST({x} AS BIGINT)"
-        return f"regexp_full_match(typeof({x}), '{INTEGER_TYPES}') AND {v} >= {self.low}", v
+        ok = f"regexp_full_match(typeof({x}), '{INTEGER_TYPES}') AND {v} >= {self.low}"
+        return ok + self._high_sql(v), v
 
     def spark(self, x: str) -> tuple[str, str]:
         """Spark SQL (valid, value): Spark casts the argument to DOUBLE at the call, so a
         whole DOUBLE passes there."""
         ok = f"{x} IS NOT NULL AND NOT isnan({x}) AND {x} = floor({x}) AND {x} >= {self.low}"
-        return ok, x
+        return ok + self._high_sql(x), x
 
     def parse_text(self, text: str) -> Any:
         """A command-line text as the value it stands for (a number, else the text)."""
@@ -666,11 +679,16 @@ TABLE_BETA = Param(
     "Add F-beta columns for this beta, a finite number > 0 (None: F1 only).",
     key="table_beta",
 )
+#: the most bins a calibration or threshold table takes: memory and time grow with the bins
+#: (DuckDB tried an 8 GB allocation for a billion), and a finer binning than the scores'
+#: own precision says nothing more
+MAX_BINS = 100_000
 N_BINS = Param(
     "n_bins",
     10,
-    Integer(1),
-    "The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.",
+    Integer(1, MAX_BINS),
+    f"The number of equal-width bins on [0, 1] (the last closed); a whole number from 1 to "
+    f"{MAX_BINS}.",
 )
 SCORE_AVERAGE = Param(
     "average",
@@ -685,7 +703,7 @@ THRESHOLD = Param("threshold", None, Number(finite=False), "Keep the labels scor
 THRESHOLD_BINS = Param(
     "n_bins",
     None,
-    Nullable(Integer(1), note="or NULL for exact thresholds"),
+    Nullable(Integer(1, MAX_BINS), note="or NULL for exact thresholds"),
     "Bin the scores (probabilities in [0, 1]) into this many equal-width bins and\n"
     "take the bin edges as candidate thresholds; default: every distinct score.",
     key="threshold_bins",

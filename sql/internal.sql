@@ -88,11 +88,11 @@ CREATE OR REPLACE MACRO _mlsql_check_table_beta(x, func) AS
          WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))') AND TRY_CAST(x AS DOUBLE) IS NOT NULL AND NOT system.main.isnan(TRY_CAST(x AS DOUBLE)) AND system.main.abs(TRY_CAST(x AS DOUBLE)) < CAST('Infinity' AS DOUBLE) AND TRY_CAST(x AS DOUBLE) > 0 THEN TRY_CAST(x AS DOUBLE)
          ELSE system.main.error('The ''beta'' parameter of ' || func || ' must be a finite number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
 
--- _mlsql_check_n_bins(x, func): Validate n_bins: a whole number > 0.
+-- _mlsql_check_n_bins(x, func): Validate n_bins: a whole number from 1 to 100000.
 CREATE OR REPLACE MACRO _mlsql_check_n_bins(x, func) AS 
-    CASE WHEN x IS NULL THEN system.main.error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.')
-         WHEN system.main.regexp_full_match(system.main.typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
-         ELSE system.main.error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0. Got ' || _mlsql_shown(x) || ' instead.') END;
+    CASE WHEN x IS NULL THEN system.main.error('The ''n_bins'' parameter of ' || func || ' must be a whole number from 1 to 100000. Got ' || _mlsql_shown(x) || ' instead.')
+         WHEN system.main.regexp_full_match(system.main.typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 AND TRY_CAST(x AS BIGINT) <= 100000 THEN TRY_CAST(x AS BIGINT)
+         ELSE system.main.error('The ''n_bins'' parameter of ' || func || ' must be a whole number from 1 to 100000. Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_check_score_average(x, func): Validate average: one of 'micro', 'macro', 'weighted', 'samples'.
 CREATE OR REPLACE MACRO _mlsql_check_score_average(x, func) AS 
@@ -100,11 +100,11 @@ CREATE OR REPLACE MACRO _mlsql_check_score_average(x, func) AS
          WHEN (system.main.typeof(x) = 'VARCHAR' AND system.main.lower(CAST(x AS VARCHAR)) IN ('micro', 'macro', 'weighted', 'samples')) THEN system.main.lower(CAST(x AS VARCHAR))
          ELSE system.main.error('The ''average'' parameter of ' || func || ' must be one of ''micro'', ''macro'', ''weighted'', ''samples''. Got ' || _mlsql_shown(x) || ' instead.') END;
 
--- _mlsql_check_threshold_bins(x, func): Validate n_bins: a whole number > 0 (or NULL for exact thresholds).
+-- _mlsql_check_threshold_bins(x, func): Validate n_bins: a whole number from 1 to 100000 (or NULL for exact thresholds).
 CREATE OR REPLACE MACRO _mlsql_check_threshold_bins(x, func) AS 
     CASE WHEN x IS NULL THEN NULL
-         WHEN system.main.regexp_full_match(system.main.typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 THEN TRY_CAST(x AS BIGINT)
-         ELSE system.main.error('The ''n_bins'' parameter of ' || func || ' must be a whole number > 0 (or NULL for exact thresholds). Got ' || _mlsql_shown(x) || ' instead.') END;
+         WHEN system.main.regexp_full_match(system.main.typeof(x), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?') AND TRY_CAST(x AS BIGINT) >= 1 AND TRY_CAST(x AS BIGINT) <= 100000 THEN TRY_CAST(x AS BIGINT)
+         ELSE system.main.error('The ''n_bins'' parameter of ' || func || ' must be a whole number from 1 to 100000 (or NULL for exact thresholds). Got ' || _mlsql_shown(x) || ' instead.') END;
 
 -- _mlsql_undefined(zero_division, nothing_to_score): The value of an undefined ratio under a checked zero_division ('ignore': NULL).
 CREATE OR REPLACE MACRO _mlsql_undefined(zero_division, nothing_to_score) AS 
@@ -118,10 +118,10 @@ CREATE OR REPLACE MACRO _mlsql_undefined(zero_division, nothing_to_score) AS
 CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func, left_name, right_name) AS 
     CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN system.main.error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || system.main.typeof(actual) || '.')
+         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(actual) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || system.main.typeof(actual) || '.' ELSE '' || func || ' takes a list of labels per row for ' || left_name || '. Got ' || left_name || ' ' || system.main.typeof(actual) || '.' END)
          WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN system.main.error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.')
+         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(predicted) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' ELSE '' || func || ' takes a list of labels per row for ' || right_name || '. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' END)
          ELSE system.main.error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || system.main.typeof(actual) || ' and ' || right_name || ' ' || system.main.typeof(predicted) || '.') END;
 
 -- _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name): actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).
@@ -142,10 +142,10 @@ CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func, left
          WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END))
          THEN actual ELSE CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN system.main.error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || system.main.typeof(actual) || '.')
+         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(actual) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || system.main.typeof(actual) || '.' ELSE '' || func || ' takes a list of labels per row for ' || left_name || '. Got ' || left_name || ' ' || system.main.typeof(actual) || '.' END)
          WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
          WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
-         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN system.main.error('' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.')
+         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(predicted) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' ELSE '' || func || ' takes a list of labels per row for ' || right_name || '. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' END)
          ELSE system.main.error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || system.main.typeof(actual) || ' and ' || right_name || ' ' || system.main.typeof(predicted) || '.') END END;
 
 -- _mlsql_typed_universe(labels, example, func): A labels= universe as a list of example's type, after checking its kind and, for integers, their range.

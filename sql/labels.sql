@@ -6,6 +6,22 @@ CREATE OR REPLACE MACRO _mlsql_check_labels(labels, func) AS
     CASE WHEN labels IS NOT NULL AND system.main.len(system.main.list_filter(labels, lambda x: x IS NOT NULL)) = 0
          THEN system.main.error('The ''labels'' parameter of ' || func || ' must hold at least one label.') ELSE labels END;
 
+-- _mlsql_label_list(x, type_name, func, name): A label-list input; one value per row is an error (its type: type_name).
+CREATE OR REPLACE MACRO _mlsql_label_list(x VARCHAR, type_name, func, name) AS 
+    CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE system.main.error('' || func || ' takes a list of labels per row for ' || name || '. Got ' || name || ' ' || type_name || '.') END AS VARCHAR[]),
+    (x BIGINT, type_name, func, name) AS 
+    CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE system.main.error('' || func || ' takes a list of labels per row for ' || name || '. Got ' || name || ' ' || type_name || '.') END AS VARCHAR[]),
+    (x HUGEINT, type_name, func, name) AS 
+    CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE system.main.error('' || func || ' takes a list of labels per row for ' || name || '. Got ' || name || ' ' || type_name || '.') END AS VARCHAR[]),
+    (x UBIGINT, type_name, func, name) AS 
+    CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE system.main.error('' || func || ' takes a list of labels per row for ' || name || '. Got ' || name || ' ' || type_name || '.') END AS VARCHAR[]),
+    (x DOUBLE, type_name, func, name) AS 
+    CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE system.main.error('' || func || ' takes a list of labels per row for ' || name || '. Got ' || name || ' ' || type_name || '.') END AS VARCHAR[]),
+    (x BOOLEAN, type_name, func, name) AS 
+    CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE system.main.error('' || func || ' takes a list of labels per row for ' || name || '. Got ' || name || ' ' || type_name || '.') END AS VARCHAR[]),
+    (x, type_name, func, name) AS 
+    x;
+
 -- _mlsql_label_spread(source, actual, predicted, labels, "by", func): One pass over the source: count per (group, label, flag); label NULL rows hold row codes.
 CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "by", func) AS TABLE 
     SELECT g,
@@ -23,24 +39,26 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                        WHEN system.main.list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
                    system.main.list_transform(p, lambda x, i: CASE WHEN x IS NULL OR system.main.list_position(p, x) <> i OR NOT (labels IS NULL OR system.main.list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func, 'actual', 'predicted') END AS a,
-                       CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
+                SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(_mlsql_label_list(a0, system.main.typeof(a0), func, 'actual'), _mlsql_label_list(p0, system.main.typeof(p0), func, 'predicted'), func, 'actual', 'predicted') END AS a,
+                       CASE WHEN a0 IS NULL THEN NULL ELSE _mlsql_label_list(p0, system.main.typeof(p0), func, 'predicted') END AS p
                 FROM (
                     SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform("by", lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
-                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS a0,
-                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(predicted) OR c = '__mlsql_absent')) AS p0
-                    FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+                           system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
+                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0
+                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
             LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))))
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- _mlsql_label_spread_by_weight(source, actual, predicted, labels, "by", func, sample_weight): One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.
@@ -60,26 +78,28 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
                        WHEN system.main.list_contains(p, x) THEN 1048577 ELSE 1 END) AS fa,
                    system.main.list_transform(p, lambda x, i: CASE WHEN x IS NULL OR system.main.list_position(p, x) <> i OR NOT (labels IS NULL OR system.main.list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0 ELSE 1 END) AS fp
             FROM (
-                SELECT g, CASE WHEN p0 IS NULL OR w0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(a0, p0, func, 'actual', 'predicted') END AS a,
-                       CASE WHEN a0 IS NULL OR w0 IS NULL THEN NULL ELSE p0 END AS p,
+                SELECT g, CASE WHEN p0 IS NULL OR w0 IS NULL THEN NULL ELSE _mlsql_checked_label_lists(_mlsql_label_list(a0, system.main.typeof(a0), func, 'actual'), _mlsql_label_list(p0, system.main.typeof(p0), func, 'predicted'), func, 'actual', 'predicted') END AS a,
+                       CASE WHEN a0 IS NULL OR w0 IS NULL THEN NULL ELSE _mlsql_label_list(p0, system.main.typeof(p0), func, 'predicted') END AS p,
                        _mlsql_weight(w0, func) AS w
                 FROM (
                     SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform("by", lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
-                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS a0,
-                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(predicted) OR c = '__mlsql_absent')) AS p0,
-                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(sample_weight) OR c = '__mlsql_absent')) AS w0
-                    FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+                           system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
+                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
+                           coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
+                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
             LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))))
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code));
 
 -- label_metrics(source, actual, predicted, labels, beta, zero_division, "by"): One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn's labels=); by: grouping columns. Example: SELECT * FROM label_metrics('preds', 'actual', 'predicted', by := ['model']).
@@ -87,15 +107,16 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
 CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'label_metrics') AS zd,
-               coalesce(_mlsql_check_table_beta(beta, 'label_metrics'), 1.0) AS b),
+               coalesce(_mlsql_check_table_beta(beta, 'label_metrics'), 1.0) AS b
+        WHERE _mlsql_check_by("by", 'label_metrics', ['label', 'tp', 'fp', 'fn', 'tn', 'support', 'precision', 'recall', 'f1', 'fbeta', 'jaccard', 'accuracy']::VARCHAR[])),
     spread AS (
-        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by", 'label_metrics')),
+        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), _mlsql_by_names("by"), 'label_metrics')),
     groups AS (
         SELECT g, CAST(coalesce(system.main.sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(system.main.len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(system.main.len(_mlsql_by_names("by")), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -132,15 +153,16 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'label_metrics') AS zd,
-               coalesce(_mlsql_check_table_beta(beta, 'label_metrics'), 1.0) AS b),
+               coalesce(_mlsql_check_table_beta(beta, 'label_metrics'), 1.0) AS b
+        WHERE _mlsql_check_by("by", 'label_metrics', ['label', 'tp', 'fp', 'fn', 'tn', 'support', 'precision', 'recall', 'f1', 'fbeta', 'jaccard', 'accuracy']::VARCHAR[])),
     spread AS (
-        FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), "by", 'label_metrics', sample_weight)),
+        FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'label_metrics'), _mlsql_by_names("by"), 'label_metrics', sample_weight)),
     groups AS (
         SELECT g, CAST(coalesce(system.main.sum(n) FILTER (WHERE f < 0), 0) AS DOUBLE) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(system.main.len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(system.main.len(_mlsql_by_names("by")), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -180,15 +202,16 @@ CREATE OR REPLACE MACRO label_metrics(source, actual, predicted, labels := NULL,
 CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
-               coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b),
+               coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b
+        WHERE _mlsql_check_by("by", 'multilabel_report', ['n_rows', 'n_labels', 'micro_precision', 'micro_recall', 'micro_f1', 'micro_fbeta', 'micro_jaccard', 'macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_f1_of_means', 'macro_fbeta_of_means', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'samples_precision', 'samples_recall', 'samples_f1', 'samples_fbeta', 'samples_jaccard', 'hamming_loss', 'subset_accuracy', 'zero_one_loss', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp']::VARCHAR[])),
     spread AS (
-        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by", 'multilabel_report')),
+        FROM _mlsql_label_spread(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), _mlsql_by_names("by"), 'multilabel_report')),
     groups AS (
         SELECT g, CAST(coalesce(system.main.sum(n) FILTER (WHERE f < 0), 0) AS BIGINT) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(system.main.len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(system.main.len(_mlsql_by_names("by")), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -312,15 +335,16 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH params AS (
         SELECT _mlsql_check_zero_division(zero_division, 'multilabel_report') AS zd,
-               coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b),
+               coalesce(_mlsql_check_table_beta(beta, 'multilabel_report'), 1.0) AS b
+        WHERE _mlsql_check_by("by", 'multilabel_report', ['n_rows', 'n_labels', 'micro_precision', 'micro_recall', 'micro_f1', 'micro_fbeta', 'micro_jaccard', 'macro_precision', 'macro_recall', 'macro_f1', 'macro_fbeta', 'macro_f1_of_means', 'macro_fbeta_of_means', 'macro_jaccard', 'weighted_precision', 'weighted_recall', 'weighted_f1', 'weighted_fbeta', 'weighted_jaccard', 'samples_precision', 'samples_recall', 'samples_f1', 'samples_fbeta', 'samples_jaccard', 'hamming_loss', 'subset_accuracy', 'zero_one_loss', 'label_accuracy_micro', 'label_accuracy_macro', 'clp', 'mlp', 'wlp']::VARCHAR[])),
     spread AS (
-        FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), "by", 'multilabel_report', sample_weight)),
+        FROM _mlsql_label_spread_by_weight(source, actual, predicted, _mlsql_check_labels(labels, 'multilabel_report'), _mlsql_by_names("by"), 'multilabel_report', sample_weight)),
     groups AS (
         SELECT g, CAST(coalesce(system.main.sum(n) FILTER (WHERE f < 0), 0) AS DOUBLE) AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(system.main.len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(system.main.len(_mlsql_by_names("by")), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -445,187 +469,187 @@ CREATE OR REPLACE MACRO multilabel_report(source, actual, predicted, labels := N
 -- macro_precision(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label precision.
 -- macro_precision(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label precision.
 CREATE OR REPLACE MACRO macro_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_precision' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_recall(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label recall.
 -- macro_recall(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label recall.
 CREATE OR REPLACE MACRO macro_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_recall' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_f1(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 -- macro_f1(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label F1 (scikit-learn's and mldr's macro F1).
 CREATE OR REPLACE MACRO macro_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
 -- macro_fbeta(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): Mean over labels of per-label F-beta.
 CREATE OR REPLACE MACRO macro_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_jaccard(source, actual, predicted, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
 -- macro_jaccard(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of per-label Jaccard.
 CREATE OR REPLACE MACRO macro_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_f1_of_means(source, actual, predicted, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
 -- macro_f1_of_means(source, actual, predicted, sample_weight, labels, zero_division, "by"): F1 of macro precision and macro recall (the R walkthrough's macro F1).
 CREATE OR REPLACE MACRO macro_f1_of_means(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_f1_of_means' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- macro_fbeta_of_means(source, actual, predicted, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
 -- macro_fbeta_of_means(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): F-beta of macro precision and macro recall.
 CREATE OR REPLACE MACRO macro_fbeta_of_means(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'macro_fbeta_of_means' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_precision(source, actual, predicted, labels, zero_division, "by"): Per-label precision averaged with support weights.
 -- weighted_precision(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label precision averaged with support weights.
 CREATE OR REPLACE MACRO weighted_precision(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_precision' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_recall(source, actual, predicted, labels, zero_division, "by"): Per-label recall averaged with support weights.
 -- weighted_recall(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label recall averaged with support weights.
 CREATE OR REPLACE MACRO weighted_recall(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_recall' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_f1(source, actual, predicted, labels, zero_division, "by"): Per-label F1 averaged with support weights.
 -- weighted_f1(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label F1 averaged with support weights.
 CREATE OR REPLACE MACRO weighted_f1(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_f1' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_fbeta(source, actual, predicted, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
 -- weighted_fbeta(source, actual, predicted, sample_weight, labels, beta, zero_division, "by"): Per-label F-beta averaged with support weights.
 CREATE OR REPLACE MACRO weighted_fbeta(source, actual, predicted, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, beta := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_fbeta' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := coalesce(beta, 1.0),
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- weighted_jaccard(source, actual, predicted, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
 -- weighted_jaccard(source, actual, predicted, sample_weight, labels, zero_division, "by"): Per-label Jaccard averaged with support weights.
 CREATE OR REPLACE MACRO weighted_jaccard(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'weighted_jaccard' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- label_accuracy_macro(source, actual, predicted, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
 -- label_accuracy_macro(source, actual, predicted, sample_weight, labels, zero_division, "by"): Mean over labels of (tp + tn) / rows.
 CREATE OR REPLACE MACRO label_accuracy_macro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_macro' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- label_accuracy_micro(source, actual, predicted, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
 -- label_accuracy_micro(source, actual, predicted, sample_weight, labels, zero_division, "by"): 1 - Hamming loss over the label universe.
 CREATE OR REPLACE MACRO label_accuracy_micro(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'label_accuracy_micro' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- clp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
 -- clp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted negative (tn + fn = 0).
 CREATE OR REPLACE MACRO clp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'clp' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'clp' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'clp' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'clp' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- mlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
 -- mlp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted (tp + fp = 0).
 CREATE OR REPLACE MACRO mlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'mlp' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'mlp' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'mlp' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'mlp' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 
 -- wlp(source, actual, predicted, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
 -- wlp(source, actual, predicted, sample_weight, labels, zero_division, "by"): Share of labels never predicted right (tp = 0).
 CREATE OR REPLACE MACRO wlp(source, actual, predicted, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'wlp' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'wlp' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by")),
     (source, actual, predicted, sample_weight, labels := NULL, zero_division := 0, "by" := NULL) AS TABLE 
-    (SELECT COLUMNS(lambda c: c = 'wlp' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))
+    (SELECT COLUMNS(lambda c: c = 'wlp' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))
     FROM multilabel_report(source, actual, predicted, labels := labels, beta := NULL,
                            zero_division := zero_division, "by" := "by", sample_weight := sample_weight));
 

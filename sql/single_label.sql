@@ -59,18 +59,18 @@ CREATE OR REPLACE MACRO _mlsql_classwise_weighted_average(per_class_value, per_c
 -- majority_class(label): The most frequent class (ties: the smallest); NULLs skipped.
 -- majority_class(label, sample_weight): The class of the largest total sample_weight (ties: the smallest); NULLs skipped.
 CREATE OR REPLACE MACRO majority_class(label) AS 
-    system.main.struct_extract(system.main.list_sort(system.main.list_transform(system.main.map_entries(system.main.histogram(label)),
+    system.main.struct_extract(system.main.list_sort(system.main.list_transform(system.main.map_entries(system.main.histogram(_mlsql_one_label(label, 'label', 'majority_class'))),
         lambda e: system.main.struct_pack(c := -CAST(e.value AS BIGINT), k := e.key)))[1], 'k'),
     (label, sample_weight) AS 
-    system.main.list_transform([system.main.list(system.main.struct_pack(l := label, w := _mlsql_weight(sample_weight, 'majority_class'))) FILTER (WHERE label IS NOT NULL AND _mlsql_weight(sample_weight, 'majority_class') IS NOT NULL)], lambda rows: system.main.struct_extract(system.main.list_sort(system.main.list_transform(system.main.list_filter(system.main.list_transform(system.main.list_distinct(system.main.list_transform(rows, lambda r: r.l)), lambda x: system.main.struct_pack(c := system.main.list_sum(system.main.list_transform(system.main.list_filter(rows, lambda r: r.l = x), lambda r: r.w)), k := x)), lambda e: e.c > 0), lambda e: system.main.struct_pack(c := -e.c, k := e.k)))[1], 'k'))[1];
+    system.main.list_transform([system.main.list(system.main.struct_pack(l := _mlsql_one_label(label, 'label', 'majority_class'), w := _mlsql_weight(sample_weight, 'majority_class'))) FILTER (WHERE label IS NOT NULL AND _mlsql_weight(sample_weight, 'majority_class') IS NOT NULL)], lambda rows: system.main.struct_extract(system.main.list_sort(system.main.list_transform(system.main.list_filter(system.main.list_transform(system.main.list_distinct(system.main.list_transform(rows, lambda r: r.l)), lambda x: system.main.struct_pack(c := system.main.list_sum(system.main.list_transform(system.main.list_filter(rows, lambda r: r.l = x), lambda r: r.w)), k := x)), lambda e: e.c > 0), lambda e: system.main.struct_pack(c := -e.c, k := e.k)))[1], 'k'))[1];
 
 -- minority_class(label): The least frequent class that occurs (ties: the smallest); NULLs skipped.
 -- minority_class(label, sample_weight): The class of the smallest total sample_weight above 0 (ties: the smallest); NULLs skipped.
 CREATE OR REPLACE MACRO minority_class(label) AS 
-    system.main.struct_extract(system.main.list_sort(system.main.list_transform(system.main.map_entries(system.main.histogram(label)),
+    system.main.struct_extract(system.main.list_sort(system.main.list_transform(system.main.map_entries(system.main.histogram(_mlsql_one_label(label, 'label', 'minority_class'))),
         lambda e: system.main.struct_pack(c := CAST(e.value AS BIGINT), k := e.key)))[1], 'k'),
     (label, sample_weight) AS 
-    system.main.list_transform([system.main.list(system.main.struct_pack(l := label, w := _mlsql_weight(sample_weight, 'minority_class'))) FILTER (WHERE label IS NOT NULL AND _mlsql_weight(sample_weight, 'minority_class') IS NOT NULL)], lambda rows: system.main.struct_extract(system.main.list_sort(system.main.list_transform(system.main.list_filter(system.main.list_transform(system.main.list_distinct(system.main.list_transform(rows, lambda r: r.l)), lambda x: system.main.struct_pack(c := system.main.list_sum(system.main.list_transform(system.main.list_filter(rows, lambda r: r.l = x), lambda r: r.w)), k := x)), lambda e: e.c > 0), lambda e: system.main.struct_pack(c := e.c, k := e.k)))[1], 'k'))[1];
+    system.main.list_transform([system.main.list(system.main.struct_pack(l := _mlsql_one_label(label, 'label', 'minority_class'), w := _mlsql_weight(sample_weight, 'minority_class'))) FILTER (WHERE label IS NOT NULL AND _mlsql_weight(sample_weight, 'minority_class') IS NOT NULL)], lambda rows: system.main.struct_extract(system.main.list_sort(system.main.list_transform(system.main.list_filter(system.main.list_transform(system.main.list_distinct(system.main.list_transform(rows, lambda r: r.l)), lambda x: system.main.struct_pack(c := system.main.list_sum(system.main.list_transform(system.main.list_filter(rows, lambda r: r.l = x), lambda r: r.w)), k := x)), lambda e: e.c > 0), lambda e: system.main.struct_pack(c := e.c, k := e.k)))[1], 'k'))[1];
 
 -- _mlsql_cost_map_of(entries): A list of (a, p, cost) as the map a -> p -> cost.
 CREATE OR REPLACE MACRO _mlsql_cost_map_of(entries) AS 
@@ -86,16 +86,16 @@ CREATE OR REPLACE MACRO cost_map(actual, predicted, cost) AS
 -- majority_error(label): 1 - the largest class share: the error of always predicting the majority class.
 -- majority_error(label, sample_weight): 1 - the largest class share: the error of always predicting the majority class.
 CREATE OR REPLACE MACRO majority_error(label) AS 
-    _mlsql_share((system.main.count(label) - system.main.list_max(system.main.map_values(system.main.histogram(label)))), system.main.count(label)),
+    _mlsql_share((system.main.count(_mlsql_one_label(label, 'label', 'majority_error')) - system.main.list_max(system.main.map_values(system.main.histogram(_mlsql_one_label(label, 'label', 'majority_error'))))), system.main.count(_mlsql_one_label(label, 'label', 'majority_error'))),
     (label, sample_weight) AS 
-    _mlsql_share((coalesce(system.main.sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'majority_error') END), 0) - system.main.list_transform([system.main.list(system.main.struct_pack(l := label, w := _mlsql_weight(sample_weight, 'majority_error'))) FILTER (WHERE label IS NOT NULL)], lambda rows: system.main.list_max(system.main.list_transform(system.main.list_distinct(system.main.list_transform(rows, lambda r: r.l)), lambda x: system.main.list_sum(system.main.list_transform(system.main.list_filter(rows, lambda r: r.l = x AND r.w IS NOT NULL), lambda r: r.w)))))[1]), coalesce(system.main.sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'majority_error') END), 0));
+    _mlsql_share((coalesce(system.main.sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'majority_error') END), 0) - system.main.list_transform([system.main.list(system.main.struct_pack(l := _mlsql_one_label(label, 'label', 'majority_error'), w := _mlsql_weight(sample_weight, 'majority_error'))) FILTER (WHERE label IS NOT NULL)], lambda rows: system.main.list_max(system.main.list_transform(system.main.list_distinct(system.main.list_transform(rows, lambda r: r.l)), lambda x: system.main.list_sum(system.main.list_transform(system.main.list_filter(rows, lambda r: r.l = x AND r.w IS NOT NULL), lambda r: r.w)))))[1]), coalesce(system.main.sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'majority_error') END), 0));
 
 -- prevalence(label, positive): Share of known rows whose label is the given positive class.
 -- prevalence(label, sample_weight, positive): Share of known rows whose label is the given positive class.
 CREATE OR REPLACE MACRO prevalence(label, positive) AS 
-    _mlsql_share(system.main.count(CASE WHEN _mlsql_label_value(label, positive, 'positive', 'prevalence') = label THEN 1 END), system.main.count(label)),
+    _mlsql_share(system.main.count(CASE WHEN _mlsql_label_value(label, 'label', positive, 'positive', 'prevalence') = _mlsql_one_label(label, 'label', 'prevalence') THEN 1 END), system.main.count(_mlsql_one_label(label, 'label', 'prevalence'))),
     (label, sample_weight, positive) AS 
-    _mlsql_share(coalesce(system.main.sum(CASE WHEN _mlsql_label_value(label, positive, 'positive', 'prevalence') = label THEN _mlsql_weight(sample_weight, 'prevalence') END), 0), coalesce(system.main.sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'prevalence') END), 0));
+    _mlsql_share(coalesce(system.main.sum(CASE WHEN _mlsql_label_value(label, 'label', positive, 'positive', 'prevalence') = _mlsql_one_label(label, 'label', 'prevalence') THEN _mlsql_weight(sample_weight, 'prevalence') END), 0), coalesce(system.main.sum(CASE WHEN label IS NOT NULL THEN _mlsql_weight(sample_weight, 'prevalence') END), 0));
 
 -- accuracy(actual, predicted): Share of known rows where actual = predicted.
 -- accuracy(actual, predicted, sample_weight): Share of known rows where actual = predicted.
@@ -223,36 +223,39 @@ CREATE OR REPLACE MACRO mcc(actual, predicted, zero_division := 0) AS
 -- class_error_rate(actual, predicted, label, zero_division): Share of the rows truly of the given class that were predicted otherwise.
 -- class_error_rate(actual, predicted, sample_weight, label, zero_division): Share of the rows truly of the given class that were predicted otherwise.
 CREATE OR REPLACE MACRO class_error_rate(actual, predicted, label, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN 1 END), system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = false AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN 1 END), system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = false THEN 1 END), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, 'actual', label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, 'actual', label, 'label', 'class_error_rate') = predicted) = true THEN 1 END), system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, 'actual', label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = false AND (_mlsql_label_value(actual, 'actual', label, 'label', 'class_error_rate') = predicted) = true THEN 1 END), system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, 'actual', label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, 'actual', label, 'label', 'class_error_rate') = predicted) = false THEN 1 END), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END,
     (actual, predicted, sample_weight, label, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'class_error_rate') END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = false AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, label, 'label', 'class_error_rate') = predicted) = false THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'class_error_rate') IS NULL THEN NULL ELSE CASE WHEN (system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'class_error_rate') END) = 0) THEN NULL ELSE _mlsql_false_negative_rate(coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, 'actual', label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, 'actual', label, 'label', 'class_error_rate') = predicted) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, 'actual', label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = false AND (_mlsql_label_value(actual, 'actual', label, 'label', 'class_error_rate') = predicted) = true THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL AND (_mlsql_label_value(actual, 'actual', label, 'label', 'class_error_rate') = _mlsql_same_kind(actual, predicted, 'class_error_rate')) = true AND (_mlsql_label_value(actual, 'actual', label, 'label', 'class_error_rate') = predicted) = false THEN _mlsql_weight(sample_weight, 'class_error_rate') END), 0), _mlsql_check_zero_division(zero_division, 'class_error_rate')) END END;
 
 -- cost_error(actual, predicted, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 -- cost_error(actual, predicted, sample_weight, costs): (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).
 CREATE OR REPLACE MACRO cost_error(actual, predicted, costs) AS 
-    _mlsql_share(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(system.main.cast_to_type(_mlsql_cost_keys(actual, costs, 'cost_error'), system.main.map([actual], [system.main.map([predicted], [1.0::DOUBLE])]))[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) END), system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
+    _mlsql_share(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(system.main.cast_to_type(_mlsql_cost_keys(actual, 'actual', costs, 'cost_error'), system.main.map([actual], [system.main.map([predicted], [1.0::DOUBLE])]))[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) END), system.main.count(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN 1 END)),
     (actual, predicted, sample_weight, costs) AS 
-    _mlsql_share(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(system.main.cast_to_type(_mlsql_cost_keys(actual, costs, 'cost_error'), system.main.map([actual], [system.main.map([predicted], [1.0::DOUBLE])]))[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) * _mlsql_weight(sample_weight, 'cost_error') END), coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'cost_error') END), 0));
+    _mlsql_share(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN coalesce(system.main.cast_to_type(_mlsql_cost_keys(actual, 'actual', costs, 'cost_error'), system.main.map([actual], [system.main.map([predicted], [1.0::DOUBLE])]))[actual][predicted], CASE WHEN _mlsql_same_kind(actual, predicted, 'cost_error') = predicted THEN 0 ELSE 1 END) * _mlsql_weight(sample_weight, 'cost_error') END), coalesce(system.main.sum(CASE WHEN actual IS NOT NULL AND predicted IS NOT NULL THEN _mlsql_weight(sample_weight, 'cost_error') END), 0));
 
 -- class_distribution(source, label, "by"): One row per class (and group): class, count, share of the known rows.
 -- class_distribution(source, label, sample_weight, "by"): One row per class (and group): class, count, share of the known rows.
 CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE 
     (WITH counts AS (
-        SELECT g, __mlsql_label AS class, system.main.count(*) AS count
-        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(label) OR c = '__mlsql_absent')) AS __mlsql_label
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+        SELECT g, _mlsql_one_label(__mlsql_label, 'label', 'class_distribution') AS class,
+               system.main.count(*) AS count
+        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(label, '^__mlsql_', 'i') THEN '__mlsql_user_' || label ELSE label END) OR c = '__mlsql_absent')) AS __mlsql_label
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'class_distribution', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
             LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label] || coalesce("by", []) AS w, ['label'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label] || coalesce(_mlsql_by_names("by"), []) AS w, ['label'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_label IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(g), class, count, count / system.main.sum(count) OVER (PARTITION BY g) AS share,
@@ -261,22 +264,25 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
     ORDER BY __mlsql_g, class),
     (source, label, sample_weight, "by" := NULL) AS TABLE 
     (WITH counts AS (
-        SELECT g, __mlsql_label AS class, system.main.sum(w) AS count
-        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'class_distribution') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(label) OR c = '__mlsql_absent')) AS __mlsql_label,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+        SELECT g, _mlsql_one_label(__mlsql_label, 'label', 'class_distribution') AS class,
+               system.main.sum(w) AS count
+        FROM (SELECT *, _mlsql_weight(__mlsql_sample_weight, 'class_distribution') AS w FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(label, '^__mlsql_', 'i') THEN '__mlsql_user_' || label ELSE label END) OR c = '__mlsql_absent')) AS __mlsql_label,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'class_distribution', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'class_distribution' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
             LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label, sample_weight] || coalesce("by", []) AS w, ['label', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [label, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['label', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL)))
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL)))
         WHERE __mlsql_label IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_distribution') IS NOT NULL GROUP BY g, __mlsql_label)
     SELECT COLUMNS(lambda c: NOT system.main.starts_with(c, '__mlsql_')) FROM (
         SELECT system.main.unnest(g), class, count, count / system.main.sum(count) OVER (PARTITION BY g) AS share,
@@ -289,21 +295,23 @@ CREATE OR REPLACE MACRO class_distribution(source, label, "by" := NULL) AS TABLE
 CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL) AS TABLE 
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p
-        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS __mlsql_predicted
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'confusion_matrix', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
             LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, system.main.count(*) AS n FROM known GROUP BY g, a, p)
@@ -318,22 +326,24 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
     (source, actual, predicted, sample_weight, "by" := NULL) AS TABLE 
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'confusion_matrix') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') AS w
-        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS __mlsql_predicted,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'confusion_matrix', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'confusion_matrix' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
             LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'confusion_matrix') IS NOT NULL),
     classes AS (SELECT DISTINCT g, a AS class FROM known UNION SELECT DISTINCT g, p FROM known),
     cells AS (SELECT g, a, p, system.main.sum(w) AS n FROM known GROUP BY g, a, p)
@@ -351,21 +361,23 @@ CREATE OR REPLACE MACRO confusion_matrix(source, actual, predicted, "by" := NULL
 CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p
-        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS __mlsql_predicted
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'class_metrics', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
             LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce("by", []) AS w, ['actual', 'predicted'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),
@@ -394,22 +406,24 @@ CREATE OR REPLACE MACRO class_metrics(source, actual, predicted, beta := 1.0, ze
     (source, actual, predicted, sample_weight, beta := 1.0, zero_division := 0, "by" := NULL) AS TABLE 
     (WITH known AS (
         SELECT g, _mlsql_same_kind(__mlsql_actual, __mlsql_predicted, 'class_metrics') AS a, __mlsql_predicted AS p, _mlsql_weight(__mlsql_sample_weight, 'class_metrics') AS w
-        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce("by", []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(actual) OR c = '__mlsql_absent')) AS __mlsql_actual,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(predicted) OR c = '__mlsql_absent')) AS __mlsql_predicted,
-               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(sample_weight) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
-        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || w[i] || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
-            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
+        FROM (SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent')) AS __mlsql_actual,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS __mlsql_predicted,
+               coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS __mlsql_sample_weight
+        FROM (SELECT * FROM (SELECT *, 0 AS __mlsql_all, CASE WHEN (SELECT _mlsql_check_by("by", 'class_metrics', []::VARCHAR[])) THEN (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || 'class_metrics' || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+            SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
             LEFT JOIN (SELECT * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce("by", []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce("by", []), lambda b: 'by') AS r))) AS __mlsql_absent
-        FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
+        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+               COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
+        FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
-                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)) WHERE __mlsql_absent IS NULL))
+                 ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END)))) WHERE __mlsql_absent IS NULL))
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL AND _mlsql_weight(__mlsql_sample_weight, 'class_metrics') IS NOT NULL),
     params AS (SELECT _mlsql_check_beta(beta, 'class_metrics') AS b,
                       _mlsql_check_zero_division(zero_division, 'class_metrics') AS zd),

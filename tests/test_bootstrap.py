@@ -405,7 +405,11 @@ def test_unpaired_rows_are_an_error_unless_dropped(engine: str) -> None:
         ({"measures": ["micro_f1", "accuracy"]}, "measures of one kind of input"),
         ({"measures": ["accuracy"]}, "from one label per row: actual must be a label"),
         ({"measures": "micro_f1"}, "The 'measures' parameter of bootstrap"),
-        ({"measures": ["micro_f1"], "n_resamples": 1}, "'n_resamples' .* integer >= 2"),
+        ({"measures": ["micro_f1"], "n_resamples": 1}, "'n_resamples' .* integer from 2 to 100000"),
+        (
+            {"measures": ["micro_f1"], "n_resamples": 100_001},
+            r"'n_resamples' .* integer from 2 to 100000\. Got 100001 instead",
+        ),
         ({"measures": ["micro_f1"], "confidence": 1.0}, "'confidence' .* strictly between"),
         ({"measures": ["micro_f1"], "seed": -1}, "'seed' .* integer >= 0"),
         ({"measures": ["micro_f1"], "by": "nope"}, "the by column 'nope' is not in the source"),

@@ -142,7 +142,7 @@ def test_integer_widths_may_differ(con):
         ({"labels": []}, r"'labels' parameter of label_metrics must hold at least one label"),
         ({"labels": "abc"}, r"'labels' parameter of label_metrics must be a list"),
         ({"labels": [1, 2]}, r"must hold labels of the columns' type \(VARCHAR\[\]\)"),
-        ({"predicted": "model"}, r"needs predicted to be a list of labels"),
+        ({"predicted": "model"}, r"takes a list of labels per row for predicted\. Got predicted"),
     ],
 )
 def test_bad_input_is_an_mlsql_error(con, blog, kwargs, message):

@@ -14,6 +14,7 @@ same text: scikit-learn's shape, which this file writes out itself.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pytest
@@ -37,8 +38,8 @@ RULES = {
     "score_average": "one of 'micro', 'macro', 'weighted', 'samples'",
     "weights": "one of 'linear', 'quadratic'",
     "table_beta": "a finite number > 0",
-    "n_bins": "a whole number > 0",
-    "threshold_bins": "a whole number > 0 (or NULL for exact thresholds)",
+    "n_bins": "a whole number from 1 to 100000",
+    "threshold_bins": "a whole number from 1 to 100000 (or NULL for exact thresholds)",
 }
 
 
@@ -72,6 +73,8 @@ def invalid_values(p: Param) -> list[Any]:
             out += [math.nan, math.inf, -math.inf]
     elif isinstance(inner, P.Integer):
         out += [str(inner.low + 1), inner.low - 1, float(inner.low + 1), inner.low + 0.5]
+        if inner.high is not None:
+            out.append(inner.high + 1)
     else:
         first = inner.strings[0]
         out += ["bogus", f" {first}", f"{first} ", 2.5]
@@ -359,3 +362,30 @@ def test_label_tables_reject_bad_values_alike(engine: Any) -> None:
                     wrong.append(f"{p.name}={value!r}: {type(exc).__name__}: {got[:300]}")
     assert n > 15
     assert not wrong, "\n".join(wrong)
+
+
+def test_bins_are_bounded_in_every_engine(engine: Any) -> None:
+    """n_bins grows memory and time (DuckDB tried 8 GB for a billion bins): 100000 at most."""
+    import pyarrow as pa
+
+    table = pa.table({"actual": [1, 0], "prob": [0.3, 0.9]})
+    message = (
+        "The 'n_bins' parameter of expected_calibration_error must be a whole number from 1 to "
+        "100000. Got 100001 instead."
+    )
+    with pytest.raises(Exception, match=re.escape(message)):
+        engine.aggregate(
+            "expected_calibration_error", table, columns=("actual", "prob"), n_bins=100_001
+        )
+
+
+def test_duckdb_takes_the_most_bins() -> None:
+    import mlsql
+
+    con = mlsql.connect()
+    sql = (
+        "SELECT expected_calibration_error(a, p, n_bins := 100000) "
+        "FROM (VALUES (1, 0.3), (0, 0.9)) v(a, p)"
+    )
+    # two rows in two bins: (|0.3 - 1| + |0.9 - 0|) / 2, whatever the number of bins
+    assert con.sql(sql).fetchall()[0][0] == pytest.approx(0.8, rel=1e-12)

@@ -110,6 +110,24 @@ def test_label_tables_refuse_elements_that_are_no_labels(engine, func, name):
     assert_mlsql_error(engine, info.value)
 
 
+#: one value per row where a list of labels belongs: text, an integer
+NOT_LISTS = {"text": (pa.string(), "a"), "integer": (pa.int64(), 1)}
+
+
+@pytest.mark.parametrize("measure", ["micro_f1", "samples_jaccard", "multilabel_counts"])
+@pytest.mark.parametrize("name", list(NOT_LISTS))
+def test_aggregates_refuse_one_value_where_a_list_belongs(engine, measure, name):
+    """One message for one mistake in every engine (DuckDB said the values were no labels)."""
+    element, value = NOT_LISTS[name]
+    table = pa.table(
+        {"actual": pa.array([value], element), "predicted": pa.array([[value]], pa.list_(element))}
+    )
+    expected = rf"{measure} takes a list of labels per row for actual\. Got actual \w+"
+    with pytest.raises(Exception, match=expected) as info:
+        engine.aggregate(measure, table)
+    assert_mlsql_error(engine, info.value)
+
+
 @pytest.mark.parametrize("name", ["float64", "nested list"])
 def test_columns_given_by_name_refuse_elements_that_are_no_labels(engine, name):
     """DuckDB and Polars always take names; Spark checks a name's type when the query runs."""

@@ -155,7 +155,8 @@ def test_a_probability_of_a_row_with_a_null_label_is_not_checked(engine):
 @pytest.mark.parametrize(("n_bins", "shown"), [(0, "0"), (-3, "-3"), (2.5, "2.5")])
 def test_n_bins_must_be_a_whole_number_above_0(engine, n_bins, shown):
     message = re.escape(
-        "The 'n_bins' parameter of expected_calibration_error must be a whole number > 0. "
+        "The 'n_bins' parameter of expected_calibration_error must be a whole number from 1 to "
+        "100000. "
         f"Got {shown} instead."
     )
     with pytest.raises(Exception, match=message) as info:

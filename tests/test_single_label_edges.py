@@ -405,3 +405,22 @@ def test_these_families_formulas_are_not_shadowed_by_another_module():
             if raw is not None and raw.__module__ == module.__name__:  # defined here
                 assert FORMULAS[name] is value, name
     assert FORMULAS["specificity"].raw.__module__ == contingency.__name__
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [m for m in aggregates() if m.family == "single_label"],
+    ids=lambda m: m.name,
+)
+def test_a_list_where_one_label_belongs_is_refused(engine, measure):
+    """Lists of labels are no single labels: never compared as values (DuckDB gave accuracy 1.0
+    on two equal lists), the same message in every engine."""
+    first = measure.inputs[0]
+    table = pa.table(
+        {name: pa.array([["x", "y"]], pa.list_(pa.string())) for name in measure.inputs}
+    )
+    with pytest.raises(
+        Exception,
+        match=rf"^(.*: )?{measure.name} takes one label per row for {first}\. Got {first} ",
+    ):
+        call(engine, measure, table)

@@ -143,7 +143,7 @@ def test_standalone_measures_are_report_columns():
     ("call", "message"),
     [
         (lambda df: ms.label_metrics(df, "actual", "nope"), "the predicted column 'nope' is not"),
-        (lambda df: ms.label_metrics(df, "actual", "n"), "takes an array of labels per row"),
+        (lambda df: ms.label_metrics(df, "actual", "n"), "takes a list of labels per row"),
         (
             lambda df: ms.multilabel_report(df, "actual", "ints"),
             "Got actual array<string> and predicted array<bigint>",

@@ -66,7 +66,7 @@ def test_the_check_happens_before_any_query(mixed):
 
 
 def test_a_label_column_must_be_an_array(mixed):
-    with pytest.raises(ms.MlsqlError, match="takes an array of labels per row for predicted"):
+    with pytest.raises(ms.MlsqlError, match="takes a list of labels per row for predicted"):
         ms.samples_f1(mixed.actual, mixed.s)
 
 

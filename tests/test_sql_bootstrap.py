@@ -285,6 +285,7 @@ def _python_message(**kwargs: Any) -> str:
         {"n_resamples": 1},
         {"n_resamples": 2.5},
         {"n_resamples": True},
+        {"n_resamples": 1_000_000},
         {"confidence": 1.0},
         {"confidence": 0},
         {"confidence": "x"},

@@ -123,7 +123,8 @@ def test_calibration_table_n_bins_message(engine):
     with pytest.raises(
         Exception,
         match=re.escape(
-            "The 'n_bins' parameter of calibration_table must be a whole number > 0. Got 0 instead."
+            "The 'n_bins' parameter of calibration_table must be a whole number from 1 to 100000. "
+            "Got 0 instead."
         ),
     ):
         run_table(engine, "calibration_table", t, "actual", "prob", n_bins=0)
@@ -356,7 +357,7 @@ def test_label_thresholds_hostile_names_and_bad_parameters(engine):
         run_table(engine, "label_thresholds", t, hostile, "sc'ores", beta=-1)
     with pytest.raises(
         Exception,
-        match=r"The 'n_bins' parameter of label_thresholds must be a whole number > 0 \(or NULL",
+        match=r"The 'n_bins' parameter of label_thresholds must be a whole number from 1 to 100000 \(or NULL",
     ):
         run_table(engine, "label_thresholds", t, hostile, "sc'ores", n_bins=0)
 

@@ -75,7 +75,8 @@ PARAMETERS = {
     "average": "`'micro'`, `'macro'` or `'weighted'`, over the classes seen on either side.",
     "weights": "`None` (plain kappa), `'linear'` or `'quadratic'` (over the sorted classes).",
     "alpha": "F_alpha's alpha: a finite number > 0 (F-beta with beta = sqrt(alpha)).",
-    "n_bins": "The number of equal-width bins on [0, 1], the last closed: a whole number > 0.",
+    "n_bins": "The number of equal-width bins on [0, 1], the last closed: a whole number "
+    "from 1 to 100000.",
     "cost_fn": "The cost of a false negative: a finite number.",
     "cost_fp": "The cost of a false positive: a finite number.",
     "options": "Hivemall's option string: `-beta B` and `-average micro|binary`.",

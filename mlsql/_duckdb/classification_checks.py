@@ -12,11 +12,12 @@ one macro per alias), with each parameter wrapped in its check.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mlsql import _classification_params as CP
 from mlsql import _label_types as LT
+from mlsql import _params as P
 from mlsql._duckdb.library import (
     NUMERIC_TYPES,
     Macro,
@@ -26,6 +27,7 @@ from mlsql._duckdb.library import (
     sql_message,
 )
 from mlsql._duckdb.ops import SqlOps
+from mlsql._front.inputs import LABEL_MESSAGE
 from mlsql._registry import Measure, Param
 from mlsql._sqlexpr import Sql, lit
 
@@ -51,6 +53,11 @@ def _kind(t: str) -> str:
          WHEN {t} = 'VARCHAR' THEN 'text' WHEN {t} IN ('FLOAT', 'DOUBLE') THEN 'float'
          WHEN {t} LIKE 'DECIMAL%' THEN 'decimal' WHEN {t} = 'BOOLEAN' THEN 'boolean'
          WHEN {t} = '"NULL"' THEN 'null' ELSE {t} END"""
+
+
+def _nested(t: str) -> str:
+    """SQL: whether the type named ``t`` is a list, array, struct, map or union (no one label)."""
+    return f"regexp_full_match({t}, '(STRUCT|MAP|UNION)\\(.*|.*\\[\\d*\\]')"
 
 
 def _checks() -> list[Macro]:
@@ -88,6 +95,12 @@ def _checks() -> list[Macro]:
         "CASE WHEN typeof(value) = 'VARCHAR' THEN chr(39) || value || chr(39) "
         "ELSE CAST(value AS VARCHAR) END",
     )
+
+    def one_label(x: str, name: str) -> str:
+        """The message of input ``x`` (SQL ``name``: its name) holding more than one label."""
+        template = LABEL_MESSAGE.format(func="{}", name="{}", type="{}")
+        return sql_message(template, "func", name, name, f"typeof({x})")
+
     outer, inner = "map_keys(costs)[1]", "map_keys(map_values(costs)[1])[1]"
 
     def cost_key(key: str) -> str:
@@ -121,27 +134,30 @@ def _checks() -> list[Macro]:
         Macro(
             FILE,
             "_mlsql_label_value",
-            ("x", "value", "param", "func"),
-            f"""CASE WHEN '"NULL"' IN (typeof(x), typeof(value)) THEN value
+            ("x", "name", "value", "param", "func"),
+            f"""CASE WHEN {_nested("typeof(x)")} THEN error({one_label("x", "name")})
+         WHEN '"NULL"' IN (typeof(x), typeof(value)) THEN value
          WHEN {_kind("typeof(x)")} <> {_kind("typeof(value)")} THEN error({label_value})
          WHEN {_kind("typeof(x)")} = 'integer'
               AND NOT (TRY_CAST(value AS HUGEINT) BETWEEN ({bounds})[1] AND ({bounds})[2])
          THEN error({label_range})
          ELSE value END""",
-            "value (parameter param, one label), after checking it is of x's label kind "
-            "and, for integers, within the range of x's type.",
+            "value (parameter param, one label), after checking that x (input name) holds one "
+            "label per row, that value is of x's label kind and, for integers, within the range "
+            "of x's type.",
             public=False,
         ),
         Macro(
             FILE,
             "_mlsql_cost_keys",
-            ("x", "costs", "func"),
-            f"""CASE WHEN typeof(costs) = '"NULL"' THEN costs
+            ("x", "name", "costs", "func"),
+            f"""CASE WHEN {_nested("typeof(x)")} THEN error({one_label("x", "name")})
+         WHEN typeof(costs) = '"NULL"' THEN costs
          WHEN {other_kind(outer)} THEN error({cost_key(outer)})
          WHEN {other_kind(inner)} THEN error({cost_key(inner)})
          ELSE costs END""",
-            "costs (a map actual -> predicted -> cost), after checking its labels are of x's "
-            "label kind.",
+            "costs (a map actual -> predicted -> cost), after checking that x (input name) holds "
+            "one label per row and that the costs' labels are of x's label kind.",
             public=False,
         ),
         Macro(
@@ -170,10 +186,105 @@ def _checks() -> list[Macro]:
             FILE,
             "_mlsql_same_kind",
             ("x", "y", "func"),
-            f"""CASE WHEN typeof(x) = typeof(y) OR '"NULL"' IN (typeof(x), typeof(y))
+            f"""CASE WHEN {_nested("typeof(x)")} THEN error({one_label("x", "'actual'")})
+         WHEN {_nested("typeof(y)")} THEN error({one_label("y", "'predicted'")})
+         WHEN typeof(x) = typeof(y) OR '"NULL"' IN (typeof(x), typeof(y))
               OR {_kind("typeof(x)")} = {_kind("typeof(y)")} THEN x
          ELSE error({mismatch}) END""",
-            "x, after checking that x and y hold labels of one kind (integer widths may differ).",
+            "x (actual), after checking that x and y (predicted) hold one label per row, "
+            "of one kind (integer widths may differ).",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_one_label",
+            ("x", "name", "func"),
+            f"""CASE WHEN {_nested("typeof(x)")} THEN error({one_label("x", "name")}) ELSE x END""",
+            "x (input name), after checking that it holds one label per row (no list, struct "
+            "or map).",
+            public=False,
+        ),
+    ]
+
+
+class _Hole:
+    """A ``{}`` in a message template, whatever conversion (``!r``) the field asks for."""
+
+    def __repr__(self) -> str:
+        return "{}"
+
+    __str__ = __repr__
+
+
+def by_names(q: Qualify) -> str:
+    """SQL of a table macro's ``"by"`` parameter (a column name or a list of them) as a list
+    of names (NULL if not given, or not names: :func:`check_by` says so). Every reference to
+    ``"by"`` in a table macro's body reads it through this; constant, so ``COLUMNS`` takes it."""
+    return f'{q("_mlsql_by_names")}("by")'
+
+
+def check_by(q: Qualify, func: str, outputs: Sequence[str]) -> str:
+    """SQL of true, or of the error of a bad ``"by"`` of table macro ``func`` (SQL text) whose
+    output columns are ``outputs``: not column names, or one named as an output column."""
+    names = "[" + ", ".join(str(lit(c.lower())) for c in outputs) + "]::VARCHAR[]"
+    return f'{q("_mlsql_check_by")}("by", {func}, {names})'
+
+
+def _by_names(q: Qualify) -> list[Macro]:
+    """``_mlsql_by_names(names)`` and ``_mlsql_check_by(names, func, outputs)``: one column
+    name or a list of them (typed overloads), checked as the Python functions check them
+    (:data:`mlsql._params.BY_MESSAGE`, :data:`mlsql._params.BY_OUTPUT_MESSAGE`)."""
+    repr_ = q("_mlsql_repr")
+    bad = sql_message(P.BY_MESSAGE.format(func="{}", by=_Hole()), "func", f"{repr_}(names)")
+
+    def checked(names: str) -> str:
+        clash = f"list_filter({names}, lambda b: list_contains(outputs, lower(b)))[1]"
+        output = sql_message(
+            P.BY_OUTPUT_MESSAGE.format(func="{}", name=_Hole()), "func", f"{repr_}({clash})"
+        )
+        return f"""CASE WHEN len(list_filter({names}, lambda b: b IS NULL OR b = '')) > 0 THEN error({bad})
+         WHEN {clash} IS NOT NULL THEN error({output})
+         ELSE true END"""
+
+    doc = "A table macro's by parameter (a column name or a list of them; NULL: none) as a list."
+    check_doc = (
+        "true, after checking a table macro's by parameter: column names (text), none of them "
+        "one of outputs (lowercase)."
+    )
+    one, name, other = ("names VARCHAR",), ("names VARCHAR[]",), ("names",)
+    return [
+        Macro(
+            FILE,
+            "_mlsql_by_names",
+            one,
+            "CASE WHEN names IS NOT NULL THEN [names] END",
+            doc,
+            public=False,
+        ),
+        Macro(FILE, "_mlsql_by_names", name, "names", doc, public=False),
+        Macro(FILE, "_mlsql_by_names", other, "NULL::VARCHAR[]", doc, public=False),
+        Macro(
+            FILE,
+            "_mlsql_check_by",
+            (*one, "func", "outputs"),
+            checked("CASE WHEN names IS NOT NULL THEN [names] END"),
+            check_doc,
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_check_by",
+            (*name, "func", "outputs"),
+            checked("names"),
+            check_doc,
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_check_by",
+            (*other, "func", "outputs"),
+            f"CASE WHEN names IS NULL THEN true ELSE error({bad}) END",
+            check_doc,
             public=False,
         ),
     ]
@@ -181,7 +292,7 @@ def _checks() -> list[Macro]:
 
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """The shared check macros."""
-    return _checks()
+    return [*_checks(), *_by_names(qualify)]
 
 
 # ------------------------------------------------------------------ rendering

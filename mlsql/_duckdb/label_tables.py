@@ -368,8 +368,7 @@ def _check_schema(
     for role, name in (("actual", actual), ("predicted", predicted)):
         if _kind(types[name.lower()]) is None:
             raise MlsqlError(
-                f"{func} needs {role} to be a list of labels. Got column {name!r} of type "
-                f"{types[name.lower()]}."
+                LT.NOT_A_LIST_MESSAGE.format(func=func, name=role, type=types[name.lower()])
             )
     kinds = [_kind(types[name.lower()])[0] for name in (actual, predicted)]  # type: ignore[index]
     shown = [str(types[name.lower()]) for name in (actual, predicted)]
@@ -382,6 +381,4 @@ def _check_schema(
     outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
     for name in by or []:
         if name.lower() in outputs:
-            raise MlsqlError(
-                f"{func}: the by column {name!r} has the name of an output column; rename it."
-            )
+            raise MlsqlError(P.BY_OUTPUT_MESSAGE.format(func=func, name=name))

@@ -275,12 +275,18 @@ def _label_type_checks() -> list[Macro]:
     """The label type rule of :mod:`mlsql._label_types` as macros (``typeof`` folds when bound)."""
     kind_a, kind_p = list_kind("typeof(actual)"), list_kind("typeof(predicted)")
     labels = ", ".join(f"'{k}'" for k in (*LT.LABEL_KINDS, LT.NULL))
-    not_a_label = lambda side, name: sql_message(  # noqa: E731
-        LT.NOT_A_LABEL_MESSAGE.format(func="{}", name="{}", type="{}"),
-        "func",
-        name,
-        f"typeof({side})",
-    )
+
+    def not_a_label(side: str, name: str) -> str:
+        """The message of input ``side`` holding no labels: a list of others, or no list."""
+        holes = {"func": "{}", "name": "{}", "type": "{}"}
+        of_others = sql_message(
+            LT.NOT_A_LABEL_MESSAGE.format(**holes), "func", name, f"typeof({side})"
+        )
+        no_list = sql_message(
+            LT.NOT_A_LIST_MESSAGE.format(**holes), "func", name, name, f"typeof({side})"
+        )
+        return f"CASE WHEN typeof({side}) LIKE '%]' THEN {of_others} ELSE {no_list} END"
+
     mismatch = sql_message(
         LT.MISMATCH_MESSAGE.format(
             func="{}", left="{}", right="{}", left_type="{}", right_type="{}"

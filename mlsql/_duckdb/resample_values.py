@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import math
 
+from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.families.label_based import BETA as B
-from mlsql._duckdb.families.label_based import COUNTS, FixedOrderOps
+from mlsql._duckdb.families.label_based import COUNTS, FixedOrderOps, label_list
 from mlsql._duckdb.families.label_based import ZD as Z
 from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
 from mlsql._registry import REGISTRY, measures
+from mlsql._resample import front as FRONT
 from mlsql._resample import measures as M
 from mlsql._resample import numbers as NUM
 from mlsql._sqlexpr import Sql, lit
@@ -61,8 +63,22 @@ BUCKETS = 4096
 TWO_53 = 9007199254740992
 
 
-#: SQL: the ``by`` names as DuckDB compares identifiers (every resample macro reads them so)
-BY = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+def by_list(q: Qualify) -> str:
+    """SQL: the ``by`` names as DuckDB compares identifiers (every resample macro reads them so)."""
+    return f"list_transform(coalesce({CC.by_names(q)}, []), lambda b: lower(b))"
+
+
+def source_sql(
+    q: Qualify, named: list[tuple[str, str]], func: str, typed: dict[str, str] | None = None
+) -> str:
+    """:func:`checked_source_sql` of resample macro ``func`` (SQL text): the ``named`` columns
+    (``typed``: the types of stand-ins), and the ``by`` names, checked (none named as an
+    output column)."""
+    outputs = FRONT.BOOTSTRAP_COLUMNS if "bootstrap" in func else FRONT.COMPARE_COLUMNS
+    by_check = CC.check_by(q, func, outputs)
+    return checked_source_sql(named, func, CC.by_names(q), typed, by_check)
+
+
 #: SQL: the tail of each side of the percentile interval (a constant: quantile_cont takes no
 #: column; a bad confidence fails in the settings row first)
 TAIL = "(1 - coalesce(least(greatest(TRY_CAST(confidence AS DOUBLE), 0), 1), 0.95)) / 2"
@@ -102,8 +118,9 @@ def _values(q: Qualify, kind: str, func: str) -> tuple[str, str]:
     sorted distinct labels, so that rows with the same label sets are one tuple."""
     if kind != "label_lists":
         return "a0", "p0"
-    checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, {func}, 'actual', 'predicted')"
-    return f"list_sort(list_distinct({checked}))", "list_sort(list_distinct(p0))"
+    a0, p0 = (label_list(q, x, func, f"'{r}'") for x, r in (("a0", "actual"), ("p0", "predicted")))
+    checked = f"{q('_mlsql_checked_label_lists')}({a0}, {p0}, {func}, 'actual', 'predicted')"
+    return f"list_sort(list_distinct({checked}))", f"list_sort(list_distinct({p0}))"
 
 
 def _uniform(columns: str) -> str:
@@ -237,13 +254,13 @@ def bootstrap(q: Qualify, kind: str, settings: str, signature: tuple[str, ...]) 
     label-set macro.
     """
     func = str(lit("bootstrap"))
-    by = BY
+    by = by_list(q)
     named = [
         ("actual", "actual"),
         ("predicted", "predicted"),
         (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
     ]
-    source = checked_source_sql(named, func, '"by"')
+    source = source_sql(q, named, func)
     weight = weight_sql(q, func)
     tail = TAIL
     a, p = _values(q, kind, func)
@@ -310,7 +327,7 @@ def compare(
     ``unpaired``, ``checked`` and their needs, by name) are the label-set macro's.
     """
     func = str(lit("compare"))
-    by = BY
+    by = by_list(q)
     named = [
         ("actual", "actual"),
         ("predicted", "predicted"),
@@ -318,7 +335,7 @@ def compare(
         ("id", "id"),
         (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
     ]
-    source = checked_source_sql(named, func, '"by"')
+    source = source_sql(q, named, func)
     weight = weight_sql(q, func)
     tail = TAIL
     zero_one = "[" + ", ".join(str(lit(n)) for n in KINDS[kind] if n in M.ZERO_ONE) + "]"
@@ -374,7 +391,7 @@ def compare(
     wanted AS (
         SELECT i, settings.ms[i] AS measure, list_contains({zero_one}, settings.ms[i]) AS zero_one
         FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
-        WHERE settings.c IS NOT NULL AND settings.du IS NOT NULL AND settings.__mlsql_by_clash IS NULL),
+        WHERE settings.c IS NOT NULL AND settings.du IS NOT NULL),
     intervals AS (  -- the resampled differences, model - baseline
         SELECT g, mo, measure,
                quantile_cont(d, [{tail}, 1 - {tail}]) FILTER (WHERE isfinite(d)) AS q,

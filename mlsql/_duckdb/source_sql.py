@@ -78,6 +78,30 @@ ALL = "__mlsql_all"
 ABSENT = "__mlsql_absent"
 
 
+#: ``typed`` for :func:`checked_source_sql` and the stand-in for :func:`pick_sql` of a label-list
+#: macro's ``actual``: with both label columns missing, two untyped NULLs bound no list macro
+#: (cast_to_type to NULL, ambiguous overloads) before the check could name the missing column
+LIST_STAND_IN = {"actual": "VARCHAR[]"}
+LIST_ACTUAL = f"{ABSENT}_actual"
+
+
+#: what a source column whose name starts with ``__mlsql_`` (any case: mlsql's own names) is
+#: renamed to, this prefix before it, so that it never meets mlsql's columns; no name of
+#: mlsql's starts so. :func:`pick_sql` finds it by the name the caller gives.
+USER_PREFIX = "__mlsql_user_"
+
+
+def renamed_source_sql() -> str:
+    """SQL (FROM) of the source with its columns named ``__mlsql_...`` renamed
+    (:data:`USER_PREFIX`); a NULL column ``__mlsql_`` first, so that the renaming
+    ``COLUMNS`` always matches one."""
+    return (
+        f"(SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),\n"
+        f"               COLUMNS('(?i)^(__mlsql_.*)$') AS '{USER_PREFIX}\\1'\n"
+        f"        FROM (SELECT NULL AS __mlsql_, * FROM {read_source_sql()}))"
+    )
+
+
 def source_columns_sql(source: str = "source") -> str:
     """SQL of the source's column names (a VARCHAR list), read without reading a row."""
     return (
@@ -98,8 +122,13 @@ def require_columns_sql(named: Sequence[tuple[str, str]], func: str, by: str | N
     groups = "[]" if by is None else f"coalesce({by}, [])"
     wanted = f"[{', '.join(name for _, name in named)}] || {groups}"
     roles = f"[{', '.join(repr(role) for role, _ in named)}] || list_transform({groups}, lambda b: 'by')"
-    message = sql_message(MISSING_COLUMN, func, "r[i]", "w[i]", "array_to_string(n, ', ')")
-    found = "lambda x: list_contains(list_transform(n, lambda y: lower(y)), lower(x))"
+    # a NULL name names no column: shown as the Python functions show None
+    message = sql_message(
+        MISSING_COLUMN, func, "r[i]", "coalesce(w[i], 'None')", "array_to_string(n, ', ')"
+    )
+    found = (
+        "lambda x: x IS NOT NULL AND list_contains(list_transform(n, lambda y: lower(y)), lower(x))"
+    )
     return f"""(SELECT CASE WHEN i IS NULL THEN NULL ELSE error({message}) END FROM (
             SELECT n, w, r, list_position(list_transform(w, {found}), false) AS i
             FROM (SELECT {source_columns_sql()} AS n, {wanted} AS w, {roles} AS r)))"""
@@ -110,20 +139,24 @@ def checked_source_sql(
     func: str,
     by: str | None,
     typed: Mapping[str, str] | None = None,
+    by_check: str | None = None,
 ) -> str:
     """SQL of a subquery reading the source with the columns :data:`ALL` and :data:`ABSENT`;
     it raises :func:`require_columns_sql`'s error (once, even on an empty source) when a named
-    column or a ``by`` column is not in the source.
+    column or a ``by`` column is not in the source, after ``by_check`` (SQL of true, or of the
+    error of a bad ``by``: ``mlsql._duckdb.classification_checks.check_by``), run once too.
 
     ``typed`` maps a role to a SQL type: :data:`ABSENT` cast to it is the column
     ``__mlsql_absent_<role>``, the stand-in :func:`pick_sql` binds to where a macro's
     overloads need a type (never read: the check has raised first).
     """
     check = require_columns_sql(named, func, by)
+    if by_check is not None:
+        check = f"CASE WHEN (SELECT {by_check}) THEN {check} END"
     casts = "".join(f", CAST({ABSENT} AS {t}) AS {ABSENT}_{r}" for r, t in (typed or {}).items())
     return (
         f"(SELECT *{casts} FROM (SELECT *, 0 AS {ALL}, {check} AS {ABSENT}\n"
-        f"        FROM {read_source_sql()}) WHERE {ABSENT} IS NULL)"
+        f"        FROM {renamed_source_sql()}) WHERE {ABSENT} IS NULL)"
     )
 
 
@@ -138,7 +171,8 @@ def pick_sql(name: str, stand_in: str = ABSENT) -> str:
     common type, so the first of the two is taken from a struct instead (dearer per row:
     a third more time for ``label_metrics`` on 2M rows).
     """
-    columns = f"*COLUMNS(lambda c: lower(c) = lower({name}) OR c = '{stand_in}')"
+    user = f"CASE WHEN regexp_matches({name}, '^__mlsql_', 'i') THEN '{USER_PREFIX}' || {name} ELSE {name} END"
+    columns = f"*COLUMNS(lambda c: lower(c) = lower({user}) OR c = '{stand_in}')"
     if stand_in == ABSENT:
         return f"coalesce({columns})"
     return f"struct_extract_at(struct_pack({columns}), 1)"

@@ -70,7 +70,7 @@ def checked_arguments(
 
 def by_output_message(func: str, name: str) -> str:
     """The error of a ``by`` column named as one of the table's output columns."""
-    return f"{func}: the by column {name!r} has the name of an output column."
+    return P.BY_OUTPUT_MESSAGE.format(func=func, name=name)
 
 
 def curve_groups(

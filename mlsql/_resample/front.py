@@ -58,7 +58,7 @@ UNPAIRED_MESSAGE = (
     "compare pairs the rows of each model with the baseline's on {id!r}, and {n} rows have no "
     "partner ({details}). Pass drop_unpaired=True to leave them out."
 )
-BY_OUTPUT_MESSAGE = "{func}: the by column {name!r} has the name of an output column."
+BY_OUTPUT_MESSAGE = P.BY_OUTPUT_MESSAGE
 DUPLICATE_MESSAGE = (
     "compare pairs rows on {id!r}, which must be unique within each model (and group). "
     "Got {n} repeated rows."

@@ -44,8 +44,12 @@ Key = tuple[Any, ...]
 # ------------------------------------------------------------------ parameters
 #: the messages of the resampling parameters ({func}; {got}: the value as Python shows it);
 #: the SQL table macro ``bootstrap`` raises the same text (:mod:`mlsql._duckdb.families.resample`)
+#: the most resamples bootstrap and compare draw: SQL holds every resample's statistics at
+#: once (a million ran out of 4 GB), and intervals are stable long before
+MAX_RESAMPLES = 100_000
 N_RESAMPLES_MESSAGE = (
-    "The 'n_resamples' parameter of {func} must be an integer >= 2. Got {got} instead."
+    "The 'n_resamples' parameter of {func} must be an integer from 2 to "
+    f"{MAX_RESAMPLES}. Got {{got}} instead."
 )
 CONFIDENCE_MESSAGE = (
     "The 'confidence' parameter of {func} must be a number strictly between 0 and 1. "
@@ -59,7 +63,7 @@ def check_settings(n_resamples: Any, confidence: Any, seed: Any, func: str) -> N
     if (
         isinstance(n_resamples, bool)
         or not isinstance(n_resamples, numbers.Integral)
-        or int(n_resamples) < 2
+        or not 2 <= int(n_resamples) <= MAX_RESAMPLES
     ):
         raise MlsqlError(N_RESAMPLES_MESSAGE.format(func=func, got=repr(n_resamples)))
     if (

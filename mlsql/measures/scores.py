@@ -28,7 +28,8 @@ positives and N(>= s) all the rows scored at least s.
 of n_b / n |mean(prob)_b - mean(actual)_b| = Σ_b |Σ_b (prob - actual)| / n,
 with ``n_bins`` equal-width bins on [0, 1], the last closed: the bin of p is
 min(floor(p · n_bins), n_bins - 1), computed in double precision (so with 10
-bins 0.3 is in [0.3, 0.4) and 1 in [0.9, 1]). ``n_bins`` is a whole number > 0.
+bins 0.3 is in [0.3, 0.4) and 1 in [0.9, 1]). ``n_bins`` is a whole number
+from 1 to 100000 (``mlsql._params.MAX_BINS``).
 
 Notes
 -----

@@ -53,7 +53,7 @@ Notes
   and F-beta 0.
 - Exact by default: the candidates come from one sort of each label's scores
   and cumulative sums (one GROUP BY of (group, label, score), then a window).
-  ``n_bins`` (a whole number > 0) bins the scores instead, with the bins of
+  ``n_bins`` (a whole number from 1 to 100000) bins the scores instead, with the bins of
   ``calibration_table``: the candidates are the bin edges k / n_bins and a
   label is predicted where its score's bin is >= k, so the statistics are
   counts per (group, label, bin), mergeable and of constant size per label.

@@ -2214,7 +2214,7 @@ def expected_calibration_error(
     prob : str or polars.Expr
         The probability of the positive class in each row, in [0, 1] (column name or expression).
     n_bins : int, default 10
-        The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.
+        The number of equal-width bins on [0, 1] (the last closed); a whole number from 1 to 100000.
     sample_weight : str or polars.Expr, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.

@@ -31,7 +31,7 @@ Pairs = list[tuple[pl.Expr, pl.DataType]]
 Check = Callable[[str, Sequence[str], Pairs], list[pl.Expr]]
 
 MISMATCH_MESSAGE = LT.MISMATCH_MESSAGE.replace("_type}", "_dtype}")
-NOT_A_LIST_MESSAGE = "{func} takes a list of labels per row for {name}. Got {name} {dtype}."
+NOT_A_LIST_MESSAGE = LT.NOT_A_LIST_MESSAGE.replace("{type}", "{dtype}")
 
 
 def to_expr(value: Any, func: str, name: str) -> pl.Expr:

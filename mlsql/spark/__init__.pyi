@@ -2325,7 +2325,7 @@ def expected_calibration_error(
     prob : str or pyspark.sql.Column
         Column name or Column.
     n_bins : int, default 10
-        The number of equal-width bins on [0, 1] (the last closed); a whole number > 0.
+        The number of equal-width bins on [0, 1] (the last closed); a whole number from 1 to 100000.
     sample_weight : str or pyspark.sql.Column, optional
         A weight per row (a finite number >= 0; a NULL weight makes the row
         unknown). None (the default): every row weighs 1.

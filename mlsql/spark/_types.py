@@ -31,7 +31,7 @@ from mlsql import _label_types as LT
 from mlsql._errors import MlsqlError
 
 MISMATCH_MESSAGE = LT.MISMATCH_MESSAGE
-NOT_A_LIST_MESSAGE = "{func} takes an array of labels per row for {name}. Got {name} {type}."
+NOT_A_LIST_MESSAGE = LT.NOT_A_LIST_MESSAGE
 NOT_A_COLUMN_MESSAGE = (
     "{func} takes a column name or a pyspark Column for {name}. Got {value!r} instead."
 )

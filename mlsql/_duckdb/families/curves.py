@@ -39,10 +39,9 @@ from mlsql._duckdb import native as _native
 from mlsql._duckdb.families.label_scores import NATIVE_SCORE_LISTS
 from mlsql._duckdb.families.ranking import ENTRY_TYPES
 from mlsql._duckdb.families.single_label import KEEP, _columns, _row_weight
-from mlsql._duckdb.library import Macro, Qualify, sql_message
+from mlsql._duckdb.library import Macro, Qualify
 from mlsql._duckdb.ops import SqlOps
-from mlsql._front.tables import by_output_message
-from mlsql._sqlexpr import Sql, lit
+from mlsql._sqlexpr import Sql
 from mlsql.measures import curves as CV
 
 FILE = "curves.sql"
@@ -129,11 +128,9 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
     s = CV.CurveStats(tp=Sql("tp"), fp=Sql("fp"), n_positive=Sql("pos"), n_negative=Sql("neg"))
     columns = CV.values(ops, name, s, Sql("zd"))
     select = ",\n               ".join(f"{expr} AS {col}" for col, expr in columns.items())
-    outputs = ", ".join(str(lit(c)) for c in CV.output_columns(name))
-    clash = f'list_filter(coalesce("by", []), lambda b: lower(b) IN ({outputs}))[1]'
-    clash_error = sql_message(by_output_message(name, "{}"), clash)
     w_name, weight = _row_weight(q, name, weighted)
-    rows = f"(SELECT *, {weight} AS w FROM ({_columns(name, 'actual', 'score', *w_name)}))"
+    outputs = CV.output_columns(name)
+    rows = f"(SELECT *, {weight} AS w FROM ({_columns(name, 'actual', 'score', *w_name, q=q, outputs=outputs)}))"
     # n: the cells' total weight; m: their number (how the unscored rows are found)
 
     def unscored(per_label: str) -> str:
@@ -195,9 +192,7 @@ def _curve(q: Qualify, ops: SqlOps, name: str, weighted: bool, native: bool = Fa
         SELECT g, k, threshold, tp, fp, pos, neg FROM cumulative
         UNION ALL
         SELECT DISTINCT g, k, CAST('inf' AS DOUBLE), 0, 0, pos, neg FROM cumulative),
-    params AS (
-        SELECT CASE WHEN {clash} IS NOT NULL THEN error({clash_error})
-               ELSE {q("_mlsql_check_zero_division")}(zero_division, '{name}') END AS zd)
+    params AS (SELECT {q("_mlsql_check_zero_division")}(zero_division, '{name}') AS zd)
     SELECT COLUMNS({KEEP}) FROM (
         SELECT unnest(g), unnest(k), threshold,
                {select},

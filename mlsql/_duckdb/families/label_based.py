@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from mlsql import _label_types as LT
 from mlsql._duckdb import native as _native
-from mlsql._duckdb.classification_checks import let, param_sql
+from mlsql._duckdb.classification_checks import by_names, check_by, let, param_sql
 from mlsql._duckdb.library import (
     NATIVE_LISTS,
     WIDE_INTEGER_LISTS,
@@ -31,7 +32,13 @@ from mlsql._duckdb.library import (
 from mlsql._duckdb.library import typed as typed_overloads
 from mlsql._duckdb.library import weighted as weighted_macro
 from mlsql._duckdb.ops import SqlOps, aggregating
-from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
+from mlsql._duckdb.source_sql import (
+    ALL,
+    LIST_ACTUAL,
+    LIST_STAND_IN,
+    checked_source_sql,
+    pick_sql,
+)
 from mlsql._formulas import FORMULAS, RowStats
 from mlsql._registry import REGISTRY
 from mlsql._sqlexpr import Sql, call
@@ -74,7 +81,7 @@ def _source(weighted: bool) -> str:
     ``weighted``, ``sample_weight``) column is the error of the table macro ``func``."""
     named = [("actual", "actual"), ("predicted", "predicted")]
     named += [(SAMPLE_WEIGHT, SAMPLE_WEIGHT)] if weighted else []
-    return checked_source_sql(named, "func", '"by"')
+    return checked_source_sql(named, "func", '"by"', LIST_STAND_IN)
 
 
 def _spread(q: Qualify, weighted: bool = False) -> Macro:
@@ -84,7 +91,8 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
     is always computed here."""
     in_universe = f"(labels IS NULL OR list_contains({_common_universe(q)}, x))"
     skip = f"x IS NULL OR list_position({{side}}, x) <> i OR NOT {in_universe}"
-    checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, func, 'actual', 'predicted')"
+    a0, p0 = label_list(q, "a0", "func", "'actual'"), label_list(q, "p0", "func", "'predicted'")
+    checked = f"{q('_mlsql_checked_label_lists')}({a0}, {p0}, func, 'actual', 'predicted')"
     by_names = 'list_transform("by", lambda b: lower(b))'
     pred = LB.FLAG_PREDICTED
     w, w0, n, unknown = "", "", "count(*)", "{x} IS NULL"
@@ -110,10 +118,10 @@ def _spread(q: Qualify, weighted: bool = False) -> Macro:
                    list_transform(p, lambda x, i: CASE WHEN {skip.format(side="p")} THEN 0 ELSE 1 END) AS fp
             FROM (
                 SELECT g, CASE WHEN {unknown.format(x="p0")} THEN NULL ELSE {checked} END AS a,
-                       CASE WHEN {unknown.format(x="a0")} THEN NULL ELSE p0 END AS p{w}
+                       CASE WHEN {unknown.format(x="a0")} THEN NULL ELSE {p0} END AS p{w}
                 FROM (
                     SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
-                           {pick_sql("actual")} AS a0,
+                           {pick_sql("actual", LIST_ACTUAL)} AS a0,
                            {pick_sql("predicted")} AS p0{w0}
                     FROM {_source(weighted)}))))
     GROUP BY GROUPING SETS ((g, la, fa), (g, lp, fp), (g, code))"""
@@ -147,7 +155,8 @@ def _native_spread(q: Qualify) -> Macro:
     first cast to their common type (as the portable macro's unnest does), and
     with ``labels`` intersected with it.
     """
-    checked = f"{q('_mlsql_checked_label_lists')}(a0, p0, func, 'actual', 'predicted')"
+    a0, p0 = label_list(q, "a0", "func", "'actual'"), label_list(q, "p0", "func", "'predicted'")
+    checked = f"{q('_mlsql_checked_label_lists')}({a0}, {p0}, func, 'actual', 'predicted')"
     by_names = 'list_transform("by", lambda b: lower(b))'
     kept = (
         "CASE WHEN labels IS NULL THEN {side} ELSE list_filter({side}, "
@@ -168,10 +177,10 @@ def _native_spread(q: Qualify) -> Macro:
                 SELECT g, {kept.format(side="a")} AS a, {kept.format(side="p")} AS p
                 FROM (
                     SELECT g, CASE WHEN p0 IS NULL THEN NULL ELSE {checked} END AS a,
-                           CASE WHEN a0 IS NULL THEN NULL ELSE p0 END AS p
+                           CASE WHEN a0 IS NULL THEN NULL ELSE {p0} END AS p
                     FROM (
                         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by_names}, lower(c)))) AS g,
-                               {pick_sql("actual")} AS a0,
+                               {pick_sql("actual", LIST_ACTUAL)} AS a0,
                                {pick_sql("predicted")} AS p0
                         FROM {_source(False)})))
             GROUP BY g))"""
@@ -228,6 +237,42 @@ def _native_table_overloads(q: Qualify) -> list[Macro]:
     return [*out, Macro(FILE, name, ("a", "p", "func"), fallback, doc, public=False)]
 
 
+#: the types of one value per row that reach ``_mlsql_label_list``'s typed overloads (other
+#: values of these kinds cast to them; lists and structs do not)
+SCALAR_TYPES = ("VARCHAR", "BIGINT", "HUGEINT", "UBIGINT", "DOUBLE", "BOOLEAN")
+
+
+def label_list(q: Qualify, x: str, func: str, name: str) -> str:
+    """SQL of input ``x`` (SQL; ``func``, ``name``: SQL text of the macro's and the input's
+    names) of a label-list table macro, after ``_mlsql_label_list``'s check."""
+    return f"{q('_mlsql_label_list')}({x}, typeof({x}), {func}, {name})"
+
+
+def _label_lists() -> list[Macro]:
+    """``_mlsql_label_list(x, type_name, func, name)``: a list input as it is; one value per row
+    (typed overloads) the error :data:`mlsql._label_types.NOT_A_LIST_MESSAGE`, typed as a
+    list so that the query binds and the check, not DuckDB's binder, says what is wrong."""
+    message = sql_message(
+        LT.NOT_A_LIST_MESSAGE.format(func="{}", name="{}", type="{}"),
+        "func",
+        "name",
+        "name",
+        "type_name",
+    )
+    body = (
+        f"""CAST(CASE WHEN type_name = '"NULL"' THEN NULL ELSE error({message}) END AS VARCHAR[])"""
+    )
+    doc = "A label-list input; one value per row is an error (its type: type_name)."
+    params = ("type_name", "func", "name")
+    return [
+        *(
+            Macro(FILE, "_mlsql_label_list", (f"x {t}", *params), body, doc, public=False)
+            for t in SCALAR_TYPES
+        ),
+        Macro(FILE, "_mlsql_label_list", ("x", *params), "x", doc, public=False),
+    ]
+
+
 def _check_labels() -> Macro:
     empty = sql_message("The 'labels' parameter of {} must hold at least one label.", "func")
     return Macro(
@@ -250,19 +295,22 @@ def _counts_ctes(q: Qualify, func: str, weighted: bool = False) -> str:
     count = f"CAST(coalesce(sum(n) FILTER (WHERE {{}}), 0) AS {_COUNT_TYPE[weighted]})"
     spread = q("_mlsql_label_spread_by_weight" if weighted else "_mlsql_label_spread")
     weight = f", {SAMPLE_WEIGHT}" if weighted else ""
+    outputs = LB.REPORT_COLUMNS if func == "multilabel_report" else LB.LABEL_COLUMNS
+    by = by_names(q)
     example = "[(SELECT label FROM seen LIMIT 0)]"  # a list of the label column's type
     typed = f"{q('_mlsql_typed_universe')}({labels}, {example}, '{func}')"
     return f"""WITH params AS (
         SELECT {q("_mlsql_check_zero_division")}(zero_division, '{func}') AS zd,
-               coalesce({q("_mlsql_check_table_beta")}(beta, '{func}'), 1.0) AS b),
+               coalesce({q("_mlsql_check_table_beta")}(beta, '{func}'), 1.0) AS b
+        WHERE {check_by(q, f"'{func}'", outputs)}),
     spread AS (
-        FROM {spread}(source, actual, predicted, {labels}, "by", '{func}'{weight})),
+        FROM {spread}(source, actual, predicted, {labels}, {by}, '{func}'{weight})),
     groups AS (
         SELECT g, {count.format("f < 0")} AS n_rows
         FROM spread WHERE label IS NULL GROUP BY g
         UNION ALL  -- no rows and no by: still one (empty) group, as an aggregate gives
         SELECT NULL AS g, 0 AS n_rows
-        WHERE coalesce(len("by"), 0) = 0 AND NOT EXISTS (FROM spread)),
+        WHERE coalesce(len({by}), 0) = 0 AND NOT EXISTS (FROM spread)),
     seen AS (
         SELECT g, label, tp, n_predicted - tp AS fp, n_actual - tp AS fn FROM (
             SELECT g, label,
@@ -428,14 +476,15 @@ def _report(q: Qualify, ops: SqlOps, weighted: bool = False) -> Macro:
 
 def _standalone(q: Qualify) -> list[Macro]:
     out = []
-    by_names = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    by = by_names(q)
+    lowered = f"list_transform(coalesce({by}, []), lambda b: lower(b))"
     for name, summary in LB.STANDALONE.items():
         with_beta = "fbeta" in name
         beta = "coalesce(beta, 1.0)" if with_beta else "NULL"
         signature = tuple(p for p in TABLE_SIGNATURE if with_beta or not p.startswith("beta"))
         for weighted in (False, True):
             weight = f", {SAMPLE_WEIGHT} := {SAMPLE_WEIGHT}" if weighted else ""
-            body = f"""SELECT COLUMNS(lambda c: c = '{name}' OR list_contains({by_names}, lower(c)))
+            body = f"""SELECT COLUMNS(lambda c: c = '{name}' OR list_contains({lowered}, lower(c)))
     FROM {q("multilabel_report")}(source, actual, predicted, labels := labels, beta := {beta},
                            zero_division := zero_division, "by" := "by"{weight})"""
             out.append(
@@ -648,6 +697,7 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """Every macro of labels.sql, in loading order."""
     return [
         _check_labels(),
+        *_label_lists(),
         _spread(qualify),
         _spread(qualify, weighted=True),
         _label_metrics(qualify, ops),

@@ -50,9 +50,10 @@ from typing import Any
 from mlsql import _params as P
 from mlsql import _weights as W
 from mlsql._duckdb import resample_values as V
+from mlsql._duckdb.families.label_based import label_list
 from mlsql._duckdb.library import Macro, Qualify, check_param, sql_message
 from mlsql._duckdb.ops import SqlOps
-from mlsql._duckdb.source_sql import ALL, checked_source_sql, pick_sql
+from mlsql._duckdb.source_sql import ALL, LIST_ACTUAL, LIST_STAND_IN, pick_sql
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, flatten, formula_params
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import REGISTRY, measures
@@ -281,7 +282,7 @@ def _settings(q: Qualify, func: str = FUNC, kind: str = "label_sets") -> str:
     n = _setting(
         "n_resamples",
         RUN.N_RESAMPLES_MESSAGE,
-        f"{integer} AND TRY_CAST({{x}} AS BIGINT) >= 2",
+        f"{integer} AND TRY_CAST({{x}} AS BIGINT) BETWEEN 2 AND {RUN.MAX_RESAMPLES}",
         "TRY_CAST({x} AS BIGINT)",
         q,
         func,
@@ -317,22 +318,26 @@ def _settings(q: Qualify, func: str = FUNC, kind: str = "label_sets") -> str:
 
 
 def _bootstrap(q: Qualify) -> Macro:
-    by = V.BY
+    by = V.by_list(q)
     # the weight column is checked only when one is given (else actual stands in for it)
     named = [
         ("actual", "actual"),
         ("predicted", "predicted"),
         (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
     ]
-    source = checked_source_sql(named, str(lit(FUNC)), '"by"')
-    lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {lit(FUNC)}, 'actual', 'predicted')"
+    source = V.source_sql(q, named, str(lit(FUNC)), LIST_STAND_IN)
+    a0, p0 = (
+        label_list(q, x, str(lit(FUNC)), f"'{r}'")
+        for x, r in (("a0", "actual"), ("p0", "predicted"))
+    )
+    lists = f"{q('_mlsql_checked_label_lists')}({a0}, {p0}, {lit(FUNC)}, 'actual', 'predicted')"
     weight = V.weight_sql(q, str(lit(FUNC)))
     tail = V.TAIL
     row_values, aggregates, values = _values(q, "kw")
     body = f"""WITH settings AS ({_settings(q)}),
     rows AS (
         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
-               {pick_sql("actual")} AS a0,
+               {pick_sql("actual", LIST_ACTUAL)} AS a0,
                {pick_sql("predicted")} AS p0,
                {pick_sql(SAMPLE_WEIGHT)} AS w0
         FROM {source}),
@@ -340,7 +345,7 @@ def _bootstrap(q: Qualify) -> Macro:
         SELECT g, tp, na, np, w, count(*) AS m FROM (
             SELECT g, {q("_mlsql_tp")}(a, p0) AS tp, {q("_mlsql_n_actual")}(a, p0) AS na,
                    {q("_mlsql_n_predicted")}(a, p0) AS np, {weight} AS w
-            FROM (SELECT g, {lists} AS a, p0, w0 FROM rows))
+            FROM (SELECT g, {lists} AS a, {p0} AS p0, w0 FROM rows))
         GROUP BY ALL),
     valued AS (  -- each tuple's row values (of the samples averages and subset accuracy)
         SELECT *, {row_values} FROM (
@@ -509,19 +514,13 @@ def _is_baseline(x: str) -> str:
 
 def _compare_settings(q: Qualify, kind: str) -> str:
     """SQL of the settings row of ``compare`` on measures of ``kind``: bootstrap's, plus
-    drop_unpaired (du) and the check that no by column is named as an output column."""
-    repr_ = q("_mlsql_repr")
-    outputs = "[" + ", ".join(str(lit(c)) for c in FRONT.COMPARE_COLUMNS) + "]"
-    clash = f'list_filter(coalesce("by", []), lambda b: list_contains({outputs}, b))'
-    func = str(lit(COMPARE))
-    by_output = _message(FRONT.BY_OUTPUT_MESSAGE, func=func, name=f"{repr_}({clash}[1])")
+    drop_unpaired (du). (The ``by`` names are checked with the source: ``V.source_sql``.)"""
     drop = sql_message(
         DROP_UNPAIRED_MESSAGE.format(got="{}"), f"{q('_mlsql_shown')}(drop_unpaired)"
     )
     return f"""{_settings(q, COMPARE, kind)},
                CASE WHEN typeof(drop_unpaired) = 'BOOLEAN' AND drop_unpaired IS NOT NULL THEN drop_unpaired
-                    ELSE error({drop}) END AS du,
-               CASE WHEN len({clash}) > 0 THEN error({by_output}) END AS __mlsql_by_clash"""
+                    ELSE error({drop}) END AS du"""
 
 
 def _pair_checks(q: Qualify) -> dict[str, str]:
@@ -572,7 +571,7 @@ def _pair_checks(q: Qualify) -> dict[str, str]:
 
 
 def _compare(q: Qualify) -> Macro:
-    by = V.BY
+    by = V.by_list(q)
     named = [
         ("actual", "actual"),
         ("predicted", "predicted"),
@@ -581,8 +580,9 @@ def _compare(q: Qualify) -> Macro:
         (SAMPLE_WEIGHT, f"coalesce({SAMPLE_WEIGHT}, actual)"),
     ]
     func = str(lit(COMPARE))
-    source = checked_source_sql(named, func, '"by"')
-    lists = f"{q('_mlsql_checked_label_lists')}(a0, p0, {func}, 'actual', 'predicted')"
+    source = V.source_sql(q, named, func, LIST_STAND_IN)
+    a0, p0 = (label_list(q, x, func, f"'{r}'") for x, r in (("a0", "actual"), ("p0", "predicted")))
+    lists = f"{q('_mlsql_checked_label_lists')}({a0}, {p0}, {func}, 'actual', 'predicted')"
     weight = V.weight_sql(q, func)
     tail = V.TAIL
     row_values, aggregates, values = _values(q, "kw")
@@ -594,7 +594,7 @@ def _compare(q: Qualify) -> Macro:
         SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
                {pick_sql("model")} AS mo,
                {pick_sql("id")} AS i0,
-               {pick_sql("actual")} AS a0,
+               {pick_sql("actual", LIST_ACTUAL)} AS a0,
                {pick_sql("predicted")} AS p0,
                {pick_sql(SAMPLE_WEIGHT)} AS w0
         FROM {source}),
@@ -602,7 +602,7 @@ def _compare(q: Qualify) -> Macro:
         SELECT g, mo, i0, {checks["base"]} AS base,
                {q("_mlsql_tp")}(a, p0) AS tp, {q("_mlsql_n_actual")}(a, p0) AS na,
                {q("_mlsql_n_predicted")}(a, p0) AS np, {weight} AS w
-        FROM (SELECT g, mo, i0, {lists} AS a, p0, w0 FROM rows)),
+        FROM (SELECT g, mo, i0, {lists} AS a, {p0} AS p0, w0 FROM rows)),
     {checks["models"]},
     pairs AS MATERIALIZED (  -- per group and model: the distinct pairs (the baseline row's
                              -- statistics, the model row's) of an id, m ids each; pid names
@@ -649,7 +649,7 @@ def _compare(q: Qualify) -> Macro:
         SELECT i, settings.ms[i] AS measure, list_position({_all_measures()}, settings.ms[i]) AS j,
                list_contains({zero_one}, settings.ms[i]) AS zero_one
         FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
-        WHERE settings.c IS NOT NULL AND settings.du IS NOT NULL AND settings.__mlsql_by_clash IS NULL),
+        WHERE settings.c IS NOT NULL AND settings.du IS NOT NULL),
     spread AS (  -- the resampled differences, model - baseline
         SELECT g, mo, i, CAST(xv[j] AS DOUBLE) - CAST(bv[j] AS DOUBLE) AS d
         FROM paired CROSS JOIN wanted WHERE r IS NOT NULL),

@@ -28,7 +28,7 @@ from the data inside a macro. Run ``PIVOT confusion_matrix('t', 'actual',
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from mlsql._duckdb import classification_checks as CC
@@ -321,11 +321,13 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
     if m.inputs == ("label",):
         param = next((p.name for p in m.params if p.name in CC.REQUIRED), "positive")
 
+        one = f"{q('_mlsql_one_label')}(label, 'label', '{m.name}')"
+
         def value(x: Any) -> str:
-            return f"{q('_mlsql_label_value')}(label, {lit(x)}, '{param}', '{m.name}')"
+            return f"{q('_mlsql_label_value')}(label, 'label', {lit(x)}, '{param}', '{m.name}')"
 
         if weighted:
-            rows = f"list(struct_pack(l := label, w := {w})) FILTER (WHERE label IS NOT NULL)"
+            rows = f"list(struct_pack(l := {one}, w := {w})) FILTER (WHERE label IS NOT NULL)"
             largest = let(
                 rows,
                 "rows",
@@ -336,12 +338,12 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
             return SL.LabelStats(
                 n=tally("label IS NOT NULL"),
                 largest=largest,
-                matching=lambda x: tally(f"{value(x)} = label"),
+                matching=lambda x: tally(f"{value(x)} = {one}"),
             )
         return SL.LabelStats(
-            n=Sql("count(label)"),
-            largest=Sql("list_max(map_values(histogram(label)))"),
-            matching=lambda x: Sql(f"count(CASE WHEN {value(x)} = label THEN 1 END)"),
+            n=Sql(f"count({one})"),
+            largest=Sql(f"list_max(map_values(histogram({one})))"),
+            matching=lambda x: Sql(f"count(CASE WHEN {value(x)} = {one} THEN 1 END)"),
         )
     n = tally(_known())
     if m.name in ("accuracy", "error_rate"):
@@ -351,7 +353,7 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
 
         def table(label: Any) -> Table2x2:
             a = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
-            v = f"{q('_mlsql_label_value')}(actual, {lit(label)}, 'label', '{m.name}')"
+            v = f"{q('_mlsql_label_value')}(actual, 'actual', {lit(label)}, 'label', '{m.name}')"
             cell = lambda ca, cp: tally(  # noqa: E731
                 f"{_known()} AND ({v} = {a}) = {ca} AND ({v} = predicted) = {cp}"
             )
@@ -371,7 +373,7 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
             same = f"{q('_mlsql_same_kind')}(actual, predicted, '{m.name}')"
             # the checked map, cast to the columns' label type: costs of the other kind reach
             # the check's error when the query runs, not the binder's (no key of that type)
-            checked = f"{q('_mlsql_cost_keys')}(actual, {lit(costs)}, '{m.name}')"
+            checked = f"{q('_mlsql_cost_keys')}(actual, 'actual', {lit(costs)}, '{m.name}')"
             typed = f"cast_to_type({checked}, map([actual], [map([predicted], [1.0::DOUBLE])]))"
             return Sql(
                 f"sum(CASE WHEN {_known()} THEN coalesce({typed}[actual][predicted], "
@@ -383,16 +385,20 @@ def stats(q: Qualify, m: Measure, weighted: bool = False) -> Any:
 
 
 def _hand_written(q: Qualify) -> list[Macro]:
-    def extreme(sign: str) -> str:
+    def one(func: str) -> str:
+        """The input ``label``, checked to hold one label per row, for macro ``func``."""
+        return f"{q('_mlsql_one_label')}(label, 'label', {lit(func)})"
+
+    def extreme(sign: str, func: str) -> str:
         return (
-            "struct_extract(list_sort(list_transform(map_entries(histogram(label)),\n"
+            f"struct_extract(list_sort(list_transform(map_entries(histogram({one(func)})),\n"
             f"        lambda e: struct_pack(c := {sign}CAST(e.value AS BIGINT), k := e.key)))[1], 'k')"
         )
 
     def weighted_extreme(sign: str, func: str) -> str:
         """The class of the largest (sign '-') or smallest total weight; weight-0 classes out."""
         w = f"{q('_mlsql_weight')}(sample_weight, {lit(func)})"
-        rows = f"list(struct_pack(l := label, w := {w})) FILTER (WHERE label IS NOT NULL AND {w} IS NOT NULL)"
+        rows = f"list(struct_pack(l := {one(func)}, w := {w})) FILTER (WHERE label IS NOT NULL AND {w} IS NOT NULL)"
         totals = (
             "list_transform(list_distinct(list_transform(rows, lambda r: r.l)), lambda x:"
             " struct_pack(c := list_sum(list_transform(list_filter(rows, lambda r: r.l = x),"
@@ -412,7 +418,7 @@ def _hand_written(q: Qualify) -> list[Macro]:
             FILE,
             "majority_class",
             ("label",),
-            extreme("-"),
+            extreme("-", "majority_class"),
             "The most frequent class (ties: the smallest); NULLs skipped.",
         ),
         Macro(
@@ -426,7 +432,7 @@ def _hand_written(q: Qualify) -> list[Macro]:
             FILE,
             "minority_class",
             ("label",),
-            extreme(""),
+            extreme("", "minority_class"),
             "The least frequent class that occurs (ties: the smallest); NULLs skipped.",
         ),
         Macro(
@@ -457,16 +463,25 @@ def _hand_written(q: Qualify) -> list[Macro]:
 
 
 # ------------------------------------------------------------------ table macros
-def _columns(func: str, *names: str, typed: dict[str, str] | None = None) -> str:
+def _columns(
+    func: str,
+    *names: str,
+    q: Qualify,
+    typed: dict[str, str] | None = None,
+    outputs: Sequence[str] = (),
+) -> str:
     """Select the group struct and the named input columns (case-insensitive) of ``source``;
-    a named or ``by`` column the source lacks is table macro ``func``'s error. ``typed``: the
-    SQL type a missing column of that name binds as (where overloads need one)."""
+    a named or ``by`` column the source lacks is table macro ``func``'s error, and so is a
+    ``by`` that is no column names or names one of its ``outputs``. ``typed``: the SQL type a
+    missing column of that name binds as (where overloads need one)."""
     typed = typed or {}
-    by = 'list_transform(coalesce("by", []), lambda b: lower(b))'
+    by = f"list_transform(coalesce({CC.by_names(q)}, []), lambda b: lower(b))"
     picks = ",\n               ".join(
         f"{pick_sql(n, f'{ABSENT}_{n}' if n in typed else ABSENT)} AS __mlsql_{n}" for n in names
     )
-    source = checked_source_sql([(n, n) for n in names], f"'{func}'", '"by"', typed)
+    by_check = CC.check_by(q, f"'{func}'", outputs)
+    named = [(n, n) for n in names]
+    source = checked_source_sql(named, f"'{func}'", CC.by_names(q), typed, by_check)
     return f"""SELECT struct_pack(*COLUMNS(lambda c: c = '{ALL}' OR list_contains({by}, lower(c)))) AS g,
                {picks}
         FROM {source}"""
@@ -500,13 +515,14 @@ def _table_macros(q: Qualify, ops: SqlOps, weighted: bool) -> list[Macro]:
     one, zero = ("w", "0.0::DOUBLE") if weighted else ("1", "0")
     known = f"""known AS (
         SELECT g, {same}(__mlsql_actual, __mlsql_predicted, '{{func}}') AS a, __mlsql_predicted AS p{w_col}
-        FROM ({_columns("{func}", "actual", "predicted", *w_name)})
+        FROM ({_columns("{func}", "actual", "predicted", *w_name, q=q)})
         WHERE __mlsql_actual IS NOT NULL AND __mlsql_predicted IS NOT NULL{w_known})"""
-    labels = f"({_columns('class_distribution', 'label', *w_name)})"
+    labels = f"({_columns('class_distribution', 'label', *w_name, q=q)})"
     if weighted:
         labels = f"(SELECT *{w_col.format(func='class_distribution')} FROM {labels})"
     distribution = f"""WITH counts AS (
-        SELECT g, __mlsql_label AS class, {tally} AS count
+        SELECT g, {q("_mlsql_one_label")}(__mlsql_label, 'label', 'class_distribution') AS class,
+               {tally} AS count
         FROM {labels}
         WHERE __mlsql_label IS NOT NULL{w_known.format(func="class_distribution")} GROUP BY g, __mlsql_label)
     SELECT COLUMNS({KEEP}) FROM (

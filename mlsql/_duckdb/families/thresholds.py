@@ -86,7 +86,7 @@ def _calibration(q: Qualify, ops: SqlOps, weighted: bool) -> Macro:
     body = f"""WITH params AS (SELECT {n_bins} AS nb),
     known AS NOT MATERIALIZED (
         SELECT g, {y} AS y, {p} AS p, {w} AS w
-        FROM ({_columns(func, "actual", "prob", *w_name)})),
+        FROM ({_columns(func, "actual", "prob", *w_name, q=q, outputs=TH.CALIBRATION_COLUMNS)})),
     bins AS (
         SELECT g, {b} AS b, {tally} AS n, sum(p * w) AS s, sum(CAST(y AS BIGINT) * w) AS pos
         FROM known CROSS JOIN params
@@ -179,7 +179,15 @@ def _thresholds(q: Qualify, ops: SqlOps, weighted: bool, native: bool = False) -
             return f"count(*){where}"
 
     pos, neg = tally(" FILTER (WHERE t)"), tally(" FILTER (WHERE NOT t)")
-    columns = _columns(func, "actual", "scores", *w_name, typed={"scores": "MAP(VARCHAR, DOUBLE)"})
+    columns = _columns(
+        func,
+        "actual",
+        "scores",
+        *w_name,
+        q=q,
+        typed={"scores": "MAP(VARCHAR, DOUBLE)"},
+        outputs=TH.THRESHOLD_COLUMNS,
+    )
     if native:
         # one aggregate per group: the extension's cells, score NULL for a true label without
         # a score (support only), as the portable events below

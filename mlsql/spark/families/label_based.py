@@ -84,8 +84,7 @@ def _prepared(
     for role, dtype in zip(("actual", "predicted"), types, strict=True):
         if not isinstance(dtype, T.ArrayType):
             raise MlsqlError(
-                f"{func} takes an array of labels per row for {role}. "
-                f"Got {role} {dtype.simpleString()}."
+                LT.NOT_A_LIST_MESSAGE.format(func=func, name=role, type=dtype.simpleString())
             )
     check_label_array_types(func, ("actual", "predicted"), types)
     side = types[0] if kind(types[0].elementType) != LT.NULL else types[1]  # type: ignore[attr-defined]
