@@ -566,14 +566,6 @@ CRASHES: dict[str, tuple[str, ...]] = {
         f"ndcg_score[mixed|k={k}|w=none]": ("polars_eager", "polars_streaming")
         for k in (2**31, 10**12, 2**53 + 1)
     },
-    **{
-        f"expected_calibration_error[mixed|n_bins={n}|w=none]": (
-            "polars_eager",
-            "polars_streaming",
-            "spark",
-        )
-        for n in (2**31, 10**12, 2**53 + 1, 2**63 - 1, 2**63)
-    },
 }
 
 
