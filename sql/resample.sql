@@ -54,7 +54,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_sets(source, actual, predicted, m
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
@@ -187,7 +187,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_sets(source, actual, predicted, mod
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
@@ -368,7 +368,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_label_lists(source, actual, predicted, 
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
@@ -523,7 +523,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_label_lists(source, actual, predicted, mo
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
@@ -727,7 +727,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_classes(source, actual, predicted, meas
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
@@ -811,7 +811,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_classes(source, actual, predicted, model 
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
@@ -945,7 +945,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_regression(source, actual, predicted, m
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
@@ -1031,7 +1031,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_regression(source, actual, predicted, mod
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
@@ -1167,7 +1167,7 @@ CREATE OR REPLACE MACRO _mlsql_bootstrap_scores(source, actual, predicted, measu
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
@@ -1243,7 +1243,7 @@ CREATE OR REPLACE MACRO _mlsql_compare_scores(source, actual, predicted, model :
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, predicted, model, id, coalesce(sample_weight, actual)] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'predicted', 'model', 'id', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source

@@ -26,7 +26,7 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, prob] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'prob'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
@@ -63,7 +63,7 @@ CREATE OR REPLACE MACRO calibration_table(source, actual, prob, n_bins := 10, "b
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, prob, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'prob', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
@@ -104,7 +104,7 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, scores] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'scores'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
@@ -179,7 +179,7 @@ CREATE OR REPLACE MACRO label_thresholds(source, actual, scores, beta := 1.0, ze
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source
                  WHEN system.main.contains(source, '"') THEN 'FROM "' || system.main.replace(source, '"', '""') || '"'
                  ELSE 'FROM query_table(''' || system.main.replace(source, '''', '''''') || ''')' END) LIMIT 0) ON true)) AS n, [actual, scores, sample_weight] || coalesce(_mlsql_by_names("by"), []) AS w, ['actual', 'scores', 'sample_weight'] || system.main.list_transform(coalesce(_mlsql_by_names("by"), []), lambda b: 'by') AS r))) END AS __mlsql_absent
-        FROM (SELECT COLUMNS(lambda c: NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
+        FROM (SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT system.main.regexp_matches(c, '^__mlsql_', 'i')),
                COLUMNS('(?i)^(__mlsql_.*)$') AS '__mlsql_user_\1'
         FROM (SELECT NULL AS __mlsql_, * FROM system.main.query(CASE WHEN system.main.regexp_matches(source, '^\s*(\(|(select|from|with|values|table|pivot|unpivot|summarize|describe|show)(\s|\())', 'i') THEN source
                  WHEN system.main.contains(source, '"') AND system.main.regexp_full_match(source, '("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*)(\.("([^"]|"")*"|[A-Za-z_][A-Za-z0-9_]*))*') THEN 'FROM ' || source

@@ -93,10 +93,11 @@ USER_PREFIX = "__mlsql_user_"
 
 def renamed_source_sql() -> str:
     """SQL (FROM) of the source with its columns named ``__mlsql_...`` renamed
-    (:data:`USER_PREFIX`); a NULL column ``__mlsql_`` first, so that the renaming
-    ``COLUMNS`` always matches one."""
+    (:data:`USER_PREFIX`); a NULL column ``__mlsql_`` first, kept as it is and renamed too, so
+    that each ``COLUMNS`` always matches one (a source of mlsql's names only, as the command
+    line's score tables read, left the first one empty: a Binder Error)."""
     return (
-        f"(SELECT COLUMNS(lambda c: NOT regexp_matches(c, '^__mlsql_', 'i')),\n"
+        f"(SELECT COLUMNS(lambda c: c = '__mlsql_' OR NOT regexp_matches(c, '^__mlsql_', 'i')),\n"
         f"               COLUMNS('(?i)^(__mlsql_.*)$') AS '{USER_PREFIX}\\1'\n"
         f"        FROM (SELECT NULL AS __mlsql_, * FROM {read_source_sql()}))"
     )
