@@ -94,21 +94,16 @@ CREATE OR REPLACE MACRO _mlsql_one_label(x, name, func) AS
     CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.') ELSE x END;
 
 -- _mlsql_by_names(names): A table macro's by parameter (a column name or a list of them; NULL: none) as a list.
-CREATE OR REPLACE MACRO _mlsql_by_names(names VARCHAR) AS 
-    CASE WHEN names IS NOT NULL THEN [names] END,
-    (names VARCHAR[]) AS 
-    names,
-    (names) AS 
-    NULL::VARCHAR[];
+CREATE OR REPLACE MACRO _mlsql_by_names(names) AS 
+    CASE WHEN names IS NULL THEN NULL::VARCHAR[]
+         WHEN system.main.json_type(system.main.to_json(names)) = 'ARRAY' THEN system.main.from_json(system.main.to_json(names), '["VARCHAR"]')
+         WHEN system.main.json_type(system.main.to_json(names)) = 'VARCHAR' THEN [system.main.json_extract_string(system.main.to_json(names), '$')]
+         END;
 
 -- _mlsql_check_by(names, func, outputs): true, after checking a table macro's by parameter: column names (text), none of them one of outputs (lowercase).
-CREATE OR REPLACE MACRO _mlsql_check_by(names VARCHAR, func, outputs) AS 
-    CASE WHEN system.main.len(system.main.list_filter(CASE WHEN names IS NOT NULL THEN [names] END, lambda b: b IS NULL OR b = '')) > 0 THEN system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
-         WHEN system.main.list_filter(CASE WHEN names IS NOT NULL THEN [names] END, lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1] IS NOT NULL THEN system.main.error('' || func || ': the by column ' || _mlsql_repr(system.main.list_filter(CASE WHEN names IS NOT NULL THEN [names] END, lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1]) || ' has the name of an output column.')
-         ELSE true END,
-    (names VARCHAR[], func, outputs) AS 
-    CASE WHEN system.main.len(system.main.list_filter(names, lambda b: b IS NULL OR b = '')) > 0 THEN system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
-         WHEN system.main.list_filter(names, lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1] IS NOT NULL THEN system.main.error('' || func || ': the by column ' || _mlsql_repr(system.main.list_filter(names, lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1]) || ' has the name of an output column.')
-         ELSE true END,
-    (names, func, outputs) AS 
-    CASE WHEN names IS NULL THEN true ELSE system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.') END;
+CREATE OR REPLACE MACRO _mlsql_check_by(names, func, outputs) AS 
+    CASE WHEN names IS NULL THEN true
+         WHEN _mlsql_by_names(names) IS NULL THEN system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
+         ELSE (CASE WHEN system.main.len(system.main.list_filter(_mlsql_by_names(names), lambda b: b IS NULL OR b = '')) > 0 THEN system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
+         WHEN system.main.list_filter(_mlsql_by_names(names), lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1] IS NOT NULL THEN system.main.error('' || func || ': the by column ' || _mlsql_repr(system.main.list_filter(_mlsql_by_names(names), lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1]) || ' has the name of an output column.')
+         ELSE true END) END;

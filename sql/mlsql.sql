@@ -1212,6 +1212,115 @@ CREATE TEMP MACRO fmeasure(actual VARCHAR[], predicted VARCHAR[]) AS
     (actual, predicted, options, sample_weight) AS 
     system.main.error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || system.main.typeof(actual) || ' and predicted ' || system.main.typeof(predicted) || '.');
 
+-- ===== classification_checks.sql: Checks shared by the single-label, binary, rule, regression and score macros: parameters, binary and numeric inputs, label kinds.
+
+-- _mlsql_label_value(x, name, value, param, func): value (parameter param, one label), after checking that x (input name) holds one label per row, that value is of x's label kind and, for integers, within the range of x's type.
+CREATE TEMP MACRO _mlsql_label_value(x, name, value, param, func) AS 
+    CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.')
+         WHEN '"NULL"' IN (system.main.typeof(x), system.main.typeof(value)) THEN value
+         WHEN CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END <> CASE WHEN system.main.regexp_full_match(system.main.typeof(value), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(value) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(value) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(value) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(value) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(value) = '"NULL"' THEN 'null' ELSE system.main.typeof(value) END THEN system.main.error('The ''' || param || ''' parameter of ' || func || ' must be a label of the column''s type (' || system.main.typeof(x) || '): ' || CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END || '. Got ' || CASE WHEN system.main.typeof(value) = 'VARCHAR' THEN system.main.chr(39) || value || system.main.chr(39) ELSE CAST(value AS VARCHAR) END || ' instead.')
+         WHEN CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END = 'integer'
+              AND NOT (TRY_CAST(value AS HUGEINT) BETWEEN (CASE system.main.typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AND (CASE system.main.typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2])
+         THEN system.main.error('The ''' || param || ''' parameter of ' || func || ' is ' || CAST(value AS VARCHAR) || ', which the column''s label type (' || system.main.typeof(x) || ') cannot hold: it holds integers from ' || CAST((CASE system.main.typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AS VARCHAR) || ' to ' || CAST((CASE system.main.typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2] AS VARCHAR) || '.')
+         ELSE value END;
+
+-- _mlsql_cost_keys(x, name, costs, func): costs (a map actual -> predicted -> cost), after checking that x (input name) holds one label per row and that the costs' labels are of x's label kind.
+CREATE TEMP MACRO _mlsql_cost_keys(x, name, costs, func) AS 
+    CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.')
+         WHEN system.main.typeof(costs) = '"NULL"' THEN costs
+         WHEN ('null' NOT IN (CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END, CASE WHEN system.main.regexp_full_match(system.main.typeof(system.main.map_keys(costs)[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(system.main.map_keys(costs)[1]) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(system.main.map_keys(costs)[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(system.main.map_keys(costs)[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(system.main.map_keys(costs)[1]) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(system.main.map_keys(costs)[1]) = '"NULL"' THEN 'null' ELSE system.main.typeof(system.main.map_keys(costs)[1]) END) AND CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END <> CASE WHEN system.main.regexp_full_match(system.main.typeof(system.main.map_keys(costs)[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(system.main.map_keys(costs)[1]) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(system.main.map_keys(costs)[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(system.main.map_keys(costs)[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(system.main.map_keys(costs)[1]) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(system.main.map_keys(costs)[1]) = '"NULL"' THEN 'null' ELSE system.main.typeof(system.main.map_keys(costs)[1]) END) THEN system.main.error('The ''' || 'costs' || ''' parameter of ' || func || ' must map labels of the column''s type (' || system.main.typeof(x) || '): ' || CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END || ' (actual -> {predicted: cost}). Got ' || CASE WHEN system.main.typeof(system.main.map_keys(costs)[1]) = 'VARCHAR' THEN system.main.chr(39) || system.main.map_keys(costs)[1] || system.main.chr(39) ELSE CAST(system.main.map_keys(costs)[1] AS VARCHAR) END || ' instead.')
+         WHEN ('null' NOT IN (CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END, CASE WHEN system.main.regexp_full_match(system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = '"NULL"' THEN 'null' ELSE system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) END) AND CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END <> CASE WHEN system.main.regexp_full_match(system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = '"NULL"' THEN 'null' ELSE system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) END) THEN system.main.error('The ''' || 'costs' || ''' parameter of ' || func || ' must map labels of the column''s type (' || system.main.typeof(x) || '): ' || CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END || ' (actual -> {predicted: cost}). Got ' || CASE WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = 'VARCHAR' THEN system.main.chr(39) || system.main.map_keys(system.main.map_values(costs)[1])[1] || system.main.chr(39) ELSE CAST(system.main.map_keys(system.main.map_values(costs)[1])[1] AS VARCHAR) END || ' instead.')
+         ELSE costs END;
+
+-- _mlsql_binary_flag(x, name, func): A boolean or 0/1 input as BOOLEAN (anything else is an error).
+CREATE TEMP MACRO _mlsql_binary_flag(x, name, func) AS 
+    CASE WHEN NOT system.main.regexp_full_match(system.main.typeof(x), '(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
+         THEN system.main.error('' || func || ' takes boolean or 0/1 values for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.' || CASE WHEN func IN ('auc', 'roc_auc_score') AND system.main.typeof(x) LIKE '%]' THEN ' Hivemall''s auc over ranked arrays, auc(rank_items, correct_items[, k]), is ranking_auc.' ELSE '' END)
+         WHEN x IS NULL THEN NULL WHEN CAST(x AS DOUBLE) = 1 THEN true
+         WHEN CAST(x AS DOUBLE) = 0 THEN false ELSE system.main.error('' || func || ' takes boolean or 0/1 values. Got ' || CAST(x AS VARCHAR) || ' instead.') END;
+
+-- _mlsql_number(x, name, func): A numeric input as DOUBLE (other types, NaN and infinite values are an error).
+CREATE TEMP MACRO _mlsql_number(x, name, func) AS 
+    CASE WHEN NOT system.main.regexp_full_match(system.main.typeof(x), '(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
+         THEN system.main.error('' || func || ' takes numbers for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.')
+         WHEN x IS NULL OR system.main.isfinite(CAST(x AS DOUBLE)) THEN CAST(x AS DOUBLE)
+         ELSE system.main.error('' || func || ' takes finite numbers for ' || name || ': NaN and infinite values are errors (as in scikit-learn). Got ' || CASE WHEN system.main.isnan(CAST(x AS DOUBLE)) THEN 'NaN' WHEN CAST(x AS DOUBLE) > 0 THEN 'inf' ELSE '-inf' END || '.') END;
+
+-- _mlsql_same_kind(x, y, func): x (actual), after checking that x and y (predicted) hold one label per row, of one kind (integer widths may differ).
+CREATE TEMP MACRO _mlsql_same_kind(x, y, func) AS 
+    CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || 'actual' || '. Got ' || 'actual' || ' ' || system.main.typeof(x) || '.')
+         WHEN system.main.regexp_full_match(system.main.typeof(y), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || 'predicted' || '. Got ' || 'predicted' || ' ' || system.main.typeof(y) || '.')
+         WHEN system.main.typeof(x) = system.main.typeof(y) OR '"NULL"' IN (system.main.typeof(x), system.main.typeof(y))
+              OR CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END = CASE WHEN system.main.regexp_full_match(system.main.typeof(y), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(y) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(y) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(y) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(y) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(y) = '"NULL"' THEN 'null' ELSE system.main.typeof(y) END THEN x
+         ELSE system.main.error('' || func || ' needs actual and predicted of the same label type (both text, both integers, ...). Got actual ' || system.main.typeof(x) || ' and predicted ' || system.main.typeof(y) || '.') END;
+
+-- _mlsql_one_label(x, name, func): x (input name), after checking that it holds one label per row (no list, struct or map).
+CREATE TEMP MACRO _mlsql_one_label(x, name, func) AS 
+    CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.') ELSE x END;
+
+-- _mlsql_by_names(names): A table macro's by parameter (a column name or a list of them; NULL: none) as a list.
+CREATE TEMP MACRO _mlsql_by_names(names) AS 
+    CASE WHEN names IS NULL THEN NULL::VARCHAR[]
+         WHEN system.main.json_type(system.main.to_json(names)) = 'ARRAY' THEN system.main.from_json(system.main.to_json(names), '["VARCHAR"]')
+         WHEN system.main.json_type(system.main.to_json(names)) = 'VARCHAR' THEN [system.main.json_extract_string(system.main.to_json(names), '$')]
+         END;
+
+-- _mlsql_check_by(names, func, outputs): true, after checking a table macro's by parameter: column names (text), none of them one of outputs (lowercase).
+CREATE TEMP MACRO _mlsql_check_by(names, func, outputs) AS 
+    CASE WHEN names IS NULL THEN true
+         WHEN _mlsql_by_names(names) IS NULL THEN system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
+         ELSE (CASE WHEN system.main.len(system.main.list_filter(_mlsql_by_names(names), lambda b: b IS NULL OR b = '')) > 0 THEN system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
+         WHEN system.main.list_filter(_mlsql_by_names(names), lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1] IS NOT NULL THEN system.main.error('' || func || ': the by column ' || _mlsql_repr(system.main.list_filter(_mlsql_by_names(names), lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1]) || ' has the name of an output column.')
+         ELSE true END) END;
+
 -- ===== labels.sql: Per-label tables: label_metrics, multilabel_report, macro and weighted measures, indicator columns.
 
 -- _mlsql_check_labels(labels, func): Validate a label universe: NULL (labels seen) or a list with a label.
@@ -3362,120 +3471,6 @@ CREATE TEMP MACRO labels_from_indicators(indicators, labels) AS
 CREATE TEMP MACRO indicators_from_labels(actual, labels) AS 
     CASE WHEN actual IS NULL THEN NULL WHEN system.main.len(labels) = 0 THEN []::INTEGER[]
          ELSE system.main.list_transform(_mlsql_typed_universe(labels, actual, 'indicators_from_labels'), lambda l: system.main.list_contains(actual, l)::INTEGER) END;
-
--- ===== classification_checks.sql: Checks shared by the single-label, binary, rule, regression and score macros: parameters, binary and numeric inputs, label kinds.
-
--- _mlsql_label_value(x, name, value, param, func): value (parameter param, one label), after checking that x (input name) holds one label per row, that value is of x's label kind and, for integers, within the range of x's type.
-CREATE TEMP MACRO _mlsql_label_value(x, name, value, param, func) AS 
-    CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.')
-         WHEN '"NULL"' IN (system.main.typeof(x), system.main.typeof(value)) THEN value
-         WHEN CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END <> CASE WHEN system.main.regexp_full_match(system.main.typeof(value), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(value) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(value) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(value) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(value) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(value) = '"NULL"' THEN 'null' ELSE system.main.typeof(value) END THEN system.main.error('The ''' || param || ''' parameter of ' || func || ' must be a label of the column''s type (' || system.main.typeof(x) || '): ' || CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END || '. Got ' || CASE WHEN system.main.typeof(value) = 'VARCHAR' THEN system.main.chr(39) || value || system.main.chr(39) ELSE CAST(value AS VARCHAR) END || ' instead.')
-         WHEN CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END = 'integer'
-              AND NOT (TRY_CAST(value AS HUGEINT) BETWEEN (CASE system.main.typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AND (CASE system.main.typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2])
-         THEN system.main.error('The ''' || param || ''' parameter of ' || func || ' is ' || CAST(value AS VARCHAR) || ', which the column''s label type (' || system.main.typeof(x) || ') cannot hold: it holds integers from ' || CAST((CASE system.main.typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[1] AS VARCHAR) || ' to ' || CAST((CASE system.main.typeof(x) WHEN 'TINYINT' THEN [-128, 127]::HUGEINT[] WHEN 'SMALLINT' THEN [-32768, 32767]::HUGEINT[] WHEN 'INTEGER' THEN [-2147483648, 2147483647]::HUGEINT[] WHEN 'BIGINT' THEN [-9223372036854775808, 9223372036854775807]::HUGEINT[] WHEN 'UTINYINT' THEN [0, 255]::HUGEINT[] WHEN 'USMALLINT' THEN [0, 65535]::HUGEINT[] WHEN 'UINTEGER' THEN [0, 4294967295]::HUGEINT[] WHEN 'UBIGINT' THEN [0, 18446744073709551615]::HUGEINT[] END)[2] AS VARCHAR) || '.')
-         ELSE value END;
-
--- _mlsql_cost_keys(x, name, costs, func): costs (a map actual -> predicted -> cost), after checking that x (input name) holds one label per row and that the costs' labels are of x's label kind.
-CREATE TEMP MACRO _mlsql_cost_keys(x, name, costs, func) AS 
-    CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.')
-         WHEN system.main.typeof(costs) = '"NULL"' THEN costs
-         WHEN ('null' NOT IN (CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END, CASE WHEN system.main.regexp_full_match(system.main.typeof(system.main.map_keys(costs)[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(system.main.map_keys(costs)[1]) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(system.main.map_keys(costs)[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(system.main.map_keys(costs)[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(system.main.map_keys(costs)[1]) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(system.main.map_keys(costs)[1]) = '"NULL"' THEN 'null' ELSE system.main.typeof(system.main.map_keys(costs)[1]) END) AND CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END <> CASE WHEN system.main.regexp_full_match(system.main.typeof(system.main.map_keys(costs)[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(system.main.map_keys(costs)[1]) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(system.main.map_keys(costs)[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(system.main.map_keys(costs)[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(system.main.map_keys(costs)[1]) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(system.main.map_keys(costs)[1]) = '"NULL"' THEN 'null' ELSE system.main.typeof(system.main.map_keys(costs)[1]) END) THEN system.main.error('The ''' || 'costs' || ''' parameter of ' || func || ' must map labels of the column''s type (' || system.main.typeof(x) || '): ' || CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END || ' (actual -> {predicted: cost}). Got ' || CASE WHEN system.main.typeof(system.main.map_keys(costs)[1]) = 'VARCHAR' THEN system.main.chr(39) || system.main.map_keys(costs)[1] || system.main.chr(39) ELSE CAST(system.main.map_keys(costs)[1] AS VARCHAR) END || ' instead.')
-         WHEN ('null' NOT IN (CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END, CASE WHEN system.main.regexp_full_match(system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = '"NULL"' THEN 'null' ELSE system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) END) AND CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END <> CASE WHEN system.main.regexp_full_match(system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = '"NULL"' THEN 'null' ELSE system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) END) THEN system.main.error('The ''' || 'costs' || ''' parameter of ' || func || ' must map labels of the column''s type (' || system.main.typeof(x) || '): ' || CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END || ' (actual -> {predicted: cost}). Got ' || CASE WHEN system.main.typeof(system.main.map_keys(system.main.map_values(costs)[1])[1]) = 'VARCHAR' THEN system.main.chr(39) || system.main.map_keys(system.main.map_values(costs)[1])[1] || system.main.chr(39) ELSE CAST(system.main.map_keys(system.main.map_values(costs)[1])[1] AS VARCHAR) END || ' instead.')
-         ELSE costs END;
-
--- _mlsql_binary_flag(x, name, func): A boolean or 0/1 input as BOOLEAN (anything else is an error).
-CREATE TEMP MACRO _mlsql_binary_flag(x, name, func) AS 
-    CASE WHEN NOT system.main.regexp_full_match(system.main.typeof(x), '(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
-         THEN system.main.error('' || func || ' takes boolean or 0/1 values for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.' || CASE WHEN func IN ('auc', 'roc_auc_score') AND system.main.typeof(x) LIKE '%]' THEN ' Hivemall''s auc over ranked arrays, auc(rank_items, correct_items[, k]), is ranking_auc.' ELSE '' END)
-         WHEN x IS NULL THEN NULL WHEN CAST(x AS DOUBLE) = 1 THEN true
-         WHEN CAST(x AS DOUBLE) = 0 THEN false ELSE system.main.error('' || func || ' takes boolean or 0/1 values. Got ' || CAST(x AS VARCHAR) || ' instead.') END;
-
--- _mlsql_number(x, name, func): A numeric input as DOUBLE (other types, NaN and infinite values are an error).
-CREATE TEMP MACRO _mlsql_number(x, name, func) AS 
-    CASE WHEN NOT system.main.regexp_full_match(system.main.typeof(x), '(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
-         THEN system.main.error('' || func || ' takes numbers for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.')
-         WHEN x IS NULL OR system.main.isfinite(CAST(x AS DOUBLE)) THEN CAST(x AS DOUBLE)
-         ELSE system.main.error('' || func || ' takes finite numbers for ' || name || ': NaN and infinite values are errors (as in scikit-learn). Got ' || CASE WHEN system.main.isnan(CAST(x AS DOUBLE)) THEN 'NaN' WHEN CAST(x AS DOUBLE) > 0 THEN 'inf' ELSE '-inf' END || '.') END;
-
--- _mlsql_same_kind(x, y, func): x (actual), after checking that x and y (predicted) hold one label per row, of one kind (integer widths may differ).
-CREATE TEMP MACRO _mlsql_same_kind(x, y, func) AS 
-    CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || 'actual' || '. Got ' || 'actual' || ' ' || system.main.typeof(x) || '.')
-         WHEN system.main.regexp_full_match(system.main.typeof(y), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || 'predicted' || '. Got ' || 'predicted' || ' ' || system.main.typeof(y) || '.')
-         WHEN system.main.typeof(x) = system.main.typeof(y) OR '"NULL"' IN (system.main.typeof(x), system.main.typeof(y))
-              OR CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END = CASE WHEN system.main.regexp_full_match(system.main.typeof(y), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
-         WHEN system.main.typeof(y) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(y) IN ('FLOAT', 'DOUBLE') THEN 'float'
-         WHEN system.main.typeof(y) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(y) = 'BOOLEAN' THEN 'boolean'
-         WHEN system.main.typeof(y) = '"NULL"' THEN 'null' ELSE system.main.typeof(y) END THEN x
-         ELSE system.main.error('' || func || ' needs actual and predicted of the same label type (both text, both integers, ...). Got actual ' || system.main.typeof(x) || ' and predicted ' || system.main.typeof(y) || '.') END;
-
--- _mlsql_one_label(x, name, func): x (input name), after checking that it holds one label per row (no list, struct or map).
-CREATE TEMP MACRO _mlsql_one_label(x, name, func) AS 
-    CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') THEN system.main.error('' || func || ' takes one label per row for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.') ELSE x END;
-
--- _mlsql_by_names(names): A table macro's by parameter (a column name or a list of them; NULL: none) as a list.
-CREATE TEMP MACRO _mlsql_by_names(names VARCHAR) AS 
-    CASE WHEN names IS NOT NULL THEN [names] END,
-    (names VARCHAR[]) AS 
-    names,
-    (names) AS 
-    NULL::VARCHAR[];
-
--- _mlsql_check_by(names, func, outputs): true, after checking a table macro's by parameter: column names (text), none of them one of outputs (lowercase).
-CREATE TEMP MACRO _mlsql_check_by(names VARCHAR, func, outputs) AS 
-    CASE WHEN system.main.len(system.main.list_filter(CASE WHEN names IS NOT NULL THEN [names] END, lambda b: b IS NULL OR b = '')) > 0 THEN system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
-         WHEN system.main.list_filter(CASE WHEN names IS NOT NULL THEN [names] END, lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1] IS NOT NULL THEN system.main.error('' || func || ': the by column ' || _mlsql_repr(system.main.list_filter(CASE WHEN names IS NOT NULL THEN [names] END, lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1]) || ' has the name of an output column.')
-         ELSE true END,
-    (names VARCHAR[], func, outputs) AS 
-    CASE WHEN system.main.len(system.main.list_filter(names, lambda b: b IS NULL OR b = '')) > 0 THEN system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.')
-         WHEN system.main.list_filter(names, lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1] IS NOT NULL THEN system.main.error('' || func || ': the by column ' || _mlsql_repr(system.main.list_filter(names, lambda b: system.main.list_contains(outputs, system.main.lower(b)))[1]) || ' has the name of an output column.')
-         ELSE true END,
-    (names, func, outputs) AS 
-    CASE WHEN names IS NULL THEN true ELSE system.main.error('The ''by'' parameter of ' || func || ' must be column names (strings). Got ' || _mlsql_repr(names) || ' instead.') END;
 
 -- ===== binary.sql: Binary classification: 2x2 measures over boolean or 0/1 columns, or stored counts.
 
@@ -6735,419 +6730,419 @@ CREATE TEMP MACRO compare(source, actual, predicted, model := 'model', id := 'id
 
 -- ===== marks: mlsql's own
 
-COMMENT ON MACRO _mlsql_weight IS 'mlsql macro 6440ffc2acbf6439 e8b9eefe7b590b33 a61fff38fc8c6824: A row''s sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).';
-COMMENT ON MACRO _mlsql_shown IS 'mlsql macro b0d5f7daf3cc963d e8b9eefe7b590b33 4894dd5071568a45: A value as mlsql''s messages show it: ''text'', None, True, 2.5.';
-COMMENT ON MACRO _mlsql_check_beta IS 'mlsql macro 512040aa601b1dbd e8b9eefe7b590b33 bc06f20cb3a322b4: Validate beta: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_zero_division IS 'mlsql macro 67f9c71bdeff8a04 e8b9eefe7b590b33 18fbcd5eda8674e0: Validate zero_division: one of 0, 1, nan, ''diagnose'', ''ignore''.';
-COMMENT ON MACRO _mlsql_check_n_labels IS 'mlsql macro 43d838c682001e03 e8b9eefe7b590b33 31ce1f3c02fde4cf: Validate n_labels: a whole number > 0.';
-COMMENT ON MACRO _mlsql_check_alpha IS 'mlsql macro 5238e2456fa0f54a e8b9eefe7b590b33 98a88b2e0c66f304: Validate alpha: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_cost_fn IS 'mlsql macro 9cd5c51fb93b2036 e8b9eefe7b590b33 c36dd1610add972a: Validate cost_fn: a finite number.';
-COMMENT ON MACRO _mlsql_check_cost_fp IS 'mlsql macro 777d89e417099a55 e8b9eefe7b590b33 a910c6e3b5cd8627: Validate cost_fp: a finite number.';
-COMMENT ON MACRO _mlsql_check_average IS 'mlsql macro 49519a425086aa0c e8b9eefe7b590b33 3a4a2b7f12ea00c3: Validate average: one of ''micro'', ''macro'', ''weighted''.';
-COMMENT ON MACRO _mlsql_check_weights IS 'mlsql macro 55f3c76974caf8a0 e8b9eefe7b590b33 8c66f0d65ca96636: Validate weights: one of ''linear'', ''quadratic''.';
-COMMENT ON MACRO _mlsql_check_k IS 'mlsql macro 14bf28fb73962a0d e8b9eefe7b590b33 e7206c647bd6deb0: Validate k: a whole number > 0 (or NULL for all).';
-COMMENT ON MACRO _mlsql_check_top_k IS 'mlsql macro a230e0f559eda428 e8b9eefe7b590b33 697689036a4c07cd: Validate k: a whole number >= 0 (or NULL for all).';
-COMMENT ON MACRO _mlsql_check_threshold IS 'mlsql macro 8c2bc6acd7bacc83 e8b9eefe7b590b33 c270cbf5b6667334: Validate threshold: a number.';
-COMMENT ON MACRO _mlsql_check_table_beta IS 'mlsql macro a01713b91245d079 e8b9eefe7b590b33 711deba5bb187f12: Validate beta: a finite number > 0.';
-COMMENT ON MACRO _mlsql_check_n_bins IS 'mlsql macro 64118ad4391f29da e8b9eefe7b590b33 4923eda914fe86e8: Validate n_bins: a whole number from 1 to 100000.';
-COMMENT ON MACRO _mlsql_check_score_average IS 'mlsql macro bdca0452f2d1708f e8b9eefe7b590b33 8e45747ba35841ff: Validate average: one of ''micro'', ''macro'', ''weighted'', ''samples''.';
-COMMENT ON MACRO _mlsql_check_threshold_bins IS 'mlsql macro 17753518e5455d2e e8b9eefe7b590b33 4f7831a898e6babe: Validate n_bins: a whole number from 1 to 100000 (or NULL for exact thresholds).';
-COMMENT ON MACRO _mlsql_undefined IS 'mlsql macro ac744bf4af46efca e8b9eefe7b590b33 4d711ac6dd44e58e: The value of an undefined ratio under a checked zero_division (''ignore'': NULL).';
-COMMENT ON MACRO _mlsql_label_type_error IS 'mlsql macro 5e13bfa8fcf5baad e8b9eefe7b590b33 f23ffe21e6defe6c: The error for lists that hold no labels (floats, booleans, ...) or two kinds.';
-COMMENT ON MACRO _mlsql_checked_label_lists IS 'mlsql macro 734e7008fdd54d97 e8b9eefe7b590b33 4142908d1380da2f: actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).';
-COMMENT ON MACRO _mlsql_typed_universe IS 'mlsql macro dfe2a11bf711de99 e8b9eefe7b590b33 cad210849cc5f1ec: A labels= universe as a list of example''s type, after checking its kind and, for integers, their range.';
-COMMENT ON MACRO _mlsql_tp IS 'mlsql macro 7ad3957705368986 e8b9eefe7b590b33 9c9edbbfcd5bd867: |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).';
-COMMENT ON MACRO _mlsql_n_actual IS 'mlsql macro 8912008a8d73d114 e8b9eefe7b590b33 82ac13ddef8a0554: |A|: distinct non-NULL true labels; NULL when either list is NULL.';
-COMMENT ON MACRO _mlsql_n_predicted IS 'mlsql macro 73cb8d3e1caeb72c e8b9eefe7b590b33 0584dcad066e6da4: |P|: distinct non-NULL predicted labels; NULL when either list is NULL.';
-COMMENT ON MACRO _mlsql_ratio IS 'mlsql macro 456a33afe3d3f806 e8b9eefe7b590b33 bc584d9a25427490: ``num / den``, or the ``zero_division`` value where ``den`` is 0.';
-COMMENT ON MACRO _mlsql_precision IS 'mlsql macro 58dbd7799a76e0e4 e8b9eefe7b590b33 aa8fa031a8d561b9: tp / (tp + fp): undefined when nothing is predicted.';
-COMMENT ON MACRO _mlsql_recall IS 'mlsql macro f5215130f0b41a22 e8b9eefe7b590b33 41a31e7a96ee2c4b: tp / (tp + fn): undefined when nothing is true.';
-COMMENT ON MACRO _mlsql_fbeta IS 'mlsql macro 59f673176e1889f2 e8b9eefe7b590b33 24399ecb1ec237a2: (1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.';
-COMMENT ON MACRO _mlsql_jaccard IS 'mlsql macro f27d14b3c904efa0 e8b9eefe7b590b33 11ea1f5467a0a519: tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty.';
-COMMENT ON MACRO _mlsql_average IS 'mlsql macro e2bce6c45bc68591 e8b9eefe7b590b33 61eb55dfc72a4e2b: Mean of per-row or per-label values, leaving undefined ones out where asked.';
-COMMENT ON MACRO _mlsql_average_by_weight IS 'mlsql macro a2c6cb27c6aad003 e8b9eefe7b590b33 5a2c637ab11f1b6c: Mean of per-row or per-label values, leaving undefined ones out where asked, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_share IS 'mlsql macro d723b640377e4a9c e8b9eefe7b590b33 c702a25486825367: ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).';
-COMMENT ON MACRO _mlsql_hamming_loss IS 'mlsql macro 5cc743e0762ecfc6 e8b9eefe7b590b33 84162b5f72050498: (fp + fn) / (rows x labels): the share of label decisions that are wrong.';
-COMMENT ON MACRO _mlsql_subset_accuracy IS 'mlsql macro cf75a9cea316308f e8b9eefe7b590b33 f177f4f8847f7399: Share of rows whose predicted set equals the true set (unknown rows left out).';
-COMMENT ON MACRO _mlsql_subset_accuracy_by_weight IS 'mlsql macro 34eff7b6e309cc2b e8b9eefe7b590b33 4ba8ab3305a6ddba: Share of rows whose predicted set equals the true set (unknown rows left out), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_zero_one_loss IS 'mlsql macro ae549e88edbc7c42 e8b9eefe7b590b33 e5c45f387205350f: 1 - subset accuracy.';
-COMMENT ON MACRO _mlsql_zero_one_loss_by_weight IS 'mlsql macro b58af924798eaedc e8b9eefe7b590b33 96924c0ca9aa0984: 1 - subset accuracy, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_negative_predictive_value IS 'mlsql macro 3206e85937033e08 e8b9eefe7b590b33 6486ca5389a6c694: tn / (tn + fn) (the lecture''s nrel): precision of the negative class.';
-COMMENT ON MACRO _mlsql_specificity IS 'mlsql macro 6ae09f8bc983fb28 e8b9eefe7b590b33 4fe85e2458e6c35b: tn / (tn + fp) (the lecture''s spec): recall of the negative class.';
-COMMENT ON MACRO _mlsql_false_negative_rate IS 'mlsql macro a56ecac63de02524 e8b9eefe7b590b33 2660591f18988e35: fn / (tp + fn): the positive class''s error rate (1 - recall).';
-COMMENT ON MACRO _mlsql_false_positive_rate IS 'mlsql macro 72f641940bd4d33d e8b9eefe7b590b33 b2b4215e50204c8c: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
-COMMENT ON MACRO _mlsql_joint_share IS 'mlsql macro db280ce07445d883 e8b9eefe7b590b33 b85d7c5eca100918: tp / n (the lecture''s sup, a rule''s support p(LR)).';
-COMMENT ON MACRO _mlsql_table_accuracy IS 'mlsql macro 4b02e1fe41f40e71 e8b9eefe7b590b33 3f910c9d872337ac: (tp + tn) / n (the lecture''s tacc).';
-COMMENT ON MACRO _mlsql_table_error_rate IS 'mlsql macro 19a6af9dadfccf3e e8b9eefe7b590b33 2706312adae615d6: (fp + fn) / n: 1 - accuracy.';
-COMMENT ON MACRO _mlsql_table_coverage IS 'mlsql macro 6d84fb6398ab0583 e8b9eefe7b590b33 7e4072f68ffea71f: (tp + fp) / n (the lecture''s cov): share of rows predicted positive (where a rule fires).';
-COMMENT ON MACRO _mlsql_table_cost_error IS 'mlsql macro 8ef9a12ac73eab8e e8b9eefe7b590b33 edda65108ac826d7: (cost_fn fn + cost_fp fp) / n: the cost-weighted error of a 2x2 table.';
-COMMENT ON MACRO _mlsql_novelty IS 'mlsql macro f27c067838c024a2 e8b9eefe7b590b33 5acd4d9e6b432777: p(LR) - p(L) p(R) = (n tp - (tp + fp)(tp + fn)) / n² (the lecture''s nov).';
-COMMENT ON MACRO _mlsql_satisfaction IS 'mlsql macro 5e52156bbda5dec0 e8b9eefe7b590b33 3807dca57769ff2f: 1 - n fp / (|L| |not R|) (the lecture''s sat); undefined when L or not R is empty.';
-COMMENT ON MACRO _mlsql_cohen_kappa IS 'mlsql macro 6dc9235cb4dd4b51 e8b9eefe7b590b33 faa7f3681a49b5c7: 1 - n Σw·O / Σw·r·c: kappa from the (weighted) disagreement seen and expected by chance.';
-COMMENT ON MACRO _mlsql_table_kappa IS 'mlsql macro ca897ee75373bbee e8b9eefe7b590b33 773d087b0a7f5222: Cohen''s kappa of a 2x2 table: chance disagreement (tp+fn)(fn+tn) + (fp+tn)(tp+fp).';
-COMMENT ON MACRO _mlsql_curve_precision IS 'mlsql macro 9e38e8d9d01ba7ef e8b9eefe7b590b33 afcbec407c0d65ff: tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn).';
-COMMENT ON MACRO _mlsql_curve_recall IS 'mlsql macro c8825708d87e4e9c e8b9eefe7b590b33 94a37aa7e5c73529: tp / P at a threshold; 0 at +inf (scikit-learn''s end point), undefined without positives.';
-COMMENT ON MACRO _mlsql_curve_rate IS 'mlsql macro b06df681d13ec307 e8b9eefe7b590b33 3246511f7917cf47: count / total: the true positive rate (tp / P) or false positive rate (fp / N).';
-COMMENT ON MACRO _mlsql_true_negatives IS 'mlsql macro 371583405de34ffd e8b9eefe7b590b33 2a0b024e1b4c7a49: rows - tp - fp - fn: rows where the label is neither true nor predicted.';
-COMMENT ON MACRO _mlsql_label_accuracy IS 'mlsql macro 24ebf980c735f9e7 e8b9eefe7b590b33 033ec9576ea3b24f: (tp + tn) / rows: share of rows where the label is decided right.';
-COMMENT ON MACRO _mlsql_weighted_average IS 'mlsql macro d54a8c194f72c2aa e8b9eefe7b590b33 15124640a7b211f3: Sum of weight x value over the sum of weights, leaving undefined values out.';
-COMMENT ON MACRO _mlsql_weighted_average_by_weight IS 'mlsql macro 72949384a764834c e8b9eefe7b590b33 b0448b4c2f8ec1f9: Sum of weight x value over the sum of weights, leaving undefined values out, each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_fbeta_of_means IS 'mlsql macro 1ff811799fa8b698 e8b9eefe7b590b33 0bb70fbe509d5061: (1 + b²) P R / (b² P + R) of two averages (the R walkthrough''s macro F1); 0 when both are 0.';
-COMMENT ON MACRO _mlsql_share_of_labels IS 'mlsql macro 2e726c09d9eb5b70 e8b9eefe7b590b33 c1ff78b391d22324: Share of label rows where ``condition`` holds (CLP, MLP, WLP).';
-COMMENT ON MACRO _mlsql_share_of_labels_by_weight IS 'mlsql macro df18776ae6c4a9f1 e8b9eefe7b590b33 3a4b9fd382fa6c48: Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_label_accuracy_micro IS 'mlsql macro 885e811cf300d694 e8b9eefe7b590b33 1f901d8c6db0d4ec: 1 - Hamming loss: share of the rows x labels decisions that are right.';
-COMMENT ON MACRO _mlsql_segment_average_precision IS 'mlsql macro be4ade8afe0896be e8b9eefe7b590b33 e00b2c0e721b617f: (Σ scored positives'' P(>= s) / N(>= s) + unscored positives x positives / cells) / positives.';
-COMMENT ON MACRO _mlsql_segment_roc_auc IS 'mlsql macro a38520f731b21d9d e8b9eefe7b590b33 f258e6f343290f63: U / (positives x negatives), U counting the unscored negatives at -infinity.';
-COMMENT ON MACRO _mlsql_precision_at_k IS 'mlsql macro 9a6d84423b44c27f e8b9eefe7b590b33 de0ce1afbc82f80c: hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).';
-COMMENT ON MACRO _mlsql_recall_at_k IS 'mlsql macro 35a2dbcf6dcfc8de e8b9eefe7b590b33 c9d77863612108c7: hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall).';
-COMMENT ON MACRO _mlsql_hit IS 'mlsql macro fe0bcbd31c93a14d e8b9eefe7b590b33 4a4ec5a23b830392: 1 when a true item is in the top n, else 0.';
-COMMENT ON MACRO _mlsql_reciprocal_rank IS 'mlsql macro 42cca930d80534eb e8b9eefe7b590b33 4fe316e5c4790d54: 1 / position of the first hit in the top n; 0 without one.';
-COMMENT ON MACRO _mlsql_precision_at_hit IS 'mlsql macro 29b0997c27d0ebd4 e8b9eefe7b590b33 566ea9a1213fd57a: Precision of the top ``pos`` items when the item at ``pos`` is the ``nth`` hit.';
-COMMENT ON MACRO _mlsql_average_precision_at_k IS 'mlsql macro f7f32f6575119ccf e8b9eefe7b590b33 cce69c97cb0669d1: Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.';
-COMMENT ON MACRO _mlsql_misses_above_hit IS 'mlsql macro 5430c952fed1c544 e8b9eefe7b590b33 901cc633442369f5: Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.';
-COMMENT ON MACRO _mlsql_ranking_auc_at_k IS 'mlsql macro 1afa9d46c281447a e8b9eefe7b590b33 1bec21de50dcfed1: Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.';
-COMMENT ON MACRO _mlsql_normalized_dcg IS 'mlsql macro 657b1d9263719358 e8b9eefe7b590b33 b9f455575bc6011f: DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant).';
-COMMENT ON MACRO _mlsql_coverage IS 'mlsql macro b06580681128d5bb e8b9eefe7b590b33 0e47451fc7753482: How far down the ranking to go to cover every true label; 0 without true labels.';
-COMMENT ON MACRO _mlsql_false_at_or_above IS 'mlsql macro 82012b3a96e35163 e8b9eefe7b590b33 2993895256fef5de: False labels scored at least as high as a true label: its wrongly ordered pairs.';
-COMMENT ON MACRO _mlsql_ranking_loss_of_row IS 'mlsql macro cbd6b96bc9408710 e8b9eefe7b590b33 a6c04353e7e613ca: Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none.';
-COMMENT ON MACRO _mlsql_precision_at_label IS 'mlsql macro 62a72c8abecc6fb7 e8b9eefe7b590b33 2e8a1014e55a8b4e: Share of true labels among the labels scored at least as high as a true label.';
-COMMENT ON MACRO _mlsql_label_ranking_precision_of_row IS 'mlsql macro 381e7829a25bf963 e8b9eefe7b590b33 5c588bbcb04b17e1: Mean precision at the true labels; 1 where none or all labels are true.';
-COMMENT ON MACRO _mlsql_one_error_of_row IS 'mlsql macro bda50e6befc604ab e8b9eefe7b590b33 d0e34dbf64b2966b: Share of top-scored labels that are not true; 1 when no label is scored.';
-COMMENT ON MACRO _mlsql_tie_averaged_gain IS 'mlsql macro 98e84166311a66aa e8b9eefe7b590b33 ebada700817500ab: A relevant label''s DCG share: the discounts of its tie group''s places / the group size.';
-COMMENT ON MACRO _mlsql_relative_error IS 'mlsql macro 13b798fdebbab46c e8b9eefe7b590b33 8dbe932d8173ba91: error / baseline (rse, rae); undefined when y is constant (''diagnose'': 0 if error = 0, else 1).';
-COMMENT ON MACRO _mlsql_explained IS 'mlsql macro 42ed097f5173cf22 e8b9eefe7b590b33 7d9bb7759d1c04c4: 1 - error / baseline (r2, explained variance); undefined when baseline = 0.';
-COMMENT ON MACRO _mlsql_pearson IS 'mlsql macro c802c13048b56049 e8b9eefe7b590b33 709e0be8ab26896f: cov / (sd_a sd_b); undefined when either side is constant (''diagnose'': 1 if equal).';
-COMMENT ON MACRO _mlsql_centred_comoment IS 'mlsql macro 6e97bfd1f095f7b5 e8b9eefe7b590b33 c15cb43fdd05a71a: Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.';
-COMMENT ON MACRO _mlsql_log_loss_term IS 'mlsql macro e7129dacbe95ad7a e8b9eefe7b590b33 f3aabc80e1d76bba: -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.';
-COMMENT ON MACRO _mlsql_mann_whitney_auc IS 'mlsql macro 7e55126ac5158fb3 e8b9eefe7b590b33 f8904f56d6170643: U / (positives x negatives); undefined with one class (''diagnose'': 1).';
-COMMENT ON MACRO _mlsql_squared_error_term IS 'mlsql macro ef48c92db309ae04 e8b9eefe7b590b33 5fc974917cd28ede: (p - y)² of one row: its Brier score.';
-COMMENT ON MACRO _mlsql_step_average_precision IS 'mlsql macro ab959c2d342c2481 e8b9eefe7b590b33 880772a8fbdb7189: Σ over positives of the precision at their score / positives; undefined without positives.';
-COMMENT ON MACRO _mlsql_calibration_bin IS 'mlsql macro 53b358b4fd9a28e5 e8b9eefe7b590b33 9eae4152e3d7ec05: min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.';
-COMMENT ON MACRO _mlsql_matthews_corrcoef IS 'mlsql macro 33ed9d7ffac2578c e8b9eefe7b590b33 cb007716659f501e: (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).';
-COMMENT ON MACRO _mlsql_selection_fbeta IS 'mlsql macro 6a745f52176d74ce e8b9eefe7b590b33 e159c22c7ae585af: F-beta of a candidate threshold for choosing the best: 0 where tp = 0.';
-COMMENT ON MACRO set_intersection IS 'mlsql macro 2663540fbf85c85f e8b9eefe7b590b33 0d2e4366f59632cb: Labels in both lists, distinct and sorted, no NULLs.';
-COMMENT ON MACRO set_difference IS 'mlsql macro 03c8f5708ab09143 e8b9eefe7b590b33 7399294c84335475: Labels of the first list missing from the second, distinct and sorted.';
-COMMENT ON MACRO set_union IS 'mlsql macro 788fa3f9f6dad2ca e8b9eefe7b590b33 08d2684711277cbb: Labels in either list, distinct and sorted, no NULLs.';
-COMMENT ON MACRO set_symmetric_difference IS 'mlsql macro 1e60b6710e9fbcc6 e8b9eefe7b590b33 058206c164b1985b: Labels in exactly one of the lists, distinct and sorted.';
-COMMENT ON MACRO true_positives IS 'mlsql macro f7d3a7fdde36ffec e8b9eefe7b590b33 83228da846c2c81a: |A ∩ P|: true labels that were predicted.';
-COMMENT ON MACRO false_positives IS 'mlsql macro 8a3f70d8eac64ffe e8b9eefe7b590b33 5c6f0d37469ac8e7: |P \ A|: predicted labels that are not true.';
-COMMENT ON MACRO false_negatives IS 'mlsql macro 38eeca0b75cf0213 e8b9eefe7b590b33 bbafd6c89752658c: |A \ P|: true labels that were not predicted.';
-COMMENT ON MACRO set_jaccard IS 'mlsql macro 726d0a84a33b1a79 e8b9eefe7b590b33 9f741a7822c7c777: |A ∩ P| / |A ∪ P| of one row.';
-COMMENT ON MACRO row_precision IS 'mlsql macro 66a03403dda7f441 e8b9eefe7b590b33 c8c41a61bac44d6c: |A ∩ P| / |P| of one row.';
-COMMENT ON MACRO row_recall IS 'mlsql macro d6ea69bfa740039c e8b9eefe7b590b33 ae6f5a5b47334179: |A ∩ P| / |A| of one row.';
-COMMENT ON MACRO row_fbeta IS 'mlsql macro 548d29d061f72321 e8b9eefe7b590b33 3ff520ef6d8ebad9: F-beta of one row, from its counts.';
-COMMENT ON MACRO micro_precision IS 'mlsql macro 8da0a6e2fb01e1af e8b9eefe7b590b33 2e8e7d040697c104: Precision of counts pooled over rows.';
-COMMENT ON MACRO micro_recall IS 'mlsql macro 3bbb8a5f389ed96f e8b9eefe7b590b33 e1749b0175aa5ee4: Recall of counts pooled over rows.';
-COMMENT ON MACRO micro_fbeta IS 'mlsql macro 4bb838690a80dace e8b9eefe7b590b33 fdcb3661b2596371: F-beta of counts pooled over rows.';
-COMMENT ON MACRO micro_f1 IS 'mlsql macro df2ed506edf4bca5 e8b9eefe7b590b33 bccd00b2bd301c60: F1 of counts pooled over rows.';
-COMMENT ON MACRO micro_jaccard IS 'mlsql macro eb86c0c52b65de1b e8b9eefe7b590b33 6fea907a556e006d: Jaccard of counts pooled over rows.';
-COMMENT ON MACRO samples_precision IS 'mlsql macro cc3d6fc7d8600c9a e8b9eefe7b590b33 2841060e9dff7516: Mean over rows of row precision.';
-COMMENT ON MACRO samples_recall IS 'mlsql macro 94f42af99d493203 e8b9eefe7b590b33 71cc56efa014bcd8: Mean over rows of row recall.';
-COMMENT ON MACRO samples_fbeta IS 'mlsql macro 002ac38dc987e320 e8b9eefe7b590b33 92b846a55bf48ab4: Mean over rows of row F-beta.';
-COMMENT ON MACRO samples_f1 IS 'mlsql macro d79a924dea11748d e8b9eefe7b590b33 ca7424ed0fbd856c: Mean over rows of row F1.';
-COMMENT ON MACRO samples_jaccard IS 'mlsql macro 78d77b1deb7c32f8 e8b9eefe7b590b33 28c812067c96453c: Mean over rows of row Jaccard.';
-COMMENT ON MACRO subset_accuracy IS 'mlsql macro 3c3dc11eae5b5fe7 e8b9eefe7b590b33 934bc9c473ce36a3: Share of rows predicted exactly.';
-COMMENT ON MACRO zero_one_loss IS 'mlsql macro ecb60bf09987b287 e8b9eefe7b590b33 4d22b106a4fba6c5: Share of rows not predicted exactly.';
-COMMENT ON MACRO hamming_loss IS 'mlsql macro 9327bfa6e8841d55 e8b9eefe7b590b33 d61d4309e8aa3b38: (fp + fn) / (rows x n_labels): share of wrong label decisions.';
-COMMENT ON MACRO micro_precision_from_counts IS 'mlsql macro 1b9b7b6fb541061b e8b9eefe7b590b33 fd86bd3e889e4d6b: micro_precision of stored counts.';
-COMMENT ON MACRO micro_recall_from_counts IS 'mlsql macro 5c9aeb4c4e1750a5 e8b9eefe7b590b33 d5cf0af13a528d78: micro_recall of stored counts.';
-COMMENT ON MACRO micro_fbeta_from_counts IS 'mlsql macro 0a2e72eb1f35ccb9 e8b9eefe7b590b33 af94fea038ef356e: micro_fbeta of stored counts.';
-COMMENT ON MACRO micro_f1_from_counts IS 'mlsql macro 14bc298ff9689474 e8b9eefe7b590b33 1ec437af3494abf5: micro_f1 of stored counts.';
-COMMENT ON MACRO micro_jaccard_from_counts IS 'mlsql macro aedb770816c1a9bc e8b9eefe7b590b33 1fb09db8222093e2: micro_jaccard of stored counts.';
-COMMENT ON MACRO subset_accuracy_from_counts IS 'mlsql macro fe928d399bd1df56 e8b9eefe7b590b33 8239511397957766: subset_accuracy of stored counts.';
-COMMENT ON MACRO zero_one_loss_from_counts IS 'mlsql macro 1a4812036332cf07 e8b9eefe7b590b33 3c003a8dfe7f8c65: zero_one_loss of stored counts.';
-COMMENT ON MACRO hamming_loss_from_counts IS 'mlsql macro f069fd0b65c47431 e8b9eefe7b590b33 0e61de389e58ca8c: hamming_loss of stored counts.';
-COMMENT ON MACRO multilabel_counts IS 'mlsql macro ae8345800a244085 e8b9eefe7b590b33 93e5c73955548d5a: Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.';
-COMMENT ON MACRO merge_counts IS 'mlsql macro 37fb540b4d24e4b7 e8b9eefe7b590b33 a430c33a82b03307: Sum stored multilabel_counts structs field by field.';
-COMMENT ON MACRO _mlsql_hivemall_beta IS 'mlsql macro ccb2c07fe51be903 e8b9eefe7b590b33 1c3000982209d203: The -beta of a Hivemall option string (default 1).';
-COMMENT ON MACRO _mlsql_hivemall_average IS 'mlsql macro bcbe9e09a74ef2ad e8b9eefe7b590b33 0fdfd20d06ee9649: The -average of a Hivemall option string (default micro).';
-COMMENT ON MACRO _mlsql_hivemall_int_label IS 'mlsql macro a3952953e456b8ed e8b9eefe7b590b33 ca9f8f277c69b5e2: Hivemall''s binary label: 1 stays 1; 0 and -1 are 0.';
-COMMENT ON MACRO _mlsql_hivemall_tp IS 'mlsql macro 967aee34f9468857 e8b9eefe7b590b33 9341d981a8ea3a30: One binary row''s tp: both 1 (binary), or equal labels (micro).';
-COMMENT ON MACRO _mlsql_hivemall_n IS 'mlsql macro 597a89658e486910 e8b9eefe7b590b33 c56f843bd99e531a: One binary row''s labels on one side: 1 if positive (binary); always 1 (micro).';
-COMMENT ON MACRO _mlsql_hivemall_arrays IS 'mlsql macro c232fd7a73ac62d3 e8b9eefe7b590b33 8157a19a9221654f: fmeasure over label arrays (sets).';
-COMMENT ON MACRO _mlsql_hivemall_arrays_by_weight IS 'mlsql macro 9a58392414282691 e8b9eefe7b590b33 c2f81f075ec46e78: fmeasure over label arrays (sets), each row weighted by sample_weight.';
-COMMENT ON MACRO _mlsql_hivemall_binary IS 'mlsql macro 37cce71db9c7d014 e8b9eefe7b590b33 e458aee9557ce01f: fmeasure over binary int labels.';
-COMMENT ON MACRO _mlsql_hivemall_binary_by_weight IS 'mlsql macro b0cc90f204f3c0f2 e8b9eefe7b590b33 a802e0a7c29f8781: fmeasure over binary int labels, each row weighted by sample_weight.';
-COMMENT ON MACRO fmeasure IS 'mlsql macro e0c0e543196a2169 e8b9eefe7b590b33 4fb92b08b68a0309: Hivemall''s fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options ''-beta B -average micro|binary''.';
-COMMENT ON MACRO _mlsql_check_labels IS 'mlsql macro 83bd5418adddd7a6 e8b9eefe7b590b33 8a20325105d8cbe3: Validate a label universe: NULL (labels seen) or a list with a label.';
-COMMENT ON MACRO _mlsql_label_list IS 'mlsql macro 59938a24dc3cca10 e8b9eefe7b590b33 2187a9fafebc2b16: A label-list input; one value per row is an error (its type: type_name).';
-COMMENT ON MACRO TABLE _mlsql_label_spread IS 'mlsql macro 20365db09863f731 e8b9eefe7b590b33 e1c19da9d60218c8: One pass over the source: count per (group, label, flag); label NULL rows hold row codes.';
-COMMENT ON MACRO TABLE _mlsql_label_spread_by_weight IS 'mlsql macro 2021dadb388cf579 e8b9eefe7b590b33 24e5b5fc28e07a58: One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.';
-COMMENT ON MACRO TABLE label_metrics IS 'mlsql macro 61013de8aaf0ba2f e8b9eefe7b590b33 f5802f33a925458c: One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn''s labels=); by: grouping columns. Example: SELECT * FROM label_metrics(''preds'', ''actual'', ''predicted'', by := [''model'']).';
-COMMENT ON MACRO TABLE multilabel_report IS 'mlsql macro 2888887c78550c10 e8b9eefe7b590b33 c241cbf06043460e: One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row''s sets are first intersected with them (labels outside are ignored, as scikit-learn''s labels=). Example: SELECT * FROM multilabel_report(''preds'', ''actual'', ''predicted'', labels := [''a'', ''b'']).';
-COMMENT ON MACRO TABLE macro_precision IS 'mlsql macro d27b1d2bb65c0fba e8b9eefe7b590b33 a93bbe2ca73f84b0: Mean over labels of per-label precision.';
-COMMENT ON MACRO TABLE macro_recall IS 'mlsql macro 3ed20bb1c6517696 e8b9eefe7b590b33 69e2fd0f3f79d773: Mean over labels of per-label recall.';
-COMMENT ON MACRO TABLE macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 e8b9eefe7b590b33 918749556fb8a484: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1).';
-COMMENT ON MACRO TABLE macro_fbeta IS 'mlsql macro 9699284013f1ace9 e8b9eefe7b590b33 3903258cc89bf33a: Mean over labels of per-label F-beta.';
-COMMENT ON MACRO TABLE macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e e8b9eefe7b590b33 7eda28094745a7e2: Mean over labels of per-label Jaccard.';
-COMMENT ON MACRO TABLE macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 e8b9eefe7b590b33 58a3b00d676af975: F1 of macro precision and macro recall (the R walkthrough''s macro F1).';
-COMMENT ON MACRO TABLE macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 e8b9eefe7b590b33 2e1c80d8548fff4d: F-beta of macro precision and macro recall.';
-COMMENT ON MACRO TABLE weighted_precision IS 'mlsql macro f584ef8addfff1bc e8b9eefe7b590b33 3e0235a6ff656111: Per-label precision averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_recall IS 'mlsql macro 416147c938743918 e8b9eefe7b590b33 1b0a0101481565ca: Per-label recall averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_f1 IS 'mlsql macro 105934c74bce4481 e8b9eefe7b590b33 2153ba5a2c853aee: Per-label F1 averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_fbeta IS 'mlsql macro e41b539038da0da4 e8b9eefe7b590b33 f2e99e82a709c271: Per-label F-beta averaged with support weights.';
-COMMENT ON MACRO TABLE weighted_jaccard IS 'mlsql macro 86a745f531b56812 e8b9eefe7b590b33 9b87a6d4de4efb91: Per-label Jaccard averaged with support weights.';
-COMMENT ON MACRO TABLE label_accuracy_macro IS 'mlsql macro e55e9de054812714 e8b9eefe7b590b33 f50fc5609a6285eb: Mean over labels of (tp + tn) / rows.';
-COMMENT ON MACRO TABLE label_accuracy_micro IS 'mlsql macro b266b6802394707d e8b9eefe7b590b33 6ffdfd085c6c5074: 1 - Hamming loss over the label universe.';
-COMMENT ON MACRO TABLE clp IS 'mlsql macro 979e63c9808e737f e8b9eefe7b590b33 d3e6e56126ed1f3a: Share of labels never predicted negative (tn + fn = 0).';
-COMMENT ON MACRO TABLE mlp IS 'mlsql macro 6cf2fc51bacc6e26 e8b9eefe7b590b33 cdeb4b77e3f9b2ca: Share of labels never predicted (tp + fp = 0).';
-COMMENT ON MACRO TABLE wlp IS 'mlsql macro a9ad4d4827af95ea e8b9eefe7b590b33 c4fa365e69883997: Share of labels never predicted right (tp = 0).';
-COMMENT ON MACRO _mlsql_label_state IS 'mlsql macro 505d98d2e69da234 e8b9eefe7b590b33 6f5c8bbb0f8a2157: A group''s known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} from a histogram of its distinct rows.';
-COMMENT ON MACRO _mlsql_label_state_by_weight IS 'mlsql macro 75d69b06aa72a099 e8b9eefe7b590b33 9ddba272b4e97278: A group''s known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} (sums of weights), from a histogram of its distinct rows.';
-COMMENT ON MACRO _mlsql_macro_precision_of_lists IS 'mlsql macro 44054fb5f95a95b5 e8b9eefe7b590b33 aea9ddcbd8233cd2: Mean over labels of per-label precision. Over the group''s rows.';
-COMMENT ON MACRO _mlsql_macro_precision_of_lists_by_weight IS 'mlsql macro 32af587d078d23c8 e8b9eefe7b590b33 453e72c73d1a52b5: Mean over labels of per-label precision. Over the group''s rows.';
-COMMENT ON MACRO macro_precision IS 'mlsql macro d27b1d2bb65c0fba e8b9eefe7b590b33 a0d997099b5a138f: Mean over labels of per-label precision. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_macro_recall_of_lists IS 'mlsql macro aaed274be5c83a87 e8b9eefe7b590b33 be1a77668ea2eda7: Mean over labels of per-label recall. Over the group''s rows.';
-COMMENT ON MACRO _mlsql_macro_recall_of_lists_by_weight IS 'mlsql macro 78a69f95b37873cf e8b9eefe7b590b33 75bd3f512610bc12: Mean over labels of per-label recall. Over the group''s rows.';
-COMMENT ON MACRO macro_recall IS 'mlsql macro 3ed20bb1c6517696 e8b9eefe7b590b33 3050f8e460d1443d: Mean over labels of per-label recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_macro_f1_of_lists IS 'mlsql macro 3be03c8d3203d75d e8b9eefe7b590b33 eca484d28dabfd9e: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1). Over the group''s rows.';
-COMMENT ON MACRO _mlsql_macro_f1_of_lists_by_weight IS 'mlsql macro 662d4346e4887668 e8b9eefe7b590b33 c4bbdeb608924375: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1). Over the group''s rows.';
-COMMENT ON MACRO macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 e8b9eefe7b590b33 1cd275c46f554e01: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_macro_fbeta_of_lists IS 'mlsql macro 0b04110d811fb902 e8b9eefe7b590b33 87a9d8c30353a161: Mean over labels of per-label F-beta. Over the group''s rows.';
-COMMENT ON MACRO _mlsql_macro_fbeta_of_lists_by_weight IS 'mlsql macro 5b2cf56a7326b31f e8b9eefe7b590b33 0cd8ed5c6d1de48d: Mean over labels of per-label F-beta. Over the group''s rows.';
-COMMENT ON MACRO macro_fbeta IS 'mlsql macro 9699284013f1ace9 e8b9eefe7b590b33 a76b7183d38d71de: Mean over labels of per-label F-beta. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_macro_jaccard_of_lists IS 'mlsql macro d65b4b7cc6457f71 e8b9eefe7b590b33 23d4a42201024534: Mean over labels of per-label Jaccard. Over the group''s rows.';
-COMMENT ON MACRO _mlsql_macro_jaccard_of_lists_by_weight IS 'mlsql macro 81c44acaa2a5b1d4 e8b9eefe7b590b33 fa9e07221e8eff92: Mean over labels of per-label Jaccard. Over the group''s rows.';
-COMMENT ON MACRO macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e e8b9eefe7b590b33 091d12926508701b: Mean over labels of per-label Jaccard. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_macro_f1_of_means_of_lists IS 'mlsql macro 6aa46ed02cc0e064 e8b9eefe7b590b33 5e4de078d39bfc26: F1 of macro precision and macro recall (the R walkthrough''s macro F1). Over the group''s rows.';
-COMMENT ON MACRO _mlsql_macro_f1_of_means_of_lists_by_weight IS 'mlsql macro 30b3dd4a248f89ec e8b9eefe7b590b33 75a6567daea05728: F1 of macro precision and macro recall (the R walkthrough''s macro F1). Over the group''s rows.';
-COMMENT ON MACRO macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 e8b9eefe7b590b33 1bacadf0e5b419d3: F1 of macro precision and macro recall (the R walkthrough''s macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_macro_fbeta_of_means_of_lists IS 'mlsql macro 60e737b64b8feda4 e8b9eefe7b590b33 479eaad75ad87f5b: F-beta of macro precision and macro recall. Over the group''s rows.';
-COMMENT ON MACRO _mlsql_macro_fbeta_of_means_of_lists_by_weight IS 'mlsql macro 479af4142a6bed97 e8b9eefe7b590b33 8ff1547371407d9d: F-beta of macro precision and macro recall. Over the group''s rows.';
-COMMENT ON MACRO macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 e8b9eefe7b590b33 36bf9b34b5942e74: F-beta of macro precision and macro recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_weighted_precision_of_lists IS 'mlsql macro 368e80a1876aa1cc e8b9eefe7b590b33 cfeab5ef0ed5418f: Per-label precision averaged with support weights. Over the group''s rows.';
-COMMENT ON MACRO _mlsql_weighted_precision_of_lists_by_weight IS 'mlsql macro 250f0cbd0a39eade e8b9eefe7b590b33 ee0dc9798f384878: Per-label precision averaged with support weights. Over the group''s rows.';
-COMMENT ON MACRO weighted_precision IS 'mlsql macro f584ef8addfff1bc e8b9eefe7b590b33 3a64d23fb15bd1b9: Per-label precision averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_weighted_recall_of_lists IS 'mlsql macro 60f6cd67734d2a34 e8b9eefe7b590b33 f1e7c7aeda806e66: Per-label recall averaged with support weights. Over the group''s rows.';
-COMMENT ON MACRO _mlsql_weighted_recall_of_lists_by_weight IS 'mlsql macro 1871f76b92d0dce9 e8b9eefe7b590b33 d2c7f53d2d4e7679: Per-label recall averaged with support weights. Over the group''s rows.';
-COMMENT ON MACRO weighted_recall IS 'mlsql macro 416147c938743918 e8b9eefe7b590b33 3e35cac4aad6162a: Per-label recall averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_weighted_f1_of_lists IS 'mlsql macro 4389f6ed2d48b6be e8b9eefe7b590b33 d348d99d1395a66c: Per-label F1 averaged with support weights. Over the group''s rows.';
-COMMENT ON MACRO _mlsql_weighted_f1_of_lists_by_weight IS 'mlsql macro 430da2fab69243ff e8b9eefe7b590b33 7caa81a3a193ff5a: Per-label F1 averaged with support weights. Over the group''s rows.';
-COMMENT ON MACRO weighted_f1 IS 'mlsql macro 105934c74bce4481 e8b9eefe7b590b33 80e5ef65547c06d2: Per-label F1 averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_weighted_fbeta_of_lists IS 'mlsql macro 65e9a241a4e8e4e0 e8b9eefe7b590b33 0ecdb29bdbc2dcc9: Per-label F-beta averaged with support weights. Over the group''s rows.';
-COMMENT ON MACRO _mlsql_weighted_fbeta_of_lists_by_weight IS 'mlsql macro cd079a6eaa71f89c e8b9eefe7b590b33 66cb7122506d5f85: Per-label F-beta averaged with support weights. Over the group''s rows.';
-COMMENT ON MACRO weighted_fbeta IS 'mlsql macro e41b539038da0da4 e8b9eefe7b590b33 ce151dc93790efec: Per-label F-beta averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_weighted_jaccard_of_lists IS 'mlsql macro b8f20708e3b54a24 e8b9eefe7b590b33 c1a77840a88d0623: Per-label Jaccard averaged with support weights. Over the group''s rows.';
-COMMENT ON MACRO _mlsql_weighted_jaccard_of_lists_by_weight IS 'mlsql macro 73ca561368dbddf6 e8b9eefe7b590b33 bcdca76a5957ae18: Per-label Jaccard averaged with support weights. Over the group''s rows.';
-COMMENT ON MACRO weighted_jaccard IS 'mlsql macro 86a745f531b56812 e8b9eefe7b590b33 63cae2f1d69d2166: Per-label Jaccard averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_label_accuracy_macro_of_lists IS 'mlsql macro 6abfd3d927db5dfe e8b9eefe7b590b33 8d9032e322213f7a: Mean over labels of (tp + tn) / rows. Over the group''s rows.';
-COMMENT ON MACRO _mlsql_label_accuracy_macro_of_lists_by_weight IS 'mlsql macro 37b99c23e1467ca0 e8b9eefe7b590b33 d159fcc487f1ebb9: Mean over labels of (tp + tn) / rows. Over the group''s rows.';
-COMMENT ON MACRO label_accuracy_macro IS 'mlsql macro e55e9de054812714 e8b9eefe7b590b33 b6f0413270daffbf: Mean over labels of (tp + tn) / rows. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_label_accuracy_micro_of_lists IS 'mlsql macro 92883ebf4fbde68c e8b9eefe7b590b33 67f9a1a33a83f1b2: 1 - Hamming loss over the label universe. Over the group''s rows.';
-COMMENT ON MACRO _mlsql_label_accuracy_micro_of_lists_by_weight IS 'mlsql macro 81f851223add5fd1 e8b9eefe7b590b33 8218558af306bfce: 1 - Hamming loss over the label universe. Over the group''s rows.';
-COMMENT ON MACRO label_accuracy_micro IS 'mlsql macro b266b6802394707d e8b9eefe7b590b33 b3373ce5bd4545e9: 1 - Hamming loss over the label universe. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_clp_of_lists IS 'mlsql macro 2c55c34c261e7dbc e8b9eefe7b590b33 b5532d95a8b06b69: Share of labels never predicted negative (tn + fn = 0). Over the group''s rows.';
-COMMENT ON MACRO _mlsql_clp_of_lists_by_weight IS 'mlsql macro bf8363e618091828 e8b9eefe7b590b33 c03db590204e654f: Share of labels never predicted negative (tn + fn = 0). Over the group''s rows.';
-COMMENT ON MACRO clp IS 'mlsql macro 979e63c9808e737f e8b9eefe7b590b33 fc8b528ef561fd7f: Share of labels never predicted negative (tn + fn = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_mlp_of_lists IS 'mlsql macro d0cf4176c3a3718c e8b9eefe7b590b33 8ccf0a5bc3ee8d54: Share of labels never predicted (tp + fp = 0). Over the group''s rows.';
-COMMENT ON MACRO _mlsql_mlp_of_lists_by_weight IS 'mlsql macro 65779764b50bdc34 e8b9eefe7b590b33 93eb1d8df04b1952: Share of labels never predicted (tp + fp = 0). Over the group''s rows.';
-COMMENT ON MACRO mlp IS 'mlsql macro 6cf2fc51bacc6e26 e8b9eefe7b590b33 4fc28b803a07e724: Share of labels never predicted (tp + fp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_wlp_of_lists IS 'mlsql macro e836c368b469654f e8b9eefe7b590b33 4b6929790157e5d7: Share of labels never predicted right (tp = 0). Over the group''s rows.';
-COMMENT ON MACRO _mlsql_wlp_of_lists_by_weight IS 'mlsql macro 91b7b9e0c1704891 e8b9eefe7b590b33 958c1e0b8308acf3: Share of labels never predicted right (tp = 0). Over the group''s rows.';
-COMMENT ON MACRO wlp IS 'mlsql macro a9ad4d4827af95ea e8b9eefe7b590b33 623e4b83882c282b: Share of labels never predicted right (tp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
-COMMENT ON MACRO _mlsql_indicator IS 'mlsql macro d29adc66a50278be e8b9eefe7b590b33 2f44dad67f46a343: An indicator value as a boolean (0/1 or false/true; anything else is an error).';
-COMMENT ON MACRO _mlsql_labels_from_indicators IS 'mlsql macro 961326258056735a e8b9eefe7b590b33 cb432bef6842a1dd: The labels whose indicator is 1; NULL if any indicator is NULL.';
-COMMENT ON MACRO labels_from_indicators IS 'mlsql macro 0f767645fe46c405 e8b9eefe7b590b33 f6f1965018d7fd9b: The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], [''L1'', ''L2'', ''L3'']). NULL if any indicator is NULL.';
-COMMENT ON MACRO indicators_from_labels IS 'mlsql macro bfb04f7c66d7cdba e8b9eefe7b590b33 0cb5bad4fce10408: 0/1 per label of the universe ``labels``: 1 where the list holds it (labels of the list''s kind, within its integer type''s range).';
-COMMENT ON MACRO _mlsql_label_value IS 'mlsql macro 7101e9fc2113b31f e8b9eefe7b590b33 dd93898bda9db7e5: value (parameter param, one label), after checking that x (input name) holds one label per row, that value is of x''s label kind and, for integers, within the range of x''s type.';
-COMMENT ON MACRO _mlsql_cost_keys IS 'mlsql macro 14ddabe4ad373585 e8b9eefe7b590b33 045009c72595fefa: costs (a map actual -> predicted -> cost), after checking that x (input name) holds one label per row and that the costs'' labels are of x''s label kind.';
-COMMENT ON MACRO _mlsql_binary_flag IS 'mlsql macro a26ce7932b42fca2 e8b9eefe7b590b33 623acbcebac5840e: A boolean or 0/1 input as BOOLEAN (anything else is an error).';
-COMMENT ON MACRO _mlsql_number IS 'mlsql macro ad7d666bd34aef94 e8b9eefe7b590b33 b16a66bdbde3f3b1: A numeric input as DOUBLE (other types, NaN and infinite values are an error).';
-COMMENT ON MACRO _mlsql_same_kind IS 'mlsql macro 7bed86c0744542ed e8b9eefe7b590b33 0373ed0306602e12: x (actual), after checking that x and y (predicted) hold one label per row, of one kind (integer widths may differ).';
-COMMENT ON MACRO _mlsql_one_label IS 'mlsql macro a08e58476176abe4 e8b9eefe7b590b33 691d00e39d70e6c9: x (input name), after checking that it holds one label per row (no list, struct or map).';
-COMMENT ON MACRO _mlsql_by_names IS 'mlsql macro 59444f10891cc20d e8b9eefe7b590b33 a7fb54d4836cdb97: A table macro''s by parameter (a column name or a list of them; NULL: none) as a list.';
-COMMENT ON MACRO _mlsql_check_by IS 'mlsql macro 6d8d7dfa94d67597 e8b9eefe7b590b33 b8a5185626746b72: true, after checking a table macro''s by parameter: column names (text), none of them one of outputs (lowercase).';
-COMMENT ON MACRO _mlsql_binary_cell IS 'mlsql macro a9ac096dec24f940 e8b9eefe7b590b33 c6003ac8b83c383c: 1 where (actual, predicted) is the cell (a, p), 0 elsewhere, NULL for an unknown row.';
-COMMENT ON MACRO _mlsql_binary_counts IS 'mlsql macro 23141fe4f66b4723 e8b9eefe7b590b33 9033af173de8ce0a: tp, fp, fn, tn over rows (NULL over no known rows).';
-COMMENT ON MACRO _mlsql_binary_weighted_counts IS 'mlsql macro 7da5e78c4438fe70 e8b9eefe7b590b33 785676de95e87b41: tp, fp, fn, tn as sums of the rows'' weights w (NULL weight: the row is unknown).';
-COMMENT ON MACRO binary_counts IS 'mlsql macro c7c9e73676e027f9 e8b9eefe7b590b33 ec3e2ece2658948f: Struct of tp, fp, fn, tn as sums of the rows'' sample_weight (DOUBLE).';
-COMMENT ON MACRO binary_precision IS 'mlsql macro e830cf6abadd1075 e8b9eefe7b590b33 4806889bb7ca2172: tp / (tp + fp): the lecture''s prel.';
-COMMENT ON MACRO prel IS 'mlsql macro b1c7fdafe2bc54aa e8b9eefe7b590b33 111b721558632f10: Alias of binary_precision.';
-COMMENT ON MACRO binary_precision_from_counts IS 'mlsql macro 17f481dd8f527f26 e8b9eefe7b590b33 085500afe6b1f780: binary_precision of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_recall IS 'mlsql macro 1b2f010a0ee625a9 e8b9eefe7b590b33 43cfaef079ccf370: tp / (tp + fn): the lecture''s sens.';
-COMMENT ON MACRO sens IS 'mlsql macro 106900bb6d0079ae e8b9eefe7b590b33 a2e759a85fe891bb: Alias of binary_recall.';
-COMMENT ON MACRO binary_recall_from_counts IS 'mlsql macro 0858fd1a556ded32 e8b9eefe7b590b33 e6d5d4885ca0ab79: binary_recall of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_specificity IS 'mlsql macro 14a6c37256ababbe e8b9eefe7b590b33 a935732cde26ff1b: tn / (tn + fp): the lecture''s spec.';
-COMMENT ON MACRO spec IS 'mlsql macro cfdb9f35a130e42a e8b9eefe7b590b33 69c7d8be18204a0d: Alias of binary_specificity.';
-COMMENT ON MACRO binary_specificity_from_counts IS 'mlsql macro c485c1e5e0a6e968 e8b9eefe7b590b33 a470369fb204350e: binary_specificity of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_negative_predictive_value IS 'mlsql macro 0457271d04dbdbb0 e8b9eefe7b590b33 46b2f39fe9dd5576: tn / (tn + fn): the lecture''s nrel.';
-COMMENT ON MACRO nrel IS 'mlsql macro 2152fc3574d0e873 e8b9eefe7b590b33 ef2f126eec3e8349: Alias of binary_negative_predictive_value.';
-COMMENT ON MACRO binary_negative_predictive_value_from_counts IS 'mlsql macro ddffc89012838798 e8b9eefe7b590b33 85cbb87cb54b4223: binary_negative_predictive_value of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_support IS 'mlsql macro fa7e56016b008c07 e8b9eefe7b590b33 e0ca5fbf0fd7c2e8: tp / n: the lecture''s sup (a rule''s support), not scikit-learn''s count.';
-COMMENT ON MACRO sup IS 'mlsql macro 87cddb06e326ab63 e8b9eefe7b590b33 144152ea6c44f7cc: Alias of binary_support.';
-COMMENT ON MACRO binary_support_from_counts IS 'mlsql macro 8402d25aac841def e8b9eefe7b590b33 aa3dccc88419be1b: binary_support of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_accuracy IS 'mlsql macro c09dc2b646eb6a6b e8b9eefe7b590b33 84f0757f275b632b: (tp + tn) / n: the lecture''s tacc.';
-COMMENT ON MACRO tacc IS 'mlsql macro 619bb03a04c0c81d e8b9eefe7b590b33 9a8af938b3af6126: Alias of binary_accuracy.';
-COMMENT ON MACRO binary_accuracy_from_counts IS 'mlsql macro 34624724959a805d e8b9eefe7b590b33 132c84111f58615a: binary_accuracy of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_coverage IS 'mlsql macro 8ad766b91c622f48 e8b9eefe7b590b33 4aa65e9e0c902312: (tp + fp) / n: share predicted positive, the lecture''s cov.';
-COMMENT ON MACRO cov IS 'mlsql macro 4f2ed6bfda690f93 e8b9eefe7b590b33 a6c1662712da42b1: Alias of binary_coverage.';
-COMMENT ON MACRO binary_coverage_from_counts IS 'mlsql macro c09bb1a1c59d18c7 e8b9eefe7b590b33 eceb9376e1629230: binary_coverage of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_error_rate IS 'mlsql macro 4ea2203a81c35a7d e8b9eefe7b590b33 941bf63e51263003: (fp + fn) / n: 1 - accuracy.';
-COMMENT ON MACRO binary_error_rate_from_counts IS 'mlsql macro a2204c5df7075a83 e8b9eefe7b590b33 7ebfc936db780bfc: binary_error_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_fbeta IS 'mlsql macro 788d0b93b97181aa e8b9eefe7b590b33 84bff43b15a17a2d: F-beta of the positive class, from counts.';
-COMMENT ON MACRO binary_fbeta_from_counts IS 'mlsql macro 1071121346d6d69c e8b9eefe7b590b33 fb2a5223d37d2e71: binary_fbeta of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_f1 IS 'mlsql macro 23ae90fc8b19b530 e8b9eefe7b590b33 a91a0451a083bad5: F1 of the positive class, from counts.';
-COMMENT ON MACRO binary_f1_from_counts IS 'mlsql macro 9313516f4cf65620 e8b9eefe7b590b33 7e39d14b60568896: binary_f1 of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_f_alpha IS 'mlsql macro ff2b786017a355a7 e8b9eefe7b590b33 c7e3bd864124822e: The lecture''s F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².';
-COMMENT ON MACRO binary_f_alpha_from_counts IS 'mlsql macro adf2726869b75e76 e8b9eefe7b590b33 ed9bb02892a654eb: binary_f_alpha of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_kappa IS 'mlsql macro 8ce52f5852952950 e8b9eefe7b590b33 a6e39db8940aac53: Cohen''s kappa of the 2x2 table.';
-COMMENT ON MACRO binary_kappa_from_counts IS 'mlsql macro e6971ac4e0ffe940 e8b9eefe7b590b33 4a23f54a1881f43e: binary_kappa of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_false_negative_rate IS 'mlsql macro 738fb611dd32ea6d e8b9eefe7b590b33 dd98687e122eae61: fn / (tp + fn): the positive class''s error rate (1 - recall).';
-COMMENT ON MACRO binary_false_negative_rate_from_counts IS 'mlsql macro 5ff2bd5bf71c60e9 e8b9eefe7b590b33 ab2865260e57700f: binary_false_negative_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_false_positive_rate IS 'mlsql macro c9b2353f5745fe32 e8b9eefe7b590b33 5735ed69e4613f27: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
-COMMENT ON MACRO binary_false_positive_rate_from_counts IS 'mlsql macro 234ce377bac97852 e8b9eefe7b590b33 0d7d5aab9adcee96: binary_false_positive_rate of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO binary_cost_error IS 'mlsql macro 53aecdb0eb6f9061 e8b9eefe7b590b33 e39b36c0f211c6e0: (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.';
-COMMENT ON MACRO binary_cost_error_from_counts IS 'mlsql macro dee233f006a24af3 e8b9eefe7b590b33 6f34682abac51763: binary_cost_error of stored counts tp, fp, fn, tn.';
-COMMENT ON MACRO rule_novelty IS 'mlsql macro a4f933e28db1357a e8b9eefe7b590b33 41134d8556158ac4: p(LR) - p(L) p(R): the lecture''s nov. Inputs: holds (R, the class), fires (L, the rule).';
-COMMENT ON MACRO nov IS 'mlsql macro e54f3d62a6798c44 e8b9eefe7b590b33 917440d29cb9a95f: Alias of rule_novelty.';
-COMMENT ON MACRO rule_novelty_from_counts IS 'mlsql macro 8dd10d22ab8cb2d1 e8b9eefe7b590b33 dfd02e4a022a46fa: rule_novelty of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
-COMMENT ON MACRO rule_satisfaction IS 'mlsql macro f61cb90228d22784 e8b9eefe7b590b33 d12452b2c7a3cd7b: 1 - n |L and not R| / (|L| |not R|): the lecture''s sat. Inputs: holds (R, the class), fires (L, the rule).';
-COMMENT ON MACRO sat IS 'mlsql macro 02a0b71e29325938 e8b9eefe7b590b33 f70721a15a3cae4a: Alias of rule_satisfaction.';
-COMMENT ON MACRO rule_satisfaction_from_counts IS 'mlsql macro 5254efbed09dee18 e8b9eefe7b590b33 83463c7602357f3b: rule_satisfaction of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
-COMMENT ON MACRO _mlsql_align_classes IS 'mlsql macro 83c02200b6eae2f7 e8b9eefe7b590b33 7b977d8020edd87d: Per class (sorted): row total, column total and diagonal from histograms.';
-COMMENT ON MACRO _mlsql_class_lists IS 'mlsql macro f735f8c760db3fc0 e8b9eefe7b590b33 1b2892d6acf97508: One pass: known rows n, the sorted classes and per class actual, predicted, correct.';
-COMMENT ON MACRO _mlsql_weighted_class_lists IS 'mlsql macro 947470791a51d2e9 e8b9eefe7b590b33 0752478081988b89: The class lists with each row weighted by w: n and per-class totals are sums of weights (one pass over the group''s rows per class).';
-COMMENT ON MACRO _mlsql_weighted_class_pairs IS 'mlsql macro 8dc68a2e5eb9888a e8b9eefe7b590b33 8ebb760def9656ac: Each known row''s (actual, predicted) pair and weight.';
-COMMENT ON MACRO _mlsql_class_pairs IS 'mlsql macro 92a000004da35620 e8b9eefe7b590b33 a0b14899d4366f9d: Rows per (actual, predicted) pair, as a map.';
-COMMENT ON MACRO _mlsql_classwise_average IS 'mlsql macro d74fb26ae81cfed0 e8b9eefe7b590b33 2dff7310b8fa3a27: Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.';
-COMMENT ON MACRO _mlsql_classwise_weighted_average IS 'mlsql macro b1327f3701b2867b e8b9eefe7b590b33 b8fcc4e1d976f60c: Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.';
-COMMENT ON MACRO majority_class IS 'mlsql macro 09d9687c43175393 e8b9eefe7b590b33 5276e1d8dd09c279: The class of the largest total sample_weight (ties: the smallest); NULLs skipped.';
-COMMENT ON MACRO minority_class IS 'mlsql macro 91039599e63bfb56 e8b9eefe7b590b33 2aa2cbbbb3a0696d: The class of the smallest total sample_weight above 0 (ties: the smallest); NULLs skipped.';
-COMMENT ON MACRO _mlsql_cost_map_of IS 'mlsql macro c3b992c1f1670cd5 e8b9eefe7b590b33 49b745bbc25700ec: A list of (a, p, cost) as the map a -> p -> cost.';
-COMMENT ON MACRO cost_map IS 'mlsql macro 5f8e8f23ffef9ed2 e8b9eefe7b590b33 0a91a61df98666af: A cost table''s rows (actual, predicted, cost) as the nested map cost_error takes.';
-COMMENT ON MACRO majority_error IS 'mlsql macro aecfdb9758781c9e e8b9eefe7b590b33 075011e87b316a2f: 1 - the largest class share: the error of always predicting the majority class.';
-COMMENT ON MACRO prevalence IS 'mlsql macro 168fdeb977a9a214 e8b9eefe7b590b33 05bfece9e6096743: Share of known rows whose label is the given positive class.';
-COMMENT ON MACRO accuracy IS 'mlsql macro 0c0ec55e3386cc28 e8b9eefe7b590b33 49826898131f0400: Share of known rows where actual = predicted.';
-COMMENT ON MACRO accuracy_score IS 'mlsql macro 15540aa505b9da5f e8b9eefe7b590b33 076d1ef59b99150f: Alias of accuracy.';
-COMMENT ON MACRO error_rate IS 'mlsql macro db6e94ae0abd239f e8b9eefe7b590b33 275718bf0b89df21: Share of known rows where actual <> predicted.';
-COMMENT ON MACRO _mlsql_precision_score_of IS 'mlsql macro 4be5d80c1e47667f e8b9eefe7b590b33 dbfff2e5e668d987: Precision over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO precision_score IS 'mlsql macro cc702dfa26cfcdd5 e8b9eefe7b590b33 4e018c25e7a8969b: Precision over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO _mlsql_recall_score_of IS 'mlsql macro 1e72b58a3b1814bc e8b9eefe7b590b33 121c5482fa46ab75: Recall over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO recall_score IS 'mlsql macro 0cb309227f743ca0 e8b9eefe7b590b33 8e2fa864b75d2e48: Recall over classes, averaged micro, macro (default) or weighted by support.';
-COMMENT ON MACRO _mlsql_fbeta_score_of IS 'mlsql macro 44b6daff896107f2 e8b9eefe7b590b33 d67727c44fbf5b55: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO fbeta_score IS 'mlsql macro 83ff869b7f2e5ae0 e8b9eefe7b590b33 421947934de08f95: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO _mlsql_f1_score_of IS 'mlsql macro 4e809d8451bcf358 e8b9eefe7b590b33 cd7cd95af0e8048c: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO f1_score IS 'mlsql macro 9ca042f540ab6a5c e8b9eefe7b590b33 d393c9e578d12dbc: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
-COMMENT ON MACRO _mlsql_balanced_accuracy_score_of IS 'mlsql macro f0cc5ed86601ed5c e8b9eefe7b590b33 094adb4abd0d7bdc: Mean recall over the classes that occur in actual.';
-COMMENT ON MACRO balanced_accuracy_score IS 'mlsql macro ab0bc0159c5ebb74 e8b9eefe7b590b33 f211c31bfbd30fe4: Mean recall over the classes that occur in actual.';
-COMMENT ON MACRO balanced_accuracy IS 'mlsql macro 4b69765ee8ad8eeb e8b9eefe7b590b33 471c68eb5cebacd6: Alias of balanced_accuracy_score.';
-COMMENT ON MACRO _mlsql_cohen_kappa_score_of IS 'mlsql macro 1b69840c5d5a4fab e8b9eefe7b590b33 a279df387c4224c3: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO _mlsql_cohen_kappa_score_weighted_of IS 'mlsql macro 55854d8a81e860fd e8b9eefe7b590b33 30ebc415782aba9e: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO cohen_kappa_score IS 'mlsql macro 8c0c695114bd4504 e8b9eefe7b590b33 95065f0713cb17fe: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
-COMMENT ON MACRO kappa IS 'mlsql macro 559e28f038203eb0 e8b9eefe7b590b33 f0c3b3d291b62806: Alias of cohen_kappa_score.';
-COMMENT ON MACRO _mlsql_matthews_corrcoef_of IS 'mlsql macro af63abcb17a6016e e8b9eefe7b590b33 fd0352e1f47d8c15: Matthews correlation coefficient (multiclass).';
-COMMENT ON MACRO matthews_corrcoef IS 'mlsql macro 07efccb0a0ec9510 e8b9eefe7b590b33 52737c64a89adb14: Matthews correlation coefficient (multiclass).';
-COMMENT ON MACRO mcc IS 'mlsql macro d5bcb1949522e65e e8b9eefe7b590b33 a93b16e1e40fb40f: Alias of matthews_corrcoef.';
-COMMENT ON MACRO class_error_rate IS 'mlsql macro d98a42df4b4c73dd e8b9eefe7b590b33 7185215f0a5671e4: Share of the rows truly of the given class that were predicted otherwise.';
-COMMENT ON MACRO cost_error IS 'mlsql macro ae224cbfda7467ef e8b9eefe7b590b33 04f319be0ab401b4: (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).';
-COMMENT ON MACRO TABLE class_distribution IS 'mlsql macro 1ce3b446d6025abd e8b9eefe7b590b33 399bbbb296ddd915: One row per class (and group): class, count, share of the known rows.';
-COMMENT ON MACRO TABLE confusion_matrix IS 'mlsql macro 8cf63a47c089d9f9 e8b9eefe7b590b33 043595cccd7fa2f2: The confusion matrix, long: actual, predicted, count (every cell, zeros too).';
-COMMENT ON MACRO TABLE class_metrics IS 'mlsql macro dd68604bd09feba8 e8b9eefe7b590b33 b9d817c91fba02dc: One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.';
-COMMENT ON MACRO _mlsql_known_number IS 'mlsql macro 60ade460d9d6f109 e8b9eefe7b590b33 7b0c63721467dc6c: x as DOUBLE where the other side of the row is known, else NULL.';
-COMMENT ON MACRO mse IS 'mlsql macro 01512eeff6ec20d0 e8b9eefe7b590b33 510a87c8c417956c: Mean squared error.';
-COMMENT ON MACRO mean_squared_error IS 'mlsql macro 3ee2dd88c9f1660e e8b9eefe7b590b33 ba00a914d0ab2d17: Alias of mse.';
-COMMENT ON MACRO rmse IS 'mlsql macro 753dc27677427981 e8b9eefe7b590b33 978a2412bab7d9d5: Root mean squared error.';
-COMMENT ON MACRO mae IS 'mlsql macro 2b7d8c4cd8d4fbdc e8b9eefe7b590b33 a865d301cce0e165: Mean absolute error (the lecture''s mad).';
-COMMENT ON MACRO mean_absolute_error IS 'mlsql macro a41e3fa422a93bdc e8b9eefe7b590b33 11ab543d1a5cd1ed: Alias of mae.';
-COMMENT ON MACRO mape IS 'mlsql macro 72b3a1c8202d7507 e8b9eefe7b590b33 f424798ef7def6d6: Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).';
-COMMENT ON MACRO mean_absolute_percentage_error IS 'mlsql macro 581c273442bf9890 e8b9eefe7b590b33 4cb5e6a9e3e96ce9: Alias of mape.';
-COMMENT ON MACRO rse IS 'mlsql macro b46bc0b361bb8074 e8b9eefe7b590b33 4caf089f0e55cd2f: Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².';
-COMMENT ON MACRO rrse IS 'mlsql macro c23de40683c54bcb e8b9eefe7b590b33 314e091d9c7f3cc6: Root relative squared error: sqrt(rse).';
-COMMENT ON MACRO rae IS 'mlsql macro 733710d2688692b4 e8b9eefe7b590b33 299f3a4db5950ff0: Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).';
-COMMENT ON MACRO pearson_corr IS 'mlsql macro 1975f36b7b46aab4 e8b9eefe7b590b33 fdf2ab1fdf66d213: Pearson correlation of actual and predicted (the lecture''s corr).';
-COMMENT ON MACRO r2 IS 'mlsql macro 15c0f479b6d90bbe e8b9eefe7b590b33 a9094a0ef43e109e: Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².';
-COMMENT ON MACRO r2_score IS 'mlsql macro 83fc0fdc837a014b e8b9eefe7b590b33 ad2e8a53d2a4ed9e: Alias of r2.';
-COMMENT ON MACRO explained_variance IS 'mlsql macro 865eb01a8ce83464 e8b9eefe7b590b33 efd28d28cd19ed30: Explained variance: 1 - var(y - ŷ) / var(y).';
-COMMENT ON MACRO explained_variance_score IS 'mlsql macro 0406504e23b632f9 e8b9eefe7b590b33 1cf650587fafb28d: Alias of explained_variance.';
-COMMENT ON MACRO hivemall_r2 IS 'mlsql macro ba189a9aa70a6725 e8b9eefe7b590b33 8260e16626fdff32: r2 in Hivemall''s argument order: hivemall_r2(predicted, actual).';
-COMMENT ON MACRO _mlsql_weighted_u IS 'mlsql macro 1c215a69fcbf72b1 e8b9eefe7b590b33 06b8f985f62b4ac3: Weighted Mann-Whitney U of (s, y, w) sorted by score: Σ over positives of w x (negative weight below + ties / 2), one pass over the runs of equal scores.';
-COMMENT ON MACRO _mlsql_weighted_precision_sum IS 'mlsql macro 9657af0bee37a676 e8b9eefe7b590b33 6f67787b3a56acc7: Σ over runs of equal scores of (run''s positive weight) x WP(>= s) / W(>= s), (s, y, w) sorted from the highest score.';
-COMMENT ON MACRO _mlsql_positive_rank_sum IS 'mlsql macro 278519afec049e70 e8b9eefe7b590b33 068915adc3c6fa9b: Σ of the 1-based positions of the positives in a sorted list of (s, k, y).';
-COMMENT ON MACRO _mlsql_probability IS 'mlsql macro fc64febd6f147a4c e8b9eefe7b590b33 56eb58797d0e0ed7: x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).';
-COMMENT ON MACRO _mlsql_run_precision_sum IS 'mlsql macro 23c6e59e3e96b935 e8b9eefe7b590b33 feebffc6efd93c9e: Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).';
-COMMENT ON MACRO logloss IS 'mlsql macro 018a8b7f2644998e e8b9eefe7b590b33 03c064936b85d2cb: Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.';
-COMMENT ON MACRO log_loss IS 'mlsql macro 18e8e0c28a2df9b4 e8b9eefe7b590b33 76a3c01f0f1e4498: Alias of logloss.';
-COMMENT ON MACRO hivemall_logloss IS 'mlsql macro 43cc4cd466815f8a e8b9eefe7b590b33 13635f3dc4b124cc: logloss in Hivemall''s argument order: hivemall_logloss(predicted, actual).';
-COMMENT ON MACRO hivemall_auc IS 'mlsql macro 245613d1bcb2c74f e8b9eefe7b590b33 014dc1cb586a21fe: auc in Hivemall''s argument order: hivemall_auc(score, label), no sorting needed.';
-COMMENT ON MACRO average_precision_score IS 'mlsql macro eacae720edc1077c e8b9eefe7b590b33 9a7930c9ed617d69: Average precision of scores (score) for binary labels (actual): scikit-learn''s step-wise AP, tied scores one step.';
-COMMENT ON MACRO brier_score_loss IS 'mlsql macro 3b1efcd5cf389d15 e8b9eefe7b590b33 970e4dce0a9fc69c: Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).';
-COMMENT ON MACRO expected_calibration_error IS 'mlsql macro 5d0ea24c26e43e53 e8b9eefe7b590b33 d6a508bdfbd0147a: Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.';
-COMMENT ON MACRO _mlsql_ranked IS 'mlsql macro 559f96014641583d e8b9eefe7b590b33 ab2c87756a0fda0a: A list without NULLs and repeats (the first occurrence keeps its place).';
-COMMENT ON MACRO _mlsql_hit_positions IS 'mlsql macro 55f69ce6005b124d e8b9eefe7b590b33 b4241597124d4636: Positions (1-based) of the true items among the first k of a ranked list (all of it when k is NULL).';
-COMMENT ON MACRO _mlsql_ideal_grades IS 'mlsql macro f80d2b1b1769611b e8b9eefe7b590b33 4a5ae2f57ac162ad: The n best grades of an ideal ranking, best first (NULL grades dropped).';
-COMMENT ON MACRO _mlsql_scores_map IS 'mlsql macro 6e0282331a6420fa e8b9eefe7b590b33 4309b7968af0e03a: A list of {label, score} structs as a MAP (a label''s first entry kept, NULL labels dropped).';
-COMMENT ON MACRO _mlsql_scored IS 'mlsql macro f1a8b6b8c79d1091 e8b9eefe7b590b33 8e2a26660c64b2fc: The (key, value) entries of a score map whose score is not NULL.';
-COMMENT ON MACRO _mlsql_score_lists IS 'mlsql macro a9e4471a518ad415 e8b9eefe7b590b33 580770d3b69c6e2c: A row''s scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.';
-COMMENT ON MACRO _mlsql_n_top IS 'mlsql macro f785092aa9e55a72 e8b9eefe7b590b33 cbbaa13f21ee51f1: How many of the scores ``among`` equal the highest scored one.';
-COMMENT ON MACRO _mlsql_ranked_labels IS 'mlsql macro e00917d66e35bb3e e8b9eefe7b590b33 3ecd9b76d454b9ed: Labels of (key, value) entries, best score first, ties by label.';
-COMMENT ON MACRO _mlsql_top_k_of IS 'mlsql macro 857042ce7a031501 e8b9eefe7b590b33 88fcc26dd98ccbaf: The labels of the n best-scored entries, best first (all of them when n is NULL).';
-COMMENT ON MACRO _mlsql_scored_above IS 'mlsql macro f239a54483d655b9 e8b9eefe7b590b33 01f1c98f33d34763: The entries of a score map scored >= threshold.';
-COMMENT ON MACRO top_k IS 'mlsql macro 9e0bb74db91abde5 e8b9eefe7b590b33 e550e6105128a76f: The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.';
-COMMENT ON MACRO above_threshold IS 'mlsql macro e30ffc08fec341c5 e8b9eefe7b590b33 eacbf8949f55c854: Labels of a score map scored >= threshold, best first (ties by label).';
-COMMENT ON MACRO top_k_above IS 'mlsql macro c8a21ac874bc1749 e8b9eefe7b590b33 b0e0b61f12462486: At most k labels of a score map, each scored >= threshold, best first (ties by label).';
-COMMENT ON MACRO _mlsql_precision_at_row IS 'mlsql macro 79f68aca0fa58b95 e8b9eefe7b590b33 e7d3751322eba652: Per row: Hivemall''s Precision@k: hits in the top k / k, averaged over rows.';
-COMMENT ON MACRO precision_at IS 'mlsql macro 774b67f374c1605f e8b9eefe7b590b33 4884b10fc3abe282: Hivemall''s Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.';
-COMMENT ON MACRO _mlsql_recall_at_row IS 'mlsql macro f9992d8691a721ab e8b9eefe7b590b33 614943dfea92c5e7: Per row: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows.';
-COMMENT ON MACRO recall_at IS 'mlsql macro b6f687652e85ed39 e8b9eefe7b590b33 e338f1d5805ced77: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.';
-COMMENT ON MACRO _mlsql_average_precision_row IS 'mlsql macro 75440a5edbcb7d5d e8b9eefe7b590b33 4c1ca295cf2e11d3: Per row: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows.';
-COMMENT ON MACRO average_precision IS 'mlsql macro 214e35606d2e7245 e8b9eefe7b590b33 9a8ec071159672a5: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.';
-COMMENT ON MACRO _mlsql_hitrate_row IS 'mlsql macro dff83c8d7764121e e8b9eefe7b590b33 0f9a4195d9fe9699: Per row: Hivemall''s HitRate@k: share of rows with a true item in the top k.';
-COMMENT ON MACRO hitrate IS 'mlsql macro d4710183efe00f1e e8b9eefe7b590b33 14a0b8ff8fc8bcf7: Hivemall''s HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.';
-COMMENT ON MACRO _mlsql_mrr_row IS 'mlsql macro 1c77b25aa57ab6cc e8b9eefe7b590b33 cee31d934d8a52bc: Per row: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k.';
-COMMENT ON MACRO mrr IS 'mlsql macro b9f8873c8d0e401d e8b9eefe7b590b33 29a9d74639459227: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.';
-COMMENT ON MACRO _mlsql_ndcg_row IS 'mlsql macro 33898adcb6ba69e7 e8b9eefe7b590b33 a61d5dba1d08ed4c: Per row: Hivemall''s binary nDCG@k, averaged over rows.';
-COMMENT ON MACRO ndcg IS 'mlsql macro cf697a2d7ba82f0d e8b9eefe7b590b33 ad77ab6608333d29: Hivemall''s binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.';
-COMMENT ON MACRO _mlsql_ranking_auc_row IS 'mlsql macro b39a434d4ba2c7df e8b9eefe7b590b33 ccb359c494ab4c11: Per row: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.';
-COMMENT ON MACRO ranking_auc IS 'mlsql macro 69df5584d341aa8b e8b9eefe7b590b33 37c4c00d7346d5c7: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall''s ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.';
-COMMENT ON MACRO auc IS 'mlsql macro 45ba9f5e314824b4 e8b9eefe7b590b33 a05448312e491195: ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall''s ranking AUC (ranking_auc).';
-COMMENT ON MACRO roc_auc_score IS 'mlsql macro a9a95ff171768a8a e8b9eefe7b590b33 bc67e8e13e8ebd7a: Alias of auc.';
-COMMENT ON MACRO _mlsql_graded_ndcg_row IS 'mlsql macro 952dcf5f5316ea69 e8b9eefe7b590b33 5288c93773475300: Per row: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.';
-COMMENT ON MACRO graded_ndcg IS 'mlsql macro b586c3259de555a9 e8b9eefe7b590b33 45b59d36a9abea88: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).';
-COMMENT ON MACRO _mlsql_coverage_error_row IS 'mlsql macro f9cb9ca3a2feb705 e8b9eefe7b590b33 1c36218638ccf220: Per row: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.';
-COMMENT ON MACRO coverage_error IS 'mlsql macro a68cc6a3bbdb9385 e8b9eefe7b590b33 6bea0c82bdbac9a9: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.';
-COMMENT ON MACRO _mlsql_label_ranking_loss_row IS 'mlsql macro ae76330d5fd06eec e8b9eefe7b590b33 4624732cab320f51: Per row: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.';
-COMMENT ON MACRO label_ranking_loss IS 'mlsql macro 57227e4d4a7fd5de e8b9eefe7b590b33 fa35e1dd64994d74: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.';
-COMMENT ON MACRO _mlsql_label_ranking_average_precision_row IS 'mlsql macro e9507e38bef365f6 e8b9eefe7b590b33 231f43db3154f4ef: Per row: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows.';
-COMMENT ON MACRO label_ranking_average_precision IS 'mlsql macro 276f91bd35ef99fd e8b9eefe7b590b33 e2d61fae35a17287: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.';
-COMMENT ON MACRO label_ranking_average_precision_score IS 'mlsql macro a45786aa736d0a82 e8b9eefe7b590b33 332292edb5ba75cf: Alias of label_ranking_average_precision.';
-COMMENT ON MACRO _mlsql_one_error_row IS 'mlsql macro 80ba9a1428bf8027 e8b9eefe7b590b33 f0d69a7393274064: Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).';
-COMMENT ON MACRO one_error IS 'mlsql macro 750cbd5a118642c3 e8b9eefe7b590b33 790c885aa1e99a09: One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.';
-COMMENT ON MACRO _mlsql_ndcg_score_row IS 'mlsql macro b8a6590579b8df50 e8b9eefe7b590b33 a65d8cbeae5d7d66: Per row: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.';
-COMMENT ON MACRO ndcg_score IS 'mlsql macro 46fbb2f02a8c8063 e8b9eefe7b590b33 e5b7dc6ce2692ee8: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn''s ignore_ties=False). No true label: 0.';
-COMMENT ON MACRO _mlsql_curve_cells IS 'mlsql macro bc1ebfd29e36f30b e8b9eefe7b590b33 5f37e729341fbfef: The curve cells (label struct k, y, s) of a known row.';
-COMMENT ON MACRO TABLE precision_recall_curve IS 'mlsql macro 1ecc6ae332d90f44 e8b9eefe7b590b33 be8d97718b2dbf2e: One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn''s points, each row weighted by sample_weight).';
-COMMENT ON MACRO TABLE roc_curve IS 'mlsql macro dc0d810c580f78e8 e8b9eefe7b590b33 038072f7fd558ddc: One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn''s points, each row weighted by sample_weight).';
-COMMENT ON MACRO _mlsql_label_score_cells IS 'mlsql macro ccd923479f8964ff e8b9eefe7b590b33 477b882e9c2b88a7: The explicit cells of known rows {a: actual, m: score map}: each scored label (row, label, score, true?) and each true label without a score (at -infinity).';
-COMMENT ON MACRO _mlsql_weighted_label_score_cells IS 'mlsql macro ee460b95349be72e e8b9eefe7b590b33 5090a6e24e279411: The explicit cells of known rows {a: actual, m: score map, w: weight}: each scored label (row, label, score, true? and weight) and each true label without a score (at -infinity).';
-COMMENT ON MACRO _mlsql_segment_slices IS 'mlsql macro 6901c62a79d5eb9c e8b9eefe7b590b33 f051202c05740160: Cells {g, s, y} cut into segments by g, each sorted by score descending twice: negatives first among ties (a) and positives first (b). A segment ends where g changes from one cell to the next.';
-COMMENT ON MACRO _mlsql_segment_stats IS 'mlsql macro ed13245fc0f2e1fe e8b9eefe7b590b33 2afcbe8f5011edcd: A segment''s statistics from its cells sorted with negatives first (a) and positives first (b) among ties: explicit cells, positives (unscored ones), Σ P(>= s) / N(>= s) over the scored positives, and U.';
-COMMENT ON MACRO _mlsql_weighted_segment_slices IS 'mlsql macro 0f37ab4b1e8e453d e8b9eefe7b590b33 ef607f66ca423f6a: Weighted cells {g, s, y, w} sorted by (g, s) descending and cut into segments by g.';
-COMMENT ON MACRO _mlsql_weighted_segment_stats IS 'mlsql macro 8c7d84a3ed0e7e89 e8b9eefe7b590b33 62556e2ad13be912: A segment''s statistics from its weighted cells {s, y, w} sorted by score descending: the weights of its cells, positives and unscored positives, Σ over runs of the positive weight x WP(>= s) / W(>= s), and the weighted U.';
-COMMENT ON MACRO multilabel_average_precision IS 'mlsql macro 5d2a614331bbc128 e8b9eefe7b590b33 648fe9ac2d9c5935: scikit-learn''s average_precision_score over label scores (the indicator matrix of the group''s labels), averaged micro, macro, weighted or over samples.';
-COMMENT ON MACRO multilabel_roc_auc IS 'mlsql macro fda18e601c1fd506 e8b9eefe7b590b33 e691d4325e57ad4a: scikit-learn''s roc_auc_score over label scores (the indicator matrix of the group''s labels), ties one half, averaged micro, macro, weighted or over samples.';
-COMMENT ON MACRO _mlsql_score_entries IS 'mlsql macro 1d83b0c27a86851f e8b9eefe7b590b33 6b4b005b7e82db3d: A row''s label scores as (key, value) entries (a list''s first entry of a label kept).';
-COMMENT ON MACRO TABLE calibration_table IS 'mlsql macro 6107bbe15ce78aa6 e8b9eefe7b590b33 2d79cde17faa1def: One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.';
-COMMENT ON MACRO TABLE label_thresholds IS 'mlsql macro 501c04a9a4c73a39 e8b9eefe7b590b33 252a9f7470a68b40: One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold, each row weighted by sample_weight.';
-COMMENT ON MACRO TABLE _mlsql_poisson_cdf IS 'mlsql macro f3c20b21f704a84d e8b9eefe7b590b33 08959bd5e8e4dbd0: Poisson(m)''s CDF for each m > 0 of ms over k in m +- (12 sqrt(m) + 12), normalised (the mass left out is below 1e-25): the draw for a uniform u is the smallest k with cdf >= u.';
-COMMENT ON MACRO _mlsql_repr IS 'mlsql macro fb23017e06c41717 e8b9eefe7b590b33 ed3293b6b225317f: A value as Python''s repr shows it: ''text'' (or "it''s"), None, True, 2.5.';
-COMMENT ON MACRO _mlsql_mcnemar_p IS 'mlsql macro 139601d6929a5c3e e8b9eefe7b590b33 03e6761e4c5a7194: McNemar''s exact test: min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2); 1 when b + c = 0. The binomial terms from lgamma, summed smallest first.';
-COMMENT ON MACRO _mlsql_literal IS 'mlsql macro 04a640f5d67f8aad e8b9eefe7b590b33 fabf8613565db3c2: SQL text that reads back as x: its text quoted, cast to its type (''NULL'' for NULL).';
-COMMENT ON MACRO TABLE _mlsql_poisson_buckets IS 'mlsql macro 7f4fe53ba32d2042 e8b9eefe7b590b33 edc8625374a9b374: Poisson(m)''s inverse CDF for each m of ms as (m, b, k, lo, hi): k is the draw of u with lo < u <= hi, listed under each bucket b = floor(u x 4096) it meets.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_label_sets IS 'mlsql macro 0d39306b726139a7 e8b9eefe7b590b33 99ff4201c0a23fc3: bootstrap of the label-set measures: one Poisson(m) draw per distinct (tp, |A|, |P|, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_label_sets IS 'mlsql macro 47627c896ebd197a e8b9eefe7b590b33 6dde540f6bf33f2b: compare on the label-set measures: one Poisson(m) draw per distinct pair of both rows'' (tp, |A|, |P|, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_label_lists IS 'mlsql macro 5ec0723101af3f08 e8b9eefe7b590b33 9e0a1c3712c1b88d: bootstrap of the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_label_lists IS 'mlsql macro 0307b351ce0e1afd e8b9eefe7b590b33 7320e9e985093f60: compare on the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_classes IS 'mlsql macro a0fbac3ff77f3b13 e8b9eefe7b590b33 2e7f1f16afd20ab4: bootstrap of the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_classes IS 'mlsql macro 80c0cc79fb60e162 e8b9eefe7b590b33 dd056fb8491ae669: compare on the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_regression IS 'mlsql macro a695330801ab49fa e8b9eefe7b590b33 3facdab54f7b4412: bootstrap of the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_regression IS 'mlsql macro a265398f1a406710 e8b9eefe7b590b33 15bb32db9a6da4e2: compare on the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_scores IS 'mlsql macro c53b99c393b05386 e8b9eefe7b590b33 8c57775ea70d1fc9: bootstrap of the measures of scores (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
-COMMENT ON MACRO TABLE _mlsql_compare_scores IS 'mlsql macro a427c7013fa57782 e8b9eefe7b590b33 a1a72020fdf0b574: compare on the measures of scores (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_refused IS 'mlsql macro 0834104101f4f65b e8b9eefe7b590b33 d7c8a0ab09159455: bootstrap on a list of measures whose first it does not resample: its error.';
-COMMENT ON MACRO TABLE _mlsql_bootstrap_not_a_list IS 'mlsql macro f4518fa7dbb7defc e8b9eefe7b590b33 438f81c2175166e2: bootstrap on measures that are not a list of names: its error.';
-COMMENT ON MACRO TABLE _mlsql_compare_refused IS 'mlsql macro e1bfdca5049051da e8b9eefe7b590b33 7d77a1178293a58c: compare on a list of measures whose first it does not resample: its error.';
-COMMENT ON MACRO TABLE _mlsql_compare_not_a_list IS 'mlsql macro e525f35e0b8a3418 e8b9eefe7b590b33 ad00c65c93a75c89: compare on measures that are not a list of names: its error.';
-COMMENT ON MACRO TABLE bootstrap IS 'mlsql macro 3541574df2dd301e e8b9eefe7b590b33 de4e055d2adbb715: Bootstrap intervals, one row per group and measure: the by columns, measure, estimate (the measure on the data), low and high (percentile interval), std_error. Measures of one kind: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error); beta, zero_division, n_labels, options, average, weights and n_bins apply to every listed measure taking them. Exact Poisson bootstrap (one Poisson(m) draw per distinct row statistics seen m times, counter-based on seed: the same seed, the same draws). Example: SELECT * FROM bootstrap(''preds'', ''actual'', ''predicted'', measures := [''micro_f1''], "by" := [''model'']).';
-COMMENT ON MACRO TABLE compare IS 'mlsql macro b4a60aac4f204968 e8b9eefe7b590b33 e494ceac19e6db97: Paired comparison of every model with the baseline, one row per group, other model and measure: the by columns, model, measure, baseline_estimate, estimate, difference (model - baseline), low and high (percentile interval of the difference), p_value (two-sided paired bootstrap), mcnemar_p_value (McNemar''s exact test; subset_accuracy, zero_one_loss, accuracy and error_rate, else NULL). Rows pair on id within each group; unpaired rows are an error unless drop_unpaired := true. Measures and their parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per distinct pair of both rows'' statistics seen m times, for both sides at once). Example: SELECT * FROM compare(''runs'', ''actual'', ''predicted'', model := ''model'', id := ''id'', baseline := ''A'', measures := [''micro_f1'', ''subset_accuracy'']).';
+COMMENT ON MACRO _mlsql_weight IS 'mlsql macro 6440ffc2acbf6439 f4d998face740514 a61fff38fc8c6824: A row''s sample_weight as DOUBLE (NULL stays NULL; NaN, infinite, negative: an error).';
+COMMENT ON MACRO _mlsql_shown IS 'mlsql macro b0d5f7daf3cc963d f4d998face740514 4894dd5071568a45: A value as mlsql''s messages show it: ''text'', None, True, 2.5.';
+COMMENT ON MACRO _mlsql_check_beta IS 'mlsql macro 512040aa601b1dbd f4d998face740514 bc06f20cb3a322b4: Validate beta: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_zero_division IS 'mlsql macro 67f9c71bdeff8a04 f4d998face740514 18fbcd5eda8674e0: Validate zero_division: one of 0, 1, nan, ''diagnose'', ''ignore''.';
+COMMENT ON MACRO _mlsql_check_n_labels IS 'mlsql macro 43d838c682001e03 f4d998face740514 31ce1f3c02fde4cf: Validate n_labels: a whole number > 0.';
+COMMENT ON MACRO _mlsql_check_alpha IS 'mlsql macro 5238e2456fa0f54a f4d998face740514 98a88b2e0c66f304: Validate alpha: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_cost_fn IS 'mlsql macro 9cd5c51fb93b2036 f4d998face740514 c36dd1610add972a: Validate cost_fn: a finite number.';
+COMMENT ON MACRO _mlsql_check_cost_fp IS 'mlsql macro 777d89e417099a55 f4d998face740514 a910c6e3b5cd8627: Validate cost_fp: a finite number.';
+COMMENT ON MACRO _mlsql_check_average IS 'mlsql macro 49519a425086aa0c f4d998face740514 3a4a2b7f12ea00c3: Validate average: one of ''micro'', ''macro'', ''weighted''.';
+COMMENT ON MACRO _mlsql_check_weights IS 'mlsql macro 55f3c76974caf8a0 f4d998face740514 8c66f0d65ca96636: Validate weights: one of ''linear'', ''quadratic''.';
+COMMENT ON MACRO _mlsql_check_k IS 'mlsql macro 14bf28fb73962a0d f4d998face740514 e7206c647bd6deb0: Validate k: a whole number > 0 (or NULL for all).';
+COMMENT ON MACRO _mlsql_check_top_k IS 'mlsql macro a230e0f559eda428 f4d998face740514 697689036a4c07cd: Validate k: a whole number >= 0 (or NULL for all).';
+COMMENT ON MACRO _mlsql_check_threshold IS 'mlsql macro 8c2bc6acd7bacc83 f4d998face740514 c270cbf5b6667334: Validate threshold: a number.';
+COMMENT ON MACRO _mlsql_check_table_beta IS 'mlsql macro a01713b91245d079 f4d998face740514 711deba5bb187f12: Validate beta: a finite number > 0.';
+COMMENT ON MACRO _mlsql_check_n_bins IS 'mlsql macro 64118ad4391f29da f4d998face740514 4923eda914fe86e8: Validate n_bins: a whole number from 1 to 100000.';
+COMMENT ON MACRO _mlsql_check_score_average IS 'mlsql macro bdca0452f2d1708f f4d998face740514 8e45747ba35841ff: Validate average: one of ''micro'', ''macro'', ''weighted'', ''samples''.';
+COMMENT ON MACRO _mlsql_check_threshold_bins IS 'mlsql macro 17753518e5455d2e f4d998face740514 4f7831a898e6babe: Validate n_bins: a whole number from 1 to 100000 (or NULL for exact thresholds).';
+COMMENT ON MACRO _mlsql_undefined IS 'mlsql macro ac744bf4af46efca f4d998face740514 4d711ac6dd44e58e: The value of an undefined ratio under a checked zero_division (''ignore'': NULL).';
+COMMENT ON MACRO _mlsql_label_type_error IS 'mlsql macro 5e13bfa8fcf5baad f4d998face740514 f23ffe21e6defe6c: The error for lists that hold no labels (floats, booleans, ...) or two kinds.';
+COMMENT ON MACRO _mlsql_checked_label_lists IS 'mlsql macro 734e7008fdd54d97 f4d998face740514 4142908d1380da2f: actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).';
+COMMENT ON MACRO _mlsql_typed_universe IS 'mlsql macro dfe2a11bf711de99 f4d998face740514 cad210849cc5f1ec: A labels= universe as a list of example''s type, after checking its kind and, for integers, their range.';
+COMMENT ON MACRO _mlsql_tp IS 'mlsql macro 7ad3957705368986 f4d998face740514 9c9edbbfcd5bd867: |A ∩ P|: distinct true labels that were predicted (NULL elements ignored).';
+COMMENT ON MACRO _mlsql_n_actual IS 'mlsql macro 8912008a8d73d114 f4d998face740514 82ac13ddef8a0554: |A|: distinct non-NULL true labels; NULL when either list is NULL.';
+COMMENT ON MACRO _mlsql_n_predicted IS 'mlsql macro 73cb8d3e1caeb72c f4d998face740514 0584dcad066e6da4: |P|: distinct non-NULL predicted labels; NULL when either list is NULL.';
+COMMENT ON MACRO _mlsql_ratio IS 'mlsql macro 456a33afe3d3f806 f4d998face740514 bc584d9a25427490: ``num / den``, or the ``zero_division`` value where ``den`` is 0.';
+COMMENT ON MACRO _mlsql_precision IS 'mlsql macro 58dbd7799a76e0e4 f4d998face740514 aa8fa031a8d561b9: tp / (tp + fp): undefined when nothing is predicted.';
+COMMENT ON MACRO _mlsql_recall IS 'mlsql macro f5215130f0b41a22 f4d998face740514 41a31e7a96ee2c4b: tp / (tp + fn): undefined when nothing is true.';
+COMMENT ON MACRO _mlsql_fbeta IS 'mlsql macro 59f673176e1889f2 f4d998face740514 24399ecb1ec237a2: (1 + b²) tp / ((1 + b²) tp + b² fn + fp): undefined only when tp + fp + fn = 0.';
+COMMENT ON MACRO _mlsql_jaccard IS 'mlsql macro f27d14b3c904efa0 f4d998face740514 11ea1f5467a0a519: tp / (tp + fp + fn) = |A ∩ P| / |A ∪ P|: undefined when both sets are empty.';
+COMMENT ON MACRO _mlsql_average IS 'mlsql macro e2bce6c45bc68591 f4d998face740514 61eb55dfc72a4e2b: Mean of per-row or per-label values, leaving undefined ones out where asked.';
+COMMENT ON MACRO _mlsql_average_by_weight IS 'mlsql macro a2c6cb27c6aad003 f4d998face740514 5a2c637ab11f1b6c: Mean of per-row or per-label values, leaving undefined ones out where asked, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_share IS 'mlsql macro d723b640377e4a9c f4d998face740514 c702a25486825367: ``part / whole``, NULL where ``whole`` is 0 (a share of no rows is unknown).';
+COMMENT ON MACRO _mlsql_hamming_loss IS 'mlsql macro 5cc743e0762ecfc6 f4d998face740514 84162b5f72050498: (fp + fn) / (rows x labels): the share of label decisions that are wrong.';
+COMMENT ON MACRO _mlsql_subset_accuracy IS 'mlsql macro cf75a9cea316308f f4d998face740514 f177f4f8847f7399: Share of rows whose predicted set equals the true set (unknown rows left out).';
+COMMENT ON MACRO _mlsql_subset_accuracy_by_weight IS 'mlsql macro 34eff7b6e309cc2b f4d998face740514 4ba8ab3305a6ddba: Share of rows whose predicted set equals the true set (unknown rows left out), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_zero_one_loss IS 'mlsql macro ae549e88edbc7c42 f4d998face740514 e5c45f387205350f: 1 - subset accuracy.';
+COMMENT ON MACRO _mlsql_zero_one_loss_by_weight IS 'mlsql macro b58af924798eaedc f4d998face740514 96924c0ca9aa0984: 1 - subset accuracy, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_negative_predictive_value IS 'mlsql macro 3206e85937033e08 f4d998face740514 6486ca5389a6c694: tn / (tn + fn) (the lecture''s nrel): precision of the negative class.';
+COMMENT ON MACRO _mlsql_specificity IS 'mlsql macro 6ae09f8bc983fb28 f4d998face740514 4fe85e2458e6c35b: tn / (tn + fp) (the lecture''s spec): recall of the negative class.';
+COMMENT ON MACRO _mlsql_false_negative_rate IS 'mlsql macro a56ecac63de02524 f4d998face740514 2660591f18988e35: fn / (tp + fn): the positive class''s error rate (1 - recall).';
+COMMENT ON MACRO _mlsql_false_positive_rate IS 'mlsql macro 72f641940bd4d33d f4d998face740514 b2b4215e50204c8c: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
+COMMENT ON MACRO _mlsql_joint_share IS 'mlsql macro db280ce07445d883 f4d998face740514 b85d7c5eca100918: tp / n (the lecture''s sup, a rule''s support p(LR)).';
+COMMENT ON MACRO _mlsql_table_accuracy IS 'mlsql macro 4b02e1fe41f40e71 f4d998face740514 3f910c9d872337ac: (tp + tn) / n (the lecture''s tacc).';
+COMMENT ON MACRO _mlsql_table_error_rate IS 'mlsql macro 19a6af9dadfccf3e f4d998face740514 2706312adae615d6: (fp + fn) / n: 1 - accuracy.';
+COMMENT ON MACRO _mlsql_table_coverage IS 'mlsql macro 6d84fb6398ab0583 f4d998face740514 7e4072f68ffea71f: (tp + fp) / n (the lecture''s cov): share of rows predicted positive (where a rule fires).';
+COMMENT ON MACRO _mlsql_table_cost_error IS 'mlsql macro 8ef9a12ac73eab8e f4d998face740514 edda65108ac826d7: (cost_fn fn + cost_fp fp) / n: the cost-weighted error of a 2x2 table.';
+COMMENT ON MACRO _mlsql_novelty IS 'mlsql macro f27c067838c024a2 f4d998face740514 5acd4d9e6b432777: p(LR) - p(L) p(R) = (n tp - (tp + fp)(tp + fn)) / n² (the lecture''s nov).';
+COMMENT ON MACRO _mlsql_satisfaction IS 'mlsql macro 5e52156bbda5dec0 f4d998face740514 3807dca57769ff2f: 1 - n fp / (|L| |not R|) (the lecture''s sat); undefined when L or not R is empty.';
+COMMENT ON MACRO _mlsql_cohen_kappa IS 'mlsql macro 6dc9235cb4dd4b51 f4d998face740514 faa7f3681a49b5c7: 1 - n Σw·O / Σw·r·c: kappa from the (weighted) disagreement seen and expected by chance.';
+COMMENT ON MACRO _mlsql_table_kappa IS 'mlsql macro ca897ee75373bbee f4d998face740514 773d087b0a7f5222: Cohen''s kappa of a 2x2 table: chance disagreement (tp+fn)(fn+tn) + (fp+tn)(tp+fp).';
+COMMENT ON MACRO _mlsql_curve_precision IS 'mlsql macro 9e38e8d9d01ba7ef f4d998face740514 afcbec407c0d65ff: tp / (tp + fp) at a threshold; 1 at +inf, where nothing is predicted (scikit-learn).';
+COMMENT ON MACRO _mlsql_curve_recall IS 'mlsql macro c8825708d87e4e9c f4d998face740514 94a37aa7e5c73529: tp / P at a threshold; 0 at +inf (scikit-learn''s end point), undefined without positives.';
+COMMENT ON MACRO _mlsql_curve_rate IS 'mlsql macro b06df681d13ec307 f4d998face740514 3246511f7917cf47: count / total: the true positive rate (tp / P) or false positive rate (fp / N).';
+COMMENT ON MACRO _mlsql_true_negatives IS 'mlsql macro 371583405de34ffd f4d998face740514 2a0b024e1b4c7a49: rows - tp - fp - fn: rows where the label is neither true nor predicted.';
+COMMENT ON MACRO _mlsql_label_accuracy IS 'mlsql macro 24ebf980c735f9e7 f4d998face740514 033ec9576ea3b24f: (tp + tn) / rows: share of rows where the label is decided right.';
+COMMENT ON MACRO _mlsql_weighted_average IS 'mlsql macro d54a8c194f72c2aa f4d998face740514 15124640a7b211f3: Sum of weight x value over the sum of weights, leaving undefined values out.';
+COMMENT ON MACRO _mlsql_weighted_average_by_weight IS 'mlsql macro 72949384a764834c f4d998face740514 b0448b4c2f8ec1f9: Sum of weight x value over the sum of weights, leaving undefined values out, each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_fbeta_of_means IS 'mlsql macro 1ff811799fa8b698 f4d998face740514 0bb70fbe509d5061: (1 + b²) P R / (b² P + R) of two averages (the R walkthrough''s macro F1); 0 when both are 0.';
+COMMENT ON MACRO _mlsql_share_of_labels IS 'mlsql macro 2e726c09d9eb5b70 f4d998face740514 c1ff78b391d22324: Share of label rows where ``condition`` holds (CLP, MLP, WLP).';
+COMMENT ON MACRO _mlsql_share_of_labels_by_weight IS 'mlsql macro df18776ae6c4a9f1 f4d998face740514 3a4b9fd382fa6c48: Share of label rows where ``condition`` holds (CLP, MLP, WLP), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_label_accuracy_micro IS 'mlsql macro 885e811cf300d694 f4d998face740514 1f901d8c6db0d4ec: 1 - Hamming loss: share of the rows x labels decisions that are right.';
+COMMENT ON MACRO _mlsql_segment_average_precision IS 'mlsql macro be4ade8afe0896be f4d998face740514 e00b2c0e721b617f: (Σ scored positives'' P(>= s) / N(>= s) + unscored positives x positives / cells) / positives.';
+COMMENT ON MACRO _mlsql_segment_roc_auc IS 'mlsql macro a38520f731b21d9d f4d998face740514 f258e6f343290f63: U / (positives x negatives), U counting the unscored negatives at -infinity.';
+COMMENT ON MACRO _mlsql_precision_at_k IS 'mlsql macro 9a6d84423b44c27f f4d998face740514 de0ce1afbc82f80c: hits / n; an empty ranked list scores 1 when nothing is true, else 0 (Hivemall).';
+COMMENT ON MACRO _mlsql_recall_at_k IS 'mlsql macro 35a2dbcf6dcfc8de f4d998face740514 c9d77863612108c7: hits / |T|; an empty true set scores 1 when nothing is ranked, else 0 (Hivemall).';
+COMMENT ON MACRO _mlsql_hit IS 'mlsql macro fe0bcbd31c93a14d f4d998face740514 4a4ec5a23b830392: 1 when a true item is in the top n, else 0.';
+COMMENT ON MACRO _mlsql_reciprocal_rank IS 'mlsql macro 42cca930d80534eb f4d998face740514 4fe316e5c4790d54: 1 / position of the first hit in the top n; 0 without one.';
+COMMENT ON MACRO _mlsql_precision_at_hit IS 'mlsql macro 29b0997c27d0ebd4 f4d998face740514 566ea9a1213fd57a: Precision of the top ``pos`` items when the item at ``pos`` is the ``nth`` hit.';
+COMMENT ON MACRO _mlsql_average_precision_at_k IS 'mlsql macro f7f32f6575119ccf f4d998face740514 cce69c97cb0669d1: Mean precision at the hits of the top n (Hivemall since 2017); 0 without hits.';
+COMMENT ON MACRO _mlsql_misses_above_hit IS 'mlsql macro 5430c952fed1c544 f4d998face740514 901cc633442369f5: Misses ranked above the ``nth`` hit at ``pos``: its wrongly ordered (hit, miss) pairs.';
+COMMENT ON MACRO _mlsql_ranking_auc_at_k IS 'mlsql macro 1afa9d46c281447a f4d998face740514 1bec21de50dcfed1: Share of (hit, miss) pairs of the top n in the right order; 0.5 without such pairs.';
+COMMENT ON MACRO _mlsql_normalized_dcg IS 'mlsql macro 657b1d9263719358 f4d998face740514 b9f455575bc6011f: DCG / ideal DCG; 0 where the ideal DCG is 0 (nothing relevant).';
+COMMENT ON MACRO _mlsql_coverage IS 'mlsql macro b06580681128d5bb f4d998face740514 0e47451fc7753482: How far down the ranking to go to cover every true label; 0 without true labels.';
+COMMENT ON MACRO _mlsql_false_at_or_above IS 'mlsql macro 82012b3a96e35163 f4d998face740514 2993895256fef5de: False labels scored at least as high as a true label: its wrongly ordered pairs.';
+COMMENT ON MACRO _mlsql_ranking_loss_of_row IS 'mlsql macro cbd6b96bc9408710 f4d998face740514 a6c04353e7e613ca: Wrongly ordered (true, false) pairs / all such pairs; 0 where there are none.';
+COMMENT ON MACRO _mlsql_precision_at_label IS 'mlsql macro 62a72c8abecc6fb7 f4d998face740514 2e8a1014e55a8b4e: Share of true labels among the labels scored at least as high as a true label.';
+COMMENT ON MACRO _mlsql_label_ranking_precision_of_row IS 'mlsql macro 381e7829a25bf963 f4d998face740514 5c588bbcb04b17e1: Mean precision at the true labels; 1 where none or all labels are true.';
+COMMENT ON MACRO _mlsql_one_error_of_row IS 'mlsql macro bda50e6befc604ab f4d998face740514 d0e34dbf64b2966b: Share of top-scored labels that are not true; 1 when no label is scored.';
+COMMENT ON MACRO _mlsql_tie_averaged_gain IS 'mlsql macro 98e84166311a66aa f4d998face740514 ebada700817500ab: A relevant label''s DCG share: the discounts of its tie group''s places / the group size.';
+COMMENT ON MACRO _mlsql_relative_error IS 'mlsql macro 13b798fdebbab46c f4d998face740514 8dbe932d8173ba91: error / baseline (rse, rae); undefined when y is constant (''diagnose'': 0 if error = 0, else 1).';
+COMMENT ON MACRO _mlsql_explained IS 'mlsql macro 42ed097f5173cf22 f4d998face740514 7d9bb7759d1c04c4: 1 - error / baseline (r2, explained variance); undefined when baseline = 0.';
+COMMENT ON MACRO _mlsql_pearson IS 'mlsql macro c802c13048b56049 f4d998face740514 709e0be8ab26896f: cov / (sd_a sd_b); undefined when either side is constant (''diagnose'': 1 if equal).';
+COMMENT ON MACRO _mlsql_centred_comoment IS 'mlsql macro 6e97bfd1f095f7b5 f4d998face740514 c15cb43fdd05a71a: Population co-moment Σ(a - ā)(b - b̄) / n of values centred on approximate means.';
+COMMENT ON MACRO _mlsql_log_loss_term IS 'mlsql macro e7129dacbe95ad7a f4d998face740514 f3aabc80e1d76bba: -(y ln p + (1 - y) ln(1 - p)) of one row, given ln p and ln(1 - p) of the clipped p.';
+COMMENT ON MACRO _mlsql_mann_whitney_auc IS 'mlsql macro 7e55126ac5158fb3 f4d998face740514 f8904f56d6170643: U / (positives x negatives); undefined with one class (''diagnose'': 1).';
+COMMENT ON MACRO _mlsql_squared_error_term IS 'mlsql macro ef48c92db309ae04 f4d998face740514 5fc974917cd28ede: (p - y)² of one row: its Brier score.';
+COMMENT ON MACRO _mlsql_step_average_precision IS 'mlsql macro ab959c2d342c2481 f4d998face740514 880772a8fbdb7189: Σ over positives of the precision at their score / positives; undefined without positives.';
+COMMENT ON MACRO _mlsql_calibration_bin IS 'mlsql macro 53b358b4fd9a28e5 f4d998face740514 9eae4152e3d7ec05: min(floor(p · n_bins), n_bins - 1): the equal-width bin (0-based) of a probability p.';
+COMMENT ON MACRO _mlsql_matthews_corrcoef IS 'mlsql macro 33ed9d7ffac2578c f4d998face740514 cb007716659f501e: (n Σ M_ii - Σ r_k c_k) / sqrt((n² - Σ c_k²)(n² - Σ r_k²)) (multiclass MCC).';
+COMMENT ON MACRO _mlsql_selection_fbeta IS 'mlsql macro 6a745f52176d74ce f4d998face740514 e159c22c7ae585af: F-beta of a candidate threshold for choosing the best: 0 where tp = 0.';
+COMMENT ON MACRO set_intersection IS 'mlsql macro 2663540fbf85c85f f4d998face740514 0d2e4366f59632cb: Labels in both lists, distinct and sorted, no NULLs.';
+COMMENT ON MACRO set_difference IS 'mlsql macro 03c8f5708ab09143 f4d998face740514 7399294c84335475: Labels of the first list missing from the second, distinct and sorted.';
+COMMENT ON MACRO set_union IS 'mlsql macro 788fa3f9f6dad2ca f4d998face740514 08d2684711277cbb: Labels in either list, distinct and sorted, no NULLs.';
+COMMENT ON MACRO set_symmetric_difference IS 'mlsql macro 1e60b6710e9fbcc6 f4d998face740514 058206c164b1985b: Labels in exactly one of the lists, distinct and sorted.';
+COMMENT ON MACRO true_positives IS 'mlsql macro f7d3a7fdde36ffec f4d998face740514 83228da846c2c81a: |A ∩ P|: true labels that were predicted.';
+COMMENT ON MACRO false_positives IS 'mlsql macro 8a3f70d8eac64ffe f4d998face740514 5c6f0d37469ac8e7: |P \ A|: predicted labels that are not true.';
+COMMENT ON MACRO false_negatives IS 'mlsql macro 38eeca0b75cf0213 f4d998face740514 bbafd6c89752658c: |A \ P|: true labels that were not predicted.';
+COMMENT ON MACRO set_jaccard IS 'mlsql macro 726d0a84a33b1a79 f4d998face740514 9f741a7822c7c777: |A ∩ P| / |A ∪ P| of one row.';
+COMMENT ON MACRO row_precision IS 'mlsql macro 66a03403dda7f441 f4d998face740514 c8c41a61bac44d6c: |A ∩ P| / |P| of one row.';
+COMMENT ON MACRO row_recall IS 'mlsql macro d6ea69bfa740039c f4d998face740514 ae6f5a5b47334179: |A ∩ P| / |A| of one row.';
+COMMENT ON MACRO row_fbeta IS 'mlsql macro 548d29d061f72321 f4d998face740514 3ff520ef6d8ebad9: F-beta of one row, from its counts.';
+COMMENT ON MACRO micro_precision IS 'mlsql macro 8da0a6e2fb01e1af f4d998face740514 2e8e7d040697c104: Precision of counts pooled over rows.';
+COMMENT ON MACRO micro_recall IS 'mlsql macro 3bbb8a5f389ed96f f4d998face740514 e1749b0175aa5ee4: Recall of counts pooled over rows.';
+COMMENT ON MACRO micro_fbeta IS 'mlsql macro 4bb838690a80dace f4d998face740514 fdcb3661b2596371: F-beta of counts pooled over rows.';
+COMMENT ON MACRO micro_f1 IS 'mlsql macro df2ed506edf4bca5 f4d998face740514 bccd00b2bd301c60: F1 of counts pooled over rows.';
+COMMENT ON MACRO micro_jaccard IS 'mlsql macro eb86c0c52b65de1b f4d998face740514 6fea907a556e006d: Jaccard of counts pooled over rows.';
+COMMENT ON MACRO samples_precision IS 'mlsql macro cc3d6fc7d8600c9a f4d998face740514 2841060e9dff7516: Mean over rows of row precision.';
+COMMENT ON MACRO samples_recall IS 'mlsql macro 94f42af99d493203 f4d998face740514 71cc56efa014bcd8: Mean over rows of row recall.';
+COMMENT ON MACRO samples_fbeta IS 'mlsql macro 002ac38dc987e320 f4d998face740514 92b846a55bf48ab4: Mean over rows of row F-beta.';
+COMMENT ON MACRO samples_f1 IS 'mlsql macro d79a924dea11748d f4d998face740514 ca7424ed0fbd856c: Mean over rows of row F1.';
+COMMENT ON MACRO samples_jaccard IS 'mlsql macro 78d77b1deb7c32f8 f4d998face740514 28c812067c96453c: Mean over rows of row Jaccard.';
+COMMENT ON MACRO subset_accuracy IS 'mlsql macro 3c3dc11eae5b5fe7 f4d998face740514 934bc9c473ce36a3: Share of rows predicted exactly.';
+COMMENT ON MACRO zero_one_loss IS 'mlsql macro ecb60bf09987b287 f4d998face740514 4d22b106a4fba6c5: Share of rows not predicted exactly.';
+COMMENT ON MACRO hamming_loss IS 'mlsql macro 9327bfa6e8841d55 f4d998face740514 d61d4309e8aa3b38: (fp + fn) / (rows x n_labels): share of wrong label decisions.';
+COMMENT ON MACRO micro_precision_from_counts IS 'mlsql macro 1b9b7b6fb541061b f4d998face740514 fd86bd3e889e4d6b: micro_precision of stored counts.';
+COMMENT ON MACRO micro_recall_from_counts IS 'mlsql macro 5c9aeb4c4e1750a5 f4d998face740514 d5cf0af13a528d78: micro_recall of stored counts.';
+COMMENT ON MACRO micro_fbeta_from_counts IS 'mlsql macro 0a2e72eb1f35ccb9 f4d998face740514 af94fea038ef356e: micro_fbeta of stored counts.';
+COMMENT ON MACRO micro_f1_from_counts IS 'mlsql macro 14bc298ff9689474 f4d998face740514 1ec437af3494abf5: micro_f1 of stored counts.';
+COMMENT ON MACRO micro_jaccard_from_counts IS 'mlsql macro aedb770816c1a9bc f4d998face740514 1fb09db8222093e2: micro_jaccard of stored counts.';
+COMMENT ON MACRO subset_accuracy_from_counts IS 'mlsql macro fe928d399bd1df56 f4d998face740514 8239511397957766: subset_accuracy of stored counts.';
+COMMENT ON MACRO zero_one_loss_from_counts IS 'mlsql macro 1a4812036332cf07 f4d998face740514 3c003a8dfe7f8c65: zero_one_loss of stored counts.';
+COMMENT ON MACRO hamming_loss_from_counts IS 'mlsql macro f069fd0b65c47431 f4d998face740514 0e61de389e58ca8c: hamming_loss of stored counts.';
+COMMENT ON MACRO multilabel_counts IS 'mlsql macro ae8345800a244085 f4d998face740514 93e5c73955548d5a: Struct of n_rows, tp, fp, fn, n_actual, n_predicted, n_exact over rows.';
+COMMENT ON MACRO merge_counts IS 'mlsql macro 37fb540b4d24e4b7 f4d998face740514 a430c33a82b03307: Sum stored multilabel_counts structs field by field.';
+COMMENT ON MACRO _mlsql_hivemall_beta IS 'mlsql macro ccb2c07fe51be903 f4d998face740514 1c3000982209d203: The -beta of a Hivemall option string (default 1).';
+COMMENT ON MACRO _mlsql_hivemall_average IS 'mlsql macro bcbe9e09a74ef2ad f4d998face740514 0fdfd20d06ee9649: The -average of a Hivemall option string (default micro).';
+COMMENT ON MACRO _mlsql_hivemall_int_label IS 'mlsql macro a3952953e456b8ed f4d998face740514 ca9f8f277c69b5e2: Hivemall''s binary label: 1 stays 1; 0 and -1 are 0.';
+COMMENT ON MACRO _mlsql_hivemall_tp IS 'mlsql macro 967aee34f9468857 f4d998face740514 9341d981a8ea3a30: One binary row''s tp: both 1 (binary), or equal labels (micro).';
+COMMENT ON MACRO _mlsql_hivemall_n IS 'mlsql macro 597a89658e486910 f4d998face740514 c56f843bd99e531a: One binary row''s labels on one side: 1 if positive (binary); always 1 (micro).';
+COMMENT ON MACRO _mlsql_hivemall_arrays IS 'mlsql macro c232fd7a73ac62d3 f4d998face740514 8157a19a9221654f: fmeasure over label arrays (sets).';
+COMMENT ON MACRO _mlsql_hivemall_arrays_by_weight IS 'mlsql macro 9a58392414282691 f4d998face740514 c2f81f075ec46e78: fmeasure over label arrays (sets), each row weighted by sample_weight.';
+COMMENT ON MACRO _mlsql_hivemall_binary IS 'mlsql macro 37cce71db9c7d014 f4d998face740514 e458aee9557ce01f: fmeasure over binary int labels.';
+COMMENT ON MACRO _mlsql_hivemall_binary_by_weight IS 'mlsql macro b0cc90f204f3c0f2 f4d998face740514 a802e0a7c29f8781: fmeasure over binary int labels, each row weighted by sample_weight.';
+COMMENT ON MACRO fmeasure IS 'mlsql macro e0c0e543196a2169 f4d998face740514 4fb92b08b68a0309: Hivemall''s fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options ''-beta B -average micro|binary''.';
+COMMENT ON MACRO _mlsql_label_value IS 'mlsql macro 7101e9fc2113b31f f4d998face740514 dd93898bda9db7e5: value (parameter param, one label), after checking that x (input name) holds one label per row, that value is of x''s label kind and, for integers, within the range of x''s type.';
+COMMENT ON MACRO _mlsql_cost_keys IS 'mlsql macro 14ddabe4ad373585 f4d998face740514 045009c72595fefa: costs (a map actual -> predicted -> cost), after checking that x (input name) holds one label per row and that the costs'' labels are of x''s label kind.';
+COMMENT ON MACRO _mlsql_binary_flag IS 'mlsql macro a26ce7932b42fca2 f4d998face740514 623acbcebac5840e: A boolean or 0/1 input as BOOLEAN (anything else is an error).';
+COMMENT ON MACRO _mlsql_number IS 'mlsql macro ad7d666bd34aef94 f4d998face740514 b16a66bdbde3f3b1: A numeric input as DOUBLE (other types, NaN and infinite values are an error).';
+COMMENT ON MACRO _mlsql_same_kind IS 'mlsql macro 7bed86c0744542ed f4d998face740514 0373ed0306602e12: x (actual), after checking that x and y (predicted) hold one label per row, of one kind (integer widths may differ).';
+COMMENT ON MACRO _mlsql_one_label IS 'mlsql macro a08e58476176abe4 f4d998face740514 691d00e39d70e6c9: x (input name), after checking that it holds one label per row (no list, struct or map).';
+COMMENT ON MACRO _mlsql_by_names IS 'mlsql macro 59444f10891cc20d f4d998face740514 f6102ef5a3b988bd: A table macro''s by parameter (a column name or a list of them; NULL: none) as a list.';
+COMMENT ON MACRO _mlsql_check_by IS 'mlsql macro 6d8d7dfa94d67597 f4d998face740514 baa2ed42b22e863f: true, after checking a table macro''s by parameter: column names (text), none of them one of outputs (lowercase).';
+COMMENT ON MACRO _mlsql_check_labels IS 'mlsql macro 83bd5418adddd7a6 f4d998face740514 8a20325105d8cbe3: Validate a label universe: NULL (labels seen) or a list with a label.';
+COMMENT ON MACRO _mlsql_label_list IS 'mlsql macro 59938a24dc3cca10 f4d998face740514 2187a9fafebc2b16: A label-list input; one value per row is an error (its type: type_name).';
+COMMENT ON MACRO TABLE _mlsql_label_spread IS 'mlsql macro 20365db09863f731 f4d998face740514 e1c19da9d60218c8: One pass over the source: count per (group, label, flag); label NULL rows hold row codes.';
+COMMENT ON MACRO TABLE _mlsql_label_spread_by_weight IS 'mlsql macro 2021dadb388cf579 f4d998face740514 24e5b5fc28e07a58: One pass over the source: sum the weights per (group, label, flag); label NULL rows hold row codes.';
+COMMENT ON MACRO TABLE label_metrics IS 'mlsql macro 61013de8aaf0ba2f f4d998face740514 f5802f33a925458c: One row per (group, label): tp, fp, fn, tn, support, precision, recall, f1 (fbeta with beta), jaccard, accuracy = (tp + tn) / rows. source: a table, view or file name, or a query; labels: the universe (labels in it that never occur get a row, labels outside it are ignored, as scikit-learn''s labels=); by: grouping columns. Example: SELECT * FROM label_metrics(''preds'', ''actual'', ''predicted'', by := [''model'']).';
+COMMENT ON MACRO TABLE multilabel_report IS 'mlsql macro 2888887c78550c10 f4d998face740514 c241cbf06043460e: One row per group: n_rows, n_labels, micro, macro (mean over the label universe), macro_f1_of_means, weighted (by support) and samples averages, hamming_loss, subset_accuracy, zero_one_loss, label_accuracy_micro/macro, clp, mlp, wlp; with beta the F columns are *_fbeta. Given labels, each row''s sets are first intersected with them (labels outside are ignored, as scikit-learn''s labels=). Example: SELECT * FROM multilabel_report(''preds'', ''actual'', ''predicted'', labels := [''a'', ''b'']).';
+COMMENT ON MACRO TABLE macro_precision IS 'mlsql macro d27b1d2bb65c0fba f4d998face740514 a93bbe2ca73f84b0: Mean over labels of per-label precision.';
+COMMENT ON MACRO TABLE macro_recall IS 'mlsql macro 3ed20bb1c6517696 f4d998face740514 69e2fd0f3f79d773: Mean over labels of per-label recall.';
+COMMENT ON MACRO TABLE macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 f4d998face740514 918749556fb8a484: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1).';
+COMMENT ON MACRO TABLE macro_fbeta IS 'mlsql macro 9699284013f1ace9 f4d998face740514 3903258cc89bf33a: Mean over labels of per-label F-beta.';
+COMMENT ON MACRO TABLE macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e f4d998face740514 7eda28094745a7e2: Mean over labels of per-label Jaccard.';
+COMMENT ON MACRO TABLE macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 f4d998face740514 58a3b00d676af975: F1 of macro precision and macro recall (the R walkthrough''s macro F1).';
+COMMENT ON MACRO TABLE macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 f4d998face740514 2e1c80d8548fff4d: F-beta of macro precision and macro recall.';
+COMMENT ON MACRO TABLE weighted_precision IS 'mlsql macro f584ef8addfff1bc f4d998face740514 3e0235a6ff656111: Per-label precision averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_recall IS 'mlsql macro 416147c938743918 f4d998face740514 1b0a0101481565ca: Per-label recall averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_f1 IS 'mlsql macro 105934c74bce4481 f4d998face740514 2153ba5a2c853aee: Per-label F1 averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_fbeta IS 'mlsql macro e41b539038da0da4 f4d998face740514 f2e99e82a709c271: Per-label F-beta averaged with support weights.';
+COMMENT ON MACRO TABLE weighted_jaccard IS 'mlsql macro 86a745f531b56812 f4d998face740514 9b87a6d4de4efb91: Per-label Jaccard averaged with support weights.';
+COMMENT ON MACRO TABLE label_accuracy_macro IS 'mlsql macro e55e9de054812714 f4d998face740514 f50fc5609a6285eb: Mean over labels of (tp + tn) / rows.';
+COMMENT ON MACRO TABLE label_accuracy_micro IS 'mlsql macro b266b6802394707d f4d998face740514 6ffdfd085c6c5074: 1 - Hamming loss over the label universe.';
+COMMENT ON MACRO TABLE clp IS 'mlsql macro 979e63c9808e737f f4d998face740514 d3e6e56126ed1f3a: Share of labels never predicted negative (tn + fn = 0).';
+COMMENT ON MACRO TABLE mlp IS 'mlsql macro 6cf2fc51bacc6e26 f4d998face740514 cdeb4b77e3f9b2ca: Share of labels never predicted (tp + fp = 0).';
+COMMENT ON MACRO TABLE wlp IS 'mlsql macro a9ad4d4827af95ea f4d998face740514 c4fa365e69883997: Share of labels never predicted right (tp = 0).';
+COMMENT ON MACRO _mlsql_label_state IS 'mlsql macro 505d98d2e69da234 f4d998face740514 6f5c8bbb0f8a2157: A group''s known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} from a histogram of its distinct rows.';
+COMMENT ON MACRO _mlsql_label_state_by_weight IS 'mlsql macro 75d69b06aa72a099 f4d998face740514 9ddba272b4e97278: A group''s known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} (sums of weights), from a histogram of its distinct rows.';
+COMMENT ON MACRO _mlsql_macro_precision_of_lists IS 'mlsql macro 44054fb5f95a95b5 f4d998face740514 aea9ddcbd8233cd2: Mean over labels of per-label precision. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_precision_of_lists_by_weight IS 'mlsql macro 32af587d078d23c8 f4d998face740514 453e72c73d1a52b5: Mean over labels of per-label precision. Over the group''s rows.';
+COMMENT ON MACRO macro_precision IS 'mlsql macro d27b1d2bb65c0fba f4d998face740514 a0d997099b5a138f: Mean over labels of per-label precision. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_macro_recall_of_lists IS 'mlsql macro aaed274be5c83a87 f4d998face740514 be1a77668ea2eda7: Mean over labels of per-label recall. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_recall_of_lists_by_weight IS 'mlsql macro 78a69f95b37873cf f4d998face740514 75bd3f512610bc12: Mean over labels of per-label recall. Over the group''s rows.';
+COMMENT ON MACRO macro_recall IS 'mlsql macro 3ed20bb1c6517696 f4d998face740514 3050f8e460d1443d: Mean over labels of per-label recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_macro_f1_of_lists IS 'mlsql macro 3be03c8d3203d75d f4d998face740514 eca484d28dabfd9e: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1). Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_f1_of_lists_by_weight IS 'mlsql macro 662d4346e4887668 f4d998face740514 c4bbdeb608924375: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1). Over the group''s rows.';
+COMMENT ON MACRO macro_f1 IS 'mlsql macro 2f4ffd939e0f2e69 f4d998face740514 1cd275c46f554e01: Mean over labels of per-label F1 (scikit-learn''s and mldr''s macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_macro_fbeta_of_lists IS 'mlsql macro 0b04110d811fb902 f4d998face740514 87a9d8c30353a161: Mean over labels of per-label F-beta. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_fbeta_of_lists_by_weight IS 'mlsql macro 5b2cf56a7326b31f f4d998face740514 0cd8ed5c6d1de48d: Mean over labels of per-label F-beta. Over the group''s rows.';
+COMMENT ON MACRO macro_fbeta IS 'mlsql macro 9699284013f1ace9 f4d998face740514 a76b7183d38d71de: Mean over labels of per-label F-beta. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_macro_jaccard_of_lists IS 'mlsql macro d65b4b7cc6457f71 f4d998face740514 23d4a42201024534: Mean over labels of per-label Jaccard. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_jaccard_of_lists_by_weight IS 'mlsql macro 81c44acaa2a5b1d4 f4d998face740514 fa9e07221e8eff92: Mean over labels of per-label Jaccard. Over the group''s rows.';
+COMMENT ON MACRO macro_jaccard IS 'mlsql macro 38cdcd31b23d1f2e f4d998face740514 091d12926508701b: Mean over labels of per-label Jaccard. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_macro_f1_of_means_of_lists IS 'mlsql macro 6aa46ed02cc0e064 f4d998face740514 5e4de078d39bfc26: F1 of macro precision and macro recall (the R walkthrough''s macro F1). Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_f1_of_means_of_lists_by_weight IS 'mlsql macro 30b3dd4a248f89ec f4d998face740514 75a6567daea05728: F1 of macro precision and macro recall (the R walkthrough''s macro F1). Over the group''s rows.';
+COMMENT ON MACRO macro_f1_of_means IS 'mlsql macro 3420b609ab00d620 f4d998face740514 1bacadf0e5b419d3: F1 of macro precision and macro recall (the R walkthrough''s macro F1). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_macro_fbeta_of_means_of_lists IS 'mlsql macro 60e737b64b8feda4 f4d998face740514 479eaad75ad87f5b: F-beta of macro precision and macro recall. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_macro_fbeta_of_means_of_lists_by_weight IS 'mlsql macro 479af4142a6bed97 f4d998face740514 8ff1547371407d9d: F-beta of macro precision and macro recall. Over the group''s rows.';
+COMMENT ON MACRO macro_fbeta_of_means IS 'mlsql macro 4b8921b7f5709314 f4d998face740514 36bf9b34b5942e74: F-beta of macro precision and macro recall. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_weighted_precision_of_lists IS 'mlsql macro 368e80a1876aa1cc f4d998face740514 cfeab5ef0ed5418f: Per-label precision averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_weighted_precision_of_lists_by_weight IS 'mlsql macro 250f0cbd0a39eade f4d998face740514 ee0dc9798f384878: Per-label precision averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO weighted_precision IS 'mlsql macro f584ef8addfff1bc f4d998face740514 3a64d23fb15bd1b9: Per-label precision averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_weighted_recall_of_lists IS 'mlsql macro 60f6cd67734d2a34 f4d998face740514 f1e7c7aeda806e66: Per-label recall averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_weighted_recall_of_lists_by_weight IS 'mlsql macro 1871f76b92d0dce9 f4d998face740514 d2c7f53d2d4e7679: Per-label recall averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO weighted_recall IS 'mlsql macro 416147c938743918 f4d998face740514 3e35cac4aad6162a: Per-label recall averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_weighted_f1_of_lists IS 'mlsql macro 4389f6ed2d48b6be f4d998face740514 d348d99d1395a66c: Per-label F1 averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_weighted_f1_of_lists_by_weight IS 'mlsql macro 430da2fab69243ff f4d998face740514 7caa81a3a193ff5a: Per-label F1 averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO weighted_f1 IS 'mlsql macro 105934c74bce4481 f4d998face740514 80e5ef65547c06d2: Per-label F1 averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_weighted_fbeta_of_lists IS 'mlsql macro 65e9a241a4e8e4e0 f4d998face740514 0ecdb29bdbc2dcc9: Per-label F-beta averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_weighted_fbeta_of_lists_by_weight IS 'mlsql macro cd079a6eaa71f89c f4d998face740514 66cb7122506d5f85: Per-label F-beta averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO weighted_fbeta IS 'mlsql macro e41b539038da0da4 f4d998face740514 ce151dc93790efec: Per-label F-beta averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_weighted_jaccard_of_lists IS 'mlsql macro b8f20708e3b54a24 f4d998face740514 c1a77840a88d0623: Per-label Jaccard averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_weighted_jaccard_of_lists_by_weight IS 'mlsql macro 73ca561368dbddf6 f4d998face740514 bcdca76a5957ae18: Per-label Jaccard averaged with support weights. Over the group''s rows.';
+COMMENT ON MACRO weighted_jaccard IS 'mlsql macro 86a745f531b56812 f4d998face740514 63cae2f1d69d2166: Per-label Jaccard averaged with support weights. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_label_accuracy_macro_of_lists IS 'mlsql macro 6abfd3d927db5dfe f4d998face740514 8d9032e322213f7a: Mean over labels of (tp + tn) / rows. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_label_accuracy_macro_of_lists_by_weight IS 'mlsql macro 37b99c23e1467ca0 f4d998face740514 d159fcc487f1ebb9: Mean over labels of (tp + tn) / rows. Over the group''s rows.';
+COMMENT ON MACRO label_accuracy_macro IS 'mlsql macro e55e9de054812714 f4d998face740514 b6f0413270daffbf: Mean over labels of (tp + tn) / rows. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_label_accuracy_micro_of_lists IS 'mlsql macro 92883ebf4fbde68c f4d998face740514 67f9a1a33a83f1b2: 1 - Hamming loss over the label universe. Over the group''s rows.';
+COMMENT ON MACRO _mlsql_label_accuracy_micro_of_lists_by_weight IS 'mlsql macro 81f851223add5fd1 f4d998face740514 8218558af306bfce: 1 - Hamming loss over the label universe. Over the group''s rows.';
+COMMENT ON MACRO label_accuracy_micro IS 'mlsql macro b266b6802394707d f4d998face740514 b3373ce5bd4545e9: 1 - Hamming loss over the label universe. An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_clp_of_lists IS 'mlsql macro 2c55c34c261e7dbc f4d998face740514 b5532d95a8b06b69: Share of labels never predicted negative (tn + fn = 0). Over the group''s rows.';
+COMMENT ON MACRO _mlsql_clp_of_lists_by_weight IS 'mlsql macro bf8363e618091828 f4d998face740514 c03db590204e654f: Share of labels never predicted negative (tn + fn = 0). Over the group''s rows.';
+COMMENT ON MACRO clp IS 'mlsql macro 979e63c9808e737f f4d998face740514 fc8b528ef561fd7f: Share of labels never predicted negative (tn + fn = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_mlp_of_lists IS 'mlsql macro d0cf4176c3a3718c f4d998face740514 8ccf0a5bc3ee8d54: Share of labels never predicted (tp + fp = 0). Over the group''s rows.';
+COMMENT ON MACRO _mlsql_mlp_of_lists_by_weight IS 'mlsql macro 65779764b50bdc34 f4d998face740514 93eb1d8df04b1952: Share of labels never predicted (tp + fp = 0). Over the group''s rows.';
+COMMENT ON MACRO mlp IS 'mlsql macro 6cf2fc51bacc6e26 f4d998face740514 4fc28b803a07e724: Share of labels never predicted (tp + fp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_wlp_of_lists IS 'mlsql macro e836c368b469654f f4d998face740514 4b6929790157e5d7: Share of labels never predicted right (tp = 0). Over the group''s rows.';
+COMMENT ON MACRO _mlsql_wlp_of_lists_by_weight IS 'mlsql macro 91b7b9e0c1704891 f4d998face740514 958c1e0b8308acf3: Share of labels never predicted right (tp = 0). Over the group''s rows.';
+COMMENT ON MACRO wlp IS 'mlsql macro a9ad4d4827af95ea f4d998face740514 623e4b83882c282b: Share of labels never predicted right (tp = 0). An aggregate (GROUP BY); the table macro of the same name gives one row per group over a table.';
+COMMENT ON MACRO _mlsql_indicator IS 'mlsql macro d29adc66a50278be f4d998face740514 2f44dad67f46a343: An indicator value as a boolean (0/1 or false/true; anything else is an error).';
+COMMENT ON MACRO _mlsql_labels_from_indicators IS 'mlsql macro 961326258056735a f4d998face740514 cb432bef6842a1dd: The labels whose indicator is 1; NULL if any indicator is NULL.';
+COMMENT ON MACRO labels_from_indicators IS 'mlsql macro 0f767645fe46c405 f4d998face740514 f6f1965018d7fd9b: The labels whose indicator is 1: labels_from_indicators([L1, L2, L3], [''L1'', ''L2'', ''L3'']). NULL if any indicator is NULL.';
+COMMENT ON MACRO indicators_from_labels IS 'mlsql macro bfb04f7c66d7cdba f4d998face740514 0cb5bad4fce10408: 0/1 per label of the universe ``labels``: 1 where the list holds it (labels of the list''s kind, within its integer type''s range).';
+COMMENT ON MACRO _mlsql_binary_cell IS 'mlsql macro a9ac096dec24f940 f4d998face740514 c6003ac8b83c383c: 1 where (actual, predicted) is the cell (a, p), 0 elsewhere, NULL for an unknown row.';
+COMMENT ON MACRO _mlsql_binary_counts IS 'mlsql macro 23141fe4f66b4723 f4d998face740514 9033af173de8ce0a: tp, fp, fn, tn over rows (NULL over no known rows).';
+COMMENT ON MACRO _mlsql_binary_weighted_counts IS 'mlsql macro 7da5e78c4438fe70 f4d998face740514 785676de95e87b41: tp, fp, fn, tn as sums of the rows'' weights w (NULL weight: the row is unknown).';
+COMMENT ON MACRO binary_counts IS 'mlsql macro c7c9e73676e027f9 f4d998face740514 ec3e2ece2658948f: Struct of tp, fp, fn, tn as sums of the rows'' sample_weight (DOUBLE).';
+COMMENT ON MACRO binary_precision IS 'mlsql macro e830cf6abadd1075 f4d998face740514 4806889bb7ca2172: tp / (tp + fp): the lecture''s prel.';
+COMMENT ON MACRO prel IS 'mlsql macro b1c7fdafe2bc54aa f4d998face740514 111b721558632f10: Alias of binary_precision.';
+COMMENT ON MACRO binary_precision_from_counts IS 'mlsql macro 17f481dd8f527f26 f4d998face740514 085500afe6b1f780: binary_precision of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_recall IS 'mlsql macro 1b2f010a0ee625a9 f4d998face740514 43cfaef079ccf370: tp / (tp + fn): the lecture''s sens.';
+COMMENT ON MACRO sens IS 'mlsql macro 106900bb6d0079ae f4d998face740514 a2e759a85fe891bb: Alias of binary_recall.';
+COMMENT ON MACRO binary_recall_from_counts IS 'mlsql macro 0858fd1a556ded32 f4d998face740514 e6d5d4885ca0ab79: binary_recall of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_specificity IS 'mlsql macro 14a6c37256ababbe f4d998face740514 a935732cde26ff1b: tn / (tn + fp): the lecture''s spec.';
+COMMENT ON MACRO spec IS 'mlsql macro cfdb9f35a130e42a f4d998face740514 69c7d8be18204a0d: Alias of binary_specificity.';
+COMMENT ON MACRO binary_specificity_from_counts IS 'mlsql macro c485c1e5e0a6e968 f4d998face740514 a470369fb204350e: binary_specificity of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_negative_predictive_value IS 'mlsql macro 0457271d04dbdbb0 f4d998face740514 46b2f39fe9dd5576: tn / (tn + fn): the lecture''s nrel.';
+COMMENT ON MACRO nrel IS 'mlsql macro 2152fc3574d0e873 f4d998face740514 ef2f126eec3e8349: Alias of binary_negative_predictive_value.';
+COMMENT ON MACRO binary_negative_predictive_value_from_counts IS 'mlsql macro ddffc89012838798 f4d998face740514 85cbb87cb54b4223: binary_negative_predictive_value of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_support IS 'mlsql macro fa7e56016b008c07 f4d998face740514 e0ca5fbf0fd7c2e8: tp / n: the lecture''s sup (a rule''s support), not scikit-learn''s count.';
+COMMENT ON MACRO sup IS 'mlsql macro 87cddb06e326ab63 f4d998face740514 144152ea6c44f7cc: Alias of binary_support.';
+COMMENT ON MACRO binary_support_from_counts IS 'mlsql macro 8402d25aac841def f4d998face740514 aa3dccc88419be1b: binary_support of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_accuracy IS 'mlsql macro c09dc2b646eb6a6b f4d998face740514 84f0757f275b632b: (tp + tn) / n: the lecture''s tacc.';
+COMMENT ON MACRO tacc IS 'mlsql macro 619bb03a04c0c81d f4d998face740514 9a8af938b3af6126: Alias of binary_accuracy.';
+COMMENT ON MACRO binary_accuracy_from_counts IS 'mlsql macro 34624724959a805d f4d998face740514 132c84111f58615a: binary_accuracy of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_coverage IS 'mlsql macro 8ad766b91c622f48 f4d998face740514 4aa65e9e0c902312: (tp + fp) / n: share predicted positive, the lecture''s cov.';
+COMMENT ON MACRO cov IS 'mlsql macro 4f2ed6bfda690f93 f4d998face740514 a6c1662712da42b1: Alias of binary_coverage.';
+COMMENT ON MACRO binary_coverage_from_counts IS 'mlsql macro c09bb1a1c59d18c7 f4d998face740514 eceb9376e1629230: binary_coverage of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_error_rate IS 'mlsql macro 4ea2203a81c35a7d f4d998face740514 941bf63e51263003: (fp + fn) / n: 1 - accuracy.';
+COMMENT ON MACRO binary_error_rate_from_counts IS 'mlsql macro a2204c5df7075a83 f4d998face740514 7ebfc936db780bfc: binary_error_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_fbeta IS 'mlsql macro 788d0b93b97181aa f4d998face740514 84bff43b15a17a2d: F-beta of the positive class, from counts.';
+COMMENT ON MACRO binary_fbeta_from_counts IS 'mlsql macro 1071121346d6d69c f4d998face740514 fb2a5223d37d2e71: binary_fbeta of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_f1 IS 'mlsql macro 23ae90fc8b19b530 f4d998face740514 a91a0451a083bad5: F1 of the positive class, from counts.';
+COMMENT ON MACRO binary_f1_from_counts IS 'mlsql macro 9313516f4cf65620 f4d998face740514 7e39d14b60568896: binary_f1 of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_f_alpha IS 'mlsql macro ff2b786017a355a7 f4d998face740514 c7e3bd864124822e: The lecture''s F_alpha = (alpha + 1) P R / (alpha P + R): F-beta with alpha = beta².';
+COMMENT ON MACRO binary_f_alpha_from_counts IS 'mlsql macro adf2726869b75e76 f4d998face740514 ed9bb02892a654eb: binary_f_alpha of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_kappa IS 'mlsql macro 8ce52f5852952950 f4d998face740514 a6e39db8940aac53: Cohen''s kappa of the 2x2 table.';
+COMMENT ON MACRO binary_kappa_from_counts IS 'mlsql macro e6971ac4e0ffe940 f4d998face740514 4a23f54a1881f43e: binary_kappa of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_false_negative_rate IS 'mlsql macro 738fb611dd32ea6d f4d998face740514 dd98687e122eae61: fn / (tp + fn): the positive class''s error rate (1 - recall).';
+COMMENT ON MACRO binary_false_negative_rate_from_counts IS 'mlsql macro 5ff2bd5bf71c60e9 f4d998face740514 ab2865260e57700f: binary_false_negative_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_false_positive_rate IS 'mlsql macro c9b2353f5745fe32 f4d998face740514 5735ed69e4613f27: fp / (fp + tn): the negative class''s error rate (1 - specificity).';
+COMMENT ON MACRO binary_false_positive_rate_from_counts IS 'mlsql macro 234ce377bac97852 f4d998face740514 0d7d5aab9adcee96: binary_false_positive_rate of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO binary_cost_error IS 'mlsql macro 53aecdb0eb6f9061 f4d998face740514 e39b36c0f211c6e0: (cost_fn fn + cost_fp fp) / n: the error weighted by the cost of each mistake.';
+COMMENT ON MACRO binary_cost_error_from_counts IS 'mlsql macro dee233f006a24af3 f4d998face740514 6f34682abac51763: binary_cost_error of stored counts tp, fp, fn, tn.';
+COMMENT ON MACRO rule_novelty IS 'mlsql macro a4f933e28db1357a f4d998face740514 41134d8556158ac4: p(LR) - p(L) p(R): the lecture''s nov. Inputs: holds (R, the class), fires (L, the rule).';
+COMMENT ON MACRO nov IS 'mlsql macro e54f3d62a6798c44 f4d998face740514 917440d29cb9a95f: Alias of rule_novelty.';
+COMMENT ON MACRO rule_novelty_from_counts IS 'mlsql macro 8dd10d22ab8cb2d1 f4d998face740514 dfd02e4a022a46fa: rule_novelty of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
+COMMENT ON MACRO rule_satisfaction IS 'mlsql macro f61cb90228d22784 f4d998face740514 d12452b2c7a3cd7b: 1 - n |L and not R| / (|L| |not R|): the lecture''s sat. Inputs: holds (R, the class), fires (L, the rule).';
+COMMENT ON MACRO sat IS 'mlsql macro 02a0b71e29325938 f4d998face740514 f70721a15a3cae4a: Alias of rule_satisfaction.';
+COMMENT ON MACRO rule_satisfaction_from_counts IS 'mlsql macro 5254efbed09dee18 f4d998face740514 83463c7602357f3b: rule_satisfaction of stored counts tp = |L R|, fp = |L not R|, fn = |not L R|, tn.';
+COMMENT ON MACRO _mlsql_align_classes IS 'mlsql macro 83c02200b6eae2f7 f4d998face740514 7b977d8020edd87d: Per class (sorted): row total, column total and diagonal from histograms.';
+COMMENT ON MACRO _mlsql_class_lists IS 'mlsql macro f735f8c760db3fc0 f4d998face740514 1b2892d6acf97508: One pass: known rows n, the sorted classes and per class actual, predicted, correct.';
+COMMENT ON MACRO _mlsql_weighted_class_lists IS 'mlsql macro 947470791a51d2e9 f4d998face740514 0752478081988b89: The class lists with each row weighted by w: n and per-class totals are sums of weights (one pass over the group''s rows per class).';
+COMMENT ON MACRO _mlsql_weighted_class_pairs IS 'mlsql macro 8dc68a2e5eb9888a f4d998face740514 8ebb760def9656ac: Each known row''s (actual, predicted) pair and weight.';
+COMMENT ON MACRO _mlsql_class_pairs IS 'mlsql macro 92a000004da35620 f4d998face740514 a0b14899d4366f9d: Rows per (actual, predicted) pair, as a map.';
+COMMENT ON MACRO _mlsql_classwise_average IS 'mlsql macro d74fb26ae81cfed0 f4d998face740514 2dff7310b8fa3a27: Over classes: Mean of per-row or per-label values, leaving undefined ones out where asked.';
+COMMENT ON MACRO _mlsql_classwise_weighted_average IS 'mlsql macro b1327f3701b2867b f4d998face740514 b8fcc4e1d976f60c: Over classes: Sum of weight x value over the sum of weights, leaving undefined values out.';
+COMMENT ON MACRO majority_class IS 'mlsql macro 09d9687c43175393 f4d998face740514 5276e1d8dd09c279: The class of the largest total sample_weight (ties: the smallest); NULLs skipped.';
+COMMENT ON MACRO minority_class IS 'mlsql macro 91039599e63bfb56 f4d998face740514 2aa2cbbbb3a0696d: The class of the smallest total sample_weight above 0 (ties: the smallest); NULLs skipped.';
+COMMENT ON MACRO _mlsql_cost_map_of IS 'mlsql macro c3b992c1f1670cd5 f4d998face740514 49b745bbc25700ec: A list of (a, p, cost) as the map a -> p -> cost.';
+COMMENT ON MACRO cost_map IS 'mlsql macro 5f8e8f23ffef9ed2 f4d998face740514 0a91a61df98666af: A cost table''s rows (actual, predicted, cost) as the nested map cost_error takes.';
+COMMENT ON MACRO majority_error IS 'mlsql macro aecfdb9758781c9e f4d998face740514 075011e87b316a2f: 1 - the largest class share: the error of always predicting the majority class.';
+COMMENT ON MACRO prevalence IS 'mlsql macro 168fdeb977a9a214 f4d998face740514 05bfece9e6096743: Share of known rows whose label is the given positive class.';
+COMMENT ON MACRO accuracy IS 'mlsql macro 0c0ec55e3386cc28 f4d998face740514 49826898131f0400: Share of known rows where actual = predicted.';
+COMMENT ON MACRO accuracy_score IS 'mlsql macro 15540aa505b9da5f f4d998face740514 076d1ef59b99150f: Alias of accuracy.';
+COMMENT ON MACRO error_rate IS 'mlsql macro db6e94ae0abd239f f4d998face740514 275718bf0b89df21: Share of known rows where actual <> predicted.';
+COMMENT ON MACRO _mlsql_precision_score_of IS 'mlsql macro 4be5d80c1e47667f f4d998face740514 dbfff2e5e668d987: Precision over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO precision_score IS 'mlsql macro cc702dfa26cfcdd5 f4d998face740514 4e018c25e7a8969b: Precision over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO _mlsql_recall_score_of IS 'mlsql macro 1e72b58a3b1814bc f4d998face740514 121c5482fa46ab75: Recall over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO recall_score IS 'mlsql macro 0cb309227f743ca0 f4d998face740514 8e2fa864b75d2e48: Recall over classes, averaged micro, macro (default) or weighted by support.';
+COMMENT ON MACRO _mlsql_fbeta_score_of IS 'mlsql macro 44b6daff896107f2 f4d998face740514 d67727c44fbf5b55: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO fbeta_score IS 'mlsql macro 83ff869b7f2e5ae0 f4d998face740514 421947934de08f95: F-beta over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO _mlsql_f1_score_of IS 'mlsql macro 4e809d8451bcf358 f4d998face740514 cd7cd95af0e8048c: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO f1_score IS 'mlsql macro 9ca042f540ab6a5c f4d998face740514 d393c9e578d12dbc: F1 over classes (from counts), averaged micro, macro (default) or weighted.';
+COMMENT ON MACRO _mlsql_balanced_accuracy_score_of IS 'mlsql macro f0cc5ed86601ed5c f4d998face740514 094adb4abd0d7bdc: Mean recall over the classes that occur in actual.';
+COMMENT ON MACRO balanced_accuracy_score IS 'mlsql macro ab0bc0159c5ebb74 f4d998face740514 f211c31bfbd30fe4: Mean recall over the classes that occur in actual.';
+COMMENT ON MACRO balanced_accuracy IS 'mlsql macro 4b69765ee8ad8eeb f4d998face740514 471c68eb5cebacd6: Alias of balanced_accuracy_score.';
+COMMENT ON MACRO _mlsql_cohen_kappa_score_of IS 'mlsql macro 1b69840c5d5a4fab f4d998face740514 a279df387c4224c3: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO _mlsql_cohen_kappa_score_weighted_of IS 'mlsql macro 55854d8a81e860fd f4d998face740514 30ebc415782aba9e: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO cohen_kappa_score IS 'mlsql macro 8c0c695114bd4504 f4d998face740514 95065f0713cb17fe: Cohen''s kappa; weights NULL (plain), ''linear'' or ''quadratic'' over the sorted classes.';
+COMMENT ON MACRO kappa IS 'mlsql macro 559e28f038203eb0 f4d998face740514 f0c3b3d291b62806: Alias of cohen_kappa_score.';
+COMMENT ON MACRO _mlsql_matthews_corrcoef_of IS 'mlsql macro af63abcb17a6016e f4d998face740514 fd0352e1f47d8c15: Matthews correlation coefficient (multiclass).';
+COMMENT ON MACRO matthews_corrcoef IS 'mlsql macro 07efccb0a0ec9510 f4d998face740514 52737c64a89adb14: Matthews correlation coefficient (multiclass).';
+COMMENT ON MACRO mcc IS 'mlsql macro d5bcb1949522e65e f4d998face740514 a93b16e1e40fb40f: Alias of matthews_corrcoef.';
+COMMENT ON MACRO class_error_rate IS 'mlsql macro d98a42df4b4c73dd f4d998face740514 7185215f0a5671e4: Share of the rows truly of the given class that were predicted otherwise.';
+COMMENT ON MACRO cost_error IS 'mlsql macro ae224cbfda7467ef f4d998face740514 04f319be0ab401b4: (1/n) Σ cost(actual, predicted); costs map actual -> predicted -> cost (missing pairs: 1 off the diagonal, 0 on it).';
+COMMENT ON MACRO TABLE class_distribution IS 'mlsql macro 1ce3b446d6025abd f4d998face740514 399bbbb296ddd915: One row per class (and group): class, count, share of the known rows.';
+COMMENT ON MACRO TABLE confusion_matrix IS 'mlsql macro 8cf63a47c089d9f9 f4d998face740514 043595cccd7fa2f2: The confusion matrix, long: actual, predicted, count (every cell, zeros too).';
+COMMENT ON MACRO TABLE class_metrics IS 'mlsql macro dd68604bd09feba8 f4d998face740514 b9d817c91fba02dc: One row per class (and group): tp, fp, fn, tn, support, precision, recall, fbeta, class_error_rate.';
+COMMENT ON MACRO _mlsql_known_number IS 'mlsql macro 60ade460d9d6f109 f4d998face740514 7b0c63721467dc6c: x as DOUBLE where the other side of the row is known, else NULL.';
+COMMENT ON MACRO mse IS 'mlsql macro 01512eeff6ec20d0 f4d998face740514 510a87c8c417956c: Mean squared error.';
+COMMENT ON MACRO mean_squared_error IS 'mlsql macro 3ee2dd88c9f1660e f4d998face740514 ba00a914d0ab2d17: Alias of mse.';
+COMMENT ON MACRO rmse IS 'mlsql macro 753dc27677427981 f4d998face740514 978a2412bab7d9d5: Root mean squared error.';
+COMMENT ON MACRO mae IS 'mlsql macro 2b7d8c4cd8d4fbdc f4d998face740514 a865d301cce0e165: Mean absolute error (the lecture''s mad).';
+COMMENT ON MACRO mean_absolute_error IS 'mlsql macro a41e3fa422a93bdc f4d998face740514 11ab543d1a5cd1ed: Alias of mae.';
+COMMENT ON MACRO mape IS 'mlsql macro 72b3a1c8202d7507 f4d998face740514 f424798ef7def6d6: Mean absolute percentage error, |y - ŷ| / max(|y|, eps) (a share, not x 100).';
+COMMENT ON MACRO mean_absolute_percentage_error IS 'mlsql macro 581c273442bf9890 f4d998face740514 4cb5e6a9e3e96ce9: Alias of mape.';
+COMMENT ON MACRO rse IS 'mlsql macro b46bc0b361bb8074 f4d998face740514 4caf089f0e55cd2f: Relative squared error: Σ(y - ŷ)² / Σ(y - ȳ)².';
+COMMENT ON MACRO rrse IS 'mlsql macro c23de40683c54bcb f4d998face740514 314e091d9c7f3cc6: Root relative squared error: sqrt(rse).';
+COMMENT ON MACRO rae IS 'mlsql macro 733710d2688692b4 f4d998face740514 299f3a4db5950ff0: Relative absolute error: Σ|y - ŷ| / Σ|y - ȳ| (not streaming: needs the mean first).';
+COMMENT ON MACRO pearson_corr IS 'mlsql macro 1975f36b7b46aab4 f4d998face740514 fdf2ab1fdf66d213: Pearson correlation of actual and predicted (the lecture''s corr).';
+COMMENT ON MACRO r2 IS 'mlsql macro 15c0f479b6d90bbe f4d998face740514 a9094a0ef43e109e: Coefficient of determination: 1 - Σ(y - ŷ)² / Σ(y - ȳ)².';
+COMMENT ON MACRO r2_score IS 'mlsql macro 83fc0fdc837a014b f4d998face740514 ad2e8a53d2a4ed9e: Alias of r2.';
+COMMENT ON MACRO explained_variance IS 'mlsql macro 865eb01a8ce83464 f4d998face740514 efd28d28cd19ed30: Explained variance: 1 - var(y - ŷ) / var(y).';
+COMMENT ON MACRO explained_variance_score IS 'mlsql macro 0406504e23b632f9 f4d998face740514 1cf650587fafb28d: Alias of explained_variance.';
+COMMENT ON MACRO hivemall_r2 IS 'mlsql macro ba189a9aa70a6725 f4d998face740514 8260e16626fdff32: r2 in Hivemall''s argument order: hivemall_r2(predicted, actual).';
+COMMENT ON MACRO _mlsql_weighted_u IS 'mlsql macro 1c215a69fcbf72b1 f4d998face740514 06b8f985f62b4ac3: Weighted Mann-Whitney U of (s, y, w) sorted by score: Σ over positives of w x (negative weight below + ties / 2), one pass over the runs of equal scores.';
+COMMENT ON MACRO _mlsql_weighted_precision_sum IS 'mlsql macro 9657af0bee37a676 f4d998face740514 6f67787b3a56acc7: Σ over runs of equal scores of (run''s positive weight) x WP(>= s) / W(>= s), (s, y, w) sorted from the highest score.';
+COMMENT ON MACRO _mlsql_positive_rank_sum IS 'mlsql macro 278519afec049e70 f4d998face740514 068915adc3c6fa9b: Σ of the 1-based positions of the positives in a sorted list of (s, k, y).';
+COMMENT ON MACRO _mlsql_probability IS 'mlsql macro fc64febd6f147a4c f4d998face740514 56eb58797d0e0ed7: x, a DOUBLE, after checking that it lies in [0, 1] (NULL stays NULL).';
+COMMENT ON MACRO _mlsql_run_precision_sum IS 'mlsql macro 23c6e59e3e96b935 f4d998face740514 feebffc6efd93c9e: Σ over runs of equal scores of (positives in the run) x P(>= s) / N(>= s).';
+COMMENT ON MACRO logloss IS 'mlsql macro 018a8b7f2644998e f4d998face740514 03c064936b85d2cb: Mean log loss of probabilities (predicted) for binary labels (actual), clipped at 1e-15.';
+COMMENT ON MACRO log_loss IS 'mlsql macro 18e8e0c28a2df9b4 f4d998face740514 76a3c01f0f1e4498: Alias of logloss.';
+COMMENT ON MACRO hivemall_logloss IS 'mlsql macro 43cc4cd466815f8a f4d998face740514 13635f3dc4b124cc: logloss in Hivemall''s argument order: hivemall_logloss(predicted, actual).';
+COMMENT ON MACRO hivemall_auc IS 'mlsql macro 245613d1bcb2c74f f4d998face740514 014dc1cb586a21fe: auc in Hivemall''s argument order: hivemall_auc(score, label), no sorting needed.';
+COMMENT ON MACRO average_precision_score IS 'mlsql macro eacae720edc1077c f4d998face740514 9a7930c9ed617d69: Average precision of scores (score) for binary labels (actual): scikit-learn''s step-wise AP, tied scores one step.';
+COMMENT ON MACRO brier_score_loss IS 'mlsql macro 3b1efcd5cf389d15 f4d998face740514 970e4dce0a9fc69c: Mean squared difference between probabilities (prob, in [0, 1]) and binary labels (actual).';
+COMMENT ON MACRO expected_calibration_error IS 'mlsql macro 5d0ea24c26e43e53 f4d998face740514 d6a508bdfbd0147a: Expected calibration error: Σ over n_bins equal-width bins of n_b / n |mean prob - share of positives|.';
+COMMENT ON MACRO _mlsql_ranked IS 'mlsql macro 559f96014641583d f4d998face740514 ab2c87756a0fda0a: A list without NULLs and repeats (the first occurrence keeps its place).';
+COMMENT ON MACRO _mlsql_hit_positions IS 'mlsql macro 55f69ce6005b124d f4d998face740514 b4241597124d4636: Positions (1-based) of the true items among the first k of a ranked list (all of it when k is NULL).';
+COMMENT ON MACRO _mlsql_ideal_grades IS 'mlsql macro f80d2b1b1769611b f4d998face740514 4a5ae2f57ac162ad: The n best grades of an ideal ranking, best first (NULL grades dropped).';
+COMMENT ON MACRO _mlsql_scores_map IS 'mlsql macro 6e0282331a6420fa f4d998face740514 4309b7968af0e03a: A list of {label, score} structs as a MAP (a label''s first entry kept, NULL labels dropped).';
+COMMENT ON MACRO _mlsql_scored IS 'mlsql macro f1a8b6b8c79d1091 f4d998face740514 8e2a26660c64b2fc: The (key, value) entries of a score map whose score is not NULL.';
+COMMENT ON MACRO _mlsql_score_lists IS 'mlsql macro a9e4471a518ad415 f4d998face740514 580770d3b69c6e2c: A row''s scores: of its scored labels, of its true labels (-infinity where not scored) and of all its labels; NULL when either input is NULL.';
+COMMENT ON MACRO _mlsql_n_top IS 'mlsql macro f785092aa9e55a72 f4d998face740514 cbbaa13f21ee51f1: How many of the scores ``among`` equal the highest scored one.';
+COMMENT ON MACRO _mlsql_ranked_labels IS 'mlsql macro e00917d66e35bb3e f4d998face740514 3ecd9b76d454b9ed: Labels of (key, value) entries, best score first, ties by label.';
+COMMENT ON MACRO _mlsql_top_k_of IS 'mlsql macro 857042ce7a031501 f4d998face740514 88fcc26dd98ccbaf: The labels of the n best-scored entries, best first (all of them when n is NULL).';
+COMMENT ON MACRO _mlsql_scored_above IS 'mlsql macro f239a54483d655b9 f4d998face740514 01f1c98f33d34763: The entries of a score map scored >= threshold.';
+COMMENT ON MACRO top_k IS 'mlsql macro 9e0bb74db91abde5 f4d998face740514 e550e6105128a76f: The k best-scored labels of a score map, best first (ties by label); every scored label without k. NULL scores are not scored.';
+COMMENT ON MACRO above_threshold IS 'mlsql macro e30ffc08fec341c5 f4d998face740514 eacbf8949f55c854: Labels of a score map scored >= threshold, best first (ties by label).';
+COMMENT ON MACRO top_k_above IS 'mlsql macro c8a21ac874bc1749 f4d998face740514 b0e0b61f12462486: At most k labels of a score map, each scored >= threshold, best first (ties by label).';
+COMMENT ON MACRO _mlsql_precision_at_row IS 'mlsql macro 79f68aca0fa58b95 f4d998face740514 e7d3751322eba652: Per row: Hivemall''s Precision@k: hits in the top k / k, averaged over rows.';
+COMMENT ON MACRO precision_at IS 'mlsql macro 774b67f374c1605f f4d998face740514 4884b10fc3abe282: Hivemall''s Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.';
+COMMENT ON MACRO _mlsql_recall_at_row IS 'mlsql macro f9992d8691a721ab f4d998face740514 614943dfea92c5e7: Per row: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows.';
+COMMENT ON MACRO recall_at IS 'mlsql macro b6f687652e85ed39 f4d998face740514 e338f1d5805ced77: Hivemall''s Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.';
+COMMENT ON MACRO _mlsql_average_precision_row IS 'mlsql macro 75440a5edbcb7d5d f4d998face740514 4c1ca295cf2e11d3: Per row: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows.';
+COMMENT ON MACRO average_precision IS 'mlsql macro 214e35606d2e7245 f4d998face740514 9a8ec071159672a5: Hivemall''s MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.';
+COMMENT ON MACRO _mlsql_hitrate_row IS 'mlsql macro dff83c8d7764121e f4d998face740514 0f9a4195d9fe9699: Per row: Hivemall''s HitRate@k: share of rows with a true item in the top k.';
+COMMENT ON MACRO hitrate IS 'mlsql macro d4710183efe00f1e f4d998face740514 14a0b8ff8fc8bcf7: Hivemall''s HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.';
+COMMENT ON MACRO _mlsql_mrr_row IS 'mlsql macro 1c77b25aa57ab6cc f4d998face740514 cee31d934d8a52bc: Per row: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k.';
+COMMENT ON MACRO mrr IS 'mlsql macro b9f8873c8d0e401d f4d998face740514 29a9d74639459227: Hivemall''s MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.';
+COMMENT ON MACRO _mlsql_ndcg_row IS 'mlsql macro 33898adcb6ba69e7 f4d998face740514 a61d5dba1d08ed4c: Per row: Hivemall''s binary nDCG@k, averaged over rows.';
+COMMENT ON MACRO ndcg IS 'mlsql macro cf697a2d7ba82f0d f4d998face740514 ad77ab6608333d29: Hivemall''s binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.';
+COMMENT ON MACRO _mlsql_ranking_auc_row IS 'mlsql macro b39a434d4ba2c7df f4d998face740514 ccb359c494ab4c11: Per row: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.';
+COMMENT ON MACRO ranking_auc IS 'mlsql macro 69df5584d341aa8b f4d998face740514 37c4c00d7346d5c7: Hivemall''s ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall''s ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.';
+COMMENT ON MACRO auc IS 'mlsql macro 45ba9f5e314824b4 f4d998face740514 a05448312e491195: ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall''s ranking AUC (ranking_auc).';
+COMMENT ON MACRO roc_auc_score IS 'mlsql macro a9a95ff171768a8a f4d998face740514 bc67e8e13e8ebd7a: Alias of auc.';
+COMMENT ON MACRO _mlsql_graded_ndcg_row IS 'mlsql macro 952dcf5f5316ea69 f4d998face740514 5288c93773475300: Per row: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows.';
+COMMENT ON MACRO graded_ndcg IS 'mlsql macro b586c3259de555a9 f4d998face740514 45b59d36a9abea88: Hivemall''s graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).';
+COMMENT ON MACRO _mlsql_coverage_error_row IS 'mlsql macro f9cb9ca3a2feb705 f4d998face740514 1c36218638ccf220: Per row: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.';
+COMMENT ON MACRO coverage_error IS 'mlsql macro a68cc6a3bbdb9385 f4d998face740514 6bea0c82bdbac9a9: scikit-learn''s coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.';
+COMMENT ON MACRO _mlsql_label_ranking_loss_row IS 'mlsql macro ae76330d5fd06eec f4d998face740514 4624732cab320f51: Per row: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.';
+COMMENT ON MACRO label_ranking_loss IS 'mlsql macro 57227e4d4a7fd5de f4d998face740514 fa35e1dd64994d74: scikit-learn''s label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.';
+COMMENT ON MACRO _mlsql_label_ranking_average_precision_row IS 'mlsql macro e9507e38bef365f6 f4d998face740514 231f43db3154f4ef: Per row: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows.';
+COMMENT ON MACRO label_ranking_average_precision IS 'mlsql macro 276f91bd35ef99fd f4d998face740514 e2d61fae35a17287: scikit-learn''s label_ranking_average_precision_score: mean precision at each true label''s rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.';
+COMMENT ON MACRO label_ranking_average_precision_score IS 'mlsql macro a45786aa736d0a82 f4d998face740514 332292edb5ba75cf: Alias of label_ranking_average_precision.';
+COMMENT ON MACRO _mlsql_one_error_row IS 'mlsql macro 80ba9a1428bf8027 f4d998face740514 f0d69a7393274064: Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).';
+COMMENT ON MACRO one_error IS 'mlsql macro 750cbd5a118642c3 f4d998face740514 790c885aa1e99a09: One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.';
+COMMENT ON MACRO _mlsql_ndcg_score_row IS 'mlsql macro b8a6590579b8df50 f4d998face740514 a65d8cbeae5d7d66: Per row: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.';
+COMMENT ON MACRO ndcg_score IS 'mlsql macro 46fbb2f02a8c8063 f4d998face740514 e5b7dc6ce2692ee8: scikit-learn''s ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn''s ignore_ties=False). No true label: 0.';
+COMMENT ON MACRO _mlsql_curve_cells IS 'mlsql macro bc1ebfd29e36f30b f4d998face740514 5f37e729341fbfef: The curve cells (label struct k, y, s) of a known row.';
+COMMENT ON MACRO TABLE precision_recall_curve IS 'mlsql macro 1ecc6ae332d90f44 f4d998face740514 be8d97718b2dbf2e: One row per (group, label of a score map, distinct score), +inf first: threshold, precision, recall (scikit-learn''s points, each row weighted by sample_weight).';
+COMMENT ON MACRO TABLE roc_curve IS 'mlsql macro dc0d810c580f78e8 f4d998face740514 038072f7fd558ddc: One row per (group, label of a score map, distinct score), +inf first: threshold, fpr, tpr (scikit-learn''s points, each row weighted by sample_weight).';
+COMMENT ON MACRO _mlsql_label_score_cells IS 'mlsql macro ccd923479f8964ff f4d998face740514 477b882e9c2b88a7: The explicit cells of known rows {a: actual, m: score map}: each scored label (row, label, score, true?) and each true label without a score (at -infinity).';
+COMMENT ON MACRO _mlsql_weighted_label_score_cells IS 'mlsql macro ee460b95349be72e f4d998face740514 5090a6e24e279411: The explicit cells of known rows {a: actual, m: score map, w: weight}: each scored label (row, label, score, true? and weight) and each true label without a score (at -infinity).';
+COMMENT ON MACRO _mlsql_segment_slices IS 'mlsql macro 6901c62a79d5eb9c f4d998face740514 f051202c05740160: Cells {g, s, y} cut into segments by g, each sorted by score descending twice: negatives first among ties (a) and positives first (b). A segment ends where g changes from one cell to the next.';
+COMMENT ON MACRO _mlsql_segment_stats IS 'mlsql macro ed13245fc0f2e1fe f4d998face740514 2afcbe8f5011edcd: A segment''s statistics from its cells sorted with negatives first (a) and positives first (b) among ties: explicit cells, positives (unscored ones), Σ P(>= s) / N(>= s) over the scored positives, and U.';
+COMMENT ON MACRO _mlsql_weighted_segment_slices IS 'mlsql macro 0f37ab4b1e8e453d f4d998face740514 ef607f66ca423f6a: Weighted cells {g, s, y, w} sorted by (g, s) descending and cut into segments by g.';
+COMMENT ON MACRO _mlsql_weighted_segment_stats IS 'mlsql macro 8c7d84a3ed0e7e89 f4d998face740514 62556e2ad13be912: A segment''s statistics from its weighted cells {s, y, w} sorted by score descending: the weights of its cells, positives and unscored positives, Σ over runs of the positive weight x WP(>= s) / W(>= s), and the weighted U.';
+COMMENT ON MACRO multilabel_average_precision IS 'mlsql macro 5d2a614331bbc128 f4d998face740514 648fe9ac2d9c5935: scikit-learn''s average_precision_score over label scores (the indicator matrix of the group''s labels), averaged micro, macro, weighted or over samples.';
+COMMENT ON MACRO multilabel_roc_auc IS 'mlsql macro fda18e601c1fd506 f4d998face740514 e691d4325e57ad4a: scikit-learn''s roc_auc_score over label scores (the indicator matrix of the group''s labels), ties one half, averaged micro, macro, weighted or over samples.';
+COMMENT ON MACRO _mlsql_score_entries IS 'mlsql macro 1d83b0c27a86851f f4d998face740514 6b4b005b7e82db3d: A row''s label scores as (key, value) entries (a list''s first entry of a label kept).';
+COMMENT ON MACRO TABLE calibration_table IS 'mlsql macro 6107bbe15ce78aa6 f4d998face740514 2d79cde17faa1def: One row per non-empty bin (and group): bin, low, high, count, mean_score, observed_rate; the bins of expected_calibration_error, each row weighted by sample_weight.';
+COMMENT ON MACRO TABLE label_thresholds IS 'mlsql macro 501c04a9a4c73a39 f4d998face740514 252a9f7470a68b40: One row per label (and group): the score threshold maximising F-beta, tp, fp, fn, support, precision, recall, fbeta, and micro_fbeta of every label at its threshold, each row weighted by sample_weight.';
+COMMENT ON MACRO TABLE _mlsql_poisson_cdf IS 'mlsql macro f3c20b21f704a84d f4d998face740514 08959bd5e8e4dbd0: Poisson(m)''s CDF for each m > 0 of ms over k in m +- (12 sqrt(m) + 12), normalised (the mass left out is below 1e-25): the draw for a uniform u is the smallest k with cdf >= u.';
+COMMENT ON MACRO _mlsql_repr IS 'mlsql macro fb23017e06c41717 f4d998face740514 ed3293b6b225317f: A value as Python''s repr shows it: ''text'' (or "it''s"), None, True, 2.5.';
+COMMENT ON MACRO _mlsql_mcnemar_p IS 'mlsql macro 139601d6929a5c3e f4d998face740514 03e6761e4c5a7194: McNemar''s exact test: min(1, 2 P(X <= min(b, c))), X ~ Binomial(b + c, 1/2); 1 when b + c = 0. The binomial terms from lgamma, summed smallest first.';
+COMMENT ON MACRO _mlsql_literal IS 'mlsql macro 04a640f5d67f8aad f4d998face740514 fabf8613565db3c2: SQL text that reads back as x: its text quoted, cast to its type (''NULL'' for NULL).';
+COMMENT ON MACRO TABLE _mlsql_poisson_buckets IS 'mlsql macro 7f4fe53ba32d2042 f4d998face740514 edc8625374a9b374: Poisson(m)''s inverse CDF for each m of ms as (m, b, k, lo, hi): k is the draw of u with lo < u <= hi, listed under each bucket b = floor(u x 4096) it meets.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_label_sets IS 'mlsql macro 0d39306b726139a7 f4d998face740514 99ff4201c0a23fc3: bootstrap of the label-set measures: one Poisson(m) draw per distinct (tp, |A|, |P|, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_label_sets IS 'mlsql macro 47627c896ebd197a f4d998face740514 6dde540f6bf33f2b: compare on the label-set measures: one Poisson(m) draw per distinct pair of both rows'' (tp, |A|, |P|, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_label_lists IS 'mlsql macro 5ec0723101af3f08 f4d998face740514 9e0a1c3712c1b88d: bootstrap of the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_label_lists IS 'mlsql macro 0307b351ce0e1afd f4d998face740514 7320e9e985093f60: compare on the measures of label_lists (macro_precision, macro_recall, macro_f1, macro_fbeta, macro_jaccard, weighted_precision, weighted_recall, weighted_f1, weighted_fbeta, weighted_jaccard, macro_f1_of_means, macro_fbeta_of_means, label_accuracy_micro, label_accuracy_macro, clp, mlp, wlp): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_classes IS 'mlsql macro a0fbac3ff77f3b13 f4d998face740514 2e7f1f16afd20ab4: bootstrap of the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_classes IS 'mlsql macro 80c0cc79fb60e162 f4d998face740514 dd056fb8491ae669: compare on the measures of classes (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_regression IS 'mlsql macro a695330801ab49fa f4d998face740514 3facdab54f7b4412: bootstrap of the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_regression IS 'mlsql macro a265398f1a406710 f4d998face740514 15bb32db9a6da4e2: compare on the measures of regression (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_scores IS 'mlsql macro c53b99c393b05386 f4d998face740514 8c57775ea70d1fc9: bootstrap of the measures of scores (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct (actual, predicted, weight) seen m times; bootstrap calls it.';
+COMMENT ON MACRO TABLE _mlsql_compare_scores IS 'mlsql macro a427c7013fa57782 f4d998face740514 a1a72020fdf0b574: compare on the measures of scores (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error): one Poisson(m) draw per distinct pair of both rows'' (actual, predicted, weight) seen m times; compare calls it.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_refused IS 'mlsql macro 0834104101f4f65b f4d998face740514 d7c8a0ab09159455: bootstrap on a list of measures whose first it does not resample: its error.';
+COMMENT ON MACRO TABLE _mlsql_bootstrap_not_a_list IS 'mlsql macro f4518fa7dbb7defc f4d998face740514 438f81c2175166e2: bootstrap on measures that are not a list of names: its error.';
+COMMENT ON MACRO TABLE _mlsql_compare_refused IS 'mlsql macro e1bfdca5049051da f4d998face740514 7d77a1178293a58c: compare on a list of measures whose first it does not resample: its error.';
+COMMENT ON MACRO TABLE _mlsql_compare_not_a_list IS 'mlsql macro e525f35e0b8a3418 f4d998face740514 ad00c65c93a75c89: compare on measures that are not a list of names: its error.';
+COMMENT ON MACRO TABLE bootstrap IS 'mlsql macro 3541574df2dd301e f4d998face740514 de4e055d2adbb715: Bootstrap intervals, one row per group and measure: the by columns, measure, estimate (the measure on the data), low and high (percentile interval), std_error. Measures of one kind: label lists (micro_precision, micro_recall, micro_fbeta, micro_f1, micro_jaccard, samples_precision, samples_recall, samples_fbeta, samples_f1, samples_jaccard, subset_accuracy, zero_one_loss, hamming_loss, fmeasure), one label per row (accuracy, error_rate, precision_score, recall_score, fbeta_score, f1_score, balanced_accuracy_score, cohen_kappa_score, matthews_corrcoef), numbers (mse, rmse, mae, mape, rse, rrse, rae, pearson_corr, r2, explained_variance) or a 0/1 label and a score (logloss, auc, average_precision_score, brier_score_loss, expected_calibration_error); beta, zero_division, n_labels, options, average, weights and n_bins apply to every listed measure taking them. Exact Poisson bootstrap (one Poisson(m) draw per distinct row statistics seen m times, counter-based on seed: the same seed, the same draws). Example: SELECT * FROM bootstrap(''preds'', ''actual'', ''predicted'', measures := [''micro_f1''], "by" := [''model'']).';
+COMMENT ON MACRO TABLE compare IS 'mlsql macro b4a60aac4f204968 f4d998face740514 e494ceac19e6db97: Paired comparison of every model with the baseline, one row per group, other model and measure: the by columns, model, measure, baseline_estimate, estimate, difference (model - baseline), low and high (percentile interval of the difference), p_value (two-sided paired bootstrap), mcnemar_p_value (McNemar''s exact test; subset_accuracy, zero_one_loss, accuracy and error_rate, else NULL). Rows pair on id within each group; unpaired rows are an error unless drop_unpaired := true. Measures and their parameters as in bootstrap. Exact paired Poisson bootstrap (one Poisson(m) draw per distinct pair of both rows'' statistics seen m times, for both sides at once). Example: SELECT * FROM compare(''runs'', ''actual'', ''predicted'', model := ''model'', id := ''id'', baseline := ''A'', measures := [''micro_f1'', ''subset_accuracy'']).';
 
 COMMIT;

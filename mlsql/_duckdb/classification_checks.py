@@ -36,7 +36,9 @@ DESCRIPTION = (
     "Checks shared by the single-label, binary, rule, regression and score macros: "
     "parameters, binary and numeric inputs, label kinds."
 )
-ORDER = 20
+ORDER = (
+    5  # before labels.sql, whose tables call _mlsql_check_by (DuckDB 1.4 binds a name at CREATE)
+)
 FAMILIES: tuple[str, ...] = ()
 
 #: parameters that have no default (a macro parameter without ``:=``)
@@ -251,39 +253,23 @@ def _by_names(q: Qualify) -> list[Macro]:
         "true, after checking a table macro's by parameter: column names (text), none of them "
         "one of outputs (lowercase)."
     )
-    one, name, other = ("names VARCHAR",), ("names VARCHAR[]",), ("names",)
+    # one untyped macro, the kind read through JSON: DuckDB 1.4 binds a table macro's body when
+    # it is created, its by (NULL) matching typed overloads of VARCHAR and VARCHAR[] alike
+    as_json = "to_json(names)"
+    listed = f"""CASE WHEN names IS NULL THEN NULL::VARCHAR[]
+         WHEN json_type({as_json}) = 'ARRAY' THEN from_json({as_json}, '["VARCHAR"]')
+         WHEN json_type({as_json}) = 'VARCHAR' THEN [json_extract_string({as_json}, '$')]
+         END"""
+    names = f"{q('_mlsql_by_names')}(names)"
     return [
-        Macro(
-            FILE,
-            "_mlsql_by_names",
-            one,
-            "CASE WHEN names IS NOT NULL THEN [names] END",
-            doc,
-            public=False,
-        ),
-        Macro(FILE, "_mlsql_by_names", name, "names", doc, public=False),
-        Macro(FILE, "_mlsql_by_names", other, "NULL::VARCHAR[]", doc, public=False),
+        Macro(FILE, "_mlsql_by_names", ("names",), listed, doc, public=False),
         Macro(
             FILE,
             "_mlsql_check_by",
-            (*one, "func", "outputs"),
-            checked("CASE WHEN names IS NOT NULL THEN [names] END"),
-            check_doc,
-            public=False,
-        ),
-        Macro(
-            FILE,
-            "_mlsql_check_by",
-            (*name, "func", "outputs"),
-            checked("names"),
-            check_doc,
-            public=False,
-        ),
-        Macro(
-            FILE,
-            "_mlsql_check_by",
-            (*other, "func", "outputs"),
-            f"CASE WHEN names IS NULL THEN true ELSE error({bad}) END",
+            ("names", "func", "outputs"),
+            f"""CASE WHEN names IS NULL THEN true
+         WHEN {names} IS NULL THEN error({bad})
+         ELSE ({checked(names)}) END""",
             check_doc,
             public=False,
         ),
