@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pytest
 
@@ -14,8 +16,24 @@ from tests.conftest import ROOT, conformance
 SQL_DIR = ROOT / "sql"
 
 
+#: the hash of a macro's definitions as the DuckDB that wrote the file prints them (mlsql's mark
+#: of its own macros): DuckDB 1.x prints some bodies otherwise, and a body that changes changes
+#: the file's text anyway
+_DEFINITION_HASH = re.compile(
+    r"(COMMENT ON MACRO (?:TABLE )?\S+ IS 'mlsql macro \S+ \S+ )[0-9a-f]{16}:"
+)
+
+
+def _unmarked(text: str) -> str:
+    return _DEFINITION_HASH.sub(r"\1<definitions>:", text)
+
+
 def test_committed_sql_is_what_the_code_generates():
-    stale = [name for name, text in library_texts().items() if (SQL_DIR / name).read_text() != text]
+    stale = [
+        name
+        for name, text in library_texts().items()
+        if _unmarked((SQL_DIR / name).read_text()) != _unmarked(text)
+    ]
     assert not stale, f"sql/ is stale ({stale}): run python -m mlsql._duckdb.generate"
 
 
