@@ -96,6 +96,15 @@ def _stats_sql(stats: str, actual: str, predicted: str) -> list[str]:
     return [a, p]
 
 
+def _fetch(relation: duckdb.DuckDBPyRelation, req: front.Request) -> Any:
+    """The statistics table: an Arrow table of label lists (no Python object per label),
+    else rows."""
+    if req.stats != "label_lists":
+        return relation.fetchall()
+    to_arrow = getattr(relation, "to_arrow_table", None) or relation.fetch_arrow_table
+    return to_arrow()
+
+
 def _weight_sql(sample_weight: str | None, func: str) -> str:
     """A row's weight, checked as the weighted measures check it (1 when unweighted)."""
     if sample_weight is None:
@@ -231,7 +240,7 @@ def bootstrap(
         groups = [quote_ident(b) for b in req.by]
         stats = [*_stats_sql(req.stats, actual, predicted), _weight_sql(sample_weight, req.func)]
         select = ", ".join([*groups, *stats, "count(*)"])
-        rows = con.sql(f"SELECT {select} {clause} GROUP BY ALL", params=params).fetchall()
+        rows = _fetch(con.sql(f"SELECT {select} {clause} GROUP BY ALL", params=params), req)
     out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
     return _relation(given, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
 
@@ -356,7 +365,7 @@ def compare(
             f"WHERE m.__mlsql_model <> ? GROUP BY ALL"
         )
         if baseline in totals:
-            rows = con.sql(paired_sql, params=[*params, baseline, baseline]).fetchall()
+            rows = _fetch(con.sql(paired_sql, params=[*params, baseline, baseline]), req)
         else:
             rows = []
     out = front.compared(req, model, id, baseline, totals, rows, repeated, drop_unpaired)

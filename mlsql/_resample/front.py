@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 import textwrap
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -223,21 +223,30 @@ def compared(
     id_column: str,
     baseline: Any,
     totals: Mapping[Any, int],
-    paired_rows: Sequence[tuple[Any, ...]],
+    paired_rows: Any,
     repeated: int,
     drop_unpaired: bool,
 ) -> list[tuple[Any, ...]]:
     """The rows of ``compare`` from an engine's paired statistics, once the pairs are checked.
 
     ``paired_rows``: (groups, model, the baseline row's statistics, the model row's, count)
-    per distinct tuple; ``totals`` and ``repeated`` as :func:`check_pairs` takes them.
+    per distinct tuple (rows, or an Arrow table); ``totals`` and ``repeated`` as :func:`check_pairs` takes them.
     """
     from mlsql._resample import run
 
     n_by = len(req.by)
     paired: dict[Any, int] = {}
-    for row in paired_rows:
-        paired[row[n_by]] = paired.get(row[n_by], 0) + row[-1]
+    pairs: Iterable[tuple[Any, Any]]
+    if hasattr(paired_rows, "column"):  # an Arrow table (label lists): its model and m columns
+        pairs = zip(
+            paired_rows.column(n_by).to_pylist(),
+            paired_rows.column(paired_rows.num_columns - 1).to_pylist(),
+            strict=True,
+        )
+    else:
+        pairs = ((row[n_by], row[-1]) for row in paired_rows)
+    for value, m in pairs:
+        paired[value] = paired.get(value, 0) + m
     check_pairs(model, id_column, baseline, totals, paired, repeated, drop_unpaired)
     return run.compare(paired_rows, n_by, req.chosen, req.n_resamples, req.confidence, req.seed)
 

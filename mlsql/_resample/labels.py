@@ -1,23 +1,40 @@
-"""Per-label multi-label measures, resampled from (actual set, predicted set) tuples.
+"""Per-label multi-label measures, resampled from (actual set, predicted set) tuples, as arrays.
 
 The macro and weighted averages, the F of macro precision and recall, the
 label accuracies (micro and macro) and the label-problem rates (clp, mlp, wlp).
 
 Rows with the same set of actual labels and the same set of predicted labels
 (and weight) are exchangeable, so the engines group by the pair of sorted
-distinct label lists. Each tuple's per-label tp, fp and fn form a sparse
-(tuples x labels) 0/1 matrix, kept as its cells sorted by label; a resample's
-per-label counts are its weights (resamples x tuples) times that matrix (a
-sum of the weights of each label's cells), and the registry's per-label
-formulas (:mod:`mlsql.measures.label_based`) average them over the labels.
+distinct label lists and hand the tuples over as an Arrow table (one list
+column per list, never a Python object per label). Here, per group:
+
+1. the group's labels are coded by their rank among the group's distinct
+   labels (sorted as Python sorts them), and the tuples are put in their
+   canonical order (NULL first, then by value, column by column, as Python
+   compares the lists), so one seed gives one result whatever order an engine
+   returned them in (:func:`tuple_order`);
+2. each side's per-label tp, fp and fn form a sparse (tuples x labels) 0/1
+   matrix, kept as its cells sorted by label (:func:`side_cells`), and each
+   tuple's (tp, |A|, |P|) for the label-set measures of the same call;
+3. a batch of resamples' per-label counts are its weights (resamples x tuples)
+   times that matrix (:func:`per_label`: a sum of the weights of each label's
+   cells), computed once per batch and side for every measure of the call,
+   and the registry's per-label formulas (:mod:`mlsql.measures.label_based`)
+   average them over the labels.
+
+The cost is one sort of the cells plus (cells x resamples) additions: the
+cells of a tuple number |A ∪ P|.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from mlsql._resample.ops import WeightedOps
 from mlsql.measures import label_based as LB
@@ -34,81 +51,274 @@ MEASURES = (
     "mlp",
     "wlp",
 )
-#: resamples evaluated at once (bounds memory at BATCH x labels per count)
+#: resamples whose per-label formulas are evaluated at once (bounds memory at BATCH x labels)
 BATCH = 256
+#: weights gathered at once in :func:`per_label` (resamples x cells): memory stays bounded
+GATHER_CELLS = 1 << 20
 
 Columns = dict[str, Any]
 
 
-def _universe(actual: Sequence[Any], predicted: Sequence[Any], labels: Any) -> list[Any]:
-    if labels is not None:
-        return list(dict.fromkeys(labels))
-    seen: set[Any] = set()
-    for row in (*actual, *predicted):
-        seen.update(row)
-    return sorted(seen)
+# ------------------------------------------------------------------ the tuples as arrays
+@dataclass
+class Lists:
+    """A column of label lists of one group's tuples: codes of the labels, per tuple."""
+
+    codes: np.ndarray  # the labels' codes, tuple after tuple (list order kept)
+    lengths: np.ndarray  # each tuple's number of labels (0 where NULL)
+    valid: np.ndarray  # whether the tuple's list is not NULL
+
+    @property
+    def owner(self) -> np.ndarray:
+        """The tuple of each code."""
+        return np.repeat(np.arange(len(self.lengths)), self.lengths)
+
+    def take(self, order: np.ndarray) -> Lists:
+        """The tuples in ``order``."""
+        starts = np.concatenate([[0], np.cumsum(self.lengths)[:-1]]).astype(np.int64)
+        lengths = self.lengths[order]
+        picked = np.repeat(starts[order] - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+        index = picked + np.arange(int(lengths.sum()), dtype=np.int64)
+        return Lists(self.codes[index], lengths, self.valid[order])
 
 
-#: a sparse 0/1 (tuples x labels) matrix: its cells' (tuple, label) indices, sorted by label
-Cells = tuple[np.ndarray, np.ndarray]
+def table_of(rows: Any, width: int) -> pa.Table:
+    """``rows`` (an Arrow table, or rows of Python values) as an Arrow table of ``width`` columns."""
+    if isinstance(rows, pa.Table):
+        return rows
+    rows = list(rows)
+    columns = list(zip(*rows, strict=True)) if rows else [() for _ in range(width)]
+    return pa.table({f"c{i}": pa.array(list(c)) for i, c in enumerate(columns)})
 
 
-def indicators(columns: Columns, labels: Any) -> tuple[Cells, Cells, Cells, np.ndarray, int]:
-    """(tp, fp, fn cells, known, number of labels) of the tuples.
+def groups(table: pa.Table, n_key: int, order: Any) -> list[tuple[tuple[Any, ...], np.ndarray]]:
+    """(group values, its rows' positions) per group, groups sorted by ``order`` of their values."""
+    if table.num_rows == 0:
+        return []
+    if n_key == 0:
+        return [((), np.arange(table.num_rows))]
+    keys = list(zip(*(table.column(i).to_pylist() for i in range(n_key)), strict=True))
+    found: dict[tuple[Any, ...], list[int]] = {}
+    for i, key in enumerate(keys):
+        found.setdefault(key, []).append(i)
+    ordered = sorted(found.items(), key=lambda kv: tuple(order(v) for v in kv[0]))
+    return [(k, np.array(v, dtype=np.int64)) for k, v in ordered]
 
-    A tuple whose actual or predicted list is NULL is unknown (no cell, known 0).
+
+def _list_array(column: Any) -> pa.Array:
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if pa.types.is_dictionary(array.type):
+        array = array.cast(array.type.value_type)
+    return array
+
+
+def _values(array: pa.Array) -> pa.Array:
+    """The labels of every non-NULL list, in order (dictionary labels decoded)."""
+    if pa.types.is_null(array.type):
+        return pa.array([], type=pa.null())
+    values = array.flatten()
+    if pa.types.is_dictionary(values.type):
+        values = values.cast(values.type.value_type)
+    return values
+
+
+def coded(columns: Sequence[Any]) -> tuple[list[Lists], list[Any]]:
+    """The list ``columns`` of one group as :class:`Lists` over one code per distinct label,
+    and the labels in code order (sorted, as Python sorts them: text by code point)."""
+    arrays = [_list_array(c) for c in columns]
+    values = [_values(a) for a in arrays]
+    typed = [v for v in values if not pa.types.is_null(v.type) and len(v)]
+    if typed:
+        every = pa.concat_arrays([v.cast(typed[0].type) for v in typed])
+        unique = pc.unique(every)
+        labels = unique.take(pc.sort_indices(unique))
+    else:
+        labels = pa.array([], type=pa.null())
+    out = []
+    for array, value in zip(arrays, values, strict=True):
+        n = len(array)
+        if pa.types.is_null(array.type):
+            out.append(Lists(np.zeros(0, np.int64), np.zeros(n, np.int64), np.zeros(n, bool)))
+            continue
+        valid = np.asarray(array.is_valid(), dtype=bool)
+        lengths = np.asarray(pc.fill_null(pc.list_value_length(array), 0), dtype=np.int64)
+        if len(value):
+            codes = pc.index_in(value.cast(labels.type), value_set=labels)
+            codes_np = np.asarray(codes, dtype=np.int64)
+        else:
+            codes_np = np.zeros(0, np.int64)
+        out.append(Lists(codes_np, lengths, valid))
+    return out, labels.to_pylist()
+
+
+def _list_keys(lists: Lists) -> list[np.ndarray]:
+    """Sort keys (most significant first) that order the tuples by their list as Python
+    compares lists: NULL first, then element by element, a list before its extensions."""
+    n = len(lists.lengths)
+    width = int(lists.lengths.max()) if n else 0
+    starts = np.concatenate([[0], np.cumsum(lists.lengths)[:-1]]).astype(np.int64)
+    keys = [lists.valid.astype(np.int64)]
+    for j in range(width):
+        has = lists.lengths > j
+        key = np.zeros(n, np.int64)
+        key[has] = lists.codes[starts[has] + j] + 1
+        keys.append(key)
+    return keys
+
+
+def tuple_order(sides: Sequence[tuple[Lists, Lists, np.ndarray, np.ndarray]]) -> np.ndarray:
+    """The canonical order of a group's tuples: by each side's (actual, predicted, weight),
+    NULL first, then by value (the engines' tuples are distinct, so the order is total).
+
+    ``sides``: per side (actual, predicted, weight values, weight known).
     """
-    a_col, p_col = columns["actual"], columns["predicted"]
-    known = np.array([a is not None and p is not None for a, p in zip(a_col, p_col, strict=True)])
-    actual = [set(a) if k else set() for a, k in zip(a_col, known, strict=True)]
-    predicted = [set(p) if k else set() for p, k in zip(p_col, known, strict=True)]
-    universe = _universe(actual, predicted, labels)
-    index = {label: i for i, label in enumerate(universe)}
+    keys: list[np.ndarray] = []
+    for actual, predicted, weight, known in sides:
+        keys += _list_keys(actual) + _list_keys(predicted)
+        keys += [known.astype(np.int64), np.where(known, weight, 0.0)]
+    if not keys or not len(keys[0]):
+        return np.zeros(0, np.int64)
+    return np.lexsort(keys[::-1])
 
-    def cells(of: Callable[[set[Any], set[Any]], set[Any]]) -> Cells:
-        rows, cols = [], []
-        for t, (a, p) in enumerate(zip(actual, predicted, strict=True)):
-            for label in of(a, p):
-                if label in index:
-                    rows.append(t)
-                    cols.append(index[label])
-        order = np.argsort(np.array(cols, dtype=np.int64), kind="stable")
-        return np.array(rows, dtype=np.int64)[order], np.array(cols, dtype=np.int64)[order]
 
-    return (
-        cells(lambda a, p: a & p),
-        cells(lambda a, p: p - a),
-        cells(lambda a, p: a - p),
-        known.astype(float),
-        len(universe),
+# ------------------------------------------------------------------ cells
+@dataclass
+class Cells:
+    """A sparse 0/1 (tuples x labels) matrix: its cells' tuples, sorted by label, and where
+    each label's cells start."""
+
+    tuples: np.ndarray
+    starts: np.ndarray
+    labels: np.ndarray
+
+    @classmethod
+    def of(cls, tuples: np.ndarray, labels: np.ndarray) -> Cells:
+        """The cells (``tuples[i]``, ``labels[i]``), in any order."""
+        order = np.lexsort((tuples, labels))
+        t, c = tuples[order], labels[order]
+        starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]]) if len(c) else np.zeros(0, np.int64)
+        return cls(t, starts, c[starts] if len(c) else np.zeros(0, np.int64))
+
+    def restricted(self, lookup: np.ndarray) -> Cells:
+        """The cells of the labels that ``lookup`` (group code -> position, -1: left out) keeps."""
+        c = np.repeat(self.labels, np.diff(np.r_[self.starts, len(self.tuples)]))
+        mapped = lookup[c] if len(c) else c
+        keep = mapped >= 0
+        return Cells.of(self.tuples[keep], mapped[keep])
+
+
+@dataclass
+class Side:
+    """One side (a model's rows) of a group's tuples: per-label cells and per-tuple counts."""
+
+    tp: Cells
+    fp: Cells
+    fn: Cells
+    known: np.ndarray  # 1.0 where neither list is NULL
+    labels: list[Any]  # the group's labels, in code order
+    row_tp: np.ndarray
+    row_actual: np.ndarray
+    row_predicted: np.ndarray
+    given: dict[Any, tuple[Cells, Cells, Cells, int]] = field(default_factory=dict)
+
+    def cells(self, labels: Iterable[Any] | None) -> tuple[Cells, Cells, Cells, int]:
+        """(tp, fp, fn cells, number of labels) over the group's labels, or the given ones."""
+        if labels is None:
+            return self.tp, self.fp, self.fn, len(self.labels)
+        universe = list(dict.fromkeys(labels))
+        key = tuple(universe)
+        if key not in self.given:
+            index = {label: i for i, label in enumerate(universe)}
+            lookup = np.array([index.get(x, -1) for x in self.labels], dtype=np.int64)
+            tp, fp, fn = (c.restricted(lookup) for c in (self.tp, self.fp, self.fn))
+            self.given[key] = (tp, fp, fn, len(universe))
+        return self.given[key]
+
+
+def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
+    """The tp, fp and fn cells of tuples with these lists (NULL on either side: no cell)."""
+    n = len(actual.lengths)
+    known = actual.valid & predicted.valid
+    size = max(len(labels), 1)
+    a_owner, p_owner = actual.owner, predicted.owner
+    a_keep, p_keep = known[a_owner], known[p_owner]
+    ka = a_owner[a_keep] * size + actual.codes[a_keep]
+    kp = p_owner[p_keep] * size + predicted.codes[p_keep]
+    both = np.intersect1d(ka, kp, assume_unique=True)
+    only_a = np.setdiff1d(ka, both, assume_unique=True)
+    only_p = np.setdiff1d(kp, both, assume_unique=True)
+
+    def cells(keys: np.ndarray) -> Cells:
+        return Cells.of(keys // size, keys % size)
+
+    row_tp = np.bincount(both // size, minlength=n).astype(float)
+    return Side(
+        tp=cells(both),
+        fp=cells(only_p),
+        fn=cells(only_a),
+        known=known.astype(float),
+        labels=labels,
+        row_tp=row_tp,
+        row_actual=actual.lengths.astype(float),
+        row_predicted=predicted.lengths.astype(float),
     )
 
 
 def per_label(w: np.ndarray, cells: Cells, n_labels: int) -> np.ndarray:
-    """Weights (resamples x tuples) times the 0/1 matrix of ``cells``: (resamples x labels)."""
-    rows, cols = cells
-    out = np.zeros((len(w), n_labels))
-    if len(rows):
-        starts = np.flatnonzero(np.r_[True, cols[1:] != cols[:-1]])
-        out[:, cols[starts]] = np.add.reduceat(w[:, rows], starts, axis=1)
-    return out
+    """Weights (resamples x tuples) times the 0/1 matrix of ``cells``: (resamples x labels).
+
+    The weights are read tuple by tuple (the transpose, each tuple's resamples side by
+    side); a chunk of cells at a time gathers its tuples' weights into one buffer (memory
+    stays bounded, and is reused) and sums them per label; a label whose cells span two
+    chunks adds both sums.
+    """
+    n = len(cells.tuples)
+    out = np.zeros((n_labels, len(w)))
+    if not n or not len(w):
+        return out.T
+    by_tuple = np.ascontiguousarray(w.T)
+    ends = np.r_[cells.starts[1:], n]
+    step = max(1, GATHER_CELLS // len(w))
+    buffer = np.empty((min(step, n), len(w)))
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        # the labels met in [lo, hi): those starting before hi and ending after lo
+        first = int(np.searchsorted(ends, lo, side="right"))
+        last = int(np.searchsorted(cells.starts, hi, side="left"))
+        bounds = np.clip(cells.starts[first:last], lo, hi) - lo
+        bounds[0] = 0
+        gathered = np.take(by_tuple, cells.tuples[lo:hi], axis=0, out=buffer[: hi - lo])
+        out[cells.labels[first:last]] += np.add.reduceat(gathered, bounds, axis=0)
+    return out.T
 
 
+# ------------------------------------------------------------------ the measures
 def evaluate(
     name: str, params: dict[str, Any], columns: Columns, weights: np.ndarray
 ) -> np.ma.MaskedArray:
-    """``name`` (a macro or weighted average) under each row of ``weights``, in batches."""
+    """``name`` (a macro or weighted average) under each row of ``weights``, in batches.
+
+    ``columns["side"]`` is the tuples' :class:`Side`; the per-label counts of a batch of
+    weights are kept for the other measures of the call (``columns["counts"]``).
+    """
     labels = params.get("labels")
-    cache = columns.setdefault("label_indicators", {})  # every batch reads the same tuples
-    key = None if labels is None else tuple(labels)
-    if key not in cache:
-        cache[key] = indicators(columns, labels)
-    tp, fp, fn, known, n_labels = cache[key]
+    side: Side = columns["side"]
+    tp, fp, fn, n_labels = side.cells(labels)
+    kept = columns.setdefault("counts", {})
+    key = None if labels is None else tuple(dict.fromkeys(labels))
+    if kept.get("weights") is not weights:
+        kept.clear()
+        kept["weights"] = weights
+    if key not in kept:
+        w = weights * side.known
+        kept[key] = (w, [per_label(w, c, n_labels) for c in (tp, fp, fn)])
+    w, counts = kept[key]
     out = []
-    for start in range(0, len(weights), BATCH):
-        w = weights[start : start + BATCH] * known
-        counts = [per_label(w, cells, n_labels) for cells in (tp, fp, fn)]
-        out.append(_averages(name, params, w, counts, given=labels is not None))
+    for start in range(0, len(w), BATCH):
+        part = [c[start : start + BATCH] for c in counts]
+        out.append(
+            _averages(name, params, w[start : start + BATCH], part, given=labels is not None)
+        )
     return np.ma.concatenate(out)
 
 
@@ -136,3 +346,59 @@ def _averages(
     else:
         value = aggregates[name]
     return np.ma.asarray(np.ma.array(value)).reshape(len(w))
+
+
+# ------------------------------------------------------------------ a statistics table's groups
+def _weights(column: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(values with NULL as 0, known) of a column of tuple weights."""
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    known = np.asarray(array.is_valid(), dtype=bool)
+    if pa.types.is_null(array.type):
+        return np.zeros(len(array)), known
+    values = pc.fill_null(array.cast(pa.float64()), 0.0)
+    return np.asarray(values, dtype=float), known
+
+
+def side_columns(side: Side, weight_known: np.ndarray) -> Columns:
+    """The columns the measures read of one side: its cells, each tuple's (tp, |A|, |P|)
+    (masked where a list is NULL) for the label-set measures, and which weights are known."""
+    unknown = side.known == 0
+    return {
+        "side": side,
+        "tp": np.ma.array(side.row_tp, mask=unknown),
+        "n_actual": np.ma.array(side.row_actual, mask=unknown),
+        "n_predicted": np.ma.array(side.row_predicted, mask=unknown),
+        "weight_known": weight_known,
+    }
+
+
+def tuples(
+    rows: Any, n_key: int, n_sides: int, order: Any
+) -> list[tuple[tuple[Any, ...], list[tuple[Columns, np.ndarray]], np.ndarray]]:
+    """Per group, in ``order`` of the group values: (values, per side (columns, tuple
+    weights), rows m per tuple), the tuples in their canonical order (:func:`tuple_order`).
+
+    ``rows``: (group values..., per side (actual list, predicted list, weight)..., m), as an
+    Arrow table or rows of Python values.
+    """
+    table = table_of(rows, n_key + 3 * n_sides + 1)
+    out = []
+    m_all = np.asarray(
+        pc.fill_null(table.column(table.num_columns - 1).cast(pa.float64()), 0.0), dtype=float
+    )
+    for key, index in groups(table, n_key, order):
+        picked = pa.array(index)
+        lists_of = [
+            table.column(n_key + 3 * s + j).take(picked) for s in range(n_sides) for j in (0, 1)
+        ]
+        lists, labels = coded(lists_of)
+        weights = [_weights(table.column(n_key + 3 * s + 2).take(picked)) for s in range(n_sides)]
+        sides = [(lists[2 * s], lists[2 * s + 1], *weights[s]) for s in range(n_sides)]
+        ranked = tuple_order(sides)
+        m = m_all[index][ranked]
+        group = []
+        for actual, predicted, w, known in sides:
+            side = side_cells(actual.take(ranked), predicted.take(ranked), labels)
+            group.append((side_columns(side, known[ranked]), w[ranked]))
+        out.append((key, group, m))
+    return out

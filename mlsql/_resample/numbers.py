@@ -65,7 +65,9 @@ Columns = dict[str, Any]
 
 #: Poisson(1) by inverse CDF: P(X <= k) for k = 0..29 (1 - P(X <= 29) is below 1e-32)
 _CDF = np.cumsum([math.exp(-1.0) / math.factorial(k) for k in range(30)])
-_CELLS = 1 << 12
+_CELL_BITS = 12
+_CELLS = 1 << _CELL_BITS
+_TWO_53 = float(1 << 53)
 
 
 def _cell_table() -> np.ndarray:
@@ -82,7 +84,7 @@ _TABLE = _cell_table()
 
 
 def poisson_one(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
-    """Poisson(1) draws of ``shape``: the inverse CDF of ``rng.random``, read from a table.
+    """Poisson(1) draws of ``shape``: the inverse CDF of ``rng.random``'s uniforms, read from a table.
 
     The same numbers as ``searchsorted(CDF, u, 'right')`` of the uniforms (a
     cell of the table whose uniforms could give two values is searched), about
@@ -94,11 +96,14 @@ def poisson_one(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     >>> round(float(x.mean()), 2), round(float(x.var()), 2)
     (1.0, 1.0)
     """
-    u = rng.random(shape)
-    k = _TABLE[(u * _CELLS).astype(np.intp)]
+    # rng.random's uniform is (raw >> 11) / 2^53 of the generator's next 64 raw bits, so its
+    # cell (u x 4096) is raw >> 52: the same numbers, from the raw bits (no float pass)
+    raw = rng.bit_generator.random_raw(shape)
+    k = _TABLE[(raw >> np.uint64(64 - _CELL_BITS)).astype(np.intp)]
     unsure = k < 0
     if unsure.any():
-        k[unsure] = np.searchsorted(_CDF, u[unsure], side="right")
+        u = (raw[unsure] >> np.uint64(11)).astype(float) / _TWO_53
+        k[unsure] = np.searchsorted(_CDF, u, side="right")
     return k
 
 

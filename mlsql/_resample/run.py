@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from mlsql._errors import MlsqlError
+from mlsql._resample import labels as LL
 from mlsql._resample import numbers as NUM
 from mlsql._resample.measures import STATS, Chosen, row_stats, stats_kind
 from mlsql._resample.ops import WeightedOps
@@ -247,7 +248,7 @@ def resampled(
     Every side gets the same Poisson draws, times its own tuple weights.
     """
     out: list[list[list[np.ndarray]]] = [[[] for _ in sides] for _ in chosen]
-    per_row = stats_kind(chosen) in NUM.KINDS
+    per_row = stats_kind(chosen) in (*NUM.KINDS, "label_lists")  # about one tuple per row
     w_is_one = [bool((w == 1).all()) for w in tuple_weights]
     for draws in batches(rng, m, n_resamples, per_row):
         for j, (cols, w) in enumerate(zip(sides, tuple_weights, strict=True)):
@@ -287,6 +288,25 @@ def interval(values: np.ndarray, confidence: float) -> tuple[Any, Any, Any]:
     return float(low), float(high), float(np.std(kept, ddof=1))
 
 
+def _groups(
+    rows: Any, n_key: int, chosen: Sequence[Chosen], n_sides: int, func: str
+) -> Iterator[tuple[Key, list[tuple[dict[str, Any], np.ndarray]], np.ndarray]]:
+    """Per group of the statistics table: (its values, per side (columns, tuple weights),
+    rows m per tuple); ``n_sides`` sides of statistics and weight per tuple (2 in compare).
+
+    Label lists come as arrays (:func:`mlsql._resample.labels.tuples`; ``rows`` may be an
+    Arrow table); the other kinds as rows.
+    """
+    kind = stats_kind(chosen)
+    if kind == "label_lists":
+        yield from LL.tuples(rows, n_key, n_sides, _order)
+        return
+    width = len(STATS[kind]) + 1  # the statistics and the weight of one side
+    for key, members in grouped(rows, n_key, kind in NUM.KINDS).items():
+        sides = [prepared(chosen, members, n_key + s * width, func) for s in range(n_sides)]
+        yield key, sides, counts(members)
+
+
 # ------------------------------------------------------------------ bootstrap
 def bootstrap(
     rows: Iterable[Sequence[Any]],
@@ -305,10 +325,7 @@ def bootstrap(
     weighs weight * Poisson(1), and those sum to weight * Poisson(m).
     """
     out = []
-    numbers = stats_kind(chosen) in NUM.KINDS
-    for key, members in grouped(rows, n_by, numbers).items():
-        cols, w = prepared(chosen, members, n_by, "bootstrap")
-        m = counts(members)
+    for key, ((cols, w),), m in _groups(rows, n_by, chosen, 1, "bootstrap"):
         values = resampled(chosen, [cols], [w], stream(seed, key), m, n_resamples)
         for measure, (resamples,) in zip(chosen, values, strict=True):
             (est,), (est_null,) = evaluate(measure, cols, (m * w)[None, :], m[None, :])
@@ -398,14 +415,8 @@ def compare(
     statistics..., model weight, m): one tuple per distinct pair, m the number of ids
     with it. Both rows of an id get the same Poisson(1) draw, each times its own weight.
     """
-    names = STATS[stats_kind(chosen)]
-    width = len(names) + 1  # the statistics and the weight of one side
     out = []
-    numbers = stats_kind(chosen) in NUM.KINDS
-    for key, members in grouped(rows, n_by + 1, numbers).items():
-        base, w_base = prepared(chosen, members, n_by + 1, "compare")
-        model, w_model = prepared(chosen, members, n_by + 1 + width, "compare")
-        m = counts(members)
+    for key, ((base, w_base), (model, w_model)), m in _groups(rows, n_by + 1, chosen, 2, "compare"):
         values = resampled(
             chosen, [base, model], [w_base, w_model], stream(seed, key), m, n_resamples
         )

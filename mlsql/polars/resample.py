@@ -57,6 +57,15 @@ def _checked(req: front.Request, schema: pl.Schema, actual: str, predicted: str)
     return [e.alias(f"__mlsql_s{i}") for i, e in enumerate(exprs)]
 
 
+def _rows(lazy: pl.LazyFrame, req: front.Request) -> Any:
+    """The statistics table: an Arrow table of label lists (no Python object per label),
+    else rows."""
+    frame = lazy.collect()
+    if req.stats != "label_lists":
+        return frame.rows()
+    return frame.to_arrow(compat_level=pl.CompatLevel.oldest())
+
+
 def _name(sample_weight: str | pl.Expr | None) -> str | None:
     """The weight's column to find in the data (an expression is resolved by Polars)."""
     return None if isinstance(sample_weight, pl.Expr) else sample_weight
@@ -113,7 +122,7 @@ def bootstrap(
     )
     stats = [*_checked(req, schema, actual, predicted), _weight(req, lazy, sample_weight)]
     keys = [*(pl.col(b) for b in req.by), *stats]
-    rows = lazy.group_by(keys).agg(pl.len()).collect().rows()
+    rows = _rows(lazy.group_by(keys).agg(pl.len()), req)
     from mlsql._resample import run  # numpy: imported when a call runs
 
     out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
@@ -180,7 +189,7 @@ def compare(
         others = known.filter(pl.col(_MODEL) != baseline)
         joined = others.join(base, on=[*req.by, _ID], how="inner", nulls_equal=True)
         group = [*req.by, _MODEL, *(f"{n}_b" for n in names), *names]
-        paired_rows = joined.group_by(group).agg(pl.len()).collect().rows()
+        paired_rows = _rows(joined.group_by(group).agg(pl.len()), req)
     out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)
     return _frame([*req.by, *front.COMPARE_COLUMNS], out, len(req.by), schema, model)
 
