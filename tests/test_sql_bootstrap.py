@@ -310,14 +310,50 @@ def test_other_measures_are_the_python_calls_error(con: Any, measure: str) -> No
     assert str(python.value) in str(info.value)
 
 
-def test_macro_averages_resample_apart_from_the_label_sets_in_sql(con: Any) -> None:
-    data = table(*simulate(random.Random(14), 5))
-    for measures in (["micro_f1", "macro_f1"], ["macro_f1", "micro_f1"]):
-        with pytest.raises(
-            duckdb.Error, match="resamples the macro and weighted averages of label lists apart"
-        ) as info:
-            boot(con, data, measures)
-        assert f"once for {measures[0]} and once for {measures[1]}" in str(info.value)
+#: every label-list measure in one call: the macro and weighted averages and the label sets'
+MIXED = ["macro_f1", *LABEL_SET_MEASURES, "weighted_jaccard", "clp"]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_one_call_takes_any_mix_of_label_list_measures(con: Any, weighted: bool) -> None:
+    data = gappy(60, 2)
+    params: dict[str, Any] = dict(beta=2.0, n_labels=4, options="-beta 2", zero_division=0)
+    if weighted:
+        params["sample_weight"] = "w"
+    got = boot(con, data, MIXED, by=["g"], n_resamples=30, **params)
+    con.register("expected_rows", data)
+    try:
+        sets = ", ".join(_macro(m, 0, weighted) for m in LABEL_SET_MEASURES)
+        expected = {
+            g: values
+            for g, *values in con.sql(f"SELECT g, {sets} FROM expected_rows GROUP BY g").fetchall()
+        }
+        w = ", sample_weight := 'w'" if weighted else ""
+        per_label = {
+            (g, name): con.sql(
+                f"SELECT {name} FROM {name}('(FROM expected_rows WHERE g = {g})', 'actual', "
+                f"'predicted'{w})"
+            ).fetchall()[0][0]
+            for g in expected
+            for name in ("macro_f1", "weighted_jaccard")
+        }
+        clp = {
+            g: con.sql(
+                f"SELECT clp FROM multilabel_report('(FROM expected_rows WHERE g = {g})', "
+                f"'actual', 'predicted'{w})"
+            ).fetchall()[0][0]
+            for g in expected
+        }
+    finally:
+        con.unregister("expected_rows")
+    assert [r[:2] for r in got] == [(g, m) for g in sorted(expected) for m in MIXED]
+    for g, measure, estimate, low, high, _ in got:
+        if measure in LABEL_SET_MEASURES:
+            want = expected[g][LABEL_SET_MEASURES.index(measure)]
+        else:
+            want = clp[g] if measure == "clp" else per_label[g, measure]
+        assert estimate == pytest.approx(want, rel=1e-12, abs=1e-15), (g, measure)
+        assert low <= high, (g, measure)
 
 
 def test_measure_parameters_are_checked_once(con: Any) -> None:

@@ -28,6 +28,7 @@ label-set macros cannot bind on columns of numbers, nor these on label lists.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from mlsql._duckdb import classification_checks as CC
 from mlsql._duckdb.families.label_based import BETA as B
@@ -135,10 +136,16 @@ def _call(q: Qualify, name: str, actual: str, predicted: str, weight: str) -> st
     return f"CAST({q(name)}({actual}, {predicted}, {weight}{named}) AS DOUBLE)"
 
 
-def _measured(q: Qualify, kind: str, keys: str, func: str) -> str:
-    """SQL: one row (keys, r, measure, x) per asked measure of ``kind`` and key, from ``weighed``."""
+#: the SQL of the label-set measures over the label lists of ``weighed``, given its keys:
+#: (CTEs, the branches of one row (keys, r, measure, x) per asked measure)
+SetBranches = Callable[[str], tuple[str, str]]
+
+
+def _measured(q: Qualify, kind: str, keys: str, func: str, sets: SetBranches | None) -> str:
+    """SQL: one row (keys, r, measure, x) per asked measure of ``kind`` and key, from ``weighed``
+    (label lists: also the label-set measures of ``sets``)."""
     if kind == "label_lists":
-        return _label_averages(q, keys, func)
+        return _label_averages(q, keys, func, sets)
     return "\n        UNION ALL\n        ".join(
         f"SELECT {keys}, r, {lit(name)} AS measure, {_call(q, name, 'a', 'p', 'kw')} AS x "
         f"FROM weighed WHERE list_contains(measures, {lit(name)}) GROUP BY {keys}, r"
@@ -146,7 +153,7 @@ def _measured(q: Qualify, kind: str, keys: str, func: str) -> str:
     )
 
 
-def _label_averages(q: Qualify, keys: str, func: str) -> str:
+def _label_averages(q: Qualify, keys: str, func: str, sets: SetBranches | None) -> str:
     """SQL: the macro and weighted averages of the label lists of ``weighed`` per key and r,
     one row (keys, r, measure, x) per asked measure, by the formulas of multilabel_report.
 
@@ -175,6 +182,10 @@ def _label_averages(q: Qualify, keys: str, func: str) -> str:
         for name in KINDS["label_lists"]
     )
     on = " AND ".join(f"c.{c} IS NOT DISTINCT FROM n.{c}" for c in [*keys.split(", "), "r"])
+    set_ctes, set_branches = sets(keys) if sets is not None else ("", "")
+    if sets is not None:
+        set_ctes = f",\n        {set_ctes}"
+        measures += f"\n            UNION ALL\n            {set_branches}"
     return f"""WITH cells AS (
             SELECT {keys}, r, kw, unnest(a) AS label, 1 AS f FROM weighed WHERE a IS NOT NULL AND p IS NOT NULL
             UNION ALL
@@ -202,7 +213,7 @@ def _label_averages(q: Qualify, keys: str, func: str) -> str:
         aggregated AS (
             SELECT {keys}, r, any_value(b) AS b, any_value(zd) AS zd,
                    {aggregates}
-            FROM label_values GROUP BY {keys}, r)
+            FROM label_values GROUP BY {keys}, r){set_ctes}
             {measures}"""
 
 
@@ -247,11 +258,17 @@ def _tail_interval(tail: str) -> str:
     return f"quantile_cont(x, [{tail}, 1 - {tail}]) FILTER (WHERE isfinite(x))"
 
 
-def bootstrap(q: Qualify, kind: str, settings: str, signature: tuple[str, ...]) -> Macro:
+def bootstrap(
+    q: Qualify,
+    kind: str,
+    settings: str,
+    signature: tuple[str, ...],
+    sets: SetBranches | None = None,
+) -> Macro:
     """The table macro ``_mlsql_bootstrap_<kind>``: ``bootstrap`` of measures of ``kind``.
 
     ``settings`` is the SQL of its one row of checked settings (n, c, s, ms), shared with the
-    label-set macro.
+    label-set macro; ``sets`` the label-set measures of a call on label lists.
     """
     func = str(lit("bootstrap"))
     by = by_list(q)
@@ -286,7 +303,7 @@ def bootstrap(q: Qualify, kind: str, settings: str, signature: tuple[str, ...]) 
         UNION ALL
         SELECT g, NULL::BIGINT AS r, a, p, w * m AS kw FROM tuples),
     measured AS (
-        {_measured(q, kind, "g", func)}),
+        {_measured(q, kind, "g", func, sets)}),
     wanted AS (
         SELECT i, settings.ms[i] AS measure
         FROM settings CROSS JOIN range(1, len(settings.ms) + 1) AS position(i)
@@ -319,12 +336,18 @@ def bootstrap(q: Qualify, kind: str, settings: str, signature: tuple[str, ...]) 
 
 
 def compare(
-    q: Qualify, kind: str, settings: str, checks: dict[str, str], signature: tuple[str, ...]
+    q: Qualify,
+    kind: str,
+    settings: str,
+    checks: dict[str, str],
+    signature: tuple[str, ...],
+    sets: SetBranches | None = None,
 ) -> Macro:
     """The table macro ``_mlsql_compare_<kind>``: ``compare`` of measures of ``kind``.
 
     ``settings`` and ``checks`` (SQL of the settings row, and of the CTEs ``models``,
-    ``unpaired``, ``checked`` and their needs, by name) are the label-set macro's.
+    ``unpaired``, ``checked`` and their needs, by name) are the label-set macro's; ``sets``
+    the label-set measures of a call on label lists.
     """
     func = str(lit("compare"))
     by = by_list(q)
@@ -338,7 +361,7 @@ def compare(
     source = source_sql(q, named, func)
     weight = weight_sql(q, func)
     tail = TAIL
-    zero_one = "[" + ", ".join(str(lit(n)) for n in KINDS[kind] if n in M.ZERO_ONE) + "]"
+    zero_one = "[" + ", ".join(str(lit(n)) for n in taken(kind) if n in M.ZERO_ONE) + "]"
     a, p = _values(q, kind, func)
     pair = ["ba", "bp", "bw", "xa", "xp", "xw"]
     body = f"""WITH settings AS ({settings}),
@@ -381,7 +404,7 @@ def compare(
         SELECT g, mo, 1 AS side, NULL::BIGINT AS r, xa AS a, xp AS p, xw * m AS kw FROM pairs
         CROSS JOIN checked ck WHERE ck.ok IS NULL),
     measured AS (
-        {_measured(q, kind, "g, mo, side", func)}),
+        {_measured(q, kind, "g, mo, side", func, sets)}),
     paired AS (  -- each resample's value (r NULL: the data's) of the baseline (bx) and the model (xx)
         SELECT x.g, x.mo, x.r, x.measure, b.x AS bx, x.x AS xx
         FROM measured x JOIN measured b
@@ -459,15 +482,22 @@ def literal_macro() -> Macro:
 
 
 def dispatched(q: Qualify, func: str, signature: tuple[str, ...], description: str) -> Macro:
-    """The public table macro ``func``: the macro of the first measure's kind, by ``query()``.
+    """The public table macro ``func``: the macro of the first measure's kind, by ``query()``;
+    a list with a macro or weighted average of label lists goes to the label lists' macro,
+    which also resamples the label-set measures (one call, any mix of them).
 
     Measures that are not a list of names, or whose first is of no kind here, go to
     :func:`refused`, which says what is wrong.
     """
     first = "json_extract_string(to_json(measures), '$[0]')"
-    arms = " ".join(
+    averages = (
+        f"len(list_filter(measures, lambda m: list_contains({_names('label_lists')}, m))) > 0"
+    )
+    lists = f"WHEN {averages} THEN {lit(str(q(macro_name(func, 'label_lists'))))} "
+    arms = lists + " ".join(
         f"WHEN list_contains({_names(kind)}, {first}) THEN {lit(str(q(macro_name(func, kind))))}"
         for kind in KINDS
+        if kind != "label_lists"
     )
     sets = f"list_contains({_names('label_sets')}, {first})"
     listed = "starts_with(typeof(measures), 'VARCHAR[')"
@@ -527,9 +557,9 @@ def unsupported_message(func: str) -> str:
     return M.UNSUPPORTED_MESSAGE.format(func=func, allowed=", ".join(allowed), name="{}")
 
 
-#: the message on label-set measures with macro or weighted averages in one SQL call
-APART_MESSAGE = (
-    "{func} in SQL resamples the macro and weighted averages of label lists apart from the "
-    "other measures of label lists: call it once for {first} and once for {other}. (The "
-    "Python call mlsql.{func}(...) takes both at once.)"
-)
+def taken(kind: str) -> tuple[str, ...]:
+    """The measures the macro of ``kind`` takes: its own, and for label lists the label-set
+    measures too."""
+    if kind == "label_lists":
+        return (*KINDS[kind], *M.LABEL_SET_MEASURES)
+    return KINDS[kind]

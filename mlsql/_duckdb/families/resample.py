@@ -215,6 +215,30 @@ def _values(q: Qualify, weight: str) -> tuple[str, str, str]:
     return rows, aggregates, "[" + ",\n         ".join(out) + "]"
 
 
+def _set_branches(q: Qualify, keys: str) -> tuple[str, str]:
+    """SQL of the label-set measures in a call on label lists, over ``weighed`` (sorted
+    distinct lists a and p, weight kw, per ``keys`` and resample r): (the CTEs, one branch
+    (keys, r, measure, x) per asked measure). Each row's (tp, |A|, |P|) comes from its
+    lists, then the measures are those of the label-set macro (:func:`_values`)."""
+    row_values, aggregates, values = _values(q, "kw")
+    params = ", ".join("st." + c for c in PARAM_COLUMNS.values())
+    asked = f"len(list_filter(measures, lambda m: list_contains({_all_measures()}, m))) > 0"
+    known = "CASE WHEN a IS NOT NULL AND p IS NOT NULL THEN"  # a NULL list: an unknown row
+    ctes = f"""set_rows AS (  -- each weighed row's (tp, |A|, |P|) and row values
+            SELECT *, {row_values} FROM (
+                SELECT {keys}, r, kw, {known} len(list_intersect(a, p)) END AS tp,
+                       {known} len(a) END AS na, {known} len(p) END AS np, {params}
+                FROM weighed CROSS JOIN settings st WHERE {asked})),
+        set_sums AS (SELECT {keys}, r, {aggregates} FROM set_rows GROUP BY {keys}, r),
+        set_values AS (SELECT {keys}, r, {values} AS v FROM set_sums CROSS JOIN settings)"""
+    branches = "\n            UNION ALL\n            ".join(
+        f"SELECT {keys}, r, {lit(name)} AS measure, CAST(v[{j}] AS DOUBLE) AS x "
+        f"FROM set_values WHERE {_requested(name)}"
+        for j, name in enumerate(MEASURES, 1)
+    )
+    return ctes, branches
+
+
 def _setting(name: str, template: str, ok: str, value: str, q: Qualify, func: str) -> str:
     """SQL: the macro parameter ``name`` of ``func`` checked (``ok`` over ``x``), else its error."""
     message = sql_message(
@@ -232,24 +256,14 @@ def _entry(q: Qualify, func: str) -> str:
 def _measures_check(q: Qualify, func: str, kind: str) -> str:
     """SQL of the checked ``measures`` of a macro of ``kind``: a non-empty list of names the
     SQL macros resample (the first other is named), all of ``kind`` (else the Python call's
-    message on mixed kinds)."""
+    message on mixed kinds); label lists take any mix of their measures."""
     entry = _entry(q, func)
     every = "[" + ", ".join(str(lit(n)) for ms in KINDS.values() for n in ms) + "]"
-    own = "[" + ", ".join(str(lit(n)) for n in KINDS[kind]) + "]"
+    names = MEASURES if kind == "label_sets" else V.taken(kind)
+    own = "[" + ", ".join(str(lit(n)) for n in names) + "]"
     others = f"list_filter(measures, lambda m: m IS NULL OR NOT list_contains({every}, m))"
     unsupported = sql_message(V.unsupported_message(func), f"coalesce({others}[1], 'None')")
     alien = f"list_filter(measures, lambda m: NOT list_contains({own}, m))[1]"
-    sibling = {"label_sets": "label_lists", "label_lists": "label_sets"}.get(kind)
-    apart = ""
-    if sibling is not None:
-        theirs = "[" + ", ".join(str(lit(n)) for n in KINDS[sibling]) + "]"
-        message = sql_message(
-            V.APART_MESSAGE.format(func=func, first="{}", other="{}"), "measures[1]", alien
-        )
-        apart = (
-            f"         WHEN len(list_filter(measures, lambda m: list_contains({theirs}, m))) > 0 "
-            f"THEN error({message})\n"
-        )
     mixed = sql_message(
         MIXED_MESSAGE.format(
             func=func,
@@ -267,7 +281,6 @@ def _measures_check(q: Qualify, func: str, kind: str) -> str:
         f"CASE WHEN measures IS NULL OR NOT starts_with(typeof(measures), 'VARCHAR[')"
         f" OR len(measures) = 0 THEN error({entry})\n"
         f"         WHEN len({others}) > 0 THEN error({unsupported})\n"
-        f"{apart}"
         f"         WHEN len(list_filter(measures, lambda m: NOT list_contains({own}, m))) > 0 "
         f"THEN error({mixed}) ELSE measures END"
     )
@@ -304,7 +317,7 @@ def _settings(q: Qualify, func: str = FUNC, kind: str = "label_sets") -> str:
         func,
     )
     head = f"SELECT {n} AS n, {c} AS c, {s} AS s, {_measures_check(q, func, kind)} AS ms"
-    if kind != "label_sets":
+    if kind not in ("label_sets", "label_lists"):
         return head
     params = {
         p.name: check_param(p, q, func)
@@ -313,6 +326,10 @@ def _settings(q: Qualify, func: str = FUNC, kind: str = "label_sets") -> str:
     params["n_labels"] = Sql(
         f"CASE WHEN {_requested('hamming_loss')} THEN {params['n_labels']} END"
     )
+    if kind == "label_lists":  # checked where a label-set measure is asked (the averages
+        # check their own parameters)
+        asked = f"len(list_filter(measures, lambda m: list_contains({_all_measures()}, m))) > 0"
+        params = {k: Sql(f"CASE WHEN {asked} THEN {v} END") for k, v in params.items()}
     checked = "".join(f", {params[k]} AS {PARAM_COLUMNS[k]}" for k in params)
     return f"{head}{checked}, {_hivemall_beta(q)} AS {PARAM_COLUMNS['options']}"
 
@@ -751,12 +768,20 @@ def _mcnemar_p() -> Macro:
 def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     """The table macros ``bootstrap`` and ``compare``, and the macros of each kind they call."""
     q = qualify
+    sets = {"label_lists": lambda keys: _set_branches(q, keys)}
     values = [
         m
         for kind in V.KINDS
         for m in (
-            V.bootstrap(q, kind, _settings(q, FUNC, kind), SIGNATURE),
-            V.compare(q, kind, _compare_settings(q, kind), _pair_checks(q), COMPARE_SIGNATURE),
+            V.bootstrap(q, kind, _settings(q, FUNC, kind), SIGNATURE, sets.get(kind)),
+            V.compare(
+                q,
+                kind,
+                _compare_settings(q, kind),
+                _pair_checks(q),
+                COMPARE_SIGNATURE,
+                sets.get(kind),
+            ),
         )
     ]
     return [
