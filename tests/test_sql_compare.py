@@ -536,3 +536,18 @@ def test_groups_and_models_come_in_the_python_calls_order(con: Any) -> None:
     theirs = python_compare(data, measures, by="g", n_resamples=5)
     assert [r[:3] for r in got] == [r[:3] for r in theirs]
     assert [r[:2] for r in got[::2]] == [(g, m) for g in (None, 1, 2, 10) for m in ("B", "C")]
+
+
+def test_one_call_takes_any_mix_of_label_list_measures(con: Any) -> None:
+    data = gappy(40, 21)
+    measures = ["macro_f1", "subset_accuracy", "micro_f1", "weighted_recall"]
+    got = cmp(con, data, measures, by=["g"], n_resamples=30)
+    want = python_compare(data, measures, by="g", n_resamples=30)
+    assert [r[:3] for r in got] == [r[:3] for r in want]
+    for row, expected in zip(got, want, strict=True):
+        # estimates, differences and McNemar's test are the data's: the Python call's
+        assert row[3:6] == pytest.approx(expected[3:6], rel=1e-12, abs=1e-15), row[:3]
+        assert (row[9] is None) == (expected[9] is None) == (row[2] != "subset_accuracy")
+        if row[9] is not None:
+            assert row[9] == pytest.approx(expected[9], rel=1e-12), row[:3]
+        assert row[6] <= row[7], row[:3]
