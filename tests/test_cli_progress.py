@@ -72,3 +72,49 @@ def test_a_long_step_outside_a_query_is_named_on_a_terminal(
     with step("mlsql: writing the report", enabled=False):
         pass
     assert sys.stderr.getvalue() == ""
+
+
+def _macro_bootstrap(con: duckdb.DuckDBPyConnection) -> None:
+    import pyarrow as pa
+
+    import mlsql
+
+    rows = pa.table(
+        {"g": [1, 2] * 20, "actual": [["a", "b"], ["b"]] * 20, "predicted": [["a"]] * 40}
+    )
+    mlsql.bootstrap(rows, "actual", "predicted", ["macro_f1"], by="g", n_resamples=40, con=con)
+
+
+def test_the_resamples_show_after_duckdbs_own_bar(monkeypatch: pytest.MonkeyPatch) -> None:
+    # before: the numpy resample after DuckDB's query said nothing (22 minutes at 1M rows)
+    from mlsql._duckdb.register import connect
+    from mlsql._resample import run
+
+    told: list[tuple[int, int]] = []
+    with run.reporting(lambda done, total: told.append((done, total))):
+        _macro_bootstrap(connect())
+    assert told and told[-1] == (80, 80)  # two groups of 40 resamples
+    assert [d for d, _ in told] == sorted(d for d, _ in told)
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(sys, "stdout", Terminal())
+    con = connect()
+    with progress(con, "comparing"):
+        _macro_bootstrap(con)
+    assert "mlsql: resampling" in err.getvalue()
+    quiet = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", quiet)
+    with progress(con, "comparing"):
+        _macro_bootstrap(con)
+    assert quiet.getvalue() == ""
+
+
+def test_other_engines_count_the_resamples_in_the_spinner(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlsql._duckdb.register import connect
+
+    err = Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    con = connect()
+    with progress(con, "comparing on polars", engine="polars"):
+        _macro_bootstrap(con)
+    assert "comparing on polars: resample 80 of 80" in err.getvalue()

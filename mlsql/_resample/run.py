@@ -28,7 +28,9 @@ import hashlib
 import json
 import math
 import numbers
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import numpy as np
@@ -75,6 +77,51 @@ def check_settings(n_resamples: Any, confidence: Any, seed: Any, func: str) -> N
         raise MlsqlError(CONFIDENCE_MESSAGE.format(func=func, got=repr(confidence)))
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise MlsqlError(SEED_MESSAGE.format(func=func, got=repr(seed)))
+
+
+# ------------------------------------------------------------------ progress
+#: told after each batch of resamples: (resamples drawn, resamples in all) over every group
+#: of the call (a resample of g groups counts g times)
+Progress = Callable[[int, int], None]
+_PROGRESS: ContextVar[Progress | None] = ContextVar("mlsql_resample_progress", default=None)
+
+
+@contextmanager
+def reporting(callback: Progress) -> Iterator[None]:
+    """Tell ``callback`` how far the resamples of the calls inside the block are.
+
+    Examples
+    --------
+    >>> seen = []
+    >>> with reporting(lambda done, total: seen.append((done, total))):
+    ...     _ = bootstrap([(1.0, 2.0, 2.0, 1.0, 5)], 0, _chosen(["micro_f1"]), 3, 0.9, 0)
+    >>> seen[-1]
+    (3, 3)
+    """
+    token = _PROGRESS.set(callback)
+    try:
+        yield
+    finally:
+        _PROGRESS.reset(token)
+
+
+def _chosen(names: Sequence[str]) -> list[Chosen]:
+    from mlsql._resample.measures import resolve
+
+    return resolve(list(names), "bootstrap")
+
+
+class _Ticks:
+    """Counts the resamples drawn over a call's groups and tells the progress callback."""
+
+    def __init__(self, n_groups: int, n_resamples: int) -> None:
+        self.done, self.total = 0, n_groups * n_resamples
+        self.callback = _PROGRESS.get()
+
+    def __call__(self, n: int) -> None:
+        self.done += n
+        if self.callback is not None:
+            self.callback(self.done, self.total)
 
 
 # ------------------------------------------------------------------ tuples and streams
@@ -242,10 +289,12 @@ def resampled(
     rng: np.random.Generator,
     m: np.ndarray,
     n_resamples: int,
+    tick: Callable[[int], None] | None = None,
 ) -> list[list[np.ndarray]]:
     """Per measure and side: its resampled values (NaN where undefined), batch by batch.
 
-    Every side gets the same Poisson draws, times its own tuple weights.
+    Every side gets the same Poisson draws, times its own tuple weights; ``tick`` is told
+    the resamples of each batch once done.
     """
     out: list[list[list[np.ndarray]]] = [[[] for _ in sides] for _ in chosen]
     per_row = stats_kind(chosen) in (*NUM.KINDS, "label_lists")  # about one tuple per row
@@ -256,6 +305,8 @@ def resampled(
             for i, measure in enumerate(chosen):
                 values, nulls = evaluate(measure, cols, weights, draws)
                 out[i][j].append(np.where(nulls, np.nan, values))
+        if tick is not None:
+            tick(len(draws))
     return [[np.concatenate(parts) for parts in per_side] for per_side in out]
 
 
@@ -325,8 +376,10 @@ def bootstrap(
     weighs weight * Poisson(1), and those sum to weight * Poisson(m).
     """
     out = []
-    for key, ((cols, w),), m in _groups(rows, n_by, chosen, 1, "bootstrap"):
-        values = resampled(chosen, [cols], [w], stream(seed, key), m, n_resamples)
+    groups = list(_groups(rows, n_by, chosen, 1, "bootstrap"))
+    tick = _Ticks(len(groups), n_resamples)
+    for key, ((cols, w),), m in groups:
+        values = resampled(chosen, [cols], [w], stream(seed, key), m, n_resamples, tick)
         for measure, (resamples,) in zip(chosen, values, strict=True):
             (est,), (est_null,) = evaluate(measure, cols, (m * w)[None, :], m[None, :])
             low, high, se = interval(resamples, confidence)
@@ -416,9 +469,11 @@ def compare(
     with it. Both rows of an id get the same Poisson(1) draw, each times its own weight.
     """
     out = []
-    for key, ((base, w_base), (model, w_model)), m in _groups(rows, n_by + 1, chosen, 2, "compare"):
+    groups = list(_groups(rows, n_by + 1, chosen, 2, "compare"))
+    tick = _Ticks(len(groups), n_resamples)
+    for key, ((base, w_base), (model, w_model)), m in groups:
         values = resampled(
-            chosen, [base, model], [w_base, w_model], stream(seed, key), m, n_resamples
+            chosen, [base, model], [w_base, w_model], stream(seed, key), m, n_resamples, tick
         )
         for measure, (b_values, m_values) in zip(chosen, values, strict=True):
             (b_est,), (b_null,) = evaluate(measure, base, (m * w_base)[None, :], m[None, :])
