@@ -267,16 +267,17 @@ def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
 def per_label(w: np.ndarray, cells: Cells, n_labels: int) -> np.ndarray:
     """Weights (resamples x tuples) times the 0/1 matrix of ``cells``: (resamples x labels).
 
-    The weights are read tuple by tuple (the transpose, each tuple's resamples side by
-    side); a chunk of cells at a time gathers its tuples' weights into one buffer (memory
-    stays bounded, and is reused) and sums them per label; a label whose cells span two
-    chunks adds both sums.
+    The weights are read tuple by tuple: ``w`` is best given as the transpose of a
+    C-contiguous (tuples x resamples) array (each tuple's resamples side by side), as
+    :func:`evaluate` gives it. A chunk of cells at a time gathers its tuples' weights into
+    one buffer (memory stays bounded, and is reused) and sums them per label; a label whose
+    cells span two chunks adds both sums.
     """
     n = len(cells.tuples)
     out = np.zeros((n_labels, len(w)))
     if not n or not len(w):
         return out.T
-    by_tuple = np.ascontiguousarray(w.T)
+    by_tuple = np.ascontiguousarray(w.T)  # a view where w is such a transpose
     ends = np.r_[cells.starts[1:], n]
     step = max(1, GATHER_CELLS // len(w))
     buffer = np.empty((min(step, n), len(w)))
@@ -310,7 +311,7 @@ def evaluate(
         kept.clear()
         kept["weights"] = weights
     if key not in kept:
-        w = weights * side.known
+        w = np.ascontiguousarray((weights * side.known).T).T  # read tuple by tuple
         kept[key] = (w, [per_label(w, c, n_labels) for c in (tp, fp, fn)])
     w, counts = kept[key]
     out = []
