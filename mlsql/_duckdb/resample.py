@@ -5,9 +5,12 @@ The one pass over the data is a DuckDB ``GROUP BY`` of each row's statistics
 predicted) cell); its few rows go to :mod:`mlsql._resample.run`.
 
 The Python call draws with numpy, from the same streams as Polars and Spark,
-and resamples every measure family. The SQL table macros ``bootstrap`` and
-``compare`` (:mod:`mlsql._duckdb.families.resample`) draw in DuckDB alone, from
-a counter-based ``hash`` stream, for every kind but the macro and weighted averages.
+and resamples every measure family; label lists (the macro and weighted
+averages) come back as an Arrow table, never a Python object per label. The
+SQL table macros ``bootstrap`` and ``compare``
+(:mod:`mlsql._duckdb.families.resample`) draw in DuckDB alone, from a
+counter-based ``hash`` stream, for the same kinds (other streams, so other
+intervals within Monte Carlo error; the same estimates).
 """
 
 from __future__ import annotations
@@ -209,9 +212,11 @@ def bootstrap(
     at a time). Resamples where the measure is undefined (NULL or NaN) are left out of the interval. The
     interval is the percentile interval (no BCa). Each group's random stream
     is ``PCG64(SeedSequence([seed, *key]))``, ``key`` from the SHA-256 of the
-    group's values: the GROUP BY runs in DuckDB, the draws in numpy. The SQL
-    table macro ``bootstrap`` draws in DuckDB itself (other streams, the
-    label-set measures only; docs/guides/uncertainty.md).
+    group's values: the GROUP BY runs in DuckDB, the draws in numpy. The macro
+    and weighted averages' tuples are the rows' label sets, about one per row:
+    their cost grows as (labels of a row) x rows x resamples, summed per label
+    in numpy. The SQL table macro ``bootstrap`` draws in DuckDB itself (other
+    streams; docs/guides/uncertainty.md).
 
     Examples
     --------

@@ -17,9 +17,13 @@ SeedSequence([seed, k0, k1, k2, k3])))`` where k0..k3 are the first 16 bytes
 (``json.dumps`` of the values, text for those JSON has no type for). Groups
 are thus resampled independently, and a group's result does not depend on the
 other groups. In ``compare`` the group is the by values and the model. The
-regression and score measures (about one tuple per row) draw from the same
-stream by :func:`mlsql._resample.numbers.draw`: Poisson(1) as the inverse CDF
-of uniforms where m = 1, ``Generator.poisson`` for the other tuples.
+regression and score measures and the label lists of the macro and weighted
+averages (about one tuple per row) draw from the same stream by
+:func:`mlsql._resample.numbers.draw`: Poisson(1) as the inverse CDF of
+uniforms where m = 1, ``Generator.poisson`` for the other tuples.
+
+:func:`reporting` tells a callback how many resamples are done (the CLI's
+progress bar).
 """
 
 from __future__ import annotations
