@@ -226,6 +226,16 @@ PAIRED_QUERY = (
     "ELSE predicted[2:] END AS predicted FROM read_parquet(''{f}'', file_row_number := true) "
     "CROSS JOIN (VALUES (''A''), (''B'')) m(model)'"
 )
+#: the file's first quarter as four models of one id per row, the shape of issue 32's data
+#: (250k ids x 4 models at --rows 1000000): A reads predicted, B drops its first label, C adds
+#: the first true label, D drops its last two labels
+FOUR_MODELS = (
+    "SELECT file_row_number AS id, m.model, actual, CASE m.model WHEN 'A' THEN predicted "
+    "WHEN 'B' THEN predicted[2:] WHEN 'C' THEN list_distinct(predicted || actual[1:1]) "
+    "ELSE predicted[:-2] END AS predicted FROM read_parquet('{f}', file_row_number := true) "
+    "CROSS JOIN (VALUES ('A'), ('B'), ('C'), ('D')) m(model) "
+    "WHERE file_row_number < (SELECT count(*) FROM read_parquet('{f}')) // 4"
+)
 #: a row weight computed from the file (0.5, 1.5 or 2.5; NULL where actual is NULL), so a
 #: weighted case reads the same file as the unweighted one it is compared with
 WEIGHT_SQL = "len(actual) % 3 + 0.5"
@@ -279,6 +289,10 @@ CASES: list[Case] = [
     Case("duckdb", "mlsql SQL bootstrap micro_f1 x1000", f"SELECT * FROM bootstrap({PARQUET_QUERY}, 'actual', 'predicted', measures := ['micro_f1'], n_resamples := 1000)", mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
     # the paired comparison in SQL alone: each row an id, model A its predictions, model B the
     # same without their first label (twice the rows of the baseline, one join on id)
+    # compare of four models (the Python call), micro_f1 and macro_f1 side by side: issue 32's
+    # target is the macro average within 10x the micro one
+    Case("duckdb", "mlsql compare micro_f1 x1000 4 models", lambda e: e.mlsql.compare(FOUR_MODELS.format(f=e.f), "actual", "predicted", ["micro_f1"], n_resamples=1000, con=e.con).fetchall(), files=("strings",), mlsql=True, repeat=1),
+    Case("duckdb", "mlsql compare macro_f1 x1000 4 models", lambda e: e.mlsql.compare(FOUR_MODELS.format(f=e.f), "actual", "predicted", ["macro_f1"], n_resamples=1000, con=e.con).fetchall(), files=("strings",), mlsql=True, repeat=1, baseline=("duckdb", "mlsql compare micro_f1 x1000 4 models")),
     Case("duckdb", "mlsql SQL compare micro_f1 x1000", f"SELECT * FROM compare({PAIRED_QUERY}, 'actual', 'predicted', measures := ['micro_f1'], n_resamples := 1000)", mlsql=True, baseline=("duckdb", "mlsql micro_f1")),
 
     Case("duckdb", "scores bare scan", f"SELECT sum(CAST(y AS INT)), sum(s) FROM ({SCORED})", files=("strings",)),
