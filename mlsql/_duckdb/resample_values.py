@@ -490,9 +490,9 @@ def dispatched(q: Qualify, func: str, signature: tuple[str, ...], description: s
     :func:`refused`, which says what is wrong.
     """
     first = "json_extract_string(to_json(measures), '$[0]')"
-    averages = (
-        f"len(list_filter(measures, lambda m: list_contains({_names('label_lists')}, m))) > 0"
-    )
+    # the names through JSON: this arm binds whatever measures holds (a name, numbers)
+    names = "CAST(json_extract_string(to_json(measures), '$[*]') AS VARCHAR[])"
+    averages = f"len(list_filter({names}, lambda m: list_contains({_names('label_lists')}, m))) > 0"
     lists = f"WHEN {averages} THEN {lit(str(q(macro_name(func, 'label_lists'))))} "
     arms = lists + " ".join(
         f"WHEN list_contains({_names(kind)}, {first}) THEN {lit(str(q(macro_name(func, kind))))}"
