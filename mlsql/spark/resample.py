@@ -17,6 +17,7 @@ from pyspark.sql import types as T
 
 from mlsql._resample import front, run
 from mlsql._resample.measures import STATS
+from mlsql.spark import resample_exec as X
 from mlsql.spark import stats as st
 from mlsql.spark._types import bound, kind
 from mlsql.spark._weights import weight
@@ -107,6 +108,13 @@ def bootstrap(
         seed,
     )
     stats = [*_checked(req, df, actual, predicted), _weight(req, df, sample_weight)]
+    if req.stats in X.KINDS:
+        groups = [f"__mlsql_by{i}" for i in range(len(req.by))]
+        names = [f"__mlsql_s{i}" for i in range(len(stats))]
+        by_cols = [bound(df, b).alias(g) for b, g in zip(req.by, groups, strict=True)]
+        tuples = df.groupBy(*by_cols, *stats).count()
+        out = X.bootstrap(req, measures, tuples, groups, names)
+        return _frame(df, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
     rows = [tuple(r) for r in df.groupBy(*(bound(df, b) for b in req.by), *stats).count().collect()]
     out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
     return _frame(df, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
@@ -181,6 +189,13 @@ def compare(
             *(F.col(f"m.{n}") for n in names),
         ]
         joined = m.join(b, on, "inner").groupBy(*keys).count()
+        if req.stats in X.KINDS:
+            counted = joined.groupBy(_MODEL).agg(F.sum("count")).collect()
+            paired = {r[0]: r[1] for r in counted}
+            front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
+            base = [f"{n}_b" for n in names]
+            out = X.compare(req, measures, joined, groups, base, names)
+            return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
         paired_rows = [tuple(r) for r in joined.collect()]
     out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)
     return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
