@@ -277,7 +277,10 @@ def test_engines_agree_on_one_dataset() -> None:
         assert len(rows) == len(first) == 9
         for got, want in zip(rows, first, strict=True):
             assert got[:2] == want[:2], engine
-            assert got[2:] == pytest.approx(want[2:], rel=1e-12), engine
+            # Spark draws in its executors from its own hash: its intervals agree within
+            # Monte Carlo error (tests/test_spark_bootstrap.py), its estimates exactly
+            n = 3 if engine == "spark" else None
+            assert got[2:n] == pytest.approx(want[2:n], rel=1e-12), engine
 
 
 def test_groups_are_resampled_independently() -> None:

@@ -1,13 +1,30 @@
-"""``bootstrap`` and ``compare`` for Spark: the statistics table in one ``groupBy``.
+"""``bootstrap`` and ``compare`` for Spark: resampled in the executors where the family allows.
 
 Each row's statistics (tp, |A|, |P| of its label sets, or its (actual,
-predicted) cell) are grouped and counted by Spark; only the distinct tuples
-reach the driver, where :mod:`mlsql._resample.run` resamples them exactly as
-the DuckDB and Polars engines do (same seed, same result).
+predicted) cell, and its checked weight) are grouped and counted by Spark:
+the statistics table, one tuple per distinct statistics with its rows m.
+
+- Label sets (micro and samples measures, subset accuracy, Hamming loss,
+  fmeasure) and one label per row (accuracy, error rate, the class-wise
+  measures): the table stays in Spark, each tuple draws its Poisson(m) weight
+  per resample in the executors from a counter-based hash of its content,
+  and the resamples, intervals and p-values are aggregated there
+  (:mod:`mlsql.spark.resample_exec`, :mod:`mlsql.spark.resample_draw`). Only
+  the result rows reach the driver. The same seed gives the same result
+  however the data is partitioned; the draws are Spark's own, so the
+  intervals equal the other engines' within Monte Carlo error.
+- Driver-side (as before): the macro and weighted multi-label averages
+  (tuples are whole label sets), the regression and the score measures
+  (about one tuple per row): the distinct tuples are collected and resampled
+  by :mod:`mlsql._resample.run` with numpy, exactly as the DuckDB and Polars
+  engines do (same seed, same result). The driver holds every distinct
+  tuple: for continuous regression values and scores, every row (about
+  100 bytes each), plus a batch of resample weights (about 64 MB).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -200,6 +217,15 @@ def compare(
     out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)
     return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
 
+
+#: Spark's word on seeds, in place of the shared summary's "in every engine"
+_SEEDS = (
+    r"the same\s+seed gives the same result in every engine\.",
+    "the same\nseed gives the same result however the data is partitioned (label sets and one\n"
+    "label per row draw in Spark's executors, from Spark's own hash: their intervals\n"
+    "equal the other engines' within Monte Carlo error).",
+)
+bootstrap.__doc__ = re.sub(*_SEEDS, bootstrap.__doc__ or "")
 
 #: the public functions of this module (DataFrame in, DataFrame out)
 FUNCTIONS = {"bootstrap": bootstrap, "compare": compare}

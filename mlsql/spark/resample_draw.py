@@ -115,18 +115,34 @@ def table(df: DataFrame, counts: Sequence[int]) -> DataFrame:
 def drawn(tuples: DataFrame, keys: Sequence[str], m: str, seed: int, n_resamples: int) -> DataFrame:
     """``tuples`` once per resample r (column :data:`RESAMPLE`) with its Poisson(m) draw k > 0
     (:data:`DRAW`); ``keys`` name the tuple (group values and statistics), ``m`` its rows."""
-    counts = [r[0] for r in tuples.select(m).distinct().collect()]
-    poisson = F.broadcast(table(tuples, counts))
     resample = F.explode(F.sequence(F.lit(0).cast("long"), F.lit(n_resamples - 1).cast("long")))
     rows = tuples.select("*", resample.alias(RESAMPLE))
     u = uniform(seed, F.col(RESAMPLE), [F.col(k) for k in keys])
-    rows = rows.withColumn("__mlsql_u", u)
-    joined = rows.join(poisson, F.col(m) == F.col("__mlsql_m"))
-    cell = (F.col("__mlsql_u") * F.lit(CELLS)).cast("int")
+    out = inverse(rows.withColumn("__mlsql_u", u), m, "__mlsql_u", tuples)
+    return out.where(F.col(DRAW) > 0).drop("__mlsql_u")
+
+
+def inverse(df: DataFrame, m: str, u: str, counted: DataFrame | None = None) -> DataFrame:
+    """``df`` with :data:`DRAW`: the Poisson(``m``) draw of the uniform ``u`` (inverse CDF).
+
+    ``counted``: a smaller frame holding the same values of ``m`` (read for the tables).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(1, 0.3), (1, 0.5), (4, 0.99)], "m long, u double")
+    >>> [r[-1] for r in inverse(df, "m", "u").collect()]  # CDF(0) = 0.37, CDF(1) = 0.74
+    [0, 1, 9]
+    """
+    source = df if counted is None else counted
+    counts = [r[0] for r in source.select(m).distinct().collect()]
+    poisson = F.broadcast(table(df, counts))
+    joined = df.join(poisson, F.col(m) == F.col("__mlsql_m"))
+    cell = (F.col(u) * F.lit(CELLS)).cast("int")
     start = F.element_at("__mlsql_guide", cell + 1)
     stop = F.element_at("__mlsql_guide", cell + 2)
     window = F.slice("__mlsql_cdf", start + 1, stop - start + 1)
-    below = F.size(F.filter(window, lambda c: c < F.col("__mlsql_u")))
-    k = F.col("__mlsql_lo") + start + below
-    out = joined.withColumn(DRAW, k).where(F.col(DRAW) > 0)
-    return out.drop("__mlsql_u", "__mlsql_m", "__mlsql_lo", "__mlsql_guide", "__mlsql_cdf")
+    below = F.size(F.filter(window, lambda c: c < F.col(u)))
+    out = joined.withColumn(DRAW, F.col("__mlsql_lo") + start + below)
+    return out.drop("__mlsql_m", "__mlsql_lo", "__mlsql_guide", "__mlsql_cdf")

@@ -133,8 +133,8 @@ def _bootstrap(
     kw = weight * F.col(D.DRAW)
     resample_cols = measure_columns(req, params, cols, kw)
     by_resample = [*groups, D.RESAMPLE]
-    per = _ordered(draws, by_resample, stats).groupBy(*by_resample)
-    per = per.agg(*(c.alias(v) for c, v in zip(resample_cols, values, strict=True)))
+    grouped = _ordered(draws, by_resample, stats).groupBy(*by_resample)
+    per = grouped.agg(*(c.alias(v) for c, v in zip(resample_cols, values, strict=True)))
     aggs = []
     for i, v in enumerate(values):
         x = _finite(F.col(v))
