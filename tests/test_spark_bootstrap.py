@@ -53,11 +53,13 @@ def test_the_driver_resamples_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     import mlsql.spark as ms
 
     sets = table(*simulate(random.Random(1), 30))
-    (row,) = ms.bootstrap(spark_frame(sets, 2), "actual", "predicted", ["micro_f1"], n_resamples=20)
+    frame = spark_frame(sets, 2)
+    (row,) = ms.bootstrap(frame, "actual", "predicted", ["micro_f1"], n_resamples=20).collect()
     assert row.low is not None
     a = ["x", "y", "x", "y"] * 5
     data = paired_table(a, a, ["x"] * 20)
-    (row,) = ms.compare(spark_frame(data, 2), "actual", "predicted", ["accuracy"], n_resamples=20)
+    frame = spark_frame(data, 2)
+    (row,) = ms.compare(frame, "actual", "predicted", ["accuracy"], n_resamples=20).collect()
     assert row.difference == -0.5
 
 
