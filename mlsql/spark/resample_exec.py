@@ -50,7 +50,20 @@ def _params(measures: Sequence[Any]) -> list[dict[str, Any]]:
 def measure_columns(
     req: front.Request, params: Sequence[dict[str, Any]], stats: Sequence[Column], kw: Column
 ) -> list[Column]:
-    """Each measure of ``req`` as an aggregate over tuples of ``stats`` weighing ``kw``."""
+    """Each measure of ``req`` as an aggregate over tuples of ``stats`` weighing ``kw``.
+
+    ``params``: each measure's parameters as given (the engine's class aggregates take them).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> named = {"actual": "a", "predicted": "p"}
+    >>> req = front.request("bootstrap", ["a", "p"], named, None, ["micro_f1"], 10, 0.95, 0)
+    >>> df = spark.createDataFrame([(1, 2, 1, 3.0), (0, 1, 1, 1.0)], "tp long, na long, np long, kw double")
+    >>> df.agg(*measure_columns(req, [{}], [df.tp, df.na, df.np], df.kw)).first()[0]  # 6 / 11
+    0.5454545454545454
+    """
     out = []
     if req.stats == "label_sets":
         names = {"tp": stats[0], "n_actual": stats[1], "n_predicted": stats[2]}
