@@ -60,8 +60,8 @@ def measure_columns(
     >>> spark = SparkSession.builder.getOrCreate()
     >>> named = {"actual": "a", "predicted": "p"}
     >>> req = front.request("bootstrap", ["a", "p"], named, None, ["micro_f1"], 10, 0.95, 0)
-    >>> df = spark.createDataFrame([(1, 2, 1, 3.0), (0, 1, 1, 1.0)], "tp long, na long, np long, kw double")
-    >>> df.agg(*measure_columns(req, [{}], [df.tp, df.na, df.np], df.kw)).first()[0]  # 6 / 11
+    >>> df = spark.createDataFrame([(1, 2, 1, 3.0), (0, 1, 1, 1.0)], "t long, a long, p long, k double")
+    >>> df.agg(*measure_columns(req, [{}], [df.t, df.a, df.p], df.k)).first()[0]  # 6 / 11
     0.5454545454545454
     """
     out = []
