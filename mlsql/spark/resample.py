@@ -1,13 +1,30 @@
-"""``bootstrap`` and ``compare`` for Spark: the statistics table in one ``groupBy``.
+"""``bootstrap`` and ``compare`` for Spark: resampled in the executors where the family allows.
 
 Each row's statistics (tp, |A|, |P| of its label sets, or its (actual,
-predicted) cell) are grouped and counted by Spark; only the distinct tuples
-reach the driver, where :mod:`mlsql._resample.run` resamples them exactly as
-the DuckDB and Polars engines do (same seed, same result).
+predicted) cell, and its checked weight) are grouped and counted by Spark:
+the statistics table, one tuple per distinct statistics with its rows m.
+
+- Label sets (micro and samples measures, subset accuracy, Hamming loss,
+  fmeasure) and one label per row (accuracy, error rate, the class-wise
+  measures): the table stays in Spark, each tuple draws its Poisson(m) weight
+  per resample in the executors from a counter-based hash of its content,
+  and the resamples, intervals and p-values are aggregated there
+  (:mod:`mlsql.spark.resample_exec`, :mod:`mlsql.spark.resample_draw`). Only
+  the result rows reach the driver. The same seed gives the same result
+  however the data is partitioned; the draws are Spark's own, so the
+  intervals equal the other engines' within Monte Carlo error.
+- Driver-side (as before): the macro and weighted multi-label averages
+  (tuples are whole label sets), the regression and the score measures
+  (about one tuple per row): the distinct tuples are collected and resampled
+  by :mod:`mlsql._resample.run` with numpy, exactly as the DuckDB and Polars
+  engines do (same seed, same result). The driver holds every distinct
+  tuple: for continuous regression values and scores, every row (about
+  100 bytes each), plus a batch of resample weights (about 64 MB).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +34,7 @@ from pyspark.sql import types as T
 
 from mlsql._resample import front, run
 from mlsql._resample.measures import STATS
+from mlsql.spark import resample_exec as X
 from mlsql.spark import stats as st
 from mlsql.spark._types import bound, kind
 from mlsql.spark._weights import weight
@@ -107,6 +125,13 @@ def bootstrap(
         seed,
     )
     stats = [*_checked(req, df, actual, predicted), _weight(req, df, sample_weight)]
+    if req.stats in X.KINDS:
+        groups = [f"__mlsql_by{i}" for i in range(len(req.by))]
+        names = [f"__mlsql_s{i}" for i in range(len(stats))]
+        by_cols = [bound(df, b).alias(g) for b, g in zip(req.by, groups, strict=True)]
+        tuples = df.groupBy(*by_cols, *stats).count()
+        out = X.bootstrap(req, measures, tuples, groups, names)
+        return _frame(df, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
     rows = [tuple(r) for r in df.groupBy(*(bound(df, b) for b in req.by), *stats).count().collect()]
     out = run.bootstrap(rows, len(req.by), req.chosen, req.n_resamples, req.confidence, req.seed)
     return _frame(df, [*req.by, *front.BOOTSTRAP_COLUMNS], out, len(req.by))
@@ -181,10 +206,26 @@ def compare(
             *(F.col(f"m.{n}") for n in names),
         ]
         joined = m.join(b, on, "inner").groupBy(*keys).count()
+        if req.stats in X.KINDS:
+            counted = joined.groupBy(_MODEL).agg(F.sum("count")).collect()
+            paired = {r[0]: r[1] for r in counted}
+            front.check_pairs(model, id, baseline, totals, paired, repeated, drop_unpaired)
+            base = [f"{n}_b" for n in names]
+            out = X.compare(req, measures, joined, groups, base, names)
+            return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
         paired_rows = [tuple(r) for r in joined.collect()]
     out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)
     return _frame(df, [*req.by, *front.COMPARE_COLUMNS], out, len(req.by), model)
 
+
+#: Spark's word on seeds, in place of the shared summary's "in every engine"
+_SEEDS = (
+    r"the same\s+seed gives the same result in every engine\.",
+    "the same\nseed gives the same result however the data is partitioned (label sets and one\n"
+    "label per row draw in Spark's executors, from Spark's own hash: their intervals\n"
+    "equal the other engines' within Monte Carlo error).",
+)
+bootstrap.__doc__ = re.sub(*_SEEDS, bootstrap.__doc__ or "")
 
 #: the public functions of this module (DataFrame in, DataFrame out)
 FUNCTIONS = {"bootstrap": bootstrap, "compare": compare}

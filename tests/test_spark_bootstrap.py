@@ -1,0 +1,202 @@
+"""Spark's bootstrap and compare drawn in the executors (mlsql.spark.resample_exec).
+
+References written here: scipy's Poisson quantile function for the draws; the
+DuckDB engine's intervals, with a tolerance from the percentile's Monte Carlo
+error at the number of resamples; exact fractions for the estimates.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from mlsql._resample import run
+from tests.conftest import _engines
+from tests.test_bootstrap import paired_table, run_engine, simulate, table
+
+pytestmark = pytest.mark.skipif("spark" not in _engines(), reason="a Spark test")
+
+
+def spark_frame(data: pa.Table, partitions: int) -> Any:
+    from tests.engines.spark_engine import frame
+
+    return frame(data).repartition(partitions)
+
+
+def test_poisson_draws_are_the_inverse_cdf() -> None:
+    from scipy.stats import poisson
+
+    from mlsql.spark import resample_draw as D
+    from tests.engines.spark_engine import session
+
+    rng = np.random.default_rng(5)
+    cases = [(m, float(u)) for m in (1, 2, 7, 40, 1000, 250_000) for u in rng.random(60)]
+    cases += [(1, 1e-12), (1, 1 - 1e-12), (3, 0.5)]
+    df = session().createDataFrame(cases, "m long, u double")
+    got = {(r[0], r[1]): r[2] for r in D.inverse(df, "m", "u").collect()}
+    for m, u in cases:
+        assert got[(m, u)] == int(poisson.ppf(u, m)), (m, u)
+
+
+def test_the_driver_resamples_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("resampled on the driver")
+
+    monkeypatch.setattr(run, "bootstrap", refuse)
+    monkeypatch.setattr(run, "compare", refuse)
+    import mlsql.spark as ms
+
+    sets = table(*simulate(random.Random(1), 30))
+    frame = spark_frame(sets, 2)
+    (row,) = ms.bootstrap(frame, "actual", "predicted", ["micro_f1"], n_resamples=20).collect()
+    assert row.low is not None
+    a = ["x", "y", "x", "y"] * 5
+    data = paired_table(a, a, ["x"] * 20)
+    frame = spark_frame(data, 2)
+    (row,) = ms.compare(frame, "actual", "predicted", ["accuracy"], n_resamples=20).collect()
+    assert row.difference == -0.5
+
+
+def _weighted_sets() -> pa.Table:
+    actual, predicted = simulate(random.Random(2), 60)
+    actual[3] = None
+    w = [0.1 * (i % 7) + 0.35 for i in range(60)]
+    return table(actual, predicted, g=[i % 2 for i in range(60)], w=w)
+
+
+def _weighted_classes() -> pa.Table:
+    rng = random.Random(3)
+    a = [rng.choice("xyz") for _ in range(60)]
+    p = [x if rng.random() < 0.7 else rng.choice("xyz") for x in a]
+    a[5] = None
+    return table(a, p, g=[i % 2 for i in range(60)], w=[0.3 + 0.01 * i for i in range(60)])
+
+
+CALLS = {
+    "label sets": (
+        "bootstrap",
+        _weighted_sets,
+        {"measures": ["micro_f1", "samples_f1", ("hamming_loss", {"n_labels": 4})]},
+    ),
+    "classes": (
+        "bootstrap",
+        _weighted_classes,
+        {"measures": ["accuracy", ("f1_score", {"average": "macro"}), "cohen_kappa_score"]},
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CALLS))
+def test_same_seed_same_result_on_any_partitioning(kind: str) -> None:
+    """Fractional weights: every float sum must run in one order whatever the partitions."""
+    import mlsql.spark as ms
+
+    func, make, kwargs = CALLS[kind]
+    data = make()
+    results = [
+        [
+            tuple(r)
+            for r in getattr(ms, func)(
+                spark_frame(data, n),
+                "actual",
+                "predicted",
+                by="g",
+                sample_weight="w",
+                n_resamples=60,
+                seed=9,
+                **kwargs,
+            ).collect()
+        ]
+        for n in (1, 4, 7)
+    ]
+    assert results[0] == results[1] == results[2]
+    assert all(r[3] is not None for r in results[0])
+
+
+def test_compare_gives_the_same_result_on_any_partitioning() -> None:
+    import mlsql.spark as ms
+
+    rng = random.Random(4)
+    a = [rng.choice("xyz") for _ in range(50)]
+    pa_ = [x if rng.random() < 0.8 else rng.choice("xyz") for x in a]
+    pb = [x if rng.random() < 0.6 else rng.choice("xyz") for x in a]
+    data = paired_table(a, pa_, pb)
+    results = [
+        [
+            tuple(r)
+            for r in ms.compare(
+                spark_frame(data, n),
+                "actual",
+                "predicted",
+                ["accuracy", "f1_score"],
+                n_resamples=60,
+            ).collect()
+        ]
+        for n in (1, 4, 7)
+    ]
+    assert results[0] == results[1] == results[2]
+
+
+def _tolerance(se: float, p: float, n_resamples: int) -> float:
+    """4 standard errors of the difference of two engines' p-quantiles of B resamples.
+
+    A p-quantile estimated from B draws has standard error sqrt(p (1 - p) / B) / f(q),
+    f the density at the quantile: for a near-normal bootstrap distribution of
+    standard deviation se, f(q) = phi(z_p) / se. Two independent engines: sqrt(2) times that.
+    """
+    z = _z(p)
+    density = math.exp(-z * z / 2) / math.sqrt(2 * math.pi) / se
+    return 4 * math.sqrt(2) * math.sqrt(p * (1 - p) / n_resamples) / density
+
+
+def _z(p: float) -> float:
+    from scipy.stats import norm
+
+    return float(norm.ppf(p))
+
+
+def _micro_f1(actual: list, predicted: list) -> Fraction:
+    tp = na = np_ = 0
+    for a, p in zip(actual, predicted, strict=True):
+        if a is None or p is None:
+            continue
+        tp += len(set(a) & set(p))
+        na += len(set(a))
+        np_ += len(set(p))
+    return Fraction(2 * tp, na + np_)
+
+
+@pytest.mark.parametrize(
+    "kind",
+    ["label sets", "classes"],
+)
+def test_intervals_match_duckdb_within_monte_carlo_error(kind: str) -> None:
+    n_resamples = 1000
+    if kind == "label sets":
+        actual, predicted = simulate(random.Random(11), 400)
+        measures: list[Any] = ["micro_f1", "samples_f1", "subset_accuracy"]
+    else:
+        rng = random.Random(12)
+        actual = [rng.choice("wxyz") for _ in range(400)]
+        predicted = [x if rng.random() < 0.7 else rng.choice("wxyz") for x in actual]
+        measures = ["accuracy", ("f1_score", {"average": "macro"}), "matthews_corrcoef"]
+    data = table(actual, predicted)
+    args = ("actual", "predicted", measures)
+    spark = run_engine("spark", "bootstrap", data, *args, n_resamples=n_resamples, seed=1)
+    duck = run_engine("duckdb", "bootstrap", data, *args, n_resamples=n_resamples, seed=1)
+    for got, want in zip(spark, duck, strict=True):
+        assert got[0] == want[0]
+        assert got[1] == pytest.approx(want[1], rel=1e-12)
+        _, _, low, high, se = want
+        assert abs(got[2] - low) <= _tolerance(se, 0.025, n_resamples), (got, want)
+        assert abs(got[3] - high) <= _tolerance(se, 0.975, n_resamples), (got, want)
+        # the sample standard deviation of B draws has standard error se / sqrt(2 (B - 1))
+        assert abs(got[4] - se) <= 4 * math.sqrt(2) * se / math.sqrt(2 * (n_resamples - 1))
+    if kind == "label sets":
+        assert spark[0][1] == float(_micro_f1(actual, predicted))
