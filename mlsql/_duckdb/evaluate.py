@@ -34,22 +34,53 @@ def value_sql(value: Any) -> Sql:
     return lit(value)
 
 
-def call_sql(item: EV.Item, names: dict[str, str], weight: str | None) -> str:
-    """SQL of one measure's aggregate over the columns ``names`` (role -> SQL)."""
+def positional(con: duckdb.DuckDBPyConnection, items: Sequence[EV.Item]) -> dict[str, list[str]]:
+    """Per measure, the parameters its macros take by position: those before ``sample_weight``
+    in its weighted overload (Hivemall's ``precision_at(a, b, k, sample_weight := w)``,
+    ``fmeasure(a, p, options, ...)``); the others are named."""
+    wanted = sorted({i.name for i in items})
+    rows = con.execute(
+        "SELECT function_name, parameters FROM duckdb_functions() WHERE function_type = 'macro' "
+        "AND list_contains(parameters, 'sample_weight') AND list_contains(?, function_name)",
+        [wanted],
+    ).fetchall()
+    out: dict[str, list[str]] = {}
+    for name, params in rows:
+        n = len(EV.roles(EV.REGISTRY[name]))
+        out[name] = list(params[n : params.index("sample_weight")])
+    return out
+
+
+def call_sql(
+    item: EV.Item, names: dict[str, str], weight: str | None, by_position: Sequence[str] = ()
+) -> str:
+    """SQL of one measure's aggregate over the columns ``names`` (role -> SQL); the
+    parameters ``by_position`` are given by position (their default where not given)."""
     args = EV.inputs(item, names)
+    defaults = {p.name: p.default for p in item.measure.params}
+    args += [str(value_sql(item.params.get(k, defaults.get(k)))) for k in by_position]
     if weight is not None:
         args.append(f"sample_weight := {weight}")
-    args += [f"{k} := {value_sql(v)}" for k, v in item.params.items()]
+    args += [f"{k} := {value_sql(v)}" for k, v in item.params.items() if k not in by_position]
     return f"{item.name}({', '.join(args)})"
 
 
-def evaluate_sql(req: EV.Request, clause: str, actual: str, predicted: str) -> str:
+def evaluate_sql(
+    req: EV.Request,
+    clause: str,
+    actual: str,
+    predicted: str,
+    by_position: dict[str, list[str]],
+) -> str:
     """The one query: a GROUP BY of every measure, unpivoted, ordered."""
     groups = [quote_ident(b) for b in req.by]
     names = {"actual": quote_ident(actual), "predicted": quote_ident(predicted)}
-    weight = None if req.sample_weight is None else quote_ident(req.sample_weight)
+    weight = None
+    if req.sample_weight is not None:  # checked once, in messages of evaluate
+        weight = f"_mlsql_weight({quote_ident(req.sample_weight)}, {lit(EV.FUNC)})"
     values = [
-        f"{call_sql(item, names, weight)} AS __mlsql_v{i}" for i, item in enumerate(req.items)
+        f"{call_sql(item, names, weight, by_position.get(item.name, ()))} AS __mlsql_v{i}"
+        for i, item in enumerate(req.items)
     ]
     group_by = f" GROUP BY {', '.join(groups)}" if groups else ""
     wide = f"SELECT {', '.join([*groups, *values])} {clause}{group_by}"
@@ -137,7 +168,7 @@ def evaluate(
     given = con
     with _source(data, con, EV.FUNC) as (con, clause, params, columns, _types):
         req = EV.request(columns, actual, predicted, measures, by, sample_weight)
-        sql = evaluate_sql(req, clause, actual, predicted)
+        sql = evaluate_sql(req, clause, actual, predicted, positional(con, req.items))
         table = con.sql(sql, params=params).to_arrow_table()
     if given is None:  # DuckDB 1.x closes a connection with its last reference
         return duckdb.from_arrow(table)
