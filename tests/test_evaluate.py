@@ -220,8 +220,137 @@ def test_spark_counts_cells_before_the_class_measures():
     from tests.engines.spark_engine import frame
 
     table = pa.table({"g": [1, 1, 2], "actual": ["x", "y", "x"], "predicted": ["x", "x", "x"]})
-    out = ms.evaluate(frame(table), "actual", "predicted", [("f1_score", {"average": "macro"})], by="g")
+    out = ms.evaluate(
+        frame(table), "actual", "predicted", [("f1_score", {"average": "macro"})], by="g"
+    )
     plan = out._jdf.queryExecution().optimizedPlan().toString()
     aggregates = re.findall(r"Aggregate \[([^\]]*)\]", plan)
     assert any("__mlsql_a" in keys and "__mlsql_p" in keys for keys in aggregates), plan
-    assert [tuple(r) for r in out.collect()] == [(1, "f1_score(average='macro')", 1 / 3), (2, "f1_score(average='macro')", 1.0)]
+    assert [tuple(r) for r in out.collect()] == [
+        (1, "f1_score(average='macro')", 1 / 3),
+        (2, "f1_score(average='macro')", 1.0),
+    ]
+
+
+# ------------------------------------------------------------------ the SQL table macro
+def _sql(con: Any, table: pa.Table, args: str, values: list[Any]) -> list[tuple[Any, ...]]:
+    con.register("t", table)
+    try:
+        return con.execute(f"FROM evaluate('t', {args})", values).fetchall()
+    finally:
+        con.unregister("t")
+
+
+@pytest.mark.parametrize(("data", "actual", "predicted"), _cases())
+def test_the_sql_macro_gives_the_python_calls_rows(data, actual, predicted):
+    """Every measure of a kind with its default parameters, grouped and weighted, in SQL alone."""
+    import mlsql
+
+    con = mlsql.connect()
+    first = tables(data, range(1))[0]
+    names = sorted(
+        n
+        for n, _ in _calls(_DUCKDB, data, actual, predicted, first, 0)
+        if not {p.name for p in REGISTRY[n].params} & set(REQUIRED)
+    )
+    for i, table in enumerate(tables(data, range(1), no_rows=True)):
+        table = _with_groups_and_weights(table, i)
+        for kwargs in ({}, {"by": "g", "sample_weight": "w"}):
+            weighted = [n for n in names if REGISTRY[n].weighted or not kwargs]
+            want = mlsql.evaluate(table, actual, predicted, weighted, con=con, **kwargs).fetchall()
+            extra = "".join(f', "{k}" := ?' for k in kwargs)
+            values = [actual, predicted, weighted, *kwargs.values()]
+            got = _sql(con, table, f"?, ?, measures := ?{extra}", values)
+            assert [r[:-1] for r in got] == [r[:-1] for r in want]
+            assert all(close(g[-1], w[-1]) for g, w in zip(got, want, strict=True)), (got, want)
+
+
+#: parameters some measures cannot do without (no default): the parameter test gives them
+REQUIRED = ("label", "positive", "costs", "n_labels")
+
+
+class _DuckDBName:
+    name = "duckdb"
+
+
+_DUCKDB = _DuckDBName()
+
+
+def test_the_sql_macro_applies_each_parameter_to_the_measures_taking_it():
+    import mlsql
+
+    con = mlsql.connect()
+    table = pa.table({"actual": [["a", "b"], ["b"], []], "predicted": [["a"], ["c"], []]})
+    got = _sql(
+        con,
+        table,
+        "'actual', 'predicted', measures := ['micro_f1', 'micro_fbeta', 'samples_f1'], beta := 2, zero_division := 1",
+        [],
+    )
+    want = mlsql.evaluate(
+        table,
+        "actual",
+        "predicted",
+        [
+            ("micro_f1", {"zero_division": 1}),
+            ("micro_fbeta", {"beta": 2, "zero_division": 1}),
+            ("samples_f1", {"zero_division": 1}),
+        ],
+        con=con,
+    ).fetchall()
+    assert got == want
+    assert [r[0] for r in got] == [
+        "micro_f1(zero_division=1)",
+        "micro_fbeta(beta=2, zero_division=1)",
+        "samples_f1(zero_division=1)",
+    ]
+    # the third row: one empty row, tp + fp + fn = 0 -> zero_division; (1 + 0 + 1) / 3 rows
+    assert close(got[2][1], Fraction(2, 3))
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("micro_f2", "evaluate: there is no measure 'micro_f2'. Did you mean 'micro_f1'? It takes"),
+        ("zzzzzzzzzzzz", "evaluate: there is no measure 'zzzzzzzzzzzz'. It takes the aggregate"),
+        ("macro_f1", "evaluate takes aggregate measures, one number per group: macro_f1 is not"),
+        ("majority_class", "majority_class is not one (it gives a class, not a number)"),
+    ],
+)
+def test_the_sql_macro_refuses_measures_in_the_same_words(given, message):
+    import mlsql
+
+    con = mlsql.connect()
+    table = pa.table({"actual": ["x"], "predicted": ["x"]})
+    with pytest.raises(Exception, match=re.escape(message)) as sql_error:
+        _sql(con, table, "'actual', 'predicted', measures := ?", [["accuracy", given]])
+    with pytest.raises(MlsqlError) as python_error:
+        mlsql.evaluate(table, "actual", "predicted", ["accuracy", given], con=con)
+    assert str(python_error.value) in str(sql_error.value)
+
+
+def test_the_sql_macro_refuses_a_by_named_as_an_output():
+    import mlsql
+
+    con = mlsql.connect()
+    table = pa.table({"actual": ["x"], "predicted": ["x"], "measure": [1]})
+    message = "evaluate: the by column 'measure' has the name of an output column."
+    with pytest.raises(Exception, match=re.escape(message)):
+        _sql(con, table, "'actual', 'predicted', measures := ['accuracy'], \"by\" := 'measure'", [])
+
+
+def test_duckdb_macros_take_the_parameters_by_position_the_catalog_says():
+    """by_position (which parameters come before sample_weight) is the macros' own order."""
+    import mlsql
+    from mlsql._duckdb.families.evaluate import by_position
+
+    con = mlsql.connect()
+    rows = con.execute(
+        "SELECT DISTINCT function_name, parameters FROM duckdb_functions() "
+        "WHERE function_type = 'macro' AND list_contains(parameters, 'sample_weight')"
+    ).fetchall()
+    found = {n: p for n, p in rows}
+    for m in EVALUATED:
+        params = found[m.name]
+        n = len(m.inputs)
+        assert params[n : params.index("sample_weight")] == by_position(m.name), m.name

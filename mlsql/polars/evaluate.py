@@ -94,12 +94,13 @@ def evaluate(
     rows = lazy.select(picked)
     values = [
         getattr(mp, item.name)(
-            *EV.inputs(item, _ROLES), **({"sample_weight": w} if w is not None else {}),
+            *EV.inputs(item, _ROLES),
+            **({"sample_weight": w} if w is not None else {}),
             **item.params,
         ).alias(f"__mlsql_v{i}")
         for i, item in enumerate(req.items)
     ]
-    groups = [_group(k) for k in range(len(req.by))]
+    groups: list[str] = [_group(k) for k in range(len(req.by))]
     wide = rows.group_by(groups).agg(values) if groups else rows.select(values)
     parts = [
         wide.select(

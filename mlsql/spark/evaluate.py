@@ -44,9 +44,7 @@ def cell_measures() -> frozenset[str]:
     ['accuracy', 'auc', 'average_precision_score']
     """
     single = (m.name for m in measures(kind="aggregate", family="single_label"))
-    return frozenset(
-        [*(n for n in single if n not in EV.NOT_NUMBERS), *SCORE_CELL_MEASURES]
-    )
+    return frozenset([*(n for n in single if n not in EV.NOT_NUMBERS), *SCORE_CELL_MEASURES])
 
 
 def _group(k: int) -> str:
