@@ -125,15 +125,15 @@ def _check(q: Qualify) -> str:
         f"list_sort(list_transform({_names(sorted(allowed))}, "
         "lambda n: struct_pack(d := levenshtein(m, n), n := n)))[1]"
     )
+    # the templates quote the names themselves ({name!r}): the holes get the bare names
     hint = (
         f"CASE WHEN {nearest}.d <= {EV.CLOSE} "
-        f"THEN {sql_message(EV.HINT.format(close='{}'), '__mlsql_repr')} ELSE '' END"
+        f"THEN {sql_message(EV.HINT.format(close='{}'), f'{nearest}.n')} ELSE '' END"
     )
-    hint = hint.replace("__mlsql_repr", f"{q('_mlsql_repr')}({nearest}.n)")
     listed = ", ".join(allowed)
     unknown = sql_message(
         EV.UNKNOWN_MESSAGE.format(func=EV.FUNC, name="{}", hint="{}", allowed=listed),
-        f"{q('_mlsql_repr')}(m)",
+        "m",
         hint,
     )
     reasons = {
@@ -187,7 +187,7 @@ def _evaluate(q: Qualify) -> Macro:
         f"THEN ', {p} := ' || {literal}({p}) ELSE '' END"
         for p in params()
     )
-    call = f"{qualified}[m] || '(' || {inputs}{positional}{weight}{named} || ')'"
+    call = f"coalesce({qualified}[m], 'NULL') || '(' || {inputs}{positional}{weight}{named} || ')'"
     shown = ", ".join(
         f"CASE WHEN {p} IS NOT NULL AND ({taking(p, True)} OR {taking(p, False)}) "
         f"THEN '{p}=' || {repr_}({p}) END"
