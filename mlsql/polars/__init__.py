@@ -89,6 +89,7 @@ def _expression_functions(functions: dict[str, Callable[..., pl.Expr]]) -> dict[
 FRAME_FUNCTIONS: dict[str, Callable[..., Any]] = {**resample.FUNCTIONS, **evaluate.FUNCTIONS}
 FUNCTIONS: dict[str, Callable[..., pl.Expr]] = front.functions(POLARS)
 FUNCTIONS.update(FRAME_FUNCTIONS)
+evaluate.MEASURES.update(FUNCTIONS)  # evaluate calls the measures by name
 globals().update(FUNCTIONS)
 #: the statements of each generated docstring example (their outputs: ``_example_outputs``)
 _EXAMPLES = _example_statements(FUNCTIONS)

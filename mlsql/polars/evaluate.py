@@ -9,7 +9,7 @@ measure sorts them (AUC, AP, the medians).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import polars as pl
@@ -20,6 +20,10 @@ from mlsql.polars._weights import weight
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
 _ROLES = {"actual": "__mlsql_a", "predicted": "__mlsql_p"}
 _WEIGHT, _ORDER = "__mlsql_w", "__mlsql_i"
+
+#: the engine's public measure functions by name, handed over by :mod:`mlsql.polars` once it
+#: has built them (this module is imported by it, and does not import it back)
+MEASURES: dict[str, Callable[..., Any]] = {}
 
 
 def _group(k: int) -> str:
@@ -76,8 +80,6 @@ def evaluate(
     ('B', 'accuracy', 0.5)
     ('B', 'fbeta_score(beta=2)', 0.4166666666666667)
     """
-    import mlsql.polars as mp
-
     lazy = frame.lazy()
     schema = lazy.collect_schema()
     names = schema.names()
@@ -93,7 +95,7 @@ def evaluate(
         w = pl.col(_WEIGHT)
     rows = lazy.select(picked)
     values = [
-        getattr(mp, item.name)(
+        MEASURES[item.name](
             *EV.inputs(item, _ROLES),
             **({"sample_weight": w} if w is not None else {}),
             **item.params,

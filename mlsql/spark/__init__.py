@@ -51,6 +51,7 @@ from mlsql.spark.sql import register
 FUNCTIONS: dict[str, Callable[..., Any]] = functions(SPARK)
 FUNCTIONS.update(resample.FUNCTIONS)
 FUNCTIONS.update(evaluate.FUNCTIONS)
+evaluate.MEASURES.update(FUNCTIONS)  # evaluate calls the measures by name
 globals().update(FUNCTIONS)
 
 __all__ = ["FUNCTIONS", "MlsqlError", "register", *sorted(FUNCTIONS)]

@@ -2,7 +2,7 @@
 
 Nothing is collected: the result is a DataFrame of groups x measures rows.
 
-Two levels where they bound memory (:data:`CELL_MEASURES`): when every measure
+Two levels where they bound memory (:func:`cell_measures`): when every measure
 asked for is a single-label class measure (accuracy, the class-wise averages,
 kappa, MCC, ...) or a binary AUC/AP of a label and a score, the rows first
 become their distinct cells ``groupBy(by..., actual, predicted)`` with their
@@ -17,7 +17,7 @@ Other measures run in one level, in the memory their own Columns take.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyspark.sql import Column, DataFrame
@@ -45,6 +45,11 @@ def cell_measures() -> frozenset[str]:
     """
     single = (m.name for m in measures(kind="aggregate", family="single_label"))
     return frozenset([*(n for n in single if n not in EV.NOT_NUMBERS), *SCORE_CELL_MEASURES])
+
+
+#: the engine's public measure functions by name, handed over by :mod:`mlsql.spark` once it
+#: has built them (this module is imported by it, and does not import it back)
+MEASURES: dict[str, Callable[..., Any]] = {}
 
 
 def _group(k: int) -> str:
@@ -107,8 +112,6 @@ def evaluate(
     >>> [tuple(r) for r in out.collect()]
     [('A', 'accuracy', 1.0), ('A', 'f1_score', 1.0), ('B', 'accuracy', 0.5), ('B', 'f1_score', 0.3333333333333333)]
     """
-    import mlsql.spark as ms
-
     names = df.columns
     req = EV.request(names, actual, predicted, measures, by, sample_weight)
     picked = [bound(df, actual).alias(_ROLES["actual"])]
@@ -129,7 +132,7 @@ def evaluate(
         rows = rows.groupBy(*keys).agg(total.cast("double").alias(_WEIGHT))
     weighted = two_level or sample_weight is not None
     values = [
-        getattr(ms, item.name)(
+        MEASURES[item.name](
             *(F.col(c) for c in EV.inputs(item, _ROLES)),
             **({"sample_weight": F.col(_WEIGHT)} if weighted else {}),
             **item.params,
