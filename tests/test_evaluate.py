@@ -304,8 +304,8 @@ def test_the_sql_macro_applies_each_parameter_to_the_measures_taking_it():
         "micro_fbeta(beta=2, zero_division=1)",
         "samples_f1(zero_division=1)",
     ]
-    # the third row: one empty row, tp + fp + fn = 0 -> zero_division; (1 + 0 + 1) / 3 rows
-    assert close(got[2][1], Fraction(2, 3))
+    # samples_f1: row F1s 2/3, 0 and 1 (the empty row: tp + fp + fn = 0 -> zero_division)
+    assert close(got[2][1], Fraction(5, 9))
 
 
 @pytest.mark.parametrize(

@@ -14,6 +14,7 @@ from typing import Any
 
 import duckdb
 
+from mlsql._duckdb.families.evaluate import by_position
 from mlsql._evaluate import front as EV
 from mlsql._sqlexpr import Sql, lit, quote_ident
 
@@ -32,23 +33,6 @@ def value_sql(value: Any) -> Sql:
         pairs = ", ".join(f"{value_sql(k)}: {value_sql(v)}" for k, v in value.items())
         return Sql("MAP {" + pairs + "}")
     return lit(value)
-
-
-def positional(con: duckdb.DuckDBPyConnection, items: Sequence[EV.Item]) -> dict[str, list[str]]:
-    """Per measure, the parameters its macros take by position: those before ``sample_weight``
-    in its weighted overload (Hivemall's ``precision_at(a, b, k, sample_weight := w)``,
-    ``fmeasure(a, p, options, ...)``); the others are named."""
-    wanted = sorted({i.name for i in items})
-    rows = con.execute(
-        "SELECT function_name, parameters FROM duckdb_functions() WHERE function_type = 'macro' "
-        "AND list_contains(parameters, 'sample_weight') AND list_contains(?, function_name)",
-        [wanted],
-    ).fetchall()
-    out: dict[str, list[str]] = {}
-    for name, params in rows:
-        n = len(EV.roles(EV.REGISTRY[name]))
-        out[name] = list(params[n : params.index("sample_weight")])
-    return out
 
 
 def call_sql(
@@ -70,7 +54,6 @@ def evaluate_sql(
     clause: str,
     actual: str,
     predicted: str,
-    by_position: dict[str, list[str]],
 ) -> str:
     """The one query: a GROUP BY of every measure, unpivoted, ordered."""
     groups = [quote_ident(b) for b in req.by]
@@ -79,7 +62,7 @@ def evaluate_sql(
     if req.sample_weight is not None:  # checked once, in messages of evaluate
         weight = f"_mlsql_weight({quote_ident(req.sample_weight)}, {lit(EV.FUNC)})"
     values = [
-        f"{call_sql(item, names, weight, by_position.get(item.name, ()))} AS __mlsql_v{i}"
+        f"{call_sql(item, names, weight, by_position(item.name))} AS __mlsql_v{i}"
         for i, item in enumerate(req.items)
     ]
     group_by = f" GROUP BY {', '.join(groups)}" if groups else ""
@@ -168,7 +151,7 @@ def evaluate(
     given = con
     with _source(data, con, EV.FUNC) as (con, clause, params, columns, _types):
         req = EV.request(columns, actual, predicted, measures, by, sample_weight)
-        sql = evaluate_sql(req, clause, actual, predicted, positional(con, req.items))
+        sql = evaluate_sql(req, clause, actual, predicted)
         table = con.sql(sql, params=params).to_arrow_table()
     if given is None:  # DuckDB 1.x closes a connection with its last reference
         return duckdb.from_arrow(table)

@@ -39,20 +39,25 @@ DESCRIPTION = (
 ORDER = 60
 FAMILIES: tuple[str, ...] = ()  # rendered here
 ROWS = "_mlsql_evaluate_rows"
+#: measures outside the ranking and Hivemall families whose parameters come by position
+POSITIONAL = ("hamming_loss",)
 
 
 def by_position(name: str) -> list[str]:
     """The parameters a measure's macros take by position, before ``sample_weight``:
-    Hivemall's ``k`` of the ranking measures (``precision_at(a, b, 10, sample_weight := w)``)
-    and ``fmeasure``'s ``options``; every other parameter is named.
+    Hivemall's ``k`` of the ranking measures (``precision_at(a, b, 10, sample_weight := w)``),
+    ``fmeasure``'s ``options`` and ``hamming_loss``'s ``n_labels``; every other parameter is
+    named (tests/test_evaluate.py checks this against the macros' own parameter lists).
 
     Examples
     --------
     >>> by_position("precision_at"), by_position("fmeasure"), by_position("micro_fbeta")
     (['k'], ['options'], [])
+    >>> by_position("hamming_loss")
+    ['n_labels']
     """
     m = REGISTRY[name]
-    if m.family in ("ranking", "hivemall"):
+    if m.family in ("ranking", "hivemall") or name in POSITIONAL:
         return [p.name for p in m.params]
     return []
 
