@@ -107,7 +107,7 @@ def evaluate(
         such as prevalence, reads ``actual``).
     measures : sequence
         Measure names or ``(name, {parameter: value})`` pairs: any aggregate
-        measure of mlsql (``mlsql measures`` lists them), of any family, even
+        measure of mlsql (the reference lists them), of any family, even
         several families at once when the columns suit them all.
     by : str or sequence of str, optional
         Grouping columns (not named ``measure`` or ``estimate``).
