@@ -22,6 +22,7 @@ from mlsql._version import __version__
 
 if TYPE_CHECKING:
     from mlsql._duckdb.confusion_wide import confusion_matrix_wide
+    from mlsql._duckdb.evaluate import evaluate
     from mlsql._duckdb.indicators import (
         from_indicators,
         lists_from_matrix,
@@ -40,6 +41,7 @@ __all__ = [
     "compare",
     "confusion_matrix_wide",
     "connect",
+    "evaluate",
     "from_indicators",
     "label_metrics",
     "lists_from_matrix",
@@ -58,6 +60,7 @@ _DUCKDB = {
     "label_metrics": "mlsql._duckdb.label_tables",
     "bootstrap": "mlsql._duckdb.resample",
     "compare": "mlsql._duckdb.resample",
+    "evaluate": "mlsql._duckdb.evaluate",
     "multilabel_report": "mlsql._duckdb.label_tables",
     "confusion_matrix_wide": "mlsql._duckdb.confusion_wide",
     "from_indicators": "mlsql._duckdb.indicators",

@@ -591,8 +591,9 @@ def _class_error_rate(t: pa.Table, p: dict[str, Any]) -> Any:
     if not ks:
         return None
     mine = [(a, b) for a, b in ks if a == p["label"]]
-    if not mine:
-        return oracle.undefined(p.get("zero_division", 0), True)
+    if not mine:  # undefined; 'diagnose' gives 1 only where the class is not predicted either
+        predicted = any(b == p["label"] for _, b in ks)
+        return oracle.undefined(p.get("zero_division", 0), not predicted)
     return Fraction(sum(a != b for a, b in mine), len(mine))
 
 

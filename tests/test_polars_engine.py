@@ -20,7 +20,6 @@ import pytest
 import mlsql.polars as mp
 from mlsql import MlsqlError
 from mlsql._registry import REGISTRY, measures
-from mlsql.polars import resample
 from tests import oracle
 from tests.conftest import conformance
 from tests.engines import label_table
@@ -53,7 +52,7 @@ def same(got: Any, want: Any) -> bool:
 
 # ---------------------------------------------------------------- the namespace
 def test_namespace_offers_every_public_function_with_its_signature():
-    tables = {m.name for m in measures(kind="table")} | set(resample.FUNCTIONS)  # frame functions
+    tables = {m.name for m in measures(kind="table")} | set(mp.FRAME_FUNCTIONS)  # frame functions
     names = [n for n in mp.__all__ if n != "MlsqlError" and n not in tables]
     assert "micro_f1" in names and "fmeasure" in names
     for name in names:

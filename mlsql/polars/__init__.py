@@ -38,7 +38,7 @@ import polars as pl
 from mlsql._errors import MlsqlError
 from mlsql._front import families as front
 from mlsql._registry import REGISTRY, measures
-from mlsql.polars import _build, families, namespace, resample
+from mlsql.polars import _build, evaluate, families, namespace, resample
 from mlsql.polars._engine import POLARS
 
 
@@ -81,12 +81,15 @@ def _expression_functions(functions: dict[str, Callable[..., pl.Expr]]) -> dict[
     return {
         name: fn
         for name, fn in functions.items()
-        if kinds.get(name) != "table" and name not in resample.FUNCTIONS
+        if kinds.get(name) != "table" and name not in FRAME_FUNCTIONS
     }
 
 
+#: frame in, frame out: no expression namespace
+FRAME_FUNCTIONS: dict[str, Callable[..., Any]] = {**resample.FUNCTIONS, **evaluate.FUNCTIONS}
 FUNCTIONS: dict[str, Callable[..., pl.Expr]] = front.functions(POLARS)
-FUNCTIONS.update(resample.FUNCTIONS)  # frame in, frame out: no expression namespace
+FUNCTIONS.update(FRAME_FUNCTIONS)
+evaluate.MEASURES.update(FUNCTIONS)  # evaluate calls the measures by name
 globals().update(FUNCTIONS)
 #: the statements of each generated docstring example (their outputs: ``_example_outputs``)
 _EXAMPLES = _example_statements(FUNCTIONS)

@@ -69,6 +69,7 @@ __all__ = [
     "cov",
     "coverage_error",
     "error_rate",
+    "evaluate",
     "expected_calibration_error",
     "explained_variance",
     "explained_variance_score",
@@ -2196,6 +2197,57 @@ def error_rate(
     >>> df = pl.DataFrame({'actual': ['a', 'a', 'b', 'c'], 'predicted': ['a', 'b', 'b', 'c']})
     >>> df.select(mp.error_rate('actual', 'predicted')).item()
     0.25
+    """
+
+def evaluate(
+    frame: _Frame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> _Frame:
+    """Measures per group, one row per group and measure, from one pass over the data.
+
+    The result and the method are those of DuckDB's ``mlsql.evaluate``.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or polars.LazyFrame
+        The predictions.
+    actual, predicted : str
+        The columns of the truth and of the prediction (labels, label lists,
+        numbers or scores, as each measure takes them; a measure of one column,
+        such as prevalence, reads ``actual``).
+    measures : sequence
+        Measure names or ``(name, {parameter: value})`` pairs: any aggregate
+        measure of mlsql.
+    by : str or sequence of str, optional
+        Grouping columns (not named ``measure`` or ``estimate``).
+    sample_weight : str, optional
+        A column of row weights (finite numbers >= 0; a NULL weight skips the row).
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The kind of ``frame``: the ``by`` columns, measure (the name as given,
+        with its parameters) and estimate (Float64), one row per group and
+        measure, ordered by group (nulls first), then the measures as given.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"model": ["A", "A", "B", "B"], "actual": ["x", "y", "x", "y"],
+    ...                    "predicted": ["x", "y", "y", "y"]})
+    >>> out = mp.evaluate(df, "actual", "predicted", ["accuracy", ("fbeta_score", {"beta": 2})],
+    ...                   by="model")
+    >>> for row in out.rows():
+    ...     print(row)
+    ('A', 'accuracy', 1.0)
+    ('A', 'fbeta_score(beta=2)', 1.0)
+    ('B', 'accuracy', 0.5)
+    ('B', 'fbeta_score(beta=2)', 0.4166666666666667)
     """
 
 def expected_calibration_error(

@@ -68,6 +68,7 @@ __all__ = [
     "cov",
     "coverage_error",
     "error_rate",
+    "evaluate",
     "expected_calibration_error",
     "explained_variance",
     "explained_variance_score",
@@ -2309,6 +2310,63 @@ def error_rate(
     >>> df = spark.createDataFrame([('a', 'a'), ('a', 'b'), ('b', 'b'), ('c', 'c')], 'actual string, predicted string')
     >>> df.agg(ms.error_rate('actual', 'predicted')).first()[0]
     0.25
+    """
+
+def evaluate(
+    df: DataFrame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> DataFrame:
+    """Measures per group, one row per group and measure, from one pass over the data.
+
+    The result and the method are those of DuckDB's ``mlsql.evaluate``; no row
+    is collected to the driver.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        The predictions.
+    actual, predicted : str
+        The columns of the truth and of the prediction (labels, label lists,
+        numbers or scores, as each measure takes them; a measure of one column,
+        such as prevalence, reads ``actual``).
+    measures : sequence
+        Measure names or ``(name, {parameter: value})`` pairs: any aggregate
+        measure of mlsql.
+    by : str or sequence of str, optional
+        Grouping columns (not named ``measure`` or ``estimate``).
+    sample_weight : str, optional
+        A column of row weights (finite numbers >= 0; a NULL weight skips the row).
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, measure (the name as given, with its parameters) and
+        estimate (double), one row per group and measure, ordered by group
+        (nulls first), then the measures as given.
+
+    Notes
+    -----
+    The single-label class measures and the binary AUC and AP run in two
+    levels: distinct ``(by..., actual, predicted)`` cells with their total
+    weight, then the measures over the cells weighed by it. Their memory is
+    groups x cells, never rows (for AUC and AP the cells are the distinct
+    (label, score) pairs: as many as the rows when no score repeats).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [("A", "x", "x"), ("A", "y", "y"), ("B", "x", "y"), ("B", "y", "y")],
+    ...     ["model", "actual", "predicted"])
+    >>> out = ms.evaluate(df, "actual", "predicted", ["accuracy", "f1_score"], by="model")
+    >>> [tuple(r) for r in out.collect()]
+    [('A', 'accuracy', 1.0), ('A', 'f1_score', 1.0), ('B', 'accuracy', 0.5), ('B', 'f1_score', 0.3333333333333333)]
     """
 
 def expected_calibration_error(

@@ -1,0 +1,158 @@
+"""``mlsql.evaluate`` on DuckDB: every measure's macro in one ``GROUP BY``, then unpivoted.
+
+The source is read as ``bootstrap`` reads it (:func:`mlsql._duckdb.resample._source`:
+a table or view name, a query, a path, a relation or a DataFrame); the checks and
+messages are :mod:`mlsql._evaluate.front`'s. Memory is DuckDB's for the measures'
+aggregates: each holds per group what its macro holds (counts for the set and class
+measures; the rows' values for the sort-based AUC, AP and the medians).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import duckdb
+
+from mlsql._duckdb.families.evaluate import by_position
+from mlsql._evaluate import front as EV
+from mlsql._sqlexpr import Sql, lit, quote_ident
+
+
+def value_sql(value: Any) -> Sql:
+    """A parameter's value as a DuckDB literal: lists as lists, dicts as MAPs.
+
+    Examples
+    --------
+    >>> str(value_sql([1, 2])), str(value_sql({"a": {"b": 2.0}})), str(value_sql("x"))
+    ('[1, 2]', "MAP {'a': MAP {'b': 2.0}}", "'x'")
+    """
+    if isinstance(value, (list, tuple)):
+        return Sql("[" + ", ".join(str(value_sql(v)) for v in value) + "]")
+    if isinstance(value, dict):
+        pairs = ", ".join(f"{value_sql(k)}: {value_sql(v)}" for k, v in value.items())
+        return Sql("MAP {" + pairs + "}")
+    return lit(value)
+
+
+def call_sql(
+    item: EV.Item, names: dict[str, str], weight: str | None, by_position: Sequence[str] = ()
+) -> str:
+    """SQL of one measure's aggregate over the columns ``names`` (role -> SQL); the
+    parameters ``by_position`` are given by position (their default where not given)."""
+    args = EV.inputs(item, names)
+    defaults = {p.name: p.default for p in item.measure.params}
+    args += [str(value_sql(item.params.get(k, defaults.get(k)))) for k in by_position]
+    if weight is not None:
+        args.append(f"sample_weight := {weight}")
+    args += [f"{k} := {value_sql(v)}" for k, v in item.params.items() if k not in by_position]
+    return f"{item.name}({', '.join(args)})"
+
+
+def evaluate_sql(
+    req: EV.Request,
+    clause: str,
+    actual: str,
+    predicted: str,
+) -> str:
+    """The one query: a GROUP BY of every measure, unpivoted, ordered."""
+    groups = [quote_ident(b) for b in req.by]
+    names = {"actual": quote_ident(actual), "predicted": quote_ident(predicted)}
+    weight = None
+    if req.sample_weight is not None:  # checked once, in messages of evaluate
+        weight = f"_mlsql_weight({quote_ident(req.sample_weight)}, {lit(EV.FUNC)})"
+    values = [
+        f"{call_sql(item, names, weight, by_position(item.name))} AS __mlsql_v{i}"
+        for i, item in enumerate(req.items)
+    ]
+    group_by = f" GROUP BY {', '.join(groups)}" if groups else ""
+    wide = f"SELECT {', '.join([*groups, *values])} {clause}{group_by}"
+    unpacked = (
+        "unnest(list_value("
+        + ", ".join(
+            f"struct_pack(__mlsql_i := {i}, measure := {lit(item.label)}, "
+            f"estimate := CAST(__mlsql_v{i} AS DOUBLE))"
+            for i, item in enumerate(req.items)
+        )
+        + "), recursive := true)"
+    )
+    order = ", ".join([*(f"{g} NULLS FIRST" for g in groups), "__mlsql_i"])
+    keep = ", ".join([*groups, "measure", "estimate"])
+    return (
+        f"SELECT {keep} FROM (SELECT {', '.join([*groups, unpacked])} FROM ({wide})) "
+        f"ORDER BY {order}"
+    )
+
+
+def evaluate(
+    data: Any,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+    *,
+    con: duckdb.DuckDBPyConnection | None = None,
+) -> duckdb.DuckDBPyRelation:
+    """Measures per group, one row per group and measure, from one pass over the data.
+
+    Parameters
+    ----------
+    data : str, os.PathLike, DuckDBPyRelation or DataFrame
+        A table or view name, a query, a Parquet, CSV or JSON path (read on
+        ``con``), a relation, or an Arrow table, Polars or pandas DataFrame.
+    actual, predicted : str
+        The columns of the truth and of the prediction (labels, label lists,
+        numbers or scores, as each measure takes them; a measure of one column,
+        such as prevalence, reads ``actual``).
+    measures : sequence
+        Measure names or ``(name, {parameter: value})`` pairs: any aggregate
+        measure of mlsql (the reference lists them), of any family, even
+        several families at once when the columns suit them all.
+    by : str or sequence of str, optional
+        Grouping columns (not named ``measure`` or ``estimate``).
+    sample_weight : str, optional
+        A column of row weights (finite numbers >= 0; a NULL weight skips the row).
+    con : duckdb.DuckDBPyConnection, optional
+        The connection that reads ``data`` (a fresh ``mlsql.connect()`` if None).
+
+    Returns
+    -------
+    duckdb.DuckDBPyRelation
+        The ``by`` columns, measure (the name as given, with its parameters) and
+        estimate (DOUBLE): one row per group and measure, ordered by group (NULL
+        first), then the measures as given.
+
+    Notes
+    -----
+    One ``GROUP BY`` computes every measure (each is mlsql's aggregate macro of
+    that name, with its parameters), and the row per group is unpivoted. The
+    estimate equals the aggregate's value: ``evaluate(t, 'a', 'p', ['micro_f1'],
+    by='g')`` is ``SELECT g, micro_f1(a, p) FROM t GROUP BY g``. The SQL table
+    macro ``evaluate`` gives the same rows in SQL alone.
+
+    Examples
+    --------
+    >>> import mlsql, pyarrow as pa
+    >>> preds = pa.table({"model": ["A", "A", "B", "B"],
+    ...                   "actual": [["a", "b"], ["b"], ["a"], ["a"]],
+    ...                   "predicted": [["a"], ["b"], ["b"], ["a"]]})
+    >>> out = mlsql.evaluate(preds, "actual", "predicted",
+    ...                      ["micro_f1", ("micro_fbeta", {"beta": 2})], by="model")
+    >>> for row in out.fetchall():
+    ...     print(row)
+    ('A', 'micro_f1', 0.8)
+    ('A', 'micro_fbeta(beta=2)', 0.7142857142857143)
+    ('B', 'micro_f1', 0.5)
+    ('B', 'micro_fbeta(beta=2)', 0.5)
+    """
+    from mlsql._duckdb.resample import _source
+
+    given = con
+    with _source(data, con, EV.FUNC) as (con, clause, params, columns, _types):
+        req = EV.request(columns, actual, predicted, measures, by, sample_weight)
+        sql = evaluate_sql(req, clause, actual, predicted)
+        table = con.sql(sql, params=params).to_arrow_table()
+    if given is None:  # DuckDB 1.x closes a connection with its last reference
+        return duckdb.from_arrow(table)
+    return given.from_arrow(table)

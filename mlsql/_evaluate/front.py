@@ -1,0 +1,243 @@
+"""What every engine's ``evaluate`` shares: the measures it takes, the checks and messages.
+
+An engine reads its frame's column names, calls :func:`request`, and computes
+each :class:`Item` with its own aggregate of that name; every message comes
+from here, so the engines (and the SQL table macro, which builds the same
+messages in SQL) agree word for word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from mlsql import _params as P
+from mlsql._errors import MlsqlError
+from mlsql._front.build import checked_params
+from mlsql._front.tables import check_by_names, check_columns
+from mlsql._registry import REGISTRY, Measure, measures
+
+FUNC = "evaluate"
+#: the result columns after the ``by`` columns
+COLUMNS = ("measure", "estimate")
+#: the inputs that hold the prediction when a measure takes it first (Hivemall's order)
+PREDICTION_FIRST = frozenset({"predicted", "score", "rank_items", "ranked_relevance"})
+#: aggregates that give no number per group, and why
+NOT_NUMBERS = {
+    "majority_class": "it gives a class, not a number",
+    "minority_class": "it gives a class, not a number",
+    "cost_map": "it builds a cost table from three columns, not a measure of predictions",
+}
+#: the parameters ``evaluate`` takes itself, never inside a measure's
+OWN_PARAMS = ("sample_weight", "by")
+
+UNKNOWN_MESSAGE = (
+    "{func}: there is no measure {name!r}.{hint} It takes the aggregate measures: {allowed}."
+)
+HINT = " Did you mean {close!r}?"
+REFUSED_MESSAGE = (
+    "{func} takes aggregate measures, one number per group: {name} is not one ({why}). "
+    "It takes: {allowed}."
+)
+KIND_REASONS = {
+    "table": "a table function: call it on its own",
+    "counts": "a struct of counts, not a number",
+    "from_counts": "it reads stored counts, not predictions",
+    "row": "a value per row",
+    "set": "a list per row",
+}
+OWN_PARAM_MESSAGE = "{func} takes {param} itself: drop {param} from {name}'s parameters."
+UNWEIGHTED_MESSAGE = "{func}: {name} takes no sample_weight ({why})."
+#: the largest edit distance of a suggestion
+CLOSE = 3
+
+
+@dataclass(frozen=True)
+class Item:
+    """One measure asked for: its output label, registry name, parameters, input roles."""
+
+    label: str
+    name: str
+    params: dict[str, Any] = field(hash=False)
+    #: ``actual``/``predicted`` in the order the measure takes its inputs
+    roles: tuple[str, ...]
+
+    @property
+    def measure(self) -> Measure:
+        """The registry's measure."""
+        return REGISTRY[self.name]
+
+
+@dataclass(frozen=True)
+class Request:
+    """A checked ``evaluate`` call: the group columns and the measures, in order."""
+
+    by: list[str]
+    items: list[Item]
+    sample_weight: str | None
+
+
+def allowed() -> list[str]:
+    """The registry names ``evaluate`` takes, in the registry's order (aliases not listed).
+
+    Examples
+    --------
+    >>> names = allowed()
+    >>> "micro_f1" in names, "macro_f1" in names, "majority_class" in names
+    (True, False, False)
+    """
+    return [m.name for m in measures(kind="aggregate") if m.name not in NOT_NUMBERS]
+
+
+def _names() -> dict[str, str]:
+    """Every name and alias of a registry measure -> its registry name."""
+    measures()
+    out = {m.name: m.name for m in REGISTRY.values()}
+    out.update({a: m.name for m in REGISTRY.values() for a in m.aliases})
+    return out
+
+
+def distance(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions), as DuckDB's ``levenshtein``.
+
+    Examples
+    --------
+    >>> distance("micro_f2", "micro_f1"), distance("acuracy", "accuracy")
+    (1, 1)
+    """
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+def closest(name: str, names: Sequence[str]) -> str | None:
+    """The name of ``names`` nearest ``name`` (fewest edits, then alphabetical), if within
+    :data:`CLOSE` edits.
+
+    Examples
+    --------
+    >>> closest("micro_f2", allowed()), closest("zzzzzzzzzz", allowed())
+    ('micro_f1', None)
+    """
+    best = min(sorted(names), key=lambda n: distance(name, n))
+    return best if distance(name, best) <= CLOSE else None
+
+
+def unknown_message(name: str, func: str = FUNC) -> str:
+    """The error of a measure name that is no measure of mlsql's.
+
+    Examples
+    --------
+    >>> unknown_message("micro_f2")[:66]
+    "evaluate: there is no measure 'micro_f2'. Did you mean 'micro_f1'?"
+    """
+    close = closest(name, allowed())
+    hint = HINT.format(close=close) if close is not None else ""
+    return UNKNOWN_MESSAGE.format(func=func, name=name, hint=hint, allowed=", ".join(allowed()))
+
+
+def _refused(name: str, why: str, func: str) -> MlsqlError:
+    return MlsqlError(
+        REFUSED_MESSAGE.format(func=func, name=name, why=why, allowed=", ".join(allowed()))
+    )
+
+
+def roles(m: Measure) -> tuple[str, ...]:
+    """``actual``/``predicted`` in the order ``m`` takes its inputs (the truth first, except
+    Hivemall's order); a measure of one column takes ``actual``.
+
+    Examples
+    --------
+    >>> _ = measures()
+    >>> roles(REGISTRY["micro_f1"]), roles(REGISTRY["hivemall_auc"]), roles(REGISTRY["prevalence"])
+    (('actual', 'predicted'), ('predicted', 'actual'), ('actual',))
+    """
+    if len(m.inputs) == 1:
+        return ("actual",)
+    if m.inputs[0] in PREDICTION_FIRST:
+        return ("predicted", "actual")
+    return ("actual", "predicted")
+
+
+def items(given: Any, weighted: bool, func: str = FUNC) -> list[Item]:
+    """The measures of ``given`` (names or ``(name, {param: value})`` pairs), checked.
+
+    Examples
+    --------
+    >>> [i.label for i in items(["micro_f1", ("micro_fbeta", {"beta": 2})], False)]
+    ['micro_f1', 'micro_fbeta(beta=2)']
+    """
+    from mlsql._resample.measures import _entries, _label
+
+    names = _names()
+    out = []
+    for given_name, params in _entries(given, func):
+        name = names.get(given_name)
+        if name is None:
+            raise MlsqlError(unknown_message(given_name, func))
+        m = REGISTRY[name]
+        if m.kind != "aggregate":
+            raise _refused(given_name, KIND_REASONS[m.kind], func)
+        if name in NOT_NUMBERS:
+            raise _refused(given_name, NOT_NUMBERS[name], func)
+        for own in OWN_PARAMS:
+            if own in params:
+                raise MlsqlError(OWN_PARAM_MESSAGE.format(func=func, param=own, name=given_name))
+        if weighted and not m.weighted:
+            why = m.unweighted or "Hivemall's measure is unweighted"
+            raise MlsqlError(UNWEIGHTED_MESSAGE.format(func=func, name=given_name, why=why))
+        if name != "fmeasure":  # fmeasure checks its option string when it runs
+            checked_params(m, params)
+        out.append(Item(_label(given_name, params), name, params, roles(m)))
+    return out
+
+
+def request(
+    columns: Collection[str],
+    actual: Any,
+    predicted: Any,
+    measures: Any,
+    by: Any,
+    sample_weight: Any,
+    func: str = FUNC,
+) -> Request:
+    """Check every argument of ``evaluate`` against the frame's ``columns``."""
+    groups = P.check_by(by, func)
+    chosen = items(measures, sample_weight is not None, func)
+    named: list[tuple[str, Any]] = [("actual", actual)]
+    if any(len(i.roles) == 2 for i in chosen):
+        named.append(("predicted", predicted))
+    if sample_weight is not None:
+        named.append(("sample_weight", sample_weight))
+    check_columns(func, columns, [*named, *(("by", b) for b in groups)])
+    check_by_names(func, groups, COLUMNS)
+    return Request(groups, chosen, sample_weight)
+
+
+def inputs(item: Item, names: Mapping[str, Any]) -> list[Any]:
+    """The item's inputs, in its order, from ``names`` (role -> the engine's column)."""
+    return [names[r] for r in item.roles]
+
+
+# ---------------------------------------------------------------- docstrings
+PARAMETERS = """\
+actual, predicted : str
+    The columns of the truth and of the prediction (labels, label lists,
+    numbers or scores, as each measure takes them; a measure of one column,
+    such as prevalence, reads ``actual``).
+measures : sequence
+    Measure names or ``(name, {{parameter: value}})`` pairs: any aggregate
+    measure of mlsql (every name of its aggregates and their aliases).
+by : str or sequence of str, optional
+    Grouping columns (not named ``measure`` or ``estimate``).
+sample_weight : {weight_type}, optional
+    A column of row weights (finite numbers >= 0; a NULL weight skips the row)."""
+RETURNS = (
+    "The ``by`` columns, measure (the name as given, with its parameters), estimate\n"
+    "(DOUBLE): one row per group and measure, ordered by group (NULL first), then\n"
+    "the measures as given."
+)

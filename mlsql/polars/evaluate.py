@@ -1,0 +1,129 @@
+"""``mp.evaluate``: every measure's expression in one ``group_by().agg``, then unpivoted.
+
+The inputs are taken by position (``pl.nth``), so any column name works (``*``,
+``^a$``, quotes); the weight is checked once, in messages of ``evaluate``, and
+handed to every measure. Memory is that of the measures' expressions under
+``group_by``: counts for the set and class measures; a group's values where a
+measure sorts them (AUC, AP, the medians).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+import polars as pl
+
+from mlsql._evaluate import front as EV
+from mlsql.polars._weights import weight
+
+Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
+_ROLES = {"actual": "__mlsql_a", "predicted": "__mlsql_p"}
+_WEIGHT, _ORDER = "__mlsql_w", "__mlsql_i"
+
+#: the engine's public measure functions by name, handed over by :mod:`mlsql.polars` once it
+#: has built them (this module is imported by it, and does not import it back)
+MEASURES: dict[str, Callable[..., Any]] = {}
+
+
+def _group(k: int) -> str:
+    return f"__mlsql_g{k}"
+
+
+def evaluate(
+    frame: Frame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> Frame:
+    """Measures per group, one row per group and measure, from one pass over the data.
+
+    The result and the method are those of DuckDB's ``mlsql.evaluate``.
+
+    Parameters
+    ----------
+    frame : polars.DataFrame or polars.LazyFrame
+        The predictions.
+    actual, predicted : str
+        The columns of the truth and of the prediction (labels, label lists,
+        numbers or scores, as each measure takes them; a measure of one column,
+        such as prevalence, reads ``actual``).
+    measures : sequence
+        Measure names or ``(name, {parameter: value})`` pairs: any aggregate
+        measure of mlsql.
+    by : str or sequence of str, optional
+        Grouping columns (not named ``measure`` or ``estimate``).
+    sample_weight : str, optional
+        A column of row weights (finite numbers >= 0; a NULL weight skips the row).
+
+    Returns
+    -------
+    polars.DataFrame or polars.LazyFrame
+        The kind of ``frame``: the ``by`` columns, measure (the name as given,
+        with its parameters) and estimate (Float64), one row per group and
+        measure, ordered by group (nulls first), then the measures as given.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import mlsql.polars as mp
+    >>> df = pl.DataFrame({"model": ["A", "A", "B", "B"], "actual": ["x", "y", "x", "y"],
+    ...                    "predicted": ["x", "y", "y", "y"]})
+    >>> out = mp.evaluate(df, "actual", "predicted", ["accuracy", ("fbeta_score", {"beta": 2})],
+    ...                   by="model")
+    >>> for row in out.rows():
+    ...     print(row)
+    ('A', 'accuracy', 1.0)
+    ('A', 'fbeta_score(beta=2)', 1.0)
+    ('B', 'accuracy', 0.5)
+    ('B', 'fbeta_score(beta=2)', 0.4166666666666667)
+    """
+    lazy = frame.lazy()
+    schema = lazy.collect_schema()
+    names = schema.names()
+    req = EV.request(names, actual, predicted, measures, by, sample_weight)
+    picked = [pl.nth(names.index(actual)).alias(_ROLES["actual"])]
+    if predicted in names:
+        picked.append(pl.nth(names.index(predicted)).alias(_ROLES["predicted"]))
+    picked += [pl.nth(names.index(b)).alias(_group(k)) for k, b in enumerate(req.by)]
+    w: pl.Expr | None = None
+    if sample_weight is not None:
+        column = pl.nth(names.index(sample_weight))
+        picked.append(weight(EV.FUNC, column, schema[sample_weight]).alias(_WEIGHT))
+        w = pl.col(_WEIGHT)
+    rows = lazy.select(picked)
+    values = [
+        MEASURES[item.name](
+            *EV.inputs(item, _ROLES),
+            **({"sample_weight": w} if w is not None else {}),
+            **item.params,
+        ).alias(f"__mlsql_v{i}")
+        for i, item in enumerate(req.items)
+    ]
+    groups: list[str] = [_group(k) for k in range(len(req.by))]
+    wide = rows.group_by(groups).agg(values) if groups else rows.select(values)
+    parts = [
+        wide.select(
+            *groups,
+            pl.lit(i, dtype=pl.Int64).alias(_ORDER),
+            pl.lit(item.label, dtype=pl.String).alias("measure"),
+            pl.col(f"__mlsql_v{i}").cast(pl.Float64).alias("estimate"),
+        )
+        for i, item in enumerate(req.items)
+    ]
+    out = (
+        pl.concat(parts)
+        .sort([*groups, _ORDER], nulls_last=False)
+        .select(
+            *(pl.col(g).alias(b) for g, b in zip(groups, req.by, strict=True)),
+            "measure",
+            "estimate",
+        )
+    )
+    return out.collect() if isinstance(frame, pl.DataFrame) else out
+
+
+#: the public functions of this module (frame in, frame out)
+FUNCTIONS = {"evaluate": evaluate}

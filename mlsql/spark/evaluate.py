@@ -1,0 +1,161 @@
+"""``ms.evaluate``: every measure's Column in one ``groupBy().agg``, then unpivoted.
+
+Nothing is collected: the result is a DataFrame of groups x measures rows.
+
+Two levels where they bound memory (:func:`cell_measures`): when every measure
+asked for is a single-label class measure (accuracy, the class-wise averages,
+kappa, MCC, ...) or a binary AUC/AP of a label and a score, the rows first
+become their distinct cells ``groupBy(by..., actual, predicted)`` with their
+total (checked) weight, and the same measures run over the cells weighed by
+it. The measures are weighted sums over rows, so the cells give the same value
+(to rounding, within 1e-12): a class measure then holds groups x classes² cells
+however many rows there are; AUC and AP hold groups x distinct (label, score)
+pairs, which is bounded where scores repeat (rounded probabilities, a model's
+few distinct outputs) and grows with the rows where every score is distinct.
+Other measures run in one level, in the memory their own Columns take.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from mlsql._evaluate import front as EV
+from mlsql._registry import measures
+from mlsql.spark._types import bound
+from mlsql.spark._weights import weight
+
+_ROLES = {"actual": "__mlsql_a", "predicted": "__mlsql_p"}
+_WEIGHT, _ORDER, _CELL = "__mlsql_w", "__mlsql_i", "__mlsql_u"
+#: the score measures whose value is a weighted sum over distinct (label, score) cells
+SCORE_CELL_MEASURES = ("auc", "hivemall_auc", "average_precision_score")
+
+
+def cell_measures() -> frozenset[str]:
+    """The measures evaluated over distinct cells: the single-label class measures (every
+    single-label aggregate that gives a number) and the binary AUC and AP.
+
+    Examples
+    --------
+    >>> sorted(cell_measures())[:3]
+    ['accuracy', 'auc', 'average_precision_score']
+    """
+    single = (m.name for m in measures(kind="aggregate", family="single_label"))
+    return frozenset([*(n for n in single if n not in EV.NOT_NUMBERS), *SCORE_CELL_MEASURES])
+
+
+#: the engine's public measure functions by name, handed over by :mod:`mlsql.spark` once it
+#: has built them (this module is imported by it, and does not import it back)
+MEASURES: dict[str, Callable[..., Any]] = {}
+
+
+def _group(k: int) -> str:
+    return f"__mlsql_g{k}"
+
+
+def evaluate(
+    df: DataFrame,
+    actual: str,
+    predicted: str,
+    measures: Sequence[Any],
+    by: str | Sequence[str] | None = None,
+    sample_weight: str | None = None,
+) -> DataFrame:
+    """Measures per group, one row per group and measure, from one pass over the data.
+
+    The result and the method are those of DuckDB's ``mlsql.evaluate``; no row
+    is collected to the driver.
+
+    Parameters
+    ----------
+    df : pyspark.sql.DataFrame
+        The predictions.
+    actual, predicted : str
+        The columns of the truth and of the prediction (labels, label lists,
+        numbers or scores, as each measure takes them; a measure of one column,
+        such as prevalence, reads ``actual``).
+    measures : sequence
+        Measure names or ``(name, {parameter: value})`` pairs: any aggregate
+        measure of mlsql.
+    by : str or sequence of str, optional
+        Grouping columns (not named ``measure`` or ``estimate``).
+    sample_weight : str, optional
+        A column of row weights (finite numbers >= 0; a NULL weight skips the row).
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The ``by`` columns, measure (the name as given, with its parameters) and
+        estimate (double), one row per group and measure, ordered by group
+        (nulls first), then the measures as given.
+
+    Notes
+    -----
+    The single-label class measures and the binary AUC and AP run in two
+    levels: distinct ``(by..., actual, predicted)`` cells with their total
+    weight, then the measures over the cells weighed by it. Their memory is
+    groups x cells, never rows (for AUC and AP the cells are the distinct
+    (label, score) pairs: as many as the rows when no score repeats).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> import mlsql.spark as ms
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [("A", "x", "x"), ("A", "y", "y"), ("B", "x", "y"), ("B", "y", "y")],
+    ...     ["model", "actual", "predicted"])
+    >>> out = ms.evaluate(df, "actual", "predicted", ["accuracy", "f1_score"], by="model")
+    >>> [tuple(r) for r in out.collect()]
+    [('A', 'accuracy', 1.0), ('A', 'f1_score', 1.0), ('B', 'accuracy', 0.5), ('B', 'f1_score', 0.3333333333333333)]
+    """
+    names = df.columns
+    req = EV.request(names, actual, predicted, measures, by, sample_weight)
+    picked = [bound(df, actual).alias(_ROLES["actual"])]
+    if predicted in names:
+        picked.append(bound(df, predicted).alias(_ROLES["predicted"]))
+    picked += [bound(df, b).alias(_group(k)) for k, b in enumerate(req.by)]
+    if sample_weight is not None:
+        column = bound(df, sample_weight)
+        w = weight(EV.FUNC, column, df.schema[sample_weight].dataType)
+        picked.append(w.alias(_WEIGHT))
+    rows = df.select(*picked)
+    groups = [_group(k) for k in range(len(req.by))]
+    two_level = all(item.name in cell_measures() for item in req.items)
+    if two_level:
+        keys = [*groups, *sorted({r for item in req.items for r in item.roles})]
+        keys = [_ROLES.get(k, k) for k in keys]
+        total = F.sum(F.col(_WEIGHT)) if sample_weight is not None else F.count(F.lit(1))
+        rows = rows.groupBy(*keys).agg(total.cast("double").alias(_WEIGHT))
+    weighted = two_level or sample_weight is not None
+    values = [
+        MEASURES[item.name](
+            *(F.col(c) for c in EV.inputs(item, _ROLES)),
+            **({"sample_weight": F.col(_WEIGHT)} if weighted else {}),
+            **item.params,
+        ).alias(f"__mlsql_v{i}")
+        for i, item in enumerate(req.items)
+    ]
+    wide = rows.groupBy(*groups).agg(*values) if groups else rows.agg(*values)
+    cells: list[Column] = [
+        F.struct(
+            F.lit(i).alias(_ORDER),
+            F.lit(item.label).alias("measure"),
+            F.col(f"__mlsql_v{i}").cast("double").alias("estimate"),
+        )
+        for i, item in enumerate(req.items)
+    ]
+    long = wide.select(*groups, F.explode(F.array(*cells)).alias(_CELL))
+    order = [*(F.col(g).asc_nulls_first() for g in groups), F.col(f"{_CELL}.{_ORDER}")]
+    return long.orderBy(*order).select(
+        *(F.col(g).alias(b) for g, b in zip(groups, req.by, strict=True)),
+        F.col(f"{_CELL}.measure").alias("measure"),
+        F.col(f"{_CELL}.estimate").alias("estimate"),
+    )
+
+
+#: the public functions of this module (frame in, frame out)
+FUNCTIONS = {"evaluate": evaluate}

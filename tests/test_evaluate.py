@@ -1,0 +1,356 @@
+"""``evaluate`` on every engine, driven by the registry: each aggregate measure's estimate equals
+its independent reference (``tests/references.py``) per group, with and without ``sample_weight``.
+
+A weighted estimate is checked against the reference on the rows repeated as many times as
+their (whole) weight says, a NULL weight dropping the row. Hostile column names, refused
+measures and ``by`` columns, and the did-you-mean message are checked on every engine too.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from fractions import Fraction
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pytest
+
+from mlsql._errors import MlsqlError
+from mlsql._registry import REGISTRY, measures
+from tests.references import REFERENCES, close, tables
+
+#: the inputs that hold the truth (the others hold the prediction): evaluate's ``actual``
+TRUTH = ("actual", "label", "correct_items", "ideal_relevance", "holds")
+#: aggregates evaluate refuses (they give no number), and those checked elsewhere
+REFUSED = ("majority_class", "minority_class", "cost_map")
+EVALUATED = [m for m in measures(kind="aggregate") if m.name not in REFUSED]
+#: Spark runs a query per call: it meets one random table of each kind (and the table of
+#: unknown rows, and the empty one); DuckDB and Polars meet three. Each table gets one
+#: parameter set of each measure, taken in turn (the formulas are shared: evaluate's part is
+#: the plan around them, and tests/test_every_measure.py checks every set)
+SEEDS = {"duckdb": range(3), "polars": range(3), "spark": range(1)}
+
+
+def run(engine: Any, table: pa.Table, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    """``evaluate`` of ``engine`` on ``table``, its rows as dicts, in the order it gives them."""
+    if engine.name == "duckdb":
+        import mlsql
+
+        out = mlsql.evaluate(table, *args, con=engine.con, **kwargs).to_arrow_table()
+    elif engine.name == "polars":
+        import polars as pl
+
+        import mlsql.polars as mp
+
+        lazy = mp.evaluate(pl.from_arrow(table).lazy(), *args, **kwargs)  # type: ignore[union-attr]
+        assert isinstance(lazy, pl.LazyFrame)  # the kind it was given
+        out = lazy.collect().to_arrow()
+    else:
+        import mlsql.spark as ms
+        from tests.engines.spark_engine import frame
+
+        out = ms.evaluate(frame(table), *args, **kwargs).toArrow()
+    assert out.schema.field("estimate").type == pa.float64()
+    return out.to_pylist()
+
+
+def columns_of(name: str) -> tuple[str, str]:
+    """(actual, predicted) of a measure: the truth first whatever order it takes them in."""
+    inputs = REGISTRY[name].inputs
+    if len(inputs) == 1:
+        return inputs[0], "predicted"
+    truth = [c for c in inputs if c in TRUTH]
+    other = [c for c in inputs if c not in TRUTH]
+    return truth[0], other[0]
+
+
+def label(name: str, params: dict[str, Any]) -> str:
+    """The documented ``measure`` value: the name, and its parameters sorted, as ``k=v``."""
+    if not params:
+        return name
+    return f"{name}({', '.join(f'{k}={v!r}' for k, v in sorted(params.items()))})"
+
+
+def _cases() -> list[tuple[str, str, str]]:
+    found = {
+        (REFERENCES[m.name].data, *columns_of(m.name)) for m in EVALUATED if m.name in REFERENCES
+    }
+    return sorted(found)
+
+
+def _with_groups_and_weights(table: pa.Table, seed: int) -> pa.Table:
+    rng = random.Random(f"evaluate-{seed}-{table.num_rows}")
+    n = table.num_rows
+    groups = [rng.choice([0, 1, None]) for _ in range(n)]
+    weights = [rng.choice([1, 1, 2, 3, None]) for _ in range(n)]
+    table = table.append_column("g", pa.array(groups, pa.int64()))
+    return table.append_column("w", pa.array(weights, pa.int64()))
+
+
+def _repeated(table: pa.Table) -> pa.Table:
+    """The rows repeated by their weight (a NULL weight drops the row). Weights are whole and
+    at least 1: a group whose rows all weigh 0 is a group of known rows of total weight 0,
+    which a repeated table cannot stand for."""
+    index = [i for i, w in enumerate(table.column("w").to_pylist()) if w for _ in range(w)]
+    return table.take(pa.array(index, pa.int64()))
+
+
+def _group(table: pa.Table, value: Any) -> pa.Table:
+    g = table.column("g")
+    return table.filter(pc.is_null(g) if value is None else pc.equal(g, value))
+
+
+def _calls(engine: Any, data: str, actual: str, predicted: str, table: pa.Table, i: int) -> list:
+    out = []
+    for m in EVALUATED:
+        ref = REFERENCES.get(m.name)
+        if ref is None or ref.data != data or columns_of(m.name) != (actual, predicted):
+            continue
+        sets = ref.params_for(table)
+        out.append((m.name, dict(sets[i % len(sets)])))
+    return out
+
+
+def _compare(got: list[dict[str, Any]], want: list[tuple[Any, str, Any]], table: pa.Table) -> None:
+    shown = [(r.get("g"), r["measure"], r["estimate"]) for r in got]
+    assert [(g, m) for g, m, _ in shown] == [(g, m) for g, m, _ in want], table.to_pylist()
+    wrong = [f"{w} got {g}" for g, w in zip(shown, want, strict=True) if not close(g[2], w[2])]
+    assert not wrong, "\n".join(wrong) + f"\non {table.to_pylist()}"
+
+
+@pytest.mark.parametrize(("data", "actual", "predicted"), _cases())
+def test_estimates_equal_the_reference_per_group_and_weighted(engine, data, actual, predicted):
+    for i, table in enumerate(tables(data, SEEDS[engine.name], no_rows=True)):
+        table = _with_groups_and_weights(table, i)
+        calls = _calls(engine, data, actual, predicted, table, i)
+        labels = [label(name, p) for name, p in calls]
+        # no groups, no weights: one row per measure, even on an empty table
+        got = run(engine, table, actual, predicted, calls)
+        want = [
+            (None, lab, REFERENCES[name].expected(table, p))
+            for lab, (name, p) in zip(labels, calls, strict=True)
+        ]
+        _compare(got, want, table)
+        # groups (NULL first) and whole weights
+        weighted = [(n, p) for n, p in calls if REGISTRY[n].weighted]
+        got = run(engine, table, actual, predicted, weighted, by="g", sample_weight="w")
+        keys = sorted(set(table.column("g").to_pylist()), key=lambda v: (v is not None, v))
+        want = [
+            (key, label(name, p), REFERENCES[name].expected(_repeated(_group(table, key)), p))
+            for key in keys
+            for name, p in weighted
+        ]
+        _compare(got, want, table)
+
+
+def test_every_evaluated_measure_is_checked():
+    """Each aggregate evaluate takes has a reference here (cost_error's costs: its own test)."""
+    missing = [m.name for m in EVALUATED if m.name not in REFERENCES and m.name != "cost_error"]
+    assert not missing
+
+
+def test_cost_error_with_a_cost_map(engine):
+    table = pa.table({"actual": ["x", "y", "y", None], "predicted": ["y", "y", "x", "x"]})
+    costs = {"x": {"y": 4.0}, "y": {"x": 0.5}}
+    (row,) = run(engine, table, "actual", "predicted", [("cost_error", {"costs": costs})])
+    # (4 + 0 + 0.5) / 3 known rows
+    assert close(row["estimate"], 4.5 / 3)
+
+
+def test_hostile_names(engine):
+    """Columns named ``a"b``, ``*`` and ``measure`` (a weight may be named so) are only names."""
+    table = pa.table(
+        {
+            'a"b': [["x"], ["x", "y"], ["y"], []],
+            "*": [["x"], ["y"], ["y"], ["x"]],
+            "measure": [1.0, 2.0, 0.0, 1.0],
+            "g.h `x`": ["u", "v", "u", "v"],
+        }
+    )
+    got = run(engine, table, 'a"b', "*", ["micro_f1"], by="g.h `x`", sample_weight="measure")
+    # u: tp 1 (the other row weighs 0) -> 1; v: tp 2, fn 2 (weight 2), fp 1 -> 4 / 7
+    assert [(r["g.h `x`"], r["measure"]) for r in got] == [("u", "micro_f1"), ("v", "micro_f1")]
+    assert close(got[0]["estimate"], 1.0) and close(got[1]["estimate"], Fraction(4, 7))
+
+
+@pytest.mark.parametrize("by", ["measure", "estimate"])
+def test_by_named_as_an_output_is_refused(engine, by):
+    table = pa.table({"actual": ["x"], "predicted": ["x"], by: [1]})
+    message = f"evaluate: the by column '{by}' has the name of an output column."
+    with pytest.raises(MlsqlError, match=re.escape(message)):
+        run(engine, table, "actual", "predicted", ["accuracy"], by=by)
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("micro_f2", "evaluate: there is no measure 'micro_f2'. Did you mean 'micro_f1'? It takes"),
+        ("zzzzzzzzzzzz", "evaluate: there is no measure 'zzzzzzzzzzzz'. It takes the aggregate"),
+        ("macro_f1", "evaluate takes aggregate measures, one number per group: macro_f1 is not"),
+        ("majority_class", "majority_class is not one (it gives a class, not a number)"),
+    ],
+)
+def test_measures_it_does_not_take_are_refused_alike(engine, given, message):
+    table = pa.table({"actual": ["x"], "predicted": ["x"]})
+    with pytest.raises(MlsqlError, match=re.escape(message)):
+        run(engine, table, "actual", "predicted", ["accuracy", given])
+
+
+def test_parameters_are_checked_as_the_measures_check_them(engine):
+    table = pa.table({"actual": [["x"]], "predicted": [["x"]]})
+    message = "The 'beta' parameter of micro_fbeta must be a finite number > 0. Got -1 instead."
+    with pytest.raises(MlsqlError, match=re.escape(message)):
+        run(engine, table, "actual", "predicted", [("micro_fbeta", {"beta": -1})])
+    with pytest.raises(MlsqlError, match="evaluate takes sample_weight itself"):
+        run(engine, table, "actual", "predicted", [("micro_f1", {"sample_weight": "w"})])
+
+
+def test_a_bad_weight_is_refused_in_evaluates_words(engine):
+    table = pa.table({"actual": ["x", "y"], "predicted": ["x", "x"], "w": [1.0, -2.0]})
+    message = "The 'sample_weight' parameter of evaluate must be a finite number >= 0"
+    with pytest.raises(Exception, match=re.escape(message)):
+        run(engine, table, "actual", "predicted", ["accuracy"], sample_weight="w")
+
+
+def test_spark_counts_cells_before_the_class_measures():
+    """The class measures' Columns see distinct (actual, predicted) cells, not rows."""
+    import mlsql.spark as ms
+    from tests.engines.spark_engine import frame
+
+    table = pa.table({"g": [1, 1, 2], "actual": ["x", "y", "x"], "predicted": ["x", "x", "x"]})
+    out = ms.evaluate(
+        frame(table), "actual", "predicted", [("f1_score", {"average": "macro"})], by="g"
+    )
+    plan = out._jdf.queryExecution().optimizedPlan().toString()
+    aggregates = re.findall(r"Aggregate \[([^\]]*)\]", plan)
+    assert any("__mlsql_a" in keys and "__mlsql_p" in keys for keys in aggregates), plan
+    assert [tuple(r) for r in out.collect()] == [
+        (1, "f1_score(average='macro')", 1 / 3),
+        (2, "f1_score(average='macro')", 1.0),
+    ]
+
+
+# ------------------------------------------------------------------ the SQL table macro
+def _sql(con: Any, table: pa.Table, args: str, values: list[Any]) -> list[tuple[Any, ...]]:
+    con.register("t", table)
+    try:
+        return con.execute(f"FROM evaluate('t', {args})", values).fetchall()
+    finally:
+        con.unregister("t")
+
+
+@pytest.mark.parametrize(("data", "actual", "predicted"), _cases())
+def test_the_sql_macro_gives_the_python_calls_rows(data, actual, predicted):
+    """Every measure of a kind with its default parameters, grouped and weighted, in SQL alone."""
+    import mlsql
+
+    con = mlsql.connect()
+    first = tables(data, range(1))[0]
+    names = sorted(
+        n
+        for n, _ in _calls(_DUCKDB, data, actual, predicted, first, 0)
+        if not {p.name for p in REGISTRY[n].params} & set(REQUIRED)
+    )
+    for i, table in enumerate(tables(data, range(1), no_rows=True)):
+        table = _with_groups_and_weights(table, i)
+        for kwargs in ({}, {"by": "g", "sample_weight": "w"}):
+            weighted = [n for n in names if REGISTRY[n].weighted or not kwargs]
+            want = mlsql.evaluate(table, actual, predicted, weighted, con=con, **kwargs).fetchall()
+            extra = "".join(f', "{k}" := ?' for k in kwargs)
+            values = [actual, predicted, weighted, *kwargs.values()]
+            got = _sql(con, table, f"?, ?, measures := ?{extra}", values)
+            assert [r[:-1] for r in got] == [r[:-1] for r in want]
+            assert all(close(g[-1], w[-1]) for g, w in zip(got, want, strict=True)), (got, want)
+
+
+#: parameters some measures cannot do without (no default): the parameter test gives them
+REQUIRED = ("label", "positive", "costs", "n_labels")
+
+
+class _DuckDBName:
+    name = "duckdb"
+
+
+_DUCKDB = _DuckDBName()
+
+
+def test_the_sql_macro_applies_each_parameter_to_the_measures_taking_it():
+    import mlsql
+
+    con = mlsql.connect()
+    table = pa.table({"actual": [["a", "b"], ["b"], []], "predicted": [["a"], ["c"], []]})
+    got = _sql(
+        con,
+        table,
+        "'actual', 'predicted', measures := ['micro_f1', 'micro_fbeta', 'samples_f1'], beta := 2, zero_division := 1",
+        [],
+    )
+    want = mlsql.evaluate(
+        table,
+        "actual",
+        "predicted",
+        [
+            ("micro_f1", {"zero_division": 1}),
+            ("micro_fbeta", {"beta": 2, "zero_division": 1}),
+            ("samples_f1", {"zero_division": 1}),
+        ],
+        con=con,
+    ).fetchall()
+    assert got == want
+    assert [r[0] for r in got] == [
+        "micro_f1(zero_division=1)",
+        "micro_fbeta(beta=2, zero_division=1)",
+        "samples_f1(zero_division=1)",
+    ]
+    # samples_f1: row F1s 2/3, 0 and 1 (the empty row: tp + fp + fn = 0 -> zero_division)
+    assert close(got[2][1], Fraction(5, 9))
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ("micro_f2", "evaluate: there is no measure 'micro_f2'. Did you mean 'micro_f1'? It takes"),
+        ("zzzzzzzzzzzz", "evaluate: there is no measure 'zzzzzzzzzzzz'. It takes the aggregate"),
+        ("macro_f1", "evaluate takes aggregate measures, one number per group: macro_f1 is not"),
+        ("majority_class", "majority_class is not one (it gives a class, not a number)"),
+    ],
+)
+def test_the_sql_macro_refuses_measures_in_the_same_words(given, message):
+    import mlsql
+
+    con = mlsql.connect()
+    table = pa.table({"actual": ["x"], "predicted": ["x"]})
+    with pytest.raises(Exception, match=re.escape(message)) as sql_error:
+        _sql(con, table, "'actual', 'predicted', measures := ?", [["accuracy", given]])
+    with pytest.raises(MlsqlError) as python_error:
+        mlsql.evaluate(table, "actual", "predicted", ["accuracy", given], con=con)
+    assert str(python_error.value) in str(sql_error.value)
+
+
+def test_the_sql_macro_refuses_a_by_named_as_an_output():
+    import mlsql
+
+    con = mlsql.connect()
+    table = pa.table({"actual": ["x"], "predicted": ["x"], "measure": [1]})
+    message = "evaluate: the by column 'measure' has the name of an output column."
+    with pytest.raises(Exception, match=re.escape(message)):
+        _sql(con, table, "'actual', 'predicted', measures := ['accuracy'], \"by\" := 'measure'", [])
+
+
+def test_duckdb_macros_take_the_parameters_by_position_the_catalog_says():
+    """by_position (which parameters come before sample_weight) is the macros' own order."""
+    import mlsql
+    from mlsql._duckdb.families.evaluate import by_position
+
+    con = mlsql.connect()
+    rows = con.execute(
+        "SELECT DISTINCT function_name, parameters FROM duckdb_functions() "
+        "WHERE function_type = 'macro' AND list_contains(parameters, 'sample_weight')"
+    ).fetchall()
+    found = {n: p for n, p in rows}
+    for m in EVALUATED:
+        params = found[m.name]
+        n = len(m.inputs)
+        assert params[n : params.index("sample_weight")] == by_position(m.name), m.name
