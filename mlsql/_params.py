@@ -341,6 +341,10 @@ class Number:
         return _number_text(text)
 
 
+#: the largest whole number a parameter holds (a 64-bit integer, as in every engine)
+INT64_MAX = 2**63 - 1
+
+
 @dataclass(frozen=True)
 class Integer:
     """A whole number of an integer type (not a float, even 2.0), at least ``low`` and, when
@@ -358,10 +362,11 @@ class Integer:
         return "a whole number > 0" if self.low == 1 else f"a whole number >= {self.low}"
 
     def accepts(self, value: Any) -> tuple[bool, Any]:
-        """Whether ``value`` is valid (None aside), and its checked form."""
+        """Whether ``value`` is valid (None aside), and its checked form. Without ``high``,
+        at most :data:`INT64_MAX`, as DuckDB's BIGINT check and Polars' Int64 hold it."""
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             return False, None
-        high = int(value) if self.high is None else self.high
+        high = INT64_MAX if self.high is None else self.high
         return self.low <= int(value) <= high, int(value)
 
     def _high_sql(self, v: str) -> str:

@@ -31,62 +31,34 @@ CREATE OR REPLACE MACRO _mlsql_hivemall_n(x, other, average) AS
     CASE WHEN x IS NULL OR other IS NULL THEN NULL
          WHEN average = 'binary' THEN (x = 1)::BIGINT ELSE 1 END;
 
--- _mlsql_hivemall_arrays(actual, predicted, options): fmeasure over label arrays (sets).
-CREATE OR REPLACE MACRO _mlsql_hivemall_arrays(actual, predicted, options) AS 
+-- _mlsql_hivemall_arrays(actual, predicted, options, sample_weight): fmeasure over label arrays (sets).
+-- _mlsql_hivemall_arrays(actual, predicted, options, sample_weight): fmeasure over label arrays (sets), each row weighted by sample_weight.
+CREATE OR REPLACE MACRO _mlsql_hivemall_arrays(actual, predicted, options, sample_weight "NULL") AS 
     CASE WHEN _mlsql_hivemall_average(options) = 'binary'
          THEN system.main.error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.')
-         ELSE _mlsql_fbeta(system.main.sum(_mlsql_tp(actual, predicted)), (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))), (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))), _mlsql_hivemall_beta(options), '0') END;
-
--- _mlsql_hivemall_arrays_by_weight(actual, predicted, options, sample_weight): fmeasure over label arrays (sets), each row weighted by sample_weight.
-CREATE OR REPLACE MACRO _mlsql_hivemall_arrays_by_weight(actual, predicted, options, sample_weight) AS 
+         ELSE _mlsql_fbeta(system.main.sum(_mlsql_tp(actual, predicted)), (system.main.sum(_mlsql_n_predicted(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))), (system.main.sum(_mlsql_n_actual(actual, predicted)) - system.main.sum(_mlsql_tp(actual, predicted))), _mlsql_hivemall_beta(options), '0') END,
+    (actual, predicted, options, sample_weight) AS 
     CASE WHEN _mlsql_hivemall_average(options) = 'binary'
          THEN system.main.error('"-average binary" is not supported when actual and predicted are arrays (as in Hivemall); use -average micro.')
          ELSE CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'fmeasure') >= 0) = false THEN NULL ELSE _mlsql_fbeta(system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))), (system.main.sum((_mlsql_n_predicted(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))), (system.main.sum((_mlsql_n_actual(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_tp(actual, predicted) * TRY_CAST(sample_weight AS DOUBLE)))), _mlsql_hivemall_beta(options), '0') END END;
 
--- _mlsql_hivemall_binary(actual, predicted, options): fmeasure over binary int labels.
-CREATE OR REPLACE MACRO _mlsql_hivemall_binary(actual, predicted, options) AS 
-    _mlsql_fbeta(system.main.sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options))), (system.main.sum(_mlsql_hivemall_n(_mlsql_hivemall_int_label(predicted), _mlsql_hivemall_int_label(actual), _mlsql_hivemall_average(options))) - system.main.sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)))), (system.main.sum(_mlsql_hivemall_n(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options))) - system.main.sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)))), _mlsql_hivemall_beta(options), '0');
-
--- _mlsql_hivemall_binary_by_weight(actual, predicted, options, sample_weight): fmeasure over binary int labels, each row weighted by sample_weight.
-CREATE OR REPLACE MACRO _mlsql_hivemall_binary_by_weight(actual, predicted, options, sample_weight) AS 
+-- _mlsql_hivemall_binary(actual, predicted, options, sample_weight): fmeasure over binary int labels.
+-- _mlsql_hivemall_binary(actual, predicted, options, sample_weight): fmeasure over binary int labels, each row weighted by sample_weight.
+CREATE OR REPLACE MACRO _mlsql_hivemall_binary(actual, predicted, options, sample_weight "NULL") AS 
+    _mlsql_fbeta(system.main.sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options))), (system.main.sum(_mlsql_hivemall_n(_mlsql_hivemall_int_label(predicted), _mlsql_hivemall_int_label(actual), _mlsql_hivemall_average(options))) - system.main.sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)))), (system.main.sum(_mlsql_hivemall_n(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options))) - system.main.sum(_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)))), _mlsql_hivemall_beta(options), '0'),
+    (actual, predicted, options, sample_weight) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'fmeasure') >= 0) = false THEN NULL ELSE _mlsql_fbeta(system.main.sum((_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE))), (system.main.sum((_mlsql_hivemall_n(_mlsql_hivemall_int_label(predicted), _mlsql_hivemall_int_label(actual), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE)))), (system.main.sum((_mlsql_hivemall_n(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE))) - system.main.sum((_mlsql_hivemall_tp(_mlsql_hivemall_int_label(actual), _mlsql_hivemall_int_label(predicted), _mlsql_hivemall_average(options)) * TRY_CAST(sample_weight AS DOUBLE)))), _mlsql_hivemall_beta(options), '0') END;
 
--- fmeasure(actual, predicted): Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'.
--- fmeasure(actual, predicted, options): Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'.
 -- fmeasure(actual, predicted, options, sample_weight): Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int (1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'.
-CREATE OR REPLACE MACRO fmeasure(actual VARCHAR[], predicted VARCHAR[]) AS 
-    _mlsql_hivemall_arrays(actual, predicted, ''),
-    (actual VARCHAR[], predicted VARCHAR[], options) AS 
-    _mlsql_hivemall_arrays(actual, predicted, options),
-    (actual VARCHAR[], predicted VARCHAR[], options, sample_weight) AS 
-    _mlsql_hivemall_arrays_by_weight(actual, predicted, options, sample_weight),
-    (actual INTEGER[], predicted INTEGER[]) AS 
-    _mlsql_hivemall_arrays(actual, predicted, ''),
-    (actual INTEGER[], predicted INTEGER[], options) AS 
-    _mlsql_hivemall_arrays(actual, predicted, options),
-    (actual INTEGER[], predicted INTEGER[], options, sample_weight) AS 
-    _mlsql_hivemall_arrays_by_weight(actual, predicted, options, sample_weight),
-    (actual BIGINT[], predicted BIGINT[]) AS 
-    _mlsql_hivemall_arrays(actual, predicted, ''),
-    (actual BIGINT[], predicted BIGINT[], options) AS 
-    _mlsql_hivemall_arrays(actual, predicted, options),
-    (actual BIGINT[], predicted BIGINT[], options, sample_weight) AS 
-    _mlsql_hivemall_arrays_by_weight(actual, predicted, options, sample_weight),
-    (actual BIGINT, predicted BIGINT) AS 
-    _mlsql_hivemall_binary(actual, predicted, ''),
-    (actual BIGINT, predicted BIGINT, options) AS 
-    _mlsql_hivemall_binary(actual, predicted, options),
-    (actual BIGINT, predicted BIGINT, options, sample_weight) AS 
-    _mlsql_hivemall_binary_by_weight(actual, predicted, options, sample_weight),
-    (actual BOOLEAN, predicted BOOLEAN) AS 
-    _mlsql_hivemall_binary(actual::BIGINT, predicted::BIGINT, ''),
-    (actual BOOLEAN, predicted BOOLEAN, options) AS 
-    _mlsql_hivemall_binary(actual::BIGINT, predicted::BIGINT, options),
-    (actual BOOLEAN, predicted BOOLEAN, options, sample_weight) AS 
-    _mlsql_hivemall_binary_by_weight(actual::BIGINT, predicted::BIGINT, options, sample_weight),
-    (actual, predicted) AS 
-    system.main.error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || system.main.typeof(actual) || ' and predicted ' || system.main.typeof(predicted) || '.'),
-    (actual, predicted, options) AS 
-    system.main.error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || system.main.typeof(actual) || ' and predicted ' || system.main.typeof(predicted) || '.'),
-    (actual, predicted, options, sample_weight) AS 
+CREATE OR REPLACE MACRO fmeasure(actual VARCHAR[], predicted VARCHAR[], options := '', sample_weight := NULL) AS 
+    _mlsql_hivemall_arrays(actual, predicted, options, sample_weight),
+    (actual INTEGER[], predicted INTEGER[], options := '', sample_weight := NULL) AS 
+    _mlsql_hivemall_arrays(actual, predicted, options, sample_weight),
+    (actual BIGINT[], predicted BIGINT[], options := '', sample_weight := NULL) AS 
+    _mlsql_hivemall_arrays(actual, predicted, options, sample_weight),
+    (actual BIGINT, predicted BIGINT, options := '', sample_weight := NULL) AS 
+    _mlsql_hivemall_binary(actual, predicted, options, sample_weight),
+    (actual BOOLEAN, predicted BOOLEAN, options := '', sample_weight := NULL) AS 
+    _mlsql_hivemall_binary(actual::BIGINT, predicted::BIGINT, options, sample_weight),
+    (actual, predicted, options := '', sample_weight := NULL) AS 
     system.main.error('fmeasure needs actual and predicted of one kind: both label arrays (text or integers), both int (1, 0, -1) or both boolean. Got actual ' || system.main.typeof(actual) || ' and predicted ' || system.main.typeof(predicted) || '.');

@@ -124,6 +124,42 @@ CREATE OR REPLACE MACRO _mlsql_label_type_error(actual, predicted, func, left_na
          WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(predicted) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' ELSE '' || func || ' takes a list of labels per row for ' || right_name || '. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' END)
          ELSE system.main.error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || system.main.typeof(actual) || ' and ' || right_name || ' ' || system.main.typeof(predicted) || '.') END;
 
+-- _mlsql_label_list_as(x, actual, predicted, target, func, left_name, right_name): x, checked to be a list of labels of predicted's kind (both VARCHAR[]: as it is).
+-- _mlsql_label_list_as(x, actual, predicted, target, func, left_name, right_name): x, checked to be a list of labels of predicted's kind (both HUGEINT[]: as it is).
+-- _mlsql_label_list_as(x, actual, predicted, target, func, left_name, right_name): x, checked to be a list of labels of predicted's kind (both UHUGEINT[]: as it is).
+-- _mlsql_label_list_as(x, actual, predicted, target, func, left_name, right_name): x, checked to be a list of labels of predicted's kind (both "NULL": as it is).
+-- _mlsql_label_list_as(x, actual, predicted, target, func, left_name, right_name): x, checked to be a list of labels of predicted's kind (other types: as target's type).
+CREATE OR REPLACE MACRO _mlsql_label_list_as(x, actual VARCHAR[], predicted VARCHAR[], target, func VARCHAR, left_name, right_name) AS 
+    x,
+    (x, actual HUGEINT[], predicted HUGEINT[], target, func, left_name, right_name) AS 
+    x,
+    (x, actual UHUGEINT[], predicted UHUGEINT[], target, func, left_name, right_name) AS 
+    x,
+    (x, actual "NULL", predicted "NULL", target, func, left_name, right_name) AS 
+    x,
+    (x, actual, predicted, target, func, left_name, right_name) AS 
+    system.main.cast_to_type(CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) IN ('text', 'integer', 'null') AND (CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) IN ('text', 'integer', 'null')
+          AND (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END = CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END OR 'null' IN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END, CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END))
+         THEN CAST(x AS VARCHAR) ELSE CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(actual), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(actual) = '"NULL"' THEN 'null' ELSE system.main.typeof(actual) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(actual) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || left_name || ' ' || system.main.typeof(actual) || '.' ELSE '' || func || ' takes a list of labels per row for ' || left_name || '. Got ' || left_name || ' ' || system.main.typeof(actual) || '.' END)
+         WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(predicted), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'
+         WHEN system.main.regexp_full_match(system.main.typeof(predicted), '(VARCHAR|ENUM\(.*\))\[\d*\]') THEN 'text'
+         WHEN system.main.typeof(predicted) = '"NULL"' THEN 'null' ELSE system.main.typeof(predicted) END) NOT IN ('text', 'integer', 'null') THEN system.main.error(CASE WHEN system.main.typeof(predicted) LIKE '%]' THEN '' || func || ' takes labels that are text or integers (any width, signed or unsigned); floats, decimals, booleans, lists and structs are not labels. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' ELSE '' || func || ' takes a list of labels per row for ' || right_name || '. Got ' || right_name || ' ' || system.main.typeof(predicted) || '.' END)
+         ELSE system.main.error('' || func || ' needs ' || left_name || ' and ' || right_name || ' of the same label type (both text, both integers, ...). Got ' || left_name || ' ' || system.main.typeof(actual) || ' and ' || right_name || ' ' || system.main.typeof(predicted) || '.') END END, target);
+
 -- _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name): actual, after checking that both lists hold labels of one kind (left_name, right_name: their names in messages).
 CREATE OR REPLACE MACRO _mlsql_checked_label_lists(actual, predicted, func, left_name, right_name) AS 
     CASE WHEN (CASE WHEN system.main.regexp_full_match(system.main.typeof(actual), 'U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?\[\d*\]') THEN 'integer'

@@ -18,6 +18,13 @@ CREATE OR REPLACE MACRO _mlsql_hit_positions(ranked, correct_items, k) AS
 CREATE OR REPLACE MACRO _mlsql_ideal_grades(ideal_relevance, n) AS 
     system.main.list_slice(system.main.list_reverse_sort(system.main.list_filter(ideal_relevance, lambda x: x IS NOT NULL)), 1, n);
 
+-- _mlsql_grades(x, grades, func, name): A list of relevance grades, checked to be numbers (a list of numbers: as it is).
+-- _mlsql_grades(x, grades, func, name): A list of relevance grades, checked to be numbers (any other type: the error).
+CREATE OR REPLACE MACRO _mlsql_grades(x, grades DOUBLE[], func, name) AS 
+    x,
+    (x, grades, func, name) AS 
+    CAST(system.main.error('' || func || ' takes a list of numeric relevance grades per row for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.') AS DOUBLE[]);
+
 -- _mlsql_scores_map(entries): A list of {label, score} structs as a MAP (a label's first entry kept, NULL labels dropped).
 CREATE OR REPLACE MACRO _mlsql_scores_map(entries) AS 
     system.main.list_transform([system.main.list_transform(entries, lambda e: e.label)], lambda labels:
@@ -83,82 +90,68 @@ CREATE OR REPLACE MACRO top_k_above(scores STRUCT(label VARCHAR, score DOUBLE)[]
     (scores, k := NULL, threshold := NULL) AS 
     _mlsql_top_k_of(_mlsql_scored_above(scores, _mlsql_check_threshold(threshold, 'top_k_above')), _mlsql_check_top_k(k, 'top_k_above'));
 
+-- _mlsql_row_mean(row_value, sample_weight, func): The mean of a per-row value over rows (no weight given) (func names the measure in messages).
+-- _mlsql_row_mean(row_value, sample_weight, func): The mean of a per-row value over rows, each row weighted by sample_weight (func names the measure in messages).
+CREATE OR REPLACE MACRO _mlsql_row_mean(row_value, sample_weight "NULL", func) AS 
+    system.main.favg(row_value),
+    (row_value, sample_weight, func) AS 
+    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, func) >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (row_value IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((row_value * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (row_value IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+
 -- _mlsql_precision_at_row(rank_items, correct_items, k): Per row: Hivemall's Precision@k: hits in the top k / k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_precision_at_row(rank_items, correct_items, k) AS 
     system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_precision_at_k(system.main.len(hits), system.main.least(system.main.len(ranked), coalesce(k, system.main.len(ranked))), n_true) END)[1])[1])[1];
 
--- precision_at(rank_items, correct_items, k): Hivemall's Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.
 -- precision_at(rank_items, correct_items, k, sample_weight): Hivemall's Precision@k: hits in the top k / k, averaged over rows. An empty ranked list scores 1 if nothing is true, else 0.
-CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL) AS 
-    system.main.favg(_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at'))),
-    (rank_items, correct_items, k, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'precision_at') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_precision_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'precision_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'precision_at')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO precision_at(rank_items, correct_items, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_precision_at_row(_mlsql_label_list_as(rank_items, rank_items, correct_items, NULL::VARCHAR[], 'precision_at', 'rank_items', 'correct_items'), _mlsql_label_list_as(correct_items, rank_items, correct_items, NULL::VARCHAR[], 'precision_at', 'rank_items', 'correct_items'), _mlsql_check_k(k, 'precision_at')), sample_weight, 'precision_at');
 
 -- _mlsql_recall_at_row(rank_items, correct_items, k): Per row: Hivemall's Recall@k: hits in the top k / |true|, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_recall_at_row(rank_items, correct_items, k) AS 
     system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_recall_at_k(system.main.len(hits), system.main.least(system.main.len(ranked), coalesce(k, system.main.len(ranked))), n_true) END)[1])[1])[1];
 
--- recall_at(rank_items, correct_items, k): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.
 -- recall_at(rank_items, correct_items, k, sample_weight): Hivemall's Recall@k: hits in the top k / |true|, averaged over rows. An empty true set scores 1 if nothing is ranked, else 0.
-CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL) AS 
-    system.main.favg(_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at'))),
-    (rank_items, correct_items, k, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'recall_at') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_recall_at_row(_mlsql_checked_label_lists(rank_items, correct_items, 'recall_at', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'recall_at')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO recall_at(rank_items, correct_items, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_recall_at_row(_mlsql_label_list_as(rank_items, rank_items, correct_items, NULL::VARCHAR[], 'recall_at', 'rank_items', 'correct_items'), _mlsql_label_list_as(correct_items, rank_items, correct_items, NULL::VARCHAR[], 'recall_at', 'rank_items', 'correct_items'), _mlsql_check_k(k, 'recall_at')), sample_weight, 'recall_at');
 
 -- _mlsql_average_precision_row(rank_items, correct_items, k): Per row: Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_average_precision_row(rank_items, correct_items, k) AS 
     system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_average_precision_at_k(coalesce(system.main.list_sum(system.main.list_transform(hits, lambda pos, nth: _mlsql_precision_at_hit(pos, nth))), 0), system.main.len(hits), system.main.least(system.main.len(ranked), coalesce(k, system.main.len(ranked))), n_true) END)[1])[1])[1];
 
--- average_precision(rank_items, correct_items, k): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.
 -- average_precision(rank_items, correct_items, k, sample_weight): Hivemall's MAP@k: mean precision at the hits of the top k, averaged over rows. Divides by the hits in the top k (Hivemall since 2017). An empty true set scores 1 if nothing is ranked, else 0; no hit scores 0.
-CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL) AS 
-    system.main.favg(_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision'))),
-    (rank_items, correct_items, k, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'average_precision') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_average_precision_row(_mlsql_checked_label_lists(rank_items, correct_items, 'average_precision', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'average_precision')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO average_precision(rank_items, correct_items, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_average_precision_row(_mlsql_label_list_as(rank_items, rank_items, correct_items, NULL::VARCHAR[], 'average_precision', 'rank_items', 'correct_items'), _mlsql_label_list_as(correct_items, rank_items, correct_items, NULL::VARCHAR[], 'average_precision', 'rank_items', 'correct_items'), _mlsql_check_k(k, 'average_precision')), sample_weight, 'average_precision');
 
 -- _mlsql_hitrate_row(rank_items, correct_items, k): Per row: Hivemall's HitRate@k: share of rows with a true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_hitrate_row(rank_items, correct_items, k) AS 
     system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_hit(system.main.len(hits)) END)[1])[1])[1];
 
--- hitrate(rank_items, correct_items, k): Hivemall's HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.
 -- hitrate(rank_items, correct_items, k, sample_weight): Hivemall's HitRate@k: share of rows with a true item in the top k. 1 if a true item is in the top k, else 0.
-CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL) AS 
-    system.main.favg(_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate'))),
-    (rank_items, correct_items, k, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'hitrate') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_hitrate_row(_mlsql_checked_label_lists(rank_items, correct_items, 'hitrate', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'hitrate')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO hitrate(rank_items, correct_items, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_hitrate_row(_mlsql_label_list_as(rank_items, rank_items, correct_items, NULL::VARCHAR[], 'hitrate', 'rank_items', 'correct_items'), _mlsql_label_list_as(correct_items, rank_items, correct_items, NULL::VARCHAR[], 'hitrate', 'rank_items', 'correct_items'), _mlsql_check_k(k, 'hitrate')), sample_weight, 'hitrate');
 
 -- _mlsql_mrr_row(rank_items, correct_items, k): Per row: Hivemall's MRR@k: mean of 1 / position of the first true item in the top k.
 CREATE OR REPLACE MACRO _mlsql_mrr_row(rank_items, correct_items, k) AS 
     system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_reciprocal_rank(coalesce(hits[1], 0)) END)[1])[1])[1];
 
--- mrr(rank_items, correct_items, k): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.
 -- mrr(rank_items, correct_items, k, sample_weight): Hivemall's MRR@k: mean of 1 / position of the first true item in the top k. 1 / position of the first true item in the top k; 0 without one.
-CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL) AS 
-    system.main.favg(_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr'))),
-    (rank_items, correct_items, k, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'mrr') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_mrr_row(_mlsql_checked_label_lists(rank_items, correct_items, 'mrr', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'mrr')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO mrr(rank_items, correct_items, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_mrr_row(_mlsql_label_list_as(rank_items, rank_items, correct_items, NULL::VARCHAR[], 'mrr', 'rank_items', 'correct_items'), _mlsql_label_list_as(correct_items, rank_items, correct_items, NULL::VARCHAR[], 'mrr', 'rank_items', 'correct_items'), _mlsql_check_k(k, 'mrr')), sample_weight, 'mrr');
 
 -- _mlsql_ndcg_row(rank_items, correct_items, k): Per row: Hivemall's binary nDCG@k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_row(rank_items, correct_items, k) AS 
     system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE system.main.list_transform([{'x1': coalesce(system.main.list_sum(system.main.list_transform(system.main.range(1, CASE WHEN (n_true < system.main.least(system.main.len(ranked), coalesce(k, system.main.len(ranked)))) THEN n_true ELSE system.main.least(system.main.len(ranked), coalesce(k, system.main.len(ranked))) END + 1), lambda p: (1 / system.main.log2((p + 1))))), 0)}], lambda f: _mlsql_normalized_dcg(coalesce(system.main.list_sum(system.main.list_transform(hits, lambda pos, nth: (1 / system.main.log2((pos + 1))))), 0), f.x1))[1] END)[1])[1])[1];
 
--- ndcg(rank_items, correct_items, k): Hivemall's binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.
 -- ndcg(rank_items, correct_items, k, sample_weight): Hivemall's binary nDCG@k, averaged over rows. Binary relevance; the ideal DCG has min(|true|, k) hits; 0 when nothing is true.
-CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL) AS 
-    system.main.favg(_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg'))),
-    (rank_items, correct_items, k, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'ndcg') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_ndcg_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ndcg', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ndcg')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO ndcg(rank_items, correct_items, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_ndcg_row(_mlsql_label_list_as(rank_items, rank_items, correct_items, NULL::VARCHAR[], 'ndcg', 'rank_items', 'correct_items'), _mlsql_label_list_as(correct_items, rank_items, correct_items, NULL::VARCHAR[], 'ndcg', 'rank_items', 'correct_items'), _mlsql_check_k(k, 'ndcg')), sample_weight, 'ndcg');
 
 -- _mlsql_ranking_auc_row(rank_items, correct_items, k): Per row: Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ranking_auc_row(rank_items, correct_items, k) AS 
     system.main.list_transform([_mlsql_ranked(rank_items)], lambda ranked: system.main.list_transform([_mlsql_hit_positions(ranked, correct_items, k)], lambda hits: system.main.list_transform([system.main.len(_mlsql_ranked(correct_items))], lambda n_true: CASE WHEN (rank_items IS NULL OR correct_items IS NULL) THEN NULL ELSE _mlsql_ranking_auc_at_k(coalesce(system.main.list_sum(system.main.list_transform(hits, lambda pos, nth: _mlsql_misses_above_hit(pos, nth))), 0), system.main.len(hits), system.main.least(system.main.len(ranked), coalesce(k, system.main.len(ranked)))) END)[1])[1])[1];
 
--- ranking_auc(rank_items, correct_items, k): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.
 -- ranking_auc(rank_items, correct_items, k, sample_weight): Hivemall's ranking AUC@k (its auc over arrays): share of correctly ordered (hit, miss) pairs in the top k, averaged over rows. Hivemall's ranking auc. Pairs are counted within the top k; 0.5 when the top k holds no hit or no miss.
-CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL) AS 
-    system.main.favg(_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc'))),
-    (rank_items, correct_items, k, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'ranking_auc') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_ranking_auc_row(_mlsql_checked_label_lists(rank_items, correct_items, 'ranking_auc', 'rank_items', 'correct_items'), correct_items, _mlsql_check_k(k, 'ranking_auc')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO ranking_auc(rank_items, correct_items, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_ranking_auc_row(_mlsql_label_list_as(rank_items, rank_items, correct_items, NULL::VARCHAR[], 'ranking_auc', 'rank_items', 'correct_items'), _mlsql_label_list_as(correct_items, rank_items, correct_items, NULL::VARCHAR[], 'ranking_auc', 'rank_items', 'correct_items'), _mlsql_check_k(k, 'ranking_auc')), sample_weight, 'ranking_auc');
 
 -- auc(rank_items, correct_items): ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall's ranking AUC (ranking_auc).
 -- auc(rank_items, correct_items, k): ROC AUC of scores (predicted) for binary labels (actual), ties counting one half. Over label lists, auc(rank_items, correct_items[, k]) is Hivemall's ranking AUC (ranking_auc).
@@ -200,119 +193,74 @@ CREATE OR REPLACE MACRO roc_auc_score(actual, predicted, zero_division := 0) AS
 CREATE OR REPLACE MACRO _mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, k) AS 
     CASE WHEN (ranked_relevance IS NULL OR ideal_relevance IS NULL) THEN NULL ELSE system.main.list_transform([{'x1': coalesce(system.main.list_sum(system.main.list_transform(_mlsql_ideal_grades(ideal_relevance, coalesce(k, system.main.len(ranked_relevance))), lambda grade, pos: ((system.main.pow(2.0, grade) - 1) * (1 / system.main.log2((pos + 1)))))), 0)}], lambda f: _mlsql_normalized_dcg(coalesce(system.main.list_sum(system.main.list_transform(system.main.list_slice(ranked_relevance, 1, coalesce(k, system.main.len(ranked_relevance))), lambda grade, pos: ((system.main.pow(2.0, grade) - 1) * (1 / system.main.log2((pos + 1)))))), 0), f.x1))[1] END;
 
--- graded_ndcg(ranked_relevance, ideal_relevance, k): Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).
 -- graded_ndcg(ranked_relevance, ideal_relevance, k, sample_weight): Hivemall's graded nDCG@k: relevance grades in ranked order against the ideal grades, gain 2^rel - 1, averaged over rows. Gain 2^grade - 1, discount 1 / log2(position + 1). A NULL grade adds nothing; 0 when the ideal DCG is 0 (Hivemall divides by it).
-CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL) AS 
-    system.main.favg(_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg'))),
-    (ranked_relevance, ideal_relevance, k, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'graded_ndcg') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_graded_ndcg_row(ranked_relevance, ideal_relevance, _mlsql_check_k(k, 'graded_ndcg')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO graded_ndcg(ranked_relevance, ideal_relevance, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_graded_ndcg_row(_mlsql_grades(ranked_relevance, ranked_relevance, 'graded_ndcg', 'ranked_relevance'), _mlsql_grades(ideal_relevance, ideal_relevance, 'graded_ndcg', 'ideal_relevance'), _mlsql_check_k(k, 'graded_ndcg')), sample_weight, 'graded_ndcg');
 
 -- _mlsql_coverage_error_row(actual, scores): Per row: scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_coverage_error_row(actual, scores) AS 
     system.main.list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_coverage(system.main.len(sr.truth), system.main.list_max(system.main.list_transform(sr.truth, lambda t: system.main.len(system.main.list_filter(sr.labels, lambda u: u >= t))))) END)[1];
 
--- coverage_error(actual, scores): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.
 -- coverage_error(actual, scores, sample_weight): scikit-learn's coverage_error: how far down the scores to go to cover every true label (1-based), averaged over rows. Ties count against: every label scored >= the lowest true one. No true label: 0.
-CREATE OR REPLACE MACRO coverage_error(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
-    system.main.favg(_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores))),
-    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
-    system.main.favg(_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores))),
-    (actual, scores) AS 
-    system.main.favg(_mlsql_coverage_error_row(actual, scores)),
-    (actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'coverage_error') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
-    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'coverage_error') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_coverage_error_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
-    (actual, scores, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'coverage_error') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_coverage_error_row(actual, scores) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_coverage_error_row(actual, scores) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_coverage_error_row(actual, scores) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO coverage_error(actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_coverage_error_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(_mlsql_scores_map(scores)), system.main.map_keys(_mlsql_scores_map(scores)), 'coverage_error', 'actual', 'scores'), _mlsql_scores_map(scores)), sample_weight, 'coverage_error'),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_coverage_error_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(_mlsql_scores_map(scores)), system.main.map_keys(_mlsql_scores_map(scores)), 'coverage_error', 'actual', 'scores'), _mlsql_scores_map(scores)), sample_weight, 'coverage_error'),
+    (actual, scores, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_coverage_error_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(scores), system.main.map_keys(scores), 'coverage_error', 'actual', 'scores'), scores), sample_weight, 'coverage_error');
 
 -- _mlsql_label_ranking_loss_row(actual, scores): Per row: scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_label_ranking_loss_row(actual, scores) AS 
     system.main.list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_ranking_loss_of_row(coalesce(system.main.list_sum(system.main.list_transform(sr.truth, lambda t: _mlsql_false_at_or_above(system.main.len(system.main.list_filter(sr.labels, lambda u: u >= t)), system.main.len(system.main.list_filter(sr.truth, lambda u: u >= t))))), 0), system.main.len(sr.truth), system.main.len(sr.labels)) END)[1];
 
--- label_ranking_loss(actual, scores): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.
 -- label_ranking_loss(actual, scores, sample_weight): scikit-learn's label_ranking_loss: share of (true, false) label pairs ordered wrongly by score, averaged over rows. A false label tied with a true one is a wrong pair. No true or no false label: 0.
-CREATE OR REPLACE MACRO label_ranking_loss(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
-    system.main.favg(_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores))),
-    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
-    system.main.favg(_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores))),
-    (actual, scores) AS 
-    system.main.favg(_mlsql_label_ranking_loss_row(actual, scores)),
-    (actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'label_ranking_loss') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
-    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'label_ranking_loss') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_label_ranking_loss_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
-    (actual, scores, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'label_ranking_loss') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_label_ranking_loss_row(actual, scores) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_label_ranking_loss_row(actual, scores) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_label_ranking_loss_row(actual, scores) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO label_ranking_loss(actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_label_ranking_loss_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(_mlsql_scores_map(scores)), system.main.map_keys(_mlsql_scores_map(scores)), 'label_ranking_loss', 'actual', 'scores'), _mlsql_scores_map(scores)), sample_weight, 'label_ranking_loss'),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_label_ranking_loss_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(_mlsql_scores_map(scores)), system.main.map_keys(_mlsql_scores_map(scores)), 'label_ranking_loss', 'actual', 'scores'), _mlsql_scores_map(scores)), sample_weight, 'label_ranking_loss'),
+    (actual, scores, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_label_ranking_loss_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(scores), system.main.map_keys(scores), 'label_ranking_loss', 'actual', 'scores'), scores), sample_weight, 'label_ranking_loss');
 
 -- _mlsql_label_ranking_average_precision_row(actual, scores): Per row: scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_label_ranking_average_precision_row(actual, scores) AS 
     system.main.list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE _mlsql_label_ranking_precision_of_row(coalesce(system.main.list_sum(system.main.list_transform(sr.truth, lambda t: _mlsql_precision_at_label(system.main.len(system.main.list_filter(sr.truth, lambda u: u >= t)), system.main.len(system.main.list_filter(sr.labels, lambda u: u >= t))))), 0), system.main.len(sr.truth), system.main.len(sr.labels)) END)[1];
 
--- label_ranking_average_precision(actual, scores): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.
 -- label_ranking_average_precision(actual, scores, sample_weight): scikit-learn's label_ranking_average_precision_score: mean precision at each true label's rank, averaged over rows. Tied labels rank at the lowest of their places. No true label, or all true: 1.
-CREATE OR REPLACE MACRO label_ranking_average_precision(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
-    system.main.favg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
-    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
-    system.main.favg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
-    (actual, scores) AS 
-    system.main.favg(_mlsql_label_ranking_average_precision_row(actual, scores)),
-    (actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'label_ranking_average_precision') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
-    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'label_ranking_average_precision') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
-    (actual, scores, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'label_ranking_average_precision') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, scores) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_label_ranking_average_precision_row(actual, scores) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, scores) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO label_ranking_average_precision(actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_label_ranking_average_precision_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(_mlsql_scores_map(scores)), system.main.map_keys(_mlsql_scores_map(scores)), 'label_ranking_average_precision', 'actual', 'scores'), _mlsql_scores_map(scores)), sample_weight, 'label_ranking_average_precision'),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_label_ranking_average_precision_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(_mlsql_scores_map(scores)), system.main.map_keys(_mlsql_scores_map(scores)), 'label_ranking_average_precision', 'actual', 'scores'), _mlsql_scores_map(scores)), sample_weight, 'label_ranking_average_precision'),
+    (actual, scores, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_label_ranking_average_precision_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(scores), system.main.map_keys(scores), 'label_ranking_average_precision', 'actual', 'scores'), scores), sample_weight, 'label_ranking_average_precision');
 
--- label_ranking_average_precision_score(actual, scores): Alias of label_ranking_average_precision.
 -- label_ranking_average_precision_score(actual, scores, sample_weight): Alias of label_ranking_average_precision.
-CREATE OR REPLACE MACRO label_ranking_average_precision_score(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
-    system.main.favg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
-    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
-    system.main.favg(_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores))),
-    (actual, scores) AS 
-    system.main.favg(_mlsql_label_ranking_average_precision_row(actual, scores)),
-    (actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'label_ranking_average_precision') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
-    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'label_ranking_average_precision') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
-    (actual, scores, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'label_ranking_average_precision') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, scores) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_label_ranking_average_precision_row(actual, scores) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_label_ranking_average_precision_row(actual, scores) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO label_ranking_average_precision_score(actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_label_ranking_average_precision_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(_mlsql_scores_map(scores)), system.main.map_keys(_mlsql_scores_map(scores)), 'label_ranking_average_precision', 'actual', 'scores'), _mlsql_scores_map(scores)), sample_weight, 'label_ranking_average_precision'),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_label_ranking_average_precision_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(_mlsql_scores_map(scores)), system.main.map_keys(_mlsql_scores_map(scores)), 'label_ranking_average_precision', 'actual', 'scores'), _mlsql_scores_map(scores)), sample_weight, 'label_ranking_average_precision'),
+    (actual, scores, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_label_ranking_average_precision_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(scores), system.main.map_keys(scores), 'label_ranking_average_precision', 'actual', 'scores'), scores), sample_weight, 'label_ranking_average_precision');
 
 -- _mlsql_one_error_row(actual, scores): Per row: One-error: share of rows whose top-scored label is not true (ties count fractionally).
 CREATE OR REPLACE MACRO _mlsql_one_error_row(actual, scores) AS 
     system.main.list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE system.main.list_transform([{'x0': _mlsql_n_top(sr.scored, sr.scored)}], lambda f: _mlsql_one_error_of_row(f.x0, _mlsql_n_top(sr.scored, sr.truth)))[1] END)[1];
 
--- one_error(actual, scores): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
 -- one_error(actual, scores, sample_weight): One-error: share of rows whose top-scored label is not true (ties count fractionally). Ties: the share of top-scored labels that are not true. No true label, or no scored label: 1.
-CREATE OR REPLACE MACRO one_error(actual, scores STRUCT(label VARCHAR, score DOUBLE)[]) AS 
-    system.main.favg(_mlsql_one_error_row(actual, _mlsql_scores_map(scores))),
-    (actual, scores STRUCT(label BIGINT, score DOUBLE)[]) AS 
-    system.main.favg(_mlsql_one_error_row(actual, _mlsql_scores_map(scores))),
-    (actual, scores) AS 
-    system.main.favg(_mlsql_one_error_row(actual, scores)),
-    (actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'one_error') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_one_error_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_one_error_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_one_error_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
-    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'one_error') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_one_error_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_one_error_row(actual, _mlsql_scores_map(scores)) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_one_error_row(actual, _mlsql_scores_map(scores)) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
-    (actual, scores, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'one_error') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_one_error_row(actual, scores) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_one_error_row(actual, scores) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_one_error_row(actual, scores) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO one_error(actual, scores STRUCT(label VARCHAR, score DOUBLE)[], sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_one_error_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(_mlsql_scores_map(scores)), system.main.map_keys(_mlsql_scores_map(scores)), 'one_error', 'actual', 'scores'), _mlsql_scores_map(scores)), sample_weight, 'one_error'),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_one_error_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(_mlsql_scores_map(scores)), system.main.map_keys(_mlsql_scores_map(scores)), 'one_error', 'actual', 'scores'), _mlsql_scores_map(scores)), sample_weight, 'one_error'),
+    (actual, scores, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_one_error_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(scores), system.main.map_keys(scores), 'one_error', 'actual', 'scores'), scores), sample_weight, 'one_error');
 
 -- _mlsql_ndcg_score_row(actual, scores, k): Per row: scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows.
 CREATE OR REPLACE MACRO _mlsql_ndcg_score_row(actual, scores, k) AS 
     system.main.list_transform([_mlsql_score_lists(scores, actual)], lambda sr: CASE WHEN (sr IS NULL) THEN NULL ELSE system.main.list_transform([{'x1': coalesce(system.main.list_sum(system.main.list_transform(system.main.range(1, CASE WHEN k IS NULL THEN system.main.len(sr.truth) ELSE system.main.least(system.main.len(sr.truth), k) END + 1), lambda p: (1 / system.main.log2((p + 1))))), 0)}], lambda f: _mlsql_normalized_dcg(coalesce(system.main.list_sum(system.main.list_transform(system.main.list_transform(sr.truth, lambda t: {'at_or_above': system.main.len(system.main.list_filter(sr.labels, lambda u: u >= t)), 'above': system.main.len(system.main.list_filter(sr.labels, lambda u: u > t))}), lambda r: _mlsql_tie_averaged_gain(coalesce(system.main.list_sum(system.main.list_transform(system.main.range(r.above + 1, CASE WHEN k IS NULL THEN r.at_or_above ELSE system.main.least(r.at_or_above, k) END + 1), lambda p: (1 / system.main.log2((p + 1))))), 0), r.at_or_above, r.above))), 0), f.x1))[1] END)[1];
 
--- ndcg_score(actual, scores, k): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn's ignore_ties=False). No true label: 0.
 -- ndcg_score(actual, scores, k, sample_weight): scikit-learn's ndcg_score over label scores (true labels relevant, ties averaged), averaged over rows. k: count the first k places (whole number > 0; default all). Tied labels share their gain (scikit-learn's ignore_ties=False). No true label: 0.
-CREATE OR REPLACE MACRO ndcg_score(actual, scores STRUCT(label VARCHAR, score DOUBLE)[], k := NULL) AS 
-    system.main.favg(_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score'))),
-    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], k := NULL) AS 
-    system.main.favg(_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score'))),
-    (actual, scores, k := NULL) AS 
-    system.main.favg(_mlsql_ndcg_score_row(actual, scores, _mlsql_check_k(k, 'ndcg_score'))),
-    (actual, scores STRUCT(label VARCHAR, score DOUBLE)[], k, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'ndcg_score') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
-    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], k, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'ndcg_score') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_ndcg_score_row(actual, _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END,
-    (actual, scores, k, sample_weight) AS 
-    CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, 'ndcg_score') >= 0) = false THEN NULL ELSE CASE WHEN (system.main.sum(CASE WHEN (_mlsql_ndcg_score_row(actual, scores, _mlsql_check_k(k, 'ndcg_score')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END) = 0) THEN NULL ELSE (system.main.sum((_mlsql_ndcg_score_row(actual, scores, _mlsql_check_k(k, 'ndcg_score')) * TRY_CAST(sample_weight AS DOUBLE))) / system.main.sum(CASE WHEN (_mlsql_ndcg_score_row(actual, scores, _mlsql_check_k(k, 'ndcg_score')) IS NOT NULL) THEN TRY_CAST(sample_weight AS DOUBLE) ELSE NULL END)) END END;
+CREATE OR REPLACE MACRO ndcg_score(actual, scores STRUCT(label VARCHAR, score DOUBLE)[], k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_ndcg_score_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(_mlsql_scores_map(scores)), system.main.map_keys(_mlsql_scores_map(scores)), 'ndcg_score', 'actual', 'scores'), _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score')), sample_weight, 'ndcg_score'),
+    (actual, scores STRUCT(label BIGINT, score DOUBLE)[], k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_ndcg_score_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(_mlsql_scores_map(scores)), system.main.map_keys(_mlsql_scores_map(scores)), 'ndcg_score', 'actual', 'scores'), _mlsql_scores_map(scores), _mlsql_check_k(k, 'ndcg_score')), sample_weight, 'ndcg_score'),
+    (actual, scores, k := NULL, sample_weight := NULL) AS 
+    _mlsql_row_mean(_mlsql_ndcg_score_row(_mlsql_label_list_as(actual, actual, system.main.map_keys(scores), system.main.map_keys(scores), 'ndcg_score', 'actual', 'scores'), scores, _mlsql_check_k(k, 'ndcg_score')), sample_weight, 'ndcg_score');

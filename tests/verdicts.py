@@ -561,12 +561,7 @@ ABORTED = Verdict(error="the process aborted", foreign=True)
 #: cases that abort the whole process on some paths (a Rust allocation failure cannot be
 #: caught) or do not end (Spark's n_bins=2**31 ran 400 s): case id -> those paths. The catalogue gives them :data:`ABORTED` there without
 #: running them; :func:`aborts` runs one in a child process.
-CRASHES: dict[str, tuple[str, ...]] = {
-    **{
-        f"ndcg_score[mixed|k={k}|w=none]": ("polars_eager", "polars_streaming")
-        for k in (2**31, 10**12, 2**53 + 1)
-    },
-}
+CRASHES: dict[str, tuple[str, ...]] = {}
 
 
 def aborts(case_id: str, path: str, timeout: float = 300) -> bool:

@@ -271,6 +271,59 @@ def list_kind(type_name: str) -> str:
     )
 
 
+#: the types of two label lists that compare as they are: both text (ENUM too), both integers
+#: of any width (a signed and an unsigned 128-bit one aside), or both the NULL literal
+PAIR_TYPES = ("VARCHAR[]", "HUGEINT[]", "UHUGEINT[]", '"NULL"')
+
+
+def _label_lists_as(ok: str, error: str) -> list[Macro]:
+    """``_mlsql_label_list_as(x, actual, predicted, target, func, left_name, right_name)``:
+    ``x`` (one of the lists ``actual`` and ``predicted``) when the two compare as they are,
+    else ``x`` as ``target``'s type after the check of ``_mlsql_checked_label_lists``.
+
+    DuckDB binds a macro's whole body before it runs: a check that raises mlsql's message
+    at run time comes too late where the lists cannot bind together (text beside integers
+    in ``list_contains``, a text column in a lambda), which failed with a Binder Error. The
+    overload is picked by the two lists' types (:data:`PAIR_TYPES`; ``actual`` and
+    ``predicted`` only pick, the body does not read them, so nothing is cast); any other
+    pair takes the last overload, whose value is of ``target``'s type whatever the inputs:
+    the check's error, or (a signed and an unsigned 128-bit integer list) ``x`` cast
+    through text.
+    """
+    doc = "x, checked to be a list of labels of predicted's kind ({})."
+    rest = ("target", "func", "left_name", "right_name")
+    # ``func VARCHAR`` in the first: when DuckDB binds a call whose arguments' types it does
+    # not know yet (while it creates a macro calling this one), that overload costs the
+    # least, where the typed pairs would tie
+    typed = [
+        Macro(
+            "internal.sql",
+            "_mlsql_label_list_as",
+            (
+                "x",
+                f"actual {t}",
+                f"predicted {t}",
+                "target",
+                "func VARCHAR" if i == 0 else "func",
+                *rest[2:],
+            ),
+            "x",
+            doc.format(f"both {t}: as it is"),
+            public=False,
+        )
+        for i, t in enumerate(PAIR_TYPES)
+    ]
+    fallback = Macro(
+        "internal.sql",
+        "_mlsql_label_list_as",
+        ("x", "actual", "predicted", *rest),
+        f"cast_to_type(CASE WHEN {ok}\n         THEN CAST(x AS VARCHAR) ELSE {error} END, target)",
+        doc.format("other types: as target's type"),
+        public=False,
+    )
+    return [*typed, fallback]
+
+
 def _label_type_checks() -> list[Macro]:
     """The label type rule of :mod:`mlsql._label_types` as macros (``typeof`` folds when bound)."""
     kind_a, kind_p = list_kind("typeof(actual)"), list_kind("typeof(predicted)")
@@ -305,6 +358,10 @@ def _label_type_checks() -> list[Macro]:
         f"THEN error({not_a_label('predicted', 'right_name')})\n"
         f"         ELSE error({mismatch}) END"
     )
+    ok = (
+        f"({kind_a}) IN ({labels}) AND ({kind_p}) IN ({labels})\n"
+        f"          AND ({kind_a} = {kind_p} OR '{LT.NULL}' IN ({kind_a}, {kind_p}))"
+    )
     example_kind = list_kind("typeof(example)")
     universe = sql_message(
         LT.UNIVERSE_MESSAGE.format(func="{}", type="{}", kind="{}", labels="{}"),
@@ -336,13 +393,12 @@ def _label_type_checks() -> list[Macro]:
             "The error for lists that hold no labels (floats, booleans, ...) or two kinds.",
             public=False,
         ),
+        *_label_lists_as(ok, error),
         Macro(
             "internal.sql",
             "_mlsql_checked_label_lists",
             ("actual", "predicted", "func", "left_name", "right_name"),
-            f"CASE WHEN ({kind_a}) IN ({labels}) AND ({kind_p}) IN ({labels})\n"
-            f"          AND ({kind_a} = {kind_p} OR '{LT.NULL}' IN ({kind_a}, {kind_p}))\n"
-            f"         THEN actual ELSE {error} END",
+            f"CASE WHEN {ok}\n         THEN actual ELSE {error} END",
             "actual, after checking that both lists hold labels of one kind (left_name, "
             "right_name: their names in messages).",
             public=False,
@@ -516,7 +572,7 @@ def _from_registry(
 WEIGHT = Sql(f"TRY_CAST({SAMPLE_WEIGHT} AS DOUBLE)")
 
 
-def by_weight(formula: Callable[..., Any], func: str) -> Callable[..., Any]:
+def by_weight(formula: Callable[..., Any], func: str | Sql) -> Callable[..., Any]:
     """``formula`` with every row weighted by :data:`WEIGHT` (:func:`mlsql._weights.weighted`),
     each row's weight checked once by ``_mlsql_weight`` in messages of ``func``.
 
@@ -629,28 +685,30 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
         "Hivemall's fmeasure: micro F-beta (0 where undefined) over label arrays, or over int "
         "(1, 0, -1) or boolean binary input; options '-beta B -average micro|binary'."
     )
-    overloads = []
-    # weighted: fmeasure(actual, predicted, options, sample_weight := w); a weighted overload
-    # without options would take a positional options string (or NULL) for a weight
-    for types, impl, cast in [
-        (("VARCHAR[]",), "_mlsql_hivemall_arrays", ""),
-        (("INTEGER[]",), "_mlsql_hivemall_arrays", ""),
-        (("BIGINT[]",), "_mlsql_hivemall_arrays", ""),
-        (("BIGINT",), "_mlsql_hivemall_binary", ""),
-        (("BOOLEAN",), "_mlsql_hivemall_binary", "::BIGINT"),
-    ]:
-        t = types[0]
-        for opts in ((), ("options",), ("options", SAMPLE_WEIGHT)):
-            args = f"actual{cast}, predicted{cast}, {'options' if opts else chr(39) * 2}"
-            name = q(impl + ("_by_weight" if len(opts) == 2 else ""))
-            body = f"{name}({args}{', ' + SAMPLE_WEIGHT if len(opts) == 2 else ''})"
-            overloads.append(
-                Macro(f, "fmeasure", (f"actual {t}", f"predicted {t}", *opts), body, doc)
-            )
-    for opts in ((), ("options",), ("options", SAMPLE_WEIGHT)):
-        overloads.append(
-            Macro(f, "fmeasure", ("actual", "predicted", *opts), f"error({bad_types})", doc)
+    # one macro per input kind takes every call form: fmeasure(a, p), fmeasure(a, p, '-beta 2'),
+    # fmeasure(a, p, sample_weight := w) and fmeasure(a, p, '-beta 2', w); the helper's
+    # overload is picked by the weight's type (see ranking's _mlsql_row_mean)
+    params = ("options := ''", f"{SAMPLE_WEIGHT} := NULL")
+    overloads = [
+        Macro(
+            f,
+            "fmeasure",
+            (f"actual {t}", f"predicted {t}", *params),
+            f"{q(impl)}(actual{cast}, predicted{cast}, options, {SAMPLE_WEIGHT})",
+            doc,
         )
+        for t, impl, cast in [
+            ("VARCHAR[]", "_mlsql_hivemall_arrays", ""),
+            ("INTEGER[]", "_mlsql_hivemall_arrays", ""),
+            ("BIGINT[]", "_mlsql_hivemall_arrays", ""),
+            ("BIGINT", "_mlsql_hivemall_binary", ""),
+            ("BOOLEAN", "_mlsql_hivemall_binary", "::BIGINT"),
+        ]
+    ]
+    overloads.append(
+        Macro(f, "fmeasure", ("actual", "predicted", *params), f"error({bad_types})", doc)
+    )
+    no_weight = f'{SAMPLE_WEIGHT} "NULL"'
     return [
         Macro(
             f,
@@ -705,14 +763,14 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
         Macro(
             f,
             "_mlsql_hivemall_arrays",
-            ("actual", "predicted", "options"),
+            ("actual", "predicted", "options", no_weight),
             arrays(f_beta),
             "fmeasure over label arrays (sets).",
             public=False,
         ),
         Macro(
             f,
-            "_mlsql_hivemall_arrays_by_weight",
+            "_mlsql_hivemall_arrays",
             ("actual", "predicted", "options", SAMPLE_WEIGHT),
             arrays(weighted_f),
             "fmeasure over label arrays (sets), each row weighted by sample_weight.",
@@ -721,14 +779,14 @@ def _hivemall(q: Qualify, ops: SqlOps) -> list[Macro]:
         Macro(
             f,
             "_mlsql_hivemall_binary",
-            ("actual", "predicted", "options"),
+            ("actual", "predicted", "options", no_weight),
             str(f_beta(ops, binary_stats)),
             "fmeasure over binary int labels.",
             public=False,
         ),
         Macro(
             f,
-            "_mlsql_hivemall_binary_by_weight",
+            "_mlsql_hivemall_binary",
             ("actual", "predicted", "options", SAMPLE_WEIGHT),
             str(weighted_f(ops, binary_stats)),
             "fmeasure over binary int labels, each row weighted by sample_weight.",

@@ -415,6 +415,16 @@ RANKED = ("rank_items", "correct_items")
 #: the truth first, as scikit-learn's ``(y_true, y_score)``
 SCORED = ("actual", "scores")
 
+#: the messages of the inputs' types that are not labels (those are in :mod:`mlsql._label_types`)
+#: the same in every engine; ``{type}`` is the input's type as its engine names it
+SCORES_MESSAGE = (
+    "{func} takes scores as a map or a list of (label, score) structs per row, the score "
+    "a number. Got {name} {type}."
+)
+GRADES_MESSAGE = (
+    "{func} takes a list of numeric relevance grades per row for {name}. Got {name} {type}."
+)
+
 _AT_K = {
     "precision_at": (
         "Hivemall's Precision@k: hits in the top k / k, averaged over rows.",

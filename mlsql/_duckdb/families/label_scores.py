@@ -252,9 +252,17 @@ def _stats(
     return stats, segments
 
 
-def _per_row(q: Qualify, scores: str) -> str:
+def checked_actual(q: Qualify, func: str, keys: str) -> str:
+    """``actual``, checked to be a list of labels of the score labels' kind (``keys``: a row's
+    score labels): when it is not, a list of their type that raises mlsql's message (DuckDB
+    binds the body before it runs: a list of other labels would fail to bind with its own
+    error), see ``_mlsql_label_list_as``."""
+    return f"{q('_mlsql_label_list_as')}(actual, actual, {keys}, {keys}, {lit(func)}, 'actual', 'scores')"
+
+
+def _per_row(q: Qualify, scores: str, actual: str) -> str:
     """A row's segments (none, or its own), from its own cells."""
-    cells = f"{q('_mlsql_label_score_cells')}([{{'a': actual, 'm': {scores}}}])"
+    cells = f"{q('_mlsql_label_score_cells')}([{{'a': {actual}, 'm': {scores}}}])"
     keyed = f"list_transform({cells}, lambda c: {{'g': 0, 's': c.s, 'y': c.y}})"
     return (
         f"list_transform({q('_mlsql_segment_slices')}({keyed}), "
@@ -262,7 +270,7 @@ def _per_row(q: Qualify, scores: str) -> str:
     )
 
 
-def _row_segments(q: Qualify, scores: str, known: str) -> str:
+def _row_segments(q: Qualify, scores: str, actual: str, known: str) -> str:
     """The samples average's segments: each known row's statistics, from its own cells.
 
     A row is a segment of its own, so its statistics need no other row: computing them
@@ -271,12 +279,12 @@ def _row_segments(q: Qualify, scores: str, known: str) -> str:
     (memory quadratic in the group's rows: 1.9 GB at 4,000 rows of 20 labels).
     A row with no cell gives no segment (the formula counts it as empty).
     """
-    return f"flatten(coalesce(list({_per_row(q, scores)}) FILTER (WHERE {known}), []))"
+    return f"flatten(coalesce(list({_per_row(q, scores, actual)}) FILTER (WHERE {known}), []))"
 
 
-def _weighted_row_segments(q: Qualify, scores: str, known: str, w: str) -> str:
+def _weighted_row_segments(q: Qualify, scores: str, actual: str, known: str, w: str) -> str:
     """:func:`_row_segments` of the rows of positive weight, each segment with its row's ``w``."""
-    rows = f"list({{'segs': {_per_row(q, scores)}, 'w': {w}}}) FILTER (WHERE {known} AND {w} > 0)"
+    rows = f"list({{'segs': {_per_row(q, scores, actual)}, 'w': {w}}}) FILTER (WHERE {known} AND {w} > 0)"
     return (
         f"flatten(list_transform(coalesce({rows}, []), "
         "lambda x: list_transform(x.segs, lambda sg: struct_insert(sg, w := x.w))))"
@@ -299,27 +307,28 @@ def _body(
         value = m.build(ops, stats, average=average, zero_division=zd)  # type: ignore[misc]
         branches.append(f"WHEN {lit(average)} THEN {let(segments, 'g', value)}")
     known = "actual IS NOT NULL AND scores IS NOT NULL"
+    actual = checked_actual(q, m.name, f"map_keys({scores})")
     if weighted:
         w = str(CC.weight(m.name, q))
         known = f"{known} AND {w} IS NOT NULL"
         rows = (
-            f"coalesce(list({{'a': actual, 'm': {scores}, 'w': {w}}}) "
+            f"coalesce(list({{'a': {actual}, 'm': {scores}, 'w': {w}}}) "
             f"FILTER (WHERE {known} AND {w} > 0), [])"
         )
         bound = (
             f"{{'zd': {params['zero_division']}, 'avg': {params['average']}, "
             f"'cells': {q('_mlsql_weighted_label_score_cells')}({rows}), "
-            f"'row_segs': {_weighted_row_segments(q, scores, known, w)}, "
+            f"'row_segs': {_weighted_row_segments(q, scores, actual, known, w)}, "
             f"'n': count(*) FILTER (WHERE {known}), "
             f"'npos': count(*) FILTER (WHERE {known} AND {w} > 0), "
             f"'wsum': coalesce(sum({w}) FILTER (WHERE {known}), 0)}}"
         )
     else:
-        rows = f"coalesce(list({{'a': actual, 'm': {scores}}}) FILTER (WHERE {known}), [])"
+        rows = f"coalesce(list({{'a': {actual}, 'm': {scores}}}) FILTER (WHERE {known}), [])"
         bound = (
             f"{{'zd': {params['zero_division']}, 'avg': {params['average']}, "
             f"'cells': {q('_mlsql_label_score_cells')}({rows}), "
-            f"'row_segs': {_row_segments(q, scores, known)}, "
+            f"'row_segs': {_row_segments(q, scores, actual, known)}, "
             f"'n': count(*) FILTER (WHERE {known})}}"
         )
     choose = "CASE p.avg\n        " + "\n        ".join(branches) + " END"
@@ -436,8 +445,9 @@ def _native_body(
         branches.append(f"WHEN {lit(average)} THEN {let(segments, 'g', value)}")
     modes = " ".join(f"WHEN {lit(a)} THEN {n}" for a, n in NATIVE_MODES.items())
     mode = f"CASE {params['average']} {modes} END"
-    a = f"CASE WHEN false THEN {keys} ELSE actual END"
-    k = f"CASE WHEN false THEN actual ELSE {keys} END"
+    checked = checked_actual(q, m.name, keys)
+    a = f"CASE WHEN false THEN {keys} ELSE {checked} END"
+    k = f"CASE WHEN false THEN {checked} ELSE {keys} END"
     known = "actual IS NOT NULL AND scores IS NOT NULL"
     if weighted:
         w = str(CC.weight(m.name, q))

@@ -23,10 +23,10 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from mlsql._duckdb.library import Macro, Qualify, by_weight
+from mlsql._duckdb.library import Macro, Qualify, by_weight, sql_message
 from mlsql._duckdb.ops import SqlOps
 from mlsql._formulas import FORMULAS, flatten
-from mlsql._registry import measures
+from mlsql._registry import Measure, measures
 from mlsql._sqlexpr import Sql, call, lit
 from mlsql._weights import SAMPLE_WEIGHT
 from mlsql.measures import ranking as R
@@ -140,15 +140,32 @@ def _graded_stats(q: Qualify, a: str, b: str) -> R.GradedStats:
     )
 
 
-def _graded() -> Macro:
-    return Macro(
-        FILE,
-        "_mlsql_ideal_grades",
-        ("ideal_relevance", "n"),
-        "list_slice(list_reverse_sort(list_filter(ideal_relevance, lambda x: x IS NOT NULL)), 1, n)",
-        "The n best grades of an ideal ranking, best first (NULL grades dropped).",
-        public=False,
+def _graded() -> list[Macro]:
+    bad = sql_message(
+        R.GRADES_MESSAGE.format(func="{}", name="{}", type="{}"),
+        "func",
+        "name",
+        "name",
+        "typeof(x)",
     )
+    doc = "A list of relevance grades, checked to be numbers ({})."
+    return [
+        Macro(
+            FILE,
+            "_mlsql_ideal_grades",
+            ("ideal_relevance", "n"),
+            "list_slice(list_reverse_sort(list_filter(ideal_relevance, lambda x: x IS NOT NULL)), 1, n)",
+            "The n best grades of an ideal ranking, best first (NULL grades dropped).",
+            public=False,
+        ),
+        # picked by type, as _mlsql_label_list_as: ``grades`` only picks (numbers take the
+        # first overload, uncast), any other type takes the error as a list of numbers
+        Macro(FILE, "_mlsql_grades", ("x", "grades DOUBLE[]", "func", "name"), "x",
+              doc.format("a list of numbers: as it is"), public=False),
+        Macro(FILE, "_mlsql_grades", ("x", "grades", "func", "name"),
+              f"CAST(error({bad}) AS DOUBLE[])", doc.format("any other type: the error"),
+              public=False),
+    ]  # fmt: skip
 
 
 # ------------------------------------------------------------------ label scores
@@ -335,6 +352,53 @@ def _sets(q: Qualify) -> list[Macro]:
 
 
 # ------------------------------------------------------------------ the measures
+#: the mean over rows of a per-row value, weighted or not (:func:`_means`)
+MEAN = "_mlsql_row_mean"
+
+
+def _means(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
+    """``_mlsql_row_mean(value, sample_weight, func)``: the plain mean when ``sample_weight`` is
+    the NULL literal (the measures' default: no weight given), else the weighted mean.
+
+    One public macro per measure, ``mrr(rank_items, correct_items, k := NULL, sample_weight :=
+    NULL)``, takes every call form: ``mrr(a, b)``, Hivemall's positional ``mrr(a, b, 3)``,
+    ``mrr(a, b, sample_weight := w)`` and ``mrr(a, b, 3, sample_weight := w)``. DuckDB picks
+    this helper's overload by the weight's type: a parameter typed ``"NULL"`` takes only the
+    NULL literal (at a lower cost than an untyped one); a weight column is any other type.
+    Overloads of the public macro could not do it: ``(a, b, k := NULL)`` beside ``(a, b,
+    sample_weight, k := NULL)`` matched ``mrr(a, b, 3)`` twice at one cost (ambiguous), and
+    ``(a, b, k, sample_weight)`` left ``sample_weight := w`` without ``k`` unmatched.
+    """
+    value = Sql("row_value")
+    weighted = by_weight(lambda o, r: o.mean(r), Sql("func"))(ops, value)
+    doc = "The mean of a per-row value over rows{} (func names the measure in messages)."
+    return [
+        Macro(FILE, MEAN, ("row_value", f'{SAMPLE_WEIGHT} "NULL"', "func"), str(ops.mean(value)),
+              doc.format(" (no weight given)"), public=False),
+        Macro(FILE, MEAN, ("row_value", SAMPLE_WEIGHT, "func"), str(weighted),
+              doc.format(", each row weighted by sample_weight"), public=False),
+    ]  # fmt: skip
+
+
+def _checked_inputs(q: Qualify, m: Measure) -> list[Sql]:
+    """The measure's two inputs as its row macro takes them, each checked (DuckDB binds the
+    row before it runs: inputs of the wrong type become values of a type that binds, which
+    raise mlsql's message).
+
+    Ranked items are labels, text or integers of one kind; label scores are a MAP whose
+    keys are labels of the true labels' kind; relevance grades are lists of numbers.
+    """
+    a, b = m.inputs
+    as_lists = q("_mlsql_label_list_as")
+    if m.inputs == R.RANKED:
+        target = Sql("NULL::VARCHAR[]")
+        return [call(as_lists, Sql(x), Sql(a), Sql(b), target, m.name, a, b) for x in (a, b)]
+    if m.inputs == R.SCORED:  # (actual, scores)
+        keys = Sql(f"map_keys({b})")
+        return [call(as_lists, Sql(a), Sql(a), keys, keys, m.name, a, b), Sql(b)]
+    return [call(q("_mlsql_grades"), Sql(x), Sql(x), m.name, x) for x in (a, b)]
+
+
 def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
     out: list[Macro] = []
     for m in measures(family=R.FAMILY, kind="aggregate"):
@@ -364,25 +428,14 @@ def _measure_macros(q: Qualify, ops: RankingSqlOps) -> list[Macro]:
         out.append(
             Macro(FILE, row_name, row_params, str(body), f"Per row: {m.summary}", public=False)
         )
-        args = [Sql(a), Sql(b)]
-        if m.inputs == R.RANKED:  # ranked items are labels: text or integers, one kind
-            args[0] = call(q("_mlsql_checked_label_lists"), Sql(a), Sql(b), m.name, a, b)
+        args = _checked_inputs(q, m)
         if has_k:
             args.append(call(q("_mlsql_check_k"), Sql("k"), m.name))
-        public = (a, b, "k := NULL") if has_k else (a, b)
+        public = (a, b, *(("k := NULL",) if has_k else ()), f"{SAMPLE_WEIGHT} := NULL")
         doc = f"{m.summary} {R.NOTES[m.name]}"
         row = call(q(row_name), *args)
-        made = Macro(FILE, m.name, public, str(ops.mean(row)), doc)
-        # weighted: k stays positional (Hivemall's precision_at(a, b, k)), so the weight comes
-        # after it: precision_at(a, b, 10, sample_weight := w); k := NULL for no k
-        weighted = replace(
-            made,
-            params=(a, b, *(("k",) if has_k else ()), SAMPLE_WEIGHT),
-            body=str(by_weight(lambda o, r: o.mean(r), m.name)(ops, row)),
-        )
-        overloads = [made, weighted]
-        if m.inputs == R.SCORED:
-            overloads = [*with_entry_lists(q, made), *with_entry_lists(q, weighted)]
+        made = Macro(FILE, m.name, public, str(call(q(MEAN), row, Sql(SAMPLE_WEIGHT), m.name)), doc)
+        overloads = with_entry_lists(q, made) if m.inputs == R.SCORED else [made]
         out += overloads
         for (
             alias
@@ -396,8 +449,9 @@ def macros(qualify: Qualify, ops: SqlOps) -> list[Macro]:
     rops = RankingSqlOps(qualify)
     return [
         *_ranked(qualify),
-        _graded(),
+        *_graded(),
         *_scores(qualify),
         *_sets(qualify),
+        *_means(qualify, rops),
         *_measure_macros(qualify, rops),
     ]

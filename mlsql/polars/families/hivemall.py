@@ -27,10 +27,6 @@ from mlsql.polars._weights import weight as checked_weight
 FAMILIES = ("hivemall",)
 __all__ = ["fmeasure"]
 
-MISMATCH_MESSAGE = (
-    "fmeasure needs actual and predicted of the same kind (both arrays of one label type, "
-    "both int or both boolean). Got actual {} and predicted {}."
-)
 NAMES = ("actual", "predicted")
 HIVEMALL_ZERO = P.ZeroDivision("value", 0.0)
 
@@ -53,7 +49,7 @@ def _check_kinds(pairs: Pairs) -> str:
     if same and kinds[0] == "list":
         same = compatible(inner(dtypes[0]), inner(dtypes[1]))  # type: ignore[arg-type]
     if not same:
-        raise MlsqlError(MISMATCH_MESSAGE.format(*dtypes))
+        raise MlsqlError(P.HIVEMALL_TYPE_MESSAGE.format(actual=dtypes[0], predicted=dtypes[1]))
     return kinds[0]
 
 

@@ -62,13 +62,6 @@ from mlsql.polars._engine import POLARS
 from mlsql.polars.ops import PolarsOps
 
 FAMILIES = ("ranking",)
-SCORES_MESSAGE = (
-    "{func} takes scores as a map or a list of (label, score) structs per row, the score "
-    "a number. Got {name} {dtype}."
-)
-GRADES_MESSAGE = (
-    "{func} takes a list of numeric relevance grades per row for {name}. Got {name} {dtype}."
-)
 
 
 def _field(name: str) -> pl.Expr:
@@ -100,7 +93,7 @@ def _graded_check(func: str, names: Sequence[str], pairs: Pairs) -> list[pl.Expr
     for (expr, dtype), name in zip(pairs, names, strict=True):
         element = inner(dtype)
         if element is None or not (element.is_numeric() or element == pl.Null):
-            raise MlsqlError(GRADES_MESSAGE.format(func=func, name=name, dtype=dtype))
+            raise MlsqlError(R.GRADES_MESSAGE.format(func=func, name=name, type=dtype))
         if isinstance(dtype, pl.Array):
             expr = expr.arr.to_list()
         out.append(expr.cast(pl.List(pl.Float64)))
@@ -115,7 +108,7 @@ def _score_entries(func: str, name: str, expr: pl.Expr, dtype: pl.DataType) -> t
     entry = inner(dtype)
     fields = entry.fields if isinstance(entry, pl.Struct) else []
     if len(fields) < 2 or not (fields[1].dtype.is_numeric() or fields[1].dtype == pl.Null):
-        raise MlsqlError(SCORES_MESSAGE.format(func=func, name=name, dtype=dtype))
+        raise MlsqlError(R.SCORES_MESSAGE.format(func=func, name=name, type=dtype))
     label, score = fields[0], fields[1]
     label_type = pl.String() if kind(label.dtype) == "text" else label.dtype
     if isinstance(dtype, pl.Array):
@@ -345,7 +338,9 @@ def score_row(actual: pl.Expr, entries: pl.Expr, k: int | None, body: Callable) 
             over_positions=lambda count, term: (
                 pl.int_ranges(1, count + 1).list.eval(term(pl.element())).list.sum()
             ),
-            cut=lambda n: n if k is None else R.smaller(ROPS, n, k),
+            # clip, not R.smaller: where n is NULL (a row not known) smaller's when/then
+            # gave k, and the positions 1..k of a k of 2**31 took all memory
+            cut=lambda n: n if k is None else n.clip(upper_bound=k),
         )
 
     return let(fields, lambda f: body(stats(f)))

@@ -74,13 +74,6 @@ from mlsql.spark._types import (
 from mlsql.spark.ops import SparkOps, column
 
 FAMILIES = (R.FAMILY,)
-SCORES_MESSAGE = (
-    "{func} takes scores as a map or an array of (label, score) structs per row, the score "
-    "a number. Got {name} {type}."
-)
-GRADES_MESSAGE = (
-    "{func} takes an array of numeric relevance grades per row for {name}. Got {name} {type}."
-)
 NEG_INF = float("-inf")
 
 
@@ -154,7 +147,9 @@ def _graded_check(func: str, names: Sequence[str], cols: Sequence[Column]) -> No
             continue
         inner = element(dtype)
         if inner is None or not isinstance(inner, (T.NumericType, T.NullType)):
-            raise MlsqlError(GRADES_MESSAGE.format(func=func, name=name, type=dtype.simpleString()))
+            raise MlsqlError(
+                R.GRADES_MESSAGE.format(func=func, name=name, type=dtype.simpleString())
+            )
 
 
 def _score_fields(func: str, name: str, dtype: T.DataType) -> tuple[str, str, T.DataType] | None:
@@ -169,7 +164,7 @@ def _score_fields(func: str, name: str, dtype: T.DataType) -> tuple[str, str, T.
         label, score = inner.fields[0], inner.fields[1]
         if isinstance(score.dataType, (T.NumericType, T.NullType)):
             return label.name, score.name, label.dataType
-    raise MlsqlError(SCORES_MESSAGE.format(func=func, name=name, type=dtype.simpleString()))
+    raise MlsqlError(R.SCORES_MESSAGE.format(func=func, name=name, type=dtype.simpleString()))
 
 
 def _label_type(dtype: T.DataType) -> T.DataType:
