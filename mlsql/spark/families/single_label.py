@@ -30,9 +30,13 @@ How each aggregate runs, and what it holds per group:
   once per group and bound to a lambda variable; the formula reads them and
   reduces over the class axis with Spark's higher-order functions
   (:class:`ClassAxisOps`). Weighted kappa also counts the distinct (actual,
-  predicted) cells of the sorted pairs. For very large groups, compute the
-  tables (``class_metrics``, ``confusion_matrix``) instead, which are plain
-  ``groupBy`` jobs.
+  predicted) cells of the sorted pairs. For very large groups, use
+  ``ms.evaluate`` (a two-level ``groupBy``) or the tables (``class_metrics``,
+  ``confusion_matrix``), which are plain ``groupBy`` jobs.
+- Over a known class universe, :func:`over_labels` computes the class-wise
+  measures in bounded memory: a ``count`` (or ``sum`` of weights) per class
+  and side, weighted kappa's disagreements a streaming ``sum`` over the rows'
+  class positions; a row whose class is not a label fails the query.
 - ``cost_map`` collects a cost table's rows (small) into the nested map that
   ``cost_error`` takes.
 
@@ -462,32 +466,34 @@ def counted_classes(
     known = both_known(actual, predicted)
     if weight is not None:
         known = known & weight.isNotNull()
-    classes = F.array(*(F.lit(c) for c in labels))
-    ia = F.array_position(classes, actual) - 1
-    ip = F.array_position(classes, predicted) - 1
-    inside = known & (ia >= 0) & (ip >= 0)
+    values = [F.lit(c) for c in labels]
+    inside = actual.isin(*values) & predicted.isin(*values)
 
     def tally(condition: Column) -> Column:
         if weight is None:
             return F.count(F.when(condition, 1))
         return F.coalesce(F.sum(F.when(condition, weight)), F.lit(0.0))
 
-    def per_class(hit: Callable[[Any], Column]) -> Column:
-        return F.array(*(tally(inside & hit(c)) for c in labels))
+    # a known row outside the labels fails the query, so the counts need not exclude it
+    def per_class(hit: Callable[[Column], Column]) -> Column:
+        return F.array(*(tally(known & hit(c)) for c in values))
 
     fields = [
         tally(known).alias("n"),
         *([] if weight is None else [F.count(F.when(known, 1)).alias("rows")]),
-        classes.alias("classes"),
-        per_class(lambda c: actual == F.lit(c)).alias("actual"),
-        per_class(lambda c: predicted == F.lit(c)).alias("predicted"),
-        per_class(lambda c: (actual == F.lit(c)) & (predicted == F.lit(c))).alias("correct"),
-        F.count(F.when(known & ~((ia >= 0) & (ip >= 0)), 1)).alias("outside"),
+        F.array(*values).alias("classes"),
+        per_class(lambda c: actual == c).alias("actual"),
+        per_class(lambda c: predicted == c).alias("predicted"),
+        per_class(lambda c: (actual == c) & (predicted == c)).alias("correct"),
+        F.count(F.when(known & ~inside, 1)).alias("outside"),
     ]
 
     def row_pair_sum(term: Callable[[Any, Any], Any]) -> Column:
+        classes = F.array(*values)
+        ia = F.array_position(classes, actual) - 1
+        ip = F.array_position(classes, predicted) - 1
         each = column(term(ia, ip))
-        return F.sum(F.when(inside, each if weight is None else weight * each))
+        return F.sum(F.when(known, each if weight is None else weight * each))
 
     return F.struct(*fields), row_pair_sum
 
@@ -807,11 +813,6 @@ def over_labels(
     return _build(m)(*cols, sample_weight=w, labels=classes, **checked)
 
 
-#: aggregates that collect their group's known values (see the module docstring)
-COLLECTING = (*CLASS_MEASURES, "minority_class", "majority_error")
-NOTES_END = "check the label types when the Column is built; a name is checked by Spark.\n"
-
-
 def _public(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
     module = sys.modules[__name__]
     fn = _documented(
@@ -823,12 +824,6 @@ def _public(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
     doc = fn.__doc__ or ""
     if m.name in ("majority_class", "minority_class"):
         doc = doc.replace("one number per", "one class per")
-    if m.name in COLLECTING:
-        doc = doc.replace(
-            NOTES_END,
-            NOTES_END + "It collects the group's known values (memory per group of the order of\n"
-            "its rows): Spark has no exact aggregate that counts per value.\n",
-        )
     fn.__doc__ = doc
     return fn
 
