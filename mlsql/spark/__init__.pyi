@@ -387,6 +387,11 @@ def auc(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -475,6 +480,11 @@ def average_precision_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -514,8 +524,13 @@ def balanced_accuracy(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -555,8 +570,13 @@ def balanced_accuracy_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -1961,8 +1981,13 @@ def cohen_kappa_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -2340,6 +2365,11 @@ def expected_calibration_error(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    A sum per bin is bounded, but one per bin overflowed Spark's planner at 1000
+    bins: the group's (bin, gap) pairs are collected and sorted instead.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -2384,6 +2414,12 @@ def explained_variance(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def explained_variance_score(
@@ -2419,6 +2455,12 @@ def explained_variance_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def f1_score(
@@ -2458,8 +2500,13 @@ def f1_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -2571,8 +2618,13 @@ def fbeta_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -2824,6 +2876,11 @@ def hivemall_auc(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -2907,6 +2964,12 @@ def hivemall_r2(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def indicators_from_labels(actual: str | Column, labels: Sequence[Any]) -> Column:
@@ -2970,8 +3033,13 @@ def kappa(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -3640,6 +3708,13 @@ def majority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = No
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    With ``sample_weight`` it collects the group's known rows.
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -3672,8 +3747,13 @@ def majority_error(label: _IntoColumn, *, sample_weight: _IntoColumn | None = No
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -3748,8 +3828,13 @@ def matthews_corrcoef(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -3794,8 +3879,13 @@ def mcc(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -4345,8 +4435,13 @@ def minority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = No
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -4499,6 +4594,11 @@ def multilabel_average_precision(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def multilabel_counts(
@@ -4624,6 +4724,11 @@ def multilabel_roc_auc(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def ndcg(
@@ -4856,6 +4961,12 @@ def pearson_corr(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def precision_at(
@@ -4983,8 +5094,13 @@ def precision_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -5103,6 +5219,12 @@ def r2(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def r2_score(
@@ -5138,6 +5260,12 @@ def r2_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def rae(
@@ -5173,6 +5301,10 @@ def rae(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Σ|y - mean(y)| needs the group's mean before it reads the values: two passes.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def ranking_auc(
@@ -5299,8 +5431,13 @@ def recall_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -5375,6 +5512,11 @@ def roc_auc_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -5584,6 +5726,12 @@ def rrse(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def rse(
@@ -5619,6 +5767,12 @@ def rse(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def rule_novelty(
