@@ -67,10 +67,10 @@ def main() -> None:
         "collect": lambda: ms.f1_score("actual", "predicted", average="macro"),
         "labels": lambda: over_labels("f1_score", "actual", "predicted", labels, average="macro"),
     }[args.mode]
-    pid = spark._jvm.java.lang.ProcessHandle.current().pid()
+    pid = spark._jvm.java.lang.ProcessHandle.current().pid()  # type: ignore[union-attr]
     cpu0, t0 = _cpu(pid), time.perf_counter()
     try:
-        value, error = df.agg(measure()).first()[0], None
+        value, error = df.agg(measure()).first()[0], None  # type: ignore[index]
     except Exception as e:  # the session may die with the JVM's heap
         value, error = None, str(e).splitlines()[0][:200]
     wall = time.perf_counter() - t0

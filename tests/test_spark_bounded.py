@@ -62,7 +62,6 @@ COLLECTING: dict[str, str] = {
         "a sum per bin is bounded but overflowed Spark's planner at 1000 bins; the (bin, gap) "
         "pairs are collected and sorted instead"
     ),
-    "cost_map": "it reads a cost table (one row per cost), not predictions",
 }
 #: aggregates that collect only with sample_weight (the plain form is bounded)
 COLLECTING_WEIGHTED: dict[str, str] = {
@@ -71,6 +70,9 @@ COLLECTING_WEIGHTED: dict[str, str] = {
 
 
 def _aggregates() -> list[Measure]:
+    """Spark's aggregates with a reference table (all but merge_counts, which reads stored
+    counts, and cost_error and cost_map, which take a cost table: sums, and a cost table's
+    rows)."""
     return [
         m
         for m in measures()
