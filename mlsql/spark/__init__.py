@@ -46,12 +46,14 @@ from mlsql._errors import MlsqlError
 from mlsql._front.families import functions
 from mlsql.spark import evaluate, resample
 from mlsql.spark._engine import SPARK
+from mlsql.spark.families._memory import documented
 from mlsql.spark.sql import register
 
 FUNCTIONS: dict[str, Callable[..., Any]] = functions(SPARK)
 FUNCTIONS.update(resample.FUNCTIONS)
 FUNCTIONS.update(evaluate.FUNCTIONS)
 evaluate.MEASURES.update(FUNCTIONS)  # evaluate calls the measures by name
+documented(FUNCTIONS)
 globals().update(FUNCTIONS)
 
 __all__ = ["FUNCTIONS", "MlsqlError", "register", *sorted(FUNCTIONS)]

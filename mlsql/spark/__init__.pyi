@@ -388,6 +388,11 @@ def auc(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -476,6 +481,11 @@ def average_precision_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -515,8 +525,13 @@ def balanced_accuracy(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -556,8 +571,13 @@ def balanced_accuracy_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -1964,8 +1984,13 @@ def cohen_kappa_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -2400,6 +2425,11 @@ def expected_calibration_error(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    A sum per bin is bounded, but one per bin overflowed Spark's planner at 1000
+    bins: the group's (bin, gap) pairs are collected and sorted instead.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -2444,6 +2474,12 @@ def explained_variance(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def explained_variance_score(
@@ -2479,6 +2515,12 @@ def explained_variance_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def f1_score(
@@ -2518,8 +2560,13 @@ def f1_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -2631,8 +2678,13 @@ def fbeta_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -2884,6 +2936,11 @@ def hivemall_auc(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -2967,6 +3024,12 @@ def hivemall_r2(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def indicators_from_labels(actual: str | Column, labels: Sequence[Any]) -> Column:
@@ -3030,8 +3093,13 @@ def kappa(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -3700,6 +3768,13 @@ def majority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = No
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    With ``sample_weight`` it collects the group's known rows.
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -3732,8 +3807,13 @@ def majority_error(label: _IntoColumn, *, sample_weight: _IntoColumn | None = No
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -3808,8 +3888,13 @@ def matthews_corrcoef(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -3854,8 +3939,13 @@ def mcc(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -4405,8 +4495,13 @@ def minority_class(label: _IntoColumn, *, sample_weight: _IntoColumn | None = No
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -4559,6 +4654,11 @@ def multilabel_average_precision(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def multilabel_counts(
@@ -4684,6 +4784,11 @@ def multilabel_roc_auc(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def ndcg(
@@ -4916,6 +5021,12 @@ def pearson_corr(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def precision_at(
@@ -5043,8 +5154,13 @@ def precision_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -5163,6 +5279,12 @@ def r2(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def r2_score(
@@ -5198,6 +5320,12 @@ def r2_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def rae(
@@ -5233,6 +5361,10 @@ def rae(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Σ|y - mean(y)| needs the group's mean before it reads the values: two passes.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def ranking_auc(
@@ -5359,8 +5491,13 @@ def recall_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
-    It collects the group's known values (memory per group of the order of
-    its rows): Spark has no exact aggregate that counts per value.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Spark has no exact aggregate that counts per value, so without the classes
+    known in advance the counts per class need the group's rows (over a known
+    class universe, ``mlsql.spark.families.single_label.over_labels`` counts per
+    class in bounded memory).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -5435,6 +5572,11 @@ def roc_auc_score(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    The area under a curve needs the group's rows ordered by score; no streaming
+    aggregate gives it exactly.
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
 
     Examples
     --------
@@ -5644,6 +5786,12 @@ def rrse(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def rse(
@@ -5679,6 +5827,12 @@ def rse(
     -----
     Pass ``df.actual`` (a Column of the DataFrame) rather than a name to have mlsql
     check the label types when the Column is built; a name is checked by Spark.
+    It collects the group's known rows (memory per group of the order of its rows).
+    Exact sums of squares need the values centred on the group's mean, which a
+    single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``
+    drift far beyond 1e-12 relative when the values sit far from zero).
+    ``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory
+    grows with groups x classes or distinct cells, never with rows).
     """
 
 def rule_novelty(

@@ -30,9 +30,13 @@ How each aggregate runs, and what it holds per group:
   once per group and bound to a lambda variable; the formula reads them and
   reduces over the class axis with Spark's higher-order functions
   (:class:`ClassAxisOps`). Weighted kappa also counts the distinct (actual,
-  predicted) cells of the sorted pairs. For very large groups, compute the
-  tables (``class_metrics``, ``confusion_matrix``) instead, which are plain
-  ``groupBy`` jobs.
+  predicted) cells of the sorted pairs. For very large groups, use
+  ``ms.evaluate`` (a two-level ``groupBy``) or the tables (``class_metrics``,
+  ``confusion_matrix``), which are plain ``groupBy`` jobs.
+- Over a known class universe, :func:`over_labels` computes the class-wise
+  measures in bounded memory: a ``count`` (or ``sum`` of weights) per class
+  and side, weighted kappa's disagreements a streaming ``sum`` over the rows'
+  class positions; a row whose class is not a label fails the query.
 - ``cost_map`` collects a cost table's rows (small) into the nested map that
   ``cost_error`` takes.
 
@@ -72,7 +76,7 @@ from pyspark.sql import types as T
 from mlsql import _classification_params as CP
 from mlsql import _params as P
 from mlsql._errors import MlsqlError
-from mlsql._front.build import function, lookup
+from mlsql._front.build import checked_params, function, lookup
 from mlsql._front.docs import CLASS_PARAM_DOCS, table
 from mlsql._front.inputs import LABEL_MESSAGE, mapping_costs
 from mlsql._front.tables import check_columns
@@ -432,9 +436,76 @@ def class_struct(actual: Column, predicted: Column, weight: Column | None = None
     return let(pairs, from_pairs)
 
 
-def class_stats(s: Column, weighted: bool = False) -> SL.ClassStats:
+LABELS_OUTSIDE = (
+    "{func}: a known row's actual or predicted class is not among the given labels {labels}."
+)
+
+
+def check_labels(labels: Any, func: str) -> list[Any]:
+    """The given class universe, sorted and distinct: text, integers or booleans, one kind."""
+    values = [labels] if isinstance(labels, (str, bool, int)) else list(labels)
+    kinds = {str if isinstance(v, str) else bool if isinstance(v, bool) else int for v in values}
+    if not values or len(kinds) != 1 or not all(isinstance(v, (str, int)) for v in values):
+        raise MlsqlError(
+            f"The 'labels' parameter of {func} must be a non-empty list of class values of one "
+            f"kind (text, integers or booleans). Got {labels!r} instead."
+        )
+    return sorted(set(values))
+
+
+def counted_classes(
+    actual: Column, predicted: Column, labels: Sequence[Any], weight: Column | None = None
+) -> tuple[Column, Callable[[Callable[[Any, Any], Any]], Column]]:
+    """The :func:`class_struct` of a group whose classes are ``labels`` (sorted, distinct):
+    bounded, one count (or sum of weights) per class and side, no row collected.
+
+    The struct also holds ``outside``, the known rows whose actual or predicted class
+    is not a label. Returns the struct and ``row_pair_sum(term)``, Σ over known rows
+    of ``term(index of actual, index of predicted)`` as a streaming sum.
+    """
+    known = both_known(actual, predicted)
+    if weight is not None:
+        known = known & weight.isNotNull()
+    values = [F.lit(c) for c in labels]
+    inside = actual.isin(*values) & predicted.isin(*values)
+
+    def tally(condition: Column) -> Column:
+        if weight is None:
+            return F.count(F.when(condition, 1))
+        return F.coalesce(F.sum(F.when(condition, weight)), F.lit(0.0))
+
+    # a known row outside the labels fails the query, so the counts need not exclude it
+    def per_class(hit: Callable[[Column], Column]) -> Column:
+        return F.array(*(tally(known & hit(c)) for c in values))
+
+    fields = [
+        tally(known).alias("n"),
+        *([] if weight is None else [F.count(F.when(known, 1)).alias("rows")]),
+        F.array(*values).alias("classes"),
+        per_class(lambda c: actual == c).alias("actual"),
+        per_class(lambda c: predicted == c).alias("predicted"),
+        per_class(lambda c: (actual == c) & (predicted == c)).alias("correct"),
+        F.count(F.when(known & ~inside, 1)).alias("outside"),
+    ]
+
+    def row_pair_sum(term: Callable[[Any, Any], Any]) -> Column:
+        classes = F.array(*values)
+        ia = F.array_position(classes, actual) - 1
+        ip = F.array_position(classes, predicted) - 1
+        each = column(term(ia, ip))
+        return F.sum(F.when(known, each if weight is None else weight * each))
+
+    return F.struct(*fields), row_pair_sum
+
+
+def class_stats(
+    s: Column,
+    weighted: bool = False,
+    row_pair_sum: Callable[[Callable[[Any, Any], Any]], Column] | None = None,
+) -> SL.ClassStats:
     """:class:`~mlsql.measures.single_label.ClassStats` over a :func:`class_struct` ``s``
-    (``weighted``: of a weighted one)."""
+    (``weighted``: of a weighted one; ``row_pair_sum``: the rows' sums when ``s`` holds no
+    pairs, as :func:`counted_classes` gives)."""
     classes = s["classes"]
     axis = ClassAxisOps(classes)
 
@@ -451,7 +522,7 @@ def class_stats(s: Column, weighted: bool = False) -> SL.ClassStats:
 
         return total(F.transform(classes, row))
 
-    def row_pair_sum(term: Callable[[Any, Any], Any]) -> Column:
+    def rows_pair_sum(term: Callable[[Any, Any], Any]) -> Column:
         if weighted:
 
             def each(r: Column) -> Column:
@@ -479,7 +550,7 @@ def class_stats(s: Column, weighted: bool = False) -> SL.ClassStats:
         correct=per_class("correct"),
         axis=axis,
         pair_sum=pair_sum,
-        row_pair_sum=row_pair_sum,
+        row_pair_sum=rows_pair_sum if row_pair_sum is None else row_pair_sum,
         rows=s["rows"] if weighted else None,
     )
 
@@ -660,15 +731,28 @@ def _build(m: Measure) -> Callable[..., Column]:
     if m.name in CLASS_MEASURES:
 
         def class_wise(
-            actual: Column, predicted: Column, sample_weight: Column | None = None, **checked: Any
+            actual: Column,
+            predicted: Column,
+            sample_weight: Column | None = None,
+            labels: Sequence[Any] | None = None,
+            **checked: Any,
         ) -> Column:
             weighted = sample_weight is not None
+            if labels is None:  # the classes come from the rows: collected
 
-            def formula(s: Column) -> Column:
-                stats = class_stats(s, weighted)
-                return column(m.build(OPS, stats, **checked))  # type: ignore[misc]
+                def formula(s: Column) -> Column:
+                    stats = class_stats(s, weighted)
+                    return column(m.build(OPS, stats, **checked))  # type: ignore[misc]
 
-            return let(class_struct(actual, predicted, sample_weight), formula)
+                return let(class_struct(actual, predicted, sample_weight), formula)
+            counted, row_pair_sum = counted_classes(actual, predicted, labels, sample_weight)
+            message = LABELS_OUTSIDE.format(func=m.name, labels=list(labels))
+
+            def bounded(s: Column) -> Column:
+                value = column(m.build(OPS, class_stats(s, weighted, row_pair_sum), **checked))  # type: ignore[misc]
+                return F.when(s["outside"] > 0, F.raise_error(F.lit(message))).otherwise(value)
+
+            return let(counted, bounded)
 
         return class_wise
 
@@ -679,9 +763,54 @@ def _build(m: Measure) -> Callable[..., Column]:
     return direct
 
 
-#: aggregates that collect their group's known values (see the module docstring)
-COLLECTING = (*CLASS_MEASURES, "minority_class", "majority_error")
-NOTES_END = "check the label types when the Column is built; a name is checked by Spark.\n"
+def over_labels(
+    name: str,
+    actual: str | Column,
+    predicted: str | Column,
+    labels: Sequence[Any],
+    *,
+    sample_weight: str | Column | None = None,
+    **params: Any,
+) -> Column:
+    """The class-wise aggregate ``name`` over a known class universe ``labels``: bounded.
+
+    The same value as ``ms.<name>(actual, predicted, **params)`` when every known
+    row's classes are among ``labels`` (labels that never occur count as classes
+    with no rows, as scikit-learn's ``labels`` does); a row outside them fails
+    the query with an error naming the labels. Each class is counted by its own
+    ``count``/``sum`` (one per class and side), so memory is a few numbers per
+    class and group, never the group's rows.
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> from mlsql.spark.families.single_label import over_labels
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame(
+    ...     [("a", "a"), ("a", "b"), ("b", "b"), ("c", "c")], "actual string, predicted string"
+    ... )
+    >>> round(df.agg(over_labels("f1_score", "actual", "predicted", ["a", "b", "c"])).first()[0], 6)
+    0.777778
+    >>> round(df.agg(over_labels("f1_score", "actual", "predicted", ["a", "b", "c", "d"])).first()[0], 6)
+    0.583333
+    """
+    m = lookup(name)
+    if m.name not in CLASS_MEASURES:
+        raise MlsqlError(
+            f"over_labels takes a class-wise measure {sorted(CLASS_MEASURES)}. Got {name!r}."
+        )
+    module = sys.modules[__name__]
+    checked = checked_params(m, params, module)
+    classes = check_labels(labels, m.name)
+    names = ["actual", "predicted"]
+    cols = [to_column(c, m.name, r) for r, c in zip(names, (actual, predicted), strict=True)]
+    input_check(m)(m.name, names, cols)
+    w = (
+        None
+        if sample_weight is None
+        else weight(m.name, to_column(sample_weight, m.name, "sample_weight"))
+    )
+    return _build(m)(*cols, sample_weight=w, labels=classes, **checked)
 
 
 def _public(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
@@ -695,12 +824,6 @@ def _public(m: Measure, build: Callable[..., Column]) -> Callable[..., Column]:
     doc = fn.__doc__ or ""
     if m.name in ("majority_class", "minority_class"):
         doc = doc.replace("one number per", "one class per")
-    if m.name in COLLECTING:
-        doc = doc.replace(
-            NOTES_END,
-            NOTES_END + "It collects the group's known values (memory per group of the order of\n"
-            "its rows): Spark has no exact aggregate that counts per value.\n",
-        )
     fn.__doc__ = doc
     return fn
 

@@ -1,0 +1,95 @@
+"""Which Spark Column aggregates hold a group's rows, and why: one place for the docstring notes.
+
+Most Spark aggregates are counts and sums: a few numbers per group, however
+many rows it has. The ones named here collect a group's rows into one array
+(``collect_list``), because no exact aggregate with bounded memory exists for
+them as a single Column; their docstrings say so and name ``ms.evaluate``, the
+bounded form (a two-level ``groupBy`` plan: memory grows with groups x classes
+or distinct cells, not rows). ``tests/test_spark_bounded.py`` checks each
+aggregate's plan against its own list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+CLASSES = (
+    "Spark has no exact aggregate that counts per value, so without the classes\n"
+    "known in advance the counts per class need the group's rows (over a known\n"
+    "class universe, ``mlsql.spark.families.single_label.over_labels`` counts per\n"
+    "class in bounded memory)."
+)
+RANKED = (
+    "The area under a curve needs the group's rows ordered by score; no streaming\n"
+    "aggregate gives it exactly."
+)
+CENTRED = (
+    "Exact sums of squares need the values centred on the group's mean, which a\n"
+    "single streaming pass does not know (Spark's ``var_pop`` and ``covar_pop``\n"
+    "drift far beyond 1e-12 relative when the values sit far from zero)."
+)
+TWO_PASSES = "Σ|y - mean(y)| needs the group's mean before it reads the values: two passes."
+
+#: aggregates that collect their group's rows, and why (``weighted``: only with sample_weight)
+UNBOUNDED: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "precision_score",
+            "recall_score",
+            "fbeta_score",
+            "f1_score",
+            "balanced_accuracy_score",
+            "cohen_kappa_score",
+            "matthews_corrcoef",
+            "minority_class",
+            "majority_error",
+        ),
+        CLASSES,
+    ),
+    "rae": TWO_PASSES,
+    **dict.fromkeys(
+        ("r2", "rse", "rrse", "explained_variance", "pearson_corr", "hivemall_r2"),
+        CENTRED,
+    ),
+    **dict.fromkeys(
+        (
+            "auc",
+            "average_precision_score",
+            "hivemall_auc",
+            "multilabel_average_precision",
+            "multilabel_roc_auc",
+        ),
+        RANKED,
+    ),
+    "expected_calibration_error": (
+        "A sum per bin is bounded, but one per bin overflowed Spark's planner at 1000\n"
+        "bins: the group's (bin, gap) pairs are collected and sorted instead."
+    ),
+}
+UNBOUNDED_WEIGHTED: dict[str, str] = {"majority_class": CLASSES}
+EVALUATE = (
+    "``ms.evaluate`` computes it with bounded memory (a two-level ``groupBy``: memory\n"
+    "grows with groups x classes or distinct cells, never with rows)."
+)
+NOTES_END = "check the label types when the Column is built; a name is checked by Spark.\n"
+
+
+def note(name: str) -> str:
+    """The docstring lines that say ``name`` holds its group's rows, or "" if it does not."""
+    if name in UNBOUNDED:
+        head = "It collects the group's known rows (memory per group of the order of its rows).\n"
+        return head + UNBOUNDED[name] + "\n" + EVALUATE + "\n"
+    if name in UNBOUNDED_WEIGHTED:
+        head = "With ``sample_weight`` it collects the group's known rows.\n"
+        return head + UNBOUNDED_WEIGHTED[name] + "\n" + EVALUATE + "\n"
+    return ""
+
+
+def documented(functions: Mapping[str, Callable[..., Any]]) -> None:
+    """Add :func:`note` to the Notes of each function that holds its group's rows."""
+    for fn in functions.values():
+        extra = note(getattr(fn, "__name__", ""))
+        doc = fn.__doc__ or ""
+        if extra and NOTES_END in doc and extra not in doc:
+            fn.__doc__ = doc.replace(NOTES_END, NOTES_END + extra, 1)
