@@ -33,6 +33,17 @@ def label_set(labels: Column) -> Column:
     return F.array_except(labels, F.array(F.lit(None)))
 
 
+def label_set_sql(labels: str) -> str:
+    """:func:`label_set` as Spark SQL text, of ``labels`` (Spark SQL text).
+
+    Examples
+    --------
+    >>> label_set_sql("`actual`")
+    'array_except(`actual`, array(NULL))'
+    """
+    return f"array_except({labels}, array(NULL))"
+
+
 def row_stats(actual: Column, predicted: Column) -> RowStats:
     """tp = |A ∩ P|, n_actual = |A|, n_predicted = |P| of each row (distinct, no NULLs).
 

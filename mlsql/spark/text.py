@@ -19,7 +19,8 @@ expressions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import uuid
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pyspark.sql import Column, DataFrame
@@ -76,6 +77,49 @@ def _named(named: Mapping[str, Any]) -> list[str]:
     return [f"{text(e)} AS {ref(n)}" for n, e in named.items()]
 
 
+def select_sql(
+    source: str, keep: Sequence[str], named: Mapping[str, Any] | None = None, tail: str = ""
+) -> str:
+    """The text of :func:`select` over ``source`` (a subquery or a frame's reference):
+    ``SELECT keep..., expression AS name... FROM (source)`` then ``tail`` (``WHERE``,
+    ``GROUP BY``, ...).
+
+    Examples
+    --------
+    >>> select_sql("SELECT 1 AS `a`", ["a"], {"b": ref("a") + 1}, tail="WHERE `a` > 0")
+    'SELECT `a`, (`a` + 1) AS `b` FROM (SELECT 1 AS `a`) WHERE `a` > 0'
+    """
+    listed = ", ".join([*(str(ref(k)) for k in keep), *_named(named or {})])
+    return f"SELECT {listed} FROM ({source}){' ' + tail if tail else ''}"
+
+
+def query(frame: DataFrame, build: Callable[[str], str]) -> DataFrame:
+    """``build(rows)``, a Spark SQL query over ``frame`` (named there by the text ``rows``),
+    as a DataFrame: Spark parses and analyses the whole query once.
+
+    A chain of DataFrame operations is analysed at every step, and each step's
+    columns cross to the JVM one call at a time; a query of many stages written
+    as one text costs one call and one analysis. The frame is passed as a named
+    argument of ``spark.sql`` (pyspark >= 3.4: a temporary view of a random name
+    for the call in Spark Classic, dropped before it returns; a reference in
+    Spark Connect), so nothing stays in the session's catalog. The rest of the
+    text may hold any characters (braces in quoted names are escaped for the
+    formatter).
+
+    Examples
+    --------
+    >>> from pyspark.sql import SparkSession
+    >>> spark = SparkSession.builder.getOrCreate()
+    >>> df = spark.createDataFrame([(1,), (2,)], "`{x}` int")
+    >>> query(df, lambda rows: select_sql(rows, ["{x}"], {"twice": ref("{x}") * 2})).collect()
+    [Row({x}=1, twice=2), Row({x}=2, twice=4)]
+    """
+    token = f"__mlsql_frame_{uuid.uuid4().hex}"
+    parts = build(token).split(token)
+    escaped = "{rows}".join(p.replace("{", "{{").replace("}", "}}") for p in parts)
+    return frame.sparkSession.sql(escaped, rows=frame)
+
+
 class FrameSqlOps(SparkSqlOps):
     """:class:`~mlsql.spark.sql.SparkSqlOps` returning :class:`SparkSql` (DOUBLE operands).
 
@@ -112,11 +156,12 @@ class GroupAggregates:
         """The column that will hold the count of ``x``'s non-NULL values."""
         return ref(self.counted.setdefault(text(x), f"__count{len(self.counted)}"))
 
-    def columns(self) -> list[Column]:
-        """The ``groupBy().agg`` columns: each summed value's sorted list, each count."""
+    def aggregates(self) -> list[str]:
+        """The aggregates of the ``GROUP BY`` (Spark SQL text, ``expression AS name``): each
+        summed value's sorted list, each count."""
         return [
-            *(column(f"array_sort(collect_list({x}))", n) for x, n in self.summed.items()),
-            *(column(f"count({x})", n) for x, n in self.counted.items()),
+            *(f"array_sort(collect_list({x})) AS {ref(n)}" for x, n in self.summed.items()),
+            *(f"count({x}) AS {ref(n)}" for x, n in self.counted.items()),
         ]
 
     def sums(self) -> dict[str, SparkSql]:
@@ -129,10 +174,6 @@ class GroupAggregates:
             fold = f"aggregate({rest}, try_element_at({values}, 1), (acc, x) -> acc + x)"
             out[name] = SparkSql(fold)
         return out
-
-    def columns_after(self, frame: DataFrame, *keep: str) -> DataFrame:
-        """``frame`` (aggregated by :meth:`columns`) with each sum in place of its list."""
-        return select(frame, *keep, *self.counted.values(), **self.sums())
 
 
 class FixedOrderSqlOps(FrameSqlOps):

@@ -19,7 +19,7 @@ indicator columns to a label list and back.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import reduce
 from typing import Any
 
@@ -37,15 +37,16 @@ from mlsql.measures import label_based as LB
 from mlsql.spark._engine import SPARK
 from mlsql.spark._types import bounds, check_label_array_types, checked_universe, kind, to_column
 from mlsql.spark._weights import weight as checked_weight
-from mlsql.spark.stats import label_set
+from mlsql.spark.sql import number, string
+from mlsql.spark.stats import label_set, label_set_sql
 from mlsql.spark.text import (
     FixedOrderSqlOps,
     FrameSqlOps,
     GroupAggregates,
     SparkSql,
-    column,
+    query,
     ref,
-    select,
+    select_sql,
     text,
 )
 
@@ -70,10 +71,14 @@ def _prepared(
     labels: Sequence[Any] | None,
     by: str | Sequence[str] | None,
     sample_weight: str | None = None,
-) -> tuple[DataFrame, list[str], list[Any] | None, T.DataType]:
-    """(rows: group columns, ``__a`` and ``__p`` as clean sets, ``__known``, with
-    ``sample_weight`` (a column name) ``__w``, the checked weights; groups; universe;
-    the label type). A row whose weight is NULL is unknown."""
+) -> tuple[DataFrame, Callable[[str], str], list[str], list[Any] | None, T.DataType]:
+    """(the frame to read; the query of its rows over the frame's reference: group columns,
+    ``__a`` and ``__p`` as clean sets, ``__known``, with ``sample_weight`` (a column name)
+    ``__w``, the checked weights; groups; universe; the label type). A row whose weight is
+    NULL is unknown.
+
+    The frame is ``source`` itself, or with a weight, its columns read and the checked
+    weight (a Column of :mod:`mlsql.spark._weights`), under internal names."""
     if not isinstance(source, DataFrame):
         raise MlsqlError(
             f"mlsql.spark.{func} takes a Spark DataFrame. Got {type(source).__name__}."
@@ -92,43 +97,45 @@ def _prepared(
     label_type = _common_type(types[0].elementType, types[1].elementType)  # type: ignore[attr-defined]
     shown = T.ArrayType(label_type).simpleString()
     LT.check_universe_range(universe, bounds(label_type), shown, func)
-    a = _quoted(actual).cast(T.ArrayType(label_type))
-    p = _quoted(predicted).cast(T.ArrayType(label_type))
-
-    def clean(side: Column) -> Column:
-        out = label_set(side)
-        if universe is not None:
-            out = F.array_intersect(
-                out, F.array(*(F.lit(x) for x in universe)).cast(T.ArrayType(label_type))
-            )
-        return out
-
-    # group columns get plain internal names; _shown gives them their own back
-    cols = [_quoted(g).alias(f"__g{i}") for i, g in enumerate(groups)]
-    groups = [f"__g{i}" for i in range(len(groups))]
-    if not groups:
-        groups = [ALL]
-        cols = [F.lit(0).alias(ALL)]
-    known = a.isNotNull() & p.isNotNull()
-    weight: list[Column] = []
+    # group columns get plain internal names; _ordered gives them their own back
+    names = {"__a": actual, "__p": predicted, **{f"__g{i}": g for i, g in enumerate(groups)}}
+    frame, weight = source, []
     if sample_weight is not None:
         TB.check_columns(func, list(schema), [("sample_weight", sample_weight)])
         w = checked_weight(func, _quoted(sample_weight), schema[sample_weight])
-        weight = [w.alias("__w")]
-        known = known & w.isNotNull()
-    rows = source.select(
+        frame = source.select(*(_quoted(n).alias(k) for k, n in names.items()), w.alias("__w"))
+        names = {k: k for k in names}
+        weight = ["__w"]
+
+    def clean(side: str) -> str:
+        out = label_set_sql(f"CAST({ref(side)} AS {shown})")
+        if universe is not None:
+            out = f"array_intersect({out}, CAST(array({', '.join(map(_literal, universe))}) AS {shown}))"
+        return out
+
+    a, p = (f"CAST({ref(names[k])} AS {shown})" for k in ("__a", "__p"))
+    known = " AND ".join(f"({x} IS NOT NULL)" for x in (a, p, *map(ref, weight)))
+    cols = [f"{ref(names[g])} AS {ref(g)}" for g in names if g.startswith("__g")] or [
+        f"0 AS {ref(ALL)}"
+    ]
+    listed = [
         *cols,
-        clean(a).alias("__a"),
-        clean(p).alias("__p"),
-        known.alias("__known"),
-        *weight,
-    )
-    return rows, groups, universe, label_type
+        f"{clean(names['__a'])} AS `__a`",
+        f"{clean(names['__p'])} AS `__p`",
+        f"{known} AS `__known`",
+        *map(str, map(ref, weight)),
+    ]
+
+    def rows(frame: str) -> str:
+        return f"SELECT {', '.join(listed)} FROM {frame}"
+
+    groups = [f"__g{i}" for i in range(len(groups))] or [ALL]
+    return frame, rows, groups, universe, label_type
 
 
-def _shown(by: str | Sequence[str] | None, func: str) -> list[Column]:
-    """The group columns under the caller's names."""
-    return [F.col(f"__g{i}").alias(name) for i, name in enumerate(P.check_by(by, func))]
+def _literal(label: Any) -> str:
+    """A label of a ``labels`` universe (text or an integer) as a Spark SQL literal."""
+    return str(string(label) if isinstance(label, str) else number(int(label)))
 
 
 def _common_type(left: T.DataType, right: T.DataType) -> T.DataType:
@@ -152,21 +159,24 @@ def _element(label: str, kind: str, stats: Sequence[str | None], label_type: str
 
 
 def _spread(
-    rows: DataFrame, groups: list[str], universe: list[Any] | None, label_type: T.DataType
-) -> DataFrame:
-    """Every (group, label) and (group, row statistics) with its counts, in one pass.
+    rows: str, groups: list[str], universe: list[Any] | None, label_type: T.DataType, weighted: bool
+) -> str:
+    """Every (group, label) and (group, row statistics) with its counts, in one pass:
+    a Spark SQL query over ``rows`` (the frame of :func:`_prepared`; with ``weighted``, it
+    has the weights ``__w``).
 
     Each known row is spread into its labels, each tagged tp (in both sets),
     fn (actual only) or fp (predicted only), plus one marker carrying the
     row's tp, |A| and |P|; an unknown row into one marker of its own (so its
-    group exists). One ``groupBy`` then counts, per group, each label's tp,
+    group exists). One ``GROUP BY`` then counts, per group, each label's tp,
     fp and fn (rows with a label) and how many rows have each combination of
     row statistics (rows without one: the histogram of the samples averages).
     A window adds the group's known rows, ``n_rows``, to every row. With a
     ``labels`` universe, its labels that never occur in a group join in with
     zero counts.
 
-    Written as Spark SQL text (:mod:`mlsql.spark.text`): a few calls to the JVM, not hundreds.
+    Written as Spark SQL text (:mod:`mlsql.spark.text`), run with the stages
+    after it as one query (:func:`~mlsql.spark.text.query`).
     """
     a, p, kind_of = "`__a`", "`__p`", label_type.simpleString()
     nothing = (None, None, None)
@@ -183,51 +193,52 @@ def _spread(
     unknown = f"array({_element('NULL', 'unknown', nothing, kind_of)})"
     elements = f"explode(CASE WHEN `__known` THEN {known} ELSE {unknown} END) AS `e`"
     # with weights (a column ``__w``) every count is a sum of the rows' weights
-    weighted = "__w" in rows.columns
-    w = ["__w"] if weighted else []
-    kept = [str(ref(c)) for c in (*groups, *w)]
-    spread = rows.selectExpr(*kept, elements).selectExpr(*kept, "`e`.*")
+    kept = ", ".join(str(ref(c)) for c in (*groups, *(["__w"] if weighted else [])))
+    spread = f"SELECT {kept}, `e`.* FROM (SELECT {kept}, {elements} FROM ({rows}))"
     keys = [*groups, "label", "row_tp", "row_n_actual", "row_n_predicted"]
+    listed_keys = ", ".join(str(ref(k)) for k in keys)
     count_type = "DOUBLE" if weighted else "BIGINT"
 
-    def count(k: str) -> Column:
+    def count(k: str) -> str:
         if not weighted:
-            return column(f"count(CASE WHEN (`kind` = '{k}') THEN 1 END)", k)
-        return column(f"coalesce(sum(CASE WHEN (`kind` = '{k}') THEN `__w` END), 0.0D)", k)
+            return f"count(CASE WHEN (`kind` = '{k}') THEN 1 END) AS {ref(k)}"
+        return f"coalesce(sum(CASE WHEN (`kind` = '{k}') THEN `__w` END), 0.0D) AS {ref(k)}"
 
-    counted = spread.groupBy(*keys).agg(*(count(k) for k in (*KINDS, "row")))
+    counts = ", ".join(count(k) for k in (*KINDS, "row"))
+    counted = f"SELECT {listed_keys}, {counts} FROM ({spread}) GROUP BY {listed_keys}"
     if weighted and universe is None:  # labels of zero-weight rows only are not seen
-        counted = counted.where("(`label` IS NULL) OR (((`tp` + `fn`) + `fp`) > 0)")
+        counted = (
+            f"SELECT * FROM ({counted}) WHERE (`label` IS NULL) OR (((`tp` + `fn`) + `fp`) > 0)"
+        )
+    zeros = [f"CAST(0 AS {count_type}) AS {ref(k)}" for k in (*KINDS, "row")]
     if groups == [ALL]:  # one group, even over no rows
-        session = rows.sparkSession
-        empty = session.range(1).selectExpr(
+        empty = [
             f"0 AS {ref(ALL)}",
             *(
                 f"CAST(NULL AS {kind_of if k == 'label' else 'BIGINT'}) AS {ref(k)}"
                 for k in keys[1:]
             ),
-            *(f"CAST(0 AS {count_type}) AS {ref(k)}" for k in (*KINDS, "row")),
-        )
-        counted = counted.unionByName(empty)
+            *zeros,
+        ]
+        counted = f"{counted} UNION ALL SELECT {', '.join(empty)}"
     if universe is not None:
-        listed = F.array(*(F.lit(x) for x in universe)).cast(T.ArrayType(label_type))
-        extra = (
-            counted.select(*groups)
-            .distinct()
-            .select(
-                *groups,
-                F.explode(listed).alias("label"),
-                *(F.lit(None).cast("long").alias(k) for k in keys[len(groups) + 1 :]),
-                *(F.lit(0).cast(count_type).alias(k) for k in (*KINDS, "row")),
-            )
-        )
+        listed = f"CAST(array({', '.join(map(_literal, universe))}) AS {T.ArrayType(label_type).simpleString()})"
+        grouped = ", ".join(str(ref(g)) for g in groups)
+        extra = [
+            grouped,
+            f"explode({listed}) AS `label`",
+            *(f"CAST(NULL AS BIGINT) AS {ref(k)}" for k in keys[len(groups) + 1 :]),
+            *zeros,
+        ]
+        distinct = f"SELECT DISTINCT {grouped} FROM `__counted`"
+        sums = ", ".join(f"sum({ref(k)}) AS {ref(k)}" for k in (*KINDS, "row"))
+        both = f"SELECT * FROM `__counted` UNION ALL SELECT {', '.join(extra)} FROM ({distinct})"
         counted = (
-            counted.unionByName(extra)
-            .groupBy(*keys)
-            .agg(*(F.sum(k).alias(k) for k in (*KINDS, "row")))
+            f"WITH `__counted` AS ({counted}) "
+            f"SELECT {listed_keys}, {sums} FROM ({both}) GROUP BY {listed_keys}"
         )
     partition = ", ".join(str(ref(g)) for g in groups)
-    return counted.selectExpr("*", f"sum(`row`) OVER (PARTITION BY {partition}) AS `n_rows`")
+    return f"SELECT *, sum(`row`) OVER (PARTITION BY {partition}) AS `n_rows` FROM ({counted})"
 
 
 def _label_values(beta: float, zd: P.ZeroDivision) -> dict[str, Any]:
@@ -237,8 +248,17 @@ def _label_values(beta: float, zd: P.ZeroDivision) -> dict[str, Any]:
     return LB.label_values(TEXT, counts, beta, zd)
 
 
-def _order(df: DataFrame, keys: Sequence[str]) -> DataFrame:
-    return df.orderBy(*(F.col(k).asc_nulls_last() for k in keys))
+def _ordered(source: str, by: str | Sequence[str] | None, func: str, columns: Sequence[str]) -> str:
+    """``source``'s rows ordered by group (``__g0``, ...; NULL last) and, for the per-label
+    tables, label: its group columns under the caller's names, then ``columns``."""
+    groups = P.check_by(by, func)
+    keys = [*(f"__g{i}" for i in range(len(groups))), *(["label"] if "label" in columns else [])]
+    if keys:  # ordered inside, then named: a caller's group may share a column's name
+        order = ", ".join(f"{ref(k)} ASC NULLS LAST" for k in keys)
+        source = f"SELECT * FROM ({source}) ORDER BY {order}"
+    shown = [f"{ref(f'__g{i}')} AS {ref(name)}" for i, name in enumerate(groups)]
+    listed = ", ".join([*shown, *(str(ref(c)) for c in columns)])
+    return f"SELECT {listed} FROM ({source})"
 
 
 # ------------------------------------------------------------------ public functions
@@ -274,14 +294,19 @@ def label_metrics(
 ) -> DataFrame:
     func = "label_metrics"
     b, zd = TB.beta_and_zero_division(func, beta, zero_division)
-    rows, groups, universe, label_type = _prepared(
+    frame, rows, groups, universe, label_type = _prepared(
         func, source, actual, predicted, labels, by, sample_weight
     )
-    spread = _spread(rows, groups, universe, label_type).where(F.col("label").isNotNull())
     values = _label_values(b, zd)
     columns = LB.label_metrics_columns(beta is not None)
-    out = select(spread, *groups, "label", **{c: values[c] for c in columns if c != "label"})
-    return _order(out, [*groups, "label"]).select(*_shown(by, func), *columns)
+
+    def build(frame: str) -> str:
+        spread = _spread(rows(frame), groups, universe, label_type, sample_weight is not None)
+        named = {c: values[c] for c in columns if c != "label"}
+        out = select_sql(spread, [*groups, "label"], named, tail="WHERE `label` IS NOT NULL")
+        return _ordered(out, by, func, columns)
+
+    return query(frame, build)
 
 
 def multilabel_report(
@@ -332,11 +357,11 @@ def multilabel_report(
     """
     func = "multilabel_report"
     b, zd = TB.beta_and_zero_division(func, beta, zero_division)
-    rows, groups, universe, label_type = _prepared(
+    frame, rows, groups, universe, label_type = _prepared(
         func, source, actual, predicted, labels, by, sample_weight
     )
-    spread = _spread(rows, groups, universe, label_type)
-    # every formula as Spark SQL text (mlsql.spark.text): one call per column, not thousands
+    # every formula as Spark SQL text (mlsql.spark.text), every stage one subquery of one
+    # query: Spark parses and analyses the report once
     is_label, is_row = SparkSql("(`label` IS NOT NULL)"), SparkSql("(`row` > 0)")
     stats = RowStats(ref("row_tp"), ref("row_n_actual"), ref("row_n_predicted"))
     label_values = _label_values(b, zd)
@@ -345,30 +370,36 @@ def multilabel_report(
     def where(condition: SparkSql, value: Any) -> SparkSql:
         return SparkSql(f"CASE WHEN {condition} THEN {text(value)} END")
 
-    staged = select(
-        spread,
-        *groups,
-        "n_rows",
-        __is_label=is_label,
-        __is_row=is_row,
-        n=where(is_row, ref("row")),
-        **{f"l_{n}": where(is_label, e) for n, e in label_values.items()},
-        l_n_rows=where(is_label, ref("n_rows")),
-        **{f"r_{n}": where(is_row, e) for n, e in row_values.items()},
-    )
-    # sums and counts are computed in the groupBy, the formulas over them after it
-    stage = GroupAggregates()
-    label_ops = FixedOrderSqlOps(stage, "__is_label")
-    row_ops = FixedOrderSqlOps(stage, "__is_row")
-    by_label = LB.label_aggregates(label_ops, lambda n: ref(f"l_{n}"), zd)
-    by_row = LB.row_aggregates(row_ops, lambda n: ref(f"r_{n}"), ref("n"), zd)
-    aggregated = staged.groupBy(*groups).agg(column("max(`n_rows`)", "n_rows"), *stage.columns())
-    summed = stage.columns_after(aggregated, *groups, "n_rows")
-    measures = {**by_label, **{n: e for n, e in by_row.items() if n != "n_rows"}}
-    grouped = select(summed, *groups, "n_rows", **measures)
-    out = select(grouped, *grouped.columns, **LB.group_columns(TEXT, ref, b, zd))
-    columns = LB.report_columns(beta is not None)
-    return _order(out, groups).select(*_shown(by, func), *columns)
+    def build(frame: str) -> str:
+        staged = select_sql(
+            _spread(rows(frame), groups, universe, label_type, sample_weight is not None),
+            [*groups, "n_rows"],
+            {
+                "__is_label": is_label,
+                "__is_row": is_row,
+                "n": where(is_row, ref("row")),
+                **{f"l_{n}": where(is_label, e) for n, e in label_values.items()},
+                "l_n_rows": where(is_label, ref("n_rows")),
+                **{f"r_{n}": where(is_row, e) for n, e in row_values.items()},
+            },
+        )
+        # sums and counts are computed in the GROUP BY, the formulas over them after it
+        stage = GroupAggregates()
+        label_ops = FixedOrderSqlOps(stage, "__is_label")
+        row_ops = FixedOrderSqlOps(stage, "__is_row")
+        by_label = LB.label_aggregates(label_ops, lambda n: ref(f"l_{n}"), zd)
+        by_row = LB.row_aggregates(row_ops, lambda n: ref(f"r_{n}"), ref("n"), zd)
+        keys = ", ".join(str(ref(g)) for g in groups)
+        aggregates = ", ".join(["max(`n_rows`) AS `n_rows`", *stage.aggregates()])
+        aggregated = f"SELECT {keys}, {aggregates} FROM ({staged}) GROUP BY {keys}"
+        summed = select_sql(aggregated, [*groups, "n_rows", *stage.counted.values()], stage.sums())
+        measures = {**by_label, **{n: e for n, e in by_row.items() if n != "n_rows"}}
+        grouped = select_sql(summed, [*groups, "n_rows"], measures)
+        columns = LB.group_columns(TEXT, ref, b, zd)
+        out = select_sql(grouped, [*groups, "n_rows", *measures], columns)
+        return _ordered(out, by, func, LB.report_columns(beta is not None))
+
+    return query(frame, build)
 
 
 def _pick(report: DataFrame, groups: list[str], name: str) -> DataFrame:
