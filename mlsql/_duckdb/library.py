@@ -25,7 +25,7 @@ from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import Measure, Param, measures
-from mlsql._sqlexpr import Sql, call, lit, qualify_calls
+from mlsql._sqlexpr import Sql, call, expand_calls, lit, qualify_calls
 from mlsql._weights import SAMPLE_WEIGHT, WeightedOps
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
 
@@ -787,7 +787,9 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
                 stats = mod.stats(qualify, m) if hasattr(mod, "stats") else None
                 out.append(_from_registry(m, qualify, ops, mod.FILE, stats))
     out = _hivemall_ranking_auc(out, qualify)
-    return [replace(m, name=qualify(m.name)) for m in out]
+    return [
+        replace(m, name=qualify(m.name), body=expand_calls(m.body, BUILTIN_MACROS)) for m in out
+    ]
 
 
 def _overridden(made: list[Macro], overrides: list[Macro]) -> list[Macro]:
@@ -852,6 +854,31 @@ WINDOW_FUNCTIONS = frozenset(
         "nth_value", "ntile", "percent_rank", "rank", "rank_dense", "row_number",
     }
 )  # fmt: skip
+
+
+#: DuckDB's own macros the library would call, as the builtin functions their bodies call.
+#: DuckDB binds a builtin macro's body in the caller's search path, so a user's function
+#: named like one it calls (``list_aggr``, ``list_filter``, ...) would change its result, and
+#: qualifying the macro's own name does not reach them. ``list_intersect`` is a macro up
+#: to DuckDB 1.4 (a function from 2.0, which keeps the first list's order: the library
+#: sorts or counts its result); ``array_to_string`` is written as 2.0 writes it (1.4 gives
+#: NULL for an empty list). ``tests/test_sql_builtins.py`` fails when the library calls
+#: one of DuckDB's macros whose body calls a function by name.
+BUILTIN_MACROS = {
+    "list_sum": "list_aggr({0}, 'sum')",
+    "list_avg": "list_aggr({0}, 'avg')",
+    "list_count": "list_aggr({0}, 'count')",
+    "list_max": "list_aggr({0}, 'max')",
+    "list_min": "list_aggr({0}, 'min')",
+    "list_prepend": "list_concat([{0}], {1})",
+    "list_intersect": (
+        "list_filter(list_distinct({0}), lambda __mlsql_e: list_contains({1}, __mlsql_e))"
+    ),
+    "array_to_string": (
+        "CASE WHEN len(CAST({0} AS VARCHAR[])) = 0 THEN '' "
+        "ELSE list_aggr(CAST({0} AS VARCHAR[]), 'string_agg', {1}) END"
+    ),
+}
 
 
 @functools.lru_cache(maxsize=1)
