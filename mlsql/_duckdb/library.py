@@ -8,7 +8,6 @@ when they are stale (regenerate with ``python -m mlsql._duckdb.generate``).
 
 from __future__ import annotations
 
-import functools
 import importlib
 import pkgutil
 from collections.abc import Callable
@@ -21,11 +20,12 @@ from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql import _weights as W
 from mlsql._duckdb import native as _native
+from mlsql._duckdb.builtins import BUILTIN_MACROS, qualify_builtins
 from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import Measure, Param, measures
-from mlsql._sqlexpr import Sql, call, expand_calls, lit, qualify_calls
+from mlsql._sqlexpr import Sql, call, expand_calls, lit
 from mlsql._weights import SAMPLE_WEIGHT, WeightedOps
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
 
@@ -841,64 +841,6 @@ def _hivemall_ranking_auc(out: list[Macro], q: Qualify) -> list[Macro]:
     ]
     keep = [m for m in out[: last + 1] if m not in aucs and m not in aliases]
     return [*keep, *moved, *out[last + 1 :]]
-
-
-#: where DuckDB keeps its own functions; a call qualified so finds no user's function
-BUILTIN_SCHEMA = "system.main"
-
-
-#: DuckDB's window functions, which its catalog lists only from version 2.0 on
-WINDOW_FUNCTIONS = frozenset(
-    {
-        "cume_dist", "dense_rank", "fill", "first_value", "lag", "last_value", "lead",
-        "nth_value", "ntile", "percent_rank", "rank", "rank_dense", "row_number",
-    }
-)  # fmt: skip
-
-
-#: DuckDB's own macros the library would call, as the builtin functions their bodies call.
-#: DuckDB binds a builtin macro's body in the caller's search path, so a user's function
-#: named like one it calls (``list_aggr``, ``list_filter``, ...) would change its result, and
-#: qualifying the macro's own name does not reach them. ``list_intersect`` is a macro up
-#: to DuckDB 1.4 (a function from 2.0, which keeps the first list's order: the library
-#: sorts or counts its result); ``array_to_string`` is written as 2.0 writes it (1.4 gives
-#: NULL for an empty list). ``tests/test_sql_builtins.py`` fails when the library calls
-#: one of DuckDB's macros whose body calls a function by name.
-BUILTIN_MACROS = {
-    "list_sum": "list_aggr({0}, 'sum')",
-    "list_avg": "list_aggr({0}, 'avg')",
-    "list_count": "list_aggr({0}, 'count')",
-    "list_max": "list_aggr({0}, 'max')",
-    "list_min": "list_aggr({0}, 'min')",
-    "list_prepend": "list_concat([{0}], {1})",
-    "list_intersect": (
-        "list_filter(list_distinct({0}), lambda __mlsql_e: list_contains({1}, __mlsql_e))"
-    ),
-    "array_to_string": (
-        "CASE WHEN len(CAST({0} AS VARCHAR[])) = 0 THEN '' "
-        "ELSE list_aggr(CAST({0} AS VARCHAR[]), 'string_agg', {1}) END"
-    ),
-}
-
-
-@functools.lru_cache(maxsize=1)
-def builtins() -> frozenset[str]:
-    """The names (lower-case) of DuckDB's own functions, macros, table and window functions."""
-    import duckdb
-
-    with duckdb.connect() as con:
-        rows = con.execute(
-            "SELECT DISTINCT lower(function_name) FROM system.main.duckdb_functions() "
-            "WHERE database_name = 'system' AND schema_name = 'main'"
-        ).fetchall()
-    return frozenset(name for (name,) in rows) | WINDOW_FUNCTIONS
-
-
-def qualify_builtins(text: str, own: frozenset[str] = frozenset()) -> str:
-    """``text`` with every call of a DuckDB builtin (not one of ``own``, lower-case names)
-    written as ``system.main.name(...)``, so that no user's function of that name (a TEMP
-    or stored macro comes first in DuckDB's search path) changes what it computes."""
-    return qualify_calls(text, builtins() - own, BUILTIN_SCHEMA)
 
 
 def render(
