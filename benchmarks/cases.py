@@ -93,6 +93,11 @@ class Case:
         DuckDB: register the portable macros on a plain connection instead of
         ``mlsql.connect()`` (which uses the native extension where built);
         Polars: ``MLSQL_NATIVE=0`` (the portable expressions and plans).
+    cache : str
+        DuckDB setup: ``"stored"`` runs ``mlsql.connect()`` once in another
+        process first, so the library is stored when the timed one runs;
+        ``"empty"`` times it with a new, empty ``MLSQL_CACHE_DIR`` (it builds
+        and stores the library); ``""`` leaves the cache as it is.
     """
 
     engine: str
@@ -104,6 +109,7 @@ class Case:
     setup_only: bool = False
     repeat: int | None = None
     portable: bool = False
+    cache: str = ""
 
     @property
     def key(self) -> str:
@@ -267,6 +273,10 @@ LABEL_CONTINUOUS_QUERY = "'" + LABEL_CONTINUOUS.replace("'", "''") + "'"
 # fmt: off
 CASES: list[Case] = [
     # DuckDB ------------------------------------------------------------------
+    # the first mlsql.connect() (register()) of a process, its imports included: no file
+    Case("duckdb", "mlsql.connect() library stored", None, files=(), mlsql=True, setup_only=True, repeat=1, cache="stored"),
+    Case("duckdb", "mlsql.connect() library built", None, files=(), mlsql=True, setup_only=True, repeat=1, cache="empty"),
+    Case("duckdb", "mlsql.register() TEMP macros", None, files=(), mlsql=True, setup_only=True, repeat=1, portable=True),
     Case("duckdb", "bare scan", f"SELECT sum(len(actual) + len(predicted)) FROM {PARQUET}"),
     Case("duckdb", "naive list_intersect micro F", f"SELECT 2 * sum(len(list_intersect(actual, predicted))) / (sum(len(actual)) + sum(len(predicted))) FROM {PARQUET}"),
     Case("duckdb", "mlsql micro_f1", f"SELECT micro_f1(actual, predicted) FROM {PARQUET}", mlsql=True),

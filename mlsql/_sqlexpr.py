@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
 
@@ -183,6 +183,32 @@ _TOKEN = re.compile(
 _NOT_A_CALL_AFTER = frozenset({"as", "::", "."})
 
 
+def _call_positions(tokens: list[tuple[str | None, str]], names: Collection[str]) -> list[int]:
+    """The indices in ``tokens`` of the names of calls of a function in ``names`` (see
+    :func:`qualify_calls` for what counts as a call)."""
+    significant = [i for i, (kind, _) in enumerate(tokens) if kind != "skip"]
+    out = []
+    for j, i in enumerate(significant):
+        kind, value = tokens[i]
+        if kind != "word" or value.lower() not in names:
+            continue
+        after = [tokens[k][1] for k in significant[j + 1 : j + 3]]
+        if not after or after[0] != "(":
+            continue
+        if j > 0 and tokens[significant[j - 1]][1].lower() in _NOT_A_CALL_AFTER:
+            continue
+        if value.lower() == "filter" and after[1:] and after[1].lower() == "where":
+            continue
+        if value.lower() == "replace" and j > 0 and tokens[significant[j - 1]][1] in ("*", ")"):
+            continue
+        out.append(i)
+    return out
+
+
+def _tokens(text: str) -> list[tuple[str | None, str]]:
+    return [(m.lastgroup, m.group()) for m in _TOKEN.finditer(text)]
+
+
 def qualify_calls(text: str, names: Collection[str], qualifier: str) -> str:
     """Write every call of a function in ``names`` in ``text`` as ``qualifier.name(...)``.
 
@@ -199,21 +225,74 @@ def qualify_calls(text: str, names: Collection[str], qualifier: str) -> str:
     >>> qualify_calls("sum(x) FILTER (WHERE 'len(' = x::MAP(a, b))", {"sum", "filter", "map"}, "q")
     "q.sum(x) FILTER (WHERE 'len(' = x::MAP(a, b))"
     """
-    tokens = [(m.lastgroup, m.group()) for m in _TOKEN.finditer(text)]
-    significant = [i for i, (kind, _) in enumerate(tokens) if kind != "skip"]
+    tokens = _tokens(text)
     out = [value for _, value in tokens]
-    for j, i in enumerate(significant):
-        kind, value = tokens[i]
-        if kind != "word" or value.lower() not in names:
-            continue
-        after = [tokens[k][1] for k in significant[j + 1 : j + 3]]
-        if not after or after[0] != "(":
-            continue
-        if j > 0 and tokens[significant[j - 1]][1].lower() in _NOT_A_CALL_AFTER:
-            continue
-        if value.lower() == "filter" and after[1:] and after[1].lower() == "where":
-            continue
-        if value.lower() == "replace" and j > 0 and tokens[significant[j - 1]][1] in ("*", ")"):
-            continue
-        out[i] = f"{qualifier}.{value}"
+    for i in _call_positions(tokens, names):
+        out[i] = f"{qualifier}.{out[i]}"
     return "".join(out)
+
+
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def expand_calls(text: str, templates: Mapping[str, str]) -> str:
+    """Write every call ``name(a, b, ...)`` in ``text`` of a name in ``templates`` as
+    ``templates[name].format(a, b, ...)`` (arguments expanded first).
+
+    Calls are found as by :func:`qualify_calls`; the arguments are the text
+    between the call's parentheses split at its own commas (not those inside
+    brackets, strings or comments). A call with another number of arguments
+    than its template uses is an error.
+
+    Examples
+    --------
+    >>> expand_calls("1 + list_sum([a, list_sum(b)])", {"list_sum": "list_aggr({0}, 'sum')"})
+    "1 + list_aggr([a, list_aggr(b, 'sum')], 'sum')"
+    >>> expand_calls("f('list_sum(', x)", {"list_sum": "{0}"})
+    "f('list_sum(', x)"
+    """
+    lower = text.lower()
+    if not any(name in lower for name in templates):
+        return text
+    tokens = _tokens(text)
+    out: list[str] = []
+    done = 0  # tokens[:done] are in out
+    for start in _call_positions(tokens, templates):
+        if start < done:  # inside the arguments of a call expanded already
+            continue
+        out += (value for _, value in tokens[done:start])
+        args, done = _arguments(tokens, start, text)
+        template = templates[tokens[start][1].lower()]
+        if len(args) != len({int(n) for n in re.findall(r"\{(\d+)\}", template)}):
+            raise ValueError(
+                f"{tokens[start][1]}: another number of arguments than in {template!r}"
+            )
+        out.append(template.format(*(expand_calls(a.strip(), templates) for a in args)))
+    out += (value for _, value in tokens[done:])
+    return "".join(out)
+
+
+def _arguments(
+    tokens: list[tuple[str | None, str]], start: int, text: str
+) -> tuple[list[str], int]:
+    """The argument texts of the call whose name is ``tokens[start]``, and the index of the
+    token after its closing parenthesis."""
+    opening = next(k for k in range(start + 1, len(tokens)) if tokens[k][1] == "(")
+    depth, args, current = 0, [], []  # type: tuple[int, list[str], list[str]]
+    for k in range(opening, len(tokens)):
+        kind, value = tokens[k]
+        if kind == "other" and value in _OPEN:
+            depth += 1
+            if depth == 1:
+                continue
+        elif kind == "other" and value in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                args.append("".join(current))
+                return args, k + 1
+        if depth == 1 and kind == "other" and value == ",":
+            args.append("".join(current))
+            current = []
+        else:
+            current.append(value)
+    raise ValueError(f"unbalanced parentheses in a call of {tokens[start][1]}: {text!r}")

@@ -32,7 +32,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
     FROM (
         SELECT g, system.main.unnest(a) AS la, system.main.unnest(fa) AS fa, system.main.unnest(p) AS lp, system.main.unnest(fp) AS fp,
                system.main.unnest([CASE WHEN a IS NULL OR p IS NULL THEN NULL
-                            ELSE coalesce(system.main.list_sum(fa), 0) + coalesce(system.main.list_sum(fp), 0) * 1099511627776 END]) AS code
+                            ELSE coalesce(system.main.list_aggr(fa, 'sum'), 0) + coalesce(system.main.list_aggr(fp, 'sum'), 0) * 1099511627776 END]) AS code
         FROM (
             SELECT g, a, p,
                    system.main.list_transform(a, lambda x, i: CASE WHEN x IS NULL OR system.main.list_position(a, x) <> i OR NOT (labels IS NULL OR system.main.list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0
@@ -45,7 +45,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread(source, actual, predicted, labels, "
                     SELECT system.main.struct_pack(*COLUMNS(lambda c: c = '__mlsql_all' OR system.main.list_contains(system.main.list_transform("by", lambda b: system.main.lower(b)), system.main.lower(c)))) AS g,
                            system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
                            coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0
-                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || CASE WHEN system.main.len(CAST(n AS VARCHAR[])) = 0 THEN '' ELSE system.main.list_aggr(CAST(n AS VARCHAR[]), 'string_agg', ', ') END || '.') END FROM (
             SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
@@ -71,7 +71,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
     FROM (
         SELECT g, system.main.unnest(a) AS la, system.main.unnest(fa) AS fa, system.main.unnest(p) AS lp, system.main.unnest(fp) AS fp, w,
                system.main.unnest([CASE WHEN a IS NULL OR p IS NULL THEN NULL
-                            ELSE coalesce(system.main.list_sum(fa), 0) + coalesce(system.main.list_sum(fp), 0) * 1099511627776 END]) AS code
+                            ELSE coalesce(system.main.list_aggr(fa, 'sum'), 0) + coalesce(system.main.list_aggr(fp, 'sum'), 0) * 1099511627776 END]) AS code
         FROM (
             SELECT g, a, p, w,
                    system.main.list_transform(a, lambda x, i: CASE WHEN x IS NULL OR system.main.list_position(a, x) <> i OR NOT (labels IS NULL OR system.main.list_contains(_mlsql_typed_universe(labels, CASE WHEN false THEN p ELSE a END, func), x)) THEN 0
@@ -86,7 +86,7 @@ CREATE OR REPLACE MACRO _mlsql_label_spread_by_weight(source, actual, predicted,
                            system.main.struct_extract_at(system.main.struct_pack(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(actual, '^__mlsql_', 'i') THEN '__mlsql_user_' || actual ELSE actual END) OR c = '__mlsql_absent_actual')), 1) AS a0,
                            coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(predicted, '^__mlsql_', 'i') THEN '__mlsql_user_' || predicted ELSE predicted END) OR c = '__mlsql_absent')) AS p0,
                            coalesce(*COLUMNS(lambda c: system.main.lower(c) = system.main.lower(CASE WHEN system.main.regexp_matches(sample_weight, '^__mlsql_', 'i') THEN '__mlsql_user_' || sample_weight ELSE sample_weight END) OR c = '__mlsql_absent')) AS w0
-                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || system.main.array_to_string(n, ', ') || '.') END FROM (
+                    FROM (SELECT *, CAST(__mlsql_absent AS VARCHAR[]) AS __mlsql_absent_actual FROM (SELECT *, 0 AS __mlsql_all, (SELECT CASE WHEN i IS NULL THEN NULL ELSE system.main.error('' || func || ': the ' || r[i] || ' column ''' || coalesce(w[i], 'None') || ''' is not in the source. Its columns: ' || CASE WHEN system.main.len(CAST(n AS VARCHAR[])) = 0 THEN '' ELSE system.main.list_aggr(CAST(n AS VARCHAR[]), 'string_agg', ', ') END || '.') END FROM (
             SELECT n, w, r, system.main.list_position(system.main.list_transform(w, lambda x: x IS NOT NULL AND system.main.list_contains(system.main.list_transform(n, lambda y: system.main.lower(y)), system.main.lower(x))), false) AS i
             FROM (SELECT (SELECT system.main.list_value(*COLUMNS(lambda c: c <> '__mlsql_one')) FROM (
             SELECT system.main.alias(COLUMNS(*)) FROM (SELECT 1 AS __mlsql_one)
@@ -670,7 +670,7 @@ CREATE OR REPLACE MACRO _mlsql_label_state(actual, predicted, func) AS
 -- _mlsql_label_state_by_weight(actual, predicted, sample_weight, func): A group's known rows and per-label counts {n, seen: [{label, tp, fp, fn}]} (sums of weights), from a histogram of its distinct rows.
 CREATE OR REPLACE MACRO _mlsql_label_state_by_weight(actual, predicted, sample_weight, func) AS 
     CASE WHEN system.main.bool_and(_mlsql_weight(sample_weight, func) >= 0) = false THEN NULL ELSE (WITH r AS (SELECT h.key.a AS a, h.key.p AS p, h.key.w * h.value AS w
-                     FROM (SELECT system.main.unnest(system.main.map_entries(system.main.histogram({'a': actual, 'p': predicted, 'w': _mlsql_weight(sample_weight, func)}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND sample_weight IS NOT NULL))) AS h)),
+                     FROM (SELECT system.main.unnest(system.main.map_entries(system.main.histogram({'a': actual, 'p': predicted, 'w': CAST(_mlsql_weight(sample_weight, func) AS DOUBLE)}) FILTER (WHERE actual IS NOT NULL AND predicted IS NOT NULL AND sample_weight IS NOT NULL))) AS h)),
          e AS (SELECT w, x, system.main.list_contains(a, x) AS ia, system.main.list_contains(p, x) AS ip
                FROM (SELECT w, a, p, system.main.unnest(system.main.list_distinct(system.main.list_filter(system.main.list_concat(a, p),
                                                                       lambda y: y IS NOT NULL))) AS x
@@ -2137,7 +2137,7 @@ CREATE OR REPLACE MACRO _mlsql_indicator(v) AS
 
 -- _mlsql_labels_from_indicators(indicators, labels): The labels whose indicator is 1; NULL if any indicator is NULL.
 CREATE OR REPLACE MACRO _mlsql_labels_from_indicators(indicators, labels) AS 
-    CASE WHEN indicators IS NULL OR system.main.list_count(indicators) < system.main.len(indicators) THEN NULL
+    CASE WHEN indicators IS NULL OR system.main.list_aggr(indicators, 'count') < system.main.len(indicators) THEN NULL
          WHEN system.main.len(indicators) <> system.main.len(labels) THEN system.main.error('labels_from_indicators needs one label name per indicator. Got ' || CAST(system.main.len(indicators) AS VARCHAR) || ' indicators and ' || CAST(system.main.len(labels) AS VARCHAR) || ' labels.')
          ELSE system.main.list_filter(labels, lambda l, i: _mlsql_indicator(indicators[i])) END;
 

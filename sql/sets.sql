@@ -3,15 +3,15 @@
 
 -- set_intersection(actual, predicted): Labels in both lists, distinct and sorted, no NULLs.
 CREATE OR REPLACE MACRO set_intersection(actual VARCHAR[], predicted VARCHAR[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_intersect(actual, predicted)) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_filter(system.main.list_distinct(actual), lambda __mlsql_e: system.main.list_contains(predicted, __mlsql_e))) END,
     (actual INTEGER[], predicted INTEGER[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_intersect(actual, predicted)) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_filter(system.main.list_distinct(actual), lambda __mlsql_e: system.main.list_contains(predicted, __mlsql_e))) END,
     (actual BIGINT[], predicted BIGINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_intersect(actual, predicted)) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_filter(system.main.list_distinct(actual), lambda __mlsql_e: system.main.list_contains(predicted, __mlsql_e))) END,
     (actual HUGEINT[], predicted HUGEINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_intersect(actual, predicted)) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_filter(system.main.list_distinct(actual), lambda __mlsql_e: system.main.list_contains(predicted, __mlsql_e))) END,
     (actual UHUGEINT[], predicted UHUGEINT[]) AS 
-    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_intersect(actual, predicted)) END,
+    CASE WHEN actual IS NULL OR predicted IS NULL THEN NULL ELSE system.main.list_sort(system.main.list_filter(system.main.list_distinct(actual), lambda __mlsql_e: system.main.list_contains(predicted, __mlsql_e))) END,
     (actual, predicted) AS 
     _mlsql_label_type_error(actual, predicted, 'set_intersection', 'actual', 'predicted');
 

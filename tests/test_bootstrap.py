@@ -457,20 +457,7 @@ def test_hostile_column_names_are_only_names(engine: str) -> None:
     assert rows[0][0] == 0 and rows[0][2] == pytest.approx(want, rel=1e-12)
 
 
-#: Polars reads ``pl.col("*")`` as every column: its resampling tables fail on a column named
-#: ``*`` (outside this Spark fix; reported)
-STAR_IN_POLARS = pytest.mark.xfail(
-    strict=True, raises=TypeError, reason="Polars takes a column named * for every column"
-)
-
-
-@pytest.mark.parametrize(
-    ("engine", "star"),
-    [
-        *((e, s) for e in _engines() for s in ("`y`", "*") if (e, s) != ("polars", "*")),
-        *(pytest.param(e, "*", marks=STAR_IN_POLARS) for e in _engines() if e == "polars"),
-    ],
-)
+@pytest.mark.parametrize(("engine", "star"), [(e, s) for e in _engines() for s in ("`y`", "*")])
 def test_names_spark_would_parse_are_only_names(engine: str, star: str) -> None:
     """Columns named ``a.b``, `` `x` `` and ``*`` (or `` `y` ``) as actual, predicted, by, model,
     id and sample_weight: the numbers of plain names (Spark parsed them: AnalysisException)."""

@@ -7,6 +7,7 @@ examples' outputs are written, not computed) and does not import DuckDB.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -49,3 +50,35 @@ def test_import_mlsql_polars_loads_no_numpy():
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False"]
+
+
+CONNECT = """
+import sys
+import mlsql
+
+con = mlsql.connect()
+assert con.execute("SELECT micro_f1(['a', 'b'], ['a'])").fetchone()[0] == 2 / 3
+loaded = sorted(m for m in sys.modules if m.startswith("mlsql._duckdb.families"))
+print("mlsql._duckdb.library" in sys.modules, "numpy" in sys.modules, len(loaded))
+"""
+
+
+def test_connect_with_the_library_stored_builds_none_of_it(tmp_path):
+    # the stored library is found and copied without writing its macros in Python, which
+    # imports every family module (and numpy, through the resampling ones)
+    env = {**os.environ, "MLSQL_CACHE_DIR": str(tmp_path)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", CONNECT],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        for _ in range(2)
+    ]
+    for done in runs:
+        assert done.returncode == 0, done.stderr
+    assert runs[0].stdout.split()[0] == "True"  # the first run built it
+    assert runs[1].stdout.split() == ["False", "False", "0"]

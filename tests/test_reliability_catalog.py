@@ -145,6 +145,36 @@ def test_connect_copies_the_stored_library_once_it_is_stored():
     assert sorted(cache_dir().glob("duckdb-library-*.duckdb")) == before
 
 
+def test_connect_to_a_shared_in_memory_database_leaves_a_users_macro_alone(tmp_path, monkeypatch):
+    """With the library stored, its names are still checked before it is copied."""
+    monkeypatch.setenv("MLSQL_CACHE_DIR", str(tmp_path))
+    mlsql.connect()  # stores the library
+    assert list(tmp_path.glob("duckdb-library-*.duckdb"))
+    user = duckdb.connect(":memory:mlsql_shared_test")
+    user.execute("CREATE MACRO micro_f1(a, b) AS 'mine'")
+    with pytest.raises(mlsql.MlsqlError, match=r"micro_f1\. Pass replace=True"):
+        mlsql.connect(":memory:mlsql_shared_test")
+    assert user.execute("SELECT micro_f1(1, 2)").fetchone()[0] == "mine"
+    assert (
+        user.execute(
+            "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'samples_f1'"
+        ).fetchone()[0]
+        == 0
+    )
+    replaced = mlsql.connect(":memory:mlsql_shared_test", replace=True)
+    assert replaced.execute("SELECT micro_f1(['a'], ['a', 'b'])").fetchone()[0] == pytest.approx(
+        2 / 3
+    )
+
+
+def test_registrations_own_queries_call_builtins_qualified():
+    from mlsql._duckdb import register as R
+    from mlsql._duckdb.builtins import qualify_builtins
+
+    for query in (R._FUNCTIONS, R._IN_SCHEMA, R._CURRENT, R._PATH):
+        assert qualify_builtins(query) == query
+
+
 def test_no_library_name_is_a_duckdb_builtin():
     """The fast path copies into the catalog without replacing: no builtin may share a name."""
     from mlsql._duckdb.register import _existing, _library

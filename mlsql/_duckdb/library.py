@@ -8,7 +8,6 @@ when they are stale (regenerate with ``python -m mlsql._duckdb.generate``).
 
 from __future__ import annotations
 
-import functools
 import importlib
 import pkgutil
 from collections.abc import Callable
@@ -21,11 +20,12 @@ from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql import _weights as W
 from mlsql._duckdb import native as _native
+from mlsql._duckdb.builtins import BUILTIN_MACROS, qualify_builtins
 from mlsql._duckdb.ops import SqlOps, aggregating
 from mlsql._formulas import FORMULAS, Counts, RowStats, fbeta, formula_params
 from mlsql._formulas import pooled as F_pooled
 from mlsql._registry import Measure, Param, measures
-from mlsql._sqlexpr import Sql, call, lit, qualify_calls
+from mlsql._sqlexpr import Sql, call, expand_calls, lit
 from mlsql._weights import SAMPLE_WEIGHT, WeightedOps
 from mlsql.measures.multilabel import COUNTS_FIELDS, CountsFields, counts_fields
 
@@ -845,7 +845,9 @@ def macros(qualify: Qualify = lambda name: name, *, native: bool = False) -> lis
                 stats = mod.stats(qualify, m) if hasattr(mod, "stats") else None
                 out.append(_from_registry(m, qualify, ops, mod.FILE, stats))
     out = _hivemall_ranking_auc(out, qualify)
-    return [replace(m, name=qualify(m.name)) for m in out]
+    return [
+        replace(m, name=qualify(m.name), body=expand_calls(m.body, BUILTIN_MACROS)) for m in out
+    ]
 
 
 def _overridden(made: list[Macro], overrides: list[Macro]) -> list[Macro]:
@@ -897,39 +899,6 @@ def _hivemall_ranking_auc(out: list[Macro], q: Qualify) -> list[Macro]:
     ]
     keep = [m for m in out[: last + 1] if m not in aucs and m not in aliases]
     return [*keep, *moved, *out[last + 1 :]]
-
-
-#: where DuckDB keeps its own functions; a call qualified so finds no user's function
-BUILTIN_SCHEMA = "system.main"
-
-
-#: DuckDB's window functions, which its catalog lists only from version 2.0 on
-WINDOW_FUNCTIONS = frozenset(
-    {
-        "cume_dist", "dense_rank", "fill", "first_value", "lag", "last_value", "lead",
-        "nth_value", "ntile", "percent_rank", "rank", "rank_dense", "row_number",
-    }
-)  # fmt: skip
-
-
-@functools.lru_cache(maxsize=1)
-def builtins() -> frozenset[str]:
-    """The names (lower-case) of DuckDB's own functions, macros, table and window functions."""
-    import duckdb
-
-    with duckdb.connect() as con:
-        rows = con.execute(
-            "SELECT DISTINCT lower(function_name) FROM system.main.duckdb_functions() "
-            "WHERE database_name = 'system' AND schema_name = 'main'"
-        ).fetchall()
-    return frozenset(name for (name,) in rows) | WINDOW_FUNCTIONS
-
-
-def qualify_builtins(text: str, own: frozenset[str] = frozenset()) -> str:
-    """``text`` with every call of a DuckDB builtin (not one of ``own``, lower-case names)
-    written as ``system.main.name(...)``, so that no user's function of that name (a TEMP
-    or stored macro comes first in DuckDB's search path) changes what it computes."""
-    return qualify_calls(text, builtins() - own, BUILTIN_SCHEMA)
 
 
 def render(

@@ -15,14 +15,19 @@ Which functions are mlsql's
 
 Speed
     Creating ~360 macros (~750 overloads), many with typed parameters, makes
-    DuckDB bind those bodies (1.4 to 2.3 s of CPU: docs/guides/duckdb.md). A
-    library stored as catalog objects of an in-memory database
-    (``temporary=False``, which :func:`connect` uses there) is instead built
-    once per DuckDB version and library text into a small database file in
-    the user's cache directory (``$MLSQL_CACHE_DIR``, else
-    ``$XDG_CACHE_HOME/mlsql`` or ``~/.cache/mlsql``) and copied from there
-    with one ``COPY FROM DATABASE`` (no re-binding). Without a writable cache
-    directory the macros are created directly, as for ``temporary=True``.
+    DuckDB bind those bodies (2 to 3 s of CPU: ``benchmarks/``). A library
+    stored as catalog objects of an in-memory database (``temporary=False``,
+    which :func:`connect` uses there) is instead built once per mlsql
+    version (the path, size and modification time of its sources), DuckDB
+    version and arguments into a small database file in the user's cache
+    directory (``$MLSQL_CACHE_DIR``, else ``$XDG_CACHE_HOME/mlsql`` or
+    ``~/.cache/mlsql``), beside a list of its function names, and copied from
+    there with one ``COPY FROM DATABASE`` (no re-binding). Finding and
+    copying it builds none of the library in Python and imports none of the
+    modules that write it: the names are checked against the connection's
+    functions from the list. Stored libraries unused for two days are
+    deleted when another is built. Without a writable cache directory the
+    macros are created directly, as for ``temporary=True``.
 
 Threads
     Registration in one process is serialized by a lock, so registering on
@@ -40,18 +45,21 @@ import os
 import re
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
 from mlsql import _params as P
 from mlsql._duckdb import native as _native
-from mlsql._duckdb.library import Macro, macros, qualify_builtins, render
 from mlsql._errors import MlsqlError
 from mlsql._sqlexpr import lit, quote_ident
+
+if TYPE_CHECKING:
+    from mlsql._duckdb.library import Macro
 
 MARKER = "mlsql macro"
 #: how mlsql's macros are marked (:func:`comment`, :func:`_definition_hash`): change it with them
@@ -78,6 +86,8 @@ def token(name: str) -> str:
 @functools.lru_cache(maxsize=2)
 def library_hash(native: bool = False) -> str:
     """A hash of the library's SQL text (portable or native): it changes with any macro."""
+    from mlsql._duckdb.library import macros, render
+
     text = "".join(render(macros(native=native)).values())
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -102,10 +112,20 @@ def _definition_hash(name: str, overloads: list[tuple[Any, Any, Any, Any]]) -> s
     return hashlib.sha256(f"{name.lower()}\n{text}".encode()).hexdigest()[:16]
 
 
+# The queries registration runs on the user's connection, written with DuckDB's builtins
+# qualified (as qualify_builtins would: tests/test_reliability_catalog.py checks it), so that
+# neither a user's function of those names nor building the list of builtins comes first.
 _FUNCTIONS = (
-    "SELECT lower(function_name), database_name, schema_name, function_type, "
+    "SELECT system.main.lower(function_name), database_name, schema_name, function_type, "
     "coalesce(comment, ''), parameters, parameter_types, macro_definition "
-    "FROM duckdb_functions() WHERE lower(function_name) IN (SELECT unnest(?))"
+    "FROM system.main.duckdb_functions() "
+    "WHERE system.main.lower(function_name) IN (SELECT system.main.unnest(?))"
+)
+_IN_SCHEMA = " AND schema_name = ? AND database_name = system.main.current_database()"
+_CURRENT = "SELECT system.main.current_database(), system.main.current_schema()"
+_PATH = (
+    "SELECT path FROM system.main.duckdb_databases() "
+    "WHERE database_name = system.main.current_database()"
 )
 
 
@@ -114,7 +134,7 @@ def _functions(
 ) -> dict[tuple[str, str, str, str], tuple[str, str]]:
     """The functions of ``names`` (and ``where``): (name, database, schema, kind) -> (comment,
     hash of its definitions)."""
-    rows = con.execute(qualify_builtins(_FUNCTIONS + where), [names, *(args or [])]).fetchall()
+    rows = con.execute(_FUNCTIONS + where, [names, *(args or [])]).fetchall()
     grouped: dict[tuple[str, str, str, str], list[tuple[Any, ...]]] = {}
     for name, database, schema, kind, text, *definition in rows:
         grouped.setdefault((name, database, schema, kind), []).append((text, kind, *definition))
@@ -145,9 +165,7 @@ def _mark(
     if temporary:
         database, where = "temp", "main"
     else:
-        database, where = con.execute(  # type: ignore[misc]
-            qualify_builtins("SELECT current_database(), current_schema()")
-        ).fetchone()
+        database, where = con.execute(_CURRENT).fetchone()  # type: ignore[misc]
         where = schema or where
     plain = {m.name.rsplit(".", 1)[-1].lower() for m in all_macros}
     hashes = definition_hashes(con, sorted(plain), database, where)
@@ -165,6 +183,8 @@ def _library(
     prefix: str, schema: str | None, native: bool = False
 ) -> tuple[list[Macro], frozenset[str]]:
     """Every macro named for ``prefix`` and ``schema``, and their plain names."""
+    from mlsql._duckdb.library import macros
+
     if schema is None:
         qualify = lambda name: f"{prefix}{name}"  # noqa: E731
     else:
@@ -176,10 +196,18 @@ def _library(
 @functools.lru_cache(maxsize=32)
 def _script(prefix: str, schema: str | None, temporary: bool, native: bool = False) -> str:
     """One SQL script creating (or replacing) the library (:func:`_mark` marks it mlsql's)."""
+    from mlsql._duckdb.library import render
+
     all_macros, _ = _library(prefix, schema, native)
     parts = [] if schema is None else [f"CREATE SCHEMA IF NOT EXISTS {quote_ident(schema)};"]
     parts += render(all_macros, temporary=temporary).values()
     return "\n".join(parts)
+
+
+def _where(schema: str | None) -> tuple[str, list[Any]]:
+    """The condition of :data:`_FUNCTIONS` (and its arguments) for the functions that
+    :func:`_existing` considers."""
+    return ("", []) if schema is None else (_IN_SCHEMA, [schema])
 
 
 def _existing(
@@ -203,8 +231,7 @@ def _existing(
     database. With ``temporary`` False only stored (not TEMP) macros are
     up to date.
     """
-    where = "" if schema is None else " AND schema_name = ? AND database_name = current_database()"
-    found = _functions(con, sorted(names), where, [] if schema is None else [schema])
+    found = _functions(con, sorted(names), *_where(schema))
     out: dict[str, tuple[bool, bool]] = {}
     for (name, database, _, kind), (text, definition) in found.items():
         mark = text.split(":", 1)[0].split(" ")
@@ -253,8 +280,7 @@ def _reference(prefix: str, schema: str | None, native: bool) -> dict[tuple[str,
                 contextlib.suppress(duckdb.Error),
                 duckdb.connect(str(path), read_only=True, config=config) as ref,
             ):
-                row = ref.execute(qualify_builtins("SELECT current_database()")).fetchone()
-                database = row[0]  # type: ignore[index]
+                database = ref.execute(_CURRENT).fetchone()[0]  # type: ignore[index]
                 for key, h in definition_hashes(ref, names, database, schema or "main").items():
                     out.setdefault(key, set()).add(h)
     return out
@@ -269,16 +295,50 @@ def cache_dir() -> Path:
     return Path(base) / "mlsql"
 
 
+@functools.lru_cache(maxsize=1)
+def _sources() -> str | None:
+    """A hash of the path, size and modification time of each of mlsql's Python sources,
+    which write the library (as Python's own bytecode cache tells a changed source); None
+    if they cannot be read."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    try:
+        paths = sorted(root.rglob("*.py"))
+        for path in paths:
+            stat = path.stat()
+            name = path.relative_to(root).as_posix()
+            digest.update(f"{name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
+    except OSError:
+        return None
+    return digest.hexdigest() if paths else None
+
+
+def _stored_path(prefix: str, schema: str | None, native: bool) -> Path:
+    """Where the stored library of these arguments is kept.
+
+    Its name is a hash of what writes the library (mlsql's sources, the
+    running DuckDB's version, how the marks are made) and of the arguments:
+    finding it builds none of the library. Where the sources cannot be
+    listed, the library's text itself is hashed.
+    """
+    source = _sources()
+    if source is None:
+        source = _script(prefix, schema, False, native)
+    key = f"{duckdb.__version__}\n{_MARKS}\n{prefix}\n{schema}\n{native}\n{source}"
+    return cache_dir() / f"duckdb-library-{hashlib.sha256(key.encode()).hexdigest()[:24]}.duckdb"
+
+
 def _stored_library(prefix: str, schema: str | None, native: bool = False) -> Path | None:
-    """A database file holding the library as catalog objects; None if none can be written."""
-    script = _script(prefix, schema, False, native)
-    # the marks are made when the file is built: how they are made is part of the key
-    key = f"{duckdb.__version__}\n{_MARKS}\n{script}"
-    key = hashlib.sha256(key.encode()).hexdigest()[:24]
-    path = cache_dir() / f"duckdb-library-{key}.duckdb"
+    """A database file holding the library as catalog objects (built if missing); None if
+    none can be written."""
+    path = _stored_path(prefix, schema, native)
     if path.exists():
+        with contextlib.suppress(OSError):
+            os.utime(path)  # in use: not pruned
         return path
+    script = _script(prefix, schema, False, native)
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+    names = tmp.with_name(tmp.name + ".names")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         config: dict[str, Any] = {"storage_compatibility_version": "latest"}
@@ -293,24 +353,64 @@ def _stored_library(prefix: str, schema: str | None, native: bool = False) -> Pa
             _mark(build, _library(prefix, schema, native)[0], False, schema, native)
         finally:
             build.close()
+        names.write_text("\n".join(sorted(_library(prefix, schema)[1])) + "\n", encoding="utf-8")
+        os.replace(names, _names_path(path))  # the names first: a library found has its names
         os.replace(tmp, path)  # atomic: a concurrent reader sees no half-built file
     except (OSError, duckdb.Error):
-        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+        for leftover in (tmp, tmp.with_name(tmp.name + ".wal"), names):
             with contextlib.suppress(OSError):
                 leftover.unlink(missing_ok=True)
         return None
+    _prune(path)
     return path
 
 
-def _copy_stored(con: duckdb.DuckDBPyConnection, path: Path) -> None:
-    """Copy the stored library into the current (in-memory) database in one statement."""
+#: a stored library unused this long is deleted when another is built
+_UNUSED = 2 * 24 * 3600
+
+
+def _names_path(path: Path) -> Path:
+    """The file listing the function names (lower-case, one a line) of the stored library
+    ``path``, so that they are checked against the user's without reading the library."""
+    return path.with_suffix(".names")
+
+
+def _forget(path: Path) -> None:
+    """Delete the stored library ``path`` and its names (built anew when next needed)."""
+    for leftover in (path, _names_path(path)):
+        with contextlib.suppress(OSError):
+            leftover.unlink(missing_ok=True)
+
+
+def _prune(keep: Path) -> None:
+    """Delete the stored libraries (other versions of mlsql or DuckDB) unused for two days."""
+    now = time.time()
+    for old in keep.parent.glob("duckdb-library-*.duckdb"):
+        with contextlib.suppress(OSError):
+            if old != keep and now - old.stat().st_mtime > _UNUSED:
+                _forget(old)
+
+
+def _copy_stored(con: duckdb.DuckDBPyConnection, path: Path, schema: str | None) -> bool:
+    """Copy the stored library into the current (in-memory) database in one statement,
+    unless a function of one of its names exists (then False: :func:`register` sorts out
+    whose it is)."""
+    try:
+        names = _names_path(path).read_text(encoding="utf-8").split()
+    except OSError as exc:
+        raise duckdb.InvalidInputException(f"the stored library {path} lacks its names") from exc
+    if not names:
+        raise duckdb.InvalidInputException(f"the stored library {path} lists no names")
+    if _functions(con, names, *_where(schema)):
+        return False  # (mlsql's or not)
     alias = f"__mlsql_library_{uuid.uuid4().hex}"
-    target = con.execute(qualify_builtins("SELECT current_database()")).fetchone()[0]  # type: ignore[index]
+    target = con.execute(_CURRENT).fetchone()[0]  # type: ignore[index]
     con.execute(f"ATTACH {lit(str(path))} AS {quote_ident(alias)} (READ_ONLY)")
     try:
         con.execute(f"COPY FROM DATABASE {quote_ident(alias)} TO {quote_ident(target)} (SCHEMA)")
     finally:
         con.execute(f"DETACH {quote_ident(alias)}")
+    return True
 
 
 def _in_memory_target(con: duckdb.DuckDBPyConnection) -> bool:
@@ -320,11 +420,7 @@ def _in_memory_target(con: duckdb.DuckDBPyConnection) -> bool:
     storage-version check of ``CREATE MACRO``, and would write typed macros
     into an older database file that cannot hold them.
     """
-    row = con.execute(
-        qualify_builtins(
-            "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
-        )
-    ).fetchone()
+    row = con.execute(_PATH).fetchone()
     return row is not None and not row[0]
 
 
@@ -412,10 +508,21 @@ def register(
     if schema is not None:
         P.check_sql_name(schema, "schema", "register", reserved=P.DUCKDB_RESERVED_SCHEMAS)
         temporary = False
-    _, names = _library(prefix, schema)
     with _LOCK:
         if native:
             _load_native(con, temporary)
+        # the stored library, copied where no function of its names exists yet; else (or
+        # without a usable stored library) the macros are built and created one by one
+        path = None
+        if not temporary and _in_memory_target(con):
+            path = _stored_library(prefix, schema, native)
+        if path is not None:
+            try:
+                if _copy_stored(con, path, schema):
+                    return con
+            except duckdb.Error:
+                _forget(path)  # unreadable: built anew next time
+        _, names = _library(prefix, schema)
         existing = _existing(con, names, schema, temporary, native, prefix)
         clashes = sorted(name for name, (ours, _) in existing.items() if not ours)
         if clashes and not replace:
@@ -424,17 +531,6 @@ def register(
         if len(existing) == len(names) and all(current for _, current in existing.values()):
             return con  # this library is there already (e.g. from another cursor)
         try:
-            fast = not temporary and not existing and _in_memory_target(con)
-            path = _stored_library(prefix, schema, native) if fast else None
-            if path is not None:
-                try:
-                    _copy_stored(con, path)
-                    return con
-                except duckdb.Error as exc:
-                    if _storage_error(exc):
-                        raise
-                    with contextlib.suppress(OSError):  # unreadable: built anew next time
-                        path.unlink(missing_ok=True)
             all_macros = _library(prefix, schema, native)[0]
             _run_script(
                 con,

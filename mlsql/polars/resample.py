@@ -29,6 +29,12 @@ _WORDS = {
 }
 
 
+def _column(schema: pl.Schema, name: str) -> pl.Expr:
+    """The column ``name`` itself, by position: ``pl.col`` reads ``*`` as every column and
+    ``^...$`` as a pattern."""
+    return pl.nth(schema.names().index(name))
+
+
 def _checked(req: front.Request, schema: pl.Schema, actual: str, predicted: str) -> list[pl.Expr]:
     """The statistic expressions of ``req``'s measures, named ``__mlsql_s0``, ``__mlsql_s1``..."""
     dtypes = [schema[actual], schema[predicted]]
@@ -37,10 +43,10 @@ def _checked(req: front.Request, schema: pl.Schema, actual: str, predicted: str)
         kind(inner(d) or d) if is_list else kind(d)
         for d, is_list in zip(dtypes, lists, strict=True)
     ]
-    pairs = [(pl.col(actual), dtypes[0]), (pl.col(predicted), dtypes[1])]
+    pairs = [(_column(schema, actual), dtypes[0]), (_column(schema, predicted), dtypes[1])]
     if front.is_numbers(req):
         front.check_numbers(req, _NAMES, lists, kinds, [str(d) for d in dtypes])
-        known = pl.col(actual).is_not_null() & pl.col(predicted).is_not_null()
+        known = _column(schema, actual).is_not_null() & _column(schema, predicted).is_not_null()
         # both sides NULL where one is; -0.0 as 0.0
         exprs: list[pl.Expr] = [pl.when(known).then(e.cast(pl.Float64) + 0.0) for e, _ in pairs]
         return [e.alias(f"__mlsql_s{i}") for i, e in enumerate(exprs)]
@@ -71,14 +77,16 @@ def _name(sample_weight: str | pl.Expr | None) -> str | None:
     return None if isinstance(sample_weight, pl.Expr) else sample_weight
 
 
-def _weight(req: front.Request, lazy: pl.LazyFrame, sample_weight: str | pl.Expr | None) -> pl.Expr:
+def _weight(
+    req: front.Request, lazy: pl.LazyFrame, schema: pl.Schema, sample_weight: str | pl.Expr | None
+) -> pl.Expr:
     """A row's weight, checked as the weighted measures check it (1 when unweighted)."""
     from mlsql._resample.measures import STATS  # numpy: imported when a call runs
 
     if sample_weight is None:
         w = pl.lit(1.0, dtype=pl.Float64)
     else:
-        expr = pl.col(sample_weight) if isinstance(sample_weight, str) else sample_weight
+        expr = _column(schema, sample_weight) if isinstance(sample_weight, str) else sample_weight
         dtype = lazy.select(expr).collect_schema().dtypes()[0]
         w = weight(req.func, expr, dtype)
     n = len(STATS[req.stats])
@@ -120,8 +128,8 @@ def bootstrap(
         confidence,
         seed,
     )
-    stats = [*_checked(req, schema, actual, predicted), _weight(req, lazy, sample_weight)]
-    keys = [*(pl.col(b) for b in req.by), *stats]
+    stats = [*_checked(req, schema, actual, predicted), _weight(req, lazy, schema, sample_weight)]
+    keys = [*(_column(schema, b) for b in req.by), *stats]
     rows = _rows(lazy.group_by(keys).agg(pl.len()), req)
     from mlsql._resample import run  # numpy: imported when a call runs
 
@@ -171,12 +179,18 @@ def compare(
         confidence,
         seed,
     )
-    stats = [*_checked(req, schema, actual, predicted), _weight(req, lazy, sample_weight)]
+    stats = [*_checked(req, schema, actual, predicted), _weight(req, lazy, schema, sample_weight)]
     from mlsql._resample.measures import STATS  # numpy: imported when a call runs
 
     names = [f"__mlsql_s{i}" for i in range(len(STATS[req.stats]) + 1)]
-    rows = lazy.select(*req.by, pl.col(model).alias(_MODEL), pl.col(id).alias(_ID), *stats)
-    keys = [*req.by, _MODEL, _ID]
+    by = [f"__mlsql_by{i}" for i in range(len(req.by))]  # the names Polars would read as patterns
+    rows = lazy.select(
+        *(_column(schema, b).alias(n) for b, n in zip(req.by, by, strict=True)),
+        _column(schema, model).alias(_MODEL),
+        _column(schema, id).alias(_ID),
+        *stats,
+    )
+    keys = [*by, _MODEL, _ID]
     summary = rows.group_by(_MODEL).agg(pl.len()).collect().rows()
     totals = dict(summary)
     repeated = sum(totals.values()) - rows.select(pl.struct(keys).n_unique()).collect().item()
@@ -184,11 +198,11 @@ def compare(
     if baseline in totals:
         known = rows.filter(pl.col(_ID).is_not_null())
         base = known.filter(pl.col(_MODEL) == baseline).select(
-            *req.by, _ID, *(pl.col(n).alias(f"{n}_b") for n in names)
+            *by, _ID, *(pl.col(n).alias(f"{n}_b") for n in names)
         )
         others = known.filter(pl.col(_MODEL) != baseline)
-        joined = others.join(base, on=[*req.by, _ID], how="inner", nulls_equal=True)
-        group = [*req.by, _MODEL, *(f"{n}_b" for n in names), *names]
+        joined = others.join(base, on=[*by, _ID], how="inner", nulls_equal=True)
+        group = [*by, _MODEL, *(f"{n}_b" for n in names), *names]
         paired_rows = _rows(joined.group_by(group).agg(pl.len()), req)
     out = front.compared(req, model, id, baseline, totals, paired_rows, repeated, drop_unpaired)
     return _frame([*req.by, *front.COMPARE_COLUMNS], out, len(req.by), schema, model)

@@ -513,7 +513,10 @@ def _label_state(q: Qualify, weighted: bool = False) -> Macro:
     w, kind = "1", _COUNT_TYPE[weighted]
     if weighted:
         known += f" AND {SAMPLE_WEIGHT} IS NOT NULL"
-        w = f"{q('_mlsql_weight')}({SAMPLE_WEIGHT}, func)"
+        # a CAST around the call (a no-op: the weight is a DOUBLE): DuckDB 1.4 loses the name
+        # of a struct field whose value is a macro call on an outer column inside a subquery
+        # ("Need named argument for struct pack")
+        w = f"CAST({q('_mlsql_weight')}({SAMPLE_WEIGHT}, func) AS DOUBLE)"
     rows = f"histogram({{'a': actual, 'p': predicted, 'w': {w}}}) FILTER (WHERE {known})"
     count = f"CAST(coalesce(sum(w) FILTER (WHERE {{}}), 0) AS {kind})"
     # r: each distinct row with its weight (its rows' number, times their weight)
