@@ -111,6 +111,7 @@ LONG: frozenset[str] = frozenset(
         "tests/test_curves_weighted.py::test_integer_weights_equal_repeated_rows[spark-roc_curve-map]",
         "tests/test_docs.py::test_reference_pages_are_fresh",
         "tests/test_exactness.py::test_sums_over_ten_million_rows",
+        "tests/test_exactness.py::test_samples_mean_of_many_equal_ratios",
         "tests/test_every_measure.py::test_expression_measures_match_their_reference[duckdb-aggregate-binary]",
         "tests/test_every_measure.py::test_expression_measures_match_their_reference[duckdb-aggregate-classes]",
         "tests/test_every_measure.py::test_expression_measures_match_their_reference[duckdb-aggregate-label_lists]",

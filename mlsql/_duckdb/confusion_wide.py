@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import duckdb
 
 from mlsql import _params as P
+from mlsql._duckdb.threads import in_this_thread
 from mlsql._sqlexpr import lit, quote_ident
 
 
@@ -58,6 +59,7 @@ def confusion_matrix_wide(
     [('x', 1, 1), ('y', 0, 1)]
     """
     groups = P.check_by(by, "confusion_matrix_wide")
+    con = in_this_thread(con)
     by_sql = "NULL" if not groups else "[" + ", ".join(str(lit(g)) for g in groups) + "]"
     weight = "" if sample_weight is None else f", sample_weight := {lit(sample_weight)}"
     long = (

@@ -33,6 +33,7 @@ from typing import Any
 import duckdb
 
 from mlsql._duckdb.label_tables import ensure_macros, finish, source_text
+from mlsql._duckdb.threads import in_this_thread
 from mlsql._errors import MlsqlError
 from mlsql._sqlexpr import quote_ident
 
@@ -89,6 +90,7 @@ def from_indicators(
                 f"{func}: {out!r} needs one indicator column per label ({len(names)}). "
                 f"Got {len(cols)}."
             )
+    con = in_this_thread(con)
     ensure_macros(con, "labels_from_indicators")
     with source_text(con, source, func) as src:
         present = {c.lower() for c in src.probe(con, func).columns}
@@ -151,6 +153,7 @@ def to_indicators(
     outs = [str(x) for x in universe] if names is None else list(names)
     if len(outs) != len(universe):
         raise MlsqlError(f"{func} needs one name per label. Got {len(outs)} names.")
+    con = in_this_thread(con)
     ensure_macros(con, "indicators_from_labels")
     with source_text(con, source, func) as src:
         if column.lower() not in {c.lower() for c in src.probe(con, func).columns}:

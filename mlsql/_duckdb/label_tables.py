@@ -27,6 +27,7 @@ from mlsql import _label_types as LT
 from mlsql import _params as P
 from mlsql._duckdb.library import INTEGER_TYPES, integer_bounds
 from mlsql._duckdb.source_sql import looks_like_query, quoted_name_sql
+from mlsql._duckdb.threads import in_this_thread
 from mlsql._errors import MlsqlError
 from mlsql._front.tables import missing_column_message
 from mlsql._sqlexpr import quote_ident
@@ -332,6 +333,7 @@ def _run(
             raise MlsqlError(
                 f"The '{role}' parameter of {func} must be a column name. Got {name!r}."
             )
+    con = in_this_thread(con)
     ensure_macros(con, func)
     with source_text(con, source, func) as src:
         _check_schema(con, func, src, actual, predicted, by_names, universe, sample_weight)

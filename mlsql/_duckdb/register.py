@@ -33,7 +33,9 @@ Threads
     Registration in one process is serialized by a lock, so registering on
     several cursors of one database at once cannot meet a catalog
     write-write conflict; a library already registered and up to date is
-    left as it is.
+    left as it is. :func:`connect` remembers its thread, so that mlsql's
+    functions called with its connection in other threads work on cursors of
+    it (:mod:`mlsql._duckdb.threads`).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ import duckdb
 
 from mlsql import _params as P
 from mlsql._duckdb import native as _native
+from mlsql._duckdb.threads import opened
 from mlsql._errors import MlsqlError
 from mlsql._sqlexpr import lit, quote_ident
 
@@ -580,6 +583,12 @@ def connect(database: str = ":memory:", **kwargs: object) -> duckdb.DuckDBPyConn
     file gets TEMP macros (nothing is written into it) unless
     ``temporary=False`` is passed.
 
+    mlsql's functions given this connection (``label_metrics``, ``report``,
+    ``bootstrap``, ...) may be called from several threads at once: in any
+    thread but this one they work on that thread's own ``con.cursor()``
+    (:mod:`mlsql._duckdb.threads`). The connection's own methods are
+    DuckDB's, for one thread at a time: give each thread ``con.cursor()``.
+
     Parameters
     ----------
     database : str, default ":memory:"
@@ -609,4 +618,8 @@ def connect(database: str = ":memory:", **kwargs: object) -> duckdb.DuckDBPyConn
             native = False
     if con is None:
         con = duckdb.connect(database)
-    return register(con, native=bool(native), **kwargs)  # type: ignore[arg-type]
+    register(con, native=bool(native), **kwargs)  # type: ignore[arg-type]
+    # mlsql's functions called with con in another thread work on a cursor of it, which sees
+    # the catalog's macros but not TEMP ones: those it registers itself
+    opened(con, dict(kwargs, native=bool(native)) if kwargs["temporary"] else {})
+    return con

@@ -25,6 +25,7 @@ import duckdb
 
 from mlsql import _label_types as LT
 from mlsql._duckdb.label_tables import source_text
+from mlsql._duckdb.threads import in_this_thread
 from mlsql._resample import front, run
 from mlsql._sqlexpr import lit, quote_ident
 
@@ -229,7 +230,7 @@ def bootstrap(
     >>> out.fetchall()[0][:2]
     ('micro_f1', 0.5714285714285714)
     """
-    given = con
+    given = con = in_this_thread(con)
     with _source(data, con, "bootstrap") as (con, clause, params, columns, types):
         req = front.request(
             "bootstrap",
@@ -316,7 +317,7 @@ def compare(
     >>> out.fetchall()[0][:5]
     ('B', 'accuracy', 0.6666666666666666, 1.0, 0.33333333333333337)
     """
-    given = con
+    given = con = in_this_thread(con)
     with _source(data, con, "compare") as (con, clause, params, columns, types):
         req = front.request(
             "compare",

@@ -126,7 +126,9 @@ def _connection(data: Any, con: Any, func: str) -> Any:
             "(a relation is read on the connection that made it); leave 'con' out to use it."
         )
     if con is not None:
-        return con
+        from mlsql._duckdb.threads import in_this_thread
+
+        return in_this_thread(con)
     if own is not None:
         return own
     import mlsql

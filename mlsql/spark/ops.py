@@ -23,6 +23,11 @@ from pyspark.sql import functions as F
 
 from mlsql._params import ZeroDivision
 
+#: the type :meth:`SparkOps.mean` sums its values in: exact, order-free, to 18 decimals
+EXACT_SUM_TYPE = "decimal(38,18)"
+#: values of this size or more are averaged as DOUBLE (1e14 of them fit the decimal's 1e20)
+EXACT_SUM_BOUND = 1e6
+
 
 def column(value: Any) -> Column:
     """``value`` as a Column (a Python value becomes a literal; None a NULL)."""
@@ -67,8 +72,22 @@ class SparkOps:
         return F.sum(column(x))
 
     def mean(self, x: Any) -> Column:
-        """SQL ``avg``: NULL over no non-NULL values."""
-        return F.avg(column(x))
+        """SQL ``avg``, exact: NULL over no non-NULL values.
+
+        The formulas average per-row ratios and 0/1 values (the samples
+        averages, subset accuracy, the ranking means): each is summed as a
+        ``DECIMAL(38, 18)``, which adds exactly and so in any order, and the
+        sum is divided once. ``avg`` of DOUBLE drifted by 1.6e-11 relative at 3M
+        rows, with a last digit depending on the partitions. Each value is
+        rounded to 18 decimals (5e-19 absolute at most). A group holding a NaN,
+        an infinity or a value of 1e6 or more (where 1e14 rows could overflow
+        the decimal) is averaged as DOUBLE, as before.
+        """
+        values = column(x).cast("double")
+        n = F.count(values)
+        plain = F.isnan(values) | (F.abs(values) >= EXACT_SUM_BOUND)
+        exact = F.sum(F.when(~plain, values).cast(EXACT_SUM_TYPE)).cast("double") / n
+        return F.when(n == 0, None).when(F.max(plain), F.avg(values)).otherwise(exact)
 
     def count(self, x: Any) -> Column:
         """Non-NULL values of ``x``."""
