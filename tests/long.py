@@ -112,6 +112,7 @@ LONG: frozenset[str] = frozenset(
         "tests/test_docs.py::test_reference_pages_are_fresh",
         "tests/test_exactness.py::test_sums_over_ten_million_rows",
         "tests/test_exactness.py::test_samples_mean_of_many_equal_ratios",
+        "tests/test_exactness.py::test_spark_sums_over_ten_million_rows",
         "tests/test_every_measure.py::test_expression_measures_match_their_reference[duckdb-aggregate-binary]",
         "tests/test_every_measure.py::test_expression_measures_match_their_reference[duckdb-aggregate-classes]",
         "tests/test_every_measure.py::test_expression_measures_match_their_reference[duckdb-aggregate-label_lists]",
