@@ -175,6 +175,26 @@ def _checks() -> list[Macro]:
         ),
         Macro(
             FILE,
+            "_mlsql_binary_type_first",
+            ("x", "name", "func", "value"),
+            f"""CASE WHEN NOT regexp_full_match(typeof(x), '(BOOLEAN|{NUMERIC_TYPES}|"NULL")')
+         THEN error({binary_type}) ELSE value END""",
+            "value, after checking that x (input name, an earlier argument than value's) is "
+            "boolean or numeric: of two inputs of the wrong type, the first is named.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_number_type_first",
+            ("x", "name", "func", "value"),
+            f"""CASE WHEN NOT regexp_full_match(typeof(x), '({NUMERIC_TYPES}|"NULL")')
+         THEN error({number_type}) ELSE value END""",
+            "value, after checking that x (input name, an earlier argument than value's) is "
+            "numeric: of two inputs of the wrong type, the first is named.",
+            public=False,
+        ),
+        Macro(
+            FILE,
             "_mlsql_number",
             ("x", "name", "func"),
             f"""CASE WHEN NOT regexp_full_match(typeof(x), '({NUMERIC_TYPES}|"NULL")')
