@@ -68,6 +68,16 @@ CREATE OR REPLACE MACRO _mlsql_binary_flag(x, name, func) AS
          WHEN x IS NULL THEN NULL WHEN CAST(x AS DOUBLE) = 1 THEN true
          WHEN CAST(x AS DOUBLE) = 0 THEN false ELSE system.main.error('' || func || ' takes boolean or 0/1 values. Got ' || CAST(x AS VARCHAR) || ' instead.') END;
 
+-- _mlsql_binary_type_first(x, name, func, value): value, after checking that x (input name, an earlier argument than value's) is boolean or numeric: of two inputs of the wrong type, the first is named.
+CREATE OR REPLACE MACRO _mlsql_binary_type_first(x, name, func, value) AS 
+    CASE WHEN NOT system.main.regexp_full_match(system.main.typeof(x), '(BOOLEAN|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
+         THEN system.main.error('' || func || ' takes boolean or 0/1 values for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.' || CASE WHEN func IN ('auc', 'roc_auc_score') AND system.main.typeof(x) LIKE '%]' THEN ' Hivemall''s auc over ranked arrays, auc(rank_items, correct_items[, k]), is ranking_auc.' ELSE '' END) ELSE value END;
+
+-- _mlsql_number_type_first(x, name, func, value): value, after checking that x (input name, an earlier argument than value's) is numeric: of two inputs of the wrong type, the first is named.
+CREATE OR REPLACE MACRO _mlsql_number_type_first(x, name, func, value) AS 
+    CASE WHEN NOT system.main.regexp_full_match(system.main.typeof(x), '(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
+         THEN system.main.error('' || func || ' takes numbers for ' || name || '. Got ' || name || ' ' || system.main.typeof(x) || '.') ELSE value END;
+
 -- _mlsql_number(x, name, func): A numeric input as DOUBLE (other types, NaN and infinite values are an error).
 CREATE OR REPLACE MACRO _mlsql_number(x, name, func) AS 
     CASE WHEN NOT system.main.regexp_full_match(system.main.typeof(x), '(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL.*|"NULL")')
@@ -88,6 +98,34 @@ CREATE OR REPLACE MACRO _mlsql_same_kind(x, y, func) AS
          WHEN system.main.typeof(y) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(y) = 'BOOLEAN' THEN 'boolean'
          WHEN system.main.typeof(y) = '"NULL"' THEN 'null' ELSE system.main.typeof(y) END THEN x
          ELSE system.main.error('' || func || ' needs actual and predicted of the same label type (both text, both integers, ...). Got actual ' || system.main.typeof(x) || ' and predicted ' || system.main.typeof(y) || '.') END;
+
+-- _mlsql_label_as(value, x, y, func): value (a label of y), of a type that compares with x's (both VARCHAR: as it is).
+-- _mlsql_label_as(value, x, y, func): value (a label of y), of a type that compares with x's (both HUGEINT: as it is).
+-- _mlsql_label_as(value, x, y, func): value (a label of y), of a type that compares with x's (both UHUGEINT: as it is).
+-- _mlsql_label_as(value, x, y, func): value (a label of y), of a type that compares with x's (both DOUBLE: as it is).
+-- _mlsql_label_as(value, x, y, func): value (a label of y), of a type that compares with x's (both BOOLEAN: as it is).
+-- _mlsql_label_as(value, x, y, func): value (a label of y), of a type that compares with x's (both "NULL": as it is).
+-- _mlsql_label_as(value, x, y, func): value (a label of y), of a type that compares with x's (other types: as x's type).
+CREATE OR REPLACE MACRO _mlsql_label_as(value, x VARCHAR, y VARCHAR, func VARCHAR) AS 
+    value,
+    (value, x HUGEINT, y HUGEINT, func) AS 
+    value,
+    (value, x UHUGEINT, y UHUGEINT, func) AS 
+    value,
+    (value, x DOUBLE, y DOUBLE, func) AS 
+    value,
+    (value, x BOOLEAN, y BOOLEAN, func) AS 
+    value,
+    (value, x "NULL", y "NULL", func) AS 
+    value,
+    (value, x, y, func) AS 
+    system.main.cast_to_type(CASE WHEN NOT (system.main.regexp_full_match(system.main.typeof(x), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') OR system.main.regexp_full_match(system.main.typeof(y), '(STRUCT|MAP|UNION)\(.*|.*\[\d*\]') OR '"NULL"' IN (system.main.typeof(x), system.main.typeof(y)) OR CASE WHEN system.main.regexp_full_match(system.main.typeof(x), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(x) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(x) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(x) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(x) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(x) = '"NULL"' THEN 'null' ELSE system.main.typeof(x) END = CASE WHEN system.main.regexp_full_match(system.main.typeof(y), '(U?(TINY|SMALL|BIG|HUGE)?INT(EGER)?)') THEN 'integer'
+         WHEN system.main.typeof(y) = 'VARCHAR' THEN 'text' WHEN system.main.typeof(y) IN ('FLOAT', 'DOUBLE') THEN 'float'
+         WHEN system.main.typeof(y) LIKE 'DECIMAL%' THEN 'decimal' WHEN system.main.typeof(y) = 'BOOLEAN' THEN 'boolean'
+         WHEN system.main.typeof(y) = '"NULL"' THEN 'null' ELSE system.main.typeof(y) END) THEN system.main.error('' || func || ' needs actual and predicted of the same label type (both text, both integers, ...). Got actual ' || system.main.typeof(x) || ' and predicted ' || system.main.typeof(y) || '.') ELSE value END, x);
 
 -- _mlsql_one_label(x, name, func): x (input name), after checking that it holds one label per row (no list, struct or map).
 CREATE OR REPLACE MACRO _mlsql_one_label(x, name, func) AS 

@@ -125,9 +125,9 @@ CREATE OR REPLACE MACRO _mlsql_precision_score_of(cl, average, zero_division) AS
 -- precision_score(actual, predicted, average, zero_division): Precision over classes, averaged micro, macro (default) or weighted by support.
 -- precision_score(actual, predicted, sample_weight, average, zero_division): Precision over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO precision_score(actual, predicted, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, predicted, 'precision_score')], lambda cl: _mlsql_precision_score_of(cl, _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'precision_score'), 'precision_score')], lambda cl: _mlsql_precision_score_of(cl, _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')))[1] END,
     (actual, predicted, sample_weight, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'precision_score')], lambda cl: _mlsql_precision_score_of(cl, _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'precision_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'precision_score'), sample_weight, 'precision_score')], lambda cl: _mlsql_precision_score_of(cl, _mlsql_check_average(average, 'precision_score'), _mlsql_check_zero_division(zero_division, 'precision_score')))[1] END;
 
 -- _mlsql_recall_score_of(cl, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO _mlsql_recall_score_of(cl, average, zero_division) AS 
@@ -136,9 +136,9 @@ CREATE OR REPLACE MACRO _mlsql_recall_score_of(cl, average, zero_division) AS
 -- recall_score(actual, predicted, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
 -- recall_score(actual, predicted, sample_weight, average, zero_division): Recall over classes, averaged micro, macro (default) or weighted by support.
 CREATE OR REPLACE MACRO recall_score(actual, predicted, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, predicted, 'recall_score')], lambda cl: _mlsql_recall_score_of(cl, _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'recall_score'), 'recall_score')], lambda cl: _mlsql_recall_score_of(cl, _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')))[1] END,
     (actual, predicted, sample_weight, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'recall_score')], lambda cl: _mlsql_recall_score_of(cl, _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'recall_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'recall_score'), sample_weight, 'recall_score')], lambda cl: _mlsql_recall_score_of(cl, _mlsql_check_average(average, 'recall_score'), _mlsql_check_zero_division(zero_division, 'recall_score')))[1] END;
 
 -- _mlsql_fbeta_score_of(cl, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO _mlsql_fbeta_score_of(cl, beta, average, zero_division) AS 
@@ -147,9 +147,9 @@ CREATE OR REPLACE MACRO _mlsql_fbeta_score_of(cl, beta, average, zero_division) 
 -- fbeta_score(actual, predicted, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 -- fbeta_score(actual, predicted, sample_weight, beta, average, zero_division): F-beta over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO fbeta_score(actual, predicted, beta := 1.0, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, predicted, 'fbeta_score')], lambda cl: _mlsql_fbeta_score_of(cl, _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'fbeta_score'), 'fbeta_score')], lambda cl: _mlsql_fbeta_score_of(cl, _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')))[1] END,
     (actual, predicted, sample_weight, beta := 1.0, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'fbeta_score')], lambda cl: _mlsql_fbeta_score_of(cl, _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'fbeta_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'fbeta_score'), sample_weight, 'fbeta_score')], lambda cl: _mlsql_fbeta_score_of(cl, _mlsql_check_beta(beta, 'fbeta_score'), _mlsql_check_average(average, 'fbeta_score'), _mlsql_check_zero_division(zero_division, 'fbeta_score')))[1] END;
 
 -- _mlsql_f1_score_of(cl, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO _mlsql_f1_score_of(cl, average, zero_division) AS 
@@ -158,9 +158,9 @@ CREATE OR REPLACE MACRO _mlsql_f1_score_of(cl, average, zero_division) AS
 -- f1_score(actual, predicted, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
 -- f1_score(actual, predicted, sample_weight, average, zero_division): F1 over classes (from counts), averaged micro, macro (default) or weighted.
 CREATE OR REPLACE MACRO f1_score(actual, predicted, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, predicted, 'f1_score')], lambda cl: _mlsql_f1_score_of(cl, _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'f1_score'), 'f1_score')], lambda cl: _mlsql_f1_score_of(cl, _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')))[1] END,
     (actual, predicted, sample_weight, average := 'macro', zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'f1_score')], lambda cl: _mlsql_f1_score_of(cl, _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'f1_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'f1_score'), sample_weight, 'f1_score')], lambda cl: _mlsql_f1_score_of(cl, _mlsql_check_average(average, 'f1_score'), _mlsql_check_zero_division(zero_division, 'f1_score')))[1] END;
 
 -- _mlsql_balanced_accuracy_score_of(cl): Mean recall over the classes that occur in actual.
 CREATE OR REPLACE MACRO _mlsql_balanced_accuracy_score_of(cl) AS 
@@ -169,9 +169,9 @@ CREATE OR REPLACE MACRO _mlsql_balanced_accuracy_score_of(cl) AS
 -- balanced_accuracy_score(actual, predicted): Mean recall over the classes that occur in actual.
 -- balanced_accuracy_score(actual, predicted, sample_weight): Mean recall over the classes that occur in actual.
 CREATE OR REPLACE MACRO balanced_accuracy_score(actual, predicted) AS 
-    system.main.list_transform([_mlsql_class_lists(actual, predicted, 'balanced_accuracy_score')], lambda cl: _mlsql_balanced_accuracy_score_of(cl))[1],
+    system.main.list_transform([_mlsql_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'balanced_accuracy_score'), 'balanced_accuracy_score')], lambda cl: _mlsql_balanced_accuracy_score_of(cl))[1],
     (actual, predicted, sample_weight) AS 
-    system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'balanced_accuracy_score')], lambda cl: _mlsql_balanced_accuracy_score_of(cl))[1];
+    system.main.list_transform([_mlsql_weighted_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'balanced_accuracy_score'), sample_weight, 'balanced_accuracy_score')], lambda cl: _mlsql_balanced_accuracy_score_of(cl))[1];
 
 -- balanced_accuracy(actual, predicted): Alias of balanced_accuracy_score.
 -- balanced_accuracy(actual, predicted, sample_weight): Alias of balanced_accuracy_score.
@@ -191,9 +191,9 @@ CREATE OR REPLACE MACRO _mlsql_cohen_kappa_score_weighted_of(cl, pairs, weights,
 -- cohen_kappa_score(actual, predicted, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 -- cohen_kappa_score(actual, predicted, sample_weight, weights, zero_division): Cohen's kappa; weights NULL (plain), 'linear' or 'quadratic' over the sorted classes.
 CREATE OR REPLACE MACRO cohen_kappa_score(actual, predicted, weights := NULL, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, predicted, 'cohen_kappa_score')], lambda cl: _mlsql_cohen_kappa_score_of(cl, _mlsql_class_pairs(actual, predicted), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'cohen_kappa_score'), 'cohen_kappa_score')], lambda cl: _mlsql_cohen_kappa_score_of(cl, _mlsql_class_pairs(actual, _mlsql_label_as(predicted, actual, predicted, 'cohen_kappa_score')), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')))[1] END,
     (actual, predicted, sample_weight, weights := NULL, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'cohen_kappa_score')], lambda cl: _mlsql_cohen_kappa_score_weighted_of(cl, _mlsql_weighted_class_pairs(actual, predicted, sample_weight, 'cohen_kappa_score'), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'cohen_kappa_score') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'cohen_kappa_score'), sample_weight, 'cohen_kappa_score')], lambda cl: _mlsql_cohen_kappa_score_weighted_of(cl, _mlsql_weighted_class_pairs(actual, _mlsql_label_as(predicted, actual, predicted, 'cohen_kappa_score'), sample_weight, 'cohen_kappa_score'), _mlsql_check_weights(weights, 'cohen_kappa_score'), _mlsql_check_zero_division(zero_division, 'cohen_kappa_score')))[1] END;
 
 -- kappa(actual, predicted, weights, zero_division): Alias of cohen_kappa_score.
 -- kappa(actual, predicted, sample_weight, weights, zero_division): Alias of cohen_kappa_score.
@@ -209,9 +209,9 @@ CREATE OR REPLACE MACRO _mlsql_matthews_corrcoef_of(cl, zero_division) AS
 -- matthews_corrcoef(actual, predicted, zero_division): Matthews correlation coefficient (multiclass).
 -- matthews_corrcoef(actual, predicted, sample_weight, zero_division): Matthews correlation coefficient (multiclass).
 CREATE OR REPLACE MACRO matthews_corrcoef(actual, predicted, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, predicted, 'matthews_corrcoef')], lambda cl: _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')))[1] END,
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'matthews_corrcoef'), 'matthews_corrcoef')], lambda cl: _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')))[1] END,
     (actual, predicted, sample_weight, zero_division := 0) AS 
-    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, predicted, sample_weight, 'matthews_corrcoef')], lambda cl: _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')))[1] END;
+    CASE WHEN _mlsql_check_zero_division(zero_division, 'matthews_corrcoef') IS NULL THEN NULL ELSE system.main.list_transform([_mlsql_weighted_class_lists(actual, _mlsql_label_as(predicted, actual, predicted, 'matthews_corrcoef'), sample_weight, 'matthews_corrcoef')], lambda cl: _mlsql_matthews_corrcoef_of(cl, _mlsql_check_zero_division(zero_division, 'matthews_corrcoef')))[1] END;
 
 -- mcc(actual, predicted, zero_division): Alias of matthews_corrcoef.
 -- mcc(actual, predicted, sample_weight, zero_division): Alias of matthews_corrcoef.

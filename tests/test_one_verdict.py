@@ -41,34 +41,13 @@ SPARK_K_OVERFLOW = "Spark ranking k=10**12 CAST_OVERFLOW"
 KNOWN_DIFFERENCES: dict[str, str] = {}
 
 # differences this catalogue found that are not on the issue's list, not fixed in this branch
-DUCKDB_LABEL_TYPE_BINDER = (
-    "DuckDB single-label measures over a text and an integer column: a binder error, not "
-    "mlsql's type message (the ranking and label-score measures give it: _mlsql_label_list_as)"
-)
-TYPE_CHECK_ORDER = (
-    "both inputs of a wrong type: DuckDB and Polars name a different input in the message"
-)
 SINGLE_LABEL_OF_LISTS = (
     "DuckDB single-label measures over list columns give a value, Polars says 'takes one label "
     "per row' (the cause of the accuracy item, in the other single-label measures)"
 )
 
 #: case id -> the new difference (reported with this branch; delete an entry once fixed)
-NEW_DIFFERENCES: dict[str, str] = {
-    "hivemall_r2[text||w=none]": TYPE_CHECK_ORDER,
-    "hivemall_r2[booleans||w=none]": TYPE_CHECK_ORDER,
-    "hivemall_logloss[text||w=none]": TYPE_CHECK_ORDER,
-    "hivemall_auc[text||w=none]": TYPE_CHECK_ORDER,
-    "brier_score_loss[text||w=none]": TYPE_CHECK_ORDER,
-    "expected_calibration_error[text||w=none]": TYPE_CHECK_ORDER,
-    "precision_score[text_vs_ints||w=none]": DUCKDB_LABEL_TYPE_BINDER,
-    "recall_score[text_vs_ints||w=none]": DUCKDB_LABEL_TYPE_BINDER,
-    "fbeta_score[text_vs_ints||w=none]": DUCKDB_LABEL_TYPE_BINDER,
-    "f1_score[text_vs_ints||w=none]": DUCKDB_LABEL_TYPE_BINDER,
-    "balanced_accuracy_score[text_vs_ints||w=none]": DUCKDB_LABEL_TYPE_BINDER,
-    "cohen_kappa_score[text_vs_ints||w=none]": DUCKDB_LABEL_TYPE_BINDER,
-    "matthews_corrcoef[text_vs_ints||w=none]": DUCKDB_LABEL_TYPE_BINDER,
-}
+NEW_DIFFERENCES: dict[str, str] = {}
 
 #: the sample of the README's suite: every SAMPLE_STRIDE-th case of the catalogue
 SAMPLE_STRIDE = 97
@@ -380,3 +359,81 @@ def test_a_whole_number_beyond_64_bits_is_refused(engine: Any, func: str, param:
     assert V.verdict_of(err.value) == V.Verdict(
         error=f"The '{param}' parameter of {func} must be {rule}. Got 9223372036854775808 instead."
     )
+
+
+@pytest.mark.parametrize(
+    ("func", "columns", "want"),
+    [
+        ("hivemall_r2", ("predicted", "actual"), "hivemall_r2 takes numbers for predicted."),
+        (
+            "hivemall_logloss",
+            ("predicted", "actual"),
+            "hivemall_logloss takes numbers for predicted.",
+        ),
+        ("hivemall_auc", ("score", "label"), "hivemall_auc takes numbers for score."),
+        (
+            "brier_score_loss",
+            ("actual", "prob"),
+            "brier_score_loss takes boolean or 0/1 values for actual.",
+        ),
+        (
+            "expected_calibration_error",
+            ("actual", "prob"),
+            "expected_calibration_error takes boolean or 0/1 values for actual.",
+        ),
+        ("r2", ("actual", "predicted"), "r2 takes numbers for actual."),
+    ],
+)
+def test_of_two_inputs_of_a_wrong_type_the_first_is_named(
+    engine: Any, func: str, columns: tuple[str, str], want: str
+) -> None:
+    """Both inputs text: every engine names the measure's first argument (DuckDB named the
+    second one of Hivemall's (predicted, actual) order and of (actual, prob))."""
+    import pyarrow as pa
+
+    table = pa.table({c: pa.array(["1", "0"]) for c in columns})
+    with pytest.raises(Exception) as err:  # each engine's wrapper around mlsql's message
+        engine.aggregate(func, table, columns=columns)
+    first = columns[0]
+    assert V.verdict_of(err.value) == V.Verdict(error=f"{want} Got {first} <type>.")
+
+
+SINGLE_LABEL_CLASS_MEASURES = (
+    "precision_score",
+    "recall_score",
+    "fbeta_score",
+    "f1_score",
+    "balanced_accuracy_score",
+    "cohen_kappa_score",
+    "matthews_corrcoef",
+)
+
+
+@pytest.mark.parametrize("func", SINGLE_LABEL_CLASS_MEASURES)
+def test_a_text_and_an_integer_label_column_get_mlsql_message(engine: Any, func: str) -> None:
+    """Text actual beside integer predicted: mlsql's message on every engine (DuckDB failed
+    to bind the classes' lists: a Binder Error, see ``_mlsql_label_as``)."""
+    import pyarrow as pa
+
+    table = pa.table({"actual": pa.array(["x", "y"]), "predicted": pa.array([1, 2])})
+    with pytest.raises(Exception) as err:  # each engine's wrapper around mlsql's message
+        engine.aggregate(func, table)
+    assert V.verdict_of(err.value) == V.Verdict(
+        error=f"{func} needs actual and predicted of the same label type (both text, both "
+        "integers, ...). Got actual <type> and predicted <type>."
+    )
+
+
+def test_integer_label_columns_of_two_widths_still_compare(engine: Any) -> None:
+    """int8 actual beside int64 predicted keeps its value: balanced accuracy of
+    actual (1, 2, 2, 3) and predicted (1, 2, 3, 3): recalls 1, 1/2, 1 -> 5/6."""
+    import pyarrow as pa
+
+    table = pa.table(
+        {
+            "actual": pa.array([1, 2, 2, 3], pa.int8()),
+            "predicted": pa.array([1, 2, 3, 3], pa.int64()),
+        }
+    )
+    got = engine.aggregate("balanced_accuracy_score", table)
+    assert got == pytest.approx(float(Fraction(5, 6)), rel=1e-12)

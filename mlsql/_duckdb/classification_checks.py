@@ -62,6 +62,48 @@ def _nested(t: str) -> str:
     return f"regexp_full_match({t}, '(STRUCT|MAP|UNION)\\(.*|.*\\[\\d*\\]')"
 
 
+#: the types of two label columns that compare as they are (integers or numbers of any width)
+SCALAR_PAIR_TYPES = ("VARCHAR", "HUGEINT", "UHUGEINT", "DOUBLE", "BOOLEAN", '"NULL"')
+
+
+def _label_as(mismatch: str) -> list[Macro]:
+    """``_mlsql_label_as(value, x, y, func)``: ``value`` (a label of y, predicted) where x
+    (actual) and y compare as they are, else ``value`` as x's type after the check that
+    their kinds agree (its error is ``mismatch``, of x and y).
+
+    The scalar analogue of ``_mlsql_label_list_as``: DuckDB binds a macro's whole body
+    before it runs, so a text column beside an integer one failed to bind (the classes'
+    ``list_concat`` and map look-ups) before mlsql's check could raise. The overload is
+    picked by x's and y's types (:data:`SCALAR_PAIR_TYPES`; they only pick, nothing is
+    cast); any other pair takes the last one, whose value is of x's type.
+    """
+    doc = "value (a label of y), of a type that compares with x's ({})."
+    typed = [
+        Macro(
+            FILE,
+            "_mlsql_label_as",
+            ("value", f"x {t}", f"y {t}", "func VARCHAR" if i == 0 else "func"),
+            "value",
+            doc.format(f"both {t}: as it is"),
+            public=False,
+        )
+        for i, t in enumerate(SCALAR_PAIR_TYPES)
+    ]
+    other = (
+        f"NOT ({_nested('typeof(x)')} OR {_nested('typeof(y)')}"
+        f""" OR '"NULL"' IN (typeof(x), typeof(y)) OR {_kind("typeof(x)")} = {_kind("typeof(y)")})"""
+    )
+    fallback = Macro(
+        FILE,
+        "_mlsql_label_as",
+        ("value", "x", "y", "func"),
+        f"cast_to_type(CASE WHEN {other} THEN error({mismatch}) ELSE value END, x)",
+        doc.format("other types: as x's type"),
+        public=False,
+    )
+    return [*typed, fallback]
+
+
 def _checks() -> list[Macro]:
     funcs = ", ".join(str(lit(f)) for f in CP.RANKING_AUC_FUNCS)
     binary_type = sql_message(
@@ -175,6 +217,26 @@ def _checks() -> list[Macro]:
         ),
         Macro(
             FILE,
+            "_mlsql_binary_type_first",
+            ("x", "name", "func", "value"),
+            f"""CASE WHEN NOT regexp_full_match(typeof(x), '(BOOLEAN|{NUMERIC_TYPES}|"NULL")')
+         THEN error({binary_type}) ELSE value END""",
+            "value, after checking that x (input name, an earlier argument than value's) is "
+            "boolean or numeric: of two inputs of the wrong type, the first is named.",
+            public=False,
+        ),
+        Macro(
+            FILE,
+            "_mlsql_number_type_first",
+            ("x", "name", "func", "value"),
+            f"""CASE WHEN NOT regexp_full_match(typeof(x), '({NUMERIC_TYPES}|"NULL")')
+         THEN error({number_type}) ELSE value END""",
+            "value, after checking that x (input name, an earlier argument than value's) is "
+            "numeric: of two inputs of the wrong type, the first is named.",
+            public=False,
+        ),
+        Macro(
+            FILE,
             "_mlsql_number",
             ("x", "name", "func"),
             f"""CASE WHEN NOT regexp_full_match(typeof(x), '({NUMERIC_TYPES}|"NULL")')
@@ -197,6 +259,7 @@ def _checks() -> list[Macro]:
             "of one kind (integer widths may differ).",
             public=False,
         ),
+        *_label_as(mismatch),
         Macro(
             FILE,
             "_mlsql_one_label",

@@ -36,12 +36,23 @@ def _known_number(q: Qualify) -> Macro:
     )
 
 
+def first_checked(q: Qualify, m: Measure, name: str, value: str) -> str:
+    """``value`` (input ``name`` checked) guarded by the type check of the first input when
+    ``name`` is the second: of two inputs of a wrong type, the first argument is named."""
+    first = m.inputs[0]
+    if name == first:
+        return value
+    return f"{q('_mlsql_number_type_first')}({first}, '{first}', '{m.name}', {value})"
+
+
 def stats(q: Qualify, m: Measure) -> RG.RegressionStats:
     """The statistics over the measure's inputs (actual and predicted, in its order)."""
 
     def side(name: str) -> str:
         other = "predicted" if name == "actual" else "actual"
-        return f"{q('_mlsql_known_number')}({name}, {other}, '{name}', '{m.name}')"
+        return first_checked(
+            q, m, name, f"{q('_mlsql_known_number')}({name}, {other}, '{name}', '{m.name}')"
+        )
 
     y, p = side("actual"), side("predicted")
     err = f"({y} - {p})"
@@ -85,7 +96,9 @@ def weighted_stats(q: Qualify, m: Measure) -> RG.RegressionStats:
     def side(name: str) -> str:
         other = "predicted" if name == "actual" else "actual"
         known_other = f"CASE WHEN {w} IS NOT NULL THEN {other} END"
-        return f"{q('_mlsql_known_number')}({name}, {known_other}, '{name}', '{m.name}')"
+        return first_checked(
+            q, m, name, f"{q('_mlsql_known_number')}({name}, {known_other}, '{name}', '{m.name}')"
+        )
 
     y, p = side("actual"), side("predicted")
     wk = f"CASE WHEN {y} IS NOT NULL THEN {w} END"

@@ -144,6 +144,15 @@ def _helpers() -> list[Macro]:
     ]
 
 
+def first_checked(q: Qualify, m: Measure, y: Sql, s: Sql) -> tuple[Sql, Sql]:
+    """The label and score checks with the second input's guarded by the first input's type
+    check: when both inputs are of a wrong type, the first argument is named (as in Polars)."""
+    label, score = SC.label_and_score(m)
+    if m.inputs[0] == label:
+        return y, call(q("_mlsql_binary_type_first"), Sql(label), label, m.name, s)
+    return call(q("_mlsql_number_type_first"), Sql(score), score, m.name, y), s
+
+
 def stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
     """The statistics of score measure ``m`` over its (label, score) inputs."""
     label, score = SC.label_and_score(m)
@@ -155,6 +164,7 @@ def stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
     )
     if m.name in SC.PROBABILITIES:
         s = call(q("_mlsql_probability"), s, score, m.name)
+    y, s = first_checked(q, m, y, s)
     y_num = Sql(f"CAST({y} AS DOUBLE)")
     n = Sql(f"count(CASE WHEN {known} THEN 1 END)")
     n_pos = Sql(f"sum(CASE WHEN {known} THEN CAST({y} AS BIGINT) END)")
@@ -213,6 +223,7 @@ def weighted_stats(q: Qualify, m: Measure, ops: SqlOps) -> object:
     )
     if m.name in SC.PROBABILITIES:
         s = call(q("_mlsql_probability"), s, score, m.name)
+    y, s = first_checked(q, m, y, s)
     y_num = Sql(f"CAST({y} AS DOUBLE)")
     n = Sql(f"sum(CASE WHEN {known} THEN {w} END)")
     n_pos = Sql(f"sum(CASE WHEN {known} THEN {y_num} * {w} END)")

@@ -277,7 +277,10 @@ def _class_measure(m: Measure, q: Qualify, ops: SqlOps) -> list[Macro]:
         return Macro(FILE, name, inner_params, str(body), m.summary, public=False)
 
     params = CC.checked(m, q)
-    a, p, w = Sql("actual"), Sql("predicted"), Sql("sample_weight")
+    a, w = Sql("actual"), Sql("sample_weight")
+    # predicted of a type that binds beside actual's (a text and an integer column get
+    # mlsql's message at run time, not a Binder Error)
+    p = call(q("_mlsql_label_as"), Sql("predicted"), a, Sql("predicted"), m.name)
 
     def public(weighted: bool) -> Sql:
         if weighted:
