@@ -621,5 +621,6 @@ def connect(database: str = ":memory:", **kwargs: object) -> duckdb.DuckDBPyConn
     register(con, native=bool(native), **kwargs)  # type: ignore[arg-type]
     # mlsql's functions called with con in another thread work on a cursor of it, which sees
     # the catalog's macros but not TEMP ones: those it registers itself
-    opened(con, dict(kwargs, native=bool(native)) if kwargs["temporary"] else {})
+    options: dict[str, Any] = dict(kwargs, native=bool(native))
+    opened(con, functools.partial(register, **options) if kwargs["temporary"] else None)
     return con

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,8 +34,9 @@ class _Opened:
     """Who opened a :func:`mlsql.connect` connection, and how a cursor of it gets the macros."""
 
     thread: weakref.ref[threading.Thread]
-    #: the register() arguments for a cursor; empty when cursors see the macros (catalog ones)
-    options: dict[str, Any]
+    #: registers the macros on a cursor (register() with its arguments); None when cursors see
+    #: the macros (catalog ones)
+    prepare: Callable[[Any], object] | None
 
 
 #: the connections of mlsql.connect(), while they live
@@ -44,10 +46,11 @@ _OPENED_LOCK = threading.Lock()
 _LOCAL = threading.local()
 
 
-def opened(con: duckdb.DuckDBPyConnection, options: dict[str, Any]) -> None:
-    """Remember that the calling thread opened ``con``; ``options`` register the macros on a cursor."""
+def opened(con: duckdb.DuckDBPyConnection, prepare: Callable[[Any], object] | None) -> None:
+    """Remember that the calling thread opened ``con``; ``prepare`` registers the macros on a
+    cursor of it (None: a cursor sees them already)."""
     with _OPENED_LOCK:
-        _OPENED[con] = _Opened(weakref.ref(threading.current_thread()), dict(options))
+        _OPENED[con] = _Opened(weakref.ref(threading.current_thread()), prepare)
 
 
 def in_this_thread(con: Any) -> Any:
@@ -81,9 +84,7 @@ def in_this_thread(con: Any) -> Any:
     cursor = cursors.get(con)
     if cursor is None:
         cursor = con.cursor()
-        if found.options:
-            from mlsql._duckdb.register import register
-
-            register(cursor, **found.options)
+        if found.prepare is not None:
+            found.prepare(cursor)
         cursors[con] = cursor
     return cursor

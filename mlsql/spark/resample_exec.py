@@ -26,7 +26,7 @@ that order (Spark keeps a sort under a double ``sum``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pyspark.sql import Column, DataFrame
@@ -40,6 +40,9 @@ from mlsql.spark.ops import SparkOps, column
 #: the statistics kinds resampled here (the others are resampled on the driver)
 KINDS = ("label_sets", "classes")
 _OPS = SparkOps()
+#: the engine's measure functions by name, filled in by :mod:`mlsql.spark` (which imports this
+#: module, so this one cannot import it)
+MEASURES: dict[str, Callable[..., Column]] = {}
 
 
 def _params(measures: Sequence[Any]) -> list[dict[str, Any]]:
@@ -71,10 +74,8 @@ def measure_columns(
             value = weighted(lambda ops, c=chosen: c.evaluate(ops, names), kw, _OPS)
             out.append(column(value).cast("double"))
         return out
-    import mlsql.spark as ms  # the engine's functions (imported here: this package imports us)
-
     for chosen, given in zip(req.chosen, params, strict=True):
-        fn = ms.FUNCTIONS[chosen.name]
+        fn = MEASURES[chosen.name]
         out.append(fn(stats[0], stats[1], sample_weight=kw, **given).cast("double"))
     return out
 
