@@ -881,18 +881,33 @@ def test_label_scores_over_many_vectors_and_threads_are_scikit_learns(
     assert not wrong, "\n".join(wrong)
 
 
-def test_label_scores_of_other_label_types_are_compared_as_text(
+def test_label_scores_of_other_label_types_are_refused_alike(
     both: tuple[duckdb.DuckDBPyConnection, duckdb.DuckDBPyConnection],
 ) -> None:
-    """DOUBLE and BOOLEAN labels (no native overload): the same numbers on both paths."""
+    """DECIMAL and BOOLEAN labels are no labels (DESIGN: text or integers), on both paths with
+    one message, as in Polars and Spark (issue 35's catalogue)."""
     fast, slow = both
-    for sql in (
-        "SELECT multilabel_roc_auc(a, s, average := 'macro') FROM (VALUES "
-        "([1.5, 2.5], MAP {1.5: 0.3, 2.5: 0.1, 3.5: 0.7}), ([3.5], MAP {1.5: 0.9, 3.5: 0.2})) t(a, s)",
-        "SELECT multilabel_average_precision(a, s, average := 'samples') FROM (VALUES "
-        "([true], MAP {true: 0.3, false: 0.5}), ([false], MAP {true: 0.6})) t(a, s)",
+    for sql, got in (
+        (
+            "SELECT multilabel_roc_auc(a, s, average := 'macro') FROM (VALUES "
+            "([1.5, 2.5], MAP {1.5: 0.3, 2.5: 0.1, 3.5: 0.7}), ([3.5], MAP {1.5: 0.9, 3.5: 0.2})) "
+            "t(a, s)",
+            "DECIMAL(2,1)[]",
+        ),
+        (
+            "SELECT multilabel_average_precision(a, s, average := 'samples') FROM (VALUES "
+            "([true], MAP {true: 0.3, false: 0.5}), ([false], MAP {true: 0.6})) t(a, s)",
+            "BOOLEAN[]",
+        ),
     ):
-        assert fast.execute(sql).fetchall() == slow.execute(sql).fetchall()
+        messages = []
+        for con in (fast, slow):
+            with pytest.raises(duckdb.Error) as raised:
+                con.execute(sql).fetchall()
+            messages.append(str(raised.value))
+        assert messages[0] == messages[1]
+        assert "takes labels that are text or integers" in messages[0]
+        assert f"Got actual {got}." in messages[0]
 
 
 def test_label_scores_aggregate_refuses_a_mismatched_row(extension: Path) -> None:

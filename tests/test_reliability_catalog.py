@@ -131,11 +131,13 @@ def test_concurrent_persistent_registration_on_four_cursors():
     assert errors == []
 
 
-def test_connect_copies_the_stored_library_once_it_is_stored():
+def test_connect_copies_the_stored_library_once_it_is_stored(tmp_path, monkeypatch):
     """connect() reuses one stored library file per DuckDB version and library (its speed is
-    measured in benchmarks/, not asserted here)."""
+    measured in benchmarks/, not asserted here). A cache of its own: the other test workers
+    store libraries of their own options in the shared one meanwhile."""
     from mlsql._duckdb.register import _stored_library, cache_dir
 
+    monkeypatch.setenv("MLSQL_CACHE_DIR", str(tmp_path))
     mlsql.connect()  # builds the stored library once per DuckDB version
     stored = _stored_library("", None, mlsql.native_status()["duckdb"]["enabled"])
     assert stored is not None and stored.parent == cache_dir()

@@ -8,6 +8,7 @@ and the same columns as DuckDB's tables.
 
 from __future__ import annotations
 
+import gc
 import math
 from typing import Any
 
@@ -213,6 +214,7 @@ PY4J_BUDGET = {"multilabel_report": 100, "label_metrics": 100}
 @pytest.mark.parametrize("name", sorted(PY4J_BUDGET))
 def test_building_a_table_takes_few_calls_to_the_jvm(name, monkeypatch):
     import py4j.clientserver as cs
+    from py4j import protocol
 
     df = frame(table(ROWS, ["x", "y", "x", None, "y"]))
     build = getattr(ms, name)
@@ -221,9 +223,13 @@ def test_building_a_table_takes_few_calls_to_the_jvm(name, monkeypatch):
     send = cs.ClientServerConnection.send_command
 
     def counted(self: Any, command: str) -> Any:
-        calls[0] += 1
+        # py4j's own "release this Java object" messages, sent when Python's garbage collector
+        # frees earlier tests' objects, are no calls of the build
+        if not command.startswith(protocol.MEMORY_COMMAND_NAME):
+            calls[0] += 1
         return send(self, command)
 
+    gc.collect()  # what earlier tests left is released now, not during the build
     monkeypatch.setattr(cs.ClientServerConnection, "send_command", counted)
     build(df, "actual", "predicted", by="g", zero_division="diagnose")
     assert 0 < calls[0] <= PY4J_BUDGET[name], f"{name}: {calls[0]} py4j calls"

@@ -4878,7 +4878,7 @@ def ndcg_score(
     >>> spark = SparkSession.builder.getOrCreate()
     >>> df = spark.createDataFrame([(['cat'], {'cat': 0.9, 'dog': 0.4}), (['owl', 'cat'], {'cat': 0.2, 'dog': 0.7, 'owl': 0.7})], 'actual array<string>, scores map<string, double>')
     >>> df.agg(ms.ndcg_score('actual', 'scores')).first()[0]
-    0.9032867981913646
+    0.9032867981913647
     """
 
 def nov(
