@@ -36,6 +36,7 @@ from mlsql.measures import regression as RG
 from mlsql.spark._build import OPS
 from mlsql.spark.families import _classification as K
 from mlsql.spark.families.single_label import let
+from mlsql.spark.ops import exact_sum
 
 FAMILIES = (RG.FAMILY,)
 
@@ -79,9 +80,9 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> RG
 
     return RG.RegressionStats(
         n=F.count(y),
-        sse=F.sum(err * err),
-        sae=F.sum(F.abs(err)),
-        sape=F.sum(F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
+        sse=exact_sum(err * err),
+        sae=exact_sum(F.abs(err)),
+        sape=exact_sum(F.abs(err) / F.greatest(F.abs(y), F.lit(RG.EPSILON))),
         var_actual=comoment("y", "y"),
         var_predicted=comoment("p", "p"),
         covariance=comoment("y", "p"),

@@ -53,6 +53,7 @@ from mlsql._registry import Measure
 from mlsql.measures import scores as SC
 from mlsql.spark._build import OPS
 from mlsql.spark.families import _classification as K
+from mlsql.spark.ops import exact_sum
 
 FAMILIES = (SC.FAMILY,)
 #: each input name's role
@@ -114,7 +115,7 @@ def stats(measure: Measure, *inputs: Column, weight: Column | None = None) -> An
     n = F.count(F.when(known, 1)) if w is None else F.sum(w)
     if measure.name == "brier_score_loss":
         term = SC.squared_error_term(OPS, y.cast("double"), s)
-        return SC.LossStats(n=n, total_loss=F.sum(F.when(known, weighed(term))))
+        return SC.LossStats(n=n, total_loss=exact_sum(F.when(known, weighed(term))))
     if measure.name == "average_precision_score":
         fields = [(s + 0.0).alias("s"), y.alias("y"), *([] if w is None else [w.alias("w")])]
         pairs = F.collect_list(F.when(known, F.struct(*fields)))
