@@ -78,6 +78,23 @@ class Request:
     sample_weight: str | None
 
 
+#: the internal column names of the frame engines' plans (Polars, Spark): the roles, the checked
+#: weight, the measures' order, and group k's column (:func:`group_column`)
+ROLES = {"actual": "__mlsql_a", "predicted": "__mlsql_p"}
+WEIGHT, ORDER = "__mlsql_w", "__mlsql_i"
+
+
+def group_column(k: int) -> str:
+    """The internal name of the ``k``-th ``by`` column.
+
+    Examples
+    --------
+    >>> group_column(0)
+    '__mlsql_g0'
+    """
+    return f"__mlsql_g{k}"
+
+
 def allowed() -> list[str]:
     """The registry names ``evaluate`` takes, in the registry's order (aliases not listed).
 

@@ -18,16 +18,15 @@ from mlsql._evaluate import front as EV
 from mlsql.polars._weights import weight
 
 Frame = TypeVar("Frame", pl.DataFrame, pl.LazyFrame)
-_ROLES = {"actual": "__mlsql_a", "predicted": "__mlsql_p"}
-_WEIGHT, _ORDER = "__mlsql_w", "__mlsql_i"
+_ROLES = EV.ROLES
+_WEIGHT, _ORDER = EV.WEIGHT, EV.ORDER
 
 #: the engine's public measure functions by name, handed over by :mod:`mlsql.polars` once it
 #: has built them (this module is imported by it, and does not import it back)
 MEASURES: dict[str, Callable[..., Any]] = {}
 
 
-def _group(k: int) -> str:
-    return f"__mlsql_g{k}"
+_group = EV.group_column
 
 
 def evaluate(

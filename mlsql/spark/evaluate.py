@@ -28,8 +28,9 @@ from mlsql._registry import measures
 from mlsql.spark._types import bound
 from mlsql.spark._weights import weight
 
-_ROLES = {"actual": "__mlsql_a", "predicted": "__mlsql_p"}
-_WEIGHT, _ORDER, _CELL = "__mlsql_w", "__mlsql_i", "__mlsql_u"
+_ROLES = EV.ROLES
+_WEIGHT, _ORDER = EV.WEIGHT, EV.ORDER
+_CELL = "__mlsql_u"
 #: the score measures whose value is a weighted sum over distinct (label, score) cells
 SCORE_CELL_MEASURES = ("auc", "hivemall_auc", "average_precision_score")
 
@@ -52,8 +53,7 @@ def cell_measures() -> frozenset[str]:
 MEASURES: dict[str, Callable[..., Any]] = {}
 
 
-def _group(k: int) -> str:
-    return f"__mlsql_g{k}"
+_group = EV.group_column
 
 
 def evaluate(
