@@ -4,7 +4,8 @@
  * code it replaces (same additions in the same order, same table and search).
  *
  * mlsql_label_sums: per-label weighted sums of a sparse 0/1 (tuples x labels) matrix under a
- * batch of resample weights, read row by row (each resample's weights in tuple order). The
+ * batch of resample weights, read row by row (each resample's weights in tuple order, a block
+ * of resamples per pass over the cells). The
  * cells come in tuple order, a label's cells in ascending tuples; each label sums its cells
  * in that order from 0, as numpy.add.at does in the portable code.
  *
@@ -24,13 +25,26 @@
 
 MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 2; }
 
+/* resamples summed in one pass over the cells (the cells are read once per block) */
+#define MLSQL_BLOCK 8
+
 MLSQL_EXPORT void mlsql_label_sums(const double *w, int64_t n_resamples, int64_t n_tuples,
                                    const int64_t *cell_tuple, const int64_t *cell_label,
                                    int64_t n_cells, double *out, int64_t n_labels) {
-    for (int64_t r = 0; r < n_resamples; r++) {
+    for (int64_t i = 0; i < n_resamples * n_labels; i++) out[i] = 0.0;
+    int64_t r = 0;
+    for (; r + MLSQL_BLOCK <= n_resamples; r += MLSQL_BLOCK) {
         const double *row = w + r * n_tuples;
         double *o = out + r * n_labels;
-        for (int64_t l = 0; l < n_labels; l++) o[l] = 0.0;
+        for (int64_t c = 0; c < n_cells; c++) {
+            const double *x = row + cell_tuple[c];
+            double *y = o + cell_label[c];
+            for (int b = 0; b < MLSQL_BLOCK; b++) y[b * n_labels] += x[b * n_tuples];
+        }
+    }
+    for (; r < n_resamples; r++) {
+        const double *row = w + r * n_tuples;
+        double *o = out + r * n_labels;
         for (int64_t c = 0; c < n_cells; c++) o[cell_label[c]] += row[cell_tuple[c]];
     }
 }
