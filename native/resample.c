@@ -23,36 +23,28 @@
 #define MLSQL_EXPORT __attribute__((visibility("default")))
 #endif
 
-MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 3; }
+MLSQL_EXPORT int64_t mlsql_resample_version(void) { return 2; }
 
-/* resamples summed in one pass over the cells: their weights are first copied tuple-major
- * into `tile` (n_tuples x MLSQL_BLOCK), so a cell reads one cache line, and each label's
- * sums gather in `sums` (n_labels x MLSQL_BLOCK) */
+/* resamples summed in one pass over the cells (the cells are read once per block) */
 #define MLSQL_BLOCK 8
 
 MLSQL_EXPORT void mlsql_label_sums(const double *w, int64_t n_resamples, int64_t n_tuples,
                                    const int64_t *cell_tuple, const int64_t *cell_label,
-                                   int64_t n_cells, double *tile, double *sums, double *out,
-                                   int64_t n_labels) {
+                                   int64_t n_cells, double *out, int64_t n_labels) {
+    for (int64_t i = 0; i < n_resamples * n_labels; i++) out[i] = 0.0;
     int64_t r = 0;
     for (; r + MLSQL_BLOCK <= n_resamples; r += MLSQL_BLOCK) {
-        for (int64_t t = 0; t < n_tuples; t++)
-            for (int b = 0; b < MLSQL_BLOCK; b++)
-                tile[t * MLSQL_BLOCK + b] = w[(r + b) * n_tuples + t];
-        for (int64_t i = 0; i < n_labels * MLSQL_BLOCK; i++) sums[i] = 0.0;
+        const double *row = w + r * n_tuples;
+        double *o = out + r * n_labels;
         for (int64_t c = 0; c < n_cells; c++) {
-            const double *x = tile + cell_tuple[c] * MLSQL_BLOCK;
-            double *y = sums + cell_label[c] * MLSQL_BLOCK;
-            for (int b = 0; b < MLSQL_BLOCK; b++) y[b] += x[b];
+            const double *x = row + cell_tuple[c];
+            double *y = o + cell_label[c];
+            for (int b = 0; b < MLSQL_BLOCK; b++) y[b * n_labels] += x[b * n_tuples];
         }
-        for (int64_t l = 0; l < n_labels; l++)
-            for (int b = 0; b < MLSQL_BLOCK; b++)
-                out[(r + b) * n_labels + l] = sums[l * MLSQL_BLOCK + b];
     }
     for (; r < n_resamples; r++) {
         const double *row = w + r * n_tuples;
         double *o = out + r * n_labels;
-        for (int64_t l = 0; l < n_labels; l++) o[l] = 0.0;
         for (int64_t c = 0; c < n_cells; c++) o[cell_label[c]] += row[cell_tuple[c]];
     }
 }

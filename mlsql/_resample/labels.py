@@ -279,10 +279,8 @@ def _native_sums(lib: Any, w: np.ndarray, cells: Cells, n_labels: int) -> np.nda
     tuples, labels = cells.by_tuple
     weights = np.ascontiguousarray(w, dtype=np.float64)
     out = np.empty((len(w), n_labels))
-    block = NATIVE.BLOCK if len(w) >= NATIVE.BLOCK else 0
-    tile, sums = np.empty(weights.shape[1] * block), np.empty(n_labels * block)
     lib.mlsql_label_sums(
-        weights, len(w), weights.shape[1], tuples, labels, len(tuples), tile, sums, out, n_labels
+        weights, len(w), weights.shape[1], tuples, labels, len(tuples), out, n_labels
     )
     return out
 

@@ -20,8 +20,6 @@ _DOUBLES = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
 _INTS = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
 _BITS = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
 _N = ctypes.c_int64
-#: resamples the label sums take at once (MLSQL_BLOCK in the C source): their scratch sizes
-BLOCK = 8
 
 
 @cache
@@ -32,7 +30,7 @@ def _load() -> Any:
         return None
     try:
         lib = ctypes.CDLL(str(found[0]))
-        if lib.mlsql_resample_version() != 3:
+        if lib.mlsql_resample_version() != 2:
             return None
     except (OSError, AttributeError):
         return None
@@ -40,7 +38,7 @@ def _load() -> Any:
     lib.mlsql_label_sums.argtypes = [
         *(_DOUBLES, _N, _N),
         *(_INTS, _INTS, _N),
-        *(_DOUBLES, _DOUBLES, _DOUBLES, _N),
+        *(_DOUBLES, _N),
     ]
     lib.mlsql_poisson_one.restype = None
     lib.mlsql_poisson_one.argtypes = [
