@@ -5,7 +5,8 @@ system C compiler (``$CC``, else ``cc``):
 
 - the DuckDB extension, ``native/build_duckdb.py`` (it fetches DuckDB's C API
   headers from DuckDB's source distribution on the package index);
-- the Polars plugin, ``native/build_polars.py``.
+- the Polars plugin, ``native/build_polars.py``;
+- the resample kernels of bootstrap and compare, ``native/build_resample.py``.
 
 Each lands in ``mlsql/_native/`` inside the wheel; an editable install
 (``pip install -e .``) compiles them into the source tree's ``mlsql/_native/``,
@@ -28,7 +29,7 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 #: the builders, each a module in native/ with ``build(out_dir, cc) -> Path``
-BUILDERS = ("build_duckdb", "build_polars")
+BUILDERS = ("build_duckdb", "build_polars", "build_resample")
 
 
 def _module(path: Path) -> ModuleType:

@@ -36,6 +36,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from mlsql._resample import native as NATIVE
 from mlsql._resample.ops import WeightedOps
 from mlsql.measures import label_based as LB
 
@@ -190,6 +191,8 @@ class Cells:
     tuples: np.ndarray
     starts: np.ndarray
     labels: np.ndarray
+    #: the cells' (tuples, labels) in tuple order, for the native kernel (kept once made)
+    by_tuple: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @classmethod
     def of(cls, tuples: np.ndarray, labels: np.ndarray) -> Cells:
@@ -264,33 +267,70 @@ def side_cells(actual: Lists, predicted: Lists, labels: list[Any]) -> Side:
     )
 
 
+def _native_sums(lib: Any, w: np.ndarray, cells: Cells, n_labels: int) -> np.ndarray:
+    """:func:`per_label` by the native kernel: the cells in tuple order (a label's keep theirs)."""
+    if cells.by_tuple is None:
+        labels = np.repeat(cells.labels, np.diff(np.r_[cells.starts, len(cells.tuples)]))
+        order = np.argsort(cells.tuples, kind="stable")
+        cells.by_tuple = (
+            np.ascontiguousarray(cells.tuples[order], dtype=np.int64),
+            np.ascontiguousarray(labels[order], dtype=np.int64),
+        )
+    tuples, labels = cells.by_tuple
+    weights = np.ascontiguousarray(w, dtype=np.float64)
+    out = np.empty((len(w), n_labels))
+    lib.mlsql_label_sums(
+        weights, len(w), weights.shape[1], tuples, labels, len(tuples), out, n_labels
+    )
+    return out
+
+
 def per_label(w: np.ndarray, cells: Cells, n_labels: int) -> np.ndarray:
     """Weights (resamples x tuples) times the 0/1 matrix of ``cells``: (resamples x labels).
 
-    The weights are read tuple by tuple: ``w`` is best given as the transpose of a
-    C-contiguous (tuples x resamples) array (each tuple's resamples side by side), as
-    :func:`evaluate` gives it. A chunk of cells at a time gathers its tuples' weights into
-    one buffer (memory stays bounded, and is reused) and sums them per label; a label whose
-    cells span two chunks adds both sums.
+    Each label's sum adds its cells' weights one by one, in ascending tuples, to 0:
+    natively (:mod:`mlsql._resample.native`) reading each resample's weights in
+    tuple order, else by ``numpy.add.at`` over a chunk of cells at a time (their
+    weights gathered tuple by tuple into one buffer: memory stays bounded, and is
+    reused). Both give the same numbers.
+
+    Examples
+    --------
+    >>> cells = Cells.of(np.array([0, 1, 1]), np.array([1, 0, 1]))  # (tuple, label) cells
+    >>> per_label(np.array([[1.0, 2.0], [3.0, 0.0]]), cells, 2)
+    array([[2., 3.],
+           [0., 3.]])
     """
     n = len(cells.tuples)
-    out = np.zeros((n_labels, len(w)))
     if not n or not len(w):
-        return out.T
-    by_tuple = np.ascontiguousarray(w.T)  # a view where w is such a transpose
-    ends = np.r_[cells.starts[1:], n]
+        return np.zeros((len(w), n_labels))
+    lib = NATIVE.kernels()
+    if lib is not None:
+        return _native_sums(lib, w, cells, n_labels)
+    by_tuple = np.ascontiguousarray(w.T)
+    labels = np.repeat(cells.labels, np.diff(np.r_[cells.starts, n]))
+    out = np.zeros((n_labels, len(w)))
     step = max(1, GATHER_CELLS // len(w))
     buffer = np.empty((min(step, n), len(w)))
     for lo in range(0, n, step):
         hi = min(n, lo + step)
-        # the labels met in [lo, hi): those starting before hi and ending after lo
-        first = int(np.searchsorted(ends, lo, side="right"))
-        last = int(np.searchsorted(cells.starts, hi, side="left"))
-        bounds = np.clip(cells.starts[first:last], lo, hi) - lo
-        bounds[0] = 0
         gathered = np.take(by_tuple, cells.tuples[lo:hi], axis=0, out=buffer[: hi - lo])
-        out[cells.labels[first:last]] += np.add.reduceat(gathered, bounds, axis=0)
+        np.add.at(out, labels[lo:hi], gathered)
     return out.T
+
+
+def known_rows(w: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """Each resample's weight of the known tuples: :func:`per_label` of one label whose cells
+    are the known tuples (their weights added one by one).
+
+    Examples
+    --------
+    >>> known_rows(np.array([[1.0, 2.0, 4.0]]), np.array([1.0, 0.0, 1.0]))
+    array([5.])
+    """
+    tuples = np.flatnonzero(known)
+    cells = Cells(tuples, np.zeros(min(1, len(tuples)), np.int64), np.zeros(1, np.int64))
+    return per_label(w, cells, 1)[:, 0]
 
 
 # ------------------------------------------------------------------ the measures
@@ -311,14 +351,14 @@ def evaluate(
         kept.clear()
         kept["weights"] = weights
     if key not in kept:
-        w = np.ascontiguousarray((weights * side.known).T).T  # read tuple by tuple
-        kept[key] = (w, [per_label(w, c, n_labels) for c in (tp, fp, fn)])
-    w, counts = kept[key]
+        n_rows = known_rows(weights, side.known)
+        kept[key] = (n_rows, [per_label(weights, c, n_labels) for c in (tp, fp, fn)])
+    n_rows, counts = kept[key]
     out = []
-    for start in range(0, len(w), BATCH):
+    for start in range(0, len(n_rows), BATCH):
         part = [c[start : start + BATCH] for c in counts]
         out.append(
-            _averages(name, params, w[start : start + BATCH], part, given=labels is not None)
+            _averages(name, params, n_rows[start : start + BATCH], part, given=labels is not None)
         )
     return np.ma.concatenate(out)
 
@@ -326,12 +366,13 @@ def evaluate(
 def _averages(
     name: str,
     params: dict[str, Any],
-    w: np.ndarray,
+    known_rows: np.ndarray,
     counts: list[np.ndarray],
     given: bool,
 ) -> np.ma.MaskedArray:
-    """The average ``name`` of per-label (tp, fp, fn) ``counts`` (batch x labels) under ``w``."""
-    n_rows = np.broadcast_to(w.sum(axis=-1)[:, None], counts[0].shape)
+    """The average ``name`` of per-label (tp, fp, fn) ``counts`` (batch x labels), the batch's
+    resamples weighing ``known_rows`` known rows."""
+    n_rows = np.broadcast_to(known_rows[:, None], counts[0].shape)
     # the labels of a resample: those of its weighed rows (or all those given)
     present = np.ones_like(counts[0], bool) if given else (sum(counts) > 0)
     axis = WeightedOps(present)
@@ -346,7 +387,7 @@ def _averages(
         value = LB.fbeta_of_means(WeightedOps(1.0), p, r, beta)
     else:
         value = aggregates[name]
-    return np.ma.asarray(np.ma.array(value)).reshape(len(w))
+    return np.ma.asarray(np.ma.array(value)).reshape(len(known_rows))
 
 
 # ------------------------------------------------------------------ a statistics table's groups

@@ -41,6 +41,7 @@ import numpy as np
 
 from mlsql import _classification_params as CP
 from mlsql._errors import MlsqlError
+from mlsql._resample import native as NATIVE
 from mlsql._resample.ops import WeightedOps
 from mlsql.measures import regression as RG
 from mlsql.measures import scores as SC
@@ -99,6 +100,19 @@ def poisson_one(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
     # rng.random's uniform is (raw >> 11) / 2^53 of the generator's next 64 raw bits, so its
     # cell (u x 4096) is raw >> 52: the same numbers, from the raw bits (no float pass)
     raw = rng.bit_generator.random_raw(shape)
+    lib = NATIVE.kernels()
+    if lib is not None:  # the same table and search in one pass
+        out = np.empty(shape)
+        if out.size:
+            lib.mlsql_poisson_one(
+                raw, shape[0], shape[1], _TABLE, _CDF, len(_CDF), out, shape[1], None
+            )
+        return out
+    return _from_bits(raw)
+
+
+def _from_bits(raw: np.ndarray) -> np.ndarray:
+    """Poisson(1) of the raw bits, by the table (the portable :func:`poisson_one`)."""
     k = _TABLE[(raw >> np.uint64(64 - _CELL_BITS)).astype(np.intp)]
     unsure = k < 0
     if unsure.any():
@@ -114,7 +128,16 @@ def draw(rng: np.random.Generator, m: np.ndarray, n_resamples: int) -> np.ndarra
     if one.all():
         return poisson_one(rng, (n_resamples, len(m)))
     out = np.empty((n_resamples, len(m)))
-    out[:, one] = poisson_one(rng, (n_resamples, int(one.sum())))
+    lib = NATIVE.kernels()
+    if lib is not None:  # the draws go straight to their columns
+        cols = np.flatnonzero(one).astype(np.int64)
+        raw = rng.bit_generator.random_raw((n_resamples, len(cols)))
+        if raw.size:
+            lib.mlsql_poisson_one(
+                raw, n_resamples, len(cols), _TABLE, _CDF, len(_CDF), out, len(m), cols.ctypes.data
+            )
+    else:
+        out[:, one] = poisson_one(rng, (n_resamples, int(one.sum())))
     out[:, ~one] = rng.poisson(m[~one], size=(n_resamples, int((~one).sum())))
     return out
 

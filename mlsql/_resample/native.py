@@ -1,0 +1,63 @@
+"""The resample kernels in C (``native/resample.c``), loaded with ctypes, or None.
+
+:func:`kernels` gives the loaded library when it is built and ``MLSQL_NATIVE``
+does not switch native code off (read at each call); the callers
+(:func:`mlsql._resample.labels.per_label`, :func:`mlsql._resample.numbers.draw`)
+then give exactly the numbers of their portable numpy code, faster.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from mlsql._native_switch import FOLDER, switched_off
+
+_DOUBLES = np.ctypeslib.ndpointer(np.float64, flags="C_CONTIGUOUS")
+_INTS = np.ctypeslib.ndpointer(np.int64, flags="C_CONTIGUOUS")
+_BITS = np.ctypeslib.ndpointer(np.uint64, flags="C_CONTIGUOUS")
+_N = ctypes.c_int64
+
+
+@cache
+def _load() -> Any:
+    """The library, its functions typed; None where it is not built or does not load."""
+    found = sorted(FOLDER.glob("mlsql_resample.*")) if FOLDER.is_dir() else []
+    if not found:
+        return None
+    try:
+        lib = ctypes.CDLL(str(found[0]))
+        if lib.mlsql_resample_version() != 2:
+            return None
+    except (OSError, AttributeError):
+        return None
+    lib.mlsql_label_sums.restype = None
+    lib.mlsql_label_sums.argtypes = [
+        *(_DOUBLES, _N, _N),
+        *(_INTS, _INTS, _N),
+        *(_DOUBLES, _N),
+    ]
+    lib.mlsql_poisson_one.restype = None
+    lib.mlsql_poisson_one.argtypes = [
+        *(_BITS, _N, _N),
+        *(_DOUBLES, _DOUBLES, _N),
+        *(_DOUBLES, _N, ctypes.c_void_p),
+    ]
+    return lib
+
+
+def kernels() -> Any:
+    """The loaded kernels, or None (not built, not loadable, or ``MLSQL_NATIVE=0``).
+
+    Examples
+    --------
+    >>> import os
+    >>> os.environ["MLSQL_NATIVE"] = "0"
+    >>> kernels() is None
+    True
+    >>> del os.environ["MLSQL_NATIVE"]
+    """
+    return None if switched_off() else _load()
