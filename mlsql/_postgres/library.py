@@ -1,0 +1,359 @@
+"""The PostgreSQL SQL library: the label-set family as functions and aggregates.
+
+Written from the registry (:mod:`mlsql.measures.multilabel`) and the formulas
+(:mod:`mlsql._formulas`) through :mod:`mlsql._postgres.ops`; nothing of a
+formula is written here. Per-row measures become SQL functions; aggregates
+become ``CREATE AGGREGATE`` with a ``float8[]`` state (the parameters, then a
+sum and a count per statistic) and a final function that applies the formula.
+
+PostgreSQL passes an aggregate's arguments by position only, so its forms
+follow DuckDB's positional order: ``(actual, predicted, <required>)``, then
+``sample_weight``, then the optional parameters in the registry's order
+(``micro_fbeta(actual, predicted, 1, 2)`` is unweighted F2). Per-row functions
+take named parameters with defaults, as DuckDB's macros.
+
+``python -m mlsql._postgres.library`` writes ``sql/postgres/``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mlsql import _params as P
+from mlsql._formulas import RowStats
+from mlsql._postgres.ops import PgSql, RowOps, StateOps, fill, param, pg_lit
+from mlsql._registry import Measure, Param, measures
+from mlsql._weights import WeightedOps
+
+#: the label list types every function is created for
+LIST_TYPES = ("text[]", "bigint[]")
+#: the families and kinds this library holds so far
+FAMILIES = ("multilabel",)
+KINDS = ("row", "aggregate")
+
+#: each parameter's SQL types (one overload each: PostgreSQL reads 'ignore' as text and 1 as
+#: a number only where both exist); ``_mlsql_check_<name>`` checks (and codes) it
+PARAM_TYPES = {
+    "zero_division": ("text", "float8"),
+    "beta": ("float8",),
+    "n_labels": ("bigint",),
+    "sample_weight": ("float8",),
+}
+
+
+def typed(names: list[str]) -> list[list[tuple[str, str]]]:
+    """Every typing of the parameters ``names``: lists of (name, type), one per overload."""
+    out: list[list[tuple[str, str]]] = [[]]
+    for n in names:
+        out = [[*o, (n, t)] for o in out for t in PARAM_TYPES[n]]
+    return out
+
+
+#: the row's statistics as the step and row functions name them
+STATS = RowStats(PgSql("r.tp"), PgSql("r.n_actual"), PgSql("r.n_predicted"))
+
+
+def _concat(template: str, values: dict[str, str]) -> str:
+    """SQL concatenating ``template``'s text with SQL ``values`` at its ``{name}`` marks."""
+    parts, rest = [], template
+    while rest:
+        marks = [(rest.find("{" + k + "}"), k) for k in values if "{" + k + "}" in rest]
+        if not marks:
+            parts.append(str(pg_lit(rest)))
+            break
+        at, key = min(marks)
+        if at:
+            parts.append(str(pg_lit(rest[:at])))
+        parts.append(values[key])
+        rest = rest[at + len(key) + 2 :]
+    return " || ".join(parts)
+
+
+def _raise(template: str, values: dict[str, str]) -> str:
+    return f"RAISE EXCEPTION USING MESSAGE = {_concat(template, values)};"
+
+
+def _param_message(p: Param) -> str:
+    return P.message(p, "{func}", "{shown}")
+
+
+def helpers(create: str) -> list[str]:
+    """The internal functions every measure shares: statistics, checks, errors."""
+    fn = f"{create} FUNCTION"
+    stats_body = "CASE WHEN a IS NULL OR p IS NULL THEN NULL::float8 ELSE"
+    values = {"func": "func", "shown": "shown"}
+    weight_got = dict(zip(("nan", "inf", "ninf", "neg"), P.SAMPLE_WEIGHT_GOT, strict=True))
+    weight_msg = P.sample_weight_message("{func}", "{shown}")
+    return [
+        f"""-- _mlsql_raise(message, type): fails the query with message (in an expression).
+{fn} _mlsql_raise(message text, type_of anyelement) RETURNS anyelement
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+BEGIN
+  RAISE EXCEPTION USING MESSAGE = message;
+END
+$f$;""",
+        f"""-- _mlsql_tp(a, p): |A ∩ P| (distinct, NULL elements ignored); NULL when a list is NULL.
+{fn} _mlsql_tp(a anyarray, p anyarray) RETURNS float8
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT {stats_body} (SELECT count(*) FROM (SELECT x FROM unnest(a) x WHERE x IS NOT NULL
+    INTERSECT SELECT y FROM unnest(p) y) s)::float8 END
+$f$;""",
+        f"""-- _mlsql_n_distinct(a, p): |A| (distinct, no NULLs); NULL when either list is NULL.
+{fn} _mlsql_n_distinct(a anyarray, p anyarray) RETURNS float8
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
+  SELECT {stats_body} (SELECT count(DISTINCT x) FROM unnest(a) x)::float8 END
+$f$;""",
+        f"""-- _mlsql_check_zero_division(x, func): zero_division coded as float8: 0, 1, NaN,
+-- 2 ('diagnose'), 3 ('ignore'); any other value is an error. Numbers: 0, 1 or NaN.
+{fn} _mlsql_check_zero_division(x float8, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text := coalesce(x::text, 'None');
+BEGIN
+  IF x = 'NaN'::float8 OR x IN (0, 1) THEN
+    RETURN x;
+  END IF;
+  {_raise(_param_message(P.ZERO_DIVISION), values)}
+END
+$f$;""",
+        f"""-- _mlsql_check_zero_division(x, func): the same for text: 'nan', 'diagnose', 'ignore'.
+{fn} _mlsql_check_zero_division(x text, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text := coalesce(chr(39) || x || chr(39), 'None');
+BEGIN
+  CASE lower(x)
+    WHEN 'nan' THEN RETURN 'NaN'::float8;
+    WHEN 'diagnose' THEN RETURN 2;
+    WHEN 'ignore' THEN RETURN 3;
+    ELSE {_raise(_param_message(P.ZERO_DIVISION), values)}
+  END CASE;
+END
+$f$;""",
+        f"""-- _mlsql_check_beta(x, func): beta, a finite number > 0.
+{fn} _mlsql_check_beta(x float8, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text := coalesce(x::text, 'None');
+BEGIN
+  IF x > 0 AND x < 'Infinity'::float8 THEN
+    RETURN x;
+  END IF;
+  {_raise(_param_message(P.BETA), values)}
+END
+$f$;""",
+        f"""-- _mlsql_check_n_labels(x, func): n_labels, a whole number > 0.
+{fn} _mlsql_check_n_labels(x bigint, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text := coalesce(x::text, 'None');
+BEGIN
+  IF x >= 1 THEN
+    RETURN x;
+  END IF;
+  {_raise(_param_message(P.N_LABELS), values)}
+END
+$f$;""",
+        f"""-- _mlsql_weight(w, func): a row's sample_weight (NULL stays NULL; NaN, infinite or
+-- negative: an error).
+{fn} _mlsql_weight(w float8, func text) RETURNS float8
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  shown text;
+BEGIN
+  IF w IS NULL OR (w >= 0 AND w < 'Infinity'::float8) THEN
+    RETURN w;
+  END IF;
+  shown := CASE WHEN w = 'NaN'::float8 THEN {pg_lit(weight_got["nan"])}
+    WHEN w = 'Infinity'::float8 THEN {pg_lit(weight_got["inf"])}
+    WHEN w = '-Infinity'::float8 THEN {pg_lit(weight_got["ninf"])}
+    ELSE {pg_lit(weight_got["neg"])} END;
+  {_raise(weight_msg, values)}
+END
+$f$;""",
+    ]
+
+
+def _checked(p: Param, arg: str, func: str) -> str:
+    """The SQL that checks argument ``arg`` of parameter ``p`` of ``func``."""
+    return f"_mlsql_check_{p.name}({arg}, {pg_lit(func)}) AS {p.name}"
+
+
+def _row_columns(m: Measure, args: dict[str, str], weighted: bool) -> str:
+    """The step's or row function's row subquery: statistics, checked parameters, weight."""
+    cols = [
+        "_mlsql_tp(actual, predicted) AS tp",
+        "_mlsql_n_distinct(actual, predicted) AS n_actual",
+        "_mlsql_n_distinct(predicted, actual) AS n_predicted",
+    ]
+    if weighted:
+        cols.append(f"_mlsql_weight(sample_weight, {pg_lit(m.name)}) AS w")
+    cols += [_checked(p, args[p.name], m.name) for p in m.params]
+    return "(SELECT " + ", ".join(cols) + ") AS r"
+
+
+def _in_row(m: Measure) -> dict[str, str]:
+    return {p.name: f"r.{p.name}" for p in m.params}
+
+
+def row_function(m: Measure, list_type: str, create: str) -> list[str]:
+    """A per-row measure as SQL functions with named, defaulted parameters.
+
+    zero_division has two overloads: a number (0, 1, NaN; default 0), and text ('nan',
+    'diagnose', 'ignore'), which comes first and has no default, so no call matches both.
+    """
+    assert m.build is not None
+    expr = m.build(RowOps(), STATS, *(param(p.name) for p in m.params))
+    counts = not m.params  # tp, fp, fn: whole numbers
+    result = "bigint" if counts else "float8"
+    value = fill(str(pg_lit(expr)), _in_row(m)) + ("::bigint" if counts else "")
+    columns = _row_columns(m, {p.name: p.name for p in m.params}, weighted=False)
+    overloads = [
+        [f"{p.name} {PARAM_TYPES[p.name][-1]} DEFAULT {pg_lit(p.default)}" for p in m.params]
+    ]
+    if any(p.name == "zero_division" for p in m.params):
+        rest = [p for p in m.params if p.name != "zero_division"]
+        overloads.append(
+            ["zero_division text"]
+            + [f"{p.name} {PARAM_TYPES[p.name][-1]} DEFAULT {pg_lit(p.default)}" for p in rest]
+        )
+    return [
+        f"-- {m.name}: {m.summary}\n"
+        f"{create} FUNCTION {m.name}({', '.join([f'actual {list_type}', f'predicted {list_type}', *params])})"
+        f" RETURNS {result}\n"
+        f"LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
+        f"  SELECT {value} FROM {columns}\n$f$;"
+        for params in overloads
+    ]
+
+
+@dataclass(frozen=True)
+class Lowered:
+    """An aggregate formula as a state: its final expression and each slot's update."""
+
+    final: str
+    updates: list[str]
+
+
+def lower(m: Measure, weighted: bool) -> Lowered:
+    """Run ``m``'s formula with :class:`StateOps` (weighted by the row's ``r.w`` if asked)."""
+    assert m.build is not None
+    ops = StateOps(offset=len(m.params))
+    run_ops: Any = WeightedOps(ops, PgSql("r.w")) if weighted else ops
+    expr = m.build(run_ops, STATS, *(param(p.name) for p in m.params))
+    in_state = {p.name: f"st[{i + 1}]" for i, p in enumerate(m.params)}
+    updates = [fill(u, _in_row(m)) for u in ops.updates]
+    return Lowered(fill(str(pg_lit(expr)), in_state), updates)
+
+
+@dataclass(frozen=True)
+class Form:
+    """One positional overload of an aggregate: weighted or not, its arguments' (name, type)."""
+
+    weighted: bool
+    args: tuple[tuple[str, str], ...]
+
+
+def forms(m: Measure) -> list[Form]:
+    """The positional forms, as DuckDB's: (actual, predicted, required parameters), then
+    sample_weight and each prefix of the optional ones, one overload per typing.
+
+    Examples
+    --------
+    >>> from mlsql._registry import REGISTRY, measures
+    >>> _ = measures()
+    >>> [[n for n, _ in f.args] for f in forms(REGISTRY["micro_f1"])][:3]
+    [[], ['sample_weight'], ['sample_weight', 'zero_division']]
+    """
+    required = [p.name for p in m.params if p.default is None]
+    optional = [p.name for p in m.params if p.default is not None]
+    lists = [(False, required)]
+    lists += [(True, [*required, "sample_weight", *optional[:k]]) for k in range(len(optional) + 1)]
+    return [Form(w, tuple(t)) for w, names in lists for t in typed(names)]
+
+
+def aggregate(m: Measure, create: str) -> list[str]:
+    """An aggregate measure: its final functions, and a step and aggregate per form."""
+    out = []
+    lowered = {w: lower(m, w) for w in (False, True)}
+    for w, low in lowered.items():
+        out.append(
+            f"{create} FUNCTION _mlsql_{m.name}{'_weighted' if w else ''}_final(st float8[])"
+            f" RETURNS float8\nLANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
+            f"  SELECT {low.final}\n$f$;"
+        )
+    for list_type in LIST_TYPES:
+        for form in forms(m):
+            w, low = form.weighted, lowered[form.weighted]
+            names = [n for n, _ in form.args]
+            args = [f"actual {list_type}", f"predicted {list_type}"]
+            args += [f"{n} {t}" for n, t in form.args]
+            supplied = {p.name: p.name for p in m.params if p.name in names}
+            supplied |= {p.name: str(pg_lit(p.default)) for p in m.params if p.name not in supplied}
+            params = [f"r.{p.name}" for p in m.params]
+            state = ", ".join([*params, *low.updates])
+            step = f"_mlsql_{m.name}_step"
+            final = f"_mlsql_{m.name}{'_weighted' if w else ''}_final"
+            init = "{" + ",".join(["NULL"] * len(params) + ["0"] * len(low.updates)) + "}"
+            signature = ", ".join(a.split(" ", 1)[1] for a in args)
+            out.append(
+                f"-- {m.name}({', '.join(['actual', 'predicted', *names])}): {m.summary}\n"
+                f"{create} FUNCTION {step}(st float8[], {', '.join(args)}) RETURNS float8[]\n"
+                f"LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
+                f"  SELECT ARRAY[{state}]::float8[]\n"
+                f"  FROM {_row_columns(m, supplied, w)}\n$f$;\n"
+                f"{create} AGGREGATE {m.name}({signature}) (\n"
+                f"  SFUNC = {step}, STYPE = float8[], FINALFUNC = {final},\n"
+                f"  INITCOND = '{init}', PARALLEL = SAFE\n);"
+            )
+    return out
+
+
+def library(*, replace: bool = False) -> str:
+    """The whole PostgreSQL library as one script (one transaction: all or nothing)."""
+    create = "CREATE OR REPLACE" if replace else "CREATE"
+    parts = [
+        "-- mlsql for PostgreSQL: the label-set measures (micro, samples, subset accuracy,",
+        "-- Hamming loss) and their per-row functions. Load with:",
+        "--   psql -v ON_ERROR_STOP=1 -d mydb -f mlsql.sql",
+        "-- Aggregates take positional arguments only (PostgreSQL has no named arguments for",
+        "-- aggregates): (actual, predicted[, required][, sample_weight[, parameters...]]);",
+        "-- give sample_weight 1 for unweighted results with parameters.",
+        "-- "
+        + (
+            "This variant replaces functions of the same names."
+            if replace
+            else "It never replaces a function that exists: loading fails and changes nothing."
+        ),
+        "-- Generated by `python -m mlsql._postgres.library`; do not edit by hand.",
+        "",
+        "BEGIN;",
+        "",
+    ]
+    parts += [h + "\n" for h in helpers(create)]
+    for m in measures():
+        if m.family not in FAMILIES or m.kind not in KINDS or m.build is None:
+            continue
+        if m.kind == "row":
+            parts += [f + "\n" for t in LIST_TYPES for f in row_function(m, t, create)]
+        else:
+            parts += [a + "\n" for a in aggregate(m, create)]
+    parts.append("COMMIT;")
+    return "\n".join(parts) + "\n"
+
+
+#: where the generated files live, beside DuckDB's (sql/postgres/)
+FILES = {"mlsql.sql": False, "mlsql_replace.sql": True}
+
+
+def generate(out: Path) -> None:
+    """Write the library files into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    for name, replace in FILES.items():
+        (out / name).write_text(library(replace=replace))
+
+
+if __name__ == "__main__":
+    generate(Path(__file__).resolve().parents[2] / "sql" / "postgres")
