@@ -52,7 +52,7 @@ def typed(names: list[str]) -> list[list[tuple[str, str]]]:
 
 
 #: the row's statistics as the step and row functions name them
-STATS = RowStats(PgSql("r.tp"), PgSql("r.n_actual"), PgSql("r.n_predicted"))
+STATS = RowStats(PgSql("tp"), PgSql("n_actual"), PgSql("n_predicted"))
 
 
 def _concat(template: str, values: dict[str, str]) -> str:
@@ -82,7 +82,6 @@ def _param_message(p: Param) -> str:
 def helpers(create: str) -> list[str]:
     """The internal functions every measure shares: statistics, checks, errors."""
     fn = f"{create} FUNCTION"
-    stats_body = "CASE WHEN a IS NULL OR p IS NULL THEN NULL::float8 ELSE"
     values = {"func": "func", "shown": "shown"}
     weight_got = dict(zip(("nan", "inf", "ninf", "neg"), P.SAMPLE_WEIGHT_GOT, strict=True))
     weight_msg = P.sample_weight_message("{func}", "{shown}")
@@ -93,17 +92,6 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
 BEGIN
   RAISE EXCEPTION USING MESSAGE = message;
 END
-$f$;""",
-        f"""-- _mlsql_tp(a, p): |A ∩ P| (distinct, NULL elements ignored); NULL when a list is NULL.
-{fn} _mlsql_tp(a anyarray, p anyarray) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT {stats_body} (SELECT count(*) FROM (SELECT x FROM unnest(a) x WHERE x IS NOT NULL
-    INTERSECT SELECT y FROM unnest(p) y) s)::float8 END
-$f$;""",
-        f"""-- _mlsql_n_distinct(a, p): |A| (distinct, no NULLs); NULL when either list is NULL.
-{fn} _mlsql_n_distinct(a anyarray, p anyarray) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT {stats_body} (SELECT count(DISTINCT x) FROM unnest(a) x)::float8 END
 $f$;""",
         f"""-- _mlsql_check_zero_division(x, func): zero_division coded as float8: 0, 1, NaN,
 -- 2 ('diagnose'), 3 ('ignore'); any other value is an error. Numbers: 0, 1 or NaN.
@@ -176,26 +164,55 @@ $f$;""",
     ]
 
 
-def _checked(p: Param, arg: str, func: str) -> str:
-    """The SQL that checks argument ``arg`` of parameter ``p`` of ``func``."""
-    return f"_mlsql_check_{p.name}({arg}, {pg_lit(func)}) AS {p.name}"
+#: plpgsql that sets tp = |A ∩ P|, n_actual = |A|, n_predicted = |P| (distinct, NULL
+#: elements ignored: an element counts at its first position), all NULL where a list is NULL
+ROW_STATS = """  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;"""
 
 
-def _row_columns(m: Measure, args: dict[str, str], weighted: bool) -> str:
-    """The step's or row function's row subquery: statistics, checked parameters, weight."""
-    cols = [
-        "_mlsql_tp(actual, predicted) AS tp",
-        "_mlsql_n_distinct(actual, predicted) AS n_actual",
-        "_mlsql_n_distinct(predicted, actual) AS n_predicted",
-    ]
+def _body(m: Measure, args: dict[str, str], weighted: bool, result: str) -> str:
+    """A plpgsql body: check the parameters (and weight), count the row, return ``result``.
+
+    ``args`` gives each parameter's SQL (an argument or a default). Where a list is NULL
+    the statistics stay NULL, and the formula's row expressions with them (an aggregate
+    skips the row, a per-row function returns NULL)."""
+    declare = ["tp float8;", "n_actual float8;", "n_predicted float8;"]
+    checks = []
     if weighted:
-        cols.append(f"_mlsql_weight(sample_weight, {pg_lit(m.name)}) AS w")
-    cols += [_checked(p, args[p.name], m.name) for p in m.params]
-    return "(SELECT " + ", ".join(cols) + ") AS r"
+        declare.append("w float8;")
+        checks.append(f"  w := _mlsql_weight(sample_weight, {pg_lit(m.name)});")
+    for p in m.params:
+        declare.append(f"v_{p.name} float8;")
+        checks.append(f"  v_{p.name} := _mlsql_check_{p.name}({args[p.name]}, {pg_lit(m.name)});")
+    return "\n".join(
+        [
+            "DECLARE",
+            *(f"  {d}" for d in declare),
+            "BEGIN",
+            *checks,
+            ROW_STATS,
+            f"  RETURN {result};",
+            "END",
+        ]
+    )
 
 
 def _in_row(m: Measure) -> dict[str, str]:
-    return {p.name: f"r.{p.name}" for p in m.params}
+    return {p.name: f"v_{p.name}" for p in m.params}
 
 
 def row_function(m: Measure, list_type: str, create: str) -> list[str]:
@@ -209,7 +226,7 @@ def row_function(m: Measure, list_type: str, create: str) -> list[str]:
     counts = not m.params  # tp, fp, fn: whole numbers
     result = "bigint" if counts else "float8"
     value = fill(str(pg_lit(expr)), _in_row(m)) + ("::bigint" if counts else "")
-    columns = _row_columns(m, {p.name: p.name for p in m.params}, weighted=False)
+    body = _body(m, {p.name: p.name for p in m.params}, False, value)
     overloads = [
         [f"{p.name} {PARAM_TYPES[p.name][-1]} DEFAULT {pg_lit(p.default)}" for p in m.params]
     ]
@@ -223,8 +240,7 @@ def row_function(m: Measure, list_type: str, create: str) -> list[str]:
         f"-- {m.name}: {m.summary}\n"
         f"{create} FUNCTION {m.name}({', '.join([f'actual {list_type}', f'predicted {list_type}', *params])})"
         f" RETURNS {result}\n"
-        f"LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
-        f"  SELECT {value} FROM {columns}\n$f$;"
+        f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n{body}\n$f$;"
         for params in overloads
     ]
 
@@ -238,10 +254,10 @@ class Lowered:
 
 
 def lower(m: Measure, weighted: bool) -> Lowered:
-    """Run ``m``'s formula with :class:`StateOps` (weighted by the row's ``r.w`` if asked)."""
+    """Run ``m``'s formula with :class:`StateOps` (weighted by the row's ``w`` if asked)."""
     assert m.build is not None
     ops = StateOps(offset=len(m.params))
-    run_ops: Any = WeightedOps(ops, PgSql("r.w")) if weighted else ops
+    run_ops: Any = WeightedOps(ops, PgSql("w")) if weighted else ops
     expr = m.build(run_ops, STATS, *(param(p.name) for p in m.params))
     in_state = {p.name: f"st[{i + 1}]" for i, p in enumerate(m.params)}
     updates = [fill(u, _in_row(m)) for u in ops.updates]
@@ -292,8 +308,8 @@ def aggregate(m: Measure, create: str) -> list[str]:
             args += [f"{n} {t}" for n, t in form.args]
             supplied = {p.name: p.name for p in m.params if p.name in names}
             supplied |= {p.name: str(pg_lit(p.default)) for p in m.params if p.name not in supplied}
-            params = [f"r.{p.name}" for p in m.params]
-            state = ", ".join([*params, *low.updates])
+            params = [f"v_{p.name}" for p in m.params]
+            state = f"ARRAY[{', '.join([*params, *low.updates])}]::float8[]"
             step = f"_mlsql_{m.name}_step"
             final = f"_mlsql_{m.name}{'_weighted' if w else ''}_final"
             init = "{" + ",".join(["NULL"] * len(params) + ["0"] * len(low.updates)) + "}"
@@ -301,9 +317,8 @@ def aggregate(m: Measure, create: str) -> list[str]:
             out.append(
                 f"-- {m.name}({', '.join(['actual', 'predicted', *names])}): {m.summary}\n"
                 f"{create} FUNCTION {step}(st float8[], {', '.join(args)}) RETURNS float8[]\n"
-                f"LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$\n"
-                f"  SELECT ARRAY[{state}]::float8[]\n"
-                f"  FROM {_row_columns(m, supplied, w)}\n$f$;\n"
+                f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
+                f"{_body(m, supplied, w, state)}\n$f$;\n"
                 f"{create} AGGREGATE {m.name}({signature}) (\n"
                 f"  SFUNC = {step}, STYPE = float8[], FINALFUNC = {final},\n"
                 f"  INITCOND = '{init}', PARALLEL = SAFE\n);"
