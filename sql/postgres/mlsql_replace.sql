@@ -17,19 +17,6 @@ BEGIN
 END
 $f$;
 
--- _mlsql_tp(a, p): |A ∩ P| (distinct, NULL elements ignored); NULL when a list is NULL.
-CREATE OR REPLACE FUNCTION _mlsql_tp(a anyarray, p anyarray) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN a IS NULL OR p IS NULL THEN NULL::float8 ELSE (SELECT count(*) FROM (SELECT x FROM unnest(a) x WHERE x IS NOT NULL
-    INTERSECT SELECT y FROM unnest(p) y) s)::float8 END
-$f$;
-
--- _mlsql_n_distinct(a, p): |A| (distinct, no NULLs); NULL when either list is NULL.
-CREATE OR REPLACE FUNCTION _mlsql_n_distinct(a anyarray, p anyarray) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN a IS NULL OR p IS NULL THEN NULL::float8 ELSE (SELECT count(DISTINCT x) FROM unnest(a) x)::float8 END
-$f$;
-
 -- _mlsql_check_zero_division(x, func): zero_division coded as float8: 0, 1, NaN,
 -- 2 ('diagnose'), 3 ('ignore'); any other value is an error. Numbers: 0, 1 or NaN.
 CREATE OR REPLACE FUNCTION _mlsql_check_zero_division(x float8, func text) RETURNS float8
@@ -105,134 +92,658 @@ $f$;
 
 -- true_positives: |A ∩ P|: true labels that were predicted.
 CREATE OR REPLACE FUNCTION true_positives(actual text[], predicted text[]) RETURNS bigint
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT r.tp::bigint FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+BEGIN
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN tp::bigint;
+END
 $f$;
 
 -- true_positives: |A ∩ P|: true labels that were predicted.
 CREATE OR REPLACE FUNCTION true_positives(actual bigint[], predicted bigint[]) RETURNS bigint
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT r.tp::bigint FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+BEGIN
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN tp::bigint;
+END
 $f$;
 
 -- false_positives: |P \ A|: predicted labels that are not true.
 CREATE OR REPLACE FUNCTION false_positives(actual text[], predicted text[]) RETURNS bigint
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT (r.n_predicted - r.tp)::bigint FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+BEGIN
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN (n_predicted - tp)::bigint;
+END
 $f$;
 
 -- false_positives: |P \ A|: predicted labels that are not true.
 CREATE OR REPLACE FUNCTION false_positives(actual bigint[], predicted bigint[]) RETURNS bigint
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT (r.n_predicted - r.tp)::bigint FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+BEGIN
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN (n_predicted - tp)::bigint;
+END
 $f$;
 
 -- false_negatives: |A \ P|: true labels that were not predicted.
 CREATE OR REPLACE FUNCTION false_negatives(actual text[], predicted text[]) RETURNS bigint
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT (r.n_actual - r.tp)::bigint FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+BEGIN
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN (n_actual - tp)::bigint;
+END
 $f$;
 
 -- false_negatives: |A \ P|: true labels that were not predicted.
 CREATE OR REPLACE FUNCTION false_negatives(actual bigint[], predicted bigint[]) RETURNS bigint
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT (r.n_actual - r.tp)::bigint FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+BEGIN
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN (n_actual - tp)::bigint;
+END
 $f$;
 
 -- set_jaccard: |A ∩ P| / |A ∪ P| of one row.
 CREATE OR REPLACE FUNCTION set_jaccard(actual text[], predicted text[], zero_division float8 DEFAULT 0) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(zero_division, 'set_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'set_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END;
+END
 $f$;
 
 -- set_jaccard: |A ∩ P| / |A ∪ P| of one row.
 CREATE OR REPLACE FUNCTION set_jaccard(actual text[], predicted text[], zero_division text) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(zero_division, 'set_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'set_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END;
+END
 $f$;
 
 -- set_jaccard: |A ∩ P| / |A ∪ P| of one row.
 CREATE OR REPLACE FUNCTION set_jaccard(actual bigint[], predicted bigint[], zero_division float8 DEFAULT 0) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(zero_division, 'set_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'set_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END;
+END
 $f$;
 
 -- set_jaccard: |A ∩ P| / |A ∪ P| of one row.
 CREATE OR REPLACE FUNCTION set_jaccard(actual bigint[], predicted bigint[], zero_division text) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(zero_division, 'set_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'set_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END;
+END
 $f$;
 
 -- row_precision: |A ∩ P| / |P| of one row.
 CREATE OR REPLACE FUNCTION row_precision(actual text[], predicted text[], zero_division float8 DEFAULT 0) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(zero_division, 'row_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'row_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END;
+END
 $f$;
 
 -- row_precision: |A ∩ P| / |P| of one row.
 CREATE OR REPLACE FUNCTION row_precision(actual text[], predicted text[], zero_division text) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(zero_division, 'row_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'row_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END;
+END
 $f$;
 
 -- row_precision: |A ∩ P| / |P| of one row.
 CREATE OR REPLACE FUNCTION row_precision(actual bigint[], predicted bigint[], zero_division float8 DEFAULT 0) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(zero_division, 'row_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'row_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END;
+END
 $f$;
 
 -- row_precision: |A ∩ P| / |P| of one row.
 CREATE OR REPLACE FUNCTION row_precision(actual bigint[], predicted bigint[], zero_division text) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(zero_division, 'row_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'row_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END;
+END
 $f$;
 
 -- row_recall: |A ∩ P| / |A| of one row.
 CREATE OR REPLACE FUNCTION row_recall(actual text[], predicted text[], zero_division float8 DEFAULT 0) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(zero_division, 'row_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'row_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END;
+END
 $f$;
 
 -- row_recall: |A ∩ P| / |A| of one row.
 CREATE OR REPLACE FUNCTION row_recall(actual text[], predicted text[], zero_division text) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(zero_division, 'row_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'row_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END;
+END
 $f$;
 
 -- row_recall: |A ∩ P| / |A| of one row.
 CREATE OR REPLACE FUNCTION row_recall(actual bigint[], predicted bigint[], zero_division float8 DEFAULT 0) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(zero_division, 'row_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'row_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END;
+END
 $f$;
 
 -- row_recall: |A ∩ P| / |A| of one row.
 CREATE OR REPLACE FUNCTION row_recall(actual bigint[], predicted bigint[], zero_division text) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(zero_division, 'row_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'row_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END;
+END
 $f$;
 
 -- row_fbeta: F-beta of one row, from its counts.
 CREATE OR REPLACE FUNCTION row_fbeta(actual text[], predicted text[], beta float8 DEFAULT 1.0::float8, zero_division float8 DEFAULT 0) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_beta(beta, 'row_fbeta') AS beta, _mlsql_check_zero_division(zero_division, 'row_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  v_beta := _mlsql_check_beta(beta, 'row_fbeta');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'row_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END;
+END
 $f$;
 
 -- row_fbeta: F-beta of one row, from its counts.
 CREATE OR REPLACE FUNCTION row_fbeta(actual text[], predicted text[], zero_division text, beta float8 DEFAULT 1.0::float8) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_beta(beta, 'row_fbeta') AS beta, _mlsql_check_zero_division(zero_division, 'row_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  v_beta := _mlsql_check_beta(beta, 'row_fbeta');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'row_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END;
+END
 $f$;
 
 -- row_fbeta: F-beta of one row, from its counts.
 CREATE OR REPLACE FUNCTION row_fbeta(actual bigint[], predicted bigint[], beta float8 DEFAULT 1.0::float8, zero_division float8 DEFAULT 0) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_beta(beta, 'row_fbeta') AS beta, _mlsql_check_zero_division(zero_division, 'row_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  v_beta := _mlsql_check_beta(beta, 'row_fbeta');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'row_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END;
+END
 $f$;
 
 -- row_fbeta: F-beta of one row, from its counts.
 CREATE OR REPLACE FUNCTION row_fbeta(actual bigint[], predicted bigint[], zero_division text, beta float8 DEFAULT 1.0::float8) RETURNS float8
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_beta(beta, 'row_fbeta') AS beta, _mlsql_check_zero_division(zero_division, 'row_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  v_beta := _mlsql_check_beta(beta, 'row_fbeta');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'row_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END;
+END
 $f$;
 
 CREATE OR REPLACE FUNCTION _mlsql_micro_precision_final(st float8[]) RETURNS float8
@@ -247,9 +758,32 @@ $f$;
 
 -- micro_precision(actual, predicted): Precision of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_precision_step(st float8[], actual text[], predicted text[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce(r.tp, 0), st[3] + (r.tp IS NOT NULL)::int, st[4] + coalesce(r.n_predicted, 0), st[5] + (r.n_predicted IS NOT NULL)::int, st[6] + coalesce(r.n_actual, 0), st[7] + (r.n_actual IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'micro_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(text[], text[]) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_final,
@@ -258,9 +792,34 @@ CREATE OR REPLACE AGGREGATE micro_precision(text[], text[]) (
 
 -- micro_precision(actual, predicted, sample_weight): Precision of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_precision_step(st float8[], actual text[], predicted text[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_precision') AS w, _mlsql_check_zero_division(0, 'micro_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_precision');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(text[], text[], float8) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_weighted_final,
@@ -269,9 +828,34 @@ CREATE OR REPLACE AGGREGATE micro_precision(text[], text[], float8) (
 
 -- micro_precision(actual, predicted, sample_weight, zero_division): Precision of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_precision_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_precision') AS w, _mlsql_check_zero_division(zero_division, 'micro_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_precision');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(text[], text[], float8, text) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_weighted_final,
@@ -280,9 +864,34 @@ CREATE OR REPLACE AGGREGATE micro_precision(text[], text[], float8, text) (
 
 -- micro_precision(actual, predicted, sample_weight, zero_division): Precision of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_precision_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_precision') AS w, _mlsql_check_zero_division(zero_division, 'micro_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_precision');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(text[], text[], float8, float8) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_weighted_final,
@@ -291,9 +900,32 @@ CREATE OR REPLACE AGGREGATE micro_precision(text[], text[], float8, float8) (
 
 -- micro_precision(actual, predicted): Precision of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_precision_step(st float8[], actual bigint[], predicted bigint[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce(r.tp, 0), st[3] + (r.tp IS NOT NULL)::int, st[4] + coalesce(r.n_predicted, 0), st[5] + (r.n_predicted IS NOT NULL)::int, st[6] + coalesce(r.n_actual, 0), st[7] + (r.n_actual IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'micro_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(bigint[], bigint[]) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_final,
@@ -302,9 +934,34 @@ CREATE OR REPLACE AGGREGATE micro_precision(bigint[], bigint[]) (
 
 -- micro_precision(actual, predicted, sample_weight): Precision of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_precision_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_precision') AS w, _mlsql_check_zero_division(0, 'micro_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_precision');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(bigint[], bigint[], float8) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_weighted_final,
@@ -313,9 +970,34 @@ CREATE OR REPLACE AGGREGATE micro_precision(bigint[], bigint[], float8) (
 
 -- micro_precision(actual, predicted, sample_weight, zero_division): Precision of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_precision_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_precision') AS w, _mlsql_check_zero_division(zero_division, 'micro_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_precision');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_weighted_final,
@@ -324,9 +1006,34 @@ CREATE OR REPLACE AGGREGATE micro_precision(bigint[], bigint[], float8, text) (
 
 -- micro_precision(actual, predicted, sample_weight, zero_division): Precision of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_precision_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_precision') AS w, _mlsql_check_zero_division(zero_division, 'micro_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_precision');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_precision(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_micro_precision_step, STYPE = float8[], FINALFUNC = _mlsql_micro_precision_weighted_final,
@@ -345,9 +1052,32 @@ $f$;
 
 -- micro_recall(actual, predicted): Recall of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_recall_step(st float8[], actual text[], predicted text[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce(r.tp, 0), st[3] + (r.tp IS NOT NULL)::int, st[4] + coalesce(r.n_predicted, 0), st[5] + (r.n_predicted IS NOT NULL)::int, st[6] + coalesce(r.n_actual, 0), st[7] + (r.n_actual IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'micro_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(text[], text[]) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_final,
@@ -356,9 +1086,34 @@ CREATE OR REPLACE AGGREGATE micro_recall(text[], text[]) (
 
 -- micro_recall(actual, predicted, sample_weight): Recall of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_recall_step(st float8[], actual text[], predicted text[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_recall') AS w, _mlsql_check_zero_division(0, 'micro_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_recall');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(text[], text[], float8) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
@@ -367,9 +1122,34 @@ CREATE OR REPLACE AGGREGATE micro_recall(text[], text[], float8) (
 
 -- micro_recall(actual, predicted, sample_weight, zero_division): Recall of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_recall_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_recall') AS w, _mlsql_check_zero_division(zero_division, 'micro_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_recall');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(text[], text[], float8, text) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
@@ -378,9 +1158,34 @@ CREATE OR REPLACE AGGREGATE micro_recall(text[], text[], float8, text) (
 
 -- micro_recall(actual, predicted, sample_weight, zero_division): Recall of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_recall_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_recall') AS w, _mlsql_check_zero_division(zero_division, 'micro_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_recall');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(text[], text[], float8, float8) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
@@ -389,9 +1194,32 @@ CREATE OR REPLACE AGGREGATE micro_recall(text[], text[], float8, float8) (
 
 -- micro_recall(actual, predicted): Recall of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_recall_step(st float8[], actual bigint[], predicted bigint[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce(r.tp, 0), st[3] + (r.tp IS NOT NULL)::int, st[4] + coalesce(r.n_predicted, 0), st[5] + (r.n_predicted IS NOT NULL)::int, st[6] + coalesce(r.n_actual, 0), st[7] + (r.n_actual IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'micro_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(bigint[], bigint[]) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_final,
@@ -400,9 +1228,34 @@ CREATE OR REPLACE AGGREGATE micro_recall(bigint[], bigint[]) (
 
 -- micro_recall(actual, predicted, sample_weight): Recall of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_recall_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_recall') AS w, _mlsql_check_zero_division(0, 'micro_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_recall');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(bigint[], bigint[], float8) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
@@ -411,9 +1264,34 @@ CREATE OR REPLACE AGGREGATE micro_recall(bigint[], bigint[], float8) (
 
 -- micro_recall(actual, predicted, sample_weight, zero_division): Recall of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_recall_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_recall') AS w, _mlsql_check_zero_division(zero_division, 'micro_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_recall');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
@@ -422,9 +1300,34 @@ CREATE OR REPLACE AGGREGATE micro_recall(bigint[], bigint[], float8, text) (
 
 -- micro_recall(actual, predicted, sample_weight, zero_division): Recall of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_recall_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_recall') AS w, _mlsql_check_zero_division(zero_division, 'micro_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_recall');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_recall(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_micro_recall_step, STYPE = float8[], FINALFUNC = _mlsql_micro_recall_weighted_final,
@@ -443,9 +1346,34 @@ $f$;
 
 -- micro_fbeta(actual, predicted): F-beta of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_step(st float8[], actual text[], predicted text[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + coalesce(r.tp, 0), st[4] + (r.tp IS NOT NULL)::int, st[5] + coalesce(r.n_predicted, 0), st[6] + (r.n_predicted IS NOT NULL)::int, st[7] + coalesce(r.n_actual, 0), st[8] + (r.n_actual IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_beta(1.0::float8, 'micro_fbeta') AS beta, _mlsql_check_zero_division(0, 'micro_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  v_beta := _mlsql_check_beta(1.0::float8, 'micro_fbeta');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce(tp, 0), st[4] + (tp IS NOT NULL)::int, st[5] + coalesce(n_predicted, 0), st[6] + (n_predicted IS NOT NULL)::int, st[7] + coalesce(n_actual, 0), st[8] + (n_actual IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[]) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_final,
@@ -454,9 +1382,36 @@ CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[]) (
 
 -- micro_fbeta(actual, predicted, sample_weight): F-beta of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_step(st float8[], actual text[], predicted text[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + coalesce((r.tp * r.w), 0), st[4] + ((r.tp * r.w) IS NOT NULL)::int, st[5] + coalesce((r.n_predicted * r.w), 0), st[6] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[7] + coalesce((r.n_actual * r.w), 0), st[8] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_fbeta') AS w, _mlsql_check_beta(1.0::float8, 'micro_fbeta') AS beta, _mlsql_check_zero_division(0, 'micro_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_fbeta');
+  v_beta := _mlsql_check_beta(1.0::float8, 'micro_fbeta');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[], float8) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
@@ -465,9 +1420,36 @@ CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[], float8) (
 
 -- micro_fbeta(actual, predicted, sample_weight, beta): F-beta of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_step(st float8[], actual text[], predicted text[], sample_weight float8, beta float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + coalesce((r.tp * r.w), 0), st[4] + ((r.tp * r.w) IS NOT NULL)::int, st[5] + coalesce((r.n_predicted * r.w), 0), st[6] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[7] + coalesce((r.n_actual * r.w), 0), st[8] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_fbeta') AS w, _mlsql_check_beta(beta, 'micro_fbeta') AS beta, _mlsql_check_zero_division(0, 'micro_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_fbeta');
+  v_beta := _mlsql_check_beta(beta, 'micro_fbeta');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[], float8, float8) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
@@ -476,9 +1458,36 @@ CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[], float8, float8) (
 
 -- micro_fbeta(actual, predicted, sample_weight, beta, zero_division): F-beta of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_step(st float8[], actual text[], predicted text[], sample_weight float8, beta float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + coalesce((r.tp * r.w), 0), st[4] + ((r.tp * r.w) IS NOT NULL)::int, st[5] + coalesce((r.n_predicted * r.w), 0), st[6] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[7] + coalesce((r.n_actual * r.w), 0), st[8] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_fbeta') AS w, _mlsql_check_beta(beta, 'micro_fbeta') AS beta, _mlsql_check_zero_division(zero_division, 'micro_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_fbeta');
+  v_beta := _mlsql_check_beta(beta, 'micro_fbeta');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[], float8, float8, text) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
@@ -487,9 +1496,36 @@ CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[], float8, float8, text) (
 
 -- micro_fbeta(actual, predicted, sample_weight, beta, zero_division): F-beta of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_step(st float8[], actual text[], predicted text[], sample_weight float8, beta float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + coalesce((r.tp * r.w), 0), st[4] + ((r.tp * r.w) IS NOT NULL)::int, st[5] + coalesce((r.n_predicted * r.w), 0), st[6] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[7] + coalesce((r.n_actual * r.w), 0), st[8] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_fbeta') AS w, _mlsql_check_beta(beta, 'micro_fbeta') AS beta, _mlsql_check_zero_division(zero_division, 'micro_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_fbeta');
+  v_beta := _mlsql_check_beta(beta, 'micro_fbeta');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[], float8, float8, float8) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
@@ -498,9 +1534,34 @@ CREATE OR REPLACE AGGREGATE micro_fbeta(text[], text[], float8, float8, float8) 
 
 -- micro_fbeta(actual, predicted): F-beta of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_step(st float8[], actual bigint[], predicted bigint[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + coalesce(r.tp, 0), st[4] + (r.tp IS NOT NULL)::int, st[5] + coalesce(r.n_predicted, 0), st[6] + (r.n_predicted IS NOT NULL)::int, st[7] + coalesce(r.n_actual, 0), st[8] + (r.n_actual IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_beta(1.0::float8, 'micro_fbeta') AS beta, _mlsql_check_zero_division(0, 'micro_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  v_beta := _mlsql_check_beta(1.0::float8, 'micro_fbeta');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce(tp, 0), st[4] + (tp IS NOT NULL)::int, st[5] + coalesce(n_predicted, 0), st[6] + (n_predicted IS NOT NULL)::int, st[7] + coalesce(n_actual, 0), st[8] + (n_actual IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[]) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_final,
@@ -509,9 +1570,36 @@ CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[]) (
 
 -- micro_fbeta(actual, predicted, sample_weight): F-beta of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + coalesce((r.tp * r.w), 0), st[4] + ((r.tp * r.w) IS NOT NULL)::int, st[5] + coalesce((r.n_predicted * r.w), 0), st[6] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[7] + coalesce((r.n_actual * r.w), 0), st[8] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_fbeta') AS w, _mlsql_check_beta(1.0::float8, 'micro_fbeta') AS beta, _mlsql_check_zero_division(0, 'micro_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_fbeta');
+  v_beta := _mlsql_check_beta(1.0::float8, 'micro_fbeta');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[], float8) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
@@ -520,9 +1608,36 @@ CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[], float8) (
 
 -- micro_fbeta(actual, predicted, sample_weight, beta): F-beta of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, beta float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + coalesce((r.tp * r.w), 0), st[4] + ((r.tp * r.w) IS NOT NULL)::int, st[5] + coalesce((r.n_predicted * r.w), 0), st[6] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[7] + coalesce((r.n_actual * r.w), 0), st[8] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_fbeta') AS w, _mlsql_check_beta(beta, 'micro_fbeta') AS beta, _mlsql_check_zero_division(0, 'micro_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_fbeta');
+  v_beta := _mlsql_check_beta(beta, 'micro_fbeta');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
@@ -531,9 +1646,36 @@ CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[], float8, float8) (
 
 -- micro_fbeta(actual, predicted, sample_weight, beta, zero_division): F-beta of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, beta float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + coalesce((r.tp * r.w), 0), st[4] + ((r.tp * r.w) IS NOT NULL)::int, st[5] + coalesce((r.n_predicted * r.w), 0), st[6] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[7] + coalesce((r.n_actual * r.w), 0), st[8] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_fbeta') AS w, _mlsql_check_beta(beta, 'micro_fbeta') AS beta, _mlsql_check_zero_division(zero_division, 'micro_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_fbeta');
+  v_beta := _mlsql_check_beta(beta, 'micro_fbeta');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[], float8, float8, text) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
@@ -542,9 +1684,36 @@ CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[], float8, float8, text
 
 -- micro_fbeta(actual, predicted, sample_weight, beta, zero_division): F-beta of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_fbeta_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, beta float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + coalesce((r.tp * r.w), 0), st[4] + ((r.tp * r.w) IS NOT NULL)::int, st[5] + coalesce((r.n_predicted * r.w), 0), st[6] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[7] + coalesce((r.n_actual * r.w), 0), st[8] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_fbeta') AS w, _mlsql_check_beta(beta, 'micro_fbeta') AS beta, _mlsql_check_zero_division(zero_division, 'micro_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_fbeta');
+  v_beta := _mlsql_check_beta(beta, 'micro_fbeta');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + coalesce((tp * w), 0), st[4] + ((tp * w) IS NOT NULL)::int, st[5] + coalesce((n_predicted * w), 0), st[6] + ((n_predicted * w) IS NOT NULL)::int, st[7] + coalesce((n_actual * w), 0), st[8] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_fbeta(bigint[], bigint[], float8, float8, float8) (
   SFUNC = _mlsql_micro_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_micro_fbeta_weighted_final,
@@ -563,9 +1732,32 @@ $f$;
 
 -- micro_f1(actual, predicted): F1 of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_f1_step(st float8[], actual text[], predicted text[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce(r.tp, 0), st[3] + (r.tp IS NOT NULL)::int, st[4] + coalesce(r.n_predicted, 0), st[5] + (r.n_predicted IS NOT NULL)::int, st[6] + coalesce(r.n_actual, 0), st[7] + (r.n_actual IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'micro_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(text[], text[]) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_final,
@@ -574,9 +1766,34 @@ CREATE OR REPLACE AGGREGATE micro_f1(text[], text[]) (
 
 -- micro_f1(actual, predicted, sample_weight): F1 of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_f1_step(st float8[], actual text[], predicted text[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_f1') AS w, _mlsql_check_zero_division(0, 'micro_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_f1');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(text[], text[], float8) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
@@ -585,9 +1802,34 @@ CREATE OR REPLACE AGGREGATE micro_f1(text[], text[], float8) (
 
 -- micro_f1(actual, predicted, sample_weight, zero_division): F1 of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_f1_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_f1') AS w, _mlsql_check_zero_division(zero_division, 'micro_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_f1');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(text[], text[], float8, text) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
@@ -596,9 +1838,34 @@ CREATE OR REPLACE AGGREGATE micro_f1(text[], text[], float8, text) (
 
 -- micro_f1(actual, predicted, sample_weight, zero_division): F1 of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_f1_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_f1') AS w, _mlsql_check_zero_division(zero_division, 'micro_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_f1');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(text[], text[], float8, float8) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
@@ -607,9 +1874,32 @@ CREATE OR REPLACE AGGREGATE micro_f1(text[], text[], float8, float8) (
 
 -- micro_f1(actual, predicted): F1 of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_f1_step(st float8[], actual bigint[], predicted bigint[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce(r.tp, 0), st[3] + (r.tp IS NOT NULL)::int, st[4] + coalesce(r.n_predicted, 0), st[5] + (r.n_predicted IS NOT NULL)::int, st[6] + coalesce(r.n_actual, 0), st[7] + (r.n_actual IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'micro_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(bigint[], bigint[]) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_final,
@@ -618,9 +1908,34 @@ CREATE OR REPLACE AGGREGATE micro_f1(bigint[], bigint[]) (
 
 -- micro_f1(actual, predicted, sample_weight): F1 of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_f1_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_f1') AS w, _mlsql_check_zero_division(0, 'micro_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_f1');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(bigint[], bigint[], float8) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
@@ -629,9 +1944,34 @@ CREATE OR REPLACE AGGREGATE micro_f1(bigint[], bigint[], float8) (
 
 -- micro_f1(actual, predicted, sample_weight, zero_division): F1 of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_f1_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_f1') AS w, _mlsql_check_zero_division(zero_division, 'micro_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_f1');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
@@ -640,9 +1980,34 @@ CREATE OR REPLACE AGGREGATE micro_f1(bigint[], bigint[], float8, text) (
 
 -- micro_f1(actual, predicted, sample_weight, zero_division): F1 of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_f1_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_f1') AS w, _mlsql_check_zero_division(zero_division, 'micro_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_f1');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_f1(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_micro_f1_step, STYPE = float8[], FINALFUNC = _mlsql_micro_f1_weighted_final,
@@ -661,9 +2026,32 @@ $f$;
 
 -- micro_jaccard(actual, predicted): Jaccard of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_step(st float8[], actual text[], predicted text[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce(r.tp, 0), st[3] + (r.tp IS NOT NULL)::int, st[4] + coalesce(r.n_predicted, 0), st[5] + (r.n_predicted IS NOT NULL)::int, st[6] + coalesce(r.n_actual, 0), st[7] + (r.n_actual IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'micro_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(text[], text[]) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_final,
@@ -672,9 +2060,34 @@ CREATE OR REPLACE AGGREGATE micro_jaccard(text[], text[]) (
 
 -- micro_jaccard(actual, predicted, sample_weight): Jaccard of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_step(st float8[], actual text[], predicted text[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_jaccard') AS w, _mlsql_check_zero_division(0, 'micro_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_jaccard');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(text[], text[], float8) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_weighted_final,
@@ -683,9 +2096,34 @@ CREATE OR REPLACE AGGREGATE micro_jaccard(text[], text[], float8) (
 
 -- micro_jaccard(actual, predicted, sample_weight, zero_division): Jaccard of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_jaccard') AS w, _mlsql_check_zero_division(zero_division, 'micro_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_jaccard');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(text[], text[], float8, text) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_weighted_final,
@@ -694,9 +2132,34 @@ CREATE OR REPLACE AGGREGATE micro_jaccard(text[], text[], float8, text) (
 
 -- micro_jaccard(actual, predicted, sample_weight, zero_division): Jaccard of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_jaccard') AS w, _mlsql_check_zero_division(zero_division, 'micro_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_jaccard');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(text[], text[], float8, float8) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_weighted_final,
@@ -705,9 +2168,32 @@ CREATE OR REPLACE AGGREGATE micro_jaccard(text[], text[], float8, float8) (
 
 -- micro_jaccard(actual, predicted): Jaccard of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_step(st float8[], actual bigint[], predicted bigint[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce(r.tp, 0), st[3] + (r.tp IS NOT NULL)::int, st[4] + coalesce(r.n_predicted, 0), st[5] + (r.n_predicted IS NOT NULL)::int, st[6] + coalesce(r.n_actual, 0), st[7] + (r.n_actual IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'micro_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce(tp, 0), st[3] + (tp IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], bigint[]) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_final,
@@ -716,9 +2202,34 @@ CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], bigint[]) (
 
 -- micro_jaccard(actual, predicted, sample_weight): Jaccard of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_jaccard') AS w, _mlsql_check_zero_division(0, 'micro_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_jaccard');
+  v_zero_division := _mlsql_check_zero_division(0, 'micro_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], bigint[], float8) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_weighted_final,
@@ -727,9 +2238,34 @@ CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], bigint[], float8) (
 
 -- micro_jaccard(actual, predicted, sample_weight, zero_division): Jaccard of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_jaccard') AS w, _mlsql_check_zero_division(zero_division, 'micro_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_jaccard');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_weighted_final,
@@ -738,9 +2274,34 @@ CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], bigint[], float8, text) (
 
 -- micro_jaccard(actual, predicted, sample_weight, zero_division): Jaccard of counts pooled over rows.
 CREATE OR REPLACE FUNCTION _mlsql_micro_jaccard_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + coalesce((r.tp * r.w), 0), st[3] + ((r.tp * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'micro_jaccard') AS w, _mlsql_check_zero_division(zero_division, 'micro_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'micro_jaccard');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'micro_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + coalesce((tp * w), 0), st[3] + ((tp * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE micro_jaccard(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_micro_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_micro_jaccard_weighted_final,
@@ -759,9 +2320,32 @@ $f$;
 
 -- samples_precision(actual, predicted): Mean over rows of row precision.
 CREATE OR REPLACE FUNCTION _mlsql_samples_precision_step(st float8[], actual text[], predicted text[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END, 0)]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'samples_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END, 0)]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(text[], text[]) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_final,
@@ -770,9 +2354,34 @@ CREATE OR REPLACE AGGREGATE samples_precision(text[], text[]) (
 
 -- samples_precision(actual, predicted, sample_weight): Mean over rows of row precision.
 CREATE OR REPLACE FUNCTION _mlsql_samples_precision_step(st float8[], actual text[], predicted text[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_precision') AS w, _mlsql_check_zero_division(0, 'samples_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_precision');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(text[], text[], float8) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_weighted_final,
@@ -781,9 +2390,34 @@ CREATE OR REPLACE AGGREGATE samples_precision(text[], text[], float8) (
 
 -- samples_precision(actual, predicted, sample_weight, zero_division): Mean over rows of row precision.
 CREATE OR REPLACE FUNCTION _mlsql_samples_precision_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_precision') AS w, _mlsql_check_zero_division(zero_division, 'samples_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_precision');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(text[], text[], float8, text) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_weighted_final,
@@ -792,9 +2426,34 @@ CREATE OR REPLACE AGGREGATE samples_precision(text[], text[], float8, text) (
 
 -- samples_precision(actual, predicted, sample_weight, zero_division): Mean over rows of row precision.
 CREATE OR REPLACE FUNCTION _mlsql_samples_precision_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_precision') AS w, _mlsql_check_zero_division(zero_division, 'samples_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_precision');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(text[], text[], float8, float8) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_weighted_final,
@@ -803,9 +2462,32 @@ CREATE OR REPLACE AGGREGATE samples_precision(text[], text[], float8, float8) (
 
 -- samples_precision(actual, predicted): Mean over rows of row precision.
 CREATE OR REPLACE FUNCTION _mlsql_samples_precision_step(st float8[], actual bigint[], predicted bigint[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END, 0)]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'samples_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END, 0)]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(bigint[], bigint[]) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_final,
@@ -814,9 +2496,34 @@ CREATE OR REPLACE AGGREGATE samples_precision(bigint[], bigint[]) (
 
 -- samples_precision(actual, predicted, sample_weight): Mean over rows of row precision.
 CREATE OR REPLACE FUNCTION _mlsql_samples_precision_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_precision') AS w, _mlsql_check_zero_division(0, 'samples_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_precision');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(bigint[], bigint[], float8) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_weighted_final,
@@ -825,9 +2532,34 @@ CREATE OR REPLACE AGGREGATE samples_precision(bigint[], bigint[], float8) (
 
 -- samples_precision(actual, predicted, sample_weight, zero_division): Mean over rows of row precision.
 CREATE OR REPLACE FUNCTION _mlsql_samples_precision_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_precision') AS w, _mlsql_check_zero_division(zero_division, 'samples_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_precision');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_weighted_final,
@@ -836,9 +2568,34 @@ CREATE OR REPLACE AGGREGATE samples_precision(bigint[], bigint[], float8, text) 
 
 -- samples_precision(actual, predicted, sample_weight, zero_division): Mean over rows of row precision.
 CREATE OR REPLACE FUNCTION _mlsql_samples_precision_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_predicted - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_predicted - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_precision') AS w, _mlsql_check_zero_division(zero_division, 'samples_precision') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_precision');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_precision');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_predicted - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_predicted - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_precision(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_samples_precision_step, STYPE = float8[], FINALFUNC = _mlsql_samples_precision_weighted_final,
@@ -857,9 +2614,32 @@ $f$;
 
 -- samples_recall(actual, predicted): Mean over rows of row recall.
 CREATE OR REPLACE FUNCTION _mlsql_samples_recall_step(st float8[], actual text[], predicted text[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END, 0)]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'samples_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END, 0)]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(text[], text[]) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_final,
@@ -868,9 +2648,34 @@ CREATE OR REPLACE AGGREGATE samples_recall(text[], text[]) (
 
 -- samples_recall(actual, predicted, sample_weight): Mean over rows of row recall.
 CREATE OR REPLACE FUNCTION _mlsql_samples_recall_step(st float8[], actual text[], predicted text[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_recall') AS w, _mlsql_check_zero_division(0, 'samples_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_recall');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(text[], text[], float8) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
@@ -879,9 +2684,34 @@ CREATE OR REPLACE AGGREGATE samples_recall(text[], text[], float8) (
 
 -- samples_recall(actual, predicted, sample_weight, zero_division): Mean over rows of row recall.
 CREATE OR REPLACE FUNCTION _mlsql_samples_recall_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_recall') AS w, _mlsql_check_zero_division(zero_division, 'samples_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_recall');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(text[], text[], float8, text) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
@@ -890,9 +2720,34 @@ CREATE OR REPLACE AGGREGATE samples_recall(text[], text[], float8, text) (
 
 -- samples_recall(actual, predicted, sample_weight, zero_division): Mean over rows of row recall.
 CREATE OR REPLACE FUNCTION _mlsql_samples_recall_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_recall') AS w, _mlsql_check_zero_division(zero_division, 'samples_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_recall');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(text[], text[], float8, float8) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
@@ -901,9 +2756,32 @@ CREATE OR REPLACE AGGREGATE samples_recall(text[], text[], float8, float8) (
 
 -- samples_recall(actual, predicted): Mean over rows of row recall.
 CREATE OR REPLACE FUNCTION _mlsql_samples_recall_step(st float8[], actual bigint[], predicted bigint[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END, 0)]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'samples_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END, 0)]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(bigint[], bigint[]) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_final,
@@ -912,9 +2790,34 @@ CREATE OR REPLACE AGGREGATE samples_recall(bigint[], bigint[]) (
 
 -- samples_recall(actual, predicted, sample_weight): Mean over rows of row recall.
 CREATE OR REPLACE FUNCTION _mlsql_samples_recall_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_recall') AS w, _mlsql_check_zero_division(0, 'samples_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_recall');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(bigint[], bigint[], float8) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
@@ -923,9 +2826,34 @@ CREATE OR REPLACE AGGREGATE samples_recall(bigint[], bigint[], float8) (
 
 -- samples_recall(actual, predicted, sample_weight, zero_division): Mean over rows of row recall.
 CREATE OR REPLACE FUNCTION _mlsql_samples_recall_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_recall') AS w, _mlsql_check_zero_division(zero_division, 'samples_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_recall');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
@@ -934,9 +2862,34 @@ CREATE OR REPLACE AGGREGATE samples_recall(bigint[], bigint[], float8, text) (
 
 -- samples_recall(actual, predicted, sample_weight, zero_division): Mean over rows of row recall.
 CREATE OR REPLACE FUNCTION _mlsql_samples_recall_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((r.tp + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / (r.tp + (r.n_actual - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_recall') AS w, _mlsql_check_zero_division(zero_division, 'samples_recall') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_recall');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_recall');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((tp + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / (tp + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_recall(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_samples_recall_step, STYPE = float8[], FINALFUNC = _mlsql_samples_recall_weighted_final,
@@ -955,9 +2908,34 @@ $f$;
 
 -- samples_fbeta(actual, predicted): Mean over rows of row F-beta.
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_step(st float8[], actual text[], predicted text[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL)::int, st[4] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END, 0)]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_beta(1.0::float8, 'samples_fbeta') AS beta, _mlsql_check_zero_division(0, 'samples_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  v_beta := _mlsql_check_beta(1.0::float8, 'samples_fbeta');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL)::int, st[4] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END, 0)]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[]) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_final,
@@ -966,9 +2944,36 @@ CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[]) (
 
 -- samples_fbeta(actual, predicted, sample_weight): Mean over rows of row F-beta.
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_step(st float8[], actual text[], predicted text[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_fbeta') AS w, _mlsql_check_beta(1.0::float8, 'samples_fbeta') AS beta, _mlsql_check_zero_division(0, 'samples_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_fbeta');
+  v_beta := _mlsql_check_beta(1.0::float8, 'samples_fbeta');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[], float8) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
@@ -977,9 +2982,36 @@ CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[], float8) (
 
 -- samples_fbeta(actual, predicted, sample_weight, beta): Mean over rows of row F-beta.
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_step(st float8[], actual text[], predicted text[], sample_weight float8, beta float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_fbeta') AS w, _mlsql_check_beta(beta, 'samples_fbeta') AS beta, _mlsql_check_zero_division(0, 'samples_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_fbeta');
+  v_beta := _mlsql_check_beta(beta, 'samples_fbeta');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[], float8, float8) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
@@ -988,9 +3020,36 @@ CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[], float8, float8) (
 
 -- samples_fbeta(actual, predicted, sample_weight, beta, zero_division): Mean over rows of row F-beta.
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_step(st float8[], actual text[], predicted text[], sample_weight float8, beta float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_fbeta') AS w, _mlsql_check_beta(beta, 'samples_fbeta') AS beta, _mlsql_check_zero_division(zero_division, 'samples_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_fbeta');
+  v_beta := _mlsql_check_beta(beta, 'samples_fbeta');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[], float8, float8, text) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
@@ -999,9 +3058,36 @@ CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[], float8, float8, text) 
 
 -- samples_fbeta(actual, predicted, sample_weight, beta, zero_division): Mean over rows of row F-beta.
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_step(st float8[], actual text[], predicted text[], sample_weight float8, beta float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_fbeta') AS w, _mlsql_check_beta(beta, 'samples_fbeta') AS beta, _mlsql_check_zero_division(zero_division, 'samples_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_fbeta');
+  v_beta := _mlsql_check_beta(beta, 'samples_fbeta');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[], float8, float8, float8) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
@@ -1010,9 +3096,34 @@ CREATE OR REPLACE AGGREGATE samples_fbeta(text[], text[], float8, float8, float8
 
 -- samples_fbeta(actual, predicted): Mean over rows of row F-beta.
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_step(st float8[], actual bigint[], predicted bigint[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL)::int, st[4] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END, 0)]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_beta(1.0::float8, 'samples_fbeta') AS beta, _mlsql_check_zero_division(0, 'samples_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  v_beta := _mlsql_check_beta(1.0::float8, 'samples_fbeta');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL)::int, st[4] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END, 0)]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[]) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_final,
@@ -1021,9 +3132,36 @@ CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[]) (
 
 -- samples_fbeta(actual, predicted, sample_weight): Mean over rows of row F-beta.
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_fbeta') AS w, _mlsql_check_beta(1.0::float8, 'samples_fbeta') AS beta, _mlsql_check_zero_division(0, 'samples_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_fbeta');
+  v_beta := _mlsql_check_beta(1.0::float8, 'samples_fbeta');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[], float8) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
@@ -1032,9 +3170,36 @@ CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[], float8) (
 
 -- samples_fbeta(actual, predicted, sample_weight, beta): Mean over rows of row F-beta.
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, beta float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_fbeta') AS w, _mlsql_check_beta(beta, 'samples_fbeta') AS beta, _mlsql_check_zero_division(0, 'samples_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_fbeta');
+  v_beta := _mlsql_check_beta(beta, 'samples_fbeta');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
@@ -1043,9 +3208,36 @@ CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[], float8, float8) (
 
 -- samples_fbeta(actual, predicted, sample_weight, beta, zero_division): Mean over rows of row F-beta.
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, beta float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_fbeta') AS w, _mlsql_check_beta(beta, 'samples_fbeta') AS beta, _mlsql_check_zero_division(zero_division, 'samples_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_fbeta');
+  v_beta := _mlsql_check_beta(beta, 'samples_fbeta');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[], float8, float8, text) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
@@ -1054,9 +3246,36 @@ CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[], float8, float8, te
 
 -- samples_fbeta(actual, predicted, sample_weight, beta, zero_division): Mean over rows of row F-beta.
 CREATE OR REPLACE FUNCTION _mlsql_samples_fbeta_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, beta float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.beta, r.zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) / ((((1 + CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE (r.beta * r.beta) END) * r.tp) + (CASE WHEN (r.beta > 1) THEN 1.0::float8 ELSE (r.beta * r.beta) END * (r.n_actual - r.tp))) + (CASE WHEN (r.beta > 1) THEN ((1 / r.beta) * (1 / r.beta)) ELSE 1.0::float8 END * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_fbeta') AS w, _mlsql_check_beta(beta, 'samples_fbeta') AS beta, _mlsql_check_zero_division(zero_division, 'samples_fbeta') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_beta float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_fbeta');
+  v_beta := _mlsql_check_beta(beta, 'samples_fbeta');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_fbeta');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_beta, v_zero_division, st[3] + (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[5] + (CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[6] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[7] + coalesce((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w), 0), st[8] + ((CASE WHEN (CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) / ((((1 + CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE (v_beta * v_beta) END) * tp) + (CASE WHEN (v_beta > 1) THEN 1.0::float8 ELSE (v_beta * v_beta) END * (n_actual - tp))) + (CASE WHEN (v_beta > 1) THEN ((1 / v_beta) * (1 / v_beta)) ELSE 1.0::float8 END * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_fbeta(bigint[], bigint[], float8, float8, float8) (
   SFUNC = _mlsql_samples_fbeta_step, STYPE = float8[], FINALFUNC = _mlsql_samples_fbeta_weighted_final,
@@ -1075,9 +3294,32 @@ $f$;
 
 -- samples_f1(actual, predicted): Mean over rows of row F1.
 CREATE OR REPLACE FUNCTION _mlsql_samples_f1_step(st float8[], actual text[], predicted text[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END, 0)]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'samples_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END, 0)]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(text[], text[]) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_final,
@@ -1086,9 +3328,34 @@ CREATE OR REPLACE AGGREGATE samples_f1(text[], text[]) (
 
 -- samples_f1(actual, predicted, sample_weight): Mean over rows of row F1.
 CREATE OR REPLACE FUNCTION _mlsql_samples_f1_step(st float8[], actual text[], predicted text[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_f1') AS w, _mlsql_check_zero_division(0, 'samples_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_f1');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(text[], text[], float8) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
@@ -1097,9 +3364,34 @@ CREATE OR REPLACE AGGREGATE samples_f1(text[], text[], float8) (
 
 -- samples_f1(actual, predicted, sample_weight, zero_division): Mean over rows of row F1.
 CREATE OR REPLACE FUNCTION _mlsql_samples_f1_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_f1') AS w, _mlsql_check_zero_division(zero_division, 'samples_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_f1');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(text[], text[], float8, text) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
@@ -1108,9 +3400,34 @@ CREATE OR REPLACE AGGREGATE samples_f1(text[], text[], float8, text) (
 
 -- samples_f1(actual, predicted, sample_weight, zero_division): Mean over rows of row F1.
 CREATE OR REPLACE FUNCTION _mlsql_samples_f1_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_f1') AS w, _mlsql_check_zero_division(zero_division, 'samples_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_f1');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(text[], text[], float8, float8) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
@@ -1119,9 +3436,32 @@ CREATE OR REPLACE AGGREGATE samples_f1(text[], text[], float8, float8) (
 
 -- samples_f1(actual, predicted): Mean over rows of row F1.
 CREATE OR REPLACE FUNCTION _mlsql_samples_f1_step(st float8[], actual bigint[], predicted bigint[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END, 0)]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'samples_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END, 0)]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(bigint[], bigint[]) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_final,
@@ -1130,9 +3470,34 @@ CREATE OR REPLACE AGGREGATE samples_f1(bigint[], bigint[]) (
 
 -- samples_f1(actual, predicted, sample_weight): Mean over rows of row F1.
 CREATE OR REPLACE FUNCTION _mlsql_samples_f1_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_f1') AS w, _mlsql_check_zero_division(0, 'samples_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_f1');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(bigint[], bigint[], float8) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
@@ -1141,9 +3506,34 @@ CREATE OR REPLACE AGGREGATE samples_f1(bigint[], bigint[], float8) (
 
 -- samples_f1(actual, predicted, sample_weight, zero_division): Mean over rows of row F1.
 CREATE OR REPLACE FUNCTION _mlsql_samples_f1_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_f1') AS w, _mlsql_check_zero_division(zero_division, 'samples_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_f1');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
@@ -1152,9 +3542,34 @@ CREATE OR REPLACE AGGREGATE samples_f1(bigint[], bigint[], float8, text) (
 
 -- samples_f1(actual, predicted, sample_weight, zero_division): Mean over rows of row F1.
 CREATE OR REPLACE FUNCTION _mlsql_samples_f1_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp))) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE ((2 * r.tp) / (((2 * r.tp) + (1 * (r.n_actual - r.tp))) + (1.0::float8 * (r.n_predicted - r.tp)))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_f1') AS w, _mlsql_check_zero_division(zero_division, 'samples_f1') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_f1');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_f1');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN ((((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp))) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE ((2 * tp) / (((2 * tp) + (1 * (n_actual - tp))) + (1.0::float8 * (n_predicted - tp)))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_f1(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_samples_f1_step, STYPE = float8[], FINALFUNC = _mlsql_samples_f1_weighted_final,
@@ -1173,9 +3588,32 @@ $f$;
 
 -- samples_jaccard(actual, predicted): Mean over rows of row Jaccard.
 CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_step(st float8[], actual text[], predicted text[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END, 0)]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'samples_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END, 0)]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(text[], text[]) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_final,
@@ -1184,9 +3622,34 @@ CREATE OR REPLACE AGGREGATE samples_jaccard(text[], text[]) (
 
 -- samples_jaccard(actual, predicted, sample_weight): Mean over rows of row Jaccard.
 CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_step(st float8[], actual text[], predicted text[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_jaccard') AS w, _mlsql_check_zero_division(0, 'samples_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_jaccard');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(text[], text[], float8) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_weighted_final,
@@ -1195,9 +3658,34 @@ CREATE OR REPLACE AGGREGATE samples_jaccard(text[], text[], float8) (
 
 -- samples_jaccard(actual, predicted, sample_weight, zero_division): Mean over rows of row Jaccard.
 CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_jaccard') AS w, _mlsql_check_zero_division(zero_division, 'samples_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_jaccard');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(text[], text[], float8, text) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_weighted_final,
@@ -1206,9 +3694,34 @@ CREATE OR REPLACE AGGREGATE samples_jaccard(text[], text[], float8, text) (
 
 -- samples_jaccard(actual, predicted, sample_weight, zero_division): Mean over rows of row Jaccard.
 CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_step(st float8[], actual text[], predicted text[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_jaccard') AS w, _mlsql_check_zero_division(zero_division, 'samples_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_jaccard');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(text[], text[], float8, float8) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_weighted_final,
@@ -1217,9 +3730,32 @@ CREATE OR REPLACE AGGREGATE samples_jaccard(text[], text[], float8, float8) (
 
 -- samples_jaccard(actual, predicted): Mean over rows of row Jaccard.
 CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_step(st float8[], actual bigint[], predicted bigint[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END, 0)]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_zero_division(0, 'samples_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_zero_division float8;
+BEGIN
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL)::int, st[3] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL)::int, st[4] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END, 0)]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], bigint[]) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_final,
@@ -1228,9 +3764,34 @@ CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], bigint[]) (
 
 -- samples_jaccard(actual, predicted, sample_weight): Mean over rows of row Jaccard.
 CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_jaccard') AS w, _mlsql_check_zero_division(0, 'samples_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_jaccard');
+  v_zero_division := _mlsql_check_zero_division(0, 'samples_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], bigint[], float8) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_weighted_final,
@@ -1239,9 +3800,34 @@ CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], bigint[], float8) (
 
 -- samples_jaccard(actual, predicted, sample_weight, zero_division): Mean over rows of row Jaccard.
 CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division text) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_jaccard') AS w, _mlsql_check_zero_division(zero_division, 'samples_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_jaccard');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], bigint[], float8, text) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_weighted_final,
@@ -1250,9 +3836,34 @@ CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], bigint[], float8, text) (
 
 -- samples_jaccard(actual, predicted, sample_weight, zero_division): Mean over rows of row Jaccard.
 CREATE OR REPLACE FUNCTION _mlsql_samples_jaccard_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8, zero_division float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.zero_division, st[2] + (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END * r.w), 0), st[7] + ((CASE WHEN (CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN CASE WHEN r.zero_division = 2 THEN CASE WHEN (((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN r.zero_division = 3 THEN NULL::float8 ELSE r.zero_division END ELSE (r.tp / ((r.tp + (r.n_predicted - r.tp)) + (r.n_actual - r.tp))) END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'samples_jaccard') AS w, _mlsql_check_zero_division(zero_division, 'samples_jaccard') AS zero_division) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_zero_division float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'samples_jaccard');
+  v_zero_division := _mlsql_check_zero_division(zero_division, 'samples_jaccard');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_zero_division, st[2] + (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce(CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END IS NOT NULL) THEN w ELSE NULL END, 0), st[4] + (CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[5] + coalesce(CASE WHEN (CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END IS NOT NULL) THEN w ELSE NULL END, 0), st[6] + coalesce((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w), 0), st[7] + ((CASE WHEN (CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END = 'NaN'::float8) THEN NULL ELSE CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN CASE WHEN v_zero_division = 2 THEN CASE WHEN (((tp + (n_predicted - tp)) + (n_actual - tp)) = 0) THEN 1.0::float8 ELSE 0.0::float8 END WHEN v_zero_division = 3 THEN NULL::float8 ELSE v_zero_division END ELSE (tp / ((tp + (n_predicted - tp)) + (n_actual - tp))) END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE samples_jaccard(bigint[], bigint[], float8, float8) (
   SFUNC = _mlsql_samples_jaccard_step, STYPE = float8[], FINALFUNC = _mlsql_samples_jaccard_weighted_final,
@@ -1271,9 +3882,30 @@ $f$;
 
 -- subset_accuracy(actual, predicted): Share of rows predicted exactly.
 CREATE OR REPLACE FUNCTION _mlsql_subset_accuracy_step(st float8[], actual text[], predicted text[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[st[1] + coalesce(CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END, 0), st[2] + (CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+BEGIN
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[st[1] + coalesce(CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END, 0), st[2] + (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE subset_accuracy(text[], text[]) (
   SFUNC = _mlsql_subset_accuracy_step, STYPE = float8[], FINALFUNC = _mlsql_subset_accuracy_final,
@@ -1282,9 +3914,32 @@ CREATE OR REPLACE AGGREGATE subset_accuracy(text[], text[]) (
 
 -- subset_accuracy(actual, predicted, sample_weight): Share of rows predicted exactly.
 CREATE OR REPLACE FUNCTION _mlsql_subset_accuracy_step(st float8[], actual text[], predicted text[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[st[1] + coalesce(CASE WHEN (CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[2] + (CASE WHEN (CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce((CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END * r.w), 0), st[4] + ((CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'subset_accuracy') AS w) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'subset_accuracy');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[st[1] + coalesce(CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END, 0), st[2] + (CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w), 0), st[4] + ((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE subset_accuracy(text[], text[], float8) (
   SFUNC = _mlsql_subset_accuracy_step, STYPE = float8[], FINALFUNC = _mlsql_subset_accuracy_weighted_final,
@@ -1293,9 +3948,30 @@ CREATE OR REPLACE AGGREGATE subset_accuracy(text[], text[], float8) (
 
 -- subset_accuracy(actual, predicted): Share of rows predicted exactly.
 CREATE OR REPLACE FUNCTION _mlsql_subset_accuracy_step(st float8[], actual bigint[], predicted bigint[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[st[1] + coalesce(CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END, 0), st[2] + (CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+BEGIN
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[st[1] + coalesce(CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END, 0), st[2] + (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE subset_accuracy(bigint[], bigint[]) (
   SFUNC = _mlsql_subset_accuracy_step, STYPE = float8[], FINALFUNC = _mlsql_subset_accuracy_final,
@@ -1304,9 +3980,32 @@ CREATE OR REPLACE AGGREGATE subset_accuracy(bigint[], bigint[]) (
 
 -- subset_accuracy(actual, predicted, sample_weight): Share of rows predicted exactly.
 CREATE OR REPLACE FUNCTION _mlsql_subset_accuracy_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[st[1] + coalesce(CASE WHEN (CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[2] + (CASE WHEN (CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce((CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END * r.w), 0), st[4] + ((CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'subset_accuracy') AS w) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'subset_accuracy');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[st[1] + coalesce(CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END, 0), st[2] + (CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w), 0), st[4] + ((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE subset_accuracy(bigint[], bigint[], float8) (
   SFUNC = _mlsql_subset_accuracy_step, STYPE = float8[], FINALFUNC = _mlsql_subset_accuracy_weighted_final,
@@ -1325,9 +4024,30 @@ $f$;
 
 -- zero_one_loss(actual, predicted): Share of rows not predicted exactly.
 CREATE OR REPLACE FUNCTION _mlsql_zero_one_loss_step(st float8[], actual text[], predicted text[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[st[1] + coalesce(CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END, 0), st[2] + (CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+BEGIN
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[st[1] + coalesce(CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END, 0), st[2] + (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE zero_one_loss(text[], text[]) (
   SFUNC = _mlsql_zero_one_loss_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_final,
@@ -1336,9 +4056,32 @@ CREATE OR REPLACE AGGREGATE zero_one_loss(text[], text[]) (
 
 -- zero_one_loss(actual, predicted, sample_weight): Share of rows not predicted exactly.
 CREATE OR REPLACE FUNCTION _mlsql_zero_one_loss_step(st float8[], actual text[], predicted text[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[st[1] + coalesce(CASE WHEN (CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[2] + (CASE WHEN (CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce((CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END * r.w), 0), st[4] + ((CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'zero_one_loss') AS w) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'zero_one_loss');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[st[1] + coalesce(CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END, 0), st[2] + (CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w), 0), st[4] + ((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE zero_one_loss(text[], text[], float8) (
   SFUNC = _mlsql_zero_one_loss_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_weighted_final,
@@ -1347,9 +4090,30 @@ CREATE OR REPLACE AGGREGATE zero_one_loss(text[], text[], float8) (
 
 -- zero_one_loss(actual, predicted): Share of rows not predicted exactly.
 CREATE OR REPLACE FUNCTION _mlsql_zero_one_loss_step(st float8[], actual bigint[], predicted bigint[]) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[st[1] + coalesce(CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END, 0), st[2] + (CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+BEGIN
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[st[1] + coalesce(CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END, 0), st[2] + (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE zero_one_loss(bigint[], bigint[]) (
   SFUNC = _mlsql_zero_one_loss_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_final,
@@ -1358,9 +4122,32 @@ CREATE OR REPLACE AGGREGATE zero_one_loss(bigint[], bigint[]) (
 
 -- zero_one_loss(actual, predicted, sample_weight): Share of rows not predicted exactly.
 CREATE OR REPLACE FUNCTION _mlsql_zero_one_loss_step(st float8[], actual bigint[], predicted bigint[], sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[st[1] + coalesce(CASE WHEN (CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN r.w ELSE NULL END, 0), st[2] + (CASE WHEN (CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce((CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END * r.w), 0), st[4] + ((CASE WHEN ((r.tp = r.n_actual) AND (r.tp = r.n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((r.tp = r.n_actual) AND (r.tp = r.n_predicted))) THEN 0.0::float8 ELSE NULL END END * r.w) IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'zero_one_loss') AS w) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'zero_one_loss');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[st[1] + coalesce(CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END, 0), st[2] + (CASE WHEN (CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[3] + coalesce((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w), 0), st[4] + ((CASE WHEN ((tp = n_actual) AND (tp = n_predicted)) THEN 1.0::float8 ELSE CASE WHEN (NOT ((tp = n_actual) AND (tp = n_predicted))) THEN 0.0::float8 ELSE NULL END END * w) IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE zero_one_loss(bigint[], bigint[], float8) (
   SFUNC = _mlsql_zero_one_loss_step, STYPE = float8[], FINALFUNC = _mlsql_zero_one_loss_weighted_final,
@@ -1379,9 +4166,32 @@ $f$;
 
 -- hamming_loss(actual, predicted, n_labels): (fp + fn) / (rows x n_labels): share of wrong label decisions.
 CREATE OR REPLACE FUNCTION _mlsql_hamming_loss_step(st float8[], actual text[], predicted text[], n_labels bigint) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.n_labels, st[2] + coalesce(CASE WHEN (((r.n_actual + r.n_predicted) - r.tp) > r.n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(r.n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE r.tp END, 0), st[3] + (CASE WHEN (((r.n_actual + r.n_predicted) - r.tp) > r.n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(r.n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE r.tp END IS NOT NULL)::int, st[4] + coalesce(r.n_predicted, 0), st[5] + (r.n_predicted IS NOT NULL)::int, st[6] + coalesce(r.n_actual, 0), st[7] + (r.n_actual IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_n_labels(n_labels, 'hamming_loss') AS n_labels) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_n_labels float8;
+BEGIN
+  v_n_labels := _mlsql_check_n_labels(n_labels, 'hamming_loss');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_n_labels, st[2] + coalesce(CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END, 0), st[3] + (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE hamming_loss(text[], text[], bigint) (
   SFUNC = _mlsql_hamming_loss_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_final,
@@ -1390,9 +4200,34 @@ CREATE OR REPLACE AGGREGATE hamming_loss(text[], text[], bigint) (
 
 -- hamming_loss(actual, predicted, n_labels, sample_weight): (fp + fn) / (rows x n_labels): share of wrong label decisions.
 CREATE OR REPLACE FUNCTION _mlsql_hamming_loss_step(st float8[], actual text[], predicted text[], n_labels bigint, sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.n_labels, st[2] + coalesce((CASE WHEN (((r.n_actual + r.n_predicted) - r.tp) > r.n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(r.n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE r.tp END * r.w), 0), st[3] + ((CASE WHEN (((r.n_actual + r.n_predicted) - r.tp) > r.n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(r.n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE r.tp END * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int, st[8] + (CASE WHEN (CASE WHEN (((r.n_actual + r.n_predicted) - r.tp) > r.n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(r.n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE r.tp END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[9] + coalesce(CASE WHEN (CASE WHEN (((r.n_actual + r.n_predicted) - r.tp) > r.n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(r.n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE r.tp END IS NOT NULL) THEN r.w ELSE NULL END, 0)]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'hamming_loss') AS w, _mlsql_check_n_labels(n_labels, 'hamming_loss') AS n_labels) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_n_labels float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'hamming_loss');
+  v_n_labels := _mlsql_check_n_labels(n_labels, 'hamming_loss');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_n_labels, st[2] + coalesce((CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END * w), 0), st[3] + ((CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int, st[8] + (CASE WHEN (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[9] + coalesce(CASE WHEN (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL) THEN w ELSE NULL END, 0)]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE hamming_loss(text[], text[], bigint, float8) (
   SFUNC = _mlsql_hamming_loss_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_weighted_final,
@@ -1401,9 +4236,32 @@ CREATE OR REPLACE AGGREGATE hamming_loss(text[], text[], bigint, float8) (
 
 -- hamming_loss(actual, predicted, n_labels): (fp + fn) / (rows x n_labels): share of wrong label decisions.
 CREATE OR REPLACE FUNCTION _mlsql_hamming_loss_step(st float8[], actual bigint[], predicted bigint[], n_labels bigint) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.n_labels, st[2] + coalesce(CASE WHEN (((r.n_actual + r.n_predicted) - r.tp) > r.n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(r.n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE r.tp END, 0), st[3] + (CASE WHEN (((r.n_actual + r.n_predicted) - r.tp) > r.n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(r.n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE r.tp END IS NOT NULL)::int, st[4] + coalesce(r.n_predicted, 0), st[5] + (r.n_predicted IS NOT NULL)::int, st[6] + coalesce(r.n_actual, 0), st[7] + (r.n_actual IS NOT NULL)::int]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_check_n_labels(n_labels, 'hamming_loss') AS n_labels) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  v_n_labels float8;
+BEGIN
+  v_n_labels := _mlsql_check_n_labels(n_labels, 'hamming_loss');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_n_labels, st[2] + coalesce(CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END, 0), st[3] + (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL)::int, st[4] + coalesce(n_predicted, 0), st[5] + (n_predicted IS NOT NULL)::int, st[6] + coalesce(n_actual, 0), st[7] + (n_actual IS NOT NULL)::int]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE hamming_loss(bigint[], bigint[], bigint) (
   SFUNC = _mlsql_hamming_loss_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_final,
@@ -1412,9 +4270,34 @@ CREATE OR REPLACE AGGREGATE hamming_loss(bigint[], bigint[], bigint) (
 
 -- hamming_loss(actual, predicted, n_labels, sample_weight): (fp + fn) / (rows x n_labels): share of wrong label decisions.
 CREATE OR REPLACE FUNCTION _mlsql_hamming_loss_step(st float8[], actual bigint[], predicted bigint[], n_labels bigint, sample_weight float8) RETURNS float8[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $f$
-  SELECT ARRAY[r.n_labels, st[2] + coalesce((CASE WHEN (((r.n_actual + r.n_predicted) - r.tp) > r.n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(r.n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE r.tp END * r.w), 0), st[3] + ((CASE WHEN (((r.n_actual + r.n_predicted) - r.tp) > r.n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(r.n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE r.tp END * r.w) IS NOT NULL)::int, st[4] + coalesce((r.n_predicted * r.w), 0), st[5] + ((r.n_predicted * r.w) IS NOT NULL)::int, st[6] + coalesce((r.n_actual * r.w), 0), st[7] + ((r.n_actual * r.w) IS NOT NULL)::int, st[8] + (CASE WHEN (CASE WHEN (((r.n_actual + r.n_predicted) - r.tp) > r.n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(r.n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE r.tp END IS NOT NULL) THEN r.w ELSE NULL END IS NOT NULL)::int, st[9] + coalesce(CASE WHEN (CASE WHEN (((r.n_actual + r.n_predicted) - r.tp) > r.n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(r.n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE r.tp END IS NOT NULL) THEN r.w ELSE NULL END, 0)]::float8[]
-  FROM (SELECT _mlsql_tp(actual, predicted) AS tp, _mlsql_n_distinct(actual, predicted) AS n_actual, _mlsql_n_distinct(predicted, actual) AS n_predicted, _mlsql_weight(sample_weight, 'hamming_loss') AS w, _mlsql_check_n_labels(n_labels, 'hamming_loss') AS n_labels) AS r
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$
+DECLARE
+  tp float8;
+  n_actual float8;
+  n_predicted float8;
+  w float8;
+  v_n_labels float8;
+BEGIN
+  w := _mlsql_weight(sample_weight, 'hamming_loss');
+  v_n_labels := _mlsql_check_n_labels(n_labels, 'hamming_loss');
+  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
+    tp := 0; n_actual := 0; n_predicted := 0;
+    FOR i IN coalesce(array_lower(actual, 1), 1) .. coalesce(array_upper(actual, 1), 0) LOOP
+      IF actual[i] IS NOT NULL AND array_position(actual, actual[i]) = i THEN
+        n_actual := n_actual + 1;
+        IF actual[i] = ANY(predicted) THEN
+          tp := tp + 1;
+        END IF;
+      END IF;
+    END LOOP;
+    FOR i IN coalesce(array_lower(predicted, 1), 1) .. coalesce(array_upper(predicted, 1), 0) LOOP
+      IF predicted[i] IS NOT NULL AND array_position(predicted, predicted[i]) = i THEN
+        n_predicted := n_predicted + 1;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN ARRAY[v_n_labels, st[2] + coalesce((CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END * w), 0), st[3] + ((CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END * w) IS NOT NULL)::int, st[4] + coalesce((n_predicted * w), 0), st[5] + ((n_predicted * w) IS NOT NULL)::int, st[6] + coalesce((n_actual * w), 0), st[7] + ((n_actual * w) IS NOT NULL)::int, st[8] + (CASE WHEN (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL) THEN w ELSE NULL END IS NOT NULL)::int, st[9] + coalesce(CASE WHEN (CASE WHEN (((n_actual + n_predicted) - tp) > v_n_labels) THEN _mlsql_raise('The ''n_labels'' parameter of hamming_loss must be at least the number of distinct labels in each row''s actual and predicted lists together (the size of the label universe). Got ' || coalesce(CAST(v_n_labels AS text), 'NULL') || ', fewer than a row holds.', NULL::float8) ELSE tp END IS NOT NULL) THEN w ELSE NULL END, 0)]::float8[];
+END
 $f$;
 CREATE OR REPLACE AGGREGATE hamming_loss(bigint[], bigint[], bigint, float8) (
   SFUNC = _mlsql_hamming_loss_step, STYPE = float8[], FINALFUNC = _mlsql_hamming_loss_weighted_final,
