@@ -23,7 +23,7 @@ from typing import Any
 
 from mlsql import _params as P
 from mlsql._formulas import RowStats
-from mlsql._postgres.ops import PgSql, RowOps, StateOps, fill, param, pg_lit
+from mlsql._postgres.ops import PgSql, RowOps, Slot, StateOps, fill, param, pg_lit
 from mlsql._registry import Measure, Param, measures
 from mlsql._weights import WeightedOps
 
@@ -184,13 +184,14 @@ ROW_STATS = """  IF actual IS NOT NULL AND predicted IS NOT NULL THEN
   END IF;"""
 
 
-def _body(m: Measure, args: dict[str, str], weighted: bool, result: str) -> str:
-    """A plpgsql body: check the parameters (and weight), count the row, return ``result``.
+def _body(m: Measure, args: dict[str, str], weighted: bool, result: list[str]) -> str:
+    """A plpgsql body: check the parameters (and weight), count the row, then ``result``
+    (statements that end with a RETURN).
 
     ``args`` gives each parameter's SQL (an argument or a default). Where a list is NULL
     the statistics stay NULL, and the formula's row expressions with them (an aggregate
     skips the row, a per-row function returns NULL)."""
-    declare = ["tp float8;", "n_actual float8;", "n_predicted float8;"]
+    declare = ["tp float8;", "n_actual float8;", "n_predicted float8;", "x float8;", "t float8;"]
     checks = []
     if weighted:
         declare.append("w float8;")
@@ -205,7 +206,7 @@ def _body(m: Measure, args: dict[str, str], weighted: bool, result: str) -> str:
             "BEGIN",
             *checks,
             ROW_STATS,
-            f"  RETURN {result};",
+            *result,
             "END",
         ]
     )
@@ -226,7 +227,7 @@ def row_function(m: Measure, list_type: str, create: str) -> list[str]:
     counts = not m.params  # tp, fp, fn: whole numbers
     result = "bigint" if counts else "float8"
     value = fill(str(pg_lit(expr)), _in_row(m)) + ("::bigint" if counts else "")
-    body = _body(m, {p.name: p.name for p in m.params}, False, value)
+    body = _body(m, {p.name: p.name for p in m.params}, False, [f"  RETURN {value};"])
     overloads = [
         [f"{p.name} {PARAM_TYPES[p.name][-1]} DEFAULT {pg_lit(p.default)}" for p in m.params]
     ]
@@ -250,7 +251,8 @@ class Lowered:
     """An aggregate formula as a state: its final expression and each slot's update."""
 
     final: str
-    updates: list[str]
+    slots: list[Slot]
+    size: int
 
 
 def lower(m: Measure, weighted: bool) -> Lowered:
@@ -260,8 +262,28 @@ def lower(m: Measure, weighted: bool) -> Lowered:
     run_ops: Any = WeightedOps(ops, PgSql("w")) if weighted else ops
     expr = m.build(run_ops, STATS, *(param(p.name) for p in m.params))
     in_state = {p.name: f"st[{i + 1}]" for i, p in enumerate(m.params)}
-    updates = [fill(u, _in_row(m)) for u in ops.updates]
-    return Lowered(fill(str(pg_lit(expr)), in_state), updates)
+    slots = [Slot(s.kind, fill(s.expr, _in_row(m)), s.index) for s in ops.slots]
+    return Lowered(fill(str(pg_lit(expr)), in_state), slots, ops.size)
+
+
+def _add_row(slots: list[Slot]) -> list[str]:
+    """plpgsql that adds the row to each slot: a compensated sum (Neumaier) or a count."""
+    out = []
+    for s in slots:
+        i, c = s.index, s.index + 1
+        if s.kind == "count":
+            out.append(f"  IF ({s.expr}) IS NOT NULL THEN st[{i}] := st[{i}] + 1; END IF;")
+            continue
+        out += [
+            f"  x := {s.expr};",
+            "  IF x IS NOT NULL THEN",
+            f"    t := st[{i}] + x;",
+            f"    IF abs(st[{i}]) >= abs(x) THEN st[{c}] := st[{c}] + ((st[{i}] - t) + x);",
+            f"    ELSE st[{c}] := st[{c}] + ((x - t) + st[{i}]); END IF;",
+            f"    st[{i}] := t;",
+            "  END IF;",
+        ]
+    return out
 
 
 @dataclass(frozen=True)
@@ -309,16 +331,17 @@ def aggregate(m: Measure, create: str) -> list[str]:
             supplied = {p.name: p.name for p in m.params if p.name in names}
             supplied |= {p.name: str(pg_lit(p.default)) for p in m.params if p.name not in supplied}
             params = [f"v_{p.name}" for p in m.params]
-            state = f"ARRAY[{', '.join([*params, *low.updates])}]::float8[]"
+            add = [f"  st[{i + 1}] := {v};" for i, v in enumerate(params)]
+            add += [*_add_row(low.slots), "  RETURN st;"]
             step = f"_mlsql_{m.name}_step"
             final = f"_mlsql_{m.name}{'_weighted' if w else ''}_final"
-            init = "{" + ",".join(["NULL"] * len(params) + ["0"] * len(low.updates)) + "}"
+            init = "{" + ",".join(["NULL"] * len(params) + ["0"] * (low.size - len(params))) + "}"
             signature = ", ".join(a.split(" ", 1)[1] for a in args)
             out.append(
                 f"-- {m.name}({', '.join(['actual', 'predicted', *names])}): {m.summary}\n"
                 f"{create} FUNCTION {step}(st float8[], {', '.join(args)}) RETURNS float8[]\n"
                 f"LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $f$\n"
-                f"{_body(m, supplied, w, state)}\n$f$;\n"
+                f"{_body(m, supplied, w, add)}\n$f$;\n"
                 f"{create} AGGREGATE {m.name}({signature}) (\n"
                 f"  SFUNC = {step}, STYPE = float8[], FINALFUNC = {final},\n"
                 f"  INITCOND = '{init}', PARALLEL = SAFE\n);"

@@ -15,6 +15,7 @@ keeps it (in the final function), so one formula text serves both.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 from mlsql._sqlexpr import Sql
@@ -117,46 +118,69 @@ class RowOps:
     mean = count = sum
 
 
+@dataclass(frozen=True)
+class Slot:
+    """State slots of one aggregated row expression ``expr``: a ``'sum'`` at ``index`` with
+    its compensation at ``index + 1`` (Neumaier's compensated sum), or a ``'count'`` of the
+    rows where ``expr`` is not NULL at ``index``."""
+
+    kind: str
+    expr: str
+    index: int
+
+    @property
+    def size(self) -> int:
+        """How many state elements the slot takes."""
+        return 2 if self.kind == "sum" else 1
+
+
 class StateOps(RowOps):
     """Formula primitives of an aggregate: aggregates become ``float8[]`` state slots.
 
-    ``offset`` slots come first (the parameters). ``updates`` lists, per slot,
-    the SQL that adds a row to it (over the row's columns); the formula's
-    result reads the state ``st``.
+    ``offset`` elements come first (the parameters). ``slots`` lists what each row adds
+    to the state; the formula's result reads the state ``st``. Sums are compensated, so
+    a mean over millions of rows stays within a few units in the last place (as DuckDB's
+    ``favg``).
 
     Examples
     --------
     >>> ops = StateOps(offset=1)
     >>> str(ops.mean(PgSql("x")))
-    'CASE WHEN st[3] = 0 THEN NULL::float8 ELSE st[2] / st[3] END'
-    >>> ops.updates
-    ['st[2] + coalesce(x, 0)', 'st[3] + (x IS NOT NULL)::int']
+    'CASE WHEN st[4] = 0 THEN NULL::float8 ELSE (st[2] + st[3]) / st[4] END'
+    >>> [(s.kind, s.index) for s in ops.slots]
+    [('sum', 2), ('count', 4)]
     """
 
     def __init__(self, offset: int) -> None:
         self.offset = offset
-        self.updates: list[str] = []
-        self._slots: dict[tuple[str, str], int] = {}
+        self.slots: list[Slot] = []
+
+    @property
+    def size(self) -> int:
+        """The state's length."""
+        return self.offset + sum(s.size for s in self.slots)
 
     def _slot(self, kind: str, x: Any) -> int:
         """The state index of ``kind`` ('sum' or 'count') of row expression ``x``."""
         text = str(pg_lit(x))
-        key = (kind, text)
-        if key not in self._slots:
-            update = f"coalesce({text}, 0)" if kind == "sum" else f"({text} IS NOT NULL)::int"
-            index = self.offset + len(self.updates) + 1
-            self.updates.append(f"st[{index}] + {update}")
-            self._slots[key] = index
-        return self._slots[key]
+        for slot in self.slots:
+            if (slot.kind, slot.expr) == (kind, text):
+                return slot.index
+        self.slots.append(Slot(kind, text, self.size + 1))
+        return self.slots[-1].index
+
+    def _sum(self, x: Any) -> str:
+        i = self._slot("sum", x)
+        return f"(st[{i}] + st[{i + 1}])"
 
     def sum(self, x: Any) -> PgSql:
         """NULL over no non-NULL values, as SQL's ``sum``."""
-        total, n = self._slot("sum", x), self._slot("count", x)
-        return PgSql(f"CASE WHEN st[{n}] = 0 THEN NULL::float8 ELSE st[{total}] END")
+        total, n = self._sum(x), self._slot("count", x)
+        return PgSql(f"CASE WHEN st[{n}] = 0 THEN NULL::float8 ELSE {total} END")
 
     def count(self, x: Any) -> PgSql:
         return PgSql(f"st[{self._slot('count', x)}]")
 
     def mean(self, x: Any) -> PgSql:
-        total, n = self._slot("sum", x), self._slot("count", x)
-        return PgSql(f"CASE WHEN st[{n}] = 0 THEN NULL::float8 ELSE st[{total}] / st[{n}] END")
+        total, n = self._sum(x), self._slot("count", x)
+        return PgSql(f"CASE WHEN st[{n}] = 0 THEN NULL::float8 ELSE {total} / st[{n}] END")
